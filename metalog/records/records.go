@@ -1,0 +1,225 @@
+package records
+
+//go:generate go run ../../internal/recdef/recgen records.def zz_generated.go
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kmeta/kmeta/internal/wire"
+)
+
+// Message is what every generated record body implements.
+type Message interface {
+	RecordName() string
+	MinVersion() int16
+	MaxVersion() int16
+	SetDefaults()
+	Decode(r *wire.Reader, v int16)
+	Encode(w *wire.Writer, v int16) error
+	AppendJSON(b []byte, v int16) []byte
+}
+
+// Metadata is a metadata record body (a data record's value, after the frame).
+type Metadata interface {
+	Message
+	APIKey() int16
+}
+
+// Control is a raft control record body.
+type Control interface {
+	Message
+	ControlType() int16
+}
+
+// MetadataType describes one metadata record type kmeta knows.
+type MetadataType struct {
+	APIKey     int16
+	Name       string
+	MinVersion int16
+	MaxVersion int16
+}
+
+// MetadataTypes lists the known metadata record types by apiKey.
+func MetadataTypes() []MetadataType { return append([]MetadataType(nil), metadataTypes...) }
+
+// Sentinel errors.
+var (
+	// ErrFrame: the value does not start with frame version 1.
+	ErrFrame = errors.New("records: bad metadata record frame")
+	// ErrUnknownType: an apiKey or control type kmeta does not know. Readers
+	// report and skip such records; they are never fatal.
+	ErrUnknownType = errors.New("records: unknown record type")
+	// ErrUnknownVersion: a version newer than kmeta knows; reported and skipped.
+	ErrUnknownVersion = errors.New("records: unknown record version")
+	// ErrMalformed: the body does not decode at its version.
+	ErrMalformed = errors.New("records: malformed record body")
+)
+
+// Frame is the metadata record value header.
+type Frame struct {
+	FrameVersion uint32
+	APIKey       int16
+	Version      int16
+	// BodyOffset is where the body starts within the value.
+	BodyOffset int
+}
+
+// ParseFrame reads the three unsigned varints in front of a metadata record
+// body: frame version (must be 1), apiKey, version.
+func ParseFrame(value []byte) (Frame, error) {
+	r := wire.NewReader(value)
+	fv := r.Uvarint()
+	key := r.Uvarint()
+	ver := r.Uvarint()
+	if err := r.Err(); err != nil {
+		return Frame{}, fmt.Errorf("%w: %v", ErrFrame, err)
+	}
+	if fv != 1 {
+		return Frame{}, fmt.Errorf("%w: frame version %d, want 1", ErrFrame, fv)
+	}
+	if key > 32767 || ver > 32767 {
+		return Frame{}, fmt.Errorf("%w: apiKey %d version %d out of range", ErrFrame, key, ver)
+	}
+	return Frame{FrameVersion: fv, APIKey: int16(key), Version: int16(ver), BodyOffset: r.Offset()}, nil
+}
+
+// NewMetadata returns an empty record of the given type, or nil.
+func NewMetadata(apiKey int16) Metadata { return newMetadata(apiKey) }
+
+// NewControl returns an empty control record of the given type, or nil.
+func NewControl(ctype int16) Control { return newControl(ctype) }
+
+// DecodeMetadata decodes a data record's value: frame plus body.
+func DecodeMetadata(value []byte) (Frame, Metadata, error) {
+	fr, err := ParseFrame(value)
+	if err != nil {
+		return fr, nil, err
+	}
+	m := newMetadata(fr.APIKey)
+	if m == nil {
+		return fr, nil, fmt.Errorf("%w: apiKey %d", ErrUnknownType, fr.APIKey)
+	}
+	if fr.Version < m.MinVersion() || fr.Version > m.MaxVersion() {
+		return fr, nil, fmt.Errorf("%w: %s version %d (kmeta knows %d-%d)", ErrUnknownVersion, m.RecordName(), fr.Version, m.MinVersion(), m.MaxVersion())
+	}
+	if err := decodeBody(m, value[fr.BodyOffset:], fr.Version); err != nil {
+		return fr, nil, err
+	}
+	return fr, m, nil
+}
+
+func decodeBody(m Message, body []byte, v int16) error {
+	r := wire.NewReader(body)
+	m.Decode(r, v)
+	r.Done()
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("%w: %s v%d: %w", ErrMalformed, m.RecordName(), v, err)
+	}
+	return nil
+}
+
+// EncodeMetadata appends the framed value of m at version v to dst.
+func EncodeMetadata(dst []byte, m Metadata, v int16) ([]byte, error) {
+	if v < m.MinVersion() || v > m.MaxVersion() {
+		return dst, fmt.Errorf("%w: %s version %d", ErrUnknownVersion, m.RecordName(), v)
+	}
+	w := &wire.Writer{B: dst}
+	w.Uvarint(1)
+	w.Uvarint(uint32(m.APIKey()))
+	w.Uvarint(uint32(v))
+	if err := m.Encode(w, v); err != nil {
+		return dst, err
+	}
+	return w.B, nil
+}
+
+// Control record types.
+const (
+	ControlAbort          int16 = 0
+	ControlCommit         int16 = 1
+	ControlLeaderChange   int16 = 2
+	ControlSnapshotHeader int16 = 3
+	ControlSnapshotFooter int16 = 4
+	ControlKRaftVersion   int16 = 5
+	ControlKRaftVoters    int16 = 6
+)
+
+// ControlKey is the 4-byte key of a control record.
+type ControlKey struct {
+	Version int16
+	Type    int16
+}
+
+// ParseControlKey reads a control record key.
+func ParseControlKey(key []byte) (ControlKey, error) {
+	if len(key) < 4 {
+		return ControlKey{}, fmt.Errorf("%w: control key of %d bytes", ErrMalformed, len(key))
+	}
+	k := ControlKey{Version: int16(uint16(key[0])<<8 | uint16(key[1])), Type: int16(uint16(key[2])<<8 | uint16(key[3]))}
+	if k.Version < 0 {
+		return k, fmt.Errorf("%w: negative control key version %d", ErrMalformed, k.Version)
+	}
+	return k, nil
+}
+
+// EncodeControlKey returns the key for a control record of type t.
+func EncodeControlKey(t int16) []byte { return []byte{0, 0, byte(uint16(t) >> 8), byte(t)} }
+
+// DecodeControl decodes a control record. Kafka writes and reads every
+// control body at version 0 (LeaderChangeMessage included).
+func DecodeControl(key, value []byte) (ControlKey, Control, error) {
+	k, err := ParseControlKey(key)
+	if err != nil {
+		return k, nil, err
+	}
+	c := newControl(k.Type)
+	if c == nil {
+		return k, nil, fmt.Errorf("%w: control type %d", ErrUnknownType, k.Type)
+	}
+	if err := decodeBody(c, value, 0); err != nil {
+		return k, nil, err
+	}
+	return k, c, nil
+}
+
+// EncodeControl appends the body of c at version 0.
+func EncodeControl(dst []byte, c Control) ([]byte, error) {
+	w := &wire.Writer{B: dst}
+	if err := c.Encode(w, 0); err != nil {
+		return dst, err
+	}
+	return w.B, nil
+}
+
+// TypeName is the UPPER_SNAKE_CASE name Kafka's MetadataRecordType uses
+// ("ZkMigrationStateRecord" -> "ZK_MIGRATION_STATE_RECORD").
+func TypeName(recordName string) string {
+	var sb strings.Builder
+	for i, c := range recordName {
+		if i > 0 && c >= 'A' && c <= 'Z' {
+			prev := recordName[i-1]
+			if prev < 'A' || prev > 'Z' {
+				sb.WriteByte('_')
+			}
+		}
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		sb.WriteRune(c)
+	}
+	return sb.String()
+}
+
+// PayloadJSON returns what DumpLogSegments --cluster-metadata-decoder prints
+// after "payload: " for a metadata record.
+func PayloadJSON(m Metadata, v int16) []byte {
+	b := append([]byte(nil), `{"type":"`...)
+	b = append(b, TypeName(m.RecordName())...)
+	b = append(b, `","version":`...)
+	b = wire.AppendJSONInt(b, int64(v))
+	b = append(b, `,"data":`...)
+	b = m.AppendJSON(b, v)
+	return append(b, '}')
+}
