@@ -82,6 +82,9 @@ type Broker struct {
 	InControlledShutdown bool           `json:"inControlledShutdown"`
 	IsMigratingZkBroker  bool           `json:"isMigratingZkBroker"`
 	LogDirs              []UUID         `json:"logDirs"`
+	// CordonedLogDirs (4.3-IV0+) are directories that take no new replicas;
+	// nil until the broker reports them.
+	CordonedLogDirs []UUID `json:"cordonedLogDirs,omitempty"`
 }
 
 // Controller is a registered KRaft controller (MV >= 3.7-IV0).
@@ -170,7 +173,7 @@ type QuotaEntityPart struct {
 
 // ClientQuota is the set of quota values for one entity.
 type ClientQuota struct {
-	Entity []QuotaEntityPart   `json:"entity"`
+	Entity []QuotaEntityPart  `json:"entity"`
 	Values map[string]float64 `json:"values"`
 }
 
@@ -291,14 +294,43 @@ type Quorum struct {
 // ZKState holds what only ZooKeeper has: the ZK controller and pending admin
 // work. zkread owns its contents.
 type ZKState struct {
-	ControllerID          int32  `json:"controllerId"`
-	ControllerEpoch       int32  `json:"controllerEpoch"`
-	KRaftControllerEpoch  int32  `json:"kraftControllerEpoch"`
+	ControllerID          int32    `json:"controllerId"`
+	ControllerEpoch       int32    `json:"controllerEpoch"`
+	KRaftControllerEpoch  int32    `json:"kraftControllerEpoch"`
 	PendingTopicDeletions []string `json:"pendingTopicDeletions,omitempty"`
 	// MaxZxid is the highest zxid seen while reading.
 	MaxZxid int64 `json:"maxZxid"`
 	// Raw keeps znodes kmeta does not understand, path -> data.
 	Raw map[string][]byte `json:"raw,omitempty"`
+
+	// Chroot the znode paths are relative to ("" for none).
+	Chroot string `json:"chroot,omitempty"`
+	// Warnings from reading: snapshot fallbacks, torn log tails, a tree
+	// that changed while it was read live.
+	Warnings []string `json:"warnings,omitempty"`
+	// ControllerEpochZkVersion is /controller_epoch's data version, which
+	// Kafka uses to fence controller writes (-1 when absent).
+	ControllerEpochZkVersion int32 `json:"controllerEpochZkVersion"`
+	// BrokerSequenceID is /brokers/seqid's data version, the base of
+	// generated broker ids (-1 when absent).
+	BrokerSequenceID int32 `json:"brokerSequenceId"`
+	// FeatureStatus is /feature's status (1 enabled, 0 disabled; -1 when
+	// the znode is absent).
+	FeatureStatus int32 `json:"featureStatus"`
+	// MissingPartitionStates lists partitions ("topic-N") whose state znode
+	// is absent; their model partition is synthesized as Kafka's migration
+	// does (ISR = replicas, leader = first replica, epochs 0).
+	MissingPartitionStates []string `json:"missingPartitionStates,omitempty"`
+	// LegacyReassignments is /admin/reassign_partitions: "topic-N" -> target
+	// replicas. Kafka's migration ignores it.
+	LegacyReassignments map[string][]int32 `json:"legacyReassignments,omitempty"`
+	// PreferredReplicaElections is /admin/preferred_replica_election
+	// ("topic-N").
+	PreferredReplicaElections []string `json:"preferredReplicaElections,omitempty"`
+	// Notifications counts pending notification znodes by kind:
+	// isr_change, log_dir_event, config_change, acl_change,
+	// acl_extended_change, token_change.
+	Notifications map[string]int32 `json:"notifications,omitempty"`
 }
 
 // Provenance says where an image came from and how far it goes.

@@ -275,18 +275,12 @@ func (r *Reader) Tags(known func(tag uint32, sub *Reader) bool) []TaggedField {
 		return nil
 	}
 	var unknown []TaggedField
-	prev := int64(-1)
 	for i := uint32(0); i < n && r.err == nil; i++ {
 		tag := r.Uvarint()
 		size := r.Uvarint()
 		if r.err != nil {
 			return nil
 		}
-		if int64(tag) <= prev {
-			r.Fail(fmt.Errorf("%w: tag %d after %d", ErrBadTagged, tag, prev))
-			return nil
-		}
-		prev = int64(tag)
 		start := r.off
 		data := r.take(int(size))
 		if r.err != nil {

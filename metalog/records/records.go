@@ -93,21 +93,8 @@ func NewControl(ctype int16) Control { return newControl(ctype) }
 
 // DecodeMetadata decodes a data record's value: frame plus body.
 func DecodeMetadata(value []byte) (Frame, Metadata, error) {
-	fr, err := ParseFrame(value)
-	if err != nil {
-		return fr, nil, err
-	}
-	m := newMetadata(fr.APIKey)
-	if m == nil {
-		return fr, nil, fmt.Errorf("%w: apiKey %d", ErrUnknownType, fr.APIKey)
-	}
-	if fr.Version < m.MinVersion() || fr.Version > m.MaxVersion() {
-		return fr, nil, fmt.Errorf("%w: %s version %d (kmeta knows %d-%d)", ErrUnknownVersion, m.RecordName(), fr.Version, m.MinVersion(), m.MaxVersion())
-	}
-	if err := decodeBody(m, value[fr.BodyOffset:], fr.Version); err != nil {
-		return fr, nil, err
-	}
-	return fr, m, nil
+	var d Decoder
+	return d.decode(value, false)
 }
 
 func decodeBody(m Message, body []byte, v int16) error {
@@ -222,4 +209,41 @@ func PayloadJSON(m Metadata, v int16) []byte {
 	b = append(b, `,"data":`...)
 	b = m.AppendJSON(b, v)
 	return append(b, '}')
+}
+
+// Decoder decodes metadata records reusing one value per record type, for
+// streaming readers that are done with a record before the next one: a
+// record it returns (but not the slices and strings it holds, which are
+// fresh) is overwritten by the next Decode of the same type.
+type Decoder struct {
+	cache [64]Metadata
+}
+
+// DecodeMetadata is DecodeMetadata with reuse.
+func (d *Decoder) DecodeMetadata(value []byte) (Frame, Metadata, error) { return d.decode(value, true) }
+
+func (d *Decoder) decode(value []byte, reuse bool) (Frame, Metadata, error) {
+	fr, err := ParseFrame(value)
+	if err != nil {
+		return fr, nil, err
+	}
+	var m Metadata
+	if k := int(fr.APIKey); reuse && k < len(d.cache) {
+		if m = d.cache[k]; m == nil {
+			m = newMetadata(fr.APIKey)
+			d.cache[k] = m
+		}
+	} else {
+		m = newMetadata(fr.APIKey)
+	}
+	if m == nil {
+		return fr, nil, fmt.Errorf("%w: apiKey %d", ErrUnknownType, fr.APIKey)
+	}
+	if fr.Version < m.MinVersion() || fr.Version > m.MaxVersion() {
+		return fr, nil, fmt.Errorf("%w: %s version %d (kmeta knows %d-%d)", ErrUnknownVersion, m.RecordName(), fr.Version, m.MinVersion(), m.MaxVersion())
+	}
+	if err := decodeBody(m, value[fr.BodyOffset:], fr.Version); err != nil {
+		return fr, nil, err
+	}
+	return fr, m, nil
 }

@@ -1,8 +1,10 @@
 package records
 
 import (
+	"archive/zip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kmeta/kmeta/internal/kafkatest"
 	"github.com/kmeta/kmeta/internal/recdef"
 )
 
@@ -64,7 +67,8 @@ var controlTypes = map[string]int{
 	"KRaftVersionRecord": 5, "VotersRecord": 6,
 }
 
-func TestDefinitionsMatchKafkaSchemas(t *testing.T) {
+func loadDefs(t *testing.T) []*recdef.Message {
+	t.Helper()
 	f, err := os.Open("records.def")
 	if err != nil {
 		t.Fatal(err)
@@ -74,11 +78,70 @@ func TestDefinitionsMatchKafkaSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return defs
+}
+
+// TestDefinitionsMatchKafkaSchemas checks records.def against Kafka 4.1.1's
+// schemas (../shared/kafka-schemas): every version 4.1.1 defines must have
+// the same wire shape here. kmeta may know newer versions (4.4.0 added
+// some); TestDefinitionsMatchNewestKafkaSchemas checks those exactly.
+func TestDefinitionsMatchKafkaSchemas(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(schemaDir(t), "*", "*.json"))
+	checkSchemaSet(t, loadDefs(t), files, false)
+}
+
+// TestDefinitionsMatchNewestKafkaSchemas checks records.def exactly
+// against the schemas packed in the newest Kafka's jars.
+func TestDefinitionsMatchNewestKafkaSchemas(t *testing.T) {
+	d := kafkatest.Dist(t, kafkatest.Latest4)
+	dir := t.TempDir()
+	n := 0
+	for _, jar := range strings.Split(d.Classpath, ":") {
+		base := filepath.Base(jar)
+		if !strings.HasPrefix(base, "kafka-metadata-") && !strings.HasPrefix(base, "kafka-clients-") && !strings.HasPrefix(base, "kafka-raft-") {
+			continue
+		}
+		zr, err := zip.OpenReader(jar)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, zf := range zr.File {
+			name := filepath.Base(zf.Name)
+			want := strings.HasPrefix(zf.Name, "common/metadata/") ||
+				(strings.HasPrefix(zf.Name, "common/message/") && (controlTypes[strings.TrimSuffix(name, ".json")] != 0 || name == "QuorumStateData.json"))
+			if !want || !strings.HasSuffix(name, ".json") {
+				continue
+			}
+			rc, err := zf.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := io.ReadAll(rc)
+			rc.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		zr.Close()
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	t.Logf("Kafka %s: %d schema files", d.Version, n)
+	checkSchemaSet(t, loadDefs(t), files, true)
+}
+
+// checkSchemaSet compares definitions with one set of schema files. exact
+// requires the same valid versions and a schema for every definition;
+// otherwise every version the schema defines must match.
+func checkSchemaSet(t *testing.T, defs []*recdef.Message, files []string, exact bool) {
+	t.Helper()
 	byName := map[string]*recdef.Message{}
 	for _, m := range defs {
 		byName[m.Name] = m
 	}
-	files, _ := filepath.Glob(filepath.Join(schemaDir(t), "*", "*.json"))
 	if len(files) < 30 {
 		t.Fatalf("found only %d schema files", len(files))
 	}
@@ -111,7 +174,7 @@ func TestDefinitionsMatchKafkaSchemas(t *testing.T) {
 			t.Errorf("%s: control type: definition says kind %v key %d, want %d", where, m.Kind, m.Key, controlTypes[s.Name])
 		}
 		vv, err := recdef.ParseVersions(s.ValidVersions)
-		if err != nil || vv != m.Versions {
+		if err != nil || (exact && vv != m.Versions) || (!exact && (vv.Lo != m.Versions.Lo || vv.Hi > m.Versions.Hi)) {
 			t.Errorf("%s: validVersions %q, definition %s", where, s.ValidVersions, m.Versions)
 		}
 		if s.FlexibleVersions != "0+" {
@@ -126,6 +189,9 @@ func TestDefinitionsMatchKafkaSchemas(t *testing.T) {
 		for v := vv.Lo; v <= vv.Hi; v++ {
 			compareFields(t, fmt.Sprintf("%s v%d", s.Name, v), v, vv, s.Fields, m.Fields, common)
 		}
+	}
+	if !exact {
+		return
 	}
 	for _, m := range defs {
 		if !seen[m.Name] {
@@ -263,7 +329,7 @@ func TestDefinitionsCoverMetadataTypes(t *testing.T) {
 		}
 	}
 	sort.Ints(keys)
-	if len(keys) != 26 {
-		t.Errorf("%d metadata types, Kafka 4.1 defines 26: %v", len(keys), keys)
+	if len(keys) != 27 {
+		t.Errorf("%d metadata types, Kafka 4.4 defines 27: %v", len(keys), keys)
 	}
 }

@@ -14,10 +14,10 @@ var _ model.UUID
 
 // RegisterBrokerRecordBrokerEndpoint is the generated form of Kafka's RegisterBrokerRecordBrokerEndpoint.
 type RegisterBrokerRecordBrokerEndpoint struct {
-	Name             string // versions 0-3
-	Host             string // versions 0-3
-	Port             uint16 // versions 0-3
-	SecurityProtocol int16  // versions 0-3
+	Name             string // versions 0-4
+	Host             string // versions 0-4
+	Port             uint16 // versions 0-4
+	SecurityProtocol int16  // versions 0-4
 	// UnknownTags keeps tagged fields kmeta does not know, for re-encoding.
 	UnknownTags []wire.TaggedField `json:"-"`
 }
@@ -30,16 +30,16 @@ func (m *RegisterBrokerRecordBrokerEndpoint) SetDefaults() {
 // Decode reads the body at version v from r; errors stay in r.
 func (m *RegisterBrokerRecordBrokerEndpoint) Decode(r *wire.Reader, v int16) {
 	m.SetDefaults()
-	if v <= 3 {
+	if v <= 4 {
 		m.Name = r.CompactString()
 	}
-	if v <= 3 {
+	if v <= 4 {
 		m.Host = r.CompactString()
 	}
-	if v <= 3 {
+	if v <= 4 {
 		m.Port = r.Uint16()
 	}
-	if v <= 3 {
+	if v <= 4 {
 		m.SecurityProtocol = r.Int16()
 	}
 	m.UnknownTags = r.Tags(func(tag uint32, sub *wire.Reader) bool {
@@ -51,22 +51,22 @@ func (m *RegisterBrokerRecordBrokerEndpoint) Decode(r *wire.Reader, v int16) {
 
 // Encode appends the body at version v to w.
 func (m *RegisterBrokerRecordBrokerEndpoint) Encode(w *wire.Writer, v int16) error {
-	if v <= 3 {
+	if v <= 4 {
 		w.CompactString(m.Name)
 	} else if !(m.Name == "") {
 		return fmt.Errorf("%w: RegisterBrokerRecordBrokerEndpoint.Name at version %d", wire.ErrUnversion, v)
 	}
-	if v <= 3 {
+	if v <= 4 {
 		w.CompactString(m.Host)
 	} else if !(m.Host == "") {
 		return fmt.Errorf("%w: RegisterBrokerRecordBrokerEndpoint.Host at version %d", wire.ErrUnversion, v)
 	}
-	if v <= 3 {
+	if v <= 4 {
 		w.Uint16(m.Port)
 	} else if !(m.Port == 0) {
 		return fmt.Errorf("%w: RegisterBrokerRecordBrokerEndpoint.Port at version %d", wire.ErrUnversion, v)
 	}
-	if v <= 3 {
+	if v <= 4 {
 		w.Int16(m.SecurityProtocol)
 	} else if !(m.SecurityProtocol == 0) {
 		return fmt.Errorf("%w: RegisterBrokerRecordBrokerEndpoint.SecurityProtocol at version %d", wire.ErrUnversion, v)
@@ -82,7 +82,7 @@ func (m *RegisterBrokerRecordBrokerEndpoint) AppendJSON(b []byte, v int16) []byt
 	b = append(b, '{')
 	first := true
 	_ = first
-	if v <= 3 {
+	if v <= 4 {
 		if !first {
 			b = append(b, ',')
 		}
@@ -90,7 +90,7 @@ func (m *RegisterBrokerRecordBrokerEndpoint) AppendJSON(b []byte, v int16) []byt
 		b = append(b, `"name":`...)
 		b = wire.AppendJSONString(b, m.Name)
 	}
-	if v <= 3 {
+	if v <= 4 {
 		if !first {
 			b = append(b, ',')
 		}
@@ -98,7 +98,7 @@ func (m *RegisterBrokerRecordBrokerEndpoint) AppendJSON(b []byte, v int16) []byt
 		b = append(b, `"host":`...)
 		b = wire.AppendJSONString(b, m.Host)
 	}
-	if v <= 3 {
+	if v <= 4 {
 		if !first {
 			b = append(b, ',')
 		}
@@ -106,7 +106,7 @@ func (m *RegisterBrokerRecordBrokerEndpoint) AppendJSON(b []byte, v int16) []byt
 		b = append(b, `"port":`...)
 		b = wire.AppendJSONInt(b, int64(m.Port))
 	}
-	if v <= 3 {
+	if v <= 4 {
 		if !first {
 			b = append(b, ',')
 		}
@@ -119,9 +119,9 @@ func (m *RegisterBrokerRecordBrokerEndpoint) AppendJSON(b []byte, v int16) []byt
 
 // RegisterBrokerRecordBrokerFeature is the generated form of Kafka's RegisterBrokerRecordBrokerFeature.
 type RegisterBrokerRecordBrokerFeature struct {
-	Name                string // versions 0-3
-	MinSupportedVersion int16  // versions 0-3
-	MaxSupportedVersion int16  // versions 0-3
+	Name                string // versions 0-4
+	MinSupportedVersion int16  // versions 0-4
+	MaxSupportedVersion int16  // versions 0-4
 	// UnknownTags keeps tagged fields kmeta does not know, for re-encoding.
 	UnknownTags []wire.TaggedField `json:"-"`
 }
@@ -134,13 +134,13 @@ func (m *RegisterBrokerRecordBrokerFeature) SetDefaults() {
 // Decode reads the body at version v from r; errors stay in r.
 func (m *RegisterBrokerRecordBrokerFeature) Decode(r *wire.Reader, v int16) {
 	m.SetDefaults()
-	if v <= 3 {
+	if v <= 4 {
 		m.Name = r.CompactString()
 	}
-	if v <= 3 {
+	if v <= 4 {
 		m.MinSupportedVersion = r.Int16()
 	}
-	if v <= 3 {
+	if v <= 4 {
 		m.MaxSupportedVersion = r.Int16()
 	}
 	m.UnknownTags = r.Tags(func(tag uint32, sub *wire.Reader) bool {
@@ -152,17 +152,17 @@ func (m *RegisterBrokerRecordBrokerFeature) Decode(r *wire.Reader, v int16) {
 
 // Encode appends the body at version v to w.
 func (m *RegisterBrokerRecordBrokerFeature) Encode(w *wire.Writer, v int16) error {
-	if v <= 3 {
+	if v <= 4 {
 		w.CompactString(m.Name)
 	} else if !(m.Name == "") {
 		return fmt.Errorf("%w: RegisterBrokerRecordBrokerFeature.Name at version %d", wire.ErrUnversion, v)
 	}
-	if v <= 3 {
+	if v <= 4 {
 		w.Int16(m.MinSupportedVersion)
 	} else if !(m.MinSupportedVersion == 0) {
 		return fmt.Errorf("%w: RegisterBrokerRecordBrokerFeature.MinSupportedVersion at version %d", wire.ErrUnversion, v)
 	}
-	if v <= 3 {
+	if v <= 4 {
 		w.Int16(m.MaxSupportedVersion)
 	} else if !(m.MaxSupportedVersion == 0) {
 		return fmt.Errorf("%w: RegisterBrokerRecordBrokerFeature.MaxSupportedVersion at version %d", wire.ErrUnversion, v)
@@ -178,7 +178,7 @@ func (m *RegisterBrokerRecordBrokerFeature) AppendJSON(b []byte, v int16) []byte
 	b = append(b, '{')
 	first := true
 	_ = first
-	if v <= 3 {
+	if v <= 4 {
 		if !first {
 			b = append(b, ',')
 		}
@@ -186,7 +186,7 @@ func (m *RegisterBrokerRecordBrokerFeature) AppendJSON(b []byte, v int16) []byte
 		b = append(b, `"name":`...)
 		b = wire.AppendJSONString(b, m.Name)
 	}
-	if v <= 3 {
+	if v <= 4 {
 		if !first {
 			b = append(b, ',')
 		}
@@ -194,7 +194,7 @@ func (m *RegisterBrokerRecordBrokerFeature) AppendJSON(b []byte, v int16) []byte
 		b = append(b, `"minSupportedVersion":`...)
 		b = wire.AppendJSONInt(b, int64(m.MinSupportedVersion))
 	}
-	if v <= 3 {
+	if v <= 4 {
 		if !first {
 			b = append(b, ',')
 		}
@@ -207,16 +207,17 @@ func (m *RegisterBrokerRecordBrokerFeature) AppendJSON(b []byte, v int16) []byte
 
 // RegisterBrokerRecord is the generated form of Kafka's RegisterBrokerRecord.
 type RegisterBrokerRecord struct {
-	BrokerId             int32                                // versions 0-3
-	IsMigratingZkBroker  bool                                 // versions 2-3
-	IncarnationId        model.UUID                           // versions 0-3
-	BrokerEpoch          int64                                // versions 0-3
-	EndPoints            []RegisterBrokerRecordBrokerEndpoint // versions 0-3
-	Features             []RegisterBrokerRecordBrokerFeature  // versions 0-3
-	Rack                 *string                              // versions 0-3, nullable 0-3
-	Fenced               bool                                 // versions 0-3, default true
-	InControlledShutdown bool                                 // versions 1-3
-	LogDirs              []model.UUID                         // versions 3, tag 0
+	BrokerId             int32                                // versions 0-4
+	IsMigratingZkBroker  bool                                 // versions 2-4
+	IncarnationId        model.UUID                           // versions 0-4
+	BrokerEpoch          int64                                // versions 0-4
+	EndPoints            []RegisterBrokerRecordBrokerEndpoint // versions 0-4
+	Features             []RegisterBrokerRecordBrokerFeature  // versions 0-4
+	Rack                 *string                              // versions 0-4, nullable 0-4
+	Fenced               bool                                 // versions 0-4, default true
+	InControlledShutdown bool                                 // versions 1-4
+	LogDirs              []model.UUID                         // versions 3-4, tag 0
+	CordonedLogDirs      []model.UUID                         // versions 4, nullable 4, tag 1, default null
 	// UnknownTags keeps tagged fields kmeta does not know, for re-encoding.
 	UnknownTags []wire.TaggedField `json:"-"`
 }
@@ -224,7 +225,7 @@ type RegisterBrokerRecord struct {
 func (*RegisterBrokerRecord) APIKey() int16      { return 0 }
 func (*RegisterBrokerRecord) RecordName() string { return "RegisterBrokerRecord" }
 func (*RegisterBrokerRecord) MinVersion() int16  { return 0 }
-func (*RegisterBrokerRecord) MaxVersion() int16  { return 3 }
+func (*RegisterBrokerRecord) MaxVersion() int16  { return 4 }
 
 // SetDefaults sets every field to its schema default.
 func (m *RegisterBrokerRecord) SetDefaults() {
@@ -235,19 +236,19 @@ func (m *RegisterBrokerRecord) SetDefaults() {
 // Decode reads the body at version v from r; errors stay in r.
 func (m *RegisterBrokerRecord) Decode(r *wire.Reader, v int16) {
 	m.SetDefaults()
-	if v <= 3 {
+	if v <= 4 {
 		m.BrokerId = r.Int32()
 	}
-	if v >= 2 && v <= 3 {
+	if v >= 2 && v <= 4 {
 		m.IsMigratingZkBroker = r.Bool()
 	}
-	if v <= 3 {
+	if v <= 4 {
 		m.IncarnationId = r.UUID()
 	}
-	if v <= 3 {
+	if v <= 4 {
 		m.BrokerEpoch = r.Int64()
 	}
-	if v <= 3 {
+	if v <= 4 {
 		if n := r.ArrayLen(false, 1); n >= 0 {
 			m.EndPoints = make([]RegisterBrokerRecordBrokerEndpoint, n)
 			for i := range m.EndPoints {
@@ -257,7 +258,7 @@ func (m *RegisterBrokerRecord) Decode(r *wire.Reader, v int16) {
 			m.EndPoints = nil
 		}
 	}
-	if v <= 3 {
+	if v <= 4 {
 		if n := r.ArrayLen(false, 1); n >= 0 {
 			m.Features = make([]RegisterBrokerRecordBrokerFeature, n)
 			for i := range m.Features {
@@ -267,24 +268,24 @@ func (m *RegisterBrokerRecord) Decode(r *wire.Reader, v int16) {
 			m.Features = nil
 		}
 	}
-	if v <= 3 {
-		if v <= 3 {
+	if v <= 4 {
+		if v <= 4 {
 			m.Rack = r.CompactNullableString()
 		} else {
 			s := r.CompactString()
 			m.Rack = &s
 		}
 	}
-	if v <= 3 {
+	if v <= 4 {
 		m.Fenced = r.Bool()
 	}
-	if v >= 1 && v <= 3 {
+	if v >= 1 && v <= 4 {
 		m.InControlledShutdown = r.Bool()
 	}
 	m.UnknownTags = r.Tags(func(tag uint32, sub *wire.Reader) bool {
 		switch tag {
 		case 0:
-			if !(v >= 3 && v <= 3) {
+			if !(v >= 3 && v <= 4) {
 				return false
 			}
 			if n := sub.ArrayLen(false, 16); n >= 0 {
@@ -296,6 +297,19 @@ func (m *RegisterBrokerRecord) Decode(r *wire.Reader, v int16) {
 				m.LogDirs = nil
 			}
 			return true
+		case 1:
+			if !(v >= 4 && v <= 4) {
+				return false
+			}
+			if n := sub.ArrayLen(v >= 4 && v <= 4, 16); n >= 0 {
+				m.CordonedLogDirs = make([]model.UUID, n)
+				for i := range m.CordonedLogDirs {
+					m.CordonedLogDirs[i] = sub.UUID()
+				}
+			} else {
+				m.CordonedLogDirs = nil
+			}
+			return true
 		}
 		return false
 	})
@@ -303,27 +317,27 @@ func (m *RegisterBrokerRecord) Decode(r *wire.Reader, v int16) {
 
 // Encode appends the body at version v to w.
 func (m *RegisterBrokerRecord) Encode(w *wire.Writer, v int16) error {
-	if v <= 3 {
+	if v <= 4 {
 		w.Int32(m.BrokerId)
 	} else if !(m.BrokerId == 0) {
 		return fmt.Errorf("%w: RegisterBrokerRecord.BrokerId at version %d", wire.ErrUnversion, v)
 	}
-	if v >= 2 && v <= 3 {
+	if v >= 2 && v <= 4 {
 		w.Bool(m.IsMigratingZkBroker)
 	} else if !(!m.IsMigratingZkBroker) {
 		return fmt.Errorf("%w: RegisterBrokerRecord.IsMigratingZkBroker at version %d", wire.ErrUnversion, v)
 	}
-	if v <= 3 {
+	if v <= 4 {
 		w.UUID(m.IncarnationId)
 	} else if !(m.IncarnationId.IsZero()) {
 		return fmt.Errorf("%w: RegisterBrokerRecord.IncarnationId at version %d", wire.ErrUnversion, v)
 	}
-	if v <= 3 {
+	if v <= 4 {
 		w.Int64(m.BrokerEpoch)
 	} else if !(m.BrokerEpoch == 0) {
 		return fmt.Errorf("%w: RegisterBrokerRecord.BrokerEpoch at version %d", wire.ErrUnversion, v)
 	}
-	if v <= 3 {
+	if v <= 4 {
 		if m.EndPoints == nil && false {
 			w.ArrayLen(0, true)
 		} else {
@@ -337,7 +351,7 @@ func (m *RegisterBrokerRecord) Encode(w *wire.Writer, v int16) error {
 	} else if !(len(m.EndPoints) == 0) {
 		return fmt.Errorf("%w: RegisterBrokerRecord.EndPoints at version %d", wire.ErrUnversion, v)
 	}
-	if v <= 3 {
+	if v <= 4 {
 		if m.Features == nil && false {
 			w.ArrayLen(0, true)
 		} else {
@@ -351,9 +365,9 @@ func (m *RegisterBrokerRecord) Encode(w *wire.Writer, v int16) error {
 	} else if !(len(m.Features) == 0) {
 		return fmt.Errorf("%w: RegisterBrokerRecord.Features at version %d", wire.ErrUnversion, v)
 	}
-	if v <= 3 {
+	if v <= 4 {
 		if m.Rack == nil {
-			if !(v <= 3) {
+			if !(v <= 4) {
 				return fmt.Errorf("%w: RegisterBrokerRecord.Rack at version %d", wire.ErrNullField, v)
 			}
 			w.CompactNullableString(nil)
@@ -363,18 +377,18 @@ func (m *RegisterBrokerRecord) Encode(w *wire.Writer, v int16) error {
 	} else if !(m.Rack != nil && *m.Rack == "") {
 		return fmt.Errorf("%w: RegisterBrokerRecord.Rack at version %d", wire.ErrUnversion, v)
 	}
-	if v <= 3 {
+	if v <= 4 {
 		w.Bool(m.Fenced)
 	} else if !(m.Fenced) {
 		return fmt.Errorf("%w: RegisterBrokerRecord.Fenced at version %d", wire.ErrUnversion, v)
 	}
-	if v >= 1 && v <= 3 {
+	if v >= 1 && v <= 4 {
 		w.Bool(m.InControlledShutdown)
 	} else if !(!m.InControlledShutdown) {
 		return fmt.Errorf("%w: RegisterBrokerRecord.InControlledShutdown at version %d", wire.ErrUnversion, v)
 	}
 	var tags []wire.TaggedField
-	if v >= 3 && v <= 3 {
+	if v >= 3 && v <= 4 {
 		if !(len(m.LogDirs) == 0) {
 			tw := &wire.Writer{}
 			if m.LogDirs == nil && false {
@@ -390,6 +404,22 @@ func (m *RegisterBrokerRecord) Encode(w *wire.Writer, v int16) error {
 	} else if !(len(m.LogDirs) == 0) {
 		return fmt.Errorf("%w: RegisterBrokerRecord.LogDirs at version %d", wire.ErrUnversion, v)
 	}
+	if v >= 4 && v <= 4 {
+		if !(m.CordonedLogDirs == nil) {
+			tw := &wire.Writer{}
+			if m.CordonedLogDirs == nil && v >= 4 && v <= 4 {
+				tw.ArrayLen(0, true)
+			} else {
+				tw.ArrayLen(len(m.CordonedLogDirs), false)
+				for i := range m.CordonedLogDirs {
+					tw.UUID(m.CordonedLogDirs[i])
+				}
+			}
+			tags = append(tags, wire.TaggedField{Tag: 1, Data: tw.B})
+		}
+	} else if !(m.CordonedLogDirs == nil) {
+		return fmt.Errorf("%w: RegisterBrokerRecord.CordonedLogDirs at version %d", wire.ErrUnversion, v)
+	}
 	w.Tags(tags, m.UnknownTags)
 	return nil
 }
@@ -400,7 +430,7 @@ func (m *RegisterBrokerRecord) AppendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	_ = first
-	if v <= 3 {
+	if v <= 4 {
 		if !first {
 			b = append(b, ',')
 		}
@@ -408,7 +438,7 @@ func (m *RegisterBrokerRecord) AppendJSON(b []byte, v int16) []byte {
 		b = append(b, `"brokerId":`...)
 		b = wire.AppendJSONInt(b, int64(m.BrokerId))
 	}
-	if v >= 2 && v <= 3 {
+	if v >= 2 && v <= 4 {
 		if !first {
 			b = append(b, ',')
 		}
@@ -416,7 +446,7 @@ func (m *RegisterBrokerRecord) AppendJSON(b []byte, v int16) []byte {
 		b = append(b, `"isMigratingZkBroker":`...)
 		b = wire.AppendJSONBool(b, m.IsMigratingZkBroker)
 	}
-	if v <= 3 {
+	if v <= 4 {
 		if !first {
 			b = append(b, ',')
 		}
@@ -424,7 +454,7 @@ func (m *RegisterBrokerRecord) AppendJSON(b []byte, v int16) []byte {
 		b = append(b, `"incarnationId":`...)
 		b = wire.AppendJSONString(b, m.IncarnationId.String())
 	}
-	if v <= 3 {
+	if v <= 4 {
 		if !first {
 			b = append(b, ',')
 		}
@@ -432,7 +462,7 @@ func (m *RegisterBrokerRecord) AppendJSON(b []byte, v int16) []byte {
 		b = append(b, `"brokerEpoch":`...)
 		b = wire.AppendJSONInt(b, int64(m.BrokerEpoch))
 	}
-	if v <= 3 {
+	if v <= 4 {
 		if !first {
 			b = append(b, ',')
 		}
@@ -451,7 +481,7 @@ func (m *RegisterBrokerRecord) AppendJSON(b []byte, v int16) []byte {
 			b = append(b, ']')
 		}
 	}
-	if v <= 3 {
+	if v <= 4 {
 		if !first {
 			b = append(b, ',')
 		}
@@ -470,7 +500,7 @@ func (m *RegisterBrokerRecord) AppendJSON(b []byte, v int16) []byte {
 			b = append(b, ']')
 		}
 	}
-	if v <= 3 {
+	if v <= 4 {
 		if !first {
 			b = append(b, ',')
 		}
@@ -482,7 +512,7 @@ func (m *RegisterBrokerRecord) AppendJSON(b []byte, v int16) []byte {
 			b = wire.AppendJSONString(b, *m.Rack)
 		}
 	}
-	if v <= 3 {
+	if v <= 4 {
 		if !first {
 			b = append(b, ',')
 		}
@@ -490,7 +520,7 @@ func (m *RegisterBrokerRecord) AppendJSON(b []byte, v int16) []byte {
 		b = append(b, `"fenced":`...)
 		b = wire.AppendJSONBool(b, m.Fenced)
 	}
-	if v >= 1 && v <= 3 {
+	if v >= 1 && v <= 4 {
 		if !first {
 			b = append(b, ',')
 		}
@@ -498,7 +528,7 @@ func (m *RegisterBrokerRecord) AppendJSON(b []byte, v int16) []byte {
 		b = append(b, `"inControlledShutdown":`...)
 		b = wire.AppendJSONBool(b, m.InControlledShutdown)
 	}
-	if v >= 3 && v <= 3 && !(len(m.LogDirs) == 0) {
+	if v >= 3 && v <= 4 && !(len(m.LogDirs) == 0) {
 		if !first {
 			b = append(b, ',')
 		}
@@ -513,6 +543,25 @@ func (m *RegisterBrokerRecord) AppendJSON(b []byte, v int16) []byte {
 					b = append(b, ',')
 				}
 				b = wire.AppendJSONString(b, m.LogDirs[i].String())
+			}
+			b = append(b, ']')
+		}
+	}
+	if v >= 4 && v <= 4 && !(m.CordonedLogDirs == nil) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"cordonedLogDirs":`...)
+		if m.CordonedLogDirs == nil && true {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := range m.CordonedLogDirs {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = wire.AppendJSONString(b, m.CordonedLogDirs[i].String())
 			}
 			b = append(b, ']')
 		}
@@ -1505,22 +1554,6 @@ func (m *PartitionChangeRecord) Encode(w *wire.Writer, v int16) error {
 	} else if !(m.LeaderRecoveryState == -1) {
 		return fmt.Errorf("%w: PartitionChangeRecord.LeaderRecoveryState at version %d", wire.ErrUnversion, v)
 	}
-	if v >= 1 && v <= 2 {
-		if !(m.Directories == nil) {
-			tw := &wire.Writer{}
-			if m.Directories == nil && v >= 1 && v <= 2 {
-				tw.ArrayLen(0, true)
-			} else {
-				tw.ArrayLen(len(m.Directories), false)
-				for i := range m.Directories {
-					tw.UUID(m.Directories[i])
-				}
-			}
-			tags = append(tags, wire.TaggedField{Tag: 8, Data: tw.B})
-		}
-	} else if !(m.Directories == nil) {
-		return fmt.Errorf("%w: PartitionChangeRecord.Directories at version %d", wire.ErrUnversion, v)
-	}
 	if v >= 2 && v <= 2 {
 		if !(m.EligibleLeaderReplicas == nil) {
 			tw := &wire.Writer{}
@@ -1552,6 +1585,22 @@ func (m *PartitionChangeRecord) Encode(w *wire.Writer, v int16) error {
 		}
 	} else if !(m.LastKnownElr == nil) {
 		return fmt.Errorf("%w: PartitionChangeRecord.LastKnownElr at version %d", wire.ErrUnversion, v)
+	}
+	if v >= 1 && v <= 2 {
+		if !(m.Directories == nil) {
+			tw := &wire.Writer{}
+			if m.Directories == nil && v >= 1 && v <= 2 {
+				tw.ArrayLen(0, true)
+			} else {
+				tw.ArrayLen(len(m.Directories), false)
+				for i := range m.Directories {
+					tw.UUID(m.Directories[i])
+				}
+			}
+			tags = append(tags, wire.TaggedField{Tag: 8, Data: tw.B})
+		}
+	} else if !(m.Directories == nil) {
+		return fmt.Errorf("%w: PartitionChangeRecord.Directories at version %d", wire.ErrUnversion, v)
 	}
 	w.Tags(tags, m.UnknownTags)
 	return nil
@@ -2668,11 +2717,12 @@ func (m *ProducerIdsRecord) AppendJSON(b []byte, v int16) []byte {
 
 // BrokerRegistrationChangeRecord is the generated form of Kafka's BrokerRegistrationChangeRecord.
 type BrokerRegistrationChangeRecord struct {
-	BrokerId             int32        // versions 0-2
-	BrokerEpoch          int64        // versions 0-2
-	Fenced               int8         // versions 0-2, tag 0
-	InControlledShutdown int8         // versions 1-2, tag 1
-	LogDirs              []model.UUID // versions 2, tag 2
+	BrokerId             int32        // versions 0-3
+	BrokerEpoch          int64        // versions 0-3
+	Fenced               int8         // versions 0-3, tag 0
+	InControlledShutdown int8         // versions 1-3, tag 1
+	LogDirs              []model.UUID // versions 2-3, tag 2
+	CordonedLogDirs      []model.UUID // versions 3, nullable 3, tag 3, default null
 	// UnknownTags keeps tagged fields kmeta does not know, for re-encoding.
 	UnknownTags []wire.TaggedField `json:"-"`
 }
@@ -2680,7 +2730,7 @@ type BrokerRegistrationChangeRecord struct {
 func (*BrokerRegistrationChangeRecord) APIKey() int16      { return 17 }
 func (*BrokerRegistrationChangeRecord) RecordName() string { return "BrokerRegistrationChangeRecord" }
 func (*BrokerRegistrationChangeRecord) MinVersion() int16  { return 0 }
-func (*BrokerRegistrationChangeRecord) MaxVersion() int16  { return 2 }
+func (*BrokerRegistrationChangeRecord) MaxVersion() int16  { return 3 }
 
 // SetDefaults sets every field to its schema default.
 func (m *BrokerRegistrationChangeRecord) SetDefaults() {
@@ -2690,28 +2740,28 @@ func (m *BrokerRegistrationChangeRecord) SetDefaults() {
 // Decode reads the body at version v from r; errors stay in r.
 func (m *BrokerRegistrationChangeRecord) Decode(r *wire.Reader, v int16) {
 	m.SetDefaults()
-	if v <= 2 {
+	if v <= 3 {
 		m.BrokerId = r.Int32()
 	}
-	if v <= 2 {
+	if v <= 3 {
 		m.BrokerEpoch = r.Int64()
 	}
 	m.UnknownTags = r.Tags(func(tag uint32, sub *wire.Reader) bool {
 		switch tag {
 		case 0:
-			if !(v <= 2) {
+			if !(v <= 3) {
 				return false
 			}
 			m.Fenced = sub.Int8()
 			return true
 		case 1:
-			if !(v >= 1 && v <= 2) {
+			if !(v >= 1 && v <= 3) {
 				return false
 			}
 			m.InControlledShutdown = sub.Int8()
 			return true
 		case 2:
-			if !(v >= 2 && v <= 2) {
+			if !(v >= 2 && v <= 3) {
 				return false
 			}
 			if n := sub.ArrayLen(false, 16); n >= 0 {
@@ -2723,6 +2773,19 @@ func (m *BrokerRegistrationChangeRecord) Decode(r *wire.Reader, v int16) {
 				m.LogDirs = nil
 			}
 			return true
+		case 3:
+			if !(v >= 3 && v <= 3) {
+				return false
+			}
+			if n := sub.ArrayLen(v >= 3 && v <= 3, 16); n >= 0 {
+				m.CordonedLogDirs = make([]model.UUID, n)
+				for i := range m.CordonedLogDirs {
+					m.CordonedLogDirs[i] = sub.UUID()
+				}
+			} else {
+				m.CordonedLogDirs = nil
+			}
+			return true
 		}
 		return false
 	})
@@ -2730,18 +2793,18 @@ func (m *BrokerRegistrationChangeRecord) Decode(r *wire.Reader, v int16) {
 
 // Encode appends the body at version v to w.
 func (m *BrokerRegistrationChangeRecord) Encode(w *wire.Writer, v int16) error {
-	if v <= 2 {
+	if v <= 3 {
 		w.Int32(m.BrokerId)
 	} else if !(m.BrokerId == 0) {
 		return fmt.Errorf("%w: BrokerRegistrationChangeRecord.BrokerId at version %d", wire.ErrUnversion, v)
 	}
-	if v <= 2 {
+	if v <= 3 {
 		w.Int64(m.BrokerEpoch)
 	} else if !(m.BrokerEpoch == 0) {
 		return fmt.Errorf("%w: BrokerRegistrationChangeRecord.BrokerEpoch at version %d", wire.ErrUnversion, v)
 	}
 	var tags []wire.TaggedField
-	if v <= 2 {
+	if v <= 3 {
 		if !(m.Fenced == 0) {
 			tw := &wire.Writer{}
 			tw.Int8(m.Fenced)
@@ -2750,7 +2813,7 @@ func (m *BrokerRegistrationChangeRecord) Encode(w *wire.Writer, v int16) error {
 	} else if !(m.Fenced == 0) {
 		return fmt.Errorf("%w: BrokerRegistrationChangeRecord.Fenced at version %d", wire.ErrUnversion, v)
 	}
-	if v >= 1 && v <= 2 {
+	if v >= 1 && v <= 3 {
 		if !(m.InControlledShutdown == 0) {
 			tw := &wire.Writer{}
 			tw.Int8(m.InControlledShutdown)
@@ -2759,7 +2822,7 @@ func (m *BrokerRegistrationChangeRecord) Encode(w *wire.Writer, v int16) error {
 	} else if !(m.InControlledShutdown == 0) {
 		return fmt.Errorf("%w: BrokerRegistrationChangeRecord.InControlledShutdown at version %d", wire.ErrUnversion, v)
 	}
-	if v >= 2 && v <= 2 {
+	if v >= 2 && v <= 3 {
 		if !(len(m.LogDirs) == 0) {
 			tw := &wire.Writer{}
 			if m.LogDirs == nil && false {
@@ -2775,6 +2838,22 @@ func (m *BrokerRegistrationChangeRecord) Encode(w *wire.Writer, v int16) error {
 	} else if !(len(m.LogDirs) == 0) {
 		return fmt.Errorf("%w: BrokerRegistrationChangeRecord.LogDirs at version %d", wire.ErrUnversion, v)
 	}
+	if v >= 3 && v <= 3 {
+		if !(m.CordonedLogDirs == nil) {
+			tw := &wire.Writer{}
+			if m.CordonedLogDirs == nil && v >= 3 && v <= 3 {
+				tw.ArrayLen(0, true)
+			} else {
+				tw.ArrayLen(len(m.CordonedLogDirs), false)
+				for i := range m.CordonedLogDirs {
+					tw.UUID(m.CordonedLogDirs[i])
+				}
+			}
+			tags = append(tags, wire.TaggedField{Tag: 3, Data: tw.B})
+		}
+	} else if !(m.CordonedLogDirs == nil) {
+		return fmt.Errorf("%w: BrokerRegistrationChangeRecord.CordonedLogDirs at version %d", wire.ErrUnversion, v)
+	}
 	w.Tags(tags, m.UnknownTags)
 	return nil
 }
@@ -2785,7 +2864,7 @@ func (m *BrokerRegistrationChangeRecord) AppendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	_ = first
-	if v <= 2 {
+	if v <= 3 {
 		if !first {
 			b = append(b, ',')
 		}
@@ -2793,7 +2872,7 @@ func (m *BrokerRegistrationChangeRecord) AppendJSON(b []byte, v int16) []byte {
 		b = append(b, `"brokerId":`...)
 		b = wire.AppendJSONInt(b, int64(m.BrokerId))
 	}
-	if v <= 2 {
+	if v <= 3 {
 		if !first {
 			b = append(b, ',')
 		}
@@ -2801,7 +2880,7 @@ func (m *BrokerRegistrationChangeRecord) AppendJSON(b []byte, v int16) []byte {
 		b = append(b, `"brokerEpoch":`...)
 		b = wire.AppendJSONInt(b, int64(m.BrokerEpoch))
 	}
-	if v <= 2 && !(m.Fenced == 0) {
+	if v <= 3 && !(m.Fenced == 0) {
 		if !first {
 			b = append(b, ',')
 		}
@@ -2809,7 +2888,7 @@ func (m *BrokerRegistrationChangeRecord) AppendJSON(b []byte, v int16) []byte {
 		b = append(b, `"fenced":`...)
 		b = wire.AppendJSONInt(b, int64(m.Fenced))
 	}
-	if v >= 1 && v <= 2 && !(m.InControlledShutdown == 0) {
+	if v >= 1 && v <= 3 && !(m.InControlledShutdown == 0) {
 		if !first {
 			b = append(b, ',')
 		}
@@ -2817,7 +2896,7 @@ func (m *BrokerRegistrationChangeRecord) AppendJSON(b []byte, v int16) []byte {
 		b = append(b, `"inControlledShutdown":`...)
 		b = wire.AppendJSONInt(b, int64(m.InControlledShutdown))
 	}
-	if v >= 2 && v <= 2 && !(len(m.LogDirs) == 0) {
+	if v >= 2 && v <= 3 && !(len(m.LogDirs) == 0) {
 		if !first {
 			b = append(b, ',')
 		}
@@ -2832,6 +2911,25 @@ func (m *BrokerRegistrationChangeRecord) AppendJSON(b []byte, v int16) []byte {
 					b = append(b, ',')
 				}
 				b = wire.AppendJSONString(b, m.LogDirs[i].String())
+			}
+			b = append(b, ']')
+		}
+	}
+	if v >= 3 && v <= 3 && !(m.CordonedLogDirs == nil) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"cordonedLogDirs":`...)
+		if m.CordonedLogDirs == nil && true {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := range m.CordonedLogDirs {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = wire.AppendJSONString(b, m.CordonedLogDirs[i].String())
 			}
 			b = append(b, ']')
 		}
@@ -3951,6 +4049,65 @@ func (m *ClearElrRecord) AppendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
+// UnregisterControllerRecord is the generated form of Kafka's UnregisterControllerRecord.
+type UnregisterControllerRecord struct {
+	ControllerId int32 // versions 0
+	// UnknownTags keeps tagged fields kmeta does not know, for re-encoding.
+	UnknownTags []wire.TaggedField `json:"-"`
+}
+
+func (*UnregisterControllerRecord) APIKey() int16      { return 29 }
+func (*UnregisterControllerRecord) RecordName() string { return "UnregisterControllerRecord" }
+func (*UnregisterControllerRecord) MinVersion() int16  { return 0 }
+func (*UnregisterControllerRecord) MaxVersion() int16  { return 0 }
+
+// SetDefaults sets every field to its schema default.
+func (m *UnregisterControllerRecord) SetDefaults() {
+	*m = UnregisterControllerRecord{}
+}
+
+// Decode reads the body at version v from r; errors stay in r.
+func (m *UnregisterControllerRecord) Decode(r *wire.Reader, v int16) {
+	m.SetDefaults()
+	if v <= 0 {
+		m.ControllerId = r.Int32()
+	}
+	m.UnknownTags = r.Tags(func(tag uint32, sub *wire.Reader) bool {
+		switch tag {
+		}
+		return false
+	})
+}
+
+// Encode appends the body at version v to w.
+func (m *UnregisterControllerRecord) Encode(w *wire.Writer, v int16) error {
+	if v <= 0 {
+		w.Int32(m.ControllerId)
+	} else if !(m.ControllerId == 0) {
+		return fmt.Errorf("%w: UnregisterControllerRecord.ControllerId at version %d", wire.ErrUnversion, v)
+	}
+	var tags []wire.TaggedField
+	w.Tags(tags, m.UnknownTags)
+	return nil
+}
+
+// AppendJSON appends the body at version v as Kafka's generated JSON
+// converter writes it (what DumpLogSegments prints as payload data).
+func (m *UnregisterControllerRecord) AppendJSON(b []byte, v int16) []byte {
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"controllerId":`...)
+		b = wire.AppendJSONInt(b, int64(m.ControllerId))
+	}
+	return append(b, '}')
+}
+
 // LeaderChangeMessageVoter is the generated form of Kafka's LeaderChangeMessageVoter.
 type LeaderChangeMessageVoter struct {
 	VoterId          int32      // versions 0-1
@@ -4847,6 +5004,8 @@ func newMetadata(apiKey int16) Metadata {
 		return &RegisterControllerRecord{}
 	case 28:
 		return &ClearElrRecord{}
+	case 29:
+		return &UnregisterControllerRecord{}
 	}
 	return nil
 }
@@ -4868,7 +5027,7 @@ func newControl(ctype int16) Control {
 }
 
 var metadataTypes = []MetadataType{
-	{APIKey: 0, Name: "RegisterBrokerRecord", MinVersion: 0, MaxVersion: 3},
+	{APIKey: 0, Name: "RegisterBrokerRecord", MinVersion: 0, MaxVersion: 4},
 	{APIKey: 1, Name: "UnregisterBrokerRecord", MinVersion: 0, MaxVersion: 0},
 	{APIKey: 2, Name: "TopicRecord", MinVersion: 0, MaxVersion: 0},
 	{APIKey: 3, Name: "PartitionRecord", MinVersion: 0, MaxVersion: 2},
@@ -4882,7 +5041,7 @@ var metadataTypes = []MetadataType{
 	{APIKey: 12, Name: "FeatureLevelRecord", MinVersion: 0, MaxVersion: 0},
 	{APIKey: 14, Name: "ClientQuotaRecord", MinVersion: 0, MaxVersion: 0},
 	{APIKey: 15, Name: "ProducerIdsRecord", MinVersion: 0, MaxVersion: 0},
-	{APIKey: 17, Name: "BrokerRegistrationChangeRecord", MinVersion: 0, MaxVersion: 2},
+	{APIKey: 17, Name: "BrokerRegistrationChangeRecord", MinVersion: 0, MaxVersion: 3},
 	{APIKey: 18, Name: "AccessControlEntryRecord", MinVersion: 0, MaxVersion: 0},
 	{APIKey: 19, Name: "RemoveAccessControlEntryRecord", MinVersion: 0, MaxVersion: 0},
 	{APIKey: 20, Name: "NoOpRecord", MinVersion: 0, MaxVersion: 0},
@@ -4894,4 +5053,5 @@ var metadataTypes = []MetadataType{
 	{APIKey: 26, Name: "RemoveDelegationTokenRecord", MinVersion: 0, MaxVersion: 0},
 	{APIKey: 27, Name: "RegisterControllerRecord", MinVersion: 0, MaxVersion: 0},
 	{APIKey: 28, Name: "ClearElrRecord", MinVersion: 0, MaxVersion: 0},
+	{APIKey: 29, Name: "UnregisterControllerRecord", MinVersion: 0, MaxVersion: 0},
 }

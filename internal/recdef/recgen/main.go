@@ -9,6 +9,7 @@ import (
 	"go/format"
 	"log"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/kmeta/kmeta/internal/recdef"
@@ -156,10 +157,9 @@ func (g *gen) structType(goName, msgName string, fields []*recdef.Field, m *recd
 		g.p("}")
 	}
 	g.p("var tags []wire.TaggedField")
-	for _, f := range fields {
-		if !f.Tagged {
-			continue
-		}
+	// Tagged fields go out in ascending tag order, whatever their order in
+	// the definition (PartitionChangeRecord lists tag 8 before 6 and 7).
+	for _, f := range sortedByTag(fields) {
 		g.p("if %s {", inVersions(f.Versions))
 		g.p("if !(%s) {", isDefault(f, "m."+f.Name))
 		g.p("tw := &wire.Writer{}")
@@ -489,4 +489,15 @@ func lowerCamel(s string) string {
 		return s
 	}
 	return strings.ToLower(s[:1]) + s[1:]
+}
+
+func sortedByTag(fields []*recdef.Field) []*recdef.Field {
+	var out []*recdef.Field
+	for _, f := range fields {
+		if f.Tagged {
+			out = append(out, f)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Tag < out[j].Tag })
+	return out
 }

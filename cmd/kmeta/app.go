@@ -1,0 +1,436 @@
+package main
+
+// Conventions every kmeta command file follows. Read this before adding a
+// command.
+//
+// # Registering a command
+//
+// Each area has its own file (features_cmd.go, zk_cmd.go, log_cmd.go, ...)
+// holding a constructor and an init that registers it:
+//
+//	func init() { register(zkCommand) }
+//
+//	func zkCommand() *cli.Command {
+//		return &cli.Command{
+//			Name:  "zk",
+//			Usage: "read Kafka's ZooKeeper data",
+//			Subcommands: []*cli.Command{{
+//				Name:      "dump",
+//				ArgsUsage: "SOURCE",
+//				Flags:     []cli.Flag{&cli.DurationFlag{Name: "timeout", Value: 10 * time.Second}},
+//				Action: func(c *cli.Context) error {
+//					src, err := oneArg(c, "SOURCE")
+//					if err != nil {
+//						return err
+//					}
+//					...
+//					return printer.WriteJSON(stdout(c), result)
+//				},
+//			}},
+//		}
+//	}
+//
+// register takes a constructor, not a *cli.Command, because urfave/cli
+// mutates commands while running; every run (and every in-process test)
+// builds a fresh tree. Keep per-command options in local variables or a
+// struct inside the constructor, never in package-level variables.
+// Top-level commands are listed sorted by name whatever the init order.
+//
+// # Common flags
+//
+// --output/-o text|table|json, --show-secrets, --verbose/-v and --no-progress
+// are defined on the app and on every command, so both
+// "kmeta -o json zk dump X" and "kmeta zk dump -o json X" work. Read them
+// only through outputFormat(c), showSecrets(c), isVerbose(c) and
+// newProgress(c, ...); those look at the closest command that set the flag.
+// Do not define flags with these names yourself (they would be skipped).
+// urfave/cli v2 stops parsing flags at the first argument, so flags go
+// before positional arguments; oneArg/checkArgs report a flag given after
+// them as a usage error instead of silently treating it as an argument.
+//
+// # Output
+//
+// Results go to stdout(c), diagnostics to stderr(c) (verbosef writes there
+// when -v is set). Never use os.Stdout/os.Stderr directly: tests run the app
+// in-process with buffers. Printing goes through output.go and package
+// internal/printer: writeImage(c, img) for a *model.Image (honours
+// --output and --show-secrets), writeRows(c, printer.Rows{...}) for
+// generic tables in all three formats, writeJSON(c, v) for one JSON
+// document built from a struct (stable field order), and
+// printer.WriteJSONLine(stdout(c), v) for JSON-lines streams. Long work
+// reports through newProgress(c, label, progressBytes|progressCount),
+// whose Update method is the func(done, total int64) libraries take.
+//
+// # Errors and exit codes
+//
+// Actions return errors; only main calls os.Exit.
+//
+//	0 (exitOK)        the command ran and found nothing to report
+//	1 (exitFindings)  the command ran and found something: return findings(err)
+//	                  or findingsf(...); errFindingsReported when the output
+//	                  already said everything and no stderr message is wanted
+//	2 (exitFailure)   could not run: any other error, usage errors
+//	                  (usageErrorf, bad flags, unknown commands) included
+//
+// Errors are printed once, by run, to stderr as "kmeta: <message>".
+// Wrap library errors with context (fmt.Errorf("reading %s: %w", src, err));
+// they keep their position information.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kmeta/kmeta/internal/printer"
+)
+
+// version is set at link time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// Exit codes. See the package comment above.
+const (
+	exitOK       = 0
+	exitFindings = 1
+	exitFailure  = 2
+)
+
+// Names of the common flags, for commands that need to mention them.
+const (
+	flagOutput      = "output"
+	flagShowSecrets = "show-secrets"
+	flagVerbose     = "verbose"
+	flagNoProgress  = "no-progress"
+)
+
+func init() {
+	// urfave's default version flag takes -v, which kmeta uses for
+	// --verbose as Kafka's tools do.
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+}
+
+// constructors holds the registered command constructors. Only init
+// functions append to it; newApp reads it.
+var constructors []func() *cli.Command
+
+// register adds a top-level command. Call it from an init function in the
+// command's own file.
+func register(newCommand func() *cli.Command) {
+	constructors = append(constructors, newCommand)
+}
+
+// exitError carries the exit code a command's error maps to.
+type exitError struct {
+	code int
+	err  error // nil for errFindingsReported: nothing to print
+	// hint is an extra line printed after the message ("Run 'kmeta x --help'").
+	hint string
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// errFindingsReported makes the process exit 1 without printing anything
+// more; use it when stdout already shows the differences.
+var errFindingsReported error = &exitError{code: exitFindings}
+
+// findings marks err as "the command ran and found something" (exit 1).
+// findings(nil) is nil.
+func findings(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: exitFindings, err: err}
+}
+
+// findingsf is findings(fmt.Errorf(format, a...)).
+func findingsf(format string, a ...any) error {
+	return findings(fmt.Errorf(format, a...))
+}
+
+// usageErrorf reports a misuse of command c (exit 2) with a hint pointing to
+// its help.
+func usageErrorf(c *cli.Context, format string, a ...any) error {
+	return &exitError{code: exitFailure, err: fmt.Errorf(format, a...), hint: helpHint(c)}
+}
+
+func helpHint(c *cli.Context) string {
+	name := "kmeta"
+	if c != nil && c.Command != nil && c.Command.HelpName != "" {
+		name = c.Command.HelpName
+	}
+	return fmt.Sprintf("Run '%s --help' for usage.", name)
+}
+
+// exitCode maps an error returned by the app to the process exit code.
+func exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	// Somebody returned cli.Exit: honour 0 and 1, everything else is a
+	// failure to run (urfave uses 3 for "No help topic").
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) && (ec.ExitCode() == exitOK || ec.ExitCode() == exitFindings) {
+		return ec.ExitCode()
+	}
+	return exitFailure
+}
+
+// run builds the app, runs it with args (args[0] is the program name) and
+// returns the exit code, having printed any error to stderr.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runWith(ctx, constructors, args, stdout, stderr)
+}
+
+// runWith is run with an explicit command list, for tests.
+func runWith(ctx context.Context, cmds []func() *cli.Command, args []string, stdout, stderr io.Writer) int {
+	app := newApp(cmds, stdout, stderr)
+	err := app.RunContext(ctx, args)
+	code := exitCode(err)
+	if err != nil {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintf(stderr, "kmeta: %s\n", msg)
+		}
+		var ee *exitError
+		if errors.As(err, &ee) && ee.hint != "" {
+			fmt.Fprintln(stderr, ee.hint)
+		}
+	}
+	return code
+}
+
+// newApp returns a fresh command tree of the given commands writing to
+// stdout and stderr.
+func newApp(constructors []func() *cli.Command, stdout, stderr io.Writer) *cli.App {
+	cmds := make([]*cli.Command, 0, len(constructors))
+	for _, newCommand := range constructors {
+		cmds = append(cmds, newCommand())
+	}
+	slices.SortFunc(cmds, func(a, b *cli.Command) int { return strings.Compare(a.Name, b.Name) })
+	for _, cmd := range cmds {
+		prepareCommand(cmd)
+	}
+
+	app := &cli.App{
+		Name:    "kmeta",
+		Usage:   "read, compare and migrate Kafka cluster metadata (ZooKeeper and KRaft) without a JVM",
+		Version: version,
+		Description: "Results go to stdout, diagnostics to stderr.\n" +
+			"Exit status: 0 ok, 1 findings or differences, 2 could not run.",
+		Commands:  cmds,
+		Flags:     commonFlags(),
+		Writer:    stdout,
+		ErrWriter: stderr,
+		// run maps errors to exit codes; stop urfave from calling os.Exit.
+		ExitErrHandler:        func(*cli.Context, error) {},
+		OnUsageError:          onUsageError,
+		Before:                checkCommonFlags,
+		Action:                groupAction,
+		HideHelpCommand:       false,
+		CustomAppHelpTemplate: "",
+	}
+	return app
+}
+
+// prepareCommand gives every command the common flags, usage-error
+// handling that prints nothing (run prints), early validation of the common
+// flags, and for groups an action that rejects unknown subcommands.
+func prepareCommand(cmd *cli.Command) {
+	for _, f := range commonFlags() {
+		if !hasFlagName(cmd.Flags, f.Names()) {
+			cmd.Flags = append(cmd.Flags, f)
+		}
+	}
+	if cmd.OnUsageError == nil {
+		cmd.OnUsageError = onUsageError
+	}
+	before := cmd.Before
+	cmd.Before = func(c *cli.Context) error {
+		if err := checkCommonFlags(c); err != nil {
+			return err
+		}
+		if before != nil {
+			return before(c)
+		}
+		return nil
+	}
+	if cmd.Action == nil && len(cmd.Subcommands) > 0 {
+		cmd.Action = groupAction
+	}
+	for _, sub := range cmd.Subcommands {
+		prepareCommand(sub)
+	}
+}
+
+func hasFlagName(flags []cli.Flag, names []string) bool {
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if slices.Contains(names, n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// commonFlags returns fresh flag values: urfave records state in them, so
+// they are never shared between commands or runs.
+func commonFlags() []cli.Flag {
+	const cat = "Common"
+	return []cli.Flag{
+		&cli.StringFlag{Name: flagOutput, Aliases: []string{"o"}, Value: string(printer.Text),
+			Usage: "output `FORMAT`: text, table or json", Category: cat},
+		&cli.BoolFlag{Name: flagShowSecrets,
+			Usage: "print SCRAM keys and sensitive config values instead of a short hash", Category: cat},
+		&cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"},
+			Usage: "print diagnostics to stderr", Category: cat},
+		&cli.BoolFlag{Name: flagNoProgress,
+			Usage: "never show progress (it is shown only when stderr is a terminal)", Category: cat},
+	}
+}
+
+// onUsageError turns urfave's flag-parsing errors into usage errors
+// (exit 2). urfave would otherwise print help to stdout, mixing it with
+// results.
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	return &exitError{code: exitFailure, err: err, hint: helpHint(c)}
+}
+
+// checkCommonFlags validates the common flags before any action runs.
+func checkCommonFlags(c *cli.Context) error {
+	if _, err := printer.ParseFormat(commonString(c, flagOutput)); err != nil {
+		return usageErrorf(c, "--%s: %v", flagOutput, err)
+	}
+	return nil
+}
+
+// groupAction runs for the app and for commands that only hold
+// subcommands, when no subcommand matched.
+func groupAction(c *cli.Context) error {
+	if c.Args().Present() {
+		return usageErrorf(c, "unknown command %q for %q", c.Args().First(), c.Command.HelpName)
+	}
+	// A bare group: show what it offers, but still exit 2 as nothing ran.
+	if err := cli.ShowSubcommandHelp(c); err != nil {
+		return err
+	}
+	return &exitError{code: exitFailure, err: errors.New("missing command")}
+}
+
+// commonLookup finds the value of a common flag: the closest command in
+// the lineage that set it wins, then the default of the closest command
+// that defines it.
+func commonLookup(c *cli.Context, name string) *cli.Context {
+	var defining *cli.Context
+	for _, cc := range c.Lineage() {
+		if cc.Command == nil {
+			continue // urfave's synthetic outermost context has no flags
+		}
+		if slices.Contains(cc.LocalFlagNames(), name) {
+			return cc
+		}
+		if defining == nil && hasFlagName(cc.Command.Flags, []string{name}) {
+			defining = cc
+		}
+	}
+	return defining
+}
+
+func commonString(c *cli.Context, name string) string {
+	if cc := commonLookup(c, name); cc != nil {
+		return cc.String(name)
+	}
+	return ""
+}
+
+func commonBool(c *cli.Context, name string) bool {
+	if cc := commonLookup(c, name); cc != nil {
+		return cc.Bool(name)
+	}
+	return false
+}
+
+// outputFormat is the chosen --output format. It was validated before the
+// action ran.
+func outputFormat(c *cli.Context) printer.Format {
+	f, err := printer.ParseFormat(commonString(c, flagOutput))
+	if err != nil {
+		return printer.Text
+	}
+	return f
+}
+
+// showSecrets reports whether --show-secrets was given.
+func showSecrets(c *cli.Context) bool { return commonBool(c, flagShowSecrets) }
+
+// isVerbose reports whether --verbose was given.
+func isVerbose(c *cli.Context) bool { return commonBool(c, flagVerbose) }
+
+// stdout is where results go.
+func stdout(c *cli.Context) io.Writer { return c.App.Writer }
+
+// stderr is where diagnostics and progress go.
+func stderr(c *cli.Context) io.Writer { return c.App.ErrWriter }
+
+// verbosef prints a diagnostic line to stderr when --verbose is set.
+func verbosef(c *cli.Context, format string, a ...any) {
+	if !isVerbose(c) {
+		return
+	}
+	msg := fmt.Sprintf(format, a...)
+	if !strings.HasSuffix(msg, "\n") {
+		msg += "\n"
+	}
+	_, _ = io.WriteString(stderr(c), msg)
+}
+
+// checkArgs requires between min and max positional arguments (max < 0:
+// unbounded) and rejects flags placed after them, which urfave/cli v2
+// would otherwise take as arguments.
+func checkArgs(c *cli.Context, min, max int, usage string) ([]string, error) {
+	args := c.Args().Slice()
+	for _, a := range args {
+		if len(a) > 1 && strings.HasPrefix(a, "-") && !isNumber(a) {
+			return nil, usageErrorf(c, "flag %s after the arguments: flags must come before %s", a, usage)
+		}
+	}
+	switch {
+	case len(args) < min:
+		return nil, usageErrorf(c, "missing %s", usage)
+	case max >= 0 && len(args) > max:
+		return nil, usageErrorf(c, "too many arguments (want %s)", usage)
+	}
+	return args, nil
+}
+
+// oneArg requires exactly one positional argument, named name in messages.
+func oneArg(c *cli.Context, name string) (string, error) {
+	args, err := checkArgs(c, 1, 1, name)
+	if err != nil {
+		return "", err
+	}
+	return args[0], nil
+}
+
+// isNumber lets negative numbers through checkArgs ("-1" is an offset,
+// not a flag). The flag parser itself still needs "--" before them:
+// kmeta x -- -1.
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}

@@ -1,0 +1,408 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kmeta/kmeta/features"
+	"github.com/kmeta/kmeta/internal/printer"
+	"github.com/kmeta/kmeta/model"
+)
+
+func init() {
+	register(func() *cli.Command { return featuresCommand(loadImageSource) })
+}
+
+const catalogFlagUsage = "Kafka `RELEASE` whose level table to use: 3.9 (3.x) or 4.x (default: the newest, 4.4.0); 4.0 … 4.3 cut it at that release"
+
+func catalogFlag() cli.Flag {
+	return &cli.StringFlag{Name: "kafka", Value: "4.x", Usage: catalogFlagUsage}
+}
+
+func catalogOf(c *cli.Context) (*features.Catalog, error) {
+	cat, err := features.CatalogFor(c.String("kafka"))
+	if err != nil {
+		return nil, usageErrorf(c, "--kafka: %v", err)
+	}
+	return cat, nil
+}
+
+func featuresCommand(load imageLoader) *cli.Command {
+	return &cli.Command{
+		Name:  "features",
+		Usage: "metadata.version levels, feature defaults and upgrade/downgrade gating",
+		Subcommands: []*cli.Command{
+			featuresListCommand(),
+			featuresDepsCommand(),
+			featuresDescribeCommand(load),
+			featuresCheckCommand(load),
+		},
+	}
+}
+
+// releaseMapping is the JSON shape of `features list --release X`.
+type releaseMapping struct {
+	Catalog string         `json:"catalog"`
+	Release string         `json:"release"`
+	Level   features.Level `json:"metadataVersion"`
+	// Features is what `kafka-features version-mapping` prints, sorted
+	// by name, metadata.version excluded.
+	Features []features.FeatureLevelRecord `json:"features"`
+	// BootstrapRecords is what `kafka-storage format` writes.
+	BootstrapRecords []features.FeatureLevelRecord `json:"bootstrapRecords"`
+}
+
+func featuresListCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "list metadata.version levels, or what one release bootstraps",
+		Description: "Without --release: every level the catalog knows. With --release (3.7, 3.7.2, 3.7-IV2 or a level\n" +
+			"number): the level and the feature levels kafka-storage format uses for it, as\n" +
+			"kafka-features version-mapping prints them.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "release", Aliases: []string{"r"}, Usage: "show the mapping for `RELEASE`"},
+			catalogFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if _, err := checkArgs(c, 0, 0, "no arguments"); err != nil {
+				return err
+			}
+			cat, err := catalogOf(c)
+			if err != nil {
+				return err
+			}
+			if rel := c.String("release"); rel != "" {
+				return writeReleaseMapping(c, cat, rel)
+			}
+			if outputFormat(c) == printer.JSON {
+				return writeJSON(c, cat)
+			}
+			rows := printer.Rows{Columns: []printer.Column{
+				{Header: "LEVEL", Key: "level"}, {Header: "NAME", Key: "name"}, {Header: "RELEASE", Key: "release"},
+				{Header: "META-CHANGE", Key: "metadataChanged"}, {Header: "STATUS", Key: "status"}, {Header: "ENABLES", Key: "enables"},
+			}}
+			for _, l := range cat.Levels {
+				status := "production"
+				switch {
+				case !l.Production:
+					status = "unstable"
+				case l.Level < cat.MinimumLoadable:
+					status = "not loadable"
+				case l.Level < cat.MinimumBootstrap:
+					status = "load only"
+				}
+				if l.Level == cat.LatestProduction {
+					status += ", default"
+				}
+				rows.Rows = append(rows.Rows, []string{strconv.Itoa(int(l.Level)), l.Name, l.Release,
+					yesNo(l.MetadataChanged), status, l.Enables})
+			}
+			return writeRows(c, rows)
+		},
+	}
+}
+
+func writeReleaseMapping(c *cli.Context, cat *features.Catalog, rel string) error {
+	lvl, err := cat.LevelFor(rel)
+	if err != nil {
+		return usageErrorf(c, "--release: %v", err)
+	}
+	boot, err := cat.Bootstrap(rel)
+	if err != nil {
+		return usageErrorf(c, "--release: %v", err)
+	}
+	recs, err := cat.BootstrapRecords(rel)
+	if err != nil {
+		return usageErrorf(c, "--release: %v", err)
+	}
+	m := releaseMapping{Catalog: cat.Name, Release: rel, Level: lvl, BootstrapRecords: recs, Features: []features.FeatureLevelRecord{}}
+	for _, f := range cat.Features {
+		m.Features = append(m.Features, features.FeatureLevelRecord{Name: f.Name, Level: boot[f.Name]})
+	}
+	switch outputFormat(c) {
+	case printer.JSON:
+		return writeJSON(c, m)
+	case printer.Text:
+		// The same lines kafka-features version-mapping prints, then the
+		// level's details.
+		w := stdout(c)
+		fmt.Fprintf(w, "metadata.version=%d (%s)\n", lvl.Level, rel)
+		for _, f := range m.Features {
+			fmt.Fprintf(w, "%s=%d\n", f.Name, f.Level)
+		}
+		fmt.Fprintf(w, "\nlevel %d is %s (release %s, metadata format change: %s, %s)\n", lvl.Level, lvl.Name, lvl.Release,
+			yesNo(lvl.MetadataChanged), map[bool]string{true: "production", false: "unstable"}[lvl.Production])
+		fmt.Fprintf(w, "enables: %s\n", lvl.Enables)
+		var rs []string
+		for _, r := range lvl.Records {
+			rs = append(rs, fmt.Sprintf("%s v%d", r.Name, r.Version))
+		}
+		fmt.Fprintf(w, "records: %s\n", strings.Join(rs, ", "))
+		var br []string
+		for _, r := range recs {
+			br = append(br, fmt.Sprintf("%s=%d", r.Name, r.Level))
+		}
+		fmt.Fprintf(w, "format writes: %s\n", strings.Join(br, ", "))
+		return nil
+	}
+	rows := printer.Rows{Columns: []printer.Column{{Header: "FEATURE", Key: "feature"}, {Header: "LEVEL", Key: "level"}}}
+	rows.Rows = append(rows.Rows, []string{features.MetadataVersionFeature, fmt.Sprintf("%d (%s)", lvl.Level, lvl.Name)})
+	for _, f := range m.Features {
+		rows.Rows = append(rows.Rows, []string{f.Name, strconv.Itoa(int(f.Level))})
+	}
+	return writeRows(c, rows)
+}
+
+func featuresDepsCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "deps",
+		Usage:     "what feature levels require, as kafka-features feature-dependencies prints it",
+		ArgsUsage: "FEATURE=LEVEL...",
+		Flags:     []cli.Flag{catalogFlag()},
+		Action: func(c *cli.Context) error {
+			args, err := checkArgs(c, 1, -1, "FEATURE=LEVEL...")
+			if err != nil {
+				return err
+			}
+			cat, err := catalogOf(c)
+			if err != nil {
+				return err
+			}
+			type entry struct {
+				Feature      string                `json:"feature"`
+				Level        int16                 `json:"level"`
+				Dependencies []features.Dependency `json:"dependencies"`
+			}
+			var out []entry
+			for _, a := range args {
+				name, lv, ok := strings.Cut(a, "=")
+				n, perr := strconv.ParseInt(lv, 10, 16)
+				if !ok || perr != nil {
+					return usageErrorf(c, "%q is not FEATURE=LEVEL", a)
+				}
+				deps, err := cat.Dependencies(name, int16(n))
+				if err != nil {
+					return err
+				}
+				out = append(out, entry{name, int16(n), deps})
+			}
+			if outputFormat(c) == printer.JSON {
+				return writeJSON(c, out)
+			}
+			rows := printer.Rows{Columns: []printer.Column{{Header: "FEATURE", Key: "feature"}, {Header: "REQUIRES", Key: "requires"}}}
+			for _, e := range out {
+				req := "nothing"
+				var parts []string
+				for _, d := range e.Dependencies {
+					p := fmt.Sprintf("%s=%d", d.Feature, d.Level)
+					if d.Feature == features.MetadataVersionFeature {
+						if l, ok := cat.ByLevel(d.Level); ok {
+							p += " (" + l.Name + ")"
+						}
+					}
+					parts = append(parts, p)
+				}
+				if len(parts) > 0 {
+					req = strings.Join(parts, ", ")
+				}
+				rows.Rows = append(rows.Rows, []string{fmt.Sprintf("%s=%d", e.Feature, e.Level), req})
+			}
+			return writeRows(c, rows)
+		},
+	}
+}
+
+// featureState is the JSON shape of `features describe`.
+type featureState struct {
+	Catalog         string                 `json:"catalog"`
+	MetadataVersion *features.LevelRef     `json:"metadataVersion"`
+	Features        []featureLevelState    `json:"features"`
+	Requirements    []features.Requirement `json:"requirements"`
+	// RequiredMinimum is the lowest level the content can be written at.
+	RequiredMinimum *features.LevelRef `json:"requiredMinimum"`
+	LoadableBy4x    bool               `json:"loadableBy4x"`
+}
+
+type featureLevelState struct {
+	Name  string `json:"name"`
+	Level int16  `json:"level"`
+	Known bool   `json:"known"`
+}
+
+func featuresDescribeCommand(load imageLoader) *cli.Command {
+	return &cli.Command{
+		Name:        "describe",
+		Usage:       "show a source's finalized features and the minimum metadata.version its content needs",
+		ArgsUsage:   "SOURCE",
+		Flags:       append([]cli.Flag{catalogFlag()}, sourceFlags()...),
+		Description: sourceHelp,
+		Action: func(c *cli.Context) error {
+			src, err := oneArg(c, "SOURCE")
+			if err != nil {
+				return err
+			}
+			cat, err := catalogOf(c)
+			if err != nil {
+				return err
+			}
+			img, err := load(c, src)
+			if err != nil {
+				return fmt.Errorf("reading %s: %w", src, err)
+			}
+			st := describeImage(cat, img)
+			if outputFormat(c) == printer.JSON {
+				return writeJSON(c, st)
+			}
+			rows := printer.Rows{Columns: []printer.Column{{Header: "ITEM", Key: "item"}, {Header: "VALUE", Key: "value"}}}
+			mv := "none"
+			if st.MetadataVersion != nil {
+				mv = fmt.Sprintf("%d (%s)", st.MetadataVersion.Level, st.MetadataVersion.Name)
+			}
+			rows.Rows = append(rows.Rows, []string{features.MetadataVersionFeature, mv})
+			for _, f := range st.Features {
+				v := strconv.Itoa(int(f.Level))
+				if !f.Known {
+					v += " (unknown to the " + cat.Name + " catalog)"
+				}
+				rows.Rows = append(rows.Rows, []string{f.Name, v})
+			}
+			min := "any"
+			if st.RequiredMinimum != nil {
+				min = st.RequiredMinimum.Name
+			}
+			rows.Rows = append(rows.Rows, []string{"content needs at least", min})
+			for _, r := range st.Requirements {
+				rows.Rows = append(rows.Rows, []string{"  " + r.Kind, r.Reason})
+			}
+			return writeRows(c, rows)
+		},
+	}
+}
+
+func describeImage(cat *features.Catalog, img *model.Image) featureState {
+	st := featureState{Catalog: cat.Name, Requirements: cat.Requirements(img), Features: []featureLevelState{}}
+	if st.Requirements == nil {
+		st.Requirements = []features.Requirement{}
+	}
+	if mv := img.MetadataVersion(); mv != 0 {
+		r := features.LevelRef{Level: mv, Name: fmt.Sprintf("level %d", mv)}
+		if l, ok := cat.ByLevel(mv); ok {
+			r = l.Ref()
+		}
+		st.MetadataVersion = &r
+		st.LoadableBy4x = mv >= features.Default().MinimumLoadable
+	}
+	for _, n := range sortedKeys(img.Features) {
+		if n == features.MetadataVersionFeature {
+			continue
+		}
+		f, ok := cat.Feature(n)
+		st.Features = append(st.Features, featureLevelState{Name: n, Level: img.Features[n], Known: ok && img.Features[n] <= f.MaxLevel()})
+	}
+	for _, r := range st.Requirements {
+		if st.RequiredMinimum == nil || r.Minimum.Level > st.RequiredMinimum.Level {
+			m := r.Minimum
+			st.RequiredMinimum = &m
+		}
+	}
+	return st
+}
+
+func sortedKeys(m map[string]int16) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	// Small maps: insertion sort keeps this free of extra imports.
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+func featuresCheckCommand(load imageLoader) *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "would Kafka allow moving a source's metadata.version to a target, and what would be lost",
+		ArgsUsage: "SOURCE",
+		Description: "Exit status 0 when the change is allowed and loses nothing, 1 when it is refused or lossy.\n" +
+			"Finding kinds (JSON \"kind\") are stable.\n\n" + sourceHelp,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "to", Aliases: []string{"target", "t"}, Required: true, Usage: "target `RELEASE` (3.7, 3.7-IV2 or a level number)"},
+			&cli.BoolFlag{Name: "allow-unstable", Usage: "as unstable.feature.versions.enable=true"},
+			catalogFlag(),
+		}, sourceFlags()...),
+		Action: func(c *cli.Context) error {
+			src, err := oneArg(c, "SOURCE")
+			if err != nil {
+				return err
+			}
+			cat, err := catalogOf(c)
+			if err != nil {
+				return err
+			}
+			target, err := cat.LevelFor(c.String("to"))
+			if err != nil {
+				return usageErrorf(c, "--target: %v", err)
+			}
+			img, err := load(c, src)
+			if err != nil {
+				return fmt.Errorf("reading %s: %w", src, err)
+			}
+			v := cat.Check(img, target, features.CheckOptions{AllowUnstable: c.Bool("allow-unstable")})
+			if err := writeVerdict(c, v); err != nil {
+				return err
+			}
+			if !v.Allowed || v.Lossy {
+				return errFindingsReported
+			}
+			return nil
+		},
+	}
+}
+
+func writeVerdict(c *cli.Context, v features.Verdict) error {
+	if outputFormat(c) == printer.JSON {
+		return writeJSON(c, v)
+	}
+	if outputFormat(c) == printer.Text {
+		w := stdout(c)
+		cur := "none"
+		if v.Current != nil {
+			cur = v.Current.Name
+		}
+		verdict := "allowed"
+		switch {
+		case !v.Allowed:
+			verdict = "refused"
+		case v.Lossy:
+			verdict = "allowed but lossy"
+		}
+		fmt.Fprintf(w, "%s: %s -> %s (%s, %s catalog)\n", verdict, cur, v.Target.Name, v.Direction, v.Catalog)
+		if v.RequiredMinimum != nil {
+			fmt.Fprintf(w, "content needs at least %s\n", v.RequiredMinimum.Name)
+		}
+		for _, f := range v.Findings {
+			fmt.Fprintf(w, "%-5s %s: %s\n", f.Severity, f.Kind, printer.Clean(f.Message))
+		}
+		return nil
+	}
+	rows := printer.Rows{Columns: []printer.Column{{Header: "SEVERITY", Key: "severity"}, {Header: "KIND", Key: "kind"},
+		{Header: "COUNT", Key: "count"}, {Header: "MESSAGE", Key: "message"}}}
+	for _, f := range v.Findings {
+		rows.Rows = append(rows.Rows, []string{f.Severity, f.Kind, strconv.Itoa(f.Count), f.Message})
+	}
+	return writeRows(c, rows)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kmeta/kmeta/model"
+)
+
+func init() {
+	register(func() *cli.Command { return imageCommand(loadImageSource) })
+}
+
+// imageLoader reads the image a SOURCE argument names. The command takes
+// it as a parameter so tests can run the whole CLI path on a built image.
+type imageLoader func(c *cli.Context, source string) (*model.Image, error)
+
+func imageCommand(load imageLoader) *cli.Command {
+	return &cli.Command{
+		Name:      "image",
+		Usage:     "print the cluster metadata image a source holds (KRaft replay or ZooKeeper read)",
+		ArgsUsage: "SOURCE",
+		Description: "KRaft sources replay the newest usable snapshot plus every later segment (or up to --at-offset):\n" +
+			"partition changes as deltas, metadata transactions applied only when committed.\n" +
+			"Secrets (SCRAM keys, sensitive config values) are shown as a short hash unless --show-secrets.\n" +
+			"--output json prints one document; its shape is described in the README.\n\n" + sourceHelp,
+		Flags: sourceFlags(),
+		Action: func(c *cli.Context) error {
+			src, err := oneArg(c, "SOURCE")
+			if err != nil {
+				return err
+			}
+			img, err := load(c, src)
+			if err != nil {
+				return fmt.Errorf("reading %s: %w", src, err)
+			}
+			return writeImage(c, img)
+		},
+	}
+}

@@ -1,0 +1,61 @@
+// Package kafkatest runs real Apache Kafka and ZooKeeper for tests: Kafka is
+// the oracle kmeta's results are compared with.
+//
+// # Fetching
+//
+// Dist(t, version) returns a Distribution: the runtime classpath of one
+// Kafka release (Latest4 = 4.4.0, Kafka39 = 3.9.2), resolved by Maven
+// (`mvn dependency:copy-dependencies` on a generated pom naming kafka_2.13,
+// kafka-tools without connect-runtime, kafka-shell where published, and the
+// release's logging backend: Log4j 2 for 4.x, reload4j for 3.9). The result
+// is cached in $KMETA_CACHE or ~/.cache/kmeta as kafka-<version>/. A flock
+// serialises concurrent fetches and the finished directory appears by
+// rename, with classpath.txt written last as its completion marker. The
+// fetch checks that every tool's main class exists in the jars.
+//
+// Only java (17+) and mvn are needed. A JVM test skips only when
+// KMETA_UNIT_ONLY=1 (SkipIfUnitOnly); a missing JVM or Maven fails it.
+//
+// # Tools
+//
+// Distribution.Tools names the main classes, which moved between 3.9 (Scala,
+// kafka.tools.*, kafka.admin.*) and 4.x (Java, org.apache.kafka.tools.*):
+// DumpLogSegments, StorageTool (kafka.tools.StorageTool in both),
+// FeatureCommand, TopicCommand, ConfigCommand, MetadataQuorumCommand,
+// MetadataShell (3.9 only: 4.4.0 has no kafka-shell artifact on Maven
+// Central) and ZooKeeperServerMain (3.9 only). Run, MustRun, DumpLog and
+// Format start them with C1-only, small-heap JVM options and log warnings to
+// stderr, so stdout holds only the tool's output.
+//
+// # Servers
+//
+// StartKRaft formats (kafka-storage format, with --release-version,
+// --feature, --add-scram, --standalone as asked) and starts a combined or
+// dedicated-controller cluster; StartZooKeeper and StartZKCluster start a
+// ZooKeeper and ZooKeeper-mode 3.9 brokers under an optional chroot. All
+// listen on free ports of 127.0.0.1 and live in a temporary directory, one
+// subdirectory per node holding server.properties, server.log (the JVM's
+// stdout and stderr, INFO level) and data/. Readiness is the log line
+// "Kafka Server started" (KRaft) or "started (kafka.server.KafkaServer)"
+// (ZooKeeper mode), then the admin API listing every broker.
+//
+// Nodes are stopped by PID: SIGTERM, a grace period, then SIGKILL. On Linux
+// the JVMs also get SIGKILL if the test binary dies (Pdeathsig). t.Cleanup
+// stops everything; on failure (or KMETA_KEEP=1) the directory is kept and
+// its path and the last 50 lines of each server log are logged.
+//
+// Clients use franz-go: Cluster.Client and Cluster.Admin connect as the PLAIN
+// super user "admin" over SASL_PLAINTEXT when the cluster has SASL, and over
+// PLAINTEXT otherwise. CaptureAdminView records what the admin API reports
+// in the AdminView JSON shape used by the fixtures' admin.json. It asks
+// every broker for SCRAM credentials, because a restarted KRaft broker can
+// lose one from its image (Kafka's ScramDelta.apply; see
+// testdata/kraft/README.md and TestKafkaSCRAMImageAfterRestart).
+//
+// # Fixtures
+//
+// TestGenerateFixtures (go test -run TestGenerateFixtures -args -generate,
+// or `make fixtures`) writes testdata/kraft; testdata/kraft/README.md says
+// what it contains. TestFixtureDumps checks the committed dumps against
+// DumpLogSegments.
+package kafkatest

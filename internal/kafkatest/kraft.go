@@ -1,0 +1,285 @@
+package kafkatest
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// First node ids StartKRaft uses: brokers count up from 1, dedicated
+// controllers from 3000 (the numbering of Kafka's own examples).
+const (
+	FirstBrokerID     = 1
+	FirstControllerID = 3000
+)
+
+// KRaftOptions configures StartKRaft. The zero value is one combined
+// broker+controller node at the release's latest metadata.version.
+type KRaftOptions struct {
+	// Controllers is the number of dedicated controllers. 0 means combined
+	// mode: Brokers nodes (at least one) that are each broker and controller.
+	Controllers int
+	// Brokers is the number of broker nodes (default 1). With dedicated
+	// controllers it may be 0, for a controller-only quorum.
+	Brokers int
+
+	// ReleaseVersion is format's --release-version (e.g. "3.7-IV4"); empty
+	// means the release's latest production metadata.version.
+	ReleaseVersion string
+	// Features are format's --feature name=level arguments.
+	Features []string
+	// AddSCRAM are format's --add-scram arguments, e.g.
+	// "SCRAM-SHA-256=[name=alice,password=alice-secret]".
+	AddSCRAM []string
+	// DynamicQuorum formats a KIP-853 dynamic quorum (kraft.version 1):
+	// controller.quorum.bootstrap.servers plus --standalone. It needs
+	// exactly one controller (or one combined node).
+	DynamicQuorum bool
+
+	// SASL adds a SASL_PLAINTEXT listener to every broker with PLAIN (user
+	// AdminUser) and SCRAM-SHA-256/512, and sets delegation.token.secret.key
+	// so delegation tokens work. Cluster.Admin then uses that listener.
+	SASL bool
+	// Authorizer enables StandardAuthorizer with super.users
+	// User:admin;User:ANONYMOUS (the PLAINTEXT listeners stay all-powerful).
+	Authorizer bool
+
+	// SnapshotMaxBytes sets metadata.log.max.record.bytes.between.snapshots
+	// and SnapshotInterval metadata.log.max.snapshot.interval.ms when > 0.
+	SnapshotMaxBytes int64
+	SnapshotInterval time.Duration
+	// SegmentBytes, when > 0, rolls metadata log segments at this size (it
+	// also lowers the internal minimum that otherwise clamps it to 8 MiB).
+	SegmentBytes int64
+	// IdleInterval sets metadata.max.idle.interval.ms (NoOpRecord cadence)
+	// when > 0.
+	IdleInterval time.Duration
+
+	// Props apply to every node, then ControllerProps to controllers and
+	// BrokerProps to brokers; later maps win.
+	Props, ControllerProps, BrokerProps map[string]string
+
+	// StartTimeout bounds the start of the whole cluster (default 3 min).
+	StartTimeout time.Duration
+}
+
+// StartKRaft formats and starts a KRaft cluster and waits until every broker
+// is registered and unfenced.
+func StartKRaft(t testing.TB, d *Distribution, opts KRaftOptions) *Cluster {
+	t.Helper()
+	start := time.Now()
+	c := NewCluster(t, d)
+	c.ClusterID = randomUUID()
+	c.SASL = opts.SASL
+	if opts.Brokers == 0 && opts.Controllers == 0 {
+		opts.Brokers = 1
+	}
+	if opts.StartTimeout == 0 {
+		opts.StartTimeout = 3 * time.Minute
+	}
+	combined := opts.Controllers == 0
+	nControllers := opts.Controllers
+	if combined {
+		nControllers = opts.Brokers
+	}
+	if opts.DynamicQuorum && nControllers != 1 {
+		t.Fatalf("kafkatest: DynamicQuorum supports exactly one controller, not %d", nControllers)
+	}
+
+	type spec struct {
+		id    int
+		roles string
+	}
+	var specs []spec
+	if combined {
+		for i := range opts.Brokers {
+			specs = append(specs, spec{FirstBrokerID + i, "broker,controller"})
+		}
+	} else {
+		for i := range opts.Controllers {
+			specs = append(specs, spec{FirstControllerID + i, "controller"})
+		}
+		for i := range opts.Brokers {
+			specs = append(specs, spec{FirstBrokerID + i, "broker"})
+		}
+	}
+	ports, err := freePorts(3 * len(specs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []*Node
+	for i, s := range specs {
+		n := c.AddNode(s.id, s.roles, nil)
+		if n.IsController() {
+			n.ControllerPort = ports[3*i]
+		}
+		if n.IsBroker() {
+			n.PlainPort = ports[3*i+1]
+			if opts.SASL {
+				n.SASLPort = ports[3*i+2]
+			}
+		}
+		nodes = append(nodes, n)
+	}
+	replication := strconv.Itoa(min(3, max(1, opts.Brokers)))
+	for _, n := range nodes {
+		p := kraftProps(c, n, opts, replication)
+		maps.Copy(n.Props, p)
+		maps.Copy(n.Props, opts.Props)
+		if n.IsController() {
+			maps.Copy(n.Props, opts.ControllerProps)
+		}
+		if n.IsBroker() {
+			maps.Copy(n.Props, opts.BrokerProps)
+		}
+	}
+
+	var formatArgs []string
+	if opts.ReleaseVersion != "" {
+		formatArgs = append(formatArgs, "--release-version", opts.ReleaseVersion)
+	}
+	for _, f := range opts.Features {
+		formatArgs = append(formatArgs, "--feature", f)
+	}
+	for _, s := range opts.AddSCRAM {
+		formatArgs = append(formatArgs, "--add-scram", s)
+	}
+	// Format two nodes at a time: each is a JVM start, and there are two cores.
+	sem := make(chan struct{}, 2)
+	var wg sync.WaitGroup
+	errs := make([]string, len(nodes))
+	for i, n := range nodes {
+		args := slicesClone(formatArgs)
+		if opts.DynamicQuorum && n.IsController() {
+			args = append(args, "--standalone")
+		}
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if err := n.writeConfig(); err != nil {
+				errs[i] = err.Error()
+				return
+			}
+			all := append([]string{"format", "-c", n.Config, "--cluster-id", c.ClusterID}, args...)
+			if _, _, err := d.Run(t.Context(), d.Tools.Storage, all...); err != nil {
+				errs[i] = err.Error()
+			}
+		})
+	}
+	wg.Wait()
+	for _, e := range errs {
+		if e != "" {
+			t.Fatalf("kafkatest: format: %s", e)
+		}
+	}
+	formatted := time.Now()
+
+	var ids []int
+	for _, n := range nodes {
+		ids = append(ids, n.ID)
+	}
+	if err := c.startNodes(opts.StartTimeout, ids...); err != nil {
+		t.Fatal(err)
+	}
+	if brokers := c.Brokers(); len(brokers) > 0 {
+		c.WaitBrokers(t, opts.StartTimeout, brokers...)
+	}
+	t.Logf("kafkatest: KRaft %s cluster %s up in %s (format %s): controllers %v, brokers %v, dir %s",
+		d.Version, c.ClusterID, time.Since(start).Round(time.Millisecond), formatted.Sub(start).Round(time.Millisecond),
+		c.Controllers(), c.Brokers(), c.Dir)
+	return c
+}
+
+func slicesClone(s []string) []string { return append([]string(nil), s...) }
+
+// kraftProps are the harness's base properties for one KRaft node.
+func kraftProps(c *Cluster, n *Node, opts KRaftOptions, replication string) map[string]string {
+	p := map[string]string{
+		"process.roles":                                    n.Roles,
+		"node.id":                                          strconv.Itoa(n.ID),
+		"controller.listener.names":                        "CONTROLLER",
+		"listener.security.protocol.map":                   "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT",
+		"inter.broker.listener.name":                       "PLAINTEXT",
+		"auto.create.topics.enable":                        "false",
+		"num.partitions":                                   "1",
+		"default.replication.factor":                       "1",
+		"offsets.topic.replication.factor":                 replication,
+		"offsets.topic.num.partitions":                     "3",
+		"transaction.state.log.replication.factor":         replication,
+		"transaction.state.log.min.isr":                    "1",
+		"transaction.state.log.num.partitions":             "3",
+		"share.coordinator.state.topic.replication.factor": replication,
+		"share.coordinator.state.topic.min.isr":            "1",
+		"group.initial.rebalance.delay.ms":                 "0",
+		"num.network.threads":                              "2",
+		"num.io.threads":                                   "2",
+		"num.replica.fetchers":                             "1",
+		"num.recovery.threads.per.data.dir":                "1",
+		"log.cleaner.threads":                              "1",
+		"log.cleaner.dedupe.buffer.size":                   "8388608",
+	}
+	if opts.DynamicQuorum {
+		p["controller.quorum.bootstrap.servers"] = c.BootstrapControllers()
+	} else {
+		p["controller.quorum.voters"] = c.QuorumVoters()
+	}
+	var listeners []string
+	if n.IsBroker() {
+		listeners = append(listeners, fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", n.PlainPort))
+		if n.SASLPort != 0 {
+			listeners = append(listeners, fmt.Sprintf("SASL_PLAINTEXT://127.0.0.1:%d", n.SASLPort))
+		}
+		p["advertised.listeners"] = strings.Join(listeners, ",")
+	}
+	if n.IsController() {
+		listeners = append(listeners, fmt.Sprintf("CONTROLLER://127.0.0.1:%d", n.ControllerPort))
+	}
+	p["listeners"] = strings.Join(listeners, ",")
+	if opts.SASL {
+		maps.Copy(p, saslProps())
+	}
+	if opts.Authorizer {
+		p["authorizer.class.name"] = StandardAuthorizer
+		p["super.users"] = "User:" + AdminUser + ";User:ANONYMOUS"
+	}
+	if opts.SnapshotMaxBytes > 0 {
+		p["metadata.log.max.record.bytes.between.snapshots"] = strconv.FormatInt(opts.SnapshotMaxBytes, 10)
+	}
+	if opts.SnapshotInterval > 0 {
+		p["metadata.log.max.snapshot.interval.ms"] = strconv.FormatInt(opts.SnapshotInterval.Milliseconds(), 10)
+	}
+	if opts.SegmentBytes > 0 {
+		s := strconv.FormatInt(opts.SegmentBytes, 10)
+		// metadata.log.segment.bytes is clamped to at least 8 MiB; the
+		// escape hatch is internal and differs: 3.9 lowers the floor, 4.x
+		// rejects small values outright and takes an internal override.
+		if c.Dist.Is3() {
+			p["metadata.log.segment.bytes"] = s
+			p["metadata.log.segment.min.bytes"] = s
+		} else {
+			p["internal.metadata.log.segment.bytes"] = s
+		}
+	}
+	if opts.IdleInterval > 0 {
+		p["metadata.max.idle.interval.ms"] = strconv.FormatInt(opts.IdleInterval.Milliseconds(), 10)
+	}
+	return p
+}
+
+// saslProps enable PLAIN and SCRAM on the SASL_PLAINTEXT listener and
+// delegation tokens. Controllers get them too: in KRaft the controller
+// creates tokens and SCRAM credentials.
+func saslProps() map[string]string {
+	return map[string]string{
+		"sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
+		"listener.name.sasl_plaintext.plain.sasl.jaas.config": `org.apache.kafka.common.security.plain.PlainLoginModule required user_` +
+			AdminUser + `="` + AdminPassword + `";`,
+		"listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config": "org.apache.kafka.common.security.scram.ScramLoginModule required;",
+		"listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config": "org.apache.kafka.common.security.scram.ScramLoginModule required;",
+		"delegation.token.secret.key":                                 DelegationTokenSecret,
+	}
+}

@@ -1,0 +1,29 @@
+package kafkatest
+
+import (
+	"fmt"
+	"net"
+)
+
+// freePorts reserves n distinct free TCP ports on 127.0.0.1. All listeners
+// stay open until every port is chosen, so the n ports differ; another
+// process could still take one before the server binds it, which is
+// unlikely enough for tests.
+func freePorts(n int) ([]int, error) {
+	ls := make([]net.Listener, 0, n)
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("kafkatest: reserve port: %w", err)
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}

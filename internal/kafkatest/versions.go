@@ -1,0 +1,180 @@
+package kafkatest
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The Kafka releases the project tests against. Every other file names a
+// version through these constants, so moving to a newer release is one edit
+// here plus `make fixtures`.
+const (
+	// Latest4 is the newest Kafka 4.x release on Maven Central.
+	Latest4 = "4.4.0"
+	// Kafka39 is the last 3.9 release: the last line with ZooKeeper mode and
+	// the ZooKeeper to KRaft migration.
+	Kafka39 = "3.9.2"
+)
+
+// Versions lists every release the harness knows how to fetch, oldest first.
+var Versions = []string{Kafka39, Latest4}
+
+// Tools names the main classes of one Kafka release. Several tools moved from
+// Scala (package kafka.*) to Java (org.apache.kafka.tools.*) between 3.9 and
+// 4.x, so tests must not hard-code them.
+type Tools struct {
+	Kafka          string // the server: kafka.Kafka <server.properties>
+	DumpLog        string // kafka-dump-log.sh
+	Storage        string // kafka-storage.sh (format, info, random-uuid)
+	Features       string // kafka-features.sh
+	Topics         string // kafka-topics.sh
+	Configs        string // kafka-configs.sh
+	MetadataQuorum string // kafka-metadata-quorum.sh
+	// MetadataShell is kafka-metadata-shell.sh. It is empty when the release
+	// has no kafka-shell artifact on Maven Central (4.4.0 has none).
+	MetadataShell string
+	// ZooKeeper is ZooKeeperServerMain; set only for releases that ship
+	// ZooKeeper (3.x).
+	ZooKeeper string
+}
+
+// release describes how to fetch one Kafka version with Maven.
+type release struct {
+	version string
+	tools   Tools
+	// deps are extra <dependency> elements besides kafka_2.13 and kafka-tools.
+	deps []mavenDep
+	// log4j2 is true when the release logs through Log4j 2 (4.x); false
+	// means Log4j 1 API through reload4j (3.x).
+	log4j2 bool
+	// zk is true when the release has ZooKeeper mode.
+	zk bool
+}
+
+type mavenDep struct{ group, artifact, version string }
+
+// releases: the artifact lists mirror what the binary distributions put in
+// libs/ for the server, the tools and the metadata shell; connect-runtime is
+// left out (kafka-tools depends on it only for Connect's tools).
+var releases = map[string]release{
+	Latest4: {
+		version: Latest4,
+		tools: Tools{
+			Kafka:          "kafka.Kafka",
+			DumpLog:        "org.apache.kafka.tools.DumpLogSegments",
+			Storage:        "kafka.tools.StorageTool",
+			Features:       "org.apache.kafka.tools.FeatureCommand",
+			Topics:         "org.apache.kafka.tools.TopicCommand",
+			Configs:        "org.apache.kafka.tools.ConfigCommand",
+			MetadataQuorum: "org.apache.kafka.tools.MetadataQuorumCommand",
+		},
+		deps: []mavenDep{
+			// 4.x distributions log through Log4j 2; Kafka itself uses the
+			// SLF4J 1.7 API, hence log4j-slf4j-impl (not slf4j2-impl).
+			{"org.apache.logging.log4j", "log4j-core", "2.25.5"},
+			{"org.apache.logging.log4j", "log4j-slf4j-impl", "2.25.5"},
+		},
+		log4j2: true,
+	},
+	Kafka39: {
+		version: Kafka39,
+		tools: Tools{
+			Kafka:          "kafka.Kafka",
+			DumpLog:        "kafka.tools.DumpLogSegments",
+			Storage:        "kafka.tools.StorageTool",
+			Features:       "org.apache.kafka.tools.FeatureCommand",
+			Topics:         "org.apache.kafka.tools.TopicCommand",
+			Configs:        "kafka.admin.ConfigCommand",
+			MetadataQuorum: "org.apache.kafka.tools.MetadataQuorumCommand",
+			MetadataShell:  "org.apache.kafka.shell.MetadataShell",
+			ZooKeeper:      "org.apache.zookeeper.server.ZooKeeperServerMain",
+		},
+		deps: []mavenDep{
+			{"org.apache.kafka", "kafka-shell", Kafka39},
+			// 3.9 distributions ship slf4j-reload4j with reload4j 1.2.25.
+			{"org.slf4j", "slf4j-reload4j", "1.7.36"},
+			{"ch.qos.reload4j", "reload4j", "1.2.25"},
+		},
+		zk: true,
+	},
+}
+
+func lookupRelease(version string) (release, error) {
+	r, ok := releases[version]
+	if !ok {
+		return release{}, fmt.Errorf("kafkatest: unknown Kafka version %q (known: %s)", version, strings.Join(Versions, ", "))
+	}
+	return r, nil
+}
+
+// pom renders the throw-away Maven project whose only job is to resolve the
+// release's runtime classpath.
+func (r release) pom() string {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>io.kmeta.kafkatest</groupId>
+  <artifactId>kafka-dist</artifactId>
+  <version>` + r.version + `</version>
+  <packaging>pom</packaging>
+  <dependencies>
+`)
+	dep := func(d mavenDep, exclusions string) {
+		fmt.Fprintf(&b, "    <dependency><groupId>%s</groupId><artifactId>%s</artifactId><version>%s</version>%s</dependency>\n",
+			d.group, d.artifact, d.version, exclusions)
+	}
+	dep(mavenDep{"org.apache.kafka", "kafka_2.13", r.version}, "")
+	dep(mavenDep{"org.apache.kafka", "kafka-tools", r.version},
+		"<exclusions><exclusion><groupId>org.apache.kafka</groupId><artifactId>connect-runtime</artifactId></exclusion></exclusions>")
+	for _, d := range r.deps {
+		dep(d, "")
+	}
+	b.WriteString("  </dependencies>\n</project>\n")
+	return b.String()
+}
+
+// serverLogConfig returns the logging configuration for servers: INFO to
+// stdout, which the harness sends to the node's server.log.
+func (r release) serverLogConfig() (name, body string) {
+	return r.logConfig("INFO", "SYSTEM_OUT")
+}
+
+// toolLogConfig returns the logging configuration for command-line tools:
+// warnings only, on stderr, so a tool's stdout holds only its output.
+func (r release) toolLogConfig() (name, body string) {
+	return r.logConfig("WARN", "SYSTEM_ERR")
+}
+
+func (r release) logConfig(level, target string) (name, body string) {
+	suffix := "server"
+	if target == "SYSTEM_ERR" {
+		suffix = "tools"
+	}
+	if r.log4j2 {
+		return "log4j2-" + suffix + ".properties", `status = warn
+appender.console.type = Console
+appender.console.name = CONSOLE
+appender.console.target = ` + target + `
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = ` + level + `
+rootLogger.appenderRef.console.ref = CONSOLE
+logger.zookeeper.name = org.apache.zookeeper
+logger.zookeeper.level = INFO
+logger.request.name = kafka.request.logger
+logger.request.level = WARN
+`
+	}
+	t := "System.out"
+	if target == "SYSTEM_ERR" {
+		t = "System.err"
+	}
+	return "log4j-" + suffix + ".properties", `log4j.rootLogger=` + level + `, console
+log4j.appender.console=org.apache.log4j.ConsoleAppender
+log4j.appender.console.Target=` + t + `
+log4j.appender.console.layout=org.apache.log4j.PatternLayout
+log4j.appender.console.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.kafka.request.logger=WARN
+`
+}

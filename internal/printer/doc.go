@@ -1,0 +1,15 @@
+// Package printer renders kmeta's results in the three output formats a
+// user picks with --output: text (a readable, deterministic tree or aligned
+// columns), table (tablewriter tables) and json (one stable document).
+//
+// Printers are fed plain data: a *model.Image, or generic Rows built by a
+// command. They never reach into readers, never sort by map order, and
+// redact secrets unless told otherwise (ImageOptions.ShowSecrets), so the
+// same input always prints the same bytes.
+//
+// Strings that come from the cluster (topic names, principals, config
+// values) are printed as they are unless they hold control characters or
+// leading/trailing white space; those are Go-quoted so that a hostile value
+// cannot move the cursor or fake a line of output. JSON output is never
+// altered that way: encoding/json escapes what needs escaping.
+package printer

@@ -1,0 +1,245 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kmeta/kmeta/model"
+)
+
+// ImageOptions control how an image is printed.
+type ImageOptions struct {
+	// ShowSecrets prints SCRAM salts and keys and sensitive config values
+	// as stored. Off by default: the image is printed through
+	// (*model.Image).Redacted.
+	ShowSecrets bool
+}
+
+// WriteImage prints img in format f: text (WriteImageText), table
+// (WriteImageTable) or json ((*model.Image).MarshalJSON, indented).
+func WriteImage(w io.Writer, f Format, img *model.Image, opt ImageOptions) error {
+	if img == nil {
+		return fmt.Errorf("printer: nil image")
+	}
+	if !opt.ShowSecrets {
+		img = img.Redacted()
+	}
+	switch f {
+	case Text:
+		return WriteImageText(w, img)
+	case Table:
+		return WriteImageTable(w, img)
+	case JSON:
+		return WriteJSON(w, img)
+	}
+	return fmt.Errorf("printer: unknown format %q", f)
+}
+
+// Formatting shared by the text and table printers.
+
+func int32List(s []int32) string {
+	parts := make([]string, len(s))
+	for i, v := range s {
+		parts[i] = strconv.FormatInt(int64(v), 10)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// dirName names KIP-858's reserved directory ids, which otherwise print
+// as AAAAAAAAAAAAAAAAAAAAAA-like strings nobody recognises.
+func dirName(u model.UUID) string {
+	switch u {
+	case model.DirMigrating:
+		return "MIGRATING"
+	case model.DirUnassigned:
+		return "UNASSIGNED"
+	case model.DirLost:
+		return "LOST"
+	}
+	return u.String()
+}
+
+func dirList(s []model.UUID) string {
+	parts := make([]string, len(s))
+	for i, u := range s {
+		parts[i] = dirName(u)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+func uuidList(s []model.UUID) string {
+	parts := make([]string, len(s))
+	for i, u := range s {
+		parts[i] = u.String()
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+func endpoint(e model.Endpoint) string {
+	host := e.Host
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]" // IPv6
+	}
+	return fmt.Sprintf("%s://%s:%d(%s)", Clean(e.Name), Clean(host), e.Port, model.SecurityProtocolName(e.SecurityProtocol))
+}
+
+func endpointList(eps []model.Endpoint) string {
+	parts := make([]string, len(eps))
+	for i, e := range eps {
+		parts[i] = endpoint(e)
+	}
+	return strings.Join(parts, " ")
+}
+
+func featureRanges(fs []model.FeatureRange) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = fmt.Sprintf("%s:%d-%d", Clean(f.Name), f.Min, f.Max)
+	}
+	return strings.Join(parts, " ")
+}
+
+func optString(p *string) string {
+	if p == nil {
+		return "<none>"
+	}
+	return strconv.Quote(*p)
+}
+
+// millis prints a Kafka millisecond timestamp in UTC.
+func millis(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// formatFloat prints quota values as Kafka's tools do for the usual
+// magnitudes: 1048576, 12.5 (no exponent below 1e21).
+func formatFloat(v float64) string {
+	if math.Abs(v) >= 1e21 {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+func quotaValues(q *model.ClientQuota) string {
+	vals := model.SortedQuotaValues(q.Values)
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		parts[i] = Clean(v.Name) + "=" + formatFloat(v.Value)
+	}
+	return strings.Join(parts, " ")
+}
+
+func provenance(p model.Provenance) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "source=%s offset=%d epoch=%d", Clean(p.Source), p.Offset, p.Epoch)
+	if !p.Timestamp.IsZero() {
+		fmt.Fprintf(&b, " timestamp=%s", p.Timestamp.UTC().Format(time.RFC3339Nano))
+	}
+	if p.Zxid != 0 {
+		fmt.Fprintf(&b, " zxid=0x%x", p.Zxid)
+	}
+	return b.String()
+}
+
+func scramSecret(s *model.ScramCredential) string {
+	if s.Fingerprint != "" && s.Salt == nil && s.StoredKey == nil && s.ServerKey == nil {
+		return "fingerprint=" + s.Fingerprint
+	}
+	return fmt.Sprintf("salt=%x storedKey=%x serverKey=%x", s.Salt, s.StoredKey, s.ServerKey)
+}
+
+func producerIDs(p *model.ProducerIDs) string {
+	return fmt.Sprintf("next=%d broker=%d brokerEpoch=%d", p.NextProducerID, p.BrokerID, p.BrokerEpoch)
+}
+
+func migration(m *model.Migration) string {
+	var parts []string
+	if m.HasState {
+		parts = append(parts, "state="+m.State.String())
+	} else {
+		parts = append(parts, "state=<none>")
+	}
+	if m.HasZNode {
+		parts = append(parts, fmt.Sprintf("znode: kraftControllerId=%d kraftControllerEpoch=%d kraftMetadataOffset=%d kraftMetadataEpoch=%d version=%d",
+			m.KRaftControllerID, m.KRaftControllerEpoch, m.KRaftMetadataOffset, m.KRaftMetadataEpoch, m.ZNodeVersion))
+	} else {
+		parts = append(parts, "znode=<none>")
+	}
+	return strings.Join(parts, " ")
+}
+
+func quorum(q *model.Quorum) string {
+	return fmt.Sprintf("leader=%d leaderEpoch=%d kraft.version=%d", q.LeaderID, q.LeaderEpoch, q.KRaftVersion)
+}
+
+func voter(v model.Voter) string {
+	s := fmt.Sprintf("voter %d directory=%s", v.ID, v.DirectoryID)
+	if len(v.Endpoints) > 0 {
+		s += " endpoints=" + endpointList(v.Endpoints)
+	}
+	return s
+}
+
+func zkState(z *model.ZKState) string {
+	chroot := z.Chroot
+	if chroot == "" {
+		chroot = "/"
+	}
+	return fmt.Sprintf("chroot=%s controller=%d controllerEpoch=%d controllerEpochZkVersion=%d kraftControllerEpoch=%d brokerSequenceId=%d featureStatus=%d maxZxid=0x%x",
+		Clean(chroot), z.ControllerID, z.ControllerEpoch, z.ControllerEpochZkVersion, z.KRaftControllerEpoch,
+		z.BrokerSequenceID, z.FeatureStatus, z.MaxZxid)
+}
+
+// zkLists returns the ZooKeeper-only lists as (label, value) pairs, empty
+// ones left out, each list sorted (znode children have no order).
+func zkLists(z *model.ZKState) [][2]string {
+	var out [][2]string
+	list := func(label string, s []string) {
+		if len(s) > 0 {
+			out = append(out, [2]string{label, strings.Join(cleanAll(sortedCopy(s)), " ")})
+		}
+	}
+	list("pending topic deletions", z.PendingTopicDeletions)
+	list("missing partition states", z.MissingPartitionStates)
+	list("preferred replica elections", z.PreferredReplicaElections)
+	if len(z.LegacyReassignments) > 0 {
+		var parts []string
+		for _, k := range sortedStrings(z.LegacyReassignments) {
+			parts = append(parts, Clean(k)+"="+int32List(z.LegacyReassignments[k]))
+		}
+		out = append(out, [2]string{"legacy reassignments", strings.Join(parts, " ")})
+	}
+	if len(z.Notifications) > 0 {
+		var parts []string
+		for _, k := range sortedStrings(z.Notifications) {
+			parts = append(parts, fmt.Sprintf("%s=%d", Clean(k), z.Notifications[k]))
+		}
+		out = append(out, [2]string{"pending notifications", strings.Join(parts, " ")})
+	}
+	// Warnings keep the order they were raised in.
+	for _, w := range z.Warnings {
+		out = append(out, [2]string{"warning", Clean(w)})
+	}
+	return out
+}
+
+func aclLine(a *model.ACL) string {
+	return fmt.Sprintf("%s %s %s on %s:%s:%s from host %s id=%s",
+		model.ACLPermissionTypeName(a.PermissionType), Clean(a.Principal), model.ACLOperationName(a.Operation),
+		model.ACLResourceTypeName(a.ResourceType), model.ACLPatternTypeName(a.PatternType), Clean(a.ResourceName),
+		Clean(a.Host), a.ID)
+}
+
+func configResource(r model.ConfigResource) string {
+	name := r.Name
+	if name == "" {
+		name = "<default>"
+	} else {
+		name = Clean(name)
+	}
+	return r.Type.String() + " " + name
+}

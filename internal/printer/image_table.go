@@ -1,0 +1,193 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kmeta/kmeta/model"
+)
+
+// WriteImageTable prints img as a series of titled tables: a CLUSTER
+// summary, then one table per non-empty collection (FEATURES, BROKERS,
+// CONTROLLERS, PARTITIONS, CONFIGS, CLIENT QUOTAS, ACLS, SCRAM
+// CREDENTIALS, DELEGATION TOKENS, QUORUM VOTERS, UNPARSED ZNODES). Like
+// WriteImageText it prints img as given.
+func WriteImageTable(w io.Writer, img *model.Image) error {
+	var sections []tableSection
+	add := func(title string, header []string, rows [][]string) {
+		if len(rows) > 0 {
+			sections = append(sections, tableSection{title, header, rows})
+		}
+	}
+
+	summary := [][]string{
+		{"cluster id", img.ClusterID},
+		{"provenance", provenance(img.Provenance)},
+	}
+	opt := func(name string, present bool, f func() string) {
+		v := "none"
+		if present {
+			v = f()
+		}
+		summary = append(summary, []string{name, v})
+	}
+	opt("producer ids", img.ProducerIDs != nil, func() string { return producerIDs(img.ProducerIDs) })
+	opt("migration", img.Migration != nil, func() string { return migration(img.Migration) })
+	opt("quorum", img.Quorum != nil, func() string { return quorum(img.Quorum) })
+	opt("zookeeper", img.ZK != nil, func() string { return zkState(img.ZK) })
+	if img.ZK != nil {
+		for _, kv := range zkLists(img.ZK) {
+			summary = append(summary, []string{kv[0], kv[1]})
+		}
+	}
+	add("CLUSTER", []string{"FIELD", "VALUE"}, summary)
+
+	var rows [][]string
+	for _, f := range img.SortedFeatures() {
+		rows = append(rows, []string{f.Name, strconv.Itoa(int(f.Level))})
+	}
+	add("FEATURES", []string{"NAME", "LEVEL"}, rows)
+
+	rows = nil
+	for _, b := range img.SortedBrokers() {
+		rack := "<none>"
+		if b.Rack != nil {
+			rack = *b.Rack
+		}
+		rows = append(rows, []string{itoa(b.ID), strconv.FormatInt(b.Epoch, 10), rack, yes(b.Fenced),
+			yes(b.InControlledShutdown), yes(b.IsMigratingZkBroker), endpointList(b.Endpoints), b.IncarnationID.String()})
+	}
+	add("BROKERS", []string{"ID", "EPOCH", "RACK", "FENCED", "CONTROLLED SHUTDOWN", "MIGRATING ZK", "ENDPOINTS", "INCARNATION ID"}, rows)
+
+	rows = nil
+	for _, c := range img.SortedControllers() {
+		rows = append(rows, []string{itoa(c.ID), yes(c.ZkMigrationReady), endpointList(c.Endpoints), c.IncarnationID.String()})
+	}
+	add("CONTROLLERS", []string{"ID", "ZK MIGRATION READY", "ENDPOINTS", "INCARNATION ID"}, rows)
+
+	rows = nil
+	for _, t := range img.SortedTopics() {
+		parts := t.SortedPartitions()
+		if len(parts) == 0 {
+			// Keep partition-less topics visible.
+			rows = append(rows, []string{t.Name, t.ID.String(), "-", "", "", "", "", "", "", "", "", ""})
+		}
+		for _, p := range parts {
+			elr := "-"
+			if p.ELR != nil {
+				elr = int32List(p.ELR)
+			}
+			rows = append(rows, []string{t.Name, t.ID.String(), itoa(p.ID), itoa(p.Leader), itoa(p.LeaderEpoch),
+				itoa(p.PartitionEpoch), int32List(p.Replicas), int32List(p.ISR), elr,
+				int32List(p.AddingReplicas), int32List(p.RemovingReplicas), model.LeaderRecoveryStateName(p.LeaderRecoveryState)})
+		}
+	}
+	add("PARTITIONS", []string{"TOPIC", "TOPIC ID", "PARTITION", "LEADER", "LEADER EPOCH", "PARTITION EPOCH",
+		"REPLICAS", "ISR", "ELR", "ADDING", "REMOVING", "RECOVERY"}, rows)
+
+	rows = nil
+	for _, rc := range img.SortedConfigs() {
+		name := rc.Resource.Name
+		if name == "" {
+			name = "<default>"
+		}
+		for _, e := range rc.Entries {
+			rows = append(rows, []string{rc.Resource.Type.String(), name, e.Name, e.Value})
+		}
+	}
+	add("CONFIGS", []string{"RESOURCE TYPE", "RESOURCE NAME", "NAME", "VALUE"}, rows)
+
+	rows = nil
+	for _, q := range img.SortedClientQuotas() {
+		key := model.QuotaEntityKey(q.Entity)
+		for _, v := range model.SortedQuotaValues(q.Values) {
+			rows = append(rows, []string{key, v.Name, formatFloat(v.Value)})
+		}
+	}
+	add("CLIENT QUOTAS", []string{"ENTITY", "NAME", "VALUE"}, rows)
+
+	rows = nil
+	for _, a := range img.SortedACLs() {
+		rows = append(rows, []string{a.Principal, model.ACLPermissionTypeName(a.PermissionType),
+			model.ACLOperationName(a.Operation), a.Host, model.ACLResourceTypeName(a.ResourceType),
+			model.ACLPatternTypeName(a.PatternType), a.ResourceName, a.ID.String()})
+	}
+	add("ACLS", []string{"PRINCIPAL", "PERMISSION", "OPERATION", "HOST", "RESOURCE TYPE", "PATTERN TYPE", "RESOURCE NAME", "ID"}, rows)
+
+	rows = nil
+	for _, s := range img.SortedSCRAM() {
+		rows = append(rows, []string{s.User, model.ScramMechanismName(s.Mechanism), strconv.Itoa(int(s.Iterations)), scramSecret(s)})
+	}
+	add("SCRAM CREDENTIALS", []string{"USER", "MECHANISM", "ITERATIONS", "SECRET"}, rows)
+
+	rows = nil
+	for _, t := range img.SortedDelegationTokens() {
+		rows = append(rows, []string{t.TokenID, t.Owner, t.Requester, strings.Join(t.Renewers, ","),
+			millis(t.IssueTimestamp), millis(t.MaxTimestamp), millis(t.ExpirationTimestamp)})
+	}
+	add("DELEGATION TOKENS", []string{"TOKEN ID", "OWNER", "REQUESTER", "RENEWERS", "ISSUED", "MAX", "EXPIRES"}, rows)
+
+	rows = nil
+	if img.Quorum != nil {
+		for _, v := range img.Quorum.Voters {
+			rows = append(rows, []string{itoa(v.ID), v.DirectoryID.String(), endpointList(v.Endpoints)})
+		}
+	}
+	add("QUORUM VOTERS", []string{"ID", "DIRECTORY ID", "ENDPOINTS"}, rows)
+
+	rows = nil
+	if img.ZK != nil {
+		for _, path := range sortedStrings(img.ZK.Raw) {
+			rows = append(rows, []string{path, strconv.Itoa(len(img.ZK.Raw[path]))})
+		}
+	}
+	add("UNPARSED ZNODES", []string{"PATH", "BYTES"}, rows)
+
+	for i, s := range sections {
+		if i > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		if _, err := fmt.Fprintln(w, s.title); err != nil {
+			return err
+		}
+		if err := renderTable(w, s.header, s.rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type tableSection struct {
+	title  string
+	header []string
+	rows   [][]string
+}
+
+func itoa(v int32) string { return strconv.FormatInt(int64(v), 10) }
+
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func sortedStrings[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func sortedCopy(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,490 @@
+package metalog
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// DataFile is a file made of record batches: a segment, a raft snapshot or
+// a bootstrap.checkpoint.
+type DataFile struct {
+	Path string   `json:"path"`
+	Kind FileKind `json:"kind"`
+	// BaseOffset is the segment's base offset from its name; -1 when the
+	// name does not carry one (a single file opened by any name).
+	BaseOffset int64 `json:"baseOffset"`
+	// Snapshot is set for raft snapshots with a well-formed name.
+	Snapshot *SnapshotID `json:"snapshot,omitempty"`
+	Size     int64       `json:"size"`
+}
+
+// LogDir is what OpenLogDir found: the metadata log dir, its
+// __cluster_metadata-0 partition dir, or a single data file.
+type LogDir struct {
+	// Path is what was opened. Root is the metadata log dir (holding
+	// meta.properties and bootstrap.checkpoint) and PartitionDir the
+	// __cluster_metadata-0 dir; either may be empty.
+	Path         string `json:"path"`
+	Root         string `json:"root,omitempty"`
+	PartitionDir string `json:"partitionDir,omitempty"`
+
+	Segments  []DataFile `json:"segments"`  // sorted by base offset
+	Snapshots []DataFile `json:"snapshots"` // sorted by snapshot id
+	Bootstrap *DataFile  `json:"bootstrap,omitempty"`
+
+	MetaProperties    *MetaProperties    `json:"metaProperties,omitempty"`
+	QuorumState       *QuorumState       `json:"quorumState,omitempty"`
+	LeaderEpochs      []EpochEntry       `json:"leaderEpochs,omitempty"`
+	PartitionMetadata *PartitionMetadata `json:"partitionMetadata,omitempty"`
+
+	// Ignored lists names skipped on purpose (indexes, transient files,
+	// .lock); Unknown lists names that are not Kafka's.
+	Ignored []string `json:"ignored,omitempty"`
+	Unknown []string `json:"unknown,omitempty"`
+	// Problems are files that are present but unusable: badly named data
+	// files, unparseable properties, directories where files belong.
+	// Opening still succeeds so that check can report them all.
+	Problems []error `json:"-"`
+}
+
+// OpenLogDir inspects path, which may be a metadata log dir, a
+// __cluster_metadata-0 dir, a .log segment, a .checkpoint snapshot or a
+// bootstrap.checkpoint. Everything is opened read-only and Kafka's .lock
+// is never touched, so a directory a running Kafka uses can be read. It
+// fails only when path cannot be read or holds nothing KRaft.
+func OpenLogDir(path string) (*LogDir, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, &FileError{File: path, Err: err}
+	}
+	d := &LogDir{Path: path}
+	if !st.IsDir() {
+		f, err := classifyDataFile(path, st.Size())
+		if err != nil {
+			return nil, err
+		}
+		switch f.Kind {
+		case KindSegment:
+			d.Segments = []DataFile{f}
+		case KindSnapshot:
+			d.Snapshots = []DataFile{f}
+		case KindBootstrap:
+			d.Bootstrap = &f
+		}
+		return d, nil
+	}
+	if strings.HasPrefix(filepath.Base(filepath.Clean(path)), "__cluster_metadata-") {
+		d.PartitionDir = path
+		parent := filepath.Dir(filepath.Clean(path))
+		if looksLikeRoot(parent) {
+			d.Root = parent
+		}
+	} else {
+		pd := filepath.Join(path, MetadataPartitionDir)
+		if st, err := os.Stat(pd); err == nil && st.IsDir() {
+			d.PartitionDir = pd
+			d.Root = path
+		} else if looksLikeRoot(path) {
+			d.Root = path
+		} else if hasDataFiles(path) {
+			// A copy of a partition dir under another name.
+			d.PartitionDir = path
+		}
+	}
+	if d.Root == "" && d.PartitionDir == "" {
+		return nil, &FileError{File: path, Err: fmt.Errorf("%w: no meta.properties, bootstrap.checkpoint, %s, segments or snapshots", ErrNotKRaft, MetadataPartitionDir)}
+	}
+	if d.Root != "" {
+		if err := d.scanRoot(); err != nil {
+			return nil, err
+		}
+	}
+	if d.PartitionDir != "" {
+		if err := d.scanPartition(); err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(d.Segments, func(i, j int) bool {
+		if d.Segments[i].BaseOffset != d.Segments[j].BaseOffset {
+			return d.Segments[i].BaseOffset < d.Segments[j].BaseOffset
+		}
+		return d.Segments[i].Path < d.Segments[j].Path
+	})
+	sort.Slice(d.Snapshots, func(i, j int) bool { return d.Snapshots[i].Snapshot.Less(*d.Snapshots[j].Snapshot) })
+	sort.Strings(d.Ignored)
+	sort.Strings(d.Unknown)
+	return d, nil
+}
+
+// classifyDataFile names a single file given directly by the user. Any
+// .log is a segment (the base offset is taken from the name when it has
+// one); .checkpoint files are snapshots or the bootstrap file.
+func classifyDataFile(path string, size int64) (DataFile, error) {
+	name := filepath.Base(path)
+	f := DataFile{Path: path, BaseOffset: -1, Size: size}
+	kind, nameErr := ClassifyName(name)
+	switch {
+	case kind == KindLock:
+		return f, &FileError{File: path, Err: errors.New("refusing to open Kafka's .lock file")}
+	case kind == KindSegment:
+		f.Kind = KindSegment
+		if nameErr == nil {
+			f.BaseOffset, _ = ParseSegmentName(name)
+		}
+	case kind == KindSnapshot:
+		f.Kind = KindSnapshot
+		if nameErr == nil {
+			id, _ := ParseSnapshotName(name)
+			f.Snapshot = &id
+		}
+	case kind == KindBootstrap:
+		f.Kind = KindBootstrap
+	default:
+		return f, &FileError{File: path, Err: fmt.Errorf("%w: not a .log or .checkpoint file (%s)", ErrNotKRaft, kind)}
+	}
+	return f, nil
+}
+
+func looksLikeRoot(dir string) bool {
+	_, a := statOK(filepath.Join(dir, MetaPropertiesFileName))
+	_, b := statOK(filepath.Join(dir, BootstrapFileName))
+	return a || b
+}
+
+func hasDataFiles(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		switch k, _ := ClassifyName(e.Name()); k {
+		case KindSegment, KindSnapshot, KindQuorumState:
+			return true
+		}
+	}
+	return false
+}
+
+func (d *LogDir) scanRoot() error {
+	mp := filepath.Join(d.Root, MetaPropertiesFileName)
+	if _, ok := statOK(mp); ok {
+		p, err := ReadMetaProperties(mp)
+		if err != nil {
+			d.Problems = append(d.Problems, err)
+		}
+		d.MetaProperties = p
+	}
+	bp := filepath.Join(d.Root, BootstrapFileName)
+	if st, ok := statOK(bp); ok {
+		d.Bootstrap = &DataFile{Path: bp, Kind: KindBootstrap, BaseOffset: -1, Size: st.Size()}
+	}
+	return nil
+}
+
+func (d *LogDir) scanPartition() error {
+	ents, err := os.ReadDir(d.PartitionDir)
+	if err != nil {
+		return &FileError{File: d.PartitionDir, Err: err}
+	}
+	for _, e := range ents {
+		name := e.Name()
+		path := filepath.Join(d.PartitionDir, name)
+		kind, nameErr := ClassifyName(name)
+		if nameErr != nil {
+			d.Problems = append(d.Problems, &FileError{File: path, Err: nameErr})
+			continue
+		}
+		var size int64
+		if info, err := e.Info(); err == nil {
+			size = info.Size()
+		}
+		switch kind {
+		case KindSegment:
+			base, _ := ParseSegmentName(name)
+			d.Segments = append(d.Segments, DataFile{Path: path, Kind: kind, BaseOffset: base, Size: size})
+		case KindSnapshot:
+			id, _ := ParseSnapshotName(name)
+			d.Snapshots = append(d.Snapshots, DataFile{Path: path, Kind: kind, BaseOffset: -1, Snapshot: &id, Size: size})
+		case KindBootstrap:
+			// Kafka reads only the root's copy; one here is unusual but harmless.
+			d.Unknown = append(d.Unknown, name)
+		case KindQuorumState:
+			qs, err := ReadQuorumState(path)
+			if err != nil {
+				d.Problems = append(d.Problems, err)
+			}
+			d.QuorumState = qs
+		case KindLeaderEpochCheckpoint:
+			es, err := ReadLeaderEpochCheckpoint(path)
+			if err != nil {
+				d.Problems = append(d.Problems, err)
+			}
+			d.LeaderEpochs = es
+		case KindPartitionMetadata:
+			pm, err := ReadPartitionMetadata(path)
+			if err != nil {
+				d.Problems = append(d.Problems, err)
+			}
+			d.PartitionMetadata = pm
+		case KindIgnored, KindLock:
+			d.Ignored = append(d.Ignored, name)
+		default:
+			d.Unknown = append(d.Unknown, name)
+		}
+	}
+	return nil
+}
+
+// LogStartOffset is the base offset of the first segment, or -1 without
+// segments.
+func (d *LogDir) LogStartOffset() int64 {
+	if len(d.Segments) == 0 {
+		return -1
+	}
+	return d.Segments[0].BaseOffset
+}
+
+// DataFiles returns every batch file in reading order: bootstrap, then
+// snapshots by id, then segments by base offset.
+func (d *LogDir) DataFiles() []DataFile {
+	var out []DataFile
+	if d.Bootstrap != nil {
+		out = append(out, *d.Bootstrap)
+	}
+	out = append(out, d.Snapshots...)
+	return append(out, d.Segments...)
+}
+
+// Log returns a stream over all batches of all segments in offset order.
+func (d *LogDir) Log(opts StreamOptions) *Stream {
+	parts := make([]StreamPart, len(d.Segments))
+	for i, f := range d.Segments {
+		parts[i] = StreamPart{File: f}
+	}
+	return NewStream(parts, opts)
+}
+
+// ReplayPlan is what a replay reads: the newest usable snapshot, then the
+// segment batches after it.
+type ReplayPlan struct {
+	// Snapshot is the snapshot replay starts from; nil to start at the log
+	// start.
+	Snapshot *DataFile `json:"snapshot,omitempty"`
+	// Bootstrap is set only when there is neither a snapshot nor a
+	// segment: the controller would then apply bootstrap.checkpoint.
+	Bootstrap *DataFile `json:"bootstrap,omitempty"`
+	// Segments hold the offsets >= StartOffset.
+	Segments    []DataFile `json:"segments"`
+	StartOffset int64      `json:"startOffset"`
+	// Skipped lists newer snapshots passed over because their first batch
+	// is not a SnapshotHeader control batch.
+	Skipped []error `json:"-"`
+	// Truncated is set when the snapshot is newer (by epoch) than the whole
+	// log, which Kafka then discards: no segment is replayed.
+	Truncated bool `json:"truncated"`
+	// Hole is set when the log starts above offset 0 and no snapshot
+	// reaches the log start: Kafka refuses to start ("Inconsistent
+	// snapshot state") and replay misses records.
+	Hole bool `json:"hole"`
+}
+
+// PlanReplay chooses the newest usable snapshot and the segments after it.
+// A snapshot is usable when its first batch is a control batch starting
+// with a SnapshotHeader; a snapshot ending beyond the log end is fine
+// (Kafka truncates the log to it).
+func (d *LogDir) PlanReplay() *ReplayPlan { return d.PlanReplayBefore(-1) }
+
+// PlanReplayBefore is PlanReplay for a replay that stops before offset
+// end (exclusive; negative for no limit): only snapshots ending at or
+// before end qualify, so replay can stop exactly there.
+//
+// Like Kafka at startup (truncateToLatestSnapshot), when the chosen
+// snapshot's epoch is newer than the log's latest epoch (from
+// leader-epoch-checkpoint), the segments are not replayed: Kafka discards
+// the whole log and restarts it at the snapshot's end offset.
+func (d *LogDir) PlanReplayBefore(end int64) *ReplayPlan {
+	p := &ReplayPlan{}
+	for i := len(d.Snapshots) - 1; i >= 0; i-- {
+		s := d.Snapshots[i]
+		if s.Snapshot == nil {
+			// A snapshot file given by a name Kafka would not use: its
+			// end offset is unknown, so it can only stand alone.
+			if len(d.Segments) > 0 {
+				continue
+			}
+		} else if end >= 0 && s.Snapshot.EndOffset > end {
+			continue
+		}
+		if err := checkSnapshotStart(s.Path); err != nil {
+			p.Skipped = append(p.Skipped, err)
+			continue
+		}
+		p.Snapshot = &s
+		if s.Snapshot != nil {
+			p.StartOffset = s.Snapshot.EndOffset
+		}
+		break
+	}
+	if p.Snapshot != nil && p.Snapshot.Snapshot != nil && len(d.LeaderEpochs) > 0 &&
+		p.Snapshot.Snapshot.Epoch > d.LeaderEpochs[len(d.LeaderEpochs)-1].Epoch {
+		p.Truncated = true
+	} else {
+		for i, seg := range d.Segments {
+			// Segment i holds [base_i, base_{i+1}); skip it when entirely
+			// below the start offset.
+			if i+1 < len(d.Segments) && d.Segments[i+1].BaseOffset <= p.StartOffset {
+				continue
+			}
+			p.Segments = append(p.Segments, seg)
+		}
+	}
+	if start := d.LogStartOffset(); start > 0 && !p.Truncated &&
+		(p.Snapshot == nil || p.Snapshot.Snapshot == nil || p.Snapshot.Snapshot.EndOffset < start) {
+		p.Hole = true
+	}
+	if p.Snapshot == nil && len(d.Segments) == 0 {
+		p.Bootstrap = d.Bootstrap
+	}
+	return p
+}
+
+// Stream returns a stream over the plan: the snapshot (or bootstrap file)
+// whole, then segment batches from StartOffset on.
+func (p *ReplayPlan) Stream(opts StreamOptions) *Stream {
+	var parts []StreamPart
+	if p.Snapshot != nil {
+		parts = append(parts, StreamPart{File: *p.Snapshot})
+	} else if p.Bootstrap != nil {
+		parts = append(parts, StreamPart{File: *p.Bootstrap})
+	}
+	for _, s := range p.Segments {
+		parts = append(parts, StreamPart{File: s, FromOffset: p.StartOffset})
+	}
+	return NewStream(parts, opts)
+}
+
+// checkSnapshotStart reads only the first batch of a snapshot.
+func checkSnapshotStart(path string) error {
+	r, err := OpenReader(path, ReaderOptions{BufferSize: 64 << 10})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	b, err := r.Next()
+	if err == io.EOF {
+		return corrupt(path, 0, -1, ErrSnapshot, "empty snapshot")
+	}
+	if err != nil {
+		return err
+	}
+	if t, ok := firstControlType(b); !ok || t != ControlSnapshotHeader {
+		return corrupt(path, b.Position, b.BaseOffset, ErrSnapshot, "first batch is not a SnapshotHeader control batch")
+	}
+	return nil
+}
+
+// StreamPart is one file of a Stream. Batches entirely below FromOffset
+// are skipped, and records below it are skipped by Batch.Records.
+type StreamPart struct {
+	File       DataFile
+	FromOffset int64
+}
+
+// StreamOptions tunes a Stream.
+type StreamOptions struct {
+	Reader ReaderOptions
+	// TolerateTornTail makes a torn tail at the end of the last file a
+	// clean end of stream, as Kafka treats it; TornTail then reports it.
+	TolerateTornTail bool
+}
+
+// Stream reads the batches of several files in order. Like Reader, a CRC
+// mismatch comes with its batch and the stream can go on; other errors end
+// it.
+type Stream struct {
+	parts []StreamPart
+	opts  StreamOptions
+	i     int
+	cur   *Reader
+	err   error
+	torn  error
+}
+
+// NewStream returns a stream over parts, read in the given order.
+func NewStream(parts []StreamPart, opts StreamOptions) *Stream {
+	return &Stream{parts: parts, opts: opts, i: -1}
+}
+
+// File returns the file the last batch came from.
+func (s *Stream) File() DataFile {
+	if s.i < 0 || s.i >= len(s.parts) {
+		return DataFile{}
+	}
+	return s.parts[s.i].File
+}
+
+// TornTail returns the torn-tail error tolerated at the end, if any.
+func (s *Stream) TornTail() error { return s.torn }
+
+// Next returns the next batch, or io.EOF after the last file.
+func (s *Stream) Next() (*Batch, error) {
+	for {
+		if s.err != nil {
+			return nil, s.err
+		}
+		if s.cur == nil {
+			s.i++
+			if s.i >= len(s.parts) {
+				s.err = io.EOF
+				return nil, io.EOF
+			}
+			r, err := OpenReader(s.parts[s.i].File.Path, s.opts.Reader)
+			if err != nil {
+				s.err = err
+				return nil, err
+			}
+			s.cur = r
+		}
+		b, err := s.cur.Next()
+		if err == io.EOF {
+			s.cur.Close()
+			s.cur = nil
+			continue
+		}
+		if err != nil && !errors.Is(err, ErrCRC) {
+			s.cur.Close()
+			s.cur = nil
+			if errors.Is(err, ErrTornTail) && s.opts.TolerateTornTail && s.i == len(s.parts)-1 {
+				s.torn = err
+				s.err = io.EOF
+				return nil, io.EOF
+			}
+			s.err = err
+			return nil, err
+		}
+		from := s.parts[s.i].FromOffset
+		if b.LastOffset() < from {
+			if err != nil {
+				return b, err
+			}
+			continue
+		}
+		b.minOffset = from
+		return b, err
+	}
+}
+
+// Close releases the open file, if any.
+func (s *Stream) Close() error {
+	if s.cur != nil {
+		err := s.cur.Close()
+		s.cur = nil
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,129 @@
+// Package metalog reads and writes the files of Kafka's KRaft metadata log:
+// `__cluster_metadata-0` segments, raft snapshots (`.checkpoint`) and
+// `bootstrap.checkpoint`, plus the small files around them. All three data
+// files are plain sequences of v2 record batches; this comment is the
+// format reference the code follows.
+//
+// # Record batch v2
+//
+// All integers are big-endian. Positions are from the start of the batch.
+//
+//	 0  int64  baseOffset            first offset (restarts at 0 in snapshots)
+//	 8  int32  batchLength           bytes after this field (batch size - 12)
+//	12  int32  partitionLeaderEpoch  raft leader epoch; snapshot epoch; 0 in bootstrap
+//	16  int8   magic                 2
+//	17  uint32 crc                   CRC-32C (Castagnoli) of bytes [21, end)
+//	21  int16  attributes            see below
+//	23  int32  lastOffsetDelta       lastOffset = baseOffset + lastOffsetDelta
+//	27  int64  baseTimestamp
+//	35  int64  maxTimestamp
+//	43  int64  producerId            -1 in KRaft
+//	51  int16  producerEpoch         -1 in KRaft
+//	53  int32  baseSequence          -1 in KRaft
+//	57  int32  recordsCount          never compressed
+//	61  ...    records               one compressed block when the codec is not none
+//
+// The CRC does not cover baseOffset, batchLength, partitionLeaderEpoch or
+// magic. The next batch starts at position + 12 + batchLength.
+//
+// Attributes: bits 0-2 codec (0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd), bit
+// 3 LogAppendTime, bit 4 transactional, bit 5 control batch, bit 6 delete
+// horizon. KRaft never compresses, but readers accept every codec: gzip is
+// RFC 1952; Kafka's snappy is snappy-java's xerial framing (magic
+// 82 'SNAPPY' 00, int32 version, int32 compatible version, then blocks of
+// int32 length + raw snappy), while other clients write one raw snappy
+// block, so both are read; lz4 is the LZ4 frame format; zstd is a zstd
+// frame.
+//
+// # Records
+//
+// Inside the (decompressed) records section each record is:
+//
+//	varint   length          bytes after this field
+//	int8     attributes      unused
+//	varlong  timestampDelta  from baseTimestamp
+//	varint   offsetDelta     from baseOffset
+//	varint   keyLength       -1 = null
+//	bytes    key
+//	varint   valueLength     -1 = null
+//	bytes    value
+//	varint   headersCount
+//	headers  varint keyLength + key (never null), varint valueLength (-1 null) + value
+//
+// varint/varlong are zig-zag base-128 (at most 5/10 bytes). A record must
+// end exactly after its last header, and the batch's records must fill the
+// records section exactly and number recordsCount.
+//
+// # KRaft rules
+//
+// Kafka's RecordsIterator rejects metadata batches that the generic format
+// allows; check's strict mode reports them and the writer never produces
+// them: timestampDelta 0; no headers; data records with a null key and a
+// non-empty value; control records with a non-empty key and value; control
+// types 2-6 only. KRaft also always writes producerId/producerEpoch/
+// baseSequence -1, CreateTime, offsetDelta 0..n-1 and lastOffsetDelta
+// n-1, which strict mode checks too (as warnings where Kafka does not
+// enforce them).
+//
+// A data record's value is a metadata record frame: three unsigned varints
+// (frame version, which must be 1; apiKey; record version), then the body.
+// A control record's key is int16 key version (>= 0) + int16 type, and its
+// value is the bare body at version 0:
+//
+//	2 LEADER_CHANGE  3 SNAPSHOT_HEADER  4 SNAPSHOT_FOOTER  5 KRAFT_VERSION  6 KRAFT_VOTERS
+//	(0 ABORT and 1 COMMIT are producer-transaction markers, illegal here.)
+//
+// # Files
+//
+//	%020d.log                    segment; the number is its base offset
+//	%020d-%010d.checkpoint       raft snapshot <endOffset>-<epoch>; endOffset is
+//	                             exclusive, internal offsets restart at 0, every
+//	                             batch carries the snapshot epoch
+//	bootstrap.checkpoint         written by kafka-storage format, epoch 0
+//
+// Snapshots and bootstrap files start with a control batch whose first
+// record is a SnapshotHeader (with KRaftVersion and Voters records in the
+// same batch when kraft.version >= 1) and end with a control batch holding
+// a SnapshotFooter. The bootstrap reader refuses KRaftVersion and Voters
+// records. `00000000000000000000-0000000000.checkpoint` is the KIP-853
+// bootstrap snapshot, holding only control records.
+//
+// Ignored by readers: .index, .timeindex, .txnindex (rebuilt by Kafka),
+// .snapshot (producer state, not a raft snapshot), and the transient
+// .deleted, .cleaned, .swap, .part. `.lock` is Kafka's lock and is never
+// opened, so a directory a running Kafka uses stays readable; its active
+// segment may then end inside a batch, which is reported as a torn tail
+// (ErrTornTail), not as corruption: Kafka's own recovery truncates it.
+//
+// # Directory layout
+//
+//	<metadata.log.dir>/
+//	  meta.properties             Java properties; v0: broker.id (+cluster.id);
+//	                              v1: node.id, cluster.id; directory.id optional
+//	  bootstrap.checkpoint
+//	  .lock
+//	  __cluster_metadata-0/
+//	    <segments>, <snapshots>, index files
+//	    quorum-state              one line of JSON, data_version 0 (with
+//	                              currentVoters) or 1 (with votedDirectoryId)
+//	    leader-epoch-checkpoint   "0", count, then "<epoch> <startOffset>" lines
+//	    partition.metadata        "version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ"
+//
+// Kafka starts from the newest snapshot and replays the segment records
+// from its end offset on. If the log starts above 0, a snapshot must reach
+// the log start ("Inconsistent snapshot state" otherwise). A snapshot
+// beyond the log end is fine: Kafka truncates the log to it.
+//
+// # Using the package
+//
+// Reader streams one file with memory bounded by its buffer and the
+// largest batch; Batch and Record contents alias its buffers and stay
+// valid until the next call to Next. OpenLogDir classifies a path;
+// LogDir.PlanReplay and ReplayPlan.Stream give "newest usable snapshot +
+// later segment batches", LogDir.Log all segment batches in offset order.
+// Check reports problems as sorted data; the writers produce byte-exact
+// KRaft batches and atomic files.
+//
+// Errors are *CorruptionError (file, byte position, batch offset) or
+// *FileError, unwrapping to the sentinels in errors.go.
+package metalog

@@ -1,0 +1,161 @@
+package metalog
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/kmeta/kmeta/metalog/records"
+	"github.com/kmeta/kmeta/model"
+)
+
+// ImageOptions tunes LoadImage.
+type ImageOptions struct {
+	// AtOffset stops replay after the record at this offset; negative
+	// replays everything. A snapshot that ends beyond it is not used.
+	AtOffset int64
+	Reader   ReaderOptions
+	// Progress, when set, is called with bytes read so far and the total.
+	Progress func(done, total int64)
+}
+
+// ImageResult is a replayed image with what replay had to say about it.
+type ImageResult struct {
+	Image *model.Image
+	Plan  *ReplayPlan
+	// Records applied, and records skipped: unknown types or versions and
+	// records of aborted or unfinished transactions.
+	Applied, Skipped int64
+	// Unknown counts undecodable records by "apiKey/version".
+	Unknown map[string]int64
+	// StoppedAt is the offset of the first damaged batch replay did not
+	// apply (-1 when it read everything).
+	StoppedAt int64
+	// Warnings are problems replay survived: a torn tail, CRC failures, an
+	// unfinished transaction, snapshots passed over.
+	Warnings []string
+}
+
+// LoadImage replays path (a metadata log dir, a __cluster_metadata-0 dir, a
+// snapshot, a segment or a bootstrap.checkpoint) into an image: the newest
+// usable snapshot, then every later segment batch. Memory stays
+// proportional to the image: batches are streamed and dropped once applied.
+func LoadImage(path string, opts ImageOptions) (*ImageResult, error) {
+	d, err := OpenLogDir(path)
+	if err != nil {
+		return nil, err
+	}
+	end := int64(-1)
+	if opts.AtOffset >= 0 {
+		end = opts.AtOffset + 1
+	}
+	plan := d.PlanReplayBefore(end)
+	res := &ImageResult{Plan: plan, Unknown: map[string]int64{}, StoppedAt: -1}
+	for _, e := range plan.Skipped {
+		res.Warnings = append(res.Warnings, "snapshot passed over: "+e.Error())
+	}
+	if plan.Truncated {
+		res.Warnings = append(res.Warnings, "the snapshot is newer than the whole log (by leader epoch): Kafka discards the log and restarts it at the snapshot, and so does replay")
+	}
+	if plan.Hole {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the log starts at offset %d and no snapshot reaches it: records below it are missing", d.LogStartOffset()))
+	}
+	var total int64
+	if plan.Snapshot != nil {
+		total += plan.Snapshot.Size
+	} else if plan.Bootstrap != nil {
+		total += plan.Bootstrap.Size
+	}
+	for _, s := range plan.Segments {
+		total += s.Size
+	}
+	rp := NewReplayer()
+	st := plan.Stream(StreamOptions{Reader: opts.Reader, TolerateTornTail: true})
+	defer st.Close()
+	var done int64
+	snapshotPath := ""
+	if plan.Snapshot != nil {
+		snapshotPath = plan.Snapshot.Path
+	}
+	for {
+		b, err := st.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil && !errors.Is(err, ErrCRC) {
+			return nil, err
+		}
+		if err != nil {
+			// Kafka's log recovery truncates a segment at its first batch
+			// that fails the CRC; replay stops at the same place rather
+			// than apply damaged records.
+			res.Warnings = append(res.Warnings, fmt.Sprintf("replay stopped before offset %d: %v (Kafka's recovery truncates the log there)", b.BaseOffset, err))
+			res.StoppedAt = b.BaseOffset
+			break
+		}
+		done += b.Size()
+		if opts.Progress != nil {
+			opts.Progress(done, total)
+		}
+		inSnapshot := st.File().Path == snapshotPath && snapshotPath != ""
+		epoch := b.PartitionLeaderEpoch
+		it := b.Records()
+		stop := false
+		for it.Next() {
+			rec := it.Record()
+			off := rec.Offset
+			if inSnapshot && plan.Snapshot.Snapshot != nil {
+				// Records inside a snapshot restart at 0; they all belong
+				// to the snapshot's position.
+				off = plan.Snapshot.Snapshot.EndOffset - 1
+			}
+			if opts.AtOffset >= 0 && !inSnapshot && off > opts.AtOffset {
+				stop = true
+				break
+			}
+			pos := Position{Offset: off, Epoch: epoch, Timestamp: b.BaseTimestamp}
+			if b.IsControl() {
+				_, c, err := records.DecodeControl(rec.Key, rec.Value)
+				if err != nil {
+					res.Unknown[fmt.Sprintf("control/%v", err)]++
+					continue
+				}
+				rp.ApplyControl(pos, c)
+				continue
+			}
+			fr, m, err := records.DecodeMetadata(rec.Value)
+			if err != nil {
+				res.Skipped++
+				res.Unknown[fmt.Sprintf("%d/%d", fr.APIKey, fr.Version)]++
+				continue
+			}
+			if err := rp.Apply(pos, m); err != nil {
+				return nil, &CorruptionError{File: st.File().Path, Position: b.Position, Offset: rec.Offset, Err: err}
+			}
+		}
+		if err := it.Err(); err != nil {
+			return nil, err
+		}
+		if stop {
+			break
+		}
+	}
+	if t := st.TornTail(); t != nil {
+		res.Warnings = append(res.Warnings, "torn tail ignored, as Kafka truncates it: "+t.Error())
+	}
+	if p, n, open := rp.PendingTransaction(); open {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("metadata transaction begun at offset %d is unfinished: its %d records are not applied", p.Offset, n))
+		rp.Skipped += int64(n)
+	}
+	img := rp.Image()
+	if d.MetaProperties != nil && img.ClusterID == "" {
+		img.ClusterID = d.MetaProperties.ClusterID
+	}
+	img.Provenance.Source = "kraft:" + path
+	if d.QuorumState != nil && img.Quorum != nil && d.QuorumState.LeaderEpoch > img.Quorum.LeaderEpoch {
+		img.Quorum.LeaderID, img.Quorum.LeaderEpoch = d.QuorumState.LeaderID, d.QuorumState.LeaderEpoch
+	}
+	res.Image = img
+	res.Applied, res.Skipped = rp.Applied, res.Skipped+rp.Skipped
+	return res, nil
+}

@@ -1,0 +1,123 @@
+package metalog
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kmeta/kmeta/metalog/records"
+	"github.com/kmeta/kmeta/model"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// writeLog writes one segment of batches (each a list of records) at epoch.
+func writeLog(t *testing.T, dir string, epoch int32, batches ...[]records.Metadata) {
+	t.Helper()
+	w, err := CreateSegment(dir, 0, WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range batches {
+		var vals [][]byte
+		for _, m := range b {
+			v, err := records.EncodeMetadata(nil, m, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals = append(vals, v)
+		}
+		if err := w.AppendData(epoch, 1700000000000, vals); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Metadata transactions (KIP-868) as Kafka's MetadataBatchLoader applies
+// them: committed ones take effect at End, aborted ones never, and an
+// unfinished one is not applied.
+func TestReplayTransactions(t *testing.T) {
+	a, b, c := model.UUID{1}, model.UUID{2}, model.UUID{3}
+	dir := t.TempDir()
+	writeLog(t, dir, 1,
+		[]records.Metadata{&records.BeginTransactionRecord{Name: ptr("t1")}, &records.TopicRecord{Name: "committed", TopicId: a}},
+		[]records.Metadata{&records.EndTransactionRecord{}},
+		[]records.Metadata{&records.BeginTransactionRecord{}, &records.TopicRecord{Name: "aborted", TopicId: b}, &records.AbortTransactionRecord{Reason: ptr("Controller failover")}},
+		[]records.Metadata{&records.BeginTransactionRecord{}, &records.TopicRecord{Name: "unfinished", TopicId: c}},
+	)
+	res, err := LoadImage(dir, ImageOptions{AtOffset: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := res.Image.Topics["committed"]; !ok || len(res.Image.Topics) != 1 {
+		t.Fatalf("topics %v, want only the committed one", res.Image.Topics)
+	}
+	if !strings.Contains(strings.Join(res.Warnings, "\n"), "unfinished") {
+		t.Errorf("no warning about the unfinished transaction: %v", res.Warnings)
+	}
+	// Stopping inside the first transaction leaves it unapplied.
+	res, err = LoadImage(dir, ImageOptions{AtOffset: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Image.Topics) != 0 {
+		t.Errorf("at offset 1 (before End) topics %v", res.Image.Topics)
+	}
+}
+
+// Partition changes are deltas: absent fields keep their values, a leader
+// field bumps the leader epoch, every change bumps the partition epoch.
+func TestReplayPartitionChange(t *testing.T) {
+	id := model.UUID{9}
+	dir := t.TempDir()
+	writeLog(t, dir, 1, []records.Metadata{
+		&records.TopicRecord{Name: "t", TopicId: id},
+		&records.PartitionRecord{PartitionId: 0, TopicId: id, Replicas: []int32{1, 2, 3}, Isr: []int32{1, 2, 3}, Leader: 1, LeaderEpoch: 4, PartitionEpoch: 7},
+		&records.PartitionChangeRecord{PartitionId: 0, TopicId: id, Isr: []int32{1, 2}, Leader: -2, LeaderRecoveryState: -1},
+		&records.PartitionChangeRecord{PartitionId: 0, TopicId: id, Leader: 2, LeaderRecoveryState: -1},
+		&records.ConfigRecord{ResourceType: 2, ResourceName: "t", Name: "retention.ms", Value: ptr("1")},
+	}, []records.Metadata{&records.RemoveTopicRecord{TopicId: id}, &records.TopicRecord{Name: "u", TopicId: model.UUID{8}}})
+	res, err := LoadImage(dir, ImageOptions{AtOffset: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Image.Topics["t"].Partitions[0]
+	if p.Leader != 2 || p.LeaderEpoch != 5 || p.PartitionEpoch != 9 || len(p.ISR) != 2 || len(p.Replicas) != 3 {
+		t.Fatalf("partition %+v", p)
+	}
+	if got := res.Image.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "t"}]["retention.ms"]; got != "1" {
+		t.Fatalf("config %q", got)
+	}
+	res, err = LoadImage(dir, ImageOptions{AtOffset: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := res.Image.Topics["t"]; ok || len(res.Image.Configs) != 0 {
+		t.Fatalf("removed topic or its configs survive: %v %v", res.Image.Topics, res.Image.Configs)
+	}
+}
+
+// A snapshot newer (by epoch) than the whole log makes Kafka discard the
+// log; replay must not apply the stale segment on top of the snapshot.
+func TestPlanTruncatesToNewerSnapshot(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, MetadataPartitionDir)
+	os.MkdirAll(dir, 0o755)
+	writeLog(t, dir, 3, []records.Metadata{&records.TopicRecord{Name: "stale", TopicId: model.UUID{1}}, &records.NoOpRecord{}, &records.NoOpRecord{}})
+	os.WriteFile(filepath.Join(dir, "leader-epoch-checkpoint"), []byte("0\n1\n3 0\n"), 0o644)
+	v, _ := records.EncodeMetadata(nil, &records.TopicRecord{Name: "fresh", TopicId: model.UUID{2}}, 0)
+	if err := WriteSnapshotFile(filepath.Join(dir, (SnapshotID{EndOffset: 2, Epoch: 5}).FileName()), [][]byte{v}, SnapshotOptions{Epoch: 5}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := LoadImage(dir, ImageOptions{AtOffset: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Plan.Truncated || len(res.Image.Topics) != 1 || res.Image.Topics["fresh"] == nil {
+		t.Fatalf("plan %+v topics %v", res.Plan, res.Image.Topics)
+	}
+}

@@ -1,0 +1,178 @@
+package model
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// checkNoAlias fails for every map, slice backing array or pointer that a
+// and b share. Both must have the same shape (b a clone of a).
+func checkNoAlias(t *testing.T, a, b any) {
+	t.Helper()
+	var walk func(path string, x, y reflect.Value)
+	walk = func(path string, x, y reflect.Value) {
+		switch x.Kind() {
+		case reflect.Pointer:
+			if x.IsNil() || y.IsNil() {
+				return
+			}
+			if x.Pointer() == y.Pointer() {
+				t.Errorf("%s: pointer shared", path)
+				return
+			}
+			walk(path, x.Elem(), y.Elem())
+		case reflect.Map:
+			if x.IsNil() || y.IsNil() {
+				return
+			}
+			if x.Pointer() == y.Pointer() {
+				t.Errorf("%s: map shared", path)
+				return
+			}
+			for _, k := range x.MapKeys() {
+				if yv := y.MapIndex(k); yv.IsValid() {
+					walk(fmt.Sprintf("%s[%v]", path, k), x.MapIndex(k), yv)
+				}
+			}
+		case reflect.Slice:
+			if x.Cap() > 0 && y.Cap() > 0 && x.Pointer() == y.Pointer() {
+				t.Errorf("%s: slice backing array shared", path)
+				return
+			}
+			for i := range min(x.Len(), y.Len()) {
+				walk(fmt.Sprintf("%s[%d]", path, i), x.Index(i), y.Index(i))
+			}
+		case reflect.Struct:
+			for i := range x.NumField() {
+				if x.Type().Field(i).IsExported() {
+					walk(path+"."+x.Type().Field(i).Name, x.Field(i), y.Field(i))
+				}
+			}
+		}
+	}
+	walk("Image", reflect.ValueOf(a), reflect.ValueOf(b))
+}
+
+func TestCloneIsDeepAndEqual(t *testing.T) {
+	img := fullImage()
+	c := img.Clone()
+	if diff := cmp.Diff(img, c); diff != "" {
+		t.Fatalf("clone differs (-orig +clone):\n%s", diff)
+	}
+	checkNoAlias(t, img, c)
+
+	// nil and empty slices stay distinct (ELR nil = not tracked).
+	p := img.Topics["foo"].Partitions[1]
+	p.ELR, p.LastKnownELR = nil, []int32{}
+	c = img.Clone()
+	cp := c.Topics["foo"].Partitions[1]
+	if cp.ELR != nil || cp.LastKnownELR == nil || len(cp.LastKnownELR) != 0 {
+		t.Errorf("ELR nil/empty not preserved: ELR=%#v LastKnownELR=%#v", cp.ELR, cp.LastKnownELR)
+	}
+	if (*Image)(nil).Clone() != nil {
+		t.Error("nil.Clone() != nil")
+	}
+}
+
+func TestRedacted(t *testing.T) {
+	img := fullImage()
+	before := img.Clone()
+	r := img.Redacted()
+
+	if diff := cmp.Diff(before, img); diff != "" {
+		t.Fatalf("Redacted modified its receiver (-before +after):\n%s", diff)
+	}
+	checkNoAlias(t, img, r)
+
+	cred := r.SCRAM[ScramKey{"alice", ScramSHA256}]
+	if cred.Salt != nil || cred.StoredKey != nil || cred.ServerKey != nil {
+		t.Errorf("SCRAM secrets kept: %+v", cred)
+	}
+	if want := ScramFingerprint(img.SCRAM[ScramKey{"alice", ScramSHA256}]); cred.Fingerprint != want ||
+		!strings.HasPrefix(want, "sha256:") || len(want) != len("sha256:")+12 {
+		t.Errorf("fingerprint = %q, want %q (sha256: + 12 hex)", cred.Fingerprint, want)
+	}
+	if cred.Iterations != 4096 || cred.User != "alice" {
+		t.Errorf("non-secret SCRAM fields changed: %+v", cred)
+	}
+
+	bc := r.Configs[ConfigResource{ConfigBroker, "1"}]
+	if got, want := bc["ssl.keystore.password"], RedactedValue("hunter2"); got != want {
+		t.Errorf("password = %q, want %q", got, want)
+	}
+	if got := bc["listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config"]; !strings.HasPrefix(got, "[redacted sha256:") {
+		t.Errorf("jaas config not redacted: %q", got)
+	}
+	if got := bc["log.retention.ms"]; got != "1000" {
+		t.Errorf("plain config changed: %q", got)
+	}
+	// Everything else is untouched.
+	r2 := r.Clone()
+	r2.SCRAM = before.SCRAM
+	r2.Configs = before.Configs
+	if diff := cmp.Diff(before, r2); diff != "" {
+		t.Errorf("Redacted changed more than secrets (-orig +redacted):\n%s", diff)
+	}
+
+	// Idempotent: redacting a redacted image changes nothing.
+	if diff := cmp.Diff(r, r.Redacted()); diff != "" {
+		t.Errorf("redacting twice differs:\n%s", diff)
+	}
+}
+
+func TestRedactedEqualSecretsStayEqual(t *testing.T) {
+	a := &ScramCredential{Salt: []byte("s"), StoredKey: []byte("k1"), ServerKey: []byte("k2")}
+	b := &ScramCredential{Salt: []byte("s"), StoredKey: []byte("k1"), ServerKey: []byte("k2"), User: "other"}
+	c := &ScramCredential{Salt: []byte("s"), StoredKey: []byte("k"), ServerKey: []byte("1k2")} // same bytes, other split
+	if ScramFingerprint(a) != ScramFingerprint(b) {
+		t.Error("equal secrets have different fingerprints")
+	}
+	if ScramFingerprint(a) == ScramFingerprint(c) {
+		t.Error("differently split secrets have the same fingerprint")
+	}
+	if RedactedValue("x") != RedactedValue("x") || RedactedValue("x") == RedactedValue("y") {
+		t.Error("RedactedValue is not a function of the value")
+	}
+	// sha256("hunter2") = f52fbd32b2b3b86ff88ef6c490628285f482af15ddcb29541f94bcf526a3f6c7
+	if got, want := RedactedValue("hunter2"), "[redacted sha256:f52fbd32b2b3]"; got != want {
+		t.Errorf("RedactedValue(hunter2) = %q, want %q", got, want)
+	}
+}
+
+func TestIsSensitiveConfig(t *testing.T) {
+	for name, want := range map[string]bool{
+		"ssl.keystore.password":                         true,
+		"ssl.key.password":                              true,
+		"ssl.truststore.password":                       true,
+		"ssl.keystore.key":                              true,
+		"ssl.keystore.certificate.chain":                true,
+		"ssl.truststore.certificates":                   true,
+		"listener.name.internal.ssl.keystore.password":  true,
+		"sasl.jaas.config":                              true,
+		"listener.name.sasl_ssl.plain.sasl.jaas.config": true,
+		"password.encoder.secret":                       true,
+		"password.encoder.old.secret":                   true,
+		"delegation.token.secret.key":                   true,
+		"delegation.token.master.key":                   true,
+		"SSL.KEYSTORE.PASSWORD":                         true,
+		"ssl.keystore.location":                         false,
+		"ssl.keystore.type":                             false,
+		"password.encoder.iterations":                   false,
+		"password.encoder.keyfactory.algorithm":         false,
+		"log.retention.ms":                              false,
+		"cleanup.policy":                                false,
+		"sasl.enabled.mechanisms":                       false,
+		"ssl.truststore.location":                       false,
+		"listener.name.internal.ssl.keystore.location":  false,
+		"sasl.login.callback.handler.class":             false,
+		"":                                              false,
+	} {
+		if got := IsSensitiveConfig(name); got != want {
+			t.Errorf("IsSensitiveConfig(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -1,0 +1,954 @@
+package zkread
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kmeta/kmeta/model"
+)
+
+// DecodeOptions tunes Decode.
+type DecodeOptions struct {
+	// Lenient keeps decoding past malformed znodes: they are kept raw in
+	// ZKState.Raw and listed in the returned *MalformedError, and the image
+	// is returned alongside that error.
+	Lenient bool
+}
+
+// Decode turns a raw tree into the common model. On a malformed znode it
+// returns a *ZnodeError (wrapping ErrMalformed) naming the path, unless
+// opts.Lenient: then it returns the image and a *MalformedError listing
+// every malformed znode (errors.Is(err, ErrMalformed)); the image is valid
+// for everything else.
+func Decode(t *Tree, opts DecodeOptions) (*model.Image, error) {
+	d := &decoder{t: t, img: model.NewImage(), handled: map[string]bool{}, lenient: opts.Lenient}
+	d.img.ZK = &model.ZKState{
+		ControllerID: -1, KRaftControllerEpoch: -1,
+		ControllerEpochZkVersion: -1, BrokerSequenceID: -1, FeatureStatus: -1,
+		MaxZxid: t.MaxZxid, Chroot: t.Chroot,
+		Warnings: append([]string(nil), t.Warnings...),
+	}
+	d.img.Provenance = model.Provenance{Source: t.Source, Offset: -1, Epoch: -1, Zxid: t.MaxZxid}
+	steps := []func() error{
+		d.cluster, d.controller, d.brokers, d.topics, d.configs, d.acls,
+		d.producerIDs, d.tokens, d.feature, d.migration, d.pending,
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	d.raw()
+	if len(d.malformed) > 0 {
+		return d.img, &MalformedError{Errs: d.malformed}
+	}
+	return d.img, nil
+}
+
+type decoder struct {
+	t         *Tree
+	img       *model.Image
+	handled   map[string]bool
+	lenient   bool
+	malformed []*ZnodeError
+}
+
+// bad records a malformed znode. In strict mode it returns the error that
+// stops decoding; lenient, it returns nil and the znode stays raw.
+func (d *decoder) bad(path, msg string, err error) error {
+	ze := &ZnodeError{Path: path, Msg: msg, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
+	if err == nil {
+		ze.Err = ErrMalformed
+	}
+	if !d.lenient {
+		return ze
+	}
+	d.malformed = append(d.malformed, ze)
+	delete(d.handled, path)
+	return nil
+}
+
+// node returns the node at path and marks it handled.
+func (d *decoder) node(path string) *Node {
+	n := d.t.Nodes[path]
+	if n != nil {
+		d.handled[path] = true
+	}
+	return n
+}
+
+// container marks a znode that Kafka creates only to hold children. Data on
+// it is unexpected, so it then stays raw.
+func (d *decoder) container(path string) *Node {
+	n := d.t.Nodes[path]
+	if n != nil && len(n.Data) == 0 {
+		d.handled[path] = true
+	}
+	return n
+}
+
+func (d *decoder) children(path string) []string {
+	if n := d.container(path); n != nil {
+		return n.Children
+	}
+	return nil
+}
+
+// strictJSON unmarshals data and rejects trailing bytes.
+func strictJSON(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}
+
+func (d *decoder) cluster() error {
+	d.container("/cluster")
+	n := d.node("/cluster/id")
+	if n == nil {
+		return nil
+	}
+	var v struct {
+		ID *string `json:"id"`
+	}
+	if err := strictJSON(n.Data, &v); err != nil || v.ID == nil {
+		if err == nil {
+			err = errors.New(`no "id"`)
+		}
+		return d.bad("/cluster/id", "cluster id", err)
+	}
+	d.img.ClusterID = *v.ID
+	return nil
+}
+
+func (d *decoder) controller() error {
+	if n := d.node("/controller"); n != nil {
+		var v struct {
+			BrokerID   *int32 `json:"brokerid"`
+			KRaftEpoch *int32 `json:"kraftControllerEpoch"`
+		}
+		if err := strictJSON(n.Data, &v); err != nil || v.BrokerID == nil {
+			if err == nil {
+				err = errors.New(`no "brokerid"`)
+			}
+			if e := d.bad("/controller", "controller", err); e != nil {
+				return e
+			}
+		} else {
+			d.img.ZK.ControllerID = *v.BrokerID
+			if v.KRaftEpoch != nil {
+				d.img.ZK.KRaftControllerEpoch = *v.KRaftEpoch
+			}
+		}
+	}
+	if n := d.node("/controller_epoch"); n != nil {
+		e, err := strconv.ParseInt(strings.TrimSpace(string(n.Data)), 10, 32)
+		if err != nil {
+			return d.bad("/controller_epoch", "controller epoch", err)
+		}
+		d.img.ZK.ControllerEpoch = int32(e)
+		d.img.ZK.ControllerEpochZkVersion = n.Stat.Version
+	}
+	return nil
+}
+
+var securityProtocols = map[string]int16{"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}
+
+type brokerJSON struct {
+	Version     int                `json:"version"`
+	Host        *string            `json:"host"`
+	Port        *int32             `json:"port"`
+	Endpoints   []string           `json:"endpoints"`
+	ProtocolMap map[string]string  `json:"listener_security_protocol_map"`
+	Rack        *string            `json:"rack"`
+	Features    map[string]featRng `json:"features"`
+}
+
+type featRng struct {
+	Min *int16 `json:"min_version"`
+	Max *int16 `json:"max_version"`
+}
+
+func (d *decoder) brokers() error {
+	d.container("/brokers")
+	if n := d.node("/brokers/seqid"); n != nil {
+		d.img.ZK.BrokerSequenceID = n.Stat.Version
+	}
+	for _, name := range d.children("/brokers/ids") {
+		path := "/brokers/ids/" + name
+		n := d.node(path)
+		id, err := strconv.ParseInt(name, 10, 32)
+		if err != nil {
+			if e := d.bad(path, "broker id", err); e != nil {
+				return e
+			}
+			continue
+		}
+		b, err := parseBroker(int32(id), n)
+		if err != nil {
+			if e := d.bad(path, "broker registration", err); e != nil {
+				return e
+			}
+			continue
+		}
+		d.img.Brokers[b.ID] = b
+	}
+	return nil
+}
+
+func parseBroker(id int32, n *Node) (*model.Broker, error) {
+	var v brokerJSON
+	if err := strictJSON(n.Data, &v); err != nil {
+		return nil, err
+	}
+	b := &model.Broker{ID: id, Epoch: n.Stat.Czxid, Rack: v.Rack}
+	if len(v.Endpoints) == 0 && v.Host != nil && v.Port != nil {
+		// Version 1: only host and port, a PLAINTEXT listener.
+		v.Endpoints = []string{fmt.Sprintf("PLAINTEXT://%s:%d", *v.Host, *v.Port)}
+	}
+	for _, s := range v.Endpoints {
+		ep, err := parseEndpoint(s, v.ProtocolMap)
+		if err != nil {
+			return nil, err
+		}
+		b.Endpoints = append(b.Endpoints, ep)
+	}
+	names := make([]string, 0, len(v.Features))
+	for k := range v.Features {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		f := v.Features[k]
+		if f.Min == nil || f.Max == nil {
+			return nil, fmt.Errorf("feature %q lacks min_version or max_version", k)
+		}
+		b.Features = append(b.Features, model.FeatureRange{Name: k, Min: *f.Min, Max: *f.Max})
+	}
+	return b, nil
+}
+
+// parseEndpoint parses Kafka's "LISTENER://host:port" (host may be empty or
+// a bracketed IPv6 address).
+func parseEndpoint(s string, protoMap map[string]string) (model.Endpoint, error) {
+	var ep model.Endpoint
+	i := strings.Index(s, "://")
+	if i < 0 {
+		return ep, fmt.Errorf("endpoint %q has no ://", s)
+	}
+	ep.Name = s[:i]
+	hp := s[i+3:]
+	j := strings.LastIndexByte(hp, ':')
+	if j < 0 {
+		return ep, fmt.Errorf("endpoint %q has no port", s)
+	}
+	port, err := strconv.ParseUint(hp[j+1:], 10, 16)
+	if err != nil {
+		return ep, fmt.Errorf("endpoint %q: bad port", s)
+	}
+	ep.Host = strings.TrimSuffix(strings.TrimPrefix(hp[:j], "["), "]")
+	ep.Port = uint16(port)
+	proto := ep.Name
+	if protoMap != nil {
+		p, ok := protoMap[ep.Name]
+		if !ok {
+			return ep, fmt.Errorf("endpoint %q: listener %s is not in listener_security_protocol_map", s, ep.Name)
+		}
+		proto = p
+	}
+	code, ok := securityProtocols[proto]
+	if !ok {
+		return ep, fmt.Errorf("endpoint %q: unknown security protocol %q", s, proto)
+	}
+	ep.SecurityProtocol = code
+	return ep, nil
+}
+
+type topicJSON struct {
+	Partitions map[string][]int32 `json:"partitions"`
+	TopicID    *string            `json:"topic_id"`
+	Adding     map[string][]int32 `json:"adding_replicas"`
+	Removing   map[string][]int32 `json:"removing_replicas"`
+}
+
+type stateJSON struct {
+	Leader              *int32  `json:"leader"`
+	LeaderEpoch         *int32  `json:"leader_epoch"`
+	ISR                 []int32 `json:"isr"`
+	LeaderRecoveryState *int8   `json:"leader_recovery_state"`
+}
+
+func (d *decoder) topics() error {
+	for _, name := range d.children("/brokers/topics") {
+		path := "/brokers/topics/" + name
+		n := d.node(path)
+		t, err := d.topic(name, path, n)
+		var ze *ZnodeError
+		if errors.As(err, &ze) {
+			return err // a malformed partition state, already located
+		}
+		if err != nil {
+			if e := d.bad(path, "topic", err); e != nil {
+				return e
+			}
+			continue
+		}
+		d.img.Topics[name] = t
+	}
+	return nil
+}
+
+func parsePartitionMap(m map[string][]int32, what string) (map[int32][]int32, error) {
+	out := make(map[int32][]int32, len(m))
+	for k, v := range m {
+		p, err := strconv.ParseInt(k, 10, 32)
+		if err != nil || p < 0 {
+			return nil, fmt.Errorf("%s key %q is not a partition number", what, k)
+		}
+		if v == nil {
+			v = []int32{}
+		}
+		out[int32(p)] = v
+	}
+	return out, nil
+}
+
+func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
+	var v topicJSON
+	if err := strictJSON(n.Data, &v); err != nil {
+		return nil, err
+	}
+	if v.Partitions == nil {
+		return nil, errors.New(`no "partitions"`)
+	}
+	t := &model.Topic{Name: name, Partitions: map[int32]*model.Partition{}}
+	if v.TopicID != nil {
+		id, err := model.ParseUUID(*v.TopicID)
+		if err != nil {
+			return nil, err
+		}
+		t.ID = id
+	}
+	assign, err := parsePartitionMap(v.Partitions, "partitions")
+	if err != nil {
+		return nil, err
+	}
+	adding, err := parsePartitionMap(v.Adding, "adding_replicas")
+	if err != nil {
+		return nil, err
+	}
+	removing, err := parsePartitionMap(v.Removing, "removing_replicas")
+	if err != nil {
+		return nil, err
+	}
+	d.container(path + "/partitions")
+	for pid, replicas := range assign {
+		p := &model.Partition{
+			ID: pid, Replicas: replicas,
+			AddingReplicas: orEmpty(adding[pid]), RemovingReplicas: orEmpty(removing[pid]),
+			// Kafka's migration writes PartitionRecord v0: no directories,
+			// which KRaft reads as MIGRATING for every replica.
+			Directories: make([]model.UUID, len(replicas)),
+		}
+		ppath := fmt.Sprintf("%s/partitions/%d", path, pid)
+		d.container(ppath)
+		spath := ppath + "/state"
+		sn := d.node(spath)
+		if sn == nil {
+			// As Kafka's migration does for a missing state znode.
+			p.ISR = append([]int32{}, replicas...)
+			p.Leader = model.NoLeader
+			if len(replicas) > 0 {
+				p.Leader = replicas[0]
+			}
+			d.img.ZK.MissingPartitionStates = append(d.img.ZK.MissingPartitionStates, fmt.Sprintf("%s-%d", name, pid))
+		} else {
+			var s stateJSON
+			err := strictJSON(sn.Data, &s)
+			if err == nil && (s.Leader == nil || s.LeaderEpoch == nil || s.ISR == nil) {
+				err = errors.New("state lacks leader, leader_epoch or isr")
+			}
+			if err != nil {
+				if e := d.bad(spath, "partition state", err); e != nil {
+					return nil, e
+				}
+				continue
+			}
+			p.Leader, p.LeaderEpoch, p.ISR = *s.Leader, *s.LeaderEpoch, s.ISR
+			if s.LeaderRecoveryState != nil {
+				p.LeaderRecoveryState = *s.LeaderRecoveryState
+			}
+			p.PartitionEpoch = sn.Stat.Version
+		}
+		t.Partitions[pid] = p
+	}
+	sort.Strings(d.img.ZK.MissingPartitionStates)
+	return t, nil
+}
+
+func orEmpty(s []int32) []int32 {
+	if s == nil {
+		return []int32{}
+	}
+	return s
+}
+
+// configJSON is /config/<type>/<entity>: {"version":1,"config":{k: v}}.
+func parseConfig(n *Node) (map[string]string, error) {
+	if len(n.Data) == 0 {
+		return nil, nil
+	}
+	var v struct {
+		Config map[string]*string `json:"config"`
+	}
+	if err := strictJSON(n.Data, &v); err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(v.Config))
+	for k, val := range v.Config {
+		if val == nil {
+			return nil, fmt.Errorf("config %q is null", k)
+		}
+		out[k] = *val
+	}
+	return out, nil
+}
+
+// desanitize undoes Kafka's Sanitizer (URL encoding of user and client-id
+// znode names); Java's URLDecoder also turns '+' into a space.
+func desanitize(s string) (string, error) { return url.QueryUnescape(s) }
+
+const defaultEntity = "<default>"
+
+func (d *decoder) configs() error {
+	d.container("/config")
+	for _, name := range d.children("/config/topics") {
+		path := "/config/topics/" + name
+		cfg, err := parseConfig(d.node(path))
+		if err != nil {
+			if e := d.bad(path, "topic config", err); e != nil {
+				return e
+			}
+			continue
+		}
+		if len(cfg) > 0 {
+			d.img.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: name}] = cfg
+		}
+	}
+	for _, name := range d.children("/config/brokers") {
+		path := "/config/brokers/" + name
+		cfg, err := parseConfig(d.node(path))
+		if err != nil {
+			if e := d.bad(path, "broker config", err); e != nil {
+				return e
+			}
+			continue
+		}
+		res := name
+		if name == defaultEntity {
+			res = ""
+		}
+		if len(cfg) > 0 {
+			d.img.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: res}] = cfg
+		}
+	}
+	for _, u := range d.children("/config/users") {
+		path := "/config/users/" + u
+		if err := d.quota(path, true, part{"user", u, true}); err != nil {
+			return err
+		}
+		for _, c := range d.children(path + "/clients") {
+			if err := d.quota(path+"/clients/"+c, false, part{"user", u, true}, part{"client-id", c, true}); err != nil {
+				return err
+			}
+		}
+	}
+	for _, c := range d.children("/config/clients") {
+		if err := d.quota("/config/clients/"+c, false, part{"client-id", c, true}); err != nil {
+			return err
+		}
+	}
+	for _, ip := range d.children("/config/ips") {
+		if err := d.quota("/config/ips/"+ip, false, part{"ip", ip, false}); err != nil {
+			return err
+		}
+	}
+	if n := d.container("/config/changes"); n != nil {
+		d.notifications("config_change", "/config/changes")
+	}
+	return nil
+}
+
+type part struct {
+	typ, name string
+	sanitized bool
+}
+
+var scramMechanisms = map[string]int8{"SCRAM-SHA-256": model.ScramSHA256, "SCRAM-SHA-512": model.ScramSHA512}
+
+// quota decodes a /config/users|clients|ips entity: SCRAM credentials (users
+// only) and quota values. A user znode may exist only to hold /clients.
+func (d *decoder) quota(path string, scram bool, parts ...part) error {
+	n := d.node(path)
+	cfg, err := parseConfig(n)
+	if err != nil {
+		return d.bad(path, "quota config", err)
+	}
+	entity := make([]model.QuotaEntityPart, len(parts))
+	for i, p := range parts {
+		entity[i].Type = p.typ
+		if p.name == defaultEntity {
+			continue
+		}
+		name := p.name
+		if p.sanitized {
+			if name, err = desanitize(p.name); err != nil {
+				return d.bad(path, "entity name", err)
+			}
+		}
+		entity[i].Name = &name
+	}
+	values := map[string]float64{}
+	var creds []*model.ScramCredential
+	for k, v := range cfg {
+		if mech, ok := scramMechanisms[k]; ok && scram {
+			c, err := parseScram(v)
+			if err != nil {
+				return d.bad(path, k, err)
+			}
+			c.Mechanism = mech
+			creds = append(creds, c)
+			continue
+		}
+		f, err := parseJavaDouble(v)
+		if err != nil {
+			return d.bad(path, "quota "+k, err)
+		}
+		values[k] = f
+	}
+	for _, c := range creds {
+		if entity[0].Name == nil {
+			return d.bad(path, "SCRAM credential", errors.New("the default user cannot hold SCRAM credentials"))
+		}
+		c.User = *entity[0].Name
+		d.img.SCRAM[model.ScramKey{User: c.User, Mechanism: c.Mechanism}] = c
+	}
+	if len(values) > 0 {
+		d.img.ClientQuotas[model.QuotaEntityKey(entity)] = &model.ClientQuota{Entity: entity, Values: values}
+	}
+	return nil
+}
+
+// parseJavaDouble accepts what Java's Double.parseDouble does for the
+// values Kafka writes: surrounding blanks, an optional d/f suffix, NaN and
+// Infinity.
+func parseJavaDouble(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	switch t {
+	case "NaN", "+NaN", "-NaN":
+		return math.NaN(), nil
+	case "Infinity", "+Infinity":
+		return math.Inf(1), nil
+	case "-Infinity":
+		return math.Inf(-1), nil
+	}
+	if n := len(t); n > 1 && strings.ContainsRune("dDfF", rune(t[n-1])) && !strings.HasPrefix(strings.ToLower(t), "0x") {
+		t = t[:n-1]
+	}
+	if strings.ContainsAny(t, "iInN_") { // Go-only spellings: inf, nan, 1_000
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	return f, nil
+}
+
+// parseScram parses "salt=<b64>,stored_key=<b64>,server_key=<b64>,iterations=<n>";
+// Kafka requires exactly these four keys.
+func parseScram(s string) (*model.ScramCredential, error) {
+	kv := map[string]string{}
+	for _, f := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			return nil, fmt.Errorf("SCRAM field %q has no '='", f)
+		}
+		if _, dup := kv[k]; dup {
+			return nil, fmt.Errorf("SCRAM field %q repeated", k)
+		}
+		kv[k] = v
+	}
+	if len(kv) != 4 {
+		return nil, fmt.Errorf("SCRAM credential has %d fields, want salt, stored_key, server_key, iterations", len(kv))
+	}
+	c := &model.ScramCredential{}
+	var err error
+	for k, dst := range map[string]*[]byte{"salt": &c.Salt, "stored_key": &c.StoredKey, "server_key": &c.ServerKey} {
+		v, ok := kv[k]
+		if !ok {
+			return nil, fmt.Errorf("SCRAM credential lacks %s", k)
+		}
+		if *dst, err = base64.StdEncoding.DecodeString(v); err != nil {
+			return nil, fmt.Errorf("SCRAM %s: %v", k, err)
+		}
+	}
+	it, ok := kv["iterations"]
+	if !ok {
+		return nil, errors.New("SCRAM credential lacks iterations")
+	}
+	n, err := strconv.ParseInt(it, 10, 32)
+	if err != nil {
+		return nil, fmt.Errorf("SCRAM iterations: %v", err)
+	}
+	c.Iterations = int32(n)
+	return c, nil
+}
+
+// ACL code tables (Kafka's enums); names as ZooKeeper stores them, matched
+// case-insensitively and ignoring '_' as Kafka's parsers do.
+var (
+	aclResourceTypes = map[string]int8{"topic": 2, "group": 3, "cluster": 4, "transactionalid": 5, "delegationtoken": 6, "user": 7}
+	aclOperations    = map[string]int8{"all": 2, "read": 3, "write": 4, "create": 5, "delete": 6, "alter": 7, "describe": 8,
+		"clusteraction": 9, "describeconfigs": 10, "alterconfigs": 11, "idempotentwrite": 12, "createtokens": 13,
+		"describetokens": 14, "twophasecommit": 15}
+	aclPermissions = map[string]int8{"deny": 2, "allow": 3}
+)
+
+func enumKey(s string) string { return strings.ToLower(strings.ReplaceAll(s, "_", "")) }
+
+const (
+	patternLiteral  int8 = 3
+	patternPrefixed int8 = 4
+)
+
+func (d *decoder) acls() error {
+	d.container("/kafka-acl-extended")
+	if err := d.aclTree("/kafka-acl", patternLiteral); err != nil {
+		return err
+	}
+	if err := d.aclTree("/kafka-acl-extended/prefixed", patternPrefixed); err != nil {
+		return err
+	}
+	d.notifications("acl_change", "/kafka-acl-changes")
+	d.notifications("acl_extended_change", "/kafka-acl-extended-changes")
+	return nil
+}
+
+func (d *decoder) aclTree(root string, pattern int8) error {
+	d.container(root)
+	for _, typ := range d.t.childrenOf(root) {
+		rt, ok := aclResourceTypes[enumKey(typ)]
+		if !ok {
+			// Kafka reads such a directory as resource type UNKNOWN and
+			// finds nothing under it; it stays raw here, visibly.
+			continue
+		}
+		for _, name := range d.children(root + "/" + typ) {
+			path := root + "/" + typ + "/" + name
+			n := d.node(path)
+			var v struct {
+				ACLs []struct {
+					Principal      *string `json:"principal"`
+					PermissionType *string `json:"permissionType"`
+					Operation      *string `json:"operation"`
+					Host           *string `json:"host"`
+				} `json:"acls"`
+			}
+			if err := strictJSON(n.Data, &v); err != nil {
+				if e := d.bad(path, "acls", err); e != nil {
+					return e
+				}
+				continue
+			}
+			var acls []*model.ACL
+			var perr error
+			for i, a := range v.ACLs {
+				if a.Principal == nil || a.PermissionType == nil || a.Operation == nil || a.Host == nil {
+					perr = fmt.Errorf("acl %d lacks a field", i)
+					break
+				}
+				op, ok1 := aclOperations[enumKey(*a.Operation)]
+				perm, ok2 := aclPermissions[enumKey(*a.PermissionType)]
+				if !ok1 || !ok2 || !strings.Contains(*a.Principal, ":") {
+					perr = fmt.Errorf("acl %d: operation %q, permission %q or principal %q not understood", i, *a.Operation, *a.PermissionType, *a.Principal)
+					break
+				}
+				acl := &model.ACL{ResourceType: rt, ResourceName: name, PatternType: pattern,
+					Principal: *a.Principal, Host: *a.Host, Operation: op, PermissionType: perm}
+				acl.ID = aclID(acl)
+				acls = append(acls, acl)
+			}
+			if perr != nil {
+				if e := d.bad(path, "acls", perr); e != nil {
+					return e
+				}
+				continue
+			}
+			for _, a := range acls {
+				d.img.ACLs[a.ID] = a
+			}
+		}
+	}
+	return nil
+}
+
+// aclID synthesizes a deterministic id from an ACL's content, so reading
+// the same ZooKeeper twice gives the same ids (Kafka's are random).
+func aclID(a *model.ACL) model.UUID {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\x00%s\x00%d\x00%s\x00%s\x00%d\x00%d", a.ResourceType, a.ResourceName, a.PatternType, a.Principal, a.Host, a.Operation, a.PermissionType)
+	var id model.UUID
+	copy(id[:], h.Sum(nil))
+	return id
+}
+
+func (d *decoder) producerIDs() error {
+	n := d.node("/latest_producer_id_block")
+	if n == nil || len(n.Data) == 0 {
+		return nil
+	}
+	var v struct {
+		Broker   *int32          `json:"broker"`
+		BlockEnd json.RawMessage `json:"block_end"`
+	}
+	err := strictJSON(n.Data, &v)
+	var end int64
+	if err == nil {
+		if v.Broker == nil || v.BlockEnd == nil {
+			err = errors.New("lacks broker or block_end")
+		} else {
+			// Kafka writes the block bounds as JSON strings.
+			s := strings.Trim(string(v.BlockEnd), `"`)
+			end, err = strconv.ParseInt(s, 10, 64)
+		}
+	}
+	if err != nil {
+		return d.bad("/latest_producer_id_block", "producer id block", err)
+	}
+	d.img.ProducerIDs = &model.ProducerIDs{NextProducerID: end + 1, BrokerID: *v.Broker, BrokerEpoch: -1}
+	return nil
+}
+
+func (d *decoder) tokens() error {
+	d.container("/delegation_token")
+	for _, id := range d.children("/delegation_token/tokens") {
+		path := "/delegation_token/tokens/" + id
+		n := d.node(path)
+		var v struct {
+			Owner     *string  `json:"owner"`
+			Requester *string  `json:"tokenRequester"`
+			Renewers  []string `json:"renewers"`
+			Issue     *int64   `json:"issueTimestamp"`
+			Max       *int64   `json:"maxTimestamp"`
+			Expiry    *int64   `json:"expiryTimestamp"`
+			TokenID   *string  `json:"tokenId"`
+		}
+		err := strictJSON(n.Data, &v)
+		if err == nil && (v.Owner == nil || v.Issue == nil || v.Max == nil || v.Expiry == nil || v.TokenID == nil) {
+			err = errors.New("token lacks owner, timestamps or tokenId")
+		}
+		var tok *model.DelegationToken
+		if err == nil {
+			tok = &model.DelegationToken{TokenID: *v.TokenID, IssueTimestamp: *v.Issue, MaxTimestamp: *v.Max, ExpirationTimestamp: *v.Expiry, Renewers: []string{}}
+			if tok.Owner, err = desanitize(*v.Owner); err == nil {
+				tok.Requester = tok.Owner
+				if v.Requester != nil {
+					tok.Requester, err = desanitize(*v.Requester)
+				}
+			}
+			for _, r := range v.Renewers {
+				if err != nil {
+					break
+				}
+				var dr string
+				dr, err = desanitize(r)
+				tok.Renewers = append(tok.Renewers, dr)
+			}
+		}
+		if err != nil {
+			if e := d.bad(path, "delegation token", err); e != nil {
+				return e
+			}
+			continue
+		}
+		d.img.DelegationTokens[tok.TokenID] = tok
+	}
+	d.notifications("token_change", "/delegation_token/token_changes")
+	return nil
+}
+
+func (d *decoder) feature() error {
+	n := d.node("/feature")
+	if n == nil {
+		return nil
+	}
+	var v struct {
+		Status   *int32 `json:"status"`
+		Features map[string]struct {
+			Max *int16 `json:"max_version_level"`
+		} `json:"features"`
+	}
+	err := strictJSON(n.Data, &v)
+	if err == nil && v.Status == nil {
+		err = errors.New(`no "status"`)
+	}
+	for k, f := range v.Features {
+		if err == nil && f.Max == nil {
+			err = fmt.Errorf("feature %q lacks max_version_level", k)
+		}
+	}
+	if err != nil {
+		return d.bad("/feature", "features", err)
+	}
+	d.img.ZK.FeatureStatus = *v.Status
+	for k, f := range v.Features {
+		d.img.Features[k] = *f.Max
+	}
+	return nil
+}
+
+func (d *decoder) migration() error {
+	n := d.node("/migration")
+	if n == nil {
+		return nil
+	}
+	var v struct {
+		ID     *int32 `json:"kraft_controller_id"`
+		Epoch  *int32 `json:"kraft_controller_epoch"`
+		Offset *int64 `json:"kraft_metadata_offset"`
+		MEpoch *int32 `json:"kraft_metadata_epoch"`
+	}
+	err := strictJSON(n.Data, &v)
+	if err == nil && (v.ID == nil || v.Epoch == nil || v.Offset == nil || v.MEpoch == nil) {
+		err = errors.New("migration state lacks a field")
+	}
+	if err != nil {
+		return d.bad("/migration", "migration state", err)
+	}
+	d.img.Migration = &model.Migration{HasZNode: true, KRaftControllerID: *v.ID, KRaftControllerEpoch: *v.Epoch,
+		KRaftMetadataOffset: *v.Offset, KRaftMetadataEpoch: *v.MEpoch, ZNodeVersion: n.Stat.Version}
+	return nil
+}
+
+type topicPartitionJSON struct {
+	Topic     *string `json:"topic"`
+	Partition *int32  `json:"partition"`
+	Replicas  []int32 `json:"replicas"`
+}
+
+func (d *decoder) pending() error {
+	d.container("/admin")
+	for _, t := range d.children("/admin/delete_topics") {
+		d.node("/admin/delete_topics/" + t)
+		d.img.ZK.PendingTopicDeletions = append(d.img.ZK.PendingTopicDeletions, t)
+	}
+	if n := d.node("/admin/reassign_partitions"); n != nil {
+		var v struct {
+			Partitions []topicPartitionJSON `json:"partitions"`
+		}
+		err := strictJSON(n.Data, &v)
+		m := map[string][]int32{}
+		for _, p := range v.Partitions {
+			if err == nil && (p.Topic == nil || p.Partition == nil || p.Replicas == nil) {
+				err = errors.New("entry lacks topic, partition or replicas")
+			}
+			if err == nil {
+				m[fmt.Sprintf("%s-%d", *p.Topic, *p.Partition)] = p.Replicas
+			}
+		}
+		if err != nil {
+			if e := d.bad("/admin/reassign_partitions", "reassignment", err); e != nil {
+				return e
+			}
+		} else {
+			d.img.ZK.LegacyReassignments = m
+		}
+	}
+	if n := d.node("/admin/preferred_replica_election"); n != nil {
+		var v struct {
+			Partitions []topicPartitionJSON `json:"partitions"`
+		}
+		err := strictJSON(n.Data, &v)
+		var out []string
+		for _, p := range v.Partitions {
+			if err == nil && (p.Topic == nil || p.Partition == nil) {
+				err = errors.New("entry lacks topic or partition")
+			}
+			if err == nil {
+				out = append(out, fmt.Sprintf("%s-%d", *p.Topic, *p.Partition))
+			}
+		}
+		if err != nil {
+			if e := d.bad("/admin/preferred_replica_election", "preferred replica election", err); e != nil {
+				return e
+			}
+		} else {
+			sort.Strings(out)
+			d.img.ZK.PreferredReplicaElections = out
+		}
+	}
+	d.notifications("isr_change", "/isr_change_notification")
+	d.notifications("log_dir_event", "/log_dir_event_notification")
+	// Pre-created by every Kafka broker; nothing to decode.
+	d.container("/consumers")
+	return nil
+}
+
+// notifications counts (and consumes) the sequential children of a
+// notification queue znode.
+func (d *decoder) notifications(kind, path string) {
+	kids := d.children(path)
+	if d.t.Nodes[path] == nil {
+		return
+	}
+	for _, k := range kids {
+		d.node(path + "/" + k)
+	}
+	if len(kids) > 0 {
+		if d.img.ZK.Notifications == nil {
+			d.img.ZK.Notifications = map[string]int32{}
+		}
+		d.img.ZK.Notifications[kind] = int32(len(kids))
+	}
+}
+
+// raw keeps every znode nothing consumed, except ZooKeeper's own /zookeeper
+// subtree (present only without a chroot).
+func (d *decoder) raw() {
+	d.handled["/"] = true
+	for _, p := range d.t.Paths() {
+		if d.handled[p] || p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/") {
+			continue
+		}
+		n := d.t.Nodes[p]
+		if len(n.Data) == 0 && len(n.Children) > 0 {
+			// A pure container whose children are kept raw themselves.
+			continue
+		}
+		if d.img.ZK.Raw == nil {
+			d.img.ZK.Raw = map[string][]byte{}
+		}
+		d.img.ZK.Raw[p] = n.Data
+	}
+}
+
+func (t *Tree) childrenOf(path string) []string {
+	if n := t.Nodes[path]; n != nil {
+		return n.Children
+	}
+	return nil
+}

@@ -1,0 +1,94 @@
+// Package zkread reads Kafka's ZooKeeper znodes into the common model.
+//
+// Every source produces the same raw Tree (path → data, stat, children,
+// relative to the chroot), and one decoder turns a Tree into a
+// *model.Image:
+//
+//	ReadLive(ctx, LiveOptions)       a live ensemble (go-zookeeper, read-only)
+//	ReadDataDir(dir, DataDirOptions) a ZooKeeper data dir, offline (package zkfile)
+//	ReadDumpFile(path)               a dump written by WriteDump (`kmeta zk dump`)
+//	Decode(tree, DecodeOptions)      Tree → *model.Image
+//
+// ParseSource parses the one source syntax every command shares
+// (zk://h1:2181,h2:2181/chroot, zkdata:/dir, zkdump:file.json, or no scheme
+// and an inferred kind) and Source.ReadTree dispatches.
+//
+// # Live reads
+//
+// go-zookeeper has no chroot support (a "host:port/chroot" server string
+// never connects), so the chroot is split off the connect string and
+// prefixed to every path here. Reads are Get (data and stat), Children (only
+// for znodes with children) and, with ReadACLs, GetACL; Exists checks the
+// chroot. The client pipelines only requests issued from different
+// goroutines, so a level of the tree is read by up to InFlight goroutines
+// spread over Connections sessions. Digest auth: AddAuth never fails, so a
+// wrong password only shows as NoAuth on reads; the ACLs of the refused
+// znodes are then read, and when one grants READ to the given user the
+// error says the password is wrong (ErrAuth as well as ErrNoAuth).
+// Consistency: the stats of sentinel znodes (/controller_epoch,
+// /brokers/topics, /brokers/ids, /config/changes, /admin/delete_topics, the
+// ISR and ACL change queues) are taken before and after the read; if they
+// moved, the Tree is marked Changed with a warning, or with Consistent the
+// read is repeated (bounded). Changes that touch only partition state
+// znodes (leader elections) are not detected.
+//
+// # Offline reads
+//
+// See package zkfile for the snapshot and transaction-log formats and the
+// replay rules. Stats are converted to what a client sees: ZooKeeper stores
+// a node's cversion as the count of child creations and reports
+// 2*stored - children; dataLength and numChildren are derived.
+//
+// # Decoding (Kafka 3.x znodes, §5 of the reference)
+//
+//   - /cluster/id {"version":"1","id":…}: "version" is a string.
+//   - /controller → ZKState.ControllerID and KRaftControllerEpoch (-1 for a
+//     ZK controller or v1 data); /controller_epoch is a decimal string, its
+//     data version is ControllerEpochZkVersion.
+//   - /brokers/ids/<id> JSON v1–v5: endpoints "LISTENER://host:port" with
+//     the protocol from listener_security_protocol_map (v1: host/port only,
+//     PLAINTEXT). Broker epoch = the znode's czxid.
+//   - /brokers/topics/<t>: partition keys are strings; topic_id absent
+//     before 2.8 (zero ID, kept visible); adding/removing_replicas. The
+//     partition epoch is the data version of …/partitions/<p>/state; a
+//     missing state znode gives ISR = replicas, leader = first replica,
+//     epochs 0, as Kafka's migration does, and is listed in
+//     ZKState.MissingPartitionStates. Directories are MIGRATING (zero UUID)
+//     per replica, as a PartitionRecord v0 reads.
+//   - /config/topics|brokers: non-empty maps only; broker "<default>" → "".
+//   - /config/users|clients|ips and users/<u>/clients/<c>: quota values are
+//     Java doubles; user and client-id names are URL-decoded (Java's
+//     URLDecoder, so '+' is a space); "<default>" → nil entity name. SCRAM
+//     credentials (SCRAM-SHA-256/512 keys in /config/users/<u>) must have
+//     exactly salt, stored_key, server_key (standard base64) and iterations.
+//   - /kafka-acl/<Type>/<name> (LITERAL) and
+//     /kafka-acl-extended/prefixed/<Type>/<name> (PREFIXED): PascalCase
+//     names, matched case-insensitively ignoring '_'. ACL ids are
+//     synthesized from the content (SHA-256), so they are stable; Kafka's
+//     are random per write. An unknown resource-type directory stays raw.
+//   - /latest_producer_id_block: block_end is a JSON string; next id =
+//     block_end + 1, broker epoch -1.
+//   - /delegation_token/tokens/<id>: principals URL-decoded; requester
+//     defaults to the owner (v1/v2).
+//   - /feature → Features (max_version_level) and ZKState.FeatureStatus;
+//     /migration → Migration (HasZNode, ZNodeVersion = data version);
+//     /brokers/seqid → ZKState.BrokerSequenceID (its data version).
+//   - Pending work: /admin/delete_topics (the topics stay in Topics too),
+//     /admin/reassign_partitions, /admin/preferred_replica_election, and
+//     counts of the notification queues (/config/changes, ISR, log dir, ACL
+//     and token changes) in ZKState.Notifications.
+//
+// Every znode no rule consumed is kept in ZKState.Raw (a pure container
+// whose children are kept is not repeated), except ZooKeeper's own
+// /zookeeper subtree. A malformed znode stops Decode with a *ZnodeError
+// naming it (ErrMalformed); with Lenient, decoding goes on, the znode is
+// kept raw, and a *MalformedError lists them all next to the image.
+//
+// # Dump file
+//
+// WriteDump writes JSON: {"format":"kmeta-zk-dump","version":1,"source",
+// "chroot","maxZxid","changed","warnings","znodes":[{"path","stat","data"
+// (standard base64, null for null data),"text" (when UTF-8),"decoded"
+// (when JSON),"acl"}]}, znodes sorted by path. ReadDump uses path, stat,
+// data and acl, and rebuilds children from the paths.
+package zkread

@@ -1,0 +1,206 @@
+package zkread
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/kmeta/kmeta/internal/kafkatest"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/zk/dump.json from the fixture data dir")
+
+const fixtureDump = fixtureDir + "/dump.json"
+
+// TestFixtureDump: the committed dump of the fixture reads back as the same
+// tree as the data dir, and writing the data dir's tree reproduces it byte
+// for byte.
+func TestFixtureDump(t *testing.T) {
+	tree, _ := fixtureImage(t)
+	tree.Source = "zkdata:testdata/zk/datadir"
+	var buf bytes.Buffer
+	if err := WriteDump(&buf, tree); err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile(fixtureDump, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	committed, err := os.ReadFile(fixtureDump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(committed, buf.Bytes()) {
+		t.Errorf("dump of the data dir differs from %s (run go test -run TestFixtureDump -update)", fixtureDump)
+	}
+	back, err := ReadDumpFile(fixtureDump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(tree.Nodes, back.Nodes); d != "" {
+		t.Errorf("dump round trip differs:\n%s", d)
+	}
+	if back.MaxZxid != tree.MaxZxid || back.Chroot != fixtureChroot {
+		t.Errorf("zxid %d chroot %q", back.MaxZxid, back.Chroot)
+	}
+	// Null and empty data stay distinct.
+	var null, empty int
+	for _, n := range back.Nodes {
+		if n.Data == nil {
+			null++
+		} else if len(n.Data) == 0 {
+			empty++
+		}
+	}
+	if null == 0 {
+		t.Errorf("fixture has no null znodes")
+	}
+	_ = empty
+	syn := NewTree()
+	syn.Nodes["/"] = &Node{Children: []string{"e", "n"}}
+	syn.Nodes["/e"] = &Node{Data: []byte{}, Children: []string{}}
+	syn.Nodes["/n"] = &Node{Children: []string{}}
+	var sb bytes.Buffer
+	if err := WriteDump(&sb, syn); err != nil {
+		t.Fatal(err)
+	}
+	sback, err := ReadDump(&sb, "syn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sback.Nodes["/e"].Data == nil || sback.Nodes["/n"].Data != nil {
+		t.Errorf("null/empty not kept: %q %q", sback.Nodes["/e"].Data, sback.Nodes["/n"].Data)
+	}
+	img1, err := Decode(tree, DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img2, err := Decode(back, DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img1.Provenance.Source, img2.Provenance.Source = "", ""
+	if d := cmp.Diff(img1, img2); d != "" {
+		t.Errorf("image from dump differs:\n%s", d)
+	}
+}
+
+func TestReadDumpErrors(t *testing.T) {
+	cases := map[string]string{
+		"not json":      "{",
+		"wrong format":  `{"format":"x","version":1}`,
+		"wrong version": `{"format":"kmeta-zk-dump","version":9}`,
+		"no root":       `{"format":"kmeta-zk-dump","version":1,"znodes":[{"path":"/a","stat":{},"data":null}]}`,
+		"orphan":        `{"format":"kmeta-zk-dump","version":1,"znodes":[{"path":"/","stat":{},"data":null},{"path":"/a/b","stat":{},"data":null}]}`,
+		"bad base64":    `{"format":"kmeta-zk-dump","version":1,"znodes":[{"path":"/","stat":{},"data":"!!"}]}`,
+		"bad path":      `{"format":"kmeta-zk-dump","version":1,"znodes":[{"path":"a//b","stat":{},"data":null}]}`,
+	}
+	for name, doc := range cases {
+		if _, err := ReadDump(strings.NewReader(doc), name); !errors.Is(err, ErrDump) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestWriteDumpFileRefusesOverwrite(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "d.json")
+	tr := NewTree()
+	tr.Nodes["/"] = &Node{}
+	if err := WriteDumpFile(p, tr, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteDumpFile(p, tr, false); err == nil {
+		t.Error("overwrote without being told")
+	}
+	if err := WriteDumpFile(p, tr, true); err != nil {
+		t.Error(err)
+	}
+	ents, _ := os.ReadDir(filepath.Dir(p))
+	if len(ents) != 1 {
+		t.Errorf("left temp files: %v", ents)
+	}
+}
+
+func TestParseSource(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f.json")
+	os.WriteFile(file, []byte("{}"), 0o644)
+	cases := []struct {
+		in      string
+		kind    SourceKind
+		servers []string
+		chroot  string
+		path    string
+	}{
+		{"zk://h1:2181,h2:2182/kafka/prod", SourceLive, []string{"h1:2181", "h2:2182"}, "/kafka/prod", ""},
+		{"zk://h1", SourceLive, []string{"h1:2181"}, "", ""},
+		{"zk://[::1]:2181/k", SourceLive, []string{"[::1]:2181"}, "/k", ""},
+		{"h1:2181/kafka", SourceLive, []string{"h1:2181"}, "/kafka", ""},
+		{"zkdata:/var/lib/zk", SourceDataDir, nil, "", "/var/lib/zk"},
+		{"zkdump:x.json", SourceDump, nil, "", "x.json"},
+		{dir, SourceDataDir, nil, "", dir},
+		{file, SourceDump, nil, "", file},
+	}
+	for _, c := range cases {
+		s, err := ParseSource(c.in)
+		if err != nil {
+			t.Errorf("%s: %v", c.in, err)
+			continue
+		}
+		if s.Kind != c.kind || !slices.Equal(s.Servers, c.servers) || s.Chroot != c.chroot || s.Path != c.path {
+			t.Errorf("%s: %+v", c.in, s)
+		}
+	}
+	for _, bad := range []string{"kraft://x", "zk://h1:2181//x", "zk://h 1", "zkdata:", "no such path/!"} {
+		if _, err := ParseSource(bad); !errors.Is(err, ErrSource) {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
+// TestSourceDetectsChroot: a data dir read without a chroot finds Kafka's.
+func TestSourceDetectsChroot(t *testing.T) {
+	src, err := ParseSource("zkdata:" + filepath.Join(fixtureDir, "datadir"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := src.ReadTree(context.Background(), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := fixtureImage(t)
+	if got.Chroot != fixtureChroot || !cmp.Equal(want.Nodes, got.Nodes) {
+		t.Errorf("chroot %q, %d nodes (want %d)", got.Chroot, len(got.Nodes), len(want.Nodes))
+	}
+	if _, err := ReadDataDir(filepath.Join(fixtureDir, "datadir"), DataDirOptions{Chroot: "/nope"}); !errors.Is(err, ErrNoNode) {
+		t.Errorf("missing chroot: %v", err)
+	}
+}
+
+var generate = flag.Bool("zk-generate", false, "regenerate testdata/zk with real ZooKeeper and Kafka 3.9.2 (generate.sh), then rewrite dump.json")
+
+// TestGenerateFixture regenerates the fixture. It runs only with
+// -zk-generate: go test ./zkread -run TestGenerateFixture -zk-generate
+// (then go test ./zkread -run TestFixtureDump -update).
+func TestGenerateFixture(t *testing.T) {
+	if !*generate {
+		t.Skip("regenerates committed fixtures; run with -zk-generate")
+	}
+	d := kafkatest.Dist(t, kafkatest.Kafka39)
+	cmd := exec.Command("bash", filepath.Join(fixtureDir, "generate.sh"))
+	cmd.Env = append(os.Environ(), "KAFKA_LIB="+filepath.Join(d.Dir, "lib"))
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,101 @@
+package zkread
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kmeta/kmeta/zkread/zkfile"
+)
+
+// Sentinel errors; every error the package returns wraps one of them (or a
+// zkfile sentinel for offline files).
+var (
+	// ErrNoNode: a required znode (the chroot, typically) does not exist.
+	ErrNoNode = errors.New("zkread: znode does not exist")
+	// ErrAuth: the credentials were rejected, or are evidently wrong (a
+	// znode whose ACL grants the authenticated user read access refused it).
+	ErrAuth = errors.New("zkread: authentication failed")
+	// ErrNoAuth: znodes could not be read for lack of permission.
+	ErrNoAuth = errors.New("zkread: not authorized to read znodes")
+	// ErrMalformed: a znode's data is not what Kafka writes there.
+	ErrMalformed = errors.New("zkread: malformed znode")
+	// ErrUnreachable: no ZooKeeper server answered within the session
+	// timeout.
+	ErrUnreachable = errors.New("zkread: zookeeper unreachable")
+	// ErrSource: a source string cannot be parsed or its kind inferred.
+	ErrSource = errors.New("zkread: bad source")
+	// ErrDump: a dump file is not a kmeta zk dump.
+	ErrDump = errors.New("zkread: bad dump file")
+
+	// File-level sentinels, re-exported from zkfile.
+	ErrCorrupt  = zkfile.ErrCorrupt
+	ErrTornTail = zkfile.ErrTornTail
+)
+
+// ZnodeError is an error about one znode.
+type ZnodeError struct {
+	Path string // relative to the chroot
+	Msg  string
+	Err  error
+}
+
+func (e *ZnodeError) Error() string {
+	if e.Msg == "" {
+		return fmt.Sprintf("znode %s: %v", e.Path, e.Err)
+	}
+	return fmt.Sprintf("znode %s: %s: %v", e.Path, e.Msg, e.Err)
+}
+
+func (e *ZnodeError) Unwrap() error { return e.Err }
+
+// NoAuthError lists the znodes a live read was refused. It unwraps to
+// ErrNoAuth, and to ErrAuth too when credentials were given and the ACLs
+// show they should have worked.
+type NoAuthError struct {
+	Paths []string
+	// WrongCredentials: the ACL of a refused znode grants the user the
+	// credentials name, so the password must be wrong.
+	WrongCredentials bool
+	User             string
+}
+
+func (e *NoAuthError) Error() string {
+	shown := e.Paths
+	more := ""
+	if len(shown) > 5 {
+		shown, more = shown[:5], fmt.Sprintf(" and %d more", len(e.Paths)-5)
+	}
+	msg := fmt.Sprintf("zkread: not authorized to read %d znodes: %s%s", len(e.Paths), strings.Join(shown, ", "), more)
+	switch {
+	case e.WrongCredentials:
+		msg += fmt.Sprintf(" (the ACLs grant digest user %q access the session does not have, so the password given with --zk-auth is wrong)", e.User)
+	case e.User != "":
+		msg += fmt.Sprintf(" (with credentials for digest user %q: the password may be wrong, or the user lacks READ on them)", e.User)
+	default:
+		msg += " (no credentials given: try --zk-auth user:password)"
+	}
+	return msg
+}
+
+func (e *NoAuthError) Unwrap() []error {
+	if e.WrongCredentials {
+		return []error{ErrNoAuth, ErrAuth}
+	}
+	return []error{ErrNoAuth}
+}
+
+// MalformedError lists every malformed znode a Lenient decode skipped.
+type MalformedError struct {
+	Errs []*ZnodeError
+}
+
+func (e *MalformedError) Error() string {
+	parts := make([]string, len(e.Errs))
+	for i, z := range e.Errs {
+		parts[i] = z.Error()
+	}
+	return fmt.Sprintf("%d malformed znodes: %s", len(e.Errs), strings.Join(parts, "; "))
+}
+
+func (e *MalformedError) Unwrap() error { return ErrMalformed }

@@ -1,0 +1,41 @@
+package zkread
+
+import (
+	"errors"
+	"testing"
+)
+
+// FuzzDecodeZnode puts arbitrary bytes at each znode kind the decoder reads
+// (seeded with the fixture's real data): no panic, and any error is a
+// located ErrMalformed.
+func FuzzDecodeZnode(f *testing.F) {
+	paths := []string{"/cluster/id", "/controller", "/controller_epoch", "/brokers/ids/1", "/brokers/topics/t",
+		"/brokers/topics/t/partitions/0/state", "/config/topics/t", "/config/brokers/<default>", "/config/users/u",
+		"/config/users/u/clients/c", "/config/ips/1.2.3.4", "/kafka-acl/Topic/t", "/kafka-acl-extended/prefixed/Group/g",
+		"/latest_producer_id_block", "/delegation_token/tokens/x", "/feature", "/migration", "/admin/reassign_partitions",
+		"/admin/preferred_replica_election"}
+	if tr, err := ReadDataDir(fixtureDir+"/datadir", DataDirOptions{Chroot: fixtureChroot}); err == nil {
+		for i, p := range tr.Paths() {
+			if d := tr.Nodes[p].Data; len(d) > 0 {
+				f.Add(uint8(i), d)
+			}
+		}
+	}
+	f.Add(uint8(4), []byte(`{"version":3,"partitions":{"0":[1]},"topic_id":"vKw_XjiOThejrhgwsgciOw","adding_replicas":{"0":[2]}}`))
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		p := paths[int(which)%len(paths)]
+		tr := tree(map[string]string{p: string(data), "/brokers/topics/t": `{"partitions":{"0":[1]}}`}, nil, nil)
+		if p == "/brokers/topics/t" {
+			tr.Nodes[p].Data = data
+		}
+		_, err := Decode(tr, DecodeOptions{})
+		var ze *ZnodeError
+		if err != nil && (!errors.Is(err, ErrMalformed) || !errors.As(err, &ze)) {
+			t.Fatalf("%s: error is not a located ErrMalformed: %v", p, err)
+		}
+		img, err := Decode(tr, DecodeOptions{Lenient: true})
+		if img == nil {
+			t.Fatalf("lenient decode returned no image: %v", err)
+		}
+	})
+}

@@ -1,0 +1,444 @@
+package zkread
+
+import (
+	"context"
+	"crypto/sha1"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// LiveOptions configures ReadLive.
+type LiveOptions struct {
+	// Servers are host:port addresses (no chroot: go-zookeeper would
+	// dial the literal "host:port/chroot" forever).
+	Servers []string
+	// Chroot is the Kafka chroot ("/kafka/prod"), "" for none.
+	Chroot string
+	// SessionTimeout also bounds how long to wait for a first connection
+	// (default 10 s).
+	SessionTimeout time.Duration
+	// Auth is "user:password" for ZooKeeper digest authentication.
+	Auth string
+	// TLS, when set, is used for every connection. See TLSConfig.
+	TLS *tls.Config
+	// InFlight bounds concurrent requests over all connections (default 64).
+	InFlight int
+	// Connections is the number of sessions to spread reads over (default 1).
+	Connections int
+	// ReadACLs also reads every znode's ACL (one more request per znode).
+	ReadACLs bool
+	// Consistent re-reads the tree until two consecutive checks of the
+	// sentinel znodes agree (at most Retries+1 reads, default 3 retries).
+	Consistent bool
+	Retries    int
+	// Progress, if set, is called with znodes read so far and znodes known
+	// so far. It is called from one goroutine at a time.
+	Progress func(done, known int)
+}
+
+// TLSConfig builds a client TLS config from PEM files: a CA bundle to trust
+// (empty: the system pool) and an optional client certificate and key.
+func TLSConfig(caFile, certFile, keyFile, serverName string) (*tls.Config, error) {
+	cfg := &tls.Config{ServerName: serverName, MinVersion: tls.VersionTLS12}
+	if caFile != "" {
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			return nil, fmt.Errorf("zkread: TLS CA: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("zkread: TLS CA %s holds no PEM certificate", caFile)
+		}
+		cfg.RootCAs = pool
+	}
+	if certFile != "" || keyFile != "" {
+		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+		if err != nil {
+			return nil, fmt.Errorf("zkread: TLS client certificate: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return cfg, nil
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(string, ...any) {}
+
+// sentinels are the znodes whose stat moves with nearly every Kafka change:
+// a new controller, topics created or deleted, broker registrations, config
+// and ACL change notifications, ISR changes, pending deletions.
+var sentinels = []string{"/controller_epoch", "/brokers/topics", "/brokers/ids", "/config/changes",
+	"/admin/delete_topics", "/isr_change_notification", "/kafka-acl-changes", "/kafka-acl-extended-changes"}
+
+// ReadLive reads the whole tree under the chroot from a live ensemble,
+// strictly read-only (Get, Children, Exists, GetACL). It returns
+// ErrUnreachable when no server answers within the session timeout, a
+// *ZnodeError wrapping ErrNoNode when the chroot is missing, and a
+// *NoAuthError (ErrNoAuth, plus ErrAuth when the password is evidently
+// wrong) together with the readable part of the tree when znodes were
+// refused.
+func ReadLive(ctx context.Context, opts LiveOptions) (*Tree, error) {
+	if len(opts.Servers) == 0 {
+		return nil, fmt.Errorf("%w: no ZooKeeper servers given", ErrSource)
+	}
+	if opts.SessionTimeout <= 0 {
+		opts.SessionTimeout = 10 * time.Second
+	}
+	if opts.InFlight <= 0 {
+		opts.InFlight = 64
+	}
+	if opts.Connections <= 0 {
+		opts.Connections = 1
+	}
+	if opts.Retries <= 0 {
+		opts.Retries = 3
+	}
+	if opts.Auth != "" && !strings.Contains(opts.Auth, ":") {
+		return nil, fmt.Errorf("%w: digest auth must be user:password", ErrAuth)
+	}
+	chroot := NormalizeChroot(opts.Chroot)
+	conns, err := connectAll(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	r := &liveReader{conns: conns, opts: opts, chroot: chroot}
+	root := chroot
+	if root == "" {
+		root = "/"
+	}
+	ok, _, err := conns[0].Exists(root)
+	if errors.Is(err, zk.ErrNoAuth) {
+		// ZooKeeper 3.8 checks READ on exists too; the read below reports
+		// the refused znodes with their ACLs.
+		ok, err = true, nil
+	}
+	if err != nil {
+		return nil, r.zkErr(root, err)
+	}
+	if !ok {
+		return nil, &ZnodeError{Path: root, Msg: "chroot does not exist", Err: ErrNoNode}
+	}
+	var changed []string
+	for attempt := 0; ; attempt++ {
+		before := r.sentinelStats()
+		t, nerr, err := r.readTree(ctx)
+		if err != nil {
+			return nil, err
+		}
+		after := r.sentinelStats()
+		changed = diffSentinels(before, after, t)
+		if len(changed) == 0 || !opts.Consistent || attempt >= opts.Retries {
+			t.Source = "zk://" + strings.Join(opts.Servers, ",") + chroot
+			if len(changed) > 0 {
+				t.Changed = true
+				t.Warnings = append(t.Warnings, fmt.Sprintf("the tree changed while it was read (%s moved); the result may mix states", strings.Join(changed, ", ")))
+			}
+			if nerr != nil {
+				return t, nerr
+			}
+			return t, nil
+		}
+	}
+}
+
+// connectAll opens the sessions and waits for each to be established.
+func connectAll(ctx context.Context, opts LiveOptions) ([]*zk.Conn, error) {
+	var conns []*zk.Conn
+	fail := func(err error) ([]*zk.Conn, error) {
+		for _, c := range conns {
+			c.Close()
+		}
+		return nil, err
+	}
+	for i := 0; i < opts.Connections; i++ {
+		dialer := zk.Dialer(net.DialTimeout)
+		if opts.TLS != nil {
+			cfg := opts.TLS
+			dialer = func(network, addr string, timeout time.Duration) (net.Conn, error) {
+				c := cfg.Clone()
+				if c.ServerName == "" {
+					host, _, _ := net.SplitHostPort(addr)
+					c.ServerName = host
+				}
+				return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, network, addr, c)
+			}
+		}
+		conn, events, err := zk.Connect(opts.Servers, opts.SessionTimeout,
+			zk.WithLogger(quietLogger{}), zk.WithLogInfo(false), zk.WithDialer(dialer))
+		if err != nil {
+			return fail(fmt.Errorf("%w: %v", ErrUnreachable, err))
+		}
+		conns = append(conns, conn)
+		if err := waitSession(ctx, events, opts); err != nil {
+			return fail(err)
+		}
+		if opts.Auth != "" {
+			// go-zookeeper's AddAuth does not fail on a wrong password; a
+			// wrong one shows up as NoAuth on reads (see NoAuthError).
+			if err := conn.AddAuth("digest", []byte(opts.Auth)); err != nil {
+				return fail(fmt.Errorf("%w: %v", ErrAuth, err))
+			}
+		}
+	}
+	return conns, nil
+}
+
+func waitSession(ctx context.Context, events <-chan zk.Event, opts LiveOptions) error {
+	timer := time.NewTimer(opts.SessionTimeout)
+	defer timer.Stop()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return fmt.Errorf("%w: connection closed", ErrUnreachable)
+			}
+			switch ev.State {
+			case zk.StateHasSession:
+				return nil
+			case zk.StateAuthFailed:
+				return fmt.Errorf("%w: the server rejected the session's authentication", ErrAuth)
+			}
+		case <-timer.C:
+			return fmt.Errorf("%w: no ZooKeeper server among %s established a session within %s",
+				ErrUnreachable, strings.Join(opts.Servers, ","), opts.SessionTimeout)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+type liveReader struct {
+	conns  []*zk.Conn
+	opts   LiveOptions
+	chroot string
+}
+
+func (r *liveReader) abs(rel string) string {
+	if r.chroot == "" {
+		return rel
+	}
+	if rel == "/" {
+		return r.chroot
+	}
+	return r.chroot + rel
+}
+
+func (r *liveReader) zkErr(path string, err error) error {
+	switch {
+	case errors.Is(err, zk.ErrNoAuth):
+		return &ZnodeError{Path: path, Err: ErrNoAuth}
+	case errors.Is(err, zk.ErrAuthFailed):
+		return &ZnodeError{Path: path, Err: ErrAuth}
+	case errors.Is(err, zk.ErrNoServer), errors.Is(err, zk.ErrConnectionClosed), errors.Is(err, zk.ErrSessionExpired), errors.Is(err, zk.ErrClosing):
+		return &ZnodeError{Path: path, Err: fmt.Errorf("%w: %v", ErrUnreachable, err)}
+	}
+	return &ZnodeError{Path: path, Err: err}
+}
+
+func (r *liveReader) sentinelStats() map[string]*zk.Stat {
+	out := map[string]*zk.Stat{}
+	for _, p := range sentinels {
+		if ok, st, err := r.conns[0].Exists(r.abs(p)); err == nil && ok {
+			out[p] = st
+		}
+	}
+	return out
+}
+
+// diffSentinels reports sentinels whose stat differs between the checks
+// before and after the read, or from what the read itself saw.
+func diffSentinels(before, after map[string]*zk.Stat, t *Tree) []string {
+	var out []string
+	for _, p := range sentinels {
+		b, a := before[p], after[p]
+		moved := (a == nil) != (b == nil) || (a != nil && (a.Mzxid != b.Mzxid || a.Pzxid != b.Pzxid || a.Cversion != b.Cversion))
+		if n := t.Nodes[p]; !moved && a != nil && n != nil && (n.Stat.Mzxid != a.Mzxid || n.Stat.Pzxid != a.Pzxid) {
+			moved = true
+		}
+		if moved {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// readTree reads level by level; within a level up to InFlight requests
+// are pipelined across the connections (go-zookeeper pipelines requests
+// made from different goroutines on one connection).
+func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
+	t := NewTree()
+	t.Chroot = r.chroot
+	var (
+		mu     sync.Mutex
+		noAuth []string
+		fatal  error
+		done   int
+		known  = 1
+	)
+	level := []string{"/"}
+	sem := make(chan struct{}, r.opts.InFlight)
+	for len(level) > 0 {
+		var next []string
+		var wg sync.WaitGroup
+		for i, rel := range level {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+			sem <- struct{}{}
+			wg.Add(1)
+			go func(conn *zk.Conn, rel string) {
+				defer func() { <-sem; wg.Done() }()
+				n, kids, err := r.readNode(conn, rel)
+				mu.Lock()
+				defer mu.Unlock()
+				done++
+				switch {
+				case err == nil:
+					t.Nodes[rel] = n
+					for _, k := range kids {
+						next = append(next, Child(rel, k))
+					}
+					known += len(kids)
+					t.MaxZxid = max(t.MaxZxid, n.Stat.Czxid, n.Stat.Mzxid, n.Stat.Pzxid)
+				case errors.Is(err, zk.ErrNoNode):
+					// Deleted after its parent was listed: the parent's
+					// pzxid moved, which the sentinel check may catch.
+					t.Warnings = append(t.Warnings, fmt.Sprintf("znode %s disappeared while reading", rel))
+				case errors.Is(err, zk.ErrNoAuth):
+					noAuth = append(noAuth, rel)
+				default:
+					if fatal == nil {
+						fatal = r.zkErr(rel, err)
+					}
+				}
+				if r.opts.Progress != nil {
+					r.opts.Progress(done, known)
+				}
+			}(r.conns[i%len(r.conns)], rel)
+		}
+		wg.Wait()
+		if fatal != nil {
+			return nil, nil, fatal
+		}
+		sort.Strings(next)
+		level = next
+	}
+	// A node whose child vanished keeps the stale name; drop such names so
+	// Children always points at nodes of the tree.
+	for p, n := range t.Nodes {
+		kept := n.Children[:0]
+		for _, c := range n.Children {
+			if _, ok := t.Nodes[Child(p, c)]; ok {
+				kept = append(kept, c)
+			}
+		}
+		n.Children = kept
+	}
+	sort.Strings(t.Warnings)
+	if len(noAuth) > 0 {
+		sort.Strings(noAuth)
+		return t, r.noAuthError(noAuth), nil
+	}
+	return t, nil, nil
+}
+
+func (r *liveReader) readNode(conn *zk.Conn, rel string) (*Node, []string, error) {
+	p := r.abs(rel)
+	data, st, err := conn.Get(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	n := &Node{Data: data, Stat: statOf(st)}
+	var kids []string
+	if st.NumChildren > 0 {
+		kids, _, err = conn.Children(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		sort.Strings(kids)
+	}
+	n.Children = append([]string{}, kids...)
+	if r.opts.ReadACLs {
+		acl, _, err := conn.GetACL(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		n.ACL = make([]ACL, len(acl))
+		for i, a := range acl {
+			n.ACL[i] = ACL{Perms: a.Perms, Scheme: a.Scheme, ID: a.ID}
+		}
+	}
+	return n, kids, nil
+}
+
+func statOf(s *zk.Stat) Stat {
+	return Stat{Czxid: s.Czxid, Mzxid: s.Mzxid, Pzxid: s.Pzxid, Ctime: s.Ctime, Mtime: s.Mtime,
+		Version: s.Version, Cversion: s.Cversion, Aversion: s.Aversion, EphemeralOwner: s.EphemeralOwner,
+		DataLength: s.DataLength, NumChildren: s.NumChildren}
+}
+
+// noAuthError builds the error for refused znodes. With digest credentials
+// it looks for proof that the password is wrong in the ACLs it can read: of
+// the refused znodes (servers before 3.7 allow that), then of their
+// parents. An entry for our digest user proves it when the server shows its
+// hash and the hash is not ours, or when the server redacts it (we lack
+// ADMIN there) although the entry grants our user ADMIN.
+func (r *liveReader) noAuthError(paths []string) error {
+	e := &NoAuthError{Paths: paths}
+	if r.opts.Auth == "" {
+		return e
+	}
+	user, _, _ := strings.Cut(r.opts.Auth, ":")
+	e.User = user
+	sum := sha1.Sum([]byte(r.opts.Auth))
+	hash := base64.StdEncoding.EncodeToString(sum[:])
+	cands := append([]string{}, paths...)
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if p != "/" {
+			parent := p[:strings.LastIndexByte(p, '/')]
+			if parent == "" {
+				parent = "/"
+			}
+			cands = append(cands, parent)
+		}
+	}
+	for _, p := range cands {
+		if seen[p] || len(seen) >= 32 {
+			continue
+		}
+		seen[p] = true
+		acl, _, err := r.conns[0].GetACL(r.abs(p))
+		if err != nil {
+			continue
+		}
+		for _, a := range acl {
+			u, h, _ := strings.Cut(a.ID, ":")
+			if a.Scheme != "digest" || u != user {
+				continue
+			}
+			if (h != "x" && h != hash) || (h == "x" && a.Perms&zk.PermAdmin != 0) {
+				e.WrongCredentials = true
+				return e
+			}
+		}
+	}
+	return e
+}

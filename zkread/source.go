@@ -1,0 +1,217 @@
+package zkread
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// SourceKind says which reader a Source uses.
+type SourceKind int
+
+const (
+	SourceLive    SourceKind = iota + 1 // zk://host:port,…/chroot
+	SourceDataDir                       // zkdata:/path (dataDir or version-2)
+	SourceDump                          // zkdump:file.json
+)
+
+func (k SourceKind) String() string {
+	switch k {
+	case SourceLive:
+		return "zk"
+	case SourceDataDir:
+		return "zkdata"
+	case SourceDump:
+		return "zkdump"
+	}
+	return "unknown"
+}
+
+// Source is a parsed ZooKeeper-side source.
+type Source struct {
+	Kind SourceKind
+	// Servers and Chroot for SourceLive (Chroot "" = none).
+	Servers []string
+	Chroot  string
+	// Path for SourceDataDir and SourceDump.
+	Path string
+	// Inferred is set when the string had no scheme; Why says how the
+	// kind was chosen (for verbose output).
+	Inferred bool
+	Why      string
+}
+
+func (s Source) String() string {
+	switch s.Kind {
+	case SourceLive:
+		return "zk://" + strings.Join(s.Servers, ",") + s.Chroot
+	case SourceDataDir:
+		return "zkdata:" + s.Path
+	case SourceDump:
+		return "zkdump:" + s.Path
+	}
+	return "?"
+}
+
+var hostPortRE = regexp.MustCompile(`^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(:[0-9]{1,5})?$`)
+
+// ParseConnect splits a ZooKeeper connect string "h1:2181,h2:2181/kafka/prod"
+// into servers and chroot (which starts at the first '/'), as Kafka does.
+// A server without a port gets 2181.
+func ParseConnect(s string) ([]string, string, error) {
+	hosts, chroot := s, ""
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		hosts, chroot = s[:i], s[i:]
+	}
+	if strings.Contains(chroot, "//") || (len(chroot) > 1 && strings.HasSuffix(chroot, "/")) {
+		return nil, "", fmt.Errorf("%w: chroot %q is not a valid znode path", ErrSource, chroot)
+	}
+	var servers []string
+	for _, h := range strings.Split(hosts, ",") {
+		h = strings.TrimSpace(h)
+		if !hostPortRE.MatchString(h) {
+			return nil, "", fmt.Errorf("%w: %q is not host:port", ErrSource, h)
+		}
+		if !strings.HasSuffix(h, "]") && strings.Contains(h, ":") || strings.Contains(h, "]:") {
+			servers = append(servers, h)
+		} else {
+			servers = append(servers, h+":2181")
+		}
+	}
+	return servers, NormalizeChroot(chroot), nil
+}
+
+// ParseSource parses one source string:
+//
+//	zk://h1:2181,h2:2181/kafka/prod   a live ensemble and its chroot
+//	zkdata:/var/lib/zookeeper         a data dir (holding version-2/), or version-2
+//	zkdump:cluster.json               a dump written by `kmeta zk dump`
+//
+// Without a scheme the kind is inferred: an existing directory is a data
+// dir, an existing file a dump, and host:port[,host:port][/chroot] a live
+// ensemble.
+func ParseSource(s string) (Source, error) {
+	switch {
+	case strings.HasPrefix(s, "zk://"):
+		servers, chroot, err := ParseConnect(strings.TrimPrefix(s, "zk://"))
+		if err != nil {
+			return Source{}, err
+		}
+		return Source{Kind: SourceLive, Servers: servers, Chroot: chroot}, nil
+	case strings.HasPrefix(s, "zkdata:"):
+		p := strings.TrimPrefix(s, "zkdata:")
+		if p == "" {
+			return Source{}, fmt.Errorf("%w: zkdata: needs a directory", ErrSource)
+		}
+		return Source{Kind: SourceDataDir, Path: p}, nil
+	case strings.HasPrefix(s, "zkdump:"):
+		p := strings.TrimPrefix(s, "zkdump:")
+		if p == "" {
+			return Source{}, fmt.Errorf("%w: zkdump: needs a file", ErrSource)
+		}
+		return Source{Kind: SourceDump, Path: p}, nil
+	}
+	if i := strings.Index(s, "://"); i >= 0 {
+		return Source{}, fmt.Errorf("%w: unknown scheme %q (want zk://, zkdata: or zkdump:)", ErrSource, s[:i])
+	}
+	if st, err := os.Stat(s); err == nil {
+		if st.IsDir() {
+			return Source{Kind: SourceDataDir, Path: s, Inferred: true, Why: "an existing directory"}, nil
+		}
+		return Source{Kind: SourceDump, Path: s, Inferred: true, Why: "an existing file"}, nil
+	}
+	servers, chroot, err := ParseConnect(s)
+	if err != nil {
+		return Source{}, fmt.Errorf("%w: %q is neither an existing path nor a host:port connect string", ErrSource, s)
+	}
+	return Source{Kind: SourceLive, Servers: servers, Chroot: chroot, Inferred: true, Why: "a host:port connect string"}, nil
+}
+
+// ReadOptions are the per-kind settings a command passes with a Source.
+type ReadOptions struct {
+	// Live settings; Servers and Chroot come from the Source.
+	Live LiveOptions
+	// Chroot for a data dir: "" detects it (the one subtree holding
+	// brokers/ids or cluster/id; the root when that is where they are),
+	// "/" forces the root.
+	Chroot string
+	LogDir string
+	AtZxid int64
+}
+
+// ReadTree reads the source's raw tree.
+func (s Source) ReadTree(ctx context.Context, opts ReadOptions) (*Tree, error) {
+	switch s.Kind {
+	case SourceLive:
+		lo := opts.Live
+		lo.Servers, lo.Chroot = s.Servers, s.Chroot
+		return ReadLive(ctx, lo)
+	case SourceDataDir:
+		if opts.Chroot != "" {
+			return ReadDataDir(s.Path, DataDirOptions{Chroot: opts.Chroot, LogDir: opts.LogDir, AtZxid: opts.AtZxid})
+		}
+		full, err := ReadDataDir(s.Path, DataDirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid})
+		if err != nil {
+			return nil, err
+		}
+		chroot, err := DetectChroot(full)
+		if err != nil {
+			return nil, err
+		}
+		if chroot == "" {
+			return full, nil
+		}
+		t := Subtree(full, chroot)
+		t.Warnings = append(t.Warnings, fmt.Sprintf("chroot %s detected in the data dir", chroot))
+		return t, nil
+	case SourceDump:
+		return ReadDumpFile(filepath.Clean(s.Path))
+	}
+	return nil, fmt.Errorf("%w: empty source", ErrSource)
+}
+
+// DetectChroot finds where Kafka's znodes are in a tree read from the root:
+// "" when /brokers/ids or /cluster/id is at the root, the single path X
+// holding X/brokers/ids or X/cluster/id otherwise. Several candidates are
+// an error naming them.
+func DetectChroot(t *Tree) (string, error) {
+	if t.Nodes["/brokers/ids"] != nil || t.Nodes["/cluster/id"] != nil {
+		return "", nil
+	}
+	seen := map[string]bool{}
+	for p := range t.Nodes {
+		for _, suffix := range []string{"/brokers/ids", "/cluster/id"} {
+			if strings.HasSuffix(p, suffix) {
+				seen[strings.TrimSuffix(p, suffix)] = true
+			}
+		}
+	}
+	var cands []string
+	for c := range seen {
+		cands = append(cands, c)
+	}
+	switch len(cands) {
+	case 0:
+		return "", fmt.Errorf("%w: no Kafka znodes (brokers/ids, cluster/id) anywhere in the tree", ErrNoNode)
+	case 1:
+		return cands[0], nil
+	}
+	return "", fmt.Errorf("%w: several Kafka chroots in the tree (%s): name one", ErrSource, strings.Join(cands, ", "))
+}
+
+// Subtree returns the part of t under chroot, re-rooted at "/".
+func Subtree(t *Tree, chroot string) *Tree {
+	out := NewTree()
+	out.Source, out.MaxZxid, out.Changed = t.Source, t.MaxZxid, t.Changed
+	out.Warnings = append([]string{}, t.Warnings...)
+	out.Chroot = NormalizeChroot(t.Chroot + chroot)
+	for p, n := range t.Nodes {
+		if rel, ok := relPath(p, chroot); ok {
+			out.Nodes[rel] = n
+		}
+	}
+	return out
+}

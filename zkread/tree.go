@@ -1,0 +1,141 @@
+package zkread
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/kmeta/kmeta/zkread/zkfile"
+)
+
+// Stat is a znode's stat as a client sees it (the fields of ZooKeeper's Stat
+// record). Cversion counts child creations and deletions.
+type Stat struct {
+	Czxid          int64 `json:"czxid"`
+	Mzxid          int64 `json:"mzxid"`
+	Pzxid          int64 `json:"pzxid"`
+	Ctime          int64 `json:"ctime"`
+	Mtime          int64 `json:"mtime"`
+	Version        int32 `json:"version"`
+	Cversion       int32 `json:"cversion"`
+	Aversion       int32 `json:"aversion"`
+	EphemeralOwner int64 `json:"ephemeralOwner"`
+	DataLength     int32 `json:"dataLength"`
+	NumChildren    int32 `json:"numChildren"`
+}
+
+// ACL is one ZooKeeper access control entry.
+type ACL = zkfile.ACL
+
+// Node is one znode. Data nil means the znode holds null, which ZooKeeper
+// distinguishes from empty data.
+type Node struct {
+	Data []byte
+	Stat Stat
+	// Children are the child names, sorted.
+	Children []string
+	// ACL is nil when the source did not read it (live reads without
+	// ReadACLs).
+	ACL []ACL
+}
+
+// Tree is the raw znode tree every source produces. Paths are absolute and
+// relative to the chroot: "/" is the chroot itself.
+type Tree struct {
+	Nodes map[string]*Node
+	// MaxZxid is the highest zxid seen: the data dir's last applied zxid, or
+	// for a live read the highest czxid/mzxid/pzxid read.
+	MaxZxid int64
+	// Source describes where the tree came from (for provenance).
+	Source string
+	// Chroot the paths are relative to ("" when none).
+	Chroot string
+	// Warnings: snapshot fallbacks, torn tails, a tree that changed while it
+	// was read. Never empty-string entries.
+	Warnings []string
+	// Changed is set by a live read that saw the tree change while reading
+	// and could not get a stable view.
+	Changed bool
+}
+
+// NewTree returns an empty tree.
+func NewTree() *Tree { return &Tree{Nodes: map[string]*Node{}} }
+
+// Get returns the node at path or nil.
+func (t *Tree) Get(path string) *Node { return t.Nodes[path] }
+
+// Paths returns every path in sorted order.
+func (t *Tree) Paths() []string {
+	out := make([]string, 0, len(t.Nodes))
+	for p := range t.Nodes {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Child joins a parent path and a child name.
+func Child(parent, name string) string {
+	if parent == "/" {
+		return "/" + name
+	}
+	return parent + "/" + name
+}
+
+// fromDataTree converts zkfile's tree to a Tree rooted at chroot. Stats are
+// converted to what a client's Get would return.
+func fromDataTree(dt *zkfile.DataTree, chroot string) (*Tree, error) {
+	root := chroot
+	if root == "" {
+		root = "/"
+	}
+	if dt.Nodes[root] == nil {
+		return nil, &ZnodeError{Path: root, Err: ErrNoNode, Msg: "chroot does not exist"}
+	}
+	t := NewTree()
+	t.Chroot = chroot
+	t.MaxZxid = dt.LastZxid
+	for p, n := range dt.Nodes {
+		rel, ok := relPath(p, root)
+		if !ok {
+			continue
+		}
+		t.Nodes[rel] = &Node{
+			Data:     n.Data,
+			Children: n.SortedChildren(),
+			ACL:      n.ACL,
+			Stat: Stat{
+				Czxid: n.Stat.Czxid, Mzxid: n.Stat.Mzxid, Pzxid: n.Stat.Pzxid,
+				Ctime: n.Stat.Ctime, Mtime: n.Stat.Mtime,
+				Version: n.Stat.Version, Cversion: n.ClientCversion(), Aversion: n.Stat.Aversion,
+				EphemeralOwner: n.Stat.EphemeralOwner,
+				DataLength:     int32(len(n.Data)),
+				NumChildren:    int32(len(n.Children)),
+			},
+		}
+	}
+	return t, nil
+}
+
+// relPath maps an absolute path to one relative to root, false when outside.
+func relPath(p, root string) (string, bool) {
+	if root == "/" {
+		return p, true
+	}
+	if p == root {
+		return "/", true
+	}
+	if strings.HasPrefix(p, root+"/") {
+		return p[len(root):], true
+	}
+	return "", false
+}
+
+// NormalizeChroot turns "kafka/prod/", "/kafka/prod" or "/" into "/kafka/prod"
+// or "" (no chroot).
+func NormalizeChroot(c string) string {
+	c = strings.Trim(c, "/")
+	if c == "" {
+		return ""
+	}
+	return "/" + c
+}

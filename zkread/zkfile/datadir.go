@@ -1,0 +1,231 @@
+package zkfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// DirOptions tunes ReadDir.
+type DirOptions struct {
+	// LogDir holds the log.* files when ZooKeeper's dataLogDir differs from
+	// its dataDir. Empty: the same directory as the snapshots.
+	LogDir string
+	// AtZxid > 0 rebuilds the tree as of that zxid: the newest snapshot that
+	// holds nothing newer, then transactions up to and including AtZxid.
+	AtZxid int64
+}
+
+// DirResult is a rebuilt tree and what happened while rebuilding it.
+type DirResult struct {
+	Tree     *DataTree
+	Snapshot string   // the snapshot file used
+	Logs     []string // log files read
+	Warnings []string // fallbacks, torn tails, gaps
+}
+
+type numbered struct {
+	path string
+	zxid int64
+}
+
+// resolveDir accepts a dataDir (holding version-2/) or version-2 itself.
+func resolveDir(dir string) string {
+	if st, err := os.Stat(filepath.Join(dir, "version-2")); err == nil && st.IsDir() {
+		return filepath.Join(dir, "version-2")
+	}
+	return dir
+}
+
+func list(dir, kind string) ([]numbered, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &FileError{File: dir, Msg: "list", Err: err}
+	}
+	var out []numbered
+	for _, e := range ents {
+		if e.IsDir() {
+			continue
+		}
+		z, ok := ZxidFromName(e.Name())
+		if !ok {
+			continue
+		}
+		if (kind == "snapshot") != (len(e.Name()) > 9 && e.Name()[:9] == "snapshot.") {
+			continue
+		}
+		out = append(out, numbered{filepath.Join(dir, e.Name()), z})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].zxid != out[j].zxid {
+			return out[i].zxid < out[j].zxid
+		}
+		return out[i].path < out[j].path
+	})
+	return out, nil
+}
+
+// ReadDir rebuilds the DataTree from a ZooKeeper data directory as a server
+// would at startup: the newest snapshot that decodes (older ones when it does
+// not, with a warning), then every logged transaction after it.
+func ReadDir(dir string, opts DirOptions) (*DirResult, error) {
+	snapDir := resolveDir(dir)
+	logDir := snapDir
+	if opts.LogDir != "" {
+		logDir = resolveDir(opts.LogDir)
+	}
+	snaps, err := list(snapDir, "snapshot")
+	if err != nil {
+		return nil, err
+	}
+	logs, err := list(logDir, "log")
+	if err != nil {
+		return nil, err
+	}
+	res := &DirResult{}
+	var lastErr error
+	for i := len(snaps) - 1; i >= 0 && res.Tree == nil; i-- {
+		s := snaps[i]
+		if opts.AtZxid > 0 && s.zxid > opts.AtZxid {
+			continue
+		}
+		snap, err := ReadSnapshotFile(s.path)
+		if err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("snapshot %s is unusable, falling back to an older one: %v", filepath.Base(s.path), err))
+			lastErr = err
+			continue
+		}
+		if opts.AtZxid > 0 {
+			if m := maxStatZxid(snap.Tree); m > opts.AtZxid {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("snapshot %s already holds zxid %#x, past %#x; using an older one", filepath.Base(s.path), m, opts.AtZxid))
+				continue
+			}
+		}
+		res.Tree, res.Snapshot = snap.Tree, s.path
+	}
+	if res.Tree == nil {
+		if lastErr != nil {
+			return res, fmt.Errorf("%w in %s: newest failure: %w", ErrNoSnapshot, snapDir, lastErr)
+		}
+		return res, &FileError{File: snapDir, Msg: "snapshots", Err: ErrNoSnapshot}
+	}
+	if err := replay(res, logs, opts.AtZxid); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func maxStatZxid(t *DataTree) int64 {
+	var m int64
+	for _, n := range t.Nodes {
+		m = max(m, n.Stat.Czxid, n.Stat.Mzxid, n.Stat.Pzxid)
+	}
+	return m
+}
+
+// replay applies the logged transactions after the snapshot. ZooKeeper
+// starts from the last log whose first zxid is at or before the snapshot's.
+func replay(res *DirResult, logs []numbered, atZxid int64) error {
+	t := res.Tree
+	from := -1
+	for i, l := range logs {
+		if l.zxid <= t.SnapshotZxid {
+			from = i
+		}
+	}
+	if from < 0 {
+		if len(logs) == 0 {
+			return nil
+		}
+		if logs[0].zxid > t.SnapshotZxid+1 {
+			return &FileError{File: logs[0].path, Msg: "first log", Err: fmt.Errorf("%w: snapshot %s ends at zxid %#x, the oldest log starts at %#x", ErrGap, filepath.Base(res.Snapshot), t.SnapshotZxid, logs[0].zxid)}
+		}
+		from = 0
+	}
+	prev := t.SnapshotZxid
+	for i := from; i < len(logs); i++ {
+		done, err := replayLog(res, logs[i].path, &prev, atZxid, i == len(logs)-1)
+		if err != nil {
+			return err
+		}
+		if done {
+			break
+		}
+	}
+	t.LastZxid = max(t.SnapshotZxid, prev)
+	return nil
+}
+
+func replayLog(res *DirResult, path string, prev *int64, atZxid int64, last bool) (bool, error) {
+	l, err := OpenTxnLog(path)
+	if err != nil {
+		return false, err
+	}
+	defer l.Close()
+	res.Logs = append(res.Logs, path)
+	t := res.Tree
+	for {
+		txn, err := l.Next()
+		if err == io.EOF {
+			return false, nil
+		}
+		if errors.Is(err, ErrTornTail) {
+			where := "the last log"
+			if !last {
+				where = "a log that is not the last"
+			}
+			res.Warnings = append(res.Warnings, fmt.Sprintf("ignored a torn transaction at the end of %s: %v", where, err))
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if txn.Zxid <= t.SnapshotZxid || txn.Zxid <= *prev {
+			continue
+		}
+		if atZxid > 0 && txn.Zxid > atZxid {
+			return true, nil
+		}
+		if *prev>>32 == txn.Zxid>>32 && txn.Zxid != *prev+1 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: offset %d: zxid jumps from %#x to %#x", path, txn.Offset, *prev, txn.Zxid))
+		}
+		t.apply(txn)
+		t.Applied++
+		*prev = txn.Zxid
+	}
+}
+
+// apply replays one transaction idempotently.
+func (t *DataTree) apply(txn *Txn) {
+	for _, op := range txn.Ops {
+		switch op.Type {
+		case OpCreate, OpCreate2:
+			var owner int64
+			if op.Ephemeral {
+				owner = txn.Session
+			}
+			t.create(op.Path, op.Data, op.ACL, owner, op.ParentCVersion, txn.Zxid, txn.Time)
+		case OpCreateContainer:
+			t.create(op.Path, op.Data, op.ACL, containerOwner, op.ParentCVersion, txn.Zxid, txn.Time)
+		case OpCreateTTL:
+			t.create(op.Path, op.Data, op.ACL, ttlOwnerMask|op.TTL, op.ParentCVersion, txn.Zxid, txn.Time)
+		case OpDelete, OpDeleteContainer:
+			t.remove(op.Path, txn.Zxid)
+		case OpSetData, OpReconfig:
+			path := op.Path
+			if op.Type == OpReconfig {
+				path = "/zookeeper/config"
+			}
+			t.setData(path, op.Data, op.Version, txn.Zxid, txn.Time)
+		case OpSetACL:
+			t.setACL(op.Path, op.ACL, op.Version)
+		case OpCreateSession:
+			t.Sessions[txn.Session] = op.Timeout
+		case OpCloseSession:
+			t.killSession(txn.Session, op.Paths, op.HasPaths, txn.Zxid)
+		}
+	}
+}

@@ -1,0 +1,74 @@
+// Package zkfile decodes ZooKeeper's on-disk formats: fuzzy snapshots
+// (`snapshot.<hexzxid>`, optionally `.gz` or `.snappy`) and transaction logs
+// (`log.<hexzxid>`), and replays them into an in-memory DataTree the way a
+// ZooKeeper server does at startup. It reads files only; it never writes.
+//
+// # Jute encoding
+//
+// Every integer is big-endian: int = 4 bytes, long = 8, bool = 1. "buffer"
+// and "ustring" are an int length then the bytes, length -1 meaning null. A
+// vector is an int count (-1 = null) then the elements. Records have no
+// framing: their fields follow one another.
+//
+// # Snapshot
+//
+//	FileHeader   int magic 0x5A4B534E ("ZKSN"), int version (2), long dbid
+//	sessions     int count, count × (long sessionId, int timeoutMs)
+//	ACL cache    int count, count × (long aclId, vector<ACL{int perms, ustring scheme, ustring id}>)
+//	             aclId -1 is OPEN_ACL_UNSAFE (world:anyone:ALL) and is never stored.
+//	nodes        repeated: ustring path, buffer data, long aclId,
+//	             StatPersisted{long czxid, mzxid, ctime, mtime, int version,
+//	             cversion, aversion, long ephemeralOwner, long pzxid};
+//	             the root has path "", the list ends with the path "/".
+//	seal         long Adler32 of every byte so far, ustring "/"
+//	[digest]     ZxidDigest{long zxid, int digestVersion, long digest}, seal (3.6+)
+//	[lastZxid]   long lastProcessedZxid, seal (3.9+)
+//
+// Optional trailers are recognised by how many bytes remain. Compressed
+// snapshots (`.gz` gzip, `.snappy` xerial-framed snappy) carry the same stream;
+// the Adler32 covers the uncompressed bytes. Snapshots are fuzzy: taken while
+// transactions keep being applied, so a snapshot named zxid Z may already hold
+// the effect of later transactions. Recovery therefore replays every
+// transaction with zxid > Z, and each transaction is applied idempotently
+// (create of an existing node, delete or setData of a missing one do nothing
+// beyond what ZooKeeper's DataTree does in the same case).
+//
+// # Transaction log
+//
+//	FileHeader   int magic 0x5A4B4C47 ("ZKLG"), int version (2), long dbid
+//	entries      long checksum, int len, len bytes body, byte 0x42 ('B')
+//
+// The checksum is the Adler32 of the body only. The file is zero-preallocated
+// (64 MiB steps), so an entry with length 0 (or the end of the file) ends the
+// data. An entry cut short, or one without its trailing 'B', is a torn tail:
+// the write was interrupted, ZooKeeper ignores it, and so do we (with a
+// warning). A checksum mismatch is corruption and stops the read.
+//
+// The body is TxnHeader{long sessionId, int cxid, long zxid, long timeMs, int
+// type}, the record for that type, then (3.6+) an optional
+// TxnDigest{int version, long treeDigest} that readers ignore:
+//
+//	create 1, create2 15   CreateTxn{path, data, vector<ACL>, bool ephemeral, int parentCVersion}
+//	                       (CreateTxnV0 without parentCVersion when short)
+//	createContainer 19     CreateContainerTxn{path, data, acl, parentCVersion}
+//	createTTL 21           CreateTTLTxn{path, data, acl, parentCVersion, long ttl}
+//	delete 2, deleteContainer 20  DeleteTxn{path}
+//	setData 5, reconfig 16 SetDataTxn{path, data, int version}
+//	setACL 7               SetACLTxn{path, vector<ACL>, int version}
+//	check 13               CheckVersionTxn{path, int version} (inside multi only)
+//	multi 14               MultiTxn{vector<Txn{int type, buffer data}>}
+//	createSession -10      CreateSessionTxn{int timeout}
+//	closeSession -11       CloseSessionTxn{vector<ustring> paths2Delete} (may be absent)
+//	error -1               ErrorTxn{int err}
+//
+// # Replay rules (ZooKeeper's DataTree)
+//
+// A created node gets czxid = mzxid = pzxid = zxid, ctime = mtime = the txn
+// time, versions 0. Its parent's cversion becomes parentCVersion (or its
+// cversion+1 when the txn says -1) and its pzxid the zxid, but only when that
+// raises the cversion. A create of an existing node does only that parent
+// update. A delete removes the node and raises the parent's pzxid to the
+// zxid; cversion is not touched. setData sets data, version and mzxid/mtime;
+// setACL sets the ACL and aversion. closeSession deletes the paths it lists,
+// or every ephemeral of the session when the list is absent.
+package zkfile
