@@ -1,58 +1,27 @@
 package metalog
 
-import (
-	"encoding/binary"
-	"strconv"
-)
+import "github.com/kmeta/kmeta/metalog/records"
 
-// ControlType is the type in a control record's key.
-type ControlType int16
+// ControlType is the type in a control record's key; the enum lives with
+// the record definitions.
+type ControlType = records.ControlType
 
 // Control record types. Only 2-6 are legal in the metadata log.
 const (
-	ControlAbort          ControlType = 0
-	ControlCommit         ControlType = 1
-	ControlLeaderChange   ControlType = 2
-	ControlSnapshotHeader ControlType = 3
-	ControlSnapshotFooter ControlType = 4
-	ControlKRaftVersion   ControlType = 5
-	ControlKRaftVoters    ControlType = 6
+	ControlAbort          = records.ControlAbort
+	ControlCommit         = records.ControlCommit
+	ControlLeaderChange   = records.ControlLeaderChange
+	ControlSnapshotHeader = records.ControlSnapshotHeader
+	ControlSnapshotFooter = records.ControlSnapshotFooter
+	ControlKRaftVersion   = records.ControlKRaftVersion
+	ControlKRaftVoters    = records.ControlKRaftVoters
 )
-
-// String returns Kafka's ControlRecordType name.
-func (t ControlType) String() string {
-	switch t {
-	case ControlAbort:
-		return "ABORT"
-	case ControlCommit:
-		return "COMMIT"
-	case ControlLeaderChange:
-		return "LEADER_CHANGE"
-	case ControlSnapshotHeader:
-		return "SNAPSHOT_HEADER"
-	case ControlSnapshotFooter:
-		return "SNAPSHOT_FOOTER"
-	case ControlKRaftVersion:
-		return "KRAFT_VERSION"
-	case ControlKRaftVoters:
-		return "KRAFT_VOTERS"
-	}
-	return "UNKNOWN(" + strconv.Itoa(int(t)) + ")"
-}
-
-// KRaftLegal reports whether the type may appear in the metadata log.
-func (t ControlType) KRaftLegal() bool { return t >= ControlLeaderChange && t <= ControlKRaftVoters }
 
 // ParseControlKey reads a control record key: int16 key version (>= 0)
 // then int16 type. Kafka tolerates key versions above 0 and extra bytes.
 func ParseControlKey(key []byte) (ControlType, bool) {
-	if len(key) < 4 {
-		return 0, false
-	}
-	if int16(binary.BigEndian.Uint16(key)) < 0 {
-		return 0, false
-	}
-	return ControlType(int16(binary.BigEndian.Uint16(key[2:]))), true
+	k, err := records.ParseControlKey(key)
+	return k.Type, err == nil
 }
 
 // firstControlType returns the type of the first record of a control batch.

@@ -131,7 +131,7 @@ func sizeOrNull(b []byte) int {
 }
 
 // controlLabel is the word DumpLogSegments prints before a control body.
-var controlLabel = map[int16]string{
+var controlLabel = map[ControlType]string{
 	records.ControlLeaderChange:   " LeaderChange: ",
 	records.ControlSnapshotHeader: " SnapshotHeader ",
 	records.ControlSnapshotFooter: " SnapshotFooter ",
@@ -158,42 +158,16 @@ func controlVersion(c records.Control) int16 {
 }
 
 // AppendControl appends what follows the record metadata for a control
-// record (Kafka 4.1+ form, which prints LeaderChange as JSON too).
-func AppendControl(dst []byte, key ControlKeyInfo, c records.Control) []byte {
-	if c == nil {
+// record (Kafka 4.1+ form, which prints LeaderChange as JSON too); c is nil
+// when the body could not be decoded.
+func AppendControl(dst []byte, t ControlType, c records.Control) []byte {
+	if c == nil || controlLabel[t] == "" {
 		dst = append(dst, " controlType: "...)
-		dst = append(dst, key.Name...)
+		dst = append(dst, t.Name()...)
 		dst = append(dst, '(')
-		dst = strconv.AppendInt(dst, int64(key.Type), 10)
+		dst = strconv.AppendInt(dst, int64(t), 10)
 		return append(dst, ')')
 	}
-	dst = append(dst, controlLabel[key.Type]...)
+	dst = append(dst, controlLabel[t]...)
 	return c.AppendJSON(dst, controlVersion(c))
-}
-
-// ControlKeyInfo names a control record type.
-type ControlKeyInfo struct {
-	Type int16
-	Name string
-}
-
-// ControlTypeName is Kafka's ControlRecordType name for t.
-func ControlTypeName(t int16) string {
-	switch t {
-	case records.ControlAbort:
-		return "ABORT"
-	case records.ControlCommit:
-		return "COMMIT"
-	case records.ControlLeaderChange:
-		return "LEADER_CHANGE"
-	case records.ControlSnapshotHeader:
-		return "SNAPSHOT_HEADER"
-	case records.ControlSnapshotFooter:
-		return "SNAPSHOT_FOOTER"
-	case records.ControlKRaftVersion:
-		return "KRAFT_VERSION"
-	case records.ControlKRaftVoters:
-		return "KRAFT_VOTERS"
-	}
-	return "UNKNOWN"
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/kmeta/kmeta/metalog/records"
 )
 
 // BatchParams are the header values a writer chooses. Everything else is
@@ -63,13 +65,9 @@ func AppendControlBatch(dst []byte, p BatchParams, recs []ControlRecord) ([]byte
 		if len(r.Value) == 0 {
 			return dst, fmt.Errorf("%w: record %d: KRaft requires a non-empty value", ErrKRaftRule, i)
 		}
-		bb.add(controlKey(r.Type), r.Value)
+		bb.add(records.EncodeControlKey(r.Type), r.Value)
 	}
 	return bb.finish()
-}
-
-func controlKey(t ControlType) []byte {
-	return []byte{0, 0, byte(uint16(t) >> 8), byte(t)}
 }
 
 // EncodeSnapshotHeader encodes SnapshotHeaderRecord v0 {Version 0,

@@ -269,7 +269,7 @@ func (d *dumper) dumpRecord(f metalog.DataFile, b *metalog.Batch, rec *metalog.R
 	var data []byte
 	if b.IsControl() {
 		k, c, err := records.DecodeControl(rec.Key, rec.Value)
-		jr.Control, jr.APIKey, jr.Type = true, k.Type, metalog.ControlTypeName(k.Type)
+		jr.Control, jr.APIKey, jr.Type = true, int16(k.Type), k.Type.Name()
 		if err != nil && c == nil {
 			jr.Error = err.Error()
 		}
@@ -278,7 +278,7 @@ func (d *dumper) dumpRecord(f metalog.DataFile, b *metalog.Batch, rec *metalog.R
 		}
 		if d.format == printer.Text {
 			d.buf = metalog.AppendRecordMeta(d.buf[:0], b, rec)
-			d.buf = metalog.AppendControl(d.buf, metalog.ControlKeyInfo{Type: k.Type, Name: jr.Type}, c)
+			d.buf = metalog.AppendControl(d.buf, k.Type, c)
 			d.buf = append(d.buf, '\n')
 			_, err := d.w.Write(d.buf)
 			return err
@@ -507,7 +507,7 @@ func nameStats(st *metalog.Stats) {
 		}
 	}
 	for i := range st.ByControlType {
-		st.ByControlType[i].Name = metalog.ControlTypeName(int16(st.ByControlType[i].Key))
+		st.ByControlType[i].Name = metalog.ControlType(st.ByControlType[i].Key).Name()
 	}
 }
 

@@ -122,21 +122,57 @@ func EncodeMetadata(dst []byte, m Metadata, v int16) ([]byte, error) {
 	return w.B, nil
 }
 
-// Control record types.
+// ControlType is the type in a control record's key (Kafka's
+// ControlRecordType).
+type ControlType int16
+
+// Control record types. Only 2-6 are legal in the metadata log.
 const (
-	ControlAbort          int16 = 0
-	ControlCommit         int16 = 1
-	ControlLeaderChange   int16 = 2
-	ControlSnapshotHeader int16 = 3
-	ControlSnapshotFooter int16 = 4
-	ControlKRaftVersion   int16 = 5
-	ControlKRaftVoters    int16 = 6
+	ControlAbort          ControlType = 0
+	ControlCommit         ControlType = 1
+	ControlLeaderChange   ControlType = 2
+	ControlSnapshotHeader ControlType = 3
+	ControlSnapshotFooter ControlType = 4
+	ControlKRaftVersion   ControlType = 5
+	ControlKRaftVoters    ControlType = 6
 )
+
+// Name is Kafka's ControlRecordType name ("UNKNOWN" for other types).
+func (t ControlType) Name() string {
+	switch t {
+	case ControlAbort:
+		return "ABORT"
+	case ControlCommit:
+		return "COMMIT"
+	case ControlLeaderChange:
+		return "LEADER_CHANGE"
+	case ControlSnapshotHeader:
+		return "SNAPSHOT_HEADER"
+	case ControlSnapshotFooter:
+		return "SNAPSHOT_FOOTER"
+	case ControlKRaftVersion:
+		return "KRAFT_VERSION"
+	case ControlKRaftVoters:
+		return "KRAFT_VOTERS"
+	}
+	return "UNKNOWN"
+}
+
+// String is the name, with the number for unknown types.
+func (t ControlType) String() string {
+	if n := t.Name(); n != "UNKNOWN" {
+		return n
+	}
+	return fmt.Sprintf("UNKNOWN(%d)", int16(t))
+}
+
+// KRaftLegal reports whether the type may appear in the metadata log.
+func (t ControlType) KRaftLegal() bool { return t >= ControlLeaderChange && t <= ControlKRaftVoters }
 
 // ControlKey is the 4-byte key of a control record.
 type ControlKey struct {
 	Version int16
-	Type    int16
+	Type    ControlType
 }
 
 // ParseControlKey reads a control record key.
@@ -144,7 +180,7 @@ func ParseControlKey(key []byte) (ControlKey, error) {
 	if len(key) < 4 {
 		return ControlKey{}, fmt.Errorf("%w: control key of %d bytes", ErrMalformed, len(key))
 	}
-	k := ControlKey{Version: int16(uint16(key[0])<<8 | uint16(key[1])), Type: int16(uint16(key[2])<<8 | uint16(key[3]))}
+	k := ControlKey{Version: int16(uint16(key[0])<<8 | uint16(key[1])), Type: ControlType(int16(uint16(key[2])<<8 | uint16(key[3])))}
 	if k.Version < 0 {
 		return k, fmt.Errorf("%w: negative control key version %d", ErrMalformed, k.Version)
 	}
@@ -152,7 +188,7 @@ func ParseControlKey(key []byte) (ControlKey, error) {
 }
 
 // EncodeControlKey returns the key for a control record of type t.
-func EncodeControlKey(t int16) []byte { return []byte{0, 0, byte(uint16(t) >> 8), byte(t)} }
+func EncodeControlKey(t ControlType) []byte { return []byte{0, 0, byte(uint16(t) >> 8), byte(t)} }
 
 // DecodeControl decodes a control record. Kafka writes and reads every
 // control body at version 0 (LeaderChangeMessage included).
@@ -161,9 +197,9 @@ func DecodeControl(key, value []byte) (ControlKey, Control, error) {
 	if err != nil {
 		return k, nil, err
 	}
-	c := newControl(k.Type)
+	c := newControl(int16(k.Type))
 	if c == nil {
-		return k, nil, fmt.Errorf("%w: control type %d", ErrUnknownType, k.Type)
+		return k, nil, fmt.Errorf("%w: control type %d", ErrUnknownType, int16(k.Type))
 	}
 	if err := decodeBody(c, value, 0); err != nil {
 		return k, nil, err
