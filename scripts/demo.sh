@@ -16,7 +16,7 @@ say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 run() { printf '$ %s\n' "kmeta ${*}"; "$kmeta" "$@" || true; }
 
 if [ "${KMETA_DEMO_OFFLINE:-}" = 1 ]; then
-  meta=$root/testdata/kraft/$version
+  meta=$root/testdata/kraft/$version/metadata
   say "Using the committed fixture written by real Kafka $version: $meta"
 else
   work=$(mktemp -d -t kmeta-demo.XXXXXX)
@@ -28,11 +28,11 @@ else
     echo "demo: could not run Kafka; try KMETA_DEMO_OFFLINE=1 make demo" >&2
     exit 2
   fi
-  meta=$work/$version
+  meta=$work/$version/metadata
   say "Kafka stopped. Its metadata log dir was copied to $meta"
 fi
 
-ls -la "$meta" "$meta/__cluster_metadata-0" 2>/dev/null | sed 's/^/   /'
+(ls -l "$meta" "$meta/__cluster_metadata-0" 2>&1 || true) | sed 's/^/   /'
 
 say "Integrity verdict for the whole metadata log (exit code 0 healthy, 1 problems, 2 could not run)"
 run log check "$meta"

@@ -4,8 +4,8 @@
 // # Fetching
 //
 // Dist(t, version) returns a Distribution: the runtime classpath of one
-// Kafka release (Latest4 = 4.4.0, Kafka39 = 3.9.2), resolved by Maven
-// (`mvn dependency:copy-dependencies` on a generated pom naming kafka_2.13,
+// Kafka release (Latest4 = 4.4.0, Kafka39 = 3.9.2; Kafka27 = 2.7.2 for
+// pre-topic-id ZooKeeper mode), resolved by Maven (`mvn dependency:copy-dependencies` on a generated pom naming kafka_2.13,
 // kafka-tools without connect-runtime, kafka-shell where published, and the
 // release's logging backend: Log4j 2 for 4.x, reload4j for 3.9). The result
 // is cached in $KMETA_CACHE or ~/.cache/kmeta as kafka-<version>/. A flock

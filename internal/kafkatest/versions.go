@@ -14,9 +14,15 @@ const (
 	// Kafka39 is the last 3.9 release: the last line with ZooKeeper mode and
 	// the ZooKeeper to KRaft migration.
 	Kafka39 = "3.9.2"
+	// Kafka27 is the last release before topic ids (2.8): a ZooKeeper-mode
+	// 2.7 cluster writes topic znodes without topic_id. It ships no
+	// kafka-tools artifact; its admin tools are kafka.admin.* in kafka_2.13.
+	// Use Kafka39's ZooKeeper with it (Tools.ZooKeeper is empty).
+	Kafka27 = "2.7.2"
 )
 
-// Versions lists every release the harness knows how to fetch, oldest first.
+// Versions lists the KRaft-capable releases the harness tests against,
+// oldest first (Kafka27 can be fetched too, but is not a KRaft release).
 var Versions = []string{Kafka39, Latest4}
 
 // Tools names the main classes of one Kafka release. Several tools moved from
@@ -49,6 +55,8 @@ type release struct {
 	log4j2 bool
 	// zk is true when the release has ZooKeeper mode.
 	zk bool
+	// noToolsArtifact: the release predates the kafka-tools artifact.
+	noToolsArtifact bool
 }
 
 type mavenDep struct{ group, artifact, version string }
@@ -97,6 +105,21 @@ var releases = map[string]release{
 		},
 		zk: true,
 	},
+	Kafka27: {
+		version: Kafka27,
+		tools: Tools{
+			Kafka:   "kafka.Kafka",
+			DumpLog: "kafka.tools.DumpLogSegments",
+			Topics:  "kafka.admin.TopicCommand",
+			Configs: "kafka.admin.ConfigCommand",
+		},
+		deps: []mavenDep{
+			// 2.7 distributions log through slf4j-log4j12 and log4j 1.2.17.
+			{"org.slf4j", "slf4j-log4j12", "1.7.30"},
+		},
+		zk:              true,
+		noToolsArtifact: true,
+	},
 }
 
 func lookupRelease(version string) (release, error) {
@@ -125,8 +148,10 @@ func (r release) pom() string {
 			d.group, d.artifact, d.version, exclusions)
 	}
 	dep(mavenDep{"org.apache.kafka", "kafka_2.13", r.version}, "")
-	dep(mavenDep{"org.apache.kafka", "kafka-tools", r.version},
-		"<exclusions><exclusion><groupId>org.apache.kafka</groupId><artifactId>connect-runtime</artifactId></exclusion></exclusions>")
+	if !r.noToolsArtifact {
+		dep(mavenDep{"org.apache.kafka", "kafka-tools", r.version},
+			"<exclusions><exclusion><groupId>org.apache.kafka</groupId><artifactId>connect-runtime</artifactId></exclusion></exclusions>")
+	}
 	for _, d := range r.deps {
 		dep(d, "")
 	}

@@ -9,6 +9,11 @@
 #   or `mvn dependency:copy-dependencies` of kafka_2.13 + kafka-tools 3.9.2 +
 #   slf4j-reload4j).
 # Everything listens on 127.0.0.1; every process is stopped by PID on exit.
+#
+# ZooKeeper authenticates the brokers with SASL DIGEST-MD5 (user "kafka") and
+# the brokers run with zookeeper.set.acl=true, so every znode they create is
+# owned by sasl:kafka and the sensitive ones (/config/users, /config/brokers,
+# /delegation_token/tokens and below) are not world-readable.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${KAFKA_LIB:?set KAFKA_LIB to a directory of Kafka 3.9.2 jars}"
@@ -33,6 +38,22 @@ log4j.appender.F.layout=org.apache.log4j.PatternLayout
 log4j.appender.F.layout.ConversionPattern=%d %p %c %m%n
 EOF
 J=(java -Xms64m -Xmx384m -Dlog4j.configuration="file:$work/log4j.properties" -cp "$CP")
+cat >"$work/zk-jaas.conf" <<EOF
+Server {
+  org.apache.zookeeper.server.auth.DigestLoginModule required user_kafka="kafka-zk-secret";
+};
+EOF
+cat >"$work/broker-jaas.conf" <<EOF
+Client {
+  org.apache.zookeeper.server.auth.DigestLoginModule required username="kafka" password="kafka-zk-secret";
+};
+EOF
+# Clients of the SASL listener (delegation tokens need one): the PLAIN super user.
+cat >"$work/admin.properties" <<EOF
+security.protocol=SASL_PLAINTEXT
+sasl.mechanism=PLAIN
+sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret";
+EOF
 
 freeport() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 ZKP=$(freeport)
@@ -49,9 +70,10 @@ maxClientCnxns=0
 admin.enableServer=false
 snapCount=100
 4lw.commands.whitelist=srvr
+authProvider.1=org.apache.zookeeper.server.auth.SASLAuthenticationProvider
 EOF
 startzk() {
-	"${J[@]}" -Dzookeeper.preAllocSize=16 "$@" org.apache.zookeeper.server.ZooKeeperServerMain "$work/zoo.cfg" >"$work/zk.out" 2>&1 &
+	"${J[@]}" -Djava.security.auth.login.config="$work/zk-jaas.conf" -Dzookeeper.preAllocSize=16 "$@" org.apache.zookeeper.server.ZooKeeperServerMain "$work/zoo.cfg" >"$work/zk.out" 2>&1 &
 	zkpid=$!
 	pids+=("$zkpid")
 	for _ in $(seq 300); do
@@ -68,17 +90,26 @@ stopzk() {
 }
 startzk
 
-declare -A bpid bport
+declare -A bpid bport sport
 startbroker() { # id rack
-	local id=$1 rack=$2 p q
+	local id=$1 rack=$2 p q s
 	p=$(freeport)
 	q=$(freeport)
+	s=$(freeport)
 	bport[$id]=$p
+	sport[$id]=$s
 	mkdir -p "$work/b$id"
 	{
 		echo "broker.id=$id"
-		echo "listeners=PLAINTEXT://127.0.0.1:$p,INTERNAL://127.0.0.1:$q"
-		echo "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,INTERNAL:PLAINTEXT"
+		echo "listeners=PLAINTEXT://127.0.0.1:$p,INTERNAL://127.0.0.1:$q,SASL_PLAINTEXT://127.0.0.1:$s"
+		echo "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,INTERNAL:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT"
+		echo "sasl.enabled.mechanisms=PLAIN"
+		echo 'listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_admin="admin-secret";'
+		echo "delegation.token.secret.key=kmeta-fixture-token-secret"
+		echo "zookeeper.set.acl=true"
+		# Small follower fetches, so a throttled new replica cannot catch up
+		# in its first fetch (see the reassignment below).
+		echo "replica.fetch.max.bytes=16384"
 		echo "inter.broker.listener.name=PLAINTEXT"
 		echo "zookeeper.connect=127.0.0.1:$ZKP/kafka/prod"
 		echo "log.dirs=$work/b$id/logs"
@@ -88,11 +119,11 @@ startbroker() { # id rack
 		echo "group.initial.rebalance.delay.ms=0"
 		echo "authorizer.class.name=kafka.security.authorizer.AclAuthorizer"
 		echo "allow.everyone.if.no.acl.found=true"
-		echo "super.users=User:ANONYMOUS"
+		echo "super.users=User:ANONYMOUS;User:admin"
 		echo "zookeeper.session.timeout.ms=18000"
 		[ -n "$rack" ] && echo "broker.rack=$rack"
 	} >"$work/b$id/server.properties"
-	"${J[@]}" kafka.Kafka "$work/b$id/server.properties" >"$work/b$id/out" 2>&1 &
+	"${J[@]}" -Djava.security.auth.login.config="$work/broker-jaas.conf" kafka.Kafka "$work/b$id/server.properties" >"$work/b$id/out" 2>&1 &
 	bpid[$id]=$!
 	pids+=("${bpid[$id]}")
 	for _ in $(seq 600); do
@@ -111,6 +142,8 @@ sleep 3
 topics() { "${J[@]}" org.apache.kafka.tools.TopicCommand --bootstrap-server "$BS" "$@"; }
 configs() { "${J[@]}" kafka.admin.ConfigCommand --bootstrap-server "$BS" "$@"; }
 acls() { "${J[@]}" kafka.admin.AclCommand --bootstrap-server "$BS" "$@"; }
+reassign() { "${J[@]}" org.apache.kafka.tools.reassign.ReassignPartitionsCommand --bootstrap-server "$BS" "$@"; }
+tokens() { "${J[@]}" org.apache.kafka.tools.DelegationTokenCommand --bootstrap-server "127.0.0.1:${sport[1]}" --command-config "$work/admin.properties" "$@"; }
 
 topics --create --topic orders.v1 --replica-assignment 1:2,2:3,3:1 --config retention.ms=86400000
 topics --create --topic user_events --replica-assignment 1,2
@@ -145,6 +178,23 @@ acls --add --allow-principal User:bob --operation Write --transactional-id tx- -
 # An idempotent producer allocates a producer id block.
 echo hello | "${J[@]}" kafka.tools.ConsoleProducer --bootstrap-server "$BS" --topic orders.v1 --producer-property enable.idempotence=true
 
+# A delegation token owned by alice, requested by admin, renewable by carol.
+tokens --create --max-life-time-period -1 --owner-principal User:alice --renewer-principal User:carol
+
+# A reassignment that stays in flight: orders.v1-0 moves from [1,2] to [1,3]
+# (adding 3, removing 2) while broker 3's follower fetches of it are
+# throttled to 1 byte/s, so the new replica never joins the ISR; broker 3 is
+# stopped below, which freezes the state. Broker 3's dynamic config is
+# recorded now, while it can still answer.
+"${J[@]}" org.apache.kafka.tools.ProducerPerformance --topic orders.v1 --num-records 6000 --record-size 1000 --throughput -1 \
+	--producer-props bootstrap.servers="$BS" acks=all >/dev/null
+configs --alter --entity-type brokers --entity-name 3 --add-config follower.replication.throttled.rate=1
+configs --alter --entity-type topics --entity-name orders.v1 --add-config follower.replication.throttled.replicas=0:3
+echo '{"version":1,"partitions":[{"topic":"orders.v1","partition":0,"replicas":[1,3]}]}' >"$work/reassign.json"
+reassign --reassignment-json-file "$work/reassign.json" --execute
+sleep 5
+configs --describe --entity-type brokers --entity-name 3 >"$work/broker3-configs.txt"
+
 # A pending deletion: doomed lives only on broker 3; with broker 3 down the
 # controller cannot finish deleting it, so /admin/delete_topics/doomed stays.
 kill "${bpid[3]}"
@@ -159,6 +209,7 @@ topics --describe --exclude-internal >"$here/kafka-topics.txt"
 {
 	configs --describe --entity-type topics
 	configs --describe --entity-type brokers --entity-name 1
+	cat "$work/broker3-configs.txt"
 	configs --describe --entity-type brokers --entity-default
 } >"$here/kafka-configs.txt"
 {
@@ -169,6 +220,8 @@ topics --describe --exclude-internal >"$here/kafka-topics.txt"
 	configs --describe --entity-type ips --entity-default
 } >"$here/kafka-quotas.txt"
 acls --list >"$here/kafka-acls.txt"
+reassign --list >"$here/kafka-reassignments.txt"
+tokens --describe >"$here/kafka-tokens.txt"
 
 # Stop ZooKeeper under the running brokers, so the data dir keeps their
 # ephemeral registrations and /controller, then stop the brokers.

@@ -1,0 +1,456 @@
+package features_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/kmeta/kmeta/features"
+	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/model"
+)
+
+// gateStep is one metadata.version change tried on a live cluster: kmeta's
+// verdict is computed from the cluster's metadata log, then Kafka's
+// FeatureCommand is asked to do it.
+type gateStep struct {
+	// args are the FeatureCommand arguments after --bootstrap-server.
+	args []string
+	// target is the metadata.version the command asks for, as kmeta resolves
+	// it in the cluster's catalog.
+	target string
+	// accept is what both kmeta and Kafka must say. It is stated so that
+	// the test fails when both are wrong the same way (e.g. nothing ran).
+	accept bool
+	// lossContains, when set, must appear in one of kmeta's loss findings.
+	lossContains string
+	// kinds are finding kinds kmeta must report (block or loss).
+	kinds []string
+}
+
+// gateRow is one line of the summary table in testdata/features/README.md.
+type gateRow struct {
+	Kafka, From, Command, Content, Kmeta, KafkaSays string
+}
+
+var (
+	gateMu   sync.Mutex
+	gateRows = map[string][]gateRow{}
+)
+
+func recordGate(scenario string, r gateRow) {
+	gateMu.Lock()
+	defer gateMu.Unlock()
+	gateRows[scenario] = append(gateRows[scenario], r)
+}
+
+// gateCluster is a running single-node cluster with its catalog.
+type gateCluster struct {
+	t       *testing.T
+	d       *kafkatest.Distribution
+	c       *kafkatest.Cluster
+	adm     *kadm.Client
+	cat     *features.Catalog
+	node    int
+	content string // what the image holds that matters, for the table
+	name    string
+}
+
+// image replays the node's metadata log dir while Kafka runs (metalog takes
+// no lock).
+func (g *gateCluster) image() *model.Image {
+	g.t.Helper()
+	res, err := metalog.LoadImage(g.c.MetadataLogDir(g.node), metalog.ImageOptions{AtOffset: -1})
+	if err != nil {
+		g.t.Fatalf("LoadImage %s: %v", g.c.MetadataLogDir(g.node), err)
+	}
+	return res.Image
+}
+
+// finalized returns the finalized features the broker reports in
+// ApiVersions.
+func (g *gateCluster) finalized() map[string]int16 {
+	g.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	vs, err := g.adm.ApiVersions(ctx)
+	if err != nil {
+		g.t.Fatalf("ApiVersions: %v", err)
+	}
+	v, ok := vs[int32(g.node)]
+	if !ok || v.Err != nil {
+		g.t.Fatalf("ApiVersions of node %d: %v", g.node, v.Err)
+	}
+	out := map[string]int16{}
+	for _, f := range v.Raw().FinalizedFeatures {
+		out[f.Name] = f.MaxVersionLevel
+	}
+	return out
+}
+
+// waitLevel waits until both the broker (ApiVersions) and the replayed log
+// show metadata.version at want, and returns both views.
+func (g *gateCluster) waitLevel(want int16) (map[string]int16, *model.Image) {
+	g.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		fin := g.finalized()
+		img := g.image()
+		if fin[features.MetadataVersionFeature] == want && img.MetadataVersion() == want {
+			return fin, img
+		}
+		if time.Now().After(deadline) {
+			g.t.Fatalf("metadata.version: broker finalized %v, replayed log %d; want %d",
+				fin[features.MetadataVersionFeature], img.MetadataVersion(), want)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// featureCommand runs kafka-features against the cluster and returns whether
+// it succeeded and what it said.
+func (g *gateCluster) featureCommand(args ...string) (bool, string) {
+	g.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	all := append([]string{"--bootstrap-server", g.c.BootstrapServers()}, args...)
+	out, errOut, err := g.d.Run(ctx, g.d.Tools.Features, all...)
+	text := strings.TrimSpace(string(out) + "\n" + string(errOut))
+	if err != nil {
+		var ee interface{ ExitCode() int }
+		if !errors.As(err, &ee) {
+			g.t.Fatalf("kafka-features %v: %v", args, err)
+		}
+		return false, text
+	}
+	return true, text
+}
+
+// kafkaMessage keeps the line of FeatureCommand's output that says what
+// happened to metadata.version, without stack traces.
+func kafkaMessage(out string) string {
+	var keep []string
+	for _, ln := range strings.Split(out, "\n") {
+		ln = strings.TrimSpace(ln)
+		if ln == "" || strings.HasPrefix(ln, "at ") || strings.HasPrefix(ln, "...") {
+			continue
+		}
+		keep = append(keep, ln)
+	}
+	for _, ln := range keep {
+		if strings.Contains(ln, "metadata.version") {
+			return ln
+		}
+	}
+	if len(keep) > 0 {
+		return keep[0]
+	}
+	return ""
+}
+
+// featureText prints finalized features other than metadata.version.
+func featureText(m map[string]int16) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if k != features.MetadataVersionFeature {
+			parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// verdictText summarises a verdict for the table.
+func verdictText(v features.Verdict) string {
+	var kinds []string
+	for _, f := range v.Findings {
+		if f.Severity == features.SevBlock || f.Severity == features.SevLoss {
+			kinds = append(kinds, f.Kind)
+		}
+	}
+	s := "allowed"
+	if !v.Allowed {
+		s = "refused"
+	}
+	if v.Lossy {
+		s += ", lossy"
+	}
+	if len(kinds) > 0 {
+		s += " (" + strings.Join(kinds, ", ") + ")"
+	}
+	return s
+}
+
+// step checks one change: kmeta's verdict on the replayed image, then Kafka,
+// then (when refused and a downgrade) Kafka again with --unsafe, then the
+// finalized level.
+func (g *gateCluster) step(s gateStep) {
+	g.t.Helper()
+	before := g.finalized()
+	cur := before[features.MetadataVersionFeature]
+	img := g.image()
+	if img.MetadataVersion() != cur {
+		g.t.Fatalf("replayed metadata.version %d, broker finalized %d", img.MetadataVersion(), cur)
+	}
+	target, err := g.cat.LevelFor(s.target)
+	if err != nil {
+		g.t.Fatalf("LevelFor(%q): %v", s.target, err)
+	}
+	v := g.cat.Check(img, target, features.CheckOptions{})
+	from, _ := g.cat.ByLevel(cur)
+	label := fmt.Sprintf("%s (%d) → %s (%d): kafka-features %s", from.Name, cur, target.Name, target.Level, strings.Join(s.args, " "))
+
+	if v.Allowed != s.accept {
+		g.t.Errorf("%s: kmeta allowed=%v, want %v; findings %+v", label, v.Allowed, s.accept, v.Findings)
+	}
+	for _, k := range s.kinds {
+		if !slices.ContainsFunc(v.Findings, func(f features.Finding) bool { return f.Kind == k }) {
+			g.t.Errorf("%s: kmeta reported no %s finding: %+v", label, k, v.Findings)
+		}
+	}
+	if s.lossContains != "" {
+		if !v.Lossy || !slices.ContainsFunc(v.Findings, func(f features.Finding) bool {
+			return f.Severity == features.SevLoss && strings.Contains(f.Message, s.lossContains)
+		}) {
+			g.t.Errorf("%s: kmeta reported no loss %q: lossy=%v %+v", label, s.lossContains, v.Lossy, v.Findings)
+		}
+	}
+
+	ok, out := g.featureCommand(s.args...)
+	msg := kafkaMessage(out)
+	kafkaSays := "accepted"
+	if !ok {
+		kafkaSays = "refused"
+	}
+	if ok != s.accept {
+		g.t.Errorf("%s: Kafka %s, want accepted=%v:\n%s", label, kafkaSays, s.accept, out)
+	}
+	if ok != v.Allowed {
+		g.t.Errorf("%s: DISAGREEMENT: kmeta %s, Kafka %s: %s", label, verdictText(v), kafkaSays, msg)
+	}
+	kafkaSays += ": " + msg
+	if !ok && s.args[0] == "downgrade" {
+		uok, uout := g.featureCommand(append(slices.Clone(s.args), "--unsafe")...)
+		if uok {
+			g.t.Errorf("%s --unsafe: Kafka accepted it; kmeta says Kafka has no unsafe downgrade", label)
+		}
+		kafkaSays += "; with --unsafe: "
+		if uok {
+			kafkaSays += "accepted"
+		} else {
+			kafkaSays += "refused: " + kafkaMessage(uout)
+		}
+	}
+
+	after := cur
+	if ok {
+		after = target.Level
+	}
+	fin, img2 := g.waitLevel(after)
+	if !ok && !maps.Equal(fin, before) {
+		g.t.Errorf("%s: refused, yet finalized features changed from %v to %v", label, before, fin)
+	}
+	// kmeta reads the same finalized features from the log as the broker
+	// serves. kraft.version lives in raft control records (KRaftVersion),
+	// not in a FeatureLevelRecord; features at 0 may or may not be listed.
+	imgFeat := maps.Clone(img2.Features)
+	if img2.Quorum != nil {
+		imgFeat[features.KRaftVersion] = img2.Quorum.KRaftVersion
+	}
+	finFeat := maps.Clone(fin)
+	for _, m := range []map[string]int16{imgFeat, finFeat} {
+		maps.DeleteFunc(m, func(k string, v int16) bool { return v == 0 })
+	}
+	if !maps.Equal(imgFeat, finFeat) {
+		g.t.Errorf("%s: replayed features %v, broker finalized %v", label, img2.Features, fin)
+	}
+	// --release-version moves every feature to its default for the
+	// release: the finalized set must be what Bootstrap computes.
+	if ok && slices.Contains(s.args, "--release-version") {
+		want, err := g.cat.Bootstrap(s.target)
+		if err != nil {
+			g.t.Fatalf("Bootstrap(%q): %v", s.target, err)
+		}
+		maps.DeleteFunc(want, func(k string, v int16) bool { return v == 0 })
+		if !maps.Equal(finFeat, want) {
+			g.t.Errorf("%s: finalized %v, Bootstrap(%q) says %v", label, fin, s.target, want)
+		}
+		kafkaSays += fmt.Sprintf(" (finalized %s)", featureText(fin))
+	}
+	g.t.Logf("%s: kmeta %s; Kafka %s", label, verdictText(v), kafkaSays)
+	recordGate(g.name, gateRow{
+		Kafka: g.d.Version, From: fmt.Sprintf("%s (%d)", from.Name, cur),
+		Command: "`" + strings.Join(s.args, " ") + "`", Content: g.content,
+		Kmeta: verdictText(v), KafkaSays: kafkaSays,
+	})
+}
+
+// TestKafkaGating runs metadata.version upgrades and downgrades on real
+// KRaft clusters (Kafka 4.4.0 and 3.9.2) and checks that features.Check,
+// run on the replayed metadata log, predicts what Kafka's controller does.
+func TestKafkaGating(t *testing.T) {
+	kafkatest.SkipIfUnitOnly(t)
+	t.Run("4.4.0", func(t *testing.T) {
+		t.Parallel()
+		gating44(t)
+	})
+	t.Run("3.9.2", func(t *testing.T) {
+		t.Parallel()
+		gating39(t)
+	})
+	t.Cleanup(func() {
+		if t.Failed() || !updateKafkaFlag() {
+			return
+		}
+		writeGatingTable(t)
+	})
+}
+
+// gating44: Kafka 4.4.0 formatted at 3.5-IV2 with two SCRAM credentials.
+func gating44(t *testing.T) {
+	d := kafkatest.Dist(t, kafkatest.Latest4)
+	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{
+		ReleaseVersion: "3.5-IV2",
+		AddSCRAM: []string{
+			"SCRAM-SHA-256=[name=alice,password=alice-secret]",
+			"SCRAM-SHA-512=[name=bob,password=bob-secret]",
+		},
+	})
+	g := &gateCluster{t: t, d: d, c: c, adm: c.Admin(t), cat: features.Default(), node: kafkatest.FirstBrokerID, name: d.Version}
+	img := g.image()
+	if len(img.SCRAM) != 2 {
+		t.Fatalf("replayed %d SCRAM credentials, want the 2 format added", len(img.SCRAM))
+	}
+	g.content = "2 SCRAM credentials"
+	scramLoss := "2 SCRAM credentials need at least 3.5-IV2"
+	for _, s := range []gateStep{
+		// Below 3.5-IV2 the SCRAM credentials cannot be written.
+		{args: []string{"downgrade", "--metadata", "3.4-IV0"}, target: "3.4-IV0", lossContains: scramLoss,
+			kinds: []string{features.KindMetadataChanged}},
+		{args: []string{"downgrade", "--release-version", "3.5-IV1"}, target: "3.5-IV1", lossContains: scramLoss,
+			kinds: []string{features.KindMetadataChanged}},
+		{args: []string{"upgrade", "--metadata", "3.6-IV0"}, target: "3.6-IV0", accept: true},
+		// 3.6-IV0 did not change the metadata format.
+		{args: []string{"downgrade", "--metadata", "3.5-IV2"}, target: "3.5-IV2", accept: true},
+		{args: []string{"upgrade", "--release-version", "4.4-IV0"}, target: "4.4-IV0", accept: true},
+		// 4.4-IV0 did not change the metadata format; 4.3-IV0 did, but it
+		// is the target.
+		{args: []string{"downgrade", "--metadata", "4.3-IV0"}, target: "4.3-IV0", accept: true},
+		{args: []string{"downgrade", "--release-version", "4.2"}, target: "4.2", kinds: []string{features.KindMetadataChanged}},
+		{args: []string{"upgrade", "--release-version", "4.4"}, target: "4.4", accept: true},
+		{args: []string{"upgrade", "--metadata", "4.5-IV0"}, target: "4.5-IV0", kinds: []string{features.KindUnstableLevel}},
+		{args: []string{"downgrade", "--metadata", "4.4-IV1"}, target: "4.4-IV1", kinds: []string{features.KindMetadataChanged}},
+	} {
+		g.step(s)
+	}
+}
+
+// gating39: Kafka 3.9.2 formatted at 3.3-IV0, SCRAM users created through
+// the admin API once the level allows them.
+func gating39(t *testing.T) {
+	d := kafkatest.Dist(t, kafkatest.Kafka39)
+	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{ReleaseVersion: "3.3-IV0"})
+	g := &gateCluster{t: t, d: d, c: c, adm: c.Admin(t), cat: features.Catalog39(), node: kafkatest.FirstBrokerID, name: d.Version}
+	g.content = "none"
+	g.step(gateStep{args: []string{"upgrade", "--metadata", "3.5-IV2"}, target: "3.5-IV2", accept: true})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := g.adm.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{
+		{User: "alice", Mechanism: kadm.ScramSha256, Iterations: 4096, Password: "alice-secret"},
+		{User: "bob", Mechanism: kadm.ScramSha512, Iterations: 4096, Password: "bob-secret"},
+		{User: "carol", Mechanism: kadm.ScramSha256, Iterations: 8192, Password: "carol-secret"},
+	})
+	if err == nil {
+		err = res.Error()
+	}
+	if err != nil {
+		t.Fatalf("AlterUserSCRAMs: %v", err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(g.image().SCRAM) != 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("replayed %d SCRAM credentials, want 3", len(g.image().SCRAM))
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	g.content = "3 SCRAM credentials"
+	scramLoss := "3 SCRAM credentials need at least 3.5-IV2"
+	for _, s := range []gateStep{
+		{args: []string{"downgrade", "--metadata", "3.5-IV1"}, target: "3.5-IV1", lossContains: scramLoss,
+			kinds: []string{features.KindMetadataChanged}},
+		{args: []string{"upgrade", "--metadata", "3.9"}, target: "3.9", accept: true},
+		// 3.7-IV3 … 3.9-IV0 did not change the metadata format.
+		{args: []string{"downgrade", "--metadata", "3.7-IV2"}, target: "3.7-IV2", accept: true},
+		{args: []string{"downgrade", "--metadata", "3.6-IV2"}, target: "3.6-IV2", kinds: []string{features.KindMetadataChanged}},
+		{args: []string{"downgrade", "--metadata", "3.2-IV0"}, target: "3.2-IV0", lossContains: scramLoss,
+			kinds: []string{features.KindMetadataChanged, features.KindBelowMinimum}},
+		{args: []string{"upgrade", "--metadata", "4.0-IV0"}, target: "4.0-IV0", kinds: []string{features.KindUnstableLevel}},
+	} {
+		g.step(s)
+	}
+}
+
+func updateKafkaFlag() bool {
+	f := flag.Lookup("update-kafka")
+	if f == nil {
+		return false
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return false
+	}
+	b, _ := g.Get().(bool)
+	return b
+}
+
+const (
+	gateBegin = "<!-- gating table: written by go test ./features -run TestKafkaGating -update-kafka -->"
+	gateEnd   = "<!-- end of gating table -->"
+)
+
+var gateSection = regexp.MustCompile(`(?s)` + regexp.QuoteMeta(gateBegin) + `.*` + regexp.QuoteMeta(gateEnd))
+
+// writeGatingTable puts the rows of this run into testdata/features/README.md.
+func writeGatingTable(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(gateBegin + "\n\n")
+	b.WriteString("| Kafka | from | command | content | kmeta `features.Check` | Kafka |\n|---|---|---|---|---|---|\n")
+	for _, name := range []string{kafkatest.Latest4, kafkatest.Kafka39} {
+		for _, r := range gateRows[name] {
+			esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.Kafka, r.From, esc(r.Command), r.Content, esc(r.Kmeta), esc(r.KafkaSays))
+		}
+	}
+	b.WriteString("\n" + gateEnd)
+	path := filepath.Join("..", "testdata", "features", "README.md")
+	old, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out string
+	if gateSection.Match(old) {
+		out = gateSection.ReplaceAllLiteralString(string(old), b.String())
+	} else {
+		out = strings.TrimRight(string(old), "\n") + "\n\n" + b.String() + "\n"
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
