@@ -227,16 +227,27 @@ func (c *Catalog) Check(img *model.Image, target Level, opts CheckOptions) Verdi
 
 // ValidateFeatures checks a full set of finalized levels (metadata.version
 // included) the way format and the controller validate features: known
-// names and levels, non-MV features at ≥ 1 need metadata.version at the
-// catalog's minimum, and every dependency holds. It returns block findings,
-// sorted; none means valid.
-func (c *Catalog) ValidateFeatures(levels map[string]int16) []Finding {
+// names and levels; metadata.version not below the catalog's bootstrap
+// minimum; no level above a feature's latest production level (for
+// metadata.version: no unstable level) unless opts.AllowUnstable, since
+// Kafka then does not even list it as supported; non-MV features at ≥ 1
+// need metadata.version at the catalog's minimum; and every dependency
+// holds. It returns block findings, sorted; none means valid.
+func (c *Catalog) ValidateFeatures(levels map[string]int16, opts CheckOptions) []Finding {
 	var out []Finding
 	mv, hasMV := levels[MetadataVersionFeature]
 	if hasMV {
-		if _, ok := c.ByLevel(mv); !ok {
+		l, ok := c.ByLevel(mv)
+		switch {
+		case !ok:
 			out = append(out, Finding{Severity: SevBlock, Kind: KindUnknownLevel, Subject: MetadataVersionFeature, Level: mv,
 				Message: fmt.Sprintf("metadata.version %d is not a level of the %s catalog", mv, c.Name)})
+		case mv < c.MinimumBootstrap:
+			out = append(out, Finding{Severity: SevBlock, Kind: KindBelowMinimum, Subject: MetadataVersionFeature, Level: c.MinimumBootstrap,
+				Message: fmt.Sprintf("metadata.version %s is below the %s minimum %s", l.Name, c.Name, c.name(c.MinimumBootstrap))})
+		case !l.Production && !opts.AllowUnstable:
+			out = append(out, Finding{Severity: SevBlock, Kind: KindUnstableLevel, Subject: MetadataVersionFeature, Level: mv,
+				Message: fmt.Sprintf("metadata.version %s is not a production level; Kafka accepts it only with unstable.feature.versions.enable=true", l.Name)})
 		}
 	}
 	for _, name := range sortedFeatureNames(levels) {
@@ -253,6 +264,11 @@ func (c *Catalog) ValidateFeatures(levels map[string]int16) []Finding {
 		if lvl < 0 || lvl > f.MaxLevel() {
 			out = append(out, Finding{Severity: SevBlock, Kind: KindUnknownFeatureLvl, Subject: name, Level: lvl,
 				Message: fmt.Sprintf("feature level %d is not supported for feature %s", lvl, name)})
+			continue
+		}
+		if lvl > f.LatestProduction && !opts.AllowUnstable {
+			out = append(out, Finding{Severity: SevBlock, Kind: KindUnstableLevel, Subject: name, Level: lvl,
+				Message: fmt.Sprintf("%s=%d is not a production level; Kafka accepts it only with unstable.feature.versions.enable=true", name, lvl)})
 			continue
 		}
 		if lvl >= 1 && hasMV && mv < c.MinimumBootstrap {

@@ -230,15 +230,35 @@ func TestValidateFeatures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got []string
-		for _, f := range c.ValidateFeatures(tt.in) {
+		for _, f := range c.ValidateFeatures(tt.in, CheckOptions{}) {
 			got = append(got, f.Kind)
 		}
 		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 			t.Errorf("ValidateFeatures(%v) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
-	// 3.9: transaction.version 1 needs metadata.version >= 3.3-IV0.
-	if f := Catalog39().ValidateFeatures(map[string]int16{MetadataVersionFeature: 3, TransactionVersion: 1}); len(f) != 1 || f[0].Kind != KindFeatureDependency {
-		t.Errorf("3.9 validate: %+v", f)
+	// 3.9 (Kafka 3.9.2's format, see TestKafka39Format): transaction.version
+	// 1 is unstable there; with unstable levels enabled it still needs
+	// metadata.version >= 3.3-IV0, which is also the bootstrap minimum.
+	c39 := Catalog39()
+	for _, tt := range []struct {
+		in       map[string]int16
+		unstable bool
+		want     []string
+	}{
+		{map[string]int16{MetadataVersionFeature: 3, TransactionVersion: 1}, true, []string{KindBelowMinimum, KindFeatureDependency}},
+		{map[string]int16{MetadataVersionFeature: 21, TransactionVersion: 1}, false, []string{KindUnstableLevel}},
+		{map[string]int16{MetadataVersionFeature: 21, TransactionVersion: 2}, true, nil},
+		{map[string]int16{MetadataVersionFeature: 22}, false, []string{KindUnstableLevel}},
+		{map[string]int16{MetadataVersionFeature: 22, TransactionVersion: 2}, true, nil},
+		{map[string]int16{MetadataVersionFeature: 4, TransactionVersion: 0}, false, nil},
+	} {
+		var got []string
+		for _, f := range c39.ValidateFeatures(tt.in, CheckOptions{AllowUnstable: tt.unstable}) {
+			got = append(got, f.Kind)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("3.9 ValidateFeatures(%v, unstable=%v) = %v, want %v", tt.in, tt.unstable, got, tt.want)
+		}
 	}
 }

@@ -74,4 +74,16 @@
 // or MIGRATION. Unstable levels need unstable.feature.versions.enable.
 // Content needing a higher level than the target (Requirements) is what the
 // image writer would lose; ELR state is dropped silently by Kafka.
+//
+// ValidateFeatures is the same gate for a whole set of levels (format's
+// --release-version plus --feature, or an UpdateFeatures request): levels
+// above a feature's latest production level, and unstable metadata.version
+// levels, are refused unless unstable.feature.versions.enable (Kafka 3.9.2's
+// format says "No feature:transaction.version with feature level 1", its
+// controller "does not support this feature"); metadata.version below the
+// bootstrap minimum is refused; dependencies must hold (4.4.0:
+// eligible.leader.replicas.version 1 "depends on metadata.version level 23").
+//
+// TestKafkaGating and TestKafka39Format check all of this against live
+// Kafka 4.4.0 and 3.9.2; testdata/features/README.md has the outcomes.
 package features

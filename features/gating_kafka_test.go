@@ -172,6 +172,12 @@ func featureText(m map[string]int16) string {
 	return strings.Join(parts, ", ")
 }
 
+var kafkaNoise = regexp.MustCompile(`Could not (up|down)grade \S+ to \d+\. |The update failed for all features since the following feature had an error: |Invalid metadata\.version \d+\. |Invalid update version \d+ for feature \S+\. `)
+
+// shortKafka drops the parts of a FeatureCommand error that repeat the
+// command, keeping Kafka's reason.
+func shortKafka(msg string) string { return strings.TrimSpace(kafkaNoise.ReplaceAllString(msg, "")) }
+
 // verdictText summarises a verdict for the table.
 func verdictText(v features.Verdict) string {
 	var kinds []string
@@ -240,17 +246,17 @@ func (g *gateCluster) step(s gateStep) {
 	if ok != v.Allowed {
 		g.t.Errorf("%s: DISAGREEMENT: kmeta %s, Kafka %s: %s", label, verdictText(v), kafkaSays, msg)
 	}
-	kafkaSays += ": " + msg
+	kafkaSays += ": " + shortKafka(msg)
 	if !ok && s.args[0] == "downgrade" {
 		uok, uout := g.featureCommand(append(slices.Clone(s.args), "--unsafe")...)
 		if uok {
 			g.t.Errorf("%s --unsafe: Kafka accepted it; kmeta says Kafka has no unsafe downgrade", label)
 		}
-		kafkaSays += "; with --unsafe: "
+		kafkaSays += "; --unsafe: "
 		if uok {
 			kafkaSays += "accepted"
 		} else {
-			kafkaSays += "refused: " + kafkaMessage(uout)
+			kafkaSays += "refused: " + shortKafka(kafkaMessage(uout))
 		}
 	}
 
@@ -287,7 +293,7 @@ func (g *gateCluster) step(s gateStep) {
 		if !maps.Equal(finFeat, want) {
 			g.t.Errorf("%s: finalized %v, Bootstrap(%q) says %v", label, fin, s.target, want)
 		}
-		kafkaSays += fmt.Sprintf(" (finalized %s)", featureText(fin))
+		kafkaSays += fmt.Sprintf(" Finalized: %s.", featureText(fin))
 	}
 	g.t.Logf("%s: kmeta %s; Kafka %s", label, verdictText(v), kafkaSays)
 	recordGate(g.name, gateRow{
@@ -297,11 +303,116 @@ func (g *gateCluster) step(s gateStep) {
 	})
 }
 
+// featureStep changes one finalized feature other than metadata.version.
+// kmeta's prediction is ValidateFeatures over the finalized features
+// replayed from the log, with the change applied.
+func (g *gateCluster) featureStep(verb, feature string, level int16, accept bool, kind string) {
+	g.t.Helper()
+	before := g.finalized()
+	img := g.image()
+	levels := maps.Clone(img.Features)
+	if img.Quorum != nil {
+		levels[features.KRaftVersion] = img.Quorum.KRaftVersion
+	}
+	levels[feature] = level
+	found := g.cat.ValidateFeatures(levels, features.CheckOptions{})
+	var kinds []string
+	for _, f := range found {
+		kinds = append(kinds, f.Kind)
+	}
+	allowed := len(found) == 0
+	kmeta := "allowed"
+	if !allowed {
+		kmeta = "refused (" + strings.Join(kinds, ", ") + ")"
+	}
+	arg := fmt.Sprintf("%s=%d", feature, level)
+	mv := before[features.MetadataVersionFeature]
+	from, _ := g.cat.ByLevel(mv)
+	label := fmt.Sprintf("%s (%d): kafka-features %s --feature %s", from.Name, mv, verb, arg)
+	if allowed != accept {
+		g.t.Errorf("%s: kmeta %s, want allowed=%v: %+v", label, kmeta, accept, found)
+	}
+	if kind != "" && !slices.Contains(kinds, kind) {
+		g.t.Errorf("%s: kmeta reported no %s finding: %+v", label, kind, found)
+	}
+	ok, out := g.featureCommand(verb, "--feature", arg)
+	kafkaSays := "accepted"
+	if !ok {
+		kafkaSays = "refused"
+	}
+	if ok != accept {
+		g.t.Errorf("%s: Kafka %s, want accepted=%v:\n%s", label, kafkaSays, accept, out)
+	}
+	if ok != allowed {
+		g.t.Errorf("%s: DISAGREEMENT: kmeta %s, Kafka %s: %s", label, kmeta, kafkaSays, kafkaMessage(out))
+	}
+	kafkaSays += ": " + shortKafka(featureMessage(out, feature))
+	want := maps.Clone(before)
+	if ok {
+		want[feature] = level
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for fin := g.finalized(); fin[feature] != want[feature]; fin = g.finalized() {
+		if time.Now().After(deadline) {
+			g.t.Fatalf("%s: finalized %s=%d, want %d", label, feature, fin[feature], want[feature])
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	deadline = time.Now().Add(30 * time.Second)
+	for img := g.image(); img.Features[feature] != want[feature]; img = g.image() {
+		if time.Now().After(deadline) {
+			g.t.Fatalf("%s: replayed %s=%d, want %d", label, feature, img.Features[feature], want[feature])
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	g.t.Logf("%s: kmeta %s; Kafka %s", label, kmeta, kafkaSays)
+	recordGate(g.name, gateRow{
+		Kafka: g.d.Version, From: fmt.Sprintf("%s (%d)", from.Name, mv),
+		Command: "`" + verb + " --feature " + arg + "`", Content: g.content,
+		Kmeta: kmeta + " [ValidateFeatures]", KafkaSays: kafkaSays,
+	})
+}
+
+// featureMessage keeps the line of FeatureCommand's output about feature.
+func featureMessage(out, feature string) string {
+	for _, ln := range strings.Split(out, "\n") {
+		if ln = strings.TrimSpace(ln); strings.Contains(ln, feature) {
+			return ln
+		}
+	}
+	return kafkaMessage(out)
+}
+
+// stopAndRecheck stops the node and checks that the log it leaves behind
+// replays to the level the broker last finalized and gives the same verdict
+// for target as the running node's log did.
+func (g *gateCluster) stopAndRecheck(target string) {
+	g.t.Helper()
+	fin := g.finalized()
+	lvl, err := g.cat.LevelFor(target)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	live := g.cat.Check(g.image(), lvl, features.CheckOptions{})
+	g.c.StopNode(g.node)
+	img := g.image()
+	if img.MetadataVersion() != fin[features.MetadataVersionFeature] {
+		g.t.Errorf("stopped node's log replays metadata.version %d, broker finalized %d", img.MetadataVersion(), fin[features.MetadataVersionFeature])
+	}
+	stopped := g.cat.Check(img, lvl, features.CheckOptions{})
+	if verdictText(live) != verdictText(stopped) || live.Allowed != stopped.Allowed {
+		g.t.Errorf("verdict for %s: running node's log %s, stopped node's log %s", target, verdictText(live), verdictText(stopped))
+	}
+}
+
 // TestKafkaGating runs metadata.version upgrades and downgrades on real
 // KRaft clusters (Kafka 4.4.0 and 3.9.2) and checks that features.Check,
 // run on the replayed metadata log, predicts what Kafka's controller does.
 func TestKafkaGating(t *testing.T) {
 	kafkatest.SkipIfUnitOnly(t)
+	gateMu.Lock()
+	gateRows = map[string][]gateRow{}
+	gateMu.Unlock()
 	t.Run("4.4.0", func(t *testing.T) {
 		t.Parallel()
 		gating44(t)
@@ -311,10 +422,13 @@ func TestKafkaGating(t *testing.T) {
 		gating39(t)
 	})
 	t.Cleanup(func() {
-		if t.Failed() || !updateKafkaFlag() {
+		gateMu.Lock()
+		defer gateMu.Unlock()
+		// Only a full, passing run describes the table.
+		if t.Failed() || len(gateRows[kafkatest.Latest4]) == 0 || len(gateRows[kafkatest.Kafka39]) == 0 {
 			return
 		}
-		writeGatingTable(t)
+		readmeSection(t, "TestKafkaGating", gatingTable())
 	})
 }
 
@@ -344,6 +458,15 @@ func gating44(t *testing.T) {
 		{args: []string{"upgrade", "--metadata", "3.6-IV0"}, target: "3.6-IV0", accept: true},
 		// 3.6-IV0 did not change the metadata format.
 		{args: []string{"downgrade", "--metadata", "3.5-IV2"}, target: "3.5-IV2", accept: true},
+	} {
+		g.step(s)
+	}
+	// eligible.leader.replicas.version 1 depends on metadata.version 4.0-IV1;
+	// group.version 1 depends on nothing.
+	g.featureStep("upgrade", features.ELRVersion, 1, false, features.KindFeatureDependency)
+	g.featureStep("upgrade", features.GroupVersion, 1, true, "")
+	g.featureStep("downgrade", features.GroupVersion, 0, true, "")
+	for _, s := range []gateStep{
 		{args: []string{"upgrade", "--release-version", "4.4-IV0"}, target: "4.4-IV0", accept: true},
 		// 4.4-IV0 did not change the metadata format; 4.3-IV0 did, but it
 		// is the target.
@@ -355,6 +478,10 @@ func gating44(t *testing.T) {
 	} {
 		g.step(s)
 	}
+	// ELR needs 4.0-IV1 and the level is 4.4-IV2 now.
+	g.featureStep("downgrade", features.ELRVersion, 0, true, "")
+	g.featureStep("upgrade", features.ELRVersion, 1, true, "")
+	g.stopAndRecheck("3.5-IV1")
 }
 
 // gating39: Kafka 3.9.2 formatted at 3.3-IV0, SCRAM users created through
@@ -401,6 +528,9 @@ func gating39(t *testing.T) {
 	} {
 		g.step(s)
 	}
+	// transaction.version 1 is unstable in 3.9.
+	g.featureStep("upgrade", features.TransactionVersion, 1, false, features.KindUnstableLevel)
+	g.stopAndRecheck("3.5-IV1")
 }
 
 func updateKafkaFlag() bool {
@@ -416,35 +546,33 @@ func updateKafkaFlag() bool {
 	return b
 }
 
-const (
-	gateBegin = "<!-- gating table: written by go test ./features -run TestKafkaGating -update-kafka -->"
-	gateEnd   = "<!-- end of gating table -->"
-)
-
-var gateSection = regexp.MustCompile(`(?s)` + regexp.QuoteMeta(gateBegin) + `.*` + regexp.QuoteMeta(gateEnd))
-
-// writeGatingTable puts the rows of this run into testdata/features/README.md.
-func writeGatingTable(t *testing.T) {
-	var b strings.Builder
-	b.WriteString(gateBegin + "\n\n")
-	b.WriteString("| Kafka | from | command | content | kmeta `features.Check` | Kafka |\n|---|---|---|---|---|---|\n")
-	for _, name := range []string{kafkatest.Latest4, kafkatest.Kafka39} {
-		for _, r := range gateRows[name] {
-			esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.Kafka, r.From, esc(r.Command), r.Content, esc(r.Kmeta), esc(r.KafkaSays))
-		}
-	}
-	b.WriteString("\n" + gateEnd)
+// readmeSection keeps a table produced by a real-Kafka test in
+// testdata/features/README.md, between markers named after the test. With
+// -update-kafka it (re)writes the section; otherwise the committed section
+// must still be what this run produced.
+func readmeSection(t *testing.T, name, body string) {
+	t.Helper()
+	begin := "<!-- " + name + ": written by go test ./features -run " + name + " -update-kafka -->"
+	end := "<!-- end of " + name + " -->"
+	section := begin + "\n\n" + body + "\n" + end
+	re := regexp.MustCompile(`(?s)` + regexp.QuoteMeta(begin) + `.*?` + regexp.QuoteMeta(end))
 	path := filepath.Join("..", "testdata", "features", "README.md")
 	old, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cur := re.Find(old)
+	if !updateKafkaFlag() {
+		if string(cur) != section {
+			t.Errorf("the %s table in %s differs from this run; rerun with -update-kafka and review the diff", name, path)
+		}
+		return
+	}
 	var out string
-	if gateSection.Match(old) {
-		out = gateSection.ReplaceAllLiteralString(string(old), b.String())
+	if cur != nil {
+		out = re.ReplaceAllLiteralString(string(old), section)
 	} else {
-		out = strings.TrimRight(string(old), "\n") + "\n\n" + b.String() + "\n"
+		out = strings.TrimRight(string(old), "\n") + "\n\n" + section + "\n"
 	}
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, []byte(out), 0o644); err != nil {
@@ -453,4 +581,17 @@ func writeGatingTable(t *testing.T) {
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// gatingTable renders the rows of this run.
+func gatingTable() string {
+	var b strings.Builder
+	b.WriteString("| Kafka | from | kafka-features | content | kmeta | Kafka |\n|---|---|---|---|---|---|\n")
+	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	for _, name := range []string{kafkatest.Latest4, kafkatest.Kafka39} {
+		for _, r := range gateRows[name] {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.Kafka, r.From, esc(r.Command), r.Content, esc(r.Kmeta), esc(r.KafkaSays))
+		}
+	}
+	return b.String()
 }
