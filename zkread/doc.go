@@ -21,10 +21,22 @@
 // for znodes with children) and, with ReadACLs, GetACL; Exists checks the
 // chroot. The client pipelines only requests issued from different
 // goroutines, so a level of the tree is read by up to InFlight goroutines
-// spread over Connections sessions. Digest auth: AddAuth never fails, so a
+// spread over Connections sessions. A znode is read with getData, plus
+// getChildren2 when it has children; topics' partitions/ and
+// partitions/<p> containers (one per partition) with getChildren2 alone,
+// recorded with null data when their dataLength is 0 (Kafka writes null
+// there; a stat cannot tell null from empty). go-zookeeper writes each
+// request with its own write(2), so the connection coalesces writes: one
+// goroutine writes whatever requests queued while the previous write ran. Digest auth: AddAuth never fails, so a
 // wrong password only shows as NoAuth on reads; the ACLs of the refused
 // znodes are then read, and when one grants READ to the given user the
 // error says the password is wrong (ErrAuth as well as ErrNoAuth).
+// go-zookeeper speaks no SASL: brokers with zookeeper.set.acl=true and a
+// SASL session own their znodes as sasl:<user> and hide /config/users,
+// /config/brokers and /delegation_token/tokens from everyone else, so such
+// an ensemble is read as ZooKeeper's digest super user
+// (zookeeper.DigestAuthenticationProvider.superDigest); without it the
+// read returns the rest of the tree and a NoAuthError naming those three.
 // Consistency: the stats of sentinel znodes (/controller_epoch,
 // /brokers/topics, /brokers/ids, /config/changes, /admin/delete_topics, the
 // ISR and ACL change queues) are taken before and after the read; if they

@@ -81,8 +81,8 @@ func fields(line string) map[string]string {
 func TestFixtureTopics(t *testing.T) {
 	_, img := fixtureImage(t)
 	type part struct {
-		Leader        int32
-		Replicas, ISR []int32
+		Leader                          int32
+		Replicas, ISR, Adding, Removing []int32
 	}
 	type topic struct {
 		ID    string
@@ -102,7 +102,8 @@ func TestFixtureTopics(t *testing.T) {
 				n, _ := strconv.Atoi(f["Leader"])
 				leader = int32(n)
 			}
-			want[f["Topic"]].Parts[int32(p)] = part{leader, ints(t, f["Replicas"]), ints(t, f["Isr"])}
+			want[f["Topic"]].Parts[int32(p)] = part{leader, ints(t, f["Replicas"]), ints(t, f["Isr"]),
+				ints(t, f["Adding Replicas"]), ints(t, f["Removing Replicas"])}
 		}
 	}
 	if len(want) < 3 {
@@ -115,7 +116,7 @@ func TestFixtureTopics(t *testing.T) {
 		}
 		g := &topic{ID: tp.ID.String(), Parts: map[int32]part{}}
 		for id, p := range tp.Partitions {
-			g.Parts[id] = part{p.Leader, p.Replicas, p.ISR}
+			g.Parts[id] = part{p.Leader, p.Replicas, p.ISR, p.AddingReplicas, p.RemovingReplicas}
 			if p.PartitionEpoch < 0 || p.LeaderEpoch < 0 {
 				t.Errorf("%s-%d: epochs %d/%d", name, id, p.PartitionEpoch, p.LeaderEpoch)
 			}
@@ -326,7 +327,8 @@ func TestFixtureClusterState(t *testing.T) {
 		if n.Stat.EphemeralOwner == 0 {
 			t.Errorf("broker %d znode is not ephemeral", id)
 		}
-		if len(b.Endpoints) != 2 || b.Endpoints[0].Name != "PLAINTEXT" || b.Endpoints[1].Name != "INTERNAL" ||
+		if len(b.Endpoints) != 3 || b.Endpoints[0].Name != "PLAINTEXT" || b.Endpoints[1].Name != "INTERNAL" ||
+			b.Endpoints[2].Name != "SASL_PLAINTEXT" || b.Endpoints[2].SecurityProtocol != 2 ||
 			b.Endpoints[0].Host != "127.0.0.1" || b.Endpoints[0].Port == 0 {
 			t.Errorf("broker %d endpoints %+v", id, b.Endpoints)
 		}

@@ -15,6 +15,8 @@
 # owned by sasl:kafka and the sensitive ones (/config/users, /config/brokers,
 # /delegation_token/tokens and below) are not world-readable.
 set -euo pipefail
+# Kafka's tools print dates in the JVM's time zone; the tests read them as UTC.
+export TZ=UTC
 here=$(cd "$(dirname "$0")" && pwd)
 : "${KAFKA_LIB:?set KAFKA_LIB to a directory of Kafka 3.9.2 jars}"
 work=$(mktemp -d)
@@ -179,15 +181,17 @@ acls --add --allow-principal User:bob --operation Write --transactional-id tx- -
 echo hello | "${J[@]}" kafka.tools.ConsoleProducer --bootstrap-server "$BS" --topic orders.v1 --producer-property enable.idempotence=true
 
 # A delegation token owned by alice, requested by admin, renewable by carol.
-tokens --create --max-life-time-period -1 --owner-principal User:alice --renewer-principal User:carol
+# What the tool prints about it is the oracle (--describe as admin lists only
+# admin's own tokens).
+tokens --create --max-life-time-period -1 --owner-principal User:alice --renewer-principal User:carol >"$here/kafka-tokens.txt"
 
 # A reassignment that stays in flight: orders.v1-0 moves from [1,2] to [1,3]
 # (adding 3, removing 2) while broker 3's follower fetches of it are
 # throttled to 1 byte/s, so the new replica never joins the ISR; broker 3 is
 # stopped below, which freezes the state. Broker 3's dynamic config is
 # recorded now, while it can still answer.
-"${J[@]}" org.apache.kafka.tools.ProducerPerformance --topic orders.v1 --num-records 6000 --record-size 1000 --throughput -1 \
-	--producer-props bootstrap.servers="$BS" acks=all >/dev/null
+"${J[@]}" org.apache.kafka.tools.ProducerPerformance --topic orders.v1 --num-records 600 --record-size 1000 --throughput -1 \
+	--producer-props bootstrap.servers="$BS" acks=1 >/dev/null
 configs --alter --entity-type brokers --entity-name 3 --add-config follower.replication.throttled.rate=1
 configs --alter --entity-type topics --entity-name orders.v1 --add-config follower.replication.throttled.replicas=0:3
 echo '{"version":1,"partitions":[{"topic":"orders.v1","partition":0,"replicas":[1,3]}]}' >"$work/reassign.json"
@@ -221,7 +225,6 @@ topics --describe --exclude-internal >"$here/kafka-topics.txt"
 } >"$here/kafka-quotas.txt"
 acls --list >"$here/kafka-acls.txt"
 reassign --list >"$here/kafka-reassignments.txt"
-tokens --describe >"$here/kafka-tokens.txt"
 
 # Stop ZooKeeper under the running brokers, so the data dir keeps their
 # ephemeral registrations and /controller, then stop the brokers.

@@ -12,8 +12,8 @@ import (
 )
 
 // testdata/zk/datadir was written by a real ZooKeeper 3.8.4 (Kafka 3.9.2's
-// classpath) with snapCount=100: snapshot.0, .4b, .a5, .f1 and .f8 with logs
-// between them. snapshot.f8 was written by the server at its last startup,
+// classpath) with snapCount=100: snapshot.0, .56, .96, .e8 and .10c with logs
+// between them. snapshot.10c was written by the server at its last startup,
 // after replaying everything, so it is ZooKeeper's own answer to "what does
 // replaying the older snapshots and the logs give".
 const dataDir = "../../testdata/zk/datadir"

@@ -1,0 +1,384 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kmeta/kmeta/internal/kafkatest"
+)
+
+// Shape of the synthetic cluster: 1,000 topics x 100 partitions.
+const (
+	zkBenchTopics     = 1000
+	zkBenchPartitions = 100
+	zkBenchChroot     = "/kafka"
+	// The one real ZooKeeper-mode broker; every replica is on it, because
+	// Kafka's migration waits until every broker id a partition names has
+	// registered with the KRaft controller.
+	zkBenchBroker = 1
+	// The KRaft controller of the migration.
+	zkBenchController = 3000
+)
+
+func benchEnvInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+type zkQuietLogger struct{}
+
+func (zkQuietLogger) Printf(string, ...any) {}
+
+// writeZKLayout writes a Kafka 3.x ZooKeeper layout with multi ops: the
+// paths Kafka pre-creates, /cluster/id, /controller_epoch, topics with
+// topic_id and their partition state znodes, and topic configs. /controller
+// is written as a persistent v1 registration of a broker id that does not
+// exist, so that the real ZK-mode broker started later does not become the
+// ZooKeeper controller (it would load and create every partition) and the
+// KRaft controller takes /controller over as in any migration. It returns
+// the cluster id and the number of znodes under the chroot.
+func writeZKLayout(t *testing.T, addr string, topics, parts int) (string, int) {
+	t.Helper()
+	conn, events, err := zk.Connect([]string{addr}, 30*time.Second, zk.WithLogger(zkQuietLogger{}), zk.WithLogInfo(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// ZooKeeper answers ruok before its request processors run; wait for a
+	// session (the client reconnects by itself).
+	timeout := time.After(time.Minute)
+	for connected := false; !connected; {
+		select {
+		case ev := <-events:
+			connected = ev.State == zk.StateHasSession
+		case <-timeout:
+			t.Fatal("no ZooKeeper session within a minute")
+		}
+	}
+	acl := zk.WorldACL(zk.PermAll)
+	mk := func(p string, data []byte) *zk.CreateRequest {
+		return &zk.CreateRequest{Path: zkBenchChroot + p, Data: data, Acl: acl}
+	}
+	clusterID := base64.RawURLEncoding.EncodeToString([]byte("kmeta-zk-bench-1"))
+	base := []any{&zk.CreateRequest{Path: zkBenchChroot, Acl: acl}}
+	for _, p := range []string{"/brokers", "/brokers/ids", "/brokers/topics", "/brokers/seqid", "/config",
+		"/config/topics", "/config/clients", "/config/users", "/config/brokers", "/config/ips", "/config/changes",
+		"/admin", "/admin/delete_topics", "/isr_change_notification", "/log_dir_event_notification",
+		"/latest_producer_id_block", "/consumers", "/cluster"} {
+		base = append(base, mk(p, nil))
+	}
+	base = append(base,
+		mk("/cluster/id", fmt.Appendf(nil, `{"version":"1","id":"%s"}`, clusterID)),
+		mk("/controller_epoch", []byte("1")),
+		mk("/controller", fmt.Appendf(nil, `{"version":1,"brokerid":%d,"timestamp":"%d"}`, 999, time.Now().UnixMilli())),
+		mk("/config/brokers/<default>", []byte(`{"version":1,"config":{"log.retention.ms":"604800000"}}`)))
+	if _, err := conn.Multi(base...); err != nil {
+		t.Fatalf("base layout: %v", err)
+	}
+	n := len(base)
+
+	topicOps := func(i int) []any {
+		name := fmt.Sprintf("bench.topic-%04d", i)
+		var pm strings.Builder
+		pm.WriteByte('{')
+		for p := range parts {
+			if p > 0 {
+				pm.WriteByte(',')
+			}
+			fmt.Fprintf(&pm, `"%d":[%d]`, p, zkBenchBroker)
+		}
+		pm.WriteByte('}')
+		var id [16]byte
+		copy(id[:], fmt.Sprintf("topic-id-%07d", i))
+		tp := "/brokers/topics/" + name
+		ops := []any{
+			mk(tp, fmt.Appendf(nil, `{"version":3,"partitions":%s,"topic_id":"%s","adding_replicas":{},"removing_replicas":{}}`,
+				pm.String(), base64.RawURLEncoding.EncodeToString(id[:]))),
+			mk(tp+"/partitions", nil),
+		}
+		for p := range parts {
+			pp := fmt.Sprintf("%s/partitions/%d", tp, p)
+			ops = append(ops, mk(pp, nil), mk(pp+"/state",
+				fmt.Appendf(nil, `{"controller_epoch":1,"leader":%d,"version":1,"leader_epoch":%d,"isr":[%d]}`, zkBenchBroker, p%7, zkBenchBroker)))
+		}
+		cfg := `{"version":1,"config":{}}`
+		if i%10 == 0 {
+			cfg = `{"version":1,"config":{"retention.ms":"86400000","cleanup.policy":"compact"}}`
+		}
+		return append(ops, mk("/config/topics/"+name, []byte(cfg)))
+	}
+	// About 30 KiB per topic; ten topics a multi stays well under
+	// ZooKeeper's 1 MiB request limit (jute.maxbuffer). Four writers keep
+	// the server busy without starving the machine.
+	const perMulti = 10
+	work := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for range 4 {
+		wg.Go(func() {
+			for start := range work {
+				var ops []any
+				for i := start; i < min(start+perMulti, topics); i++ {
+					ops = append(ops, topicOps(i)...)
+				}
+				_, err := conn.Multi(ops...)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = fmt.Errorf("topics from %d: %w", start, err)
+				}
+				n += len(ops)
+				mu.Unlock()
+			}
+		})
+	}
+	for start := 0; start < topics; start += perMulti {
+		work <- start
+	}
+	close(work)
+	wg.Wait()
+	if firstErr != nil {
+		t.Fatal(firstErr)
+	}
+	return clusterID, n
+}
+
+type zkRun struct {
+	name   string
+	wall   time.Duration
+	maxRSS int64 // KiB
+	cpu    time.Duration
+	topics int
+	parts  int
+}
+
+// runKmetaZK runs `kmeta zk image -o json` on the live ZooKeeper, keeps its
+// output in a file and checks it holds the whole layout.
+func runKmetaZK(t *testing.T, bin, dir, src string, inFlight, conns int) zkRun {
+	t.Helper()
+	out := filepath.Join(dir, fmt.Sprintf("image-%d-%d.json", inFlight, conns))
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command(bin, "zk", "image", "-o", "json", "--zk-in-flight", strconv.Itoa(inFlight),
+		"--zk-connections", strconv.Itoa(conns), "--zk-session-timeout", "30s", src)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = f, &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("kmeta zk image: %v\n%s", err, stderr.String())
+	}
+	r := zkRun{name: fmt.Sprintf("kmeta zk image (in-flight %d, connections %d)", inFlight, conns), wall: time.Since(start)}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.maxRSS = ru.Maxrss
+		r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var img struct {
+		Topics []struct {
+			Partitions []json.RawMessage `json:"partitions"`
+		} `json:"topics"`
+	}
+	if err := json.Unmarshal(b, &img); err != nil {
+		t.Fatalf("kmeta output: %v", err)
+	}
+	r.topics = len(img.Topics)
+	for _, tp := range img.Topics {
+		r.parts += len(tp.Partitions)
+	}
+	return r
+}
+
+var migrationDoneRE = regexp.MustCompile(`Completed migration of metadata from ZooKeeper to KRaft\. (\d+) records were generated in (\d+) ms across (\d+) batches`)
+
+// TestBenchSideBySideZK reads a ZooKeeper holding a 100,000-partition
+// Kafka layout with kmeta (live, a few pipelining settings) and with Kafka
+// 3.9.2's own ZooKeeper to KRaft migration, and prints wall time, znodes/s
+// and peak memory (znodes/s is the layout's znode count over the time, for
+// both tools; Kafka's migration skips the partitions/<p> containers, kmeta
+// reads every znode). Kafka's figure is the one its controller logs ("N
+// records were generated in M ms"): reading ZooKeeper and writing the
+// records to the KRaft log. Timings are reported, never asserted; the test
+// fails only when a tool does not read the whole layout.
+//
+// KMETA_BENCH_ZK_TOPICS and KMETA_BENCH_ZK_PARTITIONS change the shape.
+func TestBenchSideBySideZK(t *testing.T) {
+	if os.Getenv("KMETA_BENCH") == "" {
+		t.Skip("benchmark: run with `make bench` (KMETA_BENCH=1)")
+	}
+	d := kafkatest.Dist(t, kafkatest.Kafka39)
+	bin := kmetaBin(t)
+	topics := benchEnvInt("KMETA_BENCH_ZK_TOPICS", zkBenchTopics)
+	parts := benchEnvInt("KMETA_BENCH_ZK_PARTITIONS", zkBenchPartitions)
+	dir := t.TempDir()
+
+	zks := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{Props: map[string]string{
+		"forceSync": "no", // the layout is written once; fsync per multi only slows the setup
+	}})
+	start := time.Now()
+	clusterID, nodes := writeZKLayout(t, zks.Addr(), topics, parts)
+	t.Logf("wrote %d znodes (%d topics x %d partitions) in %s", nodes, topics, parts, time.Since(start).Round(time.Millisecond))
+
+	src := "zk://" + zks.Addr() + zkBenchChroot
+	var rows []string
+	row := func(name string, wall time.Duration, rssKiB int64, note string) {
+		rss := "     n/a"
+		if rssKiB > 0 {
+			rss = fmt.Sprintf("%5d MiB", rssKiB/1024)
+		}
+		rows = append(rows, fmt.Sprintf("%-52s %7.2fs %9.0f znodes/s %s RSS  %s", name, wall.Seconds(), float64(nodes)/wall.Seconds(), rss, note))
+	}
+	// A first read warms ZooKeeper (its JIT and page cache) for everyone.
+	runKmetaZK(t, bin, dir, src, 64, 2)
+	var best time.Duration
+	for _, s := range [][2]int{{16, 1}, {64, 2}, {256, 4}} {
+		r := runKmetaZK(t, bin, dir, src, s[0], s[1])
+		if r.topics != topics || r.parts != topics*parts {
+			t.Fatalf("%s read %d topics, %d partitions; want %d, %d", r.name, r.topics, r.parts, topics, topics*parts)
+		}
+		row(r.name, r.wall, r.maxRSS, fmt.Sprintf("%d topics, %d partitions; kmeta CPU %.1fs", r.topics, r.parts, r.cpu.Seconds()))
+		if best == 0 || r.wall < best {
+			best = r.wall
+		}
+	}
+
+	// Kafka's own read: a KRaft controller with migration enabled and one
+	// ZooKeeper-mode broker with migration enabled (kafka-metadata.md §6.1).
+	c := kafkatest.NewCluster(t, d)
+	c.ClusterID = clusterID
+	ports := freeTCPPorts(t, 2)
+	ctrl := c.AddNode(zkBenchController, "controller", map[string]string{
+		"process.roles":                       "controller",
+		"node.id":                             strconv.Itoa(zkBenchController),
+		"controller.quorum.voters":            fmt.Sprintf("%d@127.0.0.1:%d", zkBenchController, ports[0]),
+		"controller.listener.names":           "CONTROLLER",
+		"listeners":                           fmt.Sprintf("CONTROLLER://127.0.0.1:%d", ports[0]),
+		"listener.security.protocol.map":      "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+		"inter.broker.listener.name":          "PLAINTEXT",
+		"zookeeper.metadata.migration.enable": "true",
+		"zookeeper.connect":                   zks.Connect(zkBenchChroot),
+		"zookeeper.session.timeout.ms":        "30000",
+		"zookeeper.connection.timeout.ms":     "30000",
+		// No snapshot in the middle of the measured migration.
+		"metadata.log.max.record.bytes.between.snapshots": "1073741824",
+	})
+	c.AddNode(zkBenchBroker, "", map[string]string{
+		"broker.id":                           strconv.Itoa(zkBenchBroker),
+		"listeners":                           fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", ports[1]),
+		"advertised.listeners":                fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", ports[1]),
+		"listener.security.protocol.map":      "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+		"inter.broker.listener.name":          "PLAINTEXT",
+		"inter.broker.protocol.version":       "3.9",
+		"zookeeper.connect":                   zks.Connect(zkBenchChroot),
+		"zookeeper.session.timeout.ms":        "30000",
+		"zookeeper.connection.timeout.ms":     "30000",
+		"zookeeper.metadata.migration.enable": "true",
+		"controller.quorum.voters":            fmt.Sprintf("%d@127.0.0.1:%d", zkBenchController, ports[0]),
+		"controller.listener.names":           "CONTROLLER",
+		"offsets.topic.replication.factor":    "1",
+		"auto.create.topics.enable":           "false",
+	})
+	c.FormatNode(zkBenchController, "--release-version", "3.9-IV0")
+	c.StartNode(zkBenchController)
+	c.StartNode(zkBenchBroker)
+	deadline := time.Now().Add(20 * time.Minute)
+	var m []string
+	for m == nil {
+		b, _ := os.ReadFile(ctrl.LogPath())
+		m = migrationDoneRE.FindStringSubmatch(string(b))
+		if m != nil {
+			break
+		}
+		if !ctrl.Running() {
+			t.Fatalf("the KRaft controller exited before completing the migration; see %s", ctrl.LogPath())
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no completed migration after 20 minutes; see %s", ctrl.LogPath())
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	ctrlRSS := peakRSSOf(ctrl.Config)
+	// The migration is done; the dual-write phase that follows would have
+	// the broker create 100,000 partitions. Stop it now.
+	c.KillNode(zkBenchBroker)
+	records, _ := strconv.Atoi(m[1])
+	ms, _ := strconv.Atoi(m[2])
+	if records < topics*(parts+1) {
+		t.Errorf("Kafka's migration generated %d records, fewer than %d topics and partitions", records, topics*(parts+1))
+	}
+	kafkaWall := time.Duration(ms) * time.Millisecond
+	row("Kafka 3.9.2 ZK→KRaft migration (controller's M ms)", kafkaWall, ctrlRSS,
+		fmt.Sprintf("%d records in %s batches; RSS: the controller JVM's peak (-Xmx768m, whole life)", records, m[3]))
+	report := fmt.Sprintf("ZooKeeper: %d znodes under %s (%d topics x %d partitions)\n%s\nspeedup (kmeta best vs Kafka's migration read): %.1fx\n",
+		nodes, zkBenchChroot, topics, parts, strings.Join(rows, "\n"), kafkaWall.Seconds()/best.Seconds())
+	t.Log("\n" + report)
+	if out := os.Getenv("KMETA_BENCH_REPORT_ZK"); out != "" {
+		os.WriteFile(out, []byte(report), 0o644)
+	}
+}
+
+// peakRSSOf returns the peak RSS (VmHWM, KiB) of the process whose command
+// line names arg (a node's unique config path), 0 when none is found.
+func peakRSSOf(arg string) int64 {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(b, []byte(arg)) {
+			continue
+		}
+		st, err := os.ReadFile(filepath.Join(filepath.Dir(p), "status"))
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(st), "\n") {
+			if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+				kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+				return kb
+			}
+		}
+	}
+	return 0
+}
+
+// freeTCPPorts picks n free ports on 127.0.0.1.
+func freeTCPPorts(t *testing.T, n int) []int {
+	t.Helper()
+	var out []int
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, l)
+		out = append(out, l.Addr().(*net.TCPAddr).Port)
+	}
+	return out
+}
