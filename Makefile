@@ -40,9 +40,11 @@ fuzz:
 demo: build
 	./scripts/demo.sh
 
-# Regenerate the committed real-Kafka fixtures under testdata/.
+# Regenerate the committed real-Kafka fixtures: testdata/kraft (Kafka 3.9.2
+# and 4.4.0 in KRaft mode) and testdata/zk (ZooKeeper + Kafka 3.9.2).
 fixtures:
 	$(GO) test -count=1 -timeout 30m -run '^TestGenerateFixtures$$' -v ./internal/kafkatest/ -args -generate
+	$(GO) test -count=1 -timeout 30m -run '^TestGenerateFixture$$' -v ./zkread/ -args -zk-generate
 
 generate:
 	$(GO) generate ./...
