@@ -433,60 +433,42 @@ func readBytes(d []byte, p int) ([]byte, int, bool) {
 	return d[p : p+int(l) : p+int(l)], p + int(l), true
 }
 
-// varint32 decodes a zig-zag varint of at most 5 bytes. n <= 0 on error.
-func varint32(d []byte) (int32, int) {
-	var u uint32
-	for i := 0; i < 5; i++ {
-		if i >= len(d) {
-			return 0, 0
-		}
-		c := d[i]
-		if i == 4 && c > 0x0f {
-			return 0, -1
-		}
-		u |= uint32(c&0x7f) << (7 * i)
-		if c < 0x80 {
-			return int32(u>>1) ^ -int32(u&1), i + 1
-		}
-	}
-	return 0, -1
-}
-
-// varint64 decodes a zig-zag varlong of at most 10 bytes. n <= 0 on error.
-func varint64(d []byte) (int64, int) {
+// uvarintN decodes an unsigned varint of at most max bytes whose last byte
+// may be at most last (so the value fits 32 or 64 bits). n is 0 when d ends
+// first and -1 when the varint is malformed.
+func uvarintN(d []byte, max int, last byte) (uint64, int) {
 	var u uint64
-	for i := 0; i < 10; i++ {
+	for i := 0; i < max; i++ {
 		if i >= len(d) {
 			return 0, 0
 		}
 		c := d[i]
-		if i == 9 && c > 1 {
+		if i == max-1 && c > last {
 			return 0, -1
 		}
 		u |= uint64(c&0x7f) << (7 * i)
-		if c < 0x80 {
-			return int64(u>>1) ^ -int64(u&1), i + 1
-		}
-	}
-	return 0, -1
-}
-
-// uvarint decodes an unsigned varint of at most 5 bytes (the metadata frame
-// header and flexible-version lengths use these).
-func uvarint(d []byte) (uint32, int) {
-	var u uint32
-	for i := 0; i < 5; i++ {
-		if i >= len(d) {
-			return 0, 0
-		}
-		c := d[i]
-		if i == 4 && c > 0x0f {
-			return 0, -1
-		}
-		u |= uint32(c&0x7f) << (7 * i)
 		if c < 0x80 {
 			return u, i + 1
 		}
 	}
 	return 0, -1
+}
+
+// varint32 decodes a zig-zag varint of at most 5 bytes. n <= 0 on error.
+func varint32(d []byte) (int32, int) {
+	u, n := uvarintN(d, 5, 0x0f)
+	return int32(uint32(u)>>1) ^ -int32(u&1), n
+}
+
+// varint64 decodes a zig-zag varlong of at most 10 bytes. n <= 0 on error.
+func varint64(d []byte) (int64, int) {
+	u, n := uvarintN(d, 10, 1)
+	return int64(u>>1) ^ -int64(u&1), n
+}
+
+// uvarint decodes an unsigned varint of at most 5 bytes (the metadata frame
+// header and flexible-version lengths use these).
+func uvarint(d []byte) (uint32, int) {
+	u, n := uvarintN(d, 5, 0x0f)
+	return uint32(u), n
 }
