@@ -275,7 +275,7 @@ func featuresDescribeCommand(load imageLoader) *cli.Command {
 			}
 			rows.Rows = append(rows.Rows, []string{"content needs at least", min})
 			for _, r := range st.Requirements {
-				rows.Rows = append(rows.Rows, []string{"  " + r.Kind, r.Reason})
+				rows.Rows = append(rows.Rows, []string{"needs: " + r.Kind, r.Reason})
 			}
 			return writeRows(c, rows)
 		},
