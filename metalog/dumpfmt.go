@@ -1,6 +1,7 @@
 package metalog
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strconv"
 
@@ -170,4 +171,18 @@ func AppendControl(dst []byte, t ControlType, c records.Control) []byte {
 	}
 	dst = append(dst, controlLabel[t]...)
 	return c.AppendJSON(dst, controlVersion(c))
+}
+
+// AppendEndTxnMarker appends what DumpLogSegments prints for a producer
+// transaction marker (ABORT or COMMIT control record), whose value is
+// int16 version + int32 coordinatorEpoch. ok is false for other types or
+// a value too short to hold the marker; AppendControl then applies.
+func AppendEndTxnMarker(dst []byte, t ControlType, value []byte) (out []byte, ok bool) {
+	if (t != records.ControlAbort && t != records.ControlCommit) || len(value) < 6 {
+		return dst, false
+	}
+	dst = append(dst, " endTxnMarker: "...)
+	dst = append(dst, t.Name()...)
+	dst = append(dst, " coordinatorEpoch: "...)
+	return strconv.AppendInt(dst, int64(int32(binary.BigEndian.Uint32(value[2:]))), 10), true
 }

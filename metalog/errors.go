@@ -45,6 +45,11 @@ var (
 	// ErrProperties means meta.properties, quorum-state,
 	// leader-epoch-checkpoint or partition.metadata does not parse.
 	ErrProperties = errors.New("metalog: bad metadata file")
+	// ErrOffsetNotCovered means a replay was asked to stop at an offset
+	// that no usable snapshot and no segment of the source reaches (it is
+	// below the first snapshot's end and below the log start), so no image
+	// at that offset can be built.
+	ErrOffsetNotCovered = errors.New("metalog: offset not covered by the source")
 	// ErrExists is returned by writers asked to create a file that already
 	// exists without WriteOptions.Overwrite.
 	ErrExists = errors.New("metalog: target exists")

@@ -24,8 +24,10 @@ type Position struct {
 // Replayer applies metadata records to a model.Image with the semantics of
 // Kafka's MetadataDelta: partition changes are deltas, topic removal drops
 // partitions and topic configs, a zero feature level removes the feature,
-// and records inside a metadata transaction (KIP-868) are applied only at
-// its End; an aborted or unfinished transaction is never applied.
+// records Kafka's delta refuses (stale broker epochs, unknown topics, see
+// applyRecord) change nothing, and records inside a metadata transaction
+// (KIP-868) are applied only at its End; an aborted or unfinished
+// transaction is never applied.
 //
 // Memory is proportional to the image (plus an open transaction), never to
 // the number of records replayed.
@@ -36,7 +38,9 @@ type Replayer struct {
 	inTxn  bool
 	txnPos Position
 	last   Position
-	// Applied and Skipped count records.
+	// Applied and Skipped count records; Skipped holds the records that
+	// took no effect (unknown types, records Kafka refuses, aborted
+	// transactions).
 	Applied, Skipped int64
 }
 
@@ -142,20 +146,41 @@ func (r *Replayer) ApplyControl(pos Position, c records.Control) {
 	}
 }
 
+// maxRFC3339Millis is 9999-12-31T23:59:59.999Z in Unix milliseconds.
+const maxRFC3339Millis = 253402300799999
+
 func (r *Replayer) mark(pos Position) {
 	r.last = pos
 	p := &r.img.Provenance
 	if !r.inTxn {
 		p.Offset, p.Epoch = pos.Offset, pos.Epoch
-		if pos.Timestamp > 0 {
+		// A timestamp past year 9999 (a bad clock or a damaged batch)
+		// has no RFC 3339 form and would make the image unprintable; the
+		// last representable one stays.
+		if pos.Timestamp > 0 && pos.Timestamp <= maxRFC3339Millis {
 			p.Timestamp = time.UnixMilli(pos.Timestamp).UTC()
 		}
 	}
 }
 
 func (r *Replayer) apply(pos Position, rec records.Metadata) {
-	r.Applied++
 	r.mark(pos)
+	if r.applyRecord(rec) {
+		r.Applied++
+	} else {
+		r.Skipped++
+	}
+}
+
+// applyRecord applies one record and reports whether it took effect. It
+// refuses (returns false, changing nothing) the records Kafka's
+// MetadataDelta throws on, which a broker's loader reports as a fault and
+// skips: a fence, unfence or registration change for an unknown broker or
+// with a stale broker epoch, partition records for unknown topics or
+// partitions or with directories that do not match the replicas, a
+// ClearElrRecord for an unknown topic, a metadata.version of 0. Unknown
+// record types are refused too.
+func (r *Replayer) applyRecord(rec records.Metadata) bool {
 	img := r.img
 	switch m := rec.(type) {
 	case *records.RegisterBrokerRecord:
@@ -174,17 +199,25 @@ func (r *Replayer) apply(pos Position, rec records.Metadata) {
 	case *records.UnregisterBrokerRecord:
 		delete(img.Brokers, m.BrokerId)
 	case *records.FenceBrokerRecord:
-		if b := img.Brokers[m.Id]; b != nil {
-			b.Fenced = true
+		b := img.Brokers[m.Id]
+		if b == nil || b.Epoch != m.Epoch {
+			return false
 		}
+		b.Fenced = true
 	case *records.UnfenceBrokerRecord:
-		if b := img.Brokers[m.Id]; b != nil {
-			b.Fenced = false
+		b := img.Brokers[m.Id]
+		if b == nil || b.Epoch != m.Epoch {
+			return false
 		}
+		b.Fenced = false
 	case *records.BrokerRegistrationChangeRecord:
 		b := img.Brokers[m.BrokerId]
-		if b == nil {
-			return
+		// fenced is -1 unfence, 0 no change, 1 fence; inControlledShutdown
+		// 0 no change, 1 in controlled shutdown. Kafka refuses the whole
+		// record for any other value.
+		if b == nil || b.Epoch != m.BrokerEpoch || m.Fenced < -1 || m.Fenced > 1 ||
+			m.InControlledShutdown < 0 || m.InControlledShutdown > 1 {
+			return false
 		}
 		switch m.Fenced {
 		case -1:
@@ -220,15 +253,18 @@ func (r *Replayer) apply(pos Position, rec records.Metadata) {
 		img.Topics[m.Name] = t
 		r.byID[m.TopicId] = t
 	case *records.RemoveTopicRecord:
-		if t := r.byID[m.TopicId]; t != nil {
-			delete(r.byID, m.TopicId)
-			delete(img.Topics, t.Name)
-			delete(img.Configs, model.ConfigResource{Type: model.ConfigTopic, Name: t.Name})
-		}
-	case *records.PartitionRecord:
 		t := r.byID[m.TopicId]
 		if t == nil {
-			return
+			return false
+		}
+		delete(r.byID, m.TopicId)
+		delete(img.Topics, t.Name)
+		delete(img.Configs, model.ConfigResource{Type: model.ConfigTopic, Name: t.Name})
+	case *records.PartitionRecord:
+		t := r.byID[m.TopicId]
+		if t == nil || (!allMigrating(m.Directories) && len(m.Directories) != len(m.Replicas)) ||
+			!validRecoveryState(m.LeaderRecoveryState) {
+			return false
 		}
 		p := &model.Partition{
 			ID: m.PartitionId, Replicas: m.Replicas, ISR: m.Isr,
@@ -243,24 +279,28 @@ func (r *Replayer) apply(pos Position, rec records.Metadata) {
 	case *records.PartitionChangeRecord:
 		t := r.byID[m.TopicId]
 		if t == nil {
-			return
+			return false
 		}
 		p := t.Partitions[m.PartitionId]
 		if p == nil {
-			return
+			return false
 		}
-		applyPartitionChange(p, m)
+		return applyPartitionChange(p, m)
 	case *records.ClearElrRecord:
+		// Kafka clears ELR and last known ELR with a partition change, so
+		// a partition that had either gets a new partition epoch; others
+		// are untouched.
+		if m.TopicName != "" && img.Topics[m.TopicName] == nil {
+			return false
+		}
 		for _, t := range img.Topics {
 			if m.TopicName != "" && t.Name != m.TopicName {
 				continue
 			}
 			for _, p := range t.Partitions {
-				if p.ELR != nil {
-					p.ELR = []int32{}
-				}
-				if p.LastKnownELR != nil {
-					p.LastKnownELR = []int32{}
+				if len(p.ELR) > 0 || len(p.LastKnownELR) > 0 {
+					p.ELR, p.LastKnownELR = []int32{}, []int32{}
+					p.PartitionEpoch++
 				}
 			}
 		}
@@ -274,7 +314,7 @@ func (r *Replayer) apply(pos Position, rec records.Metadata) {
 					delete(img.Configs, res)
 				}
 			}
-			return
+			return true
 		}
 		if kv == nil {
 			kv = map[string]string{}
@@ -296,7 +336,7 @@ func (r *Replayer) apply(pos Position, rec records.Metadata) {
 					delete(img.ClientQuotas, key)
 				}
 			}
-			return
+			return true
 		}
 		if q == nil {
 			q = &model.ClientQuota{Entity: parts, Values: map[string]float64{}}
@@ -326,9 +366,16 @@ func (r *Replayer) apply(pos Position, rec records.Metadata) {
 	case *records.RemoveDelegationTokenRecord:
 		delete(img.DelegationTokens, m.TokenId)
 	case *records.FeatureLevelRecord:
-		if m.FeatureLevel == 0 {
+		switch {
+		case m.Name == "kraft.version":
+			// Kafka 4.x's FeaturesDelta ignores it: kraft.version lives in
+			// the raft control records (Quorum.KRaftVersion).
+		case m.Name == "metadata.version" && m.FeatureLevel < 1:
+			// No such metadata.version; Kafka refuses the record.
+			return false
+		case m.FeatureLevel == 0:
 			delete(img.Features, m.Name)
-		} else {
+		default:
 			img.Features[m.Name] = m.FeatureLevel
 		}
 	case *records.ZkMigrationStateRecord:
@@ -339,23 +386,34 @@ func (r *Replayer) apply(pos Position, rec records.Metadata) {
 		img.Migration.State = model.ZkMigrationState(m.ZkMigrationState)
 	case *records.NoOpRecord:
 	default:
-		r.Applied--
-		r.Skipped++
+		return false
 	}
+	return true
 }
 
 // applyPartitionChange merges a PartitionChangeRecord as Kafka's
 // PartitionRegistration.merge does: absent fields keep their value, any
 // change bumps the partition epoch, and a leader field (even an unchanged
 // leader, which is how the controller forces it) bumps the leader epoch.
-func applyPartitionChange(p *model.Partition, m *records.PartitionChangeRecord) {
+// Like Kafka it refuses, changing nothing, a record whose directories do
+// not match the replicas or whose leader recovery state is unknown.
+func applyPartitionChange(p *model.Partition, m *records.PartitionChangeRecord) bool {
+	replicas := p.Replicas
 	if m.Replicas != nil {
-		p.Replicas = m.Replicas
+		replicas = m.Replicas
 	}
+	if m.Replicas != nil && len(m.Directories) > 0 && len(m.Directories) != len(m.Replicas) {
+		return false
+	}
+	dirs := p.Directories
 	if m.Directories != nil {
-		p.Directories = m.Directories
+		dirs = m.Directories
 	}
-	p.Directories = defaultToMigrating(p.Directories, len(p.Replicas))
+	dirs = defaultToMigrating(dirs, len(replicas))
+	if len(dirs) != len(replicas) || (m.LeaderRecoveryState != -1 && !validRecoveryState(m.LeaderRecoveryState)) {
+		return false
+	}
+	p.Replicas, p.Directories = replicas, dirs
 	if m.Isr != nil {
 		p.ISR = m.Isr
 	}
@@ -379,14 +437,34 @@ func applyPartitionChange(p *model.Partition, m *records.PartitionChangeRecord) 
 		p.LeaderRecoveryState = m.LeaderRecoveryState
 	}
 	p.PartitionEpoch++
+	return true
 }
 
 // defaultToMigrating mirrors Kafka's PartitionRegistration: directories that
-// are absent (records older than 3.7-IV2, or a replica change written
-// without them) read as "migrating" for every replica.
+// are absent or all "migrating" (records older than 3.7-IV2, or a replica
+// change written without them) read as "migrating" for every replica; any
+// other list is kept as it is.
 func defaultToMigrating(dirs []model.UUID, n int) []model.UUID {
+	if !allMigrating(dirs) {
+		return dirs
+	}
 	if len(dirs) == n {
 		return dirs
 	}
 	return make([]model.UUID, n)
 }
+
+// allMigrating reports whether every directory is DirMigrating (true for
+// none at all).
+func allMigrating(dirs []model.UUID) bool {
+	for _, d := range dirs {
+		if d != model.DirMigrating {
+			return false
+		}
+	}
+	return true
+}
+
+// validRecoveryState reports a LeaderRecoveryState Kafka knows: 0
+// recovered, 1 recovering.
+func validRecoveryState(s int8) bool { return s == 0 || s == 1 }

@@ -23,10 +23,14 @@ type ImageOptions struct {
 type ImageResult struct {
 	Image *model.Image
 	Plan  *ReplayPlan
-	// Records applied, and records skipped: unknown types or versions and
-	// records of aborted or unfinished transactions.
+	// Records applied, and records skipped: unknown types or versions,
+	// records Kafka's replay refuses (a stale broker epoch, an unknown
+	// topic), and records of aborted or unfinished transactions.
 	Applied, Skipped int64
-	// Unknown counts undecodable records by "apiKey/version".
+	// Unknown counts undecodable records by what is wrong with them:
+	// "apiKey K version V (unknown type)", "(unknown version)" or
+	// "(malformed body)", "bad record frame", and for control records
+	// "control TYPE (...)" or "control record with a bad key".
 	Unknown map[string]int64
 	// StoppedAt is the offset of the first damaged batch replay did not
 	// apply (-1 when it read everything).
@@ -50,6 +54,19 @@ func LoadImage(path string, opts ImageOptions) (*ImageResult, error) {
 		end = opts.AtOffset + 1
 	}
 	plan := d.PlanReplayBefore(end)
+	if opts.AtOffset >= 0 && plan.Snapshot == nil && plan.Bootstrap == nil &&
+		(len(d.Snapshots) > 0 || len(d.Segments) > 0) &&
+		(len(d.Segments) == 0 || d.LogStartOffset() > opts.AtOffset) {
+		// Every snapshot ends after the offset and the log starts after
+		// it: replay would read nothing, and an empty image is not the
+		// cluster's state at that offset.
+		log := "there is no segment"
+		if len(d.Segments) > 0 {
+			log = fmt.Sprintf("the log starts at offset %d", d.LogStartOffset())
+		}
+		return nil, &FileError{File: path, Err: fmt.Errorf("%w: no usable snapshot ends at or before offset %d and %s",
+			ErrOffsetNotCovered, opts.AtOffset, log)}
+	}
 	res := &ImageResult{Plan: plan, Unknown: map[string]int64{}, StoppedAt: -1}
 	for _, e := range plan.Skipped {
 		res.Warnings = append(res.Warnings, "snapshot passed over: "+e.Error())
@@ -115,9 +132,9 @@ func LoadImage(path string, opts ImageOptions) (*ImageResult, error) {
 			}
 			pos := Position{Offset: off, Epoch: epoch, Timestamp: b.BaseTimestamp}
 			if b.IsControl() {
-				_, c, err := records.DecodeControl(rec.Key, rec.Value)
+				k, c, err := records.DecodeControl(rec.Key, rec.Value)
 				if err != nil {
-					res.Unknown[fmt.Sprintf("control/%v", err)]++
+					res.Unknown[undecodableControl(rec.Key, k, err)]++
 					continue
 				}
 				rp.ApplyControl(pos, c)
@@ -126,11 +143,14 @@ func LoadImage(path string, opts ImageOptions) (*ImageResult, error) {
 			fr, m, err := records.DecodeMetadata(rec.Value)
 			if err != nil {
 				res.Skipped++
-				res.Unknown[fmt.Sprintf("%d/%d", fr.APIKey, fr.Version)]++
+				res.Unknown[undecodableMetadata(fr, err)]++
 				continue
 			}
 			if err := rp.Apply(pos, m); err != nil {
-				return nil, &CorruptionError{File: st.File().Path, Position: b.Position, Offset: rec.Offset, Err: err}
+				// Kafka's loader reports a misplaced transaction marker as a
+				// fault and skips that record; so does replay, loudly.
+				res.Skipped++
+				res.Warnings = append(res.Warnings, (&CorruptionError{File: st.File().Path, Position: b.Position, Offset: rec.Offset, Err: err}).Error()+" (record skipped, as Kafka's loader does)")
 			}
 		}
 		if err := it.Err(); err != nil {
@@ -158,4 +178,32 @@ func LoadImage(path string, opts ImageOptions) (*ImageResult, error) {
 	res.Image = img
 	res.Applied, res.Skipped = rp.Applied, res.Skipped+rp.Skipped
 	return res, nil
+}
+
+// undecodableMetadata is the ImageResult.Unknown key of a data record
+// records.DecodeMetadata refused.
+func undecodableMetadata(fr records.Frame, err error) string {
+	if errors.Is(err, records.ErrFrame) {
+		return "bad record frame"
+	}
+	return fmt.Sprintf("apiKey %d version %d (%s)", fr.APIKey, fr.Version, decodeProblem(err))
+}
+
+// undecodableControl is the ImageResult.Unknown key of a control record
+// records.DecodeControl refused.
+func undecodableControl(key []byte, k records.ControlKey, err error) string {
+	if _, kerr := records.ParseControlKey(key); kerr != nil {
+		return "control record with a bad key"
+	}
+	return fmt.Sprintf("control %s (%s)", k.Type, decodeProblem(err))
+}
+
+func decodeProblem(err error) string {
+	switch {
+	case errors.Is(err, records.ErrUnknownType):
+		return "unknown type"
+	case errors.Is(err, records.ErrUnknownVersion):
+		return "unknown version"
+	}
+	return "malformed body"
 }

@@ -1,6 +1,8 @@
 package metalog
 
 import (
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,5 +121,125 @@ func TestPlanTruncatesToNewerSnapshot(t *testing.T) {
 	}
 	if !res.Plan.Truncated || len(res.Image.Topics) != 1 || res.Image.Topics["fresh"] == nil {
 		t.Fatalf("plan %+v topics %v", res.Plan, res.Image.Topics)
+	}
+}
+
+// An offset that no usable snapshot and no segment of the source reaches
+// cannot be replayed: that is an error, never an empty image.
+func TestLoadImageAtOffsetNotCovered(t *testing.T) {
+	part := filepath.Join("..", "testdata", "kraft", "4.4.0", "metadata", MetadataPartitionDir)
+	for _, c := range []struct {
+		path string
+		at   int64
+	}{
+		{filepath.Join(part, "00000000000000000099-0000000001.checkpoint"), 10},
+		{filepath.Join(part, "00000000000000000086.log"), 10},
+	} {
+		res, err := LoadImage(c.path, ImageOptions{AtOffset: c.at})
+		if !errors.Is(err, ErrOffsetNotCovered) || !IsOurs(err) || !strings.Contains(err.Error(), c.path) {
+			t.Errorf("%s at %d: err %v, image %+v", c.path, c.at, err, res)
+		}
+	}
+	// The same files replay where they do reach.
+	for _, c := range []struct {
+		path string
+		at   int64
+	}{
+		{filepath.Join(part, "00000000000000000099-0000000001.checkpoint"), 98},
+		{filepath.Join(part, "00000000000000000086.log"), 90},
+		{filepath.Join(part, "00000000000000000086.log"), -1},
+	} {
+		if _, err := LoadImage(c.path, ImageOptions{AtOffset: c.at}); err != nil {
+			t.Errorf("%s at %d: %v", c.path, c.at, err)
+		}
+	}
+}
+
+// A batch timestamp beyond what an RFC 3339 time can hold (a damaged or
+// hand-made batch; the CRC does not protect against a writer's bad clock)
+// must not make the image unprintable.
+func TestReplayOutOfRangeTimestamp(t *testing.T) {
+	dir := t.TempDir()
+	w, err := CreateSegment(dir, 0, WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := records.EncodeMetadata(nil, &records.TopicRecord{Name: "t", TopicId: model.UUID{1}}, 0)
+	if err := w.AppendData(1, 1700000000000, [][]byte{v}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AppendData(1, 1<<62, [][]byte{v}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := LoadImage(dir, ImageOptions{AtOffset: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := json.Marshal(res.Image); err != nil {
+		t.Fatalf("image does not print: %v", err)
+	}
+	if got := res.Image.Provenance.Timestamp.UnixMilli(); got != 1700000000000 {
+		t.Errorf("provenance timestamp %d, want the last representable one", got)
+	}
+}
+
+// Records replay cannot decode are counted under a key that says what is
+// wrong with them, not under a made-up apiKey/version.
+func TestReplayUndecodableRecordKeys(t *testing.T) {
+	dir := t.TempDir()
+	w, err := CreateSegment(dir, 0, WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, _ := records.EncodeMetadata(nil, &records.TopicRecord{Name: "t", TopicId: model.UUID{1}}, 0)
+	vals := [][]byte{
+		{2, 2, 0, 0},       // frame version 2
+		{1, 2, 0, 1, 2, 3}, // TopicRecord v0, body too short
+		{1, 99, 0},         // unknown apiKey
+		{1, 2, 9},          // unknown TopicRecord version
+		good,
+	}
+	if err := w.AppendData(1, 1700000000000, vals); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := LoadImage(dir, ImageOptions{AtOffset: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{
+		"bad record frame":                     1,
+		"apiKey 2 version 0 (malformed body)":  1,
+		"apiKey 99 version 0 (unknown type)":   1,
+		"apiKey 2 version 9 (unknown version)": 1,
+	}
+	if len(res.Unknown) != len(want) || res.Skipped != 4 || res.Applied != 1 {
+		t.Fatalf("unknown %v, skipped %d, applied %d", res.Unknown, res.Skipped, res.Applied)
+	}
+	for k, n := range want {
+		if res.Unknown[k] != n {
+			t.Errorf("unknown %v, want %q", res.Unknown, k)
+		}
+	}
+}
+
+// A transaction marker out of order is skipped with a warning, as Kafka's
+// MetadataBatchLoader skips it after reporting a fault; replay goes on.
+func TestReplayMisplacedTransactionMarker(t *testing.T) {
+	dir := t.TempDir()
+	writeLog(t, dir, 1,
+		[]records.Metadata{&records.EndTransactionRecord{}, &records.TopicRecord{Name: "after", TopicId: model.UUID{4}}},
+	)
+	res, err := LoadImage(dir, ImageOptions{AtOffset: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Image.Topics["after"] == nil || !strings.Contains(strings.Join(res.Warnings, "\n"), "without a Begin") {
+		t.Fatalf("topics %v warnings %v", res.Image.Topics, res.Warnings)
 	}
 }

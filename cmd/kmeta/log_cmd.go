@@ -278,7 +278,11 @@ func (d *dumper) dumpRecord(f metalog.DataFile, b *metalog.Batch, rec *metalog.R
 		}
 		if d.format == printer.Text {
 			d.buf = metalog.AppendRecordMeta(d.buf[:0], b, rec)
-			d.buf = metalog.AppendControl(d.buf, k.Type, c)
+			if out, ok := metalog.AppendEndTxnMarker(d.buf, k.Type, rec.Value); ok {
+				d.buf = out
+			} else {
+				d.buf = metalog.AppendControl(d.buf, k.Type, c)
+			}
 			d.buf = append(d.buf, '\n')
 			_, err := d.w.Write(d.buf)
 			return err

@@ -157,7 +157,7 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%d record(s) of unknown type/version %s skipped", r.Unknown[k], k))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%d record(s) skipped, not decodable: %s", r.Unknown[k], k))
 		}
 	case ZooKeeper:
 		zo := opts.ZK

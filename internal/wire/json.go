@@ -66,6 +66,20 @@ func AppendJSONBytes(b []byte, v []byte) []byte {
 	return append(b, '"')
 }
 
+// AppendJSONDouble appends f as a JSON value the way Kafka's JSON
+// converters write a float64 field: Java's Double.toString for finite
+// values, and NaN and the infinities as quoted strings ("NaN",
+// "Infinity", "-Infinity"), which Jackson does by default and which keeps
+// the output valid JSON.
+func AppendJSONDouble(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		b = append(b, '"')
+		b = AppendJavaDouble(b, f)
+		return append(b, '"')
+	}
+	return AppendJavaDouble(b, f)
+}
+
 // AppendJavaDouble appends f as Java's Double.toString prints it: plain
 // notation with at least one fractional digit for 1e-3 <= |f| < 1e7, else
 // computerized scientific notation ("1.048576E7"), using the shortest digits

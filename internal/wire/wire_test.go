@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"testing"
@@ -60,6 +61,24 @@ func TestAppendJavaDouble(t *testing.T) {
 	} {
 		if got := string(AppendJavaDouble(nil, f)); got != want {
 			t.Errorf("%v: got %s, want %s", f, got, want)
+		}
+	}
+}
+
+// Jackson, through which Kafka's JSON converters write, quotes NaN and the
+// infinities (QUOTE_NON_NUMERIC_NUMBERS), which also keeps the JSON valid;
+// finite doubles print as Java's Double.toString.
+func TestAppendJSONDouble(t *testing.T) {
+	for _, c := range []struct {
+		f    float64
+		want string
+	}{
+		{math.NaN(), `"NaN"`}, {math.Inf(1), `"Infinity"`}, {math.Inf(-1), `"-Infinity"`},
+		{math.Copysign(0, -1), "-0.0"}, {1e7, "1.0E7"}, {1.5, "1.5"},
+	} {
+		got := AppendJSONDouble(nil, c.f)
+		if string(got) != c.want || !json.Valid(got) {
+			t.Errorf("%v: got %s, want %s", c.f, got, c.want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package records
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"testing"
 )
@@ -36,6 +37,33 @@ func FuzzDecodeMetadata(f *testing.F) {
 		}
 		if !bytes.Equal(PayloadJSON(m, fr.Version), PayloadJSON(m2, fr.Version)) {
 			t.Fatalf("JSON differs after round trip")
+		}
+		if js := PayloadJSON(m, fr.Version); !json.Valid(js) {
+			t.Fatalf("invalid JSON: %s", js)
+		}
+	})
+}
+
+// FuzzDecodeControl: no control key or body panics, every error is one of
+// ours, and what decodes prints as valid JSON.
+func FuzzDecodeControl(f *testing.F) {
+	for ct := ControlLeaderChange; ct <= ControlKRaftVoters; ct++ {
+		c := NewControl(int16(ct))
+		c.SetDefaults()
+		if b, err := EncodeControl(nil, c); err == nil {
+			f.Add(EncodeControlKey(ct), b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, key, value []byte) {
+		_, c, err := DecodeControl(key, value)
+		if err != nil {
+			if !errors.Is(err, ErrUnknownType) && !errors.Is(err, ErrMalformed) {
+				t.Fatalf("foreign error %v", err)
+			}
+			return
+		}
+		if js := c.AppendJSON(nil, 0); !json.Valid(js) {
+			t.Fatalf("invalid JSON: %s", js)
 		}
 	})
 }

@@ -2608,7 +2608,7 @@ func (m *ClientQuotaRecord) AppendJSON(b []byte, v int16) []byte {
 		}
 		first = false
 		b = append(b, `"value":`...)
-		b = wire.AppendJavaDouble(b, m.Value)
+		b = wire.AppendJSONDouble(b, m.Value)
 	}
 	if v <= 0 {
 		if !first {

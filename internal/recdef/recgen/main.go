@@ -450,7 +450,7 @@ func jsonPrim(t, x string) string {
 	case "int8", "int16", "uint16", "int32", "uint32", "int64":
 		return "b = wire.AppendJSONInt(b, int64(" + x + "))"
 	case "float64":
-		return "b = wire.AppendJavaDouble(b, " + x + ")"
+		return "b = wire.AppendJSONDouble(b, " + x + ")"
 	case "uuid":
 		return "b = wire.AppendJSONString(b, " + x + ".String())"
 	case "string":

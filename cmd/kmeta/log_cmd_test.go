@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/metalog/records"
+)
+
+// writeQuotaSegment writes a segment of ClientQuotaRecords whose values are
+// the doubles a hand-written or damaged record may hold: NaN, infinities,
+// negative zero and large values.
+func writeQuotaSegment(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	var vals [][]byte
+	for i, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 1e7, 1.5} {
+		name := "u" + string(rune('a'+i))
+		rec := &records.ClientQuotaRecord{Entity: []records.ClientQuotaRecordEntityData{{EntityType: "user", EntityName: &name}}, Key: "producer_byte_rate", Value: v}
+		b, err := records.EncodeMetadata(nil, rec, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals = append(vals, b)
+	}
+	w, err := metalog.CreateSegment(dir, 0, metalog.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AppendData(1, 1700000000000, vals); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return dir + "/" + metalog.SegmentFileName(0)
+}
+
+// Every line of `log dump -o json` is valid JSON, whatever double a
+// ClientQuotaRecord holds.
+func TestDumpJSONNonFiniteDoubles(t *testing.T) {
+	seg := writeQuotaSegment(t)
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"kmeta", "log", "dump", "-o", "json", seg}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 7 {
+		t.Fatalf("%d lines, want a batch and 6 records:\n%s", len(lines), out.String())
+	}
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("invalid JSON line: %s", l)
+		}
+	}
+}
+
+// Kafka's DumpLogSegments prints the same payloads for non-finite doubles
+// (Jackson writes them as quoted strings).
+func TestDumpNonFiniteDoublesMatchesKafka(t *testing.T) {
+	d := kafkatest.Dist(t, kafkatest.Latest4)
+	seg := writeQuotaSegment(t)
+	compareDumps(t, seg, d.DumpLog(t, []string{seg}), kmetaDump(t, seg))
+}
+
+// Producer-transaction markers and unknown control types never belong in
+// a metadata log, but when a file holds them the text dump still prints
+// what Kafka's DumpLogSegments prints.
+func TestDumpForeignControlRecordsMatchesKafka(t *testing.T) {
+	d := kafkatest.Dist(t, kafkatest.Latest4)
+	marker := []byte{0, 0, 0, 0, 0, 7} // version 0, coordinatorEpoch 7
+	var file []byte
+	for i, ct := range []byte{0, 1, 9} {
+		// kmeta's writer refuses these types: write a LeaderChange control
+		// batch, then retype its key and fix the CRC.
+		b, err := metalog.AppendControlBatch(nil, metalog.BatchParams{BaseOffset: int64(i), Epoch: 1, Timestamp: 1700000000000},
+			[]metalog.ControlRecord{{Type: metalog.ControlLeaderChange, Value: marker}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := bytes.Index(b[metalog.HeaderSize:], []byte{0, 0, 0, 2}) + metalog.HeaderSize
+		b[k+3] = ct
+		binary.BigEndian.PutUint32(b[17:], metalog.CRC32C(b[21:]))
+		file = append(file, b...)
+	}
+	seg := filepath.Join(t.TempDir(), metalog.SegmentFileName(0))
+	if err := os.WriteFile(seg, file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	compareDumps(t, seg, d.DumpLog(t, []string{seg}), kmetaDump(t, seg))
+}

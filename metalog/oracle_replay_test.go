@@ -1,0 +1,283 @@
+package metalog
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/metalog/records"
+	"github.com/kmeta/kmeta/model"
+)
+
+// replayOracleJava replays a segment with Kafka's own MetadataBatchLoader
+// and MetadataDelta (kafka-metadata jar) and prints the resulting image's
+// features, brokers and partitions in the line format of imageFacts. It is
+// run with the JVM's single-file source launcher, so no build step is
+// needed. A record Kafka's delta refuses goes to the fault handler and is
+// skipped, as on a broker.
+const replayOracleJava = `
+import java.io.File;
+import java.util.*;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.record.internal.*;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.common.utils.internals.LogContext;
+import org.apache.kafka.image.*;
+import org.apache.kafka.image.loader.MetadataBatchLoader;
+import org.apache.kafka.metadata.*;
+import org.apache.kafka.raft.Batch;
+import org.apache.kafka.raft.LeaderAndEpoch;
+import org.apache.kafka.server.common.ApiMessageAndVersion;
+
+public class ReplayOracle {
+    static MetadataImage last = MetadataImage.EMPTY;
+
+    public static void main(String[] args) throws Exception {
+        MetadataBatchLoader loader = new MetadataBatchLoader(new LogContext(), Time.SYSTEM,
+            (msg, e) -> { System.err.println("fault: " + msg + ": " + e); return null; },
+            (delta, image, manifest) -> { last = image; }, SupportedConfigChecker.TRUE);
+        try (FileRecords fr = FileRecords.open(new File(args[0]))) {
+            for (RecordBatch b : fr.batches()) {
+                if (b.isControlBatch()) continue;
+                List<ApiMessageAndVersion> recs = new ArrayList<>();
+                for (org.apache.kafka.common.record.internal.Record r : b) {
+                    recs.add(MetadataRecordSerde.INSTANCE.read(new ByteBufferAccessor(r.value()), r.valueSize()));
+                }
+                loader.loadBatch(Batch.data(b.baseOffset(), b.partitionLeaderEpoch(), b.maxTimestamp(), b.sizeInBytes(), recs), LeaderAndEpoch.UNKNOWN);
+                loader.maybeFlushBatches(LeaderAndEpoch.UNKNOWN, true);
+            }
+        }
+        MetadataImage img = last;
+        for (Map.Entry<String, Short> e : new TreeMap<>(img.features().finalizedVersions()).entrySet()) {
+            if (!e.getKey().equals("metadata.version")) System.out.println("feature " + e.getKey() + " " + e.getValue());
+        }
+        System.out.println("metadata.version " + img.features().metadataVersion().map(v -> "" + v.featureLevel()).orElse("none"));
+        for (BrokerRegistration br : new TreeMap<>(img.cluster().brokers()).values()) {
+            System.out.println("broker " + br.id() + " epoch=" + br.epoch() + " fenced=" + br.fenced() + " inControlledShutdown=" + br.inControlledShutdown());
+        }
+        for (TopicImage t : new TreeMap<>(img.topics().topicsByName()).values()) {
+            System.out.println("topic " + t.name() + " " + t.id());
+            for (Map.Entry<Integer, PartitionRegistration> e : new TreeMap<>(t.partitions()).entrySet()) {
+                PartitionRegistration p = e.getValue();
+                StringBuilder dirs = new StringBuilder("[");
+                for (int i = 0; i < p.directories.length; i++) dirs.append(i > 0 ? ", " : "").append(p.directories[i]);
+                dirs.append("]");
+                System.out.println("partition " + t.name() + " " + e.getKey() + " leader=" + p.leader + " leaderEpoch=" + p.leaderEpoch +
+                    " partitionEpoch=" + p.partitionEpoch + " replicas=" + Arrays.toString(p.replicas) + " isr=" + Arrays.toString(p.isr) +
+                    " elr=" + Arrays.toString(p.elr) + " lastKnownElr=" + Arrays.toString(p.lastKnownElr) + " directories=" + dirs);
+            }
+        }
+    }
+}
+`
+
+// imageFacts renders the parts of an image replayOracleJava prints, in
+// the same form.
+func imageFacts(img *model.Image) string {
+	var b strings.Builder
+	ints := func(v []int32) string {
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = fmt.Sprint(x)
+		}
+		return "[" + strings.Join(s, ", ") + "]"
+	}
+	var names []string
+	for n := range img.Features {
+		if n != "metadata.version" {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "feature %s %d\n", n, img.Features[n])
+	}
+	if mv, ok := img.Features["metadata.version"]; ok {
+		fmt.Fprintf(&b, "metadata.version %d\n", mv)
+	} else {
+		b.WriteString("metadata.version none\n")
+	}
+	var ids []int
+	for id := range img.Brokers {
+		ids = append(ids, int(id))
+	}
+	sort.Ints(ids)
+	for _, id := range ids {
+		br := img.Brokers[int32(id)]
+		fmt.Fprintf(&b, "broker %d epoch=%d fenced=%t inControlledShutdown=%t\n", id, br.Epoch, br.Fenced, br.InControlledShutdown)
+	}
+	names = names[:0]
+	for n := range img.Topics {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		t := img.Topics[n]
+		fmt.Fprintf(&b, "topic %s %s\n", n, t.ID)
+		var ps []int
+		for p := range t.Partitions {
+			ps = append(ps, int(p))
+		}
+		sort.Ints(ps)
+		for _, pid := range ps {
+			p := t.Partitions[int32(pid)]
+			dirs := make([]string, len(p.Directories))
+			for i, d := range p.Directories {
+				dirs[i] = d.String()
+			}
+			fmt.Fprintf(&b, "partition %s %d leader=%d leaderEpoch=%d partitionEpoch=%d replicas=%s isr=%s elr=%s lastKnownElr=%s directories=[%s]\n",
+				n, pid, p.Leader, p.LeaderEpoch, p.PartitionEpoch, ints(p.Replicas), ints(p.ISR), ints(p.ELR), ints(p.LastKnownELR), strings.Join(dirs, ", "))
+		}
+	}
+	return b.String()
+}
+
+// writeLogAt writes one segment of batches, each record at the newest
+// version kmeta knows (so every field is on the wire).
+func writeLogAt(t *testing.T, dir string, epoch int32, batches ...[]records.Metadata) string {
+	t.Helper()
+	w, err := CreateSegment(dir, 0, WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range batches {
+		var vals [][]byte
+		for _, m := range b {
+			v, err := records.EncodeMetadata(nil, m, m.MaxVersion())
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals = append(vals, v)
+		}
+		if err := w.AppendData(epoch, 1700000000000, vals); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, SegmentFileName(0))
+}
+
+// replayEdgeCases is a log whose records Kafka's MetadataDelta treats
+// specially: stale broker epochs, ClearElrRecord, kraft.version and
+// metadata.version 0 feature records, directories that do not match the
+// replicas, records for unknown topics or partitions.
+func replayEdgeCases() [][]records.Metadata {
+	t1, t2 := model.UUID{1, 1}, model.UUID{2, 2}
+	d1, d2 := model.UUID{7, 1}, model.UUID{7, 2}
+	// RegisterBrokerRecord's defaults are not Kafka's zero values
+	// everywhere; start from them.
+	reg := func(id int32, epoch int64, fenced bool) *records.RegisterBrokerRecord {
+		r := &records.RegisterBrokerRecord{}
+		r.SetDefaults()
+		r.BrokerId, r.BrokerEpoch, r.Fenced, r.IncarnationId = id, epoch, fenced, model.UUID{9, byte(id)}
+		r.LogDirs = []model.UUID{d1}
+		return r
+	}
+	change := func(id int32, epoch int64, fenced, ics int8) *records.BrokerRegistrationChangeRecord {
+		r := &records.BrokerRegistrationChangeRecord{}
+		r.SetDefaults()
+		r.BrokerId, r.BrokerEpoch, r.Fenced, r.InControlledShutdown = id, epoch, fenced, ics
+		return r
+	}
+	part := func(topic model.UUID, id int32, replicas []int32, dirs []model.UUID, elr, lkelr []int32) *records.PartitionRecord {
+		r := &records.PartitionRecord{}
+		r.SetDefaults()
+		r.TopicId, r.PartitionId, r.Replicas, r.Isr, r.Leader, r.LeaderEpoch, r.PartitionEpoch = topic, id, replicas, replicas[:1], replicas[0], 3, 5
+		r.Directories, r.EligibleLeaderReplicas, r.LastKnownElr = dirs, elr, lkelr
+		return r
+	}
+	pchange := func(topic model.UUID, id int32) *records.PartitionChangeRecord {
+		r := &records.PartitionChangeRecord{}
+		r.SetDefaults()
+		r.TopicId, r.PartitionId = topic, id
+		return r
+	}
+	grow := pchange(t1, 1)
+	grow.Replicas = []int32{1, 2, 3}
+	return [][]records.Metadata{
+		{
+			&records.FeatureLevelRecord{Name: "metadata.version", FeatureLevel: 25},
+			&records.FeatureLevelRecord{Name: "group.version", FeatureLevel: 1},
+			&records.FeatureLevelRecord{Name: "transaction.version", FeatureLevel: 2},
+			reg(1, 10, true), reg(2, 20, false), reg(3, 30, false), reg(4, 40, false),
+		},
+		{
+			// Stale epochs: Kafka refuses these.
+			&records.UnfenceBrokerRecord{Id: 1, Epoch: 9},
+			&records.FenceBrokerRecord{Id: 2, Epoch: 19},
+			change(3, 29, 1, 1),
+			// Current epochs.
+			&records.FenceBrokerRecord{Id: 4, Epoch: 40},
+			change(2, 20, 0, 1),
+			// Unknown brokers.
+			&records.FenceBrokerRecord{Id: 9, Epoch: 1},
+			// No epoch check for unregistration.
+			&records.UnregisterBrokerRecord{BrokerId: 3, BrokerEpoch: 12345},
+		},
+		{
+			&records.TopicRecord{Name: "a", TopicId: t1},
+			part(t1, 0, []int32{1, 2}, []model.UUID{d1, d2}, []int32{2}, nil),
+			part(t1, 1, []int32{1, 2}, []model.UUID{d1, d2}, nil, []int32{2}),
+			part(t1, 2, []int32{1, 2}, []model.UUID{d1, d2}, []int32{}, []int32{}),
+			// Directories of the wrong length: Kafka refuses the record.
+			part(t1, 3, []int32{1, 2}, []model.UUID{d1}, nil, nil),
+			// Unknown topic.
+			part(t2, 0, []int32{1}, nil, nil, nil),
+			&records.TopicRecord{Name: "b", TopicId: t2},
+			part(t2, 0, []int32{2, 1}, nil, []int32{1}, []int32{1}),
+			// Unknown partition.
+			pchange(t2, 7),
+		},
+		{
+			// A replica change without directories keeps the directories
+			// that are not all "migrating".
+			grow,
+			&records.ClearElrRecord{TopicName: "b"},
+			&records.ClearElrRecord{TopicName: "no-such-topic"},
+		},
+		{
+			&records.ClearElrRecord{},
+			// kraft.version is not a finalized feature of the image, and a
+			// metadata.version of 0 does not exist.
+			&records.FeatureLevelRecord{Name: "kraft.version", FeatureLevel: 1},
+			&records.FeatureLevelRecord{Name: "metadata.version", FeatureLevel: 0},
+			&records.FeatureLevelRecord{Name: "group.version", FeatureLevel: 0},
+		},
+	}
+}
+
+// TestReplayMatchesKafkaMetadataDelta replays the same log with kmeta and
+// with Kafka 4.4.0's MetadataBatchLoader and requires the same image.
+func TestReplayMatchesKafkaMetadataDelta(t *testing.T) {
+	d := kafkatest.Dist(t, kafkatest.Latest4)
+	dir := t.TempDir()
+	seg := writeLogAt(t, dir, 1, replayEdgeCases()...)
+	src := filepath.Join(t.TempDir(), "ReplayOracle.java")
+	if err := os.WriteFile(src, []byte(replayOracleJava), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	out, stderr, err := d.Run(ctx, src, seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Kafka's loader faults:\n%s", stderr)
+	res, err := LoadImage(dir, ImageOptions{AtOffset: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, got := string(out), imageFacts(res.Image)
+	if want != got {
+		t.Errorf("image differs from Kafka's MetadataDelta\n--- kafka\n%s--- kmeta\n%s", want, got)
+	}
+}
