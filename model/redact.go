@@ -1,9 +1,11 @@
 package model
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -15,10 +17,12 @@ import (
 // password-typed dynamic broker configs (ssl.keystore.password,
 // ssl.key.password, ssl.truststore.password, ssl.keystore.key,
 // ssl.keystore.certificate.chain, ssl.truststore.certificates; reference
-// §6.5.3), SASL JAAS configs, and the secret keys
-// (password.encoder.secret, delegation.token.secret.key, ...).
+// §6.5.3), SASL JAAS configs, the secret keys (password.encoder.secret,
+// delegation.token.secret.key, ...), and 4.4.0's OAuth client secret and
+// sasl.oauthbearer.assertion.private.key.passphrase.
 var sensitiveSuffixes = []string{
 	"password",
+	"passphrase",
 	".key",
 	"secret",
 	"sasl.jaas.config",
@@ -66,8 +70,9 @@ func ScramFingerprint(c *ScramCredential) string {
 
 // Redacted returns a deep copy of the image with secrets replaced: SCRAM
 // salts and keys are dropped and Fingerprint set (an already redacted
-// credential keeps its fingerprint), and sensitive config values become
-// RedactedValue(value). The receiver is not modified. Redacting twice
+// credential keeps its fingerprint), sensitive config values become
+// RedactedValue(value), and so do secrets in raw znodes (see
+// RedactRawZnode). The receiver is not modified. Redacting twice
 // gives the same result as redacting once.
 func (img *Image) Redacted() *Image {
 	out := img.Clone()
@@ -87,7 +92,123 @@ func (img *Image) Redacted() *Image {
 			}
 		}
 	}
+	if out.ZK != nil {
+		for p, data := range out.ZK.Raw {
+			out.ZK.Raw[p] = RedactRawZnode(p, data)
+		}
+	}
 	return out
+}
+
+// RedactRawZnode redacts the data of a znode: one the ZooKeeper decoder kept
+// raw. Such a znode can be a Kafka config znode after all: read from the
+// ZooKeeper root while Kafka lives in a chroot, or kept raw by a lenient
+// decode because something else in it was malformed; it then holds SCRAM
+// credentials ("SCRAM-SHA-512": "salt=…,stored_key=…,server_key=…") or
+// sensitive configs. In JSON data every value under a sensitive key
+// (IsSensitiveConfig, or a SCRAM mechanism) becomes RedactedValue, at any
+// depth; the rest stays readable. Data under config/users/ or
+// config/brokers/ (the znodes Kafka hides from other ZooKeeper users) that
+// is not a JSON object, and any data still holding a SCRAM key field, is
+// replaced whole.
+func RedactRawZnode(path string, data []byte) []byte {
+	if len(data) == 0 || isRedacted(string(data)) {
+		return data
+	}
+	out := data
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	isJSON := dec.Decode(&doc) == nil && !dec.More()
+	if isJSON && jsonHasSecretKey(data) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(redactJSONValue(doc)) == nil {
+			out = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		}
+	}
+	_, isObject := doc.(map[string]any)
+	sensitivePath := strings.Contains(path, "/config/users/") || strings.Contains(path, "/config/brokers/")
+	if (sensitivePath && !(isJSON && isObject)) || bytes.Contains(out, []byte("stored_key=")) || bytes.Contains(out, []byte("server_key=")) {
+		return []byte(RedactedValue(string(data)))
+	}
+	return out
+}
+
+// isSecretKey: a config key whose value is a secret, or a SCRAM
+// credential ("SCRAM-SHA-256", "SCRAM-SHA-512").
+func isSecretKey(k string) bool {
+	return IsSensitiveConfig(k) || strings.HasPrefix(strings.ToUpper(k), "SCRAM-")
+}
+
+// redactJSONValue replaces the values of secret keys in decoded JSON.
+func redactJSONValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, val := range x {
+			if !isSecretKey(k) {
+				x[k] = redactJSONValue(val)
+				continue
+			}
+			if s, ok := val.(string); ok {
+				if !isRedacted(s) {
+					x[k] = RedactedValue(s)
+				}
+				continue
+			}
+			b, _ := json.Marshal(val)
+			x[k] = RedactedValue(string(b))
+		}
+	case []any:
+		for i := range x {
+			x[i] = redactJSONValue(x[i])
+		}
+	}
+	return v
+}
+
+// jsonHasSecretKey reports whether any object key in valid JSON text is a
+// secret key. It walks the tokens rather than a decoded map so that a
+// repeated key (which decoding would collapse) is seen too.
+func jsonHasSecretKey(data []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct{ object, wantKey bool }
+	var stack []frame
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].object {
+			stack[n-1].wantKey = true
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				stack = append(stack, frame{object: true, wantKey: true})
+			case '[':
+				stack = append(stack, frame{})
+			default:
+				stack = stack[:len(stack)-1]
+				valueDone()
+			}
+		case string:
+			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
+				if isSecretKey(t) {
+					return true
+				}
+				stack[n-1].wantKey = false
+				continue
+			}
+			valueDone()
+		default:
+			valueDone()
+		}
+	}
 }
 
 func isRedacted(v string) bool {

@@ -159,20 +159,73 @@ func TestIsSensitiveConfig(t *testing.T) {
 		"delegation.token.secret.key":                   true,
 		"delegation.token.master.key":                   true,
 		"SSL.KEYSTORE.PASSWORD":                         true,
-		"ssl.keystore.location":                         false,
-		"ssl.keystore.type":                             false,
-		"password.encoder.iterations":                   false,
-		"password.encoder.keyfactory.algorithm":         false,
-		"log.retention.ms":                              false,
-		"cleanup.policy":                                false,
-		"sasl.enabled.mechanisms":                       false,
-		"ssl.truststore.location":                       false,
-		"listener.name.internal.ssl.keystore.location":  false,
-		"sasl.login.callback.handler.class":             false,
-		"":                                              false,
+		// Kafka 4.4.0's PASSWORD-typed broker configs (KafkaConfig.configDef)
+		// include the OAuth client credentials and assertion key passphrase.
+		"sasl.oauthbearer.client.credentials.client.secret":                             true,
+		"sasl.oauthbearer.assertion.private.key.passphrase":                             true,
+		"listener.name.x.oauthbearer.sasl.oauthbearer.assertion.private.key.passphrase": true,
+		"ssl.keystore.location":                        false,
+		"ssl.keystore.type":                            false,
+		"password.encoder.iterations":                  false,
+		"password.encoder.keyfactory.algorithm":        false,
+		"log.retention.ms":                             false,
+		"cleanup.policy":                               false,
+		"sasl.enabled.mechanisms":                      false,
+		"ssl.truststore.location":                      false,
+		"listener.name.internal.ssl.keystore.location": false,
+		"sasl.login.callback.handler.class":            false,
+		"":                                             false,
 	} {
 		if got := IsSensitiveConfig(name); got != want {
 			t.Errorf("IsSensitiveConfig(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestRedactedRawZnodeEdges: raw znode data keeps what is not secret, and
+// no spelling of a secret survives (repeated keys, nesting, non-JSON).
+func TestRedactedRawZnodeEdges(t *testing.T) {
+	const scram = "salt=c2FsdA==,stored_key=c3RvcmVk,server_key=c2VydmVy,iterations=4096"
+	cases := []struct {
+		path, data string
+		keep       []string // substrings that must survive
+	}{
+		{"/config/topics/t", `{"version":1,"config":{"retention.ms":"1000"}}`, []string{`{"version":1,"config":{"retention.ms":"1000"}}`}},
+		{"/brokers/topics/t", `not json at all`, []string{`not json at all`}},
+		{"/kafka/config/users/alice", `{"version":1,"config":{"SCRAM-SHA-256":"` + scram + `","consumer_byte_rate":"x"}}`, []string{`"consumer_byte_rate":"x"`}},
+		{"/config/users/alice", `{"version":1,"config":{"SCRAM-SHA-256":"` + scram + `","SCRAM-SHA-256":"other"}}`, nil},
+		{"/config/brokers/1", `{"version":1,"config":{"listener.name.x.ssl.key.password":"hunter2","log.cleaner.threads":"2"}}`, []string{`"log.cleaner.threads":"2"`}},
+		{"/config/brokers/1", `{"config":{"sasl.jaas.config":{"nested":"hunter2"}}}`, nil},
+		{"/x/y", `{"a":[{"ssl.keystore.password":"hunter2"}],"b":"<default>"}`, []string{`"b":"<default>"`}},
+		{"/config/users/alice", `{"version":1,"config":{"SCRAM-SHA-256":"` + scram, nil},
+		{"/config/users/alice", `"` + scram + `"`, nil},
+		{"/somewhere", scram, nil},
+		{"/config/users/empty", "", nil},
+	}
+	secrets := []string{"c2FsdA==", "c3RvcmVk", "c2VydmVy", "hunter2"}
+	for i, c := range cases {
+		img := NewImage()
+		img.ZK = &ZKState{Raw: map[string][]byte{c.path: []byte(c.data)}}
+		r := img.Redacted()
+		got := string(r.ZK.Raw[c.path])
+		for _, s := range secrets {
+			if strings.Contains(got, s) {
+				t.Errorf("case %d: %s kept %q: %s", i, c.path, s, got)
+			}
+		}
+		for _, k := range c.keep {
+			if !strings.Contains(got, k) {
+				t.Errorf("case %d: %s lost %q: %s", i, c.path, k, got)
+			}
+		}
+		if again := string(r.Redacted().ZK.Raw[c.path]); again != got {
+			t.Errorf("case %d: redacting twice gives %s, then %s", i, got, again)
+		}
+		if string(img.ZK.Raw[c.path]) != c.data {
+			t.Errorf("case %d: the receiver was modified", i)
+		}
+		if c.data == "" && got != "" {
+			t.Errorf("case %d: empty data became %q", i, got)
 		}
 	}
 }

@@ -581,11 +581,17 @@ func parseJavaDouble(s string) (float64, error) {
 // parseScram parses "salt=<b64>,stored_key=<b64>,server_key=<b64>,iterations=<n>";
 // Kafka requires exactly these four keys.
 func parseScram(s string) (*model.ScramCredential, error) {
+	if strings.HasPrefix(s, "[redacted ") {
+		// A dump written without --show-secrets: the credential exists,
+		// its salt, keys and iterations were not exported.
+		return &model.ScramCredential{Fingerprint: strings.TrimSuffix(strings.TrimPrefix(s, "[redacted "), "]")}, nil
+	}
 	kv := map[string]string{}
-	for _, f := range strings.Split(s, ",") {
+	for i, f := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok {
-			return nil, fmt.Errorf("SCRAM field %q has no '='", f)
+			// The field may be key material: name its position only.
+			return nil, fmt.Errorf("SCRAM field %d (of %d bytes) has no '='", i+1, len(f))
 		}
 		if _, dup := kv[k]; dup {
 			return nil, fmt.Errorf("SCRAM field %q repeated", k)
@@ -618,17 +624,20 @@ func parseScram(s string) (*model.ScramCredential, error) {
 	return c, nil
 }
 
-// ACL code tables (Kafka's enums); names as ZooKeeper stores them, matched
-// case-insensitively and ignoring '_' as Kafka's parsers do.
+// ACL code tables (Kafka's enums), keyed by the PascalCase name ZooKeeper
+// stores upper-cased. Kafka's SecurityUtils matches the PascalCase name or
+// its upper-case form after upper-casing the input, so any case works but
+// an underscore does not: "DESCRIBE_CONFIGS" is UNKNOWN to Kafka, never
+// DescribeConfigs.
 var (
-	aclResourceTypes = map[string]int8{"topic": 2, "group": 3, "cluster": 4, "transactionalid": 5, "delegationtoken": 6, "user": 7}
-	aclOperations    = map[string]int8{"all": 2, "read": 3, "write": 4, "create": 5, "delete": 6, "alter": 7, "describe": 8,
-		"clusteraction": 9, "describeconfigs": 10, "alterconfigs": 11, "idempotentwrite": 12, "createtokens": 13,
-		"describetokens": 14, "twophasecommit": 15}
-	aclPermissions = map[string]int8{"deny": 2, "allow": 3}
+	aclResourceTypes = map[string]int8{"TOPIC": 2, "GROUP": 3, "CLUSTER": 4, "TRANSACTIONALID": 5, "DELEGATIONTOKEN": 6, "USER": 7}
+	aclOperations    = map[string]int8{"ALL": 2, "READ": 3, "WRITE": 4, "CREATE": 5, "DELETE": 6, "ALTER": 7, "DESCRIBE": 8,
+		"CLUSTERACTION": 9, "DESCRIBECONFIGS": 10, "ALTERCONFIGS": 11, "IDEMPOTENTWRITE": 12, "CREATETOKENS": 13,
+		"DESCRIBETOKENS": 14, "TWOPHASECOMMIT": 15}
+	aclPermissions = map[string]int8{"DENY": 2, "ALLOW": 3}
 )
 
-func enumKey(s string) string { return strings.ToLower(strings.ReplaceAll(s, "_", "")) }
+func enumKey(s string) string { return strings.ToUpper(s) }
 
 const (
 	patternLiteral  int8 = 3

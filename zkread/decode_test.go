@@ -176,7 +176,7 @@ func TestDecodeMisc(t *testing.T) {
 		"/feature":                                       `{"version":2,"status":1,"features":{"x.version":{"max_version_level":3}}}`,
 		"/migration":                                     `{"version":0,"kraft_controller_id":3000,"kraft_controller_epoch":5,"kraft_metadata_offset":1234,"kraft_metadata_epoch":6}`,
 		"/delegation_token/tokens/tok1":                  `{"version":3,"owner":"User%3Aalice","tokenRequester":"User%3Abob","renewers":["User%3Acarol"],"issueTimestamp":1,"maxTimestamp":3,"expiryTimestamp":2,"tokenId":"tok1"}`,
-		"/kafka-acl/Topic/foo":                           `{"version":1,"acls":[{"principal":"User:alice","permissionType":"Allow","operation":"Read","host":"*"},{"principal":"User:bob","permissionType":"DENY","operation":"DESCRIBE_CONFIGS","host":"1.2.3.4"}]}`,
+		"/kafka-acl/Topic/foo":                           `{"version":1,"acls":[{"principal":"User:alice","permissionType":"Allow","operation":"Read","host":"*"},{"principal":"User:bob","permissionType":"DENY","operation":"DESCRIBECONFIGS","host":"1.2.3.4"}]}`,
 		"/kafka-acl-extended/prefixed/Group/g":           `{"version":1,"acls":[{"principal":"User:alice","permissionType":"Allow","operation":"All","host":"*"}]}`,
 		"/kafka-acl/Bogus/x":                             `{"version":1,"acls":[]}`,
 		"/admin/reassign_partitions":                     `{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2]}]}`,
@@ -283,6 +283,66 @@ func TestDecodeMalformed(t *testing.T) {
 	for _, ze := range me.Errs {
 		if _, ok := img.ZK.Raw[ze.Path]; !ok {
 			t.Errorf("%s not kept raw", ze.Path)
+		}
+	}
+}
+
+// TestDecodeACLNamesAsKafka: Kafka 3.9.2 reads ACL enum names (SecurityUtils
+// .operation/permissionType/resourceType) as the PascalCase name or any
+// case of it, but an underscore makes them UNKNOWN: "DESCRIBE_CONFIGS" is
+// not DescribeConfigs, and a /kafka-acl/TRANSACTIONAL_ID directory is
+// resource type UNKNOWN (checked with jshell against kafka-clients and
+// kafka-server 3.9.2: AclEntry.fromBytes, SecurityUtils.resourceType).
+// kmeta must not show such an entry as a working ACL.
+func TestDecodeACLNamesAsKafka(t *testing.T) {
+	acl := func(perm, op string) string {
+		return `{"version":1,"acls":[{"principal":"User:a","permissionType":"` + perm + `","operation":"` + op + `","host":"*"}]}`
+	}
+	for _, c := range []struct{ perm, op string }{{"DENY", "DESCRIBE_CONFIGS"}, {"Deny", "Describe_Configs"}, {"DE_NY", "Read"}} {
+		_, err := Decode(tree(map[string]string{"/kafka-acl/Topic/t": acl(c.perm, c.op)}, nil, nil), DecodeOptions{})
+		var ze *ZnodeError
+		if !errors.Is(err, ErrMalformed) || !errors.As(err, &ze) || ze.Path != "/kafka-acl/Topic/t" {
+			t.Errorf("%s %s: err = %v, want the znode malformed", c.perm, c.op, err)
+		}
+	}
+	img, err := Decode(tree(map[string]string{
+		"/kafka-acl/Topic/t":                      acl("deny", "describeconfigs"),
+		"/kafka-acl/Cluster/kafka-cluster":        acl("ALLOW", "CLUSTERACTION"),
+		"/kafka-acl/TRANSACTIONAL_ID/tx":          acl("Allow", "Write"),
+		"/kafka-acl/transactionalid/tx2":          acl("Allow", "Write"),
+		"/kafka-acl-extended/prefixed/USER/alice": acl("Allow", "CreateTokens"),
+	}, nil, nil), DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][2]int8{}
+	for _, a := range img.SortedACLs() {
+		got[a.ResourceName] = [2]int8{a.ResourceType, a.Operation}
+	}
+	want := map[string][2]int8{"t": {2, 10}, "kafka-cluster": {4, 9}, "tx2": {5, 4}, "alice": {7, 13}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("decoded ACLs (-want +got):\n%s", d)
+	}
+	if img.ZK.Raw["/kafka-acl/TRANSACTIONAL_ID/tx"] == nil {
+		t.Error("the TRANSACTIONAL_ID directory is not kept raw")
+	}
+}
+
+// TestDecodeScramErrorKeepsSecret: the error for a mangled SCRAM
+// credential names the znode and what is wrong, never the key material
+// (errors are printed to stderr whatever --show-secrets says).
+func TestDecodeScramErrorKeepsSecret(t *testing.T) {
+	const secret = "c2VjcmV0c2VjcmV0c2VjcmV0"
+	for _, v := range []string{
+		"salt=AA==," + secret + ",server_key=AA==,iterations=4096",
+		"salt=AA==,stored_key=" + secret + ",server_key=AA==,iterations=4096,extra",
+	} {
+		_, err := Decode(tree(map[string]string{"/config/users/u": `{"version":1,"config":{"SCRAM-SHA-256":"` + v + `"}}`}, nil, nil), DecodeOptions{})
+		if !errors.Is(err, ErrMalformed) {
+			t.Fatalf("err = %v, want malformed", err)
+		}
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("the error shows key material: %v", err)
 		}
 	}
 }

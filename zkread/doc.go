@@ -37,6 +37,10 @@
 // an ensemble is read as ZooKeeper's digest super user
 // (zookeeper.DigestAuthenticationProvider.superDigest); without it the
 // read returns the rest of the tree and a NoAuthError naming those three.
+// go-zookeeper's requests take no context, so cancelling the read's
+// context closes its sessions: the requests in flight fail at once, and
+// ReadLive returns the context's error after every reader goroutine has
+// stopped.
 // Consistency: the stats of sentinel znodes (/controller_epoch,
 // /brokers/topics, /brokers/ids, /config/changes, /admin/delete_topics, the
 // ISR and ACL change queues) are taken before and after the read; if they
@@ -75,7 +79,9 @@
 //     exactly salt, stored_key, server_key (standard base64) and iterations.
 //   - /kafka-acl/<Type>/<name> (LITERAL) and
 //     /kafka-acl-extended/prefixed/<Type>/<name> (PREFIXED): PascalCase
-//     names, matched case-insensitively ignoring '_'. ACL ids are
+//     names, matched case-insensitively as Kafka does; an underscore
+//     ("DESCRIBE_CONFIGS") makes a name UNKNOWN to Kafka, and malformed
+//     here (a resource-type directory stays raw). ACL ids are
 //     synthesized from the content (SHA-256), so they are stable; Kafka's
 //     are random per write. An unknown resource-type directory stays raw.
 //   - /latest_producer_id_block: block_end is a JSON string; next id =

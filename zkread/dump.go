@@ -137,13 +137,13 @@ func ReadDump(r io.Reader, name string) (*Tree, error) {
 			return nil, fmt.Errorf("%w: %s: znode %d: invalid path %q", ErrDump, name, i, z.Path)
 		}
 		if _, dup := t.Nodes[z.Path]; dup {
-			return nil, fmt.Errorf("%w: %s: znode %s appears twice", ErrDump, name, z.Path)
+			return nil, fmt.Errorf("%w: %s: znode %q appears twice", ErrDump, name, z.Path)
 		}
 		n := &Node{Stat: z.Stat, ACL: z.ACL, Children: []string{}}
 		if z.Data != nil {
 			b, err := base64.StdEncoding.DecodeString(*z.Data)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %s: znode %s: data: %v", ErrDump, name, z.Path, err)
+				return nil, fmt.Errorf("%w: %s: znode %q: data: %v", ErrDump, name, z.Path, err)
 			}
 			n.Data = b
 		}
@@ -163,7 +163,7 @@ func ReadDump(r io.Reader, name string) (*Tree, error) {
 		}
 		pn := t.Nodes[parent]
 		if pn == nil {
-			return nil, fmt.Errorf("%w: %s: znode %s has no parent in the dump", ErrDump, name, p)
+			return nil, fmt.Errorf("%w: %s: znode %q has no parent in the dump", ErrDump, name, p)
 		}
 		pn.Children = append(pn.Children, p[i+1:])
 	}

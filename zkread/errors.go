@@ -3,7 +3,10 @@ package zkread
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kmeta/kmeta/zkread/zkfile"
 )
@@ -42,9 +45,22 @@ type ZnodeError struct {
 
 func (e *ZnodeError) Error() string {
 	if e.Msg == "" {
-		return fmt.Sprintf("znode %s: %v", e.Path, e.Err)
+		return fmt.Sprintf("znode %s: %s", quoteUnsafe(e.Path), quoteUnsafe(fmt.Sprint(e.Err)))
 	}
-	return fmt.Sprintf("znode %s: %s: %v", e.Path, e.Msg, e.Err)
+	return fmt.Sprintf("znode %s: %s: %s", quoteUnsafe(e.Path), quoteUnsafe(e.Msg), quoteUnsafe(fmt.Sprint(e.Err)))
+}
+
+// quoteUnsafe returns s, or its Go-quoted form when it holds a character
+// that could drive a terminal (a control or format character, invalid
+// UTF-8). Znode names and config keys come from the data, and errors are
+// printed as they are.
+func quoteUnsafe(s string) string {
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ' {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 func (e *ZnodeError) Unwrap() error { return e.Err }
@@ -66,7 +82,11 @@ func (e *NoAuthError) Error() string {
 	if len(shown) > 5 {
 		shown, more = shown[:5], fmt.Sprintf(" and %d more", len(e.Paths)-5)
 	}
-	msg := fmt.Sprintf("zkread: not authorized to read %d znodes: %s%s", len(e.Paths), strings.Join(shown, ", "), more)
+	quoted := make([]string, len(shown))
+	for i, p := range shown {
+		quoted[i] = quoteUnsafe(p)
+	}
+	msg := fmt.Sprintf("zkread: not authorized to read %d znodes: %s%s", len(e.Paths), strings.Join(quoted, ", "), more)
 	switch {
 	case e.WrongCredentials:
 		msg += fmt.Sprintf(" (the ACLs grant digest user %q access the session does not have, so the password given with --zk-auth is wrong)", e.User)

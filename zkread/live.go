@@ -113,11 +113,34 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
+	// go-zookeeper's requests take no context and wait for as long as the
+	// server keeps the session alive, so a cancelled read closes the
+	// sessions: every request in flight then fails at once. Closing is
+	// done once, whichever comes first.
+	var closeOnce sync.Once
+	closeAll := func() {
+		closeOnce.Do(func() {
+			var wg sync.WaitGroup
+			for _, c := range conns {
+				wg.Add(1)
+				go func() { defer wg.Done(); c.Close() }()
+			}
+			wg.Wait()
+		})
+	}
+	stop := context.AfterFunc(ctx, closeAll)
 	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
+		stop()
+		closeAll()
 	}()
+	// After a cancel the requests fail as "connection closed"; report the
+	// cancel instead.
+	fail := func(err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		return err
+	}
 	r := &liveReader{conns: conns, opts: opts, chroot: chroot}
 	root := chroot
 	if root == "" {
@@ -130,7 +153,7 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*Tree, error) {
 		ok, err = true, nil
 	}
 	if err != nil {
-		return nil, r.zkErr(root, err)
+		return nil, fail(r.zkErr(root, err))
 	}
 	if !ok {
 		return nil, &ZnodeError{Path: root, Msg: "chroot does not exist", Err: ErrNoNode}
@@ -140,9 +163,12 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*Tree, error) {
 		before := r.sentinelStats()
 		t, nerr, err := r.readTree(ctx)
 		if err != nil {
-			return nil, err
+			return nil, fail(err)
 		}
 		after := r.sentinelStats()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		changed = diffSentinels(before, after, t)
 		if len(changed) == 0 || !opts.Consistent || attempt >= opts.Retries {
 			t.Source = "zk://" + strings.Join(opts.Servers, ",") + chroot
@@ -306,10 +332,19 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 		var next []string
 		var wg sync.WaitGroup
 		for i, rel := range level {
+			// On a cancel, wait for the requests in flight (ReadLive
+			// closes the sessions, so they fail at once): no goroutine
+			// may touch the tree or call Progress after the return.
 			if err := ctx.Err(); err != nil {
+				wg.Wait()
 				return nil, nil, err
 			}
-			sem <- struct{}{}
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				wg.Wait()
+				return nil, nil, ctx.Err()
+			}
 			wg.Add(1)
 			go func(conn *zk.Conn, rel string) {
 				defer func() { <-sem; wg.Done() }()
@@ -328,7 +363,7 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 				case errors.Is(err, zk.ErrNoNode):
 					// Deleted after its parent was listed: the parent's
 					// pzxid moved, which the sentinel check may catch.
-					t.Warnings = append(t.Warnings, fmt.Sprintf("znode %s disappeared while reading", rel))
+					t.Warnings = append(t.Warnings, fmt.Sprintf("znode %s disappeared while reading", quoteUnsafe(rel)))
 				case errors.Is(err, zk.ErrNoAuth):
 					noAuth = append(noAuth, rel)
 				default:

@@ -61,17 +61,8 @@ func loadSource(c *cli.Context, raw string) (*source.Result, error) {
 	}
 	opts := source.Options{AtOffset: flagInt64(c, "at-offset", -1)}
 	if spec.Kind == source.ZooKeeper {
-		opts.ZK.AtZxid = flagInt64(c, "at-zxid", -1)
-		opts.ZK.Live = zkread.LiveOptions{
-			Auth: c.String("zk-auth"), SessionTimeout: c.Duration("zk-session-timeout"),
-			Connections: c.Int("zk-connections"), InFlight: c.Int("zk-in-flight"), Consistent: c.Bool("consistent"),
-		}
-		if ca, cert, key := c.String("zk-tls-ca"), c.String("zk-tls-cert"), c.String("zk-tls-key"); ca != "" || cert != "" {
-			tc, err := zkread.TLSConfig(ca, cert, key, "")
-			if err != nil {
-				return nil, fmt.Errorf("ZooKeeper TLS: %w", err)
-			}
-			opts.ZK.Live.TLS = tc
+		if opts.ZK, err = zkReadOptions(c); err != nil {
+			return nil, err
 		}
 		opts.ZKDecode.Lenient = c.Bool("lenient")
 	}
@@ -99,4 +90,21 @@ func loadImageSource(c *cli.Context, raw string) (*model.Image, error) {
 		return nil, err
 	}
 	return res.Image, nil
+}
+
+// zkReadOptions turns the ZooKeeper source flags into reader options.
+func zkReadOptions(c *cli.Context) (zkread.ReadOptions, error) {
+	opts := zkread.ReadOptions{AtZxid: flagInt64(c, "at-zxid", -1)}
+	opts.Live = zkread.LiveOptions{
+		Auth: c.String("zk-auth"), SessionTimeout: c.Duration("zk-session-timeout"),
+		Connections: c.Int("zk-connections"), InFlight: c.Int("zk-in-flight"), Consistent: c.Bool("consistent"),
+	}
+	if ca, cert, key := c.String("zk-tls-ca"), c.String("zk-tls-cert"), c.String("zk-tls-key"); ca != "" || cert != "" {
+		tc, err := zkread.TLSConfig(ca, cert, key, "")
+		if err != nil {
+			return opts, fmt.Errorf("ZooKeeper TLS: %w", err)
+		}
+		opts.Live.TLS = tc
+	}
+	return opts, nil
 }

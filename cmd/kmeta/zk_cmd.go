@@ -5,7 +5,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/internal/source"
+	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/zkread"
 )
 
@@ -28,7 +30,9 @@ func zkCommand() *cli.Command {
 				Usage:     "write every znode under the chroot (data, stat, decoded JSON) as one JSON document",
 				ArgsUsage: "SOURCE",
 				Description: "The dump holds each znode's raw data (base64; null for null data), its stat, its ACL when known,\n" +
-					"and its data as text and as JSON where it is either. 'kmeta zk image zkdump:FILE' reads it back.\n\n" + zkSourceHelp,
+					"and its data as text and as JSON where it is either. 'kmeta zk image zkdump:FILE' reads it back.\n" +
+					"SCRAM keys and sensitive config values are replaced by a short hash unless --show-secrets; such a\n" +
+					"dump still reads back (credentials without keys). Keep a --show-secrets dump as safe as ZooKeeper.\n\n" + zkSourceHelp,
 				Flags: append(sourceFlags(),
 					&cli.StringFlag{Name: "out", Usage: "write the dump to `FILE` (atomically) instead of stdout"},
 					&cli.BoolFlag{Name: "force", Usage: "overwrite --out if it exists"},
@@ -86,19 +90,11 @@ func zkDumpAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	opts := zkread.ReadOptions{AtZxid: flagInt64(c, "at-zxid", -1)}
-	opts.Live = zkread.LiveOptions{
-		Auth: c.String("zk-auth"), SessionTimeout: c.Duration("zk-session-timeout"),
-		Connections: c.Int("zk-connections"), InFlight: c.Int("zk-in-flight"),
-		Consistent: c.Bool("consistent"), ReadACLs: c.Bool("acls"),
+	opts, err := zkReadOptions(c)
+	if err != nil {
+		return err
 	}
-	if ca, cert, key := c.String("zk-tls-ca"), c.String("zk-tls-cert"), c.String("zk-tls-key"); ca != "" || cert != "" {
-		tc, err := zkread.TLSConfig(ca, cert, key, "")
-		if err != nil {
-			return fmt.Errorf("ZooKeeper TLS: %w", err)
-		}
-		opts.Live.TLS = tc
-	}
+	opts.Live.ReadACLs = c.Bool("acls")
 	p := newProgress(c, "reading "+spec.String(), progressCount)
 	opts.Live.Progress = func(done, known int) { p.Update(int64(done), int64(known)) }
 	t, err := spec.ZK.ReadTree(c.Context, opts)
@@ -107,7 +103,15 @@ func zkDumpAction(c *cli.Context) error {
 		return fmt.Errorf("reading %s: %w", raw, err)
 	}
 	for _, w := range t.Warnings {
-		verbosef(c, "warning: %s", w)
+		verbosef(c, "warning: %s", printer.Clean(w))
+	}
+	if !showSecrets(c) {
+		// Secrets stay out of files and terminals unless asked for: SCRAM
+		// keys and sensitive config values become short hashes. Such a
+		// dump still reads back as a source (credentials without keys).
+		for path, n := range t.Nodes {
+			n.Data = model.RedactRawZnode(path, n.Data)
+		}
 	}
 	if out := c.String("out"); out != "" {
 		if err := zkread.WriteDumpFile(out, t, c.Bool("force")); err != nil {

@@ -21,11 +21,12 @@ func runKmeta(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-// TestZKDumpAndImage: `zk dump` of the fixture data dir reads back as the
-// same tree, and `zk image` of the data dir and of that dump agree.
+// TestZKDumpAndImage: `zk dump --show-secrets` of the fixture data dir
+// reads back as the same tree, and `zk image` of the data dir and of that
+// dump agree.
 func TestZKDumpAndImage(t *testing.T) {
 	dataDir := filepath.Join(zkFixture, "datadir")
-	code, dump, stderr := runKmeta(t, "zk", "dump", "zkdata:"+dataDir)
+	code, dump, stderr := runKmeta(t, "zk", "dump", "--show-secrets", "zkdata:"+dataDir)
 	if code != exitOK {
 		t.Fatalf("zk dump: exit %d: %s", code, stderr)
 	}
@@ -42,7 +43,7 @@ func TestZKDumpAndImage(t *testing.T) {
 	}
 
 	out := filepath.Join(t.TempDir(), "d.json")
-	if code, _, stderr := runKmeta(t, "zk", "dump", "--out", out, dataDir); code != exitOK {
+	if code, _, stderr := runKmeta(t, "zk", "dump", "--show-secrets", "--out", out, dataDir); code != exitOK {
 		t.Fatalf("zk dump --out: exit %d: %s", code, stderr)
 	}
 	if code, _, _ := runKmeta(t, "zk", "dump", "--out", out, dataDir); code != exitFailure {

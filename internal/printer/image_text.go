@@ -109,7 +109,9 @@ func WriteImageText(w io.Writer, img *model.Image) error {
 	quotas := img.SortedClientQuotas()
 	if section("client quotas", len(quotas)) {
 		for _, q := range quotas {
-			p(1, "%s: %s", model.QuotaEntityKey(q.Entity), quotaValues(q))
+			// Names are quoted in the key, entity types (free-form in a
+			// metadata log) are not.
+			p(1, "%s: %s", Clean(model.QuotaEntityKey(q.Entity)), quotaValues(q))
 		}
 	}
 

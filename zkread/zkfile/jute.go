@@ -4,6 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Sentinel errors. Every error this package returns wraps one of them inside
@@ -30,7 +33,16 @@ type FileError struct {
 }
 
 func (e *FileError) Error() string {
-	return fmt.Sprintf("%s: offset %d: %s: %v", e.File, e.Offset, e.Msg, e.Err)
+	msg := e.Msg
+	// Msg may hold a znode path from the file; keep control characters
+	// from reaching a terminal.
+	for _, r := range msg {
+		if r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ' {
+			msg = strconv.Quote(msg)
+			break
+		}
+	}
+	return fmt.Sprintf("%s: offset %d: %s: %v", e.File, e.Offset, msg, e.Err)
 }
 
 func (e *FileError) Unwrap() error { return e.Err }

@@ -1,0 +1,241 @@
+package zkread
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// stallZK is a ZooKeeper server that goes silent: it establishes sessions
+// (the first bytes a client needs), then answers only what answer allows
+// and never replies to anything else, as a server that stopped answering
+// with its TCP connection still open. It records every opcode it receives.
+type stallZK struct {
+	ln     net.Listener
+	answer func(op int32, path string) bool
+	root   []string // children of "/"
+	mu     sync.Mutex
+	ops    map[int32]int
+	conns  []net.Conn
+	// stalled is closed when the first request went unanswered.
+	stalled  chan struct{}
+	stallOne sync.Once
+}
+
+func newStallZK(t *testing.T, children int, answer func(op int32, path string) bool) *stallZK {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &stallZK{ln: ln, answer: answer, ops: map[int32]int{}, stalled: make(chan struct{})}
+	for i := range children {
+		s.root = append(s.root, fmt.Sprintf("c%03d", i))
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.conns = append(s.conns, c)
+			s.mu.Unlock()
+			go s.serve(c)
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, c := range s.conns {
+			c.Close()
+		}
+	})
+	return s
+}
+
+func (s *stallZK) addr() string { return s.ln.Addr().String() }
+
+func readFrame(r io.Reader) ([]byte, error) {
+	var n [4]byte
+	if _, err := io.ReadFull(r, n[:]); err != nil {
+		return nil, err
+	}
+	b := make([]byte, binary.BigEndian.Uint32(n[:]))
+	_, err := io.ReadFull(r, b)
+	return b, err
+}
+
+func writeFrame(w io.Writer, parts ...[]byte) {
+	var body []byte
+	for _, p := range parts {
+		body = append(body, p...)
+	}
+	_, _ = w.Write(binary.BigEndian.AppendUint32(nil, uint32(len(body))))
+	_, _ = w.Write(body)
+}
+
+// stat encodes a ZooKeeper Stat with the given number of children.
+func stat(children int32) []byte {
+	b := make([]byte, 0, 68)
+	for range 4 { // czxid, mzxid, ctime, mtime
+		b = binary.BigEndian.AppendUint64(b, 1)
+	}
+	b = binary.BigEndian.AppendUint32(b, 0) // version
+	b = binary.BigEndian.AppendUint32(b, 0) // cversion
+	b = binary.BigEndian.AppendUint32(b, 0) // aversion
+	b = binary.BigEndian.AppendUint64(b, 0) // ephemeralOwner
+	b = binary.BigEndian.AppendUint32(b, 0) // dataLength
+	b = binary.BigEndian.AppendUint32(b, uint32(children))
+	return binary.BigEndian.AppendUint64(b, 1) // pzxid
+}
+
+func (s *stallZK) serve(c net.Conn) {
+	req, err := readFrame(c)
+	if err != nil || len(req) < 24 {
+		return
+	}
+	// connectRequest: protocolVersion, lastZxidSeen, timeOut, sessionId, passwd.
+	resp := binary.BigEndian.AppendUint32(nil, 0)
+	resp = append(resp, req[12:16]...) // the requested timeout
+	resp = binary.BigEndian.AppendUint64(resp, 0x1234)
+	resp = binary.BigEndian.AppendUint32(resp, 16)
+	resp = append(resp, make([]byte, 16)...)
+	writeFrame(c, resp)
+	for {
+		req, err := readFrame(c)
+		if err != nil || len(req) < 8 {
+			return
+		}
+		xid, op := req[:4], int32(binary.BigEndian.Uint32(req[4:8]))
+		var path string
+		if len(req) >= 12 {
+			if n := int(binary.BigEndian.Uint32(req[8:12])); n >= 0 && 12+n <= len(req) {
+				path = string(req[12 : 12+n])
+			}
+		}
+		s.mu.Lock()
+		s.ops[op]++
+		s.mu.Unlock()
+		if !s.answer(op, path) {
+			s.stallOne.Do(func() { close(s.stalled) })
+			continue
+		}
+		hdr := func(errCode int32) []byte {
+			h := append([]byte{}, xid...)
+			h = binary.BigEndian.AppendUint64(h, 1)
+			return binary.BigEndian.AppendUint32(h, uint32(errCode))
+		}
+		n := int32(0)
+		if path == "/" {
+			n = int32(len(s.root))
+		}
+		switch op {
+		case 3: // exists
+			if path != "/" {
+				writeFrame(c, hdr(-101)) // NoNode
+				continue
+			}
+			writeFrame(c, hdr(0), stat(n))
+		case 4: // getData: null data
+			writeFrame(c, hdr(0), binary.BigEndian.AppendUint32(nil, 0xFFFFFFFF), stat(n))
+		case 12: // getChildren2
+			var kids []byte
+			if path == "/" {
+				kids = binary.BigEndian.AppendUint32(kids, uint32(len(s.root)))
+				for _, k := range s.root {
+					kids = binary.BigEndian.AppendUint32(kids, uint32(len(k)))
+					kids = append(kids, k...)
+				}
+			} else {
+				kids = binary.BigEndian.AppendUint32(kids, 0)
+			}
+			writeFrame(c, hdr(0), kids, stat(n))
+		case -11: // close
+			writeFrame(c, hdr(0))
+			return
+		default:
+			writeFrame(c, hdr(0))
+		}
+	}
+}
+
+// readOnlyOps are the opcodes a read may send: exists, getData, getACL,
+// ping, getChildren2, closeSession, setAuth.
+var readOnlyOps = map[int32]bool{3: true, 4: true, 6: true, 11: true, 12: true, -11: true, 100: true}
+
+func (s *stallZK) checkReadOnly(t *testing.T) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for op, n := range s.ops {
+		if !readOnlyOps[op] {
+			t.Errorf("the reader sent %d requests with opcode %d, which is not a read", n, op)
+		}
+	}
+}
+
+// TestLiveCancelStalledServer: a server that stops answering right after
+// the session is established must not hold a cancelled read for the
+// session timeout.
+func TestLiveCancelStalledServer(t *testing.T) {
+	s := newStallZK(t, 0, func(op int32, path string) bool { return false })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-s.stalled
+		cancel()
+	}()
+	start := time.Now()
+	_, err := ReadLive(ctx, LiveOptions{Servers: []string{s.addr()}, SessionTimeout: 9 * time.Second, Connections: 2})
+	if took := time.Since(start); took > 4*time.Second {
+		t.Errorf("ReadLive returned %s after the cancel", took)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	s.checkReadOnly(t)
+}
+
+// TestLiveCancelMidRead: cancelling while requests of a level are in
+// flight (the server answers the root and then stops) returns promptly,
+// and no reader goroutine reports progress after ReadLive returned.
+func TestLiveCancelMidRead(t *testing.T) {
+	s := newStallZK(t, 200, func(op int32, path string) bool { return op != 4 || path == "/" })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-s.stalled
+		time.Sleep(50 * time.Millisecond) // let the level's requests pile up
+		cancel()
+	}()
+	var returned, late atomic.Bool
+	opts := LiveOptions{Servers: []string{s.addr()}, SessionTimeout: 9 * time.Second, Connections: 2, InFlight: 64,
+		Progress: func(done, known int) {
+			if returned.Load() {
+				late.Store(true)
+			}
+		}}
+	start := time.Now()
+	_, err := ReadLive(ctx, opts)
+	returned.Store(true)
+	if took := time.Since(start); took > 4*time.Second {
+		t.Errorf("ReadLive returned %s after the read started", took)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if late.Load() {
+		t.Error("Progress was called after ReadLive returned")
+	}
+	s.checkReadOnly(t)
+}
