@@ -399,6 +399,15 @@ func verbosef(c *cli.Context, format string, a ...any) {
 	_, _ = io.WriteString(stderr(c), msg)
 }
 
+// warnf reports something the command survived (a torn tail, a damaged
+// batch where replay stopped, skipped records, a detected chroot) on stderr,
+// always: the result on stdout is still valid, but the user must know what
+// it rests on.
+func warnf(c *cli.Context, format string, a ...any) {
+	msg := "kmeta: warning: " + printer.Clean(fmt.Sprintf(format, a...))
+	_, _ = io.WriteString(stderr(c), msg+"\n")
+}
+
 // checkArgs requires between min and max positional arguments (max < 0:
 // unbounded) and rejects flags placed after them, which urfave/cli v2
 // would otherwise take as arguments.

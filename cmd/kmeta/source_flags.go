@@ -78,7 +78,7 @@ func loadSource(c *cli.Context, raw string) (*source.Result, error) {
 		return nil, err
 	}
 	for _, w := range res.Warnings {
-		verbosef(c, "warning: %s", w)
+		warnf(c, "%s", w)
 	}
 	return res, nil
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/internal/source"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/zkread"
@@ -103,7 +102,7 @@ func zkDumpAction(c *cli.Context) error {
 		return fmt.Errorf("reading %s: %w", raw, err)
 	}
 	for _, w := range t.Warnings {
-		verbosef(c, "warning: %s", printer.Clean(w))
+		warnf(c, "%s", w)
 	}
 	if !showSecrets(c) {
 		// Secrets stay out of files and terminals unless asked for: SCRAM
