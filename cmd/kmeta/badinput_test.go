@@ -143,3 +143,26 @@ func TestBadInputExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// features describe reads both worlds: a KRaft 3.9 log carries its
+// ZkMigrationState (NONE for a KRaft-born cluster); a ZooKeeper data dir has
+// no metadata.version but its content still sets a minimum for migration.
+func TestFeaturesDescribeBothWorlds(t *testing.T) {
+	r := kmeta("features", "describe", "-o", "json", filepath.Join("..", "..", "testdata", "kraft", "3.9.2", "metadata"))
+	var k struct {
+		MetadataVersion struct{ Level int16 }
+		Migration       struct{ State string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &k); err != nil || r.code != 0 || k.MetadataVersion.Level != 21 || k.Migration.State != "NONE" {
+		t.Fatalf("kraft 3.9.2: exit %d %+v %v\n%s", r.code, k, err, r.stdout)
+	}
+	r = kmeta("features", "describe", "-o", "json", filepath.Join("..", "..", "testdata", "zk", "datadir"))
+	var z struct {
+		MetadataVersion *struct{}
+		RequiredMinimum struct{ Name string }
+		ZKFeatureStatus *int32
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &z); err != nil || r.code != 0 || z.MetadataVersion != nil || z.RequiredMinimum.Name != "3.6-IV2" || z.ZKFeatureStatus == nil || *z.ZKFeatureStatus != 1 {
+		t.Fatalf("zk: exit %d %+v %v\n%s", r.code, z, err, r.stdout)
+	}
+}

@@ -224,6 +224,20 @@ type featureState struct {
 	// RequiredMinimum is the lowest level the content can be written at.
 	RequiredMinimum *features.LevelRef `json:"requiredMinimum"`
 	LoadableBy4x    bool               `json:"loadableBy4x"`
+	// Migration is the ZK->KRaft migration state: the KRaft
+	// ZkMigrationStateRecord, or ZooKeeper's /migration znode.
+	Migration *migrationState `json:"migration,omitempty"`
+	// ZKFeatureStatus is /feature's status on a ZooKeeper source (1 enabled,
+	// 0 disabled, -1 absent). ZooKeeper never holds metadata.version: a ZK
+	// cluster's inter.broker.protocol.version is a static broker config.
+	ZKFeatureStatus *int32 `json:"zkFeatureStatus,omitempty"`
+}
+
+type migrationState struct {
+	State                string `json:"state,omitempty"`
+	KRaftControllerID    *int32 `json:"kraftControllerId,omitempty"`
+	KRaftMetadataOffset  *int64 `json:"kraftMetadataOffset,omitempty"`
+	InitialMigrationDone *bool  `json:"initialMigrationDone,omitempty"`
 }
 
 type featureLevelState struct {
@@ -274,6 +288,16 @@ func featuresDescribeCommand(load imageLoader) *cli.Command {
 				min = st.RequiredMinimum.Name
 			}
 			rows.Rows = append(rows.Rows, []string{"content needs at least", min})
+			if m := st.Migration; m != nil {
+				v := m.State
+				if m.KRaftMetadataOffset != nil {
+					v = strings.TrimSpace(fmt.Sprintf("%s /migration: controller %d, offset %d (initial migration done: %v)", v, *m.KRaftControllerID, *m.KRaftMetadataOffset, *m.InitialMigrationDone))
+				}
+				rows.Rows = append(rows.Rows, []string{"zk migration", v})
+			}
+			if st.ZKFeatureStatus != nil {
+				rows.Rows = append(rows.Rows, []string{"zookeeper /feature status", strconv.Itoa(int(*st.ZKFeatureStatus)) + " (metadata.version is not kept in ZooKeeper: inter.broker.protocol.version is a static broker config)"})
+			}
 			for _, r := range st.Requirements {
 				rows.Rows = append(rows.Rows, []string{"needs: " + r.Kind, r.Reason})
 			}
@@ -307,6 +331,21 @@ func describeImage(cat *features.Catalog, img *model.Image) featureState {
 			m := r.Minimum
 			st.RequiredMinimum = &m
 		}
+	}
+	if m := img.Migration; m != nil {
+		ms := &migrationState{}
+		if m.HasState {
+			ms.State = m.State.String()
+		}
+		if m.HasZNode {
+			id, off, done := m.KRaftControllerID, m.KRaftMetadataOffset, m.KRaftMetadataOffset > 0
+			ms.KRaftControllerID, ms.KRaftMetadataOffset, ms.InitialMigrationDone = &id, &off, &done
+		}
+		st.Migration = ms
+	}
+	if img.ZK != nil {
+		fs := img.ZK.FeatureStatus
+		st.ZKFeatureStatus = &fs
 	}
 	return st
 }
