@@ -114,6 +114,7 @@ type dumper struct {
 	buf      []byte
 	jbuf     []byte
 	dec      records.Decoder
+	pending  *pendingBatch
 	problems int
 	table    [][]string
 }
@@ -222,23 +223,14 @@ func (d *dumper) dumpBatch(f metalog.DataFile, b *metalog.Batch) error {
 	if flt.noControls && b.IsControl() {
 		return nil
 	}
-	switch d.format {
-	case printer.Text:
-		if !flt.skipBatch {
-			d.buf = metalog.AppendBatchLine(d.buf[:0], b)
-			d.buf = append(d.buf, '\n')
-			d.w.Write(d.buf)
-		}
-	case printer.JSON:
-		if !flt.skipBatch {
-			if err := printer.WriteJSONLine(d.w, jsonBatch{
-				Kind: "batch", File: f.Path, Position: b.Position, BaseOffset: b.BaseOffset, LastOffset: b.LastOffset(),
-				Count: b.RecordsCount, PartitionLeaderEpoch: b.PartitionLeaderEpoch, IsControl: b.IsControl(),
-				Compression: b.Compression().String(), Timestamp: b.MaxTimestamp, Size: b.Size(), CRC: b.CRC,
-				CRCValid: !b.CRCChecked || b.CRCValid,
-			}); err != nil {
-				return err
-			}
+	// With a type filter, a batch line is printed only above the first
+	// record it selects, so the output is not a list of empty batches.
+	d.pending = nil
+	if !flt.skipBatch {
+		if len(flt.types) > 0 {
+			d.pending = &pendingBatch{f, b}
+		} else if err := d.writeBatch(f, b); err != nil {
+			return err
 		}
 	}
 	it := b.Records()
@@ -262,6 +254,39 @@ func (d *dumper) dumpBatch(f metalog.DataFile, b *metalog.Batch) error {
 		}
 	}
 	return nil
+}
+
+type pendingBatch struct {
+	f metalog.DataFile
+	b *metalog.Batch
+}
+
+func (d *dumper) writeBatch(f metalog.DataFile, b *metalog.Batch) error {
+	switch d.format {
+	case printer.Text:
+		d.buf = metalog.AppendBatchLine(d.buf[:0], b)
+		d.buf = append(d.buf, '\n')
+		_, err := d.w.Write(d.buf)
+		return err
+	case printer.JSON:
+		return printer.WriteJSONLine(d.w, jsonBatch{
+			Kind: "batch", File: f.Path, Position: b.Position, BaseOffset: b.BaseOffset, LastOffset: b.LastOffset(),
+			Count: b.RecordsCount, PartitionLeaderEpoch: b.PartitionLeaderEpoch, IsControl: b.IsControl(),
+			Compression: b.Compression().String(), Timestamp: b.MaxTimestamp, Size: b.Size(), CRC: b.CRC,
+			CRCValid: !b.CRCChecked || b.CRCValid,
+		})
+	}
+	return nil
+}
+
+// flushPending writes the batch line held back for a type filter.
+func (d *dumper) flushPending() error {
+	if d.pending == nil {
+		return nil
+	}
+	p := d.pending
+	d.pending = nil
+	return d.writeBatch(p.f, p.b)
 }
 
 func (d *dumper) dumpRecord(f metalog.DataFile, b *metalog.Batch, rec *metalog.Record) error {
@@ -295,6 +320,9 @@ func (d *dumper) dumpRecord(f metalog.DataFile, b *metalog.Batch, rec *metalog.R
 		}
 		if !d.filter.wantType(jr.Type, fr.APIKey) {
 			return nil
+		}
+		if err := d.flushPending(); err != nil {
+			return err
 		}
 		if err != nil {
 			d.problems++

@@ -98,3 +98,34 @@ func TestDumpForeignControlRecordsMatchesKafka(t *testing.T) {
 	}
 	compareDumps(t, seg, d.DumpLog(t, []string{seg}), kmetaDump(t, seg))
 }
+
+// --type selects records by name or apiKey and prints a batch line only
+// above a batch's first selected record.
+func TestDumpTypeFilter(t *testing.T) {
+	seg := filepath.Join("..", "..", "testdata", "kraft", "4.4.0", "metadata", "__cluster_metadata-0", "00000000000000000000.log")
+	byName := kmeta("log", "dump", "--type", "TOPIC_RECORD", seg)
+	byKey := kmeta("log", "dump", "--type", "2", seg)
+	if byName.code != 0 || byName.stdout != byKey.stdout {
+		t.Fatalf("--type TOPIC_RECORD and --type 2 differ (exit %d)", byName.code)
+	}
+	lines := strings.Split(strings.TrimSpace(byName.stdout), "\n")
+	var recs, batches int
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "| offset:"):
+			recs++
+			if !strings.Contains(l, `"type":"TOPIC_RECORD"`) {
+				t.Errorf("line %d is not a TopicRecord: %s", i, l)
+			}
+		case strings.HasPrefix(l, "baseOffset:"):
+			batches++
+			if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "| offset:") {
+				t.Errorf("batch line %d is not followed by a selected record", i)
+			}
+		}
+	}
+	all := kmeta("log", "dump", seg)
+	if want := strings.Count(all.stdout, `"type":"TOPIC_RECORD"`); recs != want || recs == 0 || batches == 0 || batches > recs {
+		t.Errorf("%d records in %d batches, want %d records", recs, batches, want)
+	}
+}
