@@ -133,6 +133,9 @@ type CheckOptions struct {
 	// are counted in FileReport.Suppressed.
 	MaxPerKind int
 	Reader     ReaderOptions
+	// Progress, when set, is called after each batch with the bytes read
+	// so far and the total size of the files to check.
+	Progress func(done, total int64)
 }
 
 // Check reads everything at path (see OpenLogDir) and reports problems. It
@@ -161,6 +164,9 @@ func CheckDir(d *LogDir, opts CheckOptions) (*Report, error) {
 	}
 	if opts.Stats {
 		c.stats = NewStats()
+	}
+	for _, f := range d.DataFiles() {
+		c.total += f.Size
 	}
 	for _, p := range d.Problems {
 		c.fileProblem(p)
@@ -243,6 +249,9 @@ type checker struct {
 	counts map[[2]string]int
 	stats  *Stats
 	cur    *FileReport
+
+	// Bytes read so far and in all, for Progress.
+	done, total int64
 
 	// Log-wide state across segments.
 	prevLast  int64
@@ -356,6 +365,10 @@ func (c *checker) scan(f DataFile, perBatch func(b *Batch)) fileScan {
 		}
 		s.fr.Batches++
 		s.fr.Records += int64(b.RecordsCount)
+		if c.opts.Progress != nil {
+			c.done += b.Size()
+			c.opts.Progress(c.done, c.total)
+		}
 		if first {
 			s.fr.FirstOffset = b.BaseOffset
 		} else if b.BaseOffset > prevLast+1 {

@@ -84,7 +84,8 @@ func logDumpCommand() *cli.Command {
 				f.noControls = true
 			}
 			w := bufio.NewWriterSize(stdout(c), 1<<16)
-			d := &dumper{w: w, format: outputFormat(c), secrets: showSecrets(c), filter: f}
+			d := &dumper{w: w, format: outputFormat(c), secrets: showSecrets(c), filter: f, progress: newProgress(c, "dumping", progressBytes)}
+			defer d.progress.Done()
 			var runErr error
 			for _, p := range paths {
 				if err := d.dumpPath(p); err != nil {
@@ -115,6 +116,9 @@ type dumper struct {
 	jbuf     []byte
 	dec      records.Decoder
 	pending  *pendingBatch
+	progress *progress
+	done     int64
+	total    int64
 	problems int
 	table    [][]string
 }
@@ -123,6 +127,9 @@ func (d *dumper) dumpPath(path string) error {
 	dir, err := metalog.OpenLogDir(path)
 	if err != nil {
 		return err
+	}
+	for _, f := range dir.DataFiles() {
+		d.total += f.Size
 	}
 	for _, f := range dir.DataFiles() {
 		if err := d.dumpFile(f); err != nil {
@@ -216,6 +223,8 @@ func baseName(p string) string {
 }
 
 func (d *dumper) dumpBatch(f metalog.DataFile, b *metalog.Batch) error {
+	d.done += b.Size()
+	d.progress.Update(d.done, d.total)
 	flt := d.filter
 	if b.LastOffset() < flt.from || (flt.to >= 0 && b.BaseOffset > flt.to) {
 		return nil
@@ -416,7 +425,10 @@ func logCheckCommand() *cli.Command {
 			if !c.Bool("frames-only") {
 				opts.DecodeValue = decodeForCheck
 			}
+			p := newProgress(c, "checking "+path, progressBytes)
+			opts.Progress = p.Update
 			rep, err := metalog.Check(path, opts)
+			p.Done()
 			if err != nil {
 				return fmt.Errorf("check %s: %w", path, err)
 			}
