@@ -63,11 +63,6 @@ func TestImageMatchesKafkaAdminAPI(t *testing.T) {
 	}
 }
 
-var aclResourceNames = map[int8]string{1: "ANY", 2: "TOPIC", 3: "GROUP", 4: "CLUSTER", 5: "TRANSACTIONAL_ID", 6: "DELEGATION_TOKEN", 7: "USER"}
-var aclPatternNames = map[int8]string{1: "ANY", 2: "MATCH", 3: "LITERAL", 4: "PREFIXED"}
-var aclOpNames = map[int8]string{1: "ANY", 2: "ALL", 3: "READ", 4: "WRITE", 5: "CREATE", 6: "DELETE", 7: "ALTER", 8: "DESCRIBE", 9: "CLUSTER_ACTION", 10: "DESCRIBE_CONFIGS", 11: "ALTER_CONFIGS", 12: "IDEMPOTENT_WRITE", 13: "CREATE_TOKENS", 14: "DESCRIBE_TOKENS", 15: "TWO_PHASE_COMMIT"}
-var aclPermNames = map[int8]string{1: "ANY", 2: "DENY", 3: "ALLOW"}
-
 // adminViewOf renders an image the way the admin API would report it.
 // Fields the metadata log cannot know (offline replicas, token HMACs) are
 // ignored by the comparison.
@@ -111,11 +106,10 @@ func adminViewOf(img *model.Image, want *kafkatest.AdminView) *kafkatest.AdminVi
 	}
 	for _, a := range img.SortedACLs() {
 		v.ACLs = append(v.ACLs, kafkatest.AdminACL{
-			ResourceType: aclResourceNames[a.ResourceType], ResourceName: a.ResourceName, PatternType: aclPatternNames[a.PatternType],
-			Principal: a.Principal, Host: a.Host, Operation: aclOpNames[a.Operation], Permission: aclPermNames[a.PermissionType],
+			ResourceType: model.ACLResourceTypeName(a.ResourceType), ResourceName: a.ResourceName, PatternType: model.ACLPatternTypeName(a.PatternType),
+			Principal: a.Principal, Host: a.Host, Operation: model.ACLOperationName(a.Operation), Permission: model.ACLPermissionTypeName(a.PermissionType),
 		})
 	}
-	sort.Slice(v.ACLs, func(i, j int) bool { return aclKeyOf(v.ACLs[i]) < aclKeyOf(v.ACLs[j]) })
 	for _, q := range img.SortedClientQuotas() {
 		aq := kafkatest.AdminQuota{Values: q.Values}
 		for _, e := range q.Entity {
@@ -123,7 +117,6 @@ func adminViewOf(img *model.Image, want *kafkatest.AdminView) *kafkatest.AdminVi
 		}
 		v.Quotas = append(v.Quotas, aq)
 	}
-	sort.Slice(v.Quotas, func(i, j int) bool { return quotaKeyOf(v.Quotas[i]) < quotaKeyOf(v.Quotas[j]) })
 	byUser := map[string]*kafkatest.AdminSCRAM{}
 	var users []string
 	for _, s := range img.SortedSCRAM() {
@@ -133,11 +126,7 @@ func adminViewOf(img *model.Image, want *kafkatest.AdminView) *kafkatest.AdminVi
 			byUser[s.User] = u
 			users = append(users, s.User)
 		}
-		mech := "SCRAM-SHA-256"
-		if s.Mechanism == model.ScramSHA512 {
-			mech = "SCRAM-SHA-512"
-		}
-		u.Credentials = append(u.Credentials, kafkatest.AdminSCRAMCred{Mechanism: mech, Iterations: s.Iterations})
+		u.Credentials = append(u.Credentials, kafkatest.AdminSCRAMCred{Mechanism: model.ScramMechanismName(s.Mechanism), Iterations: s.Iterations})
 	}
 	sort.Strings(users)
 	for _, u := range users {
@@ -157,23 +146,6 @@ func adminViewOf(img *model.Image, want *kafkatest.AdminView) *kafkatest.AdminVi
 		// level the raft control records set.
 		v.Features["kraft.version"] = img.Quorum.KRaftVersion
 	}
+	v.SortLists()
 	return v
-}
-
-func aclKeyOf(a kafkatest.AdminACL) string {
-	return a.ResourceType + "\x00" + a.ResourceName + "\x00" + a.PatternType + "\x00" + a.Principal + "\x00" + a.Host + "\x00" + a.Operation + "\x00" + a.Permission
-}
-
-func quotaKeyOf(q kafkatest.AdminQuota) string {
-	k := ""
-	for _, e := range q.Entity {
-		k += e.Type
-		if e.Name == nil {
-			k += "\x00<default>"
-		} else {
-			k += "\x00=" + *e.Name
-		}
-		k += "\x01"
-	}
-	return k
 }

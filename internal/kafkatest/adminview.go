@@ -277,6 +277,13 @@ func dynamicConfigs(rc kadm.ResourceConfig, source kmsg.ConfigSource) map[string
 	return m
 }
 
+// SortLists puts ACLs and quotas in the order CaptureAdminView uses, so a
+// view built another way (from a replayed image) compares equal.
+func (v *AdminView) SortLists() {
+	sort.Slice(v.ACLs, func(i, j int) bool { return aclKey(v.ACLs[i]) < aclKey(v.ACLs[j]) })
+	sort.Slice(v.Quotas, func(i, j int) bool { return quotaKey(v.Quotas[i]) < quotaKey(v.Quotas[j]) })
+}
+
 func quotaKey(q AdminQuota) string {
 	var b strings.Builder
 	for _, e := range q.Entity {
