@@ -4,6 +4,8 @@ import (
 	"io"
 	"math"
 	"sort"
+
+	"github.com/kmeta/kmeta/metalog/records"
 )
 
 // Stats summarises batches and records, computed while streaming. Slices
@@ -111,6 +113,12 @@ func (s *Stats) AddRecord(b *Batch, r *Record) {
 		key = int32(api)
 	}
 	k := bump(s.apiKeys, key)
+	if k.Name == "" {
+		k.Name = "UNKNOWN"
+		if m := records.NewMetadata(int16(key)); key >= 0 && m != nil {
+			k.Name = records.TypeName(m.RecordName())
+		}
+	}
 	k.Records++
 	k.Bytes += int64(len(r.Value))
 }

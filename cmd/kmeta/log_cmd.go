@@ -506,7 +506,6 @@ func logStatsCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("stats %s: %w", path, err)
 			}
-			nameStats(st)
 			if outputFormat(c) == printer.JSON {
 				return writeJSON(c, st)
 			}
@@ -534,24 +533,6 @@ func logStatsCommand() *cli.Command {
 			}
 			return printer.WriteRows(w, outputFormat(c), erows)
 		},
-	}
-}
-
-// nameStats fills in record type names from kmeta's definitions.
-func nameStats(st *metalog.Stats) {
-	names := map[int32]string{}
-	for _, mt := range records.MetadataTypes() {
-		names[int32(mt.APIKey)] = records.TypeName(mt.Name)
-	}
-	for i := range st.ByAPIKey {
-		if n, ok := names[st.ByAPIKey[i].Key]; ok {
-			st.ByAPIKey[i].Name = n
-		} else if st.ByAPIKey[i].Name == "" {
-			st.ByAPIKey[i].Name = "UNKNOWN"
-		}
-	}
-	for i := range st.ByControlType {
-		st.ByControlType[i].Name = metalog.ControlType(st.ByControlType[i].Key).Name()
 	}
 }
 
