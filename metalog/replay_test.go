@@ -14,7 +14,8 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-// writeLog writes one segment of batches (each a list of records) at epoch.
+// writeLog writes one segment of batches (each a list of records) at
+// epoch, every record at the newest version kmeta knows.
 func writeLog(t *testing.T, dir string, epoch int32, batches ...[]records.Metadata) {
 	t.Helper()
 	w, err := CreateSegment(dir, 0, WriteOptions{})
@@ -24,7 +25,7 @@ func writeLog(t *testing.T, dir string, epoch int32, batches ...[]records.Metada
 	for _, b := range batches {
 		var vals [][]byte
 		for _, m := range b {
-			v, err := records.EncodeMetadata(nil, m, 0)
+			v, err := records.EncodeMetadata(nil, m, m.MaxVersion())
 			if err != nil {
 				t.Fatal(err)
 			}

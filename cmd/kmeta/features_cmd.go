@@ -387,7 +387,7 @@ func featuresCheckCommand(load imageLoader) *cli.Command {
 			}
 			target, err := cat.LevelFor(c.String("to"))
 			if err != nil {
-				return usageErrorf(c, "--target: %v", err)
+				return usageErrorf(c, "--to: %v", err)
 			}
 			img, err := load(c, src)
 			if err != nil {
