@@ -3,7 +3,9 @@ package model
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -397,13 +399,13 @@ func (img *Image) jsonDoc() *imageJSON {
 			Warnings:                  nonNil(z.Warnings),
 			Raw:                       []rawZNodeJSON{},
 		}
-		for _, k := range sortedKeys(z.LegacyReassignments) {
+		for _, k := range slices.Sorted(maps.Keys(z.LegacyReassignments)) {
 			zj.LegacyReassignments = append(zj.LegacyReassignments, reassignmentJSON{Partition: k, Replicas: nonNil(z.LegacyReassignments[k])})
 		}
-		for _, k := range sortedKeys(z.Notifications) {
+		for _, k := range slices.Sorted(maps.Keys(z.Notifications)) {
 			zj.Notifications = append(zj.Notifications, notificationJSON{Kind: k, Count: z.Notifications[k]})
 		}
-		for _, path := range sortedKeys(z.Raw) {
+		for _, path := range slices.Sorted(maps.Keys(z.Raw)) {
 			data := z.Raw[path]
 			r := rawZNodeJSON{Path: path}
 			if utf8.Valid(data) {

@@ -258,16 +258,6 @@ func (img *Image) SortedDelegationTokens() []*DelegationToken {
 	return sortedValues(img.DelegationTokens, func(a, b *DelegationToken) int { return strings.Compare(a.TokenID, b.TokenID) })
 }
 
-// sortedKeys returns a string-keyed map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // sortedCopy returns a sorted copy of s, never nil.
 func sortedCopy(s []string) []string {
 	out := make([]string, len(s))

@@ -3,7 +3,9 @@ package printer
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -208,14 +210,14 @@ func zkLists(z *model.ZKState) [][2]string {
 	list("preferred replica elections", z.PreferredReplicaElections)
 	if len(z.LegacyReassignments) > 0 {
 		var parts []string
-		for _, k := range sortedStrings(z.LegacyReassignments) {
+		for _, k := range slices.Sorted(maps.Keys(z.LegacyReassignments)) {
 			parts = append(parts, Clean(k)+"="+int32List(z.LegacyReassignments[k]))
 		}
 		out = append(out, [2]string{"legacy reassignments", strings.Join(parts, " ")})
 	}
 	if len(z.Notifications) > 0 {
 		var parts []string
-		for _, k := range sortedStrings(z.Notifications) {
+		for _, k := range slices.Sorted(maps.Keys(z.Notifications)) {
 			parts = append(parts, fmt.Sprintf("%s=%d", Clean(k), z.Notifications[k]))
 		}
 		out = append(out, [2]string{"pending notifications", strings.Join(parts, " ")})

@@ -3,6 +3,7 @@ package printer
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -140,7 +141,7 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 
 	rows = nil
 	if img.ZK != nil {
-		for _, path := range sortedStrings(img.ZK.Raw) {
+		for _, path := range slices.Sorted(maps.Keys(img.ZK.Raw)) {
 			rows = append(rows, []string{path, strconv.Itoa(len(img.ZK.Raw[path]))})
 		}
 	}
@@ -175,15 +176,6 @@ func yes(b bool) string {
 		return "yes"
 	}
 	return "no"
-}
-
-func sortedStrings[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func sortedCopy(s []string) []string {

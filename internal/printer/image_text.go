@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/kmeta/kmeta/model"
@@ -169,7 +171,7 @@ func WriteImageText(w io.Writer, img *model.Image) error {
 		}
 		if len(z.Raw) > 0 {
 			p(1, "unparsed znodes (%d):", len(z.Raw))
-			for _, path := range sortedStrings(z.Raw) {
+			for _, path := range slices.Sorted(maps.Keys(z.Raw)) {
 				p(2, "%s (%d bytes)", Clean(path), len(z.Raw[path]))
 			}
 		}
