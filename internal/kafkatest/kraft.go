@@ -197,31 +197,40 @@ func StartKRaft(t testing.TB, d *Distribution, opts KRaftOptions) *Cluster {
 func slicesClone(s []string) []string { return append([]string(nil), s...) }
 
 // kraftProps are the harness's base properties for one KRaft node.
+// smallServerProps are the settings every test server shares, KRaft or
+// ZooKeeper mode: few threads and partitions, small buffers, internal topics
+// replicated as far as the cluster allows.
+func smallServerProps(replication string) map[string]string {
+	return map[string]string{
+		"auto.create.topics.enable":                "false",
+		"num.partitions":                           "1",
+		"default.replication.factor":               "1",
+		"offsets.topic.replication.factor":         replication,
+		"offsets.topic.num.partitions":             "3",
+		"transaction.state.log.replication.factor": replication,
+		"transaction.state.log.min.isr":            "1",
+		"transaction.state.log.num.partitions":     "3",
+		"group.initial.rebalance.delay.ms":         "0",
+		"num.network.threads":                      "2",
+		"num.io.threads":                           "2",
+		"num.replica.fetchers":                     "1",
+		"num.recovery.threads.per.data.dir":        "1",
+		"log.cleaner.threads":                      "1",
+		"log.cleaner.dedupe.buffer.size":           "8388608",
+	}
+}
+
 func kraftProps(c *Cluster, n *Node, opts KRaftOptions, replication string) map[string]string {
-	p := map[string]string{
+	p := smallServerProps(replication)
+	maps.Copy(p, map[string]string{
 		"process.roles":                                    n.Roles,
 		"node.id":                                          strconv.Itoa(n.ID),
 		"controller.listener.names":                        "CONTROLLER",
 		"listener.security.protocol.map":                   "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT",
 		"inter.broker.listener.name":                       "PLAINTEXT",
-		"auto.create.topics.enable":                        "false",
-		"num.partitions":                                   "1",
-		"default.replication.factor":                       "1",
-		"offsets.topic.replication.factor":                 replication,
-		"offsets.topic.num.partitions":                     "3",
-		"transaction.state.log.replication.factor":         replication,
-		"transaction.state.log.min.isr":                    "1",
-		"transaction.state.log.num.partitions":             "3",
 		"share.coordinator.state.topic.replication.factor": replication,
 		"share.coordinator.state.topic.min.isr":            "1",
-		"group.initial.rebalance.delay.ms":                 "0",
-		"num.network.threads":                              "2",
-		"num.io.threads":                                   "2",
-		"num.replica.fetchers":                             "1",
-		"num.recovery.threads.per.data.dir":                "1",
-		"log.cleaner.threads":                              "1",
-		"log.cleaner.dedupe.buffer.size":                   "8388608",
-	}
+	})
 	if opts.DynamicQuorum {
 		p["controller.quorum.bootstrap.servers"] = c.BootstrapControllers()
 	} else {

@@ -211,27 +211,13 @@ func StartZKCluster(t testing.TB, d *Distribution, zk *ZooKeeper, opts ZKCluster
 		id := FirstBrokerID + i
 		n := c.AddNode(id, "", nil)
 		n.PlainPort = ports[i]
+		maps.Copy(n.Props, smallServerProps(replication))
 		maps.Copy(n.Props, map[string]string{
-			"broker.id":                                strconv.Itoa(id),
-			"zookeeper.connect":                        zk.Connect(opts.Chroot),
-			"zookeeper.connection.timeout.ms":          "30000",
-			"listeners":                                fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", n.PlainPort),
-			"advertised.listeners":                     fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", n.PlainPort),
-			"auto.create.topics.enable":                "false",
-			"num.partitions":                           "1",
-			"default.replication.factor":               "1",
-			"offsets.topic.replication.factor":         replication,
-			"offsets.topic.num.partitions":             "3",
-			"transaction.state.log.replication.factor": replication,
-			"transaction.state.log.min.isr":            "1",
-			"transaction.state.log.num.partitions":     "3",
-			"group.initial.rebalance.delay.ms":         "0",
-			"num.network.threads":                      "2",
-			"num.io.threads":                           "2",
-			"num.replica.fetchers":                     "1",
-			"num.recovery.threads.per.data.dir":        "1",
-			"log.cleaner.threads":                      "1",
-			"log.cleaner.dedupe.buffer.size":           "8388608",
+			"broker.id":                       strconv.Itoa(id),
+			"zookeeper.connect":               zk.Connect(opts.Chroot),
+			"zookeeper.connection.timeout.ms": "30000",
+			"listeners":                       fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", n.PlainPort),
+			"advertised.listeners":            fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", n.PlainPort),
 		})
 		maps.Copy(n.Props, opts.Props)
 		ids = append(ids, id)
