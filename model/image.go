@@ -34,6 +34,13 @@ type Image struct {
 	ZK        *ZKState   `json:"zk,omitempty"`
 
 	Provenance Provenance `json:"provenance"`
+
+	// Warnings say what the image rests on (see the Warn* codes): a
+	// damaged batch where replay stopped, skipped records, a lenient
+	// decode, a tree that changed while it was read. Readers add them in
+	// the order they were met; IsPartial tells consumers whether the view
+	// may lack content its source held.
+	Warnings []Finding `json:"-"`
 }
 
 // NewImage returns an empty image with every map allocated.

@@ -81,6 +81,7 @@ type imageJSON struct {
 	Quorum           *quorumJSON        `json:"quorum"`
 	ZK               *zkJSON            `json:"zk"`
 	Provenance       Provenance         `json:"provenance"`
+	Warnings         []Finding          `json:"warnings"`
 }
 
 type endpointJSON struct {
@@ -307,6 +308,7 @@ func (img *Image) jsonDoc() *imageJSON {
 		DelegationTokens: []*DelegationToken{},
 		ProducerIDs:      img.ProducerIDs,
 		Provenance:       img.Provenance,
+		Warnings:         nonNil(img.Warnings),
 	}
 	for _, b := range img.SortedBrokers() {
 		doc.Brokers = append(doc.Brokers, brokerJSON{

@@ -17,7 +17,7 @@ func TestMarshalJSONEmptyImage(t *testing.T) {
 	// Collections are arrays even when empty; optional parts are null.
 	want := `{"clusterId":"","features":[],"brokers":[],"controllers":[],"topics":[],"configs":[],` +
 		`"clientQuotas":[],"acls":[],"scram":[],"delegationTokens":[],"producerIds":null,"migration":null,` +
-		`"quorum":null,"zk":null,"provenance":{"source":"","offset":0,"epoch":0}}`
+		`"quorum":null,"zk":null,"provenance":{"source":"","offset":0,"epoch":0},"warnings":[]}`
 	if string(got) != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}

@@ -237,6 +237,7 @@ func (img *Image) Clone() *Image {
 		Quorum:           cloneQuorum(img.Quorum),
 		ZK:               cloneZK(img.ZK),
 		Provenance:       img.Provenance,
+		Warnings:         CloneFindings(img.Warnings),
 	}
 	if img.Configs != nil {
 		out.Configs = make(map[ConfigResource]map[string]string, len(img.Configs))
