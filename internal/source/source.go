@@ -10,6 +10,17 @@
 //
 // Without a scheme the kind is inferred from what the path holds, and the
 // reason is recorded for verbose output.
+//
+// A point in time is part of the source, so that commands taking two
+// sources (diff) can give each its own:
+//
+//	kraft:/var/lib/kafka/meta@offset=1200     replay up to and including offset 1200
+//	zkdata:/var/lib/zookeeper@zxid=0x2000001f the tree as of that zxid
+//
+// The suffix is recognised only in exactly that form (@offset=N or
+// @zxid=N, N decimal or 0x-hex), so a path that merely contains '@' keeps
+// working. The --at-offset and --at-zxid flags are the same thing for a
+// command's single source; a source's own suffix wins.
 package source
 
 import (
@@ -19,6 +30,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kmeta/kmeta/metalog"
@@ -55,17 +67,83 @@ type Spec struct {
 	// Inferred is set when the string had no scheme; Why says how.
 	Inferred bool
 	Why      string
+	// At is the point in time the source string named (@offset=, @zxid=).
+	At At
+}
+
+// At is a point in time in a source: a KRaft offset or a ZooKeeper zxid.
+// Zero values mean "the newest state".
+type At struct {
+	// Offset, when HasOffset, replays a KRaft source up to and including
+	// this offset.
+	Offset    int64
+	HasOffset bool
+	// Zxid, when > 0, reads a ZooKeeper data dir as of this zxid.
+	Zxid int64
+}
+
+func (a At) String() string {
+	switch {
+	case a.HasOffset:
+		return fmt.Sprintf("@offset=%d", a.Offset)
+	case a.Zxid > 0:
+		return fmt.Sprintf("@zxid=%#x", a.Zxid)
+	}
+	return ""
+}
+
+// splitAt cuts a trailing @offset=N or @zxid=N from a source string.
+func splitAt(s string) (string, At, error) {
+	i := strings.LastIndexByte(s, '@')
+	if i < 0 {
+		return s, At{}, nil
+	}
+	key, val, ok := strings.Cut(s[i+1:], "=")
+	if !ok || (key != "offset" && key != "zxid") {
+		return s, At{}, nil
+	}
+	n, err := strconv.ParseInt(val, 0, 64)
+	if err != nil || n < 0 {
+		return "", At{}, fmt.Errorf("%w: %q: @%s wants a non-negative number (decimal or 0x-hex)", ErrSource, s, key)
+	}
+	if key == "offset" {
+		return s[:i], At{Offset: n, HasOffset: true}, nil
+	}
+	if n == 0 {
+		return "", At{}, fmt.Errorf("%w: %q: @zxid must be above 0", ErrSource, s)
+	}
+	return s[:i], At{Zxid: n}, nil
 }
 
 func (s Spec) String() string {
 	if s.Kind == KRaft {
-		return "kraft:" + s.Path
+		return "kraft:" + s.Path + s.At.String()
 	}
-	return s.ZK.String()
+	return s.ZK.String() + s.At.String()
 }
 
-// Parse reads one source string.
+// Parse reads one source string, with its point in time if it names one.
 func Parse(s string) (Spec, error) {
+	rest, at, err := splitAt(s)
+	if err != nil {
+		return Spec{}, err
+	}
+	spec, err := parse(rest)
+	if err != nil {
+		return Spec{}, err
+	}
+	spec.Raw = s
+	if at.HasOffset && spec.Kind != KRaft {
+		return Spec{}, fmt.Errorf("%w: %q: @offset applies to KRaft sources; a ZooKeeper point in time is @zxid=N", ErrSource, s)
+	}
+	if at.Zxid > 0 && (spec.Kind != ZooKeeper || spec.ZK.Kind != zkread.SourceDataDir) {
+		return Spec{}, fmt.Errorf("%w: %q: @zxid applies to ZooKeeper data dirs (zkdata:); a KRaft point in time is @offset=N", ErrSource, s)
+	}
+	spec.At = at
+	return spec, nil
+}
+
+func parse(s string) (Spec, error) {
 	if s == "" {
 		return Spec{}, fmt.Errorf("%w: empty source", ErrSource)
 	}
@@ -146,7 +224,11 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 	res := &Result{Spec: spec}
 	switch spec.Kind {
 	case KRaft:
-		r, err := metalog.LoadImage(spec.Path, metalog.ImageOptions{AtOffset: opts.AtOffset, Progress: opts.Progress})
+		at := opts.AtOffset
+		if spec.At.HasOffset {
+			at = spec.At.Offset
+		}
+		r, err := metalog.LoadImage(spec.Path, metalog.ImageOptions{AtOffset: at, Progress: opts.Progress})
 		if err != nil {
 			return nil, err
 		}
@@ -161,6 +243,9 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 		}
 	case ZooKeeper:
 		zo := opts.ZK
+		if spec.At.Zxid > 0 {
+			zo.AtZxid = spec.At.Zxid
+		}
 		if opts.Progress != nil && zo.Live.Progress == nil {
 			zo.Live.Progress = func(done, known int) { opts.Progress(int64(done), int64(known)) }
 		}

@@ -50,3 +50,39 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
+
+func TestParsePointInTime(t *testing.T) {
+	dir := t.TempDir()
+	at := filepath.Join(dir, "me@host")
+	os.MkdirAll(filepath.Join(at, "__cluster_metadata-0"), 0o755)
+	os.WriteFile(filepath.Join(at, "__cluster_metadata-0", "00000000000000000000.log"), nil, 0o644)
+	for _, tc := range []struct {
+		in, str string
+		want    At
+	}{
+		{"kraft:/m@offset=1200", "kraft:/m@offset=1200", At{Offset: 1200, HasOffset: true}},
+		{"kraft:/m@offset=0", "kraft:/m@offset=0", At{Offset: 0, HasOffset: true}},
+		{"zkdata:/z@zxid=0x2000001f", "zkdata:/z@zxid=0x2000001f", At{Zxid: 0x2000001f}},
+		{"zkdata:/z@zxid=42", "zkdata:/z@zxid=0x2a", At{Zxid: 42}},
+		// '@' that is not a point in time stays part of the path.
+		{at, "kraft:" + at, At{}},
+		{at + "@offset=5", "kraft:" + at + "@offset=5", At{Offset: 5, HasOffset: true}},
+	} {
+		s, err := Parse(tc.in)
+		if err != nil {
+			t.Errorf("%s: %v", tc.in, err)
+			continue
+		}
+		if s.At != tc.want || s.String() != tc.str {
+			t.Errorf("%s: at %+v %q, want %+v %q", tc.in, s.At, s.String(), tc.want, tc.str)
+		}
+	}
+	for _, bad := range []string{
+		"kraft:/m@offset=-1", "kraft:/m@offset=x", "kraft:/m@zxid=5",
+		"zk://h:2181@zxid=5", "zkdump:/d.json@zxid=5", "zkdata:/z@offset=3", "zkdata:/z@zxid=0",
+	} {
+		if _, err := Parse(bad); !errors.Is(err, ErrSource) {
+			t.Errorf("%s: err %v, want ErrSource", bad, err)
+		}
+	}
+}
