@@ -375,19 +375,24 @@ func (c *Cluster) Stop() {
 // PLAIN super user (delegation tokens need an authenticated SASL channel).
 func (c *Cluster) Client(t testing.TB, opts ...kgo.Opt) *kgo.Client {
 	t.Helper()
-	base := []kgo.Opt{kgo.SeedBrokers(strings.Split(c.BootstrapServers(), ",")...)}
-	if c.SASL {
-		base = []kgo.Opt{
-			kgo.SeedBrokers(strings.Split(c.SASLBootstrapServers(), ",")...),
-			kgo.SASL(plain.Auth{User: AdminUser, Pass: AdminPassword}.AsMechanism()),
-		}
-	}
-	cl, err := kgo.NewClient(append(base, opts...)...)
+	cl, err := kgo.NewClient(append(c.ClientOpts(), opts...)...)
 	if err != nil {
 		t.Fatalf("kafkatest: %v", err)
 	}
 	t.Cleanup(cl.Close)
 	return cl
+}
+
+// ClientOpts are the options Client connects with: the SASL listeners as
+// the PLAIN super user on a SASL cluster, else the PLAINTEXT ones.
+func (c *Cluster) ClientOpts() []kgo.Opt {
+	if c.SASL {
+		return []kgo.Opt{
+			kgo.SeedBrokers(strings.Split(c.SASLBootstrapServers(), ",")...),
+			kgo.SASL(plain.Auth{User: AdminUser, Pass: AdminPassword}.AsMechanism()),
+		}
+	}
+	return []kgo.Opt{kgo.SeedBrokers(strings.Split(c.BootstrapServers(), ",")...)}
 }
 
 // Admin returns an admin client for the cluster (see Client).

@@ -762,15 +762,6 @@ func generateBootstrapFixtures(t *testing.T, d *Distribution, plan fixturePlan, 
 	}
 }
 
-func retryNotFound(fn func() error) error {
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(250 * time.Millisecond) {
-		err := fn()
-		if !errors.Is(err, kerr.DelegationTokenNotFound) || time.Now().After(deadline) {
-			return err
-		}
-	}
-}
-
 func keys(m map[string]*string) []string {
 	var ks []string
 	for k := range m {
@@ -778,42 +769,6 @@ func keys(m map[string]*string) []string {
 	}
 	sort.Strings(ks)
 	return ks
-}
-
-func alterErr(rs kadm.AlterConfigsResponses, err error) error {
-	if err != nil {
-		return err
-	}
-	for _, r := range rs {
-		if r.Err != nil {
-			return fmt.Errorf("alter configs %s: %w (%s)", r.Name, r.Err, r.ErrMessage)
-		}
-	}
-	return nil
-}
-
-func quotaErr(rs kadm.AlteredClientQuotas, err error) error {
-	if err != nil {
-		return err
-	}
-	for _, r := range rs {
-		if r.Err != nil {
-			return fmt.Errorf("alter quota %v: %w (%s)", r.Entity, r.Err, r.ErrMessage)
-		}
-	}
-	return nil
-}
-
-func scramErr(rs kadm.AlteredUserSCRAMs, err error) error {
-	if err != nil {
-		return err
-	}
-	for u, r := range rs {
-		if r.Err != nil {
-			return fmt.Errorf("alter SCRAM %s: %w (%s)", u, r.Err, r.ErrMessage)
-		}
-	}
-	return nil
 }
 
 // TestFixtureDumps re-runs Kafka's DumpLogSegments over the committed

@@ -184,7 +184,16 @@ type ZKClusterOptions struct {
 	Props map[string]string
 	// StartTimeout bounds the start (default 3 min).
 	StartTimeout time.Duration
+	// SASL adds a SASL_PLAINTEXT listener (PLAIN super user, SCRAM,
+	// delegation tokens), as KRaftOptions.SASL does.
+	SASL bool
+	// Authorizer enables ZooKeeper mode's AclAuthorizer with the PLAIN
+	// super user and ANONYMOUS as super users.
+	Authorizer bool
 }
+
+// ZKAuthorizer is ZooKeeper mode's authorizer class.
+const ZKAuthorizer = "kafka.security.authorizer.AclAuthorizer"
 
 // StartZKCluster starts ZooKeeper-mode brokers (3.x only) against zk and
 // waits until all are registered.
@@ -201,7 +210,8 @@ func StartZKCluster(t testing.TB, d *Distribution, zk *ZooKeeper, opts ZKCluster
 		opts.StartTimeout = 3 * time.Minute
 	}
 	c := NewCluster(t, d)
-	ports, err := freePorts(opts.Brokers)
+	c.SASL = opts.SASL
+	ports, err := freePorts(2 * opts.Brokers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,15 +220,29 @@ func StartZKCluster(t testing.TB, d *Distribution, zk *ZooKeeper, opts ZKCluster
 	for i := range opts.Brokers {
 		id := FirstBrokerID + i
 		n := c.AddNode(id, "", nil)
-		n.PlainPort = ports[i]
+		n.PlainPort = ports[2*i]
+		listeners := fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", n.PlainPort)
+		if opts.SASL {
+			n.SASLPort = ports[2*i+1]
+			listeners += fmt.Sprintf(",SASL_PLAINTEXT://127.0.0.1:%d", n.SASLPort)
+		}
 		maps.Copy(n.Props, smallServerProps(replication))
 		maps.Copy(n.Props, map[string]string{
 			"broker.id":                       strconv.Itoa(id),
 			"zookeeper.connect":               zk.Connect(opts.Chroot),
 			"zookeeper.connection.timeout.ms": "30000",
-			"listeners":                       fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", n.PlainPort),
-			"advertised.listeners":            fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", n.PlainPort),
+			"listeners":                       listeners,
+			"advertised.listeners":            listeners,
+			"inter.broker.listener.name":      "PLAINTEXT",
+			"listener.security.protocol.map":  "PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT",
 		})
+		if opts.SASL {
+			maps.Copy(n.Props, saslProps())
+		}
+		if opts.Authorizer {
+			n.Props["authorizer.class.name"] = ZKAuthorizer
+			n.Props["super.users"] = "User:" + AdminUser + ";User:ANONYMOUS"
+		}
 		maps.Copy(n.Props, opts.Props)
 		ids = append(ids, id)
 	}

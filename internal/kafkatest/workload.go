@@ -1,0 +1,238 @@
+package kafkatest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// RichOptions selects the parts of the rich metadata set a cluster can take.
+type RichOptions struct {
+	// ACLs needs an authorizer (ZKClusterOptions.Authorizer or
+	// KRaftOptions.Authorizer).
+	ACLs bool
+	// Tokens needs a SASL cluster (delegation tokens are created over an
+	// authenticated SASL channel).
+	Tokens bool
+}
+
+// RichMetadata is what PopulateRich did, for tests to check against.
+type RichMetadata struct {
+	// Topics are the live topics with their partition counts (the deleted
+	// one is not among them).
+	Topics map[string]int32
+	// Deleted is the topic created and deleted again.
+	Deleted string
+	// SCRAM passwords by user and mechanism ("alice/SCRAM-SHA-256").
+	SCRAM map[string]string
+	// Tokens are the delegation token ids created.
+	Tokens []string
+	// Log says what was done, in order.
+	Log []string
+}
+
+// PopulateRich gives a running cluster (ZooKeeper mode or KRaft; 3 brokers
+// with ids FirstBrokerID..+2) the rich metadata set through Kafka's admin
+// API: topics with several partitions and replication factors, a compacted
+// topic, a partition increase, a deleted topic, topic, per-broker and
+// cluster-default configs, client quotas of every entity kind (defaults
+// included), SCRAM credentials (one removed again), ACLs of every pattern
+// type, a delegation token, and a producer-id block. The same set serves
+// verify (after Kafka's own migration) and migrate (kmeta's).
+func PopulateRich(ctx context.Context, c *Cluster, adm *kadm.Client, opts RichOptions) (*RichMetadata, error) {
+	md := &RichMetadata{Topics: map[string]int32{}, SCRAM: map[string]string{}, Deleted: "tmp.to_delete"}
+	did := func(format string, args ...any) { md.Log = append(md.Log, fmt.Sprintf(format, args...)) }
+	s := kadm.StringPtr
+
+	type topic struct {
+		name    string
+		parts   int32
+		rf      int16
+		configs map[string]*string
+	}
+	for _, tp := range []topic{
+		{"orders.v1", 3, 2, map[string]*string{"retention.ms": s("86400000"), "cleanup.policy": s("delete")}},
+		{"user_events", 2, 3, nil},
+		{"payments_v2.eu", 4, 2, map[string]*string{"min.insync.replicas": s("2")}},
+		{"compacted", 2, 2, map[string]*string{"cleanup.policy": s("compact"), "segment.bytes": s("1048576")}},
+		{md.Deleted, 1, 1, nil},
+	} {
+		r, err := adm.CreateTopic(ctx, tp.parts, tp.rf, tp.configs, tp.name)
+		if err = errors.Join(err, r.Err); err != nil {
+			return md, fmt.Errorf("create topic %s: %w", tp.name, err)
+		}
+		md.Topics[tp.name] = tp.parts
+		did("CreateTopics %s partitions=%d rf=%d", tp.name, tp.parts, tp.rf)
+	}
+	if r, err := adm.UpdatePartitions(ctx, 5, "orders.v1"); err != nil || r.Error() != nil {
+		return md, fmt.Errorf("create partitions: %w", errors.Join(err, r.Error()))
+	}
+	md.Topics["orders.v1"] = 5
+	did("CreatePartitions orders.v1 to 5")
+
+	if err := alterErr(adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{
+		{Name: "max.message.bytes", Value: s("2000000")},
+		{Op: kadm.DeleteConfig, Name: "cleanup.policy"},
+	}, "orders.v1")); err != nil {
+		return md, err
+	}
+	did("IncrementalAlterConfigs TOPIC orders.v1 set max.message.bytes, delete cleanup.policy")
+	if err := alterErr(adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Name: "max.connections", Value: s("1000")}}, FirstBrokerID)); err != nil {
+		return md, err
+	}
+	if err := alterErr(adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Name: "max.connections.per.ip", Value: s("200")}}, FirstBrokerID+1)); err != nil {
+		return md, err
+	}
+	if err := alterErr(adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{
+		{Name: "log.retention.ms", Value: s("604800001")},
+		{Name: "message.max.bytes", Value: s("1048600")},
+		{Name: "log.cleaner.backoff.ms", Value: s("16000")},
+	})); err != nil {
+		return md, err
+	}
+	did("IncrementalAlterConfigs BROKER 1, BROKER 2, BROKER <default>")
+
+	ent := func(kv ...*string) kadm.ClientQuotaEntity {
+		var e kadm.ClientQuotaEntity
+		for i := 0; i < len(kv); i += 2 {
+			e = append(e, kadm.ClientQuotaEntityComponent{Type: *kv[i], Name: kv[i+1]})
+		}
+		return e
+	}
+	set := func(k string, v float64) kadm.AlterClientQuotaOp { return kadm.AlterClientQuotaOp{Key: k, Value: v} }
+	if err := quotaErr(adm.AlterClientQuotas(ctx, []kadm.AlterClientQuotaEntry{
+		{Entity: ent(s("user"), s("alice")), Ops: []kadm.AlterClientQuotaOp{set("producer_byte_rate", 1048576), set("consumer_byte_rate", 2097152)}},
+		{Entity: ent(s("client-id"), s("app.1")), Ops: []kadm.AlterClientQuotaOp{set("request_percentage", 50)}},
+		{Entity: ent(s("user"), s("alice"), s("client-id"), s("app.1")), Ops: []kadm.AlterClientQuotaOp{set("producer_byte_rate", 524288)}},
+		{Entity: ent(s("user"), s("CN=svc,O=acme")), Ops: []kadm.AlterClientQuotaOp{set("controller_mutation_rate", 10)}},
+		{Entity: ent(s("user"), s("bob"), s("client-id"), nil), Ops: []kadm.AlterClientQuotaOp{set("request_percentage", 75)}},
+		{Entity: ent(s("user"), nil), Ops: []kadm.AlterClientQuotaOp{set("producer_byte_rate", 10485760)}},
+		{Entity: ent(s("client-id"), nil), Ops: []kadm.AlterClientQuotaOp{set("consumer_byte_rate", 10485760)}},
+		{Entity: ent(s("user"), nil, s("client-id"), nil), Ops: []kadm.AlterClientQuotaOp{set("request_percentage", 90)}},
+		{Entity: ent(s("ip"), s("127.0.0.2")), Ops: []kadm.AlterClientQuotaOp{set("connection_creation_rate", 10)}},
+		{Entity: ent(s("ip"), nil), Ops: []kadm.AlterClientQuotaOp{set("connection_creation_rate", 100)}},
+	})); err != nil {
+		return md, err
+	}
+	did("AlterClientQuotas user, client-id, user+client-id, defaults, ip")
+
+	for _, u := range []kadm.UpsertSCRAM{
+		{User: "alice", Mechanism: kadm.ScramSha256, Iterations: 4096, Password: "alice-secret"},
+		{User: "alice", Mechanism: kadm.ScramSha512, Iterations: 8192, Password: "alice-secret-512"},
+		{User: "bob", Mechanism: kadm.ScramSha512, Iterations: 10000, Password: "bob-secret"},
+		{User: "carol", Mechanism: kadm.ScramSha256, Iterations: 4096, Password: "carol-secret"},
+	} {
+		// One request per credential: Kafka refuses to alter a user twice
+		// in one request.
+		if err := scramErr(adm.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{u})); err != nil {
+			return md, err
+		}
+		md.SCRAM[u.User+"/"+u.Mechanism.String()] = u.Password
+	}
+	if err := scramErr(adm.AlterUserSCRAMs(ctx, []kadm.DeleteSCRAM{{User: "carol", Mechanism: kadm.ScramSha256}}, nil)); err != nil {
+		return md, err
+	}
+	delete(md.SCRAM, "carol/"+kadm.ScramSha256.String())
+	did("AlterUserScramCredentials alice 256/4096 and 512/8192, bob 512/10000, carol 256 (deleted again)")
+
+	if opts.ACLs {
+		for _, b := range []*kadm.ACLBuilder{
+			kadm.NewACLs().Topics("orders.v1").Allow("User:alice").Operations(kadm.OpRead, kadm.OpDescribe).ResourcePatternType(kadm.ACLPatternLiteral),
+			kadm.NewACLs().Topics("user_").Allow("User:bob").AllowHosts("127.0.0.1").Operations(kadm.OpWrite).ResourcePatternType(kadm.ACLPatternPrefixed),
+			kadm.NewACLs().Topics("payments_v2.eu").Deny("User:mallory").Operations(kadm.OpRead).ResourcePatternType(kadm.ACLPatternLiteral),
+			kadm.NewACLs().Groups("payments-group").Deny("User:mallory").Operations(kadm.OpRead).ResourcePatternType(kadm.ACLPatternLiteral),
+			kadm.NewACLs().Clusters().Allow("User:ops").Operations(kadm.OpAlterConfigs, kadm.OpDescribeConfigs).ResourcePatternType(kadm.ACLPatternLiteral),
+			kadm.NewACLs().TransactionalIDs("txn.").Allow("User:alice").Operations(kadm.OpWrite).ResourcePatternType(kadm.ACLPatternPrefixed),
+		} {
+			rs, err := adm.CreateACLs(ctx, b)
+			if err != nil {
+				return md, err
+			}
+			for _, r := range rs {
+				if r.Err != nil {
+					return md, fmt.Errorf("create ACL %+v: %w", r, r.Err)
+				}
+			}
+		}
+		did("CreateAcls literal, prefixed, deny, cluster, transactional-id")
+	}
+
+	if opts.Tokens {
+		tok, err := adm.CreateDelegationToken(ctx, kadm.CreateDelegationToken{Renewers: []kadm.Principal{{Type: "User", Name: "alice"}}})
+		if err != nil {
+			return md, fmt.Errorf("create token: %w", err)
+		}
+		md.Tokens = append(md.Tokens, tok.TokenID)
+		did("CreateDelegationToken %s (renewer User:alice)", tok.TokenID)
+	}
+
+	if err := retryNotFound(func() error {
+		cl, err := kgo.NewClient(append(c.ClientOpts(), kgo.RequiredAcks(kgo.AllISRAcks()))...)
+		if err != nil {
+			return err
+		}
+		defer cl.Close()
+		return cl.ProduceSync(ctx, &kgo.Record{Topic: "orders.v1", Value: []byte("kmeta rich")}).FirstErr()
+	}); err != nil {
+		return md, fmt.Errorf("idempotent produce: %w", err)
+	}
+	did("Produce 1 record to orders.v1 with an idempotent producer (producer-id block)")
+
+	if r, err := adm.DeleteTopic(ctx, md.Deleted); err != nil || r.Err != nil {
+		return md, fmt.Errorf("delete topic: %w", errors.Join(err, r.Err))
+	}
+	delete(md.Topics, md.Deleted)
+	did("DeleteTopics %s", md.Deleted)
+	return md, nil
+}
+
+// retryNotFound retries fn while the broker it reached does not know yet
+// what another broker created a moment ago (a token, a topic).
+func retryNotFound(fn func() error) error {
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(250 * time.Millisecond) {
+		err := fn()
+		if !(errors.Is(err, kerr.DelegationTokenNotFound) || errors.Is(err, kerr.UnknownTopicOrPartition)) || time.Now().After(deadline) {
+			return err
+		}
+	}
+}
+func alterErr(rs kadm.AlterConfigsResponses, err error) error {
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		if r.Err != nil {
+			return fmt.Errorf("alter configs %s: %w (%s)", r.Name, r.Err, r.ErrMessage)
+		}
+	}
+	return nil
+}
+
+func quotaErr(rs kadm.AlteredClientQuotas, err error) error {
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		if r.Err != nil {
+			return fmt.Errorf("alter quota %v: %w (%s)", r.Entity, r.Err, r.ErrMessage)
+		}
+	}
+	return nil
+}
+
+func scramErr(rs kadm.AlteredUserSCRAMs, err error) error {
+	if err != nil {
+		return err
+	}
+	for u, r := range rs {
+		if r.Err != nil {
+			return fmt.Errorf("alter SCRAM %s: %w (%s)", u, r.Err, r.ErrMessage)
+		}
+	}
+	return nil
+}
