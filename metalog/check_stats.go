@@ -164,6 +164,11 @@ func ComputeStats(path string, opts ReaderOptions) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ComputeStatsDir(d, opts)
+}
+
+// ComputeStatsDir is ComputeStats over an already opened directory.
+func ComputeStatsDir(d *LogDir, opts ReaderOptions) (*Stats, error) {
 	s := NewStats()
 	parts := []StreamPart{}
 	for _, f := range d.DataFiles() {

@@ -15,7 +15,11 @@ func TestParse(t *testing.T) {
 	zkDir := filepath.Join(dir, "zk")
 	os.MkdirAll(filepath.Join(zkDir, "version-2"), 0o755)
 	snap := filepath.Join(dir, "00000000000000000100-0000000002.checkpoint")
-	os.WriteFile(snap, nil, 0o644)
+	real, err := os.ReadFile(filepath.Join("..", "..", "testdata", "kraft", "4.4.0", "metadata", "__cluster_metadata-0", "00000000000000000099-0000000001.checkpoint"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(snap, real, 0o644)
 	dump := filepath.Join(dir, "cluster.json")
 	os.WriteFile(dump, []byte("{}"), 0o644)
 
@@ -33,7 +37,6 @@ func TestParse(t *testing.T) {
 		{snap, KRaft, true, "kraft:" + snap},
 		{zkDir, ZooKeeper, true, "zkdata:" + zkDir},
 		{dump, ZooKeeper, true, "zkdump:" + dump},
-		{"zk1:2181/kafka", ZooKeeper, true, "zk://zk1:2181/kafka"},
 	} {
 		s, err := Parse(tc.in)
 		if err != nil {
@@ -44,7 +47,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("%s: got kind %v inferred %v %q, want %v %v %q", tc.in, s.Kind, s.Inferred, s.String(), tc.kind, tc.inferred, tc.str)
 		}
 	}
-	for _, bad := range []string{"", "kraft:", "http://x", "no-such-path", "zk://bad host"} {
+	for _, bad := range []string{"", "kraft:", "http://x", "no-such-path", "zk://bad host", "zk1:2181/kafka", "kafka://b:9092"} {
 		if _, err := Parse(bad); !errors.Is(err, ErrSource) {
 			t.Errorf("%q: err %v, want ErrSource", bad, err)
 		}
