@@ -41,7 +41,7 @@ type sawError struct {
 	saw      string
 }
 
-func (e *sawError) Error() string { return e.path + ": " + e.saw }
+func (e *sawError) Error() string   { return e.path + ": " + e.saw }
 func (e *sawError) Unwrap() []error { return []error{e.sentinel, ErrSource} }
 
 func saw(path string, sentinel error, format string, a ...any) error {
