@@ -52,27 +52,36 @@ func saw(path string, sentinel error, format string, a ...any) error {
 // name the path once (os.PathError would name it again).
 func statPath(p string) (fs.FileInfo, error) {
 	st, err := os.Stat(p)
-	switch {
-	case err == nil:
-		return st, nil
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, saw(p, ErrNoPath, "no such file or directory")
-	case errors.Is(err, fs.ErrPermission):
-		return nil, saw(p, ErrUnreadable, "permission denied: kmeta cannot read it (run as a user that can, e.g. the one Kafka runs as)")
+	if err != nil {
+		return nil, statError(p, err)
 	}
-	return nil, saw(p, ErrUnreadable, "cannot be read: %v", unwrapPathError(err))
+	return st, nil
+}
+
+func statError(p string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return saw(p, ErrNoPath, "no such file or directory")
+	case errors.Is(err, fs.ErrPermission):
+		return saw(p, ErrUnreadable, "permission denied: kmeta cannot read it (run as a user that can, e.g. the one Kafka runs as)")
+	}
+	return saw(p, ErrUnreadable, "cannot be read: %v", unwrapPathError(err))
 }
 
 // readDir lists a directory with the same kind of refusal as statPath.
 func readDir(p string) ([]fs.DirEntry, error) {
 	ents, err := os.ReadDir(p)
-	if err == nil {
-		return ents, nil
+	if err != nil {
+		return nil, readDirError(p, err)
 	}
+	return ents, nil
+}
+
+func readDirError(p string, err error) error {
 	if errors.Is(err, fs.ErrPermission) {
-		return nil, saw(p, ErrUnreadable, "permission denied: the directory cannot be listed (run as a user that can, e.g. the one Kafka or ZooKeeper runs as)")
+		return saw(p, ErrUnreadable, "permission denied: the directory cannot be listed (run as a user that can, e.g. the one Kafka or ZooKeeper runs as)")
 	}
-	return nil, saw(p, ErrUnreadable, "the directory cannot be listed: %v", unwrapPathError(err))
+	return saw(p, ErrUnreadable, "the directory cannot be listed: %v", unwrapPathError(err))
 }
 
 // unwrapPathError drops the path an *fs.PathError repeats.
