@@ -43,11 +43,17 @@ fuzz:
 demo: build
 	./scripts/demo.sh
 
-# Regenerate the committed real-Kafka fixtures: testdata/kraft (Kafka 3.9.2
-# and 4.4.0 in KRaft mode) and testdata/zk (ZooKeeper + Kafka 3.9.2).
+# Regenerate every committed real-Kafka fixture: testdata/kraft (Kafka 3.9.2
+# and 4.4.0 in KRaft mode, with the DumpLogSegments goldens in dumps/),
+# testdata/zk (ZooKeeper + Kafka 3.9.2), testdata/compressed (Kafka's
+# producer, one segment per codec) and testdata/features (Kafka's feature
+# and storage tools, the gating tables, the catalog golden). Review the
+# diff: every file is what real Kafka printed or wrote.
 fixtures:
 	$(GO) test -count=1 -timeout 30m -run '^TestGenerateFixtures$$' -v ./internal/kafkatest/ -args -generate
 	$(GO) test -count=1 -timeout 30m -run '^TestGenerateFixture$$' -v ./zkread/ -args -zk-generate
+	$(GO) test -count=1 -timeout 30m -tags fixtures -run '^TestGenerateCompressedFixtures$$' -v ./metalog/
+	$(GO) test -count=1 -timeout 30m -p 1 -run '^(TestRealKafkaFeatures|TestKafkaGating|TestKafka39Format|TestFormatCheckpoints|TestGolden)$$' ./features/ -args -update-kafka -update
 
 generate:
 	$(GO) generate ./...
