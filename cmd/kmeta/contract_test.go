@@ -91,6 +91,10 @@ func TestDocumentedExitCodes(t *testing.T) {
 	tornMiddle := damaged(t, func(d string) { truncate(d, firstSeg, 7) })
 	undecodable := undecodableSegment(t)
 	broker := zkModeBrokerDir(t)
+	badProps := damaged(t, func(d string) { os.WriteFile(filepath.Join(d, "meta.properties"), []byte("version=7\n"), 0o644) })
+	badQuorum := damaged(t, func(d string) {
+		os.WriteFile(filepath.Join(d, "__cluster_metadata-0", "quorum-state"), []byte(`{"leaderId":3000,"leaderEpo`), 0o644)
+	})
 	zkdata := filepath.Join(zkFixture, "datadir")
 	for _, tc := range []struct {
 		args   []string
@@ -120,7 +124,8 @@ func TestDocumentedExitCodes(t *testing.T) {
 		{[]string{"log", "dump", "--from-offset", "5", "--to-offset", "3", fixture44}, 2, "--from-offset 5 is above --to-offset 3"},
 		{[]string{"log", "dump", "--from-offset", "-1", fixture44}, 2, "--from-offset -1: must be 0 or more"},
 		{[]string{"log", "dump", "--type", "NO_SUCH_RECORD", fixture44}, 2, "unknown record type"},
-		{[]string{"log", "dump", "zkdata:" + zkdata}, 2, "is a ZooKeeper source"},
+		{[]string{"log", "dump", "zkdata:" + zkdata}, 2, ": a ZooKeeper source; this command reads KRaft metadata files"},
+		{[]string{"log", "dump", badProps}, 1, "kmeta: warning: unusable-file: "},
 		// log check
 		{[]string{"log", "check", fixture44}, 0, ""},
 		{[]string{"log", "check", "kraft:" + fixture44}, 0, ""},
@@ -133,6 +138,10 @@ func TestDocumentedExitCodes(t *testing.T) {
 		// log stats
 		{[]string{"log", "stats", fixture44}, 0, ""},
 		{[]string{"log", "stats", tornMiddle}, 1, "reading stopped at damage"},
+		{[]string{"log", "stats", crc}, 1, "1 batch(es) failed the CRC check"},
+		{[]string{"log", "stats", badProps}, 1, "kmeta: warning: unusable-file: "},
+		{[]string{"image", badQuorum}, 1, "kmeta: warning: unusable-file: "},
+		{[]string{"log", "check", badQuorum}, 1, ""},
 		{[]string{"log", "stats", broker}, 2, "ZooKeeper-mode broker log dir"},
 		// zk
 		{[]string{"zk", "image", zkdata}, 0, "kmeta: warning: chroot-detected"},

@@ -142,6 +142,11 @@ func logDumpCommand() *cli.Command {
 			if runErr != nil {
 				return runErr
 			}
+			var unusable []model.Finding
+			for _, spec := range specs {
+				unusable = append(unusable, source.DirWarnings(spec.Dir)...)
+			}
+			printWarnings(c, unusable)
 			for _, t := range d.TornTails() {
 				if t.Active {
 					warnf(c, "%s: %s", model.WarnTornTail, t)
@@ -149,6 +154,9 @@ func logDumpCommand() *cli.Command {
 			}
 			if n, first := d.Problems(); n > 0 {
 				return findingsf("%d batch(es) or record(s) could not be read or decoded; the first: %v", n, first)
+			}
+			if len(unusable) > 0 {
+				return findingsf("%d file(s) could not be used (see the warnings above)", len(unusable))
 			}
 			return nil
 		},
@@ -291,8 +299,8 @@ func logStatsCommand() *cli.Command {
 		Usage:     "records and bytes per record type, batches, epochs, time range",
 		ArgsUsage: "PATH",
 		Description: "Exit 0 when every file was read to its end (a torn tail of the active segment is what a crash\n" +
-			"leaves: counted up to the last whole batch), 1 when reading stopped at damage (the statistics are\n" +
-			"printed up to there), 2 when the path could not be read.\n\n" + kraftPathHelp,
+			"leaves: counted up to the last whole batch), 1 when a batch failed its CRC or reading stopped at damage\n" +
+			"(the statistics are printed, up to there), 2 when the path could not be read.\n\n" + kraftPathHelp,
 		Action: func(c *cli.Context) error {
 			path, err := oneArg(c, "PATH")
 			if err != nil {
@@ -307,11 +315,19 @@ func logStatsCommand() *cli.Command {
 			if st == nil {
 				return pathErr(path, statsErr)
 			}
+			unusable := source.DirWarnings(spec.Dir)
+			printWarnings(c, unusable)
 			if err := writeStats(c, st); err != nil {
 				return err
 			}
 			if statsErr != nil {
 				return findingsf("reading stopped at damage, statistics cover what came before it: %v", statsErr)
+			}
+			if st.CRCFailures > 0 {
+				return findingsf("%d batch(es) failed the CRC check (counted as read); the first: %s", st.CRCFailures, st.FirstCRCFailure)
+			}
+			if len(unusable) > 0 {
+				return findingsf("%d file(s) could not be used (see the warnings above)", len(unusable))
 			}
 			return nil
 		},

@@ -170,7 +170,11 @@ func ParseKRaft(s string) (Spec, error) {
 		return spec, err
 	}
 	if spec.Kind != KRaft {
-		return spec, fmt.Errorf("%w: %s is a ZooKeeper source (%s); this command reads KRaft metadata files", ErrSource, s, spec)
+		what := "a ZooKeeper source"
+		if spec.Inferred {
+			what += " (" + spec.String() + ")"
+		}
+		return spec, saw(s, ErrUnrecognised, "%s; this command reads KRaft metadata files", what)
 	}
 	if spec.Dir == nil {
 		if spec.Dir, err = OpenKRaft(spec.Path); err != nil {
@@ -328,7 +332,7 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 			return nil, saw(spec.Path, ErrPastEnd, "offset %d is past the end of the log: %s", at, end)
 		}
 		res.Image = r.Image
-		res.Image.Warnings = kraftWarnings(r)
+		res.Image.Warnings = kraftWarnings(r, d)
 	case ZooKeeper:
 		zo := opts.ZK
 		if spec.At.Zxid > 0 {

@@ -16,11 +16,11 @@ import (
 // warnings this adapter is reduced to returning them.
 
 // kraftWarnings returns what a KRaft image rests on.
-func kraftWarnings(r *metalog.ImageResult) []model.Finding {
+func kraftWarnings(r *metalog.ImageResult, d *metalog.LogDir) []model.Finding {
 	if len(r.Image.Warnings) > 0 {
 		return r.Image.Warnings
 	}
-	var out []model.Finding
+	out := DirWarnings(d)
 	for _, w := range r.Warnings {
 		out = append(out, classify(w, kraftCodes))
 	}
@@ -31,6 +31,23 @@ func kraftWarnings(r *metalog.ImageResult) []model.Finding {
 	sort.Strings(keys)
 	for _, k := range keys {
 		out = append(out, warning(model.WarnRecordsSkipped, fmt.Sprintf("%d record(s) skipped, not decodable: %s", r.Unknown[k], k)))
+	}
+	return out
+}
+
+// DirWarnings are the files of a KRaft log dir that are present but
+// unusable (a meta.properties or quorum-state that does not parse, a badly
+// named data file): whatever is read from the dir is read without them, so
+// each is a warning of severity error (partial).
+func DirWarnings(d *metalog.LogDir) []model.Finding {
+	if d == nil {
+		return nil
+	}
+	var out []model.Finding
+	for _, p := range d.Problems {
+		f := warning(unusableFile, p.Error()+" (read without it)")
+		f.Severity = model.SevError
+		out = append(out, f)
 	}
 	return out
 }
@@ -81,6 +98,11 @@ var zkCodes = []codeRule{
 // severity error, which model.Partial counts as partial: a view resting on
 // something unnamed is not called complete.
 const unclassified = "unclassified-warning"
+
+// unusableFile is the code of a file in the log dir that is present but
+// unusable (a meta.properties or quorum-state that does not parse, a badly
+// named data file). Severity error: partial.
+const unusableFile = "unusable-file"
 
 func classify(text string, rules []codeRule) model.Finding {
 	for _, r := range rules {
