@@ -73,8 +73,21 @@ package main
 //	                  (usageErrorf, bad flags, unknown commands) included
 //
 // Errors are printed once, by run, to stderr as "kmeta: <message>".
-// Wrap library errors with context (fmt.Errorf("reading %s: %w", src, err));
-// they keep their position information.
+// An error names each path once: internal/source's refusals and metalog's
+// errors already start with the path, so do not wrap them with it again
+// (pathErr adds it only when missing).
+//
+// # Sources and warnings
+//
+// A SOURCE argument goes through internal/source, the one place that
+// parses source strings and infers kinds: loadSource/loadSpec for a view
+// (image, features, zk image), source.ParseKRaft (kraftSpec) for the log
+// commands, source.ReadZKTree for zk dump. What a result rests on comes
+// back as typed warnings (model.Finding); printWarnings is the one place
+// they are printed ("kmeta: warning: CODE: message"). A command whose
+// result rests on damaged or partial input prints it and then returns
+// partialResult(src, img) (exit 1); a torn tail of the active segment is
+// not partial (exit 0 with the warning).
 
 import (
 	"context"
