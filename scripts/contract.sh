@@ -75,7 +75,7 @@ for in in "${inputs[@]}"; do
       rc=$?
       codes+=("$rc")
       # The first stderr line of the JSON run (zk dump refuses text and table).
-      [ "$f" = json ] && first=$(head -1 "$work/err" | sed "s|$work|WORK|g; s|$root/||g" | cut -c1-150)
+      [ "$f" = json ] && first=$(head -1 "$work/err" | sed "s|$work|WORK|g; s|$root/||g" | cut -c1-110)
       why=""
       case $rc in 0|1|2) ;; *) why="exit $rc" ;; esac
       grep -q "panic\|goroutine " "$work/err" && why="panic"
