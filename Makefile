@@ -2,23 +2,26 @@
 GO      ?= go
 BIN     ?= bin/kmeta
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 # Integration tests start real Kafka and ZooKeeper JVMs; one package at a
 # time keeps a 2-core machine from starving them.
 TESTFLAGS ?= -p 1 -timeout 80m
 FUZZTIME  ?= 20s
 
-.PHONY: build test unit bench fuzz demo fixtures generate vet clean
+.PHONY: build test unit bench fuzz demo fixtures generate check-generated vet clean
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/kmeta
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/kmeta
 
-# Unit and real-Kafka/ZooKeeper tests. Nothing skips silently here.
+# Unit and real-Kafka/ZooKeeper tests. Nothing skips silently here: an
+# exported KMETA_UNIT_ONLY is removed, and the summary says how many tests
+# passed, failed and skipped.
 test: vet
-	$(GO) test $(TESTFLAGS) ./...
+	env -u KMETA_UNIT_ONLY GO=$(GO) ./scripts/testsummary.sh $(TESTFLAGS) ./...
 
-# Unit tests only: no JVM; tests that need one skip.
+# Unit tests only: no JVM; tests that need one skip (and are counted).
 unit:
-	KMETA_UNIT_ONLY=1 $(GO) test ./...
+	KMETA_UNIT_ONLY=1 GO=$(GO) ./scripts/testsummary.sh ./...
 
 vet:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v zz_generated.go)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -40,14 +43,24 @@ fuzz:
 demo: build
 	./scripts/demo.sh
 
-# Regenerate the committed real-Kafka fixtures: testdata/kraft (Kafka 3.9.2
-# and 4.4.0 in KRaft mode) and testdata/zk (ZooKeeper + Kafka 3.9.2).
+# Regenerate every committed real-Kafka fixture: testdata/kraft (Kafka 3.9.2
+# and 4.4.0 in KRaft mode, with the DumpLogSegments goldens in dumps/),
+# testdata/zk (ZooKeeper + Kafka 3.9.2), testdata/compressed (Kafka's
+# producer, one segment per codec) and testdata/features (Kafka's feature
+# and storage tools, the gating tables, the catalog golden). Review the
+# diff: every file is what real Kafka printed or wrote.
 fixtures:
 	$(GO) test -count=1 -timeout 30m -run '^TestGenerateFixtures$$' -v ./internal/kafkatest/ -args -generate
 	$(GO) test -count=1 -timeout 30m -run '^TestGenerateFixture$$' -v ./zkread/ -args -zk-generate
+	$(GO) test -count=1 -timeout 30m -tags fixtures -run '^TestGenerateCompressedFixtures$$' -v ./metalog/
+	$(GO) test -count=1 -timeout 30m -p 1 -run '^(TestRealKafkaFeatures|TestKafkaGating|TestKafka39Format|TestFormatCheckpoints|TestGolden)$$' ./features/ -args -update-kafka -update
 
 generate:
 	$(GO) generate ./...
+
+# CI: the generated record code is what the generator makes from records.def.
+check-generated: generate
+	git diff --exit-code -- metalog/records/zz_generated.go
 
 clean:
 	rm -rf bin

@@ -2,21 +2,51 @@ package features
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/kmeta/kmeta/model"
 )
 
-// Severity of a finding, in sort order.
+// Findings are model.Finding, the one findings type, with Class
+// "features", Code one of the Kind* strings below (stable), and Entity the
+// subject (a feature, a node, a kind of content). Severities map:
+//
+//	a refusal (Kafka refuses the change, or kmeta must not do it) → error
+//	a loss (possible only by dropping content; code "lossy-…")   → error
+//	a warning                                                      → warning
+//	a fact                                                         → info
+//
+// A lossy change is an error because writing it drops content: `features
+// check` exits 1 for it as for a refusal; IsLoss tells them apart (and
+// Verdict.Allowed and Verdict.Lossy say which happened).
+type Finding = model.Finding
+
+// Severities of features findings (see Finding).
 const (
-	SevBlock = "block" // Kafka refuses the change (or kmeta must not do it)
-	SevLoss  = "loss"  // the change is possible only by dropping content
-	SevWarn  = "warn"
-	SevInfo  = "info"
+	SevBlock = model.SevError
+	SevLoss  = model.SevError
+	SevWarn  = model.SevWarning
+	SevInfo  = model.SevInfo
 )
 
-var sevRank = map[string]int{SevBlock: 0, SevLoss: 1, SevWarn: 2, SevInfo: 3}
+// Class is the Class of every features finding.
+const Class = "features"
+
+// IsLoss reports whether f says the change drops content.
+func IsLoss(f Finding) bool { return strings.HasPrefix(f.Code, KindLossPrefix) }
+
+// IsBlock reports whether f says Kafka refuses the change.
+func IsBlock(f Finding) bool { return f.Severity == model.SevError && !IsLoss(f) }
+
+// withClass sets the features class on findings.
+func withClass(fs []Finding) []Finding {
+	for i := range fs {
+		fs[i].Class = Class
+	}
+	return fs
+}
 
 // Finding kinds. They are stable: scripts may match on them.
 const (
@@ -32,20 +62,11 @@ const (
 	KindNoMetadataVersion = "no-metadata-version"
 	KindCurrentUnknown    = "current-level-unknown"
 	KindUnchanged         = "unchanged"
-	KindLossPrefix        = "lossy-" // + a Requirement kind
+	// KindNodeUnsupported: a registered broker or controller does not
+	// support the target level (its registration's supported range).
+	KindNodeUnsupported = "unsupported-by-node"
+	KindLossPrefix      = "lossy-" // + a Requirement kind
 )
-
-// Finding is one fact about a proposed metadata.version change.
-type Finding struct {
-	Severity string `json:"severity"`
-	Kind     string `json:"kind"`
-	Subject  string `json:"subject,omitempty"`
-	// Level is the level the finding is about (a requirement's minimum, a
-	// Δmeta level), 0 when none.
-	Level   int16  `json:"level,omitempty"`
-	Count   int    `json:"count,omitempty"`
-	Message string `json:"message"`
-}
 
 // CheckOptions tunes Check.
 type CheckOptions struct {
@@ -105,25 +126,25 @@ func (c *Catalog) Check(img *model.Image, target Level, opts CheckOptions) Verdi
 	known, ok := c.ByLevel(target.Level)
 	// Compare more than the name: 3.9 and 4.x share names for 22 and 23.
 	if !ok || known.Name != target.Name || known.MetadataChanged != target.MetadataChanged || known.Enables != target.Enables {
-		add(Finding{Severity: SevBlock, Kind: KindUnknownLevel, Level: target.Level,
+		add(Finding{Severity: SevBlock, Code: KindUnknownLevel,
 			Message: fmt.Sprintf("%s (%d) is not a level of the %s catalog", target.Name, target.Level, c.Name)})
 	} else {
 		target = known
 		if !target.Production {
-			sev, msg := SevBlock, "is not a production level; Kafka accepts it only with unstable.feature.versions.enable=true"
+			sev, msg := model.SevError, "is not a production level; Kafka accepts it only with unstable.feature.versions.enable=true"
 			if opts.AllowUnstable {
 				sev, msg = SevWarn, "is not a production level (allowed by unstable.feature.versions.enable)"
 			}
-			add(Finding{Severity: sev, Kind: KindUnstableLevel, Level: target.Level, Message: target.Name + " " + msg})
+			add(Finding{Severity: sev, Code: KindUnstableLevel, Message: target.Name + " " + msg})
 		}
 	}
 	if target.Level < c.MinimumBootstrap {
-		add(Finding{Severity: SevBlock, Kind: KindBelowMinimum, Level: c.MinimumBootstrap,
+		add(Finding{Severity: SevBlock, Code: KindBelowMinimum,
 			Message: fmt.Sprintf("%s is below the %s minimum %s", target.Name, c.Name, c.name(c.MinimumBootstrap))})
 	}
 	v.LoadableBy4x = target.Level >= catalog4x.MinimumLoadable
 	if !v.LoadableBy4x {
-		add(Finding{Severity: SevWarn, Kind: KindNotLoadable4x, Level: catalog4x.MinimumLoadable,
+		add(Finding{Severity: SevWarn, Code: KindNotLoadable4x,
 			Message: fmt.Sprintf("Kafka 4.x cannot load metadata at %s; it needs at least %s", target.Name, catalog4x.name(catalog4x.MinimumLoadable))})
 	}
 
@@ -131,14 +152,14 @@ func (c *Catalog) Check(img *model.Image, target Level, opts CheckOptions) Verdi
 	switch {
 	case cur == 0:
 		v.Direction = "initial"
-		add(Finding{Severity: SevInfo, Kind: KindNoMetadataVersion,
+		add(Finding{Severity: SevInfo, Code: KindNoMetadataVersion,
 			Message: "the image has no metadata.version; the target is its first level"})
 	default:
 		v.CurrentLoadableBy4x = cur >= catalog4x.MinimumLoadable
 		r := c.ref(cur)
 		v.Current = &r
 		if _, ok := c.ByLevel(cur); !ok {
-			add(Finding{Severity: SevBlock, Kind: KindCurrentUnknown, Level: cur,
+			add(Finding{Severity: SevBlock, Code: KindCurrentUnknown,
 				Message: fmt.Sprintf("the image's metadata.version %d is not a level of the %s catalog", cur, c.Name)})
 		}
 		switch {
@@ -147,27 +168,31 @@ func (c *Catalog) Check(img *model.Image, target Level, opts CheckOptions) Verdi
 		case target.Level < cur:
 			v.Direction = "downgrade"
 			var changed []string
-			var lowest int16
 			for l := cur; l > target.Level; l-- {
 				if lv, ok := c.ByLevel(l); ok && lv.MetadataChanged {
 					changed = append([]string{lv.Name}, changed...)
-					lowest = l
 				}
 			}
 			if len(changed) > 0 {
-				add(Finding{Severity: SevBlock, Kind: KindMetadataChanged, Level: lowest, Count: len(changed),
+				add(Finding{Severity: SevBlock, Code: KindMetadataChanged,
 					Message: fmt.Sprintf("downgrade from %s to %s crosses %d level(s) that changed the metadata format (%s); Kafka refuses it and has no unsafe downgrade",
 						r.Name, target.Name, len(changed), strings.Join(changed, ", "))})
 			}
 		default:
 			v.Direction = "unchanged"
-			add(Finding{Severity: SevInfo, Kind: KindUnchanged, Level: cur, Message: "the image is already at " + r.Name})
+			add(Finding{Severity: SevInfo, Code: KindUnchanged, Message: "the image is already at " + r.Name})
+		}
+	}
+
+	if v.Direction != "unchanged" {
+		for _, f := range unsupportedByNodes(img, target) {
+			add(f)
 		}
 	}
 
 	if m := img.Migration; m != nil && m.HasState && v.Direction != "unchanged" &&
 		(m.State == model.MigrationPreMigration || m.State == model.MigrationMigration) {
-		add(Finding{Severity: SevBlock, Kind: KindMigrationActive,
+		add(Finding{Severity: SevBlock, Code: KindMigrationActive,
 			Message: fmt.Sprintf("metadata.version cannot change while the ZooKeeper migration state is %s", m.State)})
 	}
 
@@ -179,10 +204,10 @@ func (c *Catalog) Check(img *model.Image, target Level, opts CheckOptions) Verdi
 		f, ok := c.Feature(name)
 		switch {
 		case !ok:
-			add(Finding{Severity: SevWarn, Kind: KindUnknownFeature, Subject: name,
+			add(Finding{Severity: SevWarn, Code: KindUnknownFeature, Entity: name,
 				Message: fmt.Sprintf("feature %s=%d is not known to the %s catalog", name, lvl, c.Name)})
 		case lvl > f.MaxLevel() || lvl < 0:
-			add(Finding{Severity: SevWarn, Kind: KindUnknownFeatureLvl, Subject: name, Level: lvl,
+			add(Finding{Severity: SevWarn, Code: KindUnknownFeatureLvl, Entity: name,
 				Message: fmt.Sprintf("feature %s has no level %d in the %s catalog", name, lvl, c.Name)})
 		}
 	}
@@ -196,7 +221,7 @@ func (c *Catalog) Check(img *model.Image, target Level, opts CheckOptions) Verdi
 			continue
 		}
 		if r.Kind == ReqFeatureDependency {
-			add(Finding{Severity: SevBlock, Kind: KindFeatureDependency, Subject: r.Subject, Level: r.Minimum.Level, Count: r.Count,
+			add(Finding{Severity: SevBlock, Code: KindFeatureDependency, Entity: r.Subject,
 				Message: r.Reason + "; lower or disable the feature first"})
 			continue
 		}
@@ -205,24 +230,99 @@ func (c *Catalog) Check(img *model.Image, target Level, opts CheckOptions) Verdi
 			msg += " (Kafka drops it without reporting a loss)"
 		}
 		v.Lossy = true
-		add(Finding{Severity: SevLoss, Kind: KindLossPrefix + r.Kind, Subject: r.Subject, Level: r.Minimum.Level, Count: r.Count, Message: msg})
+		add(Finding{Severity: SevLoss, Code: KindLossPrefix + r.Kind, Entity: r.Subject, Message: msg})
 	}
 	if maxReq > 0 {
 		r := c.ref(maxReq)
 		v.RequiredMinimum = &r
 	}
 
-	v.Allowed = true
-	for _, f := range v.Findings {
-		if f.Severity == SevBlock {
-			v.Allowed = false
-		}
-	}
-	sortFindings(v.Findings)
+	v.Allowed = !slices.ContainsFunc(v.Findings, IsBlock)
+	withClass(v.Findings)
+	model.SortFindings(v.Findings)
 	if v.Findings == nil {
 		v.Findings = []Finding{}
 	}
 	return v
+}
+
+// unsupportedByNodes is Kafka's cluster-support gate: the controller
+// refuses a metadata.version that any registered broker (fenced ones
+// included: they are still registered) or controller does not list in its
+// registration's supported range. One finding per node, brokers first, by
+// id; a node that registered no metadata.version range is not judged.
+func unsupportedByNodes(img *model.Image, target Level) []Finding {
+	var out []Finding
+	check := func(kind string, id int32, ranges []model.FeatureRange, fenced bool) {
+		for _, r := range ranges {
+			if r.Name != MetadataVersionFeature {
+				continue
+			}
+			if target.Level < r.Min || target.Level > r.Max {
+				state := ""
+				if fenced {
+					state = " (fenced, still registered)"
+				}
+				out = append(out, Finding{Severity: SevBlock, Code: KindNodeUnsupported, Entity: fmt.Sprintf("%s %d", kind, id),
+					Message: fmt.Sprintf("%s %d%s supports metadata.version %d-%d, not %s (%d); Kafka refuses the change until every node runs software that supports it",
+						kind, id, state, r.Min, r.Max, target.Name, target.Level)})
+			}
+		}
+	}
+	for _, id := range sortedIDs(img.Brokers) {
+		b := img.Brokers[id]
+		check("broker", id, b.Features, b.Fenced)
+	}
+	for _, id := range sortedIDs(img.Controllers) {
+		check("controller", id, img.Controllers[id].Features, false)
+	}
+	return out
+}
+
+func sortedIDs[V any](m map[int32]V) []int32 {
+	ids := make([]int32, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// CatalogForImage chooses the catalog a source's own software uses: 3.9
+// when any registered node's highest supported metadata.version is a 3.x
+// level (≤ 3.9-IV0, 21) or the image comes from ZooKeeper, 4.x otherwise.
+// The second result says why, for verbose output.
+func CatalogForImage(img *model.Image) (*Catalog, string) {
+	if img == nil {
+		return catalog4x, "no image"
+	}
+	if img.ZK != nil {
+		return catalog39, "a ZooKeeper source: ZooKeeper mode ends with Kafka 3.9"
+	}
+	maxSupported := int16(-1)
+	seen := func(ranges []model.FeatureRange) {
+		for _, r := range ranges {
+			if r.Name == MetadataVersionFeature {
+				maxSupported = max(maxSupported, r.Max)
+			}
+		}
+	}
+	for _, b := range img.Brokers {
+		seen(b.Features)
+	}
+	for _, c := range img.Controllers {
+		seen(c.Features)
+	}
+	last39 := catalog39.Levels[len(catalog39.Levels)-1].Level
+	switch {
+	case maxSupported < 0:
+		// A 4.x cluster may still run at a 3.x level: without ranges the
+		// level says nothing about the software.
+		return catalog4x, "no node registered its supported range; the newest catalog"
+	case maxSupported <= last39:
+		return catalog39, fmt.Sprintf("the registered nodes support metadata.version up to %d, a Kafka 3.9 software range", maxSupported)
+	}
+	return catalog4x, fmt.Sprintf("the registered nodes support metadata.version up to %d, a Kafka 4.x software range", maxSupported)
 }
 
 // ValidateFeatures checks a full set of finalized levels (metadata.version
@@ -240,13 +340,13 @@ func (c *Catalog) ValidateFeatures(levels map[string]int16, opts CheckOptions) [
 		l, ok := c.ByLevel(mv)
 		switch {
 		case !ok:
-			out = append(out, Finding{Severity: SevBlock, Kind: KindUnknownLevel, Subject: MetadataVersionFeature, Level: mv,
+			out = append(out, Finding{Severity: SevBlock, Code: KindUnknownLevel, Entity: MetadataVersionFeature,
 				Message: fmt.Sprintf("metadata.version %d is not a level of the %s catalog", mv, c.Name)})
 		case mv < c.MinimumBootstrap:
-			out = append(out, Finding{Severity: SevBlock, Kind: KindBelowMinimum, Subject: MetadataVersionFeature, Level: c.MinimumBootstrap,
+			out = append(out, Finding{Severity: SevBlock, Code: KindBelowMinimum, Entity: MetadataVersionFeature,
 				Message: fmt.Sprintf("metadata.version %s is below the %s minimum %s", l.Name, c.Name, c.name(c.MinimumBootstrap))})
 		case !l.Production && !opts.AllowUnstable:
-			out = append(out, Finding{Severity: SevBlock, Kind: KindUnstableLevel, Subject: MetadataVersionFeature, Level: mv,
+			out = append(out, Finding{Severity: SevBlock, Code: KindUnstableLevel, Entity: MetadataVersionFeature,
 				Message: fmt.Sprintf("metadata.version %s is not a production level; Kafka accepts it only with unstable.feature.versions.enable=true", l.Name)})
 		}
 	}
@@ -257,22 +357,22 @@ func (c *Catalog) ValidateFeatures(levels map[string]int16, opts CheckOptions) [
 		lvl := levels[name]
 		f, ok := c.Feature(name)
 		if !ok {
-			out = append(out, Finding{Severity: SevBlock, Kind: KindUnknownFeature, Subject: name,
+			out = append(out, Finding{Severity: SevBlock, Code: KindUnknownFeature, Entity: name,
 				Message: "unknown feature " + name})
 			continue
 		}
 		if lvl < 0 || lvl > f.MaxLevel() {
-			out = append(out, Finding{Severity: SevBlock, Kind: KindUnknownFeatureLvl, Subject: name, Level: lvl,
+			out = append(out, Finding{Severity: SevBlock, Code: KindUnknownFeatureLvl, Entity: name,
 				Message: fmt.Sprintf("feature level %d is not supported for feature %s", lvl, name)})
 			continue
 		}
 		if lvl > f.LatestProduction && !opts.AllowUnstable {
-			out = append(out, Finding{Severity: SevBlock, Kind: KindUnstableLevel, Subject: name, Level: lvl,
+			out = append(out, Finding{Severity: SevBlock, Code: KindUnstableLevel, Entity: name,
 				Message: fmt.Sprintf("%s=%d is not a production level; Kafka accepts it only with unstable.feature.versions.enable=true", name, lvl)})
 			continue
 		}
 		if lvl >= 1 && hasMV && mv < c.MinimumBootstrap {
-			out = append(out, Finding{Severity: SevBlock, Kind: KindFeatureDependency, Subject: name, Level: c.MinimumBootstrap,
+			out = append(out, Finding{Severity: SevBlock, Code: KindFeatureDependency, Entity: name,
 				Message: fmt.Sprintf("%s=%d needs metadata.version at least %s", name, lvl, c.name(c.MinimumBootstrap))})
 		}
 		for _, d := range f.Levels[lvl].Dependencies {
@@ -282,12 +382,13 @@ func (c *Catalog) ValidateFeatures(levels map[string]int16, opts CheckOptions) [
 				if d.Feature == MetadataVersionFeature {
 					need = fmt.Sprintf("%d (%s)", d.Level, c.name(d.Level))
 				}
-				out = append(out, Finding{Severity: SevBlock, Kind: KindFeatureDependency, Subject: name, Level: d.Level,
+				out = append(out, Finding{Severity: SevBlock, Code: KindFeatureDependency, Entity: name,
 					Message: fmt.Sprintf("%s=%d requires %s=%s, have %d", name, lvl, d.Feature, need, have)})
 			}
 		}
 	}
-	sortFindings(out)
+	withClass(out)
+	model.SortFindings(out)
 	return out
 }
 
@@ -298,20 +399,4 @@ func sortedFeatureNames(m map[string]int16) []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-func sortFindings(fs []Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if sevRank[a.Severity] != sevRank[b.Severity] {
-			return sevRank[a.Severity] < sevRank[b.Severity]
-		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		if a.Subject != b.Subject {
-			return a.Subject < b.Subject
-		}
-		return a.Level < b.Level
-	})
 }

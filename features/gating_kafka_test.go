@@ -182,8 +182,8 @@ func shortKafka(msg string) string { return strings.TrimSpace(kafkaNoise.Replace
 func verdictText(v features.Verdict) string {
 	var kinds []string
 	for _, f := range v.Findings {
-		if f.Severity == features.SevBlock || f.Severity == features.SevLoss {
-			kinds = append(kinds, f.Kind)
+		if f.Severity == model.SevError {
+			kinds = append(kinds, f.Code)
 		}
 	}
 	s := "allowed"
@@ -222,13 +222,13 @@ func (g *gateCluster) step(s gateStep) {
 		g.t.Errorf("%s: kmeta allowed=%v, want %v; findings %+v", label, v.Allowed, s.accept, v.Findings)
 	}
 	for _, k := range s.kinds {
-		if !slices.ContainsFunc(v.Findings, func(f features.Finding) bool { return f.Kind == k }) {
+		if !slices.ContainsFunc(v.Findings, func(f features.Finding) bool { return f.Code == k }) {
 			g.t.Errorf("%s: kmeta reported no %s finding: %+v", label, k, v.Findings)
 		}
 	}
 	if s.lossContains != "" {
 		if !v.Lossy || !slices.ContainsFunc(v.Findings, func(f features.Finding) bool {
-			return f.Severity == features.SevLoss && strings.Contains(f.Message, s.lossContains)
+			return features.IsLoss(f) && strings.Contains(f.Message, s.lossContains)
 		}) {
 			g.t.Errorf("%s: kmeta reported no loss %q: lossy=%v %+v", label, s.lossContains, v.Lossy, v.Findings)
 		}
@@ -318,7 +318,7 @@ func (g *gateCluster) featureStep(verb, feature string, level int16, accept bool
 	found := g.cat.ValidateFeatures(levels, features.CheckOptions{})
 	var kinds []string
 	for _, f := range found {
-		kinds = append(kinds, f.Kind)
+		kinds = append(kinds, f.Code)
 	}
 	allowed := len(found) == 0
 	kmeta := "allowed"

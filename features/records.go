@@ -93,13 +93,13 @@ func (c *Catalog) RecordVersion(mv, apiKey int16) (int16, bool) {
 	switch apiKey {
 	case RegisterBrokerRecord:
 		switch {
-		case c.Name == "4.x" && at(30):
+		case c.Name == "4.x" && at(LevelCordonedLogDirs):
 			return 4, true
-		case at(17):
+		case at(LevelJBOD):
 			return 3, true
-		case at(8):
+		case at(LevelZkMigration):
 			return 2, true
-		case at(7):
+		case at(LevelControlledShutdown):
 			return 1, true
 		}
 		return 0, true
@@ -107,42 +107,42 @@ func (c *Catalog) RecordVersion(mv, apiKey int16) (int16, bool) {
 		switch {
 		case at(c.ELRLevel):
 			return 2, true
-		case at(17):
+		case at(LevelJBOD):
 			return 1, true
 		}
 		return 0, true
 	case FenceBrokerRecord, UnfenceBrokerRecord:
-		return 0, mv < 6
+		return 0, mv < LevelBrokerRegistrationChange
 	case BrokerRegistrationChangeRecord:
 		switch {
-		case !at(6):
+		case !at(LevelBrokerRegistrationChange):
 			return 0, false
-		case c.Name == "4.x" && at(30):
+		case c.Name == "4.x" && at(LevelCordonedLogDirs):
 			return 3, true
-		case at(17):
+		case at(LevelJBOD):
 			return 2, true
-		case at(7):
+		case at(LevelControlledShutdown):
 			return 1, true
 		}
 		return 0, true
 	case DelegationTokenRecord, RemoveDelegationTokenRecord:
-		return 0, at(14)
+		return 0, at(LevelDelegationTokens)
 	case UserScramCredentialRecord, RemoveUserScramCredentialRecord:
-		return 0, at(11)
+		return 0, at(LevelScram)
 	case FeatureLevelRecordKey:
-		return 0, at(4)
+		return 0, at(LevelFeatureLevelRecord)
 	case NoOpRecord:
-		return 0, at(5)
+		return 0, at(LevelNoOpRecord)
 	case ZkMigrationStateRecord:
-		return 0, c.writesZkMigrationState && at(8)
+		return 0, c.writesZkMigrationState && at(LevelZkMigration)
 	case BeginTransactionRecord, EndTransactionRecord, AbortTransactionRecord:
-		return 0, at(13)
+		return 0, at(LevelTransactions)
 	case RegisterControllerRecord:
-		return 0, at(15)
+		return 0, at(LevelControllerRegistration)
 	case ClearElrRecord:
 		return 0, at(c.ELRLevel)
 	case UnregisterControllerRecord:
-		return 0, at(33)
+		return 0, at(LevelControllerUnregistration)
 	}
 	// Topic, config, quota, producer ids, ACLs, unregister broker and
 	// remove topic exist at every KRaft level, at version 0.

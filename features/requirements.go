@@ -76,7 +76,7 @@ func (c *Catalog) Requirements(img *model.Image) []Requirement {
 		}
 	}
 	sort.Strings(feats)
-	add(ReqFinalizedFeatures, "", 4, len(feats), false,
+	add(ReqFinalizedFeatures, "", LevelFeatureLevelRecord, len(feats), false,
 		count(len(feats), "finalized feature ("+strings.Join(feats, ", ")+") needs", "finalized features ("+strings.Join(feats, ", ")+") need"))
 	for _, name := range feats {
 		f, ok := c.Feature(name)
@@ -108,8 +108,8 @@ func (c *Catalog) Requirements(img *model.Image) []Requirement {
 			}
 		}
 	}
-	add(ReqLeaderRecovering, "", 3, recovering, false, count(recovering, "partition recovering its leader needs", "partitions recovering their leader need"))
-	add(ReqPartitionDirectories, "", 17, dirs, false, count(dirs, "partition with assigned log directories needs", "partitions with assigned log directories need"))
+	add(ReqLeaderRecovering, "", LevelLeaderRecovery, recovering, false, count(recovering, "partition recovering its leader needs", "partitions recovering their leader need"))
+	add(ReqPartitionDirectories, "", LevelJBOD, dirs, false, count(dirs, "partition with assigned log directories needs", "partitions with assigned log directories need"))
 	add(ReqELRState, "", c.ELRLevel, elr, true, "ELR state on "+count(elr, "partition", "partitions")+" needs")
 
 	var shutdown, migrating, logDirs int
@@ -124,16 +124,16 @@ func (c *Catalog) Requirements(img *model.Image) []Requirement {
 			logDirs++
 		}
 	}
-	add(ReqInControlledShutdown, "", 7, shutdown, false, count(shutdown, "broker in controlled shutdown needs", "brokers in controlled shutdown need"))
-	add(ReqMigratingZkBrokers, "", 8, migrating, false, count(migrating, "migrating ZooKeeper broker needs", "migrating ZooKeeper brokers need"))
-	add(ReqBrokerLogDirs, "", 17, logDirs, false, count(logDirs, "broker with registered log directories needs", "brokers with registered log directories need"))
+	add(ReqInControlledShutdown, "", LevelControlledShutdown, shutdown, false, count(shutdown, "broker in controlled shutdown needs", "brokers in controlled shutdown need"))
+	add(ReqMigratingZkBrokers, "", LevelZkMigration, migrating, false, count(migrating, "migrating ZooKeeper broker needs", "migrating ZooKeeper brokers need"))
+	add(ReqBrokerLogDirs, "", LevelJBOD, logDirs, false, count(logDirs, "broker with registered log directories needs", "brokers with registered log directories need"))
 
 	if m := img.Migration; m != nil && m.HasState && m.State != model.MigrationNone {
-		add(ReqZkMigrationState, "", 8, 1, false, "ZooKeeper migration state "+m.State.String()+" needs")
+		add(ReqZkMigrationState, "", LevelZkMigration, 1, false, "ZooKeeper migration state "+m.State.String()+" needs")
 	}
-	add(ReqScramCredentials, "", 11, len(img.SCRAM), false, count(len(img.SCRAM), "SCRAM credential needs", "SCRAM credentials need"))
-	add(ReqDelegationTokens, "", 14, len(img.DelegationTokens), false, count(len(img.DelegationTokens), "delegation token needs", "delegation tokens need"))
-	add(ReqControllerRegistrations, "", 15, len(img.Controllers), false, count(len(img.Controllers), "controller registration needs", "controller registrations need"))
+	add(ReqScramCredentials, "", LevelScram, len(img.SCRAM), false, count(len(img.SCRAM), "SCRAM credential needs", "SCRAM credentials need"))
+	add(ReqDelegationTokens, "", LevelDelegationTokens, len(img.DelegationTokens), false, count(len(img.DelegationTokens), "delegation token needs", "delegation tokens need"))
+	add(ReqControllerRegistrations, "", LevelControllerRegistration, len(img.Controllers), false, count(len(img.Controllers), "controller registration needs", "controller registrations need"))
 
 	if c.Name == "4.x" {
 		cidr := 0
@@ -142,7 +142,7 @@ func (c *Catalog) Requirements(img *model.Image) []Requirement {
 				cidr++
 			}
 		}
-		add(ReqCIDRACLs, "", 32, cidr, false, count(cidr, "ACL with a CIDR host needs", "ACLs with a CIDR host need"))
+		add(ReqCIDRACLs, "", LevelCIDRACLs, cidr, false, count(cidr, "ACL with a CIDR host needs", "ACLs with a CIDR host need"))
 	}
 
 	sort.Slice(out, func(i, j int) bool {

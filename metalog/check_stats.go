@@ -30,6 +30,11 @@ type Stats struct {
 	// Epochs lists partitionLeaderEpoch values with their batch counts and
 	// offset ranges.
 	Epochs []EpochStats `json:"epochs"`
+	// CRCFailures counts batches whose CRC did not match; they are
+	// counted above as read (ComputeStats goes on past them).
+	CRCFailures int64 `json:"crcFailures"`
+	// FirstCRCFailure is the first of them, "" when none.
+	FirstCRCFailure string `json:"firstCrcFailure,omitempty"`
 
 	apiKeys  map[int32]*KeyStats
 	controls map[int32]*KeyStats
@@ -164,6 +169,11 @@ func ComputeStats(path string, opts ReaderOptions) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ComputeStatsDir(d, opts)
+}
+
+// ComputeStatsDir is ComputeStats over an already opened directory.
+func ComputeStatsDir(d *LogDir, opts ReaderOptions) (*Stats, error) {
 	s := NewStats()
 	parts := []StreamPart{}
 	for _, f := range d.DataFiles() {
@@ -178,6 +188,12 @@ func ComputeStats(path string, opts ReaderOptions) (*Stats, error) {
 		}
 		if b == nil {
 			return s.Finish(), err
+		}
+		if err != nil {
+			s.CRCFailures++
+			if s.FirstCRCFailure == "" {
+				s.FirstCRCFailure = err.Error()
+			}
 		}
 		s.AddBatch(b)
 		it := b.Records()

@@ -38,6 +38,10 @@ type ImageResult struct {
 	// Warnings are problems replay survived: a torn tail, CRC failures, an
 	// unfinished transaction, snapshots passed over.
 	Warnings []string
+	// EndOffset is one past the last offset replay read (a snapshot counts
+	// as its end offset), -1 when it read nothing: an AtOffset at or
+	// beyond it asked for more than the source holds.
+	EndOffset int64
 }
 
 // LoadImage replays path (a metadata log dir, a __cluster_metadata-0 dir, a
@@ -49,6 +53,13 @@ func LoadImage(path string, opts ImageOptions) (*ImageResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	return LoadImageDir(d, opts)
+}
+
+// LoadImageDir is LoadImage on a directory already opened, so that a
+// caller that inspected the path does not scan it twice.
+func LoadImageDir(d *LogDir, opts ImageOptions) (*ImageResult, error) {
+	path := d.Path
 	end := int64(-1)
 	if opts.AtOffset >= 0 {
 		end = opts.AtOffset + 1
@@ -67,7 +78,7 @@ func LoadImage(path string, opts ImageOptions) (*ImageResult, error) {
 		return nil, &FileError{File: path, Err: fmt.Errorf("%w: no usable snapshot ends at or before offset %d and %s",
 			ErrOffsetNotCovered, opts.AtOffset, log)}
 	}
-	res := &ImageResult{Plan: plan, Unknown: map[string]int64{}, StoppedAt: -1}
+	res := &ImageResult{Plan: plan, Unknown: map[string]int64{}, StoppedAt: -1, EndOffset: -1}
 	for _, e := range plan.Skipped {
 		res.Warnings = append(res.Warnings, "snapshot passed over: "+e.Error())
 	}
@@ -126,6 +137,7 @@ func LoadImage(path string, opts ImageOptions) (*ImageResult, error) {
 				// to the snapshot's position.
 				off = plan.Snapshot.Snapshot.EndOffset - 1
 			}
+			res.EndOffset = max(res.EndOffset, off+1)
 			if opts.AtOffset >= 0 && !inSnapshot && off > opts.AtOffset {
 				stop = true
 				break

@@ -9,9 +9,10 @@
 //	ReadDumpFile(path)               a dump written by WriteDump (`kmeta zk dump`)
 //	Decode(tree, DecodeOptions)      Tree → *model.Image
 //
-// ParseSource parses the one source syntax every command shares
-// (zk://h1:2181,h2:2181/chroot, zkdata:/dir, zkdump:file.json, or no scheme
-// and an inferred kind) and Source.ReadTree dispatches.
+// ParseSource parses the ZooKeeper schemes of the one source syntax
+// (zk://h1:2181,h2:2181/chroot, zkdata:/dir, zkdump:file.json; inference
+// of scheme-less paths is internal/source's) and Source.ReadTree
+// dispatches.
 //
 // # Live reads
 //

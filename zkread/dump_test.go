@@ -144,11 +144,8 @@ func TestParseSource(t *testing.T) {
 		{"zk://h1:2181,h2:2182/kafka/prod", SourceLive, []string{"h1:2181", "h2:2182"}, "/kafka/prod", ""},
 		{"zk://h1", SourceLive, []string{"h1:2181"}, "", ""},
 		{"zk://[::1]:2181/k", SourceLive, []string{"[::1]:2181"}, "/k", ""},
-		{"h1:2181/kafka", SourceLive, []string{"h1:2181"}, "/kafka", ""},
 		{"zkdata:/var/lib/zk", SourceDataDir, nil, "", "/var/lib/zk"},
 		{"zkdump:x.json", SourceDump, nil, "", "x.json"},
-		{dir, SourceDataDir, nil, "", dir},
-		{file, SourceDump, nil, "", file},
 	}
 	for _, c := range cases {
 		s, err := ParseSource(c.in)
@@ -160,7 +157,7 @@ func TestParseSource(t *testing.T) {
 			t.Errorf("%s: %+v", c.in, s)
 		}
 	}
-	for _, bad := range []string{"kraft://x", "zk://h1:2181//x", "zk://h 1", "zkdata:", "no such path/!"} {
+	for _, bad := range []string{"kraft://x", "zk://h1:2181//x", "zk://h 1", "zkdata:", "no such path/!", "h1:2181/kafka", dir, file} {
 		if _, err := ParseSource(bad); !errors.Is(err, ErrSource) {
 			t.Errorf("%q: %v", bad, err)
 		}

@@ -3,7 +3,6 @@ package zkread
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -38,10 +37,6 @@ type Source struct {
 	Chroot  string
 	// Path for SourceDataDir and SourceDump.
 	Path string
-	// Inferred is set when the string had no scheme; Why says how the
-	// kind was chosen (for verbose output).
-	Inferred bool
-	Why      string
 }
 
 func (s Source) String() string {
@@ -90,9 +85,8 @@ func ParseConnect(s string) ([]string, string, error) {
 //	zkdata:/var/lib/zookeeper         a data dir (holding version-2/), or version-2
 //	zkdump:cluster.json               a dump written by `kmeta zk dump`
 //
-// Without a scheme the kind is inferred: an existing directory is a data
-// dir, an existing file a dump, and host:port[,host:port][/chroot] a live
-// ensemble.
+// A string without one of these schemes is refused: inferring a kind from
+// what a path holds is internal/source's job, done in one place.
 func ParseSource(s string) (Source, error) {
 	switch {
 	case strings.HasPrefix(s, "zk://"):
@@ -114,20 +108,7 @@ func ParseSource(s string) (Source, error) {
 		}
 		return Source{Kind: SourceDump, Path: p}, nil
 	}
-	if i := strings.Index(s, "://"); i >= 0 {
-		return Source{}, fmt.Errorf("%w: unknown scheme %q (want zk://, zkdata: or zkdump:)", ErrSource, s[:i])
-	}
-	if st, err := os.Stat(s); err == nil {
-		if st.IsDir() {
-			return Source{Kind: SourceDataDir, Path: s, Inferred: true, Why: "an existing directory"}, nil
-		}
-		return Source{Kind: SourceDump, Path: s, Inferred: true, Why: "an existing file"}, nil
-	}
-	servers, chroot, err := ParseConnect(s)
-	if err != nil {
-		return Source{}, fmt.Errorf("%w: %q is neither an existing path nor a host:port connect string", ErrSource, s)
-	}
-	return Source{Kind: SourceLive, Servers: servers, Chroot: chroot, Inferred: true, Why: "a host:port connect string"}, nil
+	return Source{}, fmt.Errorf("%w: %q has no ZooKeeper scheme (want zk://, zkdata: or zkdump:)", ErrSource, s)
 }
 
 // ReadOptions are the per-kind settings a command passes with a Source.

@@ -44,9 +44,9 @@ package main
 // only through outputFormat(c), showSecrets(c), isVerbose(c) and
 // newProgress(c, ...); those look at the closest command that set the flag.
 // Do not define flags with these names yourself (they would be skipped).
-// urfave/cli v2 stops parsing flags at the first argument, so flags go
-// before positional arguments; oneArg/checkArgs report a flag given after
-// them as a usage error instead of silently treating it as an argument.
+// urfave/cli v2 stops parsing flags at the first argument; run reorders
+// the command line first (args.go), so flags work before and after the
+// positional arguments, and "--" ends them.
 //
 // # Output
 //
@@ -73,14 +73,29 @@ package main
 //	                  (usageErrorf, bad flags, unknown commands) included
 //
 // Errors are printed once, by run, to stderr as "kmeta: <message>".
-// Wrap library errors with context (fmt.Errorf("reading %s: %w", src, err));
-// they keep their position information.
+// An error names each path once: internal/source's refusals and metalog's
+// errors already start with the path, so do not wrap them with it again
+// (pathErr adds it only when missing).
+//
+// # Sources and warnings
+//
+// A SOURCE argument goes through internal/source, the one place that
+// parses source strings and infers kinds: loadSource/loadSpec for a view
+// (image, features, zk image), source.ParseKRaft (kraftSpec) for the log
+// commands, source.ReadZKTree for zk dump. What a result rests on comes
+// back as typed warnings (model.Finding); printWarnings is the one place
+// they are printed ("kmeta: warning: CODE: message"). A command whose
+// result rests on damaged or partial input prints it and then returns
+// partialResult(src, img) (exit 1); a torn tail of the active segment is
+// not partial (exit 0 with the warning).
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,8 +105,35 @@ import (
 	"github.com/kmeta/kmeta/internal/printer"
 )
 
-// version is set at link time with -ldflags "-X main.version=...".
-var version = "dev"
+// version and commit are set at link time with -ldflags
+// "-X main.version=... -X main.commit=..."; without them the commit comes
+// from the build's VCS stamp when Go recorded one.
+var (
+	version = "dev"
+	commit  = ""
+)
+
+// versionString is what --version prints: the release, the commit and the
+// Go toolchain that built the binary.
+func versionString() string {
+	c, dirty := commit, ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch {
+			case s.Key == "vcs.revision" && c == "":
+				c = s.Value
+			case s.Key == "vcs.modified" && s.Value == "true" && commit == "":
+				dirty = "-dirty"
+			}
+		}
+	}
+	if c == "" {
+		c = "unknown"
+	} else if len(c) > 12 {
+		c = c[:12]
+	}
+	return fmt.Sprintf("kmeta %s (commit %s%s, %s %s/%s)", version, c, dirty, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
 
 // Exit codes. See the package comment above.
 const (
@@ -111,7 +153,8 @@ const (
 func init() {
 	// urfave's default version flag takes -v, which kmeta uses for
 	// --verbose as Kafka's tools do.
-	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the release, the commit and the Go version"}
+	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, versionString()) }
 }
 
 // constructors holds the registered command constructors. Only init
@@ -200,7 +243,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // runWith is run with an explicit command list, for tests.
 func runWith(ctx context.Context, cmds []func() *cli.Command, args []string, stdout, stderr io.Writer) int {
 	app := newApp(cmds, stdout, stderr)
-	err := app.RunContext(ctx, args)
+	args, err := reorderArgs(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, args)
+	} else {
+		var uf *unknownFlagError
+		if errors.As(err, &uf) {
+			err = &exitError{code: exitFailure, err: err, hint: fmt.Sprintf("Run '%s --help' for usage.", uf.helpName)}
+		}
+	}
 	code := exitCode(err)
 	if err != nil {
 		if msg := err.Error(); msg != "" {
@@ -228,10 +279,12 @@ func newApp(constructors []func() *cli.Command, stdout, stderr io.Writer) *cli.A
 
 	app := &cli.App{
 		Name:    "kmeta",
-		Usage:   "read, compare and migrate Kafka cluster metadata (ZooKeeper and KRaft) without a JVM",
+		Usage:   "read and check Kafka cluster metadata (ZooKeeper and KRaft) without a JVM",
 		Version: version,
-		Description: "Results go to stdout, diagnostics to stderr.\n" +
-			"Exit status: 0 ok, 1 findings or differences, 2 could not run.",
+		Description: "Reads KRaft metadata logs, snapshots and bootstrap files, and Kafka's ZooKeeper data (live, data dir\n" +
+			"or dump), into one cluster image; checks metadata logs; gates metadata.version changes.\n" +
+			"Results go to stdout, diagnostics to stderr.\n" +
+			"Exit status: 0 ok, 1 findings (or a result resting on damaged input), 2 could not run.",
 		Commands:  cmds,
 		Flags:     commonFlags(),
 		Writer:    stdout,
@@ -375,6 +428,17 @@ func outputFormat(c *cli.Context) printer.Format {
 	return f
 }
 
+// outputSet reports whether --output was given anywhere on the command
+// line (commands whose natural output is one format refuse the others).
+func outputSet(c *cli.Context) bool {
+	for _, cc := range c.Lineage() {
+		if cc.Command != nil && slices.Contains(cc.LocalFlagNames(), flagOutput) {
+			return true
+		}
+	}
+	return false
+}
+
 // showSecrets reports whether --show-secrets was given.
 func showSecrets(c *cli.Context) bool { return commonBool(c, flagShowSecrets) }
 
@@ -409,15 +473,11 @@ func warnf(c *cli.Context, format string, a ...any) {
 }
 
 // checkArgs requires between min and max positional arguments (max < 0:
-// unbounded) and rejects flags placed after them, which urfave/cli v2
-// would otherwise take as arguments.
+// unbounded). Flags given after the arguments were moved before them by
+// reorderArgs; what remains here is positional ("--" lets an argument
+// start with '-').
 func checkArgs(c *cli.Context, min, max int, usage string) ([]string, error) {
 	args := c.Args().Slice()
-	for _, a := range args {
-		if len(a) > 1 && strings.HasPrefix(a, "-") && !isNumber(a) {
-			return nil, usageErrorf(c, "flag %s after the arguments: flags must come before %s", a, usage)
-		}
-	}
 	switch {
 	case len(args) < min:
 		return nil, usageErrorf(c, "missing %s", usage)
@@ -436,9 +496,7 @@ func oneArg(c *cli.Context, name string) (string, error) {
 	return args[0], nil
 }
 
-// isNumber lets negative numbers through checkArgs ("-1" is an offset,
-// not a flag). The flag parser itself still needs "--" before them:
-// kmeta x -- -1.
+// isNumber tells a negative number ("-1") from a flag in reorderArgs.
 func isNumber(s string) bool {
 	_, err := strconv.ParseFloat(s, 64)
 	return err == nil

@@ -85,9 +85,12 @@ func TestExitCodes(t *testing.T) {
 		{args: []string{"exit3"}, code: 2, stderr: "kmeta: odd\n"},
 		{args: []string{"--help"}, code: 0, stdoutAny: true},
 		{args: []string{"group", "leaf", "--help"}, code: 0, stdoutAny: true},
-		{args: []string{"--version"}, code: 0, stdout: "kmeta version dev\n"},
+		{args: []string{"--version"}, code: 0, stdout: "kmeta dev (commit "},
 		// Usage errors: exit 2, message and hint on stderr, nothing on stdout.
-		{args: []string{"--bogus"}, code: 2, stderr: "kmeta: flag provided but not defined: -bogus\nRun 'kmeta --help' for usage.\n"},
+		{args: []string{"--bogus"}, code: 2, stderr: "kmeta: unknown flag --bogus for kmeta\nRun 'kmeta --help' for usage.\n"},
+		// Unknown flags are echoed as typed, wherever they are.
+		{args: []string{"group", "leaf", "a", "--bogus=1"}, code: 2, stderr: "kmeta: unknown flag --bogus for kmeta group leaf\nRun 'kmeta group leaf --help' for usage.\n"},
+		{args: []string{"group", "leaf", "-x"}, code: 2, stderr: "kmeta: unknown flag -x for kmeta group leaf\n"},
 		{args: []string{"group", "leaf", "--n", "x"}, code: 2,
 			stderr: "kmeta: invalid value \"x\" for flag -n: parse error\nRun 'kmeta group leaf --help' for usage.\n"},
 		{args: []string{"nope"}, code: 2, stderr: "kmeta: unknown command \"nope\" for \"kmeta\"\n"},
@@ -95,8 +98,8 @@ func TestExitCodes(t *testing.T) {
 		{args: []string{"-o", "xml", "ok"}, code: 2, stderr: "kmeta: --output: unknown output format \"xml\""},
 		{args: []string{"ok", "-o", "xml"}, code: 2, stderr: "kmeta: --output: unknown output format \"xml\""},
 		{args: []string{"group", "leaf", "a", "b"}, code: 2, stderr: "kmeta: too many arguments (want [NAME])\n"},
-		{args: []string{"group", "leaf", "a", "-o", "json"}, code: 2,
-			stderr: "kmeta: flag -o after the arguments: flags must come before [NAME]\nRun 'kmeta group leaf --help' for usage.\n"},
+		// Flags after the arguments are flags (reorderArgs).
+		{args: []string{"group", "leaf", "a", "-o", "json"}, code: 0, stdout: "format=json secrets=false verbose=false n=0 args=[\"a\"]\n"},
 		// A bare app or group shows its help and still exits 2.
 		{args: nil, code: 2, stdoutAny: true, stderr: "kmeta: missing command\n"},
 		{args: []string{"group"}, code: 2, stdoutAny: true, stderr: "kmeta: missing command\n"},
@@ -133,6 +136,16 @@ func TestCommonFlagsAnyPosition(t *testing.T) {
 		{[]string{"-o", "table", "group", "leaf", "-o", "json"}, "format=json secrets=false verbose=false n=0 args=[]\n"},
 		{[]string{"--show-secrets", "group", "leaf"}, "format=text secrets=true verbose=false n=0 args=[]\n"},
 		{[]string{"group", "leaf", "--", "-1"}, "format=text secrets=false verbose=false n=0 args=[\"-1\"]\n"},
+		// Flags after positional arguments: a flag keeps its value, a bool
+		// flag takes none, "--" ends the flags, a negative number that is
+		// no flag stays an argument.
+		{[]string{"group", "leaf", "x", "--n", "3", "-o", "json"}, "format=json secrets=false verbose=false n=3 args=[\"x\"]\n"},
+		{[]string{"group", "leaf", "x", "--n=4"}, "format=text secrets=false verbose=false n=4 args=[\"x\"]\n"},
+		{[]string{"group", "leaf", "--show-secrets", "x"}, "format=text secrets=true verbose=false n=0 args=[\"x\"]\n"},
+		{[]string{"group", "leaf", "x", "--show-secrets"}, "format=text secrets=true verbose=false n=0 args=[\"x\"]\n"},
+		{[]string{"group", "leaf", "-o", "json", "--", "-o"}, "format=json secrets=false verbose=false n=0 args=[\"-o\"]\n"},
+		{[]string{"group", "leaf", "-5", "-o", "json"}, "format=json secrets=false verbose=false n=0 args=[\"-5\"]\n"},
+		{[]string{"group", "leaf", "--n", "-5"}, "format=text secrets=false verbose=false n=-5 args=[]\n"},
 	} {
 		r := runTest(t, testCommands(), tt.args...)
 		if r.code != 0 || r.stdout != tt.want {
@@ -198,7 +211,7 @@ func TestImageShow(t *testing.T) {
 		t.Errorf("text --show-secrets: code %d stdout %q", r.code, r.stdout)
 	}
 	r = runTest(t, cmds, "image", "missing")
-	if r.code != 2 || r.stderr != "kmeta: reading missing: no such file\n" || r.stdout != "" {
+	if r.code != 2 || r.stderr != "kmeta: no such file\n" || r.stdout != "" {
 		t.Errorf("load error: %+v", r)
 	}
 	r = runTest(t, cmds, "image")

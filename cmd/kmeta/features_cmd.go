@@ -16,17 +16,38 @@ func init() {
 	register(func() *cli.Command { return featuresCommand(loadImageSource) })
 }
 
-const catalogFlagUsage = "Kafka `RELEASE` whose level table to use: 3.9 (3.x) or 4.x (default: the newest, 4.4.0); 4.0 … 4.3 cut it at that release"
+const catalogFlagUsage = "Kafka `RELEASE` whose level table to use: 3.9 (3.x) or 4.x; 4.0 … 4.3 cut it at that release (default: the newest, 4.4.0)"
+
+const sourceCatalogFlagUsage = "Kafka `RELEASE` whose level table to use: 3.9 (3.x) or 4.x; 4.0 … 4.3 cut it at that release (default: what the source's registered nodes support)"
 
 func catalogFlag() cli.Flag {
-	return &cli.StringFlag{Name: "kafka", Value: "4.x", Usage: catalogFlagUsage}
+	return &cli.StringFlag{Name: "kafka", Usage: catalogFlagUsage}
 }
 
+func sourceCatalogFlag() cli.Flag {
+	return &cli.StringFlag{Name: "kafka", Usage: sourceCatalogFlagUsage}
+}
+
+// catalogOf is the catalog --kafka names, the newest without it.
 func catalogOf(c *cli.Context) (*features.Catalog, error) {
+	if c.String("kafka") == "" {
+		return features.Default(), nil
+	}
 	cat, err := features.CatalogFor(c.String("kafka"))
 	if err != nil {
 		return nil, usageErrorf(c, "--kafka: %v", err)
 	}
+	return cat, nil
+}
+
+// catalogForSource is the catalog --kafka names, or the one the source's
+// own software uses.
+func catalogForSource(c *cli.Context, img *model.Image) (*features.Catalog, error) {
+	if c.String("kafka") != "" {
+		return catalogOf(c)
+	}
+	cat, why := features.CatalogForImage(img)
+	verbosef(c, "catalog %s: %s (--kafka chooses another)", cat.Name, why)
 	return cat, nil
 }
 
@@ -215,153 +236,73 @@ func featuresDepsCommand() *cli.Command {
 	}
 }
 
-// featureState is the JSON shape of `features describe`.
-type featureState struct {
-	Catalog         string                 `json:"catalog"`
-	MetadataVersion *features.LevelRef     `json:"metadataVersion"`
-	Features        []featureLevelState    `json:"features"`
-	Requirements    []features.Requirement `json:"requirements"`
-	// RequiredMinimum is the lowest level the content can be written at.
-	RequiredMinimum *features.LevelRef `json:"requiredMinimum"`
-	LoadableBy4x    bool               `json:"loadableBy4x"`
-	// Migration is the ZK->KRaft migration state: the KRaft
-	// ZkMigrationStateRecord, or ZooKeeper's /migration znode.
-	Migration *migrationState `json:"migration,omitempty"`
-	// ZKFeatureStatus is /feature's status on a ZooKeeper source (1 enabled,
-	// 0 disabled, -1 absent). ZooKeeper never holds metadata.version: a ZK
-	// cluster's inter.broker.protocol.version is a static broker config.
-	ZKFeatureStatus *int32 `json:"zkFeatureStatus,omitempty"`
-}
-
-type migrationState struct {
-	State                string `json:"state,omitempty"`
-	KRaftControllerID    *int32 `json:"kraftControllerId,omitempty"`
-	KRaftMetadataOffset  *int64 `json:"kraftMetadataOffset,omitempty"`
-	InitialMigrationDone *bool  `json:"initialMigrationDone,omitempty"`
-}
-
-type featureLevelState struct {
-	Name  string `json:"name"`
-	Level int16  `json:"level"`
-	Known bool   `json:"known"`
-}
-
 func featuresDescribeCommand(load imageLoader) *cli.Command {
 	return &cli.Command{
 		Name:        "describe",
 		Usage:       "show a source's finalized features and the minimum metadata.version its content needs",
 		ArgsUsage:   "SOURCE",
-		Flags:       append([]cli.Flag{catalogFlag()}, sourceFlags()...),
-		Description: sourceHelp,
+		Flags:       append([]cli.Flag{sourceCatalogFlag()}, sourceFlags()...),
+		Description: "Exit 0, or 1 when the source rests on damaged or partial input, 2 when it cannot be read.\n\n" + sourceHelp,
 		Action: func(c *cli.Context) error {
 			src, err := oneArg(c, "SOURCE")
 			if err != nil {
 				return err
 			}
-			cat, err := catalogOf(c)
-			if err != nil {
+			if _, err := catalogOf(c); err != nil {
 				return err
 			}
 			img, err := load(c, src)
 			if err != nil {
-				return fmt.Errorf("reading %s: %w", src, err)
+				return err
 			}
-			st := describeImage(cat, img)
-			if outputFormat(c) == printer.JSON {
-				return writeJSON(c, st)
+			cat, err := catalogForSource(c, img)
+			if err != nil {
+				return err
 			}
-			rows := printer.Rows{Columns: []printer.Column{{Header: "ITEM", Key: "item"}, {Header: "VALUE", Key: "value"}}}
-			mv := "none"
-			if st.MetadataVersion != nil {
-				mv = fmt.Sprintf("%d (%s)", st.MetadataVersion.Level, st.MetadataVersion.Name)
+			if err := writeDescribe(c, cat, cat.Describe(img)); err != nil {
+				return err
 			}
-			rows.Rows = append(rows.Rows, []string{features.MetadataVersionFeature, mv})
-			for _, f := range st.Features {
-				v := strconv.Itoa(int(f.Level))
-				if !f.Known {
-					v += " (unknown to the " + cat.Name + " catalog)"
-				}
-				rows.Rows = append(rows.Rows, []string{f.Name, v})
-			}
-			min := "any"
-			if st.RequiredMinimum != nil {
-				min = st.RequiredMinimum.Name
-			}
-			rows.Rows = append(rows.Rows, []string{"content needs at least", min})
-			if m := st.Migration; m != nil {
-				v := m.State
-				if m.KRaftMetadataOffset != nil {
-					v = strings.TrimSpace(fmt.Sprintf("%s /migration: controller %d, offset %d (initial migration done: %v)", v, *m.KRaftControllerID, *m.KRaftMetadataOffset, *m.InitialMigrationDone))
-				}
-				rows.Rows = append(rows.Rows, []string{"zk migration", v})
-			}
-			if st.ZKFeatureStatus != nil {
-				rows.Rows = append(rows.Rows, []string{"zookeeper /feature status", strconv.Itoa(int(*st.ZKFeatureStatus)) + " (metadata.version is not kept in ZooKeeper: inter.broker.protocol.version is a static broker config)"})
-			}
-			for _, r := range st.Requirements {
-				rows.Rows = append(rows.Rows, []string{"needs: " + r.Kind, r.Reason})
-			}
-			return writeRows(c, rows)
+			return partialResult(src, img)
 		},
 	}
 }
 
-func describeImage(cat *features.Catalog, img *model.Image) featureState {
-	st := featureState{Catalog: cat.Name, Requirements: cat.Requirements(img), Features: []featureLevelState{}}
-	if st.Requirements == nil {
-		st.Requirements = []features.Requirement{}
+func writeDescribe(c *cli.Context, cat *features.Catalog, st features.State) error {
+	if outputFormat(c) == printer.JSON {
+		return writeJSON(c, st)
 	}
-	if mv := img.MetadataVersion(); mv != 0 {
-		r := features.LevelRef{Level: mv, Name: fmt.Sprintf("level %d", mv)}
-		if l, ok := cat.ByLevel(mv); ok {
-			r = l.Ref()
-		}
-		st.MetadataVersion = &r
-		st.LoadableBy4x = mv >= features.Default().MinimumLoadable
+	rows := printer.Rows{Columns: []printer.Column{{Header: "ITEM", Key: "item"}, {Header: "VALUE", Key: "value"}}}
+	mv := "none"
+	if st.MetadataVersion != nil {
+		mv = fmt.Sprintf("%d (%s)", st.MetadataVersion.Level, st.MetadataVersion.Name)
 	}
-	for _, n := range sortedKeys(img.Features) {
-		if n == features.MetadataVersionFeature {
-			continue
+	rows.Rows = append(rows.Rows, []string{features.MetadataVersionFeature, mv})
+	for _, f := range st.Features {
+		v := strconv.Itoa(int(f.Level))
+		if !f.Known {
+			v += " (unknown to the " + cat.Name + " catalog)"
 		}
-		f, ok := cat.Feature(n)
-		st.Features = append(st.Features, featureLevelState{Name: n, Level: img.Features[n], Known: ok && img.Features[n] <= f.MaxLevel()})
+		rows.Rows = append(rows.Rows, []string{f.Name, v})
+	}
+	min := "any"
+	if st.RequiredMinimum != nil {
+		min = st.RequiredMinimum.Name
+	}
+	rows.Rows = append(rows.Rows, []string{"content needs at least", min})
+	if m := st.Migration; m != nil {
+		v := m.State
+		if m.KRaftMetadataOffset != nil {
+			v = strings.TrimSpace(fmt.Sprintf("%s /migration: controller %d, offset %d (initial migration done: %v)", v, *m.KRaftControllerID, *m.KRaftMetadataOffset, *m.InitialMigrationDone))
+		}
+		rows.Rows = append(rows.Rows, []string{"zk migration", v})
+	}
+	if st.ZKFeatureStatus != nil {
+		rows.Rows = append(rows.Rows, []string{"zookeeper /feature status", strconv.Itoa(int(*st.ZKFeatureStatus)) + " (metadata.version is not kept in ZooKeeper: inter.broker.protocol.version is a static broker config)"})
 	}
 	for _, r := range st.Requirements {
-		if st.RequiredMinimum == nil || r.Minimum.Level > st.RequiredMinimum.Level {
-			m := r.Minimum
-			st.RequiredMinimum = &m
-		}
+		rows.Rows = append(rows.Rows, []string{"needs: " + r.Kind, r.Reason})
 	}
-	if m := img.Migration; m != nil {
-		ms := &migrationState{}
-		if m.HasState {
-			ms.State = m.State.String()
-		}
-		if m.HasZNode {
-			id, off, done := m.KRaftControllerID, m.KRaftMetadataOffset, m.KRaftMetadataOffset > 0
-			ms.KRaftControllerID, ms.KRaftMetadataOffset, ms.InitialMigrationDone = &id, &off, &done
-		}
-		st.Migration = ms
-	}
-	if img.ZK != nil {
-		fs := img.ZK.FeatureStatus
-		st.ZKFeatureStatus = &fs
-	}
-	return st
-}
-
-func sortedKeys(m map[string]int16) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	// Small maps: insertion sort keeps this free of extra imports.
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
+	return writeRows(c, rows)
 }
 
 func featuresCheckCommand(load imageLoader) *cli.Command {
@@ -369,29 +310,50 @@ func featuresCheckCommand(load imageLoader) *cli.Command {
 		Name:      "check",
 		Usage:     "would Kafka allow moving a source's metadata.version to a target, and what would be lost",
 		ArgsUsage: "SOURCE",
-		Description: "Exit status 0 when the change is allowed and loses nothing, 1 when it is refused or lossy.\n" +
-			"Finding kinds (JSON \"kind\") are stable.\n\n" + sourceHelp,
+		Description: "Exit status 0 when the change is allowed and loses nothing, 1 when it is refused or lossy (or the\n" +
+			"source rests on damaged or partial input), 2 when it could not run. Refused as Kafka refuses: an unknown or\n" +
+			"unstable level, a downgrade across a metadata format change, a migration in progress, broken feature\n" +
+			"dependencies, and a level that a registered broker or controller does not support.\n" +
+			"The catalog is the one the source's registered nodes run (3.9 or 4.x) unless --kafka says otherwise.\n" +
+			"Kafka's own spellings work too: --release-version 3.9, --metadata 3.9, --feature metadata.version=21.\n" +
+			"Finding codes (JSON \"code\") are stable.\n\n" + sourceHelp,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "to", Aliases: []string{"target", "t"}, Required: true, Usage: "target `RELEASE` (3.7, 3.7-IV2 or a level number)"},
+			&cli.StringFlag{Name: "to", Aliases: []string{"target", "t", "release-version", "metadata"}, Usage: "target `RELEASE` (3.7, 3.7-IV2 or a level number)"},
+			&cli.StringSliceFlag{Name: "feature", Usage: "as kafka-features: `metadata.version=LEVEL` (the only feature check gates)"},
 			&cli.BoolFlag{Name: "allow-unstable", Usage: "as unstable.feature.versions.enable=true"},
-			catalogFlag(),
+			sourceCatalogFlag(),
 		}, sourceFlags()...),
 		Action: func(c *cli.Context) error {
 			src, err := oneArg(c, "SOURCE")
 			if err != nil {
 				return err
 			}
-			cat, err := catalogOf(c)
+			want, err := targetArg(c)
 			if err != nil {
 				return err
 			}
-			target, err := cat.LevelFor(c.String("to"))
-			if err != nil {
-				return usageErrorf(c, "--to: %v", err)
+			if _, err := catalogOf(c); err != nil {
+				return err
 			}
 			img, err := load(c, src)
 			if err != nil {
-				return fmt.Errorf("reading %s: %w", src, err)
+				return err
+			}
+			cat, err := catalogForSource(c, img)
+			if err != nil {
+				return err
+			}
+			target, err := cat.LevelFor(want)
+			if err != nil && c.String("kafka") == "" && cat != features.Default() {
+				// A level the source's software does not have yet (4.4 on
+				// a 3.9 cluster) is a refusal Kafka would give, not a
+				// typo: name it in the newest catalog and let Check refuse.
+				if l, err2 := features.Default().LevelFor(want); err2 == nil {
+					target, err = l, nil
+				}
+			}
+			if err != nil {
+				return usageErrorf(c, "--to: %v", err)
 			}
 			v := cat.Check(img, target, features.CheckOptions{AllowUnstable: c.Bool("allow-unstable")})
 			if err := writeVerdict(c, v); err != nil {
@@ -400,9 +362,29 @@ func featuresCheckCommand(load imageLoader) *cli.Command {
 			if !v.Allowed || v.Lossy {
 				return errFindingsReported
 			}
-			return nil
+			return partialResult(src, img)
 		},
 	}
+}
+
+// targetArg is the target level as given: --to (or Kafka's
+// --release-version / --metadata), or --feature metadata.version=N.
+func targetArg(c *cli.Context) (string, error) {
+	want := c.String("to")
+	for _, f := range c.StringSlice("feature") {
+		name, lvl, ok := strings.Cut(f, "=")
+		if !ok || strings.TrimSpace(name) != features.MetadataVersionFeature {
+			return "", usageErrorf(c, "--feature %s: features check gates metadata.version only (--feature metadata.version=LEVEL)", f)
+		}
+		if want != "" && want != strings.TrimSpace(lvl) {
+			return "", usageErrorf(c, "two targets: --to %s and --feature %s", want, f)
+		}
+		want = strings.TrimSpace(lvl)
+	}
+	if want == "" {
+		return "", usageErrorf(c, "missing the target: --to RELEASE (or --release-version, --metadata, --feature metadata.version=LEVEL)")
+	}
+	return want, nil
 }
 
 func writeVerdict(c *cli.Context, v features.Verdict) error {
@@ -426,17 +408,9 @@ func writeVerdict(c *cli.Context, v features.Verdict) error {
 		if v.RequiredMinimum != nil {
 			fmt.Fprintf(w, "content needs at least %s\n", v.RequiredMinimum.Name)
 		}
-		for _, f := range v.Findings {
-			fmt.Fprintf(w, "%-5s %s: %s\n", f.Severity, f.Kind, printer.Clean(f.Message))
-		}
-		return nil
+		return printer.WriteFindingsText(w, v.Findings)
 	}
-	rows := printer.Rows{Columns: []printer.Column{{Header: "SEVERITY", Key: "severity"}, {Header: "KIND", Key: "kind"},
-		{Header: "COUNT", Key: "count"}, {Header: "MESSAGE", Key: "message"}}}
-	for _, f := range v.Findings {
-		rows.Rows = append(rows.Rows, []string{f.Severity, f.Kind, strconv.Itoa(f.Count), f.Message})
-	}
-	return writeRows(c, rows)
+	return writeRows(c, printer.FindingsRows(v.Findings))
 }
 
 func yesNo(b bool) string {

@@ -89,7 +89,7 @@ func TestFeaturesCheckAndDescribe(t *testing.T) {
 		t.Errorf("no target: %+v", r)
 	}
 	r = runTest(t, cmds, "features", "describe", "-o", "json", "kraft:/x")
-	var st featureState
+	var st features.State
 	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil || r.code != 0 {
 		t.Fatalf("describe: %v %s", err, r.stdout)
 	}

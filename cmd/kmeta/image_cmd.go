@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/kmeta/kmeta/model"
@@ -24,7 +22,11 @@ func imageCommand(load imageLoader) *cli.Command {
 		Description: "KRaft sources replay the newest usable snapshot plus every later segment (or up to --at-offset):\n" +
 			"partition changes as deltas, metadata transactions applied only when committed.\n" +
 			"Secrets (SCRAM keys, sensitive config values) are shown as a short hash unless --show-secrets.\n" +
-			"--output json prints one document; its shape is described in the README.\n\n" + sourceHelp,
+			"--output json prints one document; its shape is described in the README.\n" +
+			"Exit 0 when the image is complete, 1 when it rests on damaged or partial input (replay stopped at a\n" +
+			"damaged batch, records skipped, a coverage hole, a lenient decode; the warnings on stderr say which),\n" +
+			"2 when the source could not be read. A torn tail of the active segment is what a crash leaves: a\n" +
+			"warning, exit 0.\n\n" + sourceHelp,
 		Flags: sourceFlags(),
 		Action: func(c *cli.Context) error {
 			src, err := oneArg(c, "SOURCE")
@@ -33,9 +35,12 @@ func imageCommand(load imageLoader) *cli.Command {
 			}
 			img, err := load(c, src)
 			if err != nil {
-				return fmt.Errorf("reading %s: %w", src, err)
+				return err
 			}
-			return writeImage(c, img)
+			if err := writeImage(c, img); err != nil {
+				return err
+			}
+			return partialResult(src, img)
 		},
 	}
 }

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/internal/source"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/zkread"
@@ -19,14 +22,22 @@ const sourceHelp = `SOURCE is one of:
    zk://HOST:PORT[,HOST:PORT][/CHROOT]   a live ZooKeeper ensemble (read-only)
    zkdata:PATH                    a ZooKeeper data dir (snapshots and transaction logs)
    zkdump:FILE                    a dump written by 'kmeta zk dump'
-   Without a scheme, kmeta infers the kind from what the path holds (-v says what it inferred).`
+   kafka://...                    reserved for the live Kafka source (not yet supported)
+   A point in time may follow: kraft:DIR@offset=N, zkdata:DIR@zxid=N.
+   Without a scheme, kmeta infers the kind from what the path holds (-v says what it inferred);
+   host:port without zk:// is never taken for a host.`
 
-// sourceFlags are the flags that tune how a SOURCE is read. Commands that
-// take a SOURCE add them; loadSource reads them when present.
-func sourceFlags() []cli.Flag {
+// kraftSourceFlags tune how a KRaft source is read.
+func kraftSourceFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.Int64Flag{Name: "at-offset", Value: -1, Usage: "KRaft: replay up to and including this offset (-1: everything)"},
-		&cli.Int64Flag{Name: "at-zxid", Value: -1, Usage: "ZooKeeper data dir: replay transactions up to this zxid (-1: everything)"},
+		&cli.Int64Flag{Name: "at-offset", Usage: "KRaft: replay up to and including `OFFSET` (default: everything; same as SOURCE@offset=N)"},
+	}
+}
+
+// zkSourceFlags tune how a ZooKeeper source is read.
+func zkSourceFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.Int64Flag{Name: "at-zxid", Usage: "ZooKeeper data dir: replay transactions up to `ZXID` (default: everything; same as SOURCE@zxid=N)"},
 		&cli.StringFlag{Name: "zk-auth", Usage: "ZooKeeper digest credentials USER:PASSWORD"},
 		&cli.DurationFlag{Name: "zk-session-timeout", Value: 10 * time.Second, Usage: "ZooKeeper session timeout (also bounds connecting)"},
 		&cli.StringFlag{Name: "zk-tls-ca", Usage: "ZooKeeper TLS: CA bundle (PEM)"},
@@ -39,32 +50,63 @@ func sourceFlags() []cli.Flag {
 	}
 }
 
-// flagInt64 returns the flag's value, or def when the command lacks it.
-func flagInt64(c *cli.Context, name string, def int64) int64 {
-	for _, n := range c.FlagNames() {
-		if n == name {
-			return c.Int64(name)
-		}
+// sourceFlags are the flags of commands that read any SOURCE.
+func sourceFlags() []cli.Flag { return append(kraftSourceFlags(), zkSourceFlags()...) }
+
+// hasFlag says whether the command defines a flag.
+func hasFlag(c *cli.Context, name string) bool { return hasFlagName(c.Command.Flags, []string{name}) }
+
+// pointFlag reads --at-offset or --at-zxid: -1 when not given; a negative
+// value given is a usage error.
+func pointFlag(c *cli.Context, name string) (int64, error) {
+	if !hasFlag(c, name) || !c.IsSet(name) {
+		return -1, nil
 	}
-	return def
+	v := c.Int64(name)
+	if v < 0 {
+		return -1, usageErrorf(c, "--%s %d: must be 0 or more (leave it out to read everything)", name, v)
+	}
+	return v, nil
 }
 
-// loadSource parses and reads a SOURCE with the command's source flags,
-// reporting progress on a terminal and warnings with -v.
-func loadSource(c *cli.Context, raw string) (*source.Result, error) {
+// parseSource parses SOURCE, saying with -v what was inferred.
+func parseSource(c *cli.Context, raw string) (source.Spec, error) {
 	spec, err := source.Parse(raw)
 	if err != nil {
-		return nil, usageErrorf(c, "%v", err)
+		return spec, err
 	}
 	if spec.Inferred {
 		verbosef(c, "%s: read as %s (%s)", raw, spec, spec.Why)
 	}
-	opts := source.Options{AtOffset: flagInt64(c, "at-offset", -1)}
+	return spec, nil
+}
+
+// loadSource parses and reads a SOURCE with the command's source flags,
+// reporting progress on a terminal and the warnings the image rests on.
+func loadSource(c *cli.Context, raw string) (*source.Result, error) {
+	spec, err := parseSource(c, raw)
+	if err != nil {
+		return nil, err
+	}
+	return loadSpec(c, spec)
+}
+
+func loadSpec(c *cli.Context, spec source.Spec) (*source.Result, error) {
+	at, err := pointFlag(c, "at-offset")
+	if err != nil {
+		return nil, err
+	}
+	if at >= 0 && spec.Kind != source.KRaft {
+		return nil, usageErrorf(c, "--at-offset applies to KRaft sources; %s is a ZooKeeper source (use --at-zxid)", spec.Raw)
+	}
+	opts := source.Options{AtOffset: at}
 	if spec.Kind == source.ZooKeeper {
 		if opts.ZK, err = zkReadOptions(c); err != nil {
 			return nil, err
 		}
-		opts.ZKDecode.Lenient = c.Bool("lenient")
+		opts.ZKDecode.Lenient = hasFlag(c, "lenient") && c.Bool("lenient")
+	} else if z, _ := pointFlag(c, "at-zxid"); z >= 0 {
+		return nil, usageErrorf(c, "--at-zxid applies to ZooKeeper data dirs; %s is a KRaft source (use --at-offset)", spec.Raw)
 	}
 	unit := progressBytes
 	if spec.Kind == source.ZooKeeper {
@@ -75,11 +117,12 @@ func loadSource(c *cli.Context, raw string) (*source.Result, error) {
 	res, err := source.Load(c.Context, spec, opts)
 	p.Done()
 	if err != nil {
-		return nil, err
+		if errors.Is(err, source.ErrPastEnd) {
+			return nil, usageErrorf(c, "%v", err)
+		}
+		return nil, pathErr(spec.Raw, err)
 	}
-	for _, w := range res.Warnings {
-		warnf(c, "%s", w)
-	}
+	printWarnings(c, res.Image.Warnings)
 	return res, nil
 }
 
@@ -92,9 +135,44 @@ func loadImageSource(c *cli.Context, raw string) (*model.Image, error) {
 	return res.Image, nil
 }
 
+// printWarnings is the one place warnings reach the user: stderr, always,
+// as "kmeta: warning: CODE: message (where)".
+func printWarnings(c *cli.Context, ws []model.Finding) {
+	for _, w := range ws {
+		msg := w.Code + ": " + w.Message
+		if w.Where != nil {
+			if loc := w.Where.String(); loc != "" && !strings.Contains(w.Message, loc) {
+				msg += " (" + loc + ")"
+			}
+		}
+		warnf(c, "%s", msg)
+	}
+}
+
+// partialResult is the exit-1 error of a command whose printed result
+// rests on damaged or partial input (the warnings said what).
+func partialResult(raw string, img *model.Image) error {
+	if img == nil || !img.IsPartial() {
+		return nil
+	}
+	return findingsf("%s: the result rests on damaged or partial input (see the warnings above)", printer.Clean(raw))
+}
+
+// pathErr names path in err once: library errors usually name it already.
+func pathErr(path string, err error) error {
+	if err == nil || strings.Contains(err.Error(), path) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
 // zkReadOptions turns the ZooKeeper source flags into reader options.
 func zkReadOptions(c *cli.Context) (zkread.ReadOptions, error) {
-	opts := zkread.ReadOptions{AtZxid: flagInt64(c, "at-zxid", -1)}
+	z, err := pointFlag(c, "at-zxid")
+	if err != nil {
+		return zkread.ReadOptions{}, err
+	}
+	opts := zkread.ReadOptions{AtZxid: max(z, 0)}
 	opts.Live = zkread.LiveOptions{
 		Auth: c.String("zk-auth"), SessionTimeout: c.Duration("zk-session-timeout"),
 		Connections: c.Int("zk-connections"), InFlight: c.Int("zk-in-flight"), Consistent: c.Bool("consistent"),

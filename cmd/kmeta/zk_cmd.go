@@ -1,10 +1,9 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
+	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/internal/source"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/zkread"
@@ -17,7 +16,9 @@ const zkSourceHelp = `SOURCE is one of:
    zkdata:PATH                    a ZooKeeper data dir (snapshots and transaction logs);
                                   the Kafka chroot inside it is detected
    zkdump:FILE                    a dump written by 'kmeta zk dump'
-   Without a scheme, kmeta infers the kind (-v says what it inferred).`
+   zkdata:PATH@zxid=N             the data dir as of zxid N (same as --at-zxid N)
+   Without a scheme, kmeta infers the kind (-v says what it inferred); host:port without
+   zk:// is never taken for a host.`
 
 func zkCommand() *cli.Command {
 	return &cli.Command{
@@ -31,8 +32,9 @@ func zkCommand() *cli.Command {
 				Description: "The dump holds each znode's raw data (base64; null for null data), its stat, its ACL when known,\n" +
 					"and its data as text and as JSON where it is either. 'kmeta zk image zkdump:FILE' reads it back.\n" +
 					"SCRAM keys and sensitive config values are replaced by a short hash unless --show-secrets; such a\n" +
-					"dump still reads back (credentials without keys). Keep a --show-secrets dump as safe as ZooKeeper.\n\n" + zkSourceHelp,
-				Flags: append(sourceFlags(),
+					"dump still reads back (credentials without keys). Keep a --show-secrets dump as safe as ZooKeeper.\n" +
+					"The dump is JSON whatever --output says; -o text and -o table are refused (exit 2).\n\n" + zkSourceHelp,
+				Flags: append(zkSourceFlags(),
 					&cli.StringFlag{Name: "out", Usage: "write the dump to `FILE` (atomically) instead of stdout"},
 					&cli.BoolFlag{Name: "force", Usage: "overwrite --out if it exists"},
 					&cli.BoolFlag{Name: "acls", Usage: "live sources: also read every znode's ACL"},
@@ -45,20 +47,24 @@ func zkCommand() *cli.Command {
 				ArgsUsage: "SOURCE",
 				Description: "Decodes the znodes as Kafka 3.x writes them (see 'kmeta image'; same printers).\n" +
 					"Znodes kmeta does not understand are listed under zk.raw, never dropped.\n\n" + zkSourceHelp,
-				Flags: sourceFlags(),
+				Flags: zkSourceFlags(),
 				Action: func(c *cli.Context) error {
 					raw, err := oneArg(c, "SOURCE")
 					if err != nil {
 						return err
 					}
-					if _, err := zkSpec(c, raw); err != nil {
+					spec, err := zkSpec(c, raw)
+					if err != nil {
 						return err
 					}
-					img, err := loadImageSource(c, raw)
+					res, err := loadSpec(c, spec)
 					if err != nil {
-						return fmt.Errorf("reading %s: %w", raw, err)
+						return err
 					}
-					return writeImage(c, img)
+					if err := writeImage(c, res.Image); err != nil {
+						return err
+					}
+					return partialResult(raw, res.Image)
 				},
 			},
 		},
@@ -67,15 +73,12 @@ func zkCommand() *cli.Command {
 
 // zkSpec parses SOURCE and requires a ZooKeeper kind.
 func zkSpec(c *cli.Context, raw string) (source.Spec, error) {
-	spec, err := source.Parse(raw)
+	spec, err := parseSource(c, raw)
 	if err != nil {
-		return spec, usageErrorf(c, "%v", err)
+		return spec, err
 	}
 	if spec.Kind != source.ZooKeeper {
-		return spec, usageErrorf(c, "%s is a KRaft source; 'kmeta zk' reads ZooKeeper sources", raw)
-	}
-	if spec.Inferred {
-		verbosef(c, "%s: read as %s (%s)", raw, spec, spec.Why)
+		return spec, usageErrorf(c, "%s is a KRaft source; 'kmeta zk' reads ZooKeeper sources (use 'kmeta image')", raw)
 	}
 	return spec, nil
 }
@@ -84,6 +87,9 @@ func zkDumpAction(c *cli.Context) error {
 	raw, err := oneArg(c, "SOURCE")
 	if err != nil {
 		return err
+	}
+	if f := outputFormat(c); outputSet(c) && f != printer.JSON {
+		return usageErrorf(c, "--output %s: a dump is one JSON document (leave --output out, or -o json); 'kmeta zk image' prints text and tables", f)
 	}
 	spec, err := zkSpec(c, raw)
 	if err != nil {
@@ -96,14 +102,12 @@ func zkDumpAction(c *cli.Context) error {
 	opts.Live.ReadACLs = c.Bool("acls")
 	p := newProgress(c, "reading "+spec.String(), progressCount)
 	opts.Live.Progress = func(done, known int) { p.Update(int64(done), int64(known)) }
-	t, err := spec.ZK.ReadTree(c.Context, opts)
+	t, warnings, err := source.ReadZKTree(c.Context, spec, opts)
 	p.Done()
 	if err != nil {
-		return fmt.Errorf("reading %s: %w", raw, err)
+		return pathErr(raw, err)
 	}
-	for _, w := range t.Warnings {
-		warnf(c, "%s", w)
-	}
+	printWarnings(c, warnings)
 	if !showSecrets(c) {
 		// Secrets stay out of files and terminals unless asked for: SCRAM
 		// keys and sensitive config values become short hashes. Such a
@@ -117,7 +121,9 @@ func zkDumpAction(c *cli.Context) error {
 			return err
 		}
 		verbosef(c, "wrote %d znodes to %s", len(t.Nodes), out)
-		return nil
+	} else if err := zkread.WriteDump(stdout(c), t); err != nil {
+		return err
 	}
-	return zkread.WriteDump(stdout(c), t)
+	partial := &model.Image{Warnings: warnings}
+	return partialResult(raw, partial)
 }

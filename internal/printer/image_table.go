@@ -156,7 +156,7 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 		if _, err := fmt.Fprintln(w, s.title); err != nil {
 			return err
 		}
-		if err := renderTable(w, s.header, s.rows); err != nil {
+		if err := renderTable(w, s.header, s.rows, nil); err != nil {
 			return err
 		}
 	}

@@ -16,6 +16,9 @@ import (
 type Column struct {
 	Header string
 	Key    string
+	// Wrap lets the table format wrap this column's cells to fit the
+	// terminal. When no column of a table sets it, any column may wrap.
+	Wrap bool
 }
 
 // Rows is a generic result table. Rows must already be in their final,
@@ -82,10 +85,19 @@ func writeRowsText(w io.Writer, r Rows) error {
 
 func writeRowsTable(w io.Writer, r Rows) error {
 	hdr := make([]string, len(r.Columns))
+	var wrap []bool
 	for i, c := range r.Columns {
 		hdr[i] = c.Header
+		if c.Wrap {
+			wrap = make([]bool, len(r.Columns))
+		}
 	}
-	return renderTable(w, hdr, r.Rows)
+	if wrap != nil {
+		for i, c := range r.Columns {
+			wrap[i] = c.Wrap
+		}
+	}
+	return renderTable(w, hdr, r.Rows, wrap)
 }
 
 func writeRowsJSON(w io.Writer, r Rows) error {

@@ -1,6 +1,7 @@
 package printer
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/olekukonko/tablewriter"
@@ -8,11 +9,22 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 )
 
-// renderTable draws one ASCII-bordered table. Options are pinned (no
-// header auto-format, which would upper-case and rewrite headers; left
-// alignment; no wrapping) so output only changes when data does. Cells
-// are passed through Clean.
-func renderTable(w io.Writer, header []string, rows [][]string) error {
+// renderTable draws one ASCII-bordered table that fits the output's width
+// (fit.go). Options are pinned (no header auto-format, which would
+// upper-case and rewrite headers; left alignment; tablewriter's own
+// wrapping off: fitTable wraps) so output only changes when data or width
+// does. Cells are passed through Clean. wrap says which columns may wrap
+// (nil: any).
+func renderTable(w io.Writer, header []string, rows [][]string, wrap []bool) error {
+	clean := make([][]string, len(rows))
+	for j, row := range rows {
+		cells := make([]string, len(row))
+		for i, c := range row {
+			cells[i] = Clean(c)
+		}
+		clean[j] = cells
+	}
+	header, rows, note := fitTable(tableWidth(w), header, clean, wrap)
 	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
@@ -28,13 +40,16 @@ func renderTable(w io.Writer, header []string, rows [][]string) error {
 	}
 	t.Header(hdr...)
 	for _, row := range rows {
-		cells := make([]string, len(row))
-		for i, c := range row {
-			cells[i] = Clean(c)
-		}
-		if err := t.Append(cells); err != nil {
+		if err := t.Append(row); err != nil {
 			return err
 		}
 	}
-	return t.Render()
+	if err := t.Render(); err != nil {
+		return err
+	}
+	if note != "" {
+		_, err := fmt.Fprintln(w, note)
+		return err
+	}
+	return nil
 }

@@ -7,9 +7,25 @@
 //	zk://h1:2181,h2:2181/kafka/prod      a live ZooKeeper ensemble and its chroot
 //	zkdata:/var/lib/zookeeper            a ZooKeeper data dir (holding version-2/)
 //	zkdump:cluster.json                  a dump written by `kmeta zk dump`
+//	kafka://broker:9092                  reserved for the live Kafka source (not yet)
 //
-// Without a scheme the kind is inferred from what the path holds, and the
-// reason is recorded for verbose output.
+// This package is the only place that parses a source string and infers
+// its kind. Without a scheme the kind is inferred from what the path
+// holds, and the reason is recorded for verbose output. Inference never
+// resolves a host name: "zk1:2181/kafka" without zk:// is a path that is
+// not there, and the refusal says to write zk://. When it refuses a path,
+// it says what it saw: nothing there, no permission, an empty dir, a
+// broker's partition log dir (ZooKeeper-mode brokers' dirs are named as
+// such: they hold no KRaft metadata), a ZooKeeper file given instead of
+// its data dir, or a file of no known kind.
+//
+// A path is scanned once: the log dir inference opened travels in the
+// Spec to the loader.
+//
+// Load returns the image with its typed warnings (model.Image.Warnings):
+// what the answer rests on. While the readers still report warnings as
+// strings, warnings.go converts them here, in one place; readers that set
+// img.Warnings themselves win.
 //
 // A point in time is part of the source, so that commands taking two
 // sources (diff) can give each its own:
@@ -27,9 +43,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -69,6 +83,9 @@ type Spec struct {
 	Why      string
 	// At is the point in time the source string named (@offset=, @zxid=).
 	At At
+	// Dir is the KRaft log dir inference already opened; Load and the log
+	// commands use it rather than scan the path again.
+	Dir *metalog.LogDir
 }
 
 // At is a point in time in a source: a KRaft offset or a ZooKeeper zxid.
@@ -123,6 +140,7 @@ func (s Spec) String() string {
 }
 
 // Parse reads one source string, with its point in time if it names one.
+// A string without a scheme is inferred from what the path holds.
 func Parse(s string) (Spec, error) {
 	rest, at, err := splitAt(s)
 	if err != nil {
@@ -143,6 +161,29 @@ func Parse(s string) (Spec, error) {
 	return spec, nil
 }
 
+// ParseKRaft is Parse for commands that read only KRaft files (the log
+// commands): a ZooKeeper source is refused, and the log dir is opened (or
+// the one inference opened is kept) so that the command reads it once.
+func ParseKRaft(s string) (Spec, error) {
+	spec, err := Parse(s)
+	if err != nil {
+		return spec, err
+	}
+	if spec.Kind != KRaft {
+		what := "a ZooKeeper source"
+		if spec.Inferred {
+			what += " (" + spec.String() + ")"
+		}
+		return spec, saw(s, ErrUnrecognised, "%s; this command reads KRaft metadata files", what)
+	}
+	if spec.Dir == nil {
+		if spec.Dir, err = OpenKRaft(spec.Path); err != nil {
+			return spec, err
+		}
+	}
+	return spec, nil
+}
+
 func parse(s string) (Spec, error) {
 	if s == "" {
 		return Spec{}, fmt.Errorf("%w: empty source", ErrSource)
@@ -153,6 +194,9 @@ func parse(s string) (Spec, error) {
 		}
 		return Spec{Raw: s, Kind: KRaft, Path: p}, nil
 	}
+	if strings.HasPrefix(s, "kafka://") || s == "kafka:" {
+		return Spec{}, saw(s, ErrNotYet, "not yet supported: the live Kafka source comes in a later release (read a controller's metadata log dir with kraft:DIR)")
+	}
 	if strings.HasPrefix(s, "zk://") || strings.HasPrefix(s, "zkdata:") || strings.HasPrefix(s, "zkdump:") {
 		z, err := zkread.ParseSource(s)
 		if err != nil {
@@ -161,43 +205,81 @@ func parse(s string) (Spec, error) {
 		return Spec{Raw: s, Kind: ZooKeeper, ZK: z}, nil
 	}
 	if i := strings.Index(s, "://"); i >= 0 {
-		return Spec{}, fmt.Errorf("%w: unknown scheme %q (want kraft:, zk://, zkdata: or zkdump:)", ErrSource, s[:i])
+		return Spec{}, fmt.Errorf("%w: unknown scheme %q (want kraft:, zk://, zkdata: or zkdump:; kafka:// is reserved)", ErrSource, s[:i])
 	}
-	if why, ok := looksKRaft(s); ok {
-		return Spec{Raw: s, Kind: KRaft, Path: s, Inferred: true, Why: why}, nil
-	}
-	if _, err := os.Stat(s); err != nil && !strings.Contains(s, ":") {
-		// A bare word is a path that is not there, not a ZooKeeper host:
-		// never resolve names the user did not ask to connect to.
-		return Spec{}, fmt.Errorf("%w: %s: no such file or directory (a live ZooKeeper is zk://host:port)", ErrSource, s)
-	}
-	z, err := zkread.ParseSource(s)
-	if err != nil {
-		return Spec{}, fmt.Errorf("%w: %w", ErrSource, err)
-	}
-	return Spec{Raw: s, Kind: ZooKeeper, ZK: z, Inferred: true, Why: z.Why}, nil
+	return infer(s)
 }
 
-// looksKRaft says whether an existing path holds KRaft metadata.
-func looksKRaft(p string) (string, bool) {
-	st, err := os.Stat(p)
+// infer chooses a kind for a string without a scheme from what the path
+// holds, or refuses saying what it saw.
+func infer(p string) (Spec, error) {
+	st, err := statPath(p)
 	if err != nil {
-		return "", false
+		if errors.Is(err, ErrNoPath) && looksLikeConnect(p) {
+			// Never resolve a host the user did not ask to connect to.
+			return Spec{}, saw(p, ErrNoPath, "no such file or directory; a live ZooKeeper ensemble is named zk://%s (kmeta does not resolve host names given without a scheme)", p)
+		}
+		return Spec{}, err
+	}
+	kraft := func(why string, d *metalog.LogDir) (Spec, error) {
+		return Spec{Raw: p, Kind: KRaft, Path: p, Inferred: true, Why: why, Dir: d}, nil
+	}
+	zk := func(kind zkread.SourceKind, why string) (Spec, error) {
+		return Spec{Raw: p, Kind: ZooKeeper, ZK: zkread.Source{Kind: kind, Path: p}, Inferred: true, Why: why}, nil
 	}
 	if !st.IsDir() {
-		switch kind, _ := metalog.ClassifyName(filepath.Base(p)); kind {
+		name := filepath.Base(p)
+		switch kind, _ := metalog.ClassifyName(name); kind {
 		case metalog.KindSegment, metalog.KindSnapshot, metalog.KindBootstrap:
-			return "a KRaft " + kind.String() + " file", true
+			d, err := OpenKRaft(p)
+			if err != nil {
+				return Spec{}, err
+			}
+			return kraft("a KRaft "+kind.String()+" file", d)
 		}
-		return "", false
+		if strings.HasPrefix(name, "snapshot.") || strings.HasPrefix(name, "log.") {
+			return Spec{}, saw(p, ErrUnrecognised, "looks like a ZooKeeper %s file: give the data dir holding version-2/ (zkdata:DIR)",
+				map[bool]string{true: "snapshot", false: "transaction log"}[strings.HasPrefix(name, "snapshot.")])
+		}
+		if st.Size() == 0 {
+			return Spec{}, saw(p, ErrEmpty, "an empty file")
+		}
+		if looksLikeDump(p) {
+			return zk(zkread.SourceDump, "a JSON file, read as a dump written by 'kmeta zk dump'")
+		}
+		return Spec{}, saw(p, ErrUnrecognised, "%s", describeOther(p, st))
 	}
-	if _, err := os.Stat(filepath.Join(p, "version-2")); err == nil {
-		return "", false
+	ents, err := readDir(p)
+	if err != nil {
+		return Spec{}, err
 	}
-	if _, err := metalog.OpenLogDir(p); err == nil {
-		return "a directory holding KRaft metadata", true
+	if len(ents) == 0 {
+		return Spec{}, saw(p, ErrEmpty, "an empty directory: neither KRaft metadata (meta.properties, %s/) nor a ZooKeeper data dir (version-2/)", metalog.MetadataPartitionDir)
 	}
-	return "", false
+	if isZKDataDir(p, ents) {
+		return zk(zkread.SourceDataDir, "a directory holding ZooKeeper's version-2/")
+	}
+	if b := inspectBrokerDir(p, ents); b != nil {
+		return Spec{}, saw(p, ErrBrokerDir, "%s", b.Describe())
+	}
+	d, err := metalog.OpenLogDir(p)
+	if err != nil {
+		if errors.Is(err, metalog.ErrNotKRaft) {
+			return Spec{}, saw(p, ErrUnrecognised, "%s", describeOther(p, st))
+		}
+		return Spec{}, err
+	}
+	return kraft("a directory holding KRaft metadata", d)
+}
+
+// looksLikeConnect says whether a string has the shape of a ZooKeeper
+// connect string (host:port[,host:port][/chroot]).
+func looksLikeConnect(s string) bool {
+	if !strings.Contains(s, ":") {
+		return false
+	}
+	_, _, err := zkread.ParseConnect(s)
+	return err == nil
 }
 
 // Options carries the per-kind settings commands pass along.
@@ -211,12 +293,15 @@ type Options struct {
 	Progress func(done, total int64)
 }
 
-// Result is a loaded view.
+// Result is a loaded view. Its image carries the typed warnings
+// (Image.Warnings) saying what it rests on.
 type Result struct {
-	Spec     Spec
-	Image    *model.Image
-	Warnings []string
+	Spec  Spec
+	Image *model.Image
 }
+
+// ErrPastEnd: a point in time beyond what the source holds.
+var ErrPastEnd = errors.New("point in time beyond the source")
 
 // Load reads the view a spec names. A source that cannot be read is an
 // error, never an empty image.
@@ -228,19 +313,26 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 		if spec.At.HasOffset {
 			at = spec.At.Offset
 		}
-		r, err := metalog.LoadImage(spec.Path, metalog.ImageOptions{AtOffset: at, Progress: opts.Progress})
+		d := spec.Dir
+		if d == nil {
+			var err error
+			if d, err = OpenKRaft(spec.Path); err != nil {
+				return nil, err
+			}
+		}
+		r, err := metalog.LoadImageDir(d, metalog.ImageOptions{AtOffset: at, Progress: opts.Progress})
 		if err != nil {
 			return nil, err
 		}
-		res.Image, res.Warnings = r.Image, r.Warnings
-		keys := make([]string, 0, len(r.Unknown))
-		for k := range r.Unknown {
-			keys = append(keys, k)
+		if at >= 0 && r.StoppedAt < 0 && at >= r.EndOffset {
+			end := "it holds no records"
+			if r.EndOffset > 0 {
+				end = fmt.Sprintf("its last offset is %d", r.EndOffset-1)
+			}
+			return nil, saw(spec.Path, ErrPastEnd, "offset %d is past the end of the log: %s", at, end)
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%d record(s) skipped, not decodable: %s", r.Unknown[k], k))
-		}
+		res.Image = r.Image
+		res.Image.Warnings = kraftWarnings(r, d)
 	case ZooKeeper:
 		zo := opts.ZK
 		if spec.At.Zxid > 0 {
@@ -258,12 +350,25 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 			return nil, err
 		}
 		res.Image = img
-		res.Warnings = append(res.Warnings, t.Warnings...)
-		if err != nil {
-			res.Warnings = append(res.Warnings, err.Error())
-		}
+		img.Warnings = zkWarnings(img, t, err)
 	default:
 		return nil, fmt.Errorf("%w: unknown kind", ErrSource)
 	}
 	return res, nil
+}
+
+// ReadZKTree reads a ZooKeeper source's raw tree (for zk dump), with the
+// typed warnings it rests on.
+func ReadZKTree(ctx context.Context, spec Spec, zo zkread.ReadOptions) (*zkread.Tree, []model.Finding, error) {
+	if spec.Kind != ZooKeeper {
+		return nil, nil, fmt.Errorf("%w: %s is not a ZooKeeper source", ErrSource, spec)
+	}
+	if spec.At.Zxid > 0 {
+		zo.AtZxid = spec.At.Zxid
+	}
+	t, err := spec.ZK.ReadTree(ctx, zo)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, zkWarnings(model.NewImage(), t, nil), nil
 }

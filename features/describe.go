@@ -1,0 +1,84 @@
+package features
+
+import (
+	"fmt"
+
+	"github.com/kmeta/kmeta/model"
+)
+
+// State is what a source says about features: its finalized levels, what
+// its content needs, and its ZooKeeper migration state. It is the JSON
+// shape of `kmeta features describe`.
+type State struct {
+	Catalog         string         `json:"catalog"`
+	MetadataVersion *LevelRef      `json:"metadataVersion"`
+	Features        []FeatureState `json:"features"`
+	Requirements    []Requirement  `json:"requirements"`
+	// RequiredMinimum is the lowest level the content can be written at.
+	RequiredMinimum *LevelRef `json:"requiredMinimum"`
+	LoadableBy4x    bool      `json:"loadableBy4x"`
+	// Migration is the ZK->KRaft migration state: the KRaft
+	// ZkMigrationStateRecord, or ZooKeeper's /migration znode.
+	Migration *MigrationState `json:"migration,omitempty"`
+	// ZKFeatureStatus is /feature's status on a ZooKeeper source (1 enabled,
+	// 0 disabled, -1 absent). ZooKeeper never holds metadata.version: a ZK
+	// cluster's inter.broker.protocol.version is a static broker config.
+	ZKFeatureStatus *int32 `json:"zkFeatureStatus,omitempty"`
+}
+
+type MigrationState struct {
+	State                string `json:"state,omitempty"`
+	KRaftControllerID    *int32 `json:"kraftControllerId,omitempty"`
+	KRaftMetadataOffset  *int64 `json:"kraftMetadataOffset,omitempty"`
+	InitialMigrationDone *bool  `json:"initialMigrationDone,omitempty"`
+}
+
+type FeatureState struct {
+	Name  string `json:"name"`
+	Level int16  `json:"level"`
+	Known bool   `json:"known"`
+}
+
+func (cat *Catalog) Describe(img *model.Image) State {
+	st := State{Catalog: cat.Name, Requirements: cat.Requirements(img), Features: []FeatureState{}}
+	if st.Requirements == nil {
+		st.Requirements = []Requirement{}
+	}
+	if mv := img.MetadataVersion(); mv != 0 {
+		r := LevelRef{Level: mv, Name: fmt.Sprintf("level %d", mv)}
+		if l, ok := cat.ByLevel(mv); ok {
+			r = l.Ref()
+		}
+		st.MetadataVersion = &r
+		st.LoadableBy4x = mv >= catalog4x.MinimumLoadable
+	}
+	for _, n := range sortedFeatureNames(img.Features) {
+		if n == MetadataVersionFeature {
+			continue
+		}
+		f, ok := cat.Feature(n)
+		st.Features = append(st.Features, FeatureState{Name: n, Level: img.Features[n], Known: ok && img.Features[n] <= f.MaxLevel()})
+	}
+	for _, r := range st.Requirements {
+		if st.RequiredMinimum == nil || r.Minimum.Level > st.RequiredMinimum.Level {
+			m := r.Minimum
+			st.RequiredMinimum = &m
+		}
+	}
+	if m := img.Migration; m != nil {
+		ms := &MigrationState{}
+		if m.HasState {
+			ms.State = m.State.String()
+		}
+		if m.HasZNode {
+			id, off, done := m.KRaftControllerID, m.KRaftMetadataOffset, m.KRaftMetadataOffset > 0
+			ms.KRaftControllerID, ms.KRaftMetadataOffset, ms.InitialMigrationDone = &id, &off, &done
+		}
+		st.Migration = ms
+	}
+	if img.ZK != nil {
+		fs := img.ZK.FeatureStatus
+		st.ZKFeatureStatus = &fs
+	}
+	return st
+}

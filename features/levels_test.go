@@ -1,0 +1,60 @@
+package features
+
+import (
+	"testing"
+
+	"github.com/kmeta/kmeta/metalog/records"
+)
+
+// TestNamedLevels: each named level is the level of that name in the
+// catalogs it is said to hold in.
+func TestNamedLevels(t *testing.T) {
+	for _, n := range namedLevels {
+		cats := []*Catalog{Default(), Catalog39()}
+		if n.only4x {
+			cats = cats[:1]
+		}
+		for _, c := range cats {
+			l, ok := c.ByLevel(n.level)
+			if !ok || l.Name != n.name {
+				t.Errorf("%s = %d: the %s catalog names level %d %q, want %q", n.constant, n.level, c.Name, n.level, l.Name, n.name)
+			}
+		}
+	}
+}
+
+// TestRecordRegistryMatchesGenerated ties features' record registry (the
+// apiKeys and names its version rules use) to the record definitions
+// generated from records.def: same apiKeys, same names, and every
+// version a rule allows is one the codec can write.
+func TestRecordRegistryMatchesGenerated(t *testing.T) {
+	gen := map[int16]records.MetadataType{}
+	for _, mt := range records.MetadataTypes() {
+		gen[mt.APIKey] = mt
+	}
+	for k, name := range recordNames {
+		mt, ok := gen[k]
+		if !ok {
+			t.Errorf("features knows apiKey %d (%s); records.def does not", k, name)
+			continue
+		}
+		if mt.Name != name {
+			t.Errorf("apiKey %d: features calls it %s, records.def %s", k, name, mt.Name)
+		}
+	}
+	for k, mt := range gen {
+		if _, ok := recordNames[k]; !ok {
+			t.Errorf("records.def defines apiKey %d (%s); features' registry lacks it", k, mt.Name)
+		}
+	}
+	for _, c := range []*Catalog{Default(), Catalog39()} {
+		for _, l := range c.Levels {
+			for _, r := range c.recordRules(l.Level) {
+				mt := gen[r.APIKey]
+				if r.Version < mt.MinVersion || r.Version > mt.MaxVersion {
+					t.Errorf("%s catalog, level %s: %s v%d, but records.def has v%d-v%d", c.Name, l.Name, r.Name, r.Version, mt.MinVersion, mt.MaxVersion)
+				}
+			}
+		}
+	}
+}

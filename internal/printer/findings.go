@@ -1,0 +1,53 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kmeta/kmeta/model"
+)
+
+// FindingsRows is the one table form of findings (model.Finding): every
+// command that reports findings prints them through it, so text, table
+// and JSON agree everywhere. Findings are printed in the order given
+// (callers sort with model.SortFindings).
+func FindingsRows(fs []model.Finding) Rows {
+	r := Rows{Columns: []Column{
+		{Header: "SEVERITY", Key: "severity"}, {Header: "CODE", Key: "code"}, {Header: "ENTITY", Key: "entity", Wrap: true},
+		{Header: "WHERE", Key: "where", Wrap: true}, {Header: "MESSAGE", Key: "message", Wrap: true},
+	}}
+	for _, f := range fs {
+		where := ""
+		if f.Where != nil {
+			where = f.Where.String()
+		}
+		r.Rows = append(r.Rows, []string{string(f.Severity), f.Code, f.Entity, where, f.Message})
+	}
+	return r
+}
+
+// WriteFindingsText writes one line per finding: severity, code, entity,
+// where, message. Values go through Clean.
+func WriteFindingsText(w io.Writer, fs []model.Finding) error {
+	for _, f := range fs {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%-7s %s", f.Severity, f.Code)
+		if f.Entity != "" {
+			b.WriteString(" " + Clean(f.Entity))
+		}
+		if f.Where != nil {
+			if loc := f.Where.String(); loc != "" {
+				b.WriteString(" (" + Clean(loc) + ")")
+			}
+		}
+		b.WriteString(": " + Clean(f.Message))
+		if f.Fix != "" {
+			b.WriteString(" — fix: " + Clean(f.Fix))
+		}
+		if _, err := fmt.Fprintln(w, b.String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,429 @@
+package metalog
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/kmeta/kmeta/internal/wire"
+	"github.com/kmeta/kmeta/metalog/records"
+	"github.com/kmeta/kmeta/model"
+)
+
+// DumpFormat selects what a Dumper writes.
+type DumpFormat int
+
+const (
+	// DumpText is exactly what Kafka's DumpLogSegments
+	// --cluster-metadata-decoder prints.
+	DumpText DumpFormat = iota
+	// DumpJSON is JSON lines: one object per batch and record.
+	DumpJSON
+	// DumpRows hands each record to DumpOptions.Row (for tables).
+	DumpRows
+)
+
+// DumpFilter selects what a Dumper prints.
+type DumpFilter struct {
+	// APIKeys selects metadata records by apiKey (none: every record).
+	// With a type filter, control batches are left out.
+	APIKeys map[int16]bool
+	// From and To bound the offsets printed (To < 0: to the end).
+	From, To int64
+	// RecordsOnly leaves out the batch lines.
+	RecordsOnly bool
+}
+
+func (f *DumpFilter) wantOffset(o int64) bool {
+	return o >= f.From && (f.To < 0 || o <= f.To)
+}
+
+// ParseRecordType resolves a --type value: an apiKey number, or a metadata
+// record type name in Kafka's MetadataRecordType spelling (TOPIC_RECORD)
+// or its schema spelling (TopicRecord), case-insensitive.
+func ParseRecordType(s string) (int16, error) {
+	s = strings.TrimSpace(s)
+	if n, err := strconv.ParseInt(s, 10, 16); err == nil {
+		if n < 0 {
+			return 0, fmt.Errorf("record type %q: an apiKey is 0 or more", s)
+		}
+		return int16(n), nil
+	}
+	norm := func(n string) string { return strings.ToUpper(strings.ReplaceAll(n, "_", "")) }
+	for _, t := range records.MetadataTypes() {
+		if norm(t.Name) == norm(s) {
+			return t.APIKey, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown record type %q (use a name such as TOPIC_RECORD or TopicRecord, or an apiKey)", s)
+}
+
+// DumpRow is one record as DumpRows hands it over.
+type DumpRow struct {
+	File    string
+	Offset  int64
+	Epoch   int32
+	Type    string
+	Version int16
+	// Data is the record's JSON, or the decode error.
+	Data string
+}
+
+// DumpOptions tune a Dumper.
+type DumpOptions struct {
+	Format DumpFormat
+	Filter DumpFilter
+	// ShowSecrets prints sensitive config values and SCRAM salts and keys
+	// as they are; otherwise they are replaced as model's redaction does.
+	ShowSecrets bool
+	// Row receives every record with DumpRows.
+	Row func(DumpRow)
+	// Progress, when set, is called with bytes read so far and the total.
+	Progress func(done, total int64)
+}
+
+// TornTail is a file that ends inside a batch.
+type TornTail struct {
+	File     string
+	Position int64
+	// Bytes after the last whole batch.
+	Bytes int64
+	// Active is set for the last segment of a log dir: what a crash (or a
+	// Kafka still appending) leaves, and what Kafka's recovery truncates.
+	Active bool
+}
+
+func (t TornTail) String() string {
+	return fmt.Sprintf("%s ends in a torn batch at position %d: %d byte(s) after the last whole batch were never committed (Kafka truncates them on recovery)", t.File, t.Position, t.Bytes)
+}
+
+// Dumper prints batches and records. Build one with NewDumper; it keeps
+// the verdict of what it printed (Problems, TornTails).
+type Dumper struct {
+	w     io.Writer
+	opts  DumpOptions
+	buf   []byte
+	jbuf  []byte
+	dec   records.Decoder
+	pend  *pendingBatch
+	done  int64
+	total int64
+
+	problems int
+	first    error
+	torn     []TornTail
+}
+
+type pendingBatch struct {
+	f DataFile
+	b *Batch
+}
+
+// NewDumper returns a Dumper writing to w (buffer w: the dumper writes a
+// line at a time).
+func NewDumper(w io.Writer, opts DumpOptions) *Dumper {
+	return &Dumper{w: w, opts: opts}
+}
+
+// Problems is the number of batches and records that could not be read or
+// decoded (CRC failures, bad framing, undecodable records), and the first
+// of them; torn tails are counted apart (TornTails).
+func (d *Dumper) Problems() (int, error) { return d.problems, d.first }
+
+// TornTails lists the files that ended inside a batch.
+func (d *Dumper) TornTails() []TornTail { return d.torn }
+
+func (d *Dumper) problem(err error) {
+	d.problems++
+	if d.first == nil {
+		d.first = err
+	}
+}
+
+// DumpDir prints every data file of an opened log dir in reading order.
+func (d *Dumper) DumpDir(dir *LogDir) error {
+	files := dir.DataFiles()
+	for _, f := range files {
+		d.total += f.Size
+	}
+	for i, f := range files {
+		active := f.Kind == KindSegment && i == len(files)-1
+		if err := d.dumpFile(f, active); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jsonBatch and jsonRecord are the JSON-lines shapes of log dump. Field
+// order is the struct order and is part of kmeta's output contract.
+type jsonBatch struct {
+	Kind                 string `json:"kind"` // "batch"
+	File                 string `json:"file"`
+	Position             int64  `json:"position"`
+	BaseOffset           int64  `json:"baseOffset"`
+	LastOffset           int64  `json:"lastOffset"`
+	Count                int32  `json:"count"`
+	PartitionLeaderEpoch int32  `json:"partitionLeaderEpoch"`
+	IsControl            bool   `json:"isControl"`
+	Compression          string `json:"compression"`
+	Timestamp            int64  `json:"timestamp"`
+	Size                 int64  `json:"size"`
+	CRC                  uint32 `json:"crc"`
+	CRCValid             bool   `json:"crcValid"`
+}
+
+type jsonRecord struct {
+	Kind    string          `json:"kind"` // "record"
+	File    string          `json:"file"`
+	Offset  int64           `json:"offset"`
+	Epoch   int32           `json:"epoch"`
+	Control bool            `json:"control"`
+	Type    string          `json:"type"`
+	APIKey  int16           `json:"apiKey"`
+	Version int16           `json:"version"`
+	Data    json.RawMessage `json:"data,omitempty"`
+	Error   string          `json:"error,omitempty"`
+}
+
+// writeJSONLine writes v as one line of JSON, '<', '>' and '&' as they
+// are (as the printers write JSON lines).
+func (d *Dumper) writeJSONLine(v any) error {
+	enc := json.NewEncoder(d.w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func (d *Dumper) dumpFile(f DataFile, active bool) error {
+	r, err := OpenReader(f.Path, ReaderOptions{})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if d.opts.Format == DumpText {
+		io.WriteString(d.w, DumpHeader(f))
+	}
+	for {
+		b, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil && !errors.Is(err, ErrCRC) {
+			if errors.Is(err, ErrTornTail) || errors.Is(err, ErrBadLength) || errors.Is(err, ErrBadMagic) {
+				// Kafka's tool reports what it could not read and stops
+				// at the last valid batch; so does the dumper. A torn
+				// tail of the active segment is what a crash leaves;
+				// anything else is damage.
+				if errors.Is(err, ErrTornTail) {
+					d.torn = append(d.torn, TornTail{File: f.Path, Position: r.Position(), Bytes: f.Size - r.Position(), Active: active})
+					if !active {
+						d.problem(err)
+					}
+				} else {
+					d.problem(err)
+				}
+				switch d.opts.Format {
+				case DumpText:
+					fmt.Fprintf(d.w, "Found %d invalid bytes at the end of %s (%v)\n", f.Size-r.Position(), baseName(f.Path), err)
+				case DumpJSON:
+					return d.writeJSONLine(map[string]any{"kind": "error", "file": f.Path, "error": err.Error()})
+				}
+				return nil
+			}
+			return err
+		}
+		if err != nil {
+			d.problem(err)
+		}
+		if err := d.dumpBatch(f, b); err != nil {
+			return err
+		}
+	}
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+func (d *Dumper) dumpBatch(f DataFile, b *Batch) error {
+	d.done += b.Size()
+	if d.opts.Progress != nil {
+		d.opts.Progress(d.done, d.total)
+	}
+	flt := &d.opts.Filter
+	if b.LastOffset() < flt.From || (flt.To >= 0 && b.BaseOffset > flt.To) {
+		return nil
+	}
+	if len(flt.APIKeys) > 0 && b.IsControl() {
+		return nil
+	}
+	// With a type filter, a batch line is printed only above the first
+	// record it selects, so the output is not a list of empty batches.
+	d.pend = nil
+	if !flt.RecordsOnly {
+		if len(flt.APIKeys) > 0 {
+			d.pend = &pendingBatch{f, b}
+		} else if err := d.writeBatch(f, b); err != nil {
+			return err
+		}
+	}
+	it := b.Records()
+	for it.Next() {
+		rec := it.Record()
+		if !flt.wantOffset(rec.Offset) {
+			continue
+		}
+		if err := d.dumpRecord(f, b, rec); err != nil {
+			return err
+		}
+	}
+	if err := it.Err(); err != nil {
+		d.problem(err)
+		switch d.opts.Format {
+		case DumpText:
+			fmt.Fprintf(d.w, "Error in batch at position %d: %v\n", b.Position, err)
+		case DumpJSON:
+			return d.writeJSONLine(map[string]any{"kind": "error", "file": f.Path, "position": b.Position, "error": err.Error()})
+		}
+	}
+	return nil
+}
+
+func (d *Dumper) writeBatch(f DataFile, b *Batch) error {
+	switch d.opts.Format {
+	case DumpText:
+		d.buf = AppendBatchLine(d.buf[:0], b)
+		d.buf = append(d.buf, '\n')
+		_, err := d.w.Write(d.buf)
+		return err
+	case DumpJSON:
+		return d.writeJSONLine(jsonBatch{
+			Kind: "batch", File: f.Path, Position: b.Position, BaseOffset: b.BaseOffset, LastOffset: b.LastOffset(),
+			Count: b.RecordsCount, PartitionLeaderEpoch: b.PartitionLeaderEpoch, IsControl: b.IsControl(),
+			Compression: b.Compression().String(), Timestamp: b.MaxTimestamp, Size: b.Size(), CRC: b.CRC,
+			CRCValid: !b.CRCChecked || b.CRCValid,
+		})
+	}
+	return nil
+}
+
+// flushPending writes the batch line held back for a type filter.
+func (d *Dumper) flushPending() error {
+	if d.pend == nil {
+		return nil
+	}
+	p := d.pend
+	d.pend = nil
+	return d.writeBatch(p.f, p.b)
+}
+
+func (d *Dumper) dumpRecord(f DataFile, b *Batch, rec *Record) error {
+	jr := jsonRecord{Kind: "record", File: f.Path, Offset: rec.Offset, Epoch: b.PartitionLeaderEpoch}
+	var data []byte
+	if b.IsControl() {
+		k, c, err := records.DecodeControl(rec.Key, rec.Value)
+		jr.Control, jr.APIKey, jr.Type = true, int16(k.Type), k.Type.Name()
+		if err != nil && c == nil {
+			jr.Error = err.Error()
+		}
+		if c != nil {
+			data = c.AppendJSON(nil, 0)
+		}
+		if d.opts.Format == DumpText {
+			d.buf = AppendRecordMeta(d.buf[:0], b, rec)
+			if out, ok := AppendEndTxnMarker(d.buf, k.Type, rec.Value); ok {
+				d.buf = out
+			} else {
+				d.buf = AppendControl(d.buf, k.Type, c)
+			}
+			d.buf = append(d.buf, '\n')
+			_, err := d.w.Write(d.buf)
+			return err
+		}
+	} else {
+		fr, m, err := d.dec.DecodeMetadata(rec.Value)
+		jr.APIKey, jr.Version = fr.APIKey, fr.Version
+		if m != nil {
+			jr.Type = records.TypeName(m.RecordName())
+		}
+		if keys := d.opts.Filter.APIKeys; len(keys) > 0 && !keys[fr.APIKey] {
+			return nil
+		}
+		if err := d.flushPending(); err != nil {
+			return err
+		}
+		if err != nil {
+			d.problem(&CorruptionError{File: f.Path, Position: b.Position, Offset: rec.Offset, Err: err})
+			jr.Error = err.Error()
+		} else {
+			data = d.recordJSON(m, fr.Version)
+		}
+		if d.opts.Format == DumpText {
+			d.buf = AppendRecordMeta(d.buf[:0], b, rec)
+			if err != nil {
+				d.buf = append(d.buf, " payload: Error at "...)
+				d.buf = strconv.AppendInt(d.buf, rec.Offset, 10)
+				d.buf = append(d.buf, ", skipping. "...)
+				d.buf = append(d.buf, err.Error()...)
+			} else {
+				d.buf = append(d.buf, ` payload: {"type":"`...)
+				d.buf = append(d.buf, jr.Type...)
+				d.buf = append(d.buf, `","version":`...)
+				d.buf = strconv.AppendInt(d.buf, int64(fr.Version), 10)
+				d.buf = append(d.buf, `,"data":`...)
+				d.buf = append(d.buf, data...)
+				d.buf = append(d.buf, '}')
+			}
+			d.buf = append(d.buf, '\n')
+			_, werr := d.w.Write(d.buf)
+			return werr
+		}
+	}
+	switch d.opts.Format {
+	case DumpJSON:
+		jr.Data = data
+		return d.writeJSONLine(jr)
+	case DumpRows:
+		if d.opts.Row != nil {
+			d.opts.Row(DumpRow{File: baseName(f.Path), Offset: rec.Offset, Epoch: b.PartitionLeaderEpoch, Type: jr.Type, Version: jr.Version, Data: string(data) + jr.Error})
+		}
+	}
+	return nil
+}
+
+// recordJSON renders a record's data as Kafka's JSON converter would, with
+// secrets redacted unless ShowSecrets: sensitive config values and SCRAM
+// salts and keys become model's redaction (short hashes, so equal secrets
+// stay visibly equal).
+func (d *Dumper) recordJSON(m records.Metadata, v int16) []byte {
+	if !d.opts.ShowSecrets {
+		switch r := m.(type) {
+		case *records.ConfigRecord:
+			if r.Value != nil && model.IsSensitiveConfig(r.Name) {
+				c := *r
+				red := model.RedactedValue(*r.Value)
+				c.Value = &red
+				d.jbuf = c.AppendJSON(d.jbuf[:0], v)
+				return d.jbuf
+			}
+		case *records.UserScramCredentialRecord:
+			fp := model.ScramFingerprint(&model.ScramCredential{Salt: r.Salt, StoredKey: r.StoredKey, ServerKey: r.ServerKey})
+			b := append([]byte(`{"name":`), wire.AppendJSONString(nil, r.Name)...)
+			b = append(b, `,"mechanism":`...)
+			b = wire.AppendJSONInt(b, int64(r.Mechanism))
+			b = append(b, `,"salt":"[redacted]","storedKey":"[redacted]","serverKey":"[redacted]","fingerprint":`...)
+			b = wire.AppendJSONString(b, fp)
+			b = append(b, `,"iterations":`...)
+			b = wire.AppendJSONInt(b, int64(r.Iterations))
+			return append(b, '}')
+		}
+	}
+	d.jbuf = m.AppendJSON(d.jbuf[:0], v)
+	return d.jbuf
+}

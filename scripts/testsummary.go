@@ -1,0 +1,100 @@
+//go:build ignore
+
+// testsummary reads `go test -json` on stdin, prints each package's result
+// line as `go test` would, the output of every failed test, and a last
+// line "N passed, N failed, N skipped" (tests and subtests). It exits 1
+// when a test or package failed, so `make test` fails as go test would.
+//
+//	go test -json ./... | go run scripts/testsummary.go
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+)
+
+type event struct {
+	Action  string
+	Package string
+	Test    string
+	Output  string
+	Elapsed float64
+}
+
+func main() {
+	var passed, failed, skipped int
+	var failedNames []string
+	outputs := map[string]*strings.Builder{}
+	pkgOut := map[string]*strings.Builder{}
+	badPkg := false
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		var e event
+		if err := json.Unmarshal(line, &e); err != nil {
+			// Build errors and other non-JSON lines pass through.
+			fmt.Println(string(line))
+			continue
+		}
+		key := e.Package + " " + e.Test
+		switch e.Action {
+		case "output":
+			if e.Test == "" {
+				b := pkgOut[e.Package]
+				if b == nil {
+					b = &strings.Builder{}
+					pkgOut[e.Package] = b
+				}
+				b.WriteString(e.Output)
+				continue
+			}
+			b := outputs[key]
+			if b == nil {
+				b = &strings.Builder{}
+				outputs[key] = b
+			}
+			b.WriteString(e.Output)
+		case "pass", "fail", "skip":
+			if e.Test == "" {
+				status := map[string]string{"pass": "ok  ", "fail": "FAIL", "skip": "?   "}[e.Action]
+				fmt.Printf("%s\t%s\t%.3fs\n", status, e.Package, e.Elapsed)
+				if e.Action == "fail" {
+					badPkg = true
+					if b := pkgOut[e.Package]; b != nil {
+						fmt.Print(b.String())
+					}
+				}
+				continue
+			}
+			switch e.Action {
+			case "pass":
+				passed++
+			case "skip":
+				skipped++
+			case "fail":
+				failed++
+				failedNames = append(failedNames, e.Package+"."+e.Test)
+				if b := outputs[key]; b != nil {
+					fmt.Print(b.String())
+				}
+			}
+			delete(outputs, key)
+		}
+	}
+	if len(failedNames) > 0 {
+		slices.Sort(failedNames)
+		fmt.Println("failed:")
+		for _, n := range failedNames {
+			fmt.Println("  " + n)
+		}
+	}
+	fmt.Printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped)
+	if failed > 0 || badPkg {
+		os.Exit(1)
+	}
+}
