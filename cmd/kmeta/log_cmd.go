@@ -15,7 +15,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kmeta/kmeta/internal/printer"
-	"github.com/kmeta/kmeta/internal/wire"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
@@ -386,13 +385,13 @@ func (d *dumper) recordJSON(m records.Metadata, v int16) []byte {
 			}
 		case *records.UserScramCredentialRecord:
 			fp := model.ScramFingerprint(&model.ScramCredential{Salt: r.Salt, StoredKey: r.StoredKey, ServerKey: r.ServerKey})
-			b := append([]byte(`{"name":`), wire.AppendJSONString(nil, r.Name)...)
+			b := append([]byte(`{"name":`), records.AppendJSONString(nil, r.Name)...)
 			b = append(b, `,"mechanism":`...)
-			b = wire.AppendJSONInt(b, int64(r.Mechanism))
+			b = strconv.AppendInt(b, int64(r.Mechanism), 10)
 			b = append(b, `,"salt":"[redacted]","storedKey":"[redacted]","serverKey":"[redacted]","fingerprint":`...)
-			b = wire.AppendJSONString(b, fp)
+			b = records.AppendJSONString(b, fp)
 			b = append(b, `,"iterations":`...)
-			b = wire.AppendJSONInt(b, int64(r.Iterations))
+			b = strconv.AppendInt(b, int64(r.Iterations), 10)
 			return append(b, '}')
 		}
 	}
@@ -482,11 +481,15 @@ func writeCheckReport(c *cli.Context, rep *metalog.Report) error {
 	}
 	fmt.Fprintln(w)
 	rows := printer.Rows{Columns: []printer.Column{
-		{Header: "SEVERITY", Key: "severity"}, {Header: "KIND", Key: "kind"}, {Header: "FILE", Key: "file"},
+		{Header: "SEVERITY", Key: "severity"}, {Header: "CODE", Key: "code"}, {Header: "FILE", Key: "file"},
 		{Header: "POSITION", Key: "position"}, {Header: "OFFSET", Key: "offset"}, {Header: "MESSAGE", Key: "message"},
 	}}
 	for _, f := range rep.Findings {
-		rows.Rows = append(rows.Rows, []string{string(f.Severity), f.Kind, f.File, strconv.FormatInt(f.Position, 10), strconv.FormatInt(f.Offset, 10), printer.Clean(f.Message)})
+		w := model.NoLocation()
+		if f.Where != nil {
+			w = *f.Where
+		}
+		rows.Rows = append(rows.Rows, []string{string(f.Severity), f.Code, w.File, strconv.FormatInt(w.Position, 10), strconv.FormatInt(w.Offset, 10), printer.Clean(f.Message)})
 	}
 	return printer.WriteRows(w, outputFormat(c), rows)
 }

@@ -29,7 +29,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -232,14 +231,9 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		res.Image, res.Warnings = r.Image, r.Warnings
-		keys := make([]string, 0, len(r.Unknown))
-		for k := range r.Unknown {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%d record(s) skipped, not decodable: %s", r.Unknown[k], k))
+		res.Image = r.Image
+		for _, w := range r.Warnings {
+			res.Warnings = append(res.Warnings, w.String())
 		}
 	case ZooKeeper:
 		zo := opts.ZK
