@@ -127,7 +127,8 @@ func (r *Report) Damage() *Finding {
 			if f.Severity != SeverityError || f.Where == nil || f.Where.File != fr.Path {
 				continue
 			}
-			if best == nil || f.Where.Position < best.Where.Position {
+			if best == nil || f.Where.Position < best.Where.Position ||
+				(f.Where.Position == best.Where.Position && model.CompareFindings(*f, *best) < 0) {
 				best = f
 			}
 		}
@@ -482,6 +483,20 @@ func (c *Checker) endSnapshot(err error) {
 
 // Findings returns the findings made so far, in the order they were made.
 func (c *Checker) Findings() []Finding { return c.rep.Findings }
+
+// Damage is Report.Damage over what the checker has seen so far.
+func (c *Checker) Damage() *Finding {
+	r := Report{Files: c.rep.Files, Findings: c.rep.Findings}
+	if c.s != nil {
+		r.Files = append(r.Files[:len(r.Files):len(r.Files)], c.s.fr)
+	}
+	d := r.Damage()
+	if d == nil {
+		return nil
+	}
+	x := model.CloneFindings([]Finding{*d})[0]
+	return &x
+}
 
 // Report finishes the check: the log offsets, the cross-file checks and
 // the one sort order.

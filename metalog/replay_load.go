@@ -140,6 +140,8 @@ type loader struct {
 	unknown     map[string]*model.Location
 	done, total int64
 	stop        bool
+	// next is the offset after the last batch read in the current file.
+	next int64
 }
 
 func (l *loader) warn(code string, sev model.Severity, where model.Location, format string, args ...any) {
@@ -235,7 +237,8 @@ func (l *loader) replayFile(f DataFile, from int64) error {
 	}
 	defer r.Close()
 	snapshot := f.Kind == KindSnapshot || f.Kind == KindBootstrap
-	skipRest := false
+	skipRest, noted := false, false
+	l.next = f.BaseOffset
 	for {
 		b, err := r.Next()
 		if err == io.EOF {
@@ -254,6 +257,7 @@ func (l *loader) replayFile(f DataFile, from int64) error {
 			return nil
 		}
 		n := len(c.Findings())
+		l.next = b.NextOffset()
 		damaged := c.Batch(b, err)
 		l.done += b.Size()
 		l.progress()
@@ -268,6 +272,18 @@ func (l *loader) replayFile(f DataFile, from int64) error {
 		}
 		if damaged {
 			damaged = stopsReplay(c.Findings()[n:])
+		}
+		if damaged && !snapshot && b.LastOffset() < from {
+			// Below the offset replay starts from (the snapshot's end):
+			// Kafka reads the log by offset from there and never reaches
+			// this batch, so the image does not rest on it.
+			if !noted {
+				x := firstError(c.Findings()[n:])
+				l.warn(WarnDamageNotReplayed, model.SevWarning, *x.Where, "%s: %s (below offset %d, where replay starts: the image does not rest on it)", x.Code, x.Message, from)
+				l.noteDamage(x)
+				noted = true
+			}
+			continue
 		}
 		if damaged {
 			first := firstError(c.Findings()[n:])
@@ -373,6 +389,9 @@ func (l *loader) fileEnd(f DataFile, err error, good int64) {
 		pos, off = ce.Position, ce.Offset
 	}
 	last := len(l.d.Segments) > 0 && f.Path == l.d.Segments[len(l.d.Segments)-1].Path
+	if off < 0 {
+		off = l.next
+	}
 	if errors.Is(err, ErrTornTail) && last {
 		l.warn(model.WarnTornTail, model.SevWarning, model.At(f.Path, pos, off), "%s", tornTailLoss(f, pos))
 		return
@@ -473,14 +492,9 @@ func (l *loader) finish(path string) *ImageResult {
 	if d.QuorumState != nil && img.Quorum != nil && d.QuorumState.LeaderEpoch > img.Quorum.LeaderEpoch {
 		img.Quorum.LeaderID, img.Quorum.LeaderEpoch = d.QuorumState.LeaderID, d.QuorumState.LeaderEpoch
 	}
-	if res.Damage == nil {
-		for _, f := range res.Warnings {
-			if f.Severity == model.SevError {
-				l.noteDamage(f)
-				break
-			}
-		}
-	}
+	// The first damage by log check's definition (reading order, then
+	// position), whatever order replay met it in.
+	res.Damage = l.check.Damage()
 	model.SortFindings(res.Warnings)
 	img.Warnings = model.CloneFindings(res.Warnings)
 	res.Image = img

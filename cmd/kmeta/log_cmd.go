@@ -98,8 +98,13 @@ func logDumpCommand() *cli.Command {
 			if runErr != nil {
 				return fmt.Errorf("dump: %w", runErr)
 			}
+			// The verdict is log check's (the same checker saw every batch),
+			// plus records the dumper could not decode.
+			if d.damage != nil {
+				return findingsf("damaged input (log check fails it): first %s", d.damage)
+			}
 			if d.problems > 0 {
-				return findingsf("%d batch(es) or record(s) could not be decoded", d.problems)
+				return findingsf("%d record(s) could not be decoded", d.problems)
 			}
 			return nil
 		},
@@ -120,6 +125,10 @@ type dumper struct {
 	total    int64
 	problems int
 	table    [][]string
+	// check sees every batch the dumper reads, so that dump's verdict is
+	// log check's; damage is the first error it found.
+	check  *metalog.Checker
+	damage *model.Finding
 }
 
 func (d *dumper) dumpPath(path string) error {
@@ -130,10 +139,14 @@ func (d *dumper) dumpPath(path string) error {
 	for _, f := range dir.DataFiles() {
 		d.total += f.Size
 	}
+	d.check = metalog.NewChecker(dir, metalog.CheckOptions{Strict: true})
 	for _, f := range dir.DataFiles() {
 		if err := d.dumpFile(f); err != nil {
 			return err
 		}
+	}
+	if dmg := d.check.Report().Damage(); dmg != nil && d.damage == nil {
+		d.damage = dmg
 	}
 	if d.format == printer.Table {
 		err := printer.WriteRows(d.w, printer.Table, printer.Rows{
@@ -178,8 +191,10 @@ type jsonRecord struct {
 }
 
 func (d *dumper) dumpFile(f metalog.DataFile) error {
+	d.check.BeginFile(f)
 	r, err := metalog.OpenReader(f.Path, metalog.ReaderOptions{})
 	if err != nil {
+		d.check.EndFile(err)
 		return err
 	}
 	defer r.Close()
@@ -189,13 +204,16 @@ func (d *dumper) dumpFile(f metalog.DataFile) error {
 	for {
 		b, err := r.Next()
 		if err == io.EOF {
+			d.check.EndFile(nil)
 			return nil
 		}
 		if err != nil && !errors.Is(err, metalog.ErrCRC) {
+			d.check.EndFile(err)
 			if errors.Is(err, metalog.ErrTornTail) || errors.Is(err, metalog.ErrBadLength) || errors.Is(err, metalog.ErrBadMagic) {
 				// Kafka's tool reports what it could not read and stops
-				// at the last valid batch; kmeta does the same and exits 1.
-				d.problems++
+				// at the last valid batch; kmeta does the same. Whether
+				// that fails the dump is the checker's call: a torn tail
+				// of the active segment is what a crash leaves.
 				if d.format == printer.Text {
 					fmt.Fprintf(d.w, "Found %d invalid bytes at the end of %s (%v)\n", f.Size-r.Position(), baseName(f.Path), err)
 				} else if d.format == printer.JSON {
@@ -205,9 +223,7 @@ func (d *dumper) dumpFile(f metalog.DataFile) error {
 			}
 			return err
 		}
-		if err != nil {
-			d.problems++
-		}
+		d.check.Batch(b, err)
 		if err := d.dumpBatch(f, b); err != nil {
 			return err
 		}
@@ -252,7 +268,6 @@ func (d *dumper) dumpBatch(f metalog.DataFile, b *metalog.Batch) error {
 		}
 	}
 	if err := it.Err(); err != nil {
-		d.problems++
 		if d.format == printer.Text {
 			fmt.Fprintf(d.w, "Error in batch at position %d: %v\n", b.Position, err)
 			return nil
