@@ -68,7 +68,7 @@ type mutant struct {
 }
 
 func setBase(b []byte, s span, off int64) { binary.BigEndian.PutUint64(b[s.pos:], uint64(off)) }
-func getBase(b []byte, s span) int64     { return int64(binary.BigEndian.Uint64(b[s.pos:])) }
+func getBase(b []byte, s span) int64      { return int64(binary.BigEndian.Uint64(b[s.pos:])) }
 
 func batchBytes(b []byte, s span) []byte { return b[s.pos : s.pos+s.size] }
 
