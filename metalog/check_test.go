@@ -155,6 +155,9 @@ func TestCheckFindings(t *testing.T) {
 			if rep.LastGoodOffset != tc.lastGood {
 				t.Fatalf("last good offset %d, want %d\n%s", rep.LastGoodOffset, tc.lastGood, dumpFindings(rep))
 			}
+			if rep.LastGoodOffset >= rep.LogEndOffset {
+				t.Fatalf("last good offset %d is not below the log end %d", rep.LastGoodOffset, rep.LogEndOffset)
+			}
 			for _, f := range rep.Findings {
 				if f.Where == nil || f.Where.File == "" || f.Message == "" {
 					t.Fatalf("finding without location: %+v", f)
@@ -173,6 +176,43 @@ func dumpFindings(r *Report) string {
 		fmt.Fprintf(&b, "  file %s: %+v\n", filepath.Base(f.Path), f)
 	}
 	return b.String()
+}
+
+// TestCheckOneFindingPerDamagedEpoch: one batch whose epoch field is
+// wrong (too high) is one finding, at the batch after it, not one for
+// every later batch; replay stops there too.
+func TestCheckOneFindingPerDamagedEpoch(t *testing.T) {
+	root, part := buildLogDir(t, nil, []segSpec{{0, []batchSpec{{2, 3}, {2, 3}, {2, 3}, {2, 3}, {2, 3}, {2, 3}}}})
+	p := filepath.Join(part, SegmentFileName(0))
+	b, err := os.ReadFile(p)
+	must(t, err)
+	sp := batchSpans(t, p)
+	b[sp[1].pos+12] = 0x7f // partitionLeaderEpoch of the second batch, not CRC-covered
+	must(t, os.WriteFile(p, b, 0o644))
+	rep, err := Check(root, CheckOptions{Strict: true})
+	must(t, err)
+	// Kafka's epoch cache takes the high epoch too, so quorum-state's
+	// lower epoch is truly below what Kafka would start from.
+	if got := strings.Join(kinds(rep), ","); got != "error:epoch-regression,warning:quorum-state-epoch" {
+		t.Fatalf("findings %s\n%s", got, dumpFindings(rep))
+	}
+	if f := rep.Findings[0]; f.Where.Position != sp[2].pos || rep.LastGoodOffset != 5 {
+		t.Fatalf("finding at %d (want %d), last good %d\n%s", f.Where.Position, sp[2].pos, rep.LastGoodOffset, dumpFindings(rep))
+	}
+}
+
+// TestCheckLeaderEpochWarningOnlyWhenTrue: the active segment torn inside
+// the first batch of epoch 3 (what a crash leaves) is a torn-tail
+// warning, and leader-epoch-checkpoint's "epoch 3 starts at 120" is not
+// contradicted by a segment that was never read that far.
+func TestCheckLeaderEpochWarningOnlyWhenTrue(t *testing.T) {
+	root, part := buildLogDir(t, []SnapshotID{{EndOffset: 100, Epoch: 2}}, []segSpec{{90, []batchSpec{{2, 10}, {2, 20}}}, {120, []batchSpec{{3, 5}}}})
+	must(t, os.Truncate(filepath.Join(part, SegmentFileName(120)), 30))
+	rep, err := Check(root, CheckOptions{Strict: true})
+	must(t, err)
+	if got := strings.Join(kinds(rep), ","); got != "warning:torn-tail" {
+		t.Fatalf("findings %s\n%s", got, dumpFindings(rep))
+	}
 }
 
 // TestCheckKRaftRules hand-builds records that the generic format allows
