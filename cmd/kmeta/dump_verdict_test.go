@@ -74,7 +74,7 @@ func TestDumpVerdictIsChecks(t *testing.T) {
 			return o
 		},
 		"truncated mid-file": func(b []byte, sp []span) []byte { return b[:sp[len(sp)/2].pos+20] },
-		"torn tail": func(b []byte, sp []span) []byte { return b[:len(b)-5] },
+		"torn tail":          func(b []byte, sp []span) []byte { return b[:len(b)-5] },
 	}
 	for _, file := range files {
 		for name, mut := range muts {
