@@ -481,7 +481,11 @@ func (l *loader) finish(path string) *ImageResult {
 		l.warn(model.WarnRecordsSkipped, model.SevWarning, *l.unknown[k], "%d record(s) skipped, not decodable: %s (the first is here)", res.Unknown[k], k)
 	}
 	if p, n, open := rp.PendingTransaction(); open {
-		l.warn(model.WarnUnfinishedTxn, model.SevWarning, model.At("", -1, p.Offset), "metadata transaction begun at offset %d is unfinished: its %d records are not applied", p.Offset, n)
+		dir := d.PartitionDir
+		if dir == "" {
+			dir = d.Path
+		}
+		l.warn(model.WarnUnfinishedTxn, model.SevWarning, model.At(dir, -1, p.Offset), "metadata transaction begun at offset %d is unfinished: its %d records are not applied", p.Offset, n)
 		rp.Skipped += int64(n)
 	}
 	img := rp.Image()

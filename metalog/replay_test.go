@@ -3,6 +3,7 @@ package metalog
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -254,4 +255,53 @@ func hasWarning(res *ImageResult, code, text string) bool {
 		}
 	}
 	return false
+}
+
+// TestBootstrapAlongsideWarning: a __cluster_metadata-0 dir opened on its
+// own still reads its parent's bootstrap.checkpoint (Kafka's root), and
+// the image says so, located at that file; a partition dir holding
+// neither snapshot nor segment makes the bootstrap the whole image.
+func TestBootstrapAlongsideWarning(t *testing.T) {
+	root, part := buildLogDir(t, nil, []segSpec{{0, []batchSpec{{1, 3}}}})
+	for _, path := range []string{root, part} {
+		res, err := LoadImage(path, ImageOptions{AtOffset: -1})
+		must(t, err)
+		found := false
+		for _, w := range res.Warnings {
+			if w.Code == model.WarnBootstrapAlongside && w.Where.File == filepath.Join(root, BootstrapFileName) {
+				found = true
+			}
+		}
+		if found != (path == part) {
+			t.Errorf("%s: bootstrap-alongside warning %v: %v", path, found, res.Warnings)
+		}
+	}
+	must(t, os.Remove(filepath.Join(part, SegmentFileName(0))))
+	res, err := LoadImage(root, ImageOptions{AtOffset: -1})
+	must(t, err)
+	if res.Plan.Bootstrap == nil || !hasWarning(res, model.WarnBootstrapAlongside, "bootstrap from it") {
+		t.Fatalf("plan %+v warnings %v", res.Plan, res.Warnings)
+	}
+}
+
+// TestTornTailSaysWhatWasLost: the torn tail of the active segment is a
+// warning at the torn batch naming the bytes and, when its header
+// survived, the records and offsets Kafka never committed.
+func TestTornTailSaysWhatWasLost(t *testing.T) {
+	root, part := buildLogDir(t, nil, []segSpec{{0, []batchSpec{{1, 3}, {1, 4}}}})
+	p := filepath.Join(part, SegmentFileName(0))
+	sp := batchSpans(t, p)
+	must(t, os.Truncate(p, sp[1].pos+sp[1].size-3))
+	res, err := LoadImage(root, ImageOptions{AtOffset: -1})
+	must(t, err)
+	var w *model.Finding
+	for i := range res.Warnings {
+		if res.Warnings[i].Code == model.WarnTornTail {
+			w = &res.Warnings[i]
+		}
+	}
+	if w == nil || res.Image.IsPartial() || w.Where.File != p || w.Where.Position != sp[1].pos || w.Where.Offset != 3 ||
+		!strings.Contains(w.Message, fmt.Sprintf("%d byte(s)", sp[1].size-3)) || !strings.Contains(w.Message, "4 record(s), offsets 3 to 6") {
+		t.Fatalf("torn tail warning %v (partial %v)", w, res.Image.IsPartial())
+	}
 }
