@@ -359,7 +359,7 @@ func (l *loader) stopAt(f DataFile, pos, off int64, why model.Finding) {
 		where.Position = why.Where.Position
 	}
 	l.warn(model.WarnReplayStopped, model.SevWarning, where,
-		"replay stopped before this batch, as Kafka's log loading stops there: %s: %s; later records are not in the image", why.Code, why.Message)
+		"replay stopped before this batch, where Kafka's log loading stops trusting the log: %s: %s; later records are not in the image", why.Code, why.Message)
 }
 
 // fileEnd handles how a replayed file ended: cleanly, torn (the active

@@ -233,7 +233,7 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 		}
 		res.Image = r.Image
 		for _, w := range r.Warnings {
-			res.Warnings = append(res.Warnings, w.String())
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s (%s): %s", w.Code, w.Where, w.Message))
 		}
 	case ZooKeeper:
 		zo := opts.ZK
