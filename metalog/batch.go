@@ -5,6 +5,8 @@ import (
 	"hash/crc32"
 	"math"
 	"strconv"
+
+	"github.com/kmeta/kmeta/metalog/internal/wire"
 )
 
 // Sizes of the v2 batch framing (see doc.go).
@@ -333,7 +335,7 @@ func (it *RecordIterator) next() bool {
 	}
 	start := it.pos
 	d := it.data[it.pos:]
-	length, n := varint32(d)
+	length, n := wire.Varint(d)
 	if n <= 0 {
 		it.fail(start, "record %d: bad length varint", it.n)
 		return false
@@ -355,14 +357,14 @@ func (it *RecordIterator) next() bool {
 	}
 	r.Attributes = int8(body[0])
 	p = 1
-	ts, n := varint64(body[p:])
+	ts, n := wire.Varlong(body[p:])
 	if n <= 0 {
 		it.fail(start, "record %d: bad timestampDelta", r.Index)
 		return false
 	}
 	p += n
 	r.TimestampDelta = ts
-	od, n := varint32(body[p:])
+	od, n := wire.Varint(body[p:])
 	if n <= 0 {
 		it.fail(start, "record %d: bad offsetDelta", r.Index)
 		return false
@@ -380,7 +382,7 @@ func (it *RecordIterator) next() bool {
 		it.fail(start, "record %d: bad value length", r.Index)
 		return false
 	}
-	hc, n := varint32(body[p:])
+	hc, n := wire.Varint(body[p:])
 	if n <= 0 || hc < 0 || int(hc) > len(body)-p-n {
 		it.fail(start, "record %d: bad headers count", r.Index)
 		return false
@@ -419,7 +421,7 @@ func (it *RecordIterator) fail(at int, format string, args ...any) {
 
 // readBytes reads a zig-zag varint length and that many bytes; -1 is null.
 func readBytes(d []byte, p int) ([]byte, int, bool) {
-	l, n := varint32(d[p:])
+	l, n := wire.Varint(d[p:])
 	if n <= 0 || l < -1 {
 		return nil, p, false
 	}
@@ -431,44 +433,4 @@ func readBytes(d []byte, p int) ([]byte, int, bool) {
 		return nil, p, false
 	}
 	return d[p : p+int(l) : p+int(l)], p + int(l), true
-}
-
-// uvarintN decodes an unsigned varint of at most max bytes whose last byte
-// may be at most last (so the value fits 32 or 64 bits). n is 0 when d ends
-// first and -1 when the varint is malformed.
-func uvarintN(d []byte, max int, last byte) (uint64, int) {
-	var u uint64
-	for i := 0; i < max; i++ {
-		if i >= len(d) {
-			return 0, 0
-		}
-		c := d[i]
-		if i == max-1 && c > last {
-			return 0, -1
-		}
-		u |= uint64(c&0x7f) << (7 * i)
-		if c < 0x80 {
-			return u, i + 1
-		}
-	}
-	return 0, -1
-}
-
-// varint32 decodes a zig-zag varint of at most 5 bytes. n <= 0 on error.
-func varint32(d []byte) (int32, int) {
-	u, n := uvarintN(d, 5, 0x0f)
-	return int32(uint32(u)>>1) ^ -int32(u&1), n
-}
-
-// varint64 decodes a zig-zag varlong of at most 10 bytes. n <= 0 on error.
-func varint64(d []byte) (int64, int) {
-	u, n := uvarintN(d, 10, 1)
-	return int64(u>>1) ^ -int64(u&1), n
-}
-
-// uvarint decodes an unsigned varint of at most 5 bytes (the metadata frame
-// header and flexible-version lengths use these).
-func uvarint(d []byte) (uint32, int) {
-	u, n := uvarintN(d, 5, 0x0f)
-	return uint32(u), n
 }

@@ -1,6 +1,8 @@
 package metalog
 
-import "github.com/kmeta/kmeta/metalog/records"
+import (
+	"github.com/kmeta/kmeta/metalog/records"
+)
 
 // ControlType is the type in a control record's key; the enum lives with
 // the record definitions.
@@ -34,24 +36,4 @@ func firstControlType(b *Batch) (ControlType, bool) {
 		return 0, false
 	}
 	return ParseControlKey(it.Record().Key)
-}
-
-// FrameHeader reads the metadata record frame at the start of a data
-// record's value: uvarint frame version, apiKey and record version. It
-// returns the header length; n <= 0 means the varints are malformed.
-func FrameHeader(value []byte) (frame, apiKey, version uint32, n int) {
-	p := 0
-	var k int
-	if frame, k = uvarint(value); k <= 0 {
-		return 0, 0, 0, k
-	}
-	p += k
-	if apiKey, k = uvarint(value[p:]); k <= 0 {
-		return 0, 0, 0, k
-	}
-	p += k
-	if version, k = uvarint(value[p:]); k <= 0 {
-		return 0, 0, 0, k
-	}
-	return frame, apiKey, version, p + k
 }

@@ -9,6 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/kmeta/kmeta/metalog/internal/wire"
+	"github.com/kmeta/kmeta/metalog/records"
 )
 
 // workedExample is kafka-metadata.md §1.6: one data batch at offset 1,
@@ -72,9 +75,9 @@ func TestParseWorkedExample(t *testing.T) {
 	if it.Next() || it.Err() != nil {
 		t.Fatalf("want exactly one record, err=%v", it.Err())
 	}
-	fv, api, ver, n := FrameHeader(r.Value)
-	if fv != 1 || api != 12 || ver != 0 || n != 3 {
-		t.Fatalf("frame %d %d %d %d", fv, api, ver, n)
+	fr, err := records.ParseFrame(r.Value)
+	if err != nil || fr.APIKey != 12 || fr.Version != 0 || fr.BodyOffset != 3 {
+		t.Fatalf("frame %+v %v", fr, err)
 	}
 }
 
@@ -213,19 +216,28 @@ func TestVarints(t *testing.T) {
 		if len(enc) != varintSize(v) {
 			t.Fatalf("%d: size %d vs %d", v, len(enc), varintSize(v))
 		}
-		got, n := varint32(enc)
+		got, n := wire.Varint(enc)
 		if n != len(enc) || int64(got) != v {
 			t.Fatalf("varint32(%x) = %d,%d want %d", enc, got, n, v)
 		}
-		got64, n := varint64(enc)
+		got64, n := wire.Varlong(enc)
 		if n != len(enc) || got64 != v {
 			t.Fatalf("varint64(%x) = %d,%d want %d", enc, got64, n, v)
 		}
 	}
-	if _, n := varint32([]byte{0x80, 0x80, 0x80, 0x80, 0x10}); n > 0 {
-		t.Fatal("accepted a varint32 overflowing 32 bits")
+	// Kafka's rule (ByteUtils.readUnsignedVarint): a fifth byte with the
+	// continuation bit is malformed; bits of the fifth byte past 32 are
+	// dropped, as Java's int shift drops them.
+	if _, n := wire.Varint([]byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x00}); n > 0 {
+		t.Fatal("accepted a six-byte varint")
 	}
-	if _, n := varint32([]byte{0x80}); n != 0 {
+	if v, n := wire.Uvarint([]byte{0x80, 0x80, 0x80, 0x80, 0x70}); n != 5 || v != 0 {
+		t.Fatalf("fifth byte 0x70: %d,%d, want Kafka's 0,5", v, n)
+	}
+	if _, n := wire.Varlong([]byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00}); n > 0 {
+		t.Fatal("accepted an eleven-byte varlong")
+	}
+	if _, n := wire.Varint([]byte{0x80}); n != 0 {
 		t.Fatal("accepted a truncated varint")
 	}
 	if got := (Compression(7)).String(); !strings.HasPrefix(got, "unknown") {

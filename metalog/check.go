@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
+
+	"github.com/kmeta/kmeta/metalog/records"
+	"github.com/kmeta/kmeta/model"
 )
 
 // Finding kinds. These strings are part of the JSON output and stable.
@@ -28,6 +30,7 @@ const (
 	KindCoverageHole        = "snapshot-coverage-hole"
 	KindSnapshotHeader      = "snapshot-missing-header"
 	KindSnapshotFooter      = "snapshot-missing-footer"
+	KindSnapshotAfterFooter = "snapshot-after-footer"
 	KindSnapshotOffsets     = "snapshot-offsets"
 	KindSnapshotEpoch       = "snapshot-epoch-mismatch"
 	KindBootstrapControl    = "bootstrap-control-type"
@@ -50,27 +53,23 @@ const (
 	KindKRaftAttributes     = "kraft-attributes"
 )
 
-// Severity of a finding.
-type Severity string
+// Finding is kmeta's one findings type. Check's findings carry Code (one
+// of the Kind* strings above, stable), Class "log", and Where: the file, the
+// byte position (or the 1-based line of a text file) and the offset.
+type Finding = model.Finding
 
-// Severities. Errors make a check fail; warnings are reported only.
+// Severity of a finding: model.SevError makes a check fail, model.SevWarning
+// is reported only.
+type Severity = model.Severity
+
+// Severities, kept under their metalog names.
 const (
-	SeverityError   Severity = "error"
-	SeverityWarning Severity = "warning"
+	SeverityError   = model.SevError
+	SeverityWarning = model.SevWarning
 )
 
-// Finding is one problem check found.
-type Finding struct {
-	Kind     string   `json:"kind"`
-	Severity Severity `json:"severity"`
-	File     string   `json:"file"`
-	// Position is the byte position in File, -1 when the finding is about
-	// the file or directory as a whole.
-	Position int64 `json:"position"`
-	// Offset is the batch (or record) offset, -1 when unknown.
-	Offset  int64  `json:"offset"`
-	Message string `json:"message"`
-}
+// FindingClass is the Class of the findings metalog makes.
+const FindingClass = "log"
 
 // FileReport summarises one data file.
 type FileReport struct {
@@ -80,7 +79,9 @@ type FileReport struct {
 	Batches     int64    `json:"batches"`
 	Records     int64    `json:"records"`
 	FirstOffset int64    `json:"firstOffset"`
-	LastOffset  int64    `json:"lastOffset"`
+	// LastOffset is the last offset of the file's last batch (what Kafka
+	// takes for the end of a segment), -1 without batches.
+	LastOffset int64 `json:"lastOffset"`
 	// LastGoodOffset is the last offset of the clean prefix of the file
 	// (-1 if none); ValidBytes is that prefix's length in bytes.
 	LastGoodOffset int64 `json:"lastGoodOffset"`
@@ -94,29 +95,54 @@ type Report struct {
 	Path     string       `json:"path"`
 	Files    []FileReport `json:"files"`
 	Findings []Finding    `json:"findings"`
-	// LogStartOffset and LogEndOffset describe the segments (-1 without).
-	// LogEndOffset is exclusive.
+	// LogStartOffset is the first segment's first offset (-1 without
+	// segments). LogEndOffset (exclusive) is where Kafka's log would end
+	// on start: after the last segment's last batch, or at the newest
+	// clean snapshot's end when that is beyond the segments (Kafka then
+	// restarts the log there); -1 without either.
 	LogStartOffset int64 `json:"logStartOffset"`
 	LogEndOffset   int64 `json:"logEndOffset"`
-	// LastGoodOffset is the highest offset up to which the newest snapshot
-	// and the segments read cleanly and contiguously; -1 if none.
+	// LastGoodOffset is the highest offset up to which the newest clean
+	// snapshot and the segments after it read cleanly and contiguously;
+	// -1 if none. It is always below LogEndOffset.
 	LastGoodOffset int64  `json:"lastGoodOffset"`
 	Stats          *Stats `json:"stats,omitempty"`
 }
 
 // Errors counts error-severity findings.
-func (r *Report) Errors() int {
-	n := 0
-	for _, f := range r.Findings {
-		if f.Severity == SeverityError {
-			n++
-		}
-	}
-	return n
-}
+func (r *Report) Errors() int { return model.CountSeverity(r.Findings, SeverityError) }
 
 // OK reports whether no error-severity finding was made.
 func (r *Report) OK() bool { return r.Errors() == 0 }
+
+// Damage returns the first error finding in reading order (the data files
+// in the order Kafka reads them, then by byte position), or nil when the
+// report has none. It is the one answer to "where is this input damaged"
+// that log check, log dump and image give.
+func (r *Report) Damage() *Finding {
+	var best *Finding
+	for _, fr := range r.Files {
+		for i := range r.Findings {
+			f := &r.Findings[i]
+			if f.Severity != SeverityError || f.Where == nil || f.Where.File != fr.Path {
+				continue
+			}
+			if best == nil || f.Where.Position < best.Where.Position ||
+				(f.Where.Position == best.Where.Position && model.CompareFindings(*f, *best) < 0) {
+				best = f
+			}
+		}
+		if best != nil {
+			return best
+		}
+	}
+	for i := range r.Findings {
+		if r.Findings[i].Severity == SeverityError {
+			return &r.Findings[i]
+		}
+	}
+	return nil
+}
 
 // CheckOptions tunes Check.
 type CheckOptions struct {
@@ -150,17 +176,86 @@ func Check(path string, opts CheckOptions) (*Report, error) {
 	return CheckDir(d, opts)
 }
 
-// CheckDir is Check over an already opened directory.
+// CheckDir is Check over an already opened directory: every data file in
+// reading order through one Checker.
 func CheckDir(d *LogDir, opts CheckOptions) (*Report, error) {
+	c := NewChecker(d, opts)
+	for _, f := range d.DataFiles() {
+		c.CheckFile(f)
+	}
+	return c.Report(), nil
+}
+
+// Checker applies check's rules to batches as a reader yields them, so
+// that every reader of a log (log check, log dump, image replay) reaches
+// the same verdict from the same rules in a single pass: feed it each
+// data file of a LogDir in DataFiles order (BeginFile, Batch for every
+// batch, EndFile), then take the Report.
+type Checker struct {
+	opts   CheckOptions
+	d      *LogDir
+	rep    *Report
+	counts map[[2]string]int
+	stats  *Stats
+
+	// Bytes read so far and in all, for Progress.
+	done, total int64
+
+	// Log-wide state across segments.
+	prevLast  int64
+	havePrev  bool
+	lastEpoch int32
+	maxEpoch  int32           // what Kafka's leader-epoch cache ends at
+	epochSeen map[int32]int64 // epoch -> first offset in the segments
+	// scannedThrough is the last offset of the last segment batch read:
+	// what the leader-epoch cross-check may speak about.
+	scannedThrough int64
+	newestGood     int64 // last offset of the newest clean snapshot
+	segs           []segResult
+
+	f        DataFile
+	s        *fileScan
+	batchErr bool // an error finding was made since the batch began
+}
+
+type segResult struct {
+	fr    FileReport
+	clean bool
+}
+
+// fileScan is the state of the file being checked.
+type fileScan struct {
+	fr             FileReport
+	clean          bool
+	first          bool
+	prevLast       int64
+	lastPos        int64
+	firstControl   ControlType
+	firstIsControl bool
+	lastControl    ControlType
+	lastIsControl  bool
+	footerSeen     bool
+	afterFooter    bool
+	epochReported  bool
+	segIndex       int // index in LogDir.Segments, -1 for other files
+}
+
+// NewChecker starts a check of d: the problems OpenLogDir met and the
+// unknown files are reported at once.
+func NewChecker(d *LogDir, opts CheckOptions) *Checker {
 	if opts.MaxPerKind <= 0 {
 		opts.MaxPerKind = 100
 	}
-	c := &checker{
-		opts:      opts,
-		rep:       &Report{Path: d.Path, LogStartOffset: -1, LogEndOffset: -1, LastGoodOffset: -1},
-		counts:    map[[2]string]int{},
-		epochSeen: map[int32]int64{},
-		lastEpoch: -1,
+	c := &Checker{
+		opts:           opts,
+		d:              d,
+		rep:            &Report{Path: d.Path, LogStartOffset: -1, LogEndOffset: -1, LastGoodOffset: -1},
+		counts:         map[[2]string]int{},
+		epochSeen:      map[int32]int64{},
+		lastEpoch:      -1,
+		maxEpoch:       -1,
+		scannedThrough: -1,
+		newestGood:     -1,
 	}
 	if opts.Stats {
 		c.stats = NewStats()
@@ -171,112 +266,337 @@ func CheckDir(d *LogDir, opts CheckOptions) (*Report, error) {
 	for _, p := range d.Problems {
 		c.fileProblem(p)
 	}
+	if mp := d.MetaProperties; mp != nil && mp.ClusterIDProblem != nil {
+		c.add(errorFinding(mp.ClusterIDProblem, SeverityWarning))
+	}
 	for _, u := range d.Unknown {
 		dir := d.PartitionDir
 		if dir == "" {
 			dir = d.Root
 		}
-		c.add(Finding{Kind: KindUnknownFile, Severity: SeverityWarning, File: filepath.Join(dir, u), Position: -1, Offset: -1,
-			Message: "not a file Kafka writes in a metadata log dir"})
+		c.addf(KindUnknownFile, SeverityWarning, filepath.Join(dir, u), -1, -1, "not a file Kafka writes in a metadata log dir")
 	}
-	if d.Bootstrap != nil {
-		c.checkFile(*d.Bootstrap)
+	return c
+}
+
+// CheckFile reads f whole through the checker.
+func (c *Checker) CheckFile(f DataFile) {
+	c.BeginFile(f)
+	r, err := OpenReader(f.Path, c.opts.Reader)
+	if err != nil {
+		c.EndFile(err)
+		return
 	}
-	newestGood := int64(-1)
-	for _, s := range d.Snapshots {
-		if _, clean := c.checkFile(s); clean && s.Snapshot != nil {
-			newestGood = s.Snapshot.EndOffset - 1
+	defer r.Close()
+	for {
+		b, err := r.Next()
+		if err == io.EOF {
+			c.EndFile(nil)
+			return
 		}
+		if err != nil && !errors.Is(err, ErrCRC) {
+			c.EndFile(err)
+			return
+		}
+		c.Batch(b, err)
 	}
-	c.rep.LastGoodOffset = newestGood
-	logClean := true
-	for i, s := range d.Segments {
-		fr, clean := c.checkSegment(s, i == len(d.Segments)-1)
-		if fr.Batches > 0 {
-			if c.rep.LogStartOffset < 0 {
-				c.rep.LogStartOffset = fr.FirstOffset
+}
+
+// BeginFile starts the checks of one data file.
+func (c *Checker) BeginFile(f DataFile) {
+	c.f = f
+	c.s = &fileScan{
+		fr:    FileReport{Path: f.Path, Kind: f.Kind, Size: f.Size, FirstOffset: -1, LastOffset: -1, LastGoodOffset: -1},
+		clean: true, first: true, lastPos: -1, segIndex: -1,
+	}
+	if f.Kind == KindSegment {
+		for i := range c.d.Segments {
+			if c.d.Segments[i].Path == f.Path {
+				c.s.segIndex = i
 			}
-			c.rep.LogEndOffset = fr.LastOffset + 1
 		}
-		// The good chain runs from the newest clean snapshot (or the first
-		// segment) through contiguous clean segments.
-		if logClean && fr.LastGoodOffset >= 0 {
-			contiguous := fr.FirstOffset <= c.rep.LastGoodOffset+1 || (i == 0 && newestGood < 0)
-			if contiguous {
-				c.rep.LastGoodOffset = max(c.rep.LastGoodOffset, fr.LastGoodOffset)
-			} else {
-				logClean = false
-			}
-		}
-		logClean = logClean && clean
 	}
-	if len(d.Segments) > 0 && c.rep.LogStartOffset < 0 {
-		c.rep.LogStartOffset = d.Segments[0].BaseOffset
-		c.rep.LogEndOffset = d.Segments[0].BaseOffset
+}
+
+// Batch checks one batch; readErr is the reader's error that came with it
+// (nil, or a CRC mismatch). It reports whether the batch is damaged: an
+// error finding was made about it, so a reader that trusts only what
+// check accepts must stop before it.
+func (c *Checker) Batch(b *Batch, readErr error) bool {
+	s, f := c.s, c.f
+	c.batchErr = false
+	if readErr != nil {
+		c.errFinding(f.Path, readErr, SeverityError)
 	}
-	c.crossChecks(d)
-	sort.SliceStable(c.rep.Findings, func(i, j int) bool {
-		a, b := c.rep.Findings[i], c.rep.Findings[j]
-		if a.File != b.File {
-			return a.File < b.File
+	s.fr.Batches++
+	s.fr.Records += int64(b.RecordsCount)
+	if c.opts.Progress != nil {
+		c.done += b.Size()
+		c.opts.Progress(c.done, c.total)
+	}
+	if s.first {
+		s.fr.FirstOffset = b.BaseOffset
+	} else if b.BaseOffset > s.prevLast+1 {
+		c.addf(KindOffsetGap, SeverityError, f.Path, b.Position, b.BaseOffset, "batch starts at %d, previous batch ended at %d", b.BaseOffset, s.prevLast)
+	} else if b.BaseOffset <= s.prevLast {
+		c.addf(KindOffsetOverlap, SeverityError, f.Path, b.Position, b.BaseOffset, "batch starts at %d, previous batch ended at %d", b.BaseOffset, s.prevLast)
+	}
+	if b.LastOffsetDelta < 0 {
+		c.addf(KindBadLength, SeverityError, f.Path, b.Position, b.BaseOffset, "negative lastOffsetDelta %d", b.LastOffsetDelta)
+	}
+	switch f.Kind {
+	case KindSegment:
+		c.segmentBatch(b)
+	case KindSnapshot, KindBootstrap:
+		c.snapshotBatch(b)
+	}
+	s.prevLast = b.LastOffset()
+	s.fr.LastOffset = s.prevLast
+	s.lastPos = b.Position
+	// The contents of a batch failing its CRC are not trustworthy;
+	// reporting rule violations in them would only add noise.
+	if !b.CRCChecked || b.CRCValid {
+		c.records(f, b, s)
+		if s.lastIsControl && s.lastControl == ControlSnapshotFooter {
+			s.footerSeen = true
 		}
-		if a.Position != b.Position {
-			return a.Position < b.Position
-		}
-		if a.Offset != b.Offset {
-			return a.Offset < b.Offset
-		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		return a.Message < b.Message
-	})
+	}
+	if c.batchErr {
+		s.clean = false
+	}
+	if s.clean {
+		s.fr.LastGoodOffset = b.LastOffset()
+		s.fr.ValidBytes = b.Position + b.Size()
+	}
 	if c.stats != nil {
-		c.rep.Stats = c.stats.Finish()
+		c.stats.AddBatch(b)
 	}
-	if c.rep.Files == nil {
-		c.rep.Files = []FileReport{}
-	}
-	if c.rep.Findings == nil {
-		c.rep.Findings = []Finding{}
-	}
-	return c.rep, nil
+	s.first = false
+	return c.batchErr
 }
 
-type checker struct {
-	opts   CheckOptions
-	rep    *Report
-	counts map[[2]string]int
-	stats  *Stats
-	cur    *FileReport
-
-	// Bytes read so far and in all, for Progress.
-	done, total int64
-
-	// Log-wide state across segments.
-	prevLast  int64
-	havePrev  bool
-	lastEpoch int32
-	epochSeen map[int32]int64 // epoch -> first offset in the segments
+// segmentBatch checks the log-wide rules: the first batch at the file
+// name's offset, contiguous offsets across segments, and leader epochs
+// that never go back. An epoch field that is wrong once is reported once:
+// the next batch is compared with the one before it, not with the highest
+// epoch seen.
+func (c *Checker) segmentBatch(b *Batch) {
+	s, f := c.s, c.f
+	if s.first && f.BaseOffset >= 0 && b.BaseOffset != f.BaseOffset {
+		c.addf(KindSegmentBase, SeverityError, f.Path, b.Position, b.BaseOffset, "first batch at offset %d, file name says %d", b.BaseOffset, f.BaseOffset)
+	}
+	if c.havePrev && s.first {
+		switch {
+		case b.BaseOffset > c.prevLast+1:
+			c.addf(KindOffsetGap, SeverityError, f.Path, b.Position, b.BaseOffset, "segment starts at %d, previous segment ended at %d", b.BaseOffset, c.prevLast)
+		case b.BaseOffset <= c.prevLast:
+			c.addf(KindOffsetOverlap, SeverityError, f.Path, b.Position, b.BaseOffset, "segment starts at %d, previous segment ended at %d", b.BaseOffset, c.prevLast)
+		}
+	}
+	c.prevLast, c.havePrev = b.LastOffset(), true
+	c.scannedThrough = b.LastOffset()
+	e := b.PartitionLeaderEpoch
+	switch {
+	case e < c.lastEpoch:
+		c.addf(KindEpochRegression, SeverityError, f.Path, b.Position, b.BaseOffset, "partitionLeaderEpoch %d after epoch %d", e, c.lastEpoch)
+	case e > c.lastEpoch:
+		if _, ok := c.epochSeen[e]; !ok {
+			c.epochSeen[e] = b.BaseOffset
+		}
+	}
+	c.lastEpoch = e
+	c.maxEpoch = max(c.maxEpoch, e)
 }
 
-func (c *checker) add(f Finding) {
-	key := [2]string{f.File, f.Kind}
+// snapshotBatch checks what a snapshot or bootstrap file must hold: every
+// batch at the snapshot's epoch, and nothing after the SnapshotFooter
+// (Kafka's snapshot reader stops there).
+func (c *Checker) snapshotBatch(b *Batch) {
+	s, f := c.s, c.f
+	if f.Snapshot != nil && b.PartitionLeaderEpoch != f.Snapshot.Epoch && !s.epochReported {
+		c.addf(KindSnapshotEpoch, SeverityError, f.Path, b.Position, b.BaseOffset, "partitionLeaderEpoch %d, snapshot epoch is %d", b.PartitionLeaderEpoch, f.Snapshot.Epoch)
+		s.epochReported = true
+	}
+	if s.footerSeen && !s.afterFooter {
+		c.addf(KindSnapshotAfterFooter, SeverityError, f.Path, b.Position, b.BaseOffset, "batch after the SnapshotFooter: Kafka's snapshot reader stops at the footer")
+		s.afterFooter = true
+	}
+}
+
+// EndFile ends the current file; err is the reader's terminal error (nil
+// at a clean end of file).
+func (c *Checker) EndFile(err error) {
+	s, f := c.s, c.f
+	c.batchErr = false
+	if err != nil {
+		s.clean = false
+		var fe *FileError
+		switch {
+		case errors.As(err, &fe):
+			c.fileProblem(err)
+		case s.segIndex >= 0 && s.segIndex == len(c.d.Segments)-1 && errors.Is(err, ErrTornTail):
+			// Kafka may be appending right now, and recovery truncates a
+			// torn tail of the active segment anyway.
+			c.errFinding(f.Path, err, SeverityWarning)
+		default:
+			c.errFinding(f.Path, err, SeverityError)
+		}
+	}
+	switch f.Kind {
+	case KindSnapshot, KindBootstrap:
+		c.endSnapshot(err)
+	case KindSegment:
+		c.segs = append(c.segs, segResult{fr: s.fr, clean: s.clean})
+	}
+	c.rep.Files = append(c.rep.Files, s.fr)
+	c.s = nil
+}
+
+func (c *Checker) endSnapshot(err error) {
+	s, f := c.s, c.f
+	if s.fr.Batches == 0 && err == nil {
+		c.addf(KindEmptyFile, SeverityError, f.Path, 0, -1, "no batches")
+		s.clean = false
+	}
+	if err == nil && s.fr.Batches > 0 {
+		if s.fr.FirstOffset != 0 {
+			c.addf(KindSnapshotOffsets, SeverityError, f.Path, 0, s.fr.FirstOffset, "first offset %d, snapshots start at 0", s.fr.FirstOffset)
+			s.clean = false
+		}
+		if !s.firstIsControl || s.firstControl != ControlSnapshotHeader {
+			c.addf(KindSnapshotHeader, SeverityError, f.Path, 0, s.fr.FirstOffset, "first record is not a SnapshotHeader control record")
+			s.clean = false
+		}
+		if !s.footerSeen {
+			c.addf(KindSnapshotFooter, SeverityError, f.Path, s.lastPos, s.fr.LastOffset, "last record is not a SnapshotFooter control record")
+			s.clean = false
+		}
+	}
+	if c.batchErr {
+		s.clean = false
+		s.fr.LastGoodOffset = -1
+	}
+	if f.Kind == KindSnapshot && s.clean && f.Snapshot != nil {
+		c.newestGood = max(c.newestGood, f.Snapshot.EndOffset-1)
+	}
+}
+
+// Findings returns the findings made so far, in the order they were made.
+func (c *Checker) Findings() []Finding { return c.rep.Findings }
+
+// Damage is Report.Damage over what the checker has seen so far.
+func (c *Checker) Damage() *Finding {
+	r := Report{Files: c.rep.Files, Findings: c.rep.Findings}
+	if c.s != nil {
+		r.Files = append(r.Files[:len(r.Files):len(r.Files)], c.s.fr)
+	}
+	d := r.Damage()
+	if d == nil {
+		return nil
+	}
+	x := model.CloneFindings([]Finding{*d})[0]
+	return &x
+}
+
+// Report finishes the check: the log offsets, the cross-file checks and
+// the one sort order.
+func (c *Checker) Report() *Report {
+	rep := c.rep
+	if len(c.segs) > 0 {
+		rep.LogStartOffset = c.d.Segments[0].BaseOffset
+		rep.LogEndOffset = rep.LogStartOffset
+		for _, sr := range c.segs {
+			if sr.fr.Batches > 0 {
+				if rep.LogStartOffset == c.d.Segments[0].BaseOffset && rep.LogEndOffset == rep.LogStartOffset {
+					rep.LogStartOffset = sr.fr.FirstOffset
+				}
+				rep.LogEndOffset = sr.fr.LastOffset + 1
+			}
+		}
+	}
+	if c.newestGood >= 0 && c.newestGood+1 > rep.LogEndOffset {
+		rep.LogEndOffset = c.newestGood + 1
+	}
+	rep.LastGoodOffset = c.goodChain()
+	if rep.LastGoodOffset >= rep.LogEndOffset {
+		rep.LastGoodOffset = rep.LogEndOffset - 1
+	}
+	c.crossChecks(c.d)
+	model.SortFindings(rep.Findings)
+	if c.stats != nil {
+		rep.Stats = c.stats.Finish()
+	}
+	if rep.Files == nil {
+		rep.Files = []FileReport{}
+	}
+	if rep.Findings == nil {
+		rep.Findings = []Finding{}
+	}
+	return rep
+}
+
+// goodChain is the last offset of the good chain: from the newest clean
+// snapshot (or the first segment) through contiguous clean segments.
+// Segments wholly below the snapshot do not break it: replay never reads
+// them.
+func (c *Checker) goodChain() int64 {
+	good := c.newestGood
+	started := good >= 0
+	for i, sr := range c.segs {
+		if sr.fr.Batches == 0 {
+			continue
+		}
+		if started && i+1 < len(c.segs) && c.segs[i+1].fr.FirstOffset >= 0 && c.segs[i+1].fr.FirstOffset <= good+1 {
+			continue
+		}
+		if !started {
+			if i > 0 {
+				break
+			}
+			started = true
+		} else if sr.fr.FirstOffset > good+1 {
+			break
+		}
+		if sr.fr.LastGoodOffset >= 0 {
+			good = max(good, sr.fr.LastGoodOffset)
+		}
+		if !sr.clean {
+			break
+		}
+	}
+	return good
+}
+
+func (c *Checker) add(f Finding) {
+	if f.Severity == SeverityError {
+		c.batchErr = true
+	}
+	file := ""
+	if f.Where != nil {
+		file = f.Where.File
+	}
+	key := [2]string{file, f.Code}
 	c.counts[key]++
 	if c.counts[key] > c.opts.MaxPerKind {
-		if c.cur != nil && c.cur.Path == f.File {
-			c.cur.Suppressed++
+		if c.s != nil && c.s.fr.Path == file {
+			c.s.fr.Suppressed++
 		}
 		return
 	}
 	c.rep.Findings = append(c.rep.Findings, f)
 }
 
-func (c *checker) addf(kind string, sev Severity, file string, pos, off int64, format string, args ...any) {
-	c.add(Finding{Kind: kind, Severity: sev, File: file, Position: pos, Offset: off, Message: fmt.Sprintf(format, args...)})
+// finding builds a log finding at a file position and offset.
+func finding(code string, sev Severity, file string, pos, off int64, format string, args ...any) Finding {
+	w := model.At(file, pos, off)
+	return Finding{Code: code, Severity: sev, Class: FindingClass, Message: fmt.Sprintf(format, args...), Where: &w}
 }
 
-// errorKind maps a reader error to a finding kind.
+func (c *Checker) addf(code string, sev Severity, file string, pos, off int64, format string, args ...any) {
+	c.add(finding(code, sev, file, pos, off, format, args...))
+}
+
+// errorKind maps a reader error to a finding code.
 func errorKind(err error) string {
 	switch {
 	case errors.Is(err, ErrTornTail):
@@ -301,115 +621,42 @@ func errorKind(err error) string {
 	return KindUnreadable
 }
 
-func (c *checker) errFinding(file string, err error, sev Severity) {
+// errorFinding turns a package error into a finding with its location.
+func errorFinding(err error, sev Severity) Finding {
+	f := Finding{Code: errorKind(err), Severity: sev, Class: FindingClass, Message: err.Error()}
+	w := model.NoLocation()
 	var ce *CorruptionError
-	f := Finding{Kind: errorKind(err), Severity: sev, File: file, Position: -1, Offset: -1, Message: err.Error()}
-	if errors.As(err, &ce) {
-		f.Position, f.Offset = ce.Position, ce.Offset
+	var pe *PropsError
+	var fe *FileError
+	switch {
+	case errors.As(err, &ce):
+		w.File, w.Position, w.Offset = ce.File, ce.Position, ce.Offset
 		f.Message = ce.Err.Error()
+	case errors.As(err, &pe):
+		w.File, w.Position, w.Line = pe.File, pe.Position, pe.Line
+		f.Message = pe.Err.Error()
+	case errors.As(err, &fe):
+		w.File = fe.File
+		f.Message = fe.Err.Error()
+	}
+	f.Where = &w
+	return f
+}
+
+func (c *Checker) errFinding(file string, err error, sev Severity) {
+	f := errorFinding(err, sev)
+	if f.Where.File == "" {
+		f.Where.File = file
 	}
 	c.add(f)
 }
 
-func (c *checker) fileProblem(err error) {
-	var fe *FileError
-	file := ""
-	if errors.As(err, &fe) {
-		file = fe.File
-		err = fe.Err
-	}
-	c.add(Finding{Kind: errorKind(err), Severity: SeverityError, File: file, Position: -1, Offset: -1, Message: err.Error()})
-}
-
-// fileScan is what one pass over a file yields besides findings.
-type fileScan struct {
-	fr             FileReport
-	clean          bool
-	firstControl   ControlType
-	firstIsControl bool
-	lastControl    ControlType
-	lastIsControl  bool
-	hardErr        error
-	emptyFile      bool
-}
-
-// scan reads every batch of f, reporting framing, CRC, record and frame
-// problems, and calls perBatch for the file-kind specific checks.
-func (c *checker) scan(f DataFile, perBatch func(b *Batch)) fileScan {
-	s := fileScan{fr: FileReport{Path: f.Path, Kind: f.Kind, Size: f.Size, FirstOffset: -1, LastOffset: -1, LastGoodOffset: -1}, clean: true}
-	c.cur = &s.fr
-	defer func() { c.cur = nil }()
-	r, err := OpenReader(f.Path, c.opts.Reader)
-	if err != nil {
-		c.fileProblem(err)
-		s.clean = false
-		s.hardErr = err
-		return s
-	}
-	defer r.Close()
-	var prevLast int64
-	first := true
-	for {
-		b, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil && !errors.Is(err, ErrCRC) {
-			s.hardErr = err
-			s.clean = false
-			break
-		}
-		if err != nil {
-			c.errFinding(f.Path, err, SeverityError)
-			s.clean = false
-		}
-		s.fr.Batches++
-		s.fr.Records += int64(b.RecordsCount)
-		if c.opts.Progress != nil {
-			c.done += b.Size()
-			c.opts.Progress(c.done, c.total)
-		}
-		if first {
-			s.fr.FirstOffset = b.BaseOffset
-		} else if b.BaseOffset > prevLast+1 {
-			c.addf(KindOffsetGap, SeverityError, f.Path, b.Position, b.BaseOffset, "batch starts at %d, previous batch ended at %d", b.BaseOffset, prevLast)
-		} else if b.BaseOffset <= prevLast {
-			c.addf(KindOffsetOverlap, SeverityError, f.Path, b.Position, b.BaseOffset, "batch starts at %d, previous batch ended at %d", b.BaseOffset, prevLast)
-		}
-		if b.LastOffsetDelta < 0 {
-			c.addf(KindBadLength, SeverityError, f.Path, b.Position, b.BaseOffset, "negative lastOffsetDelta %d", b.LastOffsetDelta)
-		}
-		prevLast = b.LastOffset()
-		s.fr.LastOffset = max(s.fr.LastOffset, prevLast)
-		// The contents of a batch failing its CRC are not trustworthy;
-		// reporting rule violations in them would only add noise.
-		recClean := true
-		if !b.CRCChecked || b.CRCValid {
-			recClean = c.records(f, b, &s, first)
-		}
-		if s.clean && recClean {
-			s.fr.LastGoodOffset = b.LastOffset()
-			s.fr.ValidBytes = r.Position()
-		}
-		s.clean = s.clean && recClean
-		if perBatch != nil {
-			perBatch(b)
-		}
-		if c.stats != nil {
-			c.stats.AddBatch(b)
-		}
-		first = false
-	}
-	if s.fr.Batches == 0 && s.hardErr == nil {
-		s.emptyFile = true
-	}
-	return s
-}
+func (c *Checker) fileProblem(err error) { c.add(errorFinding(err, SeverityError)) }
 
 // records walks one batch's records: frame header, optional decode hook,
 // strict KRaft rules, and the first/last control types for snapshots.
-func (c *checker) records(f DataFile, b *Batch, s *fileScan, firstBatch bool) bool {
-	clean := true
+func (c *Checker) records(f DataFile, b *Batch, s *fileScan) {
+	firstBatch := s.first
 	if c.opts.Strict {
 		c.batchRules(f.Path, b)
 	}
@@ -425,23 +672,18 @@ func (c *checker) records(f DataFile, b *Batch, s *fileScan, firstBatch bool) bo
 			if !ok {
 				if c.opts.Strict {
 					c.addf(KindKRaftControlKey, SeverityError, f.Path, b.Position, rec.Offset, "control record key %x is not int16 version + int16 type", rec.Key)
-					clean = false
 				}
 			} else if f.Kind == KindBootstrap && (t == ControlKRaftVersion || t == ControlKRaftVoters) {
 				c.addf(KindBootstrapControl, SeverityError, f.Path, b.Position, rec.Offset, "%s control record in bootstrap.checkpoint: Kafka refuses to read it", t)
-				clean = false
 			} else if c.opts.Strict && !t.KRaftLegal() {
 				c.addf(KindKRaftControlType, SeverityError, f.Path, b.Position, rec.Offset, "control type %s is not legal in the metadata log", t)
-				clean = false
 			}
 		} else {
 			s.lastIsControl = false
-			if !c.frame(f.Path, b, rec) {
-				clean = false
-			}
+			c.frame(f.Path, b, rec)
 		}
-		if c.opts.Strict && !c.recordRules(f.Path, b, rec) {
-			clean = false
+		if c.opts.Strict {
+			c.recordRules(f.Path, b, rec)
 		}
 		if c.stats != nil {
 			c.stats.AddRecord(b, rec)
@@ -449,40 +691,33 @@ func (c *checker) records(f DataFile, b *Batch, s *fileScan, firstBatch bool) bo
 	}
 	if err := it.Err(); err != nil {
 		c.errFinding(f.Path, err, SeverityError)
-		return false
 	}
-	return clean
 }
 
 // frame checks a data record's metadata frame header (and runs the decode
 // hook). A null or empty value is a strict-mode finding, not a frame one.
-func (c *checker) frame(file string, b *Batch, rec *Record) bool {
+func (c *Checker) frame(file string, b *Batch, rec *Record) {
 	if len(rec.Value) == 0 {
-		return true
+		return
 	}
-	fv, apiKey, ver, n := FrameHeader(rec.Value)
+	fr, err := records.ParseFrame(rec.Value)
 	switch {
-	case n <= 0:
-		c.addf(KindFrameHeader, SeverityError, file, b.Position, rec.Offset, "value does not start with three unsigned varints")
-		return false
-	case fv != 1:
-		c.addf(KindFrameVersion, SeverityError, file, b.Position, rec.Offset, "frame version %d, want 1", fv)
-		return false
-	case apiKey > 32767 || ver > 32767:
-		c.addf(KindFrameHeader, SeverityError, file, b.Position, rec.Offset, "apiKey %d / version %d above 32767", apiKey, ver)
-		return false
+	case errors.Is(err, records.ErrFrameVersion):
+		c.addf(KindFrameVersion, SeverityError, file, b.Position, rec.Offset, "frame version %d, want 1", fr.FrameVersion)
+		return
+	case err != nil:
+		c.addf(KindFrameHeader, SeverityError, file, b.Position, rec.Offset, "%v", err)
+		return
 	}
 	if c.opts.DecodeValue != nil {
 		if err := c.opts.DecodeValue(rec.Value); err != nil {
-			c.addf(KindRecordDecode, SeverityError, file, b.Position, rec.Offset, "apiKey %d v%d: %v", apiKey, ver, err)
-			return false
+			c.addf(KindRecordDecode, SeverityError, file, b.Position, rec.Offset, "apiKey %d v%d: %v", fr.APIKey, fr.Version, err)
 		}
 	}
-	return true
 }
 
 // batchRules checks what KRaft writes in every batch header.
-func (c *checker) batchRules(file string, b *Batch) {
+func (c *Checker) batchRules(file string, b *Batch) {
 	if b.Compression() != CompressionNone {
 		c.addf(KindKRaftCompressed, SeverityWarning, file, b.Position, b.BaseOffset, "batch compressed with %s; KRaft never compresses (readers accept it)", b.Compression())
 	}
@@ -498,7 +733,7 @@ func (c *checker) batchRules(file string, b *Batch) {
 }
 
 // recordRules checks the per-record rules of KRaft's RecordsIterator.
-func (c *checker) recordRules(file string, b *Batch, rec *Record) bool {
+func (c *Checker) recordRules(file string, b *Batch, rec *Record) bool {
 	ok := true
 	bad := func(kind, format string, args ...any) {
 		c.addf(kind, SeverityError, file, b.Position, rec.Offset, format, args...)
@@ -531,96 +766,9 @@ func (c *checker) recordRules(file string, b *Batch, rec *Record) bool {
 	return ok
 }
 
-// checkFile checks a snapshot or bootstrap file.
-func (c *checker) checkFile(f DataFile) (FileReport, bool) {
-	var epochReported bool
-	s := c.scan(f, func(b *Batch) {
-		if f.Snapshot != nil && b.PartitionLeaderEpoch != f.Snapshot.Epoch && !epochReported {
-			c.addf(KindSnapshotEpoch, SeverityError, f.Path, b.Position, b.BaseOffset, "partitionLeaderEpoch %d, snapshot epoch is %d", b.PartitionLeaderEpoch, f.Snapshot.Epoch)
-			epochReported = true
-		}
-	})
-	c.finishFile(f, &s)
-	if s.hardErr == nil && !s.emptyFile {
-		if s.fr.FirstOffset != 0 {
-			c.addf(KindSnapshotOffsets, SeverityError, f.Path, 0, s.fr.FirstOffset, "first offset %d, snapshots start at 0", s.fr.FirstOffset)
-			s.clean = false
-		}
-		if !s.firstIsControl || s.firstControl != ControlSnapshotHeader {
-			c.addf(KindSnapshotHeader, SeverityError, f.Path, 0, s.fr.FirstOffset, "first record is not a SnapshotHeader control record")
-			s.clean = false
-		}
-		if !s.lastIsControl || s.lastControl != ControlSnapshotFooter {
-			c.addf(KindSnapshotFooter, SeverityError, f.Path, -1, s.fr.LastOffset, "last record is not a SnapshotFooter control record")
-			s.clean = false
-		}
-	}
-	if s.emptyFile {
-		c.addf(KindEmptyFile, SeverityError, f.Path, 0, -1, "no batches")
-		s.clean = false
-	}
-	c.rep.Files = append(c.rep.Files, s.fr)
-	return s.fr, s.clean && !epochReported
-}
-
-// finishFile reports how a scan ended.
-func (c *checker) finishFile(f DataFile, s *fileScan) {
-	if s.hardErr == nil {
-		return
-	}
-	var fe *FileError
-	if errors.As(s.hardErr, &fe) {
-		return // already reported by scan
-	}
-	c.errFinding(f.Path, s.hardErr, SeverityError)
-}
-
-// checkSegment checks a log segment and the log-wide rules: contiguous
-// offsets across segments and non-decreasing epochs.
-func (c *checker) checkSegment(f DataFile, last bool) (FileReport, bool) {
-	firstBatch := true
-	s := c.scan(f, func(b *Batch) {
-		if firstBatch && f.BaseOffset >= 0 && b.BaseOffset != f.BaseOffset {
-			c.addf(KindSegmentBase, SeverityError, f.Path, b.Position, b.BaseOffset, "first batch at offset %d, file name says %d", b.BaseOffset, f.BaseOffset)
-		}
-		if c.havePrev && firstBatch {
-			switch {
-			case b.BaseOffset > c.prevLast+1:
-				c.addf(KindOffsetGap, SeverityError, f.Path, b.Position, b.BaseOffset, "segment starts at %d, previous segment ended at %d", b.BaseOffset, c.prevLast)
-			case b.BaseOffset <= c.prevLast:
-				c.addf(KindOffsetOverlap, SeverityError, f.Path, b.Position, b.BaseOffset, "segment starts at %d, previous segment ended at %d", b.BaseOffset, c.prevLast)
-			}
-		}
-		firstBatch = false
-		c.prevLast, c.havePrev = b.LastOffset(), true
-		if b.PartitionLeaderEpoch < c.lastEpoch {
-			c.addf(KindEpochRegression, SeverityError, f.Path, b.Position, b.BaseOffset, "partitionLeaderEpoch %d after epoch %d", b.PartitionLeaderEpoch, c.lastEpoch)
-		} else if b.PartitionLeaderEpoch > c.lastEpoch {
-			c.lastEpoch = b.PartitionLeaderEpoch
-			if _, ok := c.epochSeen[b.PartitionLeaderEpoch]; !ok {
-				c.epochSeen[b.PartitionLeaderEpoch] = b.BaseOffset
-			}
-		}
-	})
-	if s.hardErr != nil {
-		sev := SeverityError
-		if last && errors.Is(s.hardErr, ErrTornTail) {
-			// Kafka may be appending right now, and recovery truncates a
-			// torn tail of the active segment anyway.
-			sev = SeverityWarning
-		}
-		var fe *FileError
-		if !errors.As(s.hardErr, &fe) {
-			c.errFinding(f.Path, s.hardErr, sev)
-		}
-	}
-	c.rep.Files = append(c.rep.Files, s.fr)
-	return s.fr, s.clean
-}
-
 // crossChecks compares the files with each other and with quorum-state,
 // leader-epoch-checkpoint and partition.metadata.
-func (c *checker) crossChecks(d *LogDir) {
+func (c *Checker) crossChecks(d *LogDir) {
 	dir := d.PartitionDir
 	if dir == "" {
 		dir = d.Path
@@ -636,26 +784,39 @@ func (c *checker) crossChecks(d *LogDir) {
 			c.addf(KindCoverageHole, SeverityError, dir, -1, start, "log starts at offset %d and no snapshot reaches it: offsets [0, %d) are missing", start, start)
 		}
 	}
-	if qs := d.QuorumState; qs != nil && c.lastEpoch >= 0 && qs.LeaderEpoch < c.lastEpoch {
-		c.addf(KindQuorumStateEpoch, SeverityWarning, filepath.Join(dir, QuorumStateFileName), -1, -1,
-			"leaderEpoch %d is below the log's last epoch %d (Kafka warns and uses the log's)", qs.LeaderEpoch, c.lastEpoch)
+	if qs := d.QuorumState; qs != nil && c.maxEpoch >= 0 && qs.LeaderEpoch < c.maxEpoch {
+		f := finding(KindQuorumStateEpoch, SeverityWarning, filepath.Join(dir, QuorumStateFileName), qs.LeaderEpochPos, -1,
+			"leaderEpoch %d is below the log's last epoch %d (Kafka warns and uses the log's)", qs.LeaderEpoch, c.maxEpoch)
+		f.Where.Line = 1
+		c.add(f)
 	}
 	if d.LeaderEpochs != nil && len(d.Segments) > 0 {
 		path := filepath.Join(dir, LeaderEpochFileName)
 		logStart := c.rep.LogStartOffset
-		for _, e := range d.LeaderEpochs {
+		for i, e := range d.LeaderEpochs {
 			first, ok := c.epochSeen[e.Epoch]
-			if e.StartOffset < logStart {
+			// Speak only about offsets the segments were read through:
+			// below the log start the batches are gone, and past a damaged
+			// segment they were never seen.
+			if e.StartOffset < logStart || e.StartOffset > c.scannedThrough {
 				continue
 			}
-			if !ok && e.StartOffset < c.rep.LogEndOffset {
-				c.addf(KindLeaderEpochMismatch, SeverityWarning, path, -1, e.StartOffset, "epoch %d starts at %d but no batch of that epoch is in the segments", e.Epoch, e.StartOffset)
-			} else if ok && first != e.StartOffset {
-				c.addf(KindLeaderEpochMismatch, SeverityWarning, path, -1, e.StartOffset, "epoch %d starts at %d, the segments say %d", e.Epoch, e.StartOffset, first)
+			var f Finding
+			switch {
+			case !ok:
+				f = finding(KindLeaderEpochMismatch, SeverityWarning, path, -1, e.StartOffset, "epoch %d starts at %d but no batch of that epoch is in the segments", e.Epoch, e.StartOffset)
+			case first != e.StartOffset:
+				f = finding(KindLeaderEpochMismatch, SeverityWarning, path, -1, e.StartOffset, "epoch %d starts at %d, the segments say %d", e.Epoch, e.StartOffset, first)
+			default:
+				continue
 			}
+			f.Where.Line = i + 3 // after the version and count lines
+			c.add(f)
 		}
 	}
 	if pm := d.PartitionMetadata; pm != nil && pm.TopicID != MetadataTopicID {
-		c.addf(KindPartitionTopicID, SeverityWarning, filepath.Join(dir, PartitionMetadataFileName), -1, -1, "topic_id %s, __cluster_metadata uses %s", pm.TopicID, MetadataTopicID)
+		f := finding(KindPartitionTopicID, SeverityWarning, filepath.Join(dir, PartitionMetadataFileName), -1, -1, "topic_id %s, __cluster_metadata uses %s", pm.TopicID, MetadataTopicID)
+		f.Where.Line = 2
+		c.add(f)
 	}
 }

@@ -114,8 +114,8 @@ func (s *Stats) AddRecord(b *Batch, r *Record) {
 		return
 	}
 	key := int32(-1)
-	if fv, api, _, n := FrameHeader(r.Value); n > 0 && fv == 1 && api <= math.MaxInt16 {
-		key = int32(api)
+	if fr, err := records.ParseFrame(r.Value); err == nil {
+		key = int32(fr.APIKey)
 	}
 	k := bump(s.apiKeys, key)
 	if k.Name == "" {

@@ -28,7 +28,7 @@ func buildLogDir(t *testing.T, snaps []SnapshotID, segs []segSpec) (root, part s
 	root = t.TempDir()
 	part = filepath.Join(root, MetadataPartitionDir)
 	must(t, os.Mkdir(part, 0o755))
-	must(t, os.WriteFile(filepath.Join(root, MetaPropertiesFileName), []byte("#\n#Thu Jan 01 00:00:00 UTC 2026\nnode.id=1\ndirectory.id=AAAAAAAAAAAAAAAAAAAAZQ\nversion=1\ncluster.id=abc\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, MetaPropertiesFileName), []byte("#\n#Thu Jan 01 00:00:00 UTC 2026\nnode.id=1\ndirectory.id=AAAAAAAAAAAAAAAAAAAAZQ\nversion=1\ncluster.id=J8s9MEWSTUWdc7DjnB6J8g\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(root, LockFileName), nil, 0o000))
 	v := workedValue(t)
 	must(t, WriteSnapshotFile(filepath.Join(root, BootstrapFileName), [][]byte{v}, SnapshotOptions{Timestamp: 1}))

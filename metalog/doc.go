@@ -50,7 +50,11 @@
 //	varint   headersCount
 //	headers  varint keyLength + key (never null), varint valueLength (-1 null) + value
 //
-// varint/varlong are zig-zag base-128 (at most 5/10 bytes). A record must
+// varint/varlong are zig-zag base-128 (at most 5/10 bytes), read with
+// Kafka's overflow rule (ByteUtils): a continuation bit on the last
+// allowed byte is malformed, and its bits beyond 32/64 are dropped. One
+// decoder (metalog/internal/wire) reads every varint, and
+// records.ParseFrame every record frame header. A record must
 // end exactly after its last header, and the batch's records must fill the
 // records section exactly and number recordsCount.
 //
@@ -98,7 +102,7 @@
 // # Directory layout
 //
 //	<metadata.log.dir>/
-//	  meta.properties             Java properties; v0: broker.id (+cluster.id);
+//	  meta.properties             Java properties (ISO-8859-1); v0: optional broker.id, cluster.id;
 //	                              v1: node.id, cluster.id; directory.id optional
 //	  bootstrap.checkpoint
 //	  .lock
@@ -114,6 +118,44 @@
 // the log start ("Inconsistent snapshot state" otherwise). A snapshot
 // beyond the log end is fine: Kafka truncates the log to it.
 //
+// # One verdict on one input
+//
+// log check, log dump and image reach the same verdict because they run
+// the same Checker over the same batches (Check reads every file with it;
+// the dumper and LoadImage feed it what they read). Report.Damage is the
+// first error finding in reading order. LoadImage applies a batch only
+// when the checker accepts it, which is where Kafka 4.4.0's log layer
+// stops trusting the log (checked against it, oracle_recovery_test.go):
+//
+//   - CRC or framing failures: LogSegment.recover truncates the segment at
+//     the first invalid batch (ensureValid).
+//   - Offsets that do not follow the previous batch (swapped, repeated or
+//     shifted batches, gaps, a wrong baseOffset, which the CRC does not
+//     cover): recovery has no check of its own, but the offset index
+//     refuses an offset that does not increase (InvalidOffsetException,
+//     and the log does not load), and without recovery Kafka's reads by
+//     offset hand such batches to the loader out of order or twice. Kafka
+//     has no defined answer, so replay stops before the batch.
+//   - A leader epoch that goes back, and KRaft's batch rules (Kafka's
+//     RecordsIterator throws on them).
+//   - A snapshot is applied up to its SnapshotFooter; batches after it are
+//     reported (snapshot-after-footer) and skipped, and the log goes on
+//     from the snapshot's end, as Kafka's snapshot reader stops there.
+//
+// Every stop is a WarnReplayStopped finding (partial) at the batch's
+// file, position and offset; a record whose value alone does not decode
+// is skipped (WarnRecordsSkipped, partial). Damage in files replay does
+// not read (segments below the snapshot it starts from, older snapshots,
+// an unused bootstrap.checkpoint) is WarnDamageNotReplayed: the image does
+// not rest on it. A torn tail of the active segment is what a crash
+// leaves, Kafka truncates it, and it is a WarnTornTail warning naming the
+// bytes and the offsets lost; anywhere else it is damage. Unreadable
+// meta.properties or quorum-state are errors in both check and image
+// (never a silent leaderId -1 or empty cluster id). So: log check reports
+// an error exactly when the image carries a partial warning or
+// WarnDamageNotReplayed, and log dump exits 1 exactly when log check does
+// (plus records the dumper cannot decode).
+//
 // # Using the package
 //
 // Reader streams one file with memory bounded by its buffer and the
@@ -121,9 +163,14 @@
 // valid until the next call to Next. OpenLogDir classifies a path;
 // LogDir.PlanReplay and ReplayPlan.Stream give "newest usable snapshot +
 // later segment batches", LogDir.Log all segment batches in offset order.
-// Check reports problems as sorted data; the writers produce byte-exact
-// KRaft batches and atomic files.
+// Check reports problems as model.Finding values (Code is one of the
+// Kind* strings, Where the file, byte position or line, and offset) in
+// the one findings order; the writers produce byte-exact KRaft batches
+// and atomic files. ReadMetaProperties and ReadQuorumState accept exactly
+// what Kafka 4.4.0's readers accept (oracle_props_test.go), for
+// ZooKeeper-mode (v0) and KRaft (v1) meta.properties alike, and place
+// their errors (*PropsError: line, byte position).
 //
-// Errors are *CorruptionError (file, byte position, batch offset) or
-// *FileError, unwrapping to the sentinels in errors.go.
+// Errors are *CorruptionError (file, byte position, batch offset),
+// *PropsError or *FileError, unwrapping to the sentinels in errors.go.
 package metalog

@@ -8,8 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kmeta/kmeta/internal/wire"
-	"github.com/kmeta/kmeta/metalog/records"
+		"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -115,6 +114,10 @@ type Dumper struct {
 	problems int
 	first    error
 	torn     []TornTail
+	// check sees every batch the dumper reads, so that dump's verdict is
+	// log check's; damage is the first error it found.
+	check  *Checker
+	damage *model.Finding
 }
 
 type pendingBatch struct {
@@ -128,10 +131,14 @@ func NewDumper(w io.Writer, opts DumpOptions) *Dumper {
 	return &Dumper{w: w, opts: opts}
 }
 
-// Problems is the number of batches and records that could not be read or
-// decoded (CRC failures, bad framing, undecodable records), and the first
-// of them; torn tails are counted apart (TornTails).
+// Problems is the number of records (or record sets) that could not be
+// decoded, and the first of them. Damage to batches and files is Damage's.
 func (d *Dumper) Problems() (int, error) { return d.problems, d.first }
+
+// Damage is the first error log check reports on what the dumper read
+// (nil when none): dump and check give one verdict on one input. A torn
+// tail of the active segment is not damage (TornTails lists it).
+func (d *Dumper) Damage() *model.Finding { return d.damage }
 
 // TornTails lists the files that ended inside a batch.
 func (d *Dumper) TornTails() []TornTail { return d.torn }
@@ -149,11 +156,15 @@ func (d *Dumper) DumpDir(dir *LogDir) error {
 	for _, f := range files {
 		d.total += f.Size
 	}
+	d.check = NewChecker(dir, CheckOptions{Strict: true})
 	for i, f := range files {
 		active := f.Kind == KindSegment && i == len(files)-1
 		if err := d.dumpFile(f, active); err != nil {
 			return err
 		}
+	}
+	if dmg := d.check.Report().Damage(); dmg != nil && d.damage == nil {
+		d.damage = dmg
 	}
 	return nil
 }
@@ -198,8 +209,10 @@ func (d *Dumper) writeJSONLine(v any) error {
 }
 
 func (d *Dumper) dumpFile(f DataFile, active bool) error {
+	d.check.BeginFile(f)
 	r, err := OpenReader(f.Path, ReaderOptions{})
 	if err != nil {
+		d.check.EndFile(err)
 		return err
 	}
 	defer r.Close()
@@ -209,21 +222,18 @@ func (d *Dumper) dumpFile(f DataFile, active bool) error {
 	for {
 		b, err := r.Next()
 		if err == io.EOF {
+			d.check.EndFile(nil)
 			return nil
 		}
 		if err != nil && !errors.Is(err, ErrCRC) {
+			d.check.EndFile(err)
 			if errors.Is(err, ErrTornTail) || errors.Is(err, ErrBadLength) || errors.Is(err, ErrBadMagic) {
 				// Kafka's tool reports what it could not read and stops
-				// at the last valid batch; so does the dumper. A torn
-				// tail of the active segment is what a crash leaves;
-				// anything else is damage.
+				// at the last valid batch; so does the dumper. Whether
+				// that fails the dump is the checker's call: a torn
+				// tail of the active segment is what a crash leaves.
 				if errors.Is(err, ErrTornTail) {
 					d.torn = append(d.torn, TornTail{File: f.Path, Position: r.Position(), Bytes: f.Size - r.Position(), Active: active})
-					if !active {
-						d.problem(err)
-					}
-				} else {
-					d.problem(err)
 				}
 				switch d.opts.Format {
 				case DumpText:
@@ -235,9 +245,7 @@ func (d *Dumper) dumpFile(f DataFile, active bool) error {
 			}
 			return err
 		}
-		if err != nil {
-			d.problem(err)
-		}
+		d.check.Batch(b, err)
 		if err := d.dumpBatch(f, b); err != nil {
 			return err
 		}
@@ -414,13 +422,13 @@ func (d *Dumper) recordJSON(m records.Metadata, v int16) []byte {
 			}
 		case *records.UserScramCredentialRecord:
 			fp := model.ScramFingerprint(&model.ScramCredential{Salt: r.Salt, StoredKey: r.StoredKey, ServerKey: r.ServerKey})
-			b := append([]byte(`{"name":`), wire.AppendJSONString(nil, r.Name)...)
+			b := append([]byte(`{"name":`), records.AppendJSONString(nil, r.Name)...)
 			b = append(b, `,"mechanism":`...)
-			b = wire.AppendJSONInt(b, int64(r.Mechanism))
+			b = strconv.AppendInt(b, int64(r.Mechanism), 10)
 			b = append(b, `,"salt":"[redacted]","storedKey":"[redacted]","serverKey":"[redacted]","fingerprint":`...)
-			b = wire.AppendJSONString(b, fp)
+			b = records.AppendJSONString(b, fp)
 			b = append(b, `,"iterations":`...)
-			b = wire.AppendJSONInt(b, int64(r.Iterations))
+			b = strconv.AppendInt(b, int64(r.Iterations), 10)
 			return append(b, '}')
 		}
 	}

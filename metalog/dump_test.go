@@ -47,7 +47,9 @@ func TestDumperVerdict(t *testing.T) {
 		}
 		return dm
 	}
-	if n, _ := dump(fixture).Problems(); n != 0 {
+	if dm := dump(fixture); dm.Damage() != nil {
+		t.Errorf("clean fixture: damage %v", dm.Damage())
+	} else if n, _ := dm.Problems(); n != 0 {
 		t.Errorf("clean fixture: %d problems", n)
 	}
 
@@ -63,8 +65,8 @@ func TestDumperVerdict(t *testing.T) {
 	b, _ := os.ReadFile(active)
 	os.WriteFile(active, b[:len(b)-7], 0o644)
 	dm := dump(tmp)
-	if n, _ := dm.Problems(); n != 0 || len(dm.TornTails()) != 1 || !dm.TornTails()[0].Active {
-		t.Errorf("torn active segment: %d problems, torn %+v", n, dm.TornTails())
+	if dmg := dm.Damage(); dmg != nil || len(dm.TornTails()) != 1 || !dm.TornTails()[0].Active {
+		t.Errorf("torn active segment: damage %v, torn %+v", dmg, dm.TornTails())
 	} else if tt := dm.TornTails()[0]; tt.Bytes <= 0 || !strings.Contains(tt.String(), "never committed") {
 		t.Errorf("torn tail says nothing of what was lost: %s", tt)
 	}
@@ -77,8 +79,8 @@ func TestDumperVerdict(t *testing.T) {
 	good, _ := os.ReadFile(filepath.Join(fixture, "__cluster_metadata-0", "00000000000000000086.log"))
 	os.WriteFile(seg2, good, 0o644)
 	dm = dump(tmp)
-	if n, _ := dm.Problems(); n != 1 || len(dm.TornTails()) != 1 || dm.TornTails()[0].Active {
-		t.Errorf("torn tail of a segment that is not the last: %d problems, torn %+v", n, dm.TornTails())
+	if dmg := dm.Damage(); dmg == nil || dmg.Code != KindTornTail || len(dm.TornTails()) != 1 || dm.TornTails()[0].Active {
+		t.Errorf("torn tail of a segment that is not the last: damage %v, torn %+v", dmg, dm.TornTails())
 	}
 
 	// An undecodable record is a problem, and the text still says where.

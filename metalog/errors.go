@@ -104,5 +104,6 @@ func corrupt(file string, pos, offset int64, sentinel error, format string, args
 func IsOurs(err error) bool {
 	var ce *CorruptionError
 	var fe *FileError
-	return errors.As(err, &ce) || errors.As(err, &fe)
+	var pe *PropsError
+	return errors.As(err, &ce) || errors.As(err, &fe) || errors.As(err, &pe)
 }

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/kmeta/kmeta/internal/kafkatest"
-	"github.com/kmeta/kmeta/internal/wire"
+	"github.com/kmeta/kmeta/metalog/internal/wire"
 	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
 )

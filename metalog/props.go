@@ -3,11 +3,11 @@ package metalog
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/kmeta/kmeta/model"
 )
@@ -43,6 +43,48 @@ func propsError(path, format string, args ...any) error {
 	return &FileError{File: path, Err: fmt.Errorf("%w: %s", ErrProperties, fmt.Sprintf(format, args...))}
 }
 
+// PropsError places a problem in a small text file (meta.properties,
+// quorum-state): the 1-based line and the byte position where it is.
+// Line is 0 and Position -1 when unknown. It unwraps to ErrProperties.
+type PropsError struct {
+	File     string
+	Line     int
+	Position int64
+	Err      error
+}
+
+func (e *PropsError) Error() string {
+	var where []string
+	if e.File != "" {
+		where = append(where, e.File)
+	}
+	if e.Line > 0 {
+		where = append(where, fmt.Sprintf("line %d", e.Line))
+	}
+	if e.Position >= 0 {
+		where = append(where, fmt.Sprintf("position %d", e.Position))
+	}
+	return strings.Join(append(where, e.Err.Error()), ": ")
+}
+
+func (e *PropsError) Unwrap() error { return e.Err }
+
+// placed builds a *PropsError wrapping ErrProperties.
+func placed(line int, pos int64, format string, args ...any) *PropsError {
+	return &PropsError{Line: line, Position: pos, Err: fmt.Errorf("%w: %s", ErrProperties, fmt.Sprintf(format, args...))}
+}
+
+// withFile names the file in a parse error.
+func withFile(path string, err error) error {
+	var pe *PropsError
+	if errors.As(err, &pe) {
+		c := *pe
+		c.File = path
+		return &c
+	}
+	return &FileError{File: path, Err: err}
+}
+
 // MetaProperties is a log dir's meta.properties (v0 from ZooKeeper-era
 // brokers, v1 from kafka-storage format).
 type MetaProperties struct {
@@ -56,9 +98,16 @@ type MetaProperties struct {
 	HasDirectoryID bool `json:"hasDirectoryId"`
 	// Props holds every key as read.
 	Props map[string]string `json:"props"`
+	// Lines gives the 1-based line each key was read from.
+	Lines map[string]int `json:"-"`
+	// ClusterIDProblem is set (a *PropsError) when cluster.id is not a
+	// base64 UUID; Kafka accepts such an id, so it is not a parse error.
+	ClusterIDProblem error `json:"-"`
 }
 
-// ReadMetaProperties reads and validates a meta.properties file.
+// ReadMetaProperties reads and validates a meta.properties file, v0
+// (ZooKeeper-mode brokers: broker.id) or v1 (kafka-storage format:
+// node.id, cluster.id). Errors are *PropsError values naming the line.
 func ReadMetaProperties(path string) (*MetaProperties, error) {
 	data, err := readSmall(path)
 	if err != nil {
@@ -66,23 +115,38 @@ func ReadMetaProperties(path string) (*MetaProperties, error) {
 	}
 	mp, err := ParseMetaProperties(data)
 	if err != nil {
-		return nil, propsError(path, "%v", err)
+		return nil, withFile(path, err)
+	}
+	if mp.ClusterIDProblem != nil {
+		mp.ClusterIDProblem = withFile(path, mp.ClusterIDProblem)
 	}
 	return mp, nil
 }
 
-// ParseMetaProperties parses meta.properties text and checks the keys each
-// version requires: v0 needs broker.id, v1 needs node.id and cluster.id.
+// ParseMetaProperties parses meta.properties text as strictly as Kafka's
+// MetaProperties.Builder (checked against Kafka 4.4.0's): version 0 or 1
+// (absent means 0, blanks around it allowed); v0 may carry broker.id; v1
+// needs node.id and cluster.id; ids are base-10 int32 with nothing around
+// them (Integer.parseInt); directory.id must be a UUID. A node id below 0
+// is refused too: no server config accepts one.
+//
+// Kafka takes cluster.id as any string. One that is not a base64 UUID (a
+// truncated id, NUL bytes) was not written by kafka-storage format or a
+// ZooKeeper-era broker; ParseMetaProperties keeps it and reports it in
+// ClusterIDProblem, which log check makes a warning and image carries.
 func ParseMetaProperties(data []byte) (*MetaProperties, error) {
-	props, err := ParseJavaProperties(data)
+	props, lines, err := parseJavaProperties(data)
 	if err != nil {
 		return nil, err
 	}
-	mp := &MetaProperties{NodeID: -1, Props: props}
+	mp := &MetaProperties{NodeID: -1, Props: props, Lines: lines}
+	bad := func(key, format string, args ...any) error {
+		return placed(lines[key], -1, "%s: %s", key, fmt.Sprintf(format, args...))
+	}
 	if v, ok := props["version"]; ok {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || (n != 0 && n != 1) {
-			return nil, fmt.Errorf("unsupported version %q", v)
+			return nil, bad("version", "unsupported version %q (Kafka knows 0 and 1)", v)
 		}
 		mp.Version = n
 	}
@@ -90,23 +154,29 @@ func ParseMetaProperties(data []byte) (*MetaProperties, error) {
 	if mp.Version == 0 {
 		idKey = "broker.id"
 	}
-	v, ok := props[idKey]
-	if !ok {
-		return nil, fmt.Errorf("version %d requires %s", mp.Version, idKey)
+	if v, ok := props[idKey]; ok {
+		id, err := strconv.ParseInt(v, 10, 32)
+		if err != nil || id < 0 {
+			return nil, bad(idKey, "%q is not a non-negative base-10 int32", v)
+		}
+		mp.NodeID = int32(id)
+	} else if mp.Version == 1 {
+		return nil, placed(0, -1, "version 1 requires node.id")
 	}
-	id, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
-	if err != nil || id < 0 {
-		return nil, fmt.Errorf("%s %q is not a non-negative int32", idKey, v)
+	cid, hasCID := props["cluster.id"]
+	if mp.Version == 1 && !hasCID {
+		return nil, placed(0, -1, "version 1 requires cluster.id")
 	}
-	mp.NodeID = int32(id)
-	mp.ClusterID = props["cluster.id"]
-	if mp.Version == 1 && mp.ClusterID == "" {
-		return nil, fmt.Errorf("version 1 requires cluster.id")
+	mp.ClusterID = cid
+	if hasCID {
+		if _, err := model.ParseUUID(cid); err != nil {
+			mp.ClusterIDProblem = bad("cluster.id", "%q is not a base64 UUID as kafka-storage format writes (Kafka reads it as it is; peers with the real id refuse this node)", cid)
+		}
 	}
 	if d, ok := props["directory.id"]; ok {
 		u, err := model.ParseUUID(d)
 		if err != nil {
-			return nil, fmt.Errorf("directory.id %q: %v", d, err)
+			return nil, bad("directory.id", "%q is not a UUID", d)
 		}
 		mp.DirectoryID, mp.HasDirectoryID = u, true
 	}
@@ -116,38 +186,103 @@ func ParseMetaProperties(data []byte) (*MetaProperties, error) {
 // ParseJavaProperties parses the java.util.Properties text format: '#' and
 // '!' comments, '=', ':' or whitespace separators, backslash escapes
 // (including \uXXXX) and continuation lines. Later keys win, as in Java.
+// Bytes are read as ISO-8859-1, as Properties.load(InputStream) reads them.
 func ParseJavaProperties(data []byte) (map[string]string, error) {
-	if !utf8.Valid(data) {
-		// Java reads Properties files as ISO-8859-1; Kafka writes ASCII.
-		return nil, fmt.Errorf("not ASCII/UTF-8 text")
-	}
-	out := map[string]string{}
-	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
-	for i := 0; i < len(lines); i++ {
-		line := strings.TrimLeft(lines[i], " \t\f")
-		if line == "" || line[0] == '#' || line[0] == '!' {
-			continue
-		}
-		// An odd number of trailing backslashes continues the line.
-		for trailingBackslashes(line)%2 == 1 && i+1 < len(lines) {
-			i++
-			line = line[:len(line)-1] + strings.TrimLeft(lines[i], " \t\f")
-		}
-		key, rest := splitProperty(line)
-		k, err := unescapeProperty(key)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %v", i+1, err)
-		}
-		v, err := unescapeProperty(rest)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %v", i+1, err)
-		}
-		out[k] = v
-	}
-	return out, nil
+	m, _, err := parseJavaProperties(data)
+	return m, err
 }
 
-func trailingBackslashes(s string) int {
+// parseJavaProperties also returns the line each key was read from. It is
+// linear in the input: a logical line is assembled once, whatever the
+// number of continuation lines.
+func parseJavaProperties(data []byte) (map[string]string, map[string]int, error) {
+	out := map[string]string{}
+	lines := map[string]int{}
+	var buf []byte
+	lineNo := 0
+	for rest := data; len(rest) > 0 || lineNo == 0; {
+		var line []byte
+		line, rest = nextLine(rest)
+		lineNo++
+		start := lineNo
+		l := trimLeftProps(line)
+		if len(l) == 0 || l[0] == '#' || l[0] == '!' {
+			if len(rest) == 0 {
+				break
+			}
+			continue
+		}
+		buf = append(buf[:0], l...)
+		// An odd number of trailing backslashes continues the line.
+		for trailingBackslashes(buf)%2 == 1 && len(rest) > 0 {
+			buf = buf[:len(buf)-1]
+			line, rest = nextLine(rest)
+			lineNo++
+			buf = append(buf, trimLeftProps(line)...)
+		}
+		key, val := splitProperty(latin1(buf))
+		k, err := unescapeProperty(key)
+		if err != nil {
+			return nil, nil, placed(start, -1, "%v", err)
+		}
+		v, err := unescapeProperty(val)
+		if err != nil {
+			return nil, nil, placed(start, -1, "%v", err)
+		}
+		out[k] = v
+		lines[k] = start
+		if len(rest) == 0 {
+			break
+		}
+	}
+	return out, lines, nil
+}
+
+// nextLine splits off one line, ending at \n, \r\n or \r as Java's
+// LineReader does.
+func nextLine(d []byte) (line, rest []byte) {
+	for i := 0; i < len(d); i++ {
+		switch d[i] {
+		case '\n':
+			return d[:i], d[i+1:]
+		case '\r':
+			if i+1 < len(d) && d[i+1] == '\n' {
+				return d[:i], d[i+2:]
+			}
+			return d[:i], d[i+1:]
+		}
+	}
+	return d, nil
+}
+
+func trimLeftProps(b []byte) []byte {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\f') {
+		i++
+	}
+	return b[i:]
+}
+
+// latin1 decodes ISO-8859-1 bytes; ASCII (all Kafka writes) is unchanged.
+func latin1(b []byte) string {
+	ascii := true
+	for _, c := range b {
+		if c >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return string(b)
+	}
+	r := make([]rune, len(b))
+	for i, c := range b {
+		r[i] = rune(c)
+	}
+	return string(r)
+}
+
+func trailingBackslashes(s []byte) int {
 	n := 0
 	for i := len(s) - 1; i >= 0 && s[i] == '\\'; i-- {
 		n++
@@ -232,6 +367,8 @@ type QuorumState struct {
 	VotedDirectoryID *model.UUID   `json:"votedDirectoryId,omitempty"`
 	AppliedOffset    int64         `json:"appliedOffset"`
 	CurrentVoters    []QuorumVoter `json:"currentVoters,omitempty"`
+	// LeaderEpochPos is the byte position of leaderEpoch's value.
+	LeaderEpochPos int64 `json:"-"`
 }
 
 // QuorumVoter is one entry of quorum-state's currentVoters.
@@ -239,7 +376,8 @@ type QuorumVoter struct {
 	VoterID int32 `json:"voterId"`
 }
 
-// ReadQuorumState reads and validates a quorum-state file.
+// ReadQuorumState reads and validates a quorum-state file. Errors are
+// *PropsError values naming the byte position.
 func ReadQuorumState(path string) (*QuorumState, error) {
 	data, err := readSmall(path)
 	if err != nil {
@@ -247,30 +385,114 @@ func ReadQuorumState(path string) (*QuorumState, error) {
 	}
 	qs, err := ParseQuorumState(data)
 	if err != nil {
-		return nil, propsError(path, "%v", err)
+		return nil, withFile(path, err)
 	}
 	return qs, nil
 }
 
-// ParseQuorumState parses quorum-state JSON. Absent ids default to -1
-// (none), as in Kafka's QuorumStateData.
+// quorumFields are the fields of Kafka's QuorumStateData by data_version.
+// Kafka's generated JSON reader throws when a field of the file's version
+// is missing ("unable to locate field ..., which is mandatory"), defaults
+// included, and ignores fields of other versions.
+var quorumFields = [2][]string{
+	{"clusterId", "leaderId", "leaderEpoch", "votedId", "appliedOffset", "currentVoters"},
+	{"leaderId", "leaderEpoch", "votedId", "votedDirectoryId"},
+}
+
+// ParseQuorumState parses quorum-state as strictly as Kafka's
+// FileQuorumStateStore (checked against Kafka 4.4.0's): the first line is one JSON object; data_version
+// is required and 0 or 1; every field of that version is required with
+// its JSON type (int32/int64 in range, clusterId a string, currentVoters
+// an array or null, votedDirectoryId a UUID string).
 func ParseQuorumState(data []byte) (*QuorumState, error) {
-	qs := QuorumState{LeaderID: -1, VotedID: -1, DataVersion: -1}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&qs); err != nil {
-		return nil, fmt.Errorf("quorum-state: %v", err)
+	line, _ := nextLine(data)
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil, placed(1, 0, "quorum-state: empty first line (Kafka: file ended prematurely)")
 	}
-	switch qs.DataVersion {
-	case 0, 1:
-	case -1:
-		return nil, fmt.Errorf("quorum-state: missing data_version")
-	default:
-		return nil, fmt.Errorf("quorum-state: unsupported data_version %d", qs.DataVersion)
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, placed(1, 0, "quorum-state: not a JSON object")
 	}
-	if qs.LeaderEpoch < 0 {
-		return nil, fmt.Errorf("quorum-state: negative leaderEpoch %d", qs.LeaderEpoch)
+	vals := map[string]json.RawMessage{}
+	pos := map[string]int64{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, placed(1, dec.InputOffset(), "quorum-state: %v", err)
+		}
+		key, _ := t.(string)
+		var raw json.RawMessage
+		at := dec.InputOffset()
+		if err := dec.Decode(&raw); err != nil {
+			return nil, placed(1, at, "quorum-state: %s: %v", key, err)
+		}
+		// The value starts after the colon and any blanks.
+		p := at
+		for p < int64(len(line)) && (line[p] == ':' || line[p] == ' ' || line[p] == '\t') {
+			p++
+		}
+		vals[key], pos[key] = raw, p
 	}
-	return &qs, nil
+	if _, err := dec.Token(); err != nil {
+		return nil, placed(1, dec.InputOffset(), "quorum-state: %v", err)
+	}
+	qs := &QuorumState{LeaderID: -1, VotedID: -1, LeaderEpoch: -1, LeaderEpochPos: -1}
+	get := func(key string, dst any) error {
+		if err := json.Unmarshal(vals[key], dst); err != nil {
+			return placed(1, pos[key], "quorum-state: %s: %s is not a valid value (%v)", key, vals[key], err)
+		}
+		return nil
+	}
+	if _, ok := vals["data_version"]; !ok {
+		return nil, placed(1, 0, "quorum-state: missing data_version")
+	}
+	if err := get("data_version", &qs.DataVersion); err != nil {
+		return nil, err
+	}
+	if qs.DataVersion != 0 && qs.DataVersion != 1 {
+		return nil, placed(1, pos["data_version"], "quorum-state: unsupported data_version %d", qs.DataVersion)
+	}
+	for _, f := range quorumFields[qs.DataVersion] {
+		if _, ok := vals[f]; !ok {
+			return nil, placed(1, 0, "quorum-state: missing %s, which Kafka requires at data_version %d", f, qs.DataVersion)
+		}
+	}
+	var err error
+	for _, f := range quorumFields[qs.DataVersion] {
+		switch f {
+		case "clusterId":
+			var s *string
+			if err = get(f, &s); err == nil && s == nil {
+				err = placed(1, pos[f], "quorum-state: clusterId is null, Kafka requires a string")
+			} else if s != nil {
+				qs.ClusterID = *s
+			}
+		case "leaderId":
+			err = get(f, &qs.LeaderID)
+		case "leaderEpoch":
+			err = get(f, &qs.LeaderEpoch)
+			qs.LeaderEpochPos = pos[f]
+		case "votedId":
+			err = get(f, &qs.VotedID)
+		case "appliedOffset":
+			err = get(f, &qs.AppliedOffset)
+		case "currentVoters":
+			err = get(f, &qs.CurrentVoters)
+		case "votedDirectoryId":
+			var s string
+			if err = get(f, &s); err == nil {
+				u, perr := model.ParseUUID(s)
+				if perr != nil {
+					err = placed(1, pos[f], "quorum-state: votedDirectoryId %q is not a UUID", s)
+				}
+				qs.VotedDirectoryID = &u
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return qs, nil
 }
 
 // EpochEntry is one leader-epoch-checkpoint line: the first offset written

@@ -245,7 +245,7 @@ func TestCorruptionMutator(t *testing.T) {
 			}
 			has := func(kind string, at int64) bool {
 				for _, f := range rep.Findings {
-					if f.Kind == kind && f.Position == at {
+					if f.Code == kind && f.Where.Position == at {
 						return true
 					}
 				}

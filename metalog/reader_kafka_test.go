@@ -145,7 +145,7 @@ func TestCheckKafkaFixtures(t *testing.T) {
 			t.Fatalf("%s: %s", d, dumpFindings(rep))
 		}
 		for _, f := range rep.Findings {
-			t.Logf("%s: %s %s %s", d, f.Severity, f.Kind, f.Message)
+			t.Logf("%s: %s %s %s", d, f.Severity, f.Code, f.Message)
 		}
 		ld, _ := OpenLogDir(d)
 		if len(ld.Segments) > 0 && rep.LastGoodOffset != rep.LogEndOffset-1 {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"sort"
 
 	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
@@ -19,6 +21,18 @@ type ImageOptions struct {
 	Progress func(done, total int64)
 }
 
+// Warning codes LoadImage adds to the model's (model.Warn*).
+const (
+	// WarnDamageNotReplayed: a file replay did not need (a snapshot or
+	// segment below the snapshot replay starts from, an unused bootstrap
+	// file) is damaged. The image does not rest on it, so it is not
+	// partial, but log check fails on it.
+	WarnDamageNotReplayed = "damage-not-replayed"
+	// WarnLogBehindSnapshot: the snapshot is newer than the whole log;
+	// Kafka discards the log and restarts it at the snapshot.
+	WarnLogBehindSnapshot = "log-behind-snapshot"
+)
+
 // ImageResult is a replayed image with what replay had to say about it.
 type ImageResult struct {
 	Image *model.Image
@@ -33,11 +47,18 @@ type ImageResult struct {
 	// "control TYPE (...)" or "control record with a bad key".
 	Unknown map[string]int64
 	// StoppedAt is the offset of the first damaged batch replay did not
-	// apply (-1 when it read everything).
+	// apply (-1 when it read everything it needed).
 	StoppedAt int64
-	// Warnings are problems replay survived: a torn tail, CRC failures, an
-	// unfinished transaction, snapshots passed over.
-	Warnings []string
+	// Warnings are what the image rests on, in the one findings order,
+	// each with its file, byte position and offset: the model's Warn*
+	// codes, the Warn* codes above, and the log check finding (severity
+	// error) of damage replay met. Image.Warnings holds the same list, so
+	// Image.IsPartial says whether the view may miss content its source
+	// held.
+	Warnings []model.Finding
+	// Damage is the first error log check would report on what LoadImage
+	// read (nil when none): the same verdict as Check on the same input.
+	Damage *model.Finding
 	// EndOffset is one past the last offset replay read (a snapshot counts
 	// as its end offset), -1 when it read nothing: an AtOffset at or
 	// beyond it asked for more than the source holds.
@@ -48,6 +69,21 @@ type ImageResult struct {
 // snapshot, a segment or a bootstrap.checkpoint) into an image: the newest
 // usable snapshot, then every later segment batch. Memory stays
 // proportional to the image: batches are streamed and dropped once applied.
+//
+// Every file is read through the same Checker as log check, and replay
+// applies only what check accepts, stopping where Kafka's log loading
+// would: before the first batch that fails its CRC (recovery truncates the
+// segment there), whose offsets do not follow the previous batch's (a
+// swapped, repeated or shifted batch, or a gap: Kafka's offset index and
+// its reads by offset assume strictly increasing offsets), whose epoch
+// goes back, or that breaks KRaft's batch rules (Kafka's RecordsIterator
+// throws). A snapshot is applied up to its SnapshotFooter only (Kafka's
+// snapshot reader stops there). A torn tail of the last segment is what a
+// crash leaves, and Kafka truncates it: replay ignores it with a
+// WarnTornTail warning saying what was lost. Every stop is a typed
+// warning (WarnReplayStopped, partial) with the file, position and offset;
+// damage in files replay did not need is WarnDamageNotReplayed. LoadImage
+// fails only when the source cannot be read at all.
 func LoadImage(path string, opts ImageOptions) (*ImageResult, error) {
 	d, err := OpenLogDir(path)
 	if err != nil {
@@ -78,105 +114,390 @@ func LoadImageDir(d *LogDir, opts ImageOptions) (*ImageResult, error) {
 		return nil, &FileError{File: path, Err: fmt.Errorf("%w: no usable snapshot ends at or before offset %d and %s",
 			ErrOffsetNotCovered, opts.AtOffset, log)}
 	}
-	res := &ImageResult{Plan: plan, Unknown: map[string]int64{}, StoppedAt: -1, EndOffset: -1}
+	l := &loader{
+		d: d, plan: plan, opts: opts, rp: NewReplayer(),
+		res:     &ImageResult{Plan: plan, Unknown: map[string]int64{}, StoppedAt: -1, EndOffset: -1},
+		check:   NewChecker(d, CheckOptions{Strict: true, Reader: opts.Reader}),
+		unknown: map[string]*model.Location{},
+	}
+	l.planWarnings()
+	for _, f := range d.DataFiles() {
+		l.total += f.Size
+	}
+	for _, f := range d.DataFiles() {
+		if l.stop {
+			break
+		}
+		from, replay := l.inPlan(f)
+		if !replay {
+			l.checkOnly(f)
+			continue
+		}
+		if err := l.replayFile(f, from); err != nil {
+			return nil, err
+		}
+	}
+	return l.finish(path), nil
+}
+
+type loader struct {
+	d     *LogDir
+	plan  *ReplayPlan
+	opts  ImageOptions
+	rp    *Replayer
+	res   *ImageResult
+	check *Checker
+	// unknown holds where each ImageResult.Unknown key was first met.
+	unknown     map[string]*model.Location
+	done, total int64
+	stop        bool
+	// next is the offset after the last batch read in the current file.
+	next int64
+}
+
+func (l *loader) warn(code string, sev model.Severity, where model.Location, format string, args ...any) {
+	w := where
+	l.res.Warnings = append(l.res.Warnings, model.Finding{Code: code, Severity: sev, Class: FindingClass, Message: fmt.Sprintf(format, args...), Where: &w})
+}
+
+// planWarnings says what the choice of files rests on.
+func (l *loader) planWarnings() {
+	d, plan := l.d, l.plan
 	for _, e := range plan.Skipped {
-		res.Warnings = append(res.Warnings, "snapshot passed over: "+e.Error())
+		f := errorFinding(e, model.SevWarning)
+		l.warn(model.WarnSnapshotFallback, model.SevWarning, *f.Where, "newer snapshot passed over, replay starts from an older one or the log: %s", f.Message)
+	}
+	dir := d.PartitionDir
+	if dir == "" {
+		dir = d.Path
 	}
 	if plan.Truncated {
-		res.Warnings = append(res.Warnings, "the snapshot is newer than the whole log (by leader epoch): Kafka discards the log and restarts it at the snapshot, and so does replay")
+		l.warn(WarnLogBehindSnapshot, model.SevWarning, model.At(plan.Snapshot.Path, -1, plan.StartOffset),
+			"the snapshot is newer than the whole log (by leader epoch): Kafka discards the log and restarts it at the snapshot, and so does replay")
 	}
 	if plan.Hole {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("the log starts at offset %d and no snapshot reaches it: records below it are missing", d.LogStartOffset()))
+		l.warn(model.WarnCoverageHole, model.SevWarning, model.At(dir, -1, d.LogStartOffset()),
+			"the log starts at offset %d and no snapshot reaches it: records below it are missing", d.LogStartOffset())
 	}
-	var total int64
-	if plan.Snapshot != nil {
-		total += plan.Snapshot.Size
-	} else if plan.Bootstrap != nil {
-		total += plan.Bootstrap.Size
+	if d.Bootstrap != nil && d.PartitionDir != "" && (plan.Bootstrap != nil || filepath.Clean(d.Path) == filepath.Clean(d.PartitionDir)) {
+		what := "it is checked, and replayed only when the partition holds neither snapshot nor segment"
+		if plan.Bootstrap != nil {
+			what = "the partition holds neither snapshot nor segment, so the image is what the controller would bootstrap from it"
+		}
+		l.warn(model.WarnBootstrapAlongside, model.SevWarning, model.At(d.Bootstrap.Path, -1, -1),
+			"the parent dir's bootstrap.checkpoint is read along with %s: %s", d.PartitionDir, what)
 	}
-	for _, s := range plan.Segments {
-		total += s.Size
+	// Files OpenLogDir could not use (unparseable meta.properties or
+	// quorum-state, badly named data files) are check errors: the image
+	// would otherwise silently lack a cluster id or a leader.
+	for _, f := range l.check.Findings() {
+		if f.Severity == model.SevError || f.Code == KindBadProperties {
+			l.res.Warnings = append(l.res.Warnings, f)
+		}
 	}
-	rp := NewReplayer()
-	st := plan.Stream(StreamOptions{Reader: opts.Reader, TolerateTornTail: true})
-	defer st.Close()
-	var done int64
-	snapshotPath := ""
-	if plan.Snapshot != nil {
-		snapshotPath = plan.Snapshot.Path
+}
+
+// inPlan says whether replay reads f, and from which offset.
+func (l *loader) inPlan(f DataFile) (int64, bool) {
+	p := l.plan
+	if (p.Snapshot != nil && p.Snapshot.Path == f.Path) || (p.Bootstrap != nil && p.Bootstrap.Path == f.Path) {
+		return 0, true
 	}
+	for _, s := range p.Segments {
+		if s.Path == f.Path {
+			return p.StartOffset, true
+		}
+	}
+	return 0, false
+}
+
+// checkOnly reads a file replay does not need through the checker, so
+// that damage in it is not silent.
+func (l *loader) checkOnly(f DataFile) {
+	n := len(l.check.Findings())
+	l.check.CheckFile(f)
+	l.done += f.Size
+	l.progress()
+	for _, x := range l.check.Findings()[n:] {
+		if x.Severity == model.SevError {
+			l.warn(WarnDamageNotReplayed, model.SevWarning, *x.Where, "%s: %s (replay does not read this file: the image does not rest on it)", x.Code, x.Message)
+			if l.res.Damage == nil {
+				c := x
+				l.res.Damage = &c
+			}
+			return
+		}
+	}
+}
+
+func (l *loader) progress() {
+	if l.opts.Progress != nil {
+		l.opts.Progress(l.done, l.total)
+	}
+}
+
+// replayFile reads one file of the plan through the checker and applies
+// the batches it accepts.
+func (l *loader) replayFile(f DataFile, from int64) error {
+	c := l.check
+	c.BeginFile(f)
+	r, err := OpenReader(f.Path, l.opts.Reader)
+	if err != nil {
+		c.EndFile(err)
+		return err
+	}
+	defer r.Close()
+	snapshot := f.Kind == KindSnapshot || f.Kind == KindBootstrap
+	skipRest, noted := false, false
+	l.next = f.BaseOffset
 	for {
-		b, err := st.Next()
+		b, err := r.Next()
 		if err == io.EOF {
-			break
+			c.EndFile(nil)
+			l.fileEnd(f, nil, r.Position())
+			return nil
 		}
 		if err != nil && !errors.Is(err, ErrCRC) {
-			return nil, err
-		}
-		if err != nil {
-			// Kafka's log recovery truncates a segment at its first batch
-			// that fails the CRC; replay stops at the same place rather
-			// than apply damaged records.
-			res.Warnings = append(res.Warnings, fmt.Sprintf("replay stopped before offset %d: %v (Kafka's recovery truncates the log there)", b.BaseOffset, err))
-			res.StoppedAt = b.BaseOffset
-			break
-		}
-		done += b.Size()
-		if opts.Progress != nil {
-			opts.Progress(done, total)
-		}
-		inSnapshot := st.File().Path == snapshotPath && snapshotPath != ""
-		epoch := b.PartitionLeaderEpoch
-		it := b.Records()
-		stop := false
-		for it.Next() {
-			rec := it.Record()
-			off := rec.Offset
-			if inSnapshot && plan.Snapshot.Snapshot != nil {
-				// Records inside a snapshot restart at 0; they all belong
-				// to the snapshot's position.
-				off = plan.Snapshot.Snapshot.EndOffset - 1
+			var fe *FileError
+			if errors.As(err, &fe) {
+				c.EndFile(err)
+				return err
 			}
-			res.EndOffset = max(res.EndOffset, off+1)
-			if opts.AtOffset >= 0 && !inSnapshot && off > opts.AtOffset {
-				stop = true
-				break
+			c.EndFile(err)
+			l.fileEnd(f, err, r.Position())
+			return nil
+		}
+		n := len(c.Findings())
+		l.next = b.NextOffset()
+		damaged := c.Batch(b, err)
+		l.done += b.Size()
+		l.progress()
+		if skipRest {
+			continue
+		}
+		if l.opts.AtOffset >= 0 && !snapshot && b.BaseOffset > l.opts.AtOffset {
+			// Past the requested offset: nothing here matters to the image.
+			l.stop = true
+			skipRest = true
+			continue
+		}
+		if damaged {
+			damaged = stopsReplay(c.Findings()[n:])
+		}
+		if damaged && !snapshot && b.LastOffset() < from {
+			// Below the offset replay starts from (the snapshot's end):
+			// Kafka reads the log by offset from there and never reaches
+			// this batch, so the image does not rest on it.
+			if !noted {
+				x := firstError(c.Findings()[n:])
+				l.warn(WarnDamageNotReplayed, model.SevWarning, *x.Where, "%s: %s (below offset %d, where replay starts: the image does not rest on it)", x.Code, x.Message, from)
+				l.noteDamage(x)
+				noted = true
 			}
-			pos := Position{Offset: off, Epoch: epoch, Timestamp: b.BaseTimestamp}
-			if b.IsControl() {
-				k, c, err := records.DecodeControl(rec.Key, rec.Value)
-				if err != nil {
-					res.Unknown[undecodableControl(rec.Key, k, err)]++
-					continue
-				}
-				rp.ApplyControl(pos, c)
+			continue
+		}
+		if damaged {
+			first := firstError(c.Findings()[n:])
+			if snapshot && first.Code == KindSnapshotAfterFooter {
+				// Kafka's snapshot reader stops at the footer and the log
+				// goes on from the snapshot's end: so does replay.
+				l.res.Warnings = append(l.res.Warnings, first)
+				l.noteDamage(first)
+				skipRest = true
 				continue
 			}
-			fr, m, err := records.DecodeMetadata(rec.Value)
-			if err != nil {
-				res.Skipped++
-				res.Unknown[undecodableMetadata(fr, err)]++
-				continue
-			}
-			if err := rp.Apply(pos, m); err != nil {
-				// Kafka's loader reports a misplaced transaction marker as a
-				// fault and skips that record; so does replay, loudly.
-				res.Skipped++
-				res.Warnings = append(res.Warnings, (&CorruptionError{File: st.File().Path, Position: b.Position, Offset: rec.Offset, Err: err}).Error()+" (record skipped, as Kafka's loader does)")
-			}
+			l.stopAt(f, b.Position, b.BaseOffset, first)
+			// The checker still sees the rest of the file, so that its
+			// verdict on it matches log check's.
+			skipRest = true
+			continue
 		}
-		if err := it.Err(); err != nil {
-			return nil, err
+		if b.LastOffset() < from {
+			continue
 		}
-		if stop {
-			break
+		b.minOffset = from
+		l.apply(f, b, snapshot)
+		if l.opts.AtOffset >= 0 && !snapshot && b.LastOffset() >= l.opts.AtOffset {
+			l.stop = true
+			skipRest = true
 		}
 	}
-	if t := st.TornTail(); t != nil {
-		res.Warnings = append(res.Warnings, "torn tail ignored, as Kafka truncates it: "+t.Error())
+}
+
+// recordContent are the check codes about one record's value. Replay
+// skips such a record (WarnRecordsSkipped) instead of stopping: the batch
+// around it is sound.
+var recordContent = map[string]bool{KindFrameHeader: true, KindFrameVersion: true, KindRecordDecode: true}
+
+// stopsReplay reports whether the batch's error findings include one that
+// is not about a single record's content.
+func stopsReplay(fs []model.Finding) bool {
+	for _, f := range fs {
+		if f.Severity == model.SevError && !recordContent[f.Code] {
+			return true
+		}
+	}
+	return false
+}
+
+func firstError(fs []model.Finding) model.Finding {
+	for _, f := range fs {
+		if f.Severity == model.SevError && !recordContent[f.Code] {
+			return f
+		}
+	}
+	return model.Finding{Code: KindUnreadable, Severity: model.SevError, Message: "damaged batch"}
+}
+
+func (l *loader) noteDamage(f model.Finding) {
+	if l.res.Damage == nil {
+		c := f
+		if f.Where != nil {
+			w := *f.Where
+			c.Where = &w
+		}
+		l.res.Damage = &c
+	}
+}
+
+// stopAt ends replay before a damaged batch.
+func (l *loader) stopAt(f DataFile, pos, off int64, why model.Finding) {
+	l.noteDamage(why)
+	l.res.StoppedAt = off
+	l.stop = true
+	where := model.At(f.Path, pos, off)
+	if why.Where != nil && why.Where.Position >= 0 {
+		where.Position = why.Where.Position
+	}
+	l.warn(model.WarnReplayStopped, model.SevWarning, where,
+		"replay stopped before this batch, where Kafka's log loading stops trusting the log: %s: %s; later records are not in the image", why.Code, why.Message)
+}
+
+// fileEnd handles how a replayed file ended: cleanly, torn (the active
+// segment's tail, which Kafka truncates), or damaged.
+func (l *loader) fileEnd(f DataFile, err error, good int64) {
+	c := l.check
+	if l.stop {
+		// Replay already stopped in this file: at the requested offset, or
+		// at damage it has reported.
+		return
+	}
+	if err == nil {
+		// End-of-file rules (a snapshot without its footer, an empty
+		// snapshot): the records were applied as Kafka applies them, but
+		// log check fails the file, so the image says so.
+		for _, x := range c.Findings() {
+			if x.Severity == model.SevError && x.Where != nil && x.Where.File == f.Path && (x.Code == KindSnapshotFooter || x.Code == KindEmptyFile || x.Code == KindSnapshotHeader || x.Code == KindSnapshotOffsets) {
+				l.res.Warnings = append(l.res.Warnings, x)
+				l.noteDamage(x)
+			}
+		}
+		return
+	}
+	var ce *CorruptionError
+	pos, off := good, int64(-1)
+	if errors.As(err, &ce) {
+		pos, off = ce.Position, ce.Offset
+	}
+	last := len(l.d.Segments) > 0 && f.Path == l.d.Segments[len(l.d.Segments)-1].Path
+	if off < 0 {
+		off = l.next
+	}
+	if errors.Is(err, ErrTornTail) && last {
+		l.warn(model.WarnTornTail, model.SevWarning, model.At(f.Path, pos, off), "%s", tornTailLoss(f, pos))
+		return
+	}
+	l.stopAt(f, pos, off, errorFinding(err, model.SevError))
+}
+
+// tornTailLoss says what a torn tail held: its bytes, and the offsets and
+// records its batch header announces when the header survived.
+func tornTailLoss(f DataFile, pos int64) string {
+	lost := f.Size - pos
+	msg := fmt.Sprintf("the segment ends inside a batch at position %d: %d byte(s) that Kafka never committed and truncates on start are ignored", pos, lost)
+	fh, err := openData(f.Path)
+	if err != nil {
+		return msg
+	}
+	defer fh.Close()
+	hdr := make([]byte, HeaderSize)
+	if n, _ := fh.ReadAt(hdr, pos); n < HeaderSize {
+		return msg
+	}
+	var b Batch
+	if b.parse(hdr, f.Path, pos, DefaultMaxBatchBytes) != nil || b.LastOffsetDelta < 0 || b.RecordsCount < 0 {
+		return msg
+	}
+	return fmt.Sprintf("%s (a batch of %d record(s), offsets %d to %d)", msg, b.RecordsCount, b.BaseOffset, b.LastOffset())
+}
+
+// apply replays the records of one accepted batch.
+func (l *loader) apply(f DataFile, b *Batch, snapshot bool) {
+	res, rp, plan := l.res, l.rp, l.plan
+	epoch := b.PartitionLeaderEpoch
+	it := b.Records()
+	for it.Next() {
+		rec := it.Record()
+		off := rec.Offset
+		if snapshot && plan.Snapshot != nil && plan.Snapshot.Snapshot != nil && f.Path == plan.Snapshot.Path {
+			// Records inside a snapshot restart at 0; they all belong
+			// to the snapshot's position.
+			off = plan.Snapshot.Snapshot.EndOffset - 1
+		}
+		res.EndOffset = max(res.EndOffset, off+1)
+		if l.opts.AtOffset >= 0 && !snapshot && off > l.opts.AtOffset {
+			return
+		}
+		pos := Position{Offset: off, Epoch: epoch, Timestamp: b.BaseTimestamp}
+		if b.IsControl() {
+			k, ctl, err := records.DecodeControl(rec.Key, rec.Value)
+			if err != nil {
+				l.unknownAt(undecodableControl(rec.Key, k, err), f, b, rec.Offset)
+				continue
+			}
+			rp.ApplyControl(pos, ctl)
+			continue
+		}
+		fr, m, err := records.DecodeMetadata(rec.Value)
+		if err != nil {
+			res.Skipped++
+			l.unknownAt(undecodableMetadata(fr, err), f, b, rec.Offset)
+			continue
+		}
+		if err := rp.Apply(pos, m); err != nil {
+			// Kafka's loader reports a misplaced transaction marker as a
+			// fault and skips that record; so does replay, loudly.
+			res.Skipped++
+			l.warn(model.WarnRecordsSkipped, model.SevWarning, model.At(f.Path, b.Position, rec.Offset), "%v (record skipped, as Kafka's loader does)", err)
+		}
+	}
+	// The checker walked these records already and accepted them.
+}
+
+func (l *loader) unknownAt(key string, f DataFile, b *Batch, off int64) {
+	l.res.Unknown[key]++
+	if _, ok := l.unknown[key]; !ok {
+		w := model.At(f.Path, b.Position, off)
+		l.unknown[key] = &w
+	}
+}
+
+func (l *loader) finish(path string) *ImageResult {
+	res, rp, d := l.res, l.rp, l.d
+	keys := make([]string, 0, len(res.Unknown))
+	for k := range res.Unknown {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		l.warn(model.WarnRecordsSkipped, model.SevWarning, *l.unknown[k], "%d record(s) skipped, not decodable: %s (the first is here)", res.Unknown[k], k)
 	}
 	if p, n, open := rp.PendingTransaction(); open {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("metadata transaction begun at offset %d is unfinished: its %d records are not applied", p.Offset, n))
+		dir := d.PartitionDir
+		if dir == "" {
+			dir = d.Path
+		}
+		l.warn(model.WarnUnfinishedTxn, model.SevWarning, model.At(dir, -1, p.Offset), "metadata transaction begun at offset %d is unfinished: its %d records are not applied", p.Offset, n)
 		rp.Skipped += int64(n)
 	}
 	img := rp.Image()
@@ -187,9 +508,14 @@ func LoadImageDir(d *LogDir, opts ImageOptions) (*ImageResult, error) {
 	if d.QuorumState != nil && img.Quorum != nil && d.QuorumState.LeaderEpoch > img.Quorum.LeaderEpoch {
 		img.Quorum.LeaderID, img.Quorum.LeaderEpoch = d.QuorumState.LeaderID, d.QuorumState.LeaderEpoch
 	}
+	// The first damage by log check's definition (reading order, then
+	// position), whatever order replay met it in.
+	res.Damage = l.check.Damage()
+	model.SortFindings(res.Warnings)
+	img.Warnings = model.CloneFindings(res.Warnings)
 	res.Image = img
 	res.Applied, res.Skipped = rp.Applied, res.Skipped+rp.Skipped
-	return res, nil
+	return res
 }
 
 // undecodableMetadata is the ImageResult.Unknown key of a data record

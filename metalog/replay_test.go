@@ -3,6 +3,7 @@ package metalog
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,7 +60,7 @@ func TestReplayTransactions(t *testing.T) {
 	if _, ok := res.Image.Topics["committed"]; !ok || len(res.Image.Topics) != 1 {
 		t.Fatalf("topics %v, want only the committed one", res.Image.Topics)
 	}
-	if !strings.Contains(strings.Join(res.Warnings, "\n"), "unfinished") {
+	if !hasWarning(res, model.WarnUnfinishedTxn, "unfinished") {
 		t.Errorf("no warning about the unfinished transaction: %v", res.Warnings)
 	}
 	// Stopping inside the first transaction leaves it unapplied.
@@ -240,7 +241,67 @@ func TestReplayMisplacedTransactionMarker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Image.Topics["after"] == nil || !strings.Contains(strings.Join(res.Warnings, "\n"), "without a Begin") {
+	if res.Image.Topics["after"] == nil || !hasWarning(res, model.WarnRecordsSkipped, "without a Begin") {
 		t.Fatalf("topics %v warnings %v", res.Image.Topics, res.Warnings)
+	}
+}
+
+// hasWarning reports whether res carries a warning with this code whose
+// message contains text, located in a file or at an offset.
+func hasWarning(res *ImageResult, code, text string) bool {
+	for _, w := range res.Warnings {
+		if w.Code == code && strings.Contains(w.Message, text) && w.Where != nil && (w.Where.File != "" || w.Where.Offset >= 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestBootstrapAlongsideWarning: a __cluster_metadata-0 dir opened on its
+// own still reads its parent's bootstrap.checkpoint (Kafka's root), and
+// the image says so, located at that file; a partition dir holding
+// neither snapshot nor segment makes the bootstrap the whole image.
+func TestBootstrapAlongsideWarning(t *testing.T) {
+	root, part := buildLogDir(t, nil, []segSpec{{0, []batchSpec{{1, 3}}}})
+	for _, path := range []string{root, part} {
+		res, err := LoadImage(path, ImageOptions{AtOffset: -1})
+		must(t, err)
+		found := false
+		for _, w := range res.Warnings {
+			if w.Code == model.WarnBootstrapAlongside && w.Where.File == filepath.Join(root, BootstrapFileName) {
+				found = true
+			}
+		}
+		if found != (path == part) {
+			t.Errorf("%s: bootstrap-alongside warning %v: %v", path, found, res.Warnings)
+		}
+	}
+	must(t, os.Remove(filepath.Join(part, SegmentFileName(0))))
+	res, err := LoadImage(root, ImageOptions{AtOffset: -1})
+	must(t, err)
+	if res.Plan.Bootstrap == nil || !hasWarning(res, model.WarnBootstrapAlongside, "bootstrap from it") {
+		t.Fatalf("plan %+v warnings %v", res.Plan, res.Warnings)
+	}
+}
+
+// TestTornTailSaysWhatWasLost: the torn tail of the active segment is a
+// warning at the torn batch naming the bytes and, when its header
+// survived, the records and offsets Kafka never committed.
+func TestTornTailSaysWhatWasLost(t *testing.T) {
+	root, part := buildLogDir(t, nil, []segSpec{{0, []batchSpec{{1, 3}, {1, 4}}}})
+	p := filepath.Join(part, SegmentFileName(0))
+	sp := batchSpans(t, p)
+	must(t, os.Truncate(p, sp[1].pos+sp[1].size-3))
+	res, err := LoadImage(root, ImageOptions{AtOffset: -1})
+	must(t, err)
+	var w *model.Finding
+	for i := range res.Warnings {
+		if res.Warnings[i].Code == model.WarnTornTail {
+			w = &res.Warnings[i]
+		}
+	}
+	if w == nil || res.Image.IsPartial() || w.Where.File != p || w.Where.Position != sp[1].pos || w.Where.Offset != 3 ||
+		!strings.Contains(w.Message, fmt.Sprintf("%d byte(s)", sp[1].size-3)) || !strings.Contains(w.Message, "4 record(s), offsets 3 to 6") {
+		t.Fatalf("torn tail warning %v (partial %v)", w, res.Image.IsPartial())
 	}
 }

@@ -65,8 +65,11 @@ func snapshotTree(t *testing.T, dir string) map[string]string {
 func TestBadInputExitCodes(t *testing.T) {
 	type checkJSON struct {
 		Findings []struct {
-			Kind, Severity, File string
-			Position, Offset     int64
+			Code, Severity string
+			Where          struct {
+				File             string
+				Position, Offset int64
+			}
 		}
 		LastGoodOffset int64
 	}
@@ -108,7 +111,7 @@ func TestBadInputExitCodes(t *testing.T) {
 			if tc.kind != "" {
 				found := false
 				for _, f := range rep.Findings {
-					if f.Kind == tc.kind && f.File != "" && f.Position >= 0 {
+					if f.Code == tc.kind && f.Where.File != "" && f.Where.Position >= 0 {
 						found = true
 					}
 				}

@@ -116,10 +116,10 @@ func TestDocumentedExitCodes(t *testing.T) {
 		// log dump
 		{[]string{"log", "dump", fixture44}, 0, ""},
 		{[]string{"log", "dump", "kraft:" + fixture44}, 0, ""},
-		{[]string{"log", "dump", undecodable}, 1, "could not be read or decoded"},
-		{[]string{"log", "dump", crc}, 1, "could not be read or decoded"},
+		{[]string{"log", "dump", undecodable}, 1, "record(s) could not be decoded"},
+		{[]string{"log", "dump", crc}, 1, "damaged input (log check fails it): first error crc-mismatch"},
 		{[]string{"log", "dump", torn}, 0, "kmeta: warning: torn-tail"},
-		{[]string{"log", "dump", tornMiddle}, 1, "could not be read or decoded"},
+		{[]string{"log", "dump", tornMiddle}, 1, "damaged input (log check fails it): first error torn-tail"},
 		{[]string{"log", "dump", broker}, 2, "ZooKeeper-mode broker log dir"},
 		{[]string{"log", "dump", "--from-offset", "5", "--to-offset", "3", fixture44}, 2, "--from-offset 5 is above --to-offset 3"},
 		{[]string{"log", "dump", "--from-offset", "-1", fixture44}, 2, "--from-offset -1: must be 0 or more"},
@@ -140,7 +140,7 @@ func TestDocumentedExitCodes(t *testing.T) {
 		{[]string{"log", "stats", tornMiddle}, 1, "reading stopped at damage"},
 		{[]string{"log", "stats", crc}, 1, "1 batch(es) failed the CRC check"},
 		{[]string{"log", "stats", badProps}, 1, "kmeta: warning: unusable-file: "},
-		{[]string{"image", badQuorum}, 1, "kmeta: warning: unusable-file: "},
+		{[]string{"image", badQuorum}, 1, "kmeta: warning: bad-properties: "},
 		{[]string{"log", "check", badQuorum}, 1, ""},
 		{[]string{"log", "stats", broker}, 2, "ZooKeeper-mode broker log dir"},
 		// zk

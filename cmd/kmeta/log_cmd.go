@@ -152,8 +152,13 @@ func logDumpCommand() *cli.Command {
 					warnf(c, "%s: %s", model.WarnTornTail, t)
 				}
 			}
+			// The verdict is log check's (the same checker saw every
+			// batch), plus records the dumper could not decode.
+			if dmg := d.Damage(); dmg != nil {
+				return findingsf("damaged input (log check fails it): first %s", dmg)
+			}
 			if n, first := d.Problems(); n > 0 {
-				return findingsf("%d batch(es) or record(s) could not be read or decoded; the first: %v", n, first)
+				return findingsf("%d record(s) could not be decoded; the first: %v", n, first)
 			}
 			if len(unusable) > 0 {
 				return findingsf("%d file(s) could not be used (see the warnings above)", len(unusable))
@@ -231,7 +236,7 @@ func checkOK(rep *metalog.Report, strict bool) bool {
 	if !rep.OK() {
 		return false
 	}
-	return !strict || !slices.ContainsFunc(rep.Findings, func(f metalog.Finding) bool { return f.Kind == metalog.KindTornTail })
+	return !strict || !slices.ContainsFunc(rep.Findings, func(f metalog.Finding) bool { return f.Code == metalog.KindTornTail })
 }
 
 func writeCheckReport(c *cli.Context, rep *metalog.Report, strict bool) error {
@@ -259,11 +264,15 @@ func writeCheckReport(c *cli.Context, rep *metalog.Report, strict bool) error {
 		recs += f.Records
 	}
 	rows := printer.Rows{Columns: []printer.Column{
-		{Header: "SEVERITY", Key: "severity"}, {Header: "KIND", Key: "kind"}, {Header: "FILE", Key: "file", Wrap: true},
+		{Header: "SEVERITY", Key: "severity"}, {Header: "CODE", Key: "code"}, {Header: "FILE", Key: "file", Wrap: true},
 		{Header: "POSITION", Key: "position"}, {Header: "OFFSET", Key: "offset"}, {Header: "MESSAGE", Key: "message", Wrap: true},
 	}}
 	for _, f := range rep.Findings {
-		rows.Rows = append(rows.Rows, []string{string(f.Severity), f.Kind, f.File, strconv.FormatInt(f.Position, 10), strconv.FormatInt(f.Offset, 10), printer.Clean(f.Message)})
+		loc := model.NoLocation()
+		if f.Where != nil {
+			loc = *f.Where
+		}
+		rows.Rows = append(rows.Rows, []string{string(f.Severity), f.Code, loc.File, strconv.FormatInt(loc.Position, 10), strconv.FormatInt(loc.Offset, 10), printer.Clean(f.Message)})
 	}
 	if outputFormat(c) == printer.Table {
 		// A table: the summary as one, then the findings as another.

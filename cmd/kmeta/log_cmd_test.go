@@ -74,7 +74,7 @@ func TestDumpNonFiniteDoublesMatchesKafka(t *testing.T) {
 
 // Producer-transaction markers and unknown control types never belong in
 // a metadata log, but when a file holds them the text dump still prints
-// what Kafka's DumpLogSegments prints.
+// what Kafka's DumpLogSegments prints, and exits 1 as log check does.
 func TestDumpForeignControlRecordsMatchesKafka(t *testing.T) {
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	marker := []byte{0, 0, 0, 0, 0, 7} // version 0, coordinatorEpoch 7
@@ -96,7 +96,7 @@ func TestDumpForeignControlRecordsMatchesKafka(t *testing.T) {
 	if err := os.WriteFile(seg, file, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	compareDumps(t, seg, d.DumpLog(t, []string{seg}), kmetaDump(t, seg))
+	compareDumps(t, seg, d.DumpLog(t, []string{seg}), kmetaDumpExit(t, seg, 1))
 }
 
 // --type selects records by name or apiKey and prints a batch line only

@@ -331,8 +331,8 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 			}
 			return nil, saw(spec.Path, ErrPastEnd, "offset %d is past the end of the log: %s", at, end)
 		}
+		// metalog's typed warnings (r.Warnings) are already the image's.
 		res.Image = r.Image
-		res.Image.Warnings = kraftWarnings(r, d)
 	case ZooKeeper:
 		zo := opts.ZK
 		if spec.At.Zxid > 0 {

@@ -1,8 +1,6 @@
 package source
 
 import (
-	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/kmeta/kmeta/metalog"
@@ -10,30 +8,10 @@ import (
 	"github.com/kmeta/kmeta/zkread"
 )
 
-// This file is the one boundary where the readers' string warnings become
-// typed ones (model.Finding with a model.Warn* code). A reader that sets
-// img.Warnings itself wins, so when metalog and zkread produce typed
-// warnings this adapter is reduced to returning them.
-
-// kraftWarnings returns what a KRaft image rests on.
-func kraftWarnings(r *metalog.ImageResult, d *metalog.LogDir) []model.Finding {
-	if len(r.Image.Warnings) > 0 {
-		return r.Image.Warnings
-	}
-	out := DirWarnings(d)
-	for _, w := range r.Warnings {
-		out = append(out, classify(w, kraftCodes))
-	}
-	keys := make([]string, 0, len(r.Unknown))
-	for k := range r.Unknown {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		out = append(out, warning(model.WarnRecordsSkipped, fmt.Sprintf("%d record(s) skipped, not decodable: %s", r.Unknown[k], k)))
-	}
-	return out
-}
+// This file is the one boundary where the ZooKeeper reader's string
+// warnings become typed ones (model.Finding with a model.Warn* code);
+// metalog produces typed warnings itself. A reader that sets img.Warnings
+// itself wins.
 
 // DirWarnings are the files of a KRaft log dir that are present but
 // unusable (a meta.properties or quorum-state that does not parse, a badly
@@ -71,17 +49,6 @@ func zkWarnings(img *model.Image, t *zkread.Tree, decodeErr error) []model.Findi
 // codeRule maps a reader's warning text to its code by what the text
 // says; the first rule whose needle the text contains wins.
 type codeRule struct{ needle, code string }
-
-var kraftCodes = []codeRule{
-	{"replay stopped before offset", model.WarnReplayStopped},
-	{"(record skipped", model.WarnRecordsSkipped},
-	{"torn tail ignored", model.WarnTornTail},
-	{"snapshot passed over", model.WarnSnapshotFallback},
-	{"the snapshot is newer than the whole log", model.WarnSnapshotFallback},
-	{"no snapshot reaches it", model.WarnCoverageHole},
-	{"is unfinished", model.WarnUnfinishedTxn},
-	{"bootstrap.checkpoint", model.WarnBootstrapAlongside},
-}
 
 var zkCodes = []codeRule{
 	{"detected in the data dir", model.WarnChrootDetected},

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kmeta/kmeta/internal/wire"
+	"github.com/kmeta/kmeta/metalog/internal/wire"
 )
 
 // Message is what every generated record body implements.
@@ -46,8 +46,12 @@ func MetadataTypes() []MetadataType { return append([]MetadataType(nil), metadat
 
 // Sentinel errors.
 var (
-	// ErrFrame: the value does not start with frame version 1.
+	// ErrFrame: the value does not start with three unsigned varints
+	// (frame version, apiKey, version) or they are out of range.
 	ErrFrame = errors.New("records: bad metadata record frame")
+	// ErrFrameVersion: the frame header reads but its version is not 1. It
+	// wraps ErrFrame.
+	ErrFrameVersion = fmt.Errorf("%w: unsupported frame version", ErrFrame)
 	// ErrUnknownType: an apiKey or control type kmeta does not know. Readers
 	// report and skip such records; they are never fatal.
 	ErrUnknownType = errors.New("records: unknown record type")
@@ -67,7 +71,11 @@ type Frame struct {
 }
 
 // ParseFrame reads the three unsigned varints in front of a metadata record
-// body: frame version (must be 1), apiKey, version.
+// body: frame version (must be 1), apiKey, version. It is the one frame
+// parser: the record decoder, log check and log stats all use it. The
+// returned Frame holds what could be read (FrameVersion even when it is
+// wrong, so callers can report it); err wraps ErrFrame, or ErrFrameVersion
+// when only the version is wrong.
 func ParseFrame(value []byte) (Frame, error) {
 	r := wire.NewReader(value)
 	fv := r.Uvarint()
@@ -76,14 +84,21 @@ func ParseFrame(value []byte) (Frame, error) {
 	if err := r.Err(); err != nil {
 		return Frame{}, fmt.Errorf("%w: %v", ErrFrame, err)
 	}
+	fr := Frame{FrameVersion: fv, BodyOffset: r.Offset()}
 	if fv != 1 {
-		return Frame{}, fmt.Errorf("%w: frame version %d, want 1", ErrFrame, fv)
+		return fr, fmt.Errorf("%w %d, want 1", ErrFrameVersion, fv)
 	}
 	if key > 32767 || ver > 32767 {
-		return Frame{}, fmt.Errorf("%w: apiKey %d version %d out of range", ErrFrame, key, ver)
+		return fr, fmt.Errorf("%w: apiKey %d version %d out of range", ErrFrame, key, ver)
 	}
-	return Frame{FrameVersion: fv, APIKey: int16(key), Version: int16(ver), BodyOffset: r.Offset()}, nil
+	fr.APIKey, fr.Version = int16(key), int16(ver)
+	return fr, nil
 }
+
+// AppendJSONString appends s as a JSON string the way Kafka's JSON
+// converters write it; commands that print record fields themselves (the
+// dumper's redacted forms) use it so their escaping matches.
+func AppendJSONString(dst []byte, s string) []byte { return wire.AppendJSONString(dst, s) }
 
 // NewMetadata returns an empty record of the given type, or nil.
 func NewMetadata(apiKey int16) Metadata { return newMetadata(apiKey) }

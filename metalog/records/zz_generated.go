@@ -5,7 +5,7 @@ package records
 import (
 	"fmt"
 
-	"github.com/kmeta/kmeta/internal/wire"
+	"github.com/kmeta/kmeta/metalog/internal/wire"
 	"github.com/kmeta/kmeta/model"
 )
 

@@ -3,8 +3,6 @@ package wire
 import (
 	"encoding/binary"
 	"math"
-
-	"github.com/kmeta/kmeta/model"
 )
 
 // Writer appends Kafka encodings to a byte slice.
@@ -26,7 +24,7 @@ func (w *Writer) Int32(v int32)     { w.B = binary.BigEndian.AppendUint32(w.B, u
 func (w *Writer) Uint32(v uint32)   { w.B = binary.BigEndian.AppendUint32(w.B, v) }
 func (w *Writer) Int64(v int64)     { w.B = binary.BigEndian.AppendUint64(w.B, uint64(v)) }
 func (w *Writer) Float64(v float64) { w.Int64(int64(math.Float64bits(v))) }
-func (w *Writer) UUID(u model.UUID) { w.B = append(w.B, u[:]...) }
+func (w *Writer) UUID(u [16]byte)   { w.B = append(w.B, u[:]...) }
 
 func (w *Writer) Uvarint(v uint32)  { w.B = binary.AppendUvarint(w.B, uint64(v)) }
 func (w *Writer) Varint(v int32)    { w.Uvarint(uint32(v<<1) ^ uint32(v>>31)) }

@@ -15,8 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
-	"github.com/kmeta/kmeta/model"
 )
 
 // Sentinel errors. Callers add position context.
@@ -118,34 +116,81 @@ func (r *Reader) Int64() int64 {
 
 func (r *Reader) Float64() float64 { return math.Float64frombits(uint64(r.Int64())) }
 
-func (r *Reader) UUID() model.UUID {
-	var u model.UUID
+// UUID reads 16 bytes. The model's UUID type has this underlying type, so
+// generated code assigns the result directly.
+func (r *Reader) UUID() [16]byte {
+	var u [16]byte
 	copy(u[:], r.take(16))
 	return u
 }
 
-// Uvarint reads an unsigned base-128 varint of at most 5 bytes (32 bits), as
-// Kafka's ByteUtils.readUnsignedVarint does.
-func (r *Reader) Uvarint() uint32 {
+// Uvarint decodes an unsigned base-128 varint of at most 5 bytes from the
+// start of d. This is the one varint decoder of kmeta, with Kafka's
+// overflow rule (ByteUtils.readUnsignedVarint): a continuation bit on the
+// fifth byte is malformed, and bits of the fifth byte beyond 32 are dropped,
+// as Java's int shift drops them. n is the length read, 0 when d ends
+// first, -1 when malformed.
+func Uvarint(d []byte) (v uint32, n int) {
+	u, n := uvarintN(d, 5)
+	return uint32(u), n
+}
+
+// Uvarlong is Uvarint for at most 10 bytes (ByteUtils.readUnsignedVarlong).
+func Uvarlong(d []byte) (uint64, int) { return uvarintN(d, 10) }
+
+// Varint decodes a zig-zag varint (int32); n as for Uvarint.
+func Varint(d []byte) (int32, int) {
+	u, n := Uvarint(d)
+	return int32(u>>1) ^ -int32(u&1), n
+}
+
+// Varlong decodes a zig-zag varlong (int64); n as for Uvarint.
+func Varlong(d []byte) (int64, int) {
+	u, n := Uvarlong(d)
+	return int64(u>>1) ^ -int64(u&1), n
+}
+
+func uvarintN(d []byte, max int) (uint64, int) {
+	var v uint64
+	for i := 0; i < max; i++ {
+		if i >= len(d) {
+			return 0, 0
+		}
+		c := d[i]
+		v |= uint64(c&0x7f) << (7 * i)
+		if c&0x80 == 0 {
+			return v, i + 1
+		}
+	}
+	return 0, -1
+}
+
+// varint runs a decoder at the cursor, recording ErrShort or ErrVarint.
+func (r *Reader) varint(dec func([]byte) (uint64, int)) uint64 {
 	if r.err != nil {
 		return 0
 	}
-	var v uint32
-	for i := 0; i < 5; i++ {
-		if r.off >= len(r.b) {
-			r.Fail(ErrShort)
-			return 0
-		}
-		c := r.b[r.off]
-		r.off++
-		v |= uint32(c&0x7f) << (7 * i)
-		if c&0x80 == 0 {
-			return v
-		}
+	v, n := dec(r.b[r.off:])
+	switch {
+	case n == 0:
+		r.off = len(r.b)
+		r.Fail(ErrShort)
+		return 0
+	case n < 0:
+		r.Fail(ErrVarint)
+		return 0
 	}
-	r.Fail(ErrVarint)
-	return 0
+	r.off += n
+	return v
 }
+
+func uvarint64(d []byte) (uint64, int) {
+	u, n := Uvarint(d)
+	return uint64(u), n
+}
+
+// Uvarint reads an unsigned varint (see the function Uvarint).
+func (r *Reader) Uvarint() uint32 { return uint32(r.varint(uvarint64)) }
 
 // Varint reads a zig-zag varint (int32).
 func (r *Reader) Varint() int32 {
@@ -154,26 +199,7 @@ func (r *Reader) Varint() int32 {
 }
 
 // Uvarlong reads an unsigned varint of at most 10 bytes.
-func (r *Reader) Uvarlong() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	var v uint64
-	for i := 0; i < 10; i++ {
-		if r.off >= len(r.b) {
-			r.Fail(ErrShort)
-			return 0
-		}
-		c := r.b[r.off]
-		r.off++
-		v |= uint64(c&0x7f) << (7 * i)
-		if c&0x80 == 0 {
-			return v
-		}
-	}
-	r.Fail(ErrVarint)
-	return 0
-}
+func (r *Reader) Uvarlong() uint64 { return r.varint(Uvarlong) }
 
 // Varlong reads a zig-zag varlong (int64).
 func (r *Reader) Varlong() int64 {
