@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-		"github.com/kmeta/kmeta/metalog/records"
+	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
 )
 
