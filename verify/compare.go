@@ -194,12 +194,13 @@ func Compare(left, right *model.Image, opts Options) (*Report, error) {
 	slices.Sort(rep.Ignored)
 	model.SortFindings(rep.Findings)
 	rep.Compared = cr.counts
+	rep.NotComparedWhy = slices.Compact(slices.Sorted(slices.Values(cr.notes)))
 	if cr.cross {
-		rep.NotComparedWhy = []string{
+		rep.NotComparedWhy = append(rep.NotComparedWhy, []string{
 			"ACL ids (random per migration; ACLs are compared by content)",
 			"broker epochs, incarnation ids, log dirs, fencing (they differ by design between ZooKeeper and KRaft)",
 			"partition directories (a migrated PartitionRecord v0 reads as MIGRATING) and ELR (ZooKeeper does not track it)",
-		}
+		}...)
 	}
 	return rep, nil
 }
@@ -212,6 +213,7 @@ type comparison struct {
 	zk, kr      *model.Image // cross only: which side is which
 	findings    []model.Finding
 	counts      []ClassCount
+	notes       []string
 }
 
 func (c *comparison) add(f model.Finding) { c.findings = append(c.findings, f) }
@@ -233,6 +235,8 @@ func (c *comparison) run() {
 	}
 	lv := normalize(c.left, c.opts.Left.Kind, c.cross, skipL)
 	rv := normalize(c.right, c.opts.Right.Kind, c.cross, skipR)
+	c.notes = append(slices.Clone(lv.notes), rv.notes...)
+	onlyPresence(lv.scram, rv.scram)
 
 	compareClass(c, ClassCluster, lv.cluster, rv.cluster, nil)
 	compareClass(c, ClassTopics, lv.topics, rv.topics, nil)

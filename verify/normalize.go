@@ -69,6 +69,20 @@ type runtimeN struct {
 type scramN struct {
 	Iterations int32
 	Credential secret // salt, stored key and server key
+	// NotExported: the side holds the credential without its salt, keys
+	// and iterations (a dump written without --show-secrets); only its
+	// presence is compared.
+	NotExported bool
+}
+
+// onlyPresence blanks the SCRAM credentials one side did not export on
+// both sides, so that only their presence is compared.
+func onlyPresence(l, r map[string]scramN) {
+	for k, a := range l {
+		if b, ok := r[k]; ok && (a.NotExported || b.NotExported) {
+			l[k], r[k] = scramN{NotExported: true}, scramN{NotExported: true}
+		}
+	}
 }
 
 type tokenN struct {
@@ -112,6 +126,8 @@ type view struct {
 	rawConfig map[string]map[string]string
 	// brokerIsMigrating: KRaft brokers that are migrating ZK brokers.
 	brokerMigrating map[string]bool
+	// notes say what this side could not be compared on.
+	notes []string
 	// entityTopic maps topic, partition and config entities to their topic.
 	entityTopic map[string]string
 }
@@ -229,12 +245,16 @@ func normalize(img *model.Image, kind Kind, cross bool, skipTopics map[string]bo
 		v.acls[aclEntity(a)] = true
 	}
 	for _, c := range img.SCRAM {
-		cred := secret{FP: c.Fingerprint}
-		if c.Salt != nil || c.StoredKey != nil || c.ServerKey != nil {
-			cred.FP = model.ScramFingerprint(c)
-			cred.Raw = string(c.Salt) + "\x00" + string(c.StoredKey) + "\x00" + string(c.ServerKey)
+		n := scramN{Iterations: c.Iterations, Credential: secret{FP: c.Fingerprint}}
+		switch {
+		case c.Salt != nil || c.StoredKey != nil || c.ServerKey != nil:
+			n.Credential.FP = model.ScramFingerprint(c)
+			n.Credential.Raw = string(c.Salt) + "\x00" + string(c.StoredKey) + "\x00" + string(c.ServerKey)
+		case c.Iterations == 0:
+			n.NotExported = true
+			v.notes = append(v.notes, "SCRAM salts, keys and iterations of a side that holds only their existence (a dump written without --show-secrets); their presence is compared")
 		}
-		v.scram[scramEntity(c.User, c.Mechanism)] = scramN{Iterations: c.Iterations, Credential: cred}
+		v.scram[scramEntity(c.User, c.Mechanism)] = n
 	}
 	for id, t := range img.DelegationTokens {
 		ren := slices.Clone(t.Renewers)
