@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -233,23 +234,28 @@ func (c *comparison) run() {
 			skipR = skip
 		}
 	}
-	lv := normalize(c.left, c.opts.Left.Kind, c.cross, skipL)
-	rv := normalize(c.right, c.opts.Right.Kind, c.cross, skipR)
+	// The two sides normalize concurrently; nothing depends on which
+	// finishes first.
+	var lv, rv *view
+	var wg sync.WaitGroup
+	wg.Go(func() { lv = normalize(c.left, c.opts.Left.Kind, c.cross, skipL) })
+	rv = normalize(c.right, c.opts.Right.Kind, c.cross, skipR)
+	wg.Wait()
 	c.notes = append(slices.Clone(lv.notes), rv.notes...)
 	onlyPresence(lv.scram, rv.scram)
 
-	compareClass(c, ClassCluster, lv.cluster, rv.cluster, nil)
-	compareClass(c, ClassTopics, lv.topics, rv.topics, nil)
-	compareClass(c, ClassPartitions, lv.partitions, rv.partitions, nil)
-	compareClass(c, ClassRuntime, lv.runtime, rv.runtime, c.explainRuntime)
-	compareClass(c, ClassConfigs, lv.configs, rv.configs, func(f *model.Finding, d rawDiff) { c.explainConfig(f, d, lv, rv) })
-	compareClass(c, ClassQuotas, lv.quotas, rv.quotas, nil)
-	compareClass(c, ClassACLs, lv.acls, rv.acls, nil)
-	compareClass(c, ClassSCRAM, lv.scram, rv.scram, nil)
-	compareClass(c, ClassTokens, lv.tokens, rv.tokens, nil)
-	compareClass(c, ClassFeatures, lv.features, rv.features, nil)
-	compareClass(c, ClassBrokers, lv.brokers, rv.brokers, func(f *model.Finding, d rawDiff) { c.explainBroker(f, d, lv, rv) })
-	c.rollUp(lv, rv)
+	compareClass(c, ClassCluster, lv.cluster, rv.cluster, eqComparable, nil)
+	compareClass(c, ClassTopics, lv.topics, rv.topics, eqComparable, nil)
+	compareClass(c, ClassPartitions, lv.partitions, rv.partitions, partitionN.equal, nil)
+	compareClass(c, ClassRuntime, lv.runtime, rv.runtime, runtimeN.equal, c.explainRuntime)
+	compareClass(c, ClassConfigs, lv.configs, rv.configs, eqMap(equalSecret), func(f *model.Finding, d rawDiff) { c.explainConfig(f, d, lv, rv) })
+	compareClass(c, ClassQuotas, lv.quotas, rv.quotas, eqMap(func(a, b float64) bool { return a == b }), nil)
+	compareClass(c, ClassACLs, lv.acls, rv.acls, eqComparable, nil)
+	compareClass(c, ClassSCRAM, lv.scram, rv.scram, scramN.equal, nil)
+	compareClass(c, ClassTokens, lv.tokens, rv.tokens, tokenN.equal, nil)
+	compareClass(c, ClassFeatures, lv.features, rv.features, eqMap(func(a, b int16) bool { return a == b }), nil)
+	compareClass(c, ClassBrokers, lv.brokers, rv.brokers, brokerN.equal, func(f *model.Finding, d rawDiff) { c.explainBroker(f, d, lv, rv) })
+	c.rollUp()
 	c.producerIDs()
 	c.migration()
 	if c.cross {
@@ -261,7 +267,7 @@ func (c *comparison) run() {
 // rollUp reports an entity missing on one side once: a topic that is
 // missing takes its partitions, their runtime state and its config entity
 // with it, and a missing partition its runtime state.
-func (c *comparison) rollUp(lv, rv *view) {
+func (c *comparison) rollUp() {
 	goneTopics := map[string]bool{} // topic names missing on one side
 	goneParts := map[string]bool{}  // partition entities missing on one side
 	for _, f := range c.findings {
@@ -275,11 +281,18 @@ func (c *comparison) rollUp(lv, rv *view) {
 			goneParts[f.Entity] = true
 		}
 	}
+	// topicOf reads the topic back from a partition or topic config
+	// entity (see partitionEntity, configEntity).
 	topicOf := func(e string) string {
-		if t, ok := lv.entityTopic[e]; ok {
+		if t, ok := strings.CutPrefix(e, "config TOPIC "); ok {
 			return t
 		}
-		return rv.entityTopic[e]
+		if p, ok := strings.CutPrefix(e, "partition "); ok {
+			if i := strings.LastIndexByte(p, '-'); i > 0 {
+				return p[:i]
+			}
+		}
+		return ""
 	}
 	kept := c.findings[:0]
 	for _, f := range c.findings {
@@ -379,14 +392,31 @@ var cmpOpts = []cmp.Option{
 	cmp.Comparer(func(a, b []string) bool { return slices.Equal(a, b) }),
 }
 
-// compareClass diffs one class's entity maps with go-cmp and turns each
-// unequal leaf into a finding; explain may rewrite it (expected
-// differences).
-func compareClass[V any](c *comparison, class string, l, r map[string]V, explain func(*model.Finding, rawDiff)) {
+// compareClass diffs one class's entity maps and turns each unequal
+// leaf into a finding; explain may rewrite it (expected differences).
+// Entities are matched by key and compared with eq, the class's typed
+// equality (cheap enough for millions of partitions); only the entities
+// that differ go through go-cmp, whose report names the fields.
+func compareClass[V any](c *comparison, class string, l, r map[string]V, eq func(a, b V) bool, explain func(*model.Finding, rawDiff)) {
 	c.counts = append(c.counts, ClassCount{Class: class, Left: len(l), Right: len(r)})
-	col := &collector{}
-	cmp.Equal(l, r, append(slices.Clone(cmpOpts), cmp.Reporter(col))...)
-	for _, d := range col.diffs {
+	var diffs []rawDiff
+	for k, a := range l {
+		b, ok := r[k]
+		switch {
+		case !ok:
+			diffs = append(diffs, rawDiff{entity: k, left: reflect.ValueOf(a)})
+		case !eq(a, b):
+			col := &collector{}
+			cmp.Equal(map[string]V{k: a}, map[string]V{k: b}, append(slices.Clone(cmpOpts), cmp.Reporter(col))...)
+			diffs = append(diffs, col.diffs...)
+		}
+	}
+	for k, b := range r {
+		if _, ok := l[k]; !ok {
+			diffs = append(diffs, rawDiff{entity: k, right: reflect.ValueOf(b)})
+		}
+	}
+	for _, d := range diffs {
 		f := c.finding(class, d)
 		if explain != nil {
 			explain(&f, d)

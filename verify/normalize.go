@@ -128,8 +128,6 @@ type view struct {
 	brokerMigrating map[string]bool
 	// notes say what this side could not be compared on.
 	notes []string
-	// entityTopic maps topic, partition and config entities to their topic.
-	entityTopic map[string]string
 }
 
 // Entity names. They are the keys findings carry, so they are stable.
@@ -190,18 +188,21 @@ func normalize(img *model.Image, kind Kind, cross bool, skipTopics map[string]bo
 		runtime: map[string]runtimeN{}, configs: map[string]map[string]secret{}, quotas: map[string]map[string]float64{},
 		acls: map[string]bool{}, scram: map[string]scramN{}, tokens: map[string]tokenN{}, brokers: map[string]brokerN{},
 		features: map[string]map[string]int16{}, rawConfig: map[string]map[string]string{},
-		brokerMigrating: map[string]bool{}, entityTopic: map[string]string{},
+		brokerMigrating: map[string]bool{},
 	}
+	n := 0
+	for _, t := range img.Topics {
+		n += len(t.Partitions)
+	}
+	v.partitions, v.runtime = make(map[string]partitionN, n), make(map[string]runtimeN, n)
 	v.cluster["cluster"] = clusterN{ID: img.ClusterID}
 	for name, t := range img.Topics {
 		if skipTopics[name] {
 			continue
 		}
 		v.topics[topicEntity(name)] = topicN{ID: t.ID.String()}
-		v.entityTopic[topicEntity(name)] = name
 		for id, p := range t.Partitions {
 			e := partitionEntity(name, id)
-			v.entityTopic[e] = name
 			pn := partitionN{Replicas: orEmpty(p.Replicas), AddingReplicas: orEmpty(p.AddingReplicas), RemovingReplicas: orEmpty(p.RemovingReplicas)}
 			if !cross {
 				pn.Directories = uuids(p.Directories)
@@ -223,9 +224,6 @@ func normalize(img *model.Image, kind Kind, cross bool, skipTopics map[string]bo
 			continue // Kafka keeps no empty config entity
 		}
 		e := configEntity(r)
-		if r.Type == model.ConfigTopic {
-			v.entityTopic[e] = r.Name
-		}
 		m := make(map[string]secret, len(kv))
 		raw := make(map[string]string, len(kv))
 		for k, val := range kv {
@@ -295,4 +293,51 @@ func normalize(img *model.Image, kind Kind, cross bool, skipTopics map[string]bo
 	}
 	v.features["finalized features"] = fs
 	return v
+}
+
+// Typed equality of the normalized forms: the fast path of compareClass.
+// Each must agree with what go-cmp reports under cmpOpts (nil and empty
+// lists are equal, secrets by equalSecret).
+
+func eqComparable[V comparable](a, b V) bool { return a == b }
+
+func eqMap[V any](eq func(a, b V) bool) func(a, b map[string]V) bool {
+	return func(a, b map[string]V) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for k, x := range a {
+			y, ok := b[k]
+			if !ok || !eq(x, y) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func (a partitionN) equal(b partitionN) bool {
+	return slices.Equal(a.Replicas, b.Replicas) && slices.Equal(a.AddingReplicas, b.AddingReplicas) &&
+		slices.Equal(a.RemovingReplicas, b.RemovingReplicas) && slices.Equal(a.Directories, b.Directories)
+}
+
+func (a runtimeN) equal(b runtimeN) bool {
+	return a.Leader == b.Leader && a.LeaderEpoch == b.LeaderEpoch && a.PartitionEpoch == b.PartitionEpoch &&
+		a.LeaderRecoveryState == b.LeaderRecoveryState && slices.Equal(a.ISR, b.ISR) &&
+		slices.Equal(a.ELR, b.ELR) && slices.Equal(a.LastKnownELR, b.LastKnownELR)
+}
+
+func (a scramN) equal(b scramN) bool {
+	return a.Iterations == b.Iterations && a.NotExported == b.NotExported && equalSecret(a.Credential, b.Credential)
+}
+
+func (a tokenN) equal(b tokenN) bool {
+	return a.Owner == b.Owner && a.Requester == b.Requester && slices.Equal(a.Renewers, b.Renewers) &&
+		a.IssueTimestamp == b.IssueTimestamp && a.MaxTimestamp == b.MaxTimestamp && a.ExpirationTimestamp == b.ExpirationTimestamp
+}
+
+func (a brokerN) equal(b brokerN) bool {
+	return a.Rack == b.Rack && slices.Equal(a.Endpoints, b.Endpoints) && a.Epoch == b.Epoch && a.IncarnationID == b.IncarnationID &&
+		a.Fenced == b.Fenced && a.InControlledShutdown == b.InControlledShutdown && a.IsMigratingZkBroker == b.IsMigratingZkBroker &&
+		slices.Equal(a.LogDirs, b.LogDirs) && slices.Equal(a.Features, b.Features)
 }
