@@ -318,10 +318,16 @@ func findingRows(rep *verify.Report) printer.Rows {
 		return len(verify.Classes)
 	}
 	slices.SortStableFunc(fs, func(a, b model.Finding) int { return rank(a.Class) - rank(b.Class) })
+	// The value columns are named by side: the two worlds in verify,
+	// before and after in a diff of one kind.
+	left, right := "BEFORE", "AFTER"
+	if rep.CrossWorld {
+		left, right = strings.ToUpper(rep.Left.Kind.String()), strings.ToUpper(rep.Right.Kind.String())
+	}
 	rows := printer.Rows{Columns: []printer.Column{
 		{Header: "CLASS", Key: "class"}, {Header: "SEVERITY", Key: "severity"}, {Header: "CODE", Key: "code"},
 		{Header: "ENTITY", Key: "entity"}, {Header: "FIELD", Key: "field"},
-		{Header: "LEFT", Key: "left"}, {Header: "RIGHT", Key: "right"}, {Header: "MESSAGE", Key: "message"},
+		{Header: left, Key: "left"}, {Header: right, Key: "right"}, {Header: "MESSAGE", Key: "message"},
 	}}
 	opt := func(s *string) string {
 		if s == nil {

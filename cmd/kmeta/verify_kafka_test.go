@@ -103,11 +103,14 @@ func TestVerifyKafkaMigration(t *testing.T) {
 
 	// verifyEventually re-runs verify while dual-write catches up: the
 	// controller writes ZooKeeper asynchronously after committing.
-	verifyEventually := func(what string) verifyOutput {
+	// Reading two live views is a race too: a leader or ISR change can
+	// land between the two reads (the runtime class), so a difference
+	// must persist to count.
+	verifyEventually := func(what string, extra ...string) verifyOutput {
 		t.Helper()
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			code, v, stderr := runVerify(t, "--zk", zkSrc, "--kraft", kraftSrc)
+			code, v, stderr := runVerify(t, append([]string{"--zk", zkSrc, "--kraft", kraftSrc}, extra...)...)
 			if code == exitOK && len(differences(v)) == 0 {
 				return v
 			}
@@ -118,8 +121,13 @@ func TestVerifyKafkaMigration(t *testing.T) {
 		}
 	}
 
-	// a. Right after the migration.
-	v := verifyEventually("after the migration")
+	// a. Right after the migration, with the brokers' own
+	// partition.metadata files checked too.
+	var logDirs []string
+	for _, id := range c.Brokers() {
+		logDirs = append(logDirs, c.Node(id).DataDir)
+	}
+	v := verifyEventually("after the migration", "--broker-log-dirs", strings.Join(logDirs, ","))
 	t.Logf("a. after Kafka's migration: verify equal; explained: %v", explained(v))
 
 	// b. Dual-write: changes through Kafka's admin API.
@@ -177,6 +185,7 @@ func TestVerifyKafkaMigration(t *testing.T) {
 	}
 	defer conn.Close()
 	p := func(path string) string { return chroot + path }
+	badLogDir := t.TempDir()
 	type drift struct {
 		what  string
 		class string
@@ -184,6 +193,7 @@ func TestVerifyKafkaMigration(t *testing.T) {
 		zk    []string // raw znodes (relative) whose content is restored afterwards
 		do    func() error
 		kraft bool
+		args  []string // extra verify arguments
 	}
 	getJSON := func(path string) map[string]any {
 		b, _, err := conn.Get(p(path))
@@ -234,6 +244,13 @@ func TestVerifyKafkaMigration(t *testing.T) {
 		{what: "KRaft record appended (kmeta's writer)", class: "configs", code: "different", kraft: true, do: func() error {
 			return appendConfigRecord(drifted, "payments_v2.eu", "min.insync.replicas", "1")
 		}},
+		{what: "partition.metadata with another topic id", class: "topics", code: "partition-metadata-topic-id", args: []string{"--broker-log-dirs", badLogDir}, do: func() error {
+			d := filepath.Join(badLogDir, "orders.v1-0")
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(d, "partition.metadata"), []byte("version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ\n"), 0o644)
+		}},
 		{what: "broker registration missing", class: "brokers", code: "missing-in-zookeeper", zk: []string{"/brokers/ids/3"}, do: func() error {
 			// Broker 3's ephemeral registration: the broker keeps running
 			// and does not re-register; the restore re-creates it.
@@ -253,7 +270,7 @@ func TestVerifyKafkaMigration(t *testing.T) {
 		if dr.kraft {
 			src = "kraft:" + drifted
 		}
-		code, v, stderr := runVerify(t, "--zk", zkSrc, "--kraft", src)
+		code, v, stderr := runVerify(t, append([]string{"--zk", zkSrc, "--kraft", src}, dr.args...)...)
 		diffs := differences(v)
 		var got []string
 		for _, f := range diffs {
