@@ -556,11 +556,10 @@ func (c *comparison) explainConfig(f *model.Finding, d rawDiff, lv, rv *view) {
 	if !c.cross {
 		return
 	}
-	zkv, krv := lv, rv
+	zkv := lv
 	if c.opts.Left.Kind != ZooKeeper {
-		zkv, krv = rv, lv
+		zkv = rv
 	}
-	_ = krv
 	if d.field == "" {
 		// A whole entity on one side: resource types ZooKeeper cannot
 		// hold exist in KRaft only.

@@ -169,24 +169,26 @@ func KafkaImageFacts(ctx context.Context, d *Distribution, segment string, at ..
 	if err != nil {
 		return nil, "", fmt.Errorf("kafkatest: image facts of %s at %v: %w\n%s", segment, at, err, stderr)
 	}
+	// Sections: "@@ <offset>" then that image's lines.
 	facts = map[int64]string{}
-	var cur int64
+	var cur int64 = -2
 	var b strings.Builder
+	flush := func() {
+		if cur != -2 {
+			facts[cur] = b.String()
+		}
+		b.Reset()
+	}
 	for _, line := range strings.SplitAfter(string(out), "\n") {
 		if rest, ok := strings.CutPrefix(line, "@@ "); ok {
-			if b.Len() > 0 || len(facts) > 0 {
-				facts[cur] = b.String()
-			}
-			b.Reset()
-			cur, err = strconv.ParseInt(strings.TrimSpace(rest), 10, 64)
-			if err != nil {
+			flush()
+			if cur, err = strconv.ParseInt(strings.TrimSpace(rest), 10, 64); err != nil {
 				return nil, "", fmt.Errorf("kafkatest: image facts: %q", line)
 			}
-			facts[cur] = ""
 			continue
 		}
 		b.WriteString(line)
 	}
-	facts[cur] = b.String()
+	flush()
 	return facts, string(stderr), nil
 }
