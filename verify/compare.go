@@ -246,8 +246,7 @@ func (c *comparison) run() {
 
 	compareClass(c, ClassCluster, lv.cluster, rv.cluster, eqComparable, nil)
 	compareClass(c, ClassTopics, lv.topics, rv.topics, eqComparable, nil)
-	compareClass(c, ClassPartitions, lv.partitions, rv.partitions, partitionN.equal, nil)
-	compareClass(c, ClassRuntime, lv.runtime, rv.runtime, runtimeN.equal, c.explainRuntime)
+	c.comparePartitions(skipL, skipR)
 	compareClass(c, ClassConfigs, lv.configs, rv.configs, eqMap(equalSecret), func(f *model.Finding, d rawDiff) { c.explainConfig(f, d, lv, rv) })
 	compareClass(c, ClassQuotas, lv.quotas, rv.quotas, eqMap(func(a, b float64) bool { return a == b }), nil)
 	compareClass(c, ClassACLs, lv.acls, rv.acls, eqComparable, nil)
@@ -423,6 +422,68 @@ func compareClass[V any](c *comparison, class string, l, r map[string]V, eq func
 		}
 		c.add(f)
 	}
+}
+
+// comparePartitions compares the partitions (assignment) and runtime
+// classes. A topic on one side only is left to the topics class (its
+// partitions are not reported one by one).
+func (c *comparison) comparePartitions(skipL, skipR map[string]bool) {
+	nl, nr := 0, 0
+	report := func(class string, entity string, l, r any, explain func(*model.Finding, rawDiff)) {
+		var diffs []rawDiff
+		switch {
+		case r == nil:
+			diffs = []rawDiff{{entity: entity, left: reflect.ValueOf(l)}}
+		case l == nil:
+			diffs = []rawDiff{{entity: entity, right: reflect.ValueOf(r)}}
+		default:
+			col := &collector{}
+			cmp.Equal(map[string]any{entity: l}, map[string]any{entity: r}, append(slices.Clone(cmpOpts), cmp.Reporter(col))...)
+			diffs = col.diffs
+		}
+		for _, d := range diffs {
+			f := c.finding(class, d)
+			if explain != nil {
+				explain(&f, d)
+			}
+			c.add(f)
+		}
+	}
+	for name, lt := range c.left.Topics {
+		if skipL[name] {
+			continue
+		}
+		nl += len(lt.Partitions)
+		rt := c.right.Topics[name]
+		if rt == nil || skipR[name] {
+			continue
+		}
+		for id, lp := range lt.Partitions {
+			rp := rt.Partitions[id]
+			switch {
+			case rp == nil:
+				// The runtime state goes with the partition.
+				report(ClassPartitions, partitionEntity(name, id), partitionOf(lp, c.cross), nil, nil)
+				continue
+			case !sameAssignment(lp, rp, c.cross):
+				report(ClassPartitions, partitionEntity(name, id), partitionOf(lp, c.cross), partitionOf(rp, c.cross), nil)
+			}
+			if !sameRuntime(lp, rp, c.cross) {
+				report(ClassRuntime, partitionEntity(name, id), runtimeOf(lp, c.cross), runtimeOf(rp, c.cross), c.explainRuntime)
+			}
+		}
+		for id, rp := range rt.Partitions {
+			if lt.Partitions[id] == nil {
+				report(ClassPartitions, partitionEntity(name, id), nil, partitionOf(rp, c.cross), nil)
+			}
+		}
+	}
+	for name, rt := range c.right.Topics {
+		if !skipR[name] {
+			nr += len(rt.Partitions)
+		}
+	}
+	c.counts = append(c.counts, ClassCount{Class: ClassPartitions, Left: nl, Right: nr}, ClassCount{Class: ClassRuntime, Left: nl, Right: nr})
 }
 
 // severity of a difference in class: runtime state legitimately moves.

@@ -109,17 +109,15 @@ type brokerN struct {
 
 // view is one side, normalized: per class, entity → comparable value.
 type view struct {
-	cluster    map[string]clusterN
-	topics     map[string]topicN
-	partitions map[string]partitionN
-	runtime    map[string]runtimeN
-	configs    map[string]map[string]secret
-	quotas     map[string]map[string]float64
-	acls       map[string]bool
-	scram      map[string]scramN
-	tokens     map[string]tokenN
-	brokers    map[string]brokerN
-	features   map[string]map[string]int16
+	cluster  map[string]clusterN
+	topics   map[string]topicN
+	configs  map[string]map[string]secret
+	quotas   map[string]map[string]float64
+	acls     map[string]bool
+	scram    map[string]scramN
+	tokens   map[string]tokenN
+	brokers  map[string]brokerN
+	features map[string]map[string]int16
 
 	// rawConfig keeps the raw value per entity and key (for the
 	// encrypted-password rule).
@@ -184,37 +182,17 @@ func orEmpty(s []int32) []int32 {
 // left out (pending deletions).
 func normalize(img *model.Image, kind Kind, cross bool, skipTopics map[string]bool) *view {
 	v := &view{
-		cluster: map[string]clusterN{}, topics: map[string]topicN{}, partitions: map[string]partitionN{},
-		runtime: map[string]runtimeN{}, configs: map[string]map[string]secret{}, quotas: map[string]map[string]float64{},
+		cluster: map[string]clusterN{}, topics: map[string]topicN{}, configs: map[string]map[string]secret{}, quotas: map[string]map[string]float64{},
 		acls: map[string]bool{}, scram: map[string]scramN{}, tokens: map[string]tokenN{}, brokers: map[string]brokerN{},
 		features: map[string]map[string]int16{}, rawConfig: map[string]map[string]string{},
 		brokerMigrating: map[string]bool{},
 	}
-	n := 0
-	for _, t := range img.Topics {
-		n += len(t.Partitions)
-	}
-	v.partitions, v.runtime = make(map[string]partitionN, n), make(map[string]runtimeN, n)
 	v.cluster["cluster"] = clusterN{ID: img.ClusterID}
 	for name, t := range img.Topics {
 		if skipTopics[name] {
 			continue
 		}
 		v.topics[topicEntity(name)] = topicN{ID: t.ID.String()}
-		for id, p := range t.Partitions {
-			e := partitionEntity(name, id)
-			pn := partitionN{Replicas: orEmpty(p.Replicas), AddingReplicas: orEmpty(p.AddingReplicas), RemovingReplicas: orEmpty(p.RemovingReplicas)}
-			if !cross {
-				pn.Directories = uuids(p.Directories)
-			}
-			v.partitions[e] = pn
-			rn := runtimeN{Leader: p.Leader, ISR: orEmpty(p.ISR), LeaderEpoch: p.LeaderEpoch,
-				PartitionEpoch: p.PartitionEpoch, LeaderRecoveryState: p.LeaderRecoveryState}
-			if !cross {
-				rn.ELR, rn.LastKnownELR = p.ELR, p.LastKnownELR
-			}
-			v.runtime[e] = rn
-		}
 	}
 	for r, kv := range img.Configs {
 		if r.Type == model.ConfigTopic && skipTopics[r.Name] {
@@ -316,15 +294,39 @@ func eqMap[V any](eq func(a, b V) bool) func(a, b map[string]V) bool {
 	}
 }
 
-func (a partitionN) equal(b partitionN) bool {
-	return slices.Equal(a.Replicas, b.Replicas) && slices.Equal(a.AddingReplicas, b.AddingReplicas) &&
-		slices.Equal(a.RemovingReplicas, b.RemovingReplicas) && slices.Equal(a.Directories, b.Directories)
+// Partitions are the bulk of an image (millions), so they are never put
+// into entity maps: they are matched topic by topic and partition id, and
+// compared on the model directly; only those that differ are normalized
+// (partitionOf, runtimeOf) for go-cmp and the findings.
+
+func partitionOf(p *model.Partition, cross bool) partitionN {
+	pn := partitionN{Replicas: orEmpty(p.Replicas), AddingReplicas: orEmpty(p.AddingReplicas), RemovingReplicas: orEmpty(p.RemovingReplicas)}
+	if !cross {
+		pn.Directories = uuids(p.Directories)
+	}
+	return pn
 }
 
-func (a runtimeN) equal(b runtimeN) bool {
+func runtimeOf(p *model.Partition, cross bool) runtimeN {
+	rn := runtimeN{Leader: p.Leader, ISR: orEmpty(p.ISR), LeaderEpoch: p.LeaderEpoch,
+		PartitionEpoch: p.PartitionEpoch, LeaderRecoveryState: p.LeaderRecoveryState}
+	if !cross {
+		rn.ELR, rn.LastKnownELR = p.ELR, p.LastKnownELR
+	}
+	return rn
+}
+
+// sameAssignment and sameRuntime agree with go-cmp on partitionOf and
+// runtimeOf under cmpOpts (nil and empty lists are equal).
+func sameAssignment(a, b *model.Partition, cross bool) bool {
+	return slices.Equal(a.Replicas, b.Replicas) && slices.Equal(a.AddingReplicas, b.AddingReplicas) &&
+		slices.Equal(a.RemovingReplicas, b.RemovingReplicas) && (cross || slices.Equal(a.Directories, b.Directories))
+}
+
+func sameRuntime(a, b *model.Partition, cross bool) bool {
 	return a.Leader == b.Leader && a.LeaderEpoch == b.LeaderEpoch && a.PartitionEpoch == b.PartitionEpoch &&
 		a.LeaderRecoveryState == b.LeaderRecoveryState && slices.Equal(a.ISR, b.ISR) &&
-		slices.Equal(a.ELR, b.ELR) && slices.Equal(a.LastKnownELR, b.LastKnownELR)
+		(cross || slices.Equal(a.ELR, b.ELR) && slices.Equal(a.LastKnownELR, b.LastKnownELR))
 }
 
 func (a scramN) equal(b scramN) bool {

@@ -67,11 +67,12 @@ func TestBenchVerify(t *testing.T) {
 		if jerr := json.Unmarshal(out, &rep); err != nil || jerr != nil || rep.Result != "equal" {
 			t.Fatalf("%d partitions: verify %v (%v), result %q, differences %d", parts, err, jerr, rep.Result, rep.Differences)
 		}
-		rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
-		rows = append(rows, fmt.Sprintf("| %9d | %9d znodes, %4d MiB snapshot | %9d records, %4d MiB snapshot | %6.2f s | %5d MiB | (generated in %s)",
-			parts, znodes, st.Size()>>20, recs, sn.Size()>>20, wall.Seconds(), rss/1024, gen.Round(time.Second)))
+		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		rows = append(rows, fmt.Sprintf("| %9d | %9d znodes, %4d MiB snapshot | %9d records, %4d MiB snapshot | %6.2f s | %6.2f s | %5d MiB | (generated in %s)",
+			parts, znodes, st.Size()>>20, recs, sn.Size()>>20, wall.Seconds(), cpu.Seconds(), ru.Maxrss/1024, gen.Round(time.Second)))
 	}
-	t.Logf("\nkmeta verify, end to end (ZooKeeper data dir + KRaft snapshot, views equal):\n| partitions | ZooKeeper side | KRaft side | wall | peak RSS |\n%s",
+	t.Logf("\nkmeta verify, end to end (ZooKeeper data dir + KRaft snapshot, views equal):\n| partitions | ZooKeeper side | KRaft side | wall | CPU (user+sys) | peak RSS |\n%s",
 		strings.Join(rows, "\n"))
 }
 
