@@ -100,6 +100,10 @@ func ParseFrame(value []byte) (Frame, error) {
 // dumper's redacted forms) use it so their escaping matches.
 func AppendJSONString(dst []byte, s string) []byte { return wire.AppendJSONString(dst, s) }
 
+// AppendJavaDouble appends f as Java's Double.toString prints it, as
+// Kafka's JSON converters write float64 fields.
+func AppendJavaDouble(dst []byte, f float64) []byte { return wire.AppendJavaDouble(dst, f) }
+
 // NewMetadata returns an empty record of the given type, or nil.
 func NewMetadata(apiKey int16) Metadata { return newMetadata(apiKey) }
 

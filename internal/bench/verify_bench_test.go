@@ -1,0 +1,216 @@
+package bench
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/adler32"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/metalog/records"
+	"github.com/kmeta/kmeta/model"
+)
+
+// TestBenchVerify times `kmeta verify` end to end (ZooKeeper data dir
+// read, KRaft snapshot replay, normalize and diff, JSON report) on one
+// synthetic cluster written in both worlds, as Kafka's migration leaves
+// it: topics of 100 partitions with RF 3 on 3 brokers, a topic config on
+// every tenth topic, /migration and ZkMigrationStateRecord. Sizes in
+// partitions come from KMETA_BENCH_VERIFY (comma separated, default
+// 100000,1000000). It fails only if verify does not call the two views
+// equal.
+func TestBenchVerify(t *testing.T) {
+	if os.Getenv("KMETA_BENCH") != "1" {
+		t.Skip("benchmark: set KMETA_BENCH=1 (make bench)")
+	}
+	bin := kmetaBin(t)
+	sizes := []int{100_000, 1_000_000}
+	if s := os.Getenv("KMETA_BENCH_VERIFY"); s != "" {
+		sizes = nil
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 100 {
+				t.Fatalf("KMETA_BENCH_VERIFY: %q", f)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	var rows []string
+	for _, parts := range sizes {
+		dir := t.TempDir()
+		if d := os.Getenv("KMETA_BENCH_DIR"); d != "" { // kept after the run
+			dir = filepath.Join(d, strconv.Itoa(parts))
+		}
+		start := time.Now()
+		zkDir, kraftDir, znodes, recs := writeVerifyPair(t, dir, parts/100, 100)
+		gen := time.Since(start)
+		st, _ := os.Stat(filepath.Join(zkDir, "version-2", "snapshot.100"))
+		sn, _ := os.Stat(filepath.Join(kraftDir, "__cluster_metadata-0", metalog.SnapshotID{EndOffset: int64(recs), Epoch: 1}.FileName()))
+
+		cmd := exec.Command(bin, "verify", "-o", "json", "--zk", "zkdata:"+zkDir, "--kraft", "kraft:"+kraftDir)
+		start = time.Now()
+		out, err := cmd.Output()
+		wall := time.Since(start)
+		var rep struct {
+			Result      string `json:"result"`
+			Differences int    `json:"differences"`
+		}
+		if jerr := json.Unmarshal(out, &rep); err != nil || jerr != nil || rep.Result != "equal" {
+			t.Fatalf("%d partitions: verify %v (%v), result %q, differences %d", parts, err, jerr, rep.Result, rep.Differences)
+		}
+		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		rows = append(rows, fmt.Sprintf("| %9d | %9d znodes, %4d MiB snapshot | %9d records, %4d MiB snapshot | %6.2f s | %6.2f s | %5d MiB | (generated in %s)",
+			parts, znodes, st.Size()>>20, recs, sn.Size()>>20, wall.Seconds(), cpu.Seconds(), ru.Maxrss/1024, gen.Round(time.Second)))
+	}
+	t.Logf("\nkmeta verify, end to end (ZooKeeper data dir + KRaft snapshot, views equal):\n| partitions | ZooKeeper side | KRaft side | wall | CPU (user+sys) | peak RSS |\n%s",
+		strings.Join(rows, "\n"))
+}
+
+// writeVerifyPair writes the same cluster as a ZooKeeper data dir (one
+// snapshot file in ZooKeeper's format) and as a KRaft metadata dir (one
+// .checkpoint written by kmeta's writer).
+func writeVerifyPair(t *testing.T, dir string, topics, parts int) (zkDir, kraftDir string, znodes, nrec int) {
+	t.Helper()
+	const clusterID = "Y_M1NY68Tu2c3nV89agwIw"
+	zkDir, kraftDir = filepath.Join(dir, "zk"), filepath.Join(dir, "kraft")
+	part := filepath.Join(kraftDir, "__cluster_metadata-0")
+	if err := os.MkdirAll(filepath.Join(zkDir, "version-2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(kraftDir, "meta.properties"),
+		[]byte("version=1\ncluster.id="+clusterID+"\nnode.id=3000\ndirectory.id=AAAAAAAAAAAAAAAAAAAAAQ\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	zs := newZKSnapshot()
+	zs.node("", nil, 0)
+	for _, p := range []string{"/brokers", "/brokers/ids", "/brokers/topics", "/config", "/config/topics", "/cluster", "/admin", "/admin/delete_topics"} {
+		zs.node(p, nil, 0)
+	}
+	zs.node("/cluster/id", []byte(`{"version":"1","id":"`+clusterID+`"}`), 0)
+	zs.node("/migration", []byte(`{"version":0,"kraft_controller_id":3000,"kraft_controller_epoch":1,"kraft_metadata_offset":1,"kraft_metadata_epoch":1}`), 3)
+
+	var vals [][]byte
+	// Version 0, as the migration writes; broker registrations at v2, the
+	// first with IsMigratingZkBroker.
+	add := func(m records.Metadata) {
+		ver := int16(0)
+		if _, ok := m.(*records.RegisterBrokerRecord); ok {
+			ver = 2
+		}
+		v, err := records.EncodeMetadata(nil, m, ver)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals = append(vals, v)
+	}
+	add(&records.FeatureLevelRecord{Name: "metadata.version", FeatureLevel: 21})
+	add(&records.ZkMigrationStateRecord{ZkMigrationState: int8(model.MigrationMigration)})
+	for b := int32(1); b <= 3; b++ {
+		port := 9090 + b
+		zs.node("/brokers/ids/"+strconv.Itoa(int(b)), fmt.Appendf(nil,
+			`{"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},"endpoints":["PLAINTEXT://127.0.0.1:%d"],"jmx_port":-1,"features":{},"host":"127.0.0.1","timestamp":"1","port":%d,"version":5}`, port, port), 0)
+		add(&records.RegisterBrokerRecord{BrokerId: b, IsMigratingZkBroker: true, IncarnationId: model.UUID{byte(b), 1}, BrokerEpoch: int64(b),
+			EndPoints: []records.RegisterBrokerRecordBrokerEndpoint{{Name: "PLAINTEXT", Host: "127.0.0.1", Port: uint16(port), SecurityProtocol: 0}},
+			Features:  []records.RegisterBrokerRecordBrokerFeature{{Name: "metadata.version", MinSupportedVersion: 21, MaxSupportedVersion: 21}}})
+	}
+	for i := range topics {
+		name := fmt.Sprintf("topic-%06d", i)
+		id := model.UUID{1, byte(i >> 16), byte(i >> 8), byte(i), 7}
+		assign := make([]string, parts)
+		for p := range parts {
+			r := []int32{int32(1 + (i+p)%3), int32(1 + (i+p+1)%3), int32(1 + (i+p+2)%3)}
+			assign[p] = fmt.Sprintf(`"%d":[%d,%d,%d]`, p, r[0], r[1], r[2])
+		}
+		zs.node("/brokers/topics/"+name, []byte(`{"version":3,"partitions":{`+strings.Join(assign, ",")+`},"topic_id":"`+id.String()+`","adding_replicas":{},"removing_replicas":{}}`), 0)
+		zs.node("/brokers/topics/"+name+"/partitions", nil, 0)
+		add(&records.TopicRecord{Name: name, TopicId: id})
+		if i%10 == 0 {
+			zs.node("/config/topics/"+name, []byte(`{"version":1,"config":{"retention.ms":"86400000","cleanup.policy":"compact"}}`), 0)
+			add(&records.ConfigRecord{ResourceType: int8(model.ConfigTopic), ResourceName: name, Name: "retention.ms", Value: ptr("86400000")})
+			add(&records.ConfigRecord{ResourceType: int8(model.ConfigTopic), ResourceName: name, Name: "cleanup.policy", Value: ptr("compact")})
+		}
+		for p := range parts {
+			r := []int32{int32(1 + (i+p)%3), int32(1 + (i+p+1)%3), int32(1 + (i+p+2)%3)}
+			base := "/brokers/topics/" + name + "/partitions/" + strconv.Itoa(p)
+			zs.node(base, nil, 0)
+			zs.node(base+"/state", fmt.Appendf(nil, `{"controller_epoch":1,"leader":%d,"version":1,"leader_epoch":2,"isr":[%d,%d,%d]}`, r[0], r[0], r[1], r[2]), 4)
+			add(&records.PartitionRecord{PartitionId: int32(p), TopicId: id, Replicas: r, Isr: slices.Clone(r), Leader: r[0], LeaderEpoch: 2, PartitionEpoch: 4})
+		}
+	}
+	zs.write(t, filepath.Join(zkDir, "version-2", "snapshot.100"))
+	snap := filepath.Join(part, metalog.SnapshotID{EndOffset: int64(len(vals)), Epoch: 1}.FileName())
+	if err := metalog.WriteSnapshotFile(snap, vals, metalog.SnapshotOptions{Epoch: 1, Timestamp: 1700000000000}); err != nil {
+		t.Fatal(err)
+	}
+	return zkDir, kraftDir, zs.n, len(vals)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// zkSnapshot writes a ZooKeeper snapshot file (version 2, "ZKSN"): no
+// sessions, an empty ACL cache (every node has ACL id -1, world:anyone),
+// nodes parents first, the "/" terminator, then the Adler32 seal.
+type zkSnapshot struct {
+	b []byte
+	n int
+}
+
+func newZKSnapshot() *zkSnapshot {
+	s := &zkSnapshot{}
+	s.b = binary.BigEndian.AppendUint32(s.b, 0x5A4B534E)
+	s.b = binary.BigEndian.AppendUint32(s.b, 2)
+	s.b = binary.BigEndian.AppendUint64(s.b, 0) // dbid
+	s.b = binary.BigEndian.AppendUint32(s.b, 0) // sessions
+	s.b = binary.BigEndian.AppendUint32(s.b, 0) // ACL cache
+	return s
+}
+
+func (s *zkSnapshot) str(v string) {
+	s.b = binary.BigEndian.AppendUint32(s.b, uint32(len(v)))
+	s.b = append(s.b, v...)
+}
+
+func (s *zkSnapshot) node(path string, data []byte, version int32) {
+	s.str(path)
+	if data == nil {
+		s.b = binary.BigEndian.AppendUint32(s.b, ^uint32(0)) // null
+	} else {
+		s.b = binary.BigEndian.AppendUint32(s.b, uint32(len(data)))
+		s.b = append(s.b, data...)
+	}
+	s.b = binary.BigEndian.AppendUint64(s.b, ^uint64(0)) // ACL id -1
+	for _, v := range []int64{2, 2 + int64(version), 1700000000000, 1700000000000} {
+		s.b = binary.BigEndian.AppendUint64(s.b, uint64(v)) // czxid, mzxid, ctime, mtime
+	}
+	for _, v := range []int32{version, 0, 0} {
+		s.b = binary.BigEndian.AppendUint32(s.b, uint32(v)) // version, cversion, aversion
+	}
+	s.b = binary.BigEndian.AppendUint64(s.b, 0) // ephemeralOwner
+	s.b = binary.BigEndian.AppendUint64(s.b, 2) // pzxid
+	if path != "" {
+		s.n++
+	}
+}
+
+func (s *zkSnapshot) write(t *testing.T, path string) {
+	t.Helper()
+	s.str("/")
+	s.b = binary.BigEndian.AppendUint64(s.b, uint64(adler32.Checksum(s.b)))
+	s.str("/")
+	if err := os.WriteFile(path, s.b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

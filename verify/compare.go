@@ -1,0 +1,832 @@
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kmeta/kmeta/model"
+)
+
+// Kind is the world a view comes from.
+type Kind int
+
+const (
+	ZooKeeper Kind = iota + 1
+	KRaft
+)
+
+func (k Kind) String() string {
+	if k == KRaft {
+		return "kraft"
+	}
+	return "zookeeper"
+}
+
+// Classes, in the order reports list them.
+const (
+	ClassCluster     = "cluster"
+	ClassTopics      = "topics"
+	ClassPartitions  = "partitions"
+	ClassRuntime     = "runtime"
+	ClassConfigs     = "configs"
+	ClassQuotas      = "quotas"
+	ClassACLs        = "acls"
+	ClassSCRAM       = "scram"
+	ClassTokens      = "tokens"
+	ClassProducerIDs = "producer-ids"
+	ClassFeatures    = "features"
+	ClassBrokers     = "brokers"
+	ClassMigration   = "migration"
+)
+
+// Classes lists every class.
+var Classes = []string{ClassCluster, ClassTopics, ClassPartitions, ClassRuntime, ClassConfigs, ClassQuotas,
+	ClassACLs, ClassSCRAM, ClassTokens, ClassProducerIDs, ClassFeatures, ClassBrokers, ClassMigration}
+
+// Finding codes.
+const (
+	CodeMissingInKRaft     = "missing-in-kraft"
+	CodeMissingInZooKeeper = "missing-in-zookeeper"
+	CodeDifferent          = "different"
+	CodeAdded              = "added"
+	CodeRemoved            = "removed"
+	CodeChanged            = "changed"
+
+	CodeExpectedPendingDeletion   = "expected-pending-deletion"
+	CodeExpectedEncryptedPassword = "expected-encrypted-password"
+	CodeExpectedKRaftOnly         = "expected-kraft-only"
+	CodeExpectedPartitionEpoch    = "expected-partition-epoch"
+	CodeKRaftAhead                = "kraft-ahead"
+	CodeKRaftBehind               = "kraft-behind"
+	CodeIBPMismatch               = "ibp-mismatch"
+
+	CodeTopicWithoutID              = "zk-topic-without-id"
+	CodePartitionStateMissing       = "zk-partition-state-missing"
+	CodeReplicaOnUnregisteredBroker = "replica-on-unregistered-broker"
+	CodeStaleMigrationZnode         = "stale-migration-znode"
+	CodeMigrationZnodeMissing       = "migration-znode-missing"
+	CodeKRaftViewBehind             = "kraft-view-behind"
+	CodePartitionMetadataTopicID    = "partition-metadata-topic-id"
+)
+
+// ErrUnknownClass is returned for an --ignore class that does not exist.
+var ErrUnknownClass = errors.New("unknown class")
+
+// Side describes one view.
+type Side struct {
+	Kind Kind
+	// Name is how findings and the summary name the side (a source
+	// string); it defaults to the kind.
+	Name string
+}
+
+// PartitionMetadata is one broker's partition.metadata file, read by the
+// caller from --broker-log-dirs.
+type PartitionMetadata struct {
+	Path      string
+	Topic     string
+	Partition int32
+	TopicID   model.UUID
+}
+
+// Options tune Compare.
+type Options struct {
+	Left, Right Side
+	// Ignore drops these classes from the report.
+	Ignore []string
+	// PartitionMetadata, when given, is checked against the ZooKeeper
+	// side's topic ids.
+	PartitionMetadata []PartitionMetadata
+}
+
+// Report is the result of a comparison.
+type Report struct {
+	Left, Right Side
+	// Findings in model.SortFindings order, ignored classes left out.
+	Findings []model.Finding
+	// Ignored classes (sorted) and how many findings each dropped.
+	Ignored        []string
+	IgnoredCounts  map[string]int
+	Compared       []ClassCount
+	CrossWorld     bool
+	NotComparedWhy []string
+}
+
+// ClassCount is how many entities of a class the two sides held.
+type ClassCount struct {
+	Class       string `json:"class"`
+	Left, Right int
+}
+
+// Differ reports whether the views differ: any finding that is not an
+// info (explained) finding, or any change between two views of one kind.
+func (r *Report) Differ() bool {
+	for _, f := range r.Findings {
+		if f.Severity != model.SevInfo || f.Code == CodeAdded || f.Code == CodeRemoved || f.Code == CodeChanged {
+			return true
+		}
+	}
+	return false
+}
+
+// CountByClass counts the findings of each class that make the views
+// differ (see Differ) and the explained ones.
+func (r *Report) CountByClass() map[string][2]int {
+	out := map[string][2]int{}
+	for _, f := range r.Findings {
+		c := out[f.Class]
+		if f.Severity == model.SevInfo && f.Code != CodeAdded && f.Code != CodeRemoved && f.Code != CodeChanged {
+			c[1]++
+		} else {
+			c[0]++
+		}
+		out[f.Class] = c
+	}
+	return out
+}
+
+// ValidClass reports whether name is a class.
+func ValidClass(name string) bool { return slices.Contains(Classes, name) }
+
+// Compare compares two views. For verify, left is the ZooKeeper view and
+// right the KRaft view; for diff, left is before and right after.
+func Compare(left, right *model.Image, opts Options) (*Report, error) {
+	for _, c := range opts.Ignore {
+		if !ValidClass(c) {
+			return nil, fmt.Errorf("%w %q (classes: %s)", ErrUnknownClass, c, strings.Join(Classes, ", "))
+		}
+	}
+	if left == nil || right == nil {
+		return nil, errors.New("verify: a view is missing")
+	}
+	if opts.Left.Kind == 0 || opts.Right.Kind == 0 {
+		return nil, errors.New("verify: both sides need a kind")
+	}
+	for _, s := range []*Side{&opts.Left, &opts.Right} {
+		if s.Name == "" {
+			s.Name = s.Kind.String()
+		}
+	}
+	cr := &comparison{opts: opts, left: left, right: right, cross: opts.Left.Kind != opts.Right.Kind}
+	cr.run()
+
+	rep := &Report{Left: opts.Left, Right: opts.Right, CrossWorld: cr.cross, IgnoredCounts: map[string]int{}}
+	ignored := map[string]bool{}
+	for _, c := range opts.Ignore {
+		ignored[c] = true
+	}
+	for _, f := range cr.findings {
+		if ignored[f.Class] {
+			rep.IgnoredCounts[f.Class]++
+			continue
+		}
+		rep.Findings = append(rep.Findings, f)
+	}
+	for c := range ignored {
+		rep.Ignored = append(rep.Ignored, c)
+	}
+	slices.Sort(rep.Ignored)
+	model.SortFindings(rep.Findings)
+	rep.Compared = cr.counts
+	rep.NotComparedWhy = slices.Compact(slices.Sorted(slices.Values(cr.notes)))
+	if cr.cross {
+		rep.NotComparedWhy = append(rep.NotComparedWhy, []string{
+			"ACL ids (random per migration; ACLs are compared by content)",
+			"broker epochs, incarnation ids, log dirs, fencing (they differ by design between ZooKeeper and KRaft)",
+			"partition directories (a migrated PartitionRecord v0 reads as MIGRATING) and ELR (ZooKeeper does not track it)",
+		}...)
+	}
+	return rep, nil
+}
+
+// comparison holds one run.
+type comparison struct {
+	opts        Options
+	left, right *model.Image
+	cross       bool
+	zk, kr      *model.Image // cross only: which side is which
+	findings    []model.Finding
+	counts      []ClassCount
+	notes       []string
+}
+
+func (c *comparison) add(f model.Finding) { c.findings = append(c.findings, f) }
+
+func (c *comparison) run() {
+	skipL, skipR := map[string]bool{}, map[string]bool{}
+	if c.cross {
+		if c.opts.Left.Kind == ZooKeeper {
+			c.zk, c.kr = c.left, c.right
+		} else {
+			c.zk, c.kr = c.right, c.left
+		}
+		skip := c.pendingDeletions()
+		if c.opts.Left.Kind == ZooKeeper {
+			skipL = skip
+		} else {
+			skipR = skip
+		}
+	}
+	// The two sides normalize concurrently; nothing depends on which
+	// finishes first.
+	var lv, rv *view
+	var wg sync.WaitGroup
+	wg.Go(func() { lv = normalize(c.left, c.opts.Left.Kind, c.cross, skipL) })
+	rv = normalize(c.right, c.opts.Right.Kind, c.cross, skipR)
+	wg.Wait()
+	c.notes = append(slices.Clone(lv.notes), rv.notes...)
+	onlyPresence(lv.scram, rv.scram)
+
+	compareClass(c, ClassCluster, lv.cluster, rv.cluster, eqComparable, nil)
+	compareClass(c, ClassTopics, lv.topics, rv.topics, eqComparable, nil)
+	c.comparePartitions(skipL, skipR)
+	compareClass(c, ClassConfigs, lv.configs, rv.configs, eqMap(equalSecret), func(f *model.Finding, d rawDiff) { c.explainConfig(f, d, lv, rv) })
+	compareClass(c, ClassQuotas, lv.quotas, rv.quotas, eqMap(func(a, b float64) bool { return a == b }), nil)
+	compareClass(c, ClassACLs, lv.acls, rv.acls, eqComparable, nil)
+	compareClass(c, ClassSCRAM, lv.scram, rv.scram, scramN.equal, nil)
+	compareClass(c, ClassTokens, lv.tokens, rv.tokens, tokenN.equal, nil)
+	compareClass(c, ClassFeatures, lv.features, rv.features, eqMap(func(a, b int16) bool { return a == b }), nil)
+	compareClass(c, ClassBrokers, lv.brokers, rv.brokers, brokerN.equal, func(f *model.Finding, d rawDiff) { c.explainBroker(f, d, lv, rv) })
+	c.rollUp()
+	c.producerIDs()
+	c.migration()
+	if c.cross {
+		c.ibp()
+		c.readiness()
+	}
+}
+
+// rollUp reports an entity missing on one side once: a topic that is
+// missing takes its partitions, their runtime state and its config entity
+// with it, and a missing partition its runtime state.
+func (c *comparison) rollUp() {
+	goneTopics := map[string]bool{} // topic names missing on one side
+	goneParts := map[string]bool{}  // partition entities missing on one side
+	for _, f := range c.findings {
+		if f.Field != "" || (f.Left != nil && f.Right != nil) {
+			continue
+		}
+		switch f.Class {
+		case ClassTopics:
+			goneTopics[strings.TrimPrefix(f.Entity, "topic ")] = true
+		case ClassPartitions:
+			goneParts[f.Entity] = true
+		}
+	}
+	// topicOf reads the topic back from a partition or topic config
+	// entity (see partitionEntity, configEntity).
+	topicOf := func(e string) string {
+		if t, ok := strings.CutPrefix(e, "config TOPIC "); ok {
+			return t
+		}
+		if p, ok := strings.CutPrefix(e, "partition "); ok {
+			if i := strings.LastIndexByte(p, '-'); i > 0 {
+				return p[:i]
+			}
+		}
+		return ""
+	}
+	kept := c.findings[:0]
+	for _, f := range c.findings {
+		whole := f.Field == "" && (f.Left == nil) != (f.Right == nil)
+		switch {
+		case (f.Class == ClassPartitions || f.Class == ClassRuntime || f.Class == ClassConfigs) && whole && goneTopics[topicOf(f.Entity)]:
+			continue
+		case f.Class == ClassRuntime && whole && goneParts[f.Entity]:
+			continue
+		}
+		kept = append(kept, f)
+	}
+	c.findings = kept
+}
+
+// pendingDeletions reports the ZooKeeper topics Kafka's migration skips,
+// each with an explained finding.
+func (c *comparison) pendingDeletions() map[string]bool {
+	skip := map[string]bool{}
+	if c.zk.ZK == nil {
+		return skip
+	}
+	for _, name := range c.zk.ZK.PendingTopicDeletions {
+		if c.zk.Topics[name] == nil {
+			continue
+		}
+		skip[name] = true
+		msg := "pending deletion in ZooKeeper (/admin/delete_topics): Kafka's migration skips it and deletes the znodes during reconciliation; not compared"
+		if c.kr.Topics[name] != nil {
+			msg = "pending deletion in ZooKeeper (/admin/delete_topics) yet present in KRaft: Kafka's migration skips such topics, so KRaft got it some other way; not compared"
+		}
+		c.add(model.Finding{Code: CodeExpectedPendingDeletion, Severity: model.SevInfo, Class: ClassTopics,
+			Entity: topicEntity(name), Message: msg, Where: &model.Location{Position: -1, Offset: -1, Znode: "/admin/delete_topics/" + name}})
+	}
+	return skip
+}
+
+// rawDiff is one unequal leaf cmp reported: an entity, or one field of it.
+type rawDiff struct {
+	entity, field string
+	left, right   reflect.Value // invalid when absent on that side
+}
+
+// collector is the cmp.Reporter turning cmp's report into rawDiffs.
+type collector struct {
+	path  cmp.Path
+	diffs []rawDiff
+}
+
+func (r *collector) PushStep(ps cmp.PathStep) { r.path = append(r.path, ps) }
+func (r *collector) PopStep()                 { r.path = r.path[:len(r.path)-1] }
+
+func (r *collector) Report(rs cmp.Result) {
+	if rs.Equal() {
+		return
+	}
+	var d rawDiff
+	for _, s := range r.path {
+		switch s := s.(type) {
+		case cmp.MapIndex:
+			if d.entity == "" {
+				d.entity = fmt.Sprint(s.Key().Interface())
+			} else {
+				d.field = fmt.Sprint(s.Key().Interface())
+			}
+		case cmp.StructField:
+			if d.field == "" {
+				d.field = fieldName(s.Name())
+			}
+		}
+	}
+	d.left, d.right = r.path.Last().Values()
+	r.diffs = append(r.diffs, d)
+}
+
+// fieldName turns a Go field name into the lower-case form findings carry
+// ("PartitionEpoch" → "partitionEpoch").
+func fieldName(s string) string {
+	switch s {
+	case "ISR":
+		return "isr"
+	case "ELR":
+		return "elr"
+	case "LastKnownELR":
+		return "lastKnownElr"
+	case "ID":
+		return "id"
+	case "IncarnationID":
+		return "incarnationId"
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+var cmpOpts = []cmp.Option{
+	cmp.Comparer(equalSecret),
+	cmp.Comparer(func(a, b []int32) bool { return slices.Equal(a, b) }),
+	cmp.Comparer(func(a, b []string) bool { return slices.Equal(a, b) }),
+}
+
+// compareClass diffs one class's entity maps and turns each unequal
+// leaf into a finding; explain may rewrite it (expected differences).
+// Entities are matched by key and compared with eq, the class's typed
+// equality (cheap enough for millions of partitions); only the entities
+// that differ go through go-cmp, whose report names the fields.
+func compareClass[V any](c *comparison, class string, l, r map[string]V, eq func(a, b V) bool, explain func(*model.Finding, rawDiff)) {
+	c.counts = append(c.counts, ClassCount{Class: class, Left: len(l), Right: len(r)})
+	var diffs []rawDiff
+	for k, a := range l {
+		b, ok := r[k]
+		switch {
+		case !ok:
+			diffs = append(diffs, rawDiff{entity: k, left: reflect.ValueOf(a)})
+		case !eq(a, b):
+			col := &collector{}
+			cmp.Equal(map[string]V{k: a}, map[string]V{k: b}, append(slices.Clone(cmpOpts), cmp.Reporter(col))...)
+			diffs = append(diffs, col.diffs...)
+		}
+	}
+	for k, b := range r {
+		if _, ok := l[k]; !ok {
+			diffs = append(diffs, rawDiff{entity: k, right: reflect.ValueOf(b)})
+		}
+	}
+	for _, d := range diffs {
+		f := c.finding(class, d)
+		if explain != nil {
+			explain(&f, d)
+		}
+		c.add(f)
+	}
+}
+
+// comparePartitions compares the partitions (assignment) and runtime
+// classes. A topic on one side only is left to the topics class (its
+// partitions are not reported one by one).
+func (c *comparison) comparePartitions(skipL, skipR map[string]bool) {
+	nl, nr := 0, 0
+	report := func(class string, entity string, l, r any, explain func(*model.Finding, rawDiff)) {
+		var diffs []rawDiff
+		switch {
+		case r == nil:
+			diffs = []rawDiff{{entity: entity, left: reflect.ValueOf(l)}}
+		case l == nil:
+			diffs = []rawDiff{{entity: entity, right: reflect.ValueOf(r)}}
+		default:
+			col := &collector{}
+			cmp.Equal(map[string]any{entity: l}, map[string]any{entity: r}, append(slices.Clone(cmpOpts), cmp.Reporter(col))...)
+			diffs = col.diffs
+		}
+		for _, d := range diffs {
+			f := c.finding(class, d)
+			if explain != nil {
+				explain(&f, d)
+			}
+			c.add(f)
+		}
+	}
+	for name, lt := range c.left.Topics {
+		if skipL[name] {
+			continue
+		}
+		nl += len(lt.Partitions)
+		rt := c.right.Topics[name]
+		if rt == nil || skipR[name] {
+			continue
+		}
+		for id, lp := range lt.Partitions {
+			rp := rt.Partitions[id]
+			switch {
+			case rp == nil:
+				// The runtime state goes with the partition.
+				report(ClassPartitions, partitionEntity(name, id), partitionOf(lp, c.cross), nil, nil)
+				continue
+			case !sameAssignment(lp, rp, c.cross):
+				report(ClassPartitions, partitionEntity(name, id), partitionOf(lp, c.cross), partitionOf(rp, c.cross), nil)
+			}
+			if !sameRuntime(lp, rp, c.cross) {
+				report(ClassRuntime, partitionEntity(name, id), runtimeOf(lp, c.cross), runtimeOf(rp, c.cross), c.explainRuntime)
+			}
+		}
+		for id, rp := range rt.Partitions {
+			if lt.Partitions[id] == nil {
+				report(ClassPartitions, partitionEntity(name, id), nil, partitionOf(rp, c.cross), nil)
+			}
+		}
+	}
+	for name, rt := range c.right.Topics {
+		if !skipR[name] {
+			nr += len(rt.Partitions)
+		}
+	}
+	c.counts = append(c.counts, ClassCount{Class: ClassPartitions, Left: nl, Right: nr}, ClassCount{Class: ClassRuntime, Left: nl, Right: nr})
+}
+
+// severity of a difference in class: runtime state legitimately moves.
+func severity(class string) model.Severity {
+	if class == ClassRuntime {
+		return model.SevWarning
+	}
+	return model.SevError
+}
+
+// finding turns a raw difference into a finding with side-aware codes.
+func (c *comparison) finding(class string, d rawDiff) model.Finding {
+	f := model.Finding{Class: class, Entity: d.entity, Field: d.field, Severity: severity(class)}
+	lok, rok := d.left.IsValid(), d.right.IsValid()
+	if class == ClassACLs {
+		// An ACL's entity is its whole content: it is there or not.
+		d.left, d.right = presence(d.left), presence(d.right)
+	}
+	if lok {
+		s := render(d.left)
+		f.Left = &s
+	}
+	if rok {
+		s := render(d.right)
+		f.Right = &s
+	}
+	what := d.entity
+	if d.field != "" {
+		what += " " + d.field
+	}
+	switch {
+	case lok && !rok:
+		f.Code = c.missingCode(c.opts.Right, CodeRemoved)
+		f.Message = fmt.Sprintf("%s is in %s, not in %s", what, c.opts.Left.Name, c.opts.Right.Name)
+	case !lok && rok:
+		f.Code = c.missingCode(c.opts.Left, CodeAdded)
+		f.Message = fmt.Sprintf("%s is in %s, not in %s", what, c.opts.Right.Name, c.opts.Left.Name)
+	default:
+		f.Code = CodeDifferent
+		if !c.cross {
+			f.Code = CodeChanged
+		}
+		f.Message = fmt.Sprintf("%s: %s has %s, %s has %s", what, c.opts.Left.Name, *f.Left, c.opts.Right.Name, *f.Right)
+	}
+	if !c.cross {
+		// Between two views of one kind a difference is a change, not a
+		// fault.
+		f.Severity = model.SevInfo
+	}
+	return f
+}
+
+func presence(v reflect.Value) reflect.Value {
+	if !v.IsValid() {
+		return v
+	}
+	return reflect.ValueOf("present")
+}
+
+// missingCode names "absent on side s": missing-in-<world> across worlds,
+// sameKind (added or removed) within one.
+func (c *comparison) missingCode(s Side, sameKind string) string {
+	if !c.cross {
+		return sameKind
+	}
+	if s.Kind == KRaft {
+		return CodeMissingInKRaft
+	}
+	return CodeMissingInZooKeeper
+}
+
+// render prints a normalized value; secrets print their fingerprint.
+func render(v reflect.Value) string {
+	switch x := v.Interface().(type) {
+	case secret:
+		return x.FP
+	case string:
+		return x
+	case []int32:
+		parts := make([]string, len(x))
+		for i, n := range x {
+			parts[i] = strconv.Itoa(int(n))
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	case []string:
+		return "[" + strings.Join(x, ",") + "]"
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	case map[string]secret:
+		return renderMap(x, func(s secret) string { return s.FP })
+	case map[string]float64:
+		return renderMap(x, func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) })
+	case map[string]int16:
+		return renderMap(x, func(n int16) string { return strconv.Itoa(int(n)) })
+	case scramN:
+		return fmt.Sprintf("iterations=%d credential=%s", x.Iterations, x.Credential.FP)
+	}
+	if v.Kind() == reflect.Struct {
+		// A whole entity: its fields, in declaration order.
+		var parts []string
+		t := v.Type()
+		for i := range t.NumField() {
+			// Zero fields are left out: they are the ones a cross-world
+			// comparison does not fill.
+			if !v.Field(i).IsZero() {
+				parts = append(parts, fieldName(t.Field(i).Name)+"="+render(v.Field(i)))
+			}
+		}
+		return strings.Join(parts, " ")
+	}
+	return fmt.Sprint(v.Interface())
+}
+
+func renderMap[V any](m map[string]V, f func(V) string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + f(m[k])
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// explainConfig: cross-world expected differences of configs.
+func (c *comparison) explainConfig(f *model.Finding, d rawDiff, lv, rv *view) {
+	if !c.cross {
+		return
+	}
+	zkv := lv
+	if c.opts.Left.Kind != ZooKeeper {
+		zkv = rv
+	}
+	if d.field == "" {
+		// A whole entity on one side: resource types ZooKeeper cannot
+		// hold exist in KRaft only.
+		if f.Code == CodeMissingInZooKeeper && (strings.HasPrefix(d.entity, "config CLIENT_METRICS ") || strings.HasPrefix(d.entity, "config GROUP ")) {
+			f.Code, f.Severity = CodeExpectedKRaftOnly, model.SevInfo
+			f.Message = d.entity + " exists in KRaft only: ZooKeeper has no such resource type"
+		}
+		return
+	}
+	if f.Code == CodeDifferent && model.IsSensitiveConfig(d.field) && strings.Contains(zkv.rawConfig[d.entity][d.field], "encryptedPassword:") {
+		f.Code, f.Severity = CodeExpectedEncryptedPassword, model.SevInfo
+		f.Message = fmt.Sprintf("%s %s: ZooKeeper holds it encrypted with password.encoder.secret and Kafka's migration stores the plaintext in KRaft; kmeta has no secret to compare them", d.entity, d.field)
+	}
+}
+
+// explainRuntime: in dual-write the controller writes a partition's
+// state znode once per batch of changes it applies, so the znode's
+// version (ZooKeeper's partition epoch) lags KRaft's partition epoch,
+// which every PartitionChangeRecord bumps.
+func (c *comparison) explainRuntime(f *model.Finding, d rawDiff) {
+	if !c.cross || d.field != "partitionEpoch" || f.Code != CodeDifferent {
+		return
+	}
+	zkE, krE := d.left.Int(), d.right.Int()
+	if c.opts.Left.Kind != ZooKeeper {
+		zkE, krE = krE, zkE
+	}
+	if krE > zkE {
+		f.Code, f.Severity = CodeExpectedPartitionEpoch, model.SevInfo
+		f.Message = fmt.Sprintf("%s partitionEpoch: ZooKeeper %d, KRaft %d: the controller dual-writes a state znode once per batch of changes, so its version lags KRaft's partition epoch", d.entity, zkE, krE)
+	}
+}
+
+// explainBroker: KRaft brokers that are not migrating ZooKeeper brokers
+// are expected in KRaft only.
+func (c *comparison) explainBroker(f *model.Finding, d rawDiff, lv, rv *view) {
+	if !c.cross || d.field != "" || f.Code != CodeMissingInZooKeeper {
+		return
+	}
+	krv := rv
+	if c.opts.Right.Kind != KRaft {
+		krv = lv
+	}
+	if !krv.brokerMigrating[d.entity] {
+		f.Code, f.Severity = CodeExpectedKRaftOnly, model.SevInfo
+		f.Message = d.entity + " is a KRaft broker (not a migrating ZooKeeper broker): ZooKeeper does not list it"
+	}
+}
+
+func strp(s string) *string { return &s }
+
+// producerIDBlockSize is Kafka's ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE.
+const producerIDBlockSize = 1000
+
+func (c *comparison) producerIDs() {
+	l, r := c.left.ProducerIDs, c.right.ProducerIDs
+	n := func(p *model.ProducerIDs) int {
+		if p == nil {
+			return 0
+		}
+		return 1
+	}
+	c.counts = append(c.counts, ClassCount{Class: ClassProducerIDs, Left: n(l), Right: n(r)})
+	show := func(p *model.ProducerIDs) *string {
+		if p == nil {
+			return nil
+		}
+		return strp(strconv.FormatInt(p.NextProducerID, 10))
+	}
+	f := model.Finding{Class: ClassProducerIDs, Entity: "producer-ids", Field: "nextProducerId", Left: show(l), Right: show(r)}
+	if !c.cross {
+		if (l == nil) != (r == nil) || l != nil && l.NextProducerID != r.NextProducerID {
+			f.Severity, f.Code = model.SevInfo, CodeChanged
+			if l == nil {
+				f.Code = CodeAdded
+			} else if r == nil {
+				f.Code = CodeRemoved
+			}
+			f.Message = fmt.Sprintf("next producer id block: %s → %s", orNone(f.Left), orNone(f.Right))
+			c.add(f)
+		}
+		return
+	}
+	zk, kr := c.zk.ProducerIDs, c.kr.ProducerIDs
+	switch {
+	case zk == nil && kr == nil:
+		return
+	case kr == nil:
+		f.Severity, f.Code = model.SevError, CodeMissingInKRaft
+		f.Message = "ZooKeeper has /latest_producer_id_block, KRaft has no producer-id block: new producers could be given ids ZooKeeper-mode brokers already handed out"
+	case zk == nil:
+		f.Severity, f.Code = model.SevInfo, CodeKRaftAhead
+		f.Message = "KRaft has allocated producer ids, ZooKeeper has no /latest_producer_id_block"
+	default:
+		zkNext := zk.NextProducerID
+		how := "block_end+1"
+		if zk.BrokerID == -1 {
+			// Written by a KRaft controller in dual-write: block_start is
+			// KRaft's next id.
+			zkNext -= producerIDBlockSize
+			how = "block_start of a block written by the KRaft controller"
+		}
+		switch {
+		case kr.NextProducerID < zkNext:
+			f.Severity, f.Code = model.SevError, CodeKRaftBehind
+			f.Message = fmt.Sprintf("KRaft's next producer id %d is behind ZooKeeper's %d (%s): ids could be handed out twice", kr.NextProducerID, zkNext, how)
+		case kr.NextProducerID > zkNext:
+			f.Severity, f.Code = model.SevInfo, CodeKRaftAhead
+			f.Message = fmt.Sprintf("KRaft's next producer id %d is ahead of ZooKeeper's %d (%s): KRaft allocated more since", kr.NextProducerID, zkNext, how)
+		default:
+			return
+		}
+	}
+	c.add(f)
+}
+
+func orNone(s *string) string {
+	if s == nil {
+		return "none"
+	}
+	return *s
+}
+
+func migrationString(m *model.Migration, kind Kind) *string {
+	if m == nil {
+		return nil
+	}
+	if kind == KRaft || m.HasState && !m.HasZNode {
+		if !m.HasState {
+			return nil
+		}
+		return strp(m.State.String())
+	}
+	if !m.HasZNode {
+		return nil
+	}
+	return strp(fmt.Sprintf("controller=%d epoch=%d offset=%d metadataEpoch=%d", m.KRaftControllerID, m.KRaftControllerEpoch, m.KRaftMetadataOffset, m.KRaftMetadataEpoch))
+}
+
+func (c *comparison) migration() {
+	if !c.cross {
+		l, r := migrationString(c.left.Migration, c.opts.Left.Kind), migrationString(c.right.Migration, c.opts.Right.Kind)
+		if orNone(l) != orNone(r) {
+			c.add(model.Finding{Code: CodeChanged, Severity: model.SevInfo, Class: ClassMigration, Entity: "migration",
+				Field: "state", Left: l, Right: r, Message: fmt.Sprintf("migration state: %s → %s", orNone(l), orNone(r))})
+		}
+		return
+	}
+	zm, km := c.zk.Migration, c.kr.Migration
+	zdone := zm != nil && zm.HasZNode && zm.KRaftMetadataOffset > 0
+	kstate := model.MigrationNone
+	if km != nil && km.HasState {
+		kstate = km.State
+	}
+	zs, ks := migrationString(zm, ZooKeeper), migrationString(km, KRaft)
+	left, right := zs, ks
+	if c.opts.Left.Kind != ZooKeeper {
+		left, right = ks, zs
+	}
+	f := model.Finding{Class: ClassMigration, Entity: "migration", Left: left, Right: right,
+		Where: &model.Location{Position: -1, Offset: -1, Znode: "/migration"}}
+	switch {
+	case zdone && (kstate == model.MigrationNone || kstate == model.MigrationPreMigration):
+		f.Code, f.Severity = CodeStaleMigrationZnode, model.SevError
+		f.Message = fmt.Sprintf("/migration says the migration is done (KRaft offset %d) but KRaft's migration state is %s: a controller would skip the migration and reconcile ZooKeeper to what KRaft holds", zm.KRaftMetadataOffset, kstate)
+		f.Fix = "save /migration (get /migration), then delete it before starting the migration (3.9 docs, reverting)"
+	case kstate == model.MigrationMigration && !zdone:
+		f.Code, f.Severity = CodeMigrationZnodeMissing, model.SevError
+		f.Message = "KRaft's migration state is MIGRATION but ZooKeeper has no completed /migration: ZooKeeper was not migrated from, or /migration was removed"
+	case kstate == model.MigrationMigration && zdone && c.kr.Provenance.Offset >= 0 && zm.KRaftMetadataOffset > c.kr.Provenance.Offset:
+		f.Code, f.Severity = CodeKRaftViewBehind, model.SevWarning
+		f.Message = fmt.Sprintf("/migration says KRaft offset %d was dual-written to ZooKeeper but the KRaft view ends at offset %d: the views may differ for that reason alone", zm.KRaftMetadataOffset, c.kr.Provenance.Offset)
+	default:
+		return
+	}
+	c.add(f)
+}
+
+// ibp: migrating brokers register with metadata.version [IBP, IBP], so
+// the finalized metadata.version must lie in that range.
+func (c *comparison) ibp() {
+	mv, ok := c.kr.Features["metadata.version"]
+	if !ok {
+		return
+	}
+	for id, b := range c.kr.Brokers {
+		if !b.IsMigratingZkBroker {
+			continue
+		}
+		for _, fr := range b.Features {
+			if fr.Name != "metadata.version" || (mv >= fr.Min && mv <= fr.Max) {
+				continue
+			}
+			ibp := strconv.Itoa(int(fr.Min))
+			if fr.Min != fr.Max {
+				ibp = fmt.Sprintf("%d-%d", fr.Min, fr.Max)
+			}
+			zkSide, krSide := strp("inter.broker.protocol.version level "+ibp), strp("metadata.version "+strconv.Itoa(int(mv)))
+			l, r := zkSide, krSide
+			if c.opts.Left.Kind != ZooKeeper {
+				l, r = krSide, zkSide
+			}
+			c.add(model.Finding{Code: CodeIBPMismatch, Severity: model.SevError, Class: ClassFeatures, Entity: brokerEntity(id),
+				Field: "metadata.version", Left: l, Right: r,
+				Message: fmt.Sprintf("broker %d registered with metadata.version %s (its inter.broker.protocol.version) but KRaft's finalized metadata.version is %d: every ZooKeeper broker's IBP must equal it", id, ibp, mv),
+				Fix:     "set inter.broker.protocol.version on every broker to the KRaft cluster's metadata.version"})
+		}
+	}
+}

@@ -1,0 +1,286 @@
+package verify
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kmeta/kmeta/model"
+)
+
+func sp(s string) *string { return &s }
+
+// pair builds a ZooKeeper view and a KRaft view of one small cluster as
+// Kafka's migration leaves them: same content, ACL ids that differ, the
+// ZooKeeper broker registrations and the KRaft ones.
+func pair() (zk, kr *model.Image) {
+	build := func(kind Kind) *model.Image {
+		img := model.NewImage()
+		img.ClusterID = "Y_M1NY68Tu2c3nV89agwIw"
+		tid := model.UUID{1, 2, 3}
+		img.Topics["orders"] = &model.Topic{Name: "orders", ID: tid, Partitions: map[int32]*model.Partition{
+			0: {ID: 0, Replicas: []int32{1, 2}, ISR: []int32{1, 2}, Leader: 1, LeaderEpoch: 3, PartitionEpoch: 4},
+			1: {ID: 1, Replicas: []int32{2, 1}, ISR: []int32{2}, Leader: 2, LeaderEpoch: 1, PartitionEpoch: 2},
+		}}
+		img.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "orders"}] = map[string]string{"retention.ms": "1000"}
+		img.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: ""}] = map[string]string{"log.retention.ms": "5"}
+		img.ClientQuotas["a"] = &model.ClientQuota{Entity: []model.QuotaEntityPart{{Type: "user", Name: nil}}, Values: map[string]float64{"producer_byte_rate": 1024}}
+		id := model.UUID{9}
+		if kind == KRaft {
+			id = model.UUID{7, 7} // random per migration
+		}
+		img.ACLs[id] = &model.ACL{ID: id, ResourceType: 2, ResourceName: "orders", PatternType: 3, Principal: "User:alice", Host: "*", Operation: 3, PermissionType: 3}
+		img.SCRAM[model.ScramKey{User: "alice", Mechanism: model.ScramSHA256}] = &model.ScramCredential{User: "alice", Mechanism: model.ScramSHA256,
+			Salt: []byte("salt"), StoredKey: []byte("stored"), ServerKey: []byte("server"), Iterations: 4096}
+		img.ProducerIDs = &model.ProducerIDs{NextProducerID: 3000, BrokerID: 1, BrokerEpoch: -1}
+		for _, b := range []int32{1, 2} {
+			br := &model.Broker{ID: b, Endpoints: []model.Endpoint{{Name: "PLAINTEXT", Host: "127.0.0.1", Port: uint16(9000 + b)}}}
+			if kind == KRaft {
+				br.Epoch, br.IncarnationID, br.IsMigratingZkBroker = int64(100+b), model.UUID{byte(b)}, true
+				br.Features = []model.FeatureRange{{Name: "metadata.version", Min: 21, Max: 21}}
+			} else {
+				br.Epoch = int64(b) << 32 // a czxid
+			}
+			img.Brokers[b] = br
+		}
+		if kind == KRaft {
+			img.Features["metadata.version"] = 21
+			img.Migration = &model.Migration{HasState: true, State: model.MigrationMigration}
+			img.Provenance.Offset = 500
+		} else {
+			img.ZK = &model.ZKState{}
+			img.Migration = &model.Migration{HasZNode: true, KRaftControllerID: 3000, KRaftControllerEpoch: 1, KRaftMetadataOffset: 400, KRaftMetadataEpoch: 1}
+		}
+		return img
+	}
+	return build(ZooKeeper), build(KRaft)
+}
+
+func verifyPair(t *testing.T, zk, kr *model.Image, opts Options) *Report {
+	t.Helper()
+	opts.Left, opts.Right = Side{Kind: ZooKeeper}, Side{Kind: KRaft}
+	rep, err := Compare(zk, kr, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func codes(rep *Report) []string {
+	var out []string
+	for _, f := range rep.Findings {
+		out = append(out, f.Class+"/"+f.Code+" "+f.Entity+" "+f.Field)
+	}
+	return out
+}
+
+func TestVerifyEqualViews(t *testing.T) {
+	zk, kr := pair()
+	rep := verifyPair(t, zk, kr, Options{})
+	if rep.Differ() || len(rep.Findings) != 0 {
+		t.Fatalf("migrated views should agree (ACL ids, broker epochs and incarnations differ by design): %v", codes(rep))
+	}
+}
+
+// Each cross-world rule, one change at a time: the code, class and count
+// of what is reported.
+func TestVerifyRules(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(zk, kr *model.Image)
+		want   []string
+		differ bool
+	}{
+		{"topic config drift", func(zk, kr *model.Image) {
+			zk.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "orders"}]["retention.ms"] = "2000"
+		}, []string{"configs/different config TOPIC orders retention.ms"}, true},
+		{"ACL missing in KRaft", func(zk, kr *model.Image) { clear(kr.ACLs) },
+			[]string{"acls/missing-in-kraft acl TOPIC:LITERAL:orders User:alice@* READ ALLOW "}, true},
+		{"replica assignment", func(zk, kr *model.Image) { kr.Topics["orders"].Partitions[1].Replicas = []int32{1, 2} },
+			[]string{"partitions/different partition orders-1 replicas"}, true},
+		{"runtime moves are warnings", func(zk, kr *model.Image) { kr.Topics["orders"].Partitions[0].Leader = 2 },
+			[]string{"runtime/different partition orders-0 leader"}, true},
+		{"partition epoch lag is explained", func(zk, kr *model.Image) { kr.Topics["orders"].Partitions[0].PartitionEpoch = 9 },
+			[]string{"runtime/expected-partition-epoch partition orders-0 partitionEpoch"}, false},
+		{"topic missing takes its partitions along", func(zk, kr *model.Image) {
+			delete(zk.Topics, "orders")
+			delete(zk.Configs, model.ConfigResource{Type: model.ConfigTopic, Name: "orders"})
+		}, []string{"topics/missing-in-zookeeper topic orders "}, true},
+		{"pending deletion is explained", func(zk, kr *model.Image) {
+			delete(kr.Topics, "orders")
+			delete(kr.Configs, model.ConfigResource{Type: model.ConfigTopic, Name: "orders"})
+			zk.ZK.PendingTopicDeletions = []string{"orders"}
+		}, []string{"topics/expected-pending-deletion topic orders "}, false},
+		{"encrypted password", func(zk, kr *model.Image) {
+			r := model.ConfigResource{Type: model.ConfigBroker, Name: "1"}
+			zk.Configs[r] = map[string]string{"listener.name.internal.ssl.key.password": "keyFactoryAlgorithm:PBKDF2WithHmacSHA512,cipherAlgorithm:AES/CBC/PKCS5Padding,keyLength:128,salt:AAAA,iterations:4096,encryptedPassword:BBBB,passwordLength:6,initializationVector:CCCC"}
+			kr.Configs[r] = map[string]string{"listener.name.internal.ssl.key.password": "secret"}
+		}, []string{"configs/expected-encrypted-password config BROKER 1 listener.name.internal.ssl.key.password"}, false},
+		{"SCRAM salt", func(zk, kr *model.Image) {
+			kr.SCRAM[model.ScramKey{User: "alice", Mechanism: 1}].Salt = []byte("other")
+		},
+			[]string{"scram/different scram alice SCRAM-SHA-256 credential"}, true},
+		{"quota default entity", func(zk, kr *model.Image) { kr.ClientQuotas["a"].Values["producer_byte_rate"] = 2048 },
+			[]string{"quotas/different quota user=<default> producer_byte_rate"}, true},
+		{"producer ids behind", func(zk, kr *model.Image) { kr.ProducerIDs.NextProducerID = 2000 },
+			[]string{"producer-ids/kraft-behind producer-ids nextProducerId"}, true},
+		{"producer ids ahead", func(zk, kr *model.Image) { kr.ProducerIDs.NextProducerID = 5000 },
+			[]string{"producer-ids/kraft-ahead producer-ids nextProducerId"}, false},
+		{"producer ids block written by the controller", func(zk, kr *model.Image) {
+			zk.ProducerIDs = &model.ProducerIDs{NextProducerID: 4000, BrokerID: -1, BrokerEpoch: -1}
+		}, nil, false},
+		{"IBP mismatch", func(zk, kr *model.Image) {
+			kr.Brokers[2].Features[0] = model.FeatureRange{Name: "metadata.version", Min: 20, Max: 20}
+		},
+			[]string{"features/ibp-mismatch broker 2 metadata.version"}, true},
+		{"broker not registered in KRaft", func(zk, kr *model.Image) { delete(kr.Brokers, 2) },
+			[]string{"brokers/missing-in-kraft broker 2 "}, true},
+		{"KRaft-only broker", func(zk, kr *model.Image) {
+			kr.Brokers[5] = &model.Broker{ID: 5}
+		}, []string{"brokers/expected-kraft-only broker 5 "}, false},
+		{"stale /migration", func(zk, kr *model.Image) { kr.Migration.State = model.MigrationPreMigration },
+			[]string{"migration/stale-migration-znode migration "}, true},
+		{"KRaft view behind /migration", func(zk, kr *model.Image) { kr.Provenance.Offset = 300 },
+			[]string{"migration/kraft-view-behind migration "}, true},
+		{"topic without id", func(zk, kr *model.Image) { zk.Topics["orders"].ID = model.UUID{} },
+			[]string{"topics/different topic orders id", "topics/zk-topic-without-id topic orders "}, true},
+		{"missing partition state", func(zk, kr *model.Image) { zk.ZK.MissingPartitionStates = []string{"orders-1"} },
+			[]string{"partitions/zk-partition-state-missing partition orders-1 "}, true},
+		{"replica on a broker never registered", func(zk, kr *model.Image) {
+			zk.Topics["orders"].Partitions[1].Replicas = []int32{2, 7}
+			kr.Topics["orders"].Partitions[1].Replicas = []int32{2, 7}
+		}, []string{"partitions/replica-on-unregistered-broker broker 7 "}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			zk, kr := pair()
+			tc.change(zk, kr)
+			rep := verifyPair(t, zk, kr, Options{})
+			got := codes(rep)
+			want := slices.Clone(tc.want)
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("findings %q, want %q", got, want)
+			}
+			if rep.Differ() != tc.differ {
+				t.Errorf("Differ() = %v, want %v", rep.Differ(), tc.differ)
+			}
+		})
+	}
+}
+
+func TestVerifyPartitionMetadata(t *testing.T) {
+	zk, kr := pair()
+	rep := verifyPair(t, zk, kr, Options{PartitionMetadata: []PartitionMetadata{
+		{Path: "/d/orders-0/partition.metadata", Topic: "orders", Partition: 0, TopicID: model.UUID{1, 2, 3}},
+		{Path: "/d/orders-1/partition.metadata", Topic: "orders", Partition: 1, TopicID: model.UUID{4}},
+	}})
+	if got := codes(rep); !slices.Equal(got, []string{"topics/partition-metadata-topic-id partition orders-1 topicId"}) {
+		t.Fatalf("findings %q", got)
+	}
+	if w := rep.Findings[0].Where; w == nil || w.File != "/d/orders-1/partition.metadata" {
+		t.Errorf("location %+v", w)
+	}
+}
+
+// Secrets never appear in findings: SCRAM credentials and sensitive config
+// values are fingerprinted, whatever differs.
+func TestVerifyNeverPrintsSecrets(t *testing.T) {
+	zk, kr := pair()
+	kr.SCRAM[model.ScramKey{User: "alice", Mechanism: 1}].StoredKey = []byte("stolen-key")
+	r := model.ConfigResource{Type: model.ConfigBroker, Name: "1"}
+	zk.Configs[r] = map[string]string{"sasl.jaas.config": "password=hunter2"}
+	kr.Configs[r] = map[string]string{"sasl.jaas.config": "password=hunter3"}
+	rep := verifyPair(t, zk, kr, Options{})
+	b, _ := json.Marshal(rep.Findings)
+	for _, s := range []string{"stolen-key", "stored", "salt", "hunter2", "hunter3", "c3RvbGVu"} {
+		if strings.Contains(string(b), s) {
+			t.Errorf("findings carry secret %q: %s", s, b)
+		}
+	}
+	if len(rep.Findings) != 2 {
+		t.Fatalf("findings %q", codes(rep))
+	}
+	for _, f := range rep.Findings {
+		if f.Left == nil || f.Right == nil || *f.Left == *f.Right {
+			t.Errorf("%s: want two different fingerprints, got %v %v", f.Entity, f.Left, f.Right)
+		}
+	}
+}
+
+// A side that was redacted (a dump written without --show-secrets) is
+// compared by fingerprint, and equal secrets stay equal.
+func TestVerifyRedactedSide(t *testing.T) {
+	zk, kr := pair()
+	r := model.ConfigResource{Type: model.ConfigBroker, Name: "1"}
+	zk.Configs[r] = map[string]string{"sasl.jaas.config": "x"}
+	kr.Configs[r] = map[string]string{"sasl.jaas.config": "x"}
+	rep := verifyPair(t, zk.Redacted(), kr, Options{})
+	if len(rep.Findings) != 0 {
+		t.Fatalf("redacted equal secrets differ: %q", codes(rep))
+	}
+	kr.Configs[r]["sasl.jaas.config"] = "y"
+	kr.SCRAM[model.ScramKey{User: "alice", Mechanism: 1}].ServerKey = []byte("z")
+	if got := codes(verifyPair(t, zk.Redacted(), kr, Options{})); len(got) != 2 {
+		t.Fatalf("redacted different secrets: %q", got)
+	}
+}
+
+func TestIgnoreAndOrder(t *testing.T) {
+	zk, kr := pair()
+	kr.Topics["orders"].Partitions[0].Leader = 2
+	kr.Topics["orders"].Partitions[1].Leader = 1
+	zk.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "orders"}]["retention.ms"] = "2000"
+	rep := verifyPair(t, zk, kr, Options{Ignore: []string{ClassRuntime}})
+	if got := codes(rep); !slices.Equal(got, []string{"configs/different config TOPIC orders retention.ms"}) {
+		t.Fatalf("findings %q", got)
+	}
+	if !slices.Equal(rep.Ignored, []string{"runtime"}) || rep.IgnoredCounts["runtime"] != 2 {
+		t.Errorf("ignored %v %v", rep.Ignored, rep.IgnoredCounts)
+	}
+	if _, err := Compare(zk, kr, Options{Left: Side{Kind: ZooKeeper}, Right: Side{Kind: KRaft}, Ignore: []string{"nope"}}); err == nil {
+		t.Error("unknown class accepted")
+	}
+	// Same inputs, same bytes: map order never shows.
+	first, _ := json.Marshal(verifyPair(t, zk, kr, Options{}).Findings)
+	for range 20 {
+		again, _ := json.Marshal(verifyPair(t, zk, kr, Options{}).Findings)
+		if string(again) != string(first) {
+			t.Fatalf("nondeterministic:\n%s\n%s", first, again)
+		}
+	}
+}
+
+// Between two views of one kind, the codes are added, removed and
+// changed, every field is compared (epochs, directories, ELR), and no
+// readiness rule applies.
+func TestDiffSameKind(t *testing.T) {
+	_, a := pair()
+	_, b := pair()
+	b.Topics["orders"].Partitions[0].ELR = []int32{2}
+	b.Brokers[1].Epoch = 999
+	delete(b.Topics["orders"].Partitions, 1)
+	b.Topics["new"] = &model.Topic{Name: "new", ID: model.UUID{5}, Partitions: map[int32]*model.Partition{0: {Replicas: []int32{7}}}}
+	b.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "new"}] = map[string]string{"x": "y"}
+	b.ProducerIDs = nil
+	rep, err := Compare(a, b, Options{Left: Side{Kind: KRaft, Name: "before"}, Right: Side{Kind: KRaft, Name: "after"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"brokers/changed broker 1 epoch", "partitions/removed partition orders-1 ",
+		"producer-ids/removed producer-ids nextProducerId", "runtime/changed partition orders-0 elr", "topics/added topic new "}
+	got := codes(rep)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("findings %q\nwant %q", got, want)
+	}
+	for _, f := range rep.Findings {
+		if f.Severity != model.SevInfo {
+			t.Errorf("%s: severity %s", f.Code, f.Severity)
+		}
+	}
+	if !rep.Differ() {
+		t.Error("changes do not make the views differ")
+	}
+}

@@ -1,0 +1,345 @@
+package verify
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kmeta/kmeta/model"
+)
+
+// secret is a value compared exactly when both sides hold it and by its
+// fingerprint when one side was redacted; findings print only FP.
+type secret struct {
+	Raw string // "" when the side held only the fingerprint
+	FP  string
+}
+
+func equalSecret(a, b secret) bool {
+	if a.Raw != "" && b.Raw != "" {
+		return a.Raw == b.Raw
+	}
+	return a.FP == b.FP
+}
+
+// configValue is one config value; non-sensitive values are their own
+// fingerprint.
+func configValue(key, v string) secret {
+	if !model.IsSensitiveConfig(key) {
+		return secret{Raw: v, FP: v}
+	}
+	if isRedacted(v) {
+		return secret{FP: v}
+	}
+	return secret{Raw: v, FP: model.RedactedValue(v)}
+}
+
+// isRedacted recognises model.RedactedValue's form, which a redacted dump
+// holds instead of the secret.
+func isRedacted(v string) bool { return strings.HasPrefix(v, "[redacted sha256:") }
+
+type clusterN struct {
+	ID string
+}
+
+// topicN: the partition count is not a field, the partitions class
+// shows each partition that is on one side only.
+type topicN struct {
+	ID string
+}
+
+type partitionN struct {
+	Replicas         []int32
+	AddingReplicas   []int32
+	RemovingReplicas []int32
+	Directories      []string // only between two KRaft views
+}
+
+type runtimeN struct {
+	Leader              int32
+	ISR                 []int32
+	ELR                 []int32 // nil when not compared
+	LastKnownELR        []int32
+	LeaderEpoch         int32
+	PartitionEpoch      int32
+	LeaderRecoveryState int8
+}
+
+type scramN struct {
+	Iterations int32
+	Credential secret // salt, stored key and server key
+	// NotExported: the side holds the credential without its salt, keys
+	// and iterations (a dump written without --show-secrets); only its
+	// presence is compared.
+	NotExported bool
+}
+
+// onlyPresence blanks the SCRAM credentials one side did not export on
+// both sides, so that only their presence is compared.
+func onlyPresence(l, r map[string]scramN) {
+	for k, a := range l {
+		if b, ok := r[k]; ok && (a.NotExported || b.NotExported) {
+			l[k], r[k] = scramN{NotExported: true}, scramN{NotExported: true}
+		}
+	}
+}
+
+type tokenN struct {
+	Owner               string
+	Requester           string
+	Renewers            []string
+	IssueTimestamp      int64
+	MaxTimestamp        int64
+	ExpirationTimestamp int64
+}
+
+type brokerN struct {
+	Rack      string
+	Endpoints []string
+	// Same-kind only: these differ by design between the worlds.
+	Epoch                int64
+	IncarnationID        string
+	Fenced               bool
+	InControlledShutdown bool
+	IsMigratingZkBroker  bool
+	LogDirs              []string
+	Features             []string
+}
+
+// view is one side, normalized: per class, entity → comparable value.
+type view struct {
+	cluster  map[string]clusterN
+	topics   map[string]topicN
+	configs  map[string]map[string]secret
+	quotas   map[string]map[string]float64
+	acls     map[string]bool
+	scram    map[string]scramN
+	tokens   map[string]tokenN
+	brokers  map[string]brokerN
+	features map[string]map[string]int16
+
+	// rawConfig keeps the raw value per entity and key (for the
+	// encrypted-password rule).
+	rawConfig map[string]map[string]string
+	// brokerIsMigrating: KRaft brokers that are migrating ZK brokers.
+	brokerMigrating map[string]bool
+	// notes say what this side could not be compared on.
+	notes []string
+}
+
+// Entity names. They are the keys findings carry, so they are stable.
+func topicEntity(name string) string { return "topic " + name }
+func partitionEntity(topic string, p int32) string {
+	return "partition " + topic + "-" + strconv.Itoa(int(p))
+}
+func brokerEntity(id int32) string { return "broker " + strconv.Itoa(int(id)) }
+
+func configEntity(r model.ConfigResource) string {
+	name := r.Name
+	if name == "" {
+		name = "<default>"
+	}
+	return "config " + r.Type.String() + " " + name
+}
+
+func aclEntity(a *model.ACL) string {
+	return fmt.Sprintf("acl %s:%s:%s %s@%s %s %s", model.ACLResourceTypeName(a.ResourceType),
+		model.ACLPatternTypeName(a.PatternType), a.ResourceName, a.Principal, a.Host,
+		model.ACLOperationName(a.Operation), model.ACLPermissionTypeName(a.PermissionType))
+}
+
+func scramEntity(user string, mech int8) string {
+	return "scram " + user + " " + model.ScramMechanismName(mech)
+}
+
+func endpointString(e model.Endpoint) string {
+	return fmt.Sprintf("%s://%s:%d(%s)", e.Name, e.Host, e.Port, model.SecurityProtocolName(e.SecurityProtocol))
+}
+
+func uuids(us []model.UUID) []string {
+	if us == nil {
+		return nil
+	}
+	out := make([]string, len(us))
+	for i, u := range us {
+		out[i] = u.String()
+	}
+	return out
+}
+
+// orEmpty makes nil and empty lists equal: both mean "none" for replica
+// lists.
+func orEmpty(s []int32) []int32 {
+	if s == nil {
+		return []int32{}
+	}
+	return s
+}
+
+// normalize builds the comparable view of img. cross says the two sides
+// are different worlds, which drops what differs by design; skipTopics are
+// left out (pending deletions).
+func normalize(img *model.Image, kind Kind, cross bool, skipTopics map[string]bool) *view {
+	v := &view{
+		cluster: map[string]clusterN{}, topics: map[string]topicN{}, configs: map[string]map[string]secret{}, quotas: map[string]map[string]float64{},
+		acls: map[string]bool{}, scram: map[string]scramN{}, tokens: map[string]tokenN{}, brokers: map[string]brokerN{},
+		features: map[string]map[string]int16{}, rawConfig: map[string]map[string]string{},
+		brokerMigrating: map[string]bool{},
+	}
+	v.cluster["cluster"] = clusterN{ID: img.ClusterID}
+	for name, t := range img.Topics {
+		if skipTopics[name] {
+			continue
+		}
+		v.topics[topicEntity(name)] = topicN{ID: t.ID.String()}
+	}
+	for r, kv := range img.Configs {
+		if r.Type == model.ConfigTopic && skipTopics[r.Name] {
+			continue
+		}
+		if len(kv) == 0 {
+			continue // Kafka keeps no empty config entity
+		}
+		e := configEntity(r)
+		m := make(map[string]secret, len(kv))
+		raw := make(map[string]string, len(kv))
+		for k, val := range kv {
+			m[k] = configValue(k, val)
+			raw[k] = val
+		}
+		v.configs[e] = m
+		v.rawConfig[e] = raw
+	}
+	for _, q := range img.ClientQuotas {
+		if len(q.Values) == 0 {
+			continue
+		}
+		v.quotas["quota "+model.QuotaEntityKey(q.Entity)] = q.Values
+	}
+	for _, a := range img.ACLs {
+		v.acls[aclEntity(a)] = true
+	}
+	for _, c := range img.SCRAM {
+		n := scramN{Iterations: c.Iterations, Credential: secret{FP: c.Fingerprint}}
+		switch {
+		case c.Salt != nil || c.StoredKey != nil || c.ServerKey != nil:
+			n.Credential.FP = model.ScramFingerprint(c)
+			n.Credential.Raw = string(c.Salt) + "\x00" + string(c.StoredKey) + "\x00" + string(c.ServerKey)
+		case c.Iterations == 0:
+			n.NotExported = true
+			v.notes = append(v.notes, "SCRAM salts, keys and iterations of a side that holds only their existence (a dump written without --show-secrets); their presence is compared")
+		}
+		v.scram[scramEntity(c.User, c.Mechanism)] = n
+	}
+	for id, t := range img.DelegationTokens {
+		ren := slices.Clone(t.Renewers)
+		slices.Sort(ren)
+		v.tokens["token "+id] = tokenN{Owner: t.Owner, Requester: t.Requester, Renewers: ren,
+			IssueTimestamp: t.IssueTimestamp, MaxTimestamp: t.MaxTimestamp, ExpirationTimestamp: t.ExpirationTimestamp}
+	}
+	for id, b := range img.Brokers {
+		eps := make([]string, 0, len(b.Endpoints))
+		for _, e := range b.Endpoints {
+			eps = append(eps, endpointString(e))
+		}
+		slices.Sort(eps)
+		bn := brokerN{Endpoints: eps}
+		if b.Rack != nil {
+			bn.Rack = *b.Rack
+		}
+		if !cross {
+			bn.Epoch, bn.IncarnationID = b.Epoch, b.IncarnationID.String()
+			bn.Fenced, bn.InControlledShutdown, bn.IsMigratingZkBroker = b.Fenced, b.InControlledShutdown, b.IsMigratingZkBroker
+			bn.LogDirs = uuids(b.LogDirs)
+			for _, f := range b.Features {
+				bn.Features = append(bn.Features, fmt.Sprintf("%s[%d,%d]", f.Name, f.Min, f.Max))
+			}
+			slices.Sort(bn.Features)
+		}
+		v.brokers[brokerEntity(id)] = bn
+		if kind == KRaft && b.IsMigratingZkBroker {
+			v.brokerMigrating[brokerEntity(id)] = true
+		}
+	}
+	fs := map[string]int16{}
+	for name, level := range img.Features {
+		if cross && name == "metadata.version" {
+			continue // compared against the brokers' IBP instead
+		}
+		fs[name] = level
+	}
+	v.features["finalized features"] = fs
+	return v
+}
+
+// Typed equality of the normalized forms: the fast path of compareClass.
+// Each must agree with what go-cmp reports under cmpOpts (nil and empty
+// lists are equal, secrets by equalSecret).
+
+func eqComparable[V comparable](a, b V) bool { return a == b }
+
+func eqMap[V any](eq func(a, b V) bool) func(a, b map[string]V) bool {
+	return func(a, b map[string]V) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for k, x := range a {
+			y, ok := b[k]
+			if !ok || !eq(x, y) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// Partitions are the bulk of an image (millions), so they are never put
+// into entity maps: they are matched topic by topic and partition id, and
+// compared on the model directly; only those that differ are normalized
+// (partitionOf, runtimeOf) for go-cmp and the findings.
+
+func partitionOf(p *model.Partition, cross bool) partitionN {
+	pn := partitionN{Replicas: orEmpty(p.Replicas), AddingReplicas: orEmpty(p.AddingReplicas), RemovingReplicas: orEmpty(p.RemovingReplicas)}
+	if !cross {
+		pn.Directories = uuids(p.Directories)
+	}
+	return pn
+}
+
+func runtimeOf(p *model.Partition, cross bool) runtimeN {
+	rn := runtimeN{Leader: p.Leader, ISR: orEmpty(p.ISR), LeaderEpoch: p.LeaderEpoch,
+		PartitionEpoch: p.PartitionEpoch, LeaderRecoveryState: p.LeaderRecoveryState}
+	if !cross {
+		rn.ELR, rn.LastKnownELR = p.ELR, p.LastKnownELR
+	}
+	return rn
+}
+
+// sameAssignment and sameRuntime agree with go-cmp on partitionOf and
+// runtimeOf under cmpOpts (nil and empty lists are equal).
+func sameAssignment(a, b *model.Partition, cross bool) bool {
+	return slices.Equal(a.Replicas, b.Replicas) && slices.Equal(a.AddingReplicas, b.AddingReplicas) &&
+		slices.Equal(a.RemovingReplicas, b.RemovingReplicas) && (cross || slices.Equal(a.Directories, b.Directories))
+}
+
+func sameRuntime(a, b *model.Partition, cross bool) bool {
+	return a.Leader == b.Leader && a.LeaderEpoch == b.LeaderEpoch && a.PartitionEpoch == b.PartitionEpoch &&
+		a.LeaderRecoveryState == b.LeaderRecoveryState && slices.Equal(a.ISR, b.ISR) &&
+		(cross || slices.Equal(a.ELR, b.ELR) && slices.Equal(a.LastKnownELR, b.LastKnownELR))
+}
+
+func (a scramN) equal(b scramN) bool {
+	return a.Iterations == b.Iterations && a.NotExported == b.NotExported && equalSecret(a.Credential, b.Credential)
+}
+
+func (a tokenN) equal(b tokenN) bool {
+	return a.Owner == b.Owner && a.Requester == b.Requester && slices.Equal(a.Renewers, b.Renewers) &&
+		a.IssueTimestamp == b.IssueTimestamp && a.MaxTimestamp == b.MaxTimestamp && a.ExpirationTimestamp == b.ExpirationTimestamp
+}
+
+func (a brokerN) equal(b brokerN) bool {
+	return a.Rack == b.Rack && slices.Equal(a.Endpoints, b.Endpoints) && a.Epoch == b.Epoch && a.IncarnationID == b.IncarnationID &&
+		a.Fenced == b.Fenced && a.InControlledShutdown == b.InControlledShutdown && a.IsMigratingZkBroker == b.IsMigratingZkBroker &&
+		slices.Equal(a.LogDirs, b.LogDirs) && slices.Equal(a.Features, b.Features)
+}

@@ -1,0 +1,97 @@
+package verify
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kmeta/kmeta/model"
+)
+
+// readiness adds the findings only a comparison of the two worlds shows:
+// what would make Kafka's migration abort, wait forever, invent state or
+// skip itself.
+func (c *comparison) readiness() {
+	zk, kr := c.zk, c.kr
+	pending := map[string]bool{}
+	if zk.ZK != nil {
+		for _, t := range zk.ZK.PendingTopicDeletions {
+			pending[t] = true
+		}
+	}
+	for _, t := range zk.SortedTopics() {
+		if t.ID.IsZero() && !pending[t.Name] {
+			c.add(model.Finding{Code: CodeTopicWithoutID, Severity: model.SevError, Class: ClassTopics, Entity: topicEntity(t.Name),
+				Message: "the topic znode has no topic_id: Kafka's migration aborts on it (and the controller with it)",
+				Fix:     "let a ZooKeeper-mode controller with inter.broker.protocol.version >= 2.8 assign ids (restart the controller broker) before migrating",
+				Where:   &model.Location{Position: -1, Offset: -1, Znode: "/brokers/topics/" + t.Name}})
+		}
+	}
+	if zk.ZK != nil {
+		for _, p := range zk.ZK.MissingPartitionStates {
+			topic := p
+			if i := strings.LastIndexByte(p, '-'); i > 0 {
+				topic = p[:i]
+			}
+			if pending[topic] {
+				continue
+			}
+			c.add(model.Finding{Code: CodePartitionStateMissing, Severity: model.SevWarning, Class: ClassPartitions, Entity: "partition " + p,
+				Message: "the partition has no state znode: Kafka's migration invents ISR = replicas, leader = first replica and epochs 0 for it",
+				Where:   &model.Location{Position: -1, Offset: -1, Znode: "/brokers/topics/" + strings.Replace(p, "-", "/partitions/", 1) + "/state"}})
+		}
+	}
+	// Replicas on broker ids neither world has registered: the migration
+	// waits for every broker a replica assignment names.
+	registered := map[int32]bool{}
+	for id := range zk.Brokers {
+		registered[id] = true
+	}
+	for id := range kr.Brokers {
+		registered[id] = true
+	}
+	missing := map[int32][]string{}
+	for _, t := range zk.SortedTopics() {
+		if pending[t.Name] {
+			continue
+		}
+		for _, p := range t.SortedPartitions() {
+			for _, r := range slices.Concat(p.Replicas, p.AddingReplicas) {
+				if !registered[r] {
+					e := t.Name + "-" + strconv.Itoa(int(p.ID))
+					if l := missing[r]; len(l) == 0 || l[len(l)-1] != e {
+						missing[r] = append(missing[r], e)
+					}
+				}
+			}
+		}
+	}
+	for id, parts := range missing {
+		shown := parts
+		if len(shown) > 5 {
+			shown = append(slices.Clone(shown[:5]), fmt.Sprintf("… %d more", len(parts)-5))
+		}
+		c.add(model.Finding{Code: CodeReplicaOnUnregisteredBroker, Severity: model.SevError, Class: ClassPartitions, Entity: brokerEntity(id),
+			Message: fmt.Sprintf("%d partition(s) have a replica on broker %d, which is registered neither in ZooKeeper nor in KRaft: Kafka's migration waits for it forever (%s)",
+				len(parts), id, strings.Join(shown, ", ")),
+			Fix: "start that broker, or reassign its replicas away before migrating"})
+	}
+	c.partitionMetadata(pending)
+}
+
+// partitionMetadata compares the topic ids of brokers' partition.metadata
+// files with the ZooKeeper view.
+func (c *comparison) partitionMetadata(pending map[string]bool) {
+	for _, pm := range c.opts.PartitionMetadata {
+		t := c.zk.Topics[pm.Topic]
+		if t == nil || pending[pm.Topic] || t.ID.IsZero() || t.ID == pm.TopicID {
+			continue
+		}
+		c.add(model.Finding{Code: CodePartitionMetadataTopicID, Severity: model.SevError, Class: ClassTopics,
+			Entity: partitionEntity(pm.Topic, pm.Partition), Field: "topicId",
+			Left: strp(t.ID.String()), Right: strp(pm.TopicID.String()),
+			Message: fmt.Sprintf("ZooKeeper's topic id %s differs from %s in %s: the broker will refuse the partition (inconsistent topic id) once KRaft serves ZooKeeper's id", t.ID, pm.TopicID, pm.Path),
+			Where:   &model.Location{File: pm.Path, Position: -1, Offset: -1}})
+	}
+}
