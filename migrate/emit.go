@@ -86,7 +86,11 @@ func emit(img *model.Image, o emitOptions) ([]Record, error) {
 		for _, pid := range slices.Sorted(maps.Keys(t.Partitions)) {
 			p := t.Partitions[pid]
 			dirs := p.Directories
-			if len(dirs) != len(p.Replicas) {
+			if v, _ := o.catalog.RecordVersion(mv, features.PartitionRecord); v < 1 {
+				// Directories exist from v1 (3.7-IV2); below, KRaft reads
+				// every replica as MIGRATING anyway.
+				dirs = nil
+			} else if len(dirs) != len(p.Replicas) {
 				// ZooKeeper knows no directories: every replica is
 				// MIGRATING until its broker reports where it lives.
 				dirs = make([]model.UUID, len(p.Replicas))

@@ -89,6 +89,7 @@ const (
 	CodeBrokersToConvert      = "MIGRATE_BROKERS_TO_CONVERT"
 	CodeOverrideUsed          = "MIGRATE_OVERRIDE_USED"
 	CodePasswordDecrypted     = "MIGRATE_PASSWORD_DECRYPTED"
+	CodeELRDeferred           = "MIGRATE_ELR_DEFERRED"
 )
 
 // ControllerSpec is one voter of the target quorum.
@@ -307,6 +308,18 @@ func NewPlan(img *model.Image, opts Options) (*Plan, error) {
 		return nil, err
 	}
 	for _, f := range boot {
+		if f.Name == features.ELRVersion {
+			// With ELR on, a 4.x controller takes every broker's first
+			// registration for an unclean shutdown (no broker epoch to
+			// compare with) and strips it from every ISR, which ends in
+			// unclean elections of the migrated partitions (seen on
+			// 4.4.0). So the cluster starts without ELR; the operator
+			// turns it on once every broker has registered.
+			add(model.Finding{Code: CodeELRDeferred, Severity: model.SevInfo, Class: "migrate", Entity: "feature " + f.Name,
+				Message: fmt.Sprintf("%s=%d (the default of %s) is left at 0 for the first start: with ELR on, Kafka would treat each broker's first registration as an unclean shutdown", f.Name, f.Level, level.Name),
+				Fix:     fmt.Sprintf("once every broker is up: kafka-features.sh --bootstrap-server HOST:PORT upgrade --feature %s=%d", f.Name, f.Level)})
+			continue
+		}
 		p.Features = append(p.Features, FeatureLevel{Name: f.Name, Level: f.Level})
 	}
 
@@ -470,14 +483,17 @@ func NewPlan(img *model.Image, opts Options) (*Plan, error) {
 	}
 	if n := len(img.SCRAM); n > 0 {
 		if _, ok := cat.RecordVersion(level.Level, features.UserScramCredentialRecord); !ok {
-			eo.dropSCRAM = block(CodeSCRAMUnsupported, OverrideDropSCRAM, "scram",
+			// Left out either way: the plan is blocked unless overridden.
+			eo.dropSCRAM = true
+			block(CodeSCRAMUnsupported, OverrideDropSCRAM, "scram",
 				fmt.Sprintf("%d SCRAM credentials cannot be written below 3.5-IV2 (target %s)", n, level.Name),
 				"choose --metadata-version 3.5-IV2 or later")
 		}
 	}
 	if n := len(img.DelegationTokens); n > 0 {
 		if _, ok := cat.RecordVersion(level.Level, features.DelegationTokenRecord); !ok {
-			eo.dropTokens = block(CodeTokensUnsupported, OverrideDropTokens, "delegation tokens",
+			eo.dropTokens = true
+			block(CodeTokensUnsupported, OverrideDropTokens, "delegation tokens",
 				fmt.Sprintf("%d delegation tokens cannot be written below 3.6-IV2 (target %s)", n, level.Name),
 				"choose --metadata-version 3.6-IV2 or later")
 		}

@@ -30,7 +30,6 @@ const envKillAt = "KMETA_MIGRATE_KILL_AT"
 func installKillHook() {
 	n, err := strconv.Atoi(os.Getenv(envKillAt))
 	if err != nil || n <= 0 {
-		migrate.Hook = nil
 		return
 	}
 	count := 0
