@@ -208,7 +208,7 @@ func TestKRaftConfig(t *testing.T) {
 		"controller.quorum.voters": "3000@127.0.0.1:9093", "authorizer.class.name": StandardAuthorizer,
 		"delegation.token.secret.key": "s3cr3t", "log.dirs": "/data", "listeners": "PLAINTEXT://:9092",
 		"listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL,CONTROLLER:PLAINTEXT",
-		"super.users": "User:admin"}
+		"super.users":                    "User:admin"}
 	if fmt.Sprint(out) != fmt.Sprint(want) {
 		t.Errorf("broker config:\n got %v\nwant %v", out, want)
 	}

@@ -145,7 +145,9 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	}
 	// Every acknowledged committed record is there; no aborted one is.
 	for _, m := range data.Produced {
-		if !slices.ContainsFunc(before, func(b kafkatest.Message) bool { return kafkatest.DiffMessages([]kafkatest.Message{m}, []kafkatest.Message{b}) == nil }) {
+		if !slices.ContainsFunc(before, func(b kafkatest.Message) bool {
+			return kafkatest.DiffMessages([]kafkatest.Message{m}, []kafkatest.Message{b}) == nil
+		}) {
 			t.Fatalf("produced record not consumed on the source cluster: %s", m)
 		}
 	}
@@ -273,7 +275,9 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	}
 	flat := func(rs kadm.OffsetResponses) map[string]string {
 		m := map[string]string{}
-		rs.Each(func(o kadm.OffsetResponse) { m[fmt.Sprintf("%s-%d", o.Topic, o.Partition)] = fmt.Sprintf("%d %q", o.At, o.Metadata) })
+		rs.Each(func(o kadm.OffsetResponse) {
+			m[fmt.Sprintf("%s-%d", o.Topic, o.Partition)] = fmt.Sprintf("%d %q", o.At, o.Metadata)
+		})
 		return m
 	}
 	committed := map[string]string{}
@@ -481,7 +485,7 @@ func compareViews(t *testing.T, zkv, kv *kafkatest.AdminView) {
 		t.Errorf("cluster id %s, want ZooKeeper's %s", kv.ClusterID, zkv.ClusterID)
 	}
 	for _, c := range []struct {
-		what     string
+		what      string
 		zk, kraft any
 	}{
 		{"topic configs", zkv.TopicConfigs, kv.TopicConfigs},
