@@ -171,9 +171,17 @@ func migrateCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					if p.Blocked {
+					// Broker dirs do not depend on the quorum: a plan made
+					// with --zk alone is enough for them.
+					var blockers int
+					for _, f := range p.Blockers() {
+						if f.Code != migrate.CodeNoControllers {
+							blockers++
+						}
+					}
+					if blockers > 0 {
 						_ = writePlan(c, p)
-						return findingsf("refusing to convert broker dirs: the plan has %d blockers", len(p.Blockers()))
+						return findingsf("refusing to convert broker dirs: the plan has %d blockers", blockers)
 					}
 					installKillHook()
 					r, err := migrate.ConvertBrokers(p, migrate.BrokerOptions{LogDirs: dirs, AllowStray: c.Bool("allow-stray"), DryRun: c.Bool("dry-run")})

@@ -28,6 +28,7 @@ import (
 	"github.com/kmeta/kmeta/internal/kafkatest"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/migrate"
+	"github.com/kmeta/kmeta/model"
 )
 
 // kmetaRun runs kmeta in-process and returns stdout, stderr and the exit
@@ -117,7 +118,9 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 
 	step(t, "1. a Kafka %s ZooKeeper-mode cluster with data", kafkatest.Kafka39)
 	zk := kafkatest.StartZooKeeper(t, d39, kafkatest.ZKOptions{})
-	zc := kafkatest.StartZKCluster(t, d39, zk, kafkatest.ZKClusterOptions{Brokers: 3, Chroot: "/kafka", SASL: true, Authorizer: true})
+	const encoderSecret = "kmeta-password-encoder-secret"
+	zc := kafkatest.StartZKCluster(t, d39, zk, kafkatest.ZKClusterOptions{Brokers: 3, Chroot: "/kafka", SASL: true, Authorizer: true,
+		Props: map[string]string{"password.encoder.secret": encoderSecret}})
 	adm := zc.Admin(t)
 	rich, err := kafkatest.PopulateRich(ctx, zc, adm, kafkatest.RichOptions{ACLs: true, Tokens: true})
 	if err != nil {
@@ -131,6 +134,14 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	if _, err := adm.CreateACLs(ctx, kadm.NewACLs().Topics("payments_").Allow("User:mallory").
 		Operations(kadm.OpRead, kadm.OpDescribe).ResourcePatternType(kadm.ACLPatternPrefixed)); err != nil {
 		t.Fatal(err)
+	}
+	// A password-typed dynamic broker config: ZooKeeper stores it
+	// encrypted with password.encoder.secret, and only that secret gets
+	// the value back.
+	const jaasKey = "listener.name.sasl_plaintext.plain.sasl.jaas.config"
+	jaas := zc.Node(1).Props[jaasKey]
+	if err := alterBroker(ctx, adm, 1, jaasKey, jaas); err != nil {
+		t.Fatalf("set %s on broker 1: %v", jaasKey, err)
 	}
 	data, err := kafkatest.ProduceData(ctx, zc, kafkatest.DataOptions{Group: group})
 	if err != nil {
@@ -183,7 +194,12 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	}
 
 	step(t, "4. kmeta migrate plan --zk %s --metadata-version 4.4 --controllers %s", zkData, controllers)
-	out, serr, code := kmetaRun(t, "migrate", "plan", "--zk", zkData, "--metadata-version", "4.4", "--controllers", controllers, "--write", planFile)
+	out, serr, code := kmetaRun(t, "migrate", "plan", "--zk", zkData, "--metadata-version", "4.4", "--controllers", controllers, "-o", "json")
+	if code != exitFindings || !strings.Contains(out, migrate.CodeEncryptedPassword) {
+		t.Fatalf("plan without the password encoder secret: exit %d, want 1 with %s\n%s", code, migrate.CodeEncryptedPassword, out)
+	}
+	out, serr, code = kmetaRun(t, "migrate", "plan", "--zk", zkData, "--metadata-version", "4.4", "--controllers", controllers,
+		"--password-encoder-secret", encoderSecret, "--write", planFile)
 	t.Logf("\n%s%s", out, serr)
 	if code != exitOK {
 		t.Fatalf("plan: exit %d", code)
@@ -241,6 +257,16 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 			t.Fatalf("broker %d: log data changed", id)
 		}
 	}
+
+	// kmeta decrypted the password config to exactly what was set.
+	boot, err := metalog.LoadImage(filepath.Join(migrate.ControllerDir(outDir, 3000), "bootstrap.checkpoint"), metalog.ImageOptions{AtOffset: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := boot.Image.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: "1"}][jaasKey]; got != jaas {
+		t.Fatalf("decrypted %s: %q, want what was set", jaasKey, got)
+	}
+	t.Logf("  %s, encrypted by Kafka in ZooKeeper, was decrypted to the value set", jaasKey)
 
 	step(t, "8. start Kafka %s: controller 3000 on kmeta's metadata dir, brokers on their original log dirs, kmeta's configs only", kafkatest.Latest4)
 	kc := kafkatest.NewCluster(t, d4)
@@ -381,6 +407,19 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	} else {
 		t.Logf("  (kmeta verify is not in this build: step skipped)")
 	}
+}
+
+func alterBroker(ctx context.Context, adm *kadm.Client, id int32, key, value string) error {
+	rs, err := adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Name: key, Value: &value}}, id)
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		if r.Err != nil {
+			return fmt.Errorf("%w (%s)", r.Err, r.ErrMessage)
+		}
+	}
+	return nil
 }
 
 // logDataHash hashes the log segments and indexes of a broker dir: what

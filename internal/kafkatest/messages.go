@@ -199,11 +199,17 @@ func SortMessages(ms []Message) {
 }
 
 // ConsumeAll reads every record of topics from the start with
-// read_committed isolation, as opts' client sees them (pass SASL options to
-// read as a given user). It stops once at least want records arrived and
-// the cluster sent nothing for a while.
+// read_committed isolation. It connects with c.ClientOpts(), or, when opts
+// are given, with opts instead (seed brokers and SASL of a given user:
+// kgo.SASL appends, so the cluster's own PLAIN super user must not be
+// among them). It stops once at least want records arrived and the
+// cluster sent nothing for a while.
 func ConsumeAll(ctx context.Context, c *Cluster, topics []string, want int, opts ...kgo.Opt) ([]Message, error) {
-	cl, err := kgo.NewClient(append(append(c.ClientOpts(), kgo.ConsumeTopics(topics...),
+	base := c.ClientOpts()
+	if len(opts) > 0 {
+		base, opts = opts, nil
+	}
+	cl, err := kgo.NewClient(append(append(base, kgo.ConsumeTopics(topics...),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted())), opts...)...)
 	if err != nil {
 		return nil, err
