@@ -3,6 +3,7 @@ package migrate
 import (
 	"cmp"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"maps"
@@ -227,6 +228,8 @@ func summarize(recs []Record) RecordSummary {
 	s := RecordSummary{Total: len(recs), counts: map[int16]*RecordCount{}}
 	for _, r := range recs {
 		s.Bytes += int64(len(r.Value))
+		// Length-prefixed, so that the digest names one record list.
+		h.Write(binary.AppendUvarint(nil, uint64(len(r.Value))))
 		h.Write(r.Value)
 		c := s.counts[r.APIKey]
 		if c == nil {

@@ -401,3 +401,28 @@ func decodeFirst(t *testing.T, p *Plan, apiKey int16) records.Metadata {
 	t.Fatalf("no record of type %d", apiKey)
 	return nil
 }
+
+// TestReplanRefusesAChangedSource: apply executes the printed plan only:
+// a source at another zxid, or whose records differ, is refused.
+func TestReplanRefusesAChangedSource(t *testing.T) {
+	old, err := NewPlan(baseImage(), Options{Source: "test", MetadataVersion: "4.0", Controllers: ctrl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := Replan(baseImage(), old, "test", false, ""); err != nil || p.Records.SHA256 != old.Records.SHA256 {
+		t.Fatalf("the same source: %v", err)
+	}
+	moved := baseImage()
+	moved.Provenance.Zxid++
+	if _, err := Replan(moved, old, "test", false, ""); !errors.Is(err, ErrSourceChanged) {
+		t.Errorf("a newer zxid: %v, want ErrSourceChanged", err)
+	}
+	changed := baseImage()
+	changed.Topics["t"].Partitions[0].LeaderEpoch++
+	if _, err := Replan(changed, old, "test", false, ""); !errors.Is(err, ErrSourceChanged) {
+		t.Errorf("other records at the same zxid: %v, want ErrSourceChanged", err)
+	}
+	if old.MetadataVersion.Name != "4.0-IV3" {
+		t.Errorf("release 4.0 resolved to %s", old.MetadataVersion.Name)
+	}
+}

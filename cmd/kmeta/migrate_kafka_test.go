@@ -205,12 +205,12 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 		t.Fatalf("plan: exit %d", code)
 	}
 
-	step(t, "5. kmeta migrate apply --plan plan.json, killed (SIGKILL) at its 2nd file boundary, then run again")
+	step(t, "5. kmeta migrate apply --plan plan.json --password-encoder-secret ..., killed (SIGKILL) at its 2nd file boundary, then run again")
 	outDir := filepath.Join(work, "kraft")
-	if o, err := kmetaProcess(t, []string{"KMETA_MIGRATE_KILL_AT=2"}, "migrate", "apply", "--plan", planFile, "--out", outDir); !isKilled(err) {
+	if o, err := kmetaProcess(t, []string{"KMETA_MIGRATE_KILL_AT=2"}, "migrate", "apply", "--plan", planFile, "--password-encoder-secret", encoderSecret, "--out", outDir); !isKilled(err) {
 		t.Fatalf("apply with KMETA_MIGRATE_KILL_AT=2: want SIGKILL, got %v\n%s", err, o)
 	}
-	out, serr, code = kmetaRun(t, "migrate", "apply", "--plan", planFile, "--out", outDir)
+	out, serr, code = kmetaRun(t, "migrate", "apply", "--plan", planFile, "--password-encoder-secret", encoderSecret, "--out", outDir)
 	t.Logf("\n%s%s", out, serr)
 	if code != exitOK {
 		t.Fatalf("apply: exit %d", code)
