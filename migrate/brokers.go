@@ -83,8 +83,14 @@ func ConvertBrokers(p *Plan, o BrokerOptions) (*BrokerReport, error) {
 		r.Findings = append(r.Findings, model.Finding{Code: code, Severity: sev, Class: "brokers", Entity: entity, Message: msg, Fix: fix})
 	}
 	topics := map[string]*PlanTopic{}
+	replicas := map[string]map[int32][]int32{}
 	for i := range p.Topics {
-		topics[p.Topics[i].Name] = &p.Topics[i]
+		tp := &p.Topics[i]
+		topics[tp.Name] = tp
+		replicas[tp.Name] = make(map[int32][]int32, len(tp.Partitions))
+		for _, pp := range tp.Partitions {
+			replicas[tp.Name][pp.ID] = pp.Replicas
+		}
 	}
 	planBrokers := map[int32]bool{}
 	for _, b := range p.Brokers {
@@ -171,13 +177,7 @@ func ConvertBrokers(p *Plan, o BrokerOptions) (*BrokerReport, error) {
 				add(CodePartitionSkipped, model.SevWarning, pent, fmt.Sprintf("topic %s is pending deletion and not migrated: Kafka sets this dir aside as stray", topic), "")
 				continue
 			}
-			assigned := false
-			for _, pp := range pt.Partitions {
-				if pp.ID == int32(pid) && slices.Contains(pp.Replicas, mp.NodeID) {
-					assigned = true
-				}
-			}
-			if !assigned {
+			if !slices.Contains(replicas[topic][int32(pid)], mp.NodeID) {
 				sev := model.SevError
 				if o.AllowStray {
 					sev = model.SevWarning

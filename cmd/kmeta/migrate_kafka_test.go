@@ -464,9 +464,9 @@ func retryUnknown(fn func() error) error {
 	}
 }
 
-// waitView captures the KRaft cluster's admin view once every topic has a
-// leader again (the brokers take a moment to catch up after the first
-// start).
+// waitView captures the KRaft cluster's admin view until it agrees with
+// the ZooKeeper-mode one (brokers apply the migrated records a moment
+// after they start, one at a time on a busy machine), or a minute passed.
 func waitView(t *testing.T, ctx context.Context, kc *kafkatest.Cluster, want *kafkatest.AdminView) *kafkatest.AdminView {
 	t.Helper()
 	cl := kc.Client(t)
@@ -474,17 +474,7 @@ func waitView(t *testing.T, ctx context.Context, kc *kafkatest.Cluster, want *ka
 	var err error
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Second) {
 		v, err = kafkatest.CaptureAdminView(ctx, cl, kafkatest.Latest4)
-		ready := err == nil && len(v.Topics) >= len(want.Topics)
-		if err == nil {
-			for _, tp := range v.Topics {
-				for _, p := range tp.Partitions {
-					if p.Leader < 0 {
-						ready = false
-					}
-				}
-			}
-		}
-		if ready || time.Now().After(deadline) {
+		if (err == nil && len(viewDiffs(want, v)) == 0) || time.Now().After(deadline) {
 			break
 		}
 	}
@@ -494,13 +484,10 @@ func waitView(t *testing.T, ctx context.Context, kc *kafkatest.Cluster, want *ka
 	return v
 }
 
-// compareViews checks the migrated cluster's admin view against the
+// viewDiffs compares the migrated cluster's admin view with the
 // ZooKeeper-mode one. What may differ, by design: leaders, ISRs and epochs
-// (the brokers restarted), finalized features (ZooKeeper mode has none),
-// and the cluster-wide min.insync.replicas Kafka 4.x's controller adds
-// when it bootstraps with ELR.
-func compareViews(t *testing.T, zkv, kv *kafkatest.AdminView) {
-	t.Helper()
+// (the brokers restarted) and finalized features (ZooKeeper mode has none).
+func viewDiffs(zkv, kv *kafkatest.AdminView) []string {
 	type topic struct {
 		Name, ID   string
 		Internal   bool
@@ -517,36 +504,35 @@ func compareViews(t *testing.T, zkv, kv *kafkatest.AdminView) {
 		}
 		return out
 	}
-	if d := cmp.Diff(topics(zkv), topics(kv)); d != "" {
-		t.Errorf("topics (name, id, partitions, replicas) differ (-zk +kraft):\n%s", d)
-	}
+	var out []string
 	if zkv.ClusterID != kv.ClusterID {
-		t.Errorf("cluster id %s, want ZooKeeper's %s", kv.ClusterID, zkv.ClusterID)
+		out = append(out, fmt.Sprintf("cluster id %s, want ZooKeeper's %s", kv.ClusterID, zkv.ClusterID))
 	}
 	for _, c := range []struct {
 		what      string
 		zk, kraft any
 	}{
+		{"topics (name, id, partitions, replicas)", topics(zkv), topics(kv)},
 		{"topic configs", zkv.TopicConfigs, kv.TopicConfigs},
 		{"broker configs", zkv.BrokerConfigs, kv.BrokerConfigs},
+		{"cluster-default broker configs", zkv.BrokerDefaultConfigs, kv.BrokerDefaultConfigs},
 		{"ACLs", zkv.ACLs, kv.ACLs},
 		{"client quotas", zkv.Quotas, kv.Quotas},
 		{"SCRAM users", zkv.SCRAMUsers, kv.SCRAMUsers},
 		{"delegation tokens", zkv.DelegationTokens, kv.DelegationTokens},
 	} {
 		if d := cmp.Diff(c.zk, c.kraft); d != "" {
-			t.Errorf("%s differ (-zk +kraft):\n%s", c.what, d)
+			out = append(out, fmt.Sprintf("%s differ (-zk +kraft):\n%s", c.what, d))
 		}
 	}
-	def := map[string]*string{}
-	for k, v := range kv.BrokerDefaultConfigs {
-		def[k] = v
-	}
-	if _, ok := zkv.BrokerDefaultConfigs["min.insync.replicas"]; !ok {
-		delete(def, "min.insync.replicas")
-	}
-	if d := cmp.Diff(zkv.BrokerDefaultConfigs, def); d != "" {
-		t.Errorf("cluster-default broker configs differ (-zk +kraft):\n%s", d)
+	return out
+}
+
+// compareViews fails the test on any difference viewDiffs finds.
+func compareViews(t *testing.T, zkv, kv *kafkatest.AdminView) {
+	t.Helper()
+	for _, d := range viewDiffs(zkv, kv) {
+		t.Error(d)
 	}
 	js, _ := json.Marshal(kv.Features)
 	t.Logf("  topics with ids and assignments, configs, ACLs, quotas, SCRAM users and %d delegation tokens equal; finalized features %s",
