@@ -13,15 +13,19 @@ import (
 )
 
 // TestMigrateLevelsStartOnKafka: a controller of Kafka 4.4.0 starts on
-// what apply writes for the real ZooKeeper fixture at the lowest level 4.x
-// accepts (3.3-IV3: no metadata transactions, one atomic batch, no SCRAM
-// or tokens) and at 4.0-IV3, and its own log then holds the migrated
-// topics at that level: kafka-features describes the level, and Kafka's
-// DumpLogSegments shows every topic and ACL the plan wrote. (4.4-IV2 with
-// brokers is TestMigrateZKClusterToKRaft.)
+// what apply writes for the real ZooKeeper fixture at levels across the
+// record-version boundaries: the lowest level 4.x accepts (3.3-IV3, no
+// SCRAM or tokens), the last without metadata transactions (3.6-IV0, one
+// atomic batch), the first with them (3.6-IV1), the first with directories
+// (3.7-IV2, PartitionRecord v1), 4.0-IV3 and the newest, 4.4-IV2
+// (PartitionRecord v2). Its own log then holds the migrated records at
+// that level: Kafka's DumpLogSegments shows the metadata.version record,
+// every topic with its id and at least as many records of each type as
+// the plan wrote, and kafka-features describes the level (from 3.7-IV0,
+// where controllers answer it). TestMigrateZKClusterToKRaft adds brokers.
 func TestMigrateLevelsStartOnKafka(t *testing.T) {
 	d := kafkatest.Dist(t, kafkatest.Latest4)
-	for _, level := range []string{"3.3-IV3", "4.0-IV3"} {
+	for _, level := range []string{"3.3-IV3", "3.6-IV0", "3.6-IV1", "3.7-IV2", "4.0-IV3", "4.4-IV2"} {
 		t.Run(level, func(t *testing.T) {
 			work := t.TempDir()
 			port := freePort(t)
@@ -49,16 +53,30 @@ func TestMigrateLevelsStartOnKafka(t *testing.T) {
 			n := c.AddNode(3000, "controller", readProps(t, conf))
 			n.ControllerPort = port
 			c.StartNodes(3000)
-			feat := d.MustRun(t, d.Tools.Features, "--bootstrap-controller", c.BootstrapControllers(), "describe")
-			if !strings.Contains(feat, "Feature: metadata.version\t") || !strings.Contains(feat, "FinalizedVersionLevel: "+level+"\t") {
-				t.Fatalf("kafka-features describe on the migrated controller:\n%s", feat)
+			p, err := readPlanFile(plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Controllers answer kafka-features directly only from
+			// 3.7-IV0 (KIP-919).
+			if p.MetadataVersion.Level >= 15 {
+				feat := d.MustRun(t, d.Tools.Features, "--bootstrap-controller", c.BootstrapControllers(), "describe")
+				ok := false
+				for _, l := range strings.Split(feat, "\n") {
+					if strings.HasPrefix(l, "Feature: metadata.version ") && strings.Contains(l, "FinalizedVersionLevel: "+level+" ") {
+						ok = true
+					}
+				}
+				if !ok {
+					t.Fatalf("kafka-features describe on the migrated controller:\n%s", feat)
+				}
 			}
 			c.StopNode(3000)
 			logs, _ := filepath.Glob(filepath.Join(migrate.ControllerDir(work, 3000), "__cluster_metadata-0", "*.log"))
 			dump := d.DumpLog(t, logs)
-			p, err := readPlanFile(plan)
-			if err != nil {
-				t.Fatal(err)
+			mv := fmt.Sprintf(`{"type":"FEATURE_LEVEL_RECORD","version":0,"data":{"name":"metadata.version","featureLevel":%d}}`, p.MetadataVersion.Level)
+			if !strings.Contains(dump, mv) {
+				t.Errorf("Kafka's log has no %s", mv)
 			}
 			for _, tp := range p.Topics {
 				has := strings.Contains(dump, `"name":"`+tp.Name+`","topicId":"`+tp.ID.String()+`"`)
