@@ -215,8 +215,8 @@ type Plan struct {
 	records []Record
 }
 
-// Records returns the records the plan writes (nil for a plan read from
-// a file).
+// RecordList returns the records the plan writes (nil for a plan read
+// from a file: Replan computes them again).
 func (p *Plan) RecordList() []Record { return p.records }
 
 // removedConfigs are topic and broker configs Kafka 4.x no longer has.
@@ -288,15 +288,16 @@ func NewPlan(img *model.Image, opts Options) (*Plan, error) {
 		return false
 	}
 
+	minimum, _ := cat.ByLevel(cat.MinimumBootstrap)
 	level, err := cat.LevelFor(opts.MetadataVersion)
 	if err == nil && (level.Level < cat.MinimumBootstrap || !level.Production) {
 		err = fmt.Errorf("%s (%d) is not a production level Kafka %s can start on: the minimum is %s, the newest %s",
-			level.Name, level.Level, cat.Software, cat.Levels[cat.MinimumBootstrap-cat.MinimumLoadable].Name, cat.LatestProductionLevel().Name)
+			level.Name, level.Level, cat.Software, minimum.Name, cat.LatestProductionLevel().Name)
 	}
 	if err != nil {
 		block(CodeLevelUnsupported, "", "metadata.version", err.Error(),
 			fmt.Sprintf("choose a level from %s to %s (e.g. --metadata-version %s)",
-				cat.Levels[cat.MinimumBootstrap-cat.MinimumLoadable].Name, cat.LatestProductionLevel().Name, cat.LatestProductionLevel().Release))
+				minimum.Name, cat.LatestProductionLevel().Name, cat.LatestProductionLevel().Release))
 		level = cat.LatestProductionLevel()
 		p.MetadataVersion = level.Ref()
 		p.finish()

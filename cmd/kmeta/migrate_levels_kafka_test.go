@@ -17,15 +17,15 @@ import (
 // record-version boundaries: the lowest level 4.x accepts (3.3-IV3, no
 // SCRAM or tokens), the last without metadata transactions (3.6-IV0, one
 // atomic batch), the first with them (3.6-IV1), the first with directories
-// (3.7-IV2, PartitionRecord v1), 4.0-IV3 and the newest, 4.4-IV2
-// (PartitionRecord v2). Its own log then holds the migrated records at
+// (3.7-IV2, PartitionRecord v1) and 4.0-IV3 (the newest, 4.4-IV2 with
+// PartitionRecord v2, is TestMigrateZKClusterToKRaft's). Its own log then holds the migrated records at
 // that level: Kafka's DumpLogSegments shows the metadata.version record,
 // every topic with its id and at least as many records of each type as
 // the plan wrote, and kafka-features describes the level (from 3.7-IV0,
-// where controllers answer it). TestMigrateZKClusterToKRaft adds brokers.
+// where controllers answer it).
 func TestMigrateLevelsStartOnKafka(t *testing.T) {
 	d := kafkatest.Dist(t, kafkatest.Latest4)
-	for _, level := range []string{"3.3-IV3", "3.6-IV0", "3.6-IV1", "3.7-IV2", "4.0-IV3", "4.4-IV2"} {
+	for _, level := range []string{"3.3-IV3", "3.6-IV0", "3.6-IV1", "3.7-IV2", "4.0-IV3"} {
 		t.Run(level, func(t *testing.T) {
 			work := t.TempDir()
 			port := freePort(t)

@@ -13,6 +13,7 @@ import (
 	"github.com/kmeta/kmeta/internal/kafkatest"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/migrate"
+	"github.com/kmeta/kmeta/model"
 )
 
 // TestMigrateFromKafka27: a Kafka 2.7.2 ZooKeeper-mode cluster (before
@@ -28,13 +29,13 @@ func TestMigrateFromKafka27(t *testing.T) {
 	defer cancel()
 
 	zk := kafkatest.StartZooKeeper(t, d39, kafkatest.ZKOptions{})
-	zc := kafkatest.StartZKCluster(t, d27, zk, kafkatest.ZKClusterOptions{Brokers: 2, Chroot: "/legacy"})
+	zc := kafkatest.StartZKCluster(t, d27, zk, kafkatest.ZKClusterOptions{Brokers: 1, Chroot: "/legacy"})
 	adm := zc.Admin(t)
 	for _, tp := range []struct {
 		name  string
 		parts int32
 	}{{"legacy.a", 3}, {"legacy_b", 2}} {
-		if r, err := adm.CreateTopic(ctx, tp.parts, 2, nil, tp.name); err != nil || r.Err != nil {
+		if r, err := adm.CreateTopic(ctx, tp.parts, 1, nil, tp.name); err != nil || r.Err != nil {
 			t.Fatalf("create %s: %v %v", tp.name, err, r.Err)
 		}
 	}
@@ -104,7 +105,7 @@ func TestMigrateFromKafka27(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, td := range md.Topics {
-		if got := td.ID.String(); td.Err != nil || got != ids[td.Topic] {
+		if got := model.UUID(td.ID).String(); td.Err != nil || got != ids[td.Topic] {
 			t.Errorf("topic %s: Kafka 4.4 reports id %s (%v), kmeta assigned %s", td.Topic, got, td.Err, ids[td.Topic])
 		}
 	}
