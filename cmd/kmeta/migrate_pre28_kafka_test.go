@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,7 +21,9 @@ import (
 // topic ids, which Kafka's own migration cannot take) is migrated offline
 // and started as Kafka 4.4.0 KRaft: the brokers use the topic ids kmeta
 // assigned (Metadata and their partition.metadata agree with the plan) and
-// every message is read back at its offset.
+// every message is read back at its offset, also from a topic kept at
+// record format v1 (message.format.version=0.10.2, magic-1 batches on
+// disk), which plan and brokers report.
 func TestMigrateFromKafka27(t *testing.T) {
 	d27 := kafkatest.Dist(t, kafkatest.Kafka27)
 	d39 := kafkatest.Dist(t, kafkatest.Kafka39)
@@ -31,27 +34,35 @@ func TestMigrateFromKafka27(t *testing.T) {
 	zk := kafkatest.StartZooKeeper(t, d39, kafkatest.ZKOptions{})
 	zc := kafkatest.StartZKCluster(t, d27, zk, kafkatest.ZKClusterOptions{Brokers: 1, Chroot: "/legacy"})
 	adm := zc.Admin(t)
+	v1 := "0.10.2"
 	for _, tp := range []struct {
-		name  string
-		parts int32
-	}{{"legacy.a", 3}, {"legacy_b", 2}} {
-		if r, err := adm.CreateTopic(ctx, tp.parts, 1, nil, tp.name); err != nil || r.Err != nil {
+		name    string
+		parts   int32
+		configs map[string]*string
+	}{{"legacy.a", 3, nil}, {"legacy_b", 2, nil}, {"legacy.v1", 2, map[string]*string{"message.format.version": &v1}}} {
+		if r, err := adm.CreateTopic(ctx, tp.parts, 1, tp.configs, tp.name); err != nil || r.Err != nil {
 			t.Fatalf("create %s: %v %v", tp.name, err, r.Err)
 		}
 	}
-	cl := zc.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchCompression(kgo.GzipCompression()))
+	// Not idempotent: 2.7 refuses idempotent writes to a topic kept at
+	// record format v1 (legacy.v1, which gets magic-1 batches).
+	cl := zc.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchCompression(kgo.GzipCompression()), kgo.DisableIdempotentWrite())
 	var recs []*kgo.Record
-	for i := range 50 {
+	for i := range 60 {
 		topic, parts := "legacy.a", 3
-		if i%2 == 1 {
+		switch i % 3 {
+		case 1:
 			topic, parts = "legacy_b", 2
+		case 2:
+			topic, parts = "legacy.v1", 2
 		}
 		recs = append(recs, &kgo.Record{Topic: topic, Partition: int32(i % parts), Key: []byte(fmt.Sprint("k", i)), Value: []byte(fmt.Sprint("2.7 value ", i))})
 	}
 	if err := retryUnknown(func() error { return cl.ProduceSync(ctx, recs...).FirstErr() }); err != nil {
 		t.Fatal(err)
 	}
-	before, err := kafkatest.ConsumeAll(ctx, zc, []string{"legacy.a", "legacy_b"}, len(recs))
+	topics := []string{"legacy.a", "legacy_b", "legacy.v1"}
+	before, err := kafkatest.ConsumeAll(ctx, zc, topics, len(recs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +75,8 @@ func TestMigrateFromKafka27(t *testing.T) {
 	planFile := filepath.Join(work, "plan.json")
 	if out, serr, code := kmetaRun(t, "migrate", "plan", "--zk", "zkdata:"+zk.DataDir, "--controllers", voters, "--write", planFile); code != exitOK {
 		t.Fatalf("plan: exit %d\n%s%s", code, out, serr)
+	} else if !strings.Contains(out, migrate.CodeConfigRemoved) {
+		t.Errorf("plan does not report legacy.v1's message.format.version (%s):\n%s", migrate.CodeConfigRemoved, out)
 	} else {
 		t.Logf("plan:\n%s", out)
 	}
@@ -87,8 +100,12 @@ func TestMigrateFromKafka27(t *testing.T) {
 	kc.AddNode(3000, "controller", readProps(t, ctrlConf)).ControllerPort = port
 	for _, id := range zc.Brokers() {
 		dir := zc.Node(id).DataDir
-		if out, serr, code := kmetaRun(t, "migrate", "brokers", "--plan", planFile, "--log-dirs", dir); code != exitOK {
+		out, serr, code := kmetaRun(t, "migrate", "brokers", "--plan", planFile, "--log-dirs", dir)
+		if code != exitOK {
 			t.Fatalf("brokers %d: exit %d\n%s%s", id, code, out, serr)
+		}
+		if !strings.Contains(out, migrate.CodeOldRecordFormat) {
+			t.Errorf("brokers %d: legacy.v1's magic-1 segments not reported (%s):\n%s", id, migrate.CodeOldRecordFormat, out)
 		}
 		conf := filepath.Join(work, fmt.Sprintf("broker-%d.properties", id))
 		if out, serr, code := kmetaRun(t, "migrate", "configs", "--server-properties", zc.Node(id).Config, "--controllers", voters, "--out", conf); code != exitOK {
@@ -100,7 +117,7 @@ func TestMigrateFromKafka27(t *testing.T) {
 	kc.StartNodes(zc.Brokers()...)
 	kc.WaitBrokers(t, 2*time.Minute, zc.Brokers()...)
 
-	md, err := kadm.NewClient(kc.Client(t)).Metadata(ctx, "legacy.a", "legacy_b")
+	md, err := kadm.NewClient(kc.Client(t)).Metadata(ctx, topics...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,12 +139,12 @@ func TestMigrateFromKafka27(t *testing.T) {
 			}
 		}
 	}
-	after, err := kafkatest.ConsumeAll(ctx, kc, []string{"legacy.a", "legacy_b"}, len(before))
+	after, err := kafkatest.ConsumeAll(ctx, kc, topics, len(before))
 	if err != nil {
 		t.Fatalf("%v; %s", err, countsByPartition(before, after))
 	}
 	if d := kafkatest.DiffMessages(before, after); len(d) > 0 {
 		t.Fatalf("%d records differ after migration, e.g. %v", len(d), d[:min(5, len(d))])
 	}
-	t.Logf("Kafka 2.7.2 -> 4.4.0: topic ids kmeta assigned are the brokers' ids; all %d records read back at their offsets", len(after))
+	t.Logf("Kafka 2.7.2 -> 4.4.0: topic ids kmeta assigned are the brokers' ids; all %d records read back at their offsets, record format v1 ones included", len(after))
 }
