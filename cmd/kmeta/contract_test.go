@@ -279,7 +279,7 @@ func TestHelpClaimsOnlyWhatExists(t *testing.T) {
 		}
 	}
 	r := kmeta("--help")
-	for _, claim := range []string{"compare", "migrate"} {
+	for _, claim := range []string{"compare", "lint"} {
 		if strings.Contains(r.stdout, claim) {
 			t.Errorf("top-level help claims %q, which no command does yet", claim)
 		}

@@ -281,7 +281,7 @@ func writeReport(c *cli.Context, verb string, rep *verify.Report, views [2]compa
 		return nil
 	}
 	fmt.Fprintln(w)
-	return writeRows(c, findingRows(rep))
+	return writeRows(c, comparisonRows(rep))
 }
 
 func sideOf(s verify.Side, v comparedView) sideJSON {
@@ -298,9 +298,9 @@ func countsOf(rep *verify.Report, class string) (comparedJSON, bool) {
 	return comparedJSON{}, false
 }
 
-// findingRows is the findings table, grouped by class in the order of
+// comparisonRows is the findings table, grouped by class in the order of
 // verify.Classes; within a class, the findings keep model's order.
-func findingRows(rep *verify.Report) printer.Rows {
+func comparisonRows(rep *verify.Report) printer.Rows {
 	fs := slices.Clone(rep.Findings)
 	rank := func(class string) int {
 		if i := slices.Index(verify.Classes, class); i >= 0 {

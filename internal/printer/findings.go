@@ -3,6 +3,7 @@ package printer
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/kmeta/kmeta/model"
@@ -11,18 +12,27 @@ import (
 // FindingsRows is the one table form of findings (model.Finding): every
 // command that reports findings prints them through it, so text, table
 // and JSON agree everywhere. Findings are printed in the order given
-// (callers sort with model.SortFindings).
+// (callers sort with model.SortFindings). A FIX column is added when any
+// finding says how to fix it.
 func FindingsRows(fs []model.Finding) Rows {
 	r := Rows{Columns: []Column{
 		{Header: "SEVERITY", Key: "severity"}, {Header: "CODE", Key: "code"}, {Header: "ENTITY", Key: "entity", Wrap: true},
 		{Header: "WHERE", Key: "where", Wrap: true}, {Header: "MESSAGE", Key: "message", Wrap: true},
 	}}
+	fix := slices.ContainsFunc(fs, func(f model.Finding) bool { return f.Fix != "" })
+	if fix {
+		r.Columns = append(r.Columns, Column{Header: "FIX", Key: "fix", Wrap: true})
+	}
 	for _, f := range fs {
 		where := ""
 		if f.Where != nil {
 			where = f.Where.String()
 		}
-		r.Rows = append(r.Rows, []string{string(f.Severity), f.Code, f.Entity, where, f.Message})
+		row := []string{string(f.Severity), f.Code, f.Entity, where, f.Message}
+		if fix {
+			row = append(row, f.Fix)
+		}
+		r.Rows = append(r.Rows, row)
 	}
 	return r
 }

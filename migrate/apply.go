@@ -1,0 +1,173 @@
+package migrate
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/model"
+)
+
+// ApplyOptions say where and how apply writes.
+type ApplyOptions struct {
+	// Out is the directory that receives one metadata log dir per
+	// controller, named controller-<id>.
+	Out string
+	// Nodes limits apply to these controller ids (all when empty).
+	Nodes []int32
+	// Force replaces files that hold other content and accepts
+	// controller dirs holding other files.
+	Force  bool
+	DryRun bool
+}
+
+func controllerDirName(id int32) string { return "controller-" + strconv.Itoa(int(id)) }
+
+// ControllerDir is where apply writes controller id's metadata log dir.
+func ControllerDir(out string, id int32) string { return filepath.Join(out, controllerDirName(id)) }
+
+// Replan recomputes a plan read from a file against the image its source
+// holds now. It fails with ErrSourceChanged when ZooKeeper moved on or the
+// records differ: apply executes exactly the plan that was printed.
+func Replan(img *model.Image, old *Plan, source string, live bool, passwordSecret string) (*Plan, error) {
+	if old.Format != PlanFormat {
+		return nil, fmt.Errorf("%w: plan format %q, want %q", ErrBadInput, old.Format, PlanFormat)
+	}
+	opts := Options{Source: source, Live: live, MetadataVersion: old.MetadataVersion.Name, Controllers: old.Controllers,
+		PasswordEncoderSecret: passwordSecret, Overrides: old.Overrides}
+	if img.ClusterID == "" {
+		opts.ClusterID = old.ClusterID
+	}
+	p, err := NewPlan(img, opts)
+	if err != nil {
+		return nil, err
+	}
+	if p.SourceZxid != old.SourceZxid {
+		return nil, fmt.Errorf("%w: the plan was made at zxid %#x, the source is now at %#x; plan again", ErrSourceChanged, old.SourceZxid, p.SourceZxid)
+	}
+	if p.Records.SHA256 != old.Records.SHA256 || p.ClusterID != old.ClusterID {
+		return nil, fmt.Errorf("%w: the records to write differ from the plan's (sha256 %s, plan %s); plan again", ErrSourceChanged, p.Records.SHA256, old.Records.SHA256)
+	}
+	return p, nil
+}
+
+// Apply writes, for each controller of the plan, a metadata log dir that
+// Kafka starts on: bootstrap.checkpoint holding the whole image, then
+// meta.properties. meta.properties goes last because it is what makes a
+// dir "formatted": a crash before it leaves a dir Kafka refuses to start
+// on, and a rerun completes it. A blocked plan is refused.
+func Apply(p *Plan, o ApplyOptions) ([]FileResult, error) {
+	if p.Blocked {
+		return nil, fmt.Errorf("%w: %d blockers (see the plan's findings)", ErrBlocked, len(p.Blockers()))
+	}
+	if p.records == nil && p.Records.Total > 0 {
+		return nil, fmt.Errorf("%w: the plan has no records; make it with NewPlan or Replan", ErrBadInput)
+	}
+	if o.Out == "" {
+		return nil, fmt.Errorf("%w: no output directory", ErrBadInput)
+	}
+	boot, err := bootstrapBytes(p.records)
+	if err != nil {
+		return nil, err
+	}
+	var out []FileResult
+	for _, c := range p.Controllers {
+		if len(o.Nodes) > 0 && !slices.Contains(o.Nodes, c.ID) {
+			continue
+		}
+		dir := ControllerDir(o.Out, c.ID)
+		if err := checkTargetDir(dir, o.Force); err != nil {
+			return out, err
+		}
+		meta := formatProperties("Written by kmeta migrate apply from "+p.Source, map[string]string{
+			"version": "1", "node.id": strconv.Itoa(int(c.ID)), "cluster.id": p.ClusterID, "directory.id": c.DirectoryID.String(),
+		})
+		for _, f := range []struct {
+			name, kind, summary string
+			data                []byte
+		}{
+			{bootstrapFile, "bootstrap.checkpoint", fmt.Sprintf("%d records at metadata.version %s", p.Records.Total, p.MetadataVersion.Name), boot},
+			{metaPropertiesFile, "meta.properties", fmt.Sprintf("version=1 node.id=%d cluster.id=%s directory.id=%s", c.ID, p.ClusterID, c.DirectoryID), meta},
+		} {
+			if !o.DryRun {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return out, err
+				}
+			}
+			path := filepath.Join(dir, f.name)
+			act, err := putFile(path, f.data, o.Force, o.DryRun)
+			if err != nil {
+				return out, err
+			}
+			out = append(out, FileResult{Path: path, Kind: f.kind, Action: act, Bytes: len(f.data), Summary: f.summary})
+		}
+	}
+	return out, nil
+}
+
+// checkTargetDir refuses a controller dir that holds anything but what
+// apply writes (and its own temporary files), unless force.
+func checkTargetDir(dir string, force bool) error {
+	ents, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if n == bootstrapFile || n == metaPropertiesFile || isPart(n) {
+			continue
+		}
+		if !force {
+			return fmt.Errorf("%w: %s holds %s (use --force to write beside it)", ErrTargetNotEmpty, dir, n)
+		}
+	}
+	return nil
+}
+
+// bootstrapBytes encodes bootstrap.checkpoint as kafka-storage format
+// does: a SnapshotHeader control batch, data batches of at most 8 MiB
+// from offset 1, a SnapshotFooter control batch; epoch 0, timestamps 0 so
+// that the file depends on its records only.
+func bootstrapBytes(recs []Record) ([]byte, error) {
+	buf, err := metalog.AppendControlBatch(nil, metalog.BatchParams{},
+		[]metalog.ControlRecord{{Type: metalog.ControlSnapshotHeader, Value: metalog.EncodeSnapshotHeader(0)}})
+	if err != nil {
+		return nil, err
+	}
+	next := int64(1)
+	// Leave room for the batch header and each record's framing.
+	const limit = metalog.MaxKRaftBatchBytes - metalog.HeaderSize
+	var batch [][]byte
+	size := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		var err error
+		buf, err = metalog.AppendDataBatch(buf, metalog.BatchParams{BaseOffset: next}, batch)
+		next += int64(len(batch))
+		batch, size = batch[:0], 0
+		return err
+	}
+	for _, r := range recs {
+		n := len(r.Value) + 24
+		if size+n > limit {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+		batch = append(batch, r.Value)
+		size += n
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return metalog.AppendControlBatch(buf, metalog.BatchParams{BaseOffset: next},
+		[]metalog.ControlRecord{{Type: metalog.ControlSnapshotFooter, Value: metalog.EncodeSnapshotFooter()}})
+}

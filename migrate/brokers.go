@@ -1,0 +1,295 @@
+package migrate
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/model"
+)
+
+// Broker step finding codes.
+const (
+	CodeBrokerNoMeta           = "MIGRATE_BROKER_NO_META_PROPERTIES"
+	CodeBrokerBadMeta          = "MIGRATE_BROKER_BAD_META_PROPERTIES"
+	CodeBrokerClusterID        = "MIGRATE_BROKER_CLUSTER_ID"
+	CodeBrokerKRaftMetadata    = "MIGRATE_BROKER_HAS_KRAFT_METADATA"
+	CodeBrokerUnknown          = "MIGRATE_BROKER_NOT_IN_PLAN"
+	CodeBadPartitionDir        = "MIGRATE_BAD_PARTITION_DIR"
+	CodePartitionDuplicate     = "MIGRATE_PARTITION_IN_TWO_DIRS"
+	CodeStrayPartition         = "MIGRATE_STRAY_PARTITION"
+	CodePartitionNotAssigned   = "MIGRATE_PARTITION_NOT_ASSIGNED"
+	CodePartitionSkipped       = "MIGRATE_PARTITION_OF_SKIPPED_TOPIC"
+	CodeTopicIDMismatch        = "MIGRATE_TOPIC_ID_MISMATCH"
+	CodePartitionMetaMissing   = "MIGRATE_PARTITION_METADATA_MISSING"
+	CodeSpecialPartitionDir    = "MIGRATE_SPECIAL_PARTITION_DIR"
+	CodeBrokerConverted        = "MIGRATE_BROKER_DIR_CONVERTED"
+	CodeBrokerAlreadyConverted = "MIGRATE_BROKER_DIR_ALREADY_CONVERTED"
+	CodeBrokerBackupDiffers    = "MIGRATE_BROKER_BACKUP_DIFFERS"
+	CodeOldRecordFormat        = "MIGRATE_OLD_RECORD_FORMAT"
+)
+
+// BrokerOptions configure the broker step.
+type BrokerOptions struct {
+	// LogDirs are log.dirs of the brokers on this host (one broker's JBOD
+	// dirs, or several brokers' dirs).
+	LogDirs []string
+	// AllowStray leaves partition dirs the plan does not account for;
+	// Kafka then renames them *-stray on first start.
+	AllowStray bool
+	DryRun     bool
+}
+
+// BrokerDir is one log dir as found.
+type BrokerDir struct {
+	Path       string `json:"path"`
+	BrokerID   int32  `json:"brokerId"`
+	Version    int    `json:"metaPropertiesVersion"`
+	ClusterID  string `json:"clusterId"`
+	Partitions int    `json:"partitions"`
+	// MissingMetadata counts partition dirs without partition.metadata.
+	MissingMetadata int `json:"missingPartitionMetadata"`
+}
+
+// BrokerReport is the outcome of the broker step.
+type BrokerReport struct {
+	Dirs     []BrokerDir     `json:"dirs"`
+	Files    []FileResult    `json:"files"`
+	Findings []model.Finding `json:"findings"`
+	Blocked  bool            `json:"blocked"`
+}
+
+type brokerWrite struct {
+	path, kind, summary string
+	data                []byte
+	overwrite           bool
+}
+
+// ConvertBrokers checks every given ZooKeeper-mode broker log dir against
+// the plan and, when nothing is wrong, makes each a KRaft broker dir:
+// partition.metadata written where missing, then meta.properties v0
+// backed up and rewritten as v1 (node.id, cluster.id, directory.id). Log
+// data is never touched. Any mismatch refuses the whole step before
+// anything is written.
+func ConvertBrokers(p *Plan, o BrokerOptions) (*BrokerReport, error) {
+	r := &BrokerReport{Dirs: []BrokerDir{}, Files: []FileResult{}, Findings: []model.Finding{}}
+	add := func(code string, sev model.Severity, entity, msg, fix string) {
+		r.Findings = append(r.Findings, model.Finding{Code: code, Severity: sev, Class: "brokers", Entity: entity, Message: msg, Fix: fix})
+	}
+	topics := map[string]*PlanTopic{}
+	replicas := map[string]map[int32][]int32{}
+	for i := range p.Topics {
+		tp := &p.Topics[i]
+		topics[tp.Name] = tp
+		replicas[tp.Name] = make(map[int32][]int32, len(tp.Partitions))
+		for _, pp := range tp.Partitions {
+			replicas[tp.Name][pp.ID] = pp.Replicas
+		}
+	}
+	planBrokers := map[int32]bool{}
+	for _, b := range p.Brokers {
+		planBrokers[b] = true
+	}
+	// seen[broker]["topic-N"] = dir, for the same partition in two dirs.
+	seen := map[int32]map[string]string{}
+	var writes []brokerWrite
+	strayFix := "move it out of the log dir (Kafka 4.x would rename it *-stray), or rerun with --allow-stray to let Kafka set it aside"
+
+	for _, dir := range o.LogDirs {
+		dir = filepath.Clean(dir)
+		ent := "log dir " + dir
+		mpPath := filepath.Join(dir, metaPropertiesFile)
+		mp, err := metalog.ReadMetaProperties(mpPath)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				add(CodeBrokerNoMeta, model.SevError, ent, "no meta.properties: not a ZooKeeper-mode broker dir that has started",
+					"check --log-dirs against the broker's log.dirs")
+			} else {
+				add(CodeBrokerBadMeta, model.SevError, ent, err.Error(), "repair meta.properties")
+			}
+			continue
+		}
+		bd := BrokerDir{Path: dir, BrokerID: mp.NodeID, Version: mp.Version, ClusterID: mp.ClusterID}
+		ent = fmt.Sprintf("broker %d log dir %s", mp.NodeID, dir)
+		switch {
+		case mp.ClusterID == "":
+			add(CodeBrokerClusterID, model.SevError, ent, "meta.properties has no cluster.id (written by a very old release)",
+				fmt.Sprintf("check this dir belongs to cluster %s, then add cluster.id=%s to it", p.ClusterID, p.ClusterID))
+		case mp.ClusterID != p.ClusterID:
+			add(CodeBrokerClusterID, model.SevError, ent, fmt.Sprintf("cluster.id %s differs from ZooKeeper's %s", mp.ClusterID, p.ClusterID),
+				"this dir belongs to another cluster: check --log-dirs and --zk")
+		}
+		if !planBrokers[mp.NodeID] {
+			add(CodeBrokerUnknown, model.SevWarning, ent, fmt.Sprintf("broker %d holds no replica in ZooKeeper's assignment", mp.NodeID), "")
+		}
+		if _, err := os.Stat(filepath.Join(dir, "__cluster_metadata-0")); err == nil {
+			add(CodeBrokerKRaftMetadata, model.SevError, ent, "the dir already holds KRaft metadata (__cluster_metadata-0) beside ZooKeeper-mode data",
+				"a KRaft broker refuses a data dir holding another metadata log: move __cluster_metadata-0 away after checking where it came from")
+		}
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		if seen[mp.NodeID] == nil {
+			seen[mp.NodeID] = map[string]string{}
+		}
+		for _, e := range ents {
+			if !e.IsDir() || e.Name() == "__cluster_metadata-0" {
+				continue
+			}
+			name := e.Name()
+			pent := fmt.Sprintf("broker %d partition dir %s", mp.NodeID, filepath.Join(dir, name))
+			if strings.HasSuffix(name, "-delete") || strings.HasSuffix(name, "-future") || strings.HasSuffix(name, "-stray") {
+				add(CodeSpecialPartitionDir, model.SevInfo, pent, "left as it is: Kafka deletes (-delete), resumes (-future) or keeps aside (-stray) such dirs itself", "")
+				continue
+			}
+			i := strings.LastIndexByte(name, '-')
+			pid, err := strconv.ParseInt(name[i+1:], 10, 32)
+			if i <= 0 || err != nil || pid < 0 {
+				add(CodeBadPartitionDir, model.SevError, pent, "not a topic-partition dir: Kafka takes the whole log dir offline on it",
+					"move it out of the log dir")
+				continue
+			}
+			topic := name[:i]
+			if prev, dup := seen[mp.NodeID][name]; dup {
+				add(CodePartitionDuplicate, model.SevError, pent, fmt.Sprintf("partition %s is also in %s", name, prev),
+					"keep the copy the broker used (compare the segments' end offsets) and move the other away")
+				continue
+			}
+			seen[mp.NodeID][name] = dir
+			bd.Partitions++
+			pt := topics[topic]
+			if pt == nil {
+				sev := model.SevError
+				if o.AllowStray {
+					sev = model.SevWarning
+				}
+				add(CodeStrayPartition, sev, pent, fmt.Sprintf("ZooKeeper knows no topic %s", topic), strayFix)
+				continue
+			}
+			if pt.Skipped {
+				add(CodePartitionSkipped, model.SevWarning, pent, fmt.Sprintf("topic %s is pending deletion and not migrated: Kafka sets this dir aside as stray", topic), "")
+				continue
+			}
+			if !slices.Contains(replicas[topic][int32(pid)], mp.NodeID) {
+				sev := model.SevError
+				if o.AllowStray {
+					sev = model.SevWarning
+				}
+				add(CodePartitionNotAssigned, sev, pent, fmt.Sprintf("ZooKeeper does not assign %s to broker %d", name, mp.NodeID), strayFix)
+				continue
+			}
+			if n := oldFormatSegments(filepath.Join(dir, name)); n > 0 {
+				add(CodeOldRecordFormat, model.SevWarning, pent,
+					fmt.Sprintf("%d segments start with record format v0/v1 batches (magic below 2), written under an old message.format.version", n),
+					"nothing to do before the migration: Kafka 4.4.0 serves them to consumers (checked); it writes only v2")
+			}
+			pmPath := filepath.Join(dir, name, partitionMetadata)
+			pm, err := metalog.ReadPartitionMetadata(pmPath)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				bd.MissingMetadata++
+				writes = append(writes, brokerWrite{path: pmPath, kind: "partition.metadata",
+					summary: "topic_id " + pt.ID.String(), data: partitionMetadataBytes(pt.ID)})
+			case err != nil:
+				add(CodeBadPartitionDir, model.SevError, pent, err.Error(), "remove the damaged partition.metadata; kmeta then writes it")
+			case pm.TopicID != pt.ID:
+				add(CodeTopicIDMismatch, model.SevError, pent, fmt.Sprintf("partition.metadata topic_id %s differs from ZooKeeper's %s", pm.TopicID, pt.ID),
+					"the dir holds an older incarnation of the topic: move it away")
+			}
+		}
+		if bd.MissingMetadata > 0 {
+			add(CodePartitionMetaMissing, model.SevInfo, ent, fmt.Sprintf("%d partition dirs have no partition.metadata: kmeta writes ZooKeeper's topic ids", bd.MissingMetadata), "")
+		}
+		// meta.properties last: it is what says the dir is converted.
+		switch {
+		case mp.Version == 1 && mp.ClusterID == p.ClusterID:
+			add(CodeBrokerAlreadyConverted, model.SevInfo, ent, "meta.properties is already version 1", "")
+		case mp.Version == 0:
+			raw, err := os.ReadFile(mpPath)
+			if err != nil {
+				return nil, err
+			}
+			bak := mpPath + backupSuffix
+			if exists, same, err := sameContent(bak, raw); err != nil {
+				return nil, err
+			} else if exists && !same {
+				add(CodeBrokerBackupDiffers, model.SevError, ent, bak+" exists and differs from meta.properties", "move the old backup away")
+			}
+			dirID := mp.DirectoryID
+			if !mp.HasDirectoryID || dirID == model.DirMigrating || dirID == model.DirUnassigned || dirID == model.DirLost {
+				abs, _ := filepath.Abs(dir)
+				dirID = derivedUUID("directory.id", p.ClusterID, strconv.Itoa(int(mp.NodeID)), abs)
+			}
+			meta := formatProperties("Written by kmeta migrate brokers; the ZooKeeper-mode file is "+filepath.Base(bak), map[string]string{
+				"version": "1", "node.id": strconv.Itoa(int(mp.NodeID)), "cluster.id": p.ClusterID, "directory.id": dirID.String(),
+			})
+			writes = append(writes,
+				brokerWrite{path: bak, kind: "backup", summary: "the ZooKeeper-mode meta.properties, unchanged", data: raw},
+				brokerWrite{path: mpPath, kind: "meta.properties", overwrite: true,
+					summary: fmt.Sprintf("version 0 -> 1: node.id=%d cluster.id=%s directory.id=%s", mp.NodeID, p.ClusterID, dirID), data: meta})
+			add(CodeBrokerConverted, model.SevInfo, ent, "meta.properties version 0 becomes version 1 (backup kept)", "")
+		}
+		r.Dirs = append(r.Dirs, bd)
+	}
+	model.SortFindings(r.Findings)
+	r.Blocked = model.CountSeverity(r.Findings, model.SevError) > 0
+	if r.Blocked {
+		return r, fmt.Errorf("%w: %d problems, nothing written", ErrBrokerDir, model.CountSeverity(r.Findings, model.SevError))
+	}
+	// partition.metadata first, then per dir backup and meta.properties.
+	slices.SortStableFunc(writes, func(a, b brokerWrite) int {
+		return cmp.Compare(writeRank(a.kind), writeRank(b.kind))
+	})
+	for _, w := range writes {
+		act, err := putFile(w.path, w.data, w.overwrite, o.DryRun)
+		if err != nil {
+			return r, err
+		}
+		r.Files = append(r.Files, FileResult{Path: w.path, Kind: w.kind, Action: act, Bytes: len(w.data), Summary: w.summary})
+	}
+	return r, nil
+}
+
+func writeRank(kind string) int {
+	switch kind {
+	case "partition.metadata":
+		return 0
+	case "backup":
+		return 1
+	}
+	return 2
+}
+
+// partitionMetadataBytes is partition.metadata as Kafka writes it.
+func partitionMetadataBytes(id model.UUID) []byte {
+	return []byte("version: 0\ntopic_id: " + id.String())
+}
+
+// oldFormatSegments counts the segments of a partition dir whose first
+// batch has magic 0 or 1: only the framing is read (offset 8, length 4,
+// magic at byte 16), never the records.
+func oldFormatSegments(dir string) int {
+	ms, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	n := 0
+	for _, m := range ms {
+		f, err := os.Open(m)
+		if err != nil {
+			continue
+		}
+		var h [17]byte
+		if _, err := io.ReadFull(f, h[:]); err == nil && h[16] < 2 {
+			n++
+		}
+		f.Close()
+	}
+	return n
+}

@@ -1,0 +1,191 @@
+package migrate
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kmeta/kmeta/model"
+)
+
+// Config step finding codes.
+const (
+	CodeSettingRemoved   = "MIGRATE_SETTING_REMOVED"
+	CodeSettingReplaced  = "MIGRATE_SETTING_REPLACED"
+	CodeControllerAccess = "MIGRATE_CONTROLLER_PRINCIPAL"
+)
+
+// Roles a generated config is for.
+const (
+	RoleBroker     = "broker"
+	RoleController = "controller"
+)
+
+// ControllerListener is the listener name generated configs give the
+// controller quorum.
+const ControllerListener = "CONTROLLER"
+
+// StandardAuthorizer is KRaft's authorizer, which replaces AclAuthorizer.
+const StandardAuthorizer = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+
+var zkAuthorizers = []string{"kafka.security.authorizer.AclAuthorizer", "kafka.security.auth.SimpleAclAuthorizer"}
+
+// removedSettings are server.properties settings Kafka 4.x does not have,
+// each with what replaces it.
+var removedSettings = map[string]string{
+	"broker.id":                               "node.id",
+	"broker.id.generation.enable":             "nothing: KRaft node ids are static (node.id)",
+	"reserved.broker.max.id":                  "nothing: KRaft node ids are static (node.id)",
+	"control.plane.listener.name":             "controller.listener.names (the controllers' own listener)",
+	"inter.broker.protocol.version":           "metadata.version, finalized in the metadata log (kmeta migrate apply sets it; kafka-features upgrades it)",
+	"log.message.format.version":              "nothing: Kafka 4.x always writes record format v2 (KIP-724)",
+	"log.message.downconversion.enable":       "nothing: Kafka 4.x never down-converts (KIP-896)",
+	"log.message.timestamp.difference.max.ms": "log.message.timestamp.before.max.ms and log.message.timestamp.after.max.ms",
+	"offsets.commit.required.acks":            "nothing: offset commits always wait for all in-sync replicas",
+	"quota.producer.default":                  "a client quota on the default entity (kafka-configs --entity-type clients --entity-default)",
+	"quota.consumer.default":                  "a client quota on the default entity (kafka-configs --entity-type clients --entity-default)",
+	"delegation.token.master.key":             "delegation.token.secret.key",
+}
+
+// controllerKeeps are the settings a controller takes from a broker's
+// file: who may do what, token secrets, and the defaults the controller
+// applies when it creates topics.
+var controllerKeeps = []string{"authorizer.class.name", "super.users", "allow.everyone.if.no.acl.found",
+	"delegation.token.secret.key", "delegation.token.master.key", "delegation.token.max.lifetime.ms",
+	"delegation.token.expiry.time.ms", "delegation.token.expiry.check.interval.ms",
+	"default.replication.factor", "num.partitions", "min.insync.replicas",
+	"password.encoder.secret", "password.encoder.old.secret", "password.encoder.keyfactory.algorithm",
+	"password.encoder.cipher.algorithm", "password.encoder.key.length", "password.encoder.iterations"}
+
+// ConfigOptions say which node a KRaft config is generated for.
+type ConfigOptions struct {
+	Role string
+	// NodeID is node.id; -1 takes the file's broker.id (brokers only).
+	NodeID      int32
+	Controllers []ControllerSpec
+	// MetadataDir is log.dirs of a controller (required there), or
+	// metadata.log.dir of a broker (optional).
+	MetadataDir string
+	// Set are extra settings, applied last.
+	Set map[string]string
+}
+
+// KRaftConfig turns a ZooKeeper-mode broker's server.properties into the
+// KRaft server.properties of a broker or a controller. The findings name
+// every setting removed or replaced.
+func KRaftConfig(in map[string]string, o ConfigOptions) (map[string]string, []model.Finding, error) {
+	var fs []model.Finding
+	note := func(code, key, msg, fix string) {
+		fs = append(fs, model.Finding{Code: code, Severity: model.SevInfo, Class: "configs", Entity: "setting " + key, Field: key, Message: msg, Fix: fix})
+	}
+	if len(o.Controllers) == 0 {
+		return nil, nil, fmt.Errorf("%w: no controllers", ErrBadInput)
+	}
+	id := o.NodeID
+	if id < 0 {
+		v, ok := in["broker.id"]
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+		if !ok || err != nil || n < 0 {
+			return nil, nil, fmt.Errorf("%w: the file has no usable broker.id; pass --node-id", ErrBadInput)
+		}
+		id = int32(n)
+	}
+	out := map[string]string{}
+	switch o.Role {
+	case RoleBroker:
+		for k, v := range in {
+			out[k] = v
+		}
+		if d := o.MetadataDir; d != "" {
+			out["metadata.log.dir"] = d
+		}
+		pm := out["listener.security.protocol.map"]
+		if pm == "" {
+			pm = "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"
+		}
+		if !strings.Contains(","+pm, ","+ControllerListener+":") {
+			pm += "," + ControllerListener + ":PLAINTEXT"
+		}
+		out["listener.security.protocol.map"] = pm
+	case RoleController:
+		var c *ControllerSpec
+		for i := range o.Controllers {
+			if o.Controllers[i].ID == id {
+				c = &o.Controllers[i]
+			}
+		}
+		if c == nil {
+			return nil, nil, fmt.Errorf("%w: node %d is not among --controllers", ErrBadInput, id)
+		}
+		if o.MetadataDir == "" {
+			return nil, nil, fmt.Errorf("%w: a controller needs --metadata-dir (the dir migrate apply wrote)", ErrBadInput)
+		}
+		for _, k := range controllerKeeps {
+			if v, ok := in[k]; ok {
+				out[k] = v
+			}
+		}
+		out["listeners"] = fmt.Sprintf("%s://%s:%d", ControllerListener, c.Host, c.Port)
+		out["listener.security.protocol.map"] = ControllerListener + ":PLAINTEXT"
+		out["log.dirs"] = o.MetadataDir
+	default:
+		return nil, nil, fmt.Errorf("%w: role %q, want broker or controller", ErrBadInput, o.Role)
+	}
+	for _, k := range slices.Sorted(maps.Keys(out)) {
+		if strings.HasPrefix(k, "zookeeper.") {
+			delete(out, k)
+			note(CodeSettingRemoved, k, k+" is removed: KRaft keeps metadata in the controller quorum", "controller.quorum.voters")
+			continue
+		}
+		if repl, ok := removedSettings[k]; ok {
+			v := out[k]
+			delete(out, k)
+			switch k {
+			case "delegation.token.master.key":
+				if _, has := out["delegation.token.secret.key"]; !has {
+					out["delegation.token.secret.key"] = v
+				}
+				note(CodeSettingReplaced, k, k+" is removed in Kafka 4.x; its value moves to delegation.token.secret.key", repl)
+			case "broker.id":
+				note(CodeSettingReplaced, k, k+" becomes node.id", repl)
+			default:
+				note(CodeSettingRemoved, k, k+" is removed in Kafka 4.x", repl)
+			}
+		}
+	}
+	if a := out["authorizer.class.name"]; slices.Contains(zkAuthorizers, a) {
+		out["authorizer.class.name"] = StandardAuthorizer
+		note(CodeSettingReplaced, "authorizer.class.name", a+" needs ZooKeeper; KRaft uses StandardAuthorizer, which reads the migrated ACLs", StandardAuthorizer)
+	}
+	if o.Role == RoleController && out["authorizer.class.name"] != "" {
+		su := out["super.users"]
+		if !slices.Contains(strings.Split(su, ";"), "User:ANONYMOUS") {
+			fs = append(fs, model.Finding{Code: CodeControllerAccess, Severity: model.SevWarning, Class: "configs", Entity: "setting super.users",
+				Message: "brokers reach the controllers on the PLAINTEXT controller listener as User:ANONYMOUS, which the authorizer must let register",
+				Fix:     "add User:ANONYMOUS to super.users on the controllers, or secure the controller listener and name its principal in super.users"})
+		}
+	}
+	out["process.roles"] = o.Role
+	out["node.id"] = strconv.Itoa(int(id))
+	out["controller.listener.names"] = ControllerListener
+	out["controller.quorum.voters"] = QuorumVoters(o.Controllers)
+	for k, v := range o.Set {
+		out[k] = v
+	}
+	model.SortFindings(fs)
+	return out, fs, nil
+}
+
+// FormatConfig renders a generated server.properties.
+func FormatConfig(props map[string]string, from string) []byte {
+	return formatProperties("KRaft server.properties written by kmeta migrate configs from "+from, props)
+}
+
+// WriteConfig writes a generated config atomically; an existing file with
+// other content is refused unless overwrite.
+func WriteConfig(path string, data []byte, overwrite, dryRun bool) (FileResult, error) {
+	act, err := putFile(path, data, overwrite, dryRun)
+	return FileResult{Path: path, Kind: "server.properties", Action: act, Bytes: len(data)}, err
+}

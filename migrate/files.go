@@ -1,0 +1,168 @@
+package migrate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/kmeta/kmeta/metalog"
+)
+
+// Hook, when set, is called at every file boundary of apply and brokers:
+// "before" when a file's content is complete in its temporary file and
+// not yet renamed into place, "after" once it is in place. The commands
+// use it for fault injection (KMETA_MIGRATE_KILL_AT), tests to count.
+var Hook func(event, path string)
+
+func hook(event, path string) {
+	if Hook != nil {
+		Hook(event, path)
+	}
+}
+
+// File names.
+const (
+	bootstrapFile      = "bootstrap.checkpoint"
+	metaPropertiesFile = "meta.properties"
+	partitionMetadata  = "partition.metadata"
+	backupSuffix       = ".kmeta-zk-backup"
+)
+
+// FileResult is what happened (or, with --dry-run, would happen) to one
+// file.
+type FileResult struct {
+	Path    string `json:"path"`
+	Kind    string `json:"kind"`
+	Action  string `json:"action"` // "write", "unchanged", "would write"
+	Bytes   int    `json:"bytes"`
+	Summary string `json:"summary"`
+}
+
+// Actions.
+const (
+	ActionWrite     = "write"
+	ActionUnchanged = "unchanged"
+	ActionWouldDo   = "would write"
+)
+
+// sameContent reports whether path holds exactly data.
+func sameContent(path string, data []byte) (exists, same bool, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, err
+	}
+	return true, bytes.Equal(b, data), nil
+}
+
+// putFile makes path hold data: unchanged when it already does, refused
+// when it holds something else unless overwrite, else written atomically
+// (temporary file, fsync, rename, directory fsync). A rerun after a crash
+// therefore finishes the job: what was written is recognised, what was not
+// is written.
+func putFile(path string, data []byte, overwrite, dryRun bool) (string, error) {
+	exists, same, err := sameContent(path, data)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case same:
+		return ActionUnchanged, nil
+	case exists && !overwrite:
+		return "", fmt.Errorf("%w: %s (use --force to replace it)", ErrTargetNotEmpty, path)
+	case dryRun:
+		return ActionWouldDo, nil
+	}
+	removeParts(path)
+	f, err := metalog.CreateAtomic(path, metalog.WriteOptions{Overwrite: exists})
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Abort()
+		return "", err
+	}
+	hook("before", path)
+	if err := f.Commit(); err != nil {
+		return "", err
+	}
+	hook("after", path)
+	return ActionWrite, nil
+}
+
+// removeParts deletes temporary files an interrupted putFile of path left
+// (".NAME.*.part", metalog's naming).
+func removeParts(path string) {
+	dir, base := filepath.Split(path)
+	ms, _ := filepath.Glob(filepath.Join(dir, "."+globEscape(base)+".*.part"))
+	for _, m := range ms {
+		os.Remove(m)
+	}
+}
+
+func globEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`)
+	return r.Replace(s)
+}
+
+// isPart reports whether name is a temporary file of putFile.
+func isPart(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".part")
+}
+
+// formatProperties renders a Java properties file: a comment, then
+// key=value lines sorted by key, escaped as java.util.Properties reads
+// them.
+func formatProperties(comment string, props map[string]string) []byte {
+	var b strings.Builder
+	for _, l := range strings.Split(comment, "\n") {
+		b.WriteString("# " + l + "\n")
+	}
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		b.WriteString(escapeProperty(k, true) + "=" + escapeProperty(props[k], false) + "\n")
+	}
+	return []byte(b.String())
+}
+
+func escapeProperty(s string, key bool) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == ' ' && (key || i == 0):
+			b.WriteString(`\ `)
+		case key && (r == '=' || r == ':' || r == '#' || r == '!'):
+			b.WriteString(`\` + string(r))
+		case !key && i == 0 && (r == '#' || r == '!'):
+			b.WriteString(`\` + string(r))
+		case r < 0x20 || r > 0x7e:
+			// Kafka loads properties as ISO-8859-1: escape everything
+			// else, beyond the BMP as a surrogate pair.
+			if r > 0xffff {
+				r1, r2 := utf16.EncodeRune(r)
+				fmt.Fprintf(&b, `\u%04X\u%04X`, r1, r2)
+			} else {
+				fmt.Fprintf(&b, `\u%04X`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,605 @@
+package migrate
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kmeta/kmeta/features"
+	"github.com/kmeta/kmeta/model"
+)
+
+// Sentinel errors.
+var (
+	// ErrBlocked: the plan has blockers that no override lifts.
+	ErrBlocked = errors.New("migrate: plan is blocked")
+	// ErrCannotExpress: the target metadata.version cannot hold a record.
+	ErrCannotExpress = errors.New("migrate: not expressible at the target metadata.version")
+	// ErrSourceChanged: the source is not the one the plan was made from.
+	ErrSourceChanged = errors.New("migrate: source changed since the plan")
+	// ErrBadInput: a flag or a plan file is malformed.
+	ErrBadInput = errors.New("migrate: bad input")
+	// ErrTargetNotEmpty: a file to write exists with other content.
+	ErrTargetNotEmpty = errors.New("migrate: target exists with other content")
+	// ErrBrokerDir: a broker log dir cannot be converted safely.
+	ErrBrokerDir = errors.New("migrate: broker log dir refused")
+)
+
+// PlanFormat identifies the plan file format.
+const PlanFormat = "kmeta-migrate-plan/1"
+
+// Overrides: each lifts exactly one blocker class, and the blocker's Fix
+// names it.
+const (
+	// OverrideDropPendingDeletions: do not migrate topics pending deletion
+	// (as Kafka's own migration since 3.6.1); their partition dirs are
+	// left for Kafka to set aside as stray.
+	OverrideDropPendingDeletions = "drop-pending-deletions"
+	// OverrideKeepReassignments: copy in-flight reassignments (adding and
+	// removing replicas) as they are, as Kafka's own migration does; the
+	// KRaft controller resumes them.
+	OverrideKeepReassignments = "keep-reassignments"
+	// OverrideDropSCRAM: write no SCRAM credentials (the level cannot).
+	OverrideDropSCRAM = "drop-scram"
+	// OverrideDropTokens: write no delegation tokens (the level cannot).
+	OverrideDropTokens = "drop-delegation-tokens"
+	// OverrideCopyEncryptedPasswords: copy encrypted password configs
+	// verbatim, as Kafka's migration does without password.encoder.secret.
+	OverrideCopyEncryptedPasswords = "copy-encrypted-passwords"
+	// OverrideRegisteredBrokers: go on although brokers are registered in
+	// a live ZooKeeper.
+	OverrideRegisteredBrokers = "ignore-registered-brokers"
+	// OverrideMigrationZnode: go on although /migration exists.
+	OverrideMigrationZnode = "ignore-migration-znode"
+)
+
+// Overrides lists every override name.
+var Overrides = []string{OverrideCopyEncryptedPasswords, OverrideDropPendingDeletions, OverrideDropSCRAM,
+	OverrideDropTokens, OverrideMigrationZnode, OverrideRegisteredBrokers, OverrideKeepReassignments}
+
+// Finding codes of plan, apply and brokers.
+const (
+	CodeLevelUnsupported      = "MIGRATE_LEVEL_UNSUPPORTED"
+	CodeNoClusterID           = "MIGRATE_NO_CLUSTER_ID"
+	CodeEmptySource           = "MIGRATE_EMPTY_SOURCE"
+	CodePartialSource         = "MIGRATE_PARTIAL_SOURCE"
+	CodePendingDeletion       = "MIGRATE_PENDING_DELETION"
+	CodeReassignmentInFlight  = "MIGRATE_REASSIGNMENT_IN_FLIGHT"
+	CodeSCRAMUnsupported      = "MIGRATE_SCRAM_UNSUPPORTED"
+	CodeTokensUnsupported     = "MIGRATE_TOKENS_UNSUPPORTED"
+	CodeEncryptedPassword     = "MIGRATE_ENCRYPTED_PASSWORD"
+	CodeBrokersRegistered     = "MIGRATE_BROKERS_REGISTERED"
+	CodeMigrationZnode        = "MIGRATE_MIGRATION_ZNODE"
+	CodeNoControllers         = "MIGRATE_NO_CONTROLLERS"
+	CodeControllerIDConflict  = "MIGRATE_CONTROLLER_ID_CONFLICT"
+	CodeTooManyRecords        = "MIGRATE_TOO_MANY_RECORDS"
+	CodeRegistrationsInSnap   = "MIGRATE_REGISTRATIONS_IN_SNAPSHOT"
+	CodeMissingPartitionState = "MIGRATE_MISSING_PARTITION_STATE"
+	CodeConfigRemoved         = "MIGRATE_CONFIG_REMOVED"
+	CodeTopicCaseCollision    = "MIGRATE_TOPIC_CASE_COLLISION"
+	CodeLegacyAdminZnode      = "MIGRATE_LEGACY_ADMIN_ZNODE"
+	CodeTopicIDAssigned       = "MIGRATE_TOPIC_ID_ASSIGNED"
+	CodeBrokersToConvert      = "MIGRATE_BROKERS_TO_CONVERT"
+	CodeOverrideUsed          = "MIGRATE_OVERRIDE_USED"
+	CodePasswordDecrypted     = "MIGRATE_PASSWORD_DECRYPTED"
+	CodeELRDeferred           = "MIGRATE_ELR_DEFERRED"
+)
+
+// ControllerSpec is one voter of the target quorum.
+type ControllerSpec struct {
+	ID   int32  `json:"id"`
+	Host string `json:"host"`
+	Port int    `json:"port"`
+	// DirectoryID is the metadata log dir's directory.id (derived, so a
+	// rerun writes the same file).
+	DirectoryID model.UUID `json:"directoryId"`
+}
+
+// ParseControllers parses "ID@HOST:PORT,..." (controller.quorum.voters).
+func ParseControllers(s string) ([]ControllerSpec, error) {
+	var out []ControllerSpec
+	seen := map[int32]bool{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		idS, hp, ok := strings.Cut(part, "@")
+		id, err := strconv.ParseInt(idS, 10, 32)
+		if !ok || err != nil || id < 0 {
+			return nil, fmt.Errorf("%w: controller %q: want ID@HOST:PORT", ErrBadInput, part)
+		}
+		host, portS, err := net.SplitHostPort(hp)
+		port, perr := strconv.Atoi(portS)
+		if err != nil || perr != nil || port <= 0 || port > 65535 || host == "" {
+			return nil, fmt.Errorf("%w: controller %q: want ID@HOST:PORT", ErrBadInput, part)
+		}
+		if seen[int32(id)] {
+			return nil, fmt.Errorf("%w: controller id %d given twice", ErrBadInput, id)
+		}
+		seen[int32(id)] = true
+		out = append(out, ControllerSpec{ID: int32(id), Host: host, Port: port})
+	}
+	slices.SortFunc(out, func(a, b ControllerSpec) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// QuorumVoters renders controller.quorum.voters.
+func QuorumVoters(cs []ControllerSpec) string {
+	var vs []string
+	for _, c := range cs {
+		vs = append(vs, fmt.Sprintf("%d@%s", c.ID, net.JoinHostPort(c.Host, strconv.Itoa(c.Port))))
+	}
+	return strings.Join(vs, ",")
+}
+
+// Options are what a plan is made from besides the image.
+type Options struct {
+	// Source is the source string, recorded in the plan for apply.
+	Source string
+	// Live is true for a live ZooKeeper ensemble (registered brokers then
+	// mean running brokers).
+	Live bool
+	// MetadataVersion is the target level or release ("4.4", "4.0-IV3").
+	MetadataVersion string
+	Controllers     []ControllerSpec
+	// ClusterID replaces a missing /cluster/id (the id the brokers'
+	// meta.properties hold).
+	ClusterID string
+	// PasswordEncoderSecret decrypts encrypted password configs.
+	PasswordEncoderSecret string
+	// Overrides lifts blockers by name (see the Override constants).
+	Overrides []string
+}
+
+// FeatureLevel is one FeatureLevelRecord the plan writes.
+type FeatureLevel struct {
+	Name  string `json:"name"`
+	Level int16  `json:"level"`
+}
+
+// PlanTopic is what the broker step checks partition dirs against.
+type PlanTopic struct {
+	Name       string          `json:"name"`
+	ID         model.UUID      `json:"id"`
+	Partitions []PlanPartition `json:"partitions"`
+	// Skipped topics are not migrated (pending deletion, overridden).
+	Skipped bool `json:"skipped,omitempty"`
+}
+
+// PlanPartition lists the brokers that may hold a partition.
+type PlanPartition struct {
+	ID       int32   `json:"partition"`
+	Replicas []int32 `json:"replicas"`
+}
+
+// Step is one file apply writes.
+type Step struct {
+	Node    int32  `json:"node"`
+	File    string `json:"file"` // relative to apply's --out
+	Kind    string `json:"kind"`
+	Summary string `json:"summary"`
+}
+
+// Plan is the preflight and the exact content apply writes. It is data:
+// plan prints it, apply executes it, so the two cannot drift.
+type Plan struct {
+	Format          string            `json:"format"`
+	Source          string            `json:"source"`
+	SourceZxid      int64             `json:"sourceZxid"`
+	ClusterID       string            `json:"clusterId"`
+	MetadataVersion features.LevelRef `json:"metadataVersion"`
+	// Features are the FeatureLevelRecords, metadata.version first.
+	Features []FeatureLevel `json:"features"`
+	// KRaftVersion is 0: a static quorum (controller.quorum.voters).
+	KRaftVersion int16            `json:"kraftVersion"`
+	Controllers  []ControllerSpec `json:"controllers"`
+	Overrides    []string         `json:"overrides"`
+	// Brokers are the broker ids the assignments name: each must be
+	// converted with `migrate brokers` before the cluster starts.
+	Brokers  []int32         `json:"brokers"`
+	Records  RecordSummary   `json:"records"`
+	Steps    []Step          `json:"steps"`
+	Topics   []PlanTopic     `json:"topics"`
+	Findings []model.Finding `json:"findings"`
+	// Blocked is true when an error-severity finding stands.
+	Blocked bool `json:"blocked"`
+
+	records []Record
+}
+
+// RecordList returns the records the plan writes (nil for a plan read
+// from a file: Replan computes them again).
+func (p *Plan) RecordList() []Record { return p.records }
+
+// removedConfigs are topic and broker configs Kafka 4.x no longer has.
+var removedConfigs = map[string]string{
+	"message.format.version":                  "removed in Kafka 4.0 (KIP-724): 4.x always writes record format v2",
+	"log.message.format.version":              "removed in Kafka 4.0 (KIP-724): 4.x always writes record format v2",
+	"message.downconversion.enable":           "removed in Kafka 4.0 (KIP-896): 4.x never down-converts; clients need record format v2",
+	"log.message.downconversion.enable":       "removed in Kafka 4.0 (KIP-896): 4.x never down-converts; clients need record format v2",
+	"log.message.timestamp.difference.max.ms": "removed in Kafka 4.0: use log.message.timestamp.before.max.ms and log.message.timestamp.after.max.ms",
+	"message.timestamp.difference.max.ms":     "removed in Kafka 4.0: use message.timestamp.before.max.ms and message.timestamp.after.max.ms",
+}
+
+// passwordSuffixes are Kafka's password-typed dynamic configs; a key
+// ending in one (listener-prefixed forms too) is encrypted in ZooKeeper.
+var passwordSuffixes = []string{"ssl.keystore.password", "ssl.key.password", "ssl.truststore.password",
+	"ssl.keystore.key", "ssl.keystore.certificate.chain", "ssl.truststore.certificates", "sasl.jaas.config"}
+
+func isPasswordKey(k string) bool {
+	for _, s := range passwordSuffixes {
+		if strings.HasSuffix(k, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxAtomicRecords is QuorumController.MAX_RECORDS_PER_BATCH: below
+// 3.6-IV1 the bootstrap records go in one atomic batch, which Kafka
+// refuses above this count.
+const maxAtomicRecords = 10000
+
+// levelMetadataTransactions is 3.6-IV1.
+const levelMetadataTransactions = 13
+
+// NewPlan checks img against the target and computes what apply writes.
+// It returns an error only when it cannot plan at all (an unparsable
+// level); blockers are findings, and Plan.Blocked says whether any stands.
+func NewPlan(img *model.Image, opts Options) (*Plan, error) {
+	cat := features.Default()
+	p := &Plan{Format: PlanFormat, Source: opts.Source, SourceZxid: img.Provenance.Zxid,
+		Controllers: slices.Clone(opts.Controllers), Overrides: []string{}}
+	if p.Controllers == nil {
+		p.Controllers = []ControllerSpec{}
+	}
+	over := map[string]bool{}
+	for _, o := range opts.Overrides {
+		if !slices.Contains(Overrides, o) {
+			return nil, fmt.Errorf("%w: unknown override %q (known: %s)", ErrBadInput, o, strings.Join(Overrides, ", "))
+		}
+		over[o] = true
+	}
+	p.Overrides = slices.Sorted(maps.Keys(over))
+	add := func(f model.Finding) { p.Findings = append(p.Findings, f) }
+	// block adds a blocker, or when its override is given, an info saying
+	// what the override does instead.
+	block := func(code, override, entity, msg, fix string) bool {
+		if override != "" && over[override] {
+			add(model.Finding{Code: code, Severity: model.SevWarning, Class: "migrate", Entity: entity,
+				Message: msg + " (overridden with --override " + override + ")"})
+			return true
+		}
+		if override != "" {
+			if fix != "" {
+				fix += "; or "
+			}
+			fix += "rerun with --override " + override
+		}
+		add(model.Finding{Code: code, Severity: model.SevError, Class: "migrate", Entity: entity, Message: msg, Fix: fix})
+		return false
+	}
+
+	minimum, _ := cat.ByLevel(cat.MinimumBootstrap)
+	level, err := cat.LevelFor(opts.MetadataVersion)
+	if err == nil && (level.Level < cat.MinimumBootstrap || !level.Production) {
+		err = fmt.Errorf("%s (%d) is not a production level Kafka %s can start on: the minimum is %s, the newest %s",
+			level.Name, level.Level, cat.Software, minimum.Name, cat.LatestProductionLevel().Name)
+	}
+	if err != nil {
+		block(CodeLevelUnsupported, "", "metadata.version", err.Error(),
+			fmt.Sprintf("choose a level from %s to %s (e.g. --metadata-version %s)",
+				minimum.Name, cat.LatestProductionLevel().Name, cat.LatestProductionLevel().Release))
+		level = cat.LatestProductionLevel()
+		p.MetadataVersion = level.Ref()
+		p.finish()
+		return p, nil
+	}
+	p.MetadataVersion = level.Ref()
+	boot, err := cat.BootstrapRecords(level.Name)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range boot {
+		if f.Name == features.ELRVersion {
+			// With ELR on, a 4.x controller takes every broker's first
+			// registration for an unclean shutdown (no broker epoch to
+			// compare with) and strips it from every ISR, which ends in
+			// unclean elections of the migrated partitions (seen on
+			// 4.4.0). So the cluster starts without ELR; the operator
+			// turns it on once every broker has registered.
+			add(model.Finding{Code: CodeELRDeferred, Severity: model.SevInfo, Class: "migrate", Entity: "feature " + f.Name,
+				Message: fmt.Sprintf("%s=%d (the default of %s) is left at 0 for the first start: with ELR on, Kafka would treat each broker's first registration as an unclean shutdown", f.Name, f.Level, level.Name),
+				Fix:     fmt.Sprintf("once every broker is up: kafka-features.sh --bootstrap-server HOST:PORT upgrade --feature %s=%d", f.Name, f.Level)})
+			continue
+		}
+		p.Features = append(p.Features, FeatureLevel{Name: f.Name, Level: f.Level})
+	}
+
+	// The source.
+	if img.IsPartial() {
+		var what []string
+		for _, w := range img.Warnings {
+			if model.Partial(w) {
+				what = append(what, w.Message)
+			}
+		}
+		block(CodePartialSource, "", "source", "the source view may lack content: "+strings.Join(what, "; "),
+			"read a complete source (a healthy data dir, or the live ensemble)")
+	}
+	if len(img.Topics) == 0 && img.ClusterID == "" && len(img.Brokers) == 0 {
+		block(CodeEmptySource, "", "source", "the source holds no Kafka state (no /cluster/id, no topics): wrong data dir or chroot?",
+			"point --zk at the ZooKeeper data dir and chroot the brokers' zookeeper.connect names")
+	}
+	p.ClusterID = img.ClusterID
+	if p.ClusterID == "" {
+		p.ClusterID = opts.ClusterID
+	}
+	if p.ClusterID == "" {
+		block(CodeNoClusterID, "", "/cluster/id", "ZooKeeper has no /cluster/id",
+			"pass --cluster-id with the cluster.id the brokers' meta.properties hold")
+	} else if u, err := model.ParseUUID(p.ClusterID); err != nil || u.IsZero() {
+		block(CodeNoClusterID, "", "/cluster/id", fmt.Sprintf("cluster id %q is not a valid Kafka Uuid", p.ClusterID),
+			"pass --cluster-id with the cluster.id the brokers' meta.properties hold")
+	} else if opts.ClusterID != "" && img.ClusterID != "" && opts.ClusterID != img.ClusterID {
+		block(CodeNoClusterID, "", "/cluster/id", fmt.Sprintf("--cluster-id %s differs from ZooKeeper's %s", opts.ClusterID, img.ClusterID),
+			"drop --cluster-id")
+	}
+	if len(img.Brokers) > 0 {
+		ids := slices.Sorted(maps.Keys(img.Brokers))
+		if opts.Live {
+			block(CodeBrokersRegistered, OverrideRegisteredBrokers, "/brokers/ids",
+				fmt.Sprintf("brokers %s are registered: the cluster is still running", joinIDs(ids)),
+				"stop every broker and wait for its /brokers/ids znode to go away")
+		} else {
+			add(model.Finding{Code: CodeRegistrationsInSnap, Severity: model.SevWarning, Class: "migrate", Entity: "/brokers/ids",
+				Message: fmt.Sprintf("brokers %s are still registered in the data dir (ephemeral znodes left when ZooKeeper stopped before them)", joinIDs(ids)),
+				Fix:     "make sure every broker is stopped before converting"})
+		}
+	}
+	if m := img.Migration; m != nil && m.HasZNode {
+		block(CodeMigrationZnode, OverrideMigrationZnode, "/migration",
+			fmt.Sprintf("a /migration znode from an earlier migration attempt exists (KRaft controller %d, offset %d)", m.KRaftControllerID, m.KRaftMetadataOffset),
+			"finish or roll back that migration first (Kafka's rollback: rmr /controller and /migration)")
+	}
+
+	// Controllers.
+	if len(p.Controllers) == 0 {
+		block(CodeNoControllers, "", "controllers", "no controllers given", "pass --controllers ID@HOST:PORT,...")
+	}
+	brokerIDs := map[int32]bool{}
+	for id := range img.Brokers {
+		brokerIDs[id] = true
+	}
+	for _, t := range img.Topics {
+		for _, pt := range t.Partitions {
+			for _, r := range pt.Replicas {
+				brokerIDs[r] = true
+			}
+		}
+	}
+	for i := range p.Controllers {
+		c := &p.Controllers[i]
+		if brokerIDs[c.ID] {
+			block(CodeControllerIDConflict, "", fmt.Sprintf("controller %d", c.ID),
+				fmt.Sprintf("controller id %d is also a broker id", c.ID), "choose controller ids no broker uses (e.g. from 3000)")
+		}
+		c.DirectoryID = derivedUUID("directory.id", p.ClusterID, strconv.Itoa(int(c.ID)), "metadata")
+	}
+	p.Brokers = slices.Sorted(maps.Keys(brokerIDs))
+	if len(p.Brokers) > 0 {
+		add(model.Finding{Code: CodeBrokersToConvert, Severity: model.SevInfo, Class: "migrate", Entity: "brokers",
+			Message: fmt.Sprintf("brokers %s hold replicas: run `kmeta migrate brokers` on each broker's log dirs before it starts", joinIDs(p.Brokers))})
+	}
+
+	// Content.
+	eo := emitOptions{level: level, catalog: cat, features: p.Features, skipTopics: map[string]bool{},
+		dropConfigs: map[string]bool{}, topicIDs: map[string]model.UUID{}, configValues: map[string]string{}}
+	if img.ZK != nil {
+		for _, t := range img.ZK.PendingTopicDeletions {
+			if block(CodePendingDeletion, OverrideDropPendingDeletions, "topic "+t,
+				fmt.Sprintf("topic %s is pending deletion", t),
+				"let the deletion finish: start the brokers holding its replicas until /admin/delete_topics/"+t+" is gone") {
+				eo.skipTopics[t] = true
+			}
+		}
+		if len(img.ZK.LegacyReassignments) > 0 {
+			add(model.Finding{Code: CodeLegacyAdminZnode, Severity: model.SevWarning, Class: "migrate", Entity: "/admin/reassign_partitions",
+				Message: fmt.Sprintf("/admin/reassign_partitions lists %d partitions; it is not migrated (as in Kafka's migration)", len(img.ZK.LegacyReassignments))})
+		}
+		if len(img.ZK.PreferredReplicaElections) > 0 {
+			add(model.Finding{Code: CodeLegacyAdminZnode, Severity: model.SevInfo, Class: "migrate", Entity: "/admin/preferred_replica_election",
+				Message: "a pending preferred replica election is not migrated; run kafka-leader-election after the migration"})
+		}
+		for _, tp := range img.ZK.MissingPartitionStates {
+			add(model.Finding{Code: CodeMissingPartitionState, Severity: model.SevWarning, Class: "migrate", Entity: "partition " + tp,
+				Message: "partition has no state znode: written as Kafka's migration does (ISR = replicas, leader = first replica, epochs 0)"})
+		}
+	}
+	lower := map[string][]string{}
+	for _, name := range slices.Sorted(maps.Keys(img.Topics)) {
+		t := img.Topics[name]
+		lower[strings.ToLower(name)] = append(lower[strings.ToLower(name)], name)
+		if eo.skipTopics[name] {
+			continue
+		}
+		if t.ID.IsZero() {
+			eo.topicIDs[name] = derivedUUID("topic_id", p.ClusterID, name)
+			add(model.Finding{Code: CodeTopicIDAssigned, Severity: model.SevInfo, Class: "migrate", Entity: "topic " + name,
+				Message: fmt.Sprintf("topic has no topic_id (created before Kafka 2.8): kmeta assigns %s; `migrate brokers` writes it into partition.metadata", eo.topicIDs[name])})
+		}
+		for _, pid := range slices.Sorted(maps.Keys(t.Partitions)) {
+			pt := t.Partitions[pid]
+			if len(pt.AddingReplicas) > 0 || len(pt.RemovingReplicas) > 0 {
+				block(CodeReassignmentInFlight, OverrideKeepReassignments, fmt.Sprintf("partition %s-%d", name, pid),
+					fmt.Sprintf("reassignment in flight (adding %v, removing %v)", pt.AddingReplicas, pt.RemovingReplicas),
+					"let it finish (kafka-reassign-partitions --verify) or cancel it (--cancel)")
+			}
+		}
+	}
+	for _, names := range lower {
+		if len(names) > 1 {
+			add(model.Finding{Code: CodeTopicCaseCollision, Severity: model.SevWarning, Class: "migrate", Entity: "topics " + strings.Join(names, ", "),
+				Message: "topic names differ only in case: their partition dirs collide on a case-insensitive file system"})
+		}
+	}
+	for _, r := range slices.SortedFunc(maps.Keys(img.Configs), func(a, b model.ConfigResource) int {
+		return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.Name, b.Name))
+	}) {
+		for _, k := range slices.Sorted(maps.Keys(img.Configs[r])) {
+			v := img.Configs[r][k]
+			ent := fmt.Sprintf("config %s %s", r.Type, displayName(r.Name))
+			if why, ok := removedConfigs[k]; ok {
+				eo.dropConfigs[configKey(r, k)] = true
+				add(model.Finding{Code: CodeConfigRemoved, Severity: model.SevWarning, Class: "migrate", Entity: ent, Field: k,
+					Message: fmt.Sprintf("%s is not written: %s", k, why)})
+				continue
+			}
+			if isPasswordKey(k) && isEncrypted(v) {
+				if opts.PasswordEncoderSecret != "" {
+					plain, err := decryptPassword(opts.PasswordEncoderSecret, v)
+					if err != nil {
+						block(CodeEncryptedPassword, "", ent, fmt.Sprintf("%s cannot be decrypted: %v", k, err),
+							"pass the password.encoder.secret the brokers used")
+						continue
+					}
+					eo.configValues[configKey(r, k)] = plain
+					add(model.Finding{Code: CodePasswordDecrypted, Severity: model.SevInfo, Class: "migrate", Entity: ent, Field: k,
+						Message: "decrypted with --password-encoder-secret; KRaft stores it in plain text, as Kafka's migration does"})
+					continue
+				}
+				block(CodeEncryptedPassword, OverrideCopyEncryptedPasswords, ent,
+					fmt.Sprintf("%s is encrypted with the brokers' password.encoder.secret", k),
+					"pass --password-encoder-secret")
+			}
+		}
+	}
+	if n := len(img.SCRAM); n > 0 {
+		if _, ok := cat.RecordVersion(level.Level, features.UserScramCredentialRecord); !ok {
+			// Left out either way: the plan is blocked unless overridden.
+			eo.dropSCRAM = true
+			block(CodeSCRAMUnsupported, OverrideDropSCRAM, "scram",
+				fmt.Sprintf("%d SCRAM credentials cannot be written below 3.5-IV2 (target %s)", n, level.Name),
+				"choose --metadata-version 3.5-IV2 or later")
+		}
+	}
+	if n := len(img.DelegationTokens); n > 0 {
+		if _, ok := cat.RecordVersion(level.Level, features.DelegationTokenRecord); !ok {
+			eo.dropTokens = true
+			block(CodeTokensUnsupported, OverrideDropTokens, "delegation tokens",
+				fmt.Sprintf("%d delegation tokens cannot be written below 3.6-IV2 (target %s)", n, level.Name),
+				"choose --metadata-version 3.6-IV2 or later")
+		}
+	}
+
+	recs, err := emit(img, eo)
+	if err != nil {
+		return nil, err
+	}
+	p.records = recs
+	p.Records = summarize(recs)
+	if level.Level < levelMetadataTransactions && len(recs) > maxAtomicRecords {
+		block(CodeTooManyRecords, "", "metadata.version",
+			fmt.Sprintf("%d records: below 3.6-IV1 the controller appends them as one atomic batch, which Kafka limits to %d records", len(recs), maxAtomicRecords),
+			"choose --metadata-version 3.6-IV1 or later")
+	}
+
+	for _, name := range slices.Sorted(maps.Keys(img.Topics)) {
+		t := img.Topics[name]
+		pt := PlanTopic{Name: name, ID: t.ID, Skipped: eo.skipTopics[name], Partitions: []PlanPartition{}}
+		if pt.ID.IsZero() {
+			pt.ID = eo.topicIDs[name]
+		}
+		for _, pid := range slices.Sorted(maps.Keys(t.Partitions)) {
+			pt.Partitions = append(pt.Partitions, PlanPartition{ID: pid, Replicas: orEmpty(t.Partitions[pid].Replicas)})
+		}
+		p.Topics = append(p.Topics, pt)
+	}
+	for _, c := range p.Controllers {
+		dir := controllerDirName(c.ID)
+		p.Steps = append(p.Steps,
+			Step{Node: c.ID, File: dir + "/" + bootstrapFile, Kind: "bootstrap.checkpoint",
+				Summary: fmt.Sprintf("%d records at metadata.version %s, replayed by the controller as its first transaction", p.Records.Total, level.Name)},
+			Step{Node: c.ID, File: dir + "/" + metaPropertiesFile, Kind: "meta.properties",
+				Summary: fmt.Sprintf("version=1 node.id=%d cluster.id=%s directory.id=%s", c.ID, p.ClusterID, c.DirectoryID)})
+	}
+	for _, o := range p.Overrides {
+		add(model.Finding{Code: CodeOverrideUsed, Severity: model.SevInfo, Class: "migrate", Entity: "override " + o,
+			Message: "override given: --override " + o})
+	}
+	p.finish()
+	return p, nil
+}
+
+func (p *Plan) finish() {
+	if p.Findings == nil {
+		p.Findings = []model.Finding{}
+	}
+	if p.Topics == nil {
+		p.Topics = []PlanTopic{}
+	}
+	if p.Steps == nil {
+		p.Steps = []Step{}
+	}
+	if p.Features == nil {
+		p.Features = []FeatureLevel{}
+	}
+	if p.Brokers == nil {
+		p.Brokers = []int32{}
+	}
+	if p.Records.ByType == nil {
+		p.Records.ByType = []RecordCount{}
+	}
+	model.SortFindings(p.Findings)
+	p.Blocked = model.CountSeverity(p.Findings, model.SevError) > 0
+}
+
+// Blockers returns the error-severity findings.
+func (p *Plan) Blockers() []model.Finding {
+	var out []model.Finding
+	for _, f := range p.Findings {
+		if f.Severity == model.SevError {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func displayName(n string) string {
+	if n == "" {
+		return "<default>"
+	}
+	return n
+}
+
+func joinIDs(ids []int32) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.Itoa(int(id))
+	}
+	return strings.Join(s, ", ")
+}
+
+// derivedUUID is a Kafka Uuid derived from parts, so that plan and apply,
+// and a rerun after a crash, write the same ids. It avoids what Kafka
+// reserves (the first 100 ids, msb 0) and never starts with '-'.
+func derivedUUID(parts ...string) model.UUID {
+	h := sha256.Sum256([]byte("kmeta-migrate\x00" + strings.Join(parts, "\x00")))
+	var u model.UUID
+	copy(u[:], h[:16])
+	if u[0] == 0 {
+		u[0] = 1
+	}
+	if base64.RawURLEncoding.EncodeToString(u[:1])[0] == '-' {
+		u[0] &^= 0x80
+	}
+	return u
+}
