@@ -38,6 +38,7 @@ func Decode(t *Tree, opts DecodeOptions) (*model.Image, error) {
 		Warnings: append([]string(nil), t.Warnings...),
 	}
 	d.img.Provenance = model.Provenance{Source: t.Source, Offset: -1, Epoch: -1, Zxid: t.MaxZxid}
+	d.img.Warnings = model.CloneFindings(t.Findings)
 	steps := []func() error{
 		d.cluster, d.controller, d.brokers, d.topics, d.configs, d.acls,
 		d.producerIDs, d.tokens, d.feature, d.migration, d.pending,
@@ -69,10 +70,14 @@ func (d *decoder) bad(path, msg string, err error) error {
 	if err == nil {
 		ze.Err = ErrMalformed
 	}
+	if n := d.t.Nodes[path]; n != nil && n.File != "" {
+		ze.File, ze.Offset = n.File, n.Offset
+	}
 	if !d.lenient {
 		return ze
 	}
 	d.malformed = append(d.malformed, ze)
+	d.img.Warn(model.WarnLenientDecode, ze.Location(), "%s (kept raw)", ze.Error())
 	delete(d.handled, path)
 	return nil
 }

@@ -1,9 +1,12 @@
 package zkread
 
 import (
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/zkread/zkfile"
 )
 
@@ -36,6 +39,11 @@ type Node struct {
 	// ACL is nil when the source did not read it (live reads without
 	// ReadACLs).
 	ACL []ACL
+	// File and Offset: for an offline read, the snapshot or log file the
+	// data was read from and the byte offset of its record there (a
+	// snapshot's node record, a log's entry). File is "" otherwise.
+	File   string
+	Offset int64
 }
 
 // Tree is the raw znode tree every source produces. Paths are absolute and
@@ -50,11 +58,40 @@ type Tree struct {
 	// Chroot the paths are relative to ("" when none).
 	Chroot string
 	// Warnings: snapshot fallbacks, torn tails, a tree that changed while it
-	// was read. Never empty-string entries.
+	// was read. Never empty-string entries. Each is the Message of the
+	// Findings entry at the same index.
 	Warnings []string
+	// Findings are the same warnings typed (model.WarnSnapshotFallback,
+	// WarnTornTail, WarnZKLogDamaged, WarnTreeChanged, WarnChrootDetected),
+	// with where they apply; Decode carries them into Image.Warnings.
+	Findings []model.Finding
 	// Changed is set by a live read that saw the tree change while reading
 	// and could not get a stable view.
 	Changed bool
+}
+
+// warn adds a warning, typed and as text.
+func (t *Tree) warn(f model.Finding) {
+	if f.Severity == "" {
+		f.Severity = model.SevWarning
+	}
+	t.Findings = append(t.Findings, f)
+	t.Warnings = append(t.Warnings, f.Message)
+}
+
+// warnf adds a warning with a code and a location (nil: none).
+func (t *Tree) warnf(code string, where *model.Location, format string, args ...any) {
+	t.warn(model.Finding{Code: code, Message: fmt.Sprintf(format, args...), Where: where})
+}
+
+// sortWarnings orders the warnings by message (concurrent readers add
+// them in any order), keeping Warnings and Findings aligned.
+func (t *Tree) sortWarnings() {
+	slices.SortStableFunc(t.Findings, func(a, b model.Finding) int { return strings.Compare(a.Message, b.Message) })
+	t.Warnings = t.Warnings[:0]
+	for _, f := range t.Findings {
+		t.Warnings = append(t.Warnings, f.Message)
+	}
 }
 
 // NewTree returns an empty tree.
@@ -103,6 +140,8 @@ func fromDataTree(dt *zkfile.DataTree, chroot string) (*Tree, error) {
 			Data:     n.Data,
 			Children: n.SortedChildren(),
 			ACL:      n.ACL,
+			File:     n.Origin.File,
+			Offset:   n.Origin.Offset,
 			Stat: Stat{
 				Czxid: n.Stat.Czxid, Mzxid: n.Stat.Mzxid, Pzxid: n.Stat.Pzxid,
 				Ctime: n.Stat.Ctime, Mtime: n.Stat.Mtime,
