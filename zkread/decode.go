@@ -70,8 +70,8 @@ func (d *decoder) bad(path, msg string, err error) error {
 	if err == nil {
 		ze.Err = ErrMalformed
 	}
-	if n := d.t.Nodes[path]; n != nil && n.File != "" {
-		ze.File, ze.Offset = n.File, n.Offset
+	if o, ok := d.t.Origins[path]; ok {
+		ze.File, ze.Offset = o.File, o.Offset
 	}
 	if !d.lenient {
 		return ze

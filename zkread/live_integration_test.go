@@ -159,7 +159,7 @@ func TestLiveZooKeeper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(live.Nodes, off.Nodes, ignoreOrigin); d != "" {
+	if d := cmp.Diff(live.Nodes, off.Nodes); d != "" {
 		t.Fatalf("offline read differs from live read (-live +offline):\n%s", d)
 	}
 	if len(off.Warnings) != 0 {
@@ -194,7 +194,7 @@ func TestLiveZooKeeper(t *testing.T) {
 		if len(fb.Warnings) != 1 || !strings.Contains(fb.Warnings[0], newest) || len(fb.Findings) != 1 || fb.Findings[0].Code != model.WarnSnapshotFallback {
 			t.Errorf("warnings %q", fb.Warnings)
 		}
-		if d := cmp.Diff(live.Nodes, fb.Nodes, ignoreOrigin); d != "" {
+		if d := cmp.Diff(live.Nodes, fb.Nodes); d != "" {
 			t.Errorf("fallback read differs from live read:\n%s", d)
 		}
 	})

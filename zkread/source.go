@@ -219,6 +219,12 @@ func Subtree(t *Tree, chroot string) *Tree {
 	for p, n := range t.Nodes {
 		if rel, ok := relPath(p, chroot); ok {
 			out.Nodes[rel] = n
+			if o, ok := t.Origins[p]; ok {
+				if out.Origins == nil {
+					out.Origins = map[string]Origin{}
+				}
+				out.Origins[rel] = o
+			}
 		}
 	}
 	return out

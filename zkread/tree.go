@@ -39,12 +39,12 @@ type Node struct {
 	// ACL is nil when the source did not read it (live reads without
 	// ReadACLs).
 	ACL []ACL
-	// File and Offset: for an offline read, the snapshot or log file the
-	// data was read from and the byte offset of its record there (a
-	// snapshot's node record, a log's entry). File is "" otherwise.
-	File   string
-	Offset int64
 }
+
+// Origin is where an offline read found a znode's data: the snapshot or
+// transaction log and the byte offset of its record there (a snapshot's
+// node record, a log's entry).
+type Origin = zkfile.Origin
 
 // Tree is the raw znode tree every source produces. Paths are absolute and
 // relative to the chroot: "/" is the chroot itself.
@@ -65,6 +65,9 @@ type Tree struct {
 	// WarnTornTail, WarnZKLogDamaged, WarnTreeChanged, WarnChrootDetected),
 	// with where they apply; Decode carries them into Image.Warnings.
 	Findings []model.Finding
+	// Origins maps a path to where an offline read found its data (nil for
+	// live and dump reads), so errors can name the file and offset.
+	Origins map[string]Origin
 	// Changed is set by a live read that saw the tree change while reading
 	// and could not get a stable view.
 	Changed bool
@@ -131,17 +134,17 @@ func fromDataTree(dt *zkfile.DataTree, chroot string) (*Tree, error) {
 	t := NewTree()
 	t.Chroot = chroot
 	t.MaxZxid = dt.LastZxid
+	t.Origins = make(map[string]Origin, len(dt.Nodes))
 	for p, n := range dt.Nodes {
 		rel, ok := relPath(p, root)
 		if !ok {
 			continue
 		}
+		t.Origins[rel] = n.Origin
 		t.Nodes[rel] = &Node{
 			Data:     n.Data,
 			Children: n.SortedChildren(),
 			ACL:      n.ACL,
-			File:     n.Origin.File,
-			Offset:   n.Origin.Offset,
 			Stat: Stat{
 				Czxid: n.Stat.Czxid, Mzxid: n.Stat.Mzxid, Pzxid: n.Stat.Pzxid,
 				Ctime: n.Stat.Ctime, Mtime: n.Stat.Mtime,
