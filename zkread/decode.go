@@ -336,6 +336,8 @@ func (d *decoder) topics() error {
 		}
 		d.img.Topics[name] = t
 	}
+	// Sorted once: per topic it made a read of many topics quadratic.
+	sort.Strings(d.img.ZK.MissingPartitionStates)
 	return nil
 }
 
@@ -423,7 +425,6 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 		}
 		t.Partitions[pid] = p
 	}
-	sort.Strings(d.img.ZK.MissingPartitionStates)
 	return t, nil
 }
 

@@ -155,8 +155,9 @@ func WriteDumpFile(path string, t *Tree, overwrite bool) (err error) {
 // ReadDump reads a dump document back into a Tree, znode by znode (the
 // document is never held whole). Children lists are rebuilt from the
 // paths; every znode's parent must be in the dump. Errors name the dump
-// and the byte offset in it; Tree.Origins gives each znode's offset, so
-// decoding errors name it too.
+// and the byte offset in it. Tree.Origins stays nil: a znode of a dump is
+// found by its path, and half a million map entries would cost a fifth of
+// the tree's memory.
 func ReadDump(r io.Reader, name string) (*Tree, error) {
 	dec := json.NewDecoder(bufio.NewReaderSize(r, 256<<10))
 	fail := func(off int64, format string, args ...any) error {
@@ -164,7 +165,6 @@ func ReadDump(r io.Reader, name string) (*Tree, error) {
 	}
 	var h dumpHeader
 	t := NewTree()
-	t.Origins = map[string]Origin{}
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, fail(dec.InputOffset(), "not a JSON object (%v)", err)
 	}
@@ -202,7 +202,7 @@ func ReadDump(r io.Reader, name string) (*Tree, error) {
 			if h.Version != DumpVersion {
 				return nil, fail(dec.InputOffset(), "version %d is not supported (want %d)", h.Version, DumpVersion)
 			}
-			if err := readDumpZnodes(dec, t, name, acls, fail); err != nil {
+			if err := readDumpZnodes(dec, t, acls, fail); err != nil {
 				return nil, err
 			}
 			sawZnodes = true
@@ -244,14 +244,14 @@ func ReadDump(r io.Reader, name string) (*Tree, error) {
 		}
 		pn := t.Nodes[parent]
 		if pn == nil {
-			return nil, fail(t.Origins[p].Offset, "znode %s has no parent in the dump", quoteUnsafe(p))
+			return nil, fmt.Errorf("%w: %s: znode %s has no parent in the dump", ErrDump, name, quoteUnsafe(p))
 		}
 		pn.Children = append(pn.Children, p[i+1:])
 	}
 	return t, nil
 }
 
-func readDumpZnodes(dec *json.Decoder, t *Tree, name string, acls map[string][]ACL, fail func(int64, string, ...any) error) error {
+func readDumpZnodes(dec *json.Decoder, t *Tree, acls map[string][]ACL, fail func(int64, string, ...any) error) error {
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 		return fail(dec.InputOffset(), "znodes is not an array")
 	}
@@ -300,7 +300,6 @@ func readDumpZnodes(dec *json.Decoder, t *Tree, name string, acls map[string][]A
 			n.Data = b
 		}
 		t.Nodes[path] = n
-		t.Origins[path] = Origin{File: name, Offset: off}
 	}
 	if _, err := dec.Token(); err != nil {
 		return fail(dec.InputOffset(), "%v", err)
