@@ -274,3 +274,40 @@ func TestNotRegularRefused(t *testing.T) {
 		t.Errorf("log symlinked to /dev/zero: %v", err)
 	}
 }
+
+// TestACLBombBounded: an ACL list longer than a request of jute.maxbuffer
+// could carry is refused at its count; a gzip of millions of identical
+// entries would otherwise inflate into gigabytes of ACLs.
+func TestACLBombBounded(t *testing.T) {
+	var b bytes.Buffer
+	i32 := func(v int32) { binary.Write(&b, binary.BigEndian, v) }
+	i32(snapMagic)
+	i32(2)
+	binary.Write(&b, binary.BigEndian, int64(0))
+	i32(0) // sessions
+	i32(1) // one ACL cache entry
+	binary.Write(&b, binary.BigEndian, int64(1))
+	i32(0x7ffffff0)
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	zw.Write(b.Bytes())
+	entry := make([]byte, 12) // perms 0, empty scheme, empty id
+	for range 1 << 20 {
+		zw.Write(entry)
+	}
+	zw.Close()
+	p := filepath.Join(t.TempDir(), "snapshot.1.gz")
+	os.WriteFile(p, gz.Bytes(), 0o644)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := ReadSnapshotFile(p, 0)
+	runtime.ReadMemStats(&after)
+	var fe *FileError
+	if !errors.Is(err, ErrCorrupt) || !errors.As(err, &fe) || fe.Offset != int64(b.Len()-4) || !strings.Contains(err.Error(), "ACL entries") {
+		t.Fatalf("err = %v", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+		t.Errorf("allocated %d MiB", got>>20)
+	}
+}

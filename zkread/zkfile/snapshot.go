@@ -234,9 +234,19 @@ func (s *stream) count(what string) int {
 	return int(n)
 }
 
+// acls reads an ACL list. A list reaches ZooKeeper in one create or
+// setACL request, which jute.maxbuffer bounds, and each entry takes at
+// least 12 bytes there: a longer list (a compressed snapshot can hold
+// millions of identical entries in a few kilobytes) is corruption.
 func (s *stream) acls(what string) []ACL {
 	n := s.count(what)
 	if n < 0 {
+		return nil
+	}
+	if n > s.limit/12 {
+		s.off -= 4
+		s.fail(what, fmt.Errorf("%w: %d ACL entries cannot fit in a request of jute.maxbuffer (%d bytes)", ErrCorrupt, n, s.limit))
+		s.off += 4
 		return nil
 	}
 	out := make([]ACL, 0, min(n, 16))
