@@ -311,3 +311,34 @@ func TestACLBombBounded(t *testing.T) {
 		t.Errorf("allocated %d MiB", got>>20)
 	}
 }
+
+// TestSessionAndACLCacheBounds: a session table or ACL cache far beyond
+// any real ensemble's is refused at its count or entry, not allocated.
+func TestSessionAndACLCacheBounds(t *testing.T) {
+	head := func(sessions int32) *bytes.Buffer {
+		var b bytes.Buffer
+		binary.Write(&b, binary.BigEndian, int32(snapMagic))
+		binary.Write(&b, binary.BigEndian, int32(2))
+		binary.Write(&b, binary.BigEndian, int64(0))
+		binary.Write(&b, binary.BigEndian, sessions)
+		return &b
+	}
+	b := head(maxSessions + 1)
+	if _, err := DecodeSnapshot("x", b.Bytes()); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "sessions") {
+		t.Errorf("sessions: %v", err)
+	}
+	// ACL lists of the largest size a request allows, until the cache
+	// holds too many entries.
+	b = head(0)
+	per := lengthLimit(0) / 12
+	n := maxACLCacheEntries/per + 1
+	binary.Write(b, binary.BigEndian, int32(n))
+	for i := range n {
+		binary.Write(b, binary.BigEndian, int64(i))
+		binary.Write(b, binary.BigEndian, int32(per))
+		b.Write(make([]byte, 12*per))
+	}
+	if _, err := DecodeSnapshot("x", b.Bytes()); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "ACL cache") {
+		t.Errorf("ACL cache: %v", err)
+	}
+}

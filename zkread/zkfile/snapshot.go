@@ -24,6 +24,14 @@ const (
 	// crafted length cannot make us allocate more than this per block.
 	maxSnappyBlock = 8 << 20
 
+	// maxSessions and maxACLCacheEntries bound the session table and the
+	// total ACL entries of the ACL cache: ZooKeeper sets no limit, but a
+	// compressed snapshot can inflate millions of near-identical entries
+	// from a few kilobytes. Real ensembles hold thousands of sessions and
+	// a few distinct ACL lists; these limits are far above both.
+	maxSessions        = 1 << 21
+	maxACLCacheEntries = 1 << 20
+
 	// maxTrailer is the longest valid tail after the first seal: the
 	// digest (20 bytes) and lastProcessedZxid (8 bytes), each with its
 	// seal (13 bytes).
@@ -288,6 +296,9 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 	t := newDataTree()
 	t.SnapshotZxid, _ = ZxidFromName(name)
 	ns := s.count("session count")
+	if ns > maxSessions {
+		return nil, at(s.off-4, "session count", fmt.Errorf("%w: %d sessions (kmeta reads at most %d)", ErrCorrupt, ns, maxSessions))
+	}
 	for i := 0; i < ns && s.err == nil; i++ {
 		id := s.i64("session id")
 		t.Sessions[id] = s.i32("session timeout")
@@ -295,9 +306,15 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 	// ACL cache.
 	acls := map[int64][]ACL{-1: {{Perms: 31, Scheme: "world", ID: "anyone"}}}
 	na := s.count("acl cache size")
+	total := 0
 	for i := 0; i < na && s.err == nil; i++ {
 		id := s.i64("acl id")
-		acls[id] = s.acls("acl list")
+		start := s.off
+		list := s.acls("acl list")
+		if total += len(list); total > maxACLCacheEntries {
+			return nil, at(start, "acl list", fmt.Errorf("%w: the ACL cache holds more than %d entries (kmeta's limit)", ErrCorrupt, maxACLCacheEntries))
+		}
+		acls[id] = list
 	}
 	// Nodes, parents first; the list ends with the path "/".
 	for s.err == nil {
