@@ -179,10 +179,10 @@ func TestGzipBombBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
 	zw.Write(good)
 	zeros := make([]byte, 1<<20)
-	for range 512 { // 512 MiB inflated
+	for range 128 { // 128 MiB inflated
 		zw.Write(zeros)
 	}
 	zw.Close()
