@@ -3,43 +3,39 @@ package model
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"maps"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
-// sensitiveSuffixes are config key endings whose values are secrets. A
-// suffix match catches listener- and mechanism-prefixed forms such as
-// listener.name.sasl_ssl.plain.sasl.jaas.config. The list covers Kafka's
-// password-typed dynamic broker configs (ssl.keystore.password,
-// ssl.key.password, ssl.truststore.password, ssl.keystore.key,
-// ssl.keystore.certificate.chain, ssl.truststore.certificates; reference
-// §6.5.3), SASL JAAS configs, the secret keys (password.encoder.secret,
-// delegation.token.secret.key, ...), and 4.4.0's OAuth client secret and
-// sasl.oauthbearer.assertion.private.key.passphrase.
-var sensitiveSuffixes = []string{
-	"password",
-	"passphrase",
-	".key",
-	"secret",
-	"sasl.jaas.config",
-	"ssl.keystore.key",
-	"ssl.keystore.certificate.chain",
-	"ssl.truststore.certificates",
+// IsSensitiveConfig reports whether a config key holds a secret when the
+// resource type is not known: it is sensitive (SensitiveConfig) for every
+// resource type that holds configs, so a password-typed key or a key no
+// resource type knows. Callers that know the type (a ConfigRecord, a
+// config znode) use SensitiveConfig.
+func IsSensitiveConfig(name string) bool {
+	return SensitiveConfig(ConfigBroker, name) && SensitiveConfig(ConfigTopic, name) && SensitiveConfig(ConfigGroup, name)
 }
 
-// IsSensitiveConfig reports whether a config key holds a secret that
-// printers must redact. Kafka's keys are lower case; the match ignores case
-// so that a hand-written key cannot slip through.
-func IsSensitiveConfig(name string) bool {
-	n := strings.ToLower(name)
-	for _, s := range sensitiveSuffixes {
-		if strings.HasSuffix(n, s) {
+// isPasswordKey: a key that some resource type declares PASSWORD, directly
+// or as a listener override. Such a key is a secret wherever it appears.
+func isPasswordKey(name string) bool {
+	for _, t := range []ConfigResourceType{ConfigBroker, ConfigTopic, ConfigGroup} {
+		if _, ok := knownConfigKeys[t][name]; ok && SensitiveConfig(t, name) {
 			return true
 		}
+	}
+	if base, ok := listenerBase(name); ok {
+		return isPasswordKey(base) || slices.ContainsFunc(listenerMechanismConfigs, func(m string) bool {
+			return strings.HasSuffix(base, m) && knownConfigKeys[ConfigBroker][m]
+		})
 	}
 	return false
 }
@@ -70,10 +66,10 @@ func ScramFingerprint(c *ScramCredential) string {
 
 // Redacted returns a deep copy of the image with secrets replaced: SCRAM
 // salts and keys are dropped and Fingerprint set (an already redacted
-// credential keeps its fingerprint), sensitive config values become
-// RedactedValue(value), and so do secrets in raw znodes (see
-// RedactRawZnode). The receiver is not modified. Redacting twice
-// gives the same result as redacting once.
+// credential keeps its fingerprint), sensitive config values
+// (SensitiveConfig for the resource's type) become RedactedValue(value),
+// and so do secrets in raw znodes (see RedactRawZnode). The receiver is
+// not modified. Redacting twice gives the same result as redacting once.
 func (img *Image) Redacted() *Image {
 	out := img.Clone()
 	for _, c := range out.SCRAM {
@@ -85,9 +81,9 @@ func (img *Image) Redacted() *Image {
 		}
 		c.Salt, c.StoredKey, c.ServerKey = nil, nil, nil
 	}
-	for _, kv := range out.Configs {
+	for res, kv := range out.Configs {
 		for k, v := range kv {
-			if IsSensitiveConfig(k) && !isRedacted(v) {
+			if SensitiveConfig(res.Type, k) && !isRedacted(v) {
 				kv[k] = RedactedValue(v)
 			}
 		}
@@ -100,47 +96,169 @@ func (img *Image) Redacted() *Image {
 	return out
 }
 
-// RedactRawZnode redacts the data of a znode: one the ZooKeeper decoder kept
-// raw. Such a znode can be a Kafka config znode after all: read from the
-// ZooKeeper root while Kafka lives in a chroot, or kept raw by a lenient
-// decode because something else in it was malformed; it then holds SCRAM
-// credentials ("SCRAM-SHA-512": "salt=…,stored_key=…,server_key=…") or
-// sensitive configs. In JSON data every value under a sensitive key
-// (IsSensitiveConfig, or a SCRAM mechanism) becomes RedactedValue, at any
-// depth; the rest stays readable. Data under config/users/ or
-// config/brokers/ (the znodes Kafka hides from other ZooKeeper users) that
-// is not a JSON object, and any data still holding a SCRAM key field, is
-// replaced whole.
+// configZnode matches the config entity znodes, relative to the chroot or
+// read from the ZooKeeper root (any prefix): /config/topics/<t>,
+// /config/brokers/<id>, /config/users/<u>[/clients/<c>],
+// /config/clients/<c>, /config/ips/<ip>.
+var configZnode = regexp.MustCompile(`(?:^|/)config/(topics|brokers|users|clients|ips)/[^/]+(/clients/[^/]+)?$`)
+
+// quotaKeys are the keys Kafka accepts in a client quota entity's config
+// (QuotaConfig: the user/client-id rates, and connection_creation_rate for
+// ips); in a user znode the SCRAM mechanisms hold credentials.
+var quotaKeys = map[string]bool{
+	"producer_byte_rate": true, "consumer_byte_rate": true, "request_percentage": true,
+	"controller_mutation_rate": true, "connection_creation_rate": true,
+}
+
+// RedactedScram is what a SCRAM credential's znode value becomes in a
+// redacted dump: its fingerprint (ScramFingerprint) and its iterations,
+// which are not secret: "[redacted sha256:<12 hex>],iterations=<n>". A
+// redacted dump read back then gives the same fingerprint and iterations
+// as reading the credential itself.
+func RedactedScram(c *ScramCredential) string {
+	return "[redacted " + ScramFingerprint(c) + "],iterations=" + strconv.Itoa(int(c.Iterations))
+}
+
+// redactScramValue redacts a SCRAM mechanism's value: a well-formed
+// credential keeps its fingerprint and iterations, anything else is
+// hashed whole.
+func redactScramValue(v string) string {
+	if isRedacted(v) || isRedactedScram(v) {
+		return v
+	}
+	var c ScramCredential
+	fields := map[string]string{}
+	for _, f := range strings.Split(v, ",") {
+		k, val, ok := strings.Cut(f, "=")
+		if _, dup := fields[k]; !ok || dup {
+			return RedactedValue(v)
+		}
+		fields[k] = val
+	}
+	var err error
+	for k, dst := range map[string]*[]byte{"salt": &c.Salt, "stored_key": &c.StoredKey, "server_key": &c.ServerKey} {
+		if *dst, err = base64.StdEncoding.DecodeString(fields[k]); err != nil || fields[k] == "" {
+			return RedactedValue(v)
+		}
+	}
+	n, err := strconv.ParseInt(fields["iterations"], 10, 32)
+	if err != nil || len(fields) != 4 {
+		return RedactedValue(v)
+	}
+	c.Iterations = int32(n)
+	return RedactedScram(&c)
+}
+
+func isRedactedScram(v string) bool {
+	head, it, ok := strings.Cut(v, ",iterations=")
+	if !ok || !isRedacted(head) {
+		return false
+	}
+	_, err := strconv.ParseInt(it, 10, 32)
+	return err == nil
+}
+
+// RedactRawZnode redacts the data of a znode as printers and dumps show
+// it: the same rule as configs in the image, applied to Kafka's JSON.
+//
+//   - A config entity znode (configZnode, relative or under a chroot):
+//     data {"version":…,"config":{key: value}}: each value under a key
+//     SensitiveConfig hides for the path's resource type (topics,
+//     brokers) becomes RedactedValue; in users/clients/ips znodes every
+//     key that is not a quota key is hidden, SCRAM mechanisms as
+//     RedactedScram. A config entity znode that is not a JSON object, or
+//     whose "config" is not an object, is hashed whole: it cannot be told
+//     apart from a secret.
+//   - Any JSON anywhere: values under password-typed keys (at any depth)
+//     and SCRAM mechanism keys are hidden.
+//   - Data still holding a SCRAM key field (stored_key=, server_key=) is
+//     hashed whole.
 func RedactRawZnode(path string, data []byte) []byte {
 	if len(data) == 0 || isRedacted(string(data)) {
 		return data
 	}
-	out := data
 	var doc any
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	isJSON := dec.Decode(&doc) == nil && !dec.More()
-	if isJSON && jsonHasSecretKey(data) {
+	if _, err := dec.Token(); isJSON && err != io.EOF {
+		isJSON = false
+	}
+	m := configZnode.FindStringSubmatch(path)
+	obj, isObject := doc.(map[string]any)
+	whole := func() []byte { return []byte(RedactedValue(string(data))) }
+	if m != nil && !(isJSON && isObject) {
+		return whole()
+	}
+	if !isJSON {
+		if bytes.Contains(data, []byte("stored_key=")) || bytes.Contains(data, []byte("server_key=")) {
+			return whole()
+		}
+		return data
+	}
+	changed := false
+	if m != nil {
+		if cfg, ok := obj["config"]; ok {
+			kv, ok := cfg.(map[string]any)
+			if s, isStr := cfg.(string); !ok && !(isStr && isRedacted(s)) {
+				b, _ := json.Marshal(cfg)
+				obj["config"] = RedactedValue(string(b))
+				changed = true
+			}
+			for k, v := range kv {
+				var hide bool
+				switch m[1] {
+				case "topics":
+					hide = SensitiveConfig(ConfigTopic, k)
+				case "brokers":
+					hide = SensitiveConfig(ConfigBroker, k)
+				default:
+					hide = !quotaKeys[k]
+				}
+				if !hide {
+					continue
+				}
+				s, isStr := v.(string)
+				switch {
+				case isStr && isScramKey(k):
+					kv[k] = redactScramValue(s)
+				case isStr && isRedacted(s):
+					continue
+				case isStr:
+					kv[k] = RedactedValue(s)
+				default:
+					b, _ := json.Marshal(v)
+					kv[k] = RedactedValue(string(b))
+				}
+				changed = true
+			}
+		}
+	}
+	if hasSecretKey(data) {
+		doc = redactJSONValue(doc)
+		changed = true
+	}
+	out := data
+	if changed {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
-		if enc.Encode(redactJSONValue(doc)) == nil {
-			out = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		if enc.Encode(doc) != nil {
+			return whole()
 		}
+		out = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
-	_, isObject := doc.(map[string]any)
-	sensitivePath := strings.Contains(path, "/config/users/") || strings.Contains(path, "/config/brokers/")
-	if (sensitivePath && !(isJSON && isObject)) || bytes.Contains(out, []byte("stored_key=")) || bytes.Contains(out, []byte("server_key=")) {
-		return []byte(RedactedValue(string(data)))
+	if bytes.Contains(out, []byte("stored_key=")) || bytes.Contains(out, []byte("server_key=")) {
+		return whole()
 	}
 	return out
 }
 
-// isSecretKey: a config key whose value is a secret, or a SCRAM
-// credential ("SCRAM-SHA-256", "SCRAM-SHA-512").
-func isSecretKey(k string) bool {
-	return IsSensitiveConfig(k) || strings.HasPrefix(strings.ToUpper(k), "SCRAM-")
-}
+// isSecretKey: a key whose value is a secret wherever it appears in JSON:
+// password-typed, or a SCRAM credential ("SCRAM-SHA-256", ...).
+func isSecretKey(k string) bool { return isPasswordKey(k) || isScramKey(k) }
+
+func isScramKey(k string) bool { return strings.HasPrefix(strings.ToUpper(k), "SCRAM-") }
 
 // redactJSONValue replaces the values of secret keys in decoded JSON.
 func redactJSONValue(v any) any {
@@ -152,7 +270,10 @@ func redactJSONValue(v any) any {
 				continue
 			}
 			if s, ok := val.(string); ok {
-				if !isRedacted(s) {
+				switch {
+				case isScramKey(k):
+					x[k] = redactScramValue(s)
+				case !isRedacted(s):
 					x[k] = RedactedValue(s)
 				}
 				continue
@@ -168,10 +289,10 @@ func redactJSONValue(v any) any {
 	return v
 }
 
-// jsonHasSecretKey reports whether any object key in valid JSON text is a
+// hasSecretKey reports whether any object key in valid JSON text is a
 // secret key. It walks the tokens rather than a decoded map so that a
 // repeated key (which decoding would collapse) is seen too.
-func jsonHasSecretKey(data []byte) bool {
+func hasSecretKey(data []byte) bool {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	type frame struct{ object, wantKey bool }
 	var stack []frame
@@ -397,4 +518,86 @@ func cloneZK(z *ZKState) *ZKState {
 		}
 	}
 	return &c
+}
+
+// SensitiveConfig reports whether Kafka's DescribeConfigs would mark a
+// config of this resource type sensitive (and hide its value): the key's
+// ConfigDef type is PASSWORD, or Kafka does not know the key at all
+// (KafkaConfig.maybeSensitive: "if we can't determine the config entry
+// type, treat it as a sensitive config to be safe"). Keys match exactly,
+// as Kafka's maps do: "ssl.key.password " with a trailing space and
+// "SSL.KEY.PASSWORD" are unknown keys, so sensitive.
+//
+//   - broker: KafkaConfig.configType: the key itself (KafkaConfig's and
+//     the dynamic broker ConfigDef); else a listener override
+//     "listener.name.<listener>.<rest>" takes the type of <rest>, or of
+//     the mechanism config <rest> ends with (sasl.jaas.config and the
+//     others of DynamicBrokerConfig's listener mechanism configs, as in
+//     listener.name.sasl_ssl.plain.sasl.jaas.config).
+//   - topic: LogConfig.configType; group: GroupConfig.configType.
+//   - broker logger and client metrics: never sensitive.
+//   - any other type: sensitive (KafkaConfig.loggableValue's default).
+//
+// The key table (configkeys.go) is generated from Kafka 3.9.2's and
+// 4.4.0's own ConfigDefs, and the rule is checked against
+// KafkaConfig.loggableValue of both releases (TestConfigKeyTable).
+func SensitiveConfig(t ConfigResourceType, name string) bool {
+	return sensitiveIn(knownConfigKeys, t, name)
+}
+
+// listenerMechanismConfigs are the broker configs a listener override may
+// prefix with a SASL mechanism (DynamicBrokerConfig's
+// LISTENER_MECHANISM_CONFIGS, the same in 3.9 and 4.4).
+var listenerMechanismConfigs = []string{
+	"sasl.jaas.config",
+	"sasl.login.callback.handler.class",
+	"sasl.login.class",
+	"sasl.server.callback.handler.class",
+	"connections.max.reauth.ms",
+}
+
+func sensitiveIn(keys map[ConfigResourceType]map[string]bool, t ConfigResourceType, name string) bool {
+	switch t {
+	case ConfigBrokerLogger, ConfigClientMetrics:
+		return false
+	case ConfigTopic, ConfigGroup:
+		pw, ok := keys[t][name]
+		return !ok || pw
+	case ConfigBroker:
+		if pw, ok := keys[t][name]; ok {
+			return pw
+		}
+		base, ok := listenerBase(name)
+		if !ok {
+			return true
+		}
+		for _, m := range listenerMechanismConfigs {
+			if strings.HasSuffix(base, m) {
+				base = m
+				break
+			}
+		}
+		pw, ok := keys[t][base]
+		return !ok || pw
+	}
+	return true
+}
+
+// listenerBase matches Java's "listener\.name\.[^.]*\.(.*)" over the whole
+// key and returns the group: '.' in a Java regex matches no line
+// terminator.
+func listenerBase(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, "listener.name.")
+	if !ok {
+		return "", false
+	}
+	i := strings.IndexByte(rest, '.')
+	if i < 0 {
+		return "", false
+	}
+	base := rest[i+1:]
+	if strings.ContainsAny(base, "\n\r\u0085\u2028\u2029") {
+		return "", false
+	}
+	return base, true
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -158,7 +159,7 @@ func TestIsSensitiveConfig(t *testing.T) {
 		"password.encoder.old.secret":                   true,
 		"delegation.token.secret.key":                   true,
 		"delegation.token.master.key":                   true,
-		"SSL.KEYSTORE.PASSWORD":                         true,
+		"SSL.KEYSTORE.PASSWORD":                         true, // unknown: keys match exactly
 		// Kafka 4.4.0's PASSWORD-typed broker configs (KafkaConfig.configDef)
 		// include the OAuth client credentials and assertion key passphrase.
 		"sasl.oauthbearer.client.credentials.client.secret":                             true,
@@ -174,7 +175,11 @@ func TestIsSensitiveConfig(t *testing.T) {
 		"ssl.truststore.location":                      false,
 		"listener.name.internal.ssl.keystore.location": false,
 		"sasl.login.callback.handler.class":            false,
-		"":                                             false,
+		// Kafka does not know these keys, so it hides their values.
+		"":                         true,
+		"my.plugin.api.token":      true,
+		"ssl.key.password ":        true,
+		"listener.name.x.my.token": true,
 	} {
 		if got := IsSensitiveConfig(name); got != want {
 			t.Errorf("IsSensitiveConfig(%q) = %v, want %v", name, got, want)
@@ -226,6 +231,133 @@ func TestRedactedRawZnodeEdges(t *testing.T) {
 		}
 		if c.data == "" && got != "" {
 			t.Errorf("case %d: empty data became %q", i, got)
+		}
+	}
+}
+
+// TestSensitiveConfigPerResource: the rule depends on the resource type,
+// as DescribeConfigs' does.
+func TestSensitiveConfigPerResource(t *testing.T) {
+	for _, c := range []struct {
+		typ  ConfigResourceType
+		name string
+		want bool
+	}{
+		{ConfigTopic, "cleanup.policy", false},
+		{ConfigTopic, "my.plugin.api.token", true},
+		{ConfigTopic, "retention.ms ", true},
+		{ConfigTopic, "ssl.key.password", true}, // not a topic config
+		{ConfigBroker, "cleanup.policy", true},  // not a broker config
+		{ConfigBroker, "log.cleanup.policy", false},
+		{ConfigBroker, "ssl.key.password", true},
+		{ConfigBroker, "ssl.key.password ", true},
+		{ConfigBroker, "my.plugin.api.token", true},
+		{ConfigBroker, "listener.name.internal.ssl.keystore.location", false},
+		{ConfigBroker, "listener.name.internal.ssl.keystore.password", true},
+		{ConfigBroker, "listener.name.x.plain.sasl.jaas.config", true},
+		{ConfigBroker, "listener.name.x.plain.connections.max.reauth.ms", false},
+		{ConfigBroker, "listener.name.x.ssl.keystore.location\n", true},
+		{ConfigBroker, "zookeeper.connect", false}, // a 3.9 key
+		{ConfigGroup, "consumer.session.timeout.ms", false},
+		{ConfigGroup, "my.plugin.api.token", true},
+		{ConfigBrokerLogger, "my.plugin.api.token", false},
+		{ConfigClientMetrics, "ssl.key.password", false},
+		{ConfigUnknown, "retention.ms", true},
+	} {
+		if got := SensitiveConfig(c.typ, c.name); got != c.want {
+			t.Errorf("SensitiveConfig(%v, %q) = %v, want %v", c.typ, c.name, got, c.want)
+		}
+	}
+}
+
+// TestRedactedConfigsPerResource: Image.Redacted applies the per-type rule
+// to configs: a topic's unknown plugin key and a broker's key with a
+// trailing space are hidden; known non-password keys stay readable.
+func TestRedactedConfigsPerResource(t *testing.T) {
+	img := NewImage()
+	img.Configs[ConfigResource{Type: ConfigTopic, Name: "t"}] = map[string]string{"my.plugin.api.token": "tok-secret", "cleanup.policy": "compact"}
+	img.Configs[ConfigResource{Type: ConfigBroker, Name: "1"}] = map[string]string{"ssl.key.password ": "pw-secret", "log.cleaner.threads": "2", "cleanup.policy": "pol-secret"}
+	img.Configs[ConfigResource{Type: ConfigClientMetrics, Name: "m"}] = map[string]string{"metrics": "org.apache"}
+	r := img.Redacted()
+	want := map[ConfigResource]map[string]string{
+		{Type: ConfigTopic, Name: "t"}:         {"my.plugin.api.token": RedactedValue("tok-secret"), "cleanup.policy": "compact"},
+		{Type: ConfigBroker, Name: "1"}:        {"ssl.key.password ": RedactedValue("pw-secret"), "log.cleaner.threads": "2", "cleanup.policy": RedactedValue("pol-secret")},
+		{Type: ConfigClientMetrics, Name: "m"}: {"metrics": "org.apache"},
+	}
+	if d := cmp.Diff(want, r.Configs); d != "" {
+		t.Error(d)
+	}
+}
+
+// TestRawZnodeRules pins each rule of RedactRawZnode on the data it hides:
+// every case holds a secret ("hunter2" or SCRAM key material) that must
+// not survive, and readable data that must.
+func TestRawZnodeRules(t *testing.T) {
+	const scram = "salt=c2FsdA==,stored_key=c3RvcmVk,server_key=c2VydmVy,iterations=4096"
+	cred := &ScramCredential{Salt: []byte("salt"), StoredKey: []byte("stored"), ServerKey: []byte("server"), Iterations: 4096}
+	for _, c := range []struct {
+		rule, path, data string
+		want             string // exact result; "" = hashed whole
+	}{
+		{"broker config znode that is not JSON (truncated)", "/config/brokers/1", `{"version":1,"config":{"ssl.key.password":"hunter2"`, ""},
+		{"topic config znode that is not JSON", "/config/topics/t", `{"config":{"my.plugin.token":"hunter2"`, ""},
+		{"user znode that is not an object", "/kafka/config/users/alice", `["hunter2"]`, ""},
+		{"config that is not an object", "/config/brokers/1", `{"version":1,"config":["hunter2"]}`, `{"version":1,"config":"` + RedactedValue(`["hunter2"]`) + `"}`},
+		{"broker password key", "/config/brokers/<default>", `{"version":1,"config":{"ssl.key.password":"hunter2","log.cleaner.threads":"2"}}`,
+			`{"version":1,"config":{"log.cleaner.threads":"2","ssl.key.password":"` + RedactedValue("hunter2") + `"}}`},
+		{"broker key with a trailing space", "/config/brokers/1", `{"version":1,"config":{"ssl.key.password ":"hunter2"}}`,
+			`{"version":1,"config":{"ssl.key.password ":"` + RedactedValue("hunter2") + `"}}`},
+		{"broker JAAS listener override", "/config/brokers/1", `{"version":1,"config":{"listener.name.x.plain.sasl.jaas.config":"hunter2"}}`,
+			`{"version":1,"config":{"listener.name.x.plain.sasl.jaas.config":"` + RedactedValue("hunter2") + `"}}`},
+		{"topic plugin key", "/config/topics/t", `{"version":1,"config":{"my.plugin.api.token":"hunter2","retention.ms":"1000"}}`,
+			`{"version":1,"config":{"my.plugin.api.token":"` + RedactedValue("hunter2") + `","retention.ms":"1000"}}`},
+		{"non-string value under a hidden key", "/config/topics/t", `{"version":1,"config":{"x.token":{"k":"hunter2"}}}`,
+			`{"version":1,"config":{"x.token":"` + RedactedValue(`{"k":"hunter2"}`) + `"}}`},
+		{"user znode: unknown mechanism", "/config/users/alice", `{"version":1,"config":{"SCRAM-SHA-1":"salt=aHVudGVyMg==,stored_key=x,server_key=y,iterations=1"}}`,
+			`{"version":1,"config":{"SCRAM-SHA-1":"` + RedactedValue("salt=aHVudGVyMg==,stored_key=x,server_key=y,iterations=1") + `"}}`},
+		{"user znode: unknown key", "/config/users/alice", `{"version":1,"config":{"hunter.key":"hunter2","consumer_byte_rate":"10"}}`,
+			`{"version":1,"config":{"consumer_byte_rate":"10","hunter.key":"` + RedactedValue("hunter2") + `"}}`},
+		{"user znode: SCRAM keeps fingerprint and iterations", "/config/users/alice", `{"version":1,"config":{"SCRAM-SHA-256":"` + scram + `"}}`,
+			`{"version":1,"config":{"SCRAM-SHA-256":"` + RedactedScram(cred) + `"}}`},
+		{"client znode under a chroot", "/kafka/prod/config/users/u/clients/c", `{"version":1,"config":{"hunter":"hunter2"}}`,
+			`{"version":1,"config":{"hunter":"` + RedactedValue("hunter2") + `"}}`},
+		{"password key at any depth elsewhere", "/x/y", `{"a":[{"ssl.keystore.password":"hunter2"}],"b":"<default>"}`,
+			`{"a":[{"ssl.keystore.password":"` + RedactedValue("hunter2") + `"}],"b":"<default>"}`},
+		{"SCRAM key material outside JSON", "/somewhere", scram, ""},
+		{"SCRAM key material in a JSON string", "/somewhere", `{"note":"` + scram + `"}`, ""},
+	} {
+		got := string(RedactRawZnode(c.path, []byte(c.data)))
+		want := c.want
+		if want == "" {
+			want = RedactedValue(c.data)
+		} else {
+			// Re-encoded JSON has its object keys sorted.
+			var v any
+			if err := json.Unmarshal([]byte(want), &v); err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			enc.Encode(v)
+			want = strings.TrimSuffix(b.String(), "\n")
+		}
+		if got != want {
+			t.Errorf("%s: %s\n got %s\nwant %s", c.rule, c.path, got, want)
+		}
+		for _, s := range []string{"hunter2", "aHVudGVyMg==", "c2FsdA==", "c3RvcmVk", "c2VydmVy"} {
+			if strings.Contains(got, s) {
+				t.Errorf("%s: kept %q", c.rule, s)
+			}
+		}
+		if again := string(RedactRawZnode(c.path, []byte(got))); again != got {
+			t.Errorf("%s: redacting twice gives %s, then %s", c.rule, got, again)
+		}
+	}
+	// Not secrets: an unknown key outside a config znode, and plain text.
+	for path, data := range map[string]string{"/brokers/ids/1": `{"version":5,"host":"h","my.plugin.api.token":"x"}`, "/controller_epoch": "7"} {
+		if got := string(RedactRawZnode(path, []byte(data))); got != data {
+			t.Errorf("%s: %s became %s", path, data, got)
 		}
 	}
 }

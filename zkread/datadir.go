@@ -1,7 +1,7 @@
 package zkread
 
 import (
-	"fmt"
+	"github.com/kmeta/kmeta/model"
 
 	"github.com/kmeta/kmeta/zkread/zkfile"
 )
@@ -14,6 +14,11 @@ type DataDirOptions struct {
 	LogDir string
 	// AtZxid > 0 reads the tree as of that zxid.
 	AtZxid int64
+	// MaxBuffer is ZooKeeper's jute.maxbuffer (the server's
+	// -Djute.maxbuffer): lengths in snapshots and logs beyond what
+	// ZooKeeper accepts are corruption, never allocated. <= 0: ZooKeeper's
+	// default, 0xfffff.
+	MaxBuffer int
 }
 
 // ReadDataDir rebuilds the tree from a ZooKeeper data dir (the dir holding
@@ -22,7 +27,7 @@ type DataDirOptions struct {
 // makes it fall back to an older one, with a warning in Tree.Warnings.
 // Files are only read.
 func ReadDataDir(dir string, opts DataDirOptions) (*Tree, error) {
-	res, err := zkfile.ReadDir(dir, zkfile.DirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid})
+	res, err := zkfile.ReadDir(dir, zkfile.DirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, MaxBuffer: opts.MaxBuffer})
 	if err != nil {
 		return nil, err
 	}
@@ -31,9 +36,13 @@ func ReadDataDir(dir string, opts DataDirOptions) (*Tree, error) {
 		return nil, err
 	}
 	t.Source = "zkdata:" + dir
-	t.Warnings = append(t.Warnings, res.Warnings...)
+	for _, w := range res.Warnings {
+		t.warn(w)
+	}
 	if opts.AtZxid > 0 && res.Tree.LastZxid < opts.AtZxid {
-		t.Warnings = append(t.Warnings, fmt.Sprintf("the data dir ends at zxid %#x, before the requested %#x", res.Tree.LastZxid, opts.AtZxid))
+		where := model.NoLocation()
+		where.File, where.Zxid = dir, res.Tree.LastZxid
+		t.warnf(model.WarnCoverageHole, &where, "the data dir ends at zxid %#x, before the requested %#x", res.Tree.LastZxid, opts.AtZxid)
 	}
 	return t, nil
 }

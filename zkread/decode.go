@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/url"
 	"sort"
@@ -38,6 +39,7 @@ func Decode(t *Tree, opts DecodeOptions) (*model.Image, error) {
 		Warnings: append([]string(nil), t.Warnings...),
 	}
 	d.img.Provenance = model.Provenance{Source: t.Source, Offset: -1, Epoch: -1, Zxid: t.MaxZxid}
+	d.img.Warnings = model.CloneFindings(t.Findings)
 	steps := []func() error{
 		d.cluster, d.controller, d.brokers, d.topics, d.configs, d.acls,
 		d.producerIDs, d.tokens, d.feature, d.migration, d.pending,
@@ -69,10 +71,14 @@ func (d *decoder) bad(path, msg string, err error) error {
 	if err == nil {
 		ze.Err = ErrMalformed
 	}
+	if o, ok := d.t.Origins[path]; ok {
+		ze.File, ze.Offset = o.File, o.Offset
+	}
 	if !d.lenient {
 		return ze
 	}
 	d.malformed = append(d.malformed, ze)
+	d.img.Warn(model.WarnLenientDecode, ze.Location(), "%s (kept raw)", ze.Error())
 	delete(d.handled, path)
 	return nil
 }
@@ -103,16 +109,38 @@ func (d *decoder) children(path string) []string {
 	return nil
 }
 
-// strictJSON unmarshals data and rejects trailing bytes.
+// strictJSON unmarshals data and rejects trailing bytes. Its errors say
+// where and what kind of JSON went wrong, never the bytes found there:
+// the data may be a secret.
 func strictJSON(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(v); err != nil {
-		return err
+		return jsonError(err, dec.InputOffset())
 	}
 	if dec.More() {
 		return errors.New("trailing data after the JSON value")
 	}
 	return nil
+}
+
+// jsonError describes a JSON decoding error without quoting the data
+// (encoding/json's syntax errors quote the offending character).
+func jsonError(err error, off int64) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("invalid JSON at byte %d", se.Offset)
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			field = "the value"
+		}
+		return fmt.Errorf("JSON %s at byte %d is a %s, not a %s", field, te.Offset, te.Value, te.Type)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return fmt.Errorf("JSON ends early at byte %d", off)
+	}
+	return fmt.Errorf("invalid JSON at byte %d", off)
 }
 
 func (d *decoder) cluster() error {
@@ -308,6 +336,8 @@ func (d *decoder) topics() error {
 		}
 		d.img.Topics[name] = t
 	}
+	// Sorted once: per topic it made a read of many topics quadratic.
+	sort.Strings(d.img.ZK.MissingPartitionStates)
 	return nil
 }
 
@@ -395,7 +425,6 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 		}
 		t.Partitions[pid] = p
 	}
-	sort.Strings(d.img.ZK.MissingPartitionStates)
 	return t, nil
 }
 
@@ -535,7 +564,13 @@ func (d *decoder) quota(path string, scram bool, parts ...part) error {
 		}
 		f, err := parseJavaDouble(v)
 		if err != nil {
-			return d.bad(path, "quota "+k, err)
+			// Not a quota: an unknown SCRAM mechanism, or a key Kafka does
+			// not know. Either may hold a secret: name the key only.
+			what := "is not a number"
+			if strings.HasPrefix(strings.ToUpper(k), "SCRAM-") {
+				what = "is not a SCRAM mechanism Kafka knows (SCRAM-SHA-256, SCRAM-SHA-512)"
+			}
+			return d.bad(path, "config "+k, fmt.Errorf("value (%d bytes) %s", len(v), what))
 		}
 		values[k] = f
 	}
@@ -582,19 +617,29 @@ func parseJavaDouble(s string) (float64, error) {
 // Kafka requires exactly these four keys.
 func parseScram(s string) (*model.ScramCredential, error) {
 	if strings.HasPrefix(s, "[redacted ") {
-		// A dump written without --show-secrets: the credential exists,
-		// its salt, keys and iterations were not exported.
-		return &model.ScramCredential{Fingerprint: strings.TrimSuffix(strings.TrimPrefix(s, "[redacted "), "]")}, nil
+		// A dump written without --show-secrets (model.RedactedScram): the
+		// credential's fingerprint and iterations, without salt and keys.
+		head, it, hasIt := strings.Cut(s, ",iterations=")
+		c := &model.ScramCredential{Fingerprint: strings.TrimSuffix(strings.TrimPrefix(head, "[redacted "), "]")}
+		if hasIt {
+			n, err := strconv.ParseInt(it, 10, 32)
+			if err != nil {
+				return nil, errors.New("redacted SCRAM credential: iterations is not a 32-bit integer")
+			}
+			c.Iterations = int32(n)
+		}
+		return c, nil
 	}
+	// Errors name fields by position and length, or by the four names
+	// Kafka uses: any other text may be key material.
 	kv := map[string]string{}
 	for i, f := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok {
-			// The field may be key material: name its position only.
 			return nil, fmt.Errorf("SCRAM field %d (of %d bytes) has no '='", i+1, len(f))
 		}
 		if _, dup := kv[k]; dup {
-			return nil, fmt.Errorf("SCRAM field %q repeated", k)
+			return nil, fmt.Errorf("SCRAM field %d repeats the name of an earlier field", i+1)
 		}
 		kv[k] = v
 	}
@@ -609,7 +654,7 @@ func parseScram(s string) (*model.ScramCredential, error) {
 			return nil, fmt.Errorf("SCRAM credential lacks %s", k)
 		}
 		if *dst, err = base64.StdEncoding.DecodeString(v); err != nil {
-			return nil, fmt.Errorf("SCRAM %s: %v", k, err)
+			return nil, fmt.Errorf("SCRAM %s (%d bytes) is not standard base64", k, len(v))
 		}
 	}
 	it, ok := kv["iterations"]
@@ -618,7 +663,7 @@ func parseScram(s string) (*model.ScramCredential, error) {
 	}
 	n, err := strconv.ParseInt(it, 10, 32)
 	if err != nil {
-		return nil, fmt.Errorf("SCRAM iterations: %v", err)
+		return nil, fmt.Errorf("SCRAM iterations (%d bytes) is not a 32-bit integer", len(it))
 	}
 	c.Iterations = int32(n)
 	return c, nil

@@ -51,10 +51,32 @@
 //
 // # Offline reads
 //
-// See package zkfile for the snapshot and transaction-log formats and the
-// replay rules. Stats are converted to what a client sees: ZooKeeper stores
-// a node's cversion as the count of child creations and reports
-// 2*stored - children; dataLength and numChildren are derived.
+// See package zkfile for the snapshot and transaction-log formats, the
+// replay rules and the limits (DataDirOptions.MaxBuffer is ZooKeeper's
+// jute.maxbuffer; files that are not regular are refused). Stats are
+// converted to what a client sees: ZooKeeper stores a node's cversion as
+// the count of child creations and reports 2*stored - children;
+// dataLength and numChildren are derived. Tree.Origins records, per
+// znode, the file and byte offset its data was read from (a snapshot's
+// node record or the log entry that last wrote it), so a *ZnodeError from
+// Decode names the file and offset as well as the znode.
+//
+// # Warnings
+//
+// Tree.Findings are typed (model.Finding): WarnSnapshotFallback,
+// WarnTornTail, WarnZKLogDamaged (zxids that repeat, go back or jump),
+// WarnCoverageHole (the data dir ends before --at-zxid), WarnTreeChanged
+// (live), WarnChrootDetected, each with its file, position, znode or zxid;
+// Tree.Warnings holds the same messages as text. Decode copies them into
+// Image.Warnings and adds WarnLenientDecode per znode a lenient decode
+// kept raw.
+//
+// # Secrets in errors
+//
+// No error or warning carries znode data: config values, SCRAM
+// credentials and JSON fragments are named by znode, field, position and
+// length only (JSON syntax errors by byte offset, not by the character
+// found there).
 //
 // # Decoding (Kafka 3.x znodes, §5 of the reference)
 //
@@ -106,8 +128,16 @@
 // # Dump file
 //
 // WriteDump writes JSON: {"format":"kmeta-zk-dump","version":1,"source",
-// "chroot","maxZxid","changed","warnings","znodes":[{"path","stat","data"
-// (standard base64, null for null data),"text" (when UTF-8),"decoded"
-// (when JSON),"acl"}]}, znodes sorted by path. ReadDump uses path, stat,
-// data and acl, and rebuilds children from the paths.
+// "chroot","maxZxid","changed","warnings","findings" (typed warnings, when
+// any),"znodes":[{"path","pathRaw" (standard base64 of the exact name,
+// only when it is not valid UTF-8; "path" then shows U+FFFD),"stat","data"
+// (standard base64, null for null data),"text" (when valid UTF-8),
+// "decoded" (when JSON in valid UTF-8),"acl"}]}, znodes sorted by path.
+// The output is always valid UTF-8. It is written and read znode by
+// znode: memory is that of the tree. ReadDump uses path (or pathRaw),
+// stat, data and acl, and rebuilds children from the paths. A redacted
+// dump (`kmeta zk dump` without --show-secrets, model.RedactRawZnode)
+// holds SCRAM credentials as "[redacted sha256:<fingerprint>],iterations=<n>",
+// which reads back as a credential with the same fingerprint and
+// iterations as the original.
 package zkread

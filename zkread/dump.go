@@ -1,6 +1,7 @@
 package zkread
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
@@ -8,7 +9,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/zkread/zkfile"
 )
 
 // DumpFormat names the JSON document WriteDump produces.
@@ -17,63 +23,94 @@ const (
 	DumpVersion = 1
 )
 
-// dumpDoc is the dump file. Field names are a stable interface; see
-// doc.go ("Dump file").
-type dumpDoc struct {
-	Format   string      `json:"format"`
-	Version  int         `json:"version"`
-	Source   string      `json:"source"`
-	Chroot   string      `json:"chroot"`
-	MaxZxid  int64       `json:"maxZxid"`
-	Changed  bool        `json:"changed"`
-	Warnings []string    `json:"warnings"`
-	Znodes   []dumpZnode `json:"znodes"`
+// dumpHeader is the dump file's fields before "znodes". Field names are a
+// stable interface; see doc.go ("Dump file").
+type dumpHeader struct {
+	Format   string          `json:"format"`
+	Version  int             `json:"version"`
+	Source   string          `json:"source"`
+	Chroot   string          `json:"chroot"`
+	MaxZxid  int64           `json:"maxZxid"`
+	Changed  bool            `json:"changed"`
+	Warnings []string        `json:"warnings"`
+	Findings []model.Finding `json:"findings,omitempty"`
 }
 
 type dumpZnode struct {
-	Path string `json:"path"`
-	Stat Stat   `json:"stat"`
+	// Path is the znode's path; when the name is not valid UTF-8 (JSON
+	// cannot hold it) the invalid bytes show as U+FFFD here and PathRaw
+	// holds the exact bytes, standard base64.
+	Path    string `json:"path"`
+	PathRaw string `json:"pathRaw,omitempty"`
+	Stat    Stat   `json:"stat"`
 	// Data is the raw data, standard base64; null for a null znode.
 	Data *string `json:"data"`
 	// Text is the data as a string when it is valid UTF-8 (informational;
 	// readers use Data).
 	Text *string `json:"text,omitempty"`
-	// Decoded is the data as JSON when it is a JSON value (informational).
+	// Decoded is the data as JSON when it is a JSON value in valid UTF-8
+	// (informational).
 	Decoded json.RawMessage `json:"decoded,omitempty"`
 	ACL     []ACL           `json:"acl,omitempty"`
 }
 
-// WriteDump writes t as a dump document, znodes sorted by path.
+// WriteDump writes t as a dump document, znodes sorted by path. It writes
+// znode by znode, so memory stays that of the tree. The output is valid
+// UTF-8 whatever the znodes hold.
 func WriteDump(w io.Writer, t *Tree) error {
-	doc := dumpDoc{Format: DumpFormat, Version: DumpVersion, Source: t.Source, Chroot: t.Chroot,
-		MaxZxid: t.MaxZxid, Changed: t.Changed, Warnings: append([]string{}, t.Warnings...), Znodes: []dumpZnode{}}
-	for _, p := range t.Paths() {
+	bw := bufio.NewWriterSize(w, 256<<10)
+	h := dumpHeader{Format: DumpFormat, Version: DumpVersion, Source: strings.ToValidUTF8(t.Source, "\uFFFD"), Chroot: strings.ToValidUTF8(t.Chroot, "\uFFFD"),
+		MaxZxid: t.MaxZxid, Changed: t.Changed, Warnings: append([]string{}, t.Warnings...), Findings: t.Findings}
+	hb, err := json.MarshalIndent(h, "", "  ")
+	if err != nil {
+		return err
+	}
+	// The header object without its closing brace, then "znodes".
+	bw.Write(bytes.TrimSuffix(hb, []byte("\n}")))
+	bw.WriteString(",\n  \"znodes\": [")
+	paths := t.Paths()
+	for i, p := range paths {
 		n := t.Nodes[p]
 		z := dumpZnode{Path: p, Stat: n.Stat, ACL: n.ACL}
+		if !utf8.ValidString(p) {
+			z.Path = strings.ToValidUTF8(p, "\uFFFD")
+			z.PathRaw = base64.StdEncoding.EncodeToString([]byte(p))
+		}
 		if n.Data != nil {
 			s := base64.StdEncoding.EncodeToString(n.Data)
 			z.Data = &s
 			if isText(n.Data) {
 				txt := string(n.Data)
 				z.Text = &txt
-			}
-			if json.Valid(n.Data) {
-				var buf bytes.Buffer
-				if json.Compact(&buf, n.Data) == nil {
-					z.Decoded = buf.Bytes()
+				// json.Compact copies string bytes as they are: only valid
+				// UTF-8 may go into the output verbatim.
+				if json.Valid(n.Data) {
+					var buf bytes.Buffer
+					if json.Compact(&buf, n.Data) == nil {
+						z.Decoded = buf.Bytes()
+					}
 				}
 			}
 		}
-		doc.Znodes = append(doc.Znodes, z)
+		zb, err := json.MarshalIndent(z, "    ", "  ")
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(zb)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	if len(paths) > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("]\n}\n")
+	return bw.Flush()
 }
 
 func isText(b []byte) bool {
-	s := string(b)
-	return strings.ToValidUTF8(s, "\uFFFD") == s && !strings.ContainsRune(s, 0)
+	return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0
 }
 
 // WriteDumpFile writes the dump atomically: a temp file in the same
@@ -115,42 +152,86 @@ func WriteDumpFile(path string, t *Tree, overwrite bool) (err error) {
 	return nil
 }
 
-// ReadDump reads a dump document back into a Tree. Children lists are
-// rebuilt from the paths; every znode's parent must be in the dump.
+// ReadDump reads a dump document back into a Tree, znode by znode (the
+// document is never held whole). Children lists are rebuilt from the
+// paths; every znode's parent must be in the dump. Errors name the dump
+// and the byte offset in it. Tree.Origins stays nil: a znode of a dump is
+// found by its path, and half a million map entries would cost a fifth of
+// the tree's memory.
 func ReadDump(r io.Reader, name string) (*Tree, error) {
-	var doc dumpDoc
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrDump, name, err)
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 256<<10))
+	fail := func(off int64, format string, args ...any) error {
+		return fmt.Errorf("%w: %s: offset %d: %s", ErrDump, name, off, fmt.Sprintf(format, args...))
 	}
-	if doc.Format != DumpFormat {
-		return nil, fmt.Errorf("%w: %s: format %q, want %q", ErrDump, name, doc.Format, DumpFormat)
-	}
-	if doc.Version != DumpVersion {
-		return nil, fmt.Errorf("%w: %s: version %d is not supported (want %d)", ErrDump, name, doc.Version, DumpVersion)
-	}
+	var h dumpHeader
 	t := NewTree()
-	t.Source, t.Chroot, t.MaxZxid, t.Changed = "zkdump:"+name, doc.Chroot, doc.MaxZxid, doc.Changed
-	t.Warnings = doc.Warnings
-	for i, z := range doc.Znodes {
-		if !validZnodePath(z.Path) {
-			return nil, fmt.Errorf("%w: %s: znode %d: invalid path %q", ErrDump, name, i, z.Path)
-		}
-		if _, dup := t.Nodes[z.Path]; dup {
-			return nil, fmt.Errorf("%w: %s: znode %q appears twice", ErrDump, name, z.Path)
-		}
-		n := &Node{Stat: z.Stat, ACL: z.ACL, Children: []string{}}
-		if z.Data != nil {
-			b, err := base64.StdEncoding.DecodeString(*z.Data)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %s: znode %q: data: %v", ErrDump, name, z.Path, err)
-			}
-			n.Data = b
-		}
-		t.Nodes[z.Path] = n
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, fail(dec.InputOffset(), "not a JSON object (%v)", err)
 	}
-	if t.Nodes["/"] == nil {
-		return nil, fmt.Errorf("%w: %s: no root znode \"/\"", ErrDump, name)
+	sawZnodes := false
+	// ACL lists repeat across znodes: keep one copy of each.
+	acls := map[string][]ACL{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fail(dec.InputOffset(), "%v", err)
+		}
+		key, _ := tok.(string)
+		var dst any
+		switch key {
+		case "format":
+			dst = &h.Format
+		case "version":
+			dst = &h.Version
+		case "source":
+			dst = &h.Source
+		case "chroot":
+			dst = &h.Chroot
+		case "maxZxid":
+			dst = &h.MaxZxid
+		case "changed":
+			dst = &h.Changed
+		case "warnings":
+			dst = &h.Warnings
+		case "findings":
+			dst = &h.Findings
+		case "znodes":
+			if h.Format != DumpFormat {
+				return nil, fail(dec.InputOffset(), "format %q, want %q", h.Format, DumpFormat)
+			}
+			if h.Version != DumpVersion {
+				return nil, fail(dec.InputOffset(), "version %d is not supported (want %d)", h.Version, DumpVersion)
+			}
+			if err := readDumpZnodes(dec, t, acls, fail); err != nil {
+				return nil, err
+			}
+			sawZnodes = true
+			continue
+		default:
+			dst = &json.RawMessage{}
+		}
+		if err := dec.Decode(dst); err != nil {
+			return nil, fail(dec.InputOffset(), "%q: %v", key, err)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fail(dec.InputOffset(), "%v", err)
+	}
+	if h.Format != DumpFormat {
+		return nil, fail(dec.InputOffset(), "format %q, want %q", h.Format, DumpFormat)
+	}
+	if h.Version != DumpVersion {
+		return nil, fail(dec.InputOffset(), "version %d is not supported (want %d)", h.Version, DumpVersion)
+	}
+	if !sawZnodes || t.Nodes["/"] == nil {
+		return nil, fail(dec.InputOffset(), "no root znode \"/\"")
+	}
+	t.Source, t.Chroot, t.MaxZxid, t.Changed = "zkdump:"+name, h.Chroot, h.MaxZxid, h.Changed
+	t.Warnings = h.Warnings
+	t.Findings = h.Findings
+	if len(t.Findings) != len(t.Warnings) {
+		// A dump written before typed warnings: keep the text, untyped.
+		t.Findings = nil
 	}
 	for _, p := range t.Paths() {
 		if p == "/" {
@@ -163,16 +244,73 @@ func ReadDump(r io.Reader, name string) (*Tree, error) {
 		}
 		pn := t.Nodes[parent]
 		if pn == nil {
-			return nil, fmt.Errorf("%w: %s: znode %q has no parent in the dump", ErrDump, name, p)
+			return nil, fmt.Errorf("%w: %s: znode %s has no parent in the dump", ErrDump, name, quoteUnsafe(p))
 		}
 		pn.Children = append(pn.Children, p[i+1:])
 	}
 	return t, nil
 }
 
-// ReadDumpFile opens and reads a dump file.
+func readDumpZnodes(dec *json.Decoder, t *Tree, acls map[string][]ACL, fail func(int64, string, ...any) error) error {
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return fail(dec.InputOffset(), "znodes is not an array")
+	}
+	var z struct {
+		Path    string  `json:"path"`
+		PathRaw *string `json:"pathRaw"`
+		Stat    Stat    `json:"stat"`
+		Data    *string `json:"data"`
+		ACL     []ACL   `json:"acl"`
+	}
+	for i := 0; dec.More(); i++ {
+		off := dec.InputOffset()
+		z.Path, z.PathRaw, z.Stat, z.Data, z.ACL = "", nil, Stat{}, nil, nil
+		if err := dec.Decode(&z); err != nil {
+			return fail(off, "znode %d: %v", i, err)
+		}
+		path := z.Path
+		if z.PathRaw != nil {
+			b, err := base64.StdEncoding.DecodeString(*z.PathRaw)
+			if err != nil {
+				return fail(off, "znode %d: pathRaw: %v", i, err)
+			}
+			path = string(b)
+		}
+		if !validZnodePath(path) {
+			return fail(off, "znode %d: invalid path %s", i, strconv.Quote(path))
+		}
+		if _, dup := t.Nodes[path]; dup {
+			return fail(off, "znode %s appears twice", quoteUnsafe(path))
+		}
+		n := &Node{Stat: z.Stat, Children: []string{}}
+		if z.ACL != nil {
+			k := fmt.Sprint(z.ACL)
+			if a, ok := acls[k]; ok {
+				n.ACL = a
+			} else {
+				acls[k] = z.ACL
+				n.ACL = z.ACL
+			}
+		}
+		if z.Data != nil {
+			b, err := base64.StdEncoding.DecodeString(*z.Data)
+			if err != nil {
+				return fail(off, "znode %s: data: %v", quoteUnsafe(path), err)
+			}
+			n.Data = b
+		}
+		t.Nodes[path] = n
+	}
+	if _, err := dec.Token(); err != nil {
+		return fail(dec.InputOffset(), "%v", err)
+	}
+	return nil
+}
+
+// ReadDumpFile opens and reads a dump file (a regular file: a device or a
+// FIFO is refused rather than read without end).
 func ReadDumpFile(path string) (*Tree, error) {
-	f, err := os.Open(path)
+	f, _, err := zkfile.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

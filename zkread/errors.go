@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/zkread/zkfile"
 )
 
@@ -37,17 +38,38 @@ var (
 )
 
 // ZnodeError is an error about one znode.
+// Messages never carry a znode's data: the data may be a secret (a SCRAM
+// credential, a password config), so they name the znode and the field.
 type ZnodeError struct {
 	Path string // relative to the chroot
 	Msg  string
 	Err  error
+	// File and Offset locate the znode's data for an offline read: the
+	// snapshot or transaction log and the byte offset of the record. File
+	// is "" for live and dump reads.
+	File   string
+	Offset int64
 }
 
 func (e *ZnodeError) Error() string {
-	if e.Msg == "" {
-		return fmt.Sprintf("znode %s: %s", quoteUnsafe(e.Path), quoteUnsafe(fmt.Sprint(e.Err)))
+	where := quoteUnsafe(e.Path)
+	if e.File != "" {
+		where += fmt.Sprintf(" (%s, offset %d)", quoteUnsafe(e.File), e.Offset)
 	}
-	return fmt.Sprintf("znode %s: %s: %s", quoteUnsafe(e.Path), quoteUnsafe(e.Msg), quoteUnsafe(fmt.Sprint(e.Err)))
+	if e.Msg == "" {
+		return fmt.Sprintf("znode %s: %s", where, quoteUnsafe(fmt.Sprint(e.Err)))
+	}
+	return fmt.Sprintf("znode %s: %s: %s", where, quoteUnsafe(e.Msg), quoteUnsafe(fmt.Sprint(e.Err)))
+}
+
+// Location is where the error applies, for a model.Finding.
+func (e *ZnodeError) Location() *model.Location {
+	l := model.NoLocation()
+	l.Znode = e.Path
+	if e.File != "" {
+		l.File, l.Position = e.File, e.Offset
+	}
+	return &l
 }
 
 // quoteUnsafe returns s, or its Go-quoted form when it holds a character

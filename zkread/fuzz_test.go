@@ -1,8 +1,14 @@
 package zkread
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"os"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // FuzzDecodeZnode puts arbitrary bytes at each znode kind the decoder reads
@@ -36,6 +42,40 @@ func FuzzDecodeZnode(f *testing.F) {
 		img, err := Decode(tr, DecodeOptions{Lenient: true})
 		if img == nil {
 			t.Fatalf("lenient decode returned no image: %v", err)
+		}
+	})
+}
+
+// FuzzReadDump: any input is a dump or an ErrDump error, never a panic;
+// a dump that reads is written back as valid UTF-8 JSON that reads as
+// the same tree.
+func FuzzReadDump(f *testing.F) {
+	if b, err := os.ReadFile(fixtureDump); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte(`{"format":"kmeta-zk-dump","version":1,"znodes":[{"path":"/","stat":{},"data":null},{"path":"/a","pathRaw":"L2H/","stat":{},"data":"eyJrIjoxfQ=="}]}`))
+	f.Add([]byte(`{"format":"kmeta-zk-dump","version":1,"warnings":["w"],"findings":[{"code":"x","severity":"warning","message":"w"}],"znodes":[{"path":"/","stat":{"version":3},"data":"","acl":[{"perms":31,"scheme":"world","id":"anyone"}]}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tr, err := ReadDump(bytes.NewReader(b), "fuzz")
+		if err != nil {
+			if !errors.Is(err, ErrDump) {
+				t.Fatalf("error is not ErrDump: %v", err)
+			}
+			return
+		}
+		var out bytes.Buffer
+		if err := WriteDump(&out, tr); err != nil {
+			t.Fatal(err)
+		}
+		if !utf8.Valid(out.Bytes()) || !json.Valid(out.Bytes()) {
+			t.Fatalf("written dump is not valid UTF-8 JSON: %q", out.Bytes())
+		}
+		back, err := ReadDump(&out, "again")
+		if err != nil {
+			t.Fatalf("written dump does not read back: %v", err)
+		}
+		if d := cmp.Diff(tr.Nodes, back.Nodes); d != "" {
+			t.Fatalf("round trip differs:\n%s", d)
 		}
 	})
 }

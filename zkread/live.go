@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/kmeta/kmeta/model"
 )
 
 // LiveOptions configures ReadLive.
@@ -174,7 +176,7 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*Tree, error) {
 			t.Source = "zk://" + strings.Join(opts.Servers, ",") + chroot
 			if len(changed) > 0 {
 				t.Changed = true
-				t.Warnings = append(t.Warnings, fmt.Sprintf("the tree changed while it was read (%s moved); the result may mix states", strings.Join(changed, ", ")))
+				t.warnf(model.WarnTreeChanged, nil, "the tree changed while it was read (%s moved); the result may mix states", strings.Join(changed, ", "))
 			}
 			if nerr != nil {
 				return t, nerr
@@ -363,7 +365,9 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 				case errors.Is(err, zk.ErrNoNode):
 					// Deleted after its parent was listed: the parent's
 					// pzxid moved, which the sentinel check may catch.
-					t.Warnings = append(t.Warnings, fmt.Sprintf("znode %s disappeared while reading", quoteUnsafe(rel)))
+					where := model.NoLocation()
+					where.Znode = rel
+					t.warnf(model.WarnTreeChanged, &where, "znode %s disappeared while reading", quoteUnsafe(rel))
 				case errors.Is(err, zk.ErrNoAuth):
 					noAuth = append(noAuth, rel)
 				default:
@@ -394,7 +398,7 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 		}
 		n.Children = kept
 	}
-	sort.Strings(t.Warnings)
+	t.sortWarnings()
 	if len(noAuth) > 0 {
 		sort.Strings(noAuth)
 		return t, r.noAuthError(noAuth), nil

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/kmeta/kmeta/model"
 )
 
 // SourceKind says which reader a Source uses.
@@ -121,6 +123,9 @@ type ReadOptions struct {
 	Chroot string
 	LogDir string
 	AtZxid int64
+	// MaxBuffer is ZooKeeper's jute.maxbuffer for data dir reads (see
+	// DataDirOptions.MaxBuffer); <= 0: ZooKeeper's default.
+	MaxBuffer int
 }
 
 // ReadTree reads the source's raw tree.
@@ -132,9 +137,9 @@ func (s Source) ReadTree(ctx context.Context, opts ReadOptions) (*Tree, error) {
 		return ReadLive(ctx, lo)
 	case SourceDataDir:
 		if opts.Chroot != "" {
-			return ReadDataDir(s.Path, DataDirOptions{Chroot: opts.Chroot, LogDir: opts.LogDir, AtZxid: opts.AtZxid})
+			return ReadDataDir(s.Path, DataDirOptions{Chroot: opts.Chroot, LogDir: opts.LogDir, AtZxid: opts.AtZxid, MaxBuffer: opts.MaxBuffer})
 		}
-		full, err := ReadDataDir(s.Path, DataDirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid})
+		full, err := ReadDataDir(s.Path, DataDirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, MaxBuffer: opts.MaxBuffer})
 		if err != nil {
 			return nil, err
 		}
@@ -146,7 +151,9 @@ func (s Source) ReadTree(ctx context.Context, opts ReadOptions) (*Tree, error) {
 			return full, nil
 		}
 		t := Subtree(full, chroot)
-		t.Warnings = append(t.Warnings, fmt.Sprintf("chroot %s detected in the data dir", chroot))
+		where := model.NoLocation()
+		where.File, where.Znode = s.Path, chroot
+		t.warnf(model.WarnChrootDetected, &where, "chroot %s detected in the data dir", chroot)
 		return t, nil
 	case SourceDump:
 		return ReadDumpFile(filepath.Clean(s.Path))
@@ -188,10 +195,17 @@ func Subtree(t *Tree, chroot string) *Tree {
 	out := NewTree()
 	out.Source, out.MaxZxid, out.Changed = t.Source, t.MaxZxid, t.Changed
 	out.Warnings = append([]string{}, t.Warnings...)
+	out.Findings = model.CloneFindings(t.Findings)
 	out.Chroot = NormalizeChroot(t.Chroot + chroot)
 	for p, n := range t.Nodes {
 		if rel, ok := relPath(p, chroot); ok {
 			out.Nodes[rel] = n
+			if o, ok := t.Origins[p]; ok {
+				if out.Origins == nil {
+					out.Origins = map[string]Origin{}
+				}
+				out.Origins[rel] = o
+			}
 		}
 	}
 	return out

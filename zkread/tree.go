@@ -1,9 +1,12 @@
 package zkread
 
 import (
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/zkread/zkfile"
 )
 
@@ -38,6 +41,11 @@ type Node struct {
 	ACL []ACL
 }
 
+// Origin is where an offline read found a znode's data: the snapshot or
+// transaction log and the byte offset of its record there (a snapshot's
+// node record, a log's entry).
+type Origin = zkfile.Origin
+
 // Tree is the raw znode tree every source produces. Paths are absolute and
 // relative to the chroot: "/" is the chroot itself.
 type Tree struct {
@@ -50,11 +58,43 @@ type Tree struct {
 	// Chroot the paths are relative to ("" when none).
 	Chroot string
 	// Warnings: snapshot fallbacks, torn tails, a tree that changed while it
-	// was read. Never empty-string entries.
+	// was read. Never empty-string entries. Each is the Message of the
+	// Findings entry at the same index.
 	Warnings []string
+	// Findings are the same warnings typed (model.WarnSnapshotFallback,
+	// WarnTornTail, WarnZKLogDamaged, WarnTreeChanged, WarnChrootDetected),
+	// with where they apply; Decode carries them into Image.Warnings.
+	Findings []model.Finding
+	// Origins maps a path to where an offline read found its data (nil for
+	// live and dump reads), so errors can name the file and offset.
+	Origins map[string]Origin
 	// Changed is set by a live read that saw the tree change while reading
 	// and could not get a stable view.
 	Changed bool
+}
+
+// warn adds a warning, typed and as text.
+func (t *Tree) warn(f model.Finding) {
+	if f.Severity == "" {
+		f.Severity = model.SevWarning
+	}
+	t.Findings = append(t.Findings, f)
+	t.Warnings = append(t.Warnings, f.Message)
+}
+
+// warnf adds a warning with a code and a location (nil: none).
+func (t *Tree) warnf(code string, where *model.Location, format string, args ...any) {
+	t.warn(model.Finding{Code: code, Message: fmt.Sprintf(format, args...), Where: where})
+}
+
+// sortWarnings orders the warnings by message (concurrent readers add
+// them in any order), keeping Warnings and Findings aligned.
+func (t *Tree) sortWarnings() {
+	slices.SortStableFunc(t.Findings, func(a, b model.Finding) int { return strings.Compare(a.Message, b.Message) })
+	t.Warnings = t.Warnings[:0]
+	for _, f := range t.Findings {
+		t.Warnings = append(t.Warnings, f.Message)
+	}
 }
 
 // NewTree returns an empty tree.
@@ -94,11 +134,13 @@ func fromDataTree(dt *zkfile.DataTree, chroot string) (*Tree, error) {
 	t := NewTree()
 	t.Chroot = chroot
 	t.MaxZxid = dt.LastZxid
+	t.Origins = make(map[string]Origin, len(dt.Nodes))
 	for p, n := range dt.Nodes {
 		rel, ok := relPath(p, root)
 		if !ok {
 			continue
 		}
+		t.Origins[rel] = n.Origin
 		t.Nodes[rel] = &Node{
 			Data:     n.Data,
 			Children: n.SortedChildren(),

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/kmeta/kmeta/model"
 )
 
 // DirOptions tunes ReadDir.
@@ -17,6 +19,10 @@ type DirOptions struct {
 	// AtZxid > 0 rebuilds the tree as of that zxid: the newest snapshot that
 	// holds nothing newer, then transactions up to and including AtZxid.
 	AtZxid int64
+	// MaxBuffer is ZooKeeper's jute.maxbuffer: no buffer, string or log
+	// entry longer than ZooKeeper would read is accepted (or allocated).
+	// <= 0: ZooKeeper's default, DefaultJuteMaxBuffer.
+	MaxBuffer int
 }
 
 // DirResult is a rebuilt tree and what happened while rebuilding it.
@@ -24,7 +30,17 @@ type DirResult struct {
 	Tree     *DataTree
 	Snapshot string   // the snapshot file used
 	Logs     []string // log files read
-	Warnings []string // fallbacks, torn tails, gaps
+	// Warnings: snapshot fallbacks (model.WarnSnapshotFallback), torn
+	// tails and zxid jumps (model.WarnTornTail), a log whose zxids go
+	// back, where replay stopped (model.WarnZKLogDamaged), each with the
+	// file and byte position.
+	Warnings []model.Finding
+}
+
+func (res *DirResult) warn(code, file string, pos, zxid int64, format string, args ...any) {
+	where := model.At(file, pos, -1)
+	where.Zxid = zxid
+	res.Warnings = append(res.Warnings, model.Finding{Code: code, Severity: model.SevWarning, Message: fmt.Sprintf(format, args...), Where: &where})
 }
 
 type numbered struct {
@@ -92,15 +108,20 @@ func ReadDir(dir string, opts DirOptions) (*DirResult, error) {
 		if opts.AtZxid > 0 && s.zxid > opts.AtZxid {
 			continue
 		}
-		snap, err := ReadSnapshotFile(s.path)
+		snap, err := ReadSnapshotFile(s.path, opts.MaxBuffer)
 		if err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("snapshot %s is unusable, falling back to an older one: %v", filepath.Base(s.path), err))
+			pos := int64(-1)
+			var fe *FileError
+			if errors.As(err, &fe) {
+				pos = fe.Offset
+			}
+			res.warn(model.WarnSnapshotFallback, s.path, pos, 0, "snapshot %s is unusable, falling back to an older one: %v", filepath.Base(s.path), err)
 			lastErr = err
 			continue
 		}
 		if opts.AtZxid > 0 {
 			if m := maxStatZxid(snap.Tree); m > opts.AtZxid {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("snapshot %s already holds zxid %#x, past %#x; using an older one", filepath.Base(s.path), m, opts.AtZxid))
+				res.warn(model.WarnSnapshotFallback, s.path, -1, m, "snapshot %s already holds zxid %#x, past %#x; using an older one", filepath.Base(s.path), m, opts.AtZxid)
 				continue
 			}
 		}
@@ -112,7 +133,7 @@ func ReadDir(dir string, opts DirOptions) (*DirResult, error) {
 		}
 		return res, &FileError{File: snapDir, Msg: "snapshots", Err: ErrNoSnapshot}
 	}
-	if err := replay(res, logs, opts.AtZxid); err != nil {
+	if err := replay(res, logs, opts.AtZxid, opts.MaxBuffer); err != nil {
 		return res, err
 	}
 	return res, nil
@@ -128,7 +149,7 @@ func maxStatZxid(t *DataTree) int64 {
 
 // replay applies the logged transactions after the snapshot. ZooKeeper
 // starts from the last log whose first zxid is at or before the snapshot's.
-func replay(res *DirResult, logs []numbered, atZxid int64) error {
+func replay(res *DirResult, logs []numbered, atZxid int64, maxBuffer int) error {
 	t := res.Tree
 	from := -1
 	for i, l := range logs {
@@ -145,9 +166,9 @@ func replay(res *DirResult, logs []numbered, atZxid int64) error {
 		}
 		from = 0
 	}
-	prev := t.SnapshotZxid
+	r := &replayer{res: res, prev: t.SnapshotZxid, atZxid: atZxid, maxBuffer: maxBuffer}
 	for i := from; i < len(logs); i++ {
-		done, err := replayLog(res, logs[i].path, &prev, atZxid, i == len(logs)-1)
+		done, err := r.log(logs[i].path, i == len(logs)-1)
 		if err != nil {
 			return err
 		}
@@ -155,18 +176,39 @@ func replay(res *DirResult, logs []numbered, atZxid int64) error {
 			break
 		}
 	}
-	t.LastZxid = max(t.SnapshotZxid, prev)
+	t.LastZxid = max(t.SnapshotZxid, r.prev)
 	return nil
 }
 
-func replayLog(res *DirResult, path string, prev *int64, atZxid int64, last bool) (bool, error) {
-	l, err := OpenTxnLog(path)
+// replayer carries the replay's position across log files.
+type replayer struct {
+	res       *DirResult
+	prev      int64 // the last zxid applied (the snapshot's at first)
+	started   bool  // a transaction past the snapshot was seen
+	atZxid    int64
+	maxBuffer int
+}
+
+// log replays one file; done: stop reading further files.
+//
+// Order: ZooKeeper's FileTxnIterator starts at the first transaction past
+// the snapshot (earlier ones in the first file are skipped). From there
+// on, zxids only grow: a zxid that repeats or goes back means the logs
+// were damaged or mixed up. ZooKeeper 3.8's FileTxnSnapLog only logs an
+// error ("highestZxid > next log") and applies the transaction anyway, so
+// its answer depends on replaying stale state over newer state; kmeta
+// stops there instead (model.WarnZKLogDamaged, naming the file and byte
+// position): the tree up to the last good transaction is all that the
+// files say for certain.
+func (r *replayer) log(path string, last bool) (bool, error) {
+	res, t := r.res, r.res.Tree
+	l, err := OpenTxnLog(path, r.maxBuffer)
 	if err != nil {
 		return false, err
 	}
 	defer l.Close()
 	res.Logs = append(res.Logs, path)
-	t := res.Tree
+	prev := &r.prev
 	for {
 		txn, err := l.Next()
 		if err == io.EOF {
@@ -177,21 +219,36 @@ func replayLog(res *DirResult, path string, prev *int64, atZxid int64, last bool
 			if !last {
 				where = "a log that is not the last"
 			}
-			res.Warnings = append(res.Warnings, fmt.Sprintf("ignored a torn transaction at the end of %s: %v", where, err))
+			pos := int64(-1)
+			var fe *FileError
+			if errors.As(err, &fe) {
+				pos = fe.Offset
+			}
+			res.warn(model.WarnTornTail, path, pos, 0, "ignored a torn transaction at the end of %s: %v", where, err)
 			return false, nil
 		}
 		if err != nil {
 			return false, err
 		}
-		if txn.Zxid <= t.SnapshotZxid || txn.Zxid <= *prev {
+		if !r.started && txn.Zxid <= t.SnapshotZxid {
 			continue
 		}
-		if atZxid > 0 && txn.Zxid > atZxid {
+		if r.started && txn.Zxid <= *prev {
+			verb := "goes back"
+			if txn.Zxid == *prev {
+				verb = "repeats"
+			}
+			res.warn(model.WarnZKLogDamaged, path, txn.Offset, txn.Zxid, "%s: offset %d: zxid %s (%#x after %#x); replay stopped at the last transaction before it", path, txn.Offset, verb, txn.Zxid, *prev)
+			return true, nil
+		}
+		r.started = true
+		if r.atZxid > 0 && txn.Zxid > r.atZxid {
 			return true, nil
 		}
 		if *prev>>32 == txn.Zxid>>32 && txn.Zxid != *prev+1 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: offset %d: zxid jumps from %#x to %#x", path, txn.Offset, *prev, txn.Zxid))
+			res.warn(model.WarnZKLogDamaged, path, txn.Offset, txn.Zxid, "%s: offset %d: zxid jumps from %#x to %#x", path, txn.Offset, *prev, txn.Zxid)
 		}
+		t.origin = Origin{File: path, Offset: txn.Offset}
 		t.apply(txn)
 		t.Applied++
 		*prev = txn.Zxid

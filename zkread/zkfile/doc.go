@@ -24,9 +24,25 @@
 //	[digest]     ZxidDigest{long zxid, int digestVersion, long digest}, seal (3.6+)
 //	[lastZxid]   long lastProcessedZxid, seal (3.9+)
 //
-// Optional trailers are recognised by how many bytes remain. Compressed
-// snapshots (`.gz` gzip, `.snappy` xerial-framed snappy) carry the same stream;
-// the Adler32 covers the uncompressed bytes. Snapshots are fuzzy: taken while
+// Optional trailers are recognised by how many bytes remain (a look-ahead
+// of at most 55 bytes after the first seal: more is trailing garbage).
+// Compressed snapshots (`.gz` gzip, `.snappy` xerial-framed snappy, blocks
+// of at most 8 MiB decoded) carry the same stream; the Adler32 covers the
+// uncompressed bytes. Snapshots are decoded as a stream, never inflated or
+// read whole, so memory grows with the tree, not with the file.
+//
+// # Limits
+//
+// ZooKeeper's BinaryInputArchive refuses any buffer or string length
+// outside [0, jute.maxbuffer + extrasize] ("Unreasonable length"), where
+// jute.maxbuffer defaults to 0xfffff and zookeeper.jute.maxbuffer.extrasize
+// defaults to jute.maxbuffer (never below 1024): 2,097,150 bytes by
+// default. A transaction log entry is read as one such buffer. kmeta
+// applies the same bound (DirOptions.MaxBuffer raises it as
+// -Djute.maxbuffer does), so a crafted length is corruption at its field,
+// never an allocation. Snapshots, logs and dumps must be regular files
+// once symlinks are followed (checked on the open descriptor): a device or
+// a FIFO would be read without end. Snapshots are fuzzy: taken while
 // transactions keep being applied, so a snapshot named zxid Z may already hold
 // the effect of later transactions. Recovery therefore replays every
 // transaction with zxid > Z, and each transaction is applied idempotently
@@ -60,6 +76,18 @@
 //	createSession -10      CreateSessionTxn{int timeout}
 //	closeSession -11       CloseSessionTxn{vector<ustring> paths2Delete} (may be absent)
 //	error -1               ErrorTxn{int err}
+//
+// # Replay order
+//
+// ZooKeeper's FileTxnIterator starts at the first transaction past the
+// snapshot. From there zxids must grow: FileTxnSnapLog.fastForwardFromEdits
+// (3.8) logs an error for a zxid below the highest one seen
+// ("highestZxid > next log") and still applies it, and applies a repeated
+// zxid again without a word. kmeta stops at such a transaction instead,
+// with model.WarnZKLogDamaged naming the file and byte position: the tree
+// up to the last transaction in order is what the files say for certain.
+// A zxid that skips ahead within an epoch is applied, with the same
+// warning (transactions are missing).
 //
 // # Replay rules (ZooKeeper's DataTree)
 //

@@ -1,14 +1,15 @@
 package zkfile
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/adler32"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/klauspost/compress/snappy"
@@ -18,9 +19,23 @@ const (
 	snapMagic = 0x5A4B534E // "ZKSN"
 	logMagic  = 0x5A4B4C47 // "ZKLG"
 
-	// maxSnapshotBytes bounds decompression so a crafted .gz cannot exhaust
-	// memory; real snapshots of Kafka clusters are far below it.
-	maxSnapshotBytes = 8 << 30
+	// maxSnappyBlock bounds one decoded block of a .snappy snapshot.
+	// snappy-java (what ZooKeeper writes with) uses 32 KiB blocks; a
+	// crafted length cannot make us allocate more than this per block.
+	maxSnappyBlock = 8 << 20
+
+	// maxSessions and maxACLCacheEntries bound the session table and the
+	// total ACL entries of the ACL cache: ZooKeeper sets no limit, but a
+	// compressed snapshot can inflate millions of near-identical entries
+	// from a few kilobytes. Real ensembles hold thousands of sessions and
+	// a few distinct ACL lists; these limits are far above both.
+	maxSessions        = 1 << 21
+	maxACLCacheEntries = 1 << 20
+
+	// maxTrailer is the longest valid tail after the first seal: the
+	// digest (20 bytes) and lastProcessedZxid (8 bytes), each with its
+	// seal (13 bytes).
+	maxTrailer = 20 + 13 + 8 + 13
 )
 
 // Snapshot is a decoded snapshot file.
@@ -32,35 +47,28 @@ type Snapshot struct {
 }
 
 // ReadSnapshotFile opens and decodes one snapshot file, decompressing by
-// suffix (.gz, .snappy).
-func ReadSnapshotFile(path string) (*Snapshot, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, &FileError{File: path, Msg: "read", Err: err}
-	}
-	data, err := decompress(path, raw)
+// suffix (.gz, .snappy) as it reads: the file is streamed, never held
+// whole, so memory grows with the tree it holds, not with the file.
+// maxBuffer is jute.maxbuffer (<= 0: ZooKeeper's default); no string or
+// buffer longer than ZooKeeper would accept is allocated.
+func ReadSnapshotFile(path string, maxBuffer int) (*Snapshot, error) {
+	f, _, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
-	return DecodeSnapshot(path, data)
-}
-
-func decompress(name string, raw []byte) ([]byte, error) {
+	defer f.Close()
+	var r io.Reader = f
 	switch {
-	case strings.HasSuffix(name, ".gz"):
-		zr, err := gzip.NewReader(bytes.NewReader(raw))
+	case strings.HasSuffix(path, ".gz"):
+		zr, err := gzip.NewReader(bufio.NewReaderSize(f, 64<<10))
 		if err != nil {
-			return nil, &FileError{File: name, Msg: "gzip header", Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+			return nil, &FileError{File: path, Msg: "gzip header", Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
 		}
-		out, err := io.ReadAll(io.LimitReader(zr, maxSnapshotBytes))
-		if err != nil {
-			return nil, &FileError{File: name, Offset: int64(len(out)), Msg: "gzip stream", Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
-		}
-		return out, nil
-	case strings.HasSuffix(name, ".snappy"):
-		return unxerial(name, raw)
+		r = zr
+	case strings.HasSuffix(path, ".snappy"):
+		r = &xerialReader{name: path, r: bufio.NewReaderSize(f, 64<<10)}
 	}
-	return raw, nil
+	return decodeSnapshot(path, r, maxBuffer)
 }
 
 // xerialMagic starts snappy-java's SnappyOutputStream framing, which
@@ -68,98 +76,274 @@ func decompress(name string, raw []byte) ([]byte, error) {
 // version, then blocks of (int compressed length, raw snappy block).
 var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
 
-func unxerial(name string, raw []byte) ([]byte, error) {
-	if len(raw) < 16 || !bytes.Equal(raw[:8], xerialMagic) {
-		return nil, &FileError{File: name, Msg: "snappy header", Err: fmt.Errorf("%w: not snappy-java framing", ErrCorrupt)}
-	}
-	var out []byte
-	off := 16
-	for off < len(raw) {
-		if len(raw)-off < 4 {
-			return nil, &FileError{File: name, Offset: int64(off), Msg: "snappy block length", Err: fmt.Errorf("%w: %v", ErrCorrupt, errShort)}
-		}
-		n := int(binary.BigEndian.Uint32(raw[off:]))
-		off += 4
-		if n < 0 || n > len(raw)-off {
-			return nil, &FileError{File: name, Offset: int64(off - 4), Msg: "snappy block length", Err: fmt.Errorf("%w: block of %d bytes past end", ErrCorrupt, n)}
-		}
-		dl, err := snappy.DecodedLen(raw[off : off+n])
-		if err != nil || dl < 0 || len(out)+dl > maxSnapshotBytes {
-			return nil, &FileError{File: name, Offset: int64(off), Msg: "snappy block", Err: fmt.Errorf("%w: bad block", ErrCorrupt)}
-		}
-		blk, err := snappy.Decode(nil, raw[off:off+n])
-		if err != nil {
-			return nil, &FileError{File: name, Offset: int64(off), Msg: "snappy block", Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
-		}
-		out = append(out, blk...)
-		off += n
-	}
-	return out, nil
+// xerialReader decodes snappy-java framing one block at a time. Its errors
+// are *FileError with offsets in the compressed file.
+type xerialReader struct {
+	name   string
+	r      *bufio.Reader
+	off    int64 // compressed bytes consumed
+	header bool
+	blk    []byte // decoded bytes not yet returned
+	src    []byte
+	dst    []byte
 }
 
-// DecodeSnapshot decodes an uncompressed snapshot stream. name is used in
-// errors only.
-func DecodeSnapshot(name string, data []byte) (*Snapshot, error) {
-	c := &cursor{buf: data}
-	bad := func(msg string, err error) error {
-		if c.err != nil {
-			err = c.err
-			if errors.Is(err, errShort) {
-				err = fmt.Errorf("%w: %v", ErrCorrupt, err)
-			}
-			return &FileError{File: name, Offset: c.at, Msg: c.what, Err: err}
+func (x *xerialReader) Read(p []byte) (int, error) {
+	if !x.header {
+		var h [16]byte
+		if _, err := io.ReadFull(x.r, h[:]); err != nil || !bytes.Equal(h[:8], xerialMagic) {
+			return 0, &FileError{File: x.name, Msg: "snappy header", Err: fmt.Errorf("%w: not snappy-java framing", ErrCorrupt)}
 		}
-		return &FileError{File: name, Offset: int64(c.off), Msg: msg, Err: err}
+		x.header, x.off = true, 16
 	}
-	if m := c.i32("magic"); c.err == nil && m != snapMagic {
-		return nil, &FileError{File: name, Msg: "magic", Err: fmt.Errorf("%w: magic %#x is not ZKSN", ErrCorrupt, uint32(m))}
+	for len(x.blk) == 0 {
+		var l [4]byte
+		n, err := io.ReadFull(x.r, l[:])
+		if err == io.EOF {
+			return 0, io.EOF
+		}
+		if err != nil {
+			return 0, &FileError{File: x.name, Offset: x.off, Msg: "snappy block length", Err: fmt.Errorf("%w: %d of 4 bytes", ErrCorrupt, n)}
+		}
+		ln := int64(binary.BigEndian.Uint32(l[:]))
+		if ln > maxSnappyBlock {
+			return 0, &FileError{File: x.name, Offset: x.off, Msg: "snappy block length", Err: fmt.Errorf("%w: block of %d bytes (limit %d)", ErrCorrupt, ln, maxSnappyBlock)}
+		}
+		x.src = append(x.src[:0], make([]byte, ln)...)
+		if _, err := io.ReadFull(x.r, x.src); err != nil {
+			return 0, &FileError{File: x.name, Offset: x.off, Msg: "snappy block", Err: fmt.Errorf("%w: block of %d bytes past the end", ErrCorrupt, ln)}
+		}
+		dl, err := snappy.DecodedLen(x.src)
+		if err != nil || dl < 0 || dl > maxSnappyBlock {
+			return 0, &FileError{File: x.name, Offset: x.off + 4, Msg: "snappy block", Err: fmt.Errorf("%w: bad block (decoded length %d)", ErrCorrupt, dl)}
+		}
+		if cap(x.dst) < dl {
+			x.dst = make([]byte, dl)
+		}
+		out, err := snappy.Decode(x.dst[:dl], x.src)
+		if err != nil {
+			return 0, &FileError{File: x.name, Offset: x.off + 4, Msg: "snappy block", Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+		}
+		x.blk = out
+		x.off += 4 + ln
 	}
-	if v := c.i32("version"); c.err == nil && v != 2 {
-		return nil, &FileError{File: name, Offset: 4, Msg: "version", Err: fmt.Errorf("%w: unsupported snapshot version %d", ErrCorrupt, v)}
+	n := copy(p, x.blk)
+	x.blk = x.blk[n:]
+	return n, nil
+}
+
+// stream is a sticky-error reader of a jute stream (cursor's counterpart
+// for data that is not held in memory). It keeps the Adler32 of every
+// byte consumed, for the seals, and the offset for errors.
+type stream struct {
+	name  string
+	r     *bufio.Reader
+	off   int64
+	sum   hash.Hash32
+	limit int
+	err   error
+	at    int64
+	what  string
+	tmp   [8]byte
+}
+
+func (s *stream) fail(what string, err error) {
+	if s.err == nil {
+		s.err, s.at, s.what = err, s.off, what
 	}
-	c.i64("dbid")
+}
+
+// read fills b from the stream; a short read is ErrCorrupt (a snapshot is
+// never torn: ZooKeeper only uses complete ones), a decompression or I/O
+// error stays what it is.
+func (s *stream) read(b []byte, what string) bool {
+	if s.err != nil {
+		return false
+	}
+	n, err := io.ReadFull(s.r, b)
+	s.sum.Write(b[:n])
+	if err != nil {
+		var fe *FileError
+		switch {
+		case errors.As(err, &fe):
+			// The compressed framing is broken; report its own offset.
+			s.fail(what, err)
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			s.fail(what, fmt.Errorf("%w: %v", ErrCorrupt, errShort))
+		default:
+			s.fail(what, fmt.Errorf("%w: %v", ErrCorrupt, err))
+		}
+		s.off += int64(n)
+		return false
+	}
+	s.off += int64(n)
+	return true
+}
+
+func (s *stream) i32(what string) int32 {
+	if !s.read(s.tmp[:4], what) {
+		return 0
+	}
+	return int32(binary.BigEndian.Uint32(s.tmp[:4]))
+}
+
+func (s *stream) i64(what string) int64 {
+	if !s.read(s.tmp[:8], what) {
+		return 0
+	}
+	return int64(binary.BigEndian.Uint64(s.tmp[:8]))
+}
+
+// length reads a jute length and checks it as BinaryInputArchive does:
+// -1 is null, anything else must lie in [0, limit].
+func (s *stream) length(what string) (int, bool) {
+	n := s.i32(what)
+	if s.err != nil || n == -1 {
+		return 0, false
+	}
+	if n < 0 || int(n) > s.limit {
+		s.off -= 4
+		s.fail(what, fmt.Errorf("%w: unreasonable length %d (jute.maxbuffer allows %d)", ErrCorrupt, n, s.limit))
+		s.off += 4
+		return 0, false
+	}
+	return int(n), true
+}
+
+func (s *stream) buffer(what string) []byte {
+	n, ok := s.length(what)
+	if !ok {
+		return nil
+	}
+	b := make([]byte, n)
+	if !s.read(b, what) {
+		return nil
+	}
+	return b
+}
+
+func (s *stream) str(what string) (string, bool) {
+	b := s.buffer(what)
+	return string(b), b != nil && s.err == nil
+}
+
+// count reads a vector count. Elements are read one by one, so a large
+// count allocates nothing up front; a count that cannot be real ends the
+// read with an error rather than a long loop.
+func (s *stream) count(what string) int {
+	n := s.i32(what)
+	if s.err != nil || n == -1 {
+		return -1
+	}
+	if n < 0 {
+		s.fail(what, fmt.Errorf("%w: vector count %d", ErrCorrupt, n))
+		return 0
+	}
+	return int(n)
+}
+
+// acls reads an ACL list. A list reaches ZooKeeper in one create or
+// setACL request, which jute.maxbuffer bounds, and each entry takes at
+// least 12 bytes there: a longer list (a compressed snapshot can hold
+// millions of identical entries in a few kilobytes) is corruption.
+func (s *stream) acls(what string) []ACL {
+	n := s.count(what)
+	if n < 0 {
+		return nil
+	}
+	if n > s.limit/12 {
+		s.off -= 4
+		s.fail(what, fmt.Errorf("%w: %d ACL entries cannot fit in a request of jute.maxbuffer (%d bytes)", ErrCorrupt, n, s.limit))
+		s.off += 4
+		return nil
+	}
+	out := make([]ACL, 0, min(n, 16))
+	for i := 0; i < n && s.err == nil; i++ {
+		var a ACL
+		a.Perms = s.i32(what + " perms")
+		a.Scheme, _ = s.str(what + " scheme")
+		a.ID, _ = s.str(what + " id")
+		out = append(out, a)
+	}
+	return out
+}
+
+func (s *stream) error() error {
+	if fe := (*FileError)(nil); errors.As(s.err, &fe) {
+		return s.err
+	}
+	return &FileError{File: s.name, Offset: s.at, Msg: s.what, Err: s.err}
+}
+
+// DecodeSnapshot decodes an uncompressed snapshot held in memory, with
+// ZooKeeper's default jute.maxbuffer. name is used in errors only.
+func DecodeSnapshot(name string, data []byte) (*Snapshot, error) {
+	return decodeSnapshot(name, bytes.NewReader(data), 0)
+}
+
+func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) {
+	s := &stream{name: name, r: bufio.NewReaderSize(r, 256<<10), sum: adler32.New(), limit: lengthLimit(maxBuffer)}
+	at := func(off int64, msg string, err error) error {
+		return &FileError{File: name, Offset: off, Msg: msg, Err: err}
+	}
+	if m := s.i32("magic"); s.err == nil && m != snapMagic {
+		return nil, at(0, "magic", fmt.Errorf("%w: magic %#x is not ZKSN", ErrCorrupt, uint32(m)))
+	}
+	if v := s.i32("version"); s.err == nil && v != 2 {
+		return nil, at(4, "version", fmt.Errorf("%w: unsupported snapshot version %d", ErrCorrupt, v))
+	}
+	s.i64("dbid")
 	t := newDataTree()
 	t.SnapshotZxid, _ = ZxidFromName(name)
-	ns := c.count("session count", 12)
-	for i := 0; i < ns && c.err == nil; i++ {
-		id := c.i64("session id")
-		t.Sessions[id] = c.i32("session timeout")
+	ns := s.count("session count")
+	if ns > maxSessions {
+		return nil, at(s.off-4, "session count", fmt.Errorf("%w: %d sessions (kmeta reads at most %d)", ErrCorrupt, ns, maxSessions))
+	}
+	for i := 0; i < ns && s.err == nil; i++ {
+		id := s.i64("session id")
+		t.Sessions[id] = s.i32("session timeout")
 	}
 	// ACL cache.
 	acls := map[int64][]ACL{-1: {{Perms: 31, Scheme: "world", ID: "anyone"}}}
-	na := c.count("acl cache size", 12)
-	for i := 0; i < na && c.err == nil; i++ {
-		id := c.i64("acl id")
-		acls[id] = c.acls("acl list")
+	na := s.count("acl cache size")
+	total := 0
+	for i := 0; i < na && s.err == nil; i++ {
+		id := s.i64("acl id")
+		start := s.off
+		list := s.acls("acl list")
+		if total += len(list); total > maxACLCacheEntries {
+			return nil, at(start, "acl list", fmt.Errorf("%w: the ACL cache holds more than %d entries (kmeta's limit)", ErrCorrupt, maxACLCacheEntries))
+		}
+		acls[id] = list
 	}
 	// Nodes, parents first; the list ends with the path "/".
-	for c.err == nil {
-		at := c.off
-		p, ok := c.str("node path")
-		if c.err != nil {
+	for s.err == nil {
+		start := s.off
+		p, ok := s.str("node path")
+		if s.err != nil {
 			break
 		}
 		if ok && p == "/" {
 			break
 		}
 		if !ok {
-			return nil, &FileError{File: name, Offset: int64(at), Msg: "node path", Err: fmt.Errorf("%w: null path", ErrCorrupt)}
+			return nil, at(start, "node path", fmt.Errorf("%w: null path", ErrCorrupt))
 		}
-		n := &Node{Children: map[string]struct{}{}}
-		n.Data = c.buffer("node data")
-		aclID := c.i64("node acl id")
+		n := &Node{Children: map[string]struct{}{}, Origin: Origin{File: name, Offset: start}}
+		n.Data = s.buffer("node data")
+		aclID := s.i64("node acl id")
 		n.Stat = StatPersisted{
-			Czxid: c.i64("czxid"), Mzxid: c.i64("mzxid"),
-			Ctime: c.i64("ctime"), Mtime: c.i64("mtime"),
-			Version: c.i32("version"), Cversion: c.i32("cversion"), Aversion: c.i32("aversion"),
-			EphemeralOwner: c.i64("ephemeralOwner"), Pzxid: c.i64("pzxid"),
+			Czxid: s.i64("czxid"), Mzxid: s.i64("mzxid"),
+			Ctime: s.i64("ctime"), Mtime: s.i64("mtime"),
+			Version: s.i32("version"), Cversion: s.i32("cversion"), Aversion: s.i32("aversion"),
+			EphemeralOwner: s.i64("ephemeralOwner"), Pzxid: s.i64("pzxid"),
 		}
-		if c.err != nil {
+		if s.err != nil {
 			break
 		}
 		a, ok := acls[aclID]
 		if !ok {
-			return nil, &FileError{File: name, Offset: int64(at), Msg: "node " + p, Err: fmt.Errorf("%w: acl id %d not in the ACL cache", ErrCorrupt, aclID)}
+			return nil, at(start, "node "+p, fmt.Errorf("%w: acl id %d not in the ACL cache", ErrCorrupt, aclID))
 		}
 		n.ACL = a
 		if p == "" {
@@ -167,69 +351,89 @@ func DecodeSnapshot(name string, data []byte) (*Snapshot, error) {
 			continue
 		}
 		if !validPath(p) {
-			return nil, &FileError{File: name, Offset: int64(at), Msg: "node path", Err: fmt.Errorf("%w: invalid path %q", ErrCorrupt, p)}
+			return nil, at(start, "node path", fmt.Errorf("%w: invalid path %q", ErrCorrupt, p))
 		}
 		pp, child := parentOf(p)
 		parent := t.Nodes[pp]
 		if parent == nil {
-			return nil, &FileError{File: name, Offset: int64(at), Msg: "node " + p, Err: fmt.Errorf("%w: parent %s not seen before the node", ErrCorrupt, pp)}
+			return nil, at(start, "node "+p, fmt.Errorf("%w: parent %s not seen before the node", ErrCorrupt, pp))
 		}
 		if _, dup := t.Nodes[p]; dup {
-			return nil, &FileError{File: name, Offset: int64(at), Msg: "node " + p, Err: fmt.Errorf("%w: duplicate node", ErrCorrupt)}
+			return nil, at(start, "node "+p, fmt.Errorf("%w: duplicate node", ErrCorrupt))
 		}
 		parent.Children[child] = struct{}{}
 		t.Nodes[p] = n
 	}
-	if c.err != nil {
-		return nil, bad("", nil)
+	if s.err != nil {
+		return nil, s.error()
 	}
 	if t.Nodes["/"] == nil {
-		return nil, &FileError{File: name, Offset: int64(c.off), Msg: "nodes", Err: fmt.Errorf("%w: no root node", ErrCorrupt)}
+		return nil, at(s.off, "nodes", fmt.Errorf("%w: no root node", ErrCorrupt))
 	}
 	// First seal, then the optional digest and lastProcessedZxid trailers,
-	// each followed by its own seal covering everything before it.
-	if err := checkSeal(c, data); err != nil {
-		return nil, bad("", err)
+	// each followed by its own seal covering everything before it. They
+	// are recognised by how many bytes remain, so look ahead: more than the
+	// longest valid trailer is trailing garbage (and is not read on).
+	if err := s.seal(); err != nil {
+		return nil, err
 	}
 	snap := &Snapshot{Tree: t}
+	ahead, perr := s.r.Peek(maxTrailer + 1)
+	if perr != nil && perr != io.EOF && perr != bufio.ErrBufferFull {
+		var fe *FileError
+		if errors.As(perr, &fe) {
+			return nil, perr
+		}
+		return nil, at(s.off, "trailer", fmt.Errorf("%w: %v", ErrCorrupt, perr))
+	}
+	rem := len(ahead)
 	const sealLen = 8 + 4 + 1
-	if c.remaining() >= 8+4+8+sealLen {
-		snap.DigestZxid = c.i64("digest zxid")
-		if dv := c.i32("digest version"); c.err == nil && dv < 2 {
-			return nil, &FileError{File: name, Offset: int64(c.off - 4), Msg: "digest version", Err: fmt.Errorf("%w: digest version %d is not supported", ErrCorrupt, dv)}
+	if rem >= 8+4+8+sealLen {
+		snap.DigestZxid = s.i64("digest zxid")
+		if dv := s.i32("digest version"); s.err == nil && dv < 2 {
+			return nil, at(s.off-4, "digest version", fmt.Errorf("%w: digest version %d is not supported", ErrCorrupt, dv))
 		}
-		c.i64("digest")
-		if err := checkSeal(c, data); err != nil {
-			return nil, bad("", err)
+		s.i64("digest")
+		if err := s.seal(); err != nil {
+			return nil, err
 		}
+		rem -= 20 + sealLen
 	}
-	if c.remaining() >= 8+sealLen {
-		c.i64("last processed zxid")
-		if err := checkSeal(c, data); err != nil {
-			return nil, bad("", err)
+	if rem >= 8+sealLen {
+		s.i64("last processed zxid")
+		if err := s.seal(); err != nil {
+			return nil, err
 		}
+		rem -= 8 + sealLen
 	}
-	if c.remaining() != 0 {
-		return nil, &FileError{File: name, Offset: int64(c.off), Msg: "trailer", Err: fmt.Errorf("%w: %d unexpected bytes after the last seal", ErrCorrupt, c.remaining())}
+	if rem != 0 {
+		more := ""
+		if len(ahead) > maxTrailer {
+			more = "at least "
+		}
+		return nil, at(s.off, "trailer", fmt.Errorf("%w: %s%d unexpected bytes after the last seal", ErrCorrupt, more, rem))
 	}
 	t.LastZxid = t.SnapshotZxid
 	return snap, nil
 }
 
-// checkSeal reads a seal: the Adler32 of data[:here] and the string "/".
-func checkSeal(c *cursor, data []byte) error {
-	at := c.off
-	want := uint32(adler32.Checksum(data[:at]))
-	got := c.i64("checksum")
-	if c.err != nil {
-		return nil // reported through c.err
+// seal reads a seal: the Adler32 of every byte before it and the string
+// "/".
+func (s *stream) seal() error {
+	at := s.off
+	want := s.sum.Sum32()
+	got := s.i64("checksum")
+	if s.err != nil {
+		return s.error()
 	}
 	if uint64(got) != uint64(want) {
-		c.off = at
-		return fmt.Errorf("%w: Adler32 %#x, stored %#x", ErrCorrupt, want, uint64(got))
+		return &FileError{File: s.name, Offset: at, Msg: "checksum", Err: fmt.Errorf("%w: Adler32 %#x, stored %#x", ErrCorrupt, want, uint64(got))}
 	}
-	if s, ok := c.str("seal"); c.err == nil && (!ok || s != "/") {
-		return fmt.Errorf("%w: seal is %q, not \"/\"", ErrCorrupt, s)
+	if str, ok := s.str("seal"); s.err == nil && (!ok || str != "/") {
+		return &FileError{File: s.name, Offset: at + 8, Msg: "seal", Err: fmt.Errorf("%w: seal is %q, not \"/\"", ErrCorrupt, str)}
+	}
+	if s.err != nil {
+		return s.error()
 	}
 	return nil
 }

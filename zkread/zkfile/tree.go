@@ -25,6 +25,15 @@ type Node struct {
 	ACL      []ACL
 	Stat     StatPersisted
 	Children map[string]struct{}
+	// Origin is where the node's data was read: its record in the
+	// snapshot, or the log entry that created it or last set its data.
+	Origin Origin
+}
+
+// Origin is a file and the byte offset of a record in it.
+type Origin struct {
+	File   string
+	Offset int64
 }
 
 // ClientCversion is the cversion a client sees: ZooKeeper stores the number
@@ -57,6 +66,9 @@ type DataTree struct {
 	SnapshotZxid int64
 	// Applied counts the transactions replayed after the snapshot.
 	Applied int
+
+	// origin is the log entry being applied.
+	origin Origin
 }
 
 func newDataTree() *DataTree {
@@ -115,6 +127,7 @@ func (t *DataTree) create(path string, data []byte, acl []ACL, owner int64, pare
 			EphemeralOwner: owner,
 		},
 		Children: map[string]struct{}{},
+		Origin:   t.origin,
 	}
 }
 
@@ -149,6 +162,7 @@ func (t *DataTree) setData(path string, data []byte, version int32, zxid, time i
 		return
 	}
 	n.Data = data
+	n.Origin = t.origin
 	n.Stat.Version = version
 	n.Stat.Mzxid = zxid
 	n.Stat.Mtime = time

@@ -70,26 +70,24 @@ type Txn struct {
 
 // TxnLog reads the entries of one log file in order.
 type TxnLog struct {
-	name string
-	f    *os.File
-	r    *bufio.Reader
-	off  int64
-	size int64
-	Dbid int64
+	name  string
+	f     *os.File
+	r     *bufio.Reader
+	off   int64
+	size  int64
+	limit int
+	Dbid  int64
 }
 
-// OpenTxnLog opens a log file read-only and checks its header.
-func OpenTxnLog(path string) (*TxnLog, error) {
-	f, err := os.Open(path)
+// OpenTxnLog opens a log file read-only and checks its header. maxBuffer is
+// jute.maxbuffer (<= 0: ZooKeeper's default): an entry longer than
+// ZooKeeper would read is corruption, and is never allocated.
+func OpenTxnLog(path string, maxBuffer int) (*TxnLog, error) {
+	f, st, err := OpenRegular(path)
 	if err != nil {
-		return nil, &FileError{File: path, Msg: "open", Err: err}
+		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, &FileError{File: path, Msg: "stat", Err: err}
-	}
-	l := &TxnLog{name: path, f: f, r: bufio.NewReaderSize(f, 1<<20), size: st.Size()}
+	l := &TxnLog{name: path, f: f, r: bufio.NewReaderSize(f, 1<<20), size: st.Size(), limit: lengthLimit(maxBuffer)}
 	var hdr [16]byte
 	if _, err := io.ReadFull(l.r, hdr[:]); err != nil {
 		f.Close()
@@ -133,11 +131,12 @@ func (l *TxnLog) Next() (*Txn, error) {
 		// Preallocated zeroes: the end of the written data.
 		return nil, io.EOF
 	}
-	if ln < 0 || int64(ln) > l.size-start-12 {
-		if ln > 0 && int64(ln) > l.size-start-12 {
-			return nil, &FileError{File: l.name, Offset: start, Msg: "entry length", Err: fmt.Errorf("%w: length %d runs past the end of the file", ErrTornTail, ln)}
-		}
-		return nil, &FileError{File: l.name, Offset: start + 8, Msg: "entry length", Err: fmt.Errorf("%w: length %d", ErrCorrupt, ln)}
+	if ln < 0 || int(ln) > l.limit {
+		// BinaryInputArchive.checkLength refuses it before reading on.
+		return nil, &FileError{File: l.name, Offset: start + 8, Msg: "entry length", Err: fmt.Errorf("%w: unreasonable length %d (jute.maxbuffer allows %d)", ErrCorrupt, ln, l.limit)}
+	}
+	if int64(ln) > l.size-start-12 {
+		return nil, &FileError{File: l.name, Offset: start, Msg: "entry length", Err: fmt.Errorf("%w: length %d runs past the end of the file", ErrTornTail, ln)}
 	}
 	body := make([]byte, ln)
 	if _, err := io.ReadFull(l.r, body); err != nil {

@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/kmeta/kmeta/model"
 )
 
 // testdata/zk/datadir was written by a real ZooKeeper 3.8.4 (Kafka 3.9.2's
@@ -62,13 +65,15 @@ func copyDir(t *testing.T, keep func(name string) bool) string {
 	return dst
 }
 
+// diffTrees compares content; Origin (which file a node was read from)
+// differs by design between a snapshot and a replay.
 func diffTrees(want, got *DataTree) string {
-	return cmp.Diff(want.Nodes, got.Nodes) + cmp.Diff(want.Sessions, got.Sessions)
+	return cmp.Diff(want.Nodes, got.Nodes, cmpopts.IgnoreFields(Node{}, "Origin")) + cmp.Diff(want.Sessions, got.Sessions)
 }
 
 func TestEverySnapshotDecodes(t *testing.T) {
 	for _, s := range snapshots(t) {
-		snap, err := ReadSnapshotFile(s.path)
+		snap, err := ReadSnapshotFile(s.path, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", s.path, err)
 		}
@@ -92,7 +97,7 @@ func TestEverySnapshotDecodes(t *testing.T) {
 func TestReplayMatchesZooKeeper(t *testing.T) {
 	snaps := snapshots(t)
 	newest := snaps[len(snaps)-1]
-	want, err := ReadSnapshotFile(newest.path)
+	want, err := ReadSnapshotFile(newest.path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,12 +133,12 @@ func TestCompressedSnapshots(t *testing.T) {
 		t.Fatalf("compressed fixtures: %v", matches)
 	}
 	for _, m := range matches {
-		got, err := ReadSnapshotFile(m)
+		got, err := ReadSnapshotFile(m, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		z, _ := ZxidFromName(m)
-		plain, err := ReadSnapshotFile(filepath.Join(versionDir(t), strings.TrimSuffix(strings.TrimSuffix(filepath.Base(m), ".gz"), ".snappy")))
+		plain, err := ReadSnapshotFile(filepath.Join(versionDir(t), strings.TrimSuffix(strings.TrimSuffix(filepath.Base(m), ".gz"), ".snappy")), 0)
 		if err != nil {
 			t.Fatalf("no plain snapshot at zxid %#x: %v", z, err)
 		}
@@ -149,7 +154,7 @@ func TestCompressedSnapshots(t *testing.T) {
 func TestCorruptNewestSnapshotFallsBack(t *testing.T) {
 	snaps := snapshots(t)
 	newest := snaps[len(snaps)-1]
-	want, err := ReadSnapshotFile(newest.path)
+	want, err := ReadSnapshotFile(newest.path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +165,7 @@ func TestCorruptNewestSnapshotFallsBack(t *testing.T) {
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadSnapshotFile(p); !errors.Is(err, ErrCorrupt) {
+	if _, err := ReadSnapshotFile(p, 0); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("corrupt snapshot: %v", err)
 	}
 	res, err := ReadDir(dir, DirOptions{})
@@ -170,8 +175,9 @@ func TestCorruptNewestSnapshotFallsBack(t *testing.T) {
 	if filepath.Base(res.Snapshot) != filepath.Base(snaps[len(snaps)-2].path) {
 		t.Errorf("used %s", res.Snapshot)
 	}
-	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], filepath.Base(newest.path)) || !strings.Contains(res.Warnings[0], "offset") {
-		t.Errorf("warnings %q", res.Warnings)
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, filepath.Base(newest.path)) || !strings.Contains(res.Warnings[0].Message, "offset") ||
+		res.Warnings[0].Code != model.WarnSnapshotFallback || res.Warnings[0].Where.File != p || res.Warnings[0].Where.Position < 0 {
+		t.Errorf("warnings %+v", res.Warnings)
 	}
 	if d := diffTrees(want.Tree, res.Tree); d != "" {
 		t.Errorf("fallback tree differs:\n%s", d)
@@ -182,7 +188,7 @@ func TestCorruptNewestSnapshotFallsBack(t *testing.T) {
 func lastLog(t *testing.T) (string, []*Txn) {
 	t.Helper()
 	logs, _ := list(versionDir(t), "log")
-	l, err := OpenTxnLog(logs[len(logs)-1].path)
+	l, err := OpenTxnLog(logs[len(logs)-1].path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,8 +234,9 @@ func TestTornTail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "torn") {
-		t.Errorf("warnings %q", res.Warnings)
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "torn") || res.Warnings[0].Code != model.WarnTornTail ||
+		res.Warnings[0].Where.File != p || res.Warnings[0].Where.Position != last.Offset {
+		t.Errorf("warnings %+v", res.Warnings)
 	}
 	prev := txns[len(txns)-2].Zxid
 	if res.Tree.LastZxid != prev {
@@ -243,7 +250,7 @@ func TestTornTail(t *testing.T) {
 		t.Errorf("torn read differs from AtZxid(prev):\n%s", d)
 	}
 	// The torn entry on its own: Next reports ErrTornTail with the offset.
-	l, err := OpenTxnLog(p)
+	l, err := OpenTxnLog(p, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

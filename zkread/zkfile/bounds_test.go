@@ -1,0 +1,344 @@
+package zkfile
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"hash/adler32"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kmeta/kmeta/model"
+)
+
+// rewriteZxid sets the zxid of the log entry at off and reseals its
+// Adler32, so the change reaches the replay rather than the checksum.
+func rewriteZxid(b []byte, off, zxid int64) {
+	n := int64(binary.BigEndian.Uint32(b[off+8:]))
+	body := b[off+12 : off+12+n]
+	binary.BigEndian.PutUint64(body[12:], uint64(zxid)) // session 8, cxid 4
+	binary.BigEndian.PutUint64(b[off:], uint64(adler32.Checksum(body)))
+}
+
+// TestZxidOutOfOrder: a log entry whose zxid repeats the previous one or
+// goes back stops the replay there, with a zk-log-damaged warning naming
+// the file and the entry's byte position; the tree is the one as of the
+// last good transaction.
+func TestZxidOutOfOrder(t *testing.T) {
+	path, txns := lastLog(t)
+	k := len(txns) / 2
+	for name, zxid := range map[string]int64{"repeats": txns[k-1].Zxid, "goes-back": txns[k-2].Zxid} {
+		t.Run(name, func(t *testing.T) {
+			dir := copyDir(t, onlyOldSnapshots(t, path))
+			p := filepath.Join(dir, filepath.Base(path))
+			b, _ := os.ReadFile(p)
+			rewriteZxid(b, txns[k].Offset, zxid)
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err := ReadDir(dir, DirOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Warnings) != 1 {
+				t.Fatalf("warnings %+v", res.Warnings)
+			}
+			w := res.Warnings[0]
+			if w.Code != model.WarnZKLogDamaged || !model.Partial(w) || w.Where == nil || w.Where.File != p || w.Where.Position != txns[k].Offset || w.Where.Zxid != zxid {
+				t.Errorf("warning %+v at %+v", w, w.Where)
+			}
+			if res.Tree.LastZxid != txns[k-1].Zxid {
+				t.Errorf("last zxid %#x, want %#x", res.Tree.LastZxid, txns[k-1].Zxid)
+			}
+			want, err := ReadDir(copyDir(t, onlyOldSnapshots(t, path)), DirOptions{AtZxid: txns[k-1].Zxid})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := diffTrees(want.Tree, res.Tree); d != "" {
+				t.Errorf("stopped replay differs from the tree at %#x:\n%s", txns[k-1].Zxid, d)
+			}
+		})
+	}
+}
+
+// TestLogEntryLengthBound: an entry length above what ZooKeeper's
+// BinaryInputArchive accepts (jute.maxbuffer + extrasize) is corruption
+// at the length field, not a torn tail, and is never allocated.
+func TestLogEntryLengthBound(t *testing.T) {
+	path, txns := lastLog(t)
+	dir := copyDir(t, onlyOldSnapshots(t, path))
+	p := filepath.Join(dir, filepath.Base(path))
+	b, _ := os.ReadFile(p)
+	victim := txns[len(txns)/2]
+	binary.BigEndian.PutUint32(b[victim.Offset+8:], 0x7fffffff)
+	// A sparse 2 GiB file: the length fits in the file, so only the
+	// jute bound can refuse it.
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(p, 3<<30); err != nil {
+		t.Fatal(err)
+	}
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ReadDir(dir, DirOptions{})
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	var fe *FileError
+	if !errors.Is(err, ErrCorrupt) || !errors.As(err, &fe) || fe.File != p || fe.Offset != victim.Offset+8 || !strings.Contains(err.Error(), "jute.maxbuffer") {
+		t.Fatalf("err = %v", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+		t.Errorf("allocated %d MiB reading a log with a 2 GiB entry length", got>>20)
+	}
+}
+
+// snapshotWith builds a minimal snapshot: the root, /zookeeper, one node
+// /big holding data, and the seal.
+func snapshotWith(data []byte) []byte {
+	var b bytes.Buffer
+	i32 := func(v int32) { binary.Write(&b, binary.BigEndian, v) }
+	i64 := func(v int64) { binary.Write(&b, binary.BigEndian, v) }
+	str := func(s string) { i32(int32(len(s))); b.WriteString(s) }
+	node := func(path string, data []byte) {
+		str(path)
+		i32(int32(len(data)))
+		b.Write(data)
+		i64(-1) // OPEN_ACL_UNSAFE
+		for range 4 {
+			i64(1) // czxid, mzxid, ctime, mtime
+		}
+		for range 3 {
+			i32(0) // version, cversion, aversion
+		}
+		i64(0) // ephemeralOwner
+		i64(1) // pzxid
+	}
+	i32(snapMagic)
+	i32(2)
+	i64(0)
+	i32(0) // sessions
+	i32(0) // ACL cache
+	node("", nil)
+	node("/zookeeper", nil)
+	node("/big", data)
+	str("/")
+	i64(int64(adler32.Checksum(b.Bytes())))
+	str("/")
+	return b.Bytes()
+}
+
+// TestSnapshotJuteMaxBuffer: node data longer than jute.maxbuffer allows
+// is refused by default, at the length field, and read when the option
+// raises the limit (as -Djute.maxbuffer does for ZooKeeper).
+func TestSnapshotJuteMaxBuffer(t *testing.T) {
+	dir := t.TempDir()
+	big := bytes.Repeat([]byte{'x'}, 3<<20)
+	p := filepath.Join(dir, "snapshot.1")
+	if err := os.WriteFile(p, snapshotWith(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadSnapshotFile(p, 0)
+	var fe *FileError
+	if !errors.Is(err, ErrCorrupt) || !errors.As(err, &fe) || !strings.Contains(err.Error(), "jute.maxbuffer") {
+		t.Fatalf("default limit: %v", err)
+	}
+	// The length field of /big's data: after the header (16), two empty
+	// counts (8), the root and /zookeeper records and /big's path.
+	if want := int64(16 + 8 + (4 + 4 + 8 + 32 + 12 + 16) + (4 + 10 + 4 + 8 + 32 + 12 + 16) + 4 + 4); fe.Offset != want {
+		t.Errorf("offset %d, want %d", fe.Offset, want)
+	}
+	snap, err := ReadSnapshotFile(p, 4<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := snap.Tree.Nodes["/big"]; n == nil || !bytes.Equal(n.Data, big) {
+		t.Error("/big not read with a raised jute.maxbuffer")
+	}
+	// 2 GiB: refused however the file continues, without allocating it.
+	b := snapshotWith([]byte("tiny"))
+	at := bytes.Index(b, []byte("/big")) + 4
+	binary.BigEndian.PutUint32(b[at:], 0x7fffffff)
+	if _, err := DecodeSnapshot("x", b); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "unreasonable length 2147483647") {
+		t.Errorf("2 GiB length: %v", err)
+	}
+}
+
+// TestGzipBombBounded: a compressed snapshot whose stream goes on far past
+// its last seal is refused after reading only a look-ahead past the seal,
+// so neither memory nor time grow with what the file inflates to.
+func TestGzipBombBounded(t *testing.T) {
+	snaps := snapshots(t)
+	good, err := os.ReadFile(snaps[len(snaps)-1].path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+	zw.Write(good)
+	zeros := make([]byte, 1<<20)
+	for range 128 { // 128 MiB inflated
+		zw.Write(zeros)
+	}
+	zw.Close()
+	p := filepath.Join(t.TempDir(), filepath.Base(snaps[len(snaps)-1].path)+".gz")
+	if err := os.WriteFile(p, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	_, err = ReadSnapshotFile(p, 0)
+	took := time.Since(start)
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("err = %v", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 32<<20 {
+		t.Errorf("allocated %d MiB for a %d KiB bomb", got>>20, gz.Len()>>10)
+	}
+	if took > 5*time.Second {
+		t.Errorf("took %v", took)
+	}
+	// The same file without the padding is read, and equals the plain one.
+	gz.Reset()
+	zw.Reset(&gz)
+	zw.Write(good)
+	zw.Close()
+	os.WriteFile(p, gz.Bytes(), 0o644)
+	got, err := ReadSnapshotFile(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := DecodeSnapshot(snaps[len(snaps)-1].path, good)
+	if d := diffTrees(want.Tree, got.Tree); d != "" {
+		t.Error(d)
+	}
+}
+
+// TestNotRegularRefused: a snapshot or log that is a symlink to a device
+// (read without end) is refused on the open descriptor; a symlink to a
+// regular file is read. The data dir falls back past the refused snapshot.
+func TestNotRegularRefused(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	snaps := snapshots(t)
+	newest := snaps[len(snaps)-1]
+	dir := copyDir(t, func(string) bool { return true })
+	p := filepath.Join(dir, filepath.Base(newest.path))
+	os.Remove(p)
+	if err := os.Symlink("/dev/zero", p); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := ReadSnapshotFile(p, 0); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) {
+			t.Fatalf("err = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("reading a symlink to /dev/zero did not end")
+	}
+	res, err := ReadDir(dir, DirOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 1 || res.Warnings[0].Code != model.WarnSnapshotFallback || !strings.Contains(res.Warnings[0].Message, "not a regular file") {
+		t.Errorf("warnings %+v", res.Warnings)
+	}
+	// A symlink to a regular file is fine.
+	os.Remove(p)
+	if err := os.Symlink(newest.path, p); err == nil {
+		abs, _ := filepath.Abs(newest.path)
+		os.Remove(p)
+		os.Symlink(abs, p)
+	}
+	if _, err := ReadSnapshotFile(p, 0); err != nil {
+		t.Errorf("symlink to a regular snapshot: %v", err)
+	}
+	// A log that is a device is an error, not an endless read.
+	logs, _ := list(dir, "log")
+	lp := logs[len(logs)-1].path
+	os.Remove(lp)
+	os.Symlink("/dev/zero", lp)
+	if _, err := OpenTxnLog(lp, 0); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("log symlinked to /dev/zero: %v", err)
+	}
+}
+
+// TestACLBombBounded: an ACL list longer than a request of jute.maxbuffer
+// could carry is refused at its count; a gzip of millions of identical
+// entries would otherwise inflate into gigabytes of ACLs.
+func TestACLBombBounded(t *testing.T) {
+	var b bytes.Buffer
+	i32 := func(v int32) { binary.Write(&b, binary.BigEndian, v) }
+	i32(snapMagic)
+	i32(2)
+	binary.Write(&b, binary.BigEndian, int64(0))
+	i32(0) // sessions
+	i32(1) // one ACL cache entry
+	binary.Write(&b, binary.BigEndian, int64(1))
+	i32(0x7ffffff0)
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	zw.Write(b.Bytes())
+	entry := make([]byte, 12) // perms 0, empty scheme, empty id
+	for range 1 << 20 {
+		zw.Write(entry)
+	}
+	zw.Close()
+	p := filepath.Join(t.TempDir(), "snapshot.1.gz")
+	os.WriteFile(p, gz.Bytes(), 0o644)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := ReadSnapshotFile(p, 0)
+	runtime.ReadMemStats(&after)
+	var fe *FileError
+	if !errors.Is(err, ErrCorrupt) || !errors.As(err, &fe) || fe.Offset != int64(b.Len()-4) || !strings.Contains(err.Error(), "ACL entries") {
+		t.Fatalf("err = %v", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+		t.Errorf("allocated %d MiB", got>>20)
+	}
+}
+
+// TestSessionAndACLCacheBounds: a session table or ACL cache far beyond
+// any real ensemble's is refused at its count or entry, not allocated.
+func TestSessionAndACLCacheBounds(t *testing.T) {
+	head := func(sessions int32) *bytes.Buffer {
+		var b bytes.Buffer
+		binary.Write(&b, binary.BigEndian, int32(snapMagic))
+		binary.Write(&b, binary.BigEndian, int32(2))
+		binary.Write(&b, binary.BigEndian, int64(0))
+		binary.Write(&b, binary.BigEndian, sessions)
+		return &b
+	}
+	b := head(maxSessions + 1)
+	if _, err := DecodeSnapshot("x", b.Bytes()); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "sessions") {
+		t.Errorf("sessions: %v", err)
+	}
+	// ACL lists of the largest size a request allows, until the cache
+	// holds too many entries.
+	b = head(0)
+	per := lengthLimit(0) / 12
+	n := maxACLCacheEntries/per + 1
+	binary.Write(b, binary.BigEndian, int32(n))
+	for i := range n {
+		binary.Write(b, binary.BigEndian, int64(i))
+		binary.Write(b, binary.BigEndian, int32(per))
+		b.Write(make([]byte, 12*per))
+	}
+	if _, err := DecodeSnapshot("x", b.Bytes()); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "ACL cache") {
+		t.Errorf("ACL cache: %v", err)
+	}
+}
