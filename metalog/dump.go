@@ -413,7 +413,7 @@ func (d *Dumper) recordJSON(m records.Metadata, v int16) []byte {
 	if !d.opts.ShowSecrets {
 		switch r := m.(type) {
 		case *records.ConfigRecord:
-			if r.Value != nil && model.IsSensitiveConfig(r.Name) {
+			if r.Value != nil && model.SensitiveConfig(model.ConfigResourceType(r.ResourceType), r.Name) {
 				c := *r
 				red := model.RedactedValue(*r.Value)
 				c.Value = &red

@@ -630,7 +630,7 @@ func (c *comparison) explainConfig(f *model.Finding, d rawDiff, lv, rv *view) {
 		}
 		return
 	}
-	if f.Code == CodeDifferent && model.IsSensitiveConfig(d.field) && strings.Contains(zkv.rawConfig[d.entity][d.field], "encryptedPassword:") {
+	if f.Code == CodeDifferent && strings.Contains(zkv.rawConfig[d.entity][d.field], "encryptedPassword:") {
 		f.Code, f.Severity = CodeExpectedEncryptedPassword, model.SevInfo
 		f.Message = fmt.Sprintf("%s %s: ZooKeeper holds it encrypted with password.encoder.secret and Kafka's migration stores the plaintext in KRaft; kmeta has no secret to compare them", d.entity, d.field)
 	}

@@ -24,9 +24,10 @@ func equalSecret(a, b secret) bool {
 }
 
 // configValue is one config value; non-sensitive values are their own
-// fingerprint.
-func configValue(key, v string) secret {
-	if !model.IsSensitiveConfig(key) {
+// fingerprint. Sensitive is the printers' rule for the resource's type, so
+// a finding never shows what an image printer would hide.
+func configValue(rt model.ConfigResourceType, key, v string) secret {
+	if !model.SensitiveConfig(rt, key) {
 		return secret{Raw: v, FP: v}
 	}
 	if isRedacted(v) {
@@ -205,7 +206,7 @@ func normalize(img *model.Image, kind Kind, cross bool, skipTopics map[string]bo
 		m := make(map[string]secret, len(kv))
 		raw := make(map[string]string, len(kv))
 		for k, val := range kv {
-			m[k] = configValue(k, val)
+			m[k] = configValue(r.Type, k, val)
 			raw[k] = val
 		}
 		v.configs[e] = m

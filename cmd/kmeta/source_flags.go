@@ -47,6 +47,7 @@ func zkSourceFlags() []cli.Flag {
 		&cli.IntFlag{Name: "zk-in-flight", Value: 64, Usage: "ZooKeeper requests in flight at once"},
 		&cli.BoolFlag{Name: "consistent", Usage: "ZooKeeper: re-read until the tree did not change during the read"},
 		&cli.BoolFlag{Name: "lenient", Usage: "ZooKeeper: keep going past malformed znodes and list them"},
+		&cli.IntFlag{Name: "jute-maxbuffer", Usage: "ZooKeeper data dir: the largest record to accept, in `BYTES`, as the server's jute.maxbuffer (default: ZooKeeper's, 0xfffff)"},
 	}
 }
 
@@ -172,7 +173,10 @@ func zkReadOptions(c *cli.Context) (zkread.ReadOptions, error) {
 	if err != nil {
 		return zkread.ReadOptions{}, err
 	}
-	opts := zkread.ReadOptions{AtZxid: max(z, 0)}
+	opts := zkread.ReadOptions{AtZxid: max(z, 0), MaxBuffer: c.Int("jute-maxbuffer")}
+	if opts.MaxBuffer < 0 {
+		return opts, fmt.Errorf("--jute-maxbuffer %d: want a positive size in bytes", opts.MaxBuffer)
+	}
 	opts.Live = zkread.LiveOptions{
 		Auth: c.String("zk-auth"), SessionTimeout: c.Duration("zk-session-timeout"),
 		Connections: c.Int("zk-connections"), InFlight: c.Int("zk-in-flight"), Consistent: c.Bool("consistent"),

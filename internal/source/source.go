@@ -349,8 +349,9 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 		if err != nil && img == nil {
 			return nil, err
 		}
+		// Decode copied the tree's typed warnings (and a lenient decode's)
+		// into img.Warnings.
 		res.Image = img
-		img.Warnings = zkWarnings(img, t, err)
 	default:
 		return nil, fmt.Errorf("%w: unknown kind", ErrSource)
 	}
@@ -370,5 +371,5 @@ func ReadZKTree(ctx context.Context, spec Spec, zo zkread.ReadOptions) (*zkread.
 	if err != nil {
 		return nil, nil, err
 	}
-	return t, zkWarnings(model.NewImage(), t, nil), nil
+	return t, model.CloneFindings(t.Findings), nil
 }
