@@ -8,7 +8,7 @@ COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 TESTFLAGS ?= -p 1 -timeout 80m
 FUZZTIME  ?= 20s
 
-.PHONY: build test unit bench fuzz demo fixtures generate check-generated vet clean
+.PHONY: build test unit bench fuzz demo demo-kraft fixtures generate check-generated vet clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/kmeta
@@ -39,9 +39,15 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzSnapshot -fuzztime $(FUZZTIME) ./zkread/zkfile
 	$(GO) test -run '^$$' -fuzz FuzzTxn -fuzztime $(FUZZTIME) ./zkread/zkfile
 
-# The main job: fetch and start real Kafka, let it write a metadata log, and
-# show what kmeta reads from it.
+# The main job, the full migration rehearsal: a throwaway Kafka 3.9
+# ZooKeeper-mode cluster with data is planned, stopped, migrated offline by
+# kmeta, started as Kafka 4.4 KRaft, verified, and its messages read back.
 demo: build
+	./scripts/rehearsal.sh
+
+# A tour of what kmeta reads from a real KRaft cluster's metadata log
+# (KMETA_DEMO_OFFLINE=1: from the committed fixture, no JVM).
+demo-kraft: build
 	./scripts/demo.sh
 
 # Regenerate every committed real-Kafka fixture: testdata/kraft (Kafka 3.9.2

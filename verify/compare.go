@@ -252,7 +252,7 @@ func (c *comparison) run() {
 	compareClass(c, ClassACLs, lv.acls, rv.acls, eqComparable, nil)
 	compareClass(c, ClassSCRAM, lv.scram, rv.scram, scramN.equal, nil)
 	compareClass(c, ClassTokens, lv.tokens, rv.tokens, tokenN.equal, nil)
-	compareClass(c, ClassFeatures, lv.features, rv.features, eqMap(func(a, b int16) bool { return a == b }), nil)
+	compareClass(c, ClassFeatures, lv.features, rv.features, eqMap(func(a, b int16) bool { return a == b }), c.explainFeature)
 	compareClass(c, ClassBrokers, lv.brokers, rv.brokers, brokerN.equal, func(f *model.Finding, d rawDiff) { c.explainBroker(f, d, lv, rv) })
 	c.rollUp()
 	c.producerIDs()
@@ -652,6 +652,20 @@ func (c *comparison) explainRuntime(f *model.Finding, d rawDiff) {
 		f.Code, f.Severity = CodeExpectedPartitionEpoch, model.SevInfo
 		f.Message = fmt.Sprintf("%s partitionEpoch: ZooKeeper %d, KRaft %d: the controller dual-writes a state znode once per batch of changes, so its version lags KRaft's partition epoch", d.entity, zkE, krE)
 	}
+}
+
+// explainFeature: a ZooKeeper-mode cluster finalizes no feature but
+// metadata.version's predecessor (its /feature znode is empty in practice),
+// while a KRaft controller bootstraps the other features (group.version,
+// transaction.version, ...) at their defaults for the metadata.version.
+// A feature only KRaft finalizes is therefore expected; one both sides
+// hold at different levels, or one only ZooKeeper holds, is not.
+func (c *comparison) explainFeature(f *model.Finding, d rawDiff) {
+	if !c.cross || f.Code != CodeMissingInZooKeeper || d.field == "" || d.field == "metadata.version" {
+		return
+	}
+	f.Code, f.Severity = CodeExpectedKRaftOnly, model.SevInfo
+	f.Message = fmt.Sprintf("feature %s is finalized in KRaft only: ZooKeeper mode has no such feature, and KRaft bootstraps it at the default for its metadata.version", d.field)
 }
 
 // explainBroker: KRaft brokers that are not migrating ZooKeeper brokers

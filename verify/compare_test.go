@@ -134,6 +134,13 @@ func TestVerifyRules(t *testing.T) {
 			kr.Brokers[2].Features[0] = model.FeatureRange{Name: "metadata.version", Min: 20, Max: 20}
 		},
 			[]string{"features/ibp-mismatch broker 2 metadata.version"}, true},
+		{"feature KRaft bootstraps is explained", func(zk, kr *model.Image) { kr.Features["transaction.version"] = 2 },
+			[]string{"features/expected-kraft-only finalized features transaction.version"}, false},
+		{"feature both hold at other levels", func(zk, kr *model.Image) {
+			zk.Features["group.version"], kr.Features["group.version"] = 1, 0
+		}, []string{"features/different finalized features group.version"}, true},
+		{"feature only ZooKeeper holds", func(zk, kr *model.Image) { zk.Features["group.version"] = 1 },
+			[]string{"features/missing-in-kraft finalized features group.version"}, true},
 		{"broker not registered in KRaft", func(zk, kr *model.Image) { delete(kr.Brokers, 2) },
 			[]string{"brokers/missing-in-kraft broker 2 "}, true},
 		{"KRaft-only broker", func(zk, kr *model.Image) {
