@@ -70,6 +70,7 @@ const (
 	CodeTopicWithoutID              = "zk-topic-without-id"
 	CodePartitionStateMissing       = "zk-partition-state-missing"
 	CodeReplicaOnUnregisteredBroker = "replica-on-unregistered-broker"
+	CodeNoBrokerRegistered          = "no-broker-registered"
 	CodeStaleMigrationZnode         = "stale-migration-znode"
 	CodeMigrationZnodeMissing       = "migration-znode-missing"
 	CodeKRaftViewBehind             = "kraft-view-behind"

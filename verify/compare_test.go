@@ -158,6 +158,8 @@ func TestVerifyRules(t *testing.T) {
 			zk.Topics["orders"].Partitions[1].Replicas = []int32{2, 7}
 			kr.Topics["orders"].Partitions[1].Replicas = []int32{2, 7}
 		}, []string{"partitions/replica-on-unregistered-broker broker 7 "}, true},
+		{"a stopped cluster registers no broker", func(zk, kr *model.Image) { clear(zk.Brokers); clear(kr.Brokers) },
+			[]string{"brokers/no-broker-registered brokers "}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			zk, kr := pair()

@@ -77,7 +77,8 @@
 // zk-topic-without-id (Kafka's migration aborts on it),
 // zk-partition-state-missing (Kafka invents ISR and epochs),
 // replica-on-unregistered-broker (the migration waits for that broker
-// forever), stale-migration-znode (a /migration that says "done" while
+// forever; when no broker is registered on either side, a stopped cluster,
+// one info no-broker-registered instead), stale-migration-znode (a /migration that says "done" while
 // KRaft has not migrated: the controller would skip the migration and
 // reconcile ZooKeeper to an empty image), migration-znode-missing,
 // kraft-view-behind (the KRaft view ends below the offset /migration says

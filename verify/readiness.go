@@ -43,7 +43,17 @@ func (c *comparison) readiness() {
 		}
 	}
 	// Replicas on broker ids neither world has registered: the migration
-	// waits for every broker a replica assignment names.
+	// waits for every broker a replica assignment names. A view where no
+	// broker is registered at all is a stopped cluster (ZooKeeper's
+	// registrations are ephemeral; a KRaft log read before the brokers
+	// started, as after an offline migration): then placement cannot be
+	// checked against registrations, and the report says so once.
+	if len(zk.Brokers) == 0 && len(kr.Brokers) == 0 {
+		c.add(model.Finding{Code: CodeNoBrokerRegistered, Severity: model.SevInfo, Class: ClassBrokers, Entity: "brokers",
+			Message: "no broker is registered on either side (a stopped cluster): replica placement is not checked against registrations"})
+		c.partitionMetadata(pending)
+		return
+	}
 	registered := map[int32]bool{}
 	for id := range zk.Brokers {
 		registered[id] = true
