@@ -7,7 +7,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 TESTFLAGS ?= -p 1 -timeout 80m
 FUZZTIME  ?= 20s
 
-.PHONY: build test unit bench fuzz demo fixtures generate vet clean
+.PHONY: build test unit bench fuzz demo fixtures generate vet clean mutate
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/kmeta
@@ -34,6 +34,12 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeZnode -fuzztime $(FUZZTIME) ./zkread
 	$(GO) test -run '^$$' -fuzz FuzzSnapshot -fuzztime $(FUZZTIME) ./zkread/zkfile
 	$(GO) test -run '^$$' -fuzz FuzzTxn -fuzztime $(FUZZTIME) ./zkread/zkfile
+
+# Issue 8's mutation campaign: internal/mutate's mutants of every file kind
+# through the built binary, every command and format. KMETA_MUTANTS=N per
+# kind (default 300), KMETA_MUTATE_REPORT_ONLY=1 reports without failing.
+mutate:
+	$(GO) test -count=1 -timeout 30m -run '^TestMutateCampaign$$' -v ./cmd/kmeta/
 
 # The main job: fetch and start real Kafka, let it write a metadata log, and
 # show what kmeta reads from it.

@@ -62,7 +62,8 @@
 //     lastOffsetDelta agree with them, offsetDeltas are 0..n-1, the control
 //     bit matches the records' keys (control keys {version 0, type 0..6};
 //     metadata records have a null key), attributes carry no compression or
-//     transactional bits (kmeta's fixtures have none), offsets continue from
+//     transactional bits (kmeta's fixtures have none; the timestamp-type bit is
+//     allowed), offsets continue from
 //     the original's first offset without gap or overlap, epochs never go
 //     down; a snapshot or bootstrap file starts with SnapshotHeader and ends
 //     with SnapshotFooter; a segment that is not the newest must end where the

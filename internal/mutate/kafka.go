@@ -230,7 +230,11 @@ func validKafka(kind Kind, orig, mut []byte, ctx Context) error {
 			return fmt.Errorf("batch %d at %d: epoch %d after %d", i, k.start, k.epoch, epoch)
 		}
 		epoch = k.epoch
-		if k.attrs&^0x20 != 0 {
+		// Control (0x20) and timestamp type (0x08, LogAppendTime) are sound;
+		// compression would need compressed records, and the transactional bit
+		// turns a control batch into a transaction marker, which a metadata
+		// log never holds.
+		if k.attrs&^0x28 != 0 {
 			return fmt.Errorf("batch %d at %d: attributes 0x%x", i, k.start, k.attrs)
 		}
 		if int(k.count) != len(k.recs) || k.lastDelta != k.count-1 || k.count < 1 {
