@@ -564,7 +564,11 @@ func TestMutateCampaign(t *testing.T) {
 				args := append(append(slices.Clone(c[:len(c)-1]), "-o", f), c[len(c)-1])
 				r := campRunKmeta(bin, root, args)
 				if hv := campHard(r, f, secrets); len(hv) > 0 {
-					t.Errorf("original %s: %s: %v\n%s", b.name, strings.Join(args, " "), hv, campFirstLine(r.stderr))
+					report := t.Errorf
+					if reportOnly {
+						report = t.Logf
+					}
+					report("original %s: %s: %v\n%s", b.name, strings.Join(args, " "), hv, campFirstLine(r.stderr))
 				}
 				b.orig[cmdName(c)+" "+f] = r
 			}
@@ -788,4 +792,52 @@ func campOr(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// The verdict rule itself: each class is reachable, so the campaign can fail.
+func TestMutateCampaignClassifier(t *testing.T) {
+	files := map[string][]byte{"__cluster_metadata-0/00000000000000000086.log": nil}
+	orig := campRun{args: []string{"image", "-o", "json", "kraft:ROOT"}, stdout: `{"a":1}`, stderr: "kmeta: warning: chroot /x detected\n"}
+	damage := mutate.Mutant{}
+	valid := mutate.Mutant{Preserving: true}
+	for _, tc := range []struct {
+		name  string
+		mut   campRun
+		m     mutate.Mutant
+		want  campVerdict
+		class string
+	}{
+		{"same answer", orig, damage, vUnchanged, ""},
+		{"rejected and placed", campRun{args: orig.args, code: 1, stderr: "kmeta: ROOT/__cluster_metadata-0/00000000000000000086.log: position 61, offset 87: crc"}, damage, vRejected, ""},
+		{"rejected without a position", campRun{args: orig.args, code: 2, stderr: "kmeta: 1 record(s) could not be decoded"}, damage, vViolation, "rejected-unplaced"},
+		{"rejected at position -1", campRun{args: orig.args, code: 2, stderr: "kmeta: 00000000000000000086.log: position -1: bad"}, damage, vViolation, "rejected-unplaced"},
+		{"rejected, naming a znode", campRun{args: orig.args, code: 2, stderr: "kmeta: znode /brokers/ids/1: malformed"}, damage, vRejected, ""},
+		{"warned", campRun{args: orig.args, stdout: `{"a":2}`, stderr: orig.stderr + "kmeta: warning: replay stopped\n"}, damage, vWarned, ""},
+		{"old warning only", campRun{args: orig.args, stdout: `{"a":2}`, stderr: orig.stderr}, damage, vViolation, "silent-different-answer"},
+		{"another valid input", campRun{args: orig.args, stdout: `{"a":2}`, stderr: orig.stderr}, valid, vValid, ""},
+	} {
+		v, class := campClassify(orig, tc.mut, "json", tc.m, files)
+		if v != tc.want || class != tc.class {
+			t.Errorf("%s: %s %q, want %s %q", tc.name, v, class, tc.want, tc.class)
+		}
+	}
+	check := campRun{args: []string{"log", "check", "-o", "json", "ROOT"}, stdout: `{"findings":[]}`}
+	unplaced := campRun{args: check.args, code: 1, stdout: `{"findings":[{"severity":"error","file":"ROOT/meta.properties","position":-1,"offset":-1}]}`}
+	if v, class := campClassify(check, unplaced, "json", damage, files); v != vViolation || class != "rejected-unplaced" {
+		t.Errorf("log check finding at position -1: %s %q", v, class)
+	}
+	torn := campRun{args: check.args, stdout: `{"findings":[{"severity": "warning","kind":"torn-tail"}]}`}
+	if v, _ := campClassify(check, torn, "json", damage, files); v != vWarned {
+		t.Errorf("log check warning finding: %s", v)
+	}
+	secret := campRun{args: orig.args, code: 2, stderr: "kmeta: bad salt=c2VjcmV0c2VjcmV0c2VjcmV0"}
+	if hv := campHard(secret, "text", []string{"c2VjcmV0c2VjcmV0c2VjcmV0"}); !slices.Contains(hv, "secret-leak") {
+		t.Errorf("secret not caught: %v", hv)
+	}
+	if hv := campHard(campRun{args: orig.args, code: 2, stderr: "panic: boom\n\ngoroutine 1 [running]:"}, "json", nil); !slices.Contains(hv, "panic") {
+		t.Errorf("panic not caught: %v", hv)
+	}
+	if hv := campHard(campRun{args: []string{"log", "dump", "-o", "json", "ROOT"}, stdout: "{}\n{\n"}, "json", nil); !slices.Contains(hv, "json-lines-invalid") {
+		t.Errorf("invalid JSON lines not caught: %v", hv)
+	}
 }
