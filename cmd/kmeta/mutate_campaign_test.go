@@ -26,7 +26,8 @@ package main
 // KMETA_MUTATE_WORKERS (default 2), KMETA_MUTATE_FORMATS (default
 // "text,table,json"), KMETA_MUTATE_KINDS (default all),
 // KMETA_MUTATE_REPORT_ONLY=1 (report, do not fail), KMETA_MUTATE_ONLY=kind#N
-// (run one mutant, keep its directory and print every run).
+// (run one mutant, keep its directory and print every run),
+// KMETA_MUTATE_OUT=FILE (every violating run as a JSON line).
 
 import (
 	"bytes"
@@ -503,6 +504,7 @@ type campExample struct {
 
 type campCell struct {
 	mutants  int
+	rejValid int // rejected although mutate's validator calls it valid
 	counts   map[campVerdict]int
 	examples map[string][]campExample // violation class -> first examples
 	classes  map[string]int
@@ -547,6 +549,17 @@ func TestMutateCampaign(t *testing.T) {
 		}
 	}
 	scratch := t.TempDir()
+	// KMETA_MUTATE_OUT=FILE: every violating run as a JSON line, for analysis.
+	var outLog *os.File
+	var outMu sync.Mutex
+	if p := os.Getenv("KMETA_MUTATE_OUT"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		outLog = f
+	}
 	t.Logf("built and secrets listed in %s", time.Since(start).Round(time.Millisecond))
 
 	// The originals: every command and format on each unmutated base.
@@ -652,6 +665,13 @@ func TestMutateCampaign(t *testing.T) {
 							o.perCmd[name] = v
 						}
 						if v == vViolation {
+							if outLog != nil {
+								line, _ := json.Marshal(map[string]any{"kind": m.Kind, "index": m.Index, "seed": m.Seed, "op": m.Op, "desc": m.Desc, "base": b.name,
+									"command": name, "format": f, "class": class, "exit": r.code, "origExit": orig.code, "stderr": campFirstLine(r.stderr)})
+								outMu.Lock()
+								outLog.Write(append(line, '\n'))
+								outMu.Unlock()
+							}
 							if _, ok := o.examples[name]; !ok {
 								o.classes[name] = class
 								o.examples[name] = campExample{mutant: m.String(), args: strings.Join(args, " "), code: r.code, stderr1: campFirstLine(r.stderr), class: class}
@@ -702,6 +722,9 @@ func TestMutateCampaign(t *testing.T) {
 			}
 			c.mutants++
 			c.counts[v]++
+			if v == vRejected && o.m.Preserving {
+				c.rejValid++
+			}
 			if v == vViolation {
 				cl := o.classes[name]
 				c.classes[cl]++
@@ -729,12 +752,12 @@ func TestMutateCampaign(t *testing.T) {
 	})
 	var tb strings.Builder
 	fmt.Fprintf(&tb, "seed %d, %d mutants per kind, formats %s, %d secrets watched, %s\n", seed, n, campOr(fixedFormats, "json + text/table in turn"), len(secrets), time.Since(start).Round(time.Second))
-	fmt.Fprintf(&tb, "%-19s %-18s %7s %8s %9s %6s %11s %10s\n", "kind", "command", "mutants", "rejected", "unchanged", "warned", "valid-other", "VIOLATIONS")
+	fmt.Fprintf(&tb, "%-19s %-18s %7s %8s %9s %6s %11s %10s  %s\n", "kind", "command", "mutants", "rejected", "unchanged", "warned", "valid-other", "VIOLATIONS", "(valid inputs rejected)")
 	total := 0
 	for _, k := range keys {
 		c := cells[k]
 		kind, name, _ := strings.Cut(k, "|")
-		fmt.Fprintf(&tb, "%-19s %-18s %7d %8d %9d %6d %11d %10d\n", kind, name, c.mutants, c.counts[vRejected], c.counts[vUnchanged], c.counts[vWarned], c.counts[vValid], c.counts[vViolation])
+		fmt.Fprintf(&tb, "%-19s %-18s %7d %8d %9d %6d %11d %10d  %d\n", kind, name, c.mutants, c.counts[vRejected], c.counts[vUnchanged], c.counts[vWarned], c.counts[vValid], c.counts[vViolation], c.rejValid)
 		total += c.counts[vViolation]
 	}
 	t.Log("\n" + tb.String())

@@ -89,8 +89,8 @@
 //     directory.id Uuids.
 //   - dump: UTF-8, top-level fields unchanged, znode paths absolute and
 //     well-formed, unique, with their parent present, stat 11 integers, data
-//     null or strict base64 whose length is stat.dataLength, text and decoded
-//     consistent with data.
+//     null or strict base64 whose length is stat.dataLength (text and decoded
+//     are views derived from data, which is what a reader reads: not checked).
 //
 // A mutant the validator refuses is damage: the campaign then demands that
 // kmeta rejects it, answers exactly as for the original, or warns. A

