@@ -548,7 +548,13 @@ func TestMutateCampaign(t *testing.T) {
 			kinds = append(kinds, mutate.Kind(s))
 		}
 	}
+	// Originals and mutants live at paths of one length (orig-NN, work-NN):
+	// table printers pad columns to the longest cell, so a path of another
+	// length would change the table after the path is normalised.
 	scratch := t.TempDir()
+	if only != "" {
+		scratch, _ = os.MkdirTemp("", "kmeta-mutant-") // kept for the user
+	}
 	// KMETA_MUTATE_OUT=FILE: every violating run as a JSON line, for analysis.
 	var outLog *os.File
 	var outMu sync.Mutex
@@ -564,10 +570,10 @@ func TestMutateCampaign(t *testing.T) {
 
 	// The originals: every command and format on each unmutated base.
 	byKind := map[mutate.Kind][]*campBase{}
-	for _, b := range campBases {
+	for bi, b := range campBases {
 		b.load(t)
 		byKind[b.kind] = append(byKind[b.kind], b)
-		root := filepath.Join(scratch, "orig-"+b.name)
+		root := filepath.Join(scratch, fmt.Sprintf("orig-%02d", bi))
 		if err := campWriteTree(root, b.files, "", nil); err != nil {
 			t.Fatal(err)
 		}
@@ -625,10 +631,7 @@ func TestMutateCampaign(t *testing.T) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			root := filepath.Join(scratch, fmt.Sprintf("w%d", w), "input")
-			if only != "" {
-				root, _ = os.MkdirTemp("", "kmeta-mutant-")
-			}
+			root := filepath.Join(scratch, fmt.Sprintf("work-%02d", w))
 			for j := range jobc {
 				bases := byKind[j.kind]
 				b := bases[j.index%len(bases)]
