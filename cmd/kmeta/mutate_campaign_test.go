@@ -380,7 +380,7 @@ func campPlaced(r campRun, format string, files map[string][]byte) bool {
 		}
 		return true
 	}
-	if strings.Contains(r.stderr, "znode /") {
+	if campZnodeRe.MatchString(r.stderr) {
 		return true
 	}
 	if !names(r.stderr) {
@@ -396,6 +396,7 @@ func campPlaced(r campRun, format string, files map[string][]byte) bool {
 
 var (
 	campCheckWarnRe = regexp.MustCompile(`(?m)^(\| )?warning\s|"severity": ?"warning"`)
+	campZnodeRe     = regexp.MustCompile(`znode "?/`)
 	campWarnRe      = regexp.MustCompile(`(?m)^kmeta: warning: .*$`)
 	campPosRe       = regexp.MustCompile(`(?i)\b(position|pos|offset|byte|line|zxid)[ =:]*(-?0x[0-9a-f]+|-?[0-9]+)`)
 )
@@ -838,6 +839,7 @@ func TestMutateCampaignClassifier(t *testing.T) {
 		{"rejected without a position", campRun{args: orig.args, code: 2, stderr: "kmeta: 1 record(s) could not be decoded"}, damage, vViolation, "rejected-unplaced"},
 		{"rejected at position -1", campRun{args: orig.args, code: 2, stderr: "kmeta: 00000000000000000086.log: position -1: bad"}, damage, vViolation, "rejected-unplaced"},
 		{"rejected, naming a znode", campRun{args: orig.args, code: 2, stderr: "kmeta: znode /brokers/ids/1: malformed"}, damage, vRejected, ""},
+		{"rejected, naming a quoted znode", campRun{args: orig.args, code: 2, stderr: `kmeta: dump.json: znode "/brokers/ids/2" appears twice`}, damage, vRejected, ""},
 		{"warned", campRun{args: orig.args, stdout: `{"a":2}`, stderr: orig.stderr + "kmeta: warning: replay stopped\n"}, damage, vWarned, ""},
 		{"old warning only", campRun{args: orig.args, stdout: `{"a":2}`, stderr: orig.stderr}, damage, vViolation, "silent-different-answer"},
 		{"another valid input", campRun{args: orig.args, stdout: `{"a":2}`, stderr: orig.stderr}, valid, vValid, ""},
