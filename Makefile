@@ -7,7 +7,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 TESTFLAGS ?= -p 1 -timeout 80m
 FUZZTIME  ?= 20s
 
-.PHONY: build test unit bench fuzz demo fixtures generate vet clean mutate
+.PHONY: build test unit bench fuzz demo fixtures generate vet clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/kmeta
@@ -38,6 +38,7 @@ fuzz:
 # Issue 8's mutation campaign: internal/mutate's mutants of every file kind
 # through the built binary, every command and format. KMETA_MUTANTS=N per
 # kind (default 300), KMETA_MUTATE_REPORT_ONLY=1 reports without failing.
+.PHONY: mutate
 mutate:
 	$(GO) test -count=1 -timeout 30m -run '^TestMutateCampaign$$' -v ./cmd/kmeta/
 
