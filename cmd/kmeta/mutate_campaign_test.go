@@ -10,21 +10,28 @@ package main
 // no file added afterwards, and no secret of the fixtures (SCRAM salts and
 // keys in base64 and hex) anywhere in stdout or stderr.
 //
-// The campVerdict rule, per command and format, against the same command on the
-// unmutated copy:
-//   - rejected: exit 1 or 2 (or a different non-zero code than the
-//     original's), and stdout+stderr name a file of the input and a position
-//     (position/offset/line/zxid and a number);
+// The verdict rule, per command and format, against the same command on the
+// unmutated copy (paths normalised to ROOT; originals and mutants live at
+// paths of one length so padded tables compare):
+//   - rejected: a non-zero exit that is not the original's answer, placed:
+//     stderr names a file of the input and a non-negative position
+//     (position/offset/byte/line/zxid N) or a znode; for log check, every
+//     error finding of its JSON report has a file and a position, offset or
+//     line >= 0;
 //   - unchanged: the same exit code, the same stdout (paths normalised) and no
 //     warning the original did not have;
-//   - warned: exit 0 with a "kmeta: warning:" line the original did not have;
+//   - warned: exit 0 (or 1, which the exit-code contract gives a result
+//     resting on partial input; not for log check, whose exit 1 is judged as a
+//     rejection) with a warning the original did not have: a "kmeta:
+//     warning:" line, or for log check a warning-severity finding;
 //   - valid-other: another answer, exit 0, no new warning, for a mutant that
 //     mutate's validator judges another valid input (see internal/mutate's doc);
 //   - anything else is a VIOLATION.
 //
 // KMETA_MUTANTS (default 300 per kind), KMETA_MUTATE_SEED (default 1),
-// KMETA_MUTATE_WORKERS (default 2), KMETA_MUTATE_FORMATS (default
-// "text,table,json"), KMETA_MUTATE_KINDS (default all),
+// KMETA_MUTATE_WORKERS (default 2), KMETA_MUTATE_FORMATS (default: json and,
+// in turn, text or table; "text,table,json" for all three), KMETA_MUTATE_KINDS
+// (default all),
 // KMETA_MUTATE_REPORT_ONLY=1 (report, do not fail), KMETA_MUTATE_ONLY=kind#N
 // (run one mutant, keep its directory and print every run),
 // KMETA_MUTATE_OUT=FILE (every violating run as a JSON line).
@@ -474,22 +481,27 @@ const (
 // violation, its class.
 func campClassify(orig, mut campRun, format string, m mutate.Mutant, files map[string][]byte) (campVerdict, string) {
 	nw := campNewWarnings(orig, mut)
-	if mut.code != 0 && (mut.code != orig.code || mut.stdout != orig.stdout || len(nw) > 0) {
+	if mut.code == orig.code && mut.stdout == orig.stdout && len(nw) == 0 {
+		return vUnchanged, ""
+	}
+	// A new warning explains the answer: exit 0, or exit 1 where the
+	// exit-code contract makes a result resting on partial input "found
+	// something" (issue 7). log check's exit 1 is its verdict on damage,
+	// judged by its findings below.
+	check := mut.args[0] == "log" && mut.args[1] == "check"
+	if len(nw) > 0 && (mut.code == 0 || (mut.code == 1 && !check)) {
+		return vWarned, ""
+	}
+	if mut.code != 0 {
 		if !campPlaced(mut, format, files) {
 			return vViolation, "rejected-unplaced"
 		}
 		return vRejected, ""
 	}
-	if mut.code == orig.code && mut.stdout == orig.stdout && len(nw) == 0 {
-		return vUnchanged, ""
-	}
-	if mut.code == 0 && len(nw) > 0 {
-		return vWarned, ""
-	}
 	if m.Preserving {
 		return vValid, ""
 	}
-	if mut.code == 0 && orig.code != 0 {
+	if orig.code != 0 {
 		return vViolation, "silent-exit-0"
 	}
 	return vViolation, "silent-different-answer"
@@ -841,6 +853,7 @@ func TestMutateCampaignClassifier(t *testing.T) {
 		{"rejected, naming a znode", campRun{args: orig.args, code: 2, stderr: "kmeta: znode /brokers/ids/1: malformed"}, damage, vRejected, ""},
 		{"rejected, naming a quoted znode", campRun{args: orig.args, code: 2, stderr: `kmeta: dump.json: znode "/brokers/ids/2" appears twice`}, damage, vRejected, ""},
 		{"warned", campRun{args: orig.args, stdout: `{"a":2}`, stderr: orig.stderr + "kmeta: warning: replay stopped\n"}, damage, vWarned, ""},
+		{"exit 1 with a new warning", campRun{args: orig.args, code: 1, stdout: `{"a":2}`, stderr: orig.stderr + "kmeta: warning: unusable-file: ROOT/quorum-state: bad\n"}, damage, vWarned, ""},
 		{"old warning only", campRun{args: orig.args, stdout: `{"a":2}`, stderr: orig.stderr}, damage, vViolation, "silent-different-answer"},
 		{"another valid input", campRun{args: orig.args, stdout: `{"a":2}`, stderr: orig.stderr}, valid, vValid, ""},
 	} {
