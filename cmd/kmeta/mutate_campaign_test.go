@@ -177,7 +177,9 @@ func campRunOnce(bin, root string, args []string) campRun {
 	ctx, cancel := context.WithTimeout(context.Background(), campTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, full...)
-	cmd.Env = append(os.Environ(), "COLUMNS=120", "NO_COLOR=1")
+	// Wide enough that tables never wrap a cell: fitting the terminal is not
+	// what this campaign checks, and a wrapped path cannot be normalised.
+	cmd.Env = append(os.Environ(), "COLUMNS=500", "NO_COLOR=1")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.WaitDelay = 2 * time.Second
