@@ -131,31 +131,16 @@ type campRun struct {
 	dur            time.Duration
 }
 
-var (
-	campBinOnce sync.Once
-	campBin     string
-	campBinErr  error
-)
-
-// campBinary builds the binary once, as `make build` does.
+// campBinary builds the binary as `make build` does, into the test's temp
+// dir (removed afterwards).
 func campBinary(t *testing.T) string {
-	campBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "kmeta-bin-")
-		if err != nil {
-			campBinErr = err
-			return
-		}
-		campBin = filepath.Join(dir, "kmeta")
-		cmd := exec.Command("go", "build", "-trimpath", "-o", campBin, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			campBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if campBinErr != nil {
-		t.Fatal(campBinErr)
+	bin := filepath.Join(t.TempDir(), "kmeta")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	return campBin
+	return bin
 }
 
 // campRunKmeta runs the binary once; a run that times out is run once more,
