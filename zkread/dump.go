@@ -169,6 +169,10 @@ func ReadDump(r io.Reader, name string) (*Tree, error) {
 		return nil, fail(dec.InputOffset(), "not a JSON object (%v)", err)
 	}
 	sawZnodes := false
+	// Keys whose absence or null would silently change the answer (a
+	// missing maxZxid reads as 0, a missing chroot as none).
+	var maxZxid *int64
+	var chroot *string
 	// ACL lists repeat across znodes: keep one copy of each.
 	acls := map[string][]ACL{}
 	for dec.More() {
@@ -186,9 +190,9 @@ func ReadDump(r io.Reader, name string) (*Tree, error) {
 		case "source":
 			dst = &h.Source
 		case "chroot":
-			dst = &h.Chroot
+			dst = &chroot
 		case "maxZxid":
-			dst = &h.MaxZxid
+			dst = &maxZxid
 		case "changed":
 			dst = &h.Changed
 		case "warnings":
@@ -226,6 +230,10 @@ func ReadDump(r io.Reader, name string) (*Tree, error) {
 	if !sawZnodes || t.Nodes["/"] == nil {
 		return nil, fail(dec.InputOffset(), "no root znode \"/\"")
 	}
+	if maxZxid == nil || chroot == nil {
+		return nil, fail(dec.InputOffset(), "the header lacks maxZxid or chroot (or holds null): not a dump kmeta wrote")
+	}
+	h.MaxZxid, h.Chroot = *maxZxid, *chroot
 	t.Source, t.Chroot, t.MaxZxid, t.Changed = "zkdump:"+name, h.Chroot, h.MaxZxid, h.Changed
 	t.Warnings = h.Warnings
 	t.Findings = h.Findings
@@ -258,15 +266,18 @@ func readDumpZnodes(dec *json.Decoder, t *Tree, acls map[string][]ACL, fail func
 	var z struct {
 		Path    string  `json:"path"`
 		PathRaw *string `json:"pathRaw"`
-		Stat    Stat    `json:"stat"`
+		Stat    *Stat   `json:"stat"`
 		Data    *string `json:"data"`
 		ACL     []ACL   `json:"acl"`
 	}
 	for i := 0; dec.More(); i++ {
 		off := dec.InputOffset()
-		z.Path, z.PathRaw, z.Stat, z.Data, z.ACL = "", nil, Stat{}, nil, nil
+		z.Path, z.PathRaw, z.Stat, z.Data, z.ACL = "", nil, nil, nil, nil
 		if err := dec.Decode(&z); err != nil {
 			return fail(off, "znode %d: %v", i, err)
+		}
+		if z.Stat == nil {
+			return fail(off, "znode %d (%s): no stat", i, strconv.Quote(z.Path))
 		}
 		path := z.Path
 		if z.PathRaw != nil {
@@ -282,7 +293,7 @@ func readDumpZnodes(dec *json.Decoder, t *Tree, acls map[string][]ACL, fail func
 		if _, dup := t.Nodes[path]; dup {
 			return fail(off, "znode %s appears twice", quoteUnsafe(path))
 		}
-		n := &Node{Stat: z.Stat, Children: []string{}}
+		n := &Node{Stat: *z.Stat, Children: []string{}}
 		if z.ACL != nil {
 			k := fmt.Sprint(z.ACL)
 			if a, ok := acls[k]; ok {
@@ -298,6 +309,12 @@ func readDumpZnodes(dec *json.Decoder, t *Tree, acls map[string][]ACL, fail func
 				return fail(off, "znode %s: data: %v", quoteUnsafe(path), err)
 			}
 			n.Data = b
+		}
+		// The stat is ZooKeeper's own account of the data: a dump whose
+		// data disagrees with it was edited or damaged, unless kmeta
+		// redacted a secret in it (zk dump without --show-secrets).
+		if int64(len(n.Data)) != int64(n.Stat.DataLength) && !bytes.Contains(n.Data, []byte("[redacted sha256:")) {
+			return fail(off, "znode %s: %d byte(s) of data, its stat says dataLength %d", quoteUnsafe(path), len(n.Data), n.Stat.DataLength)
 		}
 		t.Nodes[path] = n
 	}
@@ -318,9 +335,11 @@ func ReadDumpFile(path string) (*Tree, error) {
 	return ReadDump(f, path)
 }
 
+// validZnodePath is the part of ZooKeeper's PathUtils.validatePath that
+// bytes can break: absolute, no empty segment, no trailing '/', no NUL.
 func validZnodePath(p string) bool {
 	if p == "/" {
 		return true
 	}
-	return len(p) > 1 && p[0] == '/' && p[len(p)-1] != '/' && !strings.Contains(p, "//")
+	return len(p) > 1 && p[0] == '/' && p[len(p)-1] != '/' && !strings.Contains(p, "//") && !strings.ContainsRune(p, 0)
 }

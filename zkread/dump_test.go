@@ -3,6 +3,7 @@ package zkread
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -200,5 +201,58 @@ func TestGenerateFixture(t *testing.T) {
 	t.Logf("%s", out)
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDumpRefusesSilentEdits: edits of a dump that would change the
+// answer without a word (a missing or null maxZxid or chroot, a znode
+// without its stat, data its stat disagrees with, a NUL in a path) are
+// refused naming the offset, as the mutation campaign found them accepted.
+func TestDumpRefusesSilentEdits(t *testing.T) {
+	orig, err := os.ReadFile(filepath.Join(fixtureDir, "dump.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadDump(bytes.NewReader(orig), "dump.json"); err != nil {
+		t.Fatalf("the fixture itself: %v", err)
+	}
+	for _, tc := range []struct{ name, from, to string }{
+		{"null maxZxid", `"maxZxid": 268`, `"maxZxid": null`},
+		{"no maxZxid", `"maxZxid": 268,`, ``},
+		{"null chroot", `"chroot": "/kafka/prod"`, `"chroot": null`},
+		{"NUL in a path", `"path": "/feature"`, `"path": "/feature\u0000x"`},
+		{"no stat", `"path": "/feature",`, `"path": "/feature", "x":`},
+	} {
+		s := string(orig)
+		if !strings.Contains(s, tc.from) {
+			t.Fatalf("%s: the fixture has no %q", tc.name, tc.from)
+		}
+		s = strings.Replace(s, tc.from, tc.to, 1)
+		if tc.name == "no stat" {
+			// Drop the stat object that follows the path.
+			i := strings.Index(s, `"x":`)
+			j := strings.Index(s[i:], "},") + i
+			s = s[:i] + s[j+2:]
+		}
+		_, err := ReadDump(strings.NewReader(s), "dump.json")
+		if !errors.Is(err, ErrDump) || !strings.Contains(err.Error(), "offset ") {
+			t.Errorf("%s: err %v, want ErrDump naming an offset", tc.name, err)
+		}
+	}
+	// Data the stat disagrees with.
+	var doc map[string]any
+	if err := json.Unmarshal(orig, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, z := range doc["znodes"].([]any) {
+		zn := z.(map[string]any)
+		if zn["data"] != nil && zn["data"] != "" {
+			zn["data"] = ""
+			break
+		}
+	}
+	b, _ := json.Marshal(doc)
+	if _, err := ReadDump(bytes.NewReader(b), "dump.json"); !errors.Is(err, ErrDump) || !strings.Contains(err.Error(), "dataLength") {
+		t.Errorf("data emptied under its stat: err %v", err)
 	}
 }

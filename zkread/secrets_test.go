@@ -192,6 +192,9 @@ func TestDumpNonUTF8(t *testing.T) {
 	tr.Nodes["/a\xffb"] = &Node{Data: []byte(`{"k\xff":"v"}`), Children: []string{"\xc0"}}
 	tr.Nodes["/a\xffb/\xc0"] = &Node{Data: []byte("\xff\xfe"), Children: []string{}}
 	tr.Nodes["/ok"] = &Node{Data: []byte(`{"k":"v"}`), Children: []string{}}
+	for _, n := range tr.Nodes {
+		n.Stat.DataLength = int32(len(n.Data)) // as ZooKeeper's stat says
+	}
 	var buf bytes.Buffer
 	if err := WriteDump(&buf, tr); err != nil {
 		t.Fatal(err)

@@ -59,6 +59,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kmeta/kmeta/internal/mutate"
+	"github.com/kmeta/kmeta/model"
 )
 
 const campTimeout = 20 * time.Second
@@ -367,20 +368,17 @@ func campPlaced(r campRun, format string, files map[string][]byte) bool {
 			return names(r.stdout)
 		}
 		var rep struct {
-			Findings []struct {
-				File, Severity         string
-				Position, Offset, Line *int64
-			}
+			Findings []model.Finding
 		}
 		if json.Unmarshal([]byte(r.stdout), &rep) != nil || len(rep.Findings) == 0 {
 			return false
 		}
 		for _, f := range rep.Findings {
-			if f.Severity != "error" {
+			if f.Severity != model.SevError {
 				continue
 			}
-			placed := (f.Position != nil && *f.Position >= 0) || (f.Offset != nil && *f.Offset >= 0) || (f.Line != nil && *f.Line >= 1)
-			if f.File == "" || !placed {
+			w := f.Where
+			if w == nil || w.File == "" || (w.Position < 0 && w.Offset < 0 && w.Line < 1) {
 				return false
 			}
 		}
@@ -862,7 +860,7 @@ func TestMutateCampaignClassifier(t *testing.T) {
 		}
 	}
 	check := campRun{args: []string{"log", "check", "-o", "json", "ROOT"}, stdout: `{"findings":[]}`}
-	unplaced := campRun{args: check.args, code: 1, stdout: `{"findings":[{"severity":"error","file":"ROOT/meta.properties","position":-1,"offset":-1}]}`}
+	unplaced := campRun{args: check.args, code: 1, stdout: `{"findings":[{"code":"bad-properties","severity":"error","where":{"file":"ROOT/meta.properties","position":-1,"offset":-1}}]}`}
 	if v, class := campClassify(check, unplaced, "json", damage, files); v != vViolation || class != "rejected-unplaced" {
 		t.Errorf("log check finding at position -1: %s %q", v, class)
 	}
