@@ -161,17 +161,24 @@ func ParseMetaProperties(data []byte) (*MetaProperties, error) {
 		}
 		mp.NodeID = int32(id)
 	} else if mp.Version == 1 {
-		return nil, placed(0, -1, "version 1 requires node.id")
+		// Placed at the line that makes the key required.
+		return nil, placed(lines["version"], -1, "version 1 requires node.id")
 	}
 	cid, hasCID := props["cluster.id"]
 	if mp.Version == 1 && !hasCID {
-		return nil, placed(0, -1, "version 1 requires cluster.id")
+		return nil, placed(lines["version"], -1, "version 1 requires cluster.id")
 	}
 	mp.ClusterID = cid
 	if hasCID {
-		if _, err := model.ParseUUID(cid); err != nil {
+		if u, err := model.ParseUUID(cid); err != nil {
 			mp.ClusterIDProblem = bad("cluster.id", "%q is not a base64 UUID as kafka-storage format writes (Kafka reads it as it is; peers with the real id refuse this node)", cid)
+		} else if u == (model.UUID{}) {
+			mp.ClusterIDProblem = bad("cluster.id", "%q is the zero UUID, which no Kafka tool generates as a cluster id", cid)
 		}
+	} else {
+		// A version 0 file may lack it (old ZooKeeper-era brokers wrote
+		// none); an image read from such a dir then has no cluster id.
+		mp.ClusterIDProblem = placed(max(lines["version"], 1), -1, "no cluster.id: the image has no cluster id")
 	}
 	if d, ok := props["directory.id"]; ok {
 		u, err := model.ParseUUID(d)

@@ -137,8 +137,8 @@ func TestDocumentedExitCodes(t *testing.T) {
 		{[]string{"log", "check", "/nonexistent/kmeta"}, 2, "kmeta: /nonexistent/kmeta: no such file or directory\n"},
 		// log stats
 		{[]string{"log", "stats", fixture44}, 0, ""},
-		{[]string{"log", "stats", tornMiddle}, 1, "reading stopped at damage"},
-		{[]string{"log", "stats", crc}, 1, "1 batch(es) failed the CRC check"},
+		{[]string{"log", "stats", tornMiddle}, 1, "damaged input (log check fails it), statistics cover what could be read: first error torn-tail"},
+		{[]string{"log", "stats", crc}, 1, "damaged input (log check fails it), statistics cover what could be read: first error crc-mismatch"},
 		{[]string{"log", "stats", badProps}, 1, "kmeta: warning: unusable-file: "},
 		{[]string{"image", badQuorum}, 1, "kmeta: warning: bad-properties: "},
 		{[]string{"log", "check", badQuorum}, 1, ""},
