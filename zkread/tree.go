@@ -122,7 +122,9 @@ func Child(parent, name string) string {
 }
 
 // fromDataTree converts zkfile's tree to a Tree rooted at chroot. Stats are
-// converted to what a client's Get would return.
+// converted to what a client's Get would return. It consumes dt: each
+// node's child set is dropped once converted, so the two trees are not
+// both whole in memory at the end.
 func fromDataTree(dt *zkfile.DataTree, chroot string) (*Tree, error) {
 	root := chroot
 	if root == "" {
@@ -131,7 +133,7 @@ func fromDataTree(dt *zkfile.DataTree, chroot string) (*Tree, error) {
 	if dt.Nodes[root] == nil {
 		return nil, &ZnodeError{Path: root, Err: ErrNoNode, Msg: "chroot does not exist"}
 	}
-	t := NewTree()
+	t := &Tree{Nodes: make(map[string]*Node, len(dt.Nodes))}
 	t.Chroot = chroot
 	t.MaxZxid = dt.LastZxid
 	t.Origins = make(map[string]Origin, len(dt.Nodes))
@@ -154,6 +156,7 @@ func fromDataTree(dt *zkfile.DataTree, chroot string) (*Tree, error) {
 				NumChildren:    int32(len(n.Children)),
 			},
 		}
+		n.Children = nil
 	}
 	return t, nil
 }
