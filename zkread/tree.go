@@ -137,13 +137,19 @@ func fromDataTree(dt *zkfile.DataTree, chroot string) (*Tree, error) {
 	t.Chroot = chroot
 	t.MaxZxid = dt.LastZxid
 	t.Origins = make(map[string]Origin, len(dt.Nodes))
+	// One allocation for every node instead of millions: less for the
+	// allocator and for the garbage collector to track.
+	slab := make([]Node, len(dt.Nodes))
 	for p, n := range dt.Nodes {
 		rel, ok := relPath(p, root)
 		if !ok {
 			continue
 		}
 		t.Origins[rel] = n.Origin
-		t.Nodes[rel] = &Node{
+		tn := &slab[0]
+		slab = slab[1:]
+		t.Nodes[rel] = tn
+		*tn = Node{
 			Data:     n.Data,
 			Children: n.SortedChildren(),
 			ACL:      n.ACL,
