@@ -318,6 +318,7 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 	}
 	// Nodes, parents first; the list ends with the path "/".
 	var slab []Node
+	roots := 0
 	for s.err == nil {
 		start := s.off
 		p, ok := s.str("node path")
@@ -355,6 +356,7 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 		}
 		n.ACL = a
 		if p == "" {
+			roots++
 			t.Nodes["/"] = n
 			continue
 		}
@@ -368,8 +370,15 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 		}
 		// Nodes enter the tree only here, each named in its parent's
 		// children: the parent's (small) set tells a duplicate without a
-		// second lookup in the big map.
-		if _, dup := parent.Children[child]; dup {
+		// second lookup in the big map. Not once a second root record
+		// replaced the root (and its children).
+		var dup bool
+		if roots > 1 {
+			_, dup = t.Nodes[p]
+		} else {
+			_, dup = parent.Children[child]
+		}
+		if dup {
 			return nil, at(start, "node "+p, fmt.Errorf("%w: duplicate node", ErrCorrupt))
 		}
 		parent.addChild(child)
