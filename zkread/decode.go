@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,7 +32,7 @@ type DecodeOptions struct {
 // every malformed znode (errors.Is(err, ErrMalformed)); the image is valid
 // for everything else.
 func Decode(t *Tree, opts DecodeOptions) (*model.Image, error) {
-	d := &decoder{t: t, img: model.NewImage(), handled: map[string]bool{}, lenient: opts.Lenient}
+	d := &decoder{t: t, img: model.NewImage(), handled: make(map[*Node]struct{}, len(t.Nodes)), lenient: opts.Lenient}
 	d.img.ZK = &model.ZKState{
 		ControllerID: -1, KRaftControllerEpoch: -1,
 		ControllerEpochZkVersion: -1, BrokerSequenceID: -1, FeatureStatus: -1,
@@ -57,11 +58,16 @@ func Decode(t *Tree, opts DecodeOptions) (*model.Image, error) {
 }
 
 type decoder struct {
-	t         *Tree
-	img       *model.Image
-	handled   map[string]bool
+	t   *Tree
+	img *model.Image
+	// handled holds the znodes something consumed; the rest stay raw.
+	// Keyed by node, not path: hashing a pointer is cheaper than hashing
+	// millions of long paths.
+	handled   map[*Node]struct{}
 	lenient   bool
 	malformed []*ZnodeError
+	// pbuf builds partition paths for lookups without allocating.
+	pbuf []byte
 }
 
 // bad records a malformed znode. In strict mode it returns the error that
@@ -79,25 +85,34 @@ func (d *decoder) bad(path, msg string, err error) error {
 	}
 	d.malformed = append(d.malformed, ze)
 	d.img.Warn(model.WarnLenientDecode, ze.Location(), "%s (kept raw)", ze.Error())
-	delete(d.handled, path)
+	if n := d.t.Nodes[path]; n != nil {
+		delete(d.handled, n)
+	}
 	return nil
 }
 
 // node returns the node at path and marks it handled.
 func (d *decoder) node(path string) *Node {
 	n := d.t.Nodes[path]
-	if n != nil {
-		d.handled[path] = true
-	}
+	d.mark(n)
 	return n
+}
+
+func (d *decoder) mark(n *Node) {
+	if n != nil {
+		d.handled[n] = struct{}{}
+	}
 }
 
 // container marks a znode that Kafka creates only to hold children. Data on
 // it is unexpected, so it then stays raw.
 func (d *decoder) container(path string) *Node {
-	n := d.t.Nodes[path]
+	return d.containerNode(d.t.Nodes[path])
+}
+
+func (d *decoder) containerNode(n *Node) *Node {
 	if n != nil && len(n.Data) == 0 {
-		d.handled[path] = true
+		d.handled[n] = struct{}{}
 	}
 	return n
 }
@@ -356,15 +371,62 @@ func parsePartitionMap(m map[string][]int32, what string) (map[int32][]int32, er
 	return out, nil
 }
 
-func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
+// parseTopic decodes a topic znode: the fast path for Kafka's usual
+// shape, encoding/json (and its errors) for anything else.
+func parseTopic(data []byte) (topicAssignment, error) {
+	if v, ok := fastTopic(data); ok {
+		return v, nil
+	}
+	return slowTopic(data)
+}
+
+func slowTopic(data []byte) (topicAssignment, error) {
 	var v topicJSON
-	if err := strictJSON(n.Data, &v); err != nil {
-		return nil, err
+	if err := strictJSON(data, &v); err != nil {
+		return topicAssignment{}, err
 	}
 	if v.Partitions == nil {
-		return nil, errors.New(`no "partitions"`)
+		return topicAssignment{}, errors.New(`no "partitions"`)
 	}
-	t := &model.Topic{Name: name, Partitions: map[int32]*model.Partition{}}
+	out := topicAssignment{TopicID: v.TopicID}
+	var err error
+	if out.Partitions, err = parsePartitionMap(v.Partitions, "partitions"); err != nil {
+		return topicAssignment{}, err
+	}
+	if out.Adding, err = parsePartitionMap(v.Adding, "adding_replicas"); err != nil {
+		return topicAssignment{}, err
+	}
+	if out.Removing, err = parsePartitionMap(v.Removing, "removing_replicas"); err != nil {
+		return topicAssignment{}, err
+	}
+	return out, nil
+}
+
+// parseState decodes a partition state znode, as parseTopic does.
+func parseState(data []byte) (partitionState, error) {
+	if v, ok := fastState(data); ok {
+		return v, nil
+	}
+	return slowState(data)
+}
+
+func slowState(data []byte) (partitionState, error) {
+	var s stateJSON
+	if err := strictJSON(data, &s); err != nil {
+		return partitionState{}, err
+	}
+	if s.Leader == nil || s.LeaderEpoch == nil || s.ISR == nil {
+		return partitionState{}, errors.New("state lacks leader, leader_epoch or isr")
+	}
+	return partitionState{Leader: *s.Leader, LeaderEpoch: *s.LeaderEpoch, ISR: s.ISR, LeaderRecoveryState: s.LeaderRecoveryState}, nil
+}
+
+func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
+	v, err := parseTopic(n.Data)
+	if err != nil {
+		return nil, err
+	}
+	t := &model.Topic{Name: name, Partitions: make(map[int32]*model.Partition, len(v.Partitions))}
 	if v.TopicID != nil {
 		id, err := model.ParseUUID(*v.TopicID)
 		if err != nil {
@@ -372,31 +434,35 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 		}
 		t.ID = id
 	}
-	assign, err := parsePartitionMap(v.Partitions, "partitions")
-	if err != nil {
-		return nil, err
-	}
-	adding, err := parsePartitionMap(v.Adding, "adding_replicas")
-	if err != nil {
-		return nil, err
-	}
-	removing, err := parsePartitionMap(v.Removing, "removing_replicas")
-	if err != nil {
-		return nil, err
-	}
 	d.container(path + "/partitions")
-	for pid, replicas := range assign {
-		p := &model.Partition{
+	// In partition order, so a lenient decode lists malformed states
+	// deterministically. One allocation for the topic's partitions and
+	// one for their directories.
+	pids := make([]int32, 0, len(v.Partitions))
+	nrep := 0
+	for pid, r := range v.Partitions {
+		pids = append(pids, pid)
+		nrep += len(r)
+	}
+	slices.Sort(pids)
+	parts := make([]model.Partition, len(pids))
+	dirs := make([]model.UUID, nrep)
+	for i, pid := range pids {
+		replicas := v.Partitions[pid]
+		p := &parts[i]
+		*p = model.Partition{
 			ID: pid, Replicas: replicas,
-			AddingReplicas: orEmpty(adding[pid]), RemovingReplicas: orEmpty(removing[pid]),
+			AddingReplicas: orEmpty(v.Adding[pid]), RemovingReplicas: orEmpty(v.Removing[pid]),
 			// Kafka's migration writes PartitionRecord v0: no directories,
 			// which KRaft reads as MIGRATING for every replica.
-			Directories: make([]model.UUID, len(replicas)),
+			Directories: dirs[:len(replicas):len(replicas)],
 		}
-		ppath := fmt.Sprintf("%s/partitions/%d", path, pid)
-		d.container(ppath)
-		spath := ppath + "/state"
-		sn := d.node(spath)
+		dirs = dirs[len(replicas):]
+		d.pbuf = appendPartitionPath(d.pbuf[:0], path, pid)
+		d.containerNode(d.t.Nodes[string(d.pbuf)])
+		d.pbuf = append(d.pbuf, "/state"...)
+		sn := d.t.Nodes[string(d.pbuf)]
+		d.mark(sn)
 		if sn == nil {
 			// As Kafka's migration does for a missing state znode.
 			p.ISR = append([]int32{}, replicas...)
@@ -404,20 +470,16 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 			if len(replicas) > 0 {
 				p.Leader = replicas[0]
 			}
-			d.img.ZK.MissingPartitionStates = append(d.img.ZK.MissingPartitionStates, fmt.Sprintf("%s-%d", name, pid))
+			d.img.ZK.MissingPartitionStates = append(d.img.ZK.MissingPartitionStates, name+"-"+strconv.Itoa(int(pid)))
 		} else {
-			var s stateJSON
-			err := strictJSON(sn.Data, &s)
-			if err == nil && (s.Leader == nil || s.LeaderEpoch == nil || s.ISR == nil) {
-				err = errors.New("state lacks leader, leader_epoch or isr")
-			}
+			s, err := parseState(sn.Data)
 			if err != nil {
-				if e := d.bad(spath, "partition state", err); e != nil {
+				if e := d.bad(string(d.pbuf), "partition state", err); e != nil {
 					return nil, e
 				}
 				continue
 			}
-			p.Leader, p.LeaderEpoch, p.ISR = *s.Leader, *s.LeaderEpoch, s.ISR
+			p.Leader, p.LeaderEpoch, p.ISR = s.Leader, s.LeaderEpoch, s.ISR
 			if s.LeaderRecoveryState != nil {
 				p.LeaderRecoveryState = *s.LeaderRecoveryState
 			}
@@ -983,12 +1045,12 @@ func (d *decoder) notifications(kind, path string) {
 // raw keeps every znode nothing consumed, except ZooKeeper's own /zookeeper
 // subtree (present only without a chroot).
 func (d *decoder) raw() {
-	d.handled["/"] = true
-	for _, p := range d.t.Paths() {
-		if d.handled[p] || p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/") {
+	d.mark(d.t.Nodes["/"])
+	// Raw is a map: no need to sort the paths.
+	for p, n := range d.t.Nodes {
+		if _, ok := d.handled[n]; ok || p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/") {
 			continue
 		}
-		n := d.t.Nodes[p]
 		if len(n.Data) == 0 && len(n.Children) > 0 {
 			// A pure container whose children are kept raw themselves.
 			continue

@@ -93,7 +93,13 @@
 //     missing state znode gives ISR = replicas, leader = first replica,
 //     epochs 0, as Kafka's migration does, and is listed in
 //     ZKState.MissingPartitionStates. Directories are MIGRATING (zero UUID)
-//     per replica, as a PartitionRecord v0 reads.
+//     per replica, as a PartitionRecord v0 reads. Topic and state znodes
+//     (millions in a big cluster) take a hand-written fast path for the
+//     shape Kafka writes: known keys exactly spelled and each once,
+//     integers without fraction or exponent, strings without escapes or
+//     non-ASCII bytes, canonical partition keys. Anything else is decoded
+//     by encoding/json as every other znode is, so acceptance, values and
+//     errors are encoding/json's (FuzzFastJSON checks it).
 //   - /config/topics|brokers: non-empty maps only; broker "<default>" → "".
 //   - /config/users|clients|ips and users/<u>/clients/<c>: quota values are
 //     Java doubles; user and client-id names are URL-decoded (Java's

@@ -122,7 +122,9 @@ func Child(parent, name string) string {
 }
 
 // fromDataTree converts zkfile's tree to a Tree rooted at chroot. Stats are
-// converted to what a client's Get would return.
+// converted to what a client's Get would return. It consumes dt: each
+// node's child set is dropped once converted, so the two trees are not
+// both whole in memory at the end.
 func fromDataTree(dt *zkfile.DataTree, chroot string) (*Tree, error) {
 	root := chroot
 	if root == "" {
@@ -131,17 +133,23 @@ func fromDataTree(dt *zkfile.DataTree, chroot string) (*Tree, error) {
 	if dt.Nodes[root] == nil {
 		return nil, &ZnodeError{Path: root, Err: ErrNoNode, Msg: "chroot does not exist"}
 	}
-	t := NewTree()
+	t := &Tree{Nodes: make(map[string]*Node, len(dt.Nodes))}
 	t.Chroot = chroot
 	t.MaxZxid = dt.LastZxid
 	t.Origins = make(map[string]Origin, len(dt.Nodes))
+	// One allocation for every node instead of millions: less for the
+	// allocator and for the garbage collector to track.
+	slab := make([]Node, len(dt.Nodes))
 	for p, n := range dt.Nodes {
 		rel, ok := relPath(p, root)
 		if !ok {
 			continue
 		}
 		t.Origins[rel] = n.Origin
-		t.Nodes[rel] = &Node{
+		tn := &slab[0]
+		slab = slab[1:]
+		t.Nodes[rel] = tn
+		*tn = Node{
 			Data:     n.Data,
 			Children: n.SortedChildren(),
 			ACL:      n.ACL,
@@ -154,6 +162,7 @@ func fromDataTree(dt *zkfile.DataTree, chroot string) (*Tree, error) {
 				NumChildren:    int32(len(n.Children)),
 			},
 		}
+		n.Children = nil
 	}
 	return t, nil
 }

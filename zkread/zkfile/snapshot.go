@@ -317,6 +317,8 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 		acls[id] = list
 	}
 	// Nodes, parents first; the list ends with the path "/".
+	var slab []Node
+	roots := 0
 	for s.err == nil {
 		start := s.off
 		p, ok := s.str("node path")
@@ -329,7 +331,14 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 		if !ok {
 			return nil, at(start, "node path", fmt.Errorf("%w: null path", ErrCorrupt))
 		}
-		n := &Node{Children: map[string]struct{}{}, Origin: Origin{File: name, Offset: start}}
+		if len(slab) == 0 {
+			// Nodes are allocated in blocks: millions of small objects
+			// cost the allocator and the garbage collector more.
+			slab = make([]Node, 1024)
+		}
+		n := &slab[0]
+		slab = slab[1:]
+		n.Origin = Origin{File: name, Offset: start}
 		n.Data = s.buffer("node data")
 		aclID := s.i64("node acl id")
 		n.Stat = StatPersisted{
@@ -347,6 +356,7 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 		}
 		n.ACL = a
 		if p == "" {
+			roots++
 			t.Nodes["/"] = n
 			continue
 		}
@@ -358,10 +368,20 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 		if parent == nil {
 			return nil, at(start, "node "+p, fmt.Errorf("%w: parent %s not seen before the node", ErrCorrupt, pp))
 		}
-		if _, dup := t.Nodes[p]; dup {
+		// Nodes enter the tree only here, each named in its parent's
+		// children: the parent's (small) set tells a duplicate without a
+		// second lookup in the big map. Not once a second root record
+		// replaced the root (and its children).
+		var dup bool
+		if roots > 1 {
+			_, dup = t.Nodes[p]
+		} else {
+			_, dup = parent.Children[child]
+		}
+		if dup {
 			return nil, at(start, "node "+p, fmt.Errorf("%w: duplicate node", ErrCorrupt))
 		}
-		parent.Children[child] = struct{}{}
+		parent.addChild(child)
 		t.Nodes[p] = n
 	}
 	if s.err != nil {

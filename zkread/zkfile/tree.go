@@ -21,9 +21,11 @@ type StatPersisted struct {
 
 // Node is one znode of a DataTree.
 type Node struct {
-	Data     []byte
-	ACL      []ACL
-	Stat     StatPersisted
+	Data []byte
+	ACL  []ACL
+	Stat StatPersisted
+	// Children is nil until the node has a child: most znodes of a big
+	// cluster are leaves, and an empty map per node costs an allocation.
 	Children map[string]struct{}
 	// Origin is where the node's data was read: its record in the
 	// snapshot, or the log entry that created it or last set its data.
@@ -41,6 +43,13 @@ type Origin struct {
 // 2*stored - current children (DataNode.copyStat).
 func (n *Node) ClientCversion() int32 {
 	return n.Stat.Cversion*2 - int32(len(n.Children))
+}
+
+func (n *Node) addChild(name string) {
+	if n.Children == nil {
+		n.Children = map[string]struct{}{}
+	}
+	n.Children[name] = struct{}{}
 }
 
 // SortedChildren returns the child names in byte order.
@@ -117,7 +126,7 @@ func (t *DataTree) create(path string, data []byte, acl []ACL, owner int64, pare
 	if _, ok := parent.Children[name]; ok {
 		return
 	}
-	parent.Children[name] = struct{}{}
+	parent.addChild(name)
 	t.Nodes[path] = &Node{
 		Data: data,
 		ACL:  acl,
@@ -126,8 +135,7 @@ func (t *DataTree) create(path string, data []byte, acl []ACL, owner int64, pare
 			Ctime: time, Mtime: time,
 			EphemeralOwner: owner,
 		},
-		Children: map[string]struct{}{},
-		Origin:   t.origin,
+		Origin: t.origin,
 	}
 }
 
