@@ -36,6 +36,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeMetadata -fuzztime $(FUZZTIME) ./metalog/records
 	$(GO) test -run '^$$' -fuzz FuzzDecodeZnode -fuzztime $(FUZZTIME) ./zkread
 	$(GO) test -run '^$$' -fuzz FuzzReadDump -fuzztime $(FUZZTIME) ./zkread
+	$(GO) test -run '^$$' -fuzz FuzzFastJSON -fuzztime $(FUZZTIME) ./zkread
 	$(GO) test -run '^$$' -fuzz FuzzSnapshot -fuzztime $(FUZZTIME) ./zkread/zkfile
 	$(GO) test -run '^$$' -fuzz FuzzTxn -fuzztime $(FUZZTIME) ./zkread/zkfile
 
