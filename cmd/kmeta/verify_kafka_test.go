@@ -130,6 +130,10 @@ func TestVerifyKafkaMigration(t *testing.T) {
 	v := verifyEventually("after the migration", "--broker-log-dirs", strings.Join(logDirs, ","))
 	t.Logf("a. after Kafka's migration: verify equal; explained: %v", explained(v))
 
+	// Parity (issue 10): kmeta's offline migration of this same
+	// ZooKeeper state against the image Kafka's migration wrote.
+	checkMigrationParity(t, c, ctrl, zkSrc)
+
 	// b. Dual-write: changes through Kafka's admin API.
 	adm := c.Admin(t)
 	s := kadm.StringPtr
