@@ -76,6 +76,10 @@ func showFindings(fs []model.Finding) string {
 //
 //	a. kmeta verify of the live ZooKeeper against the controller's
 //	   metadata log dir reports no difference;
+//	   parity (issue 10): kmeta migrate plan + apply of that same live
+//	   ZooKeeper state, kmeta diff against the controller's log at the
+//	   end of Kafka's migration transaction: only documented differences
+//	   (checkMigrationParity);
 //	b. changes made through Kafka's admin API in dual-write keep it clean;
 //	c. with the controller stopped (so it cannot repair ZooKeeper), drift
 //	   injected behind Kafka's back, one class at a time, is reported

@@ -39,7 +39,7 @@ func TestBenchMigrate(t *testing.T) {
 	controllers := fmt.Sprintf("%d@127.0.0.1:9093", zkBenchController)
 	var rows []string
 	row := func(name string, wall time.Duration, rssKiB int64, note string) {
-		rows = append(rows, fmt.Sprintf("| %-58s | %8.2f s | %6d MiB | %s", name, wall.Seconds(), rssKiB/1024, note))
+		rows = append(rows, fmt.Sprintf("| %-68s | %8.2f s | %6d MiB | %s", name, wall.Seconds(), rssKiB/1024, note))
 	}
 	// kmetaMigrate runs plan (writing the plan file) and apply of that
 	// plan, and returns both runs. overrides are named by the caller.
@@ -66,7 +66,7 @@ func TestBenchMigrate(t *testing.T) {
 			t.Fatalf("%s: %v", label, err)
 		}
 		row("kmeta migrate plan, "+label, p.wall, p.maxRSS, "")
-		row("kmeta migrate apply --plan, "+label, a.wall, a.maxRSS, fmt.Sprintf("re-reads the source (zxid check); bootstrap.checkpoint %d MiB", st.Size()>>20))
+		row("kmeta migrate apply --plan, "+label, a.wall, a.maxRSS, fmt.Sprintf("re-reads the source (zxid check); bootstrap.checkpoint %d KiB", st.Size()>>10))
 		row("kmeta plan + apply, "+label, p.wall+a.wall, max(p.maxRSS, a.maxRSS), "")
 	}
 
