@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,8 +39,19 @@ func TestBenchMigrate(t *testing.T) {
 	alone := benchEnvInt("KMETA_BENCH_MIGRATE_ALONE", 1_000_000)
 	controllers := fmt.Sprintf("%d@127.0.0.1:9093", zkBenchController)
 	var rows []string
-	row := func(name string, wall time.Duration, rssKiB int64, note string) {
-		rows = append(rows, fmt.Sprintf("| %-68s | %8.2f s | %6d MiB | %s", name, wall.Seconds(), rssKiB/1024, note))
+	row := func(name string, wall, cpu time.Duration, rssKiB int64, note string) {
+		c := "       n/a"
+		if cpu > 0 {
+			c = fmt.Sprintf("%8.2f s", cpu.Seconds())
+		}
+		rows = append(rows, fmt.Sprintf("| %-68s | %8.2f s | %s | %6d MiB | %s", name, wall.Seconds(), c, rssKiB/1024, note))
+	}
+	cpuOf := func(cmd *exec.Cmd) time.Duration {
+		ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		if !ok {
+			return 0
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	// kmetaMigrate runs plan (writing the plan file) and apply of that
 	// plan, and returns both runs. overrides are named by the caller.
@@ -51,7 +63,8 @@ func TestBenchMigrate(t *testing.T) {
 		for _, o := range overrides {
 			args = append(args, "--override", o)
 		}
-		p := measure(t, exec.Command(bin, args...), `"code"`, "")
+		pc := exec.Command(bin, args...)
+		p := measure(t, pc, `"code"`, "")
 		if _, err := os.Stat(plan); err != nil {
 			t.Fatalf("%s: plan wrote no plan file: %v", label, err)
 		}
@@ -65,9 +78,10 @@ func TestBenchMigrate(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", label, err)
 		}
-		row("kmeta migrate plan, "+label, p.wall, p.maxRSS, "")
-		row("kmeta migrate apply --plan, "+label, a.wall, a.maxRSS, fmt.Sprintf("re-reads the source (zxid check); bootstrap.checkpoint %d KiB", st.Size()>>10))
-		row("kmeta plan + apply, "+label, p.wall+a.wall, max(p.maxRSS, a.maxRSS), "")
+		ps, _ := os.Stat(plan)
+		row("kmeta migrate plan, "+label, p.wall, cpuOf(pc), p.maxRSS, fmt.Sprintf("plan file %d KiB", ps.Size()>>10))
+		row("kmeta migrate apply --plan, "+label, a.wall, cpuOf(cmd), a.maxRSS, fmt.Sprintf("re-reads the source (zxid check); bootstrap.checkpoint %d KiB", st.Size()>>10))
+		row("kmeta plan + apply, "+label, p.wall+a.wall, cpuOf(pc)+cpuOf(cmd), max(p.maxRSS, a.maxRSS), "")
 	}
 
 	zks := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{Props: map[string]string{"forceSync": "no"}})
@@ -80,7 +94,7 @@ func TestBenchMigrate(t *testing.T) {
 	kmetaMigrate(fmt.Sprintf("%d partitions, zkdata: (stopped)", n), "zkdata:"+zks.DataDir)
 	zks.Restart()
 	km := kafkaMigrateZK(t, d, zks, clusterID, topics, parts)
-	row(fmt.Sprintf("Kafka 3.9.2 ZK→KRaft migration, %d partitions, live", n), km.wall, km.rss,
+	row(fmt.Sprintf("Kafka 3.9.2 ZK→KRaft migration, %d partitions, live", n), km.wall, 0, km.rss,
 		fmt.Sprintf("the controller's \"generated in M ms\" (%d records, %d batches); RSS: the JVM's peak over its life", km.records, km.batches))
 
 	// kmeta alone. The synthesized snapshot is a cluster as Kafka's
@@ -94,6 +108,6 @@ func TestBenchMigrate(t *testing.T) {
 	t.Logf("synthesized %d partitions in %s", alone, time.Since(start).Round(time.Second))
 	kmetaMigrate(fmt.Sprintf("%d partitions, zkdata: (synthesized)", alone), "zkdata:"+zkDir, "ignore-migration-znode")
 
-	t.Logf("\nmigration, kmeta offline vs Kafka 3.9.2's own (loaded machine):\n| %-58s | %10s | %10s | note\n%s",
-		"run", "wall", "peak RSS", strings.Join(rows, "\n"))
+	t.Logf("\nmigration, kmeta offline vs Kafka 3.9.2's own (loaded machine):\n| %-68s | %10s | %10s | %10s | note\n%s",
+		"run", "wall", "CPU", "peak RSS", strings.Join(rows, "\n"))
 }
