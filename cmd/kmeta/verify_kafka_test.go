@@ -76,6 +76,10 @@ func showFindings(fs []model.Finding) string {
 //
 //	a. kmeta verify of the live ZooKeeper against the controller's
 //	   metadata log dir reports no difference;
+//	   parity (issue 10): kmeta migrate plan + apply of that same live
+//	   ZooKeeper state, kmeta diff against the controller's log at the
+//	   end of Kafka's migration transaction: only documented differences
+//	   (checkMigrationParity);
 //	b. changes made through Kafka's admin API in dual-write keep it clean;
 //	c. with the controller stopped (so it cannot repair ZooKeeper), drift
 //	   injected behind Kafka's back, one class at a time, is reported
@@ -129,6 +133,10 @@ func TestVerifyKafkaMigration(t *testing.T) {
 	}
 	v := verifyEventually("after the migration", "--broker-log-dirs", strings.Join(logDirs, ","))
 	t.Logf("a. after Kafka's migration: verify equal; explained: %v", explained(v))
+
+	// Parity (issue 10): kmeta's offline migration of this same
+	// ZooKeeper state against the image Kafka's migration wrote.
+	checkMigrationParity(t, c, ctrl, zkSrc)
 
 	// b. Dual-write: changes through Kafka's admin API.
 	adm := c.Admin(t)

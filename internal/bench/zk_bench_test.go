@@ -264,6 +264,79 @@ func TestBenchSideBySideZK(t *testing.T) {
 		}
 	}
 
+	km := kafkaMigrateZK(t, d, zks, clusterID, topics, parts)
+	kafkaWall := km.wall
+	row("Kafka 3.9.2 ZK→KRaft migration (controller's M ms)", kafkaWall, km.rss,
+		fmt.Sprintf("%d records in %d batches; RSS: the controller JVM's peak (-Xmx768m, whole life)", km.records, km.batches))
+	report := fmt.Sprintf("ZooKeeper: %d znodes under %s (%d topics x %d partitions)\n%s\nspeedup (kmeta best vs Kafka's migration read): %.1fx\n",
+		nodes, zkBenchChroot, topics, parts, strings.Join(rows, "\n"), kafkaWall.Seconds()/best.Seconds())
+	t.Log("\n" + report)
+	if out := os.Getenv("KMETA_BENCH_REPORT_ZK"); out != "" {
+		os.WriteFile(out, []byte(report), 0o644)
+	}
+}
+
+// peakRSSOf returns the peak RSS (VmHWM, KiB) of the process whose command
+// line names arg (a node's unique config path), 0 when none is found.
+func peakRSSOf(arg string) int64 {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(b, []byte(arg)) {
+			continue
+		}
+		st, err := os.ReadFile(filepath.Join(filepath.Dir(p), "status"))
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(st), "\n") {
+			if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+				kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+				return kb
+			}
+		}
+	}
+	return 0
+}
+
+// freeTCPPorts picks n free ports on 127.0.0.1.
+func freeTCPPorts(t *testing.T, n int) []int {
+	t.Helper()
+	var out []int
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, l)
+		out = append(out, l.Addr().(*net.TCPAddr).Port)
+	}
+	return out
+}
+
+// kafkaMigration is what Kafka 3.9.2's own migration of a ZooKeeper
+// layout reported.
+type kafkaMigration struct {
+	wall        time.Duration // the controller's "generated in M ms"
+	rss         int64         // KiB, the controller JVM's peak over its life
+	records     int
+	batches     int
+	metadataDir string
+}
+
+// kafkaMigrateZK runs Kafka 3.9.2's own ZooKeeper to KRaft migration of
+// the layout writeZKLayout put into zks and returns the figures its
+// controller logs. The ZooKeeper-mode broker is killed as soon as the
+// migration completed (dual-write would have it create every partition);
+// the controller keeps running until the test ends.
+func kafkaMigrateZK(t *testing.T, d *kafkatest.Distribution, zks *kafkatest.ZooKeeper, clusterID string, topics, parts int) kafkaMigration {
+	t.Helper()
 	// Kafka's own read: a KRaft controller with migration enabled and one
 	// ZooKeeper-mode broker with migration enabled (kafka-metadata.md §6.1).
 	c := kafkatest.NewCluster(t, d)
@@ -319,66 +392,16 @@ func TestBenchSideBySideZK(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	ctrlRSS := peakRSSOf(ctrl.Config)
+	rss := peakRSSOf(ctrl.Config)
 	// The migration is done; the dual-write phase that follows would have
 	// the broker create 100,000 partitions. Stop it now.
 	c.KillNode(zkBenchBroker)
 	records, _ := strconv.Atoi(m[1])
 	ms, _ := strconv.Atoi(m[2])
+	batches, _ := strconv.Atoi(m[3])
 	if records < topics*(parts+1) {
 		t.Errorf("Kafka's migration generated %d records, fewer than %d topics and partitions", records, topics*(parts+1))
 	}
-	kafkaWall := time.Duration(ms) * time.Millisecond
-	row("Kafka 3.9.2 ZK→KRaft migration (controller's M ms)", kafkaWall, ctrlRSS,
-		fmt.Sprintf("%d records in %s batches; RSS: the controller JVM's peak (-Xmx768m, whole life)", records, m[3]))
-	report := fmt.Sprintf("ZooKeeper: %d znodes under %s (%d topics x %d partitions)\n%s\nspeedup (kmeta best vs Kafka's migration read): %.1fx\n",
-		nodes, zkBenchChroot, topics, parts, strings.Join(rows, "\n"), kafkaWall.Seconds()/best.Seconds())
-	t.Log("\n" + report)
-	if out := os.Getenv("KMETA_BENCH_REPORT_ZK"); out != "" {
-		os.WriteFile(out, []byte(report), 0o644)
-	}
-}
-
-// peakRSSOf returns the peak RSS (VmHWM, KiB) of the process whose command
-// line names arg (a node's unique config path), 0 when none is found.
-func peakRSSOf(arg string) int64 {
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil || !bytes.Contains(b, []byte(arg)) {
-			continue
-		}
-		st, err := os.ReadFile(filepath.Join(filepath.Dir(p), "status"))
-		if err != nil {
-			continue
-		}
-		for _, l := range strings.Split(string(st), "\n") {
-			if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-				kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-				return kb
-			}
-		}
-	}
-	return 0
-}
-
-// freeTCPPorts picks n free ports on 127.0.0.1.
-func freeTCPPorts(t *testing.T, n int) []int {
-	t.Helper()
-	var out []int
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	return out
+	return kafkaMigration{wall: time.Duration(ms) * time.Millisecond, rss: rss, records: records, batches: batches,
+		metadataDir: c.MetadataLogDir(zkBenchController)}
 }
