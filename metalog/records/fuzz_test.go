@@ -84,3 +84,20 @@ func seedValues() [][]byte {
 	}
 	return out
 }
+
+// FuzzValidateMetadata: the validate-only path accepts exactly what the
+// full decoder accepts, and ValidateMetadata returns the decoder's error.
+func FuzzValidateMetadata(f *testing.F) {
+	for _, s := range seedValues() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, value []byte) {
+		_, _, err := DecodeMetadata(value)
+		if got := validMetadata(value); got != (err == nil) {
+			t.Fatalf("validator says %v, decoder says %v", got, err)
+		}
+		if verr := ValidateMetadata(value); (verr == nil) != (err == nil) || (err != nil && verr.Error() != err.Error()) {
+			t.Fatalf("ValidateMetadata %v, DecodeMetadata %v", verr, err)
+		}
+	})
+}

@@ -76,6 +76,23 @@ func (m *RegisterBrokerRecordBrokerEndpoint) Encode(w *wire.Writer, v int16) err
 	return nil
 }
 
+func validateRegisterBrokerRecordBrokerEndpoint(r *vr, v int16) {
+	_ = v
+	if v <= 4 {
+		r.str()
+	}
+	if v <= 4 {
+		r.str()
+	}
+	if v <= 4 {
+		r.skip(2)
+	}
+	if v <= 4 {
+		r.skip(2)
+	}
+	r.skipTags()
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *RegisterBrokerRecordBrokerEndpoint) AppendJSON(b []byte, v int16) []byte {
@@ -170,6 +187,20 @@ func (m *RegisterBrokerRecordBrokerFeature) Encode(w *wire.Writer, v int16) erro
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateRegisterBrokerRecordBrokerFeature(r *vr, v int16) {
+	_ = v
+	if v <= 4 {
+		r.str()
+	}
+	if v <= 4 {
+		r.skip(2)
+	}
+	if v <= 4 {
+		r.skip(2)
+	}
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -424,6 +455,72 @@ func (m *RegisterBrokerRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateRegisterBrokerRecord(r *vr, v int16) {
+	_ = v
+	if v <= 4 {
+		r.skip(4)
+	}
+	if v >= 2 && v <= 4 {
+		r.skip(1)
+	}
+	if v <= 4 {
+		r.skip(16)
+	}
+	if v <= 4 {
+		r.skip(8)
+	}
+	if v <= 4 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateRegisterBrokerRecordBrokerEndpoint(r, v)
+			}
+		}
+	}
+	if v <= 4 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateRegisterBrokerRecordBrokerFeature(r, v)
+			}
+		}
+	}
+	if v <= 4 {
+		if v <= 4 {
+			r.nstr()
+		} else {
+			r.str()
+		}
+	}
+	if v <= 4 {
+		r.skip(1)
+	}
+	if v >= 1 && v <= 4 {
+		r.skip(1)
+	}
+	n := r.tagCount()
+	for i := uint32(0); i < n && !r.bad; i++ {
+		tag, sub := r.tag()
+		if r.bad {
+			return
+		}
+		switch tag {
+		case 0:
+			if v >= 3 && v <= 4 {
+				if n := (&sub).arrayLen(false, 16); n > 0 {
+					(&sub).skip(n * 16)
+				}
+				r.endTag(&sub)
+			}
+		case 1:
+			if v >= 4 && v <= 4 {
+				if n := (&sub).arrayLen(v >= 4 && v <= 4, 16); n > 0 {
+					(&sub).skip(n * 16)
+				}
+				r.endTag(&sub)
+			}
+		}
+	}
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *RegisterBrokerRecord) AppendJSON(b []byte, v int16) []byte {
@@ -620,6 +717,17 @@ func (m *UnregisterBrokerRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateUnregisterBrokerRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(4)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	r.skipTags()
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *UnregisterBrokerRecord) AppendJSON(b []byte, v int16) []byte {
@@ -694,6 +802,17 @@ func (m *TopicRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateTopicRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(16)
+	}
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -994,6 +1113,78 @@ func (m *PartitionRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validatePartitionRecord(r *vr, v int16) {
+	_ = v
+	if v <= 2 {
+		r.skip(4)
+	}
+	if v <= 2 {
+		r.skip(16)
+	}
+	if v <= 2 {
+		if n := r.arrayLen(false, 4); n > 0 {
+			r.skip(n * 4)
+		}
+	}
+	if v <= 2 {
+		if n := r.arrayLen(false, 4); n > 0 {
+			r.skip(n * 4)
+		}
+	}
+	if v <= 2 {
+		if n := r.arrayLen(false, 4); n > 0 {
+			r.skip(n * 4)
+		}
+	}
+	if v <= 2 {
+		if n := r.arrayLen(false, 4); n > 0 {
+			r.skip(n * 4)
+		}
+	}
+	if v <= 2 {
+		r.skip(4)
+	}
+	if v <= 2 {
+		r.skip(4)
+	}
+	if v <= 2 {
+		r.skip(4)
+	}
+	if v >= 1 && v <= 2 {
+		if n := r.arrayLen(false, 16); n > 0 {
+			r.skip(n * 16)
+		}
+	}
+	n := r.tagCount()
+	for i := uint32(0); i < n && !r.bad; i++ {
+		tag, sub := r.tag()
+		if r.bad {
+			return
+		}
+		switch tag {
+		case 0:
+			if v <= 2 {
+				(&sub).skip(1)
+				r.endTag(&sub)
+			}
+		case 1:
+			if v >= 2 && v <= 2 {
+				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+			}
+		case 2:
+			if v >= 2 && v <= 2 {
+				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+			}
+		}
+	}
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *PartitionRecord) AppendJSON(b []byte, v int16) []byte {
@@ -1263,6 +1454,27 @@ func (m *ConfigRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateConfigRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(1)
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		if v <= 0 {
+			r.nstr()
+		} else {
+			r.str()
+		}
+	}
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -1606,6 +1818,84 @@ func (m *PartitionChangeRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validatePartitionChangeRecord(r *vr, v int16) {
+	_ = v
+	if v <= 2 {
+		r.skip(4)
+	}
+	if v <= 2 {
+		r.skip(16)
+	}
+	n := r.tagCount()
+	for i := uint32(0); i < n && !r.bad; i++ {
+		tag, sub := r.tag()
+		if r.bad {
+			return
+		}
+		switch tag {
+		case 0:
+			if v <= 2 {
+				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+			}
+		case 1:
+			if v <= 2 {
+				(&sub).skip(4)
+				r.endTag(&sub)
+			}
+		case 2:
+			if v <= 2 {
+				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+			}
+		case 3:
+			if v <= 2 {
+				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+			}
+		case 4:
+			if v <= 2 {
+				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+			}
+		case 5:
+			if v <= 2 {
+				(&sub).skip(1)
+				r.endTag(&sub)
+			}
+		case 8:
+			if v >= 1 && v <= 2 {
+				if n := (&sub).arrayLen(v >= 1 && v <= 2, 16); n > 0 {
+					(&sub).skip(n * 16)
+				}
+				r.endTag(&sub)
+			}
+		case 6:
+			if v >= 2 && v <= 2 {
+				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+			}
+		case 7:
+			if v >= 2 && v <= 2 {
+				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+			}
+		}
+	}
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *PartitionChangeRecord) AppendJSON(b []byte, v int16) []byte {
@@ -1831,6 +2121,17 @@ func (m *FenceBrokerRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateFenceBrokerRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(4)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	r.skipTags()
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *FenceBrokerRecord) AppendJSON(b []byte, v int16) []byte {
@@ -1907,6 +2208,17 @@ func (m *UnfenceBrokerRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateUnfenceBrokerRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(4)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	r.skipTags()
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *UnfenceBrokerRecord) AppendJSON(b []byte, v int16) []byte {
@@ -1972,6 +2284,14 @@ func (m *RemoveTopicRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateRemoveTopicRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(16)
+	}
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -2099,6 +2419,36 @@ func (m *DelegationTokenRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateDelegationTokenRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				r.str()
+			}
+		}
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	if v <= 0 {
+		r.str()
+	}
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -2264,6 +2614,29 @@ func (m *UserScramCredentialRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateUserScramCredentialRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	if v <= 0 {
+		r.bytes(false)
+	}
+	if v <= 0 {
+		r.bytes(false)
+	}
+	if v <= 0 {
+		r.bytes(false)
+	}
+	if v <= 0 {
+		r.skip(4)
+	}
+	r.skipTags()
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *UserScramCredentialRecord) AppendJSON(b []byte, v int16) []byte {
@@ -2372,6 +2745,17 @@ func (m *FeatureLevelRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateFeatureLevelRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *FeatureLevelRecord) AppendJSON(b []byte, v int16) []byte {
@@ -2453,6 +2837,21 @@ func (m *ClientQuotaRecordEntityData) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateClientQuotaRecordEntityData(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		if v <= 0 {
+			r.nstr()
+		} else {
+			r.str()
+		}
+	}
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -2569,6 +2968,27 @@ func (m *ClientQuotaRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateClientQuotaRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateClientQuotaRecordEntityData(r, v)
+			}
+		}
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	r.skipTags()
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *ClientQuotaRecord) AppendJSON(b []byte, v int16) []byte {
@@ -2680,6 +3100,20 @@ func (m *ProducerIdsRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateProducerIdsRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(4)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -2856,6 +3290,49 @@ func (m *BrokerRegistrationChangeRecord) Encode(w *wire.Writer, v int16) error {
 	}
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateBrokerRegistrationChangeRecord(r *vr, v int16) {
+	_ = v
+	if v <= 3 {
+		r.skip(4)
+	}
+	if v <= 3 {
+		r.skip(8)
+	}
+	n := r.tagCount()
+	for i := uint32(0); i < n && !r.bad; i++ {
+		tag, sub := r.tag()
+		if r.bad {
+			return
+		}
+		switch tag {
+		case 0:
+			if v <= 3 {
+				(&sub).skip(1)
+				r.endTag(&sub)
+			}
+		case 1:
+			if v >= 1 && v <= 3 {
+				(&sub).skip(1)
+				r.endTag(&sub)
+			}
+		case 2:
+			if v >= 2 && v <= 3 {
+				if n := (&sub).arrayLen(false, 16); n > 0 {
+					(&sub).skip(n * 16)
+				}
+				r.endTag(&sub)
+			}
+		case 3:
+			if v >= 3 && v <= 3 {
+				if n := (&sub).arrayLen(v >= 3 && v <= 3, 16); n > 0 {
+					(&sub).skip(n * 16)
+				}
+				r.endTag(&sub)
+			}
+		}
+	}
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -3042,6 +3519,35 @@ func (m *AccessControlEntryRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateAccessControlEntryRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(16)
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	r.skipTags()
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *AccessControlEntryRecord) AppendJSON(b []byte, v int16) []byte {
@@ -3157,6 +3663,14 @@ func (m *RemoveAccessControlEntryRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateRemoveAccessControlEntryRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(16)
+	}
+	r.skipTags()
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *RemoveAccessControlEntryRecord) AppendJSON(b []byte, v int16) []byte {
@@ -3205,6 +3719,11 @@ func (m *NoOpRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateNoOpRecord(r *vr, v int16) {
+	_ = v
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -3256,6 +3775,14 @@ func (m *ZkMigrationStateRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateZkMigrationStateRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(1)
+	}
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -3324,6 +3851,17 @@ func (m *RemoveUserScramCredentialRecord) Encode(w *wire.Writer, v int16) error 
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateRemoveUserScramCredentialRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -3412,6 +3950,28 @@ func (m *BeginTransactionRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateBeginTransactionRecord(r *vr, v int16) {
+	_ = v
+	n := r.tagCount()
+	for i := uint32(0); i < n && !r.bad; i++ {
+		tag, sub := r.tag()
+		if r.bad {
+			return
+		}
+		switch tag {
+		case 0:
+			if v <= 0 {
+				if v <= 0 {
+					(&sub).nstr()
+				} else {
+					(&sub).str()
+				}
+				r.endTag(&sub)
+			}
+		}
+	}
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *BeginTransactionRecord) AppendJSON(b []byte, v int16) []byte {
@@ -3464,6 +4024,11 @@ func (m *EndTransactionRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateEndTransactionRecord(r *vr, v int16) {
+	_ = v
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -3536,6 +4101,28 @@ func (m *AbortTransactionRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateAbortTransactionRecord(r *vr, v int16) {
+	_ = v
+	n := r.tagCount()
+	for i := uint32(0); i < n && !r.bad; i++ {
+		tag, sub := r.tag()
+		if r.bad {
+			return
+		}
+		switch tag {
+		case 0:
+			if v <= 0 {
+				if v <= 0 {
+					(&sub).nstr()
+				} else {
+					(&sub).str()
+				}
+				r.endTag(&sub)
+			}
+		}
+	}
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *AbortTransactionRecord) AppendJSON(b []byte, v int16) []byte {
@@ -3597,6 +4184,14 @@ func (m *RemoveDelegationTokenRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateRemoveDelegationTokenRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -3678,6 +4273,23 @@ func (m *RegisterControllerRecordControllerEndpoint) Encode(w *wire.Writer, v in
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateRegisterControllerRecordControllerEndpoint(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -3774,6 +4386,20 @@ func (m *RegisterControllerRecordControllerFeature) Encode(w *wire.Writer, v int
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateRegisterControllerRecordControllerFeature(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -3919,6 +4545,34 @@ func (m *RegisterControllerRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateRegisterControllerRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(4)
+	}
+	if v <= 0 {
+		r.skip(16)
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	if v <= 0 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateRegisterControllerRecordControllerEndpoint(r, v)
+			}
+		}
+	}
+	if v <= 0 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateRegisterControllerRecordControllerFeature(r, v)
+			}
+		}
+	}
+	r.skipTags()
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *RegisterControllerRecord) AppendJSON(b []byte, v int16) []byte {
@@ -4032,6 +4686,14 @@ func (m *ClearElrRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateClearElrRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	r.skipTags()
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *ClearElrRecord) AppendJSON(b []byte, v int16) []byte {
@@ -4089,6 +4751,14 @@ func (m *UnregisterControllerRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateUnregisterControllerRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(4)
+	}
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -4152,6 +4822,17 @@ func (m *LeaderChangeMessageVoter) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateLeaderChangeMessageVoter(r *vr, v int16) {
+	_ = v
+	if v <= 1 {
+		r.skip(4)
+	}
+	if v >= 1 && v <= 1 {
+		r.skip(16)
+	}
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -4280,6 +4961,31 @@ func (m *LeaderChangeMessage) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateLeaderChangeMessage(r *vr, v int16) {
+	_ = v
+	if v <= 1 {
+		r.skip(2)
+	}
+	if v <= 1 {
+		r.skip(4)
+	}
+	if v <= 1 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateLeaderChangeMessageVoter(r, v)
+			}
+		}
+	}
+	if v <= 1 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateLeaderChangeMessageVoter(r, v)
+			}
+		}
+	}
+	r.skipTags()
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *LeaderChangeMessage) AppendJSON(b []byte, v int16) []byte {
@@ -4394,6 +5100,17 @@ func (m *SnapshotHeaderRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateSnapshotHeaderRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(2)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	r.skipTags()
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *SnapshotHeaderRecord) AppendJSON(b []byte, v int16) []byte {
@@ -4459,6 +5176,14 @@ func (m *SnapshotFooterRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateSnapshotFooterRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -4527,6 +5252,17 @@ func (m *KRaftVersionRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateKRaftVersionRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(2)
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -4609,6 +5345,20 @@ func (m *VotersRecordEndpoint) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateVotersRecordEndpoint(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *VotersRecordEndpoint) AppendJSON(b []byte, v int16) []byte {
@@ -4686,6 +5436,17 @@ func (m *VotersRecordKRaftVersionFeature) Encode(w *wire.Writer, v int16) error 
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateVotersRecordKRaftVersionFeature(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(2)
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -4793,6 +5554,27 @@ func (m *VotersRecordVoter) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateVotersRecordVoter(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(4)
+	}
+	if v <= 0 {
+		r.skip(16)
+	}
+	if v <= 0 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateVotersRecordEndpoint(r, v)
+			}
+		}
+	}
+	if v <= 0 {
+		validateVotersRecordKRaftVersionFeature(r, v)
+	}
+	r.skipTags()
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -4914,6 +5696,21 @@ func (m *VotersRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateVotersRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(2)
+	}
+	if v <= 0 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateVotersRecordVoter(r, v)
+			}
+		}
+	}
+	r.skipTags()
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *VotersRecord) AppendJSON(b []byte, v int16) []byte {
@@ -5024,6 +5821,174 @@ func newControl(ctype int16) Control {
 		return &VotersRecord{}
 	}
 	return nil
+}
+
+func validateMetadataBody(apiKey int16, r *vr, v int16) bool {
+	switch apiKey {
+	case 0:
+		if v < 0 || v > 4 {
+			return false
+		}
+		validateRegisterBrokerRecord(r, v)
+		return true
+	case 1:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateUnregisterBrokerRecord(r, v)
+		return true
+	case 2:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateTopicRecord(r, v)
+		return true
+	case 3:
+		if v < 0 || v > 2 {
+			return false
+		}
+		validatePartitionRecord(r, v)
+		return true
+	case 4:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateConfigRecord(r, v)
+		return true
+	case 5:
+		if v < 0 || v > 2 {
+			return false
+		}
+		validatePartitionChangeRecord(r, v)
+		return true
+	case 7:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateFenceBrokerRecord(r, v)
+		return true
+	case 8:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateUnfenceBrokerRecord(r, v)
+		return true
+	case 9:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateRemoveTopicRecord(r, v)
+		return true
+	case 10:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateDelegationTokenRecord(r, v)
+		return true
+	case 11:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateUserScramCredentialRecord(r, v)
+		return true
+	case 12:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateFeatureLevelRecord(r, v)
+		return true
+	case 14:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateClientQuotaRecord(r, v)
+		return true
+	case 15:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateProducerIdsRecord(r, v)
+		return true
+	case 17:
+		if v < 0 || v > 3 {
+			return false
+		}
+		validateBrokerRegistrationChangeRecord(r, v)
+		return true
+	case 18:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateAccessControlEntryRecord(r, v)
+		return true
+	case 19:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateRemoveAccessControlEntryRecord(r, v)
+		return true
+	case 20:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateNoOpRecord(r, v)
+		return true
+	case 21:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateZkMigrationStateRecord(r, v)
+		return true
+	case 22:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateRemoveUserScramCredentialRecord(r, v)
+		return true
+	case 23:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateBeginTransactionRecord(r, v)
+		return true
+	case 24:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateEndTransactionRecord(r, v)
+		return true
+	case 25:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateAbortTransactionRecord(r, v)
+		return true
+	case 26:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateRemoveDelegationTokenRecord(r, v)
+		return true
+	case 27:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateRegisterControllerRecord(r, v)
+		return true
+	case 28:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateClearElrRecord(r, v)
+		return true
+	case 29:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateUnregisterControllerRecord(r, v)
+		return true
+	}
+	return false
 }
 
 var metadataTypes = []MetadataType{

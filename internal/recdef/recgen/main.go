@@ -67,6 +67,14 @@ func (g *gen) file(msgs []*recdef.Message) {
 		}
 	}
 	g.p("}\nreturn nil\n}\n")
+	// The validate-only dispatch (validate.go): every known type and version.
+	g.p("func validateMetadataBody(apiKey int16, r *vr, v int16) bool {\nswitch apiKey {")
+	for _, m := range msgs {
+		if m.Kind == recdef.Metadata {
+			g.p("case %d:\nif v < %d || v > %d { return false }\nvalidate%s(r, v)\nreturn true", m.Key, m.Versions.Lo, m.Versions.Hi, m.Name)
+		}
+	}
+	g.p("}\nreturn false\n}\n")
 	g.p("var metadataTypes = []MetadataType{")
 	for _, m := range msgs {
 		if m.Kind == recdef.Metadata {
@@ -172,6 +180,8 @@ func (g *gen) structType(goName, msgName string, fields []*recdef.Field, m *recd
 	}
 	g.p("w.Tags(tags, m.UnknownTags)")
 	g.p("return nil\n}\n")
+
+	g.validator(goName, msgName, fields)
 
 	// JSON.
 	g.p("// AppendJSON appends the body at version v as Kafka's generated JSON")
@@ -500,4 +510,79 @@ func sortedByTag(fields []*recdef.Field) []*recdef.Field {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Tag < out[j].Tag })
 	return out
+}
+
+// validator emits validate<Name>, the allocation-free twin of Decode: it
+// walks the same fields in the same order with the same version gates,
+// bounds and null rules, but keeps nothing. It must accept exactly what
+// Decode accepts (validate_test.go and FuzzValidateMetadata hold it to that).
+func (g *gen) validator(goName, msgName string, fields []*recdef.Field) {
+	g.p("func validate%s(r *vr, v int16) {", goName)
+	g.p("_ = v")
+	for _, f := range fields {
+		if f.Tagged {
+			continue
+		}
+		g.p("if %s {", inVersions(f.Versions))
+		g.skipField(f, "r", msgName)
+		g.p("}")
+	}
+	tagged := sortedByTag(fields)
+	if len(tagged) == 0 {
+		g.p("r.skipTags()\n}\n")
+		return
+	}
+	g.p("n := r.tagCount()")
+	g.p("for i := uint32(0); i < n && !r.bad; i++ {")
+	g.p("tag, sub := r.tag()")
+	g.p("if r.bad { return }")
+	g.p("switch tag {")
+	for _, f := range fields {
+		if !f.Tagged {
+			continue
+		}
+		g.p("case %d:", f.Tag)
+		g.p("if %s {", inVersions(f.Versions))
+		g.skipField(f, "(&sub)", msgName)
+		g.p("r.endTag(&sub)")
+		g.p("}")
+	}
+	g.p("}\n}\n}\n")
+}
+
+func (g *gen) skipField(f *recdef.Field, c, msgName string) {
+	et := f.ElemType()
+	nullable := "false"
+	if nullableAnywhere(f) {
+		nullable = inVersions(f.Nullable)
+	}
+	switch {
+	case f.IsArray():
+		if f.Struct == nil && et != "string" && et != "bytes" {
+			// arrayLen has checked that n fixed-size elements fit.
+			g.p("if n := %s.arrayLen(%s, %d); n > 0 { %s.skip(n * %d) }", c, nullable, minSize(et), c, minSize(et))
+			return
+		}
+		g.p("if n := %s.arrayLen(%s, %d); n > 0 {", c, nullable, minSize(et))
+		g.p("for i := 0; i < n && !%s.bad; i++ {", c)
+		switch {
+		case f.Struct != nil:
+			g.p("validate%s(%s, v)", msgName+f.Struct.Name, c)
+		case et == "string":
+			g.p("%s.str()", c)
+		default:
+			g.p("%s.bytes(false)", c)
+		}
+		g.p("}\n}")
+	case f.Struct != nil:
+		g.p("validate%s(%s, v)", msgName+f.Struct.Name, c)
+	case et == "string" && nullableAnywhere(f):
+		g.p("if %s { %s.nstr() } else { %s.str() }", nullable, c, c)
+	case et == "string":
+		g.p("%s.str()", c)
+	case et == "bytes":
+		g.p("%s.bytes(%s)", c, nullable)
+	default:
+		g.p("%s.skip(%d)", c, minSize(et))
+	}
 }
