@@ -258,6 +258,8 @@ type checker struct {
 	havePrev  bool
 	lastEpoch int32
 	epochSeen map[int32]int64 // epoch -> first offset in the segments
+
+	pre *prechecked // the current batch's records, checked in parallel
 }
 
 func (c *checker) add(f Finding) {
@@ -339,7 +341,7 @@ func (c *checker) scan(f DataFile, perBatch func(b *Batch)) fileScan {
 	s := fileScan{fr: FileReport{Path: f.Path, Kind: f.Kind, Size: f.Size, FirstOffset: -1, LastOffset: -1, LastGoodOffset: -1}, clean: true}
 	c.cur = &s.fr
 	defer func() { c.cur = nil }()
-	r, err := OpenReader(f.Path, c.opts.Reader)
+	r, err := c.openSource(f)
 	if err != nil {
 		c.fileProblem(err)
 		s.clean = false
@@ -409,6 +411,9 @@ func (c *checker) scan(f DataFile, perBatch func(b *Batch)) fileScan {
 // records walks one batch's records: frame header, optional decode hook,
 // strict KRaft rules, and the first/last control types for snapshots.
 func (c *checker) records(f DataFile, b *Batch, s *fileScan, firstBatch bool) bool {
+	if c.pre != nil { // walked already by a worker (check_fast.go)
+		return c.applyPrechecked(c.pre, s, firstBatch)
+	}
 	clean := true
 	if c.opts.Strict {
 		c.batchRules(f.Path, b)
