@@ -22,7 +22,7 @@ type ImageOptions struct {
 }
 
 // WriteImage prints img in format f: text (WriteImageText), table
-// (WriteImageTable) or json ((*model.Image).MarshalJSON, indented).
+// (WriteImageTable) or json ((*model.Image).WriteIndentedJSON, streamed).
 func WriteImage(w io.Writer, f Format, img *model.Image, opt ImageOptions) error {
 	if img == nil {
 		return fmt.Errorf("printer: nil image")
@@ -36,7 +36,7 @@ func WriteImage(w io.Writer, f Format, img *model.Image, opt ImageOptions) error
 	case Table:
 		return WriteImageTable(w, img)
 	case JSON:
-		return WriteJSON(w, img)
+		return img.WriteIndentedJSON(w, "  ")
 	}
 	return fmt.Errorf("printer: unknown format %q", f)
 }
