@@ -147,13 +147,25 @@ func (s *jsonStream) value(d int, v any) {
 
 // str writes a JSON string as encoding/json (without HTML escaping) does.
 func (s *jsonStream) str(x string) {
+	s.b = AppendJSONString(s.b[:0], x)
+	s.bytes(s.b)
+}
+
+// AppendJSONString appends x as a JSON string exactly as encoding/json
+// writes it with HTML escaping off (json.Encoder.SetEscapeHTML(false)), as
+// every kmeta JSON document does. Plain printable ASCII is copied; anything
+// else goes through encoding/json itself, so the two never disagree.
+func AppendJSONString(dst []byte, x string) []byte {
 	if isPlainJSON(x) {
-		s.raw(`"`)
-		s.raw(x)
-		s.raw(`"`)
-		return
+		dst = append(dst, '"')
+		dst = append(dst, x...)
+		return append(dst, '"')
 	}
-	s.value(0, x)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(x) // a string always encodes
+	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
 }
 
 // isPlainJSON: printable ASCII without quote or backslash needs no escape.

@@ -278,12 +278,9 @@ func (d *dumper) writeBatch(f metalog.DataFile, b *metalog.Batch) error {
 		_, err := d.w.Write(d.buf)
 		return err
 	case printer.JSON:
-		return printer.WriteJSONLine(d.w, jsonBatch{
-			Kind: "batch", File: f.Path, Position: b.Position, BaseOffset: b.BaseOffset, LastOffset: b.LastOffset(),
-			Count: b.RecordsCount, PartitionLeaderEpoch: b.PartitionLeaderEpoch, IsControl: b.IsControl(),
-			Compression: b.Compression().String(), Timestamp: b.MaxTimestamp, Size: b.Size(), CRC: b.CRC,
-			CRCValid: !b.CRCChecked || b.CRCValid,
-		})
+		d.buf = metalog.AppendJSONBatchLine(d.buf[:0], f.Path, b) // the jsonBatch shape, by hand
+		_, err := d.w.Write(d.buf)
+		return err
 	}
 	return nil
 }
@@ -362,8 +359,10 @@ func (d *dumper) dumpRecord(f metalog.DataFile, b *metalog.Batch, rec *metalog.R
 	}
 	switch d.format {
 	case printer.JSON:
-		jr.Data = data
-		return printer.WriteJSONLine(d.w, jr)
+		// The jsonRecord shape, by hand.
+		d.buf = metalog.AppendJSONRecordLine(d.buf[:0], jr.File, jr.Offset, jr.Epoch, jr.Control, jr.Type, jr.APIKey, jr.Version, data, jr.Error)
+		_, err := d.w.Write(d.buf)
+		return err
 	case printer.Table:
 		d.table = append(d.table, []string{baseName(f.Path), strconv.FormatInt(rec.Offset, 10), strconv.Itoa(int(b.PartitionLeaderEpoch)), jr.Type, strconv.Itoa(int(jr.Version)), string(data) + jr.Error})
 	}
