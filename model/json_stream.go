@@ -32,6 +32,12 @@ func (img *Image) WriteIndentedJSON(w io.Writer, indent string) error {
 
 func (img *Image) writeJSON(w io.Writer, indent string, newline bool) error {
 	s := &jsonStream{w: bufio.NewWriterSize(w, 256<<10), indent: indent}
+	if indent != "" {
+		// The document is at most 8 deep; line starts are precomputed.
+		for d := range s.nls {
+			s.nls[d] = "\n" + strings.Repeat(indent, d)
+		}
+	}
 	s.enc = json.NewEncoder(&s.tmp)
 	s.enc.SetEscapeHTML(false)
 	doc := img.jsonDoc()
@@ -86,7 +92,8 @@ type jsonStream struct {
 	enc    *json.Encoder
 	tmp    bytes.Buffer
 	ind    bytes.Buffer
-	b      []byte // scratch for one partition
+	b      []byte     // scratch for one partition
+	nls    [10]string // "\n" + indent*d, empty when compact
 }
 
 func (s *jsonStream) raw(x string) {
@@ -102,15 +109,7 @@ func (s *jsonStream) bytes(x []byte) {
 }
 
 // nl starts a new line at depth d (nothing when compact).
-func (s *jsonStream) nl(d int) {
-	if s.indent == "" || s.err != nil {
-		return
-	}
-	s.w.WriteByte('\n')
-	for range d {
-		s.w.WriteString(s.indent)
-	}
-}
+func (s *jsonStream) nl(d int) { s.raw(s.nls[d]) }
 
 // key writes `"name":` (`"name": ` indented), after a comma unless first.
 func (s *jsonStream) key(d int, name string, first bool) {
@@ -220,16 +219,7 @@ func (s *jsonStream) topics(img *Image) {
 	s.raw("]")
 }
 
-func (s *jsonStream) appendNL(b []byte, d int) []byte {
-	if s.indent == "" {
-		return b
-	}
-	b = append(b, '\n')
-	for range d {
-		b = append(b, s.indent...)
-	}
-	return b
-}
+func (s *jsonStream) appendNL(b []byte, d int) []byte { return append(b, s.nls[d]...) }
 
 func (s *jsonStream) appendKey(b []byte, d int, name string, first bool) []byte {
 	if !first {

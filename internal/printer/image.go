@@ -28,7 +28,7 @@ func WriteImage(w io.Writer, f Format, img *model.Image, opt ImageOptions) error
 		return fmt.Errorf("printer: nil image")
 	}
 	if !opt.ShowSecrets {
-		img = img.Redacted()
+		img = img.RedactedView() // read-only here: topics need no copy
 	}
 	switch f {
 	case Text:
