@@ -179,7 +179,7 @@ type jsonRecord struct {
 }
 
 func (d *dumper) dumpFile(f metalog.DataFile) error {
-	r, err := metalog.OpenReader(f.Path, metalog.ReaderOptions{})
+	r, err := d.openBatches(f) // parallel for large files (dump_parallel.go)
 	if err != nil {
 		return err
 	}
@@ -209,7 +209,7 @@ func (d *dumper) dumpFile(f metalog.DataFile) error {
 		if err != nil {
 			d.problems++
 		}
-		if err := d.dumpBatch(f, b); err != nil {
+		if err := r.dump(d, f, b); err != nil {
 			return err
 		}
 	}
