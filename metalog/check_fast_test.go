@@ -135,7 +135,7 @@ func TestParallelCheckMatchesSequential(t *testing.T) {
 		checkBothWays(t, filepath.Join("..", "testdata", "kraft", v, "metadata"), opts)
 	}
 	dir := t.TempDir()
-	p := synthSegment(t, dir, 5*parallelJobBytes/2)
+	p := synthSegment(t, dir, 12*parallelJobBytes)
 	orig, err := os.ReadFile(p)
 	must(t, err)
 	rep, _ := checkBothWays(t, dir, opts)

@@ -5,7 +5,7 @@ import "io"
 // ParallelReader reads a file's batches like Reader, while worker
 // goroutines run a function over each batch ahead of the consumer: one
 // goroutine frames the file (lengths and headers, exactly as Reader does),
-// copies each batch into a job of about a megabyte and hands jobs out;
+// copies each batch into a job of a few hundred kilobytes and hands jobs out;
 // each worker verifies the CRCs of its job's batches and calls its work
 // function on them; Next returns the batches in file order with their
 // results. Memory is bounded by a few jobs in flight per worker, whatever
@@ -33,8 +33,11 @@ type ParallelReader[R any] struct {
 // it is the file's first batch.
 type BatchWork[R any] func(b *Batch, crcErr error, first bool) R
 
-// parallelJobBytes is how many batch bytes one job carries.
-const parallelJobBytes = 1 << 20
+// parallelJobBytes is how many batch bytes one job carries: enough to make
+// the hand-over cheap, small enough that the jobs in flight (and what the
+// workers made of them, a dump's text being several times its input) stay
+// a few megabytes.
+const parallelJobBytes = 256 << 10
 
 type parallelJob[R any] struct {
 	batches []Batch
@@ -61,13 +64,13 @@ func OpenParallel[R any](path string, opts ReaderOptions, workers int, newWorker
 	workers = max(1, workers)
 	p := &ParallelReader[R]{
 		r:       r,
-		ordered: make(chan *parallelJob[R], 2*workers+2),
+		ordered: make(chan *parallelJob[R], workers+1),
 		stop:    make(chan struct{}),
 		free:    make(chan []byte, 2*workers+4),
 		done:    make(chan struct{}, workers+1),
 		running: workers + 1,
 	}
-	jobs := make(chan *parallelJob[R], 2*workers+2)
+	jobs := make(chan *parallelJob[R], workers)
 	go p.produce(jobs)
 	maxDec := opts.withDefaults().MaxDecompressedBytes
 	for range workers {
