@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/kmeta/kmeta/internal/kafkatest"
 	"github.com/kmeta/kmeta/internal/synth"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
@@ -63,7 +64,7 @@ func TestParallelDumpMatchesSequential(t *testing.T) {
 	runtime.GOMAXPROCS(max(2, oldProcs))
 	defer runtime.GOMAXPROCS(oldProcs)
 	dir := t.TempDir()
-	p := writeBusySegment(t, dir, 3<<20)
+	p := writeBusySegment(t, dir, 3<<19) // six pipeline jobs
 	orig, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -127,4 +128,18 @@ func TestParallelDumpMatchesSequential(t *testing.T) {
 			t.Errorf("%s: exit codes %b", name, c)
 		}
 	}
+}
+
+// TestParallelDumpMatchesLiveKafka: a multi-megabyte segment dumped by the
+// parallel path prints what Kafka's DumpLogSegments prints for it.
+func TestParallelDumpMatchesLiveKafka(t *testing.T) {
+	d := kafkatest.Dist(t, kafkatest.Latest4)
+	oldProcs := runtime.GOMAXPROCS(0)
+	runtime.GOMAXPROCS(max(2, oldProcs))
+	defer runtime.GOMAXPROCS(oldProcs)
+	old := parallelDumpMinSize
+	parallelDumpMinSize = 0
+	defer func() { parallelDumpMinSize = old }()
+	p := writeBusySegment(t, t.TempDir(), 2<<20)
+	compareDumps(t, p, d.DumpLog(t, []string{p}), kmetaDump(t, p))
 }
