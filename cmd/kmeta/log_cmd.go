@@ -319,11 +319,8 @@ func (d *dumper) dumpRecord(f metalog.DataFile, b *metalog.Batch, rec *metalog.R
 			return err
 		}
 	} else {
-		fr, m, err := d.dec.DecodeMetadata(rec.Value)
-		jr.APIKey, jr.Version = fr.APIKey, fr.Version
-		if m != nil {
-			jr.Type = records.TypeName(m.RecordName())
-		}
+		fr, typ, recData, err := d.recordData(rec.Value) // transcoded when it can be (dump_fast.go)
+		jr.APIKey, jr.Version, jr.Type = fr.APIKey, fr.Version, typ
 		if !d.filter.wantType(jr.Type, fr.APIKey) {
 			return nil
 		}
@@ -334,7 +331,7 @@ func (d *dumper) dumpRecord(f metalog.DataFile, b *metalog.Batch, rec *metalog.R
 			d.problems++
 			jr.Error = err.Error()
 		} else {
-			data = d.recordJSON(m, fr.Version)
+			data = recData
 		}
 		if d.format == printer.Text {
 			d.buf = metalog.AppendRecordMeta(d.buf[:0], b, rec)

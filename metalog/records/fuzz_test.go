@@ -101,3 +101,21 @@ func FuzzValidateMetadata(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTranscodeMetadata: the transcoder declines exactly what the decoder
+// rejects, and writes AppendJSON's bytes for the rest.
+func FuzzTranscodeMetadata(f *testing.F) {
+	for _, s := range seedValues() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, value []byte) {
+		fr, m, err := DecodeMetadata(value)
+		got, _, _, ok := AppendMetadataJSON(nil, value)
+		if ok != (err == nil) {
+			t.Fatalf("transcoder ok %v, decoder %v", ok, err)
+		}
+		if ok && !bytes.Equal(got, m.AppendJSON(nil, fr.Version)) {
+			t.Fatalf("transcoded %s, AppendJSON %s", got, m.AppendJSON(nil, fr.Version))
+		}
+	})
+}
