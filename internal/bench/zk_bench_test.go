@@ -224,14 +224,19 @@ var migrationDoneRE = regexp.MustCompile(`Completed migration of metadata from Z
 // records to the KRaft log. Timings are reported, never asserted; the test
 // fails only when a tool does not read the whole layout.
 //
-// KMETA_BENCH_ZK_TOPICS and KMETA_BENCH_ZK_PARTITIONS change the shape.
+// KMETA_BENCH_ZK_TOPICS and KMETA_BENCH_ZK_PARTITIONS change the shape;
+// KMETA_BENCH_SCALE=small reads 100 topics.
 func TestBenchSideBySideZK(t *testing.T) {
 	if os.Getenv("KMETA_BENCH") == "" {
 		t.Skip("benchmark: run with `make bench` (KMETA_BENCH=1)")
 	}
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
 	bin := kmetaBin(t)
-	topics := benchEnvInt("KMETA_BENCH_ZK_TOPICS", zkBenchTopics)
+	defTopics := zkBenchTopics
+	if smallScale() {
+		defTopics = zkBenchTopics / 10
+	}
+	topics := benchEnvInt("KMETA_BENCH_ZK_TOPICS", defTopics)
 	parts := benchEnvInt("KMETA_BENCH_ZK_PARTITIONS", zkBenchPartitions)
 	dir := t.TempDir()
 
