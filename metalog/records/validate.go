@@ -43,8 +43,10 @@ func validMetadata(value []byte) bool {
 }
 
 // vr is the validating cursor. Each method mirrors the wire.Reader method
-// the decoder calls at the same place; once bad is set, everything is a
-// no-op, as the reader's sticky error makes it.
+// the decoder calls at the same place. bad is sticky like the reader's
+// error: once set the verdict is "does not decode", and what is read after
+// it only has to stay in bounds (it does: every read is bounds-checked), so
+// the hot reads do not test it first.
 type vr struct {
 	b   []byte
 	off int
@@ -52,10 +54,7 @@ type vr struct {
 }
 
 func (r *vr) skip(n int) {
-	if r.bad {
-		return
-	}
-	if n < 0 || n > len(r.b)-r.off {
+	if uint(n) > uint(len(r.b)-r.off) {
 		r.bad = true
 		return
 	}
@@ -64,9 +63,6 @@ func (r *vr) skip(n int) {
 
 // uvarint mirrors wire.Reader.Uvarint: at most 5 bytes.
 func (r *vr) uvarint() uint32 {
-	if r.bad {
-		return 0
-	}
 	var v uint32
 	for i := 0; i < 5; i++ {
 		if r.off >= len(r.b) {
