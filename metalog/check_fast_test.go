@@ -124,15 +124,16 @@ func TestParallelCheckPassesCheckTests(t *testing.T) {
 	t.Run("decode hook", TestCheckDecodeHookAndBootstrapControl)
 }
 
-// TestParallelCheckMatchesSequential: on the real-Kafka fixtures and on a
+// TestParallelCheckMatchesSequential: on the real-Kafka fixtures (KRaft
+// logs, and Kafka's compressed batches decompressed by the workers) and on a
 // multi-job synthesized segment damaged in many ways (CRC, record bytes,
 // frame headers, lengths, truncation), with a low finding cap, the parallel
 // report equals the sequential one field for field.
 func TestParallelCheckMatchesSequential(t *testing.T) {
 	forceParallel(t)
 	opts := CheckOptions{Strict: true, DecodeValue: validateForCheck, MaxPerKind: 3}
-	for _, v := range []string{"3.9.2", "4.4.0"} {
-		checkBothWays(t, filepath.Join("..", "testdata", "kraft", v, "metadata"), opts)
+	for _, v := range []string{"kraft/3.9.2/metadata", "kraft/4.4.0/metadata", "compressed/gzip", "compressed/lz4", "compressed/snappy", "compressed/zstd"} {
+		checkBothWays(t, filepath.Join("..", "testdata", v), opts)
 	}
 	dir := t.TempDir()
 	p := synthSegment(t, dir, 12*parallelJobBytes)

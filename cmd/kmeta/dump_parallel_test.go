@@ -63,6 +63,7 @@ func TestParallelDumpMatchesSequential(t *testing.T) {
 	oldProcs := runtime.GOMAXPROCS(0)
 	runtime.GOMAXPROCS(max(2, oldProcs))
 	defer runtime.GOMAXPROCS(oldProcs)
+	defer func(v int64) { parallelDumpMinSize = v }(parallelDumpMinSize)
 	dir := t.TempDir()
 	p := writeBusySegment(t, dir, 3<<19) // six pipeline jobs
 	orig, err := os.ReadFile(p)
@@ -119,6 +120,17 @@ func TestParallelDumpMatchesSequential(t *testing.T) {
 			if len(seqOut) < 1000 {
 				t.Fatalf("%s %v: only %d bytes of output", name, args, len(seqOut))
 			}
+		}
+	}
+	// Kafka's compressed batches, decompressed by the workers.
+	for _, c := range []string{"gzip", "lz4", "snappy", "zstd"} {
+		f := filepath.Join("..", "..", "testdata", "compressed", c, "00000000000000000000.log")
+		parallelDumpMinSize = 1 << 62
+		_, seqOut, _ := runKmeta(t, "log", "dump", f)
+		parallelDumpMinSize = 0
+		_, parOut, _ := runKmeta(t, "log", "dump", f)
+		if seqOut != parOut || len(seqOut) < 100 {
+			t.Fatalf("%s: parallel dump differs (%d vs %d bytes)", c, len(seqOut), len(parOut))
 		}
 	}
 	// The damage is seen: every damaged variant exits 1 at least once
