@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"runtime"
+	"sync"
 
 	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/metalog"
@@ -34,12 +35,15 @@ func (seqSource) dump(d *dumper, f metalog.DataFile, b *metalog.Batch) error {
 	return d.dumpBatch(f, b)
 }
 
-// dumped is one batch as a worker dumped it.
+// dumped is one batch as a worker dumped it. out goes back to dumpBufs
+// once written.
 type dumped struct {
-	out      []byte
+	out      *bytes.Buffer
 	problems int
 	err      error
 }
+
+var dumpBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 type parSource struct {
 	p   *metalog.ParallelReader[dumped]
@@ -60,7 +64,9 @@ func (s *parSource) dump(d *dumper, f metalog.DataFile, b *metalog.Batch) error 
 	d.done += b.Size()
 	d.progress.Update(d.done, d.total)
 	d.problems += s.cur.problems
-	if _, err := d.w.Write(s.cur.out); err != nil {
+	_, err := d.w.Write(s.cur.out.Bytes())
+	dumpBufs.Put(s.cur.out)
+	if err != nil {
 		return err
 	}
 	return s.cur.err
@@ -77,16 +83,19 @@ func (d *dumper) openBatches(f metalog.DataFile) (batchSource, error) {
 		return seqSource{r}, nil
 	}
 	p, err := metalog.OpenParallel(f.Path, metalog.ReaderOptions{}, workers, func() metalog.BatchWork[dumped] {
-		var buf bytes.Buffer
-		wd := &dumper{w: bufio.NewWriterSize(&buf, 64<<10), format: d.format, secrets: d.secrets, filter: d.filter}
+		// The smallest bufio buffer: lines go straight into the batch's
+		// buffer instead of being copied through a second one.
+		wd := &dumper{w: bufio.NewWriterSize(nil, 16), format: d.format, secrets: d.secrets, filter: d.filter}
 		return func(b *metalog.Batch, _ error, _ bool) dumped {
-			buf.Reset()
+			out := dumpBufs.Get().(*bytes.Buffer)
+			out.Reset()
+			wd.w.Reset(out)
 			wd.problems = 0
 			err := wd.dumpBatch(f, b)
 			if ferr := wd.w.Flush(); err == nil {
 				err = ferr
 			}
-			return dumped{out: bytes.Clone(buf.Bytes()), problems: wd.problems, err: err}
+			return dumped{out: out, problems: wd.problems, err: err}
 		}
 	})
 	if err != nil {
