@@ -166,6 +166,21 @@ func (r *vr) tag() (uint32, vr) {
 	return tag, vr{b: r.b[start:r.off]}
 }
 
+// tagSpan is tag without the cursor: the data is r.b[start:end].
+func (r *vr) tagSpan() (tag uint32, start, end int) {
+	tag = r.uvarint()
+	size := r.uvarint()
+	if r.bad {
+		return 0, 0, 0
+	}
+	start = r.off
+	r.skip(int(size))
+	if r.bad {
+		return 0, 0, 0
+	}
+	return tag, start, r.off
+}
+
 // endTag: a known tagged field must decode and use all of its bytes.
 func (r *vr) endTag(sub *vr) {
 	if sub.bad || sub.off != len(sub.b) {

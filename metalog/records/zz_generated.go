@@ -599,13 +599,14 @@ func validateRegisterBrokerRecord(r *vr, v int16) {
 	}
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, sub := r.tag()
+		tag, start, end := r.tagSpan()
 		if r.bad {
 			return
 		}
 		switch tag {
 		case 0:
 			if v >= 3 && v <= 4 {
+				sub := vr{b: r.b[start:end]}
 				if n := (&sub).arrayLen(false, 16); n > 0 {
 					(&sub).skip(n * 16)
 				}
@@ -613,6 +614,7 @@ func validateRegisterBrokerRecord(r *vr, v int16) {
 			}
 		case 1:
 			if v >= 4 && v <= 4 {
+				sub := vr{b: r.b[start:end]}
 				if n := (&sub).arrayLen(v >= 4 && v <= 4, 16); n > 0 {
 					(&sub).skip(n * 16)
 				}
@@ -1528,18 +1530,20 @@ func validatePartitionRecord(r *vr, v int16) {
 	}
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, sub := r.tag()
+		tag, start, end := r.tagSpan()
 		if r.bad {
 			return
 		}
 		switch tag {
 		case 0:
 			if v <= 2 {
-				(&sub).skip(1)
-				r.endTag(&sub)
+				if end-start != 1 {
+					r.bad = true
+				}
 			}
 		case 1:
 			if v >= 2 && v <= 2 {
+				sub := vr{b: r.b[start:end]}
 				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
 					(&sub).skip(n * 4)
 				}
@@ -1547,6 +1551,7 @@ func validatePartitionRecord(r *vr, v int16) {
 			}
 		case 2:
 			if v >= 2 && v <= 2 {
+				sub := vr{b: r.b[start:end]}
 				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
 					(&sub).skip(n * 4)
 				}
@@ -2518,13 +2523,14 @@ func validatePartitionChangeRecord(r *vr, v int16) {
 	}
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, sub := r.tag()
+		tag, start, end := r.tagSpan()
 		if r.bad {
 			return
 		}
 		switch tag {
 		case 0:
 			if v <= 2 {
+				sub := vr{b: r.b[start:end]}
 				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
 					(&sub).skip(n * 4)
 				}
@@ -2532,11 +2538,13 @@ func validatePartitionChangeRecord(r *vr, v int16) {
 			}
 		case 1:
 			if v <= 2 {
-				(&sub).skip(4)
-				r.endTag(&sub)
+				if end-start != 4 {
+					r.bad = true
+				}
 			}
 		case 2:
 			if v <= 2 {
+				sub := vr{b: r.b[start:end]}
 				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
 					(&sub).skip(n * 4)
 				}
@@ -2544,6 +2552,7 @@ func validatePartitionChangeRecord(r *vr, v int16) {
 			}
 		case 3:
 			if v <= 2 {
+				sub := vr{b: r.b[start:end]}
 				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
 					(&sub).skip(n * 4)
 				}
@@ -2551,6 +2560,7 @@ func validatePartitionChangeRecord(r *vr, v int16) {
 			}
 		case 4:
 			if v <= 2 {
+				sub := vr{b: r.b[start:end]}
 				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
 					(&sub).skip(n * 4)
 				}
@@ -2558,11 +2568,13 @@ func validatePartitionChangeRecord(r *vr, v int16) {
 			}
 		case 5:
 			if v <= 2 {
-				(&sub).skip(1)
-				r.endTag(&sub)
+				if end-start != 1 {
+					r.bad = true
+				}
 			}
 		case 8:
 			if v >= 1 && v <= 2 {
+				sub := vr{b: r.b[start:end]}
 				if n := (&sub).arrayLen(v >= 1 && v <= 2, 16); n > 0 {
 					(&sub).skip(n * 16)
 				}
@@ -2570,6 +2582,7 @@ func validatePartitionChangeRecord(r *vr, v int16) {
 			}
 		case 6:
 			if v >= 2 && v <= 2 {
+				sub := vr{b: r.b[start:end]}
 				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
 					(&sub).skip(n * 4)
 				}
@@ -2577,6 +2590,7 @@ func validatePartitionChangeRecord(r *vr, v int16) {
 			}
 		case 7:
 			if v >= 2 && v <= 2 {
+				sub := vr{b: r.b[start:end]}
 				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
 					(&sub).skip(n * 4)
 				}
@@ -4704,23 +4718,26 @@ func validateBrokerRegistrationChangeRecord(r *vr, v int16) {
 	}
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, sub := r.tag()
+		tag, start, end := r.tagSpan()
 		if r.bad {
 			return
 		}
 		switch tag {
 		case 0:
 			if v <= 3 {
-				(&sub).skip(1)
-				r.endTag(&sub)
+				if end-start != 1 {
+					r.bad = true
+				}
 			}
 		case 1:
 			if v >= 1 && v <= 3 {
-				(&sub).skip(1)
-				r.endTag(&sub)
+				if end-start != 1 {
+					r.bad = true
+				}
 			}
 		case 2:
 			if v >= 2 && v <= 3 {
+				sub := vr{b: r.b[start:end]}
 				if n := (&sub).arrayLen(false, 16); n > 0 {
 					(&sub).skip(n * 16)
 				}
@@ -4728,6 +4745,7 @@ func validateBrokerRegistrationChangeRecord(r *vr, v int16) {
 			}
 		case 3:
 			if v >= 3 && v <= 3 {
+				sub := vr{b: r.b[start:end]}
 				if n := (&sub).arrayLen(v >= 3 && v <= 3, 16); n > 0 {
 					(&sub).skip(n * 16)
 				}
@@ -5669,13 +5687,14 @@ func validateBeginTransactionRecord(r *vr, v int16) {
 	_ = v
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, sub := r.tag()
+		tag, start, end := r.tagSpan()
 		if r.bad {
 			return
 		}
 		switch tag {
 		case 0:
 			if v <= 0 {
+				sub := vr{b: r.b[start:end]}
 				if v <= 0 {
 					(&sub).nstr()
 				} else {
@@ -5864,13 +5883,14 @@ func validateAbortTransactionRecord(r *vr, v int16) {
 	_ = v
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, sub := r.tag()
+		tag, start, end := r.tagSpan()
 		if r.bad {
 			return
 		}
 		switch tag {
 		case 0:
 			if v <= 0 {
+				sub := vr{b: r.b[start:end]}
 				if v <= 0 {
 					(&sub).nstr()
 				} else {

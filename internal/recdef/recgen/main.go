@@ -542,7 +542,7 @@ func (g *gen) validator(goName, msgName string, fields []*recdef.Field) {
 	}
 	g.p("n := r.tagCount()")
 	g.p("for i := uint32(0); i < n && !r.bad; i++ {")
-	g.p("tag, sub := r.tag()")
+	g.p("tag, start, end := r.tagSpan()")
 	g.p("if r.bad { return }")
 	g.p("switch tag {")
 	for _, f := range fields {
@@ -551,8 +551,14 @@ func (g *gen) validator(goName, msgName string, fields []*recdef.Field) {
 		}
 		g.p("case %d:", f.Tag)
 		g.p("if %s {", inVersions(f.Versions))
-		g.skipField(f, "(&sub)", msgName)
-		g.p("r.endTag(&sub)")
+		if et := f.ElemType(); !f.IsArray() && f.Struct == nil && et != "string" && et != "bytes" {
+			// A fixed-size value: its data must be exactly that long.
+			g.p("if end-start != %d { r.bad = true }", minSize(et))
+		} else {
+			g.p("sub := vr{b: r.b[start:end]}")
+			g.skipField(f, "(&sub)", msgName)
+			g.p("r.endTag(&sub)")
+		}
 		g.p("}")
 	}
 	g.p("}\n}\n}\n")
