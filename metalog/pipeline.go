@@ -16,7 +16,8 @@ type ParallelReader[R any] struct {
 	r       *Reader
 	ordered chan *parallelJob[R]
 	stop    chan struct{}
-	free    chan []byte
+	free    chan *parallelJob[R] // jobs the consumer is done with
+	maxJobs int                  // jobs in circulation at most
 	done    chan struct{}
 	running int
 
@@ -51,6 +52,13 @@ type parallelJob[R any] struct {
 	ready      chan struct{}
 }
 
+// reset empties a recycled job, keeping its buffers.
+func (j *parallelJob[R]) reset() {
+	j.batches, j.pos = j.batches[:0], j.pos[:0]
+	j.end, j.holdsFirst, j.arena = nil, false, j.arena[:0]
+	j.ready = make(chan struct{})
+}
+
 // OpenParallel opens path read-only like OpenReader and starts workers
 // goroutines; newWorker is called once in each to make its work function
 // (so a worker can keep private scratch state). Close it.
@@ -66,7 +74,8 @@ func OpenParallel[R any](path string, opts ReaderOptions, workers int, newWorker
 		r:       r,
 		ordered: make(chan *parallelJob[R], workers+1),
 		stop:    make(chan struct{}),
-		free:    make(chan []byte, 2*workers+4),
+		free:    make(chan *parallelJob[R], 3*workers+4),
+		maxJobs: 3*workers + 4,
 		done:    make(chan struct{}, workers+1),
 		running: workers + 1,
 	}
@@ -86,14 +95,27 @@ func (p *ParallelReader[R]) produce(jobs chan<- *parallelJob[R]) {
 	defer close(jobs)
 	defer close(p.ordered)
 	first := true
+	made := 0
 	for {
-		j := &parallelJob[R]{ready: make(chan struct{})}
+		// Jobs are recycled, so that reading a file allocates a bounded
+		// set of buffers, not a stream of them: a new one only while
+		// fewer than maxJobs exist, else wait for the consumer to free one.
+		var j *parallelJob[R]
 		select {
-		case j.arena = <-p.free:
-			j.arena = j.arena[:0]
+		case j = <-p.free:
 		default:
-			j.arena = make([]byte, 0, parallelJobBytes+parallelJobBytes/4)
+			if made < p.maxJobs {
+				j = &parallelJob[R]{arena: make([]byte, 0, parallelJobBytes+parallelJobBytes/4)}
+				made++
+			} else {
+				select {
+				case j = <-p.free:
+				case <-p.stop:
+					return
+				}
+			}
 		}
+		j.reset()
 		for len(j.arena) < parallelJobBytes {
 			b, err := p.r.Next()
 			if err != nil {
@@ -114,8 +136,8 @@ func (p *ParallelReader[R]) produce(jobs chan<- *parallelJob[R]) {
 			j.batches = append(j.batches, cp)
 			j.pos = append(j.pos, p.r.Position())
 		}
-		j.res = make([]R, len(j.batches))
-		j.crcErr = make([]error, len(j.batches))
+		j.res = append(j.res[:0], make([]R, len(j.batches))...)
+		j.crcErr = append(j.crcErr[:0], make([]error, len(j.batches))...)
 		if first && len(j.batches) > 0 {
 			j.holdsFirst, first = true, false
 		}
@@ -171,7 +193,7 @@ func (p *ParallelReader[R]) Next() (*Batch, *R, error) {
 				return nil, nil, p.err
 			}
 			select {
-			case p.free <- p.cur.arena:
+			case p.free <- p.cur:
 			default:
 			}
 		}
