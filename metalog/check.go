@@ -151,7 +151,10 @@ type CheckOptions struct {
 	Strict bool
 	// DecodeValue, when set, is called with every data record's value
 	// (frame header included); an error becomes a record-decode finding.
-	// By default only the frame header is checked.
+	// By default only the frame header is checked. Large files are
+	// checked in parallel (check_fast.go), so DecodeValue is called from
+	// several goroutines at once: it must be safe for that (a pure
+	// function, such as records.ValidateMetadata).
 	DecodeValue func(value []byte) error
 	// Stats adds streaming statistics to the report.
 	Stats bool

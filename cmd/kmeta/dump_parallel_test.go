@@ -158,12 +158,7 @@ func TestParallelDumpMatchesSequential(t *testing.T) {
 // parallel path prints what Kafka's DumpLogSegments prints for it.
 func TestParallelDumpMatchesLiveKafka(t *testing.T) {
 	d := kafkatest.Dist(t, kafkatest.Latest4)
-	oldProcs := runtime.GOMAXPROCS(0)
-	runtime.GOMAXPROCS(max(2, oldProcs))
-	defer runtime.GOMAXPROCS(oldProcs)
-	old := metalog.ParallelMinFileSize
-	metalog.ParallelMinFileSize = 0
-	defer func() { metalog.ParallelMinFileSize = old }()
+	forceParallelDump(t)
 	p := writeBusySegment(t, t.TempDir(), 2<<20)
 	compareDumps(t, p, d.DumpLog(t, []string{p}), kmetaDump(t, p))
 }
@@ -171,11 +166,15 @@ func TestParallelDumpMatchesLiveKafka(t *testing.T) {
 // TestParallelDumpVerdictIsChecks: log dump's verdict is log check's with
 // both reading every file through the pipeline.
 func TestParallelDumpVerdictIsChecks(t *testing.T) {
-	oldProcs := runtime.GOMAXPROCS(0)
-	runtime.GOMAXPROCS(max(2, oldProcs))
-	defer runtime.GOMAXPROCS(oldProcs)
-	old := metalog.ParallelMinFileSize
-	metalog.ParallelMinFileSize = 0
-	defer func() { metalog.ParallelMinFileSize = old }()
+	forceParallelDump(t)
 	TestDumpVerdictIsChecks(t)
+}
+
+// forceParallelDump makes every file go through the pipeline (with two Ps
+// even on one core) until the test ends.
+func forceParallelDump(t *testing.T) {
+	oldProcs, old := runtime.GOMAXPROCS(0), metalog.ParallelMinFileSize
+	runtime.GOMAXPROCS(max(2, oldProcs))
+	metalog.ParallelMinFileSize = 0
+	t.Cleanup(func() { runtime.GOMAXPROCS(oldProcs); metalog.ParallelMinFileSize = old })
 }
