@@ -151,7 +151,10 @@ type CheckOptions struct {
 	Strict bool
 	// DecodeValue, when set, is called with every data record's value
 	// (frame header included); an error becomes a record-decode finding.
-	// By default only the frame header is checked.
+	// By default only the frame header is checked. Large files are
+	// checked in parallel (check_fast.go), so DecodeValue is called from
+	// several goroutines at once: it must be safe for that (a pure
+	// function, such as records.ValidateMetadata).
 	DecodeValue func(value []byte) error
 	// Stats adds streaming statistics to the report.
 	Stats bool
@@ -215,7 +218,8 @@ type Checker struct {
 
 	f        DataFile
 	s        *fileScan
-	batchErr bool // an error finding was made since the batch began
+	batchErr bool        // an error finding was made since the batch began
+	pre      *prechecked // the current batch's records, walked by a worker
 }
 
 type segResult struct {
@@ -282,14 +286,14 @@ func NewChecker(d *LogDir, opts CheckOptions) *Checker {
 // CheckFile reads f whole through the checker.
 func (c *Checker) CheckFile(f DataFile) {
 	c.BeginFile(f)
-	r, err := OpenReader(f.Path, c.opts.Reader)
+	r, err := c.openSource(f) // in parallel for large files (check_fast.go)
 	if err != nil {
 		c.EndFile(err)
 		return
 	}
 	defer r.Close()
 	for {
-		b, err := r.Next()
+		b, pre, err := r.Next()
 		if err == io.EOF {
 			c.EndFile(nil)
 			return
@@ -298,7 +302,7 @@ func (c *Checker) CheckFile(f DataFile) {
 			c.EndFile(err)
 			return
 		}
-		c.Batch(b, err)
+		c.batchPrechecked(b, err, pre)
 	}
 }
 
@@ -656,6 +660,10 @@ func (c *Checker) fileProblem(err error) { c.add(errorFinding(err, SeverityError
 // records walks one batch's records: frame header, optional decode hook,
 // strict KRaft rules, and the first/last control types for snapshots.
 func (c *Checker) records(f DataFile, b *Batch, s *fileScan) {
+	if c.pre != nil { // walked already by a worker (check_fast.go)
+		c.applyPrechecked(c.pre, s)
+		return
+	}
 	firstBatch := s.first
 	if c.opts.Strict {
 		c.batchRules(f.Path, b)

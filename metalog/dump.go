@@ -169,39 +169,9 @@ func (d *Dumper) DumpDir(dir *LogDir) error {
 	return nil
 }
 
-// jsonBatch and jsonRecord are the JSON-lines shapes of log dump. Field
-// order is the struct order and is part of kmeta's output contract.
-type jsonBatch struct {
-	Kind                 string `json:"kind"` // "batch"
-	File                 string `json:"file"`
-	Position             int64  `json:"position"`
-	BaseOffset           int64  `json:"baseOffset"`
-	LastOffset           int64  `json:"lastOffset"`
-	Count                int32  `json:"count"`
-	PartitionLeaderEpoch int32  `json:"partitionLeaderEpoch"`
-	IsControl            bool   `json:"isControl"`
-	Compression          string `json:"compression"`
-	Timestamp            int64  `json:"timestamp"`
-	Size                 int64  `json:"size"`
-	CRC                  uint32 `json:"crc"`
-	CRCValid             bool   `json:"crcValid"`
-}
-
-type jsonRecord struct {
-	Kind    string          `json:"kind"` // "record"
-	File    string          `json:"file"`
-	Offset  int64           `json:"offset"`
-	Epoch   int32           `json:"epoch"`
-	Control bool            `json:"control"`
-	Type    string          `json:"type"`
-	APIKey  int16           `json:"apiKey"`
-	Version int16           `json:"version"`
-	Data    json.RawMessage `json:"data,omitempty"`
-	Error   string          `json:"error,omitempty"`
-}
-
 // writeJSONLine writes v as one line of JSON, '<', '>' and '&' as they
-// are (as the printers write JSON lines).
+// are (as the printers write JSON lines). The batch and record lines are
+// appended by hand (dump_json.go); this writes the rare error lines.
 func (d *Dumper) writeJSONLine(v any) error {
 	enc := json.NewEncoder(d.w)
 	enc.SetEscapeHTML(false)
@@ -210,7 +180,7 @@ func (d *Dumper) writeJSONLine(v any) error {
 
 func (d *Dumper) dumpFile(f DataFile, active bool) error {
 	d.check.BeginFile(f)
-	r, err := OpenReader(f.Path, ReaderOptions{})
+	r, err := d.openBatches(f) // in parallel for large files (dump_parallel.go)
 	if err != nil {
 		d.check.EndFile(err)
 		return err
@@ -245,8 +215,7 @@ func (d *Dumper) dumpFile(f DataFile, active bool) error {
 			}
 			return err
 		}
-		d.check.Batch(b, err)
-		if err := d.dumpBatch(f, b); err != nil {
+		if err := r.dump(d, f, b, err); err != nil {
 			return err
 		}
 	}
@@ -311,12 +280,9 @@ func (d *Dumper) writeBatch(f DataFile, b *Batch) error {
 		_, err := d.w.Write(d.buf)
 		return err
 	case DumpJSON:
-		return d.writeJSONLine(jsonBatch{
-			Kind: "batch", File: f.Path, Position: b.Position, BaseOffset: b.BaseOffset, LastOffset: b.LastOffset(),
-			Count: b.RecordsCount, PartitionLeaderEpoch: b.PartitionLeaderEpoch, IsControl: b.IsControl(),
-			Compression: b.Compression().String(), Timestamp: b.MaxTimestamp, Size: b.Size(), CRC: b.CRC,
-			CRCValid: !b.CRCChecked || b.CRCValid,
-		})
+		d.buf = AppendJSONBatchLine(d.buf[:0], f.Path, b)
+		_, err := d.w.Write(d.buf)
+		return err
 	}
 	return nil
 }
@@ -332,13 +298,17 @@ func (d *Dumper) flushPending() error {
 }
 
 func (d *Dumper) dumpRecord(f DataFile, b *Batch, rec *Record) error {
-	jr := jsonRecord{Kind: "record", File: f.Path, Offset: rec.Offset, Epoch: b.PartitionLeaderEpoch}
-	var data []byte
+	var (
+		data         []byte
+		control      bool
+		typ, errMsg  string
+		apiKey, recV int16
+	)
 	if b.IsControl() {
 		k, c, err := records.DecodeControl(rec.Key, rec.Value)
-		jr.Control, jr.APIKey, jr.Type = true, int16(k.Type), k.Type.Name()
+		control, apiKey, typ = true, int16(k.Type), k.Type.Name()
 		if err != nil && c == nil {
-			jr.Error = err.Error()
+			errMsg = err.Error()
 		}
 		if c != nil {
 			data = c.AppendJSON(nil, 0)
@@ -355,11 +325,8 @@ func (d *Dumper) dumpRecord(f DataFile, b *Batch, rec *Record) error {
 			return err
 		}
 	} else {
-		fr, m, err := d.dec.DecodeMetadata(rec.Value)
-		jr.APIKey, jr.Version = fr.APIKey, fr.Version
-		if m != nil {
-			jr.Type = records.TypeName(m.RecordName())
-		}
+		fr, recTyp, recData, err := d.recordData(rec.Value) // transcoded when it can be
+		apiKey, recV, typ = fr.APIKey, fr.Version, recTyp
 		if keys := d.opts.Filter.APIKeys; len(keys) > 0 && !keys[fr.APIKey] {
 			return nil
 		}
@@ -368,9 +335,9 @@ func (d *Dumper) dumpRecord(f DataFile, b *Batch, rec *Record) error {
 		}
 		if err != nil {
 			d.problem(&CorruptionError{File: f.Path, Position: b.Position, Offset: rec.Offset, Err: err})
-			jr.Error = err.Error()
+			errMsg = err.Error()
 		} else {
-			data = d.recordJSON(m, fr.Version)
+			data = recData
 		}
 		if d.opts.Format == DumpText {
 			d.buf = AppendRecordMeta(d.buf[:0], b, rec)
@@ -381,7 +348,7 @@ func (d *Dumper) dumpRecord(f DataFile, b *Batch, rec *Record) error {
 				d.buf = append(d.buf, err.Error()...)
 			} else {
 				d.buf = append(d.buf, ` payload: {"type":"`...)
-				d.buf = append(d.buf, jr.Type...)
+				d.buf = append(d.buf, typ...)
 				d.buf = append(d.buf, `","version":`...)
 				d.buf = strconv.AppendInt(d.buf, int64(fr.Version), 10)
 				d.buf = append(d.buf, `,"data":`...)
@@ -395,14 +362,42 @@ func (d *Dumper) dumpRecord(f DataFile, b *Batch, rec *Record) error {
 	}
 	switch d.opts.Format {
 	case DumpJSON:
-		jr.Data = data
-		return d.writeJSONLine(jr)
+		d.buf = AppendJSONRecordLine(d.buf[:0], f.Path, rec.Offset, b.PartitionLeaderEpoch, control, typ, apiKey, recV, data, errMsg)
+		_, err := d.w.Write(d.buf)
+		return err
 	case DumpRows:
 		if d.opts.Row != nil {
-			d.opts.Row(DumpRow{File: baseName(f.Path), Offset: rec.Offset, Epoch: b.PartitionLeaderEpoch, Type: jr.Type, Version: jr.Version, Data: string(data) + jr.Error})
+			d.opts.Row(DumpRow{File: baseName(f.Path), Offset: rec.Offset, Epoch: b.PartitionLeaderEpoch, Type: typ, Version: recV, Data: string(data) + errMsg})
 		}
 	}
 	return nil
+}
+
+// recordData is a data record's frame, type name and Kafka JSON (or the
+// decode error). The JSON is transcoded straight from the value's bytes
+// (records.AppendMetadataJSON: AppendJSON's bytes without decoding into a
+// struct) unless secrets must be redacted from it, which recordJSON does
+// on the decoded record; values that do not transcode are decoded, for
+// their JSON or their error.
+func (d *Dumper) recordData(value []byte) (records.Frame, string, []byte, error) {
+	if out, key, ver, ok := records.AppendMetadataJSON(d.jbuf[:0], value); ok && (d.opts.ShowSecrets || !redactedInDump(key)) {
+		d.jbuf = out
+		return records.Frame{FrameVersion: 1, APIKey: key, Version: ver}, records.MetadataTypeName(key), out, nil
+	}
+	fr, m, err := d.dec.DecodeMetadata(value)
+	if m == nil {
+		return fr, "", nil, err
+	}
+	typ := records.TypeName(m.RecordName())
+	if err != nil {
+		return fr, typ, nil, err
+	}
+	return fr, typ, d.recordJSON(m, fr.Version), nil
+}
+
+// redactedInDump: record types recordJSON may redact secrets from.
+func redactedInDump(apiKey int16) bool {
+	return apiKey == (&records.ConfigRecord{}).APIKey() || apiKey == (&records.UserScramCredentialRecord{}).APIKey()
 }
 
 // recordJSON renders a record's data as Kafka's JSON converter would, with

@@ -279,21 +279,20 @@ func endpointsJSON(eps []Endpoint) []endpointJSON {
 }
 
 // MarshalJSON writes the image as kmeta's stable JSON document (see
-// imageJSON). It does not redact: call Redacted first unless secrets are
-// wanted.
+// imageJSON); it is WriteJSON into memory. It does not redact: call
+// Redacted first unless secrets are wanted.
 //
 // Strings are not HTML-escaped ("User:<x>" stays readable); an outer
 // encoder that escapes HTML still can.
 func (img *Image) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(img.jsonDoc()); err != nil {
+	if err := img.WriteJSON(&b); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return b.Bytes(), nil
 }
 
+// jsonDoc is the document without its topics, which WriteJSON streams.
 func (img *Image) jsonDoc() *imageJSON {
 	doc := &imageJSON{
 		ClusterID:        img.ClusterID,
@@ -322,19 +321,6 @@ func (img *Image) jsonDoc() *imageJSON {
 			ID: c.ID, IncarnationID: c.IncarnationID, ZkMigrationReady: c.ZkMigrationReady,
 			Endpoints: endpointsJSON(c.Endpoints), Features: nonNil(c.Features),
 		})
-	}
-	for _, t := range img.SortedTopics() {
-		tj := topicJSON{Name: t.Name, ID: t.ID, Partitions: []partitionJSON{}}
-		for _, p := range t.SortedPartitions() {
-			tj.Partitions = append(tj.Partitions, partitionJSON{
-				ID: p.ID, Leader: p.Leader, LeaderEpoch: p.LeaderEpoch, PartitionEpoch: p.PartitionEpoch,
-				Replicas: p.Replicas, ISR: p.ISR, ELR: p.ELR, LastKnownELR: p.LastKnownELR,
-				AddingReplicas: p.AddingReplicas, RemovingReplicas: p.RemovingReplicas,
-				LeaderRecoveryState:     LeaderRecoveryStateName(p.LeaderRecoveryState),
-				LeaderRecoveryStateCode: p.LeaderRecoveryState, Directories: p.Directories,
-			})
-		}
-		doc.Topics = append(doc.Topics, tj)
 	}
 	for _, rc := range img.SortedConfigs() {
 		doc.Configs = append(doc.Configs, configsJSON{

@@ -220,10 +220,11 @@ func logCheckCommand() *cli.Command {
 	}
 }
 
-// decodeForCheck decodes a record body. Unknown types and newer versions
+// decodeForCheck checks that a record body decodes (records.ValidateMetadata:
+// the full decoder's verdict and error, without building the record). Unknown types and newer versions
 // are not damage: a newer Kafka may write them, and readers skip them.
 func decodeForCheck(value []byte) error {
-	_, _, err := records.DecodeMetadata(value)
+	err := records.ValidateMetadata(value)
 	if errors.Is(err, records.ErrUnknownType) || errors.Is(err, records.ErrUnknownVersion) {
 		return nil
 	}

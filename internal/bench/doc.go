@@ -2,4 +2,17 @@
 // tools. They are not timed tests: `make bench` runs them (KMETA_BENCH=1),
 // they print figures, and they fail only when a tool cannot do the job
 // (Kafka cannot read what kmeta wrote, outputs disagree).
+//
+// Every row runs several times (KMETA_BENCH_RUNS, default 3; twice when a
+// run takes over a minute) and prints min/median/max and the peak RSS, next
+// to its peer measured in the same run: Kafka's tool run with the JVM
+// options of Kafka's own scripts (kafka-run-class.sh's defaults, not the
+// test harness's quick-start settings), or a ceiling (reading the file and
+// CRC-32C over it; a plain pipelined getData loop over every znode). The
+// ratio is the peer's median over the row's. The table carries the date and
+// the machine's load, since a shared machine's figures move with it.
+//
+// KMETA_BENCH_SCALE=small shrinks every input for a quick run while
+// developing: a 64 MiB log, 100,000 and 10,000-partition snapshots, 100
+// ZooKeeper topics.
 package bench

@@ -64,12 +64,12 @@ func TestBenchMigrate(t *testing.T) {
 			args = append(args, "--override", o)
 		}
 		pc := exec.Command(bin, args...)
-		p := measure(t, pc, `"code"`, "")
+		p := runProc(t, pc, `"code"`)
 		if _, err := os.Stat(plan); err != nil {
 			t.Fatalf("%s: plan wrote no plan file: %v", label, err)
 		}
 		cmd := exec.Command(bin, "migrate", "apply", "--plan", plan, "--out", filepath.Join(dir, "kraft"), "-o", "json")
-		a := measure(t, cmd, `"path"`, "")
+		a := runProc(t, cmd, `"path"`)
 		if cmd.ProcessState.ExitCode() != 0 {
 			t.Fatalf("%s: apply exit %d", label, cmd.ProcessState.ExitCode())
 		}

@@ -22,13 +22,13 @@ type ImageOptions struct {
 }
 
 // WriteImage prints img in format f: text (WriteImageText), table
-// (WriteImageTable) or json ((*model.Image).MarshalJSON, indented).
+// (WriteImageTable) or json ((*model.Image).WriteIndentedJSON, streamed).
 func WriteImage(w io.Writer, f Format, img *model.Image, opt ImageOptions) error {
 	if img == nil {
 		return fmt.Errorf("printer: nil image")
 	}
 	if !opt.ShowSecrets {
-		img = img.Redacted()
+		img = img.RedactedView() // read-only here: topics need no copy
 	}
 	switch f {
 	case Text:
@@ -36,7 +36,7 @@ func WriteImage(w io.Writer, f Format, img *model.Image, opt ImageOptions) error
 	case Table:
 		return WriteImageTable(w, img)
 	case JSON:
-		return WriteJSON(w, img)
+		return img.WriteIndentedJSON(w, "  ")
 	}
 	return fmt.Errorf("printer: unknown format %q", f)
 }

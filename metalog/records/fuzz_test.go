@@ -84,3 +84,38 @@ func seedValues() [][]byte {
 	}
 	return out
 }
+
+// FuzzValidateMetadata: the validate-only path accepts exactly what the
+// full decoder accepts, and ValidateMetadata returns the decoder's error.
+func FuzzValidateMetadata(f *testing.F) {
+	for _, s := range seedValues() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, value []byte) {
+		_, _, err := DecodeMetadata(value)
+		if got := validMetadata(value); got != (err == nil) {
+			t.Fatalf("validator says %v, decoder says %v", got, err)
+		}
+		if verr := ValidateMetadata(value); (verr == nil) != (err == nil) || (err != nil && verr.Error() != err.Error()) {
+			t.Fatalf("ValidateMetadata %v, DecodeMetadata %v", verr, err)
+		}
+	})
+}
+
+// FuzzTranscodeMetadata: the transcoder declines exactly what the decoder
+// rejects, and writes AppendJSON's bytes for the rest.
+func FuzzTranscodeMetadata(f *testing.F) {
+	for _, s := range seedValues() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, value []byte) {
+		fr, m, err := DecodeMetadata(value)
+		got, _, _, ok := AppendMetadataJSON(nil, value)
+		if ok != (err == nil) {
+			t.Fatalf("transcoder ok %v, decoder %v", ok, err)
+		}
+		if ok && !bytes.Equal(got, m.AppendJSON(nil, fr.Version)) {
+			t.Fatalf("transcoded %s, AppendJSON %s", got, m.AppendJSON(nil, fr.Version))
+		}
+	})
+}

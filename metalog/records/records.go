@@ -238,6 +238,22 @@ func EncodeControl(dst []byte, c Control) ([]byte, error) {
 // TypeName is the UPPER_SNAKE_CASE name Kafka's MetadataRecordType uses
 // ("ZkMigrationStateRecord" -> "ZK_MIGRATION_STATE_RECORD").
 func TypeName(recordName string) string {
+	if n, ok := typeNames[recordName]; ok { // a dump asks once per record
+		return n
+	}
+	return typeName(recordName)
+}
+
+// typeNames holds TypeName of every known metadata record type.
+var typeNames = func() map[string]string {
+	m := map[string]string{}
+	for _, t := range metadataTypes {
+		m[t.Name] = typeName(t.Name)
+	}
+	return m
+}()
+
+func typeName(recordName string) string {
 	var sb strings.Builder
 	for i, c := range recordName {
 		if i > 0 && c >= 'A' && c <= 'Z' {

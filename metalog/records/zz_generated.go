@@ -76,6 +76,79 @@ func (m *RegisterBrokerRecordBrokerEndpoint) Encode(w *wire.Writer, v int16) err
 	return nil
 }
 
+func validateRegisterBrokerRecordBrokerEndpoint(r *vr, v int16) {
+	_ = v
+	if v <= 4 {
+		r.str()
+	}
+	if v <= 4 {
+		r.str()
+	}
+	if v <= 4 {
+		r.skip(2)
+	}
+	if v <= 4 {
+		r.skip(2)
+	}
+	r.skipTags()
+}
+
+func jsonRegisterBrokerRecordBrokerEndpoint(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 4 {
+		r.str()
+	}
+	if v <= 4 {
+		r.str()
+	}
+	if v <= 4 {
+		r.skip(2)
+	}
+	if v <= 4 {
+		r.skip(2)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 4 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"name":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 4 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"host":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 4 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"port":`...)
+		b = c.jsonUint16(b)
+	}
+	if v <= 4 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"securityProtocol":`...)
+		b = c.jsonInt16(b)
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *RegisterBrokerRecordBrokerEndpoint) AppendJSON(b []byte, v int16) []byte {
@@ -170,6 +243,65 @@ func (m *RegisterBrokerRecordBrokerFeature) Encode(w *wire.Writer, v int16) erro
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateRegisterBrokerRecordBrokerFeature(r *vr, v int16) {
+	_ = v
+	if v <= 4 {
+		r.str()
+	}
+	if v <= 4 {
+		r.skip(2)
+	}
+	if v <= 4 {
+		r.skip(2)
+	}
+	r.skipTags()
+}
+
+func jsonRegisterBrokerRecordBrokerFeature(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 4 {
+		r.str()
+	}
+	if v <= 4 {
+		r.skip(2)
+	}
+	if v <= 4 {
+		r.skip(2)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 4 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"name":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 4 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"minSupportedVersion":`...)
+		b = c.jsonInt16(b)
+	}
+	if v <= 4 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"maxSupportedVersion":`...)
+		b = c.jsonInt16(b)
+	}
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -424,6 +556,276 @@ func (m *RegisterBrokerRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateRegisterBrokerRecord(r *vr, v int16) {
+	_ = v
+	if v <= 4 {
+		r.skip(4)
+	}
+	if v >= 2 && v <= 4 {
+		r.skip(1)
+	}
+	if v <= 4 {
+		r.skip(16)
+	}
+	if v <= 4 {
+		r.skip(8)
+	}
+	if v <= 4 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateRegisterBrokerRecordBrokerEndpoint(r, v)
+			}
+		}
+	}
+	if v <= 4 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateRegisterBrokerRecordBrokerFeature(r, v)
+			}
+		}
+	}
+	if v <= 4 {
+		if v <= 4 {
+			r.nstr()
+		} else {
+			r.str()
+		}
+	}
+	if v <= 4 {
+		r.skip(1)
+	}
+	if v >= 1 && v <= 4 {
+		r.skip(1)
+	}
+	n := r.tagCount()
+	for i := uint32(0); i < n && !r.bad; i++ {
+		tag, start, end := r.tagSpan()
+		if r.bad {
+			return
+		}
+		switch tag {
+		case 0:
+			if v >= 3 && v <= 4 {
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(false, 16); n > 0 {
+					(&sub).skip(n * 16)
+				}
+				r.endTag(&sub)
+			}
+		case 1:
+			if v >= 4 && v <= 4 {
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v >= 4 && v <= 4, 16); n > 0 {
+					(&sub).skip(n * 16)
+				}
+				r.endTag(&sub)
+			}
+		}
+	}
+}
+
+func jsonRegisterBrokerRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 4 {
+		r.skip(4)
+	}
+	if v >= 2 && v <= 4 {
+		r.skip(1)
+	}
+	if v <= 4 {
+		r.skip(16)
+	}
+	if v <= 4 {
+		r.skip(8)
+	}
+	if v <= 4 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateRegisterBrokerRecordBrokerEndpoint(r, v)
+			}
+		}
+	}
+	if v <= 4 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateRegisterBrokerRecordBrokerFeature(r, v)
+			}
+		}
+	}
+	if v <= 4 {
+		if v <= 4 {
+			r.nstr()
+		} else {
+			r.str()
+		}
+	}
+	if v <= 4 {
+		r.skip(1)
+	}
+	if v >= 1 && v <= 4 {
+		r.skip(1)
+	}
+	var tLogDirs vr
+	hLogDirs := false
+	var tCordonedLogDirs vr
+	hCordonedLogDirs := false
+	n := r.tagCount()
+	for i := uint32(0); i < n && !r.bad; i++ {
+		tag, sub := r.tag()
+		switch tag {
+		case 0:
+			if v >= 3 && v <= 4 {
+				tLogDirs, hLogDirs = sub, true
+			}
+		case 1:
+			if v >= 4 && v <= 4 {
+				tCordonedLogDirs, hCordonedLogDirs = sub, true
+			}
+		}
+	}
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 4 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"brokerId":`...)
+		b = c.jsonInt32(b)
+	}
+	if v >= 2 && v <= 4 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"isMigratingZkBroker":`...)
+		b = c.jsonBool(b)
+	}
+	if v <= 4 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"incarnationId":`...)
+		b = c.jsonUUID(b)
+	}
+	if v <= 4 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"brokerEpoch":`...)
+		b = c.jsonInt64(b)
+	}
+	if v <= 4 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"endPoints":`...)
+		if n := c.arrayLen(false, 1); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = jsonRegisterBrokerRecordBrokerEndpoint(b, c, v)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v <= 4 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"features":`...)
+		if n := c.arrayLen(false, 1); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = jsonRegisterBrokerRecordBrokerFeature(b, c, v)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v <= 4 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"rack":`...)
+		b = c.jsonNullableString(b, v <= 4)
+	}
+	if v <= 4 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"fenced":`...)
+		b = c.jsonBool(b)
+	}
+	if v >= 1 && v <= 4 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"inControlledShutdown":`...)
+		b = c.jsonBool(b)
+	}
+	if v >= 3 && v <= 4 && hLogDirs && !(rawEmptyArray(tLogDirs)) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"logDirs":`...)
+		tc := tLogDirs
+		if n := (&tc).arrayLen(false, 16); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = (&tc).jsonUUID(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v >= 4 && v <= 4 && hCordonedLogDirs && !(rawNullArray(tCordonedLogDirs)) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"cordonedLogDirs":`...)
+		tc := tCordonedLogDirs
+		if n := (&tc).arrayLen(v >= 4 && v <= 4, 16); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = (&tc).jsonUUID(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *RegisterBrokerRecord) AppendJSON(b []byte, v int16) []byte {
@@ -620,6 +1022,51 @@ func (m *UnregisterBrokerRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateUnregisterBrokerRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(4)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	r.skipTags()
+}
+
+func jsonUnregisterBrokerRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.skip(4)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"brokerId":`...)
+		b = c.jsonInt32(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"brokerEpoch":`...)
+		b = c.jsonInt64(b)
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *UnregisterBrokerRecord) AppendJSON(b []byte, v int16) []byte {
@@ -694,6 +1141,51 @@ func (m *TopicRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateTopicRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(16)
+	}
+	r.skipTags()
+}
+
+func jsonTopicRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(16)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"name":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"topicId":`...)
+		b = c.jsonUUID(b)
+	}
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -994,6 +1486,340 @@ func (m *PartitionRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validatePartitionRecord(r *vr, v int16) {
+	_ = v
+	if v <= 2 {
+		r.skip(4)
+	}
+	if v <= 2 {
+		r.skip(16)
+	}
+	if v <= 2 {
+		if n := r.arrayLen(false, 4); n > 0 {
+			r.skip(n * 4)
+		}
+	}
+	if v <= 2 {
+		if n := r.arrayLen(false, 4); n > 0 {
+			r.skip(n * 4)
+		}
+	}
+	if v <= 2 {
+		if n := r.arrayLen(false, 4); n > 0 {
+			r.skip(n * 4)
+		}
+	}
+	if v <= 2 {
+		if n := r.arrayLen(false, 4); n > 0 {
+			r.skip(n * 4)
+		}
+	}
+	if v <= 2 {
+		r.skip(4)
+	}
+	if v <= 2 {
+		r.skip(4)
+	}
+	if v <= 2 {
+		r.skip(4)
+	}
+	if v >= 1 && v <= 2 {
+		if n := r.arrayLen(false, 16); n > 0 {
+			r.skip(n * 16)
+		}
+	}
+	n := r.tagCount()
+	for i := uint32(0); i < n && !r.bad; i++ {
+		tag, start, end := r.tagSpan()
+		if r.bad {
+			return
+		}
+		switch tag {
+		case 0:
+			if v <= 2 {
+				if end-start != 1 {
+					r.bad = true
+				}
+			}
+		case 1:
+			if v >= 2 && v <= 2 {
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+			}
+		case 2:
+			if v >= 2 && v <= 2 {
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+			}
+		}
+	}
+}
+
+func jsonPartitionRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 2 {
+		r.skip(4)
+	}
+	if v <= 2 {
+		r.skip(16)
+	}
+	if v <= 2 {
+		if n := r.arrayLen(false, 4); n > 0 {
+			r.skip(n * 4)
+		}
+	}
+	if v <= 2 {
+		if n := r.arrayLen(false, 4); n > 0 {
+			r.skip(n * 4)
+		}
+	}
+	if v <= 2 {
+		if n := r.arrayLen(false, 4); n > 0 {
+			r.skip(n * 4)
+		}
+	}
+	if v <= 2 {
+		if n := r.arrayLen(false, 4); n > 0 {
+			r.skip(n * 4)
+		}
+	}
+	if v <= 2 {
+		r.skip(4)
+	}
+	if v <= 2 {
+		r.skip(4)
+	}
+	if v <= 2 {
+		r.skip(4)
+	}
+	if v >= 1 && v <= 2 {
+		if n := r.arrayLen(false, 16); n > 0 {
+			r.skip(n * 16)
+		}
+	}
+	var tLeaderRecoveryState vr
+	hLeaderRecoveryState := false
+	var tEligibleLeaderReplicas vr
+	hEligibleLeaderReplicas := false
+	var tLastKnownElr vr
+	hLastKnownElr := false
+	n := r.tagCount()
+	for i := uint32(0); i < n && !r.bad; i++ {
+		tag, sub := r.tag()
+		switch tag {
+		case 0:
+			if v <= 2 {
+				tLeaderRecoveryState, hLeaderRecoveryState = sub, true
+			}
+		case 1:
+			if v >= 2 && v <= 2 {
+				tEligibleLeaderReplicas, hEligibleLeaderReplicas = sub, true
+			}
+		case 2:
+			if v >= 2 && v <= 2 {
+				tLastKnownElr, hLastKnownElr = sub, true
+			}
+		}
+	}
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 2 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"partitionId":`...)
+		b = c.jsonInt32(b)
+	}
+	if v <= 2 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"topicId":`...)
+		b = c.jsonUUID(b)
+	}
+	if v <= 2 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"replicas":`...)
+		if n := c.arrayLen(false, 4); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = c.jsonInt32(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v <= 2 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"isr":`...)
+		if n := c.arrayLen(false, 4); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = c.jsonInt32(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v <= 2 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"removingReplicas":`...)
+		if n := c.arrayLen(false, 4); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = c.jsonInt32(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v <= 2 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"addingReplicas":`...)
+		if n := c.arrayLen(false, 4); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = c.jsonInt32(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v <= 2 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"leader":`...)
+		b = c.jsonInt32(b)
+	}
+	if v <= 2 && hLeaderRecoveryState && !(int8(rawInt(tLeaderRecoveryState, 1)) == 0) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"leaderRecoveryState":`...)
+		tc := tLeaderRecoveryState
+		b = (&tc).jsonInt8(b)
+	}
+	if v <= 2 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"leaderEpoch":`...)
+		b = c.jsonInt32(b)
+	}
+	if v <= 2 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"partitionEpoch":`...)
+		b = c.jsonInt32(b)
+	}
+	if v >= 1 && v <= 2 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"directories":`...)
+		if n := c.arrayLen(false, 16); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = c.jsonUUID(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v >= 2 && v <= 2 && hEligibleLeaderReplicas && !(rawNullArray(tEligibleLeaderReplicas)) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"eligibleLeaderReplicas":`...)
+		tc := tEligibleLeaderReplicas
+		if n := (&tc).arrayLen(v >= 2 && v <= 2, 4); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = (&tc).jsonInt32(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v >= 2 && v <= 2 && hLastKnownElr && !(rawNullArray(tLastKnownElr)) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"lastKnownElr":`...)
+		tc := tLastKnownElr
+		if n := (&tc).arrayLen(v >= 2 && v <= 2, 4); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = (&tc).jsonInt32(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *PartitionRecord) AppendJSON(b []byte, v int16) []byte {
@@ -1263,6 +2089,87 @@ func (m *ConfigRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateConfigRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(1)
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		if v <= 0 {
+			r.nstr()
+		} else {
+			r.str()
+		}
+	}
+	r.skipTags()
+}
+
+func jsonConfigRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.skip(1)
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		if v <= 0 {
+			r.nstr()
+		} else {
+			r.str()
+		}
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"resourceType":`...)
+		b = c.jsonInt8(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"resourceName":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"name":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"value":`...)
+		b = c.jsonNullableString(b, v <= 0)
+	}
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -1606,6 +2513,344 @@ func (m *PartitionChangeRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validatePartitionChangeRecord(r *vr, v int16) {
+	_ = v
+	if v <= 2 {
+		r.skip(4)
+	}
+	if v <= 2 {
+		r.skip(16)
+	}
+	n := r.tagCount()
+	for i := uint32(0); i < n && !r.bad; i++ {
+		tag, start, end := r.tagSpan()
+		if r.bad {
+			return
+		}
+		switch tag {
+		case 0:
+			if v <= 2 {
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+			}
+		case 1:
+			if v <= 2 {
+				if end-start != 4 {
+					r.bad = true
+				}
+			}
+		case 2:
+			if v <= 2 {
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+			}
+		case 3:
+			if v <= 2 {
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+			}
+		case 4:
+			if v <= 2 {
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+			}
+		case 5:
+			if v <= 2 {
+				if end-start != 1 {
+					r.bad = true
+				}
+			}
+		case 8:
+			if v >= 1 && v <= 2 {
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v >= 1 && v <= 2, 16); n > 0 {
+					(&sub).skip(n * 16)
+				}
+				r.endTag(&sub)
+			}
+		case 6:
+			if v >= 2 && v <= 2 {
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+			}
+		case 7:
+			if v >= 2 && v <= 2 {
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+			}
+		}
+	}
+}
+
+func jsonPartitionChangeRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 2 {
+		r.skip(4)
+	}
+	if v <= 2 {
+		r.skip(16)
+	}
+	var tIsr vr
+	hIsr := false
+	var tLeader vr
+	hLeader := false
+	var tReplicas vr
+	hReplicas := false
+	var tRemovingReplicas vr
+	hRemovingReplicas := false
+	var tAddingReplicas vr
+	hAddingReplicas := false
+	var tLeaderRecoveryState vr
+	hLeaderRecoveryState := false
+	var tEligibleLeaderReplicas vr
+	hEligibleLeaderReplicas := false
+	var tLastKnownElr vr
+	hLastKnownElr := false
+	var tDirectories vr
+	hDirectories := false
+	n := r.tagCount()
+	for i := uint32(0); i < n && !r.bad; i++ {
+		tag, sub := r.tag()
+		switch tag {
+		case 0:
+			if v <= 2 {
+				tIsr, hIsr = sub, true
+			}
+		case 1:
+			if v <= 2 {
+				tLeader, hLeader = sub, true
+			}
+		case 2:
+			if v <= 2 {
+				tReplicas, hReplicas = sub, true
+			}
+		case 3:
+			if v <= 2 {
+				tRemovingReplicas, hRemovingReplicas = sub, true
+			}
+		case 4:
+			if v <= 2 {
+				tAddingReplicas, hAddingReplicas = sub, true
+			}
+		case 5:
+			if v <= 2 {
+				tLeaderRecoveryState, hLeaderRecoveryState = sub, true
+			}
+		case 8:
+			if v >= 1 && v <= 2 {
+				tDirectories, hDirectories = sub, true
+			}
+		case 6:
+			if v >= 2 && v <= 2 {
+				tEligibleLeaderReplicas, hEligibleLeaderReplicas = sub, true
+			}
+		case 7:
+			if v >= 2 && v <= 2 {
+				tLastKnownElr, hLastKnownElr = sub, true
+			}
+		}
+	}
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 2 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"partitionId":`...)
+		b = c.jsonInt32(b)
+	}
+	if v <= 2 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"topicId":`...)
+		b = c.jsonUUID(b)
+	}
+	if v <= 2 && hIsr && !(rawNullArray(tIsr)) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"isr":`...)
+		tc := tIsr
+		if n := (&tc).arrayLen(v <= 2, 4); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = (&tc).jsonInt32(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v <= 2 && hLeader && !(int32(rawInt(tLeader, 4)) == -2) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"leader":`...)
+		tc := tLeader
+		b = (&tc).jsonInt32(b)
+	}
+	if v <= 2 && hReplicas && !(rawNullArray(tReplicas)) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"replicas":`...)
+		tc := tReplicas
+		if n := (&tc).arrayLen(v <= 2, 4); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = (&tc).jsonInt32(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v <= 2 && hRemovingReplicas && !(rawNullArray(tRemovingReplicas)) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"removingReplicas":`...)
+		tc := tRemovingReplicas
+		if n := (&tc).arrayLen(v <= 2, 4); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = (&tc).jsonInt32(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v <= 2 && hAddingReplicas && !(rawNullArray(tAddingReplicas)) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"addingReplicas":`...)
+		tc := tAddingReplicas
+		if n := (&tc).arrayLen(v <= 2, 4); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = (&tc).jsonInt32(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v <= 2 && hLeaderRecoveryState && !(int8(rawInt(tLeaderRecoveryState, 1)) == -1) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"leaderRecoveryState":`...)
+		tc := tLeaderRecoveryState
+		b = (&tc).jsonInt8(b)
+	}
+	if v >= 1 && v <= 2 && hDirectories && !(rawNullArray(tDirectories)) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"directories":`...)
+		tc := tDirectories
+		if n := (&tc).arrayLen(v >= 1 && v <= 2, 16); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = (&tc).jsonUUID(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v >= 2 && v <= 2 && hEligibleLeaderReplicas && !(rawNullArray(tEligibleLeaderReplicas)) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"eligibleLeaderReplicas":`...)
+		tc := tEligibleLeaderReplicas
+		if n := (&tc).arrayLen(v >= 2 && v <= 2, 4); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = (&tc).jsonInt32(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v >= 2 && v <= 2 && hLastKnownElr && !(rawNullArray(tLastKnownElr)) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"lastKnownElr":`...)
+		tc := tLastKnownElr
+		if n := (&tc).arrayLen(v >= 2 && v <= 2, 4); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = (&tc).jsonInt32(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *PartitionChangeRecord) AppendJSON(b []byte, v int16) []byte {
@@ -1831,6 +3076,51 @@ func (m *FenceBrokerRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateFenceBrokerRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(4)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	r.skipTags()
+}
+
+func jsonFenceBrokerRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.skip(4)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"id":`...)
+		b = c.jsonInt32(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"epoch":`...)
+		b = c.jsonInt64(b)
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *FenceBrokerRecord) AppendJSON(b []byte, v int16) []byte {
@@ -1907,6 +3197,51 @@ func (m *UnfenceBrokerRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateUnfenceBrokerRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(4)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	r.skipTags()
+}
+
+func jsonUnfenceBrokerRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.skip(4)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"id":`...)
+		b = c.jsonInt32(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"epoch":`...)
+		b = c.jsonInt64(b)
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *UnfenceBrokerRecord) AppendJSON(b []byte, v int16) []byte {
@@ -1972,6 +3307,37 @@ func (m *RemoveTopicRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateRemoveTopicRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(16)
+	}
+	r.skipTags()
+}
+
+func jsonRemoveTopicRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.skip(16)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"topicId":`...)
+		b = c.jsonUUID(b)
+	}
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -2099,6 +3465,140 @@ func (m *DelegationTokenRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateDelegationTokenRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				r.str()
+			}
+		}
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	if v <= 0 {
+		r.str()
+	}
+	r.skipTags()
+}
+
+func jsonDelegationTokenRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				r.str()
+			}
+		}
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	if v <= 0 {
+		r.str()
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"owner":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"requester":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"renewers":`...)
+		if n := c.arrayLen(false, 1); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = c.jsonString(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"issueTimestamp":`...)
+		b = c.jsonInt64(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"maxTimestamp":`...)
+		b = c.jsonInt64(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"expirationTimestamp":`...)
+		b = c.jsonInt64(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"tokenId":`...)
+		b = c.jsonString(b)
+	}
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -2264,6 +3764,107 @@ func (m *UserScramCredentialRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateUserScramCredentialRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	if v <= 0 {
+		r.bytes(false)
+	}
+	if v <= 0 {
+		r.bytes(false)
+	}
+	if v <= 0 {
+		r.bytes(false)
+	}
+	if v <= 0 {
+		r.skip(4)
+	}
+	r.skipTags()
+}
+
+func jsonUserScramCredentialRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	if v <= 0 {
+		r.bytes(false)
+	}
+	if v <= 0 {
+		r.bytes(false)
+	}
+	if v <= 0 {
+		r.bytes(false)
+	}
+	if v <= 0 {
+		r.skip(4)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"name":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"mechanism":`...)
+		b = c.jsonInt8(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"salt":`...)
+		b = c.jsonBytes(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"storedKey":`...)
+		b = c.jsonBytes(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"serverKey":`...)
+		b = c.jsonBytes(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"iterations":`...)
+		b = c.jsonInt32(b)
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *UserScramCredentialRecord) AppendJSON(b []byte, v int16) []byte {
@@ -2372,6 +3973,51 @@ func (m *FeatureLevelRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateFeatureLevelRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
+}
+
+func jsonFeatureLevelRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"name":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"featureLevel":`...)
+		b = c.jsonInt16(b)
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *FeatureLevelRecord) AppendJSON(b []byte, v int16) []byte {
@@ -2453,6 +4099,59 @@ func (m *ClientQuotaRecordEntityData) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateClientQuotaRecordEntityData(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		if v <= 0 {
+			r.nstr()
+		} else {
+			r.str()
+		}
+	}
+	r.skipTags()
+}
+
+func jsonClientQuotaRecordEntityData(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		if v <= 0 {
+			r.nstr()
+		} else {
+			r.str()
+		}
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"entityType":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"entityName":`...)
+		b = c.jsonNullableString(b, v <= 0)
+	}
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -2569,6 +4268,98 @@ func (m *ClientQuotaRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateClientQuotaRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateClientQuotaRecordEntityData(r, v)
+			}
+		}
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	r.skipTags()
+}
+
+func jsonClientQuotaRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateClientQuotaRecordEntityData(r, v)
+			}
+		}
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"entity":`...)
+		if n := c.arrayLen(false, 1); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = jsonClientQuotaRecordEntityData(b, c, v)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"key":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"value":`...)
+		b = c.jsonFloat64(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"remove":`...)
+		b = c.jsonBool(b)
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *ClientQuotaRecord) AppendJSON(b []byte, v int16) []byte {
@@ -2680,6 +4471,65 @@ func (m *ProducerIdsRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateProducerIdsRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(4)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	r.skipTags()
+}
+
+func jsonProducerIdsRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.skip(4)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"brokerId":`...)
+		b = c.jsonInt32(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"brokerEpoch":`...)
+		b = c.jsonInt64(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"nextProducerId":`...)
+		b = c.jsonInt64(b)
+	}
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -2856,6 +4706,174 @@ func (m *BrokerRegistrationChangeRecord) Encode(w *wire.Writer, v int16) error {
 	}
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateBrokerRegistrationChangeRecord(r *vr, v int16) {
+	_ = v
+	if v <= 3 {
+		r.skip(4)
+	}
+	if v <= 3 {
+		r.skip(8)
+	}
+	n := r.tagCount()
+	for i := uint32(0); i < n && !r.bad; i++ {
+		tag, start, end := r.tagSpan()
+		if r.bad {
+			return
+		}
+		switch tag {
+		case 0:
+			if v <= 3 {
+				if end-start != 1 {
+					r.bad = true
+				}
+			}
+		case 1:
+			if v >= 1 && v <= 3 {
+				if end-start != 1 {
+					r.bad = true
+				}
+			}
+		case 2:
+			if v >= 2 && v <= 3 {
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(false, 16); n > 0 {
+					(&sub).skip(n * 16)
+				}
+				r.endTag(&sub)
+			}
+		case 3:
+			if v >= 3 && v <= 3 {
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v >= 3 && v <= 3, 16); n > 0 {
+					(&sub).skip(n * 16)
+				}
+				r.endTag(&sub)
+			}
+		}
+	}
+}
+
+func jsonBrokerRegistrationChangeRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 3 {
+		r.skip(4)
+	}
+	if v <= 3 {
+		r.skip(8)
+	}
+	var tFenced vr
+	hFenced := false
+	var tInControlledShutdown vr
+	hInControlledShutdown := false
+	var tLogDirs vr
+	hLogDirs := false
+	var tCordonedLogDirs vr
+	hCordonedLogDirs := false
+	n := r.tagCount()
+	for i := uint32(0); i < n && !r.bad; i++ {
+		tag, sub := r.tag()
+		switch tag {
+		case 0:
+			if v <= 3 {
+				tFenced, hFenced = sub, true
+			}
+		case 1:
+			if v >= 1 && v <= 3 {
+				tInControlledShutdown, hInControlledShutdown = sub, true
+			}
+		case 2:
+			if v >= 2 && v <= 3 {
+				tLogDirs, hLogDirs = sub, true
+			}
+		case 3:
+			if v >= 3 && v <= 3 {
+				tCordonedLogDirs, hCordonedLogDirs = sub, true
+			}
+		}
+	}
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 3 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"brokerId":`...)
+		b = c.jsonInt32(b)
+	}
+	if v <= 3 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"brokerEpoch":`...)
+		b = c.jsonInt64(b)
+	}
+	if v <= 3 && hFenced && !(int8(rawInt(tFenced, 1)) == 0) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"fenced":`...)
+		tc := tFenced
+		b = (&tc).jsonInt8(b)
+	}
+	if v >= 1 && v <= 3 && hInControlledShutdown && !(int8(rawInt(tInControlledShutdown, 1)) == 0) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"inControlledShutdown":`...)
+		tc := tInControlledShutdown
+		b = (&tc).jsonInt8(b)
+	}
+	if v >= 2 && v <= 3 && hLogDirs && !(rawEmptyArray(tLogDirs)) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"logDirs":`...)
+		tc := tLogDirs
+		if n := (&tc).arrayLen(false, 16); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = (&tc).jsonUUID(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v >= 3 && v <= 3 && hCordonedLogDirs && !(rawNullArray(tCordonedLogDirs)) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"cordonedLogDirs":`...)
+		tc := tCordonedLogDirs
+		if n := (&tc).arrayLen(v >= 3 && v <= 3, 16); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = (&tc).jsonUUID(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -3042,6 +5060,135 @@ func (m *AccessControlEntryRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateAccessControlEntryRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(16)
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	r.skipTags()
+}
+
+func jsonAccessControlEntryRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.skip(16)
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"id":`...)
+		b = c.jsonUUID(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"resourceType":`...)
+		b = c.jsonInt8(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"resourceName":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"patternType":`...)
+		b = c.jsonInt8(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"principal":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"host":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"operation":`...)
+		b = c.jsonInt8(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"permissionType":`...)
+		b = c.jsonInt8(b)
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *AccessControlEntryRecord) AppendJSON(b []byte, v int16) []byte {
@@ -3157,6 +5304,37 @@ func (m *RemoveAccessControlEntryRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateRemoveAccessControlEntryRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(16)
+	}
+	r.skipTags()
+}
+
+func jsonRemoveAccessControlEntryRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.skip(16)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"id":`...)
+		b = c.jsonUUID(b)
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *RemoveAccessControlEntryRecord) AppendJSON(b []byte, v int16) []byte {
@@ -3205,6 +5383,23 @@ func (m *NoOpRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateNoOpRecord(r *vr, v int16) {
+	_ = v
+	r.skipTags()
+}
+
+func jsonNoOpRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -3256,6 +5451,37 @@ func (m *ZkMigrationStateRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateZkMigrationStateRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(1)
+	}
+	r.skipTags()
+}
+
+func jsonZkMigrationStateRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.skip(1)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"zkMigrationState":`...)
+		b = c.jsonInt8(b)
+	}
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -3324,6 +5550,51 @@ func (m *RemoveUserScramCredentialRecord) Encode(w *wire.Writer, v int16) error 
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateRemoveUserScramCredentialRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	r.skipTags()
+}
+
+func jsonRemoveUserScramCredentialRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"name":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"mechanism":`...)
+		b = c.jsonInt8(b)
+	}
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -3412,6 +5683,61 @@ func (m *BeginTransactionRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateBeginTransactionRecord(r *vr, v int16) {
+	_ = v
+	n := r.tagCount()
+	for i := uint32(0); i < n && !r.bad; i++ {
+		tag, start, end := r.tagSpan()
+		if r.bad {
+			return
+		}
+		switch tag {
+		case 0:
+			if v <= 0 {
+				sub := vr{b: r.b[start:end]}
+				if v <= 0 {
+					(&sub).nstr()
+				} else {
+					(&sub).str()
+				}
+				r.endTag(&sub)
+			}
+		}
+	}
+}
+
+func jsonBeginTransactionRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	var tName vr
+	hName := false
+	n := r.tagCount()
+	for i := uint32(0); i < n && !r.bad; i++ {
+		tag, sub := r.tag()
+		switch tag {
+		case 0:
+			if v <= 0 {
+				tName, hName = sub, true
+			}
+		}
+	}
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 && hName && !(v <= 0 && rawNullArray(tName)) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"name":`...)
+		tc := tName
+		b = (&tc).jsonNullableString(b, v <= 0)
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *BeginTransactionRecord) AppendJSON(b []byte, v int16) []byte {
@@ -3464,6 +5790,23 @@ func (m *EndTransactionRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateEndTransactionRecord(r *vr, v int16) {
+	_ = v
+	r.skipTags()
+}
+
+func jsonEndTransactionRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -3536,6 +5879,61 @@ func (m *AbortTransactionRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateAbortTransactionRecord(r *vr, v int16) {
+	_ = v
+	n := r.tagCount()
+	for i := uint32(0); i < n && !r.bad; i++ {
+		tag, start, end := r.tagSpan()
+		if r.bad {
+			return
+		}
+		switch tag {
+		case 0:
+			if v <= 0 {
+				sub := vr{b: r.b[start:end]}
+				if v <= 0 {
+					(&sub).nstr()
+				} else {
+					(&sub).str()
+				}
+				r.endTag(&sub)
+			}
+		}
+	}
+}
+
+func jsonAbortTransactionRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	var tReason vr
+	hReason := false
+	n := r.tagCount()
+	for i := uint32(0); i < n && !r.bad; i++ {
+		tag, sub := r.tag()
+		switch tag {
+		case 0:
+			if v <= 0 {
+				tReason, hReason = sub, true
+			}
+		}
+	}
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 && hReason && !(v <= 0 && rawNullArray(tReason)) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"reason":`...)
+		tc := tReason
+		b = (&tc).jsonNullableString(b, v <= 0)
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *AbortTransactionRecord) AppendJSON(b []byte, v int16) []byte {
@@ -3597,6 +5995,37 @@ func (m *RemoveDelegationTokenRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateRemoveDelegationTokenRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	r.skipTags()
+}
+
+func jsonRemoveDelegationTokenRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.str()
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"tokenId":`...)
+		b = c.jsonString(b)
+	}
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -3678,6 +6107,79 @@ func (m *RegisterControllerRecordControllerEndpoint) Encode(w *wire.Writer, v in
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateRegisterControllerRecordControllerEndpoint(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
+}
+
+func jsonRegisterControllerRecordControllerEndpoint(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"name":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"host":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"port":`...)
+		b = c.jsonUint16(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"securityProtocol":`...)
+		b = c.jsonInt16(b)
+	}
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -3774,6 +6276,65 @@ func (m *RegisterControllerRecordControllerFeature) Encode(w *wire.Writer, v int
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateRegisterControllerRecordControllerFeature(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
+}
+
+func jsonRegisterControllerRecordControllerFeature(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"name":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"minSupportedVersion":`...)
+		b = c.jsonInt16(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"maxSupportedVersion":`...)
+		b = c.jsonInt16(b)
+	}
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -3919,6 +6480,131 @@ func (m *RegisterControllerRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateRegisterControllerRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(4)
+	}
+	if v <= 0 {
+		r.skip(16)
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	if v <= 0 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateRegisterControllerRecordControllerEndpoint(r, v)
+			}
+		}
+	}
+	if v <= 0 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateRegisterControllerRecordControllerFeature(r, v)
+			}
+		}
+	}
+	r.skipTags()
+}
+
+func jsonRegisterControllerRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.skip(4)
+	}
+	if v <= 0 {
+		r.skip(16)
+	}
+	if v <= 0 {
+		r.skip(1)
+	}
+	if v <= 0 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateRegisterControllerRecordControllerEndpoint(r, v)
+			}
+		}
+	}
+	if v <= 0 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateRegisterControllerRecordControllerFeature(r, v)
+			}
+		}
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"controllerId":`...)
+		b = c.jsonInt32(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"incarnationId":`...)
+		b = c.jsonUUID(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"zkMigrationReady":`...)
+		b = c.jsonBool(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"endPoints":`...)
+		if n := c.arrayLen(false, 1); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = jsonRegisterControllerRecordControllerEndpoint(b, c, v)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"features":`...)
+		if n := c.arrayLen(false, 1); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = jsonRegisterControllerRecordControllerFeature(b, c, v)
+			}
+			b = append(b, ']')
+		}
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *RegisterControllerRecord) AppendJSON(b []byte, v int16) []byte {
@@ -4032,6 +6718,37 @@ func (m *ClearElrRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateClearElrRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	r.skipTags()
+}
+
+func jsonClearElrRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.str()
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"topicName":`...)
+		b = c.jsonString(b)
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *ClearElrRecord) AppendJSON(b []byte, v int16) []byte {
@@ -4089,6 +6806,37 @@ func (m *UnregisterControllerRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateUnregisterControllerRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(4)
+	}
+	r.skipTags()
+}
+
+func jsonUnregisterControllerRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.skip(4)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"controllerId":`...)
+		b = c.jsonInt32(b)
+	}
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -4152,6 +6900,51 @@ func (m *LeaderChangeMessageVoter) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateLeaderChangeMessageVoter(r *vr, v int16) {
+	_ = v
+	if v <= 1 {
+		r.skip(4)
+	}
+	if v >= 1 && v <= 1 {
+		r.skip(16)
+	}
+	r.skipTags()
+}
+
+func jsonLeaderChangeMessageVoter(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 1 {
+		r.skip(4)
+	}
+	if v >= 1 && v <= 1 {
+		r.skip(16)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 1 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"voterId":`...)
+		b = c.jsonInt32(b)
+	}
+	if v >= 1 && v <= 1 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"voterDirectoryId":`...)
+		b = c.jsonUUID(b)
+	}
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -4280,6 +7073,117 @@ func (m *LeaderChangeMessage) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateLeaderChangeMessage(r *vr, v int16) {
+	_ = v
+	if v <= 1 {
+		r.skip(2)
+	}
+	if v <= 1 {
+		r.skip(4)
+	}
+	if v <= 1 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateLeaderChangeMessageVoter(r, v)
+			}
+		}
+	}
+	if v <= 1 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateLeaderChangeMessageVoter(r, v)
+			}
+		}
+	}
+	r.skipTags()
+}
+
+func jsonLeaderChangeMessage(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 1 {
+		r.skip(2)
+	}
+	if v <= 1 {
+		r.skip(4)
+	}
+	if v <= 1 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateLeaderChangeMessageVoter(r, v)
+			}
+		}
+	}
+	if v <= 1 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateLeaderChangeMessageVoter(r, v)
+			}
+		}
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 1 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"version":`...)
+		b = c.jsonInt16(b)
+	}
+	if v <= 1 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"leaderId":`...)
+		b = c.jsonInt32(b)
+	}
+	if v <= 1 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"voters":`...)
+		if n := c.arrayLen(false, 1); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = jsonLeaderChangeMessageVoter(b, c, v)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v <= 1 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"grantingVoters":`...)
+		if n := c.arrayLen(false, 1); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = jsonLeaderChangeMessageVoter(b, c, v)
+			}
+			b = append(b, ']')
+		}
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *LeaderChangeMessage) AppendJSON(b []byte, v int16) []byte {
@@ -4394,6 +7298,51 @@ func (m *SnapshotHeaderRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateSnapshotHeaderRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(2)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	r.skipTags()
+}
+
+func jsonSnapshotHeaderRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.skip(2)
+	}
+	if v <= 0 {
+		r.skip(8)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"version":`...)
+		b = c.jsonInt16(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"lastContainedLogTimestamp":`...)
+		b = c.jsonInt64(b)
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *SnapshotHeaderRecord) AppendJSON(b []byte, v int16) []byte {
@@ -4459,6 +7408,37 @@ func (m *SnapshotFooterRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateSnapshotFooterRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
+}
+
+func jsonSnapshotFooterRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"version":`...)
+		b = c.jsonInt16(b)
+	}
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -4527,6 +7507,51 @@ func (m *KRaftVersionRecord) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateKRaftVersionRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(2)
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
+}
+
+func jsonKRaftVersionRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.skip(2)
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"version":`...)
+		b = c.jsonInt16(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"kRaftVersion":`...)
+		b = c.jsonInt16(b)
+	}
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -4609,6 +7634,65 @@ func (m *VotersRecordEndpoint) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateVotersRecordEndpoint(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
+}
+
+func jsonVotersRecordEndpoint(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.str()
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"name":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"host":`...)
+		b = c.jsonString(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"port":`...)
+		b = c.jsonUint16(b)
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *VotersRecordEndpoint) AppendJSON(b []byte, v int16) []byte {
@@ -4686,6 +7770,51 @@ func (m *VotersRecordKRaftVersionFeature) Encode(w *wire.Writer, v int16) error 
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateVotersRecordKRaftVersionFeature(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(2)
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
+}
+
+func jsonVotersRecordKRaftVersionFeature(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.skip(2)
+	}
+	if v <= 0 {
+		r.skip(2)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"minSupportedVersion":`...)
+		b = c.jsonInt16(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"maxSupportedVersion":`...)
+		b = c.jsonInt16(b)
+	}
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -4793,6 +7922,98 @@ func (m *VotersRecordVoter) Encode(w *wire.Writer, v int16) error {
 	var tags []wire.TaggedField
 	w.Tags(tags, m.UnknownTags)
 	return nil
+}
+
+func validateVotersRecordVoter(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(4)
+	}
+	if v <= 0 {
+		r.skip(16)
+	}
+	if v <= 0 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateVotersRecordEndpoint(r, v)
+			}
+		}
+	}
+	if v <= 0 {
+		validateVotersRecordKRaftVersionFeature(r, v)
+	}
+	r.skipTags()
+}
+
+func jsonVotersRecordVoter(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.skip(4)
+	}
+	if v <= 0 {
+		r.skip(16)
+	}
+	if v <= 0 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateVotersRecordEndpoint(r, v)
+			}
+		}
+	}
+	if v <= 0 {
+		validateVotersRecordKRaftVersionFeature(r, v)
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"voterId":`...)
+		b = c.jsonInt32(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"voterDirectoryId":`...)
+		b = c.jsonUUID(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"endpoints":`...)
+		if n := c.arrayLen(false, 1); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = jsonVotersRecordEndpoint(b, c, v)
+			}
+			b = append(b, ']')
+		}
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"kRaftVersionFeature":`...)
+		b = jsonVotersRecordKRaftVersionFeature(b, c, v)
+	}
+	return append(b, '}')
 }
 
 // AppendJSON appends the body at version v as Kafka's generated JSON
@@ -4914,6 +8135,70 @@ func (m *VotersRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
+func validateVotersRecord(r *vr, v int16) {
+	_ = v
+	if v <= 0 {
+		r.skip(2)
+	}
+	if v <= 0 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateVotersRecordVoter(r, v)
+			}
+		}
+	}
+	r.skipTags()
+}
+
+func jsonVotersRecord(b []byte, r *vr, v int16) []byte {
+	_ = v
+	start := *r
+	if v <= 0 {
+		r.skip(2)
+	}
+	if v <= 0 {
+		if n := r.arrayLen(false, 1); n > 0 {
+			for i := 0; i < n && !r.bad; i++ {
+				validateVotersRecordVoter(r, v)
+			}
+		}
+	}
+	r.skipTags()
+	c := &start
+	_ = c
+	b = append(b, '{')
+	first := true
+	_ = first
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"version":`...)
+		b = c.jsonInt16(b)
+	}
+	if v <= 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `"voters":`...)
+		if n := c.arrayLen(false, 1); n < 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = jsonVotersRecordVoter(b, c, v)
+			}
+			b = append(b, ']')
+		}
+	}
+	return append(b, '}')
+}
+
 // AppendJSON appends the body at version v as Kafka's generated JSON
 // converter writes it (what DumpLogSegments prints as payload data).
 func (m *VotersRecord) AppendJSON(b []byte, v int16) []byte {
@@ -5024,6 +8309,234 @@ func newControl(ctype int16) Control {
 		return &VotersRecord{}
 	}
 	return nil
+}
+
+func validateMetadataBody(apiKey int16, r *vr, v int16) bool {
+	switch apiKey {
+	case 0:
+		if v < 0 || v > 4 {
+			return false
+		}
+		validateRegisterBrokerRecord(r, v)
+		return true
+	case 1:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateUnregisterBrokerRecord(r, v)
+		return true
+	case 2:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateTopicRecord(r, v)
+		return true
+	case 3:
+		if v < 0 || v > 2 {
+			return false
+		}
+		validatePartitionRecord(r, v)
+		return true
+	case 4:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateConfigRecord(r, v)
+		return true
+	case 5:
+		if v < 0 || v > 2 {
+			return false
+		}
+		validatePartitionChangeRecord(r, v)
+		return true
+	case 7:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateFenceBrokerRecord(r, v)
+		return true
+	case 8:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateUnfenceBrokerRecord(r, v)
+		return true
+	case 9:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateRemoveTopicRecord(r, v)
+		return true
+	case 10:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateDelegationTokenRecord(r, v)
+		return true
+	case 11:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateUserScramCredentialRecord(r, v)
+		return true
+	case 12:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateFeatureLevelRecord(r, v)
+		return true
+	case 14:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateClientQuotaRecord(r, v)
+		return true
+	case 15:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateProducerIdsRecord(r, v)
+		return true
+	case 17:
+		if v < 0 || v > 3 {
+			return false
+		}
+		validateBrokerRegistrationChangeRecord(r, v)
+		return true
+	case 18:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateAccessControlEntryRecord(r, v)
+		return true
+	case 19:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateRemoveAccessControlEntryRecord(r, v)
+		return true
+	case 20:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateNoOpRecord(r, v)
+		return true
+	case 21:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateZkMigrationStateRecord(r, v)
+		return true
+	case 22:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateRemoveUserScramCredentialRecord(r, v)
+		return true
+	case 23:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateBeginTransactionRecord(r, v)
+		return true
+	case 24:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateEndTransactionRecord(r, v)
+		return true
+	case 25:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateAbortTransactionRecord(r, v)
+		return true
+	case 26:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateRemoveDelegationTokenRecord(r, v)
+		return true
+	case 27:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateRegisterControllerRecord(r, v)
+		return true
+	case 28:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateClearElrRecord(r, v)
+		return true
+	case 29:
+		if v < 0 || v > 0 {
+			return false
+		}
+		validateUnregisterControllerRecord(r, v)
+		return true
+	}
+	return false
+}
+
+func appendMetadataBodyJSON(b []byte, apiKey int16, r *vr, v int16) []byte {
+	switch apiKey {
+	case 0:
+		return jsonRegisterBrokerRecord(b, r, v)
+	case 1:
+		return jsonUnregisterBrokerRecord(b, r, v)
+	case 2:
+		return jsonTopicRecord(b, r, v)
+	case 3:
+		return jsonPartitionRecord(b, r, v)
+	case 4:
+		return jsonConfigRecord(b, r, v)
+	case 5:
+		return jsonPartitionChangeRecord(b, r, v)
+	case 7:
+		return jsonFenceBrokerRecord(b, r, v)
+	case 8:
+		return jsonUnfenceBrokerRecord(b, r, v)
+	case 9:
+		return jsonRemoveTopicRecord(b, r, v)
+	case 10:
+		return jsonDelegationTokenRecord(b, r, v)
+	case 11:
+		return jsonUserScramCredentialRecord(b, r, v)
+	case 12:
+		return jsonFeatureLevelRecord(b, r, v)
+	case 14:
+		return jsonClientQuotaRecord(b, r, v)
+	case 15:
+		return jsonProducerIdsRecord(b, r, v)
+	case 17:
+		return jsonBrokerRegistrationChangeRecord(b, r, v)
+	case 18:
+		return jsonAccessControlEntryRecord(b, r, v)
+	case 19:
+		return jsonRemoveAccessControlEntryRecord(b, r, v)
+	case 20:
+		return jsonNoOpRecord(b, r, v)
+	case 21:
+		return jsonZkMigrationStateRecord(b, r, v)
+	case 22:
+		return jsonRemoveUserScramCredentialRecord(b, r, v)
+	case 23:
+		return jsonBeginTransactionRecord(b, r, v)
+	case 24:
+		return jsonEndTransactionRecord(b, r, v)
+	case 25:
+		return jsonAbortTransactionRecord(b, r, v)
+	case 26:
+		return jsonRemoveDelegationTokenRecord(b, r, v)
+	case 27:
+		return jsonRegisterControllerRecord(b, r, v)
+	case 28:
+		return jsonClearElrRecord(b, r, v)
+	case 29:
+		return jsonUnregisterControllerRecord(b, r, v)
+	}
+	return b
 }
 
 var metadataTypes = []MetadataType{

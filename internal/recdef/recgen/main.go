@@ -67,6 +67,21 @@ func (g *gen) file(msgs []*recdef.Message) {
 		}
 	}
 	g.p("}\nreturn nil\n}\n")
+	// The validate-only dispatch (validate.go): every known type and version.
+	g.p("func validateMetadataBody(apiKey int16, r *vr, v int16) bool {\nswitch apiKey {")
+	for _, m := range msgs {
+		if m.Kind == recdef.Metadata {
+			g.p("case %d:\nif v < %d || v > %d { return false }\nvalidate%s(r, v)\nreturn true", m.Key, m.Versions.Lo, m.Versions.Hi, m.Name)
+		}
+	}
+	g.p("}\nreturn false\n}\n")
+	g.p("func appendMetadataBodyJSON(b []byte, apiKey int16, r *vr, v int16) []byte {\nswitch apiKey {")
+	for _, m := range msgs {
+		if m.Kind == recdef.Metadata {
+			g.p("case %d:\nreturn json%s(b, r, v)", m.Key, m.Name)
+		}
+	}
+	g.p("}\nreturn b\n}\n")
 	g.p("var metadataTypes = []MetadataType{")
 	for _, m := range msgs {
 		if m.Kind == recdef.Metadata {
@@ -172,6 +187,9 @@ func (g *gen) structType(goName, msgName string, fields []*recdef.Field, m *recd
 	}
 	g.p("w.Tags(tags, m.UnknownTags)")
 	g.p("return nil\n}\n")
+
+	g.validator(goName, msgName, fields)
+	g.transcoder(goName, msgName, fields)
 
 	// JSON.
 	g.p("// AppendJSON appends the body at version v as Kafka's generated JSON")
@@ -500,4 +518,248 @@ func sortedByTag(fields []*recdef.Field) []*recdef.Field {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Tag < out[j].Tag })
 	return out
+}
+
+// validator emits validate<Name>, the allocation-free twin of Decode: it
+// walks the same fields in the same order with the same version gates,
+// bounds and null rules, but keeps nothing. It must accept exactly what
+// Decode accepts (validate_test.go and FuzzValidateMetadata hold it to that).
+func (g *gen) validator(goName, msgName string, fields []*recdef.Field) {
+	g.p("func validate%s(r *vr, v int16) {", goName)
+	g.p("_ = v")
+	for _, f := range fields {
+		if f.Tagged {
+			continue
+		}
+		g.p("if %s {", inVersions(f.Versions))
+		g.skipField(f, "r", msgName)
+		g.p("}")
+	}
+	tagged := sortedByTag(fields)
+	if len(tagged) == 0 {
+		g.p("r.skipTags()\n}\n")
+		return
+	}
+	g.p("n := r.tagCount()")
+	g.p("for i := uint32(0); i < n && !r.bad; i++ {")
+	g.p("tag, start, end := r.tagSpan()")
+	g.p("if r.bad { return }")
+	g.p("switch tag {")
+	for _, f := range fields {
+		if !f.Tagged {
+			continue
+		}
+		g.p("case %d:", f.Tag)
+		g.p("if %s {", inVersions(f.Versions))
+		if et := f.ElemType(); !f.IsArray() && f.Struct == nil && et != "string" && et != "bytes" {
+			// A fixed-size value: its data must be exactly that long.
+			g.p("if end-start != %d { r.bad = true }", minSize(et))
+		} else {
+			g.p("sub := vr{b: r.b[start:end]}")
+			g.skipField(f, "(&sub)", msgName)
+			g.p("r.endTag(&sub)")
+		}
+		g.p("}")
+	}
+	g.p("}\n}\n}\n")
+}
+
+func (g *gen) skipField(f *recdef.Field, c, msgName string) {
+	et := f.ElemType()
+	nullable := "false"
+	if nullableAnywhere(f) {
+		nullable = inVersions(f.Nullable)
+	}
+	switch {
+	case f.IsArray():
+		if f.Struct == nil && et != "string" && et != "bytes" {
+			// arrayLen has checked that n fixed-size elements fit.
+			g.p("if n := %s.arrayLen(%s, %d); n > 0 { %s.skip(n * %d) }", c, nullable, minSize(et), c, minSize(et))
+			return
+		}
+		g.p("if n := %s.arrayLen(%s, %d); n > 0 {", c, nullable, minSize(et))
+		g.p("for i := 0; i < n && !%s.bad; i++ {", c)
+		switch {
+		case f.Struct != nil:
+			g.p("validate%s(%s, v)", msgName+f.Struct.Name, c)
+		case et == "string":
+			g.p("%s.str()", c)
+		default:
+			g.p("%s.bytes(false)", c)
+		}
+		g.p("}\n}")
+	case f.Struct != nil:
+		g.p("validate%s(%s, v)", msgName+f.Struct.Name, c)
+	case et == "string" && nullableAnywhere(f):
+		g.p("if %s { %s.nstr() } else { %s.str() }", nullable, c, c)
+	case et == "string":
+		g.p("%s.str()", c)
+	case et == "bytes":
+		g.p("%s.bytes(%s)", c, nullable)
+	default:
+		g.p("%s.skip(%d)", c, minSize(et))
+	}
+}
+
+// transcoder emits json<Name>, which writes a body that validate<Name>
+// accepted straight from its bytes as AppendJSON writes the decoded struct:
+// same fields, order, version gates and omitted defaults (tagged fields at
+// their definition's place, only when not the default), with nothing
+// decoded into memory (transcode_test.go and FuzzTranscodeMetadata compare
+// the two). Tagged fields come last on the wire but not in the JSON, so a
+// first pass finds them (the last occurrence of a tag wins, as in Decode).
+func (g *gen) transcoder(goName, msgName string, fields []*recdef.Field) {
+	g.p("func json%s(b []byte, r *vr, v int16) []byte {", goName)
+	g.p("_ = v")
+	tagged := sortedByTag(fields)
+	g.p("start := *r")
+	for _, f := range fields {
+		if f.Tagged {
+			continue
+		}
+		g.p("if %s {", inVersions(f.Versions))
+		g.skipField(f, "r", msgName)
+		g.p("}")
+	}
+	if len(tagged) == 0 {
+		g.p("r.skipTags()")
+	} else {
+		for _, f := range tagged {
+			g.p("var t%s vr\nh%s := false", f.Name, f.Name)
+		}
+		g.p("n := r.tagCount()")
+		g.p("for i := uint32(0); i < n && !r.bad; i++ {")
+		g.p("tag, sub := r.tag()")
+		g.p("switch tag {")
+		for _, f := range fields {
+			if !f.Tagged {
+				continue
+			}
+			g.p("case %d:", f.Tag)
+			g.p("if %s { t%s, h%s = sub, true }", inVersions(f.Versions), f.Name, f.Name)
+		}
+		g.p("}\n}")
+	}
+	g.p("c := &start\n_ = c")
+	g.p("b = append(b, '{')\nfirst := true\n_ = first")
+	for _, f := range fields {
+		if f.Tagged {
+			g.p("if %s && h%s && !(%s) {", inVersions(f.Versions), f.Name, rawIsDefault(f, "t"+f.Name))
+			g.p("if !first { b = append(b, ',') }\nfirst = false")
+			g.p("b = append(b, `\"%s\":`...)", lowerCamel(f.Name))
+			g.p("tc := t%s", f.Name)
+			g.transField(f, "(&tc)", msgName)
+			g.p("}")
+			continue
+		}
+		g.p("if %s {", inVersions(f.Versions))
+		g.p("if !first { b = append(b, ',') }\nfirst = false")
+		g.p("b = append(b, `\"%s\":`...)", lowerCamel(f.Name))
+		g.transField(f, "c", msgName)
+		g.p("}")
+	}
+	g.p("return append(b, '}')\n}\n")
+}
+
+// rawIsDefault is isDefault on a tagged field's bytes (a cursor t that
+// validation has accepted): the same comparison on the value Decode
+// would produce.
+func rawIsDefault(f *recdef.Field, t string) string {
+	et := f.ElemType()
+	nullable := "false"
+	if nullableAnywhere(f) {
+		nullable = inVersions(f.Nullable)
+	}
+	switch {
+	case f.IsArray():
+		if f.Default == "null" {
+			return fmt.Sprintf("rawNullArray(%s)", t)
+		}
+		return fmt.Sprintf("rawEmptyArray(%s)", t)
+	case f.Struct != nil:
+		return "false"
+	case et == "string":
+		if nullableAnywhere(f) {
+			if f.Default == "null" {
+				return fmt.Sprintf("(%s && rawNullArray(%s))", nullable, t)
+			}
+			return fmt.Sprintf("rawEmptyString(%s)", t)
+		}
+		return fmt.Sprintf("rawEmptyString(%s)", t)
+	case et == "bytes":
+		return fmt.Sprintf("rawEmptyArray(%s)", t)
+	case et == "uuid":
+		return fmt.Sprintf("rawZeroUUID(%s)", t)
+	case et == "bool":
+		if f.Default == "true" {
+			return fmt.Sprintf("rawInt(%s, 1) != 0", t)
+		}
+		return fmt.Sprintf("rawInt(%s, 1) == 0", t)
+	case et == "float64":
+		d := f.Default
+		if d == "" {
+			d = "0"
+		}
+		return fmt.Sprintf("rawFloat(%s) == %s", t, d)
+	}
+	d := f.Default
+	if d == "" {
+		d = "0"
+	}
+	return fmt.Sprintf("%s(rawInt(%s, %d)) == %s", et, t, minSize(et), d)
+}
+
+func (g *gen) transField(f *recdef.Field, c, msgName string) {
+	et := f.ElemType()
+	nullable := "false"
+	if nullableAnywhere(f) {
+		nullable = inVersions(f.Nullable)
+	}
+	switch {
+	case f.IsArray():
+		g.p("if n := %s.arrayLen(%s, %d); n < 0 {\nb = append(b, \"null\"...)\n} else {", c, nullable, minSize(et))
+		g.p("b = append(b, '[')\nfor i := 0; i < n; i++ {\nif i > 0 { b = append(b, ',') }")
+		if f.Struct != nil {
+			g.p("b = json%s(b, %s, v)", msgName+f.Struct.Name, c)
+		} else {
+			g.p("b = %s.json%s(b)", c, jsonKind(et))
+		}
+		g.p("}\nb = append(b, ']')\n}")
+	case f.Struct != nil:
+		g.p("b = json%s(b, %s, v)", msgName+f.Struct.Name, c)
+	case et == "string" && nullableAnywhere(f):
+		g.p("b = %s.jsonNullableString(b, %s)", c, nullable)
+	case et == "bytes":
+		g.p("b = %s.jsonBytes(b)", c)
+	default:
+		g.p("b = %s.json%s(b)", c, jsonKind(et))
+	}
+}
+
+func jsonKind(t string) string {
+	switch t {
+	case "bool":
+		return "Bool"
+	case "int8":
+		return "Int8"
+	case "int16":
+		return "Int16"
+	case "uint16":
+		return "Uint16"
+	case "int32":
+		return "Int32"
+	case "uint32":
+		return "Uint32"
+	case "int64":
+		return "Int64"
+	case "float64":
+		return "Float64"
+	case "uuid":
+		return "UUID"
+	case "string":
+		return "String"
+	case "bytes":
+		return "Bytes"
+	}
+	panic("jsonKind " + t)
 }

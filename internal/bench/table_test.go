@@ -1,0 +1,237 @@
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kmeta/kmeta/internal/kafkatest"
+)
+
+// How peers are run. Kafka's tools run as Kafka's scripts run them:
+// kafka-dump-log.sh execs kafka-run-class.sh, whose defaults, when the
+// user sets nothing, are KAFKA_HEAP_OPTS="-Xmx256M" and
+// KAFKA_JVM_PERFORMANCE_OPTS="-server -XX:+UseG1GC -XX:MaxGCPauseMillis=20
+// -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent
+// -XX:MaxInlineLevel=15 -Djava.awt.headless=true" (apache/kafka
+// bin/kafka-run-class.sh, "Memory options" and "JVM performance options").
+// The test harness's own tool settings (C1 only, serial GC) are for quick
+// test tools and would misstate what a user sees.
+var kafkaScriptJVMOpts = []string{"-Xmx256M", "-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+	"-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent", "-XX:MaxInlineLevel=15",
+	"-Djava.awt.headless=true"}
+
+// kafkaScriptCommand is mainClass of d run with the scripts' JVM options
+// and the harness's tool log configuration (warnings to stderr, as the
+// scripts' tools-log4j does).
+func kafkaScriptCommand(t *testing.T, d *kafkatest.Distribution, mainClass string, args ...string) *exec.Cmd {
+	t.Helper()
+	h := d.Command(t.Context(), mainClass, args...)
+	a := []string{d.Java}
+	a = append(a, kafkaScriptJVMOpts...)
+	for _, x := range h.Args[1:] {
+		if strings.HasPrefix(x, "-Dlog4j") {
+			a = append(a, x)
+		}
+	}
+	a = append(a, "-cp", d.Classpath, mainClass)
+	a = append(a, args...)
+	cmd := exec.CommandContext(t.Context(), d.Java, a[1:]...)
+	return cmd
+}
+
+// benchRuns is how many times each row runs (KMETA_BENCH_RUNS, default 3;
+// rows whose first run takes over a minute run twice).
+func benchRuns() int { return benchEnvInt("KMETA_BENCH_RUNS", 3) }
+
+// smallScale: KMETA_BENCH_SCALE=small shrinks every input for a quick run
+// on a development machine.
+func smallScale() bool { return os.Getenv("KMETA_BENCH_SCALE") == "small" }
+
+// run is one measured process run.
+type run struct {
+	wall   time.Duration
+	maxRSS int64 // KiB
+	count  int64 // occurrences of the row's marker in stdout
+	out    int64 // stdout bytes
+}
+
+// runProc runs cmd with stdout streamed through a counter of marker (so
+// that nothing is kept, and the counting costs next to nothing) and
+// returns wall time and peak RSS. A run that exits above 1 fails the test.
+func runProc(t *testing.T, cmd *exec.Cmd, marker string) run {
+	t.Helper()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var r run
+	buf := make([]byte, 1<<20)
+	m := []byte(marker)
+	carry := 0
+	for {
+		n, err := out.Read(buf[carry:])
+		if n > 0 {
+			r.out += int64(n)
+			data := buf[:carry+n]
+			if len(m) > 0 {
+				// The carried tail is shorter than the marker, so nothing
+				// is counted twice; a marker split by a read is counted.
+				r.count += int64(bytes.Count(data, m))
+				carry = copy(buf, data[len(data)-min(len(m)-1, len(data)):])
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = cmd.Wait()
+	r.wall = time.Since(start)
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.maxRSS = ru.Maxrss
+	}
+	if err != nil && cmd.ProcessState.ExitCode() > 1 {
+		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, tail(stderr.String()))
+	}
+	return r
+}
+
+func tail(s string) string {
+	if len(s) > 4000 {
+		return "..." + s[len(s)-4000:]
+	}
+	return s
+}
+
+// repeat runs mk() benchRuns times (twice when the first takes over a
+// minute) and checks every run with check.
+func repeat(t *testing.T, mk func() *exec.Cmd, marker string, check func(run)) []run {
+	t.Helper()
+	var rs []run
+	for i := 0; i < benchRuns(); i++ {
+		r := runProc(t, mk(), marker)
+		if check != nil {
+			check(r)
+		}
+		rs = append(rs, r)
+		if i == 0 && r.wall > time.Minute {
+			rs = append(rs, runProc(t, mk(), marker))
+			break
+		}
+	}
+	return rs
+}
+
+// stat is min/median/max of the wall times and the peak RSS of the runs.
+type stat struct {
+	min, med, max time.Duration
+	rss           int64 // KiB, max over the runs; 0: not measured
+	n             int
+}
+
+func stats(rs []run) stat {
+	var ws []time.Duration
+	var s stat
+	for _, r := range rs {
+		ws = append(ws, r.wall)
+		s.rss = max(s.rss, r.maxRSS)
+	}
+	slices.Sort(ws)
+	s.min, s.max, s.n = ws[0], ws[len(ws)-1], len(ws)
+	if len(ws)%2 == 1 {
+		s.med = ws[len(ws)/2]
+	} else {
+		s.med = (ws[len(ws)/2-1] + ws[len(ws)/2]) / 2
+	}
+	return s
+}
+
+func durs(ds []time.Duration) stat {
+	rs := make([]run, len(ds))
+	for i, d := range ds {
+		rs[i].wall = d
+	}
+	return stats(rs)
+}
+
+// table collects rows: a measurement, its peer (another tool or a
+// ceiling) measured in the same run, and their ratio by median.
+type table struct {
+	title string
+	rows  [][]string
+}
+
+func (tb *table) add(name string, s stat, bytes int64, peer string, peerStat *stat, note string) {
+	thr := ""
+	if bytes > 0 {
+		thr = fmt.Sprintf("%.0f MB/s", float64(bytes)/1e6/s.med.Seconds())
+	}
+	rss := "-"
+	if s.rss > 0 {
+		rss = fmt.Sprintf("%d MiB", s.rss/1024)
+	}
+	ratio := ""
+	if peerStat != nil {
+		ratio = fmt.Sprintf("%.2fx", peerStat.med.Seconds()/s.med.Seconds())
+	}
+	tb.rows = append(tb.rows, []string{name, fmt.Sprintf("%.2fs", s.min.Seconds()), fmt.Sprintf("%.2fs", s.med.Seconds()),
+		fmt.Sprintf("%.2fs", s.max.Seconds()), fmt.Sprint(s.n), thr, rss, peer, ratio, note})
+}
+
+func (tb *table) String() string {
+	hdr := []string{"ROW", "MIN", "MEDIAN", "MAX", "RUNS", "THROUGHPUT", "PEAK RSS", "VS", "RATIO (VS/ROW)", "NOTE"}
+	all := append([][]string{hdr}, tb.rows...)
+	w := make([]int, len(hdr))
+	for _, r := range all {
+		for i, c := range r {
+			w[i] = max(w[i], len([]rune(c)))
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s — %s, %s\n", tb.title, time.Now().UTC().Format("2006-01-02 15:04 MST"), machine())
+	for _, r := range all {
+		for i, c := range r {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(c + strings.Repeat(" ", w[i]-len([]rune(c))))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func machine() string {
+	load, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(load))
+	l := ""
+	if len(f) > 0 {
+		l = ", load " + f[0]
+	}
+	return fmt.Sprintf("%d CPUs%s", numCPU(), l)
+}
+
+func report(t *testing.T, env string, tb *table) {
+	t.Log("\n" + tb.String())
+	if out := os.Getenv(env); out != "" {
+		if err := os.WriteFile(out, []byte(tb.String()), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+}

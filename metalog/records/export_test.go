@@ -1,0 +1,5 @@
+package records
+
+// ValidMetadata exposes the validator's raw verdict (without the decoder
+// fallback ValidateMetadata adds) to the external tests.
+var ValidMetadata = validMetadata

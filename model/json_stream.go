@@ -1,0 +1,312 @@
+package model
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Streaming the image document. Topics and partitions are nearly all of a
+// large image (a million partitions is hundreds of megabytes of JSON), so
+// they are written as they are walked, by hand, straight into a buffered
+// writer: no document is built and nothing is re-indented. The other
+// sections are small; each is encoded by encoding/json and indented on its
+// own, which yields the bytes encoding/json would give for the whole
+// document, since its indentation is a pure function of the compact form.
+// The result is byte-for-byte what encoding/json writes for the imageJSON
+// document (TestStreamingJSONMatchesEncodingJSON).
+
+// WriteJSON writes the image as MarshalJSON does (compact, no newline).
+func (img *Image) WriteJSON(w io.Writer) error { return img.writeJSON(w, "", false) }
+
+// WriteIndentedJSON writes the image exactly as a json.Encoder with
+// SetEscapeHTML(false) and SetIndent("", indent) encodes it, final newline
+// included: what `kmeta image -o json` prints.
+func (img *Image) WriteIndentedJSON(w io.Writer, indent string) error {
+	return img.writeJSON(w, indent, true)
+}
+
+func (img *Image) writeJSON(w io.Writer, indent string, newline bool) error {
+	s := &jsonStream{w: bufio.NewWriterSize(w, 256<<10), indent: indent}
+	if indent != "" {
+		// The document is at most 8 deep; line starts are precomputed.
+		for d := range s.nls {
+			s.nls[d] = "\n" + strings.Repeat(indent, d)
+		}
+	}
+	s.enc = json.NewEncoder(&s.tmp)
+	s.enc.SetEscapeHTML(false)
+	doc := img.jsonDoc()
+	s.raw("{")
+	s.key(1, "clusterId", true)
+	s.value(1, doc.ClusterID)
+	s.key(1, "features", false)
+	s.value(1, doc.Features)
+	s.key(1, "brokers", false)
+	s.value(1, doc.Brokers)
+	s.key(1, "controllers", false)
+	s.value(1, doc.Controllers)
+	s.key(1, "topics", false)
+	s.topics(img)
+	s.key(1, "configs", false)
+	s.value(1, doc.Configs)
+	s.key(1, "clientQuotas", false)
+	s.value(1, doc.ClientQuotas)
+	s.key(1, "acls", false)
+	s.value(1, doc.ACLs)
+	s.key(1, "scram", false)
+	s.value(1, doc.SCRAM)
+	s.key(1, "delegationTokens", false)
+	s.value(1, doc.DelegationTokens)
+	s.key(1, "producerIds", false)
+	s.value(1, doc.ProducerIDs)
+	s.key(1, "migration", false)
+	s.value(1, doc.Migration)
+	s.key(1, "quorum", false)
+	s.value(1, doc.Quorum)
+	s.key(1, "zk", false)
+	s.value(1, doc.ZK)
+	s.key(1, "provenance", false)
+	s.value(1, doc.Provenance)
+	s.key(1, "warnings", false)
+	s.value(1, doc.Warnings)
+	s.nl(0)
+	s.raw("}")
+	if newline {
+		s.raw("\n")
+	}
+	if s.err != nil {
+		return s.err
+	}
+	return s.w.Flush()
+}
+
+type jsonStream struct {
+	w      *bufio.Writer
+	indent string
+	err    error
+	enc    *json.Encoder
+	tmp    bytes.Buffer
+	ind    bytes.Buffer
+	b      []byte     // scratch for one partition
+	nls    [10]string // "\n" + indent*d, empty when compact
+}
+
+func (s *jsonStream) raw(x string) {
+	if s.err == nil {
+		_, s.err = s.w.WriteString(x)
+	}
+}
+
+func (s *jsonStream) bytes(x []byte) {
+	if s.err == nil {
+		_, s.err = s.w.Write(x)
+	}
+}
+
+// nl starts a new line at depth d (nothing when compact).
+func (s *jsonStream) nl(d int) { s.raw(s.nls[d]) }
+
+// key writes `"name":` (`"name": ` indented), after a comma unless first.
+func (s *jsonStream) key(d int, name string, first bool) {
+	if !first {
+		s.raw(",")
+	}
+	s.nl(d)
+	s.raw(`"` + name + `":`)
+	if s.indent != "" {
+		s.raw(" ")
+	}
+}
+
+// value encodes v with encoding/json and writes it indented for depth d.
+func (s *jsonStream) value(d int, v any) {
+	if s.err != nil {
+		return
+	}
+	s.tmp.Reset()
+	if s.err = s.enc.Encode(v); s.err != nil {
+		return
+	}
+	compact := bytes.TrimSuffix(s.tmp.Bytes(), []byte("\n"))
+	if s.indent == "" {
+		s.bytes(compact)
+		return
+	}
+	s.ind.Reset()
+	if s.err = json.Indent(&s.ind, compact, strings.Repeat(s.indent, d), s.indent); s.err != nil {
+		return
+	}
+	s.bytes(s.ind.Bytes())
+}
+
+// str writes a JSON string as encoding/json (without HTML escaping) does.
+func (s *jsonStream) str(x string) {
+	s.b = AppendJSONString(s.b[:0], x)
+	s.bytes(s.b)
+}
+
+// AppendJSONString appends x as a JSON string exactly as encoding/json
+// writes it with HTML escaping off (json.Encoder.SetEscapeHTML(false)), as
+// every kmeta JSON document does. Plain printable ASCII is copied; anything
+// else goes through encoding/json itself, so the two never disagree.
+func AppendJSONString(dst []byte, x string) []byte {
+	if isPlainJSON(x) {
+		dst = append(dst, '"')
+		dst = append(dst, x...)
+		return append(dst, '"')
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(x) // a string always encodes
+	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
+}
+
+// isPlainJSON: printable ASCII without quote or backslash needs no escape.
+func isPlainJSON(x string) bool {
+	for i := 0; i < len(x); i++ {
+		if c := x[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// topics writes the topics array: topicJSON and partitionJSON by hand.
+func (s *jsonStream) topics(img *Image) {
+	ts := img.SortedTopics()
+	if len(ts) == 0 {
+		s.raw("[]")
+		return
+	}
+	s.raw("[")
+	for i, t := range ts {
+		if i > 0 {
+			s.raw(",")
+		}
+		s.nl(2)
+		s.raw("{")
+		s.key(3, "name", true)
+		s.str(t.Name)
+		s.key(3, "id", false)
+		s.b = appendUUID(s.b[:0], t.ID)
+		s.bytes(s.b)
+		s.key(3, "partitions", false)
+		ps := t.SortedPartitions()
+		if len(ps) == 0 {
+			s.raw("[]")
+		} else {
+			s.raw("[")
+			for j, p := range ps {
+				if j > 0 {
+					s.raw(",")
+				}
+				s.b = s.appendPartition(s.b[:0], 4, p)
+				s.bytes(s.b)
+			}
+			s.b = s.appendNL(s.b[:0], 3)
+			s.bytes(append(s.b, ']'))
+		}
+		s.nl(2)
+		s.raw("}")
+	}
+	s.nl(1)
+	s.raw("]")
+}
+
+func (s *jsonStream) appendNL(b []byte, d int) []byte { return append(b, s.nls[d]...) }
+
+func (s *jsonStream) appendKey(b []byte, d int, name string, first bool) []byte {
+	if !first {
+		b = append(b, ',')
+	}
+	b = s.appendNL(b, d)
+	b = append(b, '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	if s.indent != "" {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// appendPartition appends one partitionJSON at depth d, preceded by its
+// line break.
+func (s *jsonStream) appendPartition(b []byte, d int, p *Partition) []byte {
+	b = s.appendNL(b, d)
+	b = append(b, '{')
+	b = s.appendKey(b, d+1, "partition", true)
+	b = strconv.AppendInt(b, int64(p.ID), 10)
+	b = s.appendKey(b, d+1, "leader", false)
+	b = strconv.AppendInt(b, int64(p.Leader), 10)
+	b = s.appendKey(b, d+1, "leaderEpoch", false)
+	b = strconv.AppendInt(b, int64(p.LeaderEpoch), 10)
+	b = s.appendKey(b, d+1, "partitionEpoch", false)
+	b = strconv.AppendInt(b, int64(p.PartitionEpoch), 10)
+	for _, f := range [...]struct {
+		name string
+		v    []int32
+	}{{"replicas", p.Replicas}, {"isr", p.ISR}, {"elr", p.ELR}, {"lastKnownElr", p.LastKnownELR},
+		{"addingReplicas", p.AddingReplicas}, {"removingReplicas", p.RemovingReplicas}} {
+		b = s.appendKey(b, d+1, f.name, false)
+		b = s.appendInts(b, d+1, f.v)
+	}
+	b = s.appendKey(b, d+1, "leaderRecoveryState", false)
+	b = append(b, '"')
+	b = append(b, LeaderRecoveryStateName(p.LeaderRecoveryState)...)
+	b = append(b, '"')
+	b = s.appendKey(b, d+1, "leaderRecoveryStateCode", false)
+	b = strconv.AppendInt(b, int64(p.LeaderRecoveryState), 10)
+	b = s.appendKey(b, d+1, "directories", false)
+	switch {
+	case p.Directories == nil:
+		b = append(b, "null"...)
+	case len(p.Directories) == 0:
+		b = append(b, "[]"...)
+	default:
+		b = append(b, '[')
+		for i, u := range p.Directories {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = s.appendNL(b, d+2)
+			b = appendUUID(b, u)
+		}
+		b = s.appendNL(b, d+1)
+		b = append(b, ']')
+	}
+	b = s.appendNL(b, d)
+	return append(b, '}')
+}
+
+// appendInts: nil is null, empty is [] (partitionJSON keeps them apart).
+func (s *jsonStream) appendInts(b []byte, d int, v []int32) []byte {
+	switch {
+	case v == nil:
+		return append(b, "null"...)
+	case len(v) == 0:
+		return append(b, "[]"...)
+	}
+	b = append(b, '[')
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = s.appendNL(b, d+1)
+		b = strconv.AppendInt(b, int64(x), 10)
+	}
+	b = s.appendNL(b, d)
+	return append(b, ']')
+}
+
+// appendUUID appends the UUID as its JSON string (UUID.MarshalText).
+func appendUUID(b []byte, u UUID) []byte {
+	b = append(b, '"')
+	b = base64.RawURLEncoding.AppendEncode(b, u[:])
+	return append(b, '"')
+}
