@@ -421,6 +421,12 @@ func (c *Checker) snapshotBatch(b *Batch) {
 		c.addf(KindSnapshotEpoch, SeverityError, f.Path, b.Position, b.BaseOffset, "partitionLeaderEpoch %d, snapshot epoch is %d", b.PartitionLeaderEpoch, f.Snapshot.Epoch)
 		s.epochReported = true
 	}
+	if f.Kind == KindBootstrap && b.PartitionLeaderEpoch != 0 && !s.epochReported {
+		// BatchFileWriter writes epoch 0 and BatchFileReader never looks
+		// at it: the file still loads, but not as Kafka wrote it.
+		c.addf(KindSnapshotEpoch, SeverityWarning, f.Path, b.Position, b.BaseOffset, "partitionLeaderEpoch %d; kafka-storage writes bootstrap batches at epoch 0 (Kafka's bootstrap reader ignores it)", b.PartitionLeaderEpoch)
+		s.epochReported = true
+	}
 	if s.footerSeen && !s.afterFooter {
 		c.addf(KindSnapshotAfterFooter, SeverityError, f.Path, b.Position, b.BaseOffset, "batch after the SnapshotFooter: Kafka's snapshot reader stops at the footer")
 		s.afterFooter = true
@@ -450,6 +456,14 @@ func (c *Checker) EndFile(err error) {
 	case KindSnapshot, KindBootstrap:
 		c.endSnapshot(err)
 	case KindSegment:
+		if err == nil && s.fr.Batches == 0 && s.segIndex >= 0 && s.segIndex < len(c.d.Segments)-1 &&
+			(!c.havePrev || c.prevLast < f.BaseOffset-1) {
+			// An empty segment that is not the last: its offsets, from its
+			// base to the next segment's, are in no batch. Kafka reads past
+			// them without a word; check reports the gap at the next
+			// segment's first batch.
+			c.prevLast, c.havePrev = f.BaseOffset-1, true
+		}
 		c.segs = append(c.segs, segResult{fr: s.fr, clean: s.clean})
 	}
 	c.rep.Files = append(c.rep.Files, s.fr)

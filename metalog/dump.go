@@ -116,8 +116,9 @@ type Dumper struct {
 	torn     []TornTail
 	// check sees every batch the dumper reads, so that dump's verdict is
 	// log check's; damage is the first error it found.
-	check  *Checker
-	damage *model.Finding
+	check    *Checker
+	damage   *model.Finding
+	warnings []model.Finding
 }
 
 type pendingBatch struct {
@@ -139,6 +140,12 @@ func (d *Dumper) Problems() (int, error) { return d.problems, d.first }
 // (nil when none): dump and check give one verdict on one input. A torn
 // tail of the active segment is not damage (TornTails lists it).
 func (d *Dumper) Damage() *model.Finding { return d.damage }
+
+// Warnings are log check's warnings on what the dumper read (bits KRaft
+// never sets, a bootstrap batch epoch other than 0, unknown files, ...),
+// torn tails aside (TornTails): the dump prints what it read, and the
+// warnings say where that differs from what Kafka writes.
+func (d *Dumper) Warnings() []model.Finding { return d.warnings }
 
 // TornTails lists the files that ended inside a batch.
 func (d *Dumper) TornTails() []TornTail { return d.torn }
@@ -163,8 +170,14 @@ func (d *Dumper) DumpDir(dir *LogDir) error {
 			return err
 		}
 	}
-	if dmg := d.check.Report().Damage(); dmg != nil && d.damage == nil {
+	rep := d.check.Report()
+	if dmg := rep.Damage(); dmg != nil && d.damage == nil {
 		d.damage = dmg
+	}
+	for _, f := range rep.Findings {
+		if f.Severity == model.SevWarning && f.Code != KindTornTail {
+			d.warnings = append(d.warnings, f)
+		}
 	}
 	return nil
 }

@@ -147,6 +147,7 @@ func logDumpCommand() *cli.Command {
 				unusable = append(unusable, source.DirWarnings(spec.Dir)...)
 			}
 			printWarnings(c, unusable)
+			printWarnings(c, d.Warnings())
 			for _, t := range d.TornTails() {
 				if t.Active {
 					warnf(c, "%s: %s", model.WarnTornTail, t)
@@ -330,13 +331,13 @@ func logStatsCommand() *cli.Command {
 			}
 			unusable := source.DirWarnings(spec.Dir)
 			printWarnings(c, unusable)
-			var torn []model.Finding
+			var warnings []model.Finding
 			for _, f := range rep.Findings {
-				if f.Code == metalog.KindTornTail && f.Severity != model.SevError {
-					torn = append(torn, f)
+				if f.Severity == model.SevWarning {
+					warnings = append(warnings, f)
 				}
 			}
-			printWarnings(c, torn)
+			printWarnings(c, warnings)
 			if err := writeStats(c, rep.Stats); err != nil {
 				return err
 			}
