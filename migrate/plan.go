@@ -90,6 +90,7 @@ const (
 	CodeOverrideUsed          = "MIGRATE_OVERRIDE_USED"
 	CodePasswordDecrypted     = "MIGRATE_PASSWORD_DECRYPTED"
 	CodeELRDeferred           = "MIGRATE_ELR_DEFERRED"
+	CodeZKConsumerOffsets     = "MIGRATE_ZK_CONSUMER_OFFSETS"
 )
 
 // ControllerSpec is one voter of the target quorum.
@@ -419,6 +420,16 @@ func NewPlan(img *model.Image, opts Options) (*Plan, error) {
 			add(model.Finding{Code: CodeLegacyAdminZnode, Severity: model.SevInfo, Class: "migrate", Entity: "/admin/preferred_replica_election",
 				Message: "a pending preferred replica election is not migrated; run kafka-leader-election after the migration"})
 		}
+		if groups, offsets := zkConsumerOffsets(img.ZK.Raw); len(groups) > 0 {
+			shown := groups
+			if len(shown) > 5 {
+				shown = append(slices.Clone(shown[:5]), fmt.Sprintf("… %d more", len(groups)-5))
+			}
+			add(model.Finding{Code: CodeZKConsumerOffsets, Severity: model.SevWarning, Class: "migrate", Entity: "/consumers",
+				Message: fmt.Sprintf("%d consumer group(s) keep %d offset(s) in ZooKeeper (/consumers: the old consumer's offsets.storage=zookeeper): neither Kafka's migration nor kmeta moves them, and Kafka 4.x cannot read them (%s)",
+					len(groups), offsets, strings.Join(shown, ", ")),
+				Fix: "before the migration, let each group commit its offsets to Kafka (a consumer with offsets.storage=kafka and dual.commit.enabled, or kafka-consumer-groups --reset-offsets from the values under /consumers)"})
+		}
 		for _, tp := range img.ZK.MissingPartitionStates {
 			add(model.Finding{Code: CodeMissingPartitionState, Severity: model.SevWarning, Class: "migrate", Entity: "partition " + tp,
 				Message: "partition has no state znode: written as Kafka's migration does (ISR = replicas, leader = first replica, epochs 0)"})
@@ -602,4 +613,28 @@ func derivedUUID(parts ...string) model.UUID {
 		u[0] &^= 0x80
 	}
 	return u
+}
+
+// zkConsumerOffsets lists the groups with offsets under
+// /consumers/<group>/offsets/<topic>/<partition> (kept raw by zkread: Kafka
+// never reads them) and counts the offsets.
+func zkConsumerOffsets(raw map[string][]byte) (groups []string, offsets int) {
+	seen := map[string]bool{}
+	for p := range raw {
+		rest, ok := strings.CutPrefix(p, "/consumers/")
+		if !ok {
+			continue
+		}
+		parts := strings.Split(rest, "/")
+		if len(parts) != 4 || parts[1] != "offsets" {
+			continue
+		}
+		offsets++
+		if !seen[parts[0]] {
+			seen[parts[0]] = true
+			groups = append(groups, parts[0])
+		}
+	}
+	slices.Sort(groups)
+	return groups, offsets
 }

@@ -426,3 +426,36 @@ func TestReplanRefusesAChangedSource(t *testing.T) {
 		t.Errorf("release 4.0 resolved to %s", old.MetadataVersion.Name)
 	}
 }
+
+// TestZKConsumerOffsetsReported: offsets old consumers kept in ZooKeeper
+// are reported (a warning naming the groups), not migrated and not a
+// blocker; other /consumers znodes (ids, owners) are not offsets.
+func TestZKConsumerOffsetsReported(t *testing.T) {
+	img := baseImage()
+	img.ZK.Raw = map[string][]byte{
+		"/consumers/g1/offsets/t/0": []byte("42"), "/consumers/g1/offsets/t/1": []byte("7"),
+		"/consumers/g2/offsets/u/0": []byte("1"), "/consumers/g2/ids/c-1": []byte("{}"),
+		"/consumers/g3/owners/t/0": []byte("c"),
+	}
+	p, err := NewPlan(img, Options{Source: "test", MetadataVersion: "4.4", Controllers: ctrl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := findCode(p, CodeZKConsumerOffsets)
+	if p.Blocked || f == nil || f.Severity != model.SevWarning || !strings.Contains(f.Message, "2 consumer group(s) keep 3 offset(s)") ||
+		!strings.Contains(f.Message, "g1, g2") || f.Fix == "" {
+		t.Fatalf("blocked=%v finding %+v", p.Blocked, f)
+	}
+	if f := findCode(mustPlan(t, baseImage()), CodeZKConsumerOffsets); f != nil {
+		t.Errorf("reported without /consumers offsets: %+v", f)
+	}
+}
+
+func mustPlan(t *testing.T, img *model.Image) *Plan {
+	t.Helper()
+	p, err := NewPlan(img, Options{Source: "test", MetadataVersion: "4.4", Controllers: ctrl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
