@@ -508,6 +508,26 @@ func (l *loader) finish(path string) *ImageResult {
 	if d.QuorumState != nil && img.Quorum != nil && d.QuorumState.LeaderEpoch > img.Quorum.LeaderEpoch {
 		img.Quorum.LeaderID, img.Quorum.LeaderEpoch = d.QuorumState.LeaderID, d.QuorumState.LeaderEpoch
 	}
+	// Log check's warnings on what was read (a bootstrap batch at an epoch
+	// Kafka never writes, bits KRaft never sets, unknown files) say where
+	// the input differs from what Kafka writes: the image carries them.
+	// Torn tails and what planWarnings took are reported already.
+	key := func(f model.Finding) string {
+		if f.Where == nil {
+			return f.Code
+		}
+		return f.Code + "\x00" + f.Where.String()
+	}
+	have := map[string]bool{}
+	for _, w := range res.Warnings {
+		have[key(w)] = true
+	}
+	for _, f := range l.check.Findings() {
+		if f.Severity != model.SevWarning || f.Code == KindTornTail || have[key(f)] {
+			continue
+		}
+		res.Warnings = append(res.Warnings, f)
+	}
 	// The first damage by log check's definition (reading order, then
 	// position), whatever order replay met it in.
 	res.Damage = l.check.Damage()

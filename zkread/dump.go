@@ -159,7 +159,7 @@ func WriteDumpFile(path string, t *Tree, overwrite bool) (err error) {
 // found by its path, and half a million map entries would cost a fifth of
 // the tree's memory.
 func ReadDump(r io.Reader, name string) (*Tree, error) {
-	dec := json.NewDecoder(bufio.NewReaderSize(r, 256<<10))
+	dec := json.NewDecoder(&utf8Reader{r: bufio.NewReaderSize(r, 256<<10), name: name})
 	fail := func(off int64, format string, args ...any) error {
 		return fmt.Errorf("%w: %s: offset %d: %s", ErrDump, name, off, fmt.Sprintf(format, args...))
 	}
@@ -206,7 +206,10 @@ func ReadDump(r io.Reader, name string) (*Tree, error) {
 			if h.Version != DumpVersion {
 				return nil, fail(dec.InputOffset(), "version %d is not supported (want %d)", h.Version, DumpVersion)
 			}
-			if err := readDumpZnodes(dec, t, acls, fail); err != nil {
+			if maxZxid == nil {
+				return nil, fail(dec.InputOffset(), "znodes come before maxZxid (or it is null): not a dump kmeta wrote")
+			}
+			if err := readDumpZnodes(dec, t, *maxZxid, acls, fail); err != nil {
 				return nil, err
 			}
 			sawZnodes = true
@@ -259,16 +262,16 @@ func ReadDump(r io.Reader, name string) (*Tree, error) {
 	return t, nil
 }
 
-func readDumpZnodes(dec *json.Decoder, t *Tree, acls map[string][]ACL, fail func(int64, string, ...any) error) error {
+func readDumpZnodes(dec *json.Decoder, t *Tree, maxZxid int64, acls map[string][]ACL, fail func(int64, string, ...any) error) error {
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 		return fail(dec.InputOffset(), "znodes is not an array")
 	}
 	var z struct {
-		Path    string  `json:"path"`
-		PathRaw *string `json:"pathRaw"`
-		Stat    *Stat   `json:"stat"`
-		Data    *string `json:"data"`
-		ACL     []ACL   `json:"acl"`
+		Path    string    `json:"path"`
+		PathRaw *string   `json:"pathRaw"`
+		Stat    *dumpStat `json:"stat"`
+		Data    *string   `json:"data"`
+		ACL     []ACL     `json:"acl"`
 	}
 	for i := 0; dec.More(); i++ {
 		off := dec.InputOffset()
@@ -279,6 +282,11 @@ func readDumpZnodes(dec *json.Decoder, t *Tree, acls map[string][]ACL, fail func
 		if z.Stat == nil {
 			return fail(off, "znode %d (%s): no stat", i, strconv.Quote(z.Path))
 		}
+		st, missing := z.Stat.stat()
+		if missing != "" {
+			return fail(off, "znode %d (%s): stat.%s is missing or null", i, strconv.Quote(z.Path), missing)
+		}
+
 		path := z.Path
 		if z.PathRaw != nil {
 			b, err := base64.StdEncoding.DecodeString(*z.PathRaw)
@@ -290,10 +298,14 @@ func readDumpZnodes(dec *json.Decoder, t *Tree, acls map[string][]ACL, fail func
 		if !validZnodePath(path) {
 			return fail(off, "znode %d: invalid path %s", i, strconv.Quote(path))
 		}
+		// maxZxid is the highest zxid the read saw: no znode is newer.
+		if top := max(st.Czxid, st.Mzxid, st.Pzxid); top > maxZxid {
+			return fail(off, "znode %s: zxid %#x is above the dump's maxZxid %#x", quoteUnsafe(path), top, maxZxid)
+		}
 		if _, dup := t.Nodes[path]; dup {
 			return fail(off, "znode %s appears twice", quoteUnsafe(path))
 		}
-		n := &Node{Stat: *z.Stat, Children: []string{}}
+		n := &Node{Stat: st, Children: []string{}}
 		if z.ACL != nil {
 			k := fmt.Sprint(z.ACL)
 			if a, ok := acls[k]; ok {
@@ -342,4 +354,85 @@ func validZnodePath(p string) bool {
 		return true
 	}
 	return len(p) > 1 && p[0] == '/' && p[len(p)-1] != '/' && !strings.Contains(p, "//") && !strings.ContainsRune(p, 0)
+}
+
+// dumpStat is a stat as a dump holds it: every field must be there and
+// not null (encoding/json would silently read a null or absent number as
+// 0).
+type dumpStat struct {
+	Czxid          *int64 `json:"czxid"`
+	Mzxid          *int64 `json:"mzxid"`
+	Pzxid          *int64 `json:"pzxid"`
+	Ctime          *int64 `json:"ctime"`
+	Mtime          *int64 `json:"mtime"`
+	Version        *int32 `json:"version"`
+	Cversion       *int32 `json:"cversion"`
+	Aversion       *int32 `json:"aversion"`
+	EphemeralOwner *int64 `json:"ephemeralOwner"`
+	DataLength     *int32 `json:"dataLength"`
+	NumChildren    *int32 `json:"numChildren"`
+}
+
+// stat returns the Stat, or the name of the first field missing.
+func (d *dumpStat) stat() (Stat, string) {
+	for _, f := range []struct {
+		name string
+		ok   bool
+	}{
+		{"czxid", d.Czxid != nil}, {"mzxid", d.Mzxid != nil}, {"pzxid", d.Pzxid != nil}, {"ctime", d.Ctime != nil},
+		{"mtime", d.Mtime != nil}, {"version", d.Version != nil}, {"cversion", d.Cversion != nil}, {"aversion", d.Aversion != nil},
+		{"ephemeralOwner", d.EphemeralOwner != nil}, {"dataLength", d.DataLength != nil}, {"numChildren", d.NumChildren != nil},
+	} {
+		if !f.ok {
+			return Stat{}, f.name
+		}
+	}
+	return Stat{Czxid: *d.Czxid, Mzxid: *d.Mzxid, Pzxid: *d.Pzxid, Ctime: *d.Ctime, Mtime: *d.Mtime, Version: *d.Version,
+		Cversion: *d.Cversion, Aversion: *d.Aversion, EphemeralOwner: *d.EphemeralOwner, DataLength: *d.DataLength,
+		NumChildren: *d.NumChildren}, ""
+}
+
+// utf8Reader fails at the first byte that is not UTF-8: encoding/json
+// would silently turn it into U+FFFD and change a name or a value.
+type utf8Reader struct {
+	r     io.Reader
+	carry []byte // an incomplete sequence at the end of the last read
+	off   int64
+	name  string
+}
+
+func (u *utf8Reader) Read(p []byte) (int, error) {
+	if len(p) <= utf8.UTFMax {
+		return 0, fmt.Errorf("utf8Reader: read buffer of %d bytes", len(p))
+	}
+	n := copy(p, u.carry)
+	m, err := u.r.Read(p[n:])
+	n += m
+	// Hold back a trailing incomplete sequence for the next read.
+	end := n
+	for i := 1; i < utf8.UTFMax && i <= n; i++ {
+		if c := p[n-i]; c >= 0xC0 {
+			if !utf8.FullRune(p[n-i : n]) {
+				end = n - i
+			}
+			break
+		} else if c < 0x80 {
+			break
+		}
+	}
+	if err == io.EOF {
+		end = n // at the end an incomplete sequence is invalid
+	}
+	if !utf8.Valid(p[:end]) {
+		for i := 0; i < end; {
+			r, size := utf8.DecodeRune(p[i:end])
+			if r == utf8.RuneError && size <= 1 {
+				return 0, fmt.Errorf("%w: %s: offset %d: not UTF-8", ErrDump, u.name, u.off+int64(i))
+			}
+			i += size
+		}
+	}
+	u.carry = append(u.carry[:0], p[end:n]...)
+	u.off += int64(end)
+	return end, err
 }

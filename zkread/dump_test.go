@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kmeta/kmeta/internal/kafkatest"
@@ -254,5 +255,33 @@ func TestDumpRefusesSilentEdits(t *testing.T) {
 	b, _ := json.Marshal(doc)
 	if _, err := ReadDump(bytes.NewReader(b), "dump.json"); !errors.Is(err, ErrDump) || !strings.Contains(err.Error(), "dataLength") {
 		t.Errorf("data emptied under its stat: err %v", err)
+	}
+}
+
+// TestDumpRefusesSilentEditsStat: the second round the campaign found: a
+// stat field null, a maxZxid below the znodes' zxids, bytes that are not
+// UTF-8 (encoding/json would read them as U+FFFD).
+func TestDumpRefusesSilentEditsStat(t *testing.T) {
+	orig, err := os.ReadFile(filepath.Join(fixtureDir, "dump.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"null czxid", `"czxid": 165`, `"czxid": null`, "stat.czxid"},
+		{"maxZxid below the znodes", `"maxZxid": 268`, `"maxZxid": 2`, "above the dump's maxZxid"},
+		{"not UTF-8", `"path": "/feature"`, "\"path\": \"/fe\x80ture\"", "not UTF-8"},
+	} {
+		s := string(orig)
+		if !strings.Contains(s, tc.from) {
+			t.Fatalf("%s: the fixture has no %q", tc.name, tc.from)
+		}
+		_, err := ReadDump(strings.NewReader(strings.Replace(s, tc.from, tc.to, 1)), "dump.json")
+		if !errors.Is(err, ErrDump) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "offset ") {
+			t.Errorf("%s: err %v, want ErrDump naming %q and an offset", tc.name, err, tc.want)
+		}
+	}
+	// Multi-byte UTF-8 split across reads is fine.
+	if _, err := ReadDump(iotest.OneByteReader(strings.NewReader(strings.Replace(string(orig), `"source": "`, `"source": "é€😀`, 1))), "dump.json"); err != nil {
+		t.Errorf("multi-byte UTF-8 read a byte at a time: %v", err)
 	}
 }

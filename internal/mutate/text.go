@@ -32,8 +32,11 @@ func textOps(edits []textEdit) []op {
 }
 
 // uuidOK is Kafka's Uuid string form: 22 chars of unpadded base64url, 16 bytes.
+// uuidOK is Kafka's Uuid.fromString: URL-safe base64 of 16 bytes, read
+// with Java's decoder, which does not insist that the unused low bits of
+// the last character be zero.
 func uuidOK(s string) bool {
-	d, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	d, err := base64.RawURLEncoding.DecodeString(s)
 	return err == nil && len(d) == 16 && len(s) == 22
 }
 
