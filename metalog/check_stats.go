@@ -1,7 +1,6 @@
 package metalog
 
 import (
-	"io"
 	"math"
 	"sort"
 
@@ -30,11 +29,6 @@ type Stats struct {
 	// Epochs lists partitionLeaderEpoch values with their batch counts and
 	// offset ranges.
 	Epochs []EpochStats `json:"epochs"`
-	// CRCFailures counts batches whose CRC did not match; they are
-	// counted above as read (ComputeStats goes on past them).
-	CRCFailures int64 `json:"crcFailures"`
-	// FirstCRCFailure is the first of them, "" when none.
-	FirstCRCFailure string `json:"firstCrcFailure,omitempty"`
 
 	apiKeys  map[int32]*KeyStats
 	controls map[int32]*KeyStats
@@ -160,49 +154,4 @@ func sortedKeys(m map[int32]*KeyStats) []KeyStats {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
-}
-
-// ComputeStats streams every data file at path (see OpenLogDir) and returns
-// statistics. It stops at the first error other than a CRC mismatch.
-func ComputeStats(path string, opts ReaderOptions) (*Stats, error) {
-	d, err := OpenLogDir(path)
-	if err != nil {
-		return nil, err
-	}
-	return ComputeStatsDir(d, opts)
-}
-
-// ComputeStatsDir is ComputeStats over an already opened directory.
-func ComputeStatsDir(d *LogDir, opts ReaderOptions) (*Stats, error) {
-	s := NewStats()
-	parts := []StreamPart{}
-	for _, f := range d.DataFiles() {
-		parts = append(parts, StreamPart{File: f, FromOffset: math.MinInt64})
-	}
-	st := NewStream(parts, StreamOptions{Reader: opts, TolerateTornTail: true})
-	defer st.Close()
-	for {
-		b, err := st.Next()
-		if err == io.EOF {
-			break
-		}
-		if b == nil {
-			return s.Finish(), err
-		}
-		if err != nil {
-			s.CRCFailures++
-			if s.FirstCRCFailure == "" {
-				s.FirstCRCFailure = err.Error()
-			}
-		}
-		s.AddBatch(b)
-		it := b.Records()
-		for it.Next() {
-			s.AddRecord(b, it.Record())
-		}
-		if err := it.Err(); err != nil {
-			return s.Finish(), err
-		}
-	}
-	return s.Finish(), nil
 }
