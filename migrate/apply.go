@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -36,7 +37,7 @@ func Replan(img *model.Image, old *Plan, source string, live bool, passwordSecre
 	if old.Format != PlanFormat {
 		return nil, fmt.Errorf("%w: plan format %q, want %q", ErrBadInput, old.Format, PlanFormat)
 	}
-	opts := Options{Source: source, Live: live, MetadataVersion: old.MetadataVersion.Name, Controllers: old.Controllers,
+	opts := Options{Source: source, Live: live, MetadataVersion: old.MetadataVersion.Name, Controllers: old.Controllers, Quorum: old.Quorum,
 		PasswordEncoderSecret: passwordSecret, Overrides: old.Overrides}
 	if img.ClusterID == "" {
 		opts.ClusterID = old.ClusterID
@@ -69,7 +70,16 @@ func Apply(p *Plan, o ApplyOptions) ([]FileResult, error) {
 	if o.Out == "" {
 		return nil, fmt.Errorf("%w: no output directory", ErrBadInput)
 	}
-	boot, err := bootstrapBytes(p.records)
+	var header []metalog.ControlRecord
+	bootName, bootKind := bootstrapFile, "bootstrap.checkpoint"
+	if p.Quorum == QuorumDynamic {
+		var err error
+		if header, err = quorumControlRecords(p.Controllers); err != nil {
+			return nil, err
+		}
+		bootName, bootKind = filepath.FromSlash(bootstrapSnapshotPath), "bootstrap snapshot"
+	}
+	boot, err := bootstrapBytes(p.records, header)
 	if err != nil {
 		return nil, err
 	}
@@ -85,19 +95,23 @@ func Apply(p *Plan, o ApplyOptions) ([]FileResult, error) {
 		meta := formatProperties("Written by kmeta migrate apply from "+p.Source, map[string]string{
 			"version": "1", "node.id": strconv.Itoa(int(c.ID)), "cluster.id": p.ClusterID, "directory.id": c.DirectoryID.String(),
 		})
+		bootSummary := fmt.Sprintf("%d records at metadata.version %s", p.Records.Total, p.MetadataVersion.Name)
+		if p.Quorum == QuorumDynamic {
+			bootSummary = fmt.Sprintf("kraft.version 1, %d voters, %s", len(p.Controllers), bootSummary)
+		}
 		for _, f := range []struct {
 			name, kind, summary string
 			data                []byte
 		}{
-			{bootstrapFile, "bootstrap.checkpoint", fmt.Sprintf("%d records at metadata.version %s", p.Records.Total, p.MetadataVersion.Name), boot},
+			{bootName, bootKind, bootSummary, boot},
 			{metaPropertiesFile, "meta.properties", fmt.Sprintf("version=1 node.id=%d cluster.id=%s directory.id=%s", c.ID, p.ClusterID, c.DirectoryID), meta},
 		} {
+			path := filepath.Join(dir, f.name)
 			if !o.DryRun {
-				if err := os.MkdirAll(dir, 0o755); err != nil {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					return out, err
 				}
 			}
-			path := filepath.Join(dir, f.name)
 			act, err := putFile(path, f.data, o.Force, o.DryRun)
 			if err != nil {
 				return out, err
@@ -106,6 +120,29 @@ func Apply(p *Plan, o ApplyOptions) ([]FileResult, error) {
 		}
 	}
 	return out, nil
+}
+
+// quorumControlRecords are the control records of a dynamic quorum's
+// bootstrap snapshot, after its SnapshotHeader in the first batch, as
+// kafka-storage format --initial-controllers writes them: KRaftVersionRecord
+// {kraft.version 1} and VotersRecord with every controller (its
+// directory.id, its CONTROLLER endpoint, kraft.version 0 to 1 supported).
+func quorumControlRecords(cs []ControllerSpec) ([]metalog.ControlRecord, error) {
+	v := &records.VotersRecord{}
+	for _, c := range cs {
+		if c.Port <= 0 || c.Port > 65535 {
+			return nil, fmt.Errorf("%w: controller %d: port %d", ErrBadInput, c.ID, c.Port)
+		}
+		v.Voters = append(v.Voters, records.VotersRecordVoter{VoterId: c.ID, VoterDirectoryId: c.DirectoryID,
+			Endpoints:           []records.VotersRecordEndpoint{{Name: ControllerListener, Host: c.Host, Port: uint16(c.Port)}},
+			KRaftVersionFeature: records.VotersRecordKRaftVersionFeature{MinSupportedVersion: 0, MaxSupportedVersion: 1}})
+	}
+	body, err := records.EncodeControl(nil, v)
+	if err != nil {
+		return nil, err
+	}
+	return []metalog.ControlRecord{{Type: metalog.ControlKRaftVersion, Value: metalog.EncodeKRaftVersion(1)},
+		{Type: metalog.ControlKRaftVoters, Value: body}}, nil
 }
 
 // checkTargetDir refuses a controller dir that holds anything but what
@@ -123,6 +160,20 @@ func checkTargetDir(dir string, force bool) error {
 		if n == bootstrapFile || n == metaPropertiesFile || isPart(n) {
 			continue
 		}
+		if n == metadataPartitionDir && e.IsDir() {
+			// Only the bootstrap snapshot apply writes: anything else
+			// (segments, quorum-state) means Kafka already ran here.
+			sub, err := os.ReadDir(filepath.Join(dir, n))
+			if err != nil {
+				return err
+			}
+			for _, se := range sub {
+				if sn := se.Name(); sn != bootstrapSnapshotFile && !isPart(sn) && !force {
+					return fmt.Errorf("%w: %s holds %s (use --force to write beside it)", ErrTargetNotEmpty, filepath.Join(dir, n), sn)
+				}
+			}
+			continue
+		}
 		if !force {
 			return fmt.Errorf("%w: %s holds %s (use --force to write beside it)", ErrTargetNotEmpty, dir, n)
 		}
@@ -130,17 +181,19 @@ func checkTargetDir(dir string, force bool) error {
 	return nil
 }
 
-// bootstrapBytes encodes bootstrap.checkpoint as kafka-storage format
-// does: a SnapshotHeader control batch, data batches of at most 8 MiB
-// from offset 1, a SnapshotFooter control batch; epoch 0, timestamps 0 so
-// that the file depends on its records only.
-func bootstrapBytes(recs []Record) ([]byte, error) {
-	buf, err := metalog.AppendControlBatch(nil, metalog.BatchParams{},
-		[]metalog.ControlRecord{{Type: metalog.ControlSnapshotHeader, Value: metalog.EncodeSnapshotHeader(0)}})
+// bootstrapBytes encodes bootstrap.checkpoint, or with header records a
+// dynamic quorum's bootstrap snapshot, as kafka-storage format does: a
+// control batch with the SnapshotHeader and the header records, data
+// batches of at most 8 MiB from the next offset, a SnapshotFooter control
+// batch; epoch 0, timestamps 0 so that the file depends on its records
+// only.
+func bootstrapBytes(recs []Record, header []metalog.ControlRecord) ([]byte, error) {
+	hdr := append([]metalog.ControlRecord{{Type: metalog.ControlSnapshotHeader, Value: metalog.EncodeSnapshotHeader(0)}}, header...)
+	buf, err := metalog.AppendControlBatch(nil, metalog.BatchParams{}, hdr)
 	if err != nil {
 		return nil, err
 	}
-	next := int64(1)
+	next := int64(len(hdr))
 	// Leave room for the batch header and each record's framing.
 	const limit = metalog.MaxKRaftBatchBytes - metalog.HeaderSize
 	var batch [][]byte

@@ -65,6 +65,9 @@ type ConfigOptions struct {
 	// NodeID is node.id; -1 takes the file's broker.id (brokers only).
 	NodeID      int32
 	Controllers []ControllerSpec
+	// Quorum is QuorumStatic (controller.quorum.voters, the default) or
+	// QuorumDynamic (controller.quorum.bootstrap.servers).
+	Quorum string
 	// MetadataDir is log.dirs of a controller (required there), or
 	// metadata.log.dir of a broker (optional).
 	MetadataDir string
@@ -83,6 +86,10 @@ func KRaftConfig(in map[string]string, o ConfigOptions) (map[string]string, []mo
 	if len(o.Controllers) == 0 {
 		return nil, nil, fmt.Errorf("%w: no controllers", ErrBadInput)
 	}
+	quorum, err := ParseQuorum(o.Quorum)
+	if err != nil {
+		return nil, nil, err
+	}
 	id := o.NodeID
 	if id < 0 {
 		v, ok := in["broker.id"]
@@ -91,6 +98,12 @@ func KRaftConfig(in map[string]string, o ConfigOptions) (map[string]string, []mo
 			return nil, nil, fmt.Errorf("%w: the file has no usable broker.id; pass --node-id", ErrBadInput)
 		}
 		id = int32(n)
+	}
+	// A dynamic quorum's nodes find the voters through the bootstrap
+	// servers; Kafka refuses both settings together.
+	quorumKey, quorumValue, otherKey := "controller.quorum.voters", QuorumVoters(o.Controllers), "controller.quorum.bootstrap.servers"
+	if quorum == QuorumDynamic {
+		quorumKey, quorumValue, otherKey = otherKey, QuorumBootstrapServers(o.Controllers), quorumKey
 	}
 	out := map[string]string{}
 	switch o.Role {
@@ -136,7 +149,7 @@ func KRaftConfig(in map[string]string, o ConfigOptions) (map[string]string, []mo
 	for _, k := range slices.Sorted(maps.Keys(out)) {
 		if strings.HasPrefix(k, "zookeeper.") {
 			delete(out, k)
-			note(CodeSettingRemoved, k, k+" is removed: KRaft keeps metadata in the controller quorum", "controller.quorum.voters")
+			note(CodeSettingRemoved, k, k+" is removed: KRaft keeps metadata in the controller quorum", quorumKey)
 			continue
 		}
 		if repl, ok := removedSettings[k]; ok {
@@ -170,7 +183,8 @@ func KRaftConfig(in map[string]string, o ConfigOptions) (map[string]string, []mo
 	out["process.roles"] = o.Role
 	out["node.id"] = strconv.Itoa(int(id))
 	out["controller.listener.names"] = ControllerListener
-	out["controller.quorum.voters"] = QuorumVoters(o.Controllers)
+	delete(out, otherKey)
+	out[quorumKey] = quorumValue
 	for k, v := range o.Set {
 		out[k] = v
 	}

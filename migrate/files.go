@@ -29,10 +29,14 @@ func hook(event, path string) {
 
 // File names.
 const (
-	bootstrapFile      = "bootstrap.checkpoint"
-	metaPropertiesFile = "meta.properties"
-	partitionMetadata  = "partition.metadata"
-	backupSuffix       = ".kmeta-zk-backup"
+	bootstrapFile = "bootstrap.checkpoint"
+	// The bootstrap snapshot of a dynamic quorum (snapshot id 0-0).
+	metadataPartitionDir  = "__cluster_metadata-0"
+	bootstrapSnapshotFile = "00000000000000000000-0000000000.checkpoint"
+	bootstrapSnapshotPath = metadataPartitionDir + "/" + bootstrapSnapshotFile
+	metaPropertiesFile    = "meta.properties"
+	partitionMetadata     = "partition.metadata"
+	backupSuffix          = ".kmeta-zk-backup"
 )
 
 // FileResult is what happened (or, with --dry-run, would happen) to one

@@ -91,6 +91,7 @@ const (
 	CodePasswordDecrypted     = "MIGRATE_PASSWORD_DECRYPTED"
 	CodeELRDeferred           = "MIGRATE_ELR_DEFERRED"
 	CodeZKConsumerOffsets     = "MIGRATE_ZK_CONSUMER_OFFSETS"
+	CodeDynamicQuorumLevel    = "MIGRATE_DYNAMIC_QUORUM_LEVEL"
 )
 
 // ControllerSpec is one voter of the target quorum.
@@ -98,15 +99,38 @@ type ControllerSpec struct {
 	ID   int32  `json:"id"`
 	Host string `json:"host"`
 	Port int    `json:"port"`
-	// DirectoryID is the metadata log dir's directory.id (derived, so a
-	// rerun writes the same file).
+	// DirectoryID is the metadata log dir's directory.id: given as the
+	// fourth part of ID@HOST:PORT:DIRECTORY_ID (Kafka's
+	// --initial-controllers syntax), else derived from the cluster id and
+	// the node id, so a rerun writes the same file.
 	DirectoryID model.UUID `json:"directoryId"`
+	// DirectoryGiven is true when the operator gave DirectoryID.
+	DirectoryGiven bool `json:"directoryGiven,omitempty"`
 }
 
-// ParseControllers parses "ID@HOST:PORT,..." (controller.quorum.voters).
+// Quorum modes (Plan.Quorum).
+const (
+	// QuorumStatic: kraft.version 0, controller.quorum.voters on every
+	// node, bootstrap.checkpoint in each controller's metadata dir.
+	QuorumStatic = "static"
+	// QuorumDynamic: kraft.version 1 (KIP-853) with initial voters, as
+	// kafka-storage format --initial-controllers writes it:
+	// __cluster_metadata-0/00000000000000000000-0000000000.checkpoint
+	// holding KRaftVersionRecord and VotersRecord, and
+	// controller.quorum.bootstrap.servers on every node.
+	QuorumDynamic = "dynamic"
+)
+
+// levelDynamicQuorum is 3.9-IV0, the first level kraft.version 1 allows.
+const levelDynamicQuorum = 21
+
+// ParseControllers parses "ID@HOST:PORT[:DIRECTORY_ID],..."
+// (controller.quorum.voters, or Kafka's --initial-controllers with the
+// directory ids).
 func ParseControllers(s string) ([]ControllerSpec, error) {
 	var out []ControllerSpec
 	seen := map[int32]bool{}
+	const want = "want ID@HOST:PORT or ID@HOST:PORT:DIRECTORY_ID"
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -115,21 +139,47 @@ func ParseControllers(s string) ([]ControllerSpec, error) {
 		idS, hp, ok := strings.Cut(part, "@")
 		id, err := strconv.ParseInt(idS, 10, 32)
 		if !ok || err != nil || id < 0 {
-			return nil, fmt.Errorf("%w: controller %q: want ID@HOST:PORT", ErrBadInput, part)
+			return nil, fmt.Errorf("%w: controller %q: %s", ErrBadInput, part, want)
 		}
+		c := ControllerSpec{ID: int32(id)}
 		host, portS, err := net.SplitHostPort(hp)
+		if err != nil {
+			// HOST:PORT:DIRECTORY_ID: a directory id never holds ':'.
+			i := strings.LastIndexByte(hp, ':')
+			if i < 0 {
+				return nil, fmt.Errorf("%w: controller %q: %s", ErrBadInput, part, want)
+			}
+			u, uerr := model.ParseUUID(hp[i+1:])
+			if uerr != nil || reservedUUID(u) {
+				return nil, fmt.Errorf("%w: controller %q: directory id %q is not a usable Kafka Uuid", ErrBadInput, part, hp[i+1:])
+			}
+			c.DirectoryID, c.DirectoryGiven = u, true
+			host, portS, err = net.SplitHostPort(hp[:i])
+		}
 		port, perr := strconv.Atoi(portS)
 		if err != nil || perr != nil || port <= 0 || port > 65535 || host == "" {
-			return nil, fmt.Errorf("%w: controller %q: want ID@HOST:PORT", ErrBadInput, part)
+			return nil, fmt.Errorf("%w: controller %q: %s", ErrBadInput, part, want)
 		}
-		if seen[int32(id)] {
+		if seen[c.ID] {
 			return nil, fmt.Errorf("%w: controller id %d given twice", ErrBadInput, id)
 		}
-		seen[int32(id)] = true
-		out = append(out, ControllerSpec{ID: int32(id), Host: host, Port: port})
+		seen[c.ID] = true
+		c.Host, c.Port = host, port
+		out = append(out, c)
 	}
 	slices.SortFunc(out, func(a, b ControllerSpec) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
+}
+
+// reservedUUID reports the ids Kafka reserves (msb 0, lsb below 100:
+// MIGRATING, UNASSIGNED, LOST and the rest).
+func reservedUUID(u model.UUID) bool {
+	for _, b := range u[:15] {
+		if b != 0 {
+			return false
+		}
+	}
+	return u[15] < 100
 }
 
 // QuorumVoters renders controller.quorum.voters.
@@ -139,6 +189,36 @@ func QuorumVoters(cs []ControllerSpec) string {
 		vs = append(vs, fmt.Sprintf("%d@%s", c.ID, net.JoinHostPort(c.Host, strconv.Itoa(c.Port))))
 	}
 	return strings.Join(vs, ",")
+}
+
+// QuorumBootstrapServers renders controller.quorum.bootstrap.servers.
+func QuorumBootstrapServers(cs []ControllerSpec) string {
+	var vs []string
+	for _, c := range cs {
+		vs = append(vs, net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
+	}
+	return strings.Join(vs, ",")
+}
+
+// InitialControllers renders Kafka's --initial-controllers value
+// (ID@HOST:PORT:DIRECTORY_ID,...).
+func InitialControllers(cs []ControllerSpec) string {
+	var vs []string
+	for _, c := range cs {
+		vs = append(vs, fmt.Sprintf("%d@%s:%s", c.ID, net.JoinHostPort(c.Host, strconv.Itoa(c.Port)), c.DirectoryID))
+	}
+	return strings.Join(vs, ",")
+}
+
+// ParseQuorum checks a --quorum value; "" is the default, static.
+func ParseQuorum(s string) (string, error) {
+	switch s {
+	case "", QuorumStatic:
+		return QuorumStatic, nil
+	case QuorumDynamic:
+		return QuorumDynamic, nil
+	}
+	return "", fmt.Errorf("%w: quorum %q: want %s or %s", ErrBadInput, s, QuorumStatic, QuorumDynamic)
 }
 
 // Options are what a plan is made from besides the image.
@@ -151,6 +231,8 @@ type Options struct {
 	// MetadataVersion is the target level or release ("4.4", "4.0-IV3").
 	MetadataVersion string
 	Controllers     []ControllerSpec
+	// Quorum is QuorumStatic (the default) or QuorumDynamic.
+	Quorum string
 	// ClusterID replaces a missing /cluster/id (the id the brokers'
 	// meta.properties hold).
 	ClusterID string
@@ -199,7 +281,9 @@ type Plan struct {
 	MetadataVersion features.LevelRef `json:"metadataVersion"`
 	// Features are the FeatureLevelRecords, metadata.version first.
 	Features []FeatureLevel `json:"features"`
-	// KRaftVersion is 0: a static quorum (controller.quorum.voters).
+	// Quorum is QuorumStatic (kraft.version 0) or QuorumDynamic
+	// (kraft.version 1 with the controllers as initial voters).
+	Quorum       string           `json:"quorum"`
 	KRaftVersion int16            `json:"kraftVersion"`
 	Controllers  []ControllerSpec `json:"controllers"`
 	Overrides    []string         `json:"overrides"`
@@ -257,6 +341,7 @@ const levelMetadataTransactions = 13
 // level); blockers are findings, and Plan.Blocked says whether any stands.
 func NewPlan(img *model.Image, opts Options) (*Plan, error) {
 	cat := features.Default()
+	var err error
 	p := &Plan{Format: PlanFormat, Source: opts.Source, SourceZxid: img.Provenance.Zxid,
 		Controllers: slices.Clone(opts.Controllers), Overrides: []string{}}
 	if p.Controllers == nil {
@@ -270,6 +355,12 @@ func NewPlan(img *model.Image, opts Options) (*Plan, error) {
 		over[o] = true
 	}
 	p.Overrides = slices.Sorted(maps.Keys(over))
+	if p.Quorum, err = ParseQuorum(opts.Quorum); err != nil {
+		return nil, err
+	}
+	if p.Quorum == QuorumDynamic {
+		p.KRaftVersion = 1
+	}
 	add := func(f model.Finding) { p.Findings = append(p.Findings, f) }
 	// block adds a blocker, or when its override is given, an info saying
 	// what the override does instead.
@@ -305,6 +396,12 @@ func NewPlan(img *model.Image, opts Options) (*Plan, error) {
 		return p, nil
 	}
 	p.MetadataVersion = level.Ref()
+	if p.Quorum == QuorumDynamic && level.Level < levelDynamicQuorum {
+		dyn, _ := cat.ByLevel(levelDynamicQuorum)
+		block(CodeDynamicQuorumLevel, "", "kraft.version",
+			fmt.Sprintf("a dynamic quorum (kraft.version 1) needs metadata.version %s or later; the target is %s", dyn.Name, level.Name),
+			fmt.Sprintf("choose --metadata-version %s or later, or --quorum %s", dyn.Name, QuorumStatic))
+	}
 	boot, err := cat.BootstrapRecords(level.Name)
 	if err != nil {
 		return nil, err
@@ -393,7 +490,9 @@ func NewPlan(img *model.Image, opts Options) (*Plan, error) {
 			block(CodeControllerIDConflict, "", fmt.Sprintf("controller %d", c.ID),
 				fmt.Sprintf("controller id %d is also a broker id", c.ID), "choose controller ids no broker uses (e.g. from 3000)")
 		}
-		c.DirectoryID = derivedUUID("directory.id", p.ClusterID, strconv.Itoa(int(c.ID)), "metadata")
+		if !c.DirectoryGiven {
+			c.DirectoryID = derivedUUID("directory.id", p.ClusterID, strconv.Itoa(int(c.ID)), "metadata")
+		}
 	}
 	p.Brokers = slices.Sorted(maps.Keys(brokerIDs))
 	if len(p.Brokers) > 0 {
@@ -536,11 +635,16 @@ func NewPlan(img *model.Image, opts Options) (*Plan, error) {
 	}
 	for _, c := range p.Controllers {
 		dir := controllerDirName(c.ID)
-		p.Steps = append(p.Steps,
-			Step{Node: c.ID, File: dir + "/" + bootstrapFile, Kind: "bootstrap.checkpoint",
-				Summary: fmt.Sprintf("%d records at metadata.version %s, replayed by the controller as its first transaction", p.Records.Total, level.Name)},
-			Step{Node: c.ID, File: dir + "/" + metaPropertiesFile, Kind: "meta.properties",
-				Summary: fmt.Sprintf("version=1 node.id=%d cluster.id=%s directory.id=%s", c.ID, p.ClusterID, c.DirectoryID)})
+		if p.Quorum == QuorumDynamic {
+			p.Steps = append(p.Steps, Step{Node: c.ID, File: dir + "/" + bootstrapSnapshotPath, Kind: "bootstrap snapshot",
+				Summary: fmt.Sprintf("kraft.version 1, voters %s, then %d records at metadata.version %s, replayed by the controller as its first transaction",
+					InitialControllers(p.Controllers), p.Records.Total, level.Name)})
+		} else {
+			p.Steps = append(p.Steps, Step{Node: c.ID, File: dir + "/" + bootstrapFile, Kind: "bootstrap.checkpoint",
+				Summary: fmt.Sprintf("%d records at metadata.version %s, replayed by the controller as its first transaction", p.Records.Total, level.Name)})
+		}
+		p.Steps = append(p.Steps, Step{Node: c.ID, File: dir + "/" + metaPropertiesFile, Kind: "meta.properties",
+			Summary: fmt.Sprintf("version=1 node.id=%d cluster.id=%s directory.id=%s", c.ID, p.ClusterID, c.DirectoryID)})
 	}
 	for _, o := range p.Overrides {
 		add(model.Finding{Code: CodeOverrideUsed, Severity: model.SevInfo, Class: "migrate", Entity: "override " + o,

@@ -46,7 +46,8 @@ func migrateCommand() *cli.Command {
 		return append([]cli.Flag{
 			&cli.StringFlag{Name: "zk", Usage: "the ZooKeeper `SOURCE` (zkdata:DIR, zk://HOST:PORT/CHROOT, zkdump:FILE)"},
 			&cli.StringFlag{Name: "metadata-version", Usage: "target metadata.version `LEVEL|RELEASE` (e.g. 4.4, 4.0-IV3)", Value: "4.4"},
-			&cli.StringFlag{Name: "controllers", Usage: "the KRaft quorum `ID@HOST:PORT,...` (controller.quorum.voters)"},
+			&cli.StringFlag{Name: "controllers", Usage: "the KRaft quorum `ID@HOST:PORT[:DIRECTORY_ID],...` (controller.quorum.voters; with directory ids, Kafka's --initial-controllers)"},
+			quorumFlag(),
 			&cli.StringFlag{Name: "cluster-id", Usage: "cluster id to use when ZooKeeper has no /cluster/id"},
 			&cli.StringFlag{Name: "password-encoder-secret", Usage: "the brokers' password.encoder.secret, to decrypt password configs"},
 			&cli.StringSliceFlag{Name: "override", Usage: "lift one blocker `NAME` (" + strings.Join(migrate.Overrides, ", ") + "); repeatable"},
@@ -208,7 +209,8 @@ func migrateCommand() *cli.Command {
 					&cli.StringFlag{Name: "server-properties", Usage: "the ZooKeeper-mode broker's `FILE`"},
 					&cli.StringFlag{Name: "role", Usage: "broker or controller", Value: "broker"},
 					&cli.Int64Flag{Name: "node-id", Value: -1, Usage: "node.id (default: the file's broker.id)"},
-					&cli.StringFlag{Name: "controllers", Usage: "the KRaft quorum `ID@HOST:PORT,...`"},
+					&cli.StringFlag{Name: "controllers", Usage: "the KRaft quorum `ID@HOST:PORT[:DIRECTORY_ID],...`"},
+					quorumFlag(),
 					&cli.StringFlag{Name: "metadata-dir", Usage: "controller: its metadata log `DIR` (from apply); broker: metadata.log.dir"},
 					&cli.StringSliceFlag{Name: "set", Usage: "extra setting `KEY=VALUE`; repeatable"},
 					&cli.StringFlag{Name: "out", Usage: "write to `FILE` (default: print it)"},
@@ -264,8 +266,12 @@ func migratePlanFromFlags(c *cli.Context) (*migrate.Plan, *model.Image, error) {
 			return nil, nil, usageErrorf(c, "--controllers: %v", err)
 		}
 	}
+	quorum, err := migrate.ParseQuorum(c.String("quorum"))
+	if err != nil {
+		return nil, nil, usageErrorf(c, "--quorum: %v", err)
+	}
 	p, err := migrate.NewPlan(res.Image, migrate.Options{Source: src, Live: live, MetadataVersion: c.String("metadata-version"),
-		Controllers: cs, ClusterID: c.String("cluster-id"), PasswordEncoderSecret: c.String("password-encoder-secret"),
+		Controllers: cs, Quorum: quorum, ClusterID: c.String("cluster-id"), PasswordEncoderSecret: c.String("password-encoder-secret"),
 		Overrides: c.StringSlice("override")})
 	if err != nil {
 		if errors.Is(err, migrate.ErrBadInput) {
@@ -274,6 +280,18 @@ func migratePlanFromFlags(c *cli.Context) (*migrate.Plan, *model.Image, error) {
 		return nil, nil, err
 	}
 	return p, res.Image, nil
+}
+
+func quorumFlag() cli.Flag {
+	return &cli.StringFlag{Name: "quorum", Value: migrate.QuorumStatic,
+		Usage: "`static` (kraft.version 0, controller.quorum.voters) or dynamic (kraft.version 1, KIP-853: the controllers are the initial voters, controller.quorum.bootstrap.servers; needs metadata.version 3.9-IV0 or later)"}
+}
+
+func quorumSummary(p *migrate.Plan) string {
+	if p.Quorum == migrate.QuorumDynamic {
+		return "dynamic, kraft.version 1, initial voters " + migrate.InitialControllers(p.Controllers)
+	}
+	return migrate.QuorumVoters(p.Controllers) + " (static, kraft.version 0)"
 }
 
 func readPlanFile(path string) (*migrate.Plan, error) {
@@ -312,7 +330,7 @@ func writePlan(c *cli.Context, p *migrate.Plan) error {
 		{"cluster id", p.ClusterID},
 		{"metadata.version", fmt.Sprintf("%s (%d)", p.MetadataVersion.Name, p.MetadataVersion.Level)},
 		{"features", strings.Join(feats, " ")},
-		{"quorum", migrate.QuorumVoters(p.Controllers) + " (static, kraft.version 0)"},
+		{"quorum", quorumSummary(p)},
 		{"brokers to convert", fmt.Sprint(p.Brokers)},
 		{"records", fmt.Sprintf("%d (%d bytes, sha256 %s)", p.Records.Total, p.Records.Bytes, p.Records.SHA256)},
 	}}
@@ -394,7 +412,7 @@ func migrateConfigs(c *cli.Context) error {
 	}
 	abs, _ := filepath.Abs(in)
 	out, fs, err := migrate.KRaftConfig(props, migrate.ConfigOptions{Role: c.String("role"), NodeID: int32(c.Int64("node-id")),
-		Controllers: cs, MetadataDir: c.String("metadata-dir"), Set: set})
+		Controllers: cs, Quorum: c.String("quorum"), MetadataDir: c.String("metadata-dir"), Set: set})
 	if err != nil {
 		return usageErrorf(c, "%v", err)
 	}
