@@ -107,8 +107,11 @@ func step(t testing.TB, format string, args ...any) {
 // `kmeta migrate`: a real Kafka 3.9 ZooKeeper-mode cluster with the rich
 // metadata set and messages is stopped, converted offline by kmeta, and
 // started as Kafka 4.4 KRaft on the original log dirs with only the
-// configs kmeta generated. Kafka then serves every topic, message, group
-// offset, config, quota, ACL, SCRAM login and delegation token.
+// configs kmeta generated, under three controllers in a dynamic quorum
+// (kraft.version 1, the controllers as initial voters with kmeta's
+// directory ids, as kafka-metadata-quorum reports). Kafka then serves
+// every topic, message, group offset, config, quota, ACL, SCRAM login and
+// delegation token.
 func TestMigrateZKClusterToKRaft(t *testing.T) {
 	d39 := kafkatest.Dist(t, kafkatest.Kafka39)
 	d4 := kafkatest.Dist(t, kafkatest.Latest4)
@@ -172,8 +175,17 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	}
 	t.Logf("  %d records in %d topics, %d topics in all", len(before), len(data.Topics), len(viewBefore.Topics))
 
-	ctrlPort := freePort(t)
-	controllers := fmt.Sprintf("3000@127.0.0.1:%d", ctrlPort)
+	// Three controllers in a dynamic quorum (kraft.version 1, KIP-853):
+	// kmeta writes the initial voters as kafka-storage format
+	// --initial-controllers does.
+	ctrlIDs := []int{3000, 3001, 3002}
+	ctrlPort := map[int]int{}
+	var voters []string
+	for _, id := range ctrlIDs {
+		ctrlPort[id] = freePort(t)
+		voters = append(voters, fmt.Sprintf("%d@127.0.0.1:%d", id, ctrlPort[id]))
+	}
+	controllers := strings.Join(voters, ",")
 	work := t.TempDir()
 	planFile := filepath.Join(work, "plan.json")
 
@@ -193,12 +205,12 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 		segHash[id] = logDataHash(t, zc.Node(id).DataDir)
 	}
 
-	step(t, "4. kmeta migrate plan --zk %s --metadata-version 4.4 --controllers %s", zkData, controllers)
-	out, serr, code := kmetaRun(t, "migrate", "plan", "--zk", zkData, "--metadata-version", "4.4", "--controllers", controllers, "-o", "json")
+	step(t, "4. kmeta migrate plan --zk %s --metadata-version 4.4 --controllers %s --quorum dynamic", zkData, controllers)
+	out, serr, code := kmetaRun(t, "migrate", "plan", "--zk", zkData, "--metadata-version", "4.4", "--controllers", controllers, "--quorum", "dynamic", "-o", "json")
 	if code != exitFindings || !strings.Contains(out, migrate.CodeEncryptedPassword) {
 		t.Fatalf("plan without the password encoder secret: exit %d, want 1 with %s\n%s", code, migrate.CodeEncryptedPassword, out)
 	}
-	out, serr, code = kmetaRun(t, "migrate", "plan", "--zk", zkData, "--metadata-version", "4.4", "--controllers", controllers,
+	out, serr, code = kmetaRun(t, "migrate", "plan", "--zk", zkData, "--metadata-version", "4.4", "--controllers", controllers, "--quorum", "dynamic",
 		"--password-encoder-secret", encoderSecret, "--write", planFile)
 	t.Logf("\n%s%s", out, serr)
 	if code != exitOK {
@@ -231,19 +243,22 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 		}
 	}
 
-	step(t, "7. kmeta migrate configs for the controller and each broker")
+	step(t, "7. kmeta migrate configs --quorum dynamic for each controller and each broker")
 	ctrlDir := migrate.ControllerDir(outDir, 3000)
-	ctrlConf := filepath.Join(work, "controller-3000.properties")
-	out, serr, code = kmetaRun(t, "migrate", "configs", "--server-properties", zc.Node(1).Config, "--role", "controller",
-		"--node-id", "3000", "--controllers", controllers, "--metadata-dir", ctrlDir, "--out", ctrlConf)
-	t.Logf("controller 3000:\n%s%s", out, serr)
-	if code != exitOK {
-		t.Fatalf("configs controller: exit %d", code)
+	ctrlConf := map[int]string{}
+	for _, id := range ctrlIDs {
+		ctrlConf[id] = filepath.Join(work, fmt.Sprintf("controller-%d.properties", id))
+		out, serr, code = kmetaRun(t, "migrate", "configs", "--server-properties", zc.Node(1).Config, "--role", "controller", "--quorum", "dynamic",
+			"--node-id", fmt.Sprint(id), "--controllers", controllers, "--metadata-dir", migrate.ControllerDir(outDir, int32(id)), "--out", ctrlConf[id])
+		t.Logf("controller %d:\n%s%s", id, out, serr)
+		if code != exitOK {
+			t.Fatalf("configs controller %d: exit %d", id, code)
+		}
 	}
 	brokerConf := map[int]string{}
 	for _, id := range zc.Brokers() {
 		brokerConf[id] = filepath.Join(work, fmt.Sprintf("broker-%d.properties", id))
-		out, serr, code := kmetaRun(t, "migrate", "configs", "--server-properties", zc.Node(id).Config, "--controllers", controllers, "--out", brokerConf[id])
+		out, serr, code := kmetaRun(t, "migrate", "configs", "--server-properties", zc.Node(id).Config, "--controllers", controllers, "--quorum", "dynamic", "--out", brokerConf[id])
 		t.Logf("broker %d:\n%s%s", id, out, serr)
 		if code != exitOK {
 			t.Fatalf("configs broker %d: exit %d", id, code)
@@ -259,7 +274,7 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	}
 
 	// kmeta decrypted the password config to exactly what was set.
-	boot, err := metalog.LoadImage(filepath.Join(migrate.ControllerDir(outDir, 3000), "bootstrap.checkpoint"), metalog.ImageOptions{AtOffset: -1})
+	boot, err := metalog.LoadImage(filepath.Join(ctrlDir, "__cluster_metadata-0", "00000000000000000000-0000000000.checkpoint"), metalog.ImageOptions{AtOffset: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,18 +283,20 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	}
 	t.Logf("  %s, encrypted by Kafka in ZooKeeper, was decrypted to the value set", jaasKey)
 
-	step(t, "8. start Kafka %s: controller 3000 on kmeta's metadata dir, brokers on their original log dirs, kmeta's configs only", kafkatest.Latest4)
+	step(t, "8. start Kafka %s: controllers %v on kmeta's metadata dirs, brokers on their original log dirs, kmeta's configs only", kafkatest.Latest4, ctrlIDs)
 	kc := kafkatest.NewCluster(t, d4)
 	kc.SASL = true
-	cn := kc.AddNode(3000, "controller", readProps(t, ctrlConf))
-	cn.ControllerPort = ctrlPort
+	for _, id := range ctrlIDs {
+		kc.AddNode(id, "controller", readProps(t, ctrlConf[id])).ControllerPort = ctrlPort[id]
+	}
 	for _, id := range zc.Brokers() {
 		bn := kc.AddNode(id, "broker", readProps(t, brokerConf[id]))
 		bn.PlainPort, bn.SASLPort = zc.Node(id).PlainPort, zc.Node(id).SASLPort
 	}
-	kc.StartNodes(3000)
+	kc.StartNodes(ctrlIDs...)
 	kc.StartNodes(zc.Brokers()...)
 	kc.WaitBrokers(t, 2*time.Minute, zc.Brokers()...)
+	checkQuorum(t, ctx, kc, planFile, ctrlIDs, 1)
 
 	step(t, "9. Kafka serves what ZooKeeper held")
 	kadmc := kc.Admin(t)
@@ -385,13 +402,15 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	// The first start must elect leaders cleanly: no partition may go
 	// through an unclean election (which ELR's unclean-shutdown handling
 	// of first registrations caused, see migrate.CodeELRDeferred).
-	b, err := os.ReadFile(kc.Node(3000).LogPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, bad := range []string{"UNCLEAN partition change", "using an unclean election", "handleBrokerUncleanShutdown"} {
-		if strings.Contains(string(b), bad) {
-			t.Errorf("the controller log says %q: a migrated partition was not elected cleanly", bad)
+	for _, id := range ctrlIDs {
+		b, err := os.ReadFile(kc.Node(id).LogPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range []string{"UNCLEAN partition change", "using an unclean election", "handleBrokerUncleanShutdown"} {
+			if strings.Contains(string(b), bad) {
+				t.Errorf("controller %d's log says %q: a migrated partition was not elected cleanly", id, bad)
+			}
 		}
 	}
 	t.Logf("  every leader was elected cleanly (no unclean election in the controller log)")
@@ -439,6 +458,42 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	} else {
 		t.Logf("  exit 1: the only difference is the topic created after the migration")
 	}
+}
+
+// checkQuorum asks Kafka (kafka-metadata-quorum describe --status and
+// --replication, kafka-features describe) for the quorum: a leader, exactly
+// the plan's controllers as voters (each Leader or Follower), with the
+// directory ids kmeta wrote into their meta.properties, and kraft.version
+// as the plan says.
+func checkQuorum(t *testing.T, ctx context.Context, kc *kafkatest.Cluster, planFile string, ids []int, kraftVersion int) {
+	t.Helper()
+	p, err := readPlanFile(planFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := kc.WaitQuorum(ctx, time.Minute, ids...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("  kafka-metadata-quorum / kafka-features:\n%s", s.Raw)
+	if s.KRaftVersion != kraftVersion || p.KRaftVersion != int16(kraftVersion) {
+		t.Errorf("kraft.version: Kafka finalized %d, plan %d, want %d", s.KRaftVersion, p.KRaftVersion, kraftVersion)
+	}
+	if kraftVersion == 0 {
+		// A static quorum has no directory ids in its voter set.
+		t.Logf("  quorum: leader %d, voters %v (Leader/Follower), kraft.version 0", s.LeaderID, s.VoterIDs())
+		return
+	}
+	dirs := map[int]string{}
+	for _, v := range s.Voters {
+		dirs[v.ID] = v.DirectoryID
+	}
+	for _, c := range p.Controllers {
+		if dirs[int(c.ID)] != c.DirectoryID.String() {
+			t.Errorf("voter %d: Kafka reports directory id %q, kmeta wrote %s", c.ID, dirs[int(c.ID)], c.DirectoryID)
+		}
+	}
+	t.Logf("  quorum: leader %d, voters %v (Leader/Follower) with kmeta's directory ids, kraft.version %d", s.LeaderID, s.VoterIDs(), s.KRaftVersion)
 }
 
 func alterBroker(ctx context.Context, adm *kadm.Client, id int32, key, value string) error {

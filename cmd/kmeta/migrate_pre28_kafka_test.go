@@ -23,7 +23,9 @@ import (
 // assigned (Metadata and their partition.metadata agree with the plan) and
 // every message is read back at its offset, also from a topic kept at
 // record format v1 (message.format.version=0.10.2, magic-1 batches on
-// disk), which plan and brokers report.
+// disk), which plan and brokers report. The target is a static quorum of
+// three controllers (kraft.version 0): Kafka's kafka-metadata-quorum
+// reports them as the voters, one Leader and two Followers.
 func TestMigrateFromKafka27(t *testing.T) {
 	d27 := kafkatest.Dist(t, kafkatest.Kafka27)
 	d39 := kafkatest.Dist(t, kafkatest.Kafka39)
@@ -70,8 +72,15 @@ func TestMigrateFromKafka27(t *testing.T) {
 	zk.Stop()
 
 	work := t.TempDir()
-	port := freePort(t)
-	voters := fmt.Sprintf("3000@127.0.0.1:%d", port)
+	// Three controllers in a static quorum (kraft.version 0).
+	ctrlIDs := []int{3000, 3001, 3002}
+	port := map[int]int{}
+	var vs []string
+	for _, id := range ctrlIDs {
+		port[id] = freePort(t)
+		vs = append(vs, fmt.Sprintf("%d@127.0.0.1:%d", id, port[id]))
+	}
+	voters := strings.Join(vs, ",")
 	planFile := filepath.Join(work, "plan.json")
 	if out, serr, code := kmetaRun(t, "migrate", "plan", "--zk", "zkdata:"+zk.DataDir, "--controllers", voters, "--write", planFile); code != exitOK {
 		t.Fatalf("plan: exit %d\n%s%s", code, out, serr)
@@ -92,12 +101,14 @@ func TestMigrateFromKafka27(t *testing.T) {
 		t.Fatalf("apply: exit %d\n%s%s", code, out, serr)
 	}
 	kc := kafkatest.NewCluster(t, d4)
-	ctrlConf := filepath.Join(work, "controller.properties")
-	if out, serr, code := kmetaRun(t, "migrate", "configs", "--server-properties", zc.Node(1).Config, "--role", "controller", "--node-id", "3000",
-		"--controllers", voters, "--metadata-dir", migrate.ControllerDir(work, 3000), "--out", ctrlConf); code != exitOK {
-		t.Fatalf("configs: exit %d\n%s%s", code, out, serr)
+	for _, id := range ctrlIDs {
+		ctrlConf := filepath.Join(work, fmt.Sprintf("controller-%d.properties", id))
+		if out, serr, code := kmetaRun(t, "migrate", "configs", "--server-properties", zc.Node(1).Config, "--role", "controller", "--node-id", fmt.Sprint(id),
+			"--controllers", voters, "--metadata-dir", migrate.ControllerDir(work, int32(id)), "--out", ctrlConf); code != exitOK {
+			t.Fatalf("configs: exit %d\n%s%s", code, out, serr)
+		}
+		kc.AddNode(id, "controller", readProps(t, ctrlConf)).ControllerPort = port[id]
 	}
-	kc.AddNode(3000, "controller", readProps(t, ctrlConf)).ControllerPort = port
 	for _, id := range zc.Brokers() {
 		dir := zc.Node(id).DataDir
 		out, serr, code := kmetaRun(t, "migrate", "brokers", "--plan", planFile, "--log-dirs", dir)
@@ -113,9 +124,10 @@ func TestMigrateFromKafka27(t *testing.T) {
 		}
 		kc.AddNode(id, "broker", readProps(t, conf)).PlainPort = zc.Node(id).PlainPort
 	}
-	kc.StartNodes(3000)
+	kc.StartNodes(ctrlIDs...)
 	kc.StartNodes(zc.Brokers()...)
 	kc.WaitBrokers(t, 2*time.Minute, zc.Brokers()...)
+	checkQuorum(t, ctx, kc, planFile, ctrlIDs, 0)
 
 	md, err := kadm.NewClient(kc.Client(t)).Metadata(ctx, topics...)
 	if err != nil {
