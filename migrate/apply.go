@@ -33,12 +33,12 @@ func ControllerDir(out string, id int32) string { return filepath.Join(out, cont
 // Replan recomputes a plan read from a file against the image its source
 // holds now. It fails with ErrSourceChanged when ZooKeeper moved on or the
 // records differ: apply executes exactly the plan that was printed.
-func Replan(img *model.Image, old *Plan, source string, live bool, passwordSecret string) (*Plan, error) {
+func Replan(img *model.Image, old *Plan, source string, live bool, passwordSecret string, dataDirs []ZKDataDir) (*Plan, error) {
 	if old.Format != PlanFormat {
 		return nil, fmt.Errorf("%w: plan format %q, want %q", ErrBadInput, old.Format, PlanFormat)
 	}
 	opts := Options{Source: source, Live: live, MetadataVersion: old.MetadataVersion.Name, Controllers: old.Controllers, Quorum: old.Quorum,
-		PasswordEncoderSecret: passwordSecret, Overrides: old.Overrides}
+		PasswordEncoderSecret: passwordSecret, Overrides: old.Overrides, ZKDataDirs: dataDirs}
 	if img.ClusterID == "" {
 		opts.ClusterID = old.ClusterID
 	}

@@ -92,6 +92,8 @@ const (
 	CodeELRDeferred           = "MIGRATE_ELR_DEFERRED"
 	CodeZKConsumerOffsets     = "MIGRATE_ZK_CONSUMER_OFFSETS"
 	CodeDynamicQuorumLevel    = "MIGRATE_DYNAMIC_QUORUM_LEVEL"
+	CodeZKDataDirUsed         = "MIGRATE_ZK_DATA_DIR_USED"
+	CodeZKDataDirsDiverge     = "MIGRATE_ZK_DATA_DIRS_DIVERGE"
 )
 
 // ControllerSpec is one voter of the target quorum.
@@ -240,6 +242,19 @@ type Options struct {
 	PasswordEncoderSecret string
 	// Overrides lifts blockers by name (see the Override constants).
 	Overrides []string
+	// ZKDataDirs, when the source named several data dirs of one
+	// ensemble, is what each held (internal/source reads the newest).
+	ZKDataDirs []ZKDataDir
+}
+
+// ZKDataDir is one of several ZooKeeper data dirs a plan read.
+type ZKDataDir struct {
+	Path    string `json:"path"`
+	MaxZxid int64  `json:"maxZxid"`
+	Used    bool   `json:"used"`
+	// Diverged says how the dir is not a prefix of the newest one's
+	// history ("" when it is).
+	Diverged string `json:"diverged,omitempty"`
 }
 
 // FeatureLevel is one FeatureLevelRecord the plan writes.
@@ -462,6 +477,24 @@ func NewPlan(img *model.Image, opts Options) (*Plan, error) {
 				Message: fmt.Sprintf("brokers %s are still registered in the data dir (ephemeral znodes left when ZooKeeper stopped before them)", joinIDs(ids)),
 				Fix:     "make sure every broker is stopped before converting"})
 		}
+	}
+	if len(opts.ZKDataDirs) > 1 {
+		var used ZKDataDir
+		var others []string
+		for _, d := range opts.ZKDataDirs {
+			if d.Used {
+				used = d
+				continue
+			}
+			others = append(others, fmt.Sprintf("%s at zxid %#x", d.Path, d.MaxZxid))
+			if d.Diverged != "" {
+				block(CodeZKDataDirsDiverge, "", "zkdata "+d.Path,
+					fmt.Sprintf("%s (zxid %#x) is not a prefix of %s's history: %s", d.Path, d.MaxZxid, used.Path, d.Diverged),
+					"give only the data dirs of one ensemble's servers (a dir of another cluster, or of a server that diverged, is not this cluster's state); read the newest alone if you are sure of it")
+			}
+		}
+		add(model.Finding{Code: CodeZKDataDirUsed, Severity: model.SevInfo, Class: "migrate", Entity: "zkdata " + used.Path,
+			Message: fmt.Sprintf("read %s (zxid %#x), the newest of %d data dirs; checked against %s", used.Path, used.MaxZxid, len(opts.ZKDataDirs), strings.Join(others, ", "))})
 	}
 	if m := img.Migration; m != nil && m.HasZNode {
 		block(CodeMigrationZnode, OverrideMigrationZnode, "/migration",

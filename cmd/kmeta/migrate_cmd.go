@@ -249,12 +249,18 @@ func migratePlanFromFlags(c *cli.Context) (*migrate.Plan, *model.Image, error) {
 		return nil, nil, usageErrorf(c, "--zk %s is a KRaft source; migrate reads ZooKeeper", src)
 	}
 	res, err := loadSource(c, src)
-	if err != nil {
+	if err != nil && !(errors.Is(err, source.ErrDataDirsDiverge) && res != nil) {
 		return nil, nil, fmt.Errorf("reading %s: %w", src, err)
+	}
+	// Several data dirs that are not one history still make a plan: a
+	// blocked one, naming them (MIGRATE_ZK_DATA_DIRS_DIVERGE).
+	var dirs []migrate.ZKDataDir
+	for _, d := range res.DataDirs {
+		dirs = append(dirs, migrate.ZKDataDir{Path: d.Path, MaxZxid: d.MaxZxid, Used: d.Used, Diverged: d.Diverged})
 	}
 	live := spec.ZK.Kind == zkread.SourceLive
 	if old != nil {
-		p, err := migrate.Replan(res.Image, old, src, live, c.String("password-encoder-secret"))
+		p, err := migrate.Replan(res.Image, old, src, live, c.String("password-encoder-secret"), dirs)
 		if err != nil {
 			return nil, nil, findings(err)
 		}
@@ -271,7 +277,7 @@ func migratePlanFromFlags(c *cli.Context) (*migrate.Plan, *model.Image, error) {
 		return nil, nil, usageErrorf(c, "--quorum: %v", err)
 	}
 	p, err := migrate.NewPlan(res.Image, migrate.Options{Source: src, Live: live, MetadataVersion: c.String("metadata-version"),
-		Controllers: cs, Quorum: quorum, ClusterID: c.String("cluster-id"), PasswordEncoderSecret: c.String("password-encoder-secret"),
+		Controllers: cs, Quorum: quorum, ZKDataDirs: dirs, ClusterID: c.String("cluster-id"), PasswordEncoderSecret: c.String("password-encoder-secret"),
 		Overrides: c.StringSlice("override")})
 	if err != nil {
 		if errors.Is(err, migrate.ErrBadInput) {

@@ -121,6 +121,11 @@ func loadSpec(c *cli.Context, spec source.Spec) (*source.Result, error) {
 		if errors.Is(err, source.ErrPastEnd) {
 			return nil, usageErrorf(c, "%v", err)
 		}
+		if errors.Is(err, source.ErrDataDirsDiverge) && res != nil {
+			// The result says what each dir held, for a report (migrate
+			// plan's blocker); callers that only check err refuse.
+			return res, err
+		}
 		return nil, pathErr(spec.Raw, err)
 	}
 	printWarnings(c, res.Image.Warnings)

@@ -33,6 +33,10 @@
 //	kraft:/var/lib/kafka/meta@offset=1200     replay up to and including offset 1200
 //	zkdata:/var/lib/zookeeper@zxid=0x2000001f the tree as of that zxid
 //
+// Several data dirs of one ensemble are one source, zkdata:A,B,C: the
+// newest is read, after proving the others are prefixes of its history
+// (datadirs.go).
+//
 // The suffix is recognised only in exactly that form (@offset=N or
 // @zxid=N, N decimal or 0x-hex), so a path that merely contains '@' keeps
 // working. The --at-offset and --at-zxid flags are the same thing for a
@@ -86,6 +90,9 @@ type Spec struct {
 	// Dir is the KRaft log dir inference already opened; Load and the log
 	// commands use it rather than scan the path again.
 	Dir *metalog.LogDir
+	// DataDirs are the data dirs of "zkdata:A,B,...", several servers of
+	// one ensemble (see datadirs.go); nil for one. ZK.Path is the first.
+	DataDirs []string
 }
 
 // At is a point in time in a source: a KRaft offset or a ZooKeeper zxid.
@@ -136,6 +143,9 @@ func (s Spec) String() string {
 	if s.Kind == KRaft {
 		return "kraft:" + s.Path + s.At.String()
 	}
+	if len(s.DataDirs) > 1 {
+		return "zkdata:" + strings.Join(s.DataDirs, ",")
+	}
 	return s.ZK.String() + s.At.String()
 }
 
@@ -156,6 +166,9 @@ func Parse(s string) (Spec, error) {
 	}
 	if at.Zxid > 0 && (spec.Kind != ZooKeeper || spec.ZK.Kind != zkread.SourceDataDir) {
 		return Spec{}, fmt.Errorf("%w: %q: @zxid applies to ZooKeeper data dirs (zkdata:); a KRaft point in time is @offset=N", ErrSource, s)
+	}
+	if at.Zxid > 0 && len(spec.DataDirs) > 1 {
+		return Spec{}, fmt.Errorf("%w: %q: @zxid names one data dir's state; give one data dir", ErrSource, s)
 	}
 	spec.At = at
 	return spec, nil
@@ -202,7 +215,13 @@ func parse(s string) (Spec, error) {
 		if err != nil {
 			return Spec{}, fmt.Errorf("%w: %w", ErrSource, err)
 		}
-		return Spec{Raw: s, Kind: ZooKeeper, ZK: z}, nil
+		spec := Spec{Raw: s, Kind: ZooKeeper, ZK: z}
+		if z.Kind == zkread.SourceDataDir {
+			if spec.DataDirs = splitDataDirs(z.Path); spec.DataDirs != nil {
+				spec.ZK.Path = spec.DataDirs[0]
+			}
+		}
+		return spec, nil
 	}
 	if i := strings.Index(s, "://"); i >= 0 {
 		return Spec{}, fmt.Errorf("%w: unknown scheme %q (want kraft:, zk://, zkdata: or zkdump:; kafka:// is reserved)", ErrSource, s[:i])
@@ -298,6 +317,9 @@ type Options struct {
 type Result struct {
 	Spec  Spec
 	Image *model.Image
+	// DataDirs, for several data dirs, is what each held; Image is the
+	// newest one's (Used).
+	DataDirs []DataDir
 }
 
 // ErrPastEnd: a point in time beyond what the source holds.
@@ -334,6 +356,9 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 		// metalog's typed warnings (r.Warnings) are already the image's.
 		res.Image = r.Image
 	case ZooKeeper:
+		if len(spec.DataDirs) > 1 {
+			return loadDataDirs(ctx, spec, opts)
+		}
 		zo := opts.ZK
 		if spec.At.Zxid > 0 {
 			zo.AtZxid = spec.At.Zxid
@@ -363,6 +388,9 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 func ReadZKTree(ctx context.Context, spec Spec, zo zkread.ReadOptions) (*zkread.Tree, []model.Finding, error) {
 	if spec.Kind != ZooKeeper {
 		return nil, nil, fmt.Errorf("%w: %s is not a ZooKeeper source", ErrSource, spec)
+	}
+	if len(spec.DataDirs) > 1 {
+		return nil, nil, fmt.Errorf("%w: %s: give one data dir", ErrSource, spec)
 	}
 	if spec.At.Zxid > 0 {
 		zo.AtZxid = spec.At.Zxid

@@ -1,0 +1,159 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/verify"
+	"github.com/kmeta/kmeta/zkread"
+)
+
+// Several data dirs of one ensemble.
+//
+//	zkdata:/srv/zk1,/srv/zk2,/srv/zk3
+//
+// names the data dirs of the servers of one ZooKeeper ensemble, which a
+// stop leaves at different zxids (a follower may not have applied the
+// last transactions). Load reads each, uses the one with the newest zxid
+// (DataDirs says which), and proves that every other one holds a prefix
+// of its history: the newest dir read as of an older dir's zxid must hold
+// exactly what the older dir holds (compared decoded, entity by entity,
+// with verify's rules). Anything else (another cluster's data dir, a
+// server that diverged, a newest dir that no longer has the snapshots to
+// rebuild the older zxid) fails with ErrDataDirsDiverge, and the result
+// still carries every dir's zxid for the report.
+//
+// A string holding a comma is one dir when that path exists, so a path
+// with a comma keeps working. A point in time (@zxid=) names one dir's
+// state and is refused with several.
+
+// ErrDataDirsDiverge: several data dirs that are not one history.
+var ErrDataDirsDiverge = errors.New("the ZooKeeper data dirs disagree on more than recency")
+
+// DataDir is what Load found in one of several data dirs.
+type DataDir struct {
+	Path    string `json:"path"`
+	MaxZxid int64  `json:"maxZxid"`
+	// Used is true for the dir the image was read from (the newest).
+	Used bool `json:"used"`
+	// Diverged says how this dir disagrees with the newest ("" when it is
+	// a prefix of it).
+	Diverged string `json:"diverged,omitempty"`
+}
+
+// splitDataDirs returns the dirs of "zkdata:A,B,...": nil when the value is
+// one dir.
+func splitDataDirs(p string) []string {
+	if !strings.Contains(p, ",") {
+		return nil
+	}
+	if _, err := os.Stat(p); err == nil {
+		return nil
+	}
+	var dirs []string
+	for _, d := range strings.Split(p, ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	if len(dirs) < 2 {
+		return nil
+	}
+	return dirs
+}
+
+// loadDataDirs is Load for several data dirs.
+func loadDataDirs(ctx context.Context, spec Spec, opts Options) (*Result, error) {
+	zo := opts.ZK
+	if zo.AtZxid > 0 {
+		return nil, fmt.Errorf("%w: %s: a point in time names one data dir's state; give one data dir", ErrSource, spec)
+	}
+	trees := make([]*zkread.Tree, len(spec.DataDirs))
+	res := &Result{Spec: spec}
+	newest := 0
+	for i, d := range spec.DataDirs {
+		t, err := zkread.Source{Kind: zkread.SourceDataDir, Path: d}.ReadTree(ctx, zo)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d, err)
+		}
+		trees[i] = t
+		res.DataDirs = append(res.DataDirs, DataDir{Path: d, MaxZxid: t.MaxZxid})
+		if t.MaxZxid > trees[newest].MaxZxid {
+			newest = i
+		}
+	}
+	res.DataDirs[newest].Used = true
+	img, err := zkread.Decode(trees[newest], opts.ZKDecode)
+	if err != nil && img == nil {
+		return nil, fmt.Errorf("%s: %w", spec.DataDirs[newest], err)
+	}
+	res.Image = img
+	newDir := spec.DataDirs[newest]
+	var bad []string
+	for i, d := range spec.DataDirs {
+		if i == newest {
+			continue
+		}
+		why, err := prefixOf(ctx, newDir, trees[i], zo, opts.ZKDecode)
+		if err != nil {
+			return nil, err
+		}
+		if why != "" {
+			res.DataDirs[i].Diverged = why
+			bad = append(bad, fmt.Sprintf("%s (zxid %#x): %s", d, trees[i].MaxZxid, why))
+		}
+	}
+	if len(bad) > 0 {
+		return res, fmt.Errorf("%w: against %s (zxid %#x, the newest): %s", ErrDataDirsDiverge, newDir, trees[newest].MaxZxid, strings.Join(bad, "; "))
+	}
+	return res, nil
+}
+
+// prefixOf says how the older tree is not the newest dir's state at the
+// older's zxid ("" when it is).
+func prefixOf(ctx context.Context, newest string, older *zkread.Tree, zo zkread.ReadOptions, do zkread.DecodeOptions) (string, error) {
+	oldImg, err := zkread.Decode(older, do)
+	if err != nil && oldImg == nil {
+		return "", err
+	}
+	zo.AtZxid = older.MaxZxid
+	at, err := zkread.Source{Kind: zkread.SourceDataDir, Path: newest}.ReadTree(ctx, zo)
+	if err != nil {
+		return fmt.Sprintf("%s cannot be read as of zxid %#x (%v), so it cannot be shown to extend this dir", newest, older.MaxZxid, err), nil
+	}
+	if at.MaxZxid != older.MaxZxid {
+		return fmt.Sprintf("%s has no state at zxid %#x (it holds %#x there): not one history", newest, older.MaxZxid, at.MaxZxid), nil
+	}
+	atImg, err := zkread.Decode(at, do)
+	if err != nil && atImg == nil {
+		return "", err
+	}
+	rep, err := verify.Compare(oldImg, atImg, verify.Options{Left: verify.Side{Kind: verify.ZooKeeper, Name: "older"},
+		Right: verify.Side{Kind: verify.ZooKeeper, Name: "newest@zxid"}})
+	if err != nil {
+		return "", err
+	}
+	if !rep.Differ() {
+		return "", nil
+	}
+	var ds []string
+	for _, f := range rep.Findings {
+		if f.Severity == model.SevInfo && f.Code != verify.CodeAdded && f.Code != verify.CodeRemoved && f.Code != verify.CodeChanged {
+			continue
+		}
+		d := f.Code + " " + f.Entity
+		if f.Field != "" {
+			d += " " + f.Field
+		}
+		ds = append(ds, d)
+	}
+	n := len(ds)
+	if n > 5 {
+		ds = append(ds[:5], fmt.Sprintf("… %d more", n-5))
+	}
+	return fmt.Sprintf("%d differences at zxid %#x (%s)", n, older.MaxZxid, strings.Join(ds, ", ")), nil
+}
