@@ -40,6 +40,12 @@ func TestMigrateSeveralZKDataDirs(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer conn.Close()
+		// "ruok" answers before the server serves sessions: wait for one.
+		for deadline := time.Now().Add(30 * time.Second); conn.State() != zk.StateHasSession; time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no ZooKeeper session: %v", conn.State())
+			}
+		}
 		for _, n := range nodes {
 			if _, err := conn.Create(n[0], []byte(n[1]), 0, zk.WorldACL(zk.PermAll)); err != nil {
 				t.Fatalf("create %s: %v", n[0], err)
@@ -68,14 +74,14 @@ func TestMigrateSeveralZKDataDirs(t *testing.T) {
 	z.Stop()
 	old := copyDataDir(z.DataDir)
 	z.Restart()
-	write(z, append([][2]string{{"/brokers/topics/late", string(topic("bGF0ZS10b3BpYy1pZC0wMDA"))}}, partitions("late")...))
+	write(z, append([][2]string{{"/brokers/topics/late", string(topic("bGF0ZS10b3BpYy1pZC0wMA"))}}, partitions("late")...))
 	z.Stop()
 	newest := z.DataDir
 
 	// A server that diverged: ZooKeeper on a copy of OLD took other writes.
 	fork := copyDataDir(old)
 	zf := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{Props: map[string]string{"dataDir": fork}})
-	write(zf, [][2]string{{"/config/changes", ""}, {"/brokers/topics/other", string(topic("b3RoZXItdG9waWMtaWQtMDA"))}})
+	write(zf, [][2]string{{"/config/changes", ""}, {"/brokers/topics/other", string(topic("b3RoZXItdG9waWMtaWQtMA"))}})
 	zf.Stop()
 
 	for _, order := range [][]string{{old, newest}, {newest, old}} {
