@@ -23,6 +23,9 @@ type ApplyOptions struct {
 	// controller dirs holding other files.
 	Force  bool
 	DryRun bool
+	// Progress, when set, is told the bytes written so far and the bytes
+	// to write in all (files left as they are count as written).
+	Progress func(done, total int64)
 }
 
 func controllerDirName(id int32) string { return "controller-" + strconv.Itoa(int(id)) }
@@ -30,15 +33,25 @@ func controllerDirName(id int32) string { return "controller-" + strconv.Itoa(in
 // ControllerDir is where apply writes controller id's metadata log dir.
 func ControllerDir(out string, id int32) string { return filepath.Join(out, controllerDirName(id)) }
 
+// ReplanOptions are what Replan takes besides the image and the old plan:
+// what the plan file cannot hold (the secret) or what describes this read.
+type ReplanOptions struct {
+	Source                string
+	Live                  bool
+	PasswordEncoderSecret string
+	ZKDataDirs            []ZKDataDir
+	Progress              func(done, total int64)
+}
+
 // Replan recomputes a plan read from a file against the image its source
 // holds now. It fails with ErrSourceChanged when ZooKeeper moved on or the
 // records differ: apply executes exactly the plan that was printed.
-func Replan(img *model.Image, old *Plan, source string, live bool, passwordSecret string, dataDirs []ZKDataDir) (*Plan, error) {
+func Replan(img *model.Image, old *Plan, ro ReplanOptions) (*Plan, error) {
 	if old.Format != PlanFormat {
 		return nil, fmt.Errorf("%w: plan format %q, want %q", ErrBadInput, old.Format, PlanFormat)
 	}
-	opts := Options{Source: source, Live: live, MetadataVersion: old.MetadataVersion.Name, Controllers: old.Controllers, Quorum: old.Quorum,
-		PasswordEncoderSecret: passwordSecret, Overrides: old.Overrides, ZKDataDirs: dataDirs}
+	opts := Options{Source: ro.Source, Live: ro.Live, MetadataVersion: old.MetadataVersion.Name, Controllers: old.Controllers, Quorum: old.Quorum,
+		PasswordEncoderSecret: ro.PasswordEncoderSecret, Overrides: old.Overrides, ZKDataDirs: ro.ZKDataDirs, Progress: ro.Progress}
 	if img.ClusterID == "" {
 		opts.ClusterID = old.ClusterID
 	}
@@ -84,6 +97,18 @@ func Apply(p *Plan, o ApplyOptions) ([]FileResult, error) {
 		return nil, err
 	}
 	var out []FileResult
+	var done, total int64
+	for _, c := range p.Controllers {
+		if len(o.Nodes) == 0 || slices.Contains(o.Nodes, c.ID) {
+			total += int64(len(boot))
+		}
+	}
+	progress := func(n int) {
+		done += int64(n)
+		if o.Progress != nil {
+			o.Progress(done, total)
+		}
+	}
 	for _, c := range p.Controllers {
 		if len(o.Nodes) > 0 && !slices.Contains(o.Nodes, c.ID) {
 			continue
@@ -112,7 +137,11 @@ func Apply(p *Plan, o ApplyOptions) ([]FileResult, error) {
 					return out, err
 				}
 			}
-			act, err := putFile(path, f.data, o.Force, o.DryRun)
+			var report func(int)
+			if f.name == bootName {
+				report = progress
+			}
+			act, err := putFileProgress(path, f.data, o.Force, o.DryRun, report)
 			if err != nil {
 				return out, err
 			}
@@ -189,7 +218,18 @@ func checkTargetDir(dir string, force bool) error {
 // only.
 func bootstrapBytes(recs []Record, header []metalog.ControlRecord) ([]byte, error) {
 	hdr := append([]metalog.ControlRecord{{Type: metalog.ControlSnapshotHeader, Value: metalog.EncodeSnapshotHeader(0)}}, header...)
-	buf, err := metalog.AppendControlBatch(nil, metalog.BatchParams{}, hdr)
+	// Size the file once (records, their framing, a header per 8 MiB
+	// batch): at a million partitions, growing it by doubling would copy
+	// hundreds of MiB.
+	est := 4096
+	for _, r := range recs {
+		est += len(r.Value) + 24
+	}
+	est += (est/(metalog.MaxKRaftBatchBytes-metalog.HeaderSize) + 1) * metalog.HeaderSize
+	for _, h := range hdr {
+		est += len(h.Value) + 32
+	}
+	buf, err := metalog.AppendControlBatch(make([]byte, 0, est), metalog.BatchParams{}, hdr)
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,8 @@ type emitOptions struct {
 	configValues map[string]string
 	dropSCRAM    bool
 	dropTokens   bool
+	// progress is told the partitions encoded so far, of how many.
+	progress func(done, total int64)
 }
 
 func configKey(r model.ConfigResource, key string) string {
@@ -52,17 +54,33 @@ func configKey(r model.ConfigResource, key string) string {
 // Brokers and controllers are not written: nodes register themselves.
 func emit(img *model.Image, o emitOptions) ([]Record, error) {
 	mv := o.level.Level
-	var out []Record
+	nParts := 0
+	for _, t := range img.Topics {
+		nParts += len(t.Partitions)
+	}
+	out := make([]Record, 0, len(o.features)+len(img.Topics)+nParts)
+	// Records are encoded into a scratch buffer and copied into 1 MiB
+	// chunks: two allocations per MiB instead of several per record (the
+	// encoder grows its buffer field by field), which at a million
+	// partitions is most of what planning allocates.
+	var scratch, chunk []byte
+	var done int64
+	partitionVersion, _ := o.catalog.RecordVersion(mv, features.PartitionRecord)
 	add := func(m records.Metadata) error {
 		v, ok := o.catalog.RecordVersion(mv, m.APIKey())
 		if !ok {
 			return fmt.Errorf("%w: %s cannot be written at metadata.version %s", ErrCannotExpress, m.RecordName(), o.level.Name)
 		}
-		val, err := records.EncodeMetadata(nil, m, v)
-		if err != nil {
+		var err error
+		if scratch, err = records.EncodeMetadata(scratch[:0], m, v); err != nil {
 			return err
 		}
-		out = append(out, Record{APIKey: m.APIKey(), Version: v, Value: val})
+		if len(scratch) > cap(chunk)-len(chunk) {
+			chunk = make([]byte, 0, max(1<<20, len(scratch)))
+		}
+		start := len(chunk)
+		chunk = append(chunk, scratch...)
+		out = append(out, Record{APIKey: m.APIKey(), Version: v, Value: chunk[start:len(chunk):len(chunk)]})
 		return nil
 	}
 
@@ -87,7 +105,7 @@ func emit(img *model.Image, o emitOptions) ([]Record, error) {
 		for _, pid := range slices.Sorted(maps.Keys(t.Partitions)) {
 			p := t.Partitions[pid]
 			dirs := p.Directories
-			if v, _ := o.catalog.RecordVersion(mv, features.PartitionRecord); v < 1 {
+			if partitionVersion < 1 {
 				// Directories exist from v1 (3.7-IV2); below, KRaft reads
 				// every replica as MIGRATING anyway.
 				dirs = nil
@@ -106,6 +124,9 @@ func emit(img *model.Image, o emitOptions) ([]Record, error) {
 			}
 			if err := add(pr); err != nil {
 				return nil, err
+			}
+			if done++; o.progress != nil && (done%4096 == 0 || done == int64(nParts)) {
+				o.progress(done, int64(nParts))
 			}
 		}
 	}

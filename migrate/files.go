@@ -74,12 +74,27 @@ func sameContent(path string, data []byte) (exists, same bool, err error) {
 // therefore finishes the job: what was written is recognised, what was not
 // is written.
 func putFile(path string, data []byte, overwrite, dryRun bool) (string, error) {
+	return putFileProgress(path, data, overwrite, dryRun, nil)
+}
+
+// writeChunk is how much putFileProgress writes between progress reports.
+const writeChunk = 4 << 20
+
+// putFileProgress is putFile reporting each chunk written (and a file
+// left as it was, whole) to progress, when not nil.
+func putFileProgress(path string, data []byte, overwrite, dryRun bool, progress func(n int)) (string, error) {
+	report := func(n int) {
+		if progress != nil {
+			progress(n)
+		}
+	}
 	exists, same, err := sameContent(path, data)
 	if err != nil {
 		return "", err
 	}
 	switch {
 	case same:
+		report(len(data))
 		return ActionUnchanged, nil
 	case exists && !overwrite:
 		return "", fmt.Errorf("%w: %s (use --force to replace it)", ErrTargetNotEmpty, path)
@@ -91,9 +106,14 @@ func putFile(path string, data []byte, overwrite, dryRun bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Abort()
-		return "", err
+	for rest := data; len(rest) > 0; {
+		n := min(len(rest), writeChunk)
+		if _, err := f.Write(rest[:n]); err != nil {
+			f.Abort()
+			return "", err
+		}
+		rest = rest[n:]
+		report(n)
 	}
 	hook("before", path)
 	if err := f.Commit(); err != nil {

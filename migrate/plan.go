@@ -242,6 +242,9 @@ type Options struct {
 	PasswordEncoderSecret string
 	// Overrides lifts blockers by name (see the Override constants).
 	Overrides []string
+	// Progress, when set, is told how many partitions have become
+	// records so far, of how many.
+	Progress func(done, total int64)
 	// ZKDataDirs, when the source named several data dirs of one
 	// ensemble, is what each held (internal/source reads the newest).
 	ZKDataDirs []ZKDataDir
@@ -534,7 +537,7 @@ func NewPlan(img *model.Image, opts Options) (*Plan, error) {
 	}
 
 	// Content.
-	eo := emitOptions{level: level, catalog: cat, features: p.Features, skipTopics: map[string]bool{},
+	eo := emitOptions{level: level, catalog: cat, features: p.Features, skipTopics: map[string]bool{}, progress: opts.Progress,
 		dropConfigs: map[string]bool{}, topicIDs: map[string]model.UUID{}, configValues: map[string]string{}}
 	if img.ZK != nil {
 		for _, t := range img.ZK.PendingTopicDeletions {

@@ -409,17 +409,17 @@ func TestReplanRefusesAChangedSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, err := Replan(baseImage(), old, "test", false, "", nil); err != nil || p.Records.SHA256 != old.Records.SHA256 {
+	if p, err := Replan(baseImage(), old, ReplanOptions{Source: "test"}); err != nil || p.Records.SHA256 != old.Records.SHA256 {
 		t.Fatalf("the same source: %v", err)
 	}
 	moved := baseImage()
 	moved.Provenance.Zxid++
-	if _, err := Replan(moved, old, "test", false, "", nil); !errors.Is(err, ErrSourceChanged) {
+	if _, err := Replan(moved, old, ReplanOptions{Source: "test"}); !errors.Is(err, ErrSourceChanged) {
 		t.Errorf("a newer zxid: %v, want ErrSourceChanged", err)
 	}
 	changed := baseImage()
 	changed.Topics["t"].Partitions[0].LeaderEpoch++
-	if _, err := Replan(changed, old, "test", false, "", nil); !errors.Is(err, ErrSourceChanged) {
+	if _, err := Replan(changed, old, ReplanOptions{Source: "test"}); !errors.Is(err, ErrSourceChanged) {
 		t.Errorf("other records at the same zxid: %v, want ErrSourceChanged", err)
 	}
 	if old.MetadataVersion.Name != "4.0-IV3" {

@@ -260,3 +260,44 @@ func TestConfigsDynamicQuorum(t *testing.T) {
 		t.Errorf("static: %v", out)
 	}
 }
+
+// TestProgressReports: plan reports partitions encoded and apply the bytes
+// of the bootstrap files written, rising to their totals; a rerun that
+// leaves the files as they are still reaches the total.
+func TestProgressReports(t *testing.T) {
+	img := baseImage()
+	for i := range 10000 {
+		img.Topics["t"].Partitions[int32(i+1)] = &model.Partition{ID: int32(i + 1), Replicas: []int32{1}, ISR: []int32{1}, Leader: 1}
+	}
+	var plan [][2]int64
+	p, err := NewPlan(img, Options{Source: "test", MetadataVersion: "4.4", Controllers: []ControllerSpec{
+		{ID: 3000, Host: "h", Port: 1}, {ID: 3001, Host: "h", Port: 2}}, Progress: func(d, t int64) { plan = append(plan, [2]int64{d, t}) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) < 2 || plan[len(plan)-1] != [2]int64{10001, 10001} {
+		t.Fatalf("plan progress %v, want to end at 10001/10001", plan)
+	}
+	for _, rerun := range []bool{false, true} {
+		var got [][2]int64
+		out := filepath.Join(t.TempDir(), "x")
+		if rerun {
+			if _, err := Apply(p, ApplyOptions{Out: out}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		files, err := Apply(p, ApplyOptions{Out: out, Progress: func(d, t int64) { got = append(got, [2]int64{d, t}) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := int64(files[0].Bytes + files[2].Bytes)
+		if len(got) == 0 || got[len(got)-1] != [2]int64{total, total} {
+			t.Fatalf("rerun %v: apply progress %v, want to end at %d/%d", rerun, got, total, total)
+		}
+		for i := 1; i < len(got); i++ {
+			if got[i][0] < got[i-1][0] {
+				t.Fatalf("progress went back: %v", got)
+			}
+		}
+	}
+}

@@ -76,7 +76,9 @@ func migrateCommand() *cli.Command {
 						return err
 					}
 					if w := c.String("write"); w != "" {
-						b, err := json.MarshalIndent(p, "", "  ")
+						// Compact: at a million partitions an indented
+						// plan is three times the size to write and read.
+						b, err := json.Marshal(p)
 						if err != nil {
 							return err
 						}
@@ -129,7 +131,10 @@ func migrateCommand() *cli.Command {
 						}
 					}
 					installKillHook()
-					files, err := migrate.Apply(p, migrate.ApplyOptions{Out: c.String("out"), Nodes: nodes, Force: c.Bool("force"), DryRun: c.Bool("dry-run")})
+					prog := newProgress(c, "writing the controllers' metadata dirs", progressBytes)
+					files, err := migrate.Apply(p, migrate.ApplyOptions{Out: c.String("out"), Nodes: nodes, Force: c.Bool("force"), DryRun: c.Bool("dry-run"),
+						Progress: prog.Update})
+					prog.Done()
 					if err != nil {
 						return err
 					}
@@ -231,7 +236,8 @@ func migratePlanFromFlags(c *cli.Context) (*migrate.Plan, *model.Image, error) {
 	src := c.String("zk")
 	if f := c.String("plan"); f != "" {
 		var err error
-		if old, err = readPlanFile(f); err != nil {
+		// Replan needs the header only: the topics come from the source.
+		if old, err = readPlan(f, false); err != nil {
 			return nil, nil, err
 		}
 		if src == "" {
@@ -260,7 +266,10 @@ func migratePlanFromFlags(c *cli.Context) (*migrate.Plan, *model.Image, error) {
 	}
 	live := spec.ZK.Kind == zkread.SourceLive
 	if old != nil {
-		p, err := migrate.Replan(res.Image, old, src, live, c.String("password-encoder-secret"), dirs)
+		prog := newProgress(c, "planning: partitions to records", progressCount)
+		p, err := migrate.Replan(res.Image, old, migrate.ReplanOptions{Source: src, Live: live,
+			PasswordEncoderSecret: c.String("password-encoder-secret"), ZKDataDirs: dirs, Progress: prog.Update})
+		prog.Done()
 		if err != nil {
 			return nil, nil, findings(err)
 		}
@@ -276,7 +285,9 @@ func migratePlanFromFlags(c *cli.Context) (*migrate.Plan, *model.Image, error) {
 	if err != nil {
 		return nil, nil, usageErrorf(c, "--quorum: %v", err)
 	}
-	p, err := migrate.NewPlan(res.Image, migrate.Options{Source: src, Live: live, MetadataVersion: c.String("metadata-version"),
+	prog := newProgress(c, "planning: partitions to records", progressCount)
+	defer prog.Done()
+	p, err := migrate.NewPlan(res.Image, migrate.Options{Source: src, Live: live, MetadataVersion: c.String("metadata-version"), Progress: prog.Update,
 		Controllers: cs, Quorum: quorum, ZKDataDirs: dirs, ClusterID: c.String("cluster-id"), PasswordEncoderSecret: c.String("password-encoder-secret"),
 		Overrides: c.StringSlice("override")})
 	if err != nil {
@@ -300,13 +311,31 @@ func quorumSummary(p *migrate.Plan) string {
 	return migrate.QuorumVoters(p.Controllers) + " (static, kraft.version 0)"
 }
 
-func readPlanFile(path string) (*migrate.Plan, error) {
+func readPlanFile(path string) (*migrate.Plan, error) { return readPlan(path, true) }
+
+// skipJSON decodes nothing: the decoder only finds where the value ends.
+type skipJSON struct{}
+
+func (*skipJSON) UnmarshalJSON([]byte) error { return nil }
+
+// readPlan reads a plan file. Without topics the per-partition assignment
+// (most of the file at scale) is skipped, not decoded: apply re-plans from
+// the source and needs only the header to check against.
+func readPlan(path string, topics bool) (*migrate.Plan, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var p migrate.Plan
-	if err := json.Unmarshal(b, &p); err != nil {
+	if topics {
+		err = json.Unmarshal(b, &p)
+	} else {
+		err = json.Unmarshal(b, &struct {
+			*migrate.Plan
+			Topics skipJSON `json:"topics"`
+		}{Plan: &p})
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %v", path, migrate.ErrBadInput, err)
 	}
 	if p.Format != migrate.PlanFormat {
