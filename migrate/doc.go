@@ -13,8 +13,11 @@
 //     the zxid or the records' SHA-256 differ (Replan), so plan and apply
 //     cannot drift.
 //  2. apply (Apply): per controller, DIR/controller-ID/ holding
-//     bootstrap.checkpoint and meta.properties v1 (node.id, ZooKeeper's
-//     cluster.id, a directory.id derived from cluster id and node id).
+//     bootstrap.checkpoint (static quorum) or the bootstrap snapshot
+//     __cluster_metadata-0/00000000000000000000-0000000000.checkpoint
+//     (dynamic quorum), and meta.properties v1 (node.id, ZooKeeper's
+//     cluster.id, the directory.id given in --controllers or one derived
+//     from cluster id and node id).
 //  3. brokers (ConvertBrokers): on each broker host, every partition dir of
 //     every log dir is accounted for against the plan's assignment and
 //     topic ids before anything is written; then partition.metadata is
@@ -26,7 +29,8 @@
 //     file of a broker (process.roles, node.id, controller.quorum.voters,
 //     the CONTROLLER listener in the protocol map, ZooKeeper settings and
 //     settings 4.x removed dropped and named with their replacement,
-//     AclAuthorizer replaced by StandardAuthorizer) or of a controller
+//     AclAuthorizer replaced by StandardAuthorizer; a dynamic quorum gets
+//     controller.quorum.bootstrap.servers instead) or of a controller
 //     (its own listener and metadata dir, plus the authorizer, super users,
 //     token secret and topic defaults taken from the broker's file).
 //
@@ -44,11 +48,43 @@
 // acceptance test (cmd/kmeta TestMigrateZKClusterToKRaft) proves the
 // choice on real Kafka 4.4.0.
 //
+// # Static or dynamic quorum
+//
+// Static (kraft.version 0, the default): every node names the voters in
+// controller.quorum.voters and each controller's dir holds
+// bootstrap.checkpoint. Dynamic (--quorum dynamic, kraft.version 1,
+// KIP-853): the controllers are the initial voters, as kafka-storage
+// format --initial-controllers ID@HOST:PORT:DIRECTORY_ID makes them. Kafka
+// 4.4.0's formatter then writes no bootstrap.checkpoint: it writes
+// __cluster_metadata-0/00000000000000000000-0000000000.checkpoint, a first
+// control batch with SnapshotHeader, KRaftVersionRecord {1} and
+// VotersRecord (each voter's id, directory id, CONTROLLER endpoint and
+// kraft.version 0..1 supported), then the bootstrap records as data
+// batches from offset 3, then the SnapshotFooter; the metadata dir's
+// meta.properties carries the voter's directory id. The 4.4 controller
+// reads its bootstrap records from that file and appends them as it does
+// bootstrap.checkpoint's, so apply writes the same file with the whole
+// image as its records (TestDynamicQuorumMatchesKafkaFormat compares it
+// with Kafka's own output). A dynamic quorum needs metadata.version
+// 3.9-IV0 (MIGRATE_DYNAMIC_QUORUM_LEVEL). Static is the default because
+// it works at every level a 4.x cluster starts on (dynamic needs
+// 3.9-IV0), it is the file layout the earlier proofs (parity, levels,
+// fault injection) rest on, and Kafka 4.1+ can turn a static quorum
+// dynamic online later (kafka-features upgrade --feature kraft.version=1);
+// both are proven on three 4.4.0 controllers by the real-Kafka tests.
+//
+// # Several ZooKeeper data dirs
+//
+// zkdata:DIR1,DIR2,... (internal/source) reads the newest of several data
+// dirs of one ensemble after proving the others are prefixes of its
+// history; the plan names the dir it used (MIGRATE_ZK_DATA_DIR_USED) and
+// is blocked when they disagree (MIGRATE_ZK_DATA_DIRS_DIVERGE).
+//
 // # What is written (Kafka's MetadataImage.write order)
 //
 // FeatureLevelRecords first (metadata.version, then every feature at its
 // default for that level, as kafka-storage format --release-version
-// writes them; kraft.version stays 0, a static quorum); per topic a
+// writes them; kraft.version is never a FeatureLevelRecord); per topic a
 // TopicRecord with ZooKeeper's topic id and its PartitionRecords (replicas,
 // ISR, leader and leader epoch from the state znode, partition epoch = the
 // state znode's data version, adding/removing replicas, directories
@@ -74,4 +110,12 @@
 // mark a dir as done (meta.properties) go last. A kill -9 at any point
 // therefore leaves either the old or the new file, and a rerun finishes
 // the job. Hook is called at every file boundary for fault injection.
+//
+// # At scale
+//
+// Records are encoded into 1 MiB chunks and the bootstrap file is sized
+// once; the plan file is compact JSON, and apply --plan decodes only its
+// header (the topics, most of the file, are re-planned from the source and
+// compared by SHA-256). Progress (Options.Progress, ApplyOptions.Progress)
+// reports partitions planned and bytes written.
 package migrate
