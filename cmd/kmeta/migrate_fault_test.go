@@ -15,11 +15,11 @@ const fixtureZK = "zkdata:../../testdata/zk/datadir"
 // fixturePlan writes a plan of the ZooKeeper fixture for two controllers
 // (its pending deletion and in-flight reassignment overridden) and returns
 // its path.
-func fixturePlan(t *testing.T, dir string) string {
+func fixturePlan(t *testing.T, dir string, extra ...string) string {
 	t.Helper()
 	plan := filepath.Join(dir, "plan.json")
-	out, serr, code := kmetaRun(t, "migrate", "plan", "--zk", fixtureZK, "--controllers", "3000@127.0.0.1:9093,3001@127.0.0.1:9094",
-		"--override", migrate.OverrideDropPendingDeletions, "--override", migrate.OverrideKeepReassignments, "--write", plan)
+	out, serr, code := kmetaRun(t, append([]string{"migrate", "plan", "--zk", fixtureZK, "--controllers", "3000@127.0.0.1:9093,3001@127.0.0.1:9094",
+		"--override", migrate.OverrideDropPendingDeletions, "--override", migrate.OverrideKeepReassignments, "--write", plan}, extra...)...)
 	if code != exitOK {
 		t.Fatalf("plan: exit %d\n%s%s", code, out, serr)
 	}
@@ -47,10 +47,18 @@ func checkEachOldOrNew(t *testing.T, ref, got string) {
 // TestMigrateApplyKillAtEveryBoundary: kmeta migrate apply SIGKILLed at
 // every file boundary (before and after each rename) leaves each file
 // absent or complete, a rerun completes the job to exactly the files of an
-// uninterrupted run, and the ZooKeeper data dir is untouched.
+// uninterrupted run, and the ZooKeeper data dir is untouched; for a static
+// quorum (bootstrap.checkpoint) and a dynamic one (the bootstrap snapshot
+// in __cluster_metadata-0, a directory apply creates).
 func TestMigrateApplyKillAtEveryBoundary(t *testing.T) {
+	for _, q := range []string{migrate.QuorumStatic, migrate.QuorumDynamic} {
+		t.Run(q, func(t *testing.T) { applyKillAtEveryBoundary(t, q) })
+	}
+}
+
+func applyKillAtEveryBoundary(t *testing.T, quorum string) {
 	work := t.TempDir()
-	plan := fixturePlan(t, work)
+	plan := fixturePlan(t, work, "--quorum", quorum)
 	zkHash := treeHash(t, "../../testdata/zk/datadir")
 	ref := filepath.Join(work, "ref")
 	if out, serr, code := kmetaRun(t, "migrate", "apply", "--plan", plan, "--out", ref); code != exitOK {
