@@ -37,6 +37,11 @@ const (
 	// digest (20 bytes) and lastProcessedZxid (8 bytes), each with its
 	// seal (13 bytes).
 	maxTrailer = 20 + 13 + 8 + 13
+
+	// nodeFixedLen is a node record after its path and data: long acl
+	// id, then StatPersisted (czxid, mzxid, ctime, mtime, int version,
+	// cversion, aversion, long ephemeralOwner, pzxid).
+	nodeFixedLen = 8 + 4*8 + 3*4 + 2*8
 )
 
 // Snapshot is a decoded snapshot file.
@@ -165,6 +170,7 @@ type stream struct {
 	at    int64
 	what  string
 	tmp   [8]byte
+	fixed [nodeFixedLen]byte
 }
 
 func (s *stream) fail(what string, err error) {
@@ -389,15 +395,19 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer, hint int) (*Snapshot, e
 		}
 		e := t.newEntry()
 		e.Data = s.bufferIn("node data", &t.bytes)
-		aclID := s.i64("node acl id")
-		e.Stat = Stat{
-			Czxid: s.i64("czxid"), Mzxid: s.i64("mzxid"),
-			Ctime: s.i64("ctime"), Mtime: s.i64("mtime"),
-			Version: s.i32("version"), Cversion: s.i32("cversion"), Aversion: s.i32("aversion"),
-			EphemeralOwner: s.i64("ephemeralOwner"), Pzxid: s.i64("pzxid"),
-		}
-		if s.err != nil {
+		// The fixed part (acl id and StatPersisted) in one read: a read
+		// per field was a tenth of the whole data-dir read.
+		fixed := s.fixed[:]
+		if !s.read(fixed, "node stat") {
 			break
+		}
+		be := binary.BigEndian
+		aclID := int64(be.Uint64(fixed[0:]))
+		e.Stat = Stat{
+			Czxid: int64(be.Uint64(fixed[8:])), Mzxid: int64(be.Uint64(fixed[16:])),
+			Ctime: int64(be.Uint64(fixed[24:])), Mtime: int64(be.Uint64(fixed[32:])),
+			Version: int32(be.Uint32(fixed[40:])), Cversion: int32(be.Uint32(fixed[44:])), Aversion: int32(be.Uint32(fixed[48:])),
+			EphemeralOwner: int64(be.Uint64(fixed[52:])), Pzxid: int64(be.Uint64(fixed[60:])),
 		}
 		a, ok := acls[aclID]
 		if !ok {

@@ -155,19 +155,18 @@ func (t *DataTree) insert(path string, e *entry, parent *entry, name string, ori
 
 // finish turns the built entries into what a client reads: children lists
 // (sorted, one backing array for all), client cversion, dataLength,
-// numChildren.
+// numChildren. It walks the blocks in order rather than the map: a parent
+// always comes before its children there, and memory is read in order.
+// Entries no longer in the map (deleted, or a replaced root) are walked
+// too, which changes nothing a reader can reach.
 func (t *DataTree) finish() {
+	total := 0
 	for _, b := range t.blocks {
 		for i := range b {
 			if e := &b[i]; e.parent != nil && !e.deleted {
 				e.parent.Stat.NumChildren++
+				total++
 			}
-		}
-	}
-	total := 0
-	for _, b := range t.blocks {
-		for i := range b {
-			total += int(b[i].Stat.NumChildren)
 		}
 	}
 	names := make([]string, total)
@@ -176,25 +175,23 @@ func (t *DataTree) finish() {
 			e := &b[i]
 			n := int(e.Stat.NumChildren)
 			e.Children, names = names[:0:n], names[n:]
-		}
-	}
-	for _, b := range t.blocks {
-		for i := range b {
-			if e := &b[i]; e.parent != nil && !e.deleted {
+			if e.parent != nil && !e.deleted {
 				e.parent.Children = append(e.parent.Children, e.name)
 			}
 		}
 	}
-	for _, n := range t.Nodes {
-		e := entryOf(n)
-		if !slices.IsSorted(n.Children) {
-			slices.Sort(n.Children)
+	for _, b := range t.blocks {
+		for i := range b {
+			e := &b[i]
+			if !slices.IsSorted(e.Children) {
+				slices.Sort(e.Children)
+			}
+			e.Stat.Cversion = e.Stat.Cversion*2 - int32(len(e.Children))
+			e.Stat.DataLength = int32(len(e.Data))
+			e.Stat.NumChildren = int32(len(e.Children))
+			// Drop the build links so the collector has less to follow.
+			e.parent, e.name = nil, ""
 		}
-		n.Stat.Cversion = n.Stat.Cversion*2 - int32(len(n.Children))
-		n.Stat.DataLength = int32(len(n.Data))
-		n.Stat.NumChildren = int32(len(n.Children))
-		// Drop the build links so the collector has less to follow.
-		e.parent, e.name = nil, ""
 	}
 	t.index = newIndex(t.blocks)
 	t.blocks, t.free = nil, nil
