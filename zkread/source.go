@@ -197,6 +197,8 @@ func Subtree(t *Tree, chroot string) *Tree {
 	out.Warnings = append([]string{}, t.Warnings...)
 	out.Findings = model.CloneFindings(t.Findings)
 	out.Chroot = NormalizeChroot(t.Chroot + chroot)
+	// The nodes are t's: its numbering holds for them.
+	out.index = t.index
 	for p, n := range t.Nodes {
 		if rel, ok := relPath(p, chroot); ok {
 			out.Nodes[rel] = n
