@@ -61,7 +61,7 @@ func FuzzTxn(f *testing.F) {
 		checkErr(t, err)
 		if err == nil {
 			tree := newDataTree(0)
-			tree.insert("/", tree.newEntry(), nil, "", Origin{})
+			tree.insert("/", tree.newEntry(), nil, "")
 			tree.apply(txn)
 			tree.finish()
 		}

@@ -136,16 +136,16 @@ func arena(buf *[]byte, n int) []byte {
 	return b[len(b) : len(b)+n : len(b)+n]
 }
 
-// insert adds a node under parent (nil for the root). false: the path
-// was already there, and the caller must drop the tree (the old node was
-// replaced); one hash of the path finds both answers.
-func (t *DataTree) insert(path string, e *entry, parent *entry, name string, origin Origin) bool {
+// insert adds a node under parent (nil for the root); the caller records
+// its origin. false: the path was already there, and the caller must drop
+// the tree (the old node was replaced); one hash of the path finds both
+// answers.
+func (t *DataTree) insert(path string, e *entry, parent *entry, name string) bool {
 	before := len(t.Nodes)
 	t.Nodes[path] = &e.Node
 	if len(t.Nodes) == before {
 		return false
 	}
-	t.Origins[path] = origin
 	e.parent, e.name = parent, name
 	if parent != nil {
 		parent.kids++
@@ -313,7 +313,8 @@ func (t *DataTree) create(path string, data []byte, acl []ACL, owner int64, pare
 		Ctime: time, Mtime: time,
 		EphemeralOwner: owner,
 	}
-	t.insert(path, e, parent, name, t.origin)
+	t.insert(path, e, parent, name)
+	t.Origins[path] = t.origin
 }
 
 // remove applies a delete as DataTree.deleteNode does: the parent's pzxid
