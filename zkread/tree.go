@@ -124,7 +124,9 @@ func fromDataTree(dt *zkfile.DataTree, chroot string) (*Tree, error) {
 		dt.Nodes, dt.Origins = nil, nil
 		return t, nil
 	}
-	t.Nodes, t.Origins = map[string]*Node{}, map[string]Origin{}
+	// Sized for the whole tree: a data dir rarely holds much besides the
+	// cluster under its chroot.
+	t.Nodes, t.Origins = make(map[string]*Node, len(dt.Nodes)), make(map[string]Origin, len(dt.Nodes))
 	for p, n := range dt.Nodes {
 		if rel, ok := relPath(p, root); ok {
 			t.Nodes[rel] = n
