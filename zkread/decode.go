@@ -455,7 +455,13 @@ func slowTopic(data []byte) (topicAssignment, error) {
 
 // parseState decodes a partition state znode, as parseTopic does.
 func parseState(data []byte) (partitionState, error) {
-	if v, ok := fastState(data); ok {
+	return parseStateInto(data, nil)
+}
+
+// parseStateInto is parseState with the ISR read into isrs's free
+// capacity where it fits (see fastStateInto).
+func parseStateInto(data []byte, isrs []int32) (partitionState, error) {
+	if v, ok := fastStateInto(data, isrs); ok {
 		return v, nil
 	}
 	return slowState(data)
@@ -498,6 +504,8 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 	slices.Sort(pids)
 	parts := make([]model.Partition, len(pids))
 	dirs := make([]model.UUID, nrep)
+	// The ISRs of the topic in one array: at most the replicas, usually.
+	isrs := make([]int32, 0, nrep)
 	for i, pid := range pids {
 		replicas := v.Partitions[pid]
 		p := &parts[i]
@@ -523,7 +531,7 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 			}
 			d.img.ZK.MissingPartitionStates = append(d.img.ZK.MissingPartitionStates, name+"-"+strconv.Itoa(int(pid)))
 		} else {
-			s, err := parseState(sn.Data)
+			s, err := parseStateInto(sn.Data, isrs)
 			if err != nil {
 				if e := d.bad(string(d.pbuf), "partition state", err); e != nil {
 					return nil, e
@@ -531,6 +539,9 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 				continue
 			}
 			p.Leader, p.LeaderEpoch, p.ISR = s.Leader, s.LeaderEpoch, s.ISR
+			if n := len(s.ISR); n > 0 && cap(isrs)-len(isrs) >= n && &isrs[:len(isrs)+1][len(isrs)] == &s.ISR[0] {
+				isrs = isrs[:len(isrs)+n]
+			}
 			if s.LeaderRecoveryState != nil {
 				p.LeaderRecoveryState = *s.LeaderRecoveryState
 			}
