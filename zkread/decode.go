@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/zkread/zkfile"
 )
 
 // DecodeOptions tunes Decode.
@@ -32,7 +33,7 @@ type DecodeOptions struct {
 // every malformed znode (errors.Is(err, ErrMalformed)); the image is valid
 // for everything else.
 func Decode(t *Tree, opts DecodeOptions) (*model.Image, error) {
-	d := &decoder{t: t, img: model.NewImage(), handled: make(map[*Node]struct{}, len(t.Nodes)), lenient: opts.Lenient}
+	d := &decoder{t: t, img: model.NewImage(), handled: newMarks(t), lenient: opts.Lenient}
 	d.img.ZK = &model.ZKState{
 		ControllerID: -1, KRaftControllerEpoch: -1,
 		ControllerEpochZkVersion: -1, BrokerSequenceID: -1, FeatureStatus: -1,
@@ -61,13 +62,63 @@ type decoder struct {
 	t   *Tree
 	img *model.Image
 	// handled holds the znodes something consumed; the rest stay raw.
-	// Keyed by node, not path: hashing a pointer is cheaper than hashing
-	// millions of long paths.
-	handled   map[*Node]struct{}
+	handled   *marks
 	lenient   bool
 	malformed []*ZnodeError
 	// pbuf builds partition paths for lookups without allocating.
 	pbuf []byte
+}
+
+// marks is a set of nodes: a bit per node of an offline read's tree (see
+// zkfile.Index), a map for the rest (live, dump and hand-made trees, a
+// node replaced by hand). A map keyed by millions of pointers was a
+// fifth of the decode.
+type marks struct {
+	index *zkfile.Index
+	bits  []uint64
+	other map[*Node]struct{}
+}
+
+func newMarks(t *Tree) *marks {
+	m := &marks{index: t.index}
+	if m.index != nil {
+		m.bits = make([]uint64, (m.index.Len()+63)/64)
+		m.other = map[*Node]struct{}{}
+	} else {
+		m.other = make(map[*Node]struct{}, len(t.Nodes))
+	}
+	return m
+}
+
+func (m *marks) number(n *Node) (int, bool) {
+	if m.index == nil {
+		return 0, false
+	}
+	return m.index.Number(n)
+}
+
+func (m *marks) set(n *Node) {
+	if i, ok := m.number(n); ok {
+		m.bits[i/64] |= 1 << (i % 64)
+		return
+	}
+	m.other[n] = struct{}{}
+}
+
+func (m *marks) clear(n *Node) {
+	if i, ok := m.number(n); ok {
+		m.bits[i/64] &^= 1 << (i % 64)
+		return
+	}
+	delete(m.other, n)
+}
+
+func (m *marks) has(n *Node) bool {
+	if i, ok := m.number(n); ok {
+		return m.bits[i/64]&(1<<(i%64)) != 0
+	}
+	_, ok := m.other[n]
+	return ok
 }
 
 // bad records a malformed znode. In strict mode it returns the error that
@@ -86,7 +137,7 @@ func (d *decoder) bad(path, msg string, err error) error {
 	d.malformed = append(d.malformed, ze)
 	d.img.Warn(model.WarnLenientDecode, ze.Location(), "%s (kept raw)", ze.Error())
 	if n := d.t.Nodes[path]; n != nil {
-		delete(d.handled, n)
+		d.handled.clear(n)
 	}
 	return nil
 }
@@ -100,7 +151,7 @@ func (d *decoder) node(path string) *Node {
 
 func (d *decoder) mark(n *Node) {
 	if n != nil {
-		d.handled[n] = struct{}{}
+		d.handled.set(n)
 	}
 }
 
@@ -112,7 +163,7 @@ func (d *decoder) container(path string) *Node {
 
 func (d *decoder) containerNode(n *Node) *Node {
 	if n != nil && len(n.Data) == 0 {
-		d.handled[n] = struct{}{}
+		d.handled.set(n)
 	}
 	return n
 }
@@ -404,7 +455,13 @@ func slowTopic(data []byte) (topicAssignment, error) {
 
 // parseState decodes a partition state znode, as parseTopic does.
 func parseState(data []byte) (partitionState, error) {
-	if v, ok := fastState(data); ok {
+	return parseStateInto(data, nil)
+}
+
+// parseStateInto is parseState with the ISR read into isrs's free
+// capacity where it fits (see fastStateInto).
+func parseStateInto(data []byte, isrs []int32) (partitionState, error) {
+	if v, ok := fastStateInto(data, isrs); ok {
 		return v, nil
 	}
 	return slowState(data)
@@ -447,6 +504,8 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 	slices.Sort(pids)
 	parts := make([]model.Partition, len(pids))
 	dirs := make([]model.UUID, nrep)
+	// The ISRs of the topic in one array: at most the replicas, usually.
+	isrs := make([]int32, 0, nrep)
 	for i, pid := range pids {
 		replicas := v.Partitions[pid]
 		p := &parts[i]
@@ -472,7 +531,7 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 			}
 			d.img.ZK.MissingPartitionStates = append(d.img.ZK.MissingPartitionStates, name+"-"+strconv.Itoa(int(pid)))
 		} else {
-			s, err := parseState(sn.Data)
+			s, err := parseStateInto(sn.Data, isrs)
 			if err != nil {
 				if e := d.bad(string(d.pbuf), "partition state", err); e != nil {
 					return nil, e
@@ -480,6 +539,9 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 				continue
 			}
 			p.Leader, p.LeaderEpoch, p.ISR = s.Leader, s.LeaderEpoch, s.ISR
+			if n := len(s.ISR); n > 0 && cap(isrs)-len(isrs) >= n && &isrs[:len(isrs)+1][len(isrs)] == &s.ISR[0] {
+				isrs = isrs[:len(isrs)+n]
+			}
 			if s.LeaderRecoveryState != nil {
 				p.LeaderRecoveryState = *s.LeaderRecoveryState
 			}
@@ -1048,7 +1110,7 @@ func (d *decoder) raw() {
 	d.mark(d.t.Nodes["/"])
 	// Raw is a map: no need to sort the paths.
 	for p, n := range d.t.Nodes {
-		if _, ok := d.handled[n]; ok || p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/") {
+		if d.handled.has(n) || p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/") {
 			continue
 		}
 		if len(n.Data) == 0 && len(n.Children) > 0 {

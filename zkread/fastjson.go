@@ -262,6 +262,13 @@ type partitionState struct {
 // fastState decodes the usual partition state znode; it also requires
 // leader, leader_epoch and isr, as the decoder does.
 func fastState(data []byte) (partitionState, bool) {
+	return fastStateInto(data, nil)
+}
+
+// fastStateInto is fastState reading the ISR into the free capacity of
+// isrs when it fits (a topic's partitions share one array; the ISR's
+// capacity is its length, so an append to it never reaches a neighbour).
+func fastStateInto(data []byte, isrs []int32) (partitionState, bool) {
 	var v partitionState
 	s := scan{b: data}
 	const (
@@ -297,7 +304,12 @@ func fastState(data []byte) (partitionState, bool) {
 			if !once(sawISR) {
 				return false
 			}
-			v.ISR, ok = s.int32s(make([]int32, 0, 4))
+			dst := isrs[len(isrs):]
+			if cap(dst) == 0 {
+				dst = make([]int32, 0, 4)
+			}
+			v.ISR, ok = s.int32s(dst)
+			v.ISR = v.ISR[:len(v.ISR):len(v.ISR)]
 		case "leader_recovery_state":
 			if !once(sawLRS) {
 				return false

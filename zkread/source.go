@@ -197,6 +197,12 @@ func Subtree(t *Tree, chroot string) *Tree {
 	out.Warnings = append([]string{}, t.Warnings...)
 	out.Findings = model.CloneFindings(t.Findings)
 	out.Chroot = NormalizeChroot(t.Chroot + chroot)
+	// The nodes are t's: its numbering holds for them.
+	out.index = t.index
+	out.Nodes = make(map[string]*Node, len(t.Nodes))
+	if t.Origins != nil {
+		out.Origins = make(map[string]Origin, len(t.Origins))
+	}
 	for p, n := range t.Nodes {
 		if rel, ok := relPath(p, chroot); ok {
 			out.Nodes[rel] = n

@@ -12,34 +12,16 @@ import (
 
 // Stat is a znode's stat as a client sees it (the fields of ZooKeeper's Stat
 // record). Cversion counts child creations and deletions.
-type Stat struct {
-	Czxid          int64 `json:"czxid"`
-	Mzxid          int64 `json:"mzxid"`
-	Pzxid          int64 `json:"pzxid"`
-	Ctime          int64 `json:"ctime"`
-	Mtime          int64 `json:"mtime"`
-	Version        int32 `json:"version"`
-	Cversion       int32 `json:"cversion"`
-	Aversion       int32 `json:"aversion"`
-	EphemeralOwner int64 `json:"ephemeralOwner"`
-	DataLength     int32 `json:"dataLength"`
-	NumChildren    int32 `json:"numChildren"`
-}
+type Stat = zkfile.Stat
 
 // ACL is one ZooKeeper access control entry.
 type ACL = zkfile.ACL
 
 // Node is one znode. Data nil means the znode holds null, which ZooKeeper
-// distinguishes from empty data.
-type Node struct {
-	Data []byte
-	Stat Stat
-	// Children are the child names, sorted.
-	Children []string
-	// ACL is nil when the source did not read it (live reads without
-	// ReadACLs).
-	ACL []ACL
-}
+// distinguishes from empty data. Children are sorted; ACL is nil when the
+// source did not read it (live reads without ReadACLs). It is zkfile's
+// node, so an offline read hands over the tree it built without copying.
+type Node = zkfile.Node
 
 // Origin is where an offline read found a znode's data: the snapshot or
 // transaction log and the byte offset of its record there (a snapshot's
@@ -71,6 +53,10 @@ type Tree struct {
 	// Changed is set by a live read that saw the tree change while reading
 	// and could not get a stable view.
 	Changed bool
+
+	// index numbers the nodes an offline read made (nil otherwise), for
+	// the decoder's marks.
+	index *zkfile.Index
 }
 
 // warn adds a warning, typed and as text.
@@ -121,10 +107,9 @@ func Child(parent, name string) string {
 	return parent + "/" + name
 }
 
-// fromDataTree converts zkfile's tree to a Tree rooted at chroot. Stats are
-// converted to what a client's Get would return. It consumes dt: each
-// node's child set is dropped once converted, so the two trees are not
-// both whole in memory at the end.
+// fromDataTree takes zkfile's tree as a Tree rooted at chroot: its nodes
+// and origins as they are without a chroot, re-keyed by relative path
+// under one (dt is consumed either way).
 func fromDataTree(dt *zkfile.DataTree, chroot string) (*Tree, error) {
 	root := chroot
 	if root == "" {
@@ -133,37 +118,22 @@ func fromDataTree(dt *zkfile.DataTree, chroot string) (*Tree, error) {
 	if dt.Nodes[root] == nil {
 		return nil, &ZnodeError{Path: root, Err: ErrNoNode, Msg: "chroot does not exist"}
 	}
-	t := &Tree{Nodes: make(map[string]*Node, len(dt.Nodes))}
-	t.Chroot = chroot
-	t.MaxZxid = dt.LastZxid
-	t.Origins = make(map[string]Origin, len(dt.Nodes))
-	// One allocation for every node instead of millions: less for the
-	// allocator and for the garbage collector to track.
-	slab := make([]Node, len(dt.Nodes))
-	for p, n := range dt.Nodes {
-		rel, ok := relPath(p, root)
-		if !ok {
-			continue
-		}
-		t.Origins[rel] = n.Origin
-		tn := &slab[0]
-		slab = slab[1:]
-		t.Nodes[rel] = tn
-		*tn = Node{
-			Data:     n.Data,
-			Children: n.SortedChildren(),
-			ACL:      n.ACL,
-			Stat: Stat{
-				Czxid: n.Stat.Czxid, Mzxid: n.Stat.Mzxid, Pzxid: n.Stat.Pzxid,
-				Ctime: n.Stat.Ctime, Mtime: n.Stat.Mtime,
-				Version: n.Stat.Version, Cversion: n.ClientCversion(), Aversion: n.Stat.Aversion,
-				EphemeralOwner: n.Stat.EphemeralOwner,
-				DataLength:     int32(len(n.Data)),
-				NumChildren:    int32(len(n.Children)),
-			},
-		}
-		n.Children = nil
+	t := &Tree{Chroot: chroot, MaxZxid: dt.LastZxid, index: dt.Index()}
+	if root == "/" {
+		t.Nodes, t.Origins = dt.Nodes, dt.Origins
+		dt.Nodes, dt.Origins = nil, nil
+		return t, nil
 	}
+	// Sized for the whole tree: a data dir rarely holds much besides the
+	// cluster under its chroot.
+	t.Nodes, t.Origins = make(map[string]*Node, len(dt.Nodes)), make(map[string]Origin, len(dt.Nodes))
+	for p, n := range dt.Nodes {
+		if rel, ok := relPath(p, root); ok {
+			t.Nodes[rel] = n
+			t.Origins[rel] = dt.Origins[p]
+		}
+	}
+	dt.Nodes, dt.Origins = nil, nil
 	return t, nil
 }
 

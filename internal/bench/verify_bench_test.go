@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,9 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kmeta/kmeta/internal/source"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/verify"
+	"github.com/kmeta/kmeta/zkread"
 )
 
 // TestBenchVerify times `kmeta verify` end to end (ZooKeeper data dir
@@ -44,7 +49,7 @@ func TestBenchVerify(t *testing.T) {
 			sizes = append(sizes, n)
 		}
 	}
-	var rows []string
+	var rows, stageRows []string
 	for _, parts := range sizes {
 		dir := t.TempDir()
 		if d := os.Getenv("KMETA_BENCH_DIR"); d != "" { // kept after the run
@@ -71,9 +76,60 @@ func TestBenchVerify(t *testing.T) {
 		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 		rows = append(rows, fmt.Sprintf("| %9d | %9d znodes, %4d MiB snapshot | %9d records, %4d MiB snapshot | %6.2f s | %6.2f s | %5d MiB | (generated in %s)",
 			parts, znodes, st.Size()>>20, recs, sn.Size()>>20, wall.Seconds(), cpu.Seconds(), ru.Maxrss/1024, gen.Round(time.Second)))
+		stageRows = append(stageRows, verifyStages(t, parts, zkDir, kraftDir))
 	}
 	t.Logf("\nkmeta verify, end to end (ZooKeeper data dir + KRaft snapshot, views equal):\n| partitions | ZooKeeper side | KRaft side | wall | CPU (user+sys) | peak RSS |\n%s",
 		strings.Join(rows, "\n"))
+	t.Logf("\nthe same stages in this process, one after another (CPU user+sys incl. GC, wall, bytes allocated):\n| partitions | ZooKeeper read | ZooKeeper decode | KRaft replay | compare |\n%s",
+		strings.Join(stageRows, "\n"))
+}
+
+// verifyStages runs what verify runs, stage by stage in this process, and
+// returns a table row of each stage's CPU time, wall time and allocation:
+// where a change of the end-to-end figure comes from.
+func verifyStages(t *testing.T, parts int, zkDir, kraftDir string) string {
+	t.Helper()
+	cells := []string{fmt.Sprintf("%9d", parts)}
+	stage := func(f func() error) {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		alloc := ms.TotalAlloc
+		var r0, r1 syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+		start := time.Now()
+		if err := f(); err != nil {
+			t.Fatal(err)
+		}
+		wall := time.Since(start)
+		syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+		runtime.ReadMemStats(&ms)
+		cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
+		cells = append(cells, fmt.Sprintf("%5.2f s CPU, %5.2f s, %5d MiB", cpu.Seconds(), wall.Seconds(), (ms.TotalAlloc-alloc)>>20))
+	}
+	var tree *zkread.Tree
+	var zk, kr *model.Image
+	stage(func() (err error) { tree, err = zkread.ReadDataDir(zkDir, zkread.DataDirOptions{}); return err })
+	stage(func() (err error) { zk, err = zkread.Decode(tree, zkread.DecodeOptions{}); tree = nil; return err })
+	stage(func() error {
+		spec, err := source.Parse("kraft:" + kraftDir)
+		if err != nil {
+			return err
+		}
+		res, err := source.Load(context.Background(), spec, source.Options{AtOffset: -1})
+		if err == nil {
+			kr = res.Image
+		}
+		return err
+	})
+	stage(func() error {
+		rep, err := verify.Compare(zk, kr, verify.Options{Left: verify.Side{Kind: verify.ZooKeeper, Name: "zk"}, Right: verify.Side{Kind: verify.KRaft, Name: "kraft"}})
+		if err == nil && rep.Differ() {
+			err = fmt.Errorf("%d partitions: the views differ in process", parts)
+		}
+		return err
+	})
+	return "| " + strings.Join(cells, " | ") + " |"
 }
 
 // writeVerifyPair writes the same cluster as a ZooKeeper data dir (one

@@ -108,7 +108,7 @@ func ReadDir(dir string, opts DirOptions) (*DirResult, error) {
 		if opts.AtZxid > 0 && s.zxid > opts.AtZxid {
 			continue
 		}
-		snap, err := ReadSnapshotFile(s.path, opts.MaxBuffer)
+		snap, err := readSnapshotFile(s.path, opts.MaxBuffer)
 		if err != nil {
 			pos := int64(-1)
 			var fe *FileError
@@ -133,10 +133,9 @@ func ReadDir(dir string, opts DirOptions) (*DirResult, error) {
 		}
 		return res, &FileError{File: snapDir, Msg: "snapshots", Err: ErrNoSnapshot}
 	}
-	if err := replay(res, logs, opts.AtZxid, opts.MaxBuffer); err != nil {
-		return res, err
-	}
-	return res, nil
+	err = replay(res, logs, opts.AtZxid, opts.MaxBuffer)
+	res.Tree.finish()
+	return res, err
 }
 
 func maxStatZxid(t *DataTree) int64 {

@@ -89,6 +89,23 @@
 // A zxid that skips ahead within an epoch is applied, with the same
 // warning (transactions are missing).
 //
+// # How the tree is held
+//
+// A million-partition cluster is two million znodes, so the tree is built
+// once, in the shape a client reads (Node, which zkread uses as its own):
+// nodes are allocated in blocks in creation order, paths and snapshot
+// data are read into large arenas (data slices have capacity = length),
+// the path map and the origins map are sized from the snapshot's size and
+// the origins map is filled on a second goroutine while nodes decode.
+// While building, each node keeps a link to its parent and ZooKeeper's
+// stored cversion; children lists are derived at the end in one pass over
+// the blocks (one backing array, sorted only where the file's order was
+// not) together with the client cversion (2*stored - children),
+// dataLength and numChildren. ZooKeeper writes a snapshot depth first, so
+// a node's parent is found on the stack of its ancestors rather than in
+// the map; other parents-first orders are looked up. Index numbers the
+// nodes so a reader can keep a mark per node in a bitset.
+//
 // # Replay rules (ZooKeeper's DataTree)
 //
 // A created node gets czxid = mzxid = pzxid = zxid, ctime = mtime = the txn

@@ -58,3 +58,28 @@ func TestDuplicateNode(t *testing.T) {
 		t.Errorf("no duplicate: %v", err)
 	}
 }
+
+// TestNodesNotDepthFirst: ZooKeeper writes a snapshot depth first, and
+// the decoder finds parents on the stack of ancestors; any order with
+// parents before children is as valid (the format only needs that), and
+// gives the same tree, children sorted and counted.
+func TestNodesNotDepthFirst(t *testing.T) {
+	dfs, err := DecodeSnapshot("x", snapshotOf("", "/a", "/a/y", "/a/y/z", "/a/x", "/b", "/b/w"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bfs, err := DecodeSnapshot("x", snapshotOf("", "/b", "/a", "/a/y", "/b/w", "/a/x", "/a/y/z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := diffTrees(dfs.Tree, bfs.Tree); d != "" {
+		t.Errorf("breadth first differs from depth first:\n%s", d)
+	}
+	a := bfs.Tree.Nodes["/a"]
+	if a == nil || strings.Join(a.Children, ",") != "x,y" || a.Stat.NumChildren != 2 || len(bfs.Tree.Nodes) != 7 {
+		t.Errorf("/a: %+v, %d nodes", a, len(bfs.Tree.Nodes))
+	}
+	if _, err := DecodeSnapshot("x", snapshotOf("", "/a/y", "/a")); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("child before its parent: %v", err)
+	}
+}

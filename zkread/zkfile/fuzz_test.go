@@ -60,9 +60,10 @@ func FuzzTxn(f *testing.F) {
 		txn, err := DecodeTxn(body)
 		checkErr(t, err)
 		if err == nil {
-			tree := newDataTree()
-			tree.Nodes["/"] = &Node{Children: map[string]struct{}{}}
+			tree := newDataTree(0)
+			tree.insert("/", tree.newEntry(), nil, "")
 			tree.apply(txn)
+			tree.finish()
 		}
 	})
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/kmeta/kmeta/model"
 )
@@ -65,10 +64,10 @@ func copyDir(t *testing.T, keep func(name string) bool) string {
 	return dst
 }
 
-// diffTrees compares content; Origin (which file a node was read from)
-// differs by design between a snapshot and a replay.
+// diffTrees compares content; Origins (which file a node was read from)
+// differ by design between a snapshot and a replay.
 func diffTrees(want, got *DataTree) string {
-	return cmp.Diff(want.Nodes, got.Nodes, cmpopts.IgnoreFields(Node{}, "Origin")) + cmp.Diff(want.Sessions, got.Sessions)
+	return cmp.Diff(want.Nodes, got.Nodes) + cmp.Diff(want.Sessions, got.Sessions)
 }
 
 func TestEverySnapshotDecodes(t *testing.T) {
@@ -81,7 +80,7 @@ func TestEverySnapshotDecodes(t *testing.T) {
 			t.Errorf("%s: no root or /zookeeper", s.path)
 		}
 		for p, n := range snap.Tree.Nodes {
-			for c := range n.Children {
+			for _, c := range n.Children {
 				if snap.Tree.Nodes[strings.TrimSuffix(p, "/")+"/"+c] == nil {
 					t.Errorf("%s: %s lists missing child %s", s.path, p, c)
 				}
