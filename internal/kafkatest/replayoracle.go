@@ -138,6 +138,11 @@ public class ImageFacts {
             fact(e, "maxTimestamp", ti.maxTimestamp());
             fact(e, "expirationTimestamp", ti.expiryTimestamp());
         }
+        for (ControllerRegistration c : img.cluster().controllers().values()) {
+            String e = "controller " + c.id();
+            fact(e, "incarnationId", c.incarnationId());
+            fact(e, "zkMigrationReady", c.zkMigrationReady());
+        }
         if (img.producerIds().nextProducerId() >= 0) fact("producer-ids", "nextProducerId", img.producerIds().nextProducerId());
         System.out.println("@@ " + offset);
         for (String l : out) System.out.println(l);
