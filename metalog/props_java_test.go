@@ -54,6 +54,32 @@ public class JavaValues {
 }
 `
 
+// runFileOracle writes each case's text to dir/caseNN, runs the Java
+// program class (source java) on "kind path" pairs with Kafka d's
+// classpath, and returns its output lines, one per case.
+func runFileOracle(t *testing.T, d *kafkatest.Distribution, dir, class, java string, cases []struct{ kind, name, text string }) []string {
+	t.Helper()
+	src := filepath.Join(dir, class+".java")
+	must(t, os.WriteFile(src, []byte(java), 0o644))
+	var args []string
+	for i, c := range cases {
+		p := filepath.Join(dir, fmt.Sprintf("case%02d", i))
+		must(t, os.WriteFile(p, []byte(c.text), 0o644))
+		args = append(args, c.kind, p)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	out, stderr, err := d.Run(ctx, src, args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(cases) {
+		t.Fatalf("oracle printed %d lines for %d cases:\n%s", len(lines), len(cases), out)
+	}
+	return lines
+}
+
 // codePoints renders a string as javaValuesJava does.
 func codePoints(s string) string {
 	var b []string
@@ -90,24 +116,7 @@ var javaValueCases = []struct {
 func TestJavaValuesMatchKafka(t *testing.T) {
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	dir := t.TempDir()
-	src := filepath.Join(dir, "JavaValues.java")
-	must(t, os.WriteFile(src, []byte(javaValuesJava), 0o644))
-	var args []string
-	for i, c := range javaValueCases {
-		p := filepath.Join(dir, fmt.Sprintf("case%02d", i))
-		must(t, os.WriteFile(p, []byte(c.text), 0o644))
-		args = append(args, c.kind, p)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	out, stderr, err := d.Run(ctx, src, args...)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != len(javaValueCases) {
-		t.Fatalf("oracle printed %d lines for %d cases:\n%s", len(lines), len(javaValueCases), out)
-	}
+	lines := runFileOracle(t, d, dir, "JavaValues", javaValuesJava, javaValueCases)
 	for i, c := range javaValueCases {
 		p := filepath.Join(dir, fmt.Sprintf("case%02d", i))
 		var got string
