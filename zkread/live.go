@@ -209,54 +209,74 @@ func LiveSessions(ctx context.Context, opts LiveOptions) ([]*zk.Conn, error) {
 	return connectAll(ctx, opts)
 }
 
-// connectAll opens the sessions and waits for each to be established.
+// connectAll opens the sessions and waits for each to be established. The
+// sessions are opened at once (creating a session is a transaction on the
+// server, logged before it answers); the error of the first session that
+// failed, in order, is returned, and every session is closed then.
 func connectAll(ctx context.Context, opts LiveOptions) ([]*zk.Conn, error) {
-	var conns []*zk.Conn
-	fail := func(err error) ([]*zk.Conn, error) {
-		for _, c := range conns {
-			c.Close()
-		}
-		return nil, err
+	conns := make([]*zk.Conn, opts.Connections)
+	errs := make([]error, opts.Connections)
+	var wg sync.WaitGroup
+	for i := range conns {
+		wg.Go(func() { conns[i], errs[i] = connectOne(ctx, opts) })
 	}
-	for i := 0; i < opts.Connections; i++ {
-		dialer := zk.Dialer(net.DialTimeout)
-		if opts.TLS != nil {
-			cfg := opts.TLS
-			dialer = func(network, addr string, timeout time.Duration) (net.Conn, error) {
-				c := cfg.Clone()
-				if c.ServerName == "" {
-					host, _, _ := net.SplitHostPort(addr)
-					c.ServerName = host
-				}
-				return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, network, addr, c)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, c := range conns {
+			if c != nil {
+				c.Close()
 			}
 		}
-		base := dialer
-		dialer = func(network, addr string, timeout time.Duration) (net.Conn, error) {
-			c, err := base(network, addr, timeout)
+		for _, err := range errs {
 			if err != nil {
 				return nil, err
-			}
-			return newBatchingConn(c, opts.SessionTimeout), nil
-		}
-		conn, events, err := zk.Connect(opts.Servers, opts.SessionTimeout,
-			zk.WithLogger(quietLogger{}), zk.WithLogInfo(false), zk.WithDialer(dialer))
-		if err != nil {
-			return fail(fmt.Errorf("%w: %v", ErrUnreachable, err))
-		}
-		conns = append(conns, conn)
-		if err := waitSession(ctx, events, opts); err != nil {
-			return fail(err)
-		}
-		if opts.Auth != "" {
-			// go-zookeeper's AddAuth does not fail on a wrong password; a
-			// wrong one shows up as NoAuth on reads (see NoAuthError).
-			if err := conn.AddAuth("digest", []byte(opts.Auth)); err != nil {
-				return fail(fmt.Errorf("%w: %v", ErrAuth, err))
 			}
 		}
 	}
 	return conns, nil
+}
+
+// connectOne opens one session: TLS when configured, the batching
+// connection, digest auth. On an error the session is closed.
+func connectOne(ctx context.Context, opts LiveOptions) (*zk.Conn, error) {
+	dialer := zk.Dialer(net.DialTimeout)
+	if opts.TLS != nil {
+		cfg := opts.TLS
+		dialer = func(network, addr string, timeout time.Duration) (net.Conn, error) {
+			c := cfg.Clone()
+			if c.ServerName == "" {
+				host, _, _ := net.SplitHostPort(addr)
+				c.ServerName = host
+			}
+			return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, network, addr, c)
+		}
+	}
+	base := dialer
+	dialer = func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		c, err := base(network, addr, timeout)
+		if err != nil {
+			return nil, err
+		}
+		return newBatchingConn(c, opts.SessionTimeout), nil
+	}
+	conn, events, err := zk.Connect(opts.Servers, opts.SessionTimeout,
+		zk.WithLogger(quietLogger{}), zk.WithLogInfo(false), zk.WithDialer(dialer))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
+	}
+	if err := waitSession(ctx, events, opts); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	if opts.Auth != "" {
+		// go-zookeeper's AddAuth does not fail on a wrong password; a
+		// wrong one shows up as NoAuth on reads (see NoAuthError).
+		if err := conn.AddAuth("digest", []byte(opts.Auth)); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("%w: %v", ErrAuth, err)
+		}
+	}
+	return conn, nil
 }
 
 func waitSession(ctx context.Context, events <-chan zk.Event, opts LiveOptions) error {
