@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -30,23 +29,8 @@ func TestDiffMatchesKafkaReplay(t *testing.T) {
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	for _, v := range []string{kafkatest.Kafka39, kafkatest.Latest4} {
 		t.Run(v, func(t *testing.T) {
-			ld, err := metalog.OpenLogDir(filepath.Join("..", "..", "testdata", "kraft", v, "metadata"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			var all []byte
-			for _, s := range ld.Segments {
-				b, err := os.ReadFile(s.Path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				all = append(all, b...)
-			}
-			seg := filepath.Join(dir, metalog.SegmentFileName(0))
-			if err := os.WriteFile(seg, all, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			seg := kafkatest.OneSegment(t, filepath.Join("..", "..", "testdata", "kraft", v, "metadata"))
+			dir := filepath.Dir(seg)
 			ends := batchEnds(t, dir)
 			points := []int64{ends[len(ends)/3], ends[2*len(ends)/3], ends[len(ends)-1]}
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
