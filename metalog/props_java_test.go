@@ -105,6 +105,7 @@ var javaValueCases = []struct {
 	{"quorum", "repeated data_version", `{"leaderId":3000,"leaderEpoch":2,"votedId":-1,"appliedOffset":0,"clusterId":"","currentVoters":[{"voterId":3000}],"data_version":1,"data_version":0}` + "\n"},
 	// Not a repetition: Kafka's converter takes a null currentVoters, and
 	// readElectionState then fails on it.
+	{"quorum", "v0 empty currentVoters", `{"clusterId":"","leaderId":1,"leaderEpoch":1,"votedId":-1,"appliedOffset":0,"currentVoters":[],"data_version":0}` + "\n"},
 	{"quorum", "v0 null currentVoters", `{"clusterId":"","leaderId":3000,"leaderEpoch":1,"votedId":-1,"appliedOffset":0,"currentVoters":null,"data_version":0}` + "\n"},
 }
 
