@@ -273,6 +273,9 @@ func NewChecker(d *LogDir, opts CheckOptions) *Checker {
 	if mp := d.MetaProperties; mp != nil && mp.ClusterIDProblem != nil {
 		c.add(errorFinding(mp.ClusterIDProblem, SeverityWarning))
 	}
+	if qs := d.QuorumState; qs != nil && qs.Problem != nil {
+		c.add(errorFinding(qs.Problem, SeverityWarning))
+	}
 	for _, u := range d.Unknown {
 		dir := d.PartitionDir
 		if dir == "" {

@@ -120,7 +120,7 @@ func TestCheckFindings(t *testing.T) {
 		}, want: []string{"error:bad-file-name", "error:bad-file-name", "warning:unknown-file"}, lastGood: 139},
 		{name: "properties", mutate: func(r, p string) {
 			os.WriteFile(filepath.Join(r, MetaPropertiesFileName), []byte("version=1\nnode.id=1\n"), 0o644)
-			os.WriteFile(filepath.Join(p, QuorumStateFileName), []byte(`{"clusterId":"","leaderId":1,"leaderEpoch":1,"votedId":-1,"appliedOffset":0,"currentVoters":null,"data_version":0}`), 0o644)
+			os.WriteFile(filepath.Join(p, QuorumStateFileName), []byte(`{"clusterId":"","leaderId":1,"leaderEpoch":1,"votedId":-1,"appliedOffset":0,"currentVoters":[],"data_version":0}`), 0o644)
 			os.WriteFile(filepath.Join(p, PartitionMetadataFileName), []byte("version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAg"), 0o644)
 			os.WriteFile(filepath.Join(p, LeaderEpochFileName), []byte("0\n2\n2 90\n3 121\n"), 0o644)
 		}, want: []string{"error:bad-properties", "warning:leader-epoch-checkpoint-mismatch", "warning:partition-metadata-topic-id", "warning:quorum-state-epoch"}, lastGood: 139},

@@ -1,13 +1,9 @@
 package metalog
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/kmeta/kmeta/internal/kafkatest"
 )
@@ -89,22 +85,7 @@ var propsCases = []struct {
 func TestPropsMatchKafkaReaders(t *testing.T) {
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	dir := t.TempDir()
-	src := filepath.Join(dir, "PropsOracle.java")
-	must(t, os.WriteFile(src, []byte(propsOracleJava), 0o644))
-	var args []string
-	for i, c := range propsCases {
-		p := filepath.Join(dir, fmt.Sprintf("case%02d", i))
-		must(t, os.WriteFile(p, []byte(c.text), 0o644))
-		args = append(args, c.kind, p)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	out, _, err := d.Run(ctx, src, args...)
-	must(t, err)
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != len(propsCases) {
-		t.Fatalf("oracle printed %d lines for %d cases:\n%s", len(lines), len(propsCases), out)
-	}
+	lines := runFileOracle(t, d, dir, "PropsOracle", propsOracleJava, propsCases)
 	for i, c := range propsCases {
 		p := filepath.Join(dir, fmt.Sprintf("case%02d", i))
 		var err error

@@ -2,223 +2,20 @@ package metalog
 
 import (
 	"context"
-	"encoding/base64"
-	"fmt"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kmeta/kmeta/internal/kafkatest"
-	"github.com/kmeta/kmeta/metalog/internal/wire"
+	"github.com/kmeta/kmeta/internal/kafkatest/imagefacts"
 	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
 )
 
-// replayOracleJava replays a segment with Kafka's own MetadataBatchLoader
-// and MetadataDelta (kafka-metadata jar) and prints the resulting image's
-// features, brokers and partitions in the line format of imageFacts. It is
-// run with the JVM's single-file source launcher, so no build step is
-// needed. A record Kafka's delta refuses goes to the fault handler and is
-// skipped, as on a broker.
-const replayOracleJava = `
-import java.io.File;
-import java.util.*;
-import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.protocol.ByteBufferAccessor;
-import org.apache.kafka.common.record.internal.*;
-import org.apache.kafka.common.utils.Time;
-import org.apache.kafka.common.utils.internals.LogContext;
-import org.apache.kafka.image.*;
-import org.apache.kafka.image.loader.MetadataBatchLoader;
-import org.apache.kafka.metadata.*;
-import org.apache.kafka.raft.Batch;
-import org.apache.kafka.raft.LeaderAndEpoch;
-import org.apache.kafka.server.common.ApiMessageAndVersion;
-
-public class ReplayOracle {
-    static MetadataImage last = MetadataImage.EMPTY;
-
-    public static void main(String[] args) throws Exception {
-        MetadataBatchLoader loader = new MetadataBatchLoader(new LogContext(), Time.SYSTEM,
-            (msg, e) -> { System.err.println("fault: " + msg + ": " + e); return null; },
-            (delta, image, manifest) -> { last = image; }, SupportedConfigChecker.TRUE);
-        try (FileRecords fr = FileRecords.open(new File(args[0]))) {
-            for (RecordBatch b : fr.batches()) {
-                if (b.isControlBatch()) continue;
-                List<ApiMessageAndVersion> recs = new ArrayList<>();
-                for (org.apache.kafka.common.record.internal.Record r : b) {
-                    recs.add(MetadataRecordSerde.INSTANCE.read(new ByteBufferAccessor(r.value()), r.valueSize()));
-                }
-                loader.loadBatch(Batch.data(b.baseOffset(), b.partitionLeaderEpoch(), b.maxTimestamp(), b.sizeInBytes(), recs), LeaderAndEpoch.UNKNOWN);
-                loader.maybeFlushBatches(LeaderAndEpoch.UNKNOWN, true);
-            }
-        }
-        MetadataImage img = last;
-        for (Map.Entry<String, Short> e : new TreeMap<>(img.features().finalizedVersions()).entrySet()) {
-            if (!e.getKey().equals("metadata.version")) System.out.println("feature " + e.getKey() + " " + e.getValue());
-        }
-        System.out.println("metadata.version " + img.features().metadataVersion().map(v -> "" + v.featureLevel()).orElse("none"));
-        for (BrokerRegistration br : new TreeMap<>(img.cluster().brokers()).values()) {
-            System.out.println("broker " + br.id() + " epoch=" + br.epoch() + " fenced=" + br.fenced() + " inControlledShutdown=" + br.inControlledShutdown());
-        }
-        for (TopicImage t : new TreeMap<>(img.topics().topicsByName()).values()) {
-            System.out.println("topic " + t.name() + " " + t.id());
-            for (Map.Entry<Integer, PartitionRegistration> e : new TreeMap<>(t.partitions()).entrySet()) {
-                PartitionRegistration p = e.getValue();
-                StringBuilder dirs = new StringBuilder("[");
-                for (int i = 0; i < p.directories.length; i++) dirs.append(i > 0 ? ", " : "").append(p.directories[i]);
-                dirs.append("]");
-                System.out.println("partition " + t.name() + " " + e.getKey() + " leader=" + p.leader + " leaderEpoch=" + p.leaderEpoch +
-                    " partitionEpoch=" + p.partitionEpoch + " replicas=" + Arrays.toString(p.replicas) + " isr=" + Arrays.toString(p.isr) +
-                    " elr=" + Arrays.toString(p.elr) + " lastKnownElr=" + Arrays.toString(p.lastKnownElr) + " directories=" + dirs);
-            }
-        }
-        // The rest of the image, one sorted line per item.
-        TreeSet<String> rest = new TreeSet<>();
-        for (ConfigurationImage c : img.configs().resourceData().values()) {
-            for (Map.Entry<String, String> e : c.data().entrySet()) {
-                rest.add("config " + c.resource().type().id() + " " + c.resource().name() + " " + e.getKey() + "=" + e.getValue());
-            }
-        }
-        for (Map.Entry<org.apache.kafka.common.quota.ClientQuotaEntity, ClientQuotaImage> q : img.clientQuotas().entities().entrySet()) {
-            TreeMap<String, String> ent = new TreeMap<>();
-            for (Map.Entry<String, String> e : q.getKey().entries().entrySet()) ent.put(e.getKey(), e.getValue() == null ? "<default>" : "'" + e.getValue() + "'");
-            for (Map.Entry<String, Double> v : q.getValue().quotas().entrySet()) rest.add("quota " + ent + " " + v.getKey() + "=" + v.getValue());
-        }
-        for (org.apache.kafka.metadata.authorizer.StandardAcl a : img.acls().acls().values()) {
-            rest.add("acl " + a.resourceType().code() + " " + a.resourceName() + " " + a.patternType().code() + " " + a.principal() + " " +
-                a.host() + " " + a.operation().code() + " " + a.permissionType().code());
-        }
-        for (Map.Entry<org.apache.kafka.clients.admin.ScramMechanism, Map<String, ScramCredentialData>> m : img.scram().mechanisms().entrySet()) {
-            for (Map.Entry<String, ScramCredentialData> u : m.getValue().entrySet()) {
-                ScramCredentialData c = u.getValue();
-                Base64.Encoder b64 = Base64.getEncoder();
-                rest.add("scram " + u.getKey() + " " + m.getKey().type() + " iterations=" + c.iterations() + " salt=" + b64.encodeToString(c.salt()) +
-                    " storedKey=" + b64.encodeToString(c.storedKey()) + " serverKey=" + b64.encodeToString(c.serverKey()));
-            }
-        }
-        for (DelegationTokenData d : img.delegationTokens().tokens().values()) {
-            org.apache.kafka.common.security.token.delegation.TokenInformation ti = d.tokenInformation();
-            rest.add("token " + ti.tokenId() + " owner=" + ti.ownerAsString() + " requester=" + ti.tokenRequesterAsString() +
-                " renewers=" + new TreeSet<>(ti.renewersAsString()) + " issue=" + ti.issueTimestamp() + " max=" + ti.maxTimestamp() + " expiry=" + ti.expiryTimestamp());
-        }
-        for (ControllerRegistration c : img.cluster().controllers().values()) {
-            rest.add("controller " + c.id() + " incarnation=" + c.incarnationId() + " zkMigrationReady=" + c.zkMigrationReady());
-        }
-        rest.add("producerIds next=" + img.producerIds().nextProducerId());
-        for (String l : rest) System.out.println(l);
-    }
-}
-`
-
-// imageFacts renders the parts of an image replayOracleJava prints, in
-// the same form.
-func imageFacts(img *model.Image) string {
-	var b strings.Builder
-	ints := func(v []int32) string {
-		s := make([]string, len(v))
-		for i, x := range v {
-			s[i] = fmt.Sprint(x)
-		}
-		return "[" + strings.Join(s, ", ") + "]"
-	}
-	var names []string
-	for n := range img.Features {
-		if n != "metadata.version" {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(&b, "feature %s %d\n", n, img.Features[n])
-	}
-	if mv, ok := img.Features["metadata.version"]; ok {
-		fmt.Fprintf(&b, "metadata.version %d\n", mv)
-	} else {
-		b.WriteString("metadata.version none\n")
-	}
-	var ids []int
-	for id := range img.Brokers {
-		ids = append(ids, int(id))
-	}
-	sort.Ints(ids)
-	for _, id := range ids {
-		br := img.Brokers[int32(id)]
-		fmt.Fprintf(&b, "broker %d epoch=%d fenced=%t inControlledShutdown=%t\n", id, br.Epoch, br.Fenced, br.InControlledShutdown)
-	}
-	names = names[:0]
-	for n := range img.Topics {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		t := img.Topics[n]
-		fmt.Fprintf(&b, "topic %s %s\n", n, t.ID)
-		var ps []int
-		for p := range t.Partitions {
-			ps = append(ps, int(p))
-		}
-		sort.Ints(ps)
-		for _, pid := range ps {
-			p := t.Partitions[int32(pid)]
-			dirs := make([]string, len(p.Directories))
-			for i, d := range p.Directories {
-				dirs[i] = d.String()
-			}
-			fmt.Fprintf(&b, "partition %s %d leader=%d leaderEpoch=%d partitionEpoch=%d replicas=%s isr=%s elr=%s lastKnownElr=%s directories=[%s]\n",
-				n, pid, p.Leader, p.LeaderEpoch, p.PartitionEpoch, ints(p.Replicas), ints(p.ISR), ints(p.ELR), ints(p.LastKnownELR), strings.Join(dirs, ", "))
-		}
-	}
-	// The rest, one line per item, sorted as the oracle sorts them.
-	var rest []string
-	for res, kv := range img.Configs {
-		for k, v := range kv {
-			rest = append(rest, fmt.Sprintf("config %d %s %s=%s", res.Type, res.Name, k, v))
-		}
-	}
-	for _, q := range img.ClientQuotas {
-		var ent []string
-		for _, e := range q.Entity {
-			name := "<default>"
-			if e.Name != nil {
-				name = "'" + *e.Name + "'"
-			}
-			ent = append(ent, e.Type+"="+name)
-		}
-		sort.Strings(ent)
-		for k, v := range q.Values {
-			rest = append(rest, fmt.Sprintf("quota {%s} %s=%s", strings.Join(ent, ", "), k, wire.AppendJavaDouble(nil, v)))
-		}
-	}
-	for _, a := range img.ACLs {
-		rest = append(rest, fmt.Sprintf("acl %d %s %d %s %s %d %d", a.ResourceType, a.ResourceName, a.PatternType, a.Principal, a.Host, a.Operation, a.PermissionType))
-	}
-	b64 := base64.StdEncoding.EncodeToString
-	for _, c := range img.SCRAM {
-		rest = append(rest, fmt.Sprintf("scram %s %d iterations=%d salt=%s storedKey=%s serverKey=%s", c.User, c.Mechanism, c.Iterations, b64(c.Salt), b64(c.StoredKey), b64(c.ServerKey)))
-	}
-	for _, tk := range img.DelegationTokens {
-		renewers := append([]string(nil), tk.Renewers...)
-		sort.Strings(renewers)
-		rest = append(rest, fmt.Sprintf("token %s owner=%s requester=%s renewers=[%s] issue=%d max=%d expiry=%d", tk.TokenID, tk.Owner, tk.Requester, strings.Join(renewers, ", "), tk.IssueTimestamp, tk.MaxTimestamp, tk.ExpirationTimestamp))
-	}
-	for _, c := range img.Controllers {
-		rest = append(rest, fmt.Sprintf("controller %d incarnation=%s zkMigrationReady=%t", c.ID, c.IncarnationID, c.ZkMigrationReady))
-	}
-	next := int64(-1)
-	if img.ProducerIDs != nil {
-		next = img.ProducerIDs.NextProducerID
-	}
-	rest = append(rest, fmt.Sprintf("producerIds next=%d", next))
-	sort.Strings(rest)
-	for _, l := range rest {
-		b.WriteString(l + "\n")
-	}
-	return b.String()
-}
+// imageFacts renders an image as Kafka's replay oracle prints it (the
+// damage tests compare images in this form too).
+func imageFacts(img *model.Image) string { return imagefacts.Lines(img) }
 
 // replayEdgeCases is a log whose records Kafka's MetadataDelta treats
 // specially: stale broker epochs, ClearElrRecord, kraft.version and
@@ -319,28 +116,24 @@ func TestReplayMatchesKafkaMetadataDelta(t *testing.T) {
 }
 
 // compareWithKafkaReplay replays dir's single segment with Kafka's own
-// loader (replayOracleJava) and with LoadImage, and requires the same
-// image facts. It returns how many lines agreed.
+// loader (kafkatest.KafkaImageFacts) and with LoadImage, and requires the
+// same image facts (imagefacts.Lines). It returns how many lines agreed.
 func compareWithKafkaReplay(t *testing.T, d *kafkatest.Distribution, dir string) int {
 	t.Helper()
-	src := filepath.Join(t.TempDir(), "ReplayOracle.java")
-	if err := os.WriteFile(src, []byte(replayOracleJava), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	out, stderr, err := d.Run(ctx, src, filepath.Join(dir, SegmentFileName(0)))
+	facts, faults, err := kafkatest.KafkaImageFacts(ctx, d, filepath.Join(dir, SegmentFileName(0)), -1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(stderr) > 0 {
-		t.Logf("Kafka's loader faults:\n%s", stderr)
+	if faults != "" {
+		t.Logf("Kafka's loader faults:\n%s", faults)
 	}
 	res, err := LoadImage(dir, ImageOptions{AtOffset: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, got := string(out), imageFacts(res.Image)
+	want, got := facts[-1], imagefacts.Lines(res.Image)
 	if want != got {
 		t.Errorf("image differs from Kafka's MetadataDelta\n--- kafka\n%s--- kmeta\n%s", want, got)
 	}
@@ -355,26 +148,10 @@ func TestReplayFixturesMatchKafkaMetadataDelta(t *testing.T) {
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	for _, v := range []string{kafkatest.Kafka39, kafkatest.Latest4} {
 		t.Run(v, func(t *testing.T) {
-			ld, err := OpenLogDir(filepath.Join("..", "testdata", "kraft", v, "metadata"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			// One file holding every segment in order: a log is just its
-			// batches, so both replays see exactly the same records.
-			dir := t.TempDir()
-			var all []byte
-			for _, s := range ld.Segments {
-				b, err := os.ReadFile(s.Path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				all = append(all, b...)
-			}
-			if err := os.WriteFile(filepath.Join(dir, SegmentFileName(0)), all, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			seg := kafkatest.OneSegment(t, filepath.Join("..", "testdata", "kraft", v, "metadata"))
+			dir := filepath.Dir(seg)
 			n := compareWithKafkaReplay(t, d, dir)
-			t.Logf("%d segments, %d lines of image facts agree", len(ld.Segments), n)
+			t.Logf("%d lines of image facts agree", n)
 		})
 	}
 }

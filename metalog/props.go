@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/kmeta/kmeta/model"
 )
@@ -192,7 +194,8 @@ func ParseMetaProperties(data []byte) (*MetaProperties, error) {
 
 // ParseJavaProperties parses the java.util.Properties text format: '#' and
 // '!' comments, '=', ':' or whitespace separators, backslash escapes
-// (including \uXXXX) and continuation lines. Later keys win, as in Java.
+// (including \uXXXX, where a surrogate pair of escapes is one code point)
+// and continuation lines. Later keys win, as in Java.
 // Bytes are read as ISO-8859-1, as Properties.load(InputStream) reads them.
 func ParseJavaProperties(data []byte) (map[string]string, error) {
 	m, _, err := parseJavaProperties(data)
@@ -353,8 +356,21 @@ func unescapeProperty(s string) (string, error) {
 			if err != nil {
 				return "", fmt.Errorf("bad \\u escape %q", s[i+1:i+5])
 			}
-			b.WriteRune(rune(r))
 			i += 4
+			// Java reads each escape as one UTF-16 char, so a high and a
+			// low surrogate escape in a row are one code point. A lone
+			// surrogate stays a char in Java; a Go string cannot hold
+			// one, so it reads as U+FFFD.
+			if utf16.IsSurrogate(rune(r)) && i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+				if lo, err := strconv.ParseUint(s[i+3:i+7], 16, 16); err == nil {
+					if pair := utf16.DecodeRune(rune(r), rune(lo)); pair != utf8.RuneError {
+						b.WriteRune(pair)
+						i += 6
+						continue
+					}
+				}
+			}
+			b.WriteRune(rune(r))
 		default:
 			b.WriteByte(s[i])
 		}
@@ -374,8 +390,15 @@ type QuorumState struct {
 	VotedDirectoryID *model.UUID   `json:"votedDirectoryId,omitempty"`
 	AppliedOffset    int64         `json:"appliedOffset"`
 	CurrentVoters    []QuorumVoter `json:"currentVoters,omitempty"`
-	// LeaderEpochPos is the byte position of leaderEpoch's value.
+	// LeaderEpochPos is the byte position of leaderEpoch's value (of the
+	// last one, the one read, when the key repeats).
 	LeaderEpochPos int64 `json:"-"`
+	// Problem is set (a *PropsError placed at the first repetition) when
+	// a key repeats. Kafka accepts that and reads the last value (Jackson's
+	// readTree, as FileQuorumStateStore reads the file, keeps the last),
+	// so it is not a parse error; Kafka never writes a key twice, so log
+	// check makes it a warning.
+	Problem error `json:"-"`
 }
 
 // QuorumVoter is one entry of quorum-state's currentVoters.
@@ -394,6 +417,9 @@ func ReadQuorumState(path string) (*QuorumState, error) {
 	if err != nil {
 		return nil, withFile(path, err)
 	}
+	if qs.Problem != nil {
+		qs.Problem = withFile(path, qs.Problem)
+	}
 	return qs, nil
 }
 
@@ -410,7 +436,8 @@ var quorumFields = [2][]string{
 // FileQuorumStateStore (checked against Kafka 4.4.0's): the first line is one JSON object; data_version
 // is required and 0 or 1; every field of that version is required with
 // its JSON type (int32/int64 in range, clusterId a string, currentVoters
-// an array or null, votedDirectoryId a UUID string).
+// an array, votedDirectoryId a UUID string). A repeated key is read with
+// its last value, as Kafka does, and reported in Problem.
 func ParseQuorumState(data []byte) (*QuorumState, error) {
 	line, _ := nextLine(data)
 	if len(bytes.TrimSpace(line)) == 0 {
@@ -422,7 +449,14 @@ func ParseQuorumState(data []byte) (*QuorumState, error) {
 	}
 	vals := map[string]json.RawMessage{}
 	pos := map[string]int64{}
+	var repeated []string
+	repeatAt := int64(-1)
 	for dec.More() {
+		// The key starts after the separator and any blanks.
+		keyAt := dec.InputOffset()
+		for keyAt < int64(len(line)) && (line[keyAt] == ',' || line[keyAt] == ' ' || line[keyAt] == '\t') {
+			keyAt++
+		}
 		t, err := dec.Token()
 		if err != nil {
 			return nil, placed(1, dec.InputOffset(), "quorum-state: %v", err)
@@ -438,12 +472,21 @@ func ParseQuorumState(data []byte) (*QuorumState, error) {
 		for p < int64(len(line)) && (line[p] == ':' || line[p] == ' ' || line[p] == '\t') {
 			p++
 		}
+		if _, seen := vals[key]; seen {
+			if repeatAt < 0 {
+				repeatAt = keyAt
+			}
+			repeated = append(repeated, key)
+		}
 		vals[key], pos[key] = raw, p
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, placed(1, dec.InputOffset(), "quorum-state: %v", err)
 	}
 	qs := &QuorumState{LeaderID: -1, VotedID: -1, LeaderEpoch: -1, LeaderEpochPos: -1}
+	if len(repeated) > 0 {
+		qs.Problem = placed(1, repeatAt, "quorum-state: repeated key %s (Kafka reads the last value; it writes each key once)", strings.Join(quoteAll(repeated), ", "))
+	}
 	get := func(key string, dst any) error {
 		if err := json.Unmarshal(vals[key], dst); err != nil {
 			return placed(1, pos[key], "quorum-state: %s: %s is not a valid value (%v)", key, vals[key], err)
@@ -484,7 +527,13 @@ func ParseQuorumState(data []byte) (*QuorumState, error) {
 		case "appliedOffset":
 			err = get(f, &qs.AppliedOffset)
 		case "currentVoters":
-			err = get(f, &qs.CurrentVoters)
+			// Kafka's JSON reader takes null, and its readElectionState
+			// then fails on it (a NullPointerException in 4.4.0).
+			if string(bytes.TrimSpace(vals[f])) == "null" {
+				err = placed(1, pos[f], "quorum-state: currentVoters is null, Kafka requires an array")
+			} else {
+				err = get(f, &qs.CurrentVoters)
+			}
 		case "votedDirectoryId":
 			var s string
 			if err = get(f, &s); err == nil {
@@ -500,6 +549,14 @@ func ParseQuorumState(data []byte) (*QuorumState, error) {
 		}
 	}
 	return qs, nil
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
 }
 
 // EpochEntry is one leader-epoch-checkpoint line: the first offset written

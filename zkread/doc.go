@@ -21,14 +21,20 @@
 // prefixed to every path here. Reads are Get (data and stat), Children (only
 // for znodes with children) and, with ReadACLs, GetACL; Exists checks the
 // chroot. The client pipelines only requests issued from different
-// goroutines, so a level of the tree is read by up to InFlight goroutines
-// spread over Connections sessions. A znode is read with getData, plus
+// goroutines, so a level of the tree is read by up to InFlight workers
+// spread over Connections sessions (LiveSessions opens the same sessions
+// for a caller that measures what the ensemble serves). A znode is read
+// with getData, plus
 // getChildren2 when it has children; topics' partitions/ and
 // partitions/<p> containers (one per partition) with getChildren2 alone,
 // recorded with null data when their dataLength is 0 (Kafka writes null
 // there; a stat cannot tell null from empty). go-zookeeper writes each
-// request with its own write(2), so the connection coalesces writes: one
-// goroutine writes whatever requests queued while the previous write ran. Digest auth: AddAuth never fails, so a
+// request with its own write(2) and reads each response with two read(2)s
+// under a fresh deadline, so the connection coalesces writes (one
+// goroutine writes whatever requests queued while the previous write ran,
+// after letting the goroutines a burst of responses woke queue theirs)
+// and buffers reads (one read(2) takes whatever the server sent; the
+// deadline is applied only when the socket is read). Digest auth: AddAuth never fails, so a
 // wrong password only shows as NoAuth on reads; the ACLs of the refused
 // znodes are then read, and when one grants READ to the given user the
 // error says the password is wrong (ErrAuth as well as ErrNoAuth).

@@ -2,23 +2,19 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/internal/kafkatest/imagefacts"
 	"github.com/kmeta/kmeta/metalog"
-	"github.com/kmeta/kmeta/metalog/records"
-	"github.com/kmeta/kmeta/model"
 )
 
 // TestDiffMatchesKafkaReplay: `kmeta diff` between two offsets of the
@@ -33,23 +29,8 @@ func TestDiffMatchesKafkaReplay(t *testing.T) {
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	for _, v := range []string{kafkatest.Kafka39, kafkatest.Latest4} {
 		t.Run(v, func(t *testing.T) {
-			ld, err := metalog.OpenLogDir(filepath.Join("..", "..", "testdata", "kraft", v, "metadata"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			var all []byte
-			for _, s := range ld.Segments {
-				b, err := os.ReadFile(s.Path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				all = append(all, b...)
-			}
-			seg := filepath.Join(dir, metalog.SegmentFileName(0))
-			if err := os.WriteFile(seg, all, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			seg := kafkatest.OneSegment(t, filepath.Join("..", "..", "testdata", "kraft", v, "metadata"))
+			dir := filepath.Dir(seg)
 			ends := batchEnds(t, dir)
 			points := []int64{ends[len(ends)/3], ends[2*len(ends)/3], ends[len(ends)-1]}
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
@@ -66,7 +47,7 @@ func TestDiffMatchesKafkaReplay(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := imageFactLines(res.Image); got != kafka[at] {
+				if got := imagefacts.Lines(res.Image); got != kafka[at] {
 					t.Errorf("offset %d: kmeta's image differs from Kafka's\n--- kafka\n%s--- kmeta\n%s", at, kafka[at], got)
 				}
 			}
@@ -191,113 +172,4 @@ func factChanges(before, after string) []string {
 	}
 	sort.Strings(kept)
 	return kept
-}
-
-// imageFactLines renders a kmeta image in KafkaImageFacts' line form.
-func imageFactLines(img *model.Image) string {
-	var out []string
-	fact := func(e, f string, v any) { out = append(out, fmt.Sprintf("%s|%s=%v", e, f, v)) }
-	ints := func(v []int32) string {
-		s := make([]string, len(v))
-		for i, x := range v {
-			s[i] = strconv.Itoa(int(x))
-		}
-		return "[" + strings.Join(s, ",") + "]"
-	}
-	strs := func(v []string) string { return "[" + strings.Join(v, ",") + "]" }
-	uuids := func(us []model.UUID) string {
-		s := make([]string, len(us))
-		for i, u := range us {
-			s[i] = u.String()
-		}
-		return strs(s)
-	}
-	for n, l := range img.Features {
-		fact("finalized features", n, l)
-	}
-	for id, b := range img.Brokers {
-		e := "broker " + strconv.Itoa(int(id))
-		fact(e, "epoch", b.Epoch)
-		fact(e, "incarnationId", b.IncarnationID)
-		fact(e, "fenced", b.Fenced)
-		fact(e, "inControlledShutdown", b.InControlledShutdown)
-		rack := ""
-		if b.Rack != nil {
-			rack = *b.Rack
-		}
-		fact(e, "rack", rack)
-		var eps, fs []string
-		for _, ep := range b.Endpoints {
-			eps = append(eps, fmt.Sprintf("%s://%s:%d(%s)", ep.Name, ep.Host, ep.Port, model.SecurityProtocolName(ep.SecurityProtocol)))
-		}
-		for _, f := range b.Features {
-			fs = append(fs, fmt.Sprintf("%s[%d,%d]", f.Name, f.Min, f.Max))
-		}
-		sort.Strings(eps)
-		sort.Strings(fs)
-		fact(e, "endpoints", strs(eps))
-		fact(e, "logDirs", uuids(b.LogDirs))
-		fact(e, "features", strs(fs))
-	}
-	for name, t := range img.Topics {
-		fact("topic "+name, "id", t.ID)
-		for id, p := range t.Partitions {
-			e := "partition " + name + "-" + strconv.Itoa(int(id))
-			fact(e, "replicas", ints(p.Replicas))
-			fact(e, "addingReplicas", ints(p.AddingReplicas))
-			fact(e, "removingReplicas", ints(p.RemovingReplicas))
-			fact(e, "directories", uuids(p.Directories))
-			fact(e, "leader", p.Leader)
-			fact(e, "isr", ints(p.ISR))
-			fact(e, "elr", ints(p.ELR))
-			fact(e, "lastKnownElr", ints(p.LastKnownELR))
-			fact(e, "leaderEpoch", p.LeaderEpoch)
-			fact(e, "partitionEpoch", p.PartitionEpoch)
-			fact(e, "leaderRecoveryState", p.LeaderRecoveryState)
-		}
-	}
-	for r, kv := range img.Configs {
-		name := r.Name
-		if name == "" {
-			name = "<default>"
-		}
-		for k, v := range kv {
-			fact("config "+r.Type.String()+" "+name, k, v)
-		}
-	}
-	for _, q := range img.ClientQuotas {
-		for k, v := range q.Values {
-			fact("quota "+model.QuotaEntityKey(q.Entity), k, string(records.AppendJavaDouble(nil, v)))
-		}
-	}
-	for _, a := range img.ACLs {
-		out = append(out, fmt.Sprintf("acl %s:%s:%s %s@%s %s %s|", model.ACLResourceTypeName(a.ResourceType), model.ACLPatternTypeName(a.PatternType),
-			a.ResourceName, a.Principal, a.Host, model.ACLOperationName(a.Operation), model.ACLPermissionTypeName(a.PermissionType)))
-	}
-	b64 := base64.StdEncoding.EncodeToString
-	for _, c := range img.SCRAM {
-		e := "scram " + c.User + " " + model.ScramMechanismName(c.Mechanism)
-		fact(e, "iterations", c.Iterations)
-		fact(e, "credential", b64(c.Salt)+":"+b64(c.StoredKey)+":"+b64(c.ServerKey))
-	}
-	for id, tk := range img.DelegationTokens {
-		e := "token " + id
-		ren := slices.Clone(tk.Renewers)
-		sort.Strings(ren)
-		fact(e, "owner", tk.Owner)
-		fact(e, "requester", tk.Requester)
-		fact(e, "renewers", strs(ren))
-		fact(e, "issueTimestamp", tk.IssueTimestamp)
-		fact(e, "maxTimestamp", tk.MaxTimestamp)
-		fact(e, "expirationTimestamp", tk.ExpirationTimestamp)
-	}
-	if img.ProducerIDs != nil && img.ProducerIDs.NextProducerID >= 0 {
-		fact("producer-ids", "nextProducerId", img.ProducerIDs.NextProducerID)
-	}
-	sort.Strings(out)
-	out = slices.Compact(out)
-	if len(out) == 0 {
-		return ""
-	}
-	return strings.Join(out, "\n") + "\n"
 }

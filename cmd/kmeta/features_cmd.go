@@ -42,6 +42,23 @@ func catalogOf(c *cli.Context) (*features.Catalog, error) {
 
 // catalogForSource is the catalog --kafka names, or the one the source's
 // own software uses.
+// loadWithCatalog checks --kafka before reading anything (a bad flag is
+// reported without reading the source), loads src and picks its catalog.
+func loadWithCatalog(c *cli.Context, load imageLoader, src string) (*model.Image, *features.Catalog, error) {
+	if _, err := catalogOf(c); err != nil {
+		return nil, nil, err
+	}
+	img, err := load(c, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	cat, err := catalogForSource(c, img)
+	if err != nil {
+		return nil, nil, err
+	}
+	return img, cat, nil
+}
+
 func catalogForSource(c *cli.Context, img *model.Image) (*features.Catalog, error) {
 	if c.String("kafka") != "" {
 		return catalogOf(c)
@@ -248,14 +265,7 @@ func featuresDescribeCommand(load imageLoader) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := catalogOf(c); err != nil {
-				return err
-			}
-			img, err := load(c, src)
-			if err != nil {
-				return err
-			}
-			cat, err := catalogForSource(c, img)
+			img, cat, err := loadWithCatalog(c, load, src)
 			if err != nil {
 				return err
 			}
@@ -332,14 +342,7 @@ func featuresCheckCommand(load imageLoader) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := catalogOf(c); err != nil {
-				return err
-			}
-			img, err := load(c, src)
-			if err != nil {
-				return err
-			}
-			cat, err := catalogForSource(c, img)
+			img, cat, err := loadWithCatalog(c, load, src)
 			if err != nil {
 				return err
 			}

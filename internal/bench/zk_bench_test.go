@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/zkread"
 )
 
 // Shape of the synthetic cluster: 1,000 topics x 100 partitions.
@@ -225,7 +227,8 @@ var migrationDoneRE = regexp.MustCompile(`Completed migration of metadata from Z
 // fails only when a tool does not read the whole layout.
 //
 // KMETA_BENCH_ZK_TOPICS and KMETA_BENCH_ZK_PARTITIONS change the shape;
-// KMETA_BENCH_SCALE=small reads 100 topics.
+// KMETA_BENCH_SCALE=small reads 100 topics; KMETA_BENCH_ZK_ROWS selects
+// rows (see zkRow).
 func TestBenchSideBySideZK(t *testing.T) {
 	if os.Getenv("KMETA_BENCH") == "" {
 		t.Skip("benchmark: run with `make bench` (KMETA_BENCH=1)")
@@ -256,31 +259,55 @@ func TestBenchSideBySideZK(t *testing.T) {
 	}
 	// A first read warms ZooKeeper (its JIT and page cache) for everyone.
 	runKmetaZK(t, bin, dir, src, 64, 2)
-	// The ceiling: every znode's data read by a plain pipelined loop with
-	// the same connections and requests in flight as kmeta's defaults.
-	paths := zkPaths(t, zks.Addr())
-	var ceil []time.Duration
-	for range benchRuns() {
-		ceil = append(ceil, zkGetAll(t, zks.Addr(), paths, 64, 2))
+	var kst stat
+	if zkRow("read") {
+		// The ceiling: every znode's data read by a plain pipelined loop
+		// over the sessions kmeta reads with (zkread.LiveSessions: same
+		// dialer, write coalescing and read buffering) with kmeta's
+		// default connections and requests in flight. The ceiling's runs
+		// and kmeta's alternate, so that both see the same machine load.
+		paths := zkPaths(t, zks.Addr())
+		zkPID := procOf(zks.Config)
+		var ceil, def []run
+		var ceilCPU, ceilZK, kmCPU, kmZK []time.Duration
+		for range benchRuns() {
+			z0 := procCPU(zkPID)
+			c, cpu := zkGetAll(t, zks.Addr(), paths, 64, 2)
+			z1 := procCPU(zkPID)
+			r := runKmetaZK(t, bin, dir, src, 64, 2)
+			z2 := procCPU(zkPID)
+			wantAll(r)
+			ceil = append(ceil, run{wall: c})
+			def = append(def, run{wall: r.wall, maxRSS: r.maxRSS})
+			ceilCPU, ceilZK = append(ceilCPU, cpu), append(ceilZK, z1-z0)
+			kmCPU, kmZK = append(kmCPU, r.cpu), append(kmZK, z2-z1)
+		}
+		ceiling := stats(ceil)
+		tb.add(fmt.Sprintf("ceiling: pipelined getData of all %d znodes (64 in flight, 2 connections)", len(paths)), ceiling, 0, "", nil,
+			fmt.Sprintf("go-zookeeper over zkread.LiveSessions in the bench process; CPU median: client %s, ZooKeeper %s", medianDur(ceilCPU), medianDur(ceilZK)))
+		kst = stats(def)
+		tb.add("kmeta zk image -o json (defaults: 64 in flight, 2 connections)", kst, 0, "pipelined getData ceiling", &ceiling,
+			fmt.Sprintf("ratio = fraction of the ceiling; CPU median: kmeta %s, ZooKeeper %s", medianDur(kmCPU), medianDur(kmZK)))
 	}
-	ceiling := durs(ceil)
-	tb.add(fmt.Sprintf("ceiling: pipelined getData of all %d znodes (64 in flight, 2 connections)", len(paths)), ceiling, 0, "", nil, "go-zookeeper client in the bench process")
-	var def []run
-	var best time.Duration
-	for range benchRuns() {
-		r := runKmetaZK(t, bin, dir, src, 64, 2)
-		wantAll(r)
-		def = append(def, run{wall: r.wall, maxRSS: r.maxRSS})
-		if best == 0 || r.wall < best {
-			best = r.wall
+	if zkRow("settings") {
+		for _, s := range [][2]int{{16, 1}, {256, 4}} {
+			r := runKmetaZK(t, bin, dir, src, s[0], s[1])
+			wantAll(r)
+			tb.add(r.name, stats([]run{{wall: r.wall, maxRSS: r.maxRSS}}), 0, "", nil, fmt.Sprintf("kmeta CPU %.1fs", r.cpu.Seconds()))
 		}
 	}
-	kst := stats(def)
-	tb.add("kmeta zk image -o json (defaults: 64 in flight, 2 connections)", kst, 0, "pipelined getData ceiling", &ceiling, "ratio = fraction of the ceiling")
-	for _, s := range [][2]int{{16, 1}, {256, 4}} {
-		r := runKmetaZK(t, bin, dir, src, s[0], s[1])
-		wantAll(r)
-		tb.add(r.name, stats([]run{{wall: r.wall, maxRSS: r.maxRSS}}), 0, "", nil, fmt.Sprintf("kmeta CPU %.1fs", r.cpu.Seconds()))
+	if !zkRow("kafka") {
+		report(t, "KMETA_BENCH_REPORT_ZK", tb)
+		return
+	}
+	if kst.n == 0 {
+		var def []run
+		for range benchRuns() {
+			r := runKmetaZK(t, bin, dir, src, 64, 2)
+			wantAll(r)
+			def = append(def, run{wall: r.wall, maxRSS: r.maxRSS})
+		}
+		kst = stats(def)
 	}
 
 	km := kafkaMigrateZK(t, d, zks, clusterID, topics, parts)
@@ -317,20 +344,12 @@ func zkPaths(t *testing.T, addr string) []string {
 }
 
 // zkGetAll reads the data of every path with inFlight requests spread
-// over conns sessions and returns the time it took.
-func zkGetAll(t *testing.T, addr string, paths []string, inFlight, conns int) time.Duration {
-	var cs []*zk.Conn
-	for range conns {
-		c, ev, err := zk.Connect([]string{addr}, 30*time.Second, zk.WithLogger(zkQuietLogger{}), zk.WithLogInfo(false))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for e := range ev {
-			if e.State == zk.StateHasSession {
-				break
-			}
-		}
-		cs = append(cs, c)
+// over conns of the sessions kmeta reads with, and returns the time it
+// took and the CPU time (user+sys) this process spent meanwhile.
+func zkGetAll(t *testing.T, addr string, paths []string, inFlight, conns int) (time.Duration, time.Duration) {
+	cs, err := zkread.LiveSessions(t.Context(), zkread.LiveOptions{Servers: []string{addr}, Connections: conns, SessionTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
 	}
 	defer func() {
 		for _, c := range cs {
@@ -339,6 +358,7 @@ func zkGetAll(t *testing.T, addr string, paths []string, inFlight, conns int) ti
 	}()
 	var next atomic.Int64
 	var failed atomic.Value
+	cpu0 := selfCPU()
 	start := time.Now()
 	var wg sync.WaitGroup
 	for w := range inFlight {
@@ -357,31 +377,83 @@ func zkGetAll(t *testing.T, addr string, paths []string, inFlight, conns int) ti
 		})
 	}
 	wg.Wait()
-	d := time.Since(start)
+	d, cpu := time.Since(start), selfCPU()-cpu0
 	if err := failed.Load(); err != nil {
 		t.Fatalf("getData: %v", err)
 	}
-	return d
+	return d, cpu
+}
+
+// zkRow says whether KMETA_BENCH_ZK_ROWS (a comma-separated list; empty:
+// all) selects a group of rows: "read" (the ceiling and kmeta's default
+// read, which are measured together), "settings" (other in-flight and
+// connection settings), "kafka" (Kafka 3.9.2's migration read; it starts a
+// KRaft controller and a broker).
+func zkRow(name string) bool {
+	rows := os.Getenv("KMETA_BENCH_ZK_ROWS")
+	return rows == "" || slices.Contains(strings.Split(rows, ","), name)
+}
+
+func medianDur(ds []time.Duration) string {
+	return fmt.Sprintf("%.2fs", durs(ds).med.Seconds())
+}
+
+// selfCPU is this process's CPU time so far (user+sys).
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// procCPU is the CPU time (user+sys) of the process whose /proc directory
+// is dir so far, 0 when unknown.
+func procCPU(dir string) time.Duration {
+	b, err := os.ReadFile(filepath.Join(dir, "stat"))
+	if dir == "" || err != nil {
+		return 0
+	}
+	// Fields after the command name, which is in parentheses and may hold
+	// spaces: state is the first, utime and stime the 12th and 13th.
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	k, _ := strconv.ParseInt(f[12], 10, 64)
+	// USER_HZ is 100 on every Linux kmeta's benchmark runs on.
+	return time.Duration(u+k) * 10 * time.Millisecond
+}
+
+// procOf returns the /proc directory of the process whose command line
+// names arg (a node's unique config path), "" when none is found.
+func procOf(arg string) string {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(arg)) {
+			return filepath.Dir(p)
+		}
+	}
+	return ""
 }
 
 // peakRSSOf returns the peak RSS (VmHWM, KiB) of the process whose command
-// line names arg (a node's unique config path), 0 when none is found.
+// line names arg, 0 when none is found.
 func peakRSSOf(arg string) int64 {
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil || !bytes.Contains(b, []byte(arg)) {
-			continue
-		}
-		st, err := os.ReadFile(filepath.Join(filepath.Dir(p), "status"))
-		if err != nil {
-			continue
-		}
-		for _, l := range strings.Split(string(st), "\n") {
-			if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-				kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-				return kb
-			}
+	dir := procOf(arg)
+	if dir == "" {
+		return 0
+	}
+	st, err := os.ReadFile(filepath.Join(dir, "status"))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(st), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb
 		}
 	}
 	return 0

@@ -150,44 +150,19 @@ func generateClusterFixture(t *testing.T, d *Distribution, plan fixturePlan, des
 		return err
 	})
 	step(t, "topic and broker configs", func() error {
-		if err := alterErr(adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{
-			{Name: "max.message.bytes", Value: kadm.StringPtr("2000000")},
-			{Op: kadm.DeleteConfig, Name: "cleanup.policy"},
-		}, "orders.v1")); err != nil {
+		if err := alterRichTopicConfigs(ctx, adm); err != nil {
 			return err
 		}
 		did("IncrementalAlterConfigs TOPIC orders.v1 set max.message.bytes, delete cleanup.policy")
-		if err := alterErr(adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{
-			{Name: "max.connections", Value: kadm.StringPtr("1000")},
-		}, FirstBrokerID)); err != nil {
-			return err
-		}
-		if err := alterErr(adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{
-			{Name: "max.connections.per.ip", Value: kadm.StringPtr("200")},
-		}, FirstBrokerID+1)); err != nil {
+		if err := alterRichBrokerConfigs(ctx, adm); err != nil {
 			return err
 		}
 		did("IncrementalAlterConfigs BROKER 1 max.connections, BROKER 2 max.connections.per.ip")
-		if err := alterErr(adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{
-			{Name: "log.retention.ms", Value: kadm.StringPtr("604800001")},
-			{Name: "message.max.bytes", Value: kadm.StringPtr("1048600")},
-			{Name: "log.cleaner.backoff.ms", Value: kadm.StringPtr("16000")},
-		})); err != nil {
-			return err
-		}
 		did("IncrementalAlterConfigs BROKER <default> log.retention.ms, message.max.bytes, log.cleaner.backoff.ms")
 		return nil
 	})
 	step(t, "client quotas", func() error {
-		s := kadm.StringPtr
-		ent := func(kv ...*string) kadm.ClientQuotaEntity {
-			var e kadm.ClientQuotaEntity
-			for i := 0; i < len(kv); i += 2 {
-				e = append(e, kadm.ClientQuotaEntityComponent{Type: *kv[i], Name: kv[i+1]})
-			}
-			return e
-		}
-		set := func(k string, v float64) kadm.AlterClientQuotaOp { return kadm.AlterClientQuotaOp{Key: k, Value: v} }
+		s, ent, set := kadm.StringPtr, quotaEntity, quotaSet
 		entries := []kadm.AlterClientQuotaEntry{
 			{Entity: ent(s("user"), s("alice")), Ops: []kadm.AlterClientQuotaOp{set("producer_byte_rate", 1048576), set("consumer_byte_rate", 2097152)}},
 			{Entity: ent(s("client-id"), s("app.1")), Ops: []kadm.AlterClientQuotaOp{set("request_percentage", 50), set("consumer_byte_rate", 4096)}},
@@ -247,20 +222,11 @@ func generateClusterFixture(t *testing.T, d *Distribution, plan fixturePlan, des
 		return nil
 	})
 	step(t, "SCRAM users", func() error {
-		// One request per credential: Kafka refuses to alter a user twice
-		// in one request.
-		for _, u := range []kadm.UpsertSCRAM{
-			{User: "alice", Mechanism: kadm.ScramSha256, Iterations: 4096, Password: "alice-secret"},
-			{User: "alice", Mechanism: kadm.ScramSha512, Iterations: 8192, Password: "alice-secret-512"},
-			{User: "bob", Mechanism: kadm.ScramSha512, Iterations: 10000, Password: "bob-secret"},
-			{User: "carol", Mechanism: kadm.ScramSha256, Iterations: 4096, Password: "carol-secret"},
-		} {
-			if err := scramErr(adm.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{u})); err != nil {
-				return err
-			}
+		if err := upsertRichSCRAM(ctx, adm); err != nil {
+			return err
 		}
 		did("AlterUserScramCredentials upsert alice SCRAM-SHA-256/4096, alice SCRAM-SHA-512/8192, bob SCRAM-SHA-512/10000, carol SCRAM-SHA-256/4096")
-		if err := scramErr(adm.AlterUserSCRAMs(ctx, []kadm.DeleteSCRAM{{User: "carol", Mechanism: kadm.ScramSha256}}, nil)); err != nil {
+		if err := deleteRichSCRAM(ctx, adm); err != nil {
 			return err
 		}
 		did("AlterUserScramCredentials delete carol SCRAM-SHA-256")

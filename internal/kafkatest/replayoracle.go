@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
+	"testing"
 )
 
 // imageFactsJava replays a segment file with Kafka's own
@@ -138,6 +140,11 @@ public class ImageFacts {
             fact(e, "maxTimestamp", ti.maxTimestamp());
             fact(e, "expirationTimestamp", ti.expiryTimestamp());
         }
+        for (ControllerRegistration c : img.cluster().controllers().values()) {
+            String e = "controller " + c.id();
+            fact(e, "incarnationId", c.incarnationId());
+            fact(e, "zkMigrationReady", c.zkMigrationReady());
+        }
         if (img.producerIds().nextProducerId() >= 0) fact("producer-ids", "nextProducerId", img.producerIds().nextProducerId());
         System.out.println("@@ " + offset);
         for (String l : out) System.out.println(l);
@@ -191,4 +198,32 @@ func KafkaImageFacts(ctx context.Context, d *Distribution, segment string, at ..
 	}
 	flush()
 	return facts, string(stderr), nil
+}
+
+// OneSegment writes every segment of the metadata log dir metadataDir
+// (its __cluster_metadata-0/*.log, in offset order) into one segment file
+// 00000000000000000000.log of a new temporary directory and returns that
+// file. A log is just its batches, so replaying the one file from offset 0
+// (KafkaImageFacts, or kmeta's LoadImage on its directory) sees exactly
+// the records of the whole log, without snapshots.
+func OneSegment(t testing.TB, metadataDir string) string {
+	t.Helper()
+	segs, err := filepath.Glob(filepath.Join(metadataDir, "__cluster_metadata-0", "*.log"))
+	if err != nil || len(segs) == 0 {
+		t.Fatalf("kafkatest: no segments in %s (%v)", metadataDir, err)
+	}
+	sort.Strings(segs) // zero-padded base offsets: name order is offset order
+	var all []byte
+	for _, s := range segs {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, b...)
+	}
+	out := filepath.Join(t.TempDir(), "00000000000000000000.log")
+	if err := os.WriteFile(out, all, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -75,36 +75,16 @@ func PopulateRich(ctx context.Context, c *Cluster, adm *kadm.Client, opts RichOp
 	md.Topics["orders.v1"] = 5
 	did("CreatePartitions orders.v1 to 5")
 
-	if err := alterErr(adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{
-		{Name: "max.message.bytes", Value: s("2000000")},
-		{Op: kadm.DeleteConfig, Name: "cleanup.policy"},
-	}, "orders.v1")); err != nil {
+	if err := alterRichTopicConfigs(ctx, adm); err != nil {
 		return md, err
 	}
 	did("IncrementalAlterConfigs TOPIC orders.v1 set max.message.bytes, delete cleanup.policy")
-	if err := alterErr(adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Name: "max.connections", Value: s("1000")}}, FirstBrokerID)); err != nil {
-		return md, err
-	}
-	if err := alterErr(adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Name: "max.connections.per.ip", Value: s("200")}}, FirstBrokerID+1)); err != nil {
-		return md, err
-	}
-	if err := alterErr(adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{
-		{Name: "log.retention.ms", Value: s("604800001")},
-		{Name: "message.max.bytes", Value: s("1048600")},
-		{Name: "log.cleaner.backoff.ms", Value: s("16000")},
-	})); err != nil {
+	if err := alterRichBrokerConfigs(ctx, adm); err != nil {
 		return md, err
 	}
 	did("IncrementalAlterConfigs BROKER 1, BROKER 2, BROKER <default>")
 
-	ent := func(kv ...*string) kadm.ClientQuotaEntity {
-		var e kadm.ClientQuotaEntity
-		for i := 0; i < len(kv); i += 2 {
-			e = append(e, kadm.ClientQuotaEntityComponent{Type: *kv[i], Name: kv[i+1]})
-		}
-		return e
-	}
-	set := func(k string, v float64) kadm.AlterClientQuotaOp { return kadm.AlterClientQuotaOp{Key: k, Value: v} }
+	ent, set := quotaEntity, quotaSet
 	if err := quotaErr(adm.AlterClientQuotas(ctx, []kadm.AlterClientQuotaEntry{
 		{Entity: ent(s("user"), s("alice")), Ops: []kadm.AlterClientQuotaOp{set("producer_byte_rate", 1048576), set("consumer_byte_rate", 2097152)}},
 		{Entity: ent(s("client-id"), s("app.1")), Ops: []kadm.AlterClientQuotaOp{set("request_percentage", 50)}},
@@ -121,23 +101,16 @@ func PopulateRich(ctx context.Context, c *Cluster, adm *kadm.Client, opts RichOp
 	}
 	did("AlterClientQuotas user, client-id, user+client-id, defaults, ip")
 
-	for _, u := range []kadm.UpsertSCRAM{
-		{User: "alice", Mechanism: kadm.ScramSha256, Iterations: 4096, Password: "alice-secret"},
-		{User: "alice", Mechanism: kadm.ScramSha512, Iterations: 8192, Password: "alice-secret-512"},
-		{User: "bob", Mechanism: kadm.ScramSha512, Iterations: 10000, Password: "bob-secret"},
-		{User: "carol", Mechanism: kadm.ScramSha256, Iterations: 4096, Password: "carol-secret"},
-	} {
-		// One request per credential: Kafka refuses to alter a user twice
-		// in one request.
-		if err := scramErr(adm.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{u})); err != nil {
-			return md, err
-		}
-		md.SCRAM[u.User+"/"+u.Mechanism.String()] = u.Password
-	}
-	if err := scramErr(adm.AlterUserSCRAMs(ctx, []kadm.DeleteSCRAM{{User: "carol", Mechanism: kadm.ScramSha256}}, nil)); err != nil {
+	if err := upsertRichSCRAM(ctx, adm); err != nil {
 		return md, err
 	}
-	delete(md.SCRAM, "carol/"+kadm.ScramSha256.String())
+	for _, u := range richSCRAM {
+		md.SCRAM[u.User+"/"+u.Mechanism.String()] = u.Password
+	}
+	if err := deleteRichSCRAM(ctx, adm); err != nil {
+		return md, err
+	}
+	delete(md.SCRAM, richSCRAMDeleted.User+"/"+richSCRAMDeleted.Mechanism.String())
 	did("AlterUserScramCredentials alice 256/4096 and 512/8192, bob 512/10000, carol 256 (deleted again)")
 
 	if opts.ACLs {
@@ -189,6 +162,76 @@ func PopulateRich(ctx context.Context, c *Cluster, adm *kadm.Client, opts RichOp
 	delete(md.Topics, md.Deleted)
 	did("DeleteTopics %s", md.Deleted)
 	return md, nil
+}
+
+// The parts of the rich set that the committed KRaft fixtures
+// (fixtures_test.go) hold as well, in the same requests.
+
+// alterRichTopicConfigs sets max.message.bytes on orders.v1 and deletes its
+// cleanup.policy.
+func alterRichTopicConfigs(ctx context.Context, adm *kadm.Client) error {
+	return alterErr(adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{
+		{Name: "max.message.bytes", Value: kadm.StringPtr("2000000")},
+		{Op: kadm.DeleteConfig, Name: "cleanup.policy"},
+	}, "orders.v1"))
+}
+
+// alterRichBrokerConfigs sets a config of broker 1, one of broker 2 and
+// three cluster defaults.
+func alterRichBrokerConfigs(ctx context.Context, adm *kadm.Client) error {
+	s := kadm.StringPtr
+	if err := alterErr(adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Name: "max.connections", Value: s("1000")}}, FirstBrokerID)); err != nil {
+		return err
+	}
+	if err := alterErr(adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Name: "max.connections.per.ip", Value: s("200")}}, FirstBrokerID+1)); err != nil {
+		return err
+	}
+	return alterErr(adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{
+		{Name: "log.retention.ms", Value: s("604800001")},
+		{Name: "message.max.bytes", Value: s("1048600")},
+		{Name: "log.cleaner.backoff.ms", Value: s("16000")},
+	}))
+}
+
+// quotaEntity builds a client-quota entity from type, name pairs (a nil
+// name is the default entity).
+func quotaEntity(kv ...*string) kadm.ClientQuotaEntity {
+	var e kadm.ClientQuotaEntity
+	for i := 0; i < len(kv); i += 2 {
+		e = append(e, kadm.ClientQuotaEntityComponent{Type: *kv[i], Name: kv[i+1]})
+	}
+	return e
+}
+
+func quotaSet(k string, v float64) kadm.AlterClientQuotaOp {
+	return kadm.AlterClientQuotaOp{Key: k, Value: v}
+}
+
+// richSCRAM are the SCRAM credentials upsertRichSCRAM creates;
+// deleteRichSCRAM removes richSCRAMDeleted again.
+var (
+	richSCRAM = []kadm.UpsertSCRAM{
+		{User: "alice", Mechanism: kadm.ScramSha256, Iterations: 4096, Password: "alice-secret"},
+		{User: "alice", Mechanism: kadm.ScramSha512, Iterations: 8192, Password: "alice-secret-512"},
+		{User: "bob", Mechanism: kadm.ScramSha512, Iterations: 10000, Password: "bob-secret"},
+		{User: "carol", Mechanism: kadm.ScramSha256, Iterations: 4096, Password: "carol-secret"},
+	}
+	richSCRAMDeleted = kadm.DeleteSCRAM{User: "carol", Mechanism: kadm.ScramSha256}
+)
+
+func upsertRichSCRAM(ctx context.Context, adm *kadm.Client) error {
+	for _, u := range richSCRAM {
+		// One request per credential: Kafka refuses to alter a user twice
+		// in one request.
+		if err := scramErr(adm.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{u})); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func deleteRichSCRAM(ctx context.Context, adm *kadm.Client) error {
+	return scramErr(adm.AlterUserSCRAMs(ctx, []kadm.DeleteSCRAM{richSCRAMDeleted}, nil))
 }
 
 // retryNotFound retries fn while the broker it reached does not know yet

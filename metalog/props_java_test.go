@@ -1,0 +1,206 @@
+package metalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kmeta/kmeta/internal/kafkatest"
+)
+
+// javaValuesJava prints what Java reads, for the cases where a verdict
+// (propsOracleJava's ok/error) is not enough: for "props FILE" the keys
+// and values java.util.Properties.load(InputStream) reads (as meta.properties
+// is read), each as its Unicode code points; for "quorum FILE" the leader
+// id and epoch of Kafka's FileQuorumStateStore.readElectionState, or the
+// error.
+const javaValuesJava = `
+import java.io.*;
+import java.util.*;
+import org.apache.kafka.raft.ElectionState;
+import org.apache.kafka.raft.FileQuorumStateStore;
+
+public class JavaValues {
+    static String cps(String s) {
+        StringBuilder b = new StringBuilder();
+        s.codePoints().forEach(c -> b.append(b.length() > 0 ? " " : "").append(Integer.toHexString(c)));
+        return b.toString();
+    }
+    public static void main(String[] args) throws Exception {
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            try {
+                if (args[i].equals("props")) {
+                    Properties p = new Properties();
+                    try (InputStream in = new FileInputStream(args[i + 1])) { p.load(in); }
+                    TreeMap<String, String> m = new TreeMap<>();
+                    for (String k : p.stringPropertyNames()) m.put(cps(k), cps(p.getProperty(k)));
+                    StringBuilder b = new StringBuilder("ok");
+                    for (Map.Entry<String, String> e : m.entrySet()) b.append(" [").append(e.getKey()).append("=").append(e.getValue()).append("]");
+                    System.out.println(b);
+                } else {
+                    ElectionState st = new FileQuorumStateStore(new File(args[i + 1])).readElectionState().get();
+                    System.out.println("ok leaderId=" + st.leaderIdOrSentinel() + " epoch=" + st.epoch());
+                }
+            } catch (Throwable e) {
+                System.out.println("error " + e.toString().replace('\n', ' '));
+            }
+        }
+    }
+}
+`
+
+// runFileOracle writes each case's text to dir/caseNN, runs the Java
+// program class (source java) on "kind path" pairs with Kafka d's
+// classpath, and returns its output lines, one per case.
+func runFileOracle(t *testing.T, d *kafkatest.Distribution, dir, class, java string, cases []struct{ kind, name, text string }) []string {
+	t.Helper()
+	src := filepath.Join(dir, class+".java")
+	must(t, os.WriteFile(src, []byte(java), 0o644))
+	var args []string
+	for i, c := range cases {
+		p := filepath.Join(dir, fmt.Sprintf("case%02d", i))
+		must(t, os.WriteFile(p, []byte(c.text), 0o644))
+		args = append(args, c.kind, p)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	out, stderr, err := d.Run(ctx, src, args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(cases) {
+		t.Fatalf("oracle printed %d lines for %d cases:\n%s", len(lines), len(cases), out)
+	}
+	return lines
+}
+
+// codePoints renders a string as javaValuesJava does.
+func codePoints(s string) string {
+	var b []string
+	for _, r := range s {
+		b = append(b, fmt.Sprintf("%x", r))
+	}
+	return strings.Join(b, " ")
+}
+
+// javaValueCases: surrogate pairs written as \uXXXX\uXXXX, which Java's
+// Properties.load turns into one code point, and quorum-state files with a
+// repeated key, which Kafka's reader (Jackson's readTree) takes with the
+// last value.
+var javaValueCases = []struct {
+	kind, name, text string
+}{
+	{"props", "surrogate pair", `k=a\uD83D\uDE00b` + "\n"},
+	{"props", "surrogate pair in a key", `\uD83C\uDF10=x` + "\n"},
+	{"props", "two pairs and BMP", `k=\u4F60\uD83C\uDF10\u597D\uD83D\uDE00` + "\n"},
+	{"quorum", "repeated leaderEpoch", `{"leaderId":3000,"leaderEpoch":1,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1,"leaderEpoch":7}` + "\n"},
+	{"quorum", "repeated leaderId, first invalid", `{"leaderId":"x","leaderEpoch":1,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1,"leaderId":3001}` + "\n"},
+	{"quorum", "repeated leaderId, last invalid", `{"leaderId":3001,"leaderEpoch":1,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1,"leaderId":"x"}` + "\n"},
+	{"quorum", "repeated data_version", `{"leaderId":3000,"leaderEpoch":2,"votedId":-1,"appliedOffset":0,"clusterId":"","currentVoters":[{"voterId":3000}],"data_version":1,"data_version":0}` + "\n"},
+	// Not a repetition: Kafka's converter takes a null currentVoters, and
+	// readElectionState then fails on it.
+	{"quorum", "v0 empty currentVoters", `{"clusterId":"","leaderId":1,"leaderEpoch":1,"votedId":-1,"appliedOffset":0,"currentVoters":[],"data_version":0}` + "\n"},
+	{"quorum", "v0 null currentVoters", `{"clusterId":"","leaderId":3000,"leaderEpoch":1,"votedId":-1,"appliedOffset":0,"currentVoters":null,"data_version":0}` + "\n"},
+}
+
+// TestJavaValuesMatchKafka requires ParseJavaProperties to read the values
+// Java's Properties.load reads (surrogate pairs combined), and
+// ParseQuorumState to accept exactly the repeated-key files Kafka 4.4.0's
+// FileQuorumStateStore accepts, with the values it reads, and to report
+// the repetition as a warning (QuorumState.Problem).
+func TestJavaValuesMatchKafka(t *testing.T) {
+	d := kafkatest.Dist(t, kafkatest.Latest4)
+	dir := t.TempDir()
+	lines := runFileOracle(t, d, dir, "JavaValues", javaValuesJava, javaValueCases)
+	for i, c := range javaValueCases {
+		p := filepath.Join(dir, fmt.Sprintf("case%02d", i))
+		var got string
+		switch c.kind {
+		case "props":
+			m, err := ParseJavaProperties([]byte(c.text))
+			if err != nil {
+				got = "error " + err.Error()
+				break
+			}
+			var kv []string
+			for k, v := range m {
+				kv = append(kv, "["+codePoints(k)+"="+codePoints(v)+"]")
+			}
+			got = "ok " + strings.Join(kv, " ") // one key per case: no order to settle
+		case "quorum":
+			qs, err := ReadQuorumState(p)
+			if err != nil {
+				got = "error"
+				if strings.HasPrefix(lines[i], "error") {
+					lines[i] = "error"
+				}
+				break
+			}
+			got = fmt.Sprintf("ok leaderId=%d epoch=%d", qs.LeaderID, qs.LeaderEpoch)
+			var pe *PropsError
+			if !strings.HasPrefix(c.name, "repeated") {
+				break
+			}
+			if !errors.As(qs.Problem, &pe) || !strings.Contains(pe.Error(), "repeated") || pe.Position <= 0 {
+				t.Errorf("%s: Problem = %v, want a placed warning about the repeated key", c.name, qs.Problem)
+			}
+		}
+		if got != lines[i] {
+			t.Errorf("%s %q: Java reads %q, kmeta %q", c.kind, c.name, lines[i], got)
+		}
+	}
+}
+
+// TestPropsSurrogates covers what the JVM test above cannot show: a lone
+// surrogate (Java keeps it as a char; a Go string cannot hold one, so it
+// reads as U+FFFD) and a pair split by another character.
+func TestPropsSurrogates(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`k=\uD83D\uDE00`, "\U0001F600"},
+		{`k=\uD83D`, "\uFFFD"},
+		{`k=\uDE00\uD83D`, "\uFFFD\uFFFD"},
+		{`k=\uD83Dx\uDE00`, "\uFFFDx\uFFFD"},
+		{`k=\uD83D\u0041`, "\uFFFDA"},
+		{`k=\u00e9\u4F60`, "é你"},
+	} {
+		m, err := ParseJavaProperties([]byte(c.in))
+		if err != nil {
+			t.Errorf("%s: %v", c.in, err)
+			continue
+		}
+		if m["k"] != c.want {
+			t.Errorf("%s: %q, want %q", c.in, m["k"], c.want)
+		}
+	}
+}
+
+// TestQuorumStateRepeatedKey: a repeated key is read with the last value,
+// as Kafka does, and reported in Problem with the repeated key's position;
+// a file without repetition has no Problem.
+func TestQuorumStateRepeatedKey(t *testing.T) {
+	in := `{"leaderId":3000,"leaderEpoch":1,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1,"leaderEpoch":7}`
+	qs, err := ParseQuorumState([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if qs.LeaderEpoch != 7 {
+		t.Errorf("leaderEpoch %d, want the last value 7", qs.LeaderEpoch)
+	}
+	var pe *PropsError
+	if !errors.As(qs.Problem, &pe) || pe.Position != int64(strings.LastIndex(in, `"leaderEpoch"`)) || !errors.Is(qs.Problem, ErrProperties) {
+		t.Errorf("Problem = %#v, want the position %d of the second leaderEpoch", qs.Problem, strings.LastIndex(in, `"leaderEpoch"`))
+	}
+	if qs.LeaderEpochPos != int64(strings.LastIndex(in, "7")) {
+		t.Errorf("LeaderEpochPos %d, want the value that is used, at %d", qs.LeaderEpochPos, strings.LastIndex(in, "7"))
+	}
+	qs, err = ParseQuorumState([]byte(`{"leaderId":3000,"leaderEpoch":1,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}`))
+	if err != nil || qs.Problem != nil {
+		t.Errorf("plain file: %v, Problem %v", err, qs.Problem)
+	}
+}
