@@ -19,6 +19,9 @@ type DataDirOptions struct {
 	// ZooKeeper accepts are corruption, never allocated. <= 0: ZooKeeper's
 	// default, 0xfffff.
 	MaxBuffer int
+	// Progress, if set, is called now and then with the bytes of snapshot
+	// and log files read and the bytes to read.
+	Progress func(done, total int64)
 }
 
 // ReadDataDir rebuilds the tree from a ZooKeeper data dir (the dir holding
@@ -27,7 +30,7 @@ type DataDirOptions struct {
 // makes it fall back to an older one, with a warning in Tree.Warnings.
 // Files are only read.
 func ReadDataDir(dir string, opts DataDirOptions) (*Tree, error) {
-	res, err := zkfile.ReadDir(dir, zkfile.DirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, MaxBuffer: opts.MaxBuffer})
+	res, err := zkfile.ReadDir(dir, zkfile.DirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, MaxBuffer: opts.MaxBuffer, Progress: opts.Progress})
 	if err != nil {
 		return nil, err
 	}

@@ -126,6 +126,9 @@ type ReadOptions struct {
 	// MaxBuffer is ZooKeeper's jute.maxbuffer for data dir reads (see
 	// DataDirOptions.MaxBuffer); <= 0: ZooKeeper's default.
 	MaxBuffer int
+	// DataProgress is DataDirOptions.Progress for a data dir read (bytes);
+	// a live read reports through Live.Progress (znodes).
+	DataProgress func(done, total int64)
 }
 
 // ReadTree reads the source's raw tree.
@@ -137,9 +140,9 @@ func (s Source) ReadTree(ctx context.Context, opts ReadOptions) (*Tree, error) {
 		return ReadLive(ctx, lo)
 	case SourceDataDir:
 		if opts.Chroot != "" {
-			return ReadDataDir(s.Path, DataDirOptions{Chroot: opts.Chroot, LogDir: opts.LogDir, AtZxid: opts.AtZxid, MaxBuffer: opts.MaxBuffer})
+			return ReadDataDir(s.Path, DataDirOptions{Chroot: opts.Chroot, LogDir: opts.LogDir, AtZxid: opts.AtZxid, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress})
 		}
-		full, err := ReadDataDir(s.Path, DataDirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, MaxBuffer: opts.MaxBuffer})
+		full, err := ReadDataDir(s.Path, DataDirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress})
 		if err != nil {
 			return nil, err
 		}

@@ -109,8 +109,10 @@ func loadSpec(c *cli.Context, spec source.Spec) (*source.Result, error) {
 	} else if z, _ := pointFlag(c, "at-zxid"); z >= 0 {
 		return nil, usageErrorf(c, "--at-zxid applies to ZooKeeper data dirs; %s is a KRaft source (use --at-offset)", spec.Raw)
 	}
+	// A live read counts znodes; files (KRaft logs, ZooKeeper data dirs)
+	// count bytes.
 	unit := progressBytes
-	if spec.Kind == source.ZooKeeper {
+	if spec.Kind == source.ZooKeeper && spec.ZK.Kind != zkread.SourceDataDir {
 		unit = progressCount
 	}
 	p := newProgress(c, "reading "+spec.String(), unit)

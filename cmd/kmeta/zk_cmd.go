@@ -100,8 +100,13 @@ func zkDumpAction(c *cli.Context) error {
 		return err
 	}
 	opts.Live.ReadACLs = c.Bool("acls")
-	p := newProgress(c, "reading "+spec.String(), progressCount)
+	unit := progressCount // znodes of a live read; a data dir counts bytes
+	if spec.ZK.Kind == zkread.SourceDataDir {
+		unit = progressBytes
+	}
+	p := newProgress(c, "reading "+spec.String(), unit)
 	opts.Live.Progress = func(done, known int) { p.Update(int64(done), int64(known)) }
+	opts.DataProgress = p.Update
 	t, warnings, err := source.ReadZKTree(c.Context, spec, opts)
 	p.Done()
 	if err != nil {

@@ -308,7 +308,8 @@ type Options struct {
 	// ZK settings for ZooKeeper sources.
 	ZK       zkread.ReadOptions
 	ZKDecode zkread.DecodeOptions
-	// Progress reports bytes (KRaft) or znodes (ZooKeeper).
+	// Progress reports bytes (KRaft logs, ZooKeeper data dirs) or znodes
+	// (a live ZooKeeper).
 	Progress func(done, total int64)
 }
 
@@ -365,6 +366,9 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 		}
 		if opts.Progress != nil && zo.Live.Progress == nil {
 			zo.Live.Progress = func(done, known int) { opts.Progress(int64(done), int64(known)) }
+		}
+		if zo.DataProgress == nil {
+			zo.DataProgress = opts.Progress
 		}
 		t, err := spec.ZK.ReadTree(ctx, zo)
 		if err != nil {

@@ -23,6 +23,70 @@ type DirOptions struct {
 	// entry longer than ZooKeeper would read is accepted (or allocated).
 	// <= 0: ZooKeeper's default, DefaultJuteMaxBuffer.
 	MaxBuffer int
+	// Progress, if set, is called now and then with the bytes of snapshot
+	// and log files read so far and the bytes of the files to read (the
+	// snapshot tried and every log file), from the reading goroutine.
+	Progress func(done, total int64)
+}
+
+// meter counts the bytes ReadDir reads from its files for
+// DirOptions.Progress. A nil meter counts nothing.
+type meter struct {
+	fn          func(done, total int64)
+	done, total int64
+	reported    int64
+}
+
+// meterEvery is how many bytes pass between Progress calls.
+var meterEvery int64 = 4 << 20 // a var so tests can see calls on small files
+
+// fileSize is path's size for a progress total; 0 when it cannot be
+// read (the read itself then reports why).
+func fileSize(path string) int64 {
+	if st, err := os.Stat(path); err == nil {
+		return st.Size()
+	}
+	return 0
+}
+
+func newMeter(fn func(done, total int64)) *meter {
+	if fn == nil {
+		return nil
+	}
+	return &meter{fn: fn}
+}
+
+// reader counts what r hands out.
+func (m *meter) reader(r io.Reader) io.Reader {
+	if m == nil {
+		return r
+	}
+	return &meteredReader{r: r, m: m}
+}
+
+func (m *meter) add(n int) {
+	m.done += int64(n)
+	if m.done-m.reported >= meterEvery {
+		m.reported = m.done
+		m.fn(m.done, max(m.total, m.done))
+	}
+}
+
+func (m *meter) finish() {
+	if m != nil {
+		m.fn(m.done, max(m.total, m.done))
+	}
+}
+
+type meteredReader struct {
+	r io.Reader
+	m *meter
+}
+
+func (mr *meteredReader) Read(p []byte) (int, error) {
+	n, err := mr.r.Read(p)
+	mr.m.add(n)
+	return n, err
 }
 
 // DirResult is a rebuilt tree and what happened while rebuilding it.
@@ -102,13 +166,25 @@ func ReadDir(dir string, opts DirOptions) (*DirResult, error) {
 		return nil, err
 	}
 	res := &DirResult{}
+	m := newMeter(opts.Progress)
+	if m != nil {
+		for _, l := range logs {
+			m.total += fileSize(l.path)
+		}
+		for i := len(snaps) - 1; i >= 0; i-- {
+			if opts.AtZxid <= 0 || snaps[i].zxid <= opts.AtZxid {
+				m.total += fileSize(snaps[i].path)
+				break
+			}
+		}
+	}
 	var lastErr error
 	for i := len(snaps) - 1; i >= 0 && res.Tree == nil; i-- {
 		s := snaps[i]
 		if opts.AtZxid > 0 && s.zxid > opts.AtZxid {
 			continue
 		}
-		snap, err := readSnapshotFile(s.path, opts.MaxBuffer)
+		snap, err := readSnapshotFile(s.path, opts.MaxBuffer, m)
 		if err != nil {
 			pos := int64(-1)
 			var fe *FileError
@@ -133,8 +209,9 @@ func ReadDir(dir string, opts DirOptions) (*DirResult, error) {
 		}
 		return res, &FileError{File: snapDir, Msg: "snapshots", Err: ErrNoSnapshot}
 	}
-	err = replay(res, logs, opts.AtZxid, opts.MaxBuffer)
+	err = replay(res, logs, opts.AtZxid, opts.MaxBuffer, m)
 	res.Tree.finish()
+	m.finish()
 	return res, err
 }
 
@@ -148,7 +225,7 @@ func maxStatZxid(t *DataTree) int64 {
 
 // replay applies the logged transactions after the snapshot. ZooKeeper
 // starts from the last log whose first zxid is at or before the snapshot's.
-func replay(res *DirResult, logs []numbered, atZxid int64, maxBuffer int) error {
+func replay(res *DirResult, logs []numbered, atZxid int64, maxBuffer int, m *meter) error {
 	t := res.Tree
 	from := -1
 	for i, l := range logs {
@@ -165,7 +242,7 @@ func replay(res *DirResult, logs []numbered, atZxid int64, maxBuffer int) error 
 		}
 		from = 0
 	}
-	r := &replayer{res: res, prev: t.SnapshotZxid, atZxid: atZxid, maxBuffer: maxBuffer}
+	r := &replayer{res: res, prev: t.SnapshotZxid, atZxid: atZxid, maxBuffer: maxBuffer, meter: m}
 	for i := from; i < len(logs); i++ {
 		done, err := r.log(logs[i].path, i == len(logs)-1)
 		if err != nil {
@@ -186,6 +263,7 @@ type replayer struct {
 	started   bool  // a transaction past the snapshot was seen
 	atZxid    int64
 	maxBuffer int
+	meter     *meter
 }
 
 // log replays one file; done: stop reading further files.
@@ -201,7 +279,7 @@ type replayer struct {
 // files say for certain.
 func (r *replayer) log(path string, last bool) (bool, error) {
 	res, t := r.res, r.res.Tree
-	l, err := OpenTxnLog(path, r.maxBuffer)
+	l, err := openTxnLog(path, r.maxBuffer, r.meter)
 	if err != nil {
 		return false, err
 	}

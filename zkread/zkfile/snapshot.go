@@ -58,7 +58,7 @@ type Snapshot struct {
 // maxBuffer is jute.maxbuffer (<= 0: ZooKeeper's default); no string or
 // buffer longer than ZooKeeper would accept is allocated.
 func ReadSnapshotFile(path string, maxBuffer int) (*Snapshot, error) {
-	snap, err := readSnapshotFile(path, maxBuffer)
+	snap, err := readSnapshotFile(path, maxBuffer, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -68,13 +68,13 @@ func ReadSnapshotFile(path string, maxBuffer int) (*Snapshot, error) {
 
 // readSnapshotFile is ReadSnapshotFile leaving the tree unfinished, for a
 // replay to continue.
-func readSnapshotFile(path string, maxBuffer int) (*Snapshot, error) {
+func readSnapshotFile(path string, maxBuffer int, m *meter) (*Snapshot, error) {
 	f, st, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var r io.Reader = f
+	r := m.reader(f)
 	// The maps are sized from the file: every node record takes at least
 	// 76 bytes and a Kafka cluster's average well over 128, so this rarely
 	// overshoots by much and saves growing them node by node.
@@ -85,13 +85,13 @@ func readSnapshotFile(path string, maxBuffer int) (*Snapshot, error) {
 	hint = min(hint, 1<<23)
 	switch {
 	case strings.HasSuffix(path, ".gz"):
-		zr, err := gzip.NewReader(bufio.NewReaderSize(f, 64<<10))
+		zr, err := gzip.NewReader(bufio.NewReaderSize(r, 64<<10))
 		if err != nil {
 			return nil, &FileError{File: path, Msg: "gzip header", Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
 		}
 		r = zr
 	case strings.HasSuffix(path, ".snappy"):
-		r = &xerialReader{name: path, r: bufio.NewReaderSize(f, 64<<10)}
+		r = &xerialReader{name: path, r: bufio.NewReaderSize(r, 64<<10)}
 	}
 	return decodeSnapshot(path, r, maxBuffer, int(hint))
 }

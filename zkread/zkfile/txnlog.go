@@ -83,11 +83,16 @@ type TxnLog struct {
 // jute.maxbuffer (<= 0: ZooKeeper's default): an entry longer than
 // ZooKeeper would read is corruption, and is never allocated.
 func OpenTxnLog(path string, maxBuffer int) (*TxnLog, error) {
+	return openTxnLog(path, maxBuffer, nil)
+}
+
+// openTxnLog is OpenTxnLog counting the bytes read into m.
+func openTxnLog(path string, maxBuffer int, m *meter) (*TxnLog, error) {
 	f, st, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
-	l := &TxnLog{name: path, f: f, r: bufio.NewReaderSize(f, 1<<20), size: st.Size(), limit: lengthLimit(maxBuffer)}
+	l := &TxnLog{name: path, f: f, r: bufio.NewReaderSize(m.reader(f), 1<<20), size: st.Size(), limit: lengthLimit(maxBuffer)}
 	var hdr [16]byte
 	if _, err := io.ReadFull(l.r, hdr[:]); err != nil {
 		f.Close()
