@@ -92,8 +92,9 @@ type jsonStream struct {
 	enc    *json.Encoder
 	tmp    bytes.Buffer
 	ind    bytes.Buffer
-	b      []byte     // scratch for one partition
-	nls    [10]string // "\n" + indent*d, empty when compact
+	b      []byte       // scratch for one partition
+	parts  []*Partition // scratch: one topic's sorted partitions
+	nls    [10]string   // "\n" + indent*d, empty when compact
 }
 
 func (s *jsonStream) raw(x string) {
@@ -197,7 +198,8 @@ func (s *jsonStream) topics(img *Image) {
 		s.b = appendUUID(s.b[:0], t.ID)
 		s.bytes(s.b)
 		s.key(3, "partitions", false)
-		ps := t.SortedPartitions()
+		s.parts = t.AppendSortedPartitions(s.parts[:0])
+		ps := s.parts
 		if len(ps) == 0 {
 			s.raw("[]")
 		} else {
