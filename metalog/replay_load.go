@@ -153,6 +153,7 @@ type loader struct {
 	stop        bool
 	// next is the offset after the last batch read in the current file.
 	next int64
+	dec  records.Decoder
 }
 
 func (l *loader) warn(code string, sev model.Severity, where model.Location, format string, args ...any) {
@@ -458,7 +459,17 @@ func (l *loader) apply(f DataFile, b *Batch, snapshot bool) {
 			rp.ApplyControl(pos, ctl)
 			continue
 		}
-		fr, m, err := records.DecodeMetadata(rec.Value)
+		// Outside a metadata transaction a record is applied (and done
+		// with) before the next is decoded, so one value per record type
+		// serves; inside one the replayer keeps records until the End.
+		var fr records.Frame
+		var m records.Metadata
+		var err error
+		if rp.InTransaction() {
+			fr, m, err = records.DecodeMetadata(rec.Value)
+		} else {
+			fr, m, err = l.dec.DecodeMetadata(rec.Value)
+		}
 		if err != nil {
 			res.Skipped++
 			l.unknownAt(undecodableMetadata(fr, err), f, b, rec.Offset)
