@@ -31,15 +31,24 @@ func WriteImage(w io.Writer, f Format, img *model.Image, opt ImageOptions) error
 	if !opt.ShowSecrets {
 		img = img.RedactedView() // read-only here: topics need no copy
 	}
+	var write func(io.Writer, *model.Image) error
 	switch f {
 	case Text:
-		return WriteImageText(w, img)
+		write = WriteImageText
 	case Table:
-		return WriteImageTable(w, img)
+		write = WriteImageTable
 	case JSON:
-		return img.WriteIndentedJSON(w, "  ")
+		write = func(w io.Writer, img *model.Image) error { return img.WriteIndentedJSON(w, "  ") }
+	default:
+		return fmt.Errorf("printer: unknown format %q", f)
 	}
-	return fmt.Errorf("printer: unknown format %q", f)
+	// Formatting on this goroutine, writing on another.
+	aw := newAsyncWriter(w)
+	err := write(aw, img)
+	if cerr := aw.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Formatting shared by the text and table printers.
