@@ -34,6 +34,7 @@ type Position struct {
 type Replayer struct {
 	img    *model.Image
 	byID   map[model.UUID]*model.Topic
+	arena  partitionArena
 	txn    []pending // buffered records of an open transaction
 	inTxn  bool
 	txnPos Position
@@ -60,6 +61,7 @@ func NewReplayer() *Replayer {
 func (r *Replayer) Reset() {
 	r.img = model.NewImage()
 	r.byID = map[model.UUID]*model.Topic{}
+	r.arena = newPartitionArena()
 	r.txn, r.inTxn = nil, false
 	r.img.Provenance.Offset = -1
 	r.img.Provenance.Epoch = -1
@@ -266,15 +268,21 @@ func (r *Replayer) applyRecord(rec records.Metadata) bool {
 			!validRecoveryState(m.LeaderRecoveryState) {
 			return false
 		}
-		p := &model.Partition{
-			ID: m.PartitionId, Replicas: m.Replicas, ISR: m.Isr,
-			RemovingReplicas: m.RemovingReplicas, AddingReplicas: m.AddingReplicas,
+		a := &r.arena
+		p := &a.parts.take(1)[0]
+		*p = model.Partition{
+			ID: m.PartitionId, Replicas: a.ints.copyOf(m.Replicas), ISR: a.ints.copyOf(m.Isr),
+			RemovingReplicas: a.ints.copyOf(m.RemovingReplicas), AddingReplicas: a.ints.copyOf(m.AddingReplicas),
 			Leader: m.Leader, LeaderRecoveryState: m.LeaderRecoveryState,
 			LeaderEpoch: m.LeaderEpoch, PartitionEpoch: m.PartitionEpoch,
-			ELR: m.EligibleLeaderReplicas, LastKnownELR: m.LastKnownElr,
-			Directories: m.Directories,
+			ELR: a.ints.copyOf(m.EligibleLeaderReplicas), LastKnownELR: a.ints.copyOf(m.LastKnownElr),
 		}
-		p.Directories = defaultToMigrating(p.Directories, len(p.Replicas))
+		if allMigrating(m.Directories) && len(m.Directories) != len(m.Replicas) {
+			// defaultToMigrating's "migrating" for every replica.
+			p.Directories = a.dirs.take(len(m.Replicas))
+		} else {
+			p.Directories = a.dirs.copyOf(m.Directories)
+		}
 		t.Partitions[m.PartitionId] = p
 	case *records.PartitionChangeRecord:
 		t := r.byID[m.TopicId]
@@ -468,3 +476,57 @@ func allMigrating(dirs []model.UUID) bool {
 // validRecoveryState reports a LeaderRecoveryState Kafka knows: 0
 // recovered, 1 recovering.
 func validRecoveryState(s int8) bool { return s == 0 || s == 1 }
+
+// partitionArena holds the partitions PartitionRecords create, and their
+// replica, ISR, ELR and directory lists, in blocks shared by many
+// partitions: a snapshot of a million partitions becomes a few thousand
+// heap objects instead of millions, which is most of what replay and the
+// garbage collector spend on it, and 12-byte lists are not rounded up to a
+// 16-byte size class. Each list is capped at its length, so appending to
+// one never reaches its neighbour, and nothing writes into a partition's
+// lists in place (replay replaces them). A block is freed once nothing
+// refers into it. PartitionChangeRecords keep the lists they decoded:
+// carving those too would let a long log of changes pin blocks that are
+// mostly dead, where now they die with the lists they replace.
+type partitionArena struct {
+	parts block[model.Partition]
+	ints  block[int32]
+	dirs  block[model.UUID]
+}
+
+func newPartitionArena() partitionArena {
+	// 256 partitions (48 KiB), 2048 ids and 512 directories (8 KiB each)
+	// per block: a few hundred partitions' worth.
+	return partitionArena{parts: block[model.Partition]{size: 256}, ints: block[int32]{size: 2048}, dirs: block[model.UUID]{size: 512}}
+}
+
+// block hands out slices of a shared backing array.
+type block[T any] struct {
+	free []T // the current array; len is what was handed out
+	size int // elements per array
+}
+
+// take returns n zero elements, capped at n.
+func (b *block[T]) take(n int) []T {
+	if n > cap(b.free)-len(b.free) {
+		b.free = make([]T, 0, max(n, b.size))
+	}
+	l := len(b.free)
+	b.free = b.free[:l+n]
+	return b.free[l : l+n : l+n]
+}
+
+// copyOf returns a copy of src carved from the block. nil stays nil and
+// empty stays empty (and non-nil): Kafka tells "not tracked" from
+// "tracked and empty" for the ELRs.
+func (b *block[T]) copyOf(src []T) []T {
+	switch {
+	case src == nil:
+		return nil
+	case len(src) == 0:
+		return []T{}
+	}
+	dst := b.take(len(src))
+	copy(dst, src)
+	return dst
+}

@@ -153,6 +153,11 @@ type loader struct {
 	stop        bool
 	// next is the offset after the last batch read in the current file.
 	next int64
+	dec  records.Decoder
+	// recs, ahead and decs are applyAhead's, reused from batch to batch.
+	recs  []aheadRecord
+	ahead []decoded
+	decs  []records.Decoder
 }
 
 func (l *loader) warn(code string, sev model.Severity, where model.Location, format string, args ...any) {
@@ -433,45 +438,167 @@ func tornTailLoss(f DataFile, pos int64) string {
 
 // apply replays the records of one accepted batch.
 func (l *loader) apply(f DataFile, b *Batch, snapshot bool) {
-	res, rp, plan := l.res, l.rp, l.plan
-	epoch := b.PartitionLeaderEpoch
+	if !b.IsControl() && b.RecordsCount >= aheadMin {
+		l.applyAhead(f, b, snapshot)
+		return
+	}
 	it := b.Records()
 	for it.Next() {
 		rec := it.Record()
-		off := rec.Offset
-		if snapshot && plan.Snapshot != nil && plan.Snapshot.Snapshot != nil && f.Path == plan.Snapshot.Path {
-			// Records inside a snapshot restart at 0; they all belong
-			// to the snapshot's position.
-			off = plan.Snapshot.Snapshot.EndOffset - 1
-		}
-		res.EndOffset = max(res.EndOffset, off+1)
-		if l.opts.AtOffset >= 0 && !snapshot && off > l.opts.AtOffset {
+		pos, ok := l.position(f, b, snapshot, rec.Offset)
+		if !ok {
 			return
 		}
-		pos := Position{Offset: off, Epoch: epoch, Timestamp: b.BaseTimestamp}
 		if b.IsControl() {
 			k, ctl, err := records.DecodeControl(rec.Key, rec.Value)
 			if err != nil {
 				l.unknownAt(undecodableControl(rec.Key, k, err), f, b, rec.Offset)
 				continue
 			}
-			rp.ApplyControl(pos, ctl)
+			l.rp.ApplyControl(pos, ctl)
 			continue
 		}
-		fr, m, err := records.DecodeMetadata(rec.Value)
-		if err != nil {
-			res.Skipped++
-			l.unknownAt(undecodableMetadata(fr, err), f, b, rec.Offset)
-			continue
-		}
-		if err := rp.Apply(pos, m); err != nil {
-			// Kafka's loader reports a misplaced transaction marker as a
-			// fault and skips that record; so does replay, loudly.
-			res.Skipped++
-			l.warn(model.WarnRecordsSkipped, model.SevWarning, model.At(f.Path, b.Position, rec.Offset), "%v (record skipped, as Kafka's loader does)", err)
-		}
+		fr, m, err := l.decode(rec.Value)
+		l.applyData(f, b, pos, rec.Offset, fr, m, err)
 	}
 	// The checker walked these records already and accepted them.
+}
+
+// aheadMin is the number of data records from which a batch's decoding is
+// shared with a second goroutine (applyAhead); aheadWindow is how many
+// records one round shares.
+const (
+	aheadMin    = 48
+	aheadWindow = 768
+)
+
+// applyAhead is apply for a data batch of many records, decoding on two
+// cores. In rounds of up to aheadWindow records, a goroutine decodes the
+// last two thirds while this one decodes and applies the first third,
+// then applies the rest in order; applying costs about as much as
+// decoding, so both finish together. Decoding is a pure function of the
+// record's bytes, so the image, the counts and the warnings are exactly
+// those of a one-by-one replay. The goroutine decodes record i of a round
+// into a value that decoder i reuses from round to round (no garbage per
+// record); a record that a metadata transaction would keep past the round
+// is decoded again, fresh. Record values alias the batch's buffer, valid
+// until the reader moves on, which happens only after the goroutine is
+// done.
+func (l *loader) applyAhead(f DataFile, b *Batch, snapshot bool) {
+	l.recs = l.recs[:0]
+	it := b.Records()
+	for it.Next() {
+		rec := it.Record()
+		l.recs = append(l.recs, aheadRecord{offset: rec.Offset, value: rec.Value})
+	}
+	for start := 0; start < len(l.recs); start += aheadWindow {
+		if !l.applyRound(f, b, snapshot, l.recs[start:min(start+aheadWindow, len(l.recs))]) {
+			return
+		}
+	}
+}
+
+// applyRound applies one round of applyAhead; false when replay ends
+// inside it (AtOffset).
+func (l *loader) applyRound(f DataFile, b *Batch, snapshot bool, recs []aheadRecord) bool {
+	h := len(recs) / 3
+	rest := recs[h:]
+	if len(l.decs) < len(rest) {
+		l.decs = make([]records.Decoder, aheadWindow)
+		l.ahead = make([]decoded, aheadWindow)
+	}
+	ahead, decs := l.ahead[:len(rest)], l.decs[:len(rest)]
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i, r := range rest {
+			ahead[i].fr, ahead[i].m, ahead[i].err = decs[i].DecodeMetadata(r.value)
+		}
+	}()
+	waited := false
+	defer func() {
+		if !waited {
+			<-done
+		}
+	}()
+	for i, r := range recs {
+		pos, ok := l.position(f, b, snapshot, r.offset)
+		if !ok {
+			return false
+		}
+		if i < h {
+			fr, m, err := l.decode(r.value)
+			l.applyData(f, b, pos, r.offset, fr, m, err)
+			continue
+		}
+		if !waited {
+			<-done
+			waited = true
+		}
+		d := ahead[i-h]
+		if l.rp.InTransaction() {
+			// The replayer keeps it until the End: not decs[i]'s value.
+			d.fr, d.m, d.err = records.DecodeMetadata(r.value)
+		}
+		l.applyData(f, b, pos, r.offset, d.fr, d.m, d.err)
+	}
+	return true
+}
+
+// aheadRecord is what applyAhead keeps of a record.
+type aheadRecord struct {
+	offset int64
+	value  []byte
+}
+
+// decoded is one decoded data record.
+type decoded struct {
+	fr  records.Frame
+	m   records.Metadata
+	err error
+}
+
+// position is the replay position of the record at recOffset in b, and
+// false when replay ends before it (AtOffset).
+func (l *loader) position(f DataFile, b *Batch, snapshot bool, recOffset int64) (Position, bool) {
+	off := recOffset
+	if plan := l.plan; snapshot && plan.Snapshot != nil && plan.Snapshot.Snapshot != nil && f.Path == plan.Snapshot.Path {
+		// Records inside a snapshot restart at 0; they all belong
+		// to the snapshot's position.
+		off = plan.Snapshot.Snapshot.EndOffset - 1
+	}
+	l.res.EndOffset = max(l.res.EndOffset, off+1)
+	if l.opts.AtOffset >= 0 && !snapshot && off > l.opts.AtOffset {
+		return Position{}, false
+	}
+	return Position{Offset: off, Epoch: b.PartitionLeaderEpoch, Timestamp: b.BaseTimestamp}, true
+}
+
+// decode decodes a data record that is applied before the next is
+// decoded. Outside a metadata transaction it is done with once applied,
+// so one value per record type serves; inside one the replayer keeps
+// records until the End.
+func (l *loader) decode(value []byte) (records.Frame, records.Metadata, error) {
+	if l.rp.InTransaction() {
+		return records.DecodeMetadata(value)
+	}
+	return l.dec.DecodeMetadata(value)
+}
+
+// applyData applies one decoded data record (or counts why it could not
+// be decoded).
+func (l *loader) applyData(f DataFile, b *Batch, pos Position, recOffset int64, fr records.Frame, m records.Metadata, err error) {
+	if err != nil {
+		l.res.Skipped++
+		l.unknownAt(undecodableMetadata(fr, err), f, b, recOffset)
+		return
+	}
+	if err := l.rp.Apply(pos, m); err != nil {
+		// Kafka's loader reports a misplaced transaction marker as a
+		// fault and skips that record; so does replay, loudly.
+		l.res.Skipped++
+		l.warn(model.WarnRecordsSkipped, model.SevWarning, model.At(f.Path, b.Position, recOffset), "%v (record skipped, as Kafka's loader does)", err)
+	}
 }
 
 func (l *loader) unknownAt(key string, f DataFile, b *Batch, off int64) {

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
 )
@@ -303,5 +306,46 @@ func TestTornTailSaysWhatWasLost(t *testing.T) {
 	if w == nil || res.Image.IsPartial() || w.Where.File != p || w.Where.Position != sp[1].pos || w.Where.Offset != 3 ||
 		!strings.Contains(w.Message, fmt.Sprintf("%d byte(s)", sp[1].size-3)) || !strings.Contains(w.Message, "4 record(s), offsets 3 to 6") {
 		t.Fatalf("torn tail warning %v (partial %v)", w, res.Image.IsPartial())
+	}
+}
+
+// Batches large enough for replay to decode on two goroutines
+// (applyAhead) give the same image, counts and end offset as the same
+// records in batches too small for it, replayed one by one: in full, and
+// stopped inside a transaction and inside a round (--at-offset).
+func TestReplayLargeBatchesMatchOneByOne(t *testing.T) {
+	log := bigBatchLog()
+	big, small := t.TempDir(), t.TempDir()
+	writeLog(t, big, 1, log...)
+	var split [][]records.Metadata
+	for _, b := range log {
+		for len(b) > 0 {
+			n := min(len(b), aheadMin-1)
+			split = append(split, b[:n])
+			b = b[n:]
+		}
+	}
+	writeLog(t, small, 1, split...)
+	for _, at := range []int64{-1, 250, 800, 1600, 1930, 2100} {
+		want, err := LoadImage(small, ImageOptions{AtOffset: at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := LoadImage(big, ImageOptions{AtOffset: at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want.Image, got.Image, cmpopts.IgnoreFields(model.Image{}, "Warnings", "Provenance.Source")); d != "" {
+			t.Errorf("at offset %d: image differs (-one by one +two goroutines):\n%s", at, d)
+		}
+		// EndOffset counts the record after the offset when it is in the
+		// same batch, so it depends on the batching when stopped.
+		if want.Applied != got.Applied || want.Skipped != got.Skipped || (at < 0 && want.EndOffset != got.EndOffset) {
+			t.Errorf("at offset %d: applied/skipped/end %d/%d/%d, want %d/%d/%d", at,
+				got.Applied, got.Skipped, got.EndOffset, want.Applied, want.Skipped, want.EndOffset)
+		}
+		if at < 0 && (len(got.Image.Topics) < 20 || got.Applied < 1900) {
+			t.Fatalf("the log applied %d records into %d topics: too little to test anything", got.Applied, len(got.Image.Topics))
+		}
 	}
 }

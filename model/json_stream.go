@@ -92,8 +92,12 @@ type jsonStream struct {
 	enc    *json.Encoder
 	tmp    bytes.Buffer
 	ind    bytes.Buffer
-	b      []byte     // scratch for one partition
-	nls    [10]string // "\n" + indent*d, empty when compact
+	b      []byte       // scratch for one partition
+	parts  []*Partition // scratch: one topic's sorted partitions
+	nls    [10]string   // "\n" + indent*d, empty when compact
+	// pk holds what precedes each partitionJSON value at depth pkDepth+1.
+	pk      [len(partitionKeys)]string
+	pkDepth int
 }
 
 func (s *jsonStream) raw(x string) {
@@ -197,7 +201,8 @@ func (s *jsonStream) topics(img *Image) {
 		s.b = appendUUID(s.b[:0], t.ID)
 		s.bytes(s.b)
 		s.key(3, "partitions", false)
-		ps := t.SortedPartitions()
+		s.parts = t.AppendSortedPartitions(s.parts[:0])
+		ps := s.parts
 		if len(ps) == 0 {
 			s.raw("[]")
 		} else {
@@ -235,34 +240,55 @@ func (s *jsonStream) appendKey(b []byte, d int, name string, first bool) []byte 
 	return b
 }
 
+// partitionKeys are partitionJSON's keys in order.
+var partitionKeys = [...]string{"partition", "leader", "leaderEpoch", "partitionEpoch",
+	"replicas", "isr", "elr", "lastKnownElr", "addingReplicas", "removingReplicas",
+	"leaderRecoveryState", "leaderRecoveryStateCode", "directories"}
+
+// Indexes into partitionKeys.
+const (
+	pkPartition = iota
+	pkLeader
+	pkLeaderEpoch
+	pkPartitionEpoch
+	pkReplicas
+	pkLeaderRecoveryState = pkReplicas + 6
+	pkLeaderRecoveryCode  = pkLeaderRecoveryState + 1
+	pkDirectories         = pkLeaderRecoveryCode + 1
+)
+
 // appendPartition appends one partitionJSON at depth d, preceded by its
-// line break.
+// line break. What comes before each value (comma, line break, indent,
+// key) is the same for every partition: it is built once per depth.
 func (s *jsonStream) appendPartition(b []byte, d int, p *Partition) []byte {
+	if s.pkDepth != d || s.pk[0] == "" {
+		for i, name := range partitionKeys {
+			s.pk[i] = string(s.appendKey(nil, d+1, name, i == 0))
+		}
+		s.pkDepth = d
+	}
+	pk := &s.pk
 	b = s.appendNL(b, d)
 	b = append(b, '{')
-	b = s.appendKey(b, d+1, "partition", true)
+	b = append(b, pk[pkPartition]...)
 	b = strconv.AppendInt(b, int64(p.ID), 10)
-	b = s.appendKey(b, d+1, "leader", false)
+	b = append(b, pk[pkLeader]...)
 	b = strconv.AppendInt(b, int64(p.Leader), 10)
-	b = s.appendKey(b, d+1, "leaderEpoch", false)
+	b = append(b, pk[pkLeaderEpoch]...)
 	b = strconv.AppendInt(b, int64(p.LeaderEpoch), 10)
-	b = s.appendKey(b, d+1, "partitionEpoch", false)
+	b = append(b, pk[pkPartitionEpoch]...)
 	b = strconv.AppendInt(b, int64(p.PartitionEpoch), 10)
-	for _, f := range [...]struct {
-		name string
-		v    []int32
-	}{{"replicas", p.Replicas}, {"isr", p.ISR}, {"elr", p.ELR}, {"lastKnownElr", p.LastKnownELR},
-		{"addingReplicas", p.AddingReplicas}, {"removingReplicas", p.RemovingReplicas}} {
-		b = s.appendKey(b, d+1, f.name, false)
-		b = s.appendInts(b, d+1, f.v)
+	for i, v := range [...][]int32{p.Replicas, p.ISR, p.ELR, p.LastKnownELR, p.AddingReplicas, p.RemovingReplicas} {
+		b = append(b, pk[pkReplicas+i]...)
+		b = s.appendInts(b, d+1, v)
 	}
-	b = s.appendKey(b, d+1, "leaderRecoveryState", false)
+	b = append(b, pk[pkLeaderRecoveryState]...)
 	b = append(b, '"')
 	b = append(b, LeaderRecoveryStateName(p.LeaderRecoveryState)...)
 	b = append(b, '"')
-	b = s.appendKey(b, d+1, "leaderRecoveryStateCode", false)
+	b = append(b, pk[pkLeaderRecoveryCode]...)
 	b = strconv.AppendInt(b, int64(p.LeaderRecoveryState), 10)
-	b = s.appendKey(b, d+1, "directories", false)
+	b = append(b, pk[pkDirectories]...)
 	switch {
 	case p.Directories == nil:
 		b = append(b, "null"...)

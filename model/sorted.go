@@ -66,8 +66,31 @@ func (img *Image) SortedTopics() []*Topic {
 }
 
 // SortedPartitions returns the topic's partitions by id.
-func (t *Topic) SortedPartitions() []*Partition {
-	return sortedValues(t.Partitions, func(a, b *Partition) int { return cmp.Compare(a.ID, b.ID) })
+func (t *Topic) SortedPartitions() []*Partition { return t.AppendSortedPartitions(nil) }
+
+// AppendSortedPartitions appends the topic's partitions by id to dst, so a
+// printer walking many topics reuses one slice. Partition ids are nearly
+// always 0..n-1 under their own keys; those are placed by id in one pass,
+// and anything else (a gap, a nil, an id that disagrees with its key) is
+// sorted as SortedPartitions always did.
+func (t *Topic) AppendSortedPartitions(dst []*Partition) []*Partition {
+	n := len(t.Partitions)
+	base := len(dst)
+	dst = slices.Grow(dst, n)[:base+n]
+	out := dst[base:]
+	clear(out)
+	dense := true
+	for k, p := range t.Partitions {
+		if p == nil || p.ID != k || k < 0 || int(k) >= n || out[k] != nil {
+			dense = false
+			break
+		}
+		out[k] = p
+	}
+	if dense {
+		return dst
+	}
+	return append(dst[:base], sortedValues(t.Partitions, func(a, b *Partition) int { return cmp.Compare(a.ID, b.ID) })...)
 }
 
 // ConfigEntry is one config key and value.

@@ -178,3 +178,53 @@ func TestSortedQuotasScramTokens(t *testing.T) {
 		t.Errorf("tokens %v, want %v", tok, want)
 	}
 }
+
+// AppendSortedPartitions places dense ids in one pass and falls back to
+// sorting otherwise; either way it is SortedPartitions' order (by id, ties
+// by key, nils left out), appended after what dst holds.
+func TestAppendSortedPartitions(t *testing.T) {
+	p := func(id int32) *Partition { return &Partition{ID: id} }
+	for name, ps := range map[string]map[int32]*Partition{
+		"dense":             {0: p(0), 1: p(1), 2: p(2), 3: p(3)},
+		"gap":               {0: p(0), 1: p(1), 5: p(5)},
+		"nil":               {0: p(0), 1: nil, 2: p(2)},
+		"id disagrees":      {0: p(1), 1: p(0), 2: p(2)},
+		"same id twice":     {0: p(1), 1: p(1), 2: p(0)},
+		"negative":          {-1: p(-1), 0: p(0), 1: p(1)},
+		"empty":             {},
+		"one, not at zero":  {7: p(7)},
+		"dense but shifted": {1: p(1), 2: p(2), 3: p(3)},
+	} {
+		tp := &Topic{Partitions: ps}
+		// The reference: every non-nil value, by id, then key.
+		type kv struct {
+			k int32
+			v *Partition
+		}
+		var ref []kv
+		for k, v := range ps {
+			if v != nil {
+				ref = append(ref, kv{k, v})
+			}
+		}
+		slices.SortFunc(ref, func(a, b kv) int {
+			if a.v.ID != b.v.ID {
+				return int(a.v.ID - b.v.ID)
+			}
+			return int(a.k - b.k)
+		})
+		head := p(99)
+		got := tp.AppendSortedPartitions([]*Partition{head})
+		if len(got) != len(ref)+1 || got[0] != head {
+			t.Fatalf("%s: got %d partitions after dst, want %d", name, len(got)-1, len(ref))
+		}
+		for i, e := range ref {
+			if got[i+1] != e.v {
+				t.Errorf("%s: partition %d is %+v, want %+v (key %d)", name, i, *got[i+1], *e.v, e.k)
+			}
+		}
+		if s := tp.SortedPartitions(); !slices.Equal(s, got[1:]) {
+			t.Errorf("%s: SortedPartitions %v differs from AppendSortedPartitions", name, s)
+		}
+	}
+}

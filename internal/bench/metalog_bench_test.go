@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,7 +96,8 @@ func kmetaBin(t *testing.T) string {
 //
 // Sizes: a 512 MiB log and 1,000,000 / 100,000-partition snapshots;
 // KMETA_BENCH_SCALE=small: 64 MiB and 100,000 / 10,000. KMETA_BENCH_BYTES
-// overrides the log size, KMETA_BENCH_RUNS the runs per row (default 3).
+// overrides the log size, KMETA_BENCH_RUNS the runs per row (default 3),
+// KMETA_BENCH_ROWS=log or =image one group of rows.
 func TestBenchSideBySide(t *testing.T) {
 	if os.Getenv("KMETA_BENCH") == "" {
 		t.Skip("benchmark: run with `make bench` (KMETA_BENCH=1)")
@@ -112,10 +115,31 @@ func TestBenchSideBySide(t *testing.T) {
 			size = benchBytes()
 		}
 	}
+	tb := &table{title: fmt.Sprintf("kmeta make bench: snapshots of %d and %d partitions", bigParts, smallParts)}
+	if benchRow("log") {
+		benchLogRows(t, d, bin, dir, size, tb)
+	}
+	if benchRow("image") {
+		benchImageRows(t, bin, dir, bigParts, smallParts, tb)
+	}
+	report(t, "KMETA_BENCH_REPORT", tb)
+}
+
+// benchRow says whether KMETA_BENCH_ROWS (a comma-separated list of "log"
+// and "image"; empty for all) selects a group of rows, so that one
+// engineer can measure only the rows their change moves.
+func benchRow(group string) bool {
+	s := os.Getenv("KMETA_BENCH_ROWS")
+	return s == "" || slices.Contains(strings.Split(s, ","), group)
+}
+
+// benchLogRows: log dump against Kafka's tool, log check against the
+// read+CRC ceiling.
+func benchLogRows(t *testing.T, d *kafkatest.Distribution, bin, dir string, size int64, tb *table) {
 	logPath, nrec, _ := synthesize(t, mkdir(t, dir, "log"), size)
 	st, _ := os.Stat(logPath)
 	logBytes := st.Size()
-	tb := &table{title: fmt.Sprintf("kmeta make bench: %d-byte metadata log (%d records); snapshots of %d and %d partitions", logBytes, nrec, bigParts, smallParts)}
+	tb.title += fmt.Sprintf("; %d-byte metadata log (%d records)", logBytes, nrec)
 
 	wantRecords := func(who string) func(run) {
 		return func(r run) {
@@ -145,8 +169,10 @@ func TestBenchSideBySide(t *testing.T) {
 	tb.add("ceiling: read the file + CRC-32C over it (in the bench process)", ceiling, logBytes, "", nil, "page cache warm, as for every row")
 	check := stats(repeat(t, func() *exec.Cmd { return exec.Command(bin, "log", "check", logPath) }, "", nil))
 	tb.add("kmeta log check (framing, CRC, record validation, KRaft rules)", check, logBytes, "read+CRC ceiling", &ceiling, "ratio = fraction of the ceiling")
+}
 
-	// Image printing, two sizes for growth.
+// benchImageRows: image printing, text and JSON, at two sizes for growth.
+func benchImageRows(t *testing.T, bin, dir string, bigParts, smallParts int, tb *table) {
 	var img [2][2]stat
 	for i, parts := range []int{smallParts, bigParts} {
 		snap := synthSnapshot(t, mkdir(t, dir, fmt.Sprintf("img-%d", parts)), parts)
@@ -169,7 +195,6 @@ func TestBenchSideBySide(t *testing.T) {
 			fmt.Sprintf("growth for %dx partitions: time %.1fx, RSS %.1fx", bigParts/smallParts,
 				g.med.Seconds()/img[0][j].med.Seconds(), float64(g.rss)/float64(max(1, img[0][j].rss))))
 	}
-	report(t, "KMETA_BENCH_REPORT", tb)
 }
 
 // readCRC reads path with large reads and computes CRC-32C over it: what

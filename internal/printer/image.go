@@ -1,6 +1,7 @@
 package printer
 
 import (
+	"encoding/base64"
 	"fmt"
 	"io"
 	"maps"
@@ -30,47 +31,67 @@ func WriteImage(w io.Writer, f Format, img *model.Image, opt ImageOptions) error
 	if !opt.ShowSecrets {
 		img = img.RedactedView() // read-only here: topics need no copy
 	}
+	var write func(io.Writer, *model.Image) error
 	switch f {
 	case Text:
-		return WriteImageText(w, img)
+		write = WriteImageText
 	case Table:
-		return WriteImageTable(w, img)
+		write = WriteImageTable
 	case JSON:
-		return img.WriteIndentedJSON(w, "  ")
+		write = func(w io.Writer, img *model.Image) error { return img.WriteIndentedJSON(w, "  ") }
+	default:
+		return fmt.Errorf("printer: unknown format %q", f)
 	}
-	return fmt.Errorf("printer: unknown format %q", f)
+	// Formatting on this goroutine, writing on another.
+	aw := newAsyncWriter(w)
+	err := write(aw, img)
+	if cerr := aw.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Formatting shared by the text and table printers.
 
-func int32List(s []int32) string {
-	parts := make([]string, len(s))
+func int32List(s []int32) string { return string(appendInt32List(nil, s)) }
+
+// appendInt32List appends s as [1,2,3].
+func appendInt32List(b []byte, s []int32) []byte {
+	b = append(b, '[')
 	for i, v := range s {
-		parts[i] = strconv.FormatInt(int64(v), 10)
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(v), 10)
 	}
-	return "[" + strings.Join(parts, ",") + "]"
+	return append(b, ']')
 }
 
-// dirName names KIP-858's reserved directory ids, which otherwise print
-// as AAAAAAAAAAAAAAAAAAAAAA-like strings nobody recognises.
-func dirName(u model.UUID) string {
+// appendDirName appends a directory id. KIP-858's reserved ids get names,
+// as they otherwise print as AAAAAAAAAAAAAAAAAAAAAA-like strings nobody
+// recognises.
+func appendDirName(b []byte, u model.UUID) []byte {
 	switch u {
 	case model.DirMigrating:
-		return "MIGRATING"
+		return append(b, "MIGRATING"...)
 	case model.DirUnassigned:
-		return "UNASSIGNED"
+		return append(b, "UNASSIGNED"...)
 	case model.DirLost:
-		return "LOST"
+		return append(b, "LOST"...)
 	}
-	return u.String()
+	return base64.RawURLEncoding.AppendEncode(b, u[:])
 }
 
-func dirList(s []model.UUID) string {
-	parts := make([]string, len(s))
+// appendDirList appends s as [MIGRATING,AQEAAAAAAAAAAAAAAAAAAA].
+func appendDirList(b []byte, s []model.UUID) []byte {
+	b = append(b, '[')
 	for i, u := range s {
-		parts[i] = dirName(u)
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendDirName(b, u)
 	}
-	return "[" + strings.Join(parts, ",") + "]"
+	return append(b, ']')
 }
 
 func uuidList(s []model.UUID) string {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kmeta/kmeta/model"
@@ -16,7 +17,7 @@ import (
 // key=value so they grep well. It prints img as given: redact first (or
 // use WriteImage) unless secrets are wanted.
 func WriteImageText(w io.Writer, img *model.Image) error {
-	bw := bufio.NewWriter(w)
+	bw := bufio.NewWriterSize(w, 256<<10)
 	p := func(indent int, format string, a ...any) {
 		bw.WriteString(strings.Repeat("  ", indent))
 		fmt.Fprintf(bw, format, a...)
@@ -89,11 +90,16 @@ func WriteImageText(w io.Writer, img *model.Image) error {
 
 	topics := img.SortedTopics()
 	if section("topics", len(topics)) {
+		// Partitions are nearly all of a large image: each line is
+		// appended into one reused buffer, with one reused sorted slice.
+		var parts []*model.Partition
+		var line []byte
 		for _, t := range topics {
-			parts := t.SortedPartitions()
+			parts = t.AppendSortedPartitions(parts[:0])
 			p(1, "%s: id=%s partitions=%d", Clean(t.Name), t.ID, len(parts))
 			for _, pt := range parts {
-				p(2, "%s", partitionLine(pt))
+				line = appendPartitionLine(append(line[:0], "    "...), pt)
+				bw.Write(append(line, '\n'))
 			}
 		}
 	}
@@ -179,30 +185,39 @@ func WriteImageText(w io.Writer, img *model.Image) error {
 	return bw.Flush()
 }
 
-func partitionLine(pt *model.Partition) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "partition %d: leader=%d leaderEpoch=%d partitionEpoch=%d replicas=%s isr=%s",
-		pt.ID, pt.Leader, pt.LeaderEpoch, pt.PartitionEpoch, int32List(pt.Replicas), int32List(pt.ISR))
+// appendPartitionLine appends a partition's line (without indent or
+// newline): what fmt would print, appended with strconv.
+func appendPartitionLine(b []byte, pt *model.Partition) []byte {
+	b = append(b, "partition "...)
+	b = strconv.AppendInt(b, int64(pt.ID), 10)
+	b = append(b, ": leader="...)
+	b = strconv.AppendInt(b, int64(pt.Leader), 10)
+	b = append(b, " leaderEpoch="...)
+	b = strconv.AppendInt(b, int64(pt.LeaderEpoch), 10)
+	b = append(b, " partitionEpoch="...)
+	b = strconv.AppendInt(b, int64(pt.PartitionEpoch), 10)
+	b = appendInt32List(append(b, " replicas="...), pt.Replicas)
+	b = appendInt32List(append(b, " isr="...), pt.ISR)
 	// nil ELR means the metadata does not track it; print only when tracked.
 	if pt.ELR != nil {
-		fmt.Fprintf(&b, " elr=%s", int32List(pt.ELR))
+		b = appendInt32List(append(b, " elr="...), pt.ELR)
 	}
 	if pt.LastKnownELR != nil {
-		fmt.Fprintf(&b, " lastKnownElr=%s", int32List(pt.LastKnownELR))
+		b = appendInt32List(append(b, " lastKnownElr="...), pt.LastKnownELR)
 	}
 	if len(pt.AddingReplicas) > 0 {
-		fmt.Fprintf(&b, " adding=%s", int32List(pt.AddingReplicas))
+		b = appendInt32List(append(b, " adding="...), pt.AddingReplicas)
 	}
 	if len(pt.RemovingReplicas) > 0 {
-		fmt.Fprintf(&b, " removing=%s", int32List(pt.RemovingReplicas))
+		b = appendInt32List(append(b, " removing="...), pt.RemovingReplicas)
 	}
 	if pt.LeaderRecoveryState != model.Recovered {
-		fmt.Fprintf(&b, " leaderRecoveryState=%s", model.LeaderRecoveryStateName(pt.LeaderRecoveryState))
+		b = append(append(b, " leaderRecoveryState="...), model.LeaderRecoveryStateName(pt.LeaderRecoveryState)...)
 	}
 	if len(pt.Directories) > 0 {
-		fmt.Fprintf(&b, " directories=%s", dirList(pt.Directories))
+		b = appendDirList(append(b, " directories="...), pt.Directories)
 	}
-	return b.String()
+	return b
 }
 
 func cleanAll(s []string) []string {
