@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,6 +97,9 @@ func kmetaBin(t *testing.T) string {
 // Sizes: a 512 MiB log and 1,000,000 / 100,000-partition snapshots;
 // KMETA_BENCH_SCALE=small: 64 MiB and 100,000 / 10,000. KMETA_BENCH_BYTES
 // overrides the log size, KMETA_BENCH_RUNS the runs per row (default 3).
+// KMETA_BENCH_ROWS picks rows while tuning one of them: a comma list of
+// dump (Kafka's tool and both dump rows), check (ceiling and log check)
+// and image; all by default.
 func TestBenchSideBySide(t *testing.T) {
 	if os.Getenv("KMETA_BENCH") == "" {
 		t.Skip("benchmark: run with `make bench` (KMETA_BENCH=1)")
@@ -124,6 +129,25 @@ func TestBenchSideBySide(t *testing.T) {
 			}
 		}
 	}
+	if benchRow("dump") {
+		benchDump(t, tb, d, bin, logPath, logBytes, wantRecords)
+	}
+	if benchRow("check") {
+		benchCheck(t, tb, bin, logPath, logBytes)
+	}
+	if benchRow("image") {
+		benchImage(t, tb, bin, dir, smallParts, bigParts)
+	}
+	report(t, "KMETA_BENCH_REPORT", tb)
+}
+
+// benchRow reports whether KMETA_BENCH_ROWS selects the row group.
+func benchRow(name string) bool {
+	rows := os.Getenv("KMETA_BENCH_ROWS")
+	return rows == "" || slices.Contains(strings.Split(rows, ","), name)
+}
+
+func benchDump(t *testing.T, tb *table, d *kafkatest.Distribution, bin, logPath string, logBytes int64, wantRecords func(string) func(run)) {
 	// Kafka's tool, as shipped.
 	kafka := stats(repeat(t, func() *exec.Cmd {
 		return kafkaScriptCommand(t, d, d.Tools.DumpLog, "--cluster-metadata-decoder", "--files", logPath)
@@ -135,6 +159,9 @@ func TestBenchSideBySide(t *testing.T) {
 	jl := stats(repeat(t, func() *exec.Cmd { return exec.Command(bin, "log", "dump", "--show-secrets", "-o", "json", logPath) },
 		`"kind":"record"`, wantRecords("kmeta log dump -o json")))
 	tb.add("kmeta log dump -o json (JSON lines)", jl, logBytes, "Kafka DumpLogSegments", &kafka, "")
+}
+
+func benchCheck(t *testing.T, tb *table, bin, logPath string, logBytes int64) {
 
 	// log check against reading the file and CRC-32C over every byte.
 	var ceil []time.Duration
@@ -145,6 +172,9 @@ func TestBenchSideBySide(t *testing.T) {
 	tb.add("ceiling: read the file + CRC-32C over it (in the bench process)", ceiling, logBytes, "", nil, "page cache warm, as for every row")
 	check := stats(repeat(t, func() *exec.Cmd { return exec.Command(bin, "log", "check", logPath) }, "", nil))
 	tb.add("kmeta log check (framing, CRC, record validation, KRaft rules)", check, logBytes, "read+CRC ceiling", &ceiling, "ratio = fraction of the ceiling")
+}
+
+func benchImage(t *testing.T, tb *table, bin, dir string, smallParts, bigParts int) {
 
 	// Image printing, two sizes for growth.
 	var img [2][2]stat
