@@ -109,11 +109,11 @@ type Dumper struct {
 	// acc: lines accumulate in buf (a parallel worker's, taken whole by
 	// the consumer, dump_parallel.go) instead of being written one by one.
 	acc bool
-	// The current file's name as a JSON string, and the JSON record lines'
-	// `,"type":T,"apiKey":K` by apiKey, made once.
+	// The current file's name as a JSON string, and the middles of the
+	// JSON record lines by apiKey (jsonMid), made once.
 	jsonFile     []byte
 	jsonFileName string
-	jsonTypes    [128][]byte
+	jsonMids     [128]jsonMid
 	dec          records.Decoder
 	pend         *pendingBatch
 	done         int64
@@ -414,6 +414,15 @@ func (d *Dumper) jsonFileString(file string) []byte {
 	return d.jsonFile
 }
 
+// jsonMid is the middle of a data record's JSON line, from `,"epoch":`
+// to `"data":`, for one apiKey at the epoch and version it was last made
+// for: in a log these change seldom from record to record.
+type jsonMid struct {
+	epoch int32
+	ver   int16
+	b     []byte
+}
+
 // jsonInPlace turns jsonRecordInPlace off, for the test comparing it with
 // the general path.
 var jsonInPlace = true
@@ -433,21 +442,22 @@ func (d *Dumper) jsonRecordInPlace(f DataFile, b *Batch, rec *Record) bool {
 	if !d.opts.ShowSecrets && redactedInDump(key) {
 		return false
 	}
-	typ := d.jsonTypes[key]
-	if typ == nil {
+	mid := &d.jsonMids[key]
+	if mid.b == nil || mid.epoch != b.PartitionLeaderEpoch || mid.ver != ver {
 		name := records.MetadataTypeName(key)
 		if name == "" {
 			return false
 		}
-		typ = appendJSONRecordType(nil, name, key)
-		d.jsonTypes[key] = typ
+		mid.epoch, mid.ver = b.PartitionLeaderEpoch, ver
+		mid.b = appendJSONRecordEpoch(mid.b[:0], b.PartitionLeaderEpoch, false)
+		mid.b = appendJSONRecordType(mid.b, name, key)
+		mid.b = appendJSONRecordVersion(mid.b, ver)
+		mid.b = append(mid.b, `,"data":`...)
 	}
 	mark := len(d.buf)
 	d.buf = appendJSONRecordStart(d.buf, d.jsonFileString(f.Path))
-	d.buf = appendJSONRecordHead(d.buf, rec.Offset, b.PartitionLeaderEpoch, false)
-	d.buf = append(d.buf, typ...)
-	d.buf = appendJSONRecordVersion(d.buf, ver)
-	d.buf = append(d.buf, `,"data":`...)
+	d.buf = appendJSONRecordOffset(d.buf, rec.Offset)
+	d.buf = append(d.buf, mid.b...)
 	out, k2, v2, ok := records.AppendMetadataJSON(d.buf, v)
 	if !ok || k2 != key || v2 != ver {
 		d.buf = d.buf[:mark]

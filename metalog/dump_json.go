@@ -64,8 +64,8 @@ func AppendJSONRecordLine(dst []byte, file string, offset int64, epoch int32, co
 	return appendJSONRecordTail(dst, version, data, errMsg)
 }
 
-// The record line in four parts, so that the dumper can keep the first
-// (per file) and the type (per apiKey) made, and transcode a record's data
+// The record line in parts, so that the dumper can keep the start (per
+// file) and the middle (per apiKey, epoch and version) made, and transcode a record's data
 // straight after the rest (Dumper.jsonRecordInPlace).
 
 func appendJSONRecordStart(dst, jsonFile []byte) []byte {
@@ -74,8 +74,15 @@ func appendJSONRecordStart(dst, jsonFile []byte) []byte {
 }
 
 func appendJSONRecordHead(dst []byte, offset int64, epoch int32, control bool) []byte {
+	return appendJSONRecordEpoch(appendJSONRecordOffset(dst, offset), epoch, control)
+}
+
+func appendJSONRecordOffset(dst []byte, offset int64) []byte {
 	dst = append(dst, `,"offset":`...)
-	dst = strconv.AppendInt(dst, offset, 10)
+	return strconv.AppendInt(dst, offset, 10)
+}
+
+func appendJSONRecordEpoch(dst []byte, epoch int32, control bool) []byte {
 	dst = append(dst, `,"epoch":`...)
 	dst = strconv.AppendInt(dst, int64(epoch), 10)
 	dst = append(dst, `,"control":`...)
