@@ -277,31 +277,34 @@ type RecordIterator struct {
 // that starts mid-batch, records below the stream's start offset are
 // skipped.
 func (b *Batch) Records() RecordIterator {
-	it := RecordIterator{b: b, base: -1}
+	it := RecordIterator{b: b}
+	it.data, it.base, it.err = b.recordsSection()
+	return it
+}
+
+// recordsSection returns the (decompressed) records section and the file
+// position of its first byte, -1 when it was decompressed. A compressed
+// section aliases the batch's decompressor buffer.
+func (b *Batch) recordsSection() ([]byte, int64, error) {
 	if len(b.raw) < HeaderSize {
-		it.err = corrupt(b.File, b.Position, b.BaseOffset, ErrBadLength, "batch has no header")
-		return it
+		return nil, -1, corrupt(b.File, b.Position, b.BaseOffset, ErrBadLength, "batch has no header")
 	}
 	if b.RecordsCount < 0 {
-		it.err = corrupt(b.File, b.Position, b.BaseOffset, ErrBadRecord, "negative recordsCount %d", b.RecordsCount)
-		return it
+		return nil, -1, corrupt(b.File, b.Position, b.BaseOffset, ErrBadRecord, "negative recordsCount %d", b.RecordsCount)
 	}
 	body := b.raw[HeaderSize:]
-	if c := b.Compression(); c != CompressionNone {
-		if b.dec == nil {
-			b.dec = newDecompressor(DefaultMaxDecompressedBytes)
-		}
-		out, err := b.dec.decompress(c, body)
-		if err != nil {
-			it.err = corrupt(b.File, b.Position, b.BaseOffset, ErrCompression, "%s: %v", c, err)
-			return it
-		}
-		it.data = out
-	} else {
-		it.data = body
-		it.base = b.Position + HeaderSize
+	c := b.Compression()
+	if c == CompressionNone {
+		return body, b.Position + HeaderSize, nil
 	}
-	return it
+	if b.dec == nil {
+		b.dec = newDecompressor(DefaultMaxDecompressedBytes)
+	}
+	out, err := b.dec.decompress(c, body)
+	if err != nil {
+		return nil, -1, corrupt(b.File, b.Position, b.BaseOffset, ErrCompression, "%s: %v", c, err)
+	}
+	return out, -1, nil
 }
 
 // Err returns the first error met, a *CorruptionError.
@@ -334,81 +337,226 @@ func (it *RecordIterator) next() bool {
 		return false
 	}
 	start := it.pos
-	d := it.data[it.pos:]
-	length, n := wire.Varint(d)
-	if n <= 0 {
-		it.fail(start, "record %d: bad length varint", it.n)
+	var f recFrame
+	if fault, x := parseRecord(it.data, start, &f); fault != recOK {
+		it.failRecord(start, fault, x, &f)
 		return false
 	}
-	if length <= 0 || int(length) > len(d)-n {
-		it.fail(start, "record %d: length %d, %d bytes remain", it.n, length, len(d)-n)
-		return false
-	}
-	body := d[n : n+int(length)]
-	it.pos += n + int(length)
+	it.pos = f.end
 	r := &it.rec
-	hdrs := b.headers[:0]
-	*r = Record{Index: it.n, Length: length}
+	*r = Record{
+		Index: it.n, Length: f.length, Attributes: f.attrs,
+		TimestampDelta: f.tsDelta, OffsetDelta: f.offDelta,
+		Offset: b.BaseOffset + int64(f.offDelta), Timestamp: b.BaseTimestamp + f.tsDelta,
+		Key: f.key(it.data), Value: f.value(it.data),
+	}
 	it.n++
-	p := 0
-	if len(body) < 1 {
-		it.fail(start, "record %d: empty body", r.Index)
-		return false
-	}
-	r.Attributes = int8(body[0])
-	p = 1
-	ts, n := wire.Varlong(body[p:])
-	if n <= 0 {
-		it.fail(start, "record %d: bad timestampDelta", r.Index)
-		return false
-	}
-	p += n
-	r.TimestampDelta = ts
-	od, n := wire.Varint(body[p:])
-	if n <= 0 {
-		it.fail(start, "record %d: bad offsetDelta", r.Index)
-		return false
-	}
-	p += n
-	r.OffsetDelta = od
-	r.Offset = b.BaseOffset + int64(od)
-	r.Timestamp = b.BaseTimestamp + ts
-	var ok bool
-	if r.Key, p, ok = readBytes(body, p); !ok {
-		it.fail(start, "record %d: bad key length", r.Index)
-		return false
-	}
-	if r.Value, p, ok = readBytes(body, p); !ok {
-		it.fail(start, "record %d: bad value length", r.Index)
-		return false
-	}
-	hc, n := wire.Varint(body[p:])
-	if n <= 0 || hc < 0 || int(hc) > len(body)-p-n {
-		it.fail(start, "record %d: bad headers count", r.Index)
-		return false
-	}
-	p += n
-	for i := 0; i < int(hc); i++ {
-		var h Header
-		if h.Key, p, ok = readBytes(body, p); !ok || h.Key == nil {
-			it.fail(start, "record %d: bad header %d key", r.Index, i)
-			return false
+	if f.hdrCount > 0 {
+		// Validated by parseRecord; only built when there are any.
+		hdrs := b.headers[:0]
+		p := f.hdrOff
+		for range f.hdrCount {
+			var h Header
+			h.Key, p, _ = readBytes(it.data[:f.end], p)
+			h.Value, p, _ = readBytes(it.data[:f.end], p)
+			hdrs = append(hdrs, h)
 		}
-		if h.Value, p, ok = readBytes(body, p); !ok {
-			it.fail(start, "record %d: bad header %d value", r.Index, i)
-			return false
-		}
-		hdrs = append(hdrs, h)
-	}
-	if p != len(body) {
-		it.fail(start, "record %d: %d bytes after the last field", r.Index, len(body)-p)
-		return false
-	}
-	b.headers = hdrs
-	if hc > 0 {
+		b.headers = hdrs
 		r.Headers = hdrs
 	}
 	return true
+}
+
+// recFrame is one record's layout in a records section: its fields and
+// where its key, value and headers are, nothing copied or allocated.
+// Positions are indexes into the section.
+type recFrame struct {
+	length   int32
+	attrs    int8
+	tsDelta  int64
+	offDelta int32
+	keyOff   int
+	keyLen   int // -1: null
+	valOff   int
+	valLen   int // -1: null
+	hdrCount int32
+	hdrOff   int
+	end      int // just after the record
+}
+
+func (f *recFrame) key(d []byte) []byte {
+	if f.keyLen < 0 {
+		return nil
+	}
+	return d[f.keyOff : f.keyOff+f.keyLen : f.keyOff+f.keyLen]
+}
+
+func (f *recFrame) value(d []byte) []byte {
+	if f.valLen < 0 {
+		return nil
+	}
+	return d[f.valOff : f.valOff+f.valLen : f.valOff+f.valLen]
+}
+
+// recFault says why parseRecord refused a record.
+type recFault uint8
+
+const (
+	recOK recFault = iota
+	recBadLengthVarint
+	recLengthRange // x: the bytes that remain after the length
+	recBadTimestamp
+	recBadOffsetDelta
+	recBadKey
+	recBadValue
+	recBadHeaderCount
+	recBadHeaderKey   // x: the header's index
+	recBadHeaderValue // x: the header's index
+	recTrailing       // x: the bytes after the last field
+)
+
+// parseRecord reads the record at d[pos:] into f (layout in doc.go,
+// "Records"): every length bounded by the record, headers walked without
+// being built. It is the one record parser: the iterator and check's fast
+// walk (check_records.go) both use it. It runs for every record of every
+// batch read, so the one-byte varints (nearly all of them) are decoded in
+// line (varint1) and only longer ones take a call.
+func parseRecord(d []byte, pos int, f *recFrame) (fault recFault, x int) {
+	length, ok := varint1(d, pos, len(d))
+	n := 1
+	if !ok {
+		if length, n = varintLong(d[pos:]); n <= 0 {
+			return recBadLengthVarint, 0
+		}
+	}
+	p := pos + n
+	if length <= 0 || int(length) > len(d)-p {
+		return recLengthRange, len(d) - p
+	}
+	end := p + int(length)
+	f.length, f.end = length, end
+	f.attrs = int8(d[p])
+	p++
+	if ts, ok := varint1(d, p, end); ok {
+		f.tsDelta = int64(ts)
+		p++
+	} else {
+		ts, n := varlongLong(d[p:end])
+		if n <= 0 {
+			return recBadTimestamp, 0
+		}
+		f.tsDelta = ts
+		p += n
+	}
+	if f.offDelta, ok = varint1(d, p, end); ok {
+		p++
+	} else {
+		if f.offDelta, n = varintLong(d[p:end]); n <= 0 {
+			return recBadOffsetDelta, 0
+		}
+		p += n
+	}
+	if f.keyOff, f.keyLen, p, ok = bytesAt(d, p, end); !ok {
+		return recBadKey, 0
+	}
+	if f.valOff, f.valLen, p, ok = bytesAt(d, p, end); !ok {
+		return recBadValue, 0
+	}
+	hc, ok := varint1(d, p, end)
+	n = 1
+	if !ok {
+		hc, n = varintLong(d[p:end])
+	}
+	if n <= 0 || hc < 0 || int(hc) > end-p-n {
+		return recBadHeaderCount, 0
+	}
+	p += n
+	f.hdrCount, f.hdrOff = hc, p
+	for i := 0; i < int(hc); i++ {
+		var l int
+		if _, l, p, ok = bytesAt(d, p, end); !ok || l < 0 {
+			return recBadHeaderKey, i
+		}
+		if _, _, p, ok = bytesAt(d, p, end); !ok {
+			return recBadHeaderValue, i
+		}
+	}
+	if p != end {
+		return recTrailing, end - p
+	}
+	return recOK, 0
+}
+
+// varint1 decodes the zig-zag varint at d[p:lim] when it is one byte;
+// ok is false otherwise (longer, malformed or no bytes: varintLong tells).
+func varint1(d []byte, p, lim int) (v int32, ok bool) {
+	if p < lim {
+		if c := d[p]; c < 0x80 {
+			return int32(c>>1) ^ -int32(c&1), true
+		}
+	}
+	return 0, false
+}
+
+// varintLong and varlongLong are wire's decoders, kept out of line so
+// that the one-byte case stays small.
+//
+//go:noinline
+func varintLong(d []byte) (int32, int) { return wire.Varint(d) }
+
+//go:noinline
+func varlongLong(d []byte) (int64, int) { return wire.Varlong(d) }
+
+// bytesAt reads a varint length and that many bytes at d[p:lim] (-1 is
+// null: l = -1); it returns where they start, their length and the
+// position after them.
+func bytesAt(d []byte, p, lim int) (start, l, next int, ok bool) {
+	v, ok := varint1(d, p, lim)
+	n := 1
+	if !ok {
+		if v, n = varintLong(d[p:lim]); n <= 0 {
+			return 0, 0, p, false
+		}
+	}
+	if v < -1 {
+		return 0, 0, p, false
+	}
+	p += n
+	if v == -1 {
+		return p, -1, p, true
+	}
+	if int(v) > lim-p {
+		return 0, 0, p, false
+	}
+	return p, int(v), p + int(v), true
+}
+
+// failRecord reports parseRecord's fault in the iterator's words.
+func (it *RecordIterator) failRecord(start int, fault recFault, x int, f *recFrame) {
+	i := it.n
+	switch fault {
+	case recBadLengthVarint:
+		it.fail(start, "record %d: bad length varint", i)
+	case recLengthRange:
+		length, _ := wire.Varint(it.data[start:])
+		it.fail(start, "record %d: length %d, %d bytes remain", i, length, x)
+	case recBadTimestamp:
+		it.fail(start, "record %d: bad timestampDelta", i)
+	case recBadOffsetDelta:
+		it.fail(start, "record %d: bad offsetDelta", i)
+	case recBadKey:
+		it.fail(start, "record %d: bad key length", i)
+	case recBadValue:
+		it.fail(start, "record %d: bad value length", i)
+	case recBadHeaderCount:
+		it.fail(start, "record %d: bad headers count", i)
+	case recBadHeaderKey:
+		it.fail(start, "record %d: bad header %d key", i, x)
+	case recBadHeaderValue:
+		it.fail(start, "record %d: bad header %d value", i, x)
+	case recTrailing:
+		it.fail(start, "record %d: %d bytes after the last field", i, x)
+	}
 }
 
 func (it *RecordIterator) fail(at int, format string, args ...any) {

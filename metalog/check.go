@@ -685,7 +685,12 @@ func (c *Checker) records(f DataFile, b *Batch, s *fileScan) {
 	if c.opts.Strict {
 		c.batchRules(f.Path, b)
 	}
+	done, pos, n := c.fastRecords(f.Path, b, s) // check_records.go
+	if done {
+		return
+	}
 	it := b.Records()
+	it.pos, it.n = pos, n
 	for it.Next() {
 		rec := it.Record()
 		if b.IsControl() {

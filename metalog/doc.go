@@ -54,7 +54,10 @@
 // Kafka's overflow rule (ByteUtils): a continuation bit on the last
 // allowed byte is malformed, and its bits beyond 32/64 are dropped. One
 // decoder (metalog/internal/wire) reads every varint, and
-// records.ParseFrame every record frame header. A record must
+// records.ParseFrame every record frame header; the one record parser
+// (parseRecord) and check's fast record walk only decode the one-byte
+// forms of both in line, which is nearly every varint and frame header of
+// a real log, and leave the rest to them. A record must
 // end exactly after its last header, and the batch's records must fill the
 // records section exactly and number recordsCount.
 //

@@ -102,14 +102,22 @@ func (t TornTail) String() string {
 // Dumper prints batches and records. Build one with NewDumper; it keeps
 // the verdict of what it printed (Problems, TornTails).
 type Dumper struct {
-	w     io.Writer
-	opts  DumpOptions
-	buf   []byte
-	jbuf  []byte
-	dec   records.Decoder
-	pend  *pendingBatch
-	done  int64
-	total int64
+	w    io.Writer
+	opts DumpOptions
+	buf  []byte
+	jbuf []byte
+	// acc: lines accumulate in buf (a parallel worker's, taken whole by
+	// the consumer, dump_parallel.go) instead of being written one by one.
+	acc bool
+	// The current file's name as a JSON string, and the middles of the
+	// JSON record lines by apiKey (jsonMid), made once.
+	jsonFile     []byte
+	jsonFileName string
+	jsonMids     [128]jsonMid
+	dec          records.Decoder
+	pend         *pendingBatch
+	done         int64
+	total        int64
 
 	problems int
 	first    error
@@ -288,14 +296,12 @@ func (d *Dumper) dumpBatch(f DataFile, b *Batch) error {
 func (d *Dumper) writeBatch(f DataFile, b *Batch) error {
 	switch d.opts.Format {
 	case DumpText:
-		d.buf = AppendBatchLine(d.buf[:0], b)
+		d.buf = AppendBatchLine(d.buf, b)
 		d.buf = append(d.buf, '\n')
-		_, err := d.w.Write(d.buf)
-		return err
+		return d.line()
 	case DumpJSON:
-		d.buf = AppendJSONBatchLine(d.buf[:0], f.Path, b)
-		_, err := d.w.Write(d.buf)
-		return err
+		d.buf = appendJSONBatchLine(d.buf, d.jsonFileString(f.Path), b)
+		return d.line()
 	}
 	return nil
 }
@@ -327,17 +333,19 @@ func (d *Dumper) dumpRecord(f DataFile, b *Batch, rec *Record) error {
 			data = c.AppendJSON(nil, 0)
 		}
 		if d.opts.Format == DumpText {
-			d.buf = AppendRecordMeta(d.buf[:0], b, rec)
+			d.buf = AppendRecordMeta(d.buf, b, rec)
 			if out, ok := AppendEndTxnMarker(d.buf, k.Type, rec.Value); ok {
 				d.buf = out
 			} else {
 				d.buf = AppendControl(d.buf, k.Type, c)
 			}
 			d.buf = append(d.buf, '\n')
-			_, err := d.w.Write(d.buf)
-			return err
+			return d.line()
 		}
 	} else {
+		if jsonInPlace && d.opts.Format == DumpJSON && len(d.opts.Filter.APIKeys) == 0 && d.jsonRecordInPlace(f, b, rec) {
+			return d.line()
+		}
 		fr, recTyp, recData, err := d.recordData(rec.Value) // transcoded when it can be
 		apiKey, recV, typ = fr.APIKey, fr.Version, recTyp
 		if keys := d.opts.Filter.APIKeys; len(keys) > 0 && !keys[fr.APIKey] {
@@ -353,7 +361,7 @@ func (d *Dumper) dumpRecord(f DataFile, b *Batch, rec *Record) error {
 			data = recData
 		}
 		if d.opts.Format == DumpText {
-			d.buf = AppendRecordMeta(d.buf[:0], b, rec)
+			d.buf = AppendRecordMeta(d.buf, b, rec)
 			if err != nil {
 				d.buf = append(d.buf, " payload: Error at "...)
 				d.buf = strconv.AppendInt(d.buf, rec.Offset, 10)
@@ -369,21 +377,94 @@ func (d *Dumper) dumpRecord(f DataFile, b *Batch, rec *Record) error {
 				d.buf = append(d.buf, '}')
 			}
 			d.buf = append(d.buf, '\n')
-			_, werr := d.w.Write(d.buf)
-			return werr
+			return d.line()
 		}
 	}
 	switch d.opts.Format {
 	case DumpJSON:
-		d.buf = AppendJSONRecordLine(d.buf[:0], f.Path, rec.Offset, b.PartitionLeaderEpoch, control, typ, apiKey, recV, data, errMsg)
-		_, err := d.w.Write(d.buf)
-		return err
+		d.buf = appendJSONRecordStart(d.buf, d.jsonFileString(f.Path))
+		d.buf = appendJSONRecordHead(d.buf, rec.Offset, b.PartitionLeaderEpoch, control)
+		d.buf = appendJSONRecordType(d.buf, typ, apiKey)
+		d.buf = appendJSONRecordTail(d.buf, recV, data, errMsg)
+		return d.line()
 	case DumpRows:
 		if d.opts.Row != nil {
 			d.opts.Row(DumpRow{File: baseName(f.Path), Offset: rec.Offset, Epoch: b.PartitionLeaderEpoch, Type: typ, Version: recV, Data: string(data) + errMsg})
 		}
 	}
 	return nil
+}
+
+// line ends a line appended to d.buf: written at once, or kept with the
+// others of a worker's batch.
+func (d *Dumper) line() error {
+	if d.acc {
+		return nil
+	}
+	_, err := d.w.Write(d.buf)
+	d.buf = d.buf[:0]
+	return err
+}
+
+// jsonFileString is file as a JSON string, escaped once per file.
+func (d *Dumper) jsonFileString(file string) []byte {
+	if d.jsonFile == nil || d.jsonFileName != file {
+		d.jsonFile, d.jsonFileName = model.AppendJSONString(d.jsonFile[:0], file), file
+	}
+	return d.jsonFile
+}
+
+// jsonMid is the middle of a data record's JSON line, from `,"epoch":`
+// to `"data":`, for one apiKey at the epoch and version it was last made
+// for: in a log these change seldom from record to record.
+type jsonMid struct {
+	epoch int32
+	ver   int16
+	b     []byte
+}
+
+// jsonInPlace turns jsonRecordInPlace off, for the test comparing it with
+// the general path.
+var jsonInPlace = true
+
+// jsonRecordInPlace appends a data record's JSON line with the record's
+// data transcoded straight into the line (no copy of it), when the value
+// has a one-byte frame header, transcodes and needs no redaction: what
+// the general path below would write for it, byte for byte
+// (TestDumpJSONInPlaceMatches). It reports false, leaving d.buf as it
+// was, for anything else.
+func (d *Dumper) jsonRecordInPlace(f DataFile, b *Batch, rec *Record) bool {
+	v := rec.Value
+	if len(v) < 3 || v[0] != 1 || v[1] >= 0x80 || v[2] >= 0x80 {
+		return false
+	}
+	key, ver := int16(v[1]), int16(v[2])
+	if !d.opts.ShowSecrets && redactedInDump(key) {
+		return false
+	}
+	mid := &d.jsonMids[key]
+	if mid.b == nil || mid.epoch != b.PartitionLeaderEpoch || mid.ver != ver {
+		name := records.MetadataTypeName(key)
+		if name == "" {
+			return false
+		}
+		mid.epoch, mid.ver = b.PartitionLeaderEpoch, ver
+		mid.b = appendJSONRecordEpoch(mid.b[:0], b.PartitionLeaderEpoch, false)
+		mid.b = appendJSONRecordType(mid.b, name, key)
+		mid.b = appendJSONRecordVersion(mid.b, ver)
+		mid.b = append(mid.b, `,"data":`...)
+	}
+	mark := len(d.buf)
+	d.buf = appendJSONRecordStart(d.buf, d.jsonFileString(f.Path))
+	d.buf = appendJSONRecordOffset(d.buf, rec.Offset)
+	d.buf = append(d.buf, mid.b...)
+	out, k2, v2, ok := records.AppendMetadataJSON(d.buf, v)
+	if !ok || k2 != key || v2 != ver {
+		d.buf = d.buf[:mark]
+		return false
+	}
+	d.buf = append(out, "}\n"...)
+	return true
 }
 
 // recordData is a data record's frame, type name and Kafka JSON (or the

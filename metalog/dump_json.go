@@ -21,8 +21,14 @@ import (
 
 // AppendJSONBatchLine appends b's batch line (newline included).
 func AppendJSONBatchLine(dst []byte, file string, b *Batch) []byte {
+	return appendJSONBatchLine(dst, model.AppendJSONString(nil, file), b)
+}
+
+// appendJSONBatchLine is AppendJSONBatchLine with the file name already
+// a JSON string (the dumper escapes it once per file, not per line).
+func appendJSONBatchLine(dst, jsonFile []byte, b *Batch) []byte {
 	dst = append(dst, `{"kind":"batch","file":`...)
-	dst = model.AppendJSONString(dst, file)
+	dst = append(dst, jsonFile...)
 	dst = append(dst, `,"position":`...)
 	dst = strconv.AppendInt(dst, b.Position, 10)
 	dst = append(dst, `,"baseOffset":`...)
@@ -52,20 +58,46 @@ func AppendJSONBatchLine(dst []byte, file string, b *Batch) []byte {
 // the record's Kafka JSON (records' AppendJSON), omitted when empty; errMsg
 // is omitted when empty.
 func AppendJSONRecordLine(dst []byte, file string, offset int64, epoch int32, control bool, typ string, apiKey, version int16, data []byte, errMsg string) []byte {
+	dst = appendJSONRecordStart(dst, model.AppendJSONString(nil, file))
+	dst = appendJSONRecordHead(dst, offset, epoch, control)
+	dst = appendJSONRecordType(dst, typ, apiKey)
+	return appendJSONRecordTail(dst, version, data, errMsg)
+}
+
+// The record line in parts, so that the dumper can keep the start (per
+// file) and the middle (per apiKey, epoch and version) made, and transcode a record's data
+// straight after the rest (Dumper.jsonRecordInPlace).
+
+func appendJSONRecordStart(dst, jsonFile []byte) []byte {
 	dst = append(dst, `{"kind":"record","file":`...)
-	dst = model.AppendJSONString(dst, file)
+	return append(dst, jsonFile...)
+}
+
+func appendJSONRecordHead(dst []byte, offset int64, epoch int32, control bool) []byte {
+	return appendJSONRecordEpoch(appendJSONRecordOffset(dst, offset), epoch, control)
+}
+
+func appendJSONRecordOffset(dst []byte, offset int64) []byte {
 	dst = append(dst, `,"offset":`...)
-	dst = strconv.AppendInt(dst, offset, 10)
+	return strconv.AppendInt(dst, offset, 10)
+}
+
+func appendJSONRecordEpoch(dst []byte, epoch int32, control bool) []byte {
 	dst = append(dst, `,"epoch":`...)
 	dst = strconv.AppendInt(dst, int64(epoch), 10)
 	dst = append(dst, `,"control":`...)
-	dst = strconv.AppendBool(dst, control)
+	return strconv.AppendBool(dst, control)
+}
+
+func appendJSONRecordType(dst []byte, typ string, apiKey int16) []byte {
 	dst = append(dst, `,"type":`...)
 	dst = model.AppendJSONString(dst, typ)
 	dst = append(dst, `,"apiKey":`...)
-	dst = strconv.AppendInt(dst, int64(apiKey), 10)
-	dst = append(dst, `,"version":`...)
-	dst = strconv.AppendInt(dst, int64(version), 10)
+	return strconv.AppendInt(dst, int64(apiKey), 10)
+}
+
+func appendJSONRecordTail(dst []byte, version int16, data []byte, errMsg string) []byte {
+	dst = appendJSONRecordVersion(dst, version)
 	if len(data) > 0 {
 		dst = append(dst, `,"data":`...)
 		dst = append(dst, data...)
@@ -75,4 +107,9 @@ func AppendJSONRecordLine(dst []byte, file string, offset int64, epoch int32, co
 		dst = model.AppendJSONString(dst, errMsg)
 	}
 	return append(dst, "}\n"...)
+}
+
+func appendJSONRecordVersion(dst []byte, version int16) []byte {
+	dst = append(dst, `,"version":`...)
+	return strconv.AppendInt(dst, int64(version), 10)
 }

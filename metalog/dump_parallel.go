@@ -1,9 +1,6 @@
 package metalog
 
-import (
-	"bytes"
-	"sync"
-)
+import "sync"
 
 // Parallel log dump. Formatting records is nearly all of a dump's time and
 // is independent from batch to batch, so a large file is read through a
@@ -37,14 +34,23 @@ func (seqDump) dump(d *Dumper, f DataFile, b *Batch, readErr error) error {
 // dumped is one batch as a worker dumped and prechecked it. out goes back
 // to dumpBufs once written.
 type dumped struct {
-	out      *bytes.Buffer
+	out      *[]byte
 	problems int
 	first    error
 	err      error
 	pre      prechecked
 }
 
-var dumpBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+var dumpBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// appendTo is a worker Dumper's writer: what it writes (error lines, the
+// text dump's notes) joins its lines in d.buf, in order.
+type appendTo struct{ d *Dumper }
+
+func (a appendTo) Write(p []byte) (int, error) {
+	a.d.buf = append(a.d.buf, p...)
+	return len(p), nil
+}
 
 type parDump struct {
 	p   *ParallelReader[dumped]
@@ -72,7 +78,7 @@ func (s *parDump) dump(d *Dumper, f DataFile, b *Batch, readErr error) error {
 	if d.first == nil {
 		d.first = s.cur.first
 	}
-	_, err := d.w.Write(s.cur.out.Bytes())
+	_, err := d.w.Write(*s.cur.out)
 	dumpBufs.Put(s.cur.out)
 	s.cur.out = nil
 	if err != nil {
@@ -92,14 +98,16 @@ func (d *Dumper) openBatches(f DataFile) (dumpSource, error) {
 		return seqDump{r}, nil
 	}
 	p, err := OpenParallel(f.Path, ReaderOptions{}, workers, func() BatchWork[dumped] {
-		wd := &Dumper{opts: d.opts}
+		wd := &Dumper{opts: d.opts, acc: true}
+		wd.w = appendTo{wd}
 		wd.opts.Progress, wd.opts.Row = nil, nil // the consumer reports progress
 		check := d.check.newPrecheck(f)
 		return func(b *Batch, crcErr error, first bool) dumped {
-			out := dumpBufs.Get().(*bytes.Buffer)
-			out.Reset()
-			wd.w, wd.problems, wd.first = out, 0, nil
+			out := dumpBufs.Get().(*[]byte)
+			wd.buf, wd.problems, wd.first = (*out)[:0], 0, nil
 			err := wd.dumpBatch(f, b)
+			*out = wd.buf
+			wd.buf = nil
 			return dumped{out: out, problems: wd.problems, first: wd.first, err: err, pre: check(b, crcErr, first)}
 		}
 	})

@@ -87,9 +87,37 @@ func (r *vr) jsonFloat64(b []byte) []byte {
 
 // jsonUUID is AppendJSONString(u.String()): base64url needs no escaping.
 func (r *vr) jsonUUID(b []byte) []byte {
-	b = append(b, '"')
-	b = base64.RawURLEncoding.AppendEncode(b, r.fixed(16))
-	return append(b, '"')
+	u := r.fixed(16)
+	if len(u) != 16 {
+		b = append(b, '"')
+		b = base64.RawURLEncoding.AppendEncode(b, u)
+		return append(b, '"')
+	}
+	return appendUUID(b, u)
+}
+
+const base64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+// appendUUID appends a 16-byte Uuid as Kafka prints it (Uuid.toString:
+// URL-safe base64 without padding, 22 characters) in quotes. Every
+// PartitionRecord and PartitionChangeRecord has one, so it is unrolled
+// rather than going through encoding/base64 (TestAppendUUID holds it to
+// base64.RawURLEncoding).
+func appendUUID(b []byte, u []byte) []byte {
+	_ = u[15]
+	n := len(b)
+	b = append(b, `"0123456789012345678901"`...)
+	o := b[n+1 : n+23]
+	for i := 0; i < 5; i++ {
+		v := uint(u[3*i])<<16 | uint(u[3*i+1])<<8 | uint(u[3*i+2])
+		o[4*i] = base64URL[v>>18&0x3f]
+		o[4*i+1] = base64URL[v>>12&0x3f]
+		o[4*i+2] = base64URL[v>>6&0x3f]
+		o[4*i+3] = base64URL[v&0x3f]
+	}
+	o[20] = base64URL[u[15]>>2]
+	o[21] = base64URL[u[15]&0x3<<4]
+	return b
 }
 
 // rawString is the next n bytes as a string sharing them: it is only read,

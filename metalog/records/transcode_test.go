@@ -2,6 +2,8 @@ package records_test
 
 import (
 	"bytes"
+	"encoding/base64"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/kmeta/kmeta/metalog/records"
@@ -112,4 +114,27 @@ func BenchmarkTranscodeVsDecode(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestAppendUUID: the unrolled Uuid encoder writes what
+// base64.RawURLEncoding (the encoding of Kafka's Uuid.toString) writes.
+func TestAppendUUID(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 2000 {
+		u := make([]byte, 16)
+		for j := range u {
+			u[j] = byte(rng.IntN(256))
+		}
+		if i == 0 {
+			clear(u)
+		} else if i == 1 {
+			for j := range u {
+				u[j] = 0xff
+			}
+		}
+		want := `x"` + base64.RawURLEncoding.EncodeToString(u) + `"`
+		if got := string(records.AppendUUID([]byte("x"), u)); got != want {
+			t.Fatalf("%x: got %s, want %s", u, got, want)
+		}
+	}
 }
