@@ -134,16 +134,7 @@ func TestFastRecordsAgree(t *testing.T) {
 // walked) gets the same check report with the fast record walk as with
 // the full one.
 func FuzzFastRecords(f *testing.F) {
-	for _, p := range fixtureFiles(f) {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		if len(data) > 64<<10 {
-			data = data[:64<<10]
-		}
-		f.Add(data)
-	}
+	addFixtureSeeds(f)
 	f.Add(workedExample(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer func() { fastRecordWalk = true }()

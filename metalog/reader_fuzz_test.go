@@ -30,6 +30,20 @@ func fixtureFiles(t testing.TB) []string {
 	return out
 }
 
+// addFixtureSeeds seeds f with the first 64 KiB of every real fixture file.
+func addFixtureSeeds(f *testing.F) {
+	for _, p := range fixtureFiles(f) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(data) > 64<<10 {
+			data = data[:64<<10]
+		}
+		f.Add(data)
+	}
+}
+
 // reencodable reports whether b has exactly the shape KRaft writes, so
 // that AppendDataBatch/AppendControlBatch must reproduce it byte for byte.
 func reencodable(b *Batch) ([]byte, bool) {
@@ -119,16 +133,7 @@ func FuzzBatchReader(f *testing.F) {
 	f.Add(workedExample(f))
 	sample, _ := sampleLog(f, 4)
 	f.Add(sample)
-	for _, p := range fixtureFiles(f) {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		if len(data) > 64<<10 {
-			data = data[:64<<10]
-		}
-		f.Add(data)
-	}
+	addFixtureSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		readEverything(t, data, int64(len(data)))
 		readEverything(t, data, -1)
