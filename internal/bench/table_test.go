@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -78,6 +77,7 @@ func runProc(t *testing.T, cmd *exec.Cmd, marker string) run {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	rss := watchRSS(cmd.Process.Pid)
 	var r run
 	buf := make([]byte, 1<<20)
 	m := []byte(marker)
@@ -103,9 +103,7 @@ func runProc(t *testing.T, cmd *exec.Cmd, marker string) run {
 	}
 	err = cmd.Wait()
 	r.wall = time.Since(start)
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.maxRSS = ru.Maxrss
-	}
+	r.maxRSS = rss.done()
 	if err != nil && cmd.ProcessState.ExitCode() > 1 {
 		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, tail(stderr.String()))
 	}

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -62,9 +63,18 @@ func TestBenchVerify(t *testing.T) {
 		sn, _ := os.Stat(filepath.Join(kraftDir, "__cluster_metadata-0", metalog.SnapshotID{EndOffset: int64(recs), Epoch: 1}.FileName()))
 
 		cmd := exec.Command(bin, "verify", "-o", "json", "--zk", "zkdata:"+zkDir, "--kraft", "kraft:"+kraftDir)
+		var stdout bytes.Buffer
+		cmd.Stdout = &stdout
 		start = time.Now()
-		out, err := cmd.Output()
+		err := cmd.Start()
+		var peak int64
+		if err == nil {
+			rss := watchRSS(cmd.Process.Pid)
+			err = cmd.Wait()
+			peak = rss.done()
+		}
 		wall := time.Since(start)
+		out := stdout.Bytes()
 		var rep struct {
 			Result      string `json:"result"`
 			Differences int    `json:"differences"`
@@ -75,7 +85,7 @@ func TestBenchVerify(t *testing.T) {
 		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 		rows = append(rows, fmt.Sprintf("| %9d | %9d znodes, %4d MiB snapshot | %9d records, %4d MiB snapshot | %6.2f s | %6.2f s | %5d MiB | (generated in %s)",
-			parts, znodes, st.Size()>>20, recs, sn.Size()>>20, wall.Seconds(), cpu.Seconds(), ru.Maxrss/1024, gen.Round(time.Second)))
+			parts, znodes, st.Size()>>20, recs, sn.Size()>>20, wall.Seconds(), cpu.Seconds(), peak/1024, gen.Round(time.Second)))
 		stageRows = append(stageRows, verifyStages(t, parts, zkDir, kraftDir))
 	}
 	t.Logf("\nkmeta verify, end to end (ZooKeeper data dir + KRaft snapshot, views equal):\n| partitions | ZooKeeper side | KRaft side | wall | CPU (user+sys) | peak RSS |\n%s",

@@ -187,12 +187,17 @@ func runKmetaZK(t *testing.T, bin, dir, src string, inFlight, conns int) zkRun {
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = f, &stderr
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("kmeta zk image: %v", err)
+	}
+	rss := watchRSS(cmd.Process.Pid)
+	err = cmd.Wait()
+	peak := rss.done()
+	if err != nil {
 		t.Fatalf("kmeta zk image: %v\n%s", err, stderr.String())
 	}
-	r := zkRun{name: fmt.Sprintf("kmeta zk image (in-flight %d, connections %d)", inFlight, conns), wall: time.Since(start)}
+	r := zkRun{name: fmt.Sprintf("kmeta zk image (in-flight %d, connections %d)", inFlight, conns), wall: time.Since(start), maxRSS: peak}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.maxRSS = ru.Maxrss
 		r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	b, err := os.ReadFile(out)
@@ -446,17 +451,7 @@ func peakRSSOf(arg string) int64 {
 	if dir == "" {
 		return 0
 	}
-	st, err := os.ReadFile(filepath.Join(dir, "status"))
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(st), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb
-		}
-	}
-	return 0
+	return vmHWM(filepath.Join(dir, "status"))
 }
 
 // freeTCPPorts picks n free ports on 127.0.0.1.
