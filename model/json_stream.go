@@ -299,13 +299,13 @@ func (s *jsonStream) appendPartition(b []byte, d int, p *Partition) []byte {
 	b = s.appendNL(b, d)
 	b = append(b, '{')
 	b = append(b, pk[pkPartition]...)
-	b = strconv.AppendInt(b, int64(p.ID), 10)
+	b = appendInt(b, int64(p.ID))
 	b = append(b, pk[pkLeader]...)
-	b = strconv.AppendInt(b, int64(p.Leader), 10)
+	b = appendInt(b, int64(p.Leader))
 	b = append(b, pk[pkLeaderEpoch]...)
-	b = strconv.AppendInt(b, int64(p.LeaderEpoch), 10)
+	b = appendInt(b, int64(p.LeaderEpoch))
 	b = append(b, pk[pkPartitionEpoch]...)
-	b = strconv.AppendInt(b, int64(p.PartitionEpoch), 10)
+	b = appendInt(b, int64(p.PartitionEpoch))
 	for i, v := range [...][]int32{p.Replicas, p.ISR, p.ELR, p.LastKnownELR, p.AddingReplicas, p.RemovingReplicas} {
 		b = append(b, pk[pkReplicas+i]...)
 		b = s.appendInts(b, d+1, v)
@@ -315,7 +315,7 @@ func (s *jsonStream) appendPartition(b []byte, d int, p *Partition) []byte {
 	b = append(b, LeaderRecoveryStateName(p.LeaderRecoveryState)...)
 	b = append(b, '"')
 	b = append(b, pk[pkLeaderRecoveryCode]...)
-	b = strconv.AppendInt(b, int64(p.LeaderRecoveryState), 10)
+	b = appendInt(b, int64(p.LeaderRecoveryState))
 	b = append(b, pk[pkDirectories]...)
 	switch {
 	case p.Directories == nil:
@@ -352,10 +352,20 @@ func (s *jsonStream) appendInts(b []byte, d int, v []int32) []byte {
 		if i > 0 {
 			b = append(b, s.seps[d+1]...)
 		}
-		b = strconv.AppendInt(b, int64(x), 10)
+		b = appendInt(b, int64(x))
 	}
 	b = s.appendNL(b, d)
 	return append(b, ']')
+}
+
+// appendInt appends x in decimal; single digits, most of the numbers in
+// a partition (replica ids, epochs, leaders of small clusters), without
+// the call into strconv.
+func appendInt(b []byte, x int64) []byte {
+	if uint64(x) < 10 {
+		return append(b, byte('0'+x))
+	}
+	return strconv.AppendInt(b, x, 10)
 }
 
 // appendDir appends a directory id as appendUUID does, from dirs when it
