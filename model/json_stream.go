@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
@@ -12,8 +11,10 @@ import (
 
 // Streaming the image document. Topics and partitions are nearly all of a
 // large image (a million partitions is hundreds of megabytes of JSON), so
-// they are written as they are walked, by hand, straight into a buffered
-// writer: no document is built and nothing is re-indented. The other
+// they are written as they are walked, by hand, appended straight into the
+// one output buffer (no scratch copy, no bufio in between), which goes to
+// the writer whenever it passes jsonFlushAt: no document is built and
+// nothing is re-indented. The other
 // sections are small; each is encoded by encoding/json and indented on its
 // own, which yields the bytes encoding/json would give for the whole
 // document, since its indentation is a pure function of the compact form.
@@ -31,12 +32,14 @@ func (img *Image) WriteIndentedJSON(w io.Writer, indent string) error {
 }
 
 func (img *Image) writeJSON(w io.Writer, indent string, newline bool) error {
-	s := &jsonStream{w: bufio.NewWriterSize(w, 256<<10), indent: indent}
-	if indent != "" {
-		// The document is at most 8 deep; line starts are precomputed.
-		for d := range s.nls {
+	s := &jsonStream{w: w, buf: make([]byte, 0, jsonFlushAt+jsonFlushAt/4), indent: indent}
+	// The document is at most 8 deep; line starts are precomputed, and
+	// with a comma in front for the elements after the first.
+	for d := range s.nls {
+		if indent != "" {
 			s.nls[d] = "\n" + strings.Repeat(indent, d)
 		}
+		s.seps[d] = "," + s.nls[d]
 	}
 	s.enc = json.NewEncoder(&s.tmp)
 	s.enc.SetEscapeHTML(false)
@@ -79,37 +82,63 @@ func (img *Image) writeJSON(w io.Writer, indent string, newline bool) error {
 	if newline {
 		s.raw("\n")
 	}
-	if s.err != nil {
-		return s.err
-	}
-	return s.w.Flush()
+	s.flush()
+	return s.err
 }
 
+// jsonFlushAt is how much output is gathered before it is written: large
+// writes, few system calls.
+const jsonFlushAt = 256 << 10
+
 type jsonStream struct {
-	w      *bufio.Writer
+	w      io.Writer
+	buf    []byte // output not yet written to w
 	indent string
 	err    error
 	enc    *json.Encoder
 	tmp    bytes.Buffer
 	ind    bytes.Buffer
-	b      []byte       // scratch for one partition
 	parts  []*Partition // scratch: one topic's sorted partitions
 	nls    [10]string   // "\n" + indent*d, empty when compact
+	seps   [10]string   // "," + nls[d]
+	// dirs caches the JSON strings of recent directory ids: a cluster has
+	// a few log directories per broker, named by every partition.
+	dirs    [8]dirJSON
+	ndirs   int
+	nextDir int
 	// pk holds what precedes each partitionJSON value at depth pkDepth+1.
 	pk      [len(partitionKeys)]string
 	pkDepth int
 }
 
+type dirJSON struct {
+	id UUID
+	q  [24]byte // `"` + 22 base64 characters + `"`
+}
+
 func (s *jsonStream) raw(x string) {
-	if s.err == nil {
-		_, s.err = s.w.WriteString(x)
-	}
+	s.buf = append(s.buf, x...)
+	s.spill()
 }
 
 func (s *jsonStream) bytes(x []byte) {
-	if s.err == nil {
-		_, s.err = s.w.Write(x)
+	s.buf = append(s.buf, x...)
+	s.spill()
+}
+
+// spill writes the buffer out once it has reached jsonFlushAt.
+func (s *jsonStream) spill() {
+	if len(s.buf) >= jsonFlushAt {
+		s.flush()
 	}
+}
+
+// flush writes the buffer out; after an error nothing more is written.
+func (s *jsonStream) flush() {
+	if s.err == nil && len(s.buf) > 0 {
+		_, s.err = s.w.Write(s.buf)
+	}
+	s.buf = s.buf[:0]
 }
 
 // nl starts a new line at depth d (nothing when compact).
@@ -150,8 +179,8 @@ func (s *jsonStream) value(d int, v any) {
 
 // str writes a JSON string as encoding/json (without HTML escaping) does.
 func (s *jsonStream) str(x string) {
-	s.b = AppendJSONString(s.b[:0], x)
-	s.bytes(s.b)
+	s.buf = AppendJSONString(s.buf, x)
+	s.spill()
 }
 
 // AppendJSONString appends x as a JSON string exactly as encoding/json
@@ -198,8 +227,7 @@ func (s *jsonStream) topics(img *Image) {
 		s.key(3, "name", true)
 		s.str(t.Name)
 		s.key(3, "id", false)
-		s.b = appendUUID(s.b[:0], t.ID)
-		s.bytes(s.b)
+		s.buf = appendUUID(s.buf, t.ID)
 		s.key(3, "partitions", false)
 		s.parts = t.AppendSortedPartitions(s.parts[:0])
 		ps := s.parts
@@ -209,13 +237,13 @@ func (s *jsonStream) topics(img *Image) {
 			s.raw("[")
 			for j, p := range ps {
 				if j > 0 {
-					s.raw(",")
+					s.buf = append(s.buf, ',')
 				}
-				s.b = s.appendPartition(s.b[:0], 4, p)
-				s.bytes(s.b)
+				s.buf = s.appendPartition(s.buf, 4, p)
+				s.spill()
 			}
-			s.b = s.appendNL(s.b[:0], 3)
-			s.bytes(append(s.b, ']'))
+			s.buf = s.appendNL(s.buf, 3)
+			s.raw("]")
 		}
 		s.nl(2)
 		s.raw("}")
@@ -271,13 +299,13 @@ func (s *jsonStream) appendPartition(b []byte, d int, p *Partition) []byte {
 	b = s.appendNL(b, d)
 	b = append(b, '{')
 	b = append(b, pk[pkPartition]...)
-	b = strconv.AppendInt(b, int64(p.ID), 10)
+	b = appendInt(b, int64(p.ID))
 	b = append(b, pk[pkLeader]...)
-	b = strconv.AppendInt(b, int64(p.Leader), 10)
+	b = appendInt(b, int64(p.Leader))
 	b = append(b, pk[pkLeaderEpoch]...)
-	b = strconv.AppendInt(b, int64(p.LeaderEpoch), 10)
+	b = appendInt(b, int64(p.LeaderEpoch))
 	b = append(b, pk[pkPartitionEpoch]...)
-	b = strconv.AppendInt(b, int64(p.PartitionEpoch), 10)
+	b = appendInt(b, int64(p.PartitionEpoch))
 	for i, v := range [...][]int32{p.Replicas, p.ISR, p.ELR, p.LastKnownELR, p.AddingReplicas, p.RemovingReplicas} {
 		b = append(b, pk[pkReplicas+i]...)
 		b = s.appendInts(b, d+1, v)
@@ -287,7 +315,7 @@ func (s *jsonStream) appendPartition(b []byte, d int, p *Partition) []byte {
 	b = append(b, LeaderRecoveryStateName(p.LeaderRecoveryState)...)
 	b = append(b, '"')
 	b = append(b, pk[pkLeaderRecoveryCode]...)
-	b = strconv.AppendInt(b, int64(p.LeaderRecoveryState), 10)
+	b = appendInt(b, int64(p.LeaderRecoveryState))
 	b = append(b, pk[pkDirectories]...)
 	switch {
 	case p.Directories == nil:
@@ -296,12 +324,12 @@ func (s *jsonStream) appendPartition(b []byte, d int, p *Partition) []byte {
 		b = append(b, "[]"...)
 	default:
 		b = append(b, '[')
+		b = s.appendNL(b, d+2)
 		for i, u := range p.Directories {
 			if i > 0 {
-				b = append(b, ',')
+				b = append(b, s.seps[d+2]...)
 			}
-			b = s.appendNL(b, d+2)
-			b = appendUUID(b, u)
+			b = s.appendDir(b, u)
 		}
 		b = s.appendNL(b, d+1)
 		b = append(b, ']')
@@ -319,15 +347,41 @@ func (s *jsonStream) appendInts(b []byte, d int, v []int32) []byte {
 		return append(b, "[]"...)
 	}
 	b = append(b, '[')
+	b = s.appendNL(b, d+1)
 	for i, x := range v {
 		if i > 0 {
-			b = append(b, ',')
+			b = append(b, s.seps[d+1]...)
 		}
-		b = s.appendNL(b, d+1)
-		b = strconv.AppendInt(b, int64(x), 10)
+		b = appendInt(b, int64(x))
 	}
 	b = s.appendNL(b, d)
 	return append(b, ']')
+}
+
+// appendInt appends x in decimal; single digits, most of the numbers in
+// a partition (replica ids, epochs, leaders of small clusters), without
+// the call into strconv.
+func appendInt(b []byte, x int64) []byte {
+	if uint64(x) < 10 {
+		return append(b, byte('0'+x))
+	}
+	return strconv.AppendInt(b, x, 10)
+}
+
+// appendDir appends a directory id as appendUUID does, from dirs when it
+// was seen recently.
+func (s *jsonStream) appendDir(b []byte, u UUID) []byte {
+	for i := range s.dirs[:s.ndirs] {
+		if s.dirs[i].id == u {
+			return append(b, s.dirs[i].q[:]...)
+		}
+	}
+	e := &s.dirs[s.nextDir]
+	s.nextDir = (s.nextDir + 1) % len(s.dirs)
+	s.ndirs = min(s.ndirs+1, len(s.dirs))
+	e.id = u
+	appendUUID(e.q[:0], u)
+	return append(b, e.q[:]...)
 }
 
 // appendUUID appends the UUID as its JSON string (UUID.MarshalText).

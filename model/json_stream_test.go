@@ -43,7 +43,7 @@ func oracleJSON(t *testing.T, img *Image, indent string) []byte {
 
 // streamTestImage has every section and the edge cases of the hand-written
 // part: nil and empty lists, odd topic names, unknown enum codes,
-// directories, empty topics.
+// directories (more distinct ones than the writer caches), empty topics.
 func streamTestImage() *Image {
 	img := NewImage()
 	img.ClusterID = "c<&>\u2028"
@@ -67,6 +67,14 @@ func streamTestImage() *Image {
 		}
 		img.Topics[fmt.Sprint(i)] = tp
 	}
+	// More distinct directories than the writer's cache of their JSON
+	// strings holds, revisited in changing order: misses, hits, evictions.
+	dirs := &Topic{Name: "dirs", ID: UUID{0xd}, Partitions: map[int32]*Partition{}}
+	for p := int32(0); p < 40; p++ {
+		dirs.Partitions[p] = &Partition{ID: p, Replicas: []int32{1, 2, 3},
+			Directories: []UUID{{byte(p % 11), 1}, {byte(p % 13), 2}, DirLost, {byte(p % 3), 3}}}
+	}
+	img.Topics["dirs"] = dirs
 	img.Configs[ConfigResource{ConfigTopic, "orders"}] = map[string]string{"a": "1", "b": "<x>"}
 	img.ClientQuotas["x"] = &ClientQuota{Entity: []QuotaEntityPart{{"user", strp("u")}}, Values: map[string]float64{"r": math.NaN()}}
 	img.ACLs[UUID{1}] = &ACL{ID: UUID{1}, ResourceType: 2, ResourceName: "t", PatternType: 3, Principal: "User:<x>", Host: "*", Operation: 3, PermissionType: 3}
