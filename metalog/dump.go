@@ -214,10 +214,13 @@ func (d *Dumper) dumpFile(f DataFile, active bool) error {
 		b, err := r.Next()
 		if err == io.EOF {
 			d.check.EndFile(nil)
-			return nil
+			return r.flush()
 		}
 		if err != nil && !errors.Is(err, ErrCRC) {
 			d.check.EndFile(err)
+			if ferr := r.flush(); ferr != nil {
+				return ferr
+			}
 			if errors.Is(err, ErrTornTail) || errors.Is(err, ErrBadLength) || errors.Is(err, ErrBadMagic) {
 				// Kafka's tool reports what it could not read and stops
 				// at the last valid batch; so does the dumper. Whether

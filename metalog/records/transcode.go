@@ -13,25 +13,35 @@ import (
 // does (AppendJSON), and decoding a record into its struct first (a struct,
 // its slices and strings per record) costs more than the printing. The
 // generated json<Name> functions write the JSON straight from a body's
-// bytes, on the validating cursor: a body is validated first (so every
-// read below succeeds), then transcoded. The output is AppendJSON's, byte
-// for byte (transcode_test.go over every fixture and type, and
-// FuzzTranscodeMetadata on random input).
+// bytes, on the validating cursor. Each first walks the body as
+// validate<Name> does (the same checks, so every read of the printing walk
+// after it succeeds) noting where its tagged fields are, then prints; the
+// verdict is validMetadata's, without a separate validation pass. The
+// output is AppendJSON's, byte for byte (transcode_test.go over every
+// fixture and type, and FuzzTranscodeMetadata on random input, which also
+// holds ok to the decoder's verdict).
 
 // AppendMetadataJSON appends the JSON of a data record's body (frame
 // excluded), as AppendJSON writes the decoded record, and returns the
-// frame's apiKey and version. ok is false, and nothing is appended, when
-// the value does not decode (or its type or version is unknown): decode it
-// then for the error. It allocates nothing beyond growing dst.
+// frame's apiKey and version. ok is false, and nothing is appended (dst is
+// returned as it was, though bytes past its length may have been written),
+// when the value does not decode (or its type or version is unknown):
+// decode it then for the error. It allocates nothing beyond growing dst.
 func AppendMetadataJSON(dst, value []byte) (out []byte, apiKey, version int16, ok bool) {
-	if !validMetadata(value) {
+	// The frame as validMetadata reads it.
+	r := vr{b: value}
+	fv := r.uvarint()
+	key := r.uvarint()
+	ver := r.uvarint()
+	if r.bad || fv != 1 || key > 32767 || ver > 32767 {
 		return dst, 0, 0, false
 	}
-	r2 := vr{b: value}
-	r2.uvarint()
-	apiKey, version = int16(r2.uvarint()), int16(r2.uvarint())
-	body := vr{b: value[r2.off:]}
-	return appendMetadataBodyJSON(dst, apiKey, &body, version), apiKey, version, true
+	body := vr{b: value[r.off:]}
+	out, ok = appendMetadataBodyJSON(dst, int16(key), &body, int16(ver))
+	if !ok || body.bad || body.off != len(body.b) {
+		return dst, 0, 0, false
+	}
+	return out, int16(key), int16(ver), true
 }
 
 // MetadataTypeName is TypeName of the record type with this apiKey, ""

@@ -109,6 +109,9 @@ func jsonRegisterBrokerRecordBrokerEndpoint(b []byte, r *vr, v int16) []byte {
 		r.skip(2)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -272,6 +275,9 @@ func jsonRegisterBrokerRecordBrokerFeature(b []byte, r *vr, v int16) []byte {
 		r.skip(2)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -672,17 +678,33 @@ func jsonRegisterBrokerRecord(b []byte, r *vr, v int16) []byte {
 	hCordonedLogDirs := false
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, sub := r.tag()
+		tag, start, end := r.tagSpan()
+		if r.bad {
+			return b
+		}
 		switch tag {
 		case 0:
 			if v >= 3 && v <= 4 {
-				tLogDirs, hLogDirs = sub, true
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(false, 16); n > 0 {
+					(&sub).skip(n * 16)
+				}
+				r.endTag(&sub)
+				tLogDirs, hLogDirs = vr{b: r.b[start:end]}, true
 			}
 		case 1:
 			if v >= 4 && v <= 4 {
-				tCordonedLogDirs, hCordonedLogDirs = sub, true
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v >= 4 && v <= 4, 16); n > 0 {
+					(&sub).skip(n * 16)
+				}
+				r.endTag(&sub)
+				tCordonedLogDirs, hCordonedLogDirs = vr{b: r.b[start:end]}, true
 			}
 		}
+	}
+	if r.bad {
+		return b
 	}
 	c := &start
 	_ = c
@@ -1043,6 +1065,9 @@ func jsonUnregisterBrokerRecord(b []byte, r *vr, v int16) []byte {
 		r.skip(8)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -1164,6 +1189,9 @@ func jsonTopicRecord(b []byte, r *vr, v int16) []byte {
 		r.skip(16)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -1612,21 +1640,40 @@ func jsonPartitionRecord(b []byte, r *vr, v int16) []byte {
 	hLastKnownElr := false
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, sub := r.tag()
+		tag, start, end := r.tagSpan()
+		if r.bad {
+			return b
+		}
 		switch tag {
 		case 0:
 			if v <= 2 {
-				tLeaderRecoveryState, hLeaderRecoveryState = sub, true
+				if end-start != 1 {
+					r.bad = true
+				}
+				tLeaderRecoveryState, hLeaderRecoveryState = vr{b: r.b[start:end]}, true
 			}
 		case 1:
 			if v >= 2 && v <= 2 {
-				tEligibleLeaderReplicas, hEligibleLeaderReplicas = sub, true
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+				tEligibleLeaderReplicas, hEligibleLeaderReplicas = vr{b: r.b[start:end]}, true
 			}
 		case 2:
 			if v >= 2 && v <= 2 {
-				tLastKnownElr, hLastKnownElr = sub, true
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+				tLastKnownElr, hLastKnownElr = vr{b: r.b[start:end]}, true
 			}
 		}
+	}
+	if r.bad {
+		return b
 	}
 	c := &start
 	_ = c
@@ -2132,6 +2179,9 @@ func jsonConfigRecord(b []byte, r *vr, v int16) []byte {
 		}
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -2629,45 +2679,92 @@ func jsonPartitionChangeRecord(b []byte, r *vr, v int16) []byte {
 	hDirectories := false
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, sub := r.tag()
+		tag, start, end := r.tagSpan()
+		if r.bad {
+			return b
+		}
 		switch tag {
 		case 0:
 			if v <= 2 {
-				tIsr, hIsr = sub, true
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+				tIsr, hIsr = vr{b: r.b[start:end]}, true
 			}
 		case 1:
 			if v <= 2 {
-				tLeader, hLeader = sub, true
+				if end-start != 4 {
+					r.bad = true
+				}
+				tLeader, hLeader = vr{b: r.b[start:end]}, true
 			}
 		case 2:
 			if v <= 2 {
-				tReplicas, hReplicas = sub, true
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+				tReplicas, hReplicas = vr{b: r.b[start:end]}, true
 			}
 		case 3:
 			if v <= 2 {
-				tRemovingReplicas, hRemovingReplicas = sub, true
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+				tRemovingReplicas, hRemovingReplicas = vr{b: r.b[start:end]}, true
 			}
 		case 4:
 			if v <= 2 {
-				tAddingReplicas, hAddingReplicas = sub, true
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+				tAddingReplicas, hAddingReplicas = vr{b: r.b[start:end]}, true
 			}
 		case 5:
 			if v <= 2 {
-				tLeaderRecoveryState, hLeaderRecoveryState = sub, true
+				if end-start != 1 {
+					r.bad = true
+				}
+				tLeaderRecoveryState, hLeaderRecoveryState = vr{b: r.b[start:end]}, true
 			}
 		case 8:
 			if v >= 1 && v <= 2 {
-				tDirectories, hDirectories = sub, true
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v >= 1 && v <= 2, 16); n > 0 {
+					(&sub).skip(n * 16)
+				}
+				r.endTag(&sub)
+				tDirectories, hDirectories = vr{b: r.b[start:end]}, true
 			}
 		case 6:
 			if v >= 2 && v <= 2 {
-				tEligibleLeaderReplicas, hEligibleLeaderReplicas = sub, true
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+				tEligibleLeaderReplicas, hEligibleLeaderReplicas = vr{b: r.b[start:end]}, true
 			}
 		case 7:
 			if v >= 2 && v <= 2 {
-				tLastKnownElr, hLastKnownElr = sub, true
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
+					(&sub).skip(n * 4)
+				}
+				r.endTag(&sub)
+				tLastKnownElr, hLastKnownElr = vr{b: r.b[start:end]}, true
 			}
 		}
+	}
+	if r.bad {
+		return b
 	}
 	c := &start
 	_ = c
@@ -3097,6 +3194,9 @@ func jsonFenceBrokerRecord(b []byte, r *vr, v int16) []byte {
 		r.skip(8)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -3218,6 +3318,9 @@ func jsonUnfenceBrokerRecord(b []byte, r *vr, v int16) []byte {
 		r.skip(8)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -3324,6 +3427,9 @@ func jsonRemoveTopicRecord(b []byte, r *vr, v int16) []byte {
 		r.skip(16)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -3526,6 +3632,9 @@ func jsonDelegationTokenRecord(b []byte, r *vr, v int16) []byte {
 		r.str()
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -3809,6 +3918,9 @@ func jsonUserScramCredentialRecord(b []byte, r *vr, v int16) []byte {
 		r.skip(4)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -3994,6 +4106,9 @@ func jsonFeatureLevelRecord(b []byte, r *vr, v int16) []byte {
 		r.skip(2)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -4130,6 +4245,9 @@ func jsonClientQuotaRecordEntityData(b []byte, r *vr, v int16) []byte {
 		}
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -4309,6 +4427,9 @@ func jsonClientQuotaRecord(b []byte, r *vr, v int16) []byte {
 		r.skip(1)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -4500,6 +4621,9 @@ func jsonProducerIdsRecord(b []byte, r *vr, v int16) []byte {
 		r.skip(8)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -4774,25 +4898,47 @@ func jsonBrokerRegistrationChangeRecord(b []byte, r *vr, v int16) []byte {
 	hCordonedLogDirs := false
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, sub := r.tag()
+		tag, start, end := r.tagSpan()
+		if r.bad {
+			return b
+		}
 		switch tag {
 		case 0:
 			if v <= 3 {
-				tFenced, hFenced = sub, true
+				if end-start != 1 {
+					r.bad = true
+				}
+				tFenced, hFenced = vr{b: r.b[start:end]}, true
 			}
 		case 1:
 			if v >= 1 && v <= 3 {
-				tInControlledShutdown, hInControlledShutdown = sub, true
+				if end-start != 1 {
+					r.bad = true
+				}
+				tInControlledShutdown, hInControlledShutdown = vr{b: r.b[start:end]}, true
 			}
 		case 2:
 			if v >= 2 && v <= 3 {
-				tLogDirs, hLogDirs = sub, true
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(false, 16); n > 0 {
+					(&sub).skip(n * 16)
+				}
+				r.endTag(&sub)
+				tLogDirs, hLogDirs = vr{b: r.b[start:end]}, true
 			}
 		case 3:
 			if v >= 3 && v <= 3 {
-				tCordonedLogDirs, hCordonedLogDirs = sub, true
+				sub := vr{b: r.b[start:end]}
+				if n := (&sub).arrayLen(v >= 3 && v <= 3, 16); n > 0 {
+					(&sub).skip(n * 16)
+				}
+				r.endTag(&sub)
+				tCordonedLogDirs, hCordonedLogDirs = vr{b: r.b[start:end]}, true
 			}
 		}
+	}
+	if r.bad {
+		return b
 	}
 	c := &start
 	_ = c
@@ -5117,6 +5263,9 @@ func jsonAccessControlEntryRecord(b []byte, r *vr, v int16) []byte {
 		r.skip(1)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -5319,6 +5468,9 @@ func jsonRemoveAccessControlEntryRecord(b []byte, r *vr, v int16) []byte {
 		r.skip(16)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -5394,6 +5546,9 @@ func jsonNoOpRecord(b []byte, r *vr, v int16) []byte {
 	_ = v
 	start := *r
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -5468,6 +5623,9 @@ func jsonZkMigrationStateRecord(b []byte, r *vr, v int16) []byte {
 		r.skip(1)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -5573,6 +5731,9 @@ func jsonRemoveUserScramCredentialRecord(b []byte, r *vr, v int16) []byte {
 		r.skip(1)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -5713,13 +5874,26 @@ func jsonBeginTransactionRecord(b []byte, r *vr, v int16) []byte {
 	hName := false
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, sub := r.tag()
+		tag, start, end := r.tagSpan()
+		if r.bad {
+			return b
+		}
 		switch tag {
 		case 0:
 			if v <= 0 {
-				tName, hName = sub, true
+				sub := vr{b: r.b[start:end]}
+				if v <= 0 {
+					(&sub).nstr()
+				} else {
+					(&sub).str()
+				}
+				r.endTag(&sub)
+				tName, hName = vr{b: r.b[start:end]}, true
 			}
 		}
+	}
+	if r.bad {
+		return b
 	}
 	c := &start
 	_ = c
@@ -5801,6 +5975,9 @@ func jsonEndTransactionRecord(b []byte, r *vr, v int16) []byte {
 	_ = v
 	start := *r
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -5909,13 +6086,26 @@ func jsonAbortTransactionRecord(b []byte, r *vr, v int16) []byte {
 	hReason := false
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, sub := r.tag()
+		tag, start, end := r.tagSpan()
+		if r.bad {
+			return b
+		}
 		switch tag {
 		case 0:
 			if v <= 0 {
-				tReason, hReason = sub, true
+				sub := vr{b: r.b[start:end]}
+				if v <= 0 {
+					(&sub).nstr()
+				} else {
+					(&sub).str()
+				}
+				r.endTag(&sub)
+				tReason, hReason = vr{b: r.b[start:end]}, true
 			}
 		}
+	}
+	if r.bad {
+		return b
 	}
 	c := &start
 	_ = c
@@ -6012,6 +6202,9 @@ func jsonRemoveDelegationTokenRecord(b []byte, r *vr, v int16) []byte {
 		r.str()
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -6142,6 +6335,9 @@ func jsonRegisterControllerRecordControllerEndpoint(b []byte, r *vr, v int16) []
 		r.skip(2)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -6305,6 +6501,9 @@ func jsonRegisterControllerRecordControllerFeature(b []byte, r *vr, v int16) []b
 		r.skip(2)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -6535,6 +6734,9 @@ func jsonRegisterControllerRecord(b []byte, r *vr, v int16) []byte {
 		}
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -6733,6 +6935,9 @@ func jsonClearElrRecord(b []byte, r *vr, v int16) []byte {
 		r.str()
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -6823,6 +7028,9 @@ func jsonUnregisterControllerRecord(b []byte, r *vr, v int16) []byte {
 		r.skip(4)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -6923,6 +7131,9 @@ func jsonLeaderChangeMessageVoter(b []byte, r *vr, v int16) []byte {
 		r.skip(16)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -7122,6 +7333,9 @@ func jsonLeaderChangeMessage(b []byte, r *vr, v int16) []byte {
 		}
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -7319,6 +7533,9 @@ func jsonSnapshotHeaderRecord(b []byte, r *vr, v int16) []byte {
 		r.skip(8)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -7425,6 +7642,9 @@ func jsonSnapshotFooterRecord(b []byte, r *vr, v int16) []byte {
 		r.skip(2)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -7530,6 +7750,9 @@ func jsonKRaftVersionRecord(b []byte, r *vr, v int16) []byte {
 		r.skip(2)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -7661,6 +7884,9 @@ func jsonVotersRecordEndpoint(b []byte, r *vr, v int16) []byte {
 		r.skip(2)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -7793,6 +8019,9 @@ func jsonVotersRecordKRaftVersionFeature(b []byte, r *vr, v int16) []byte {
 		r.skip(2)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -7965,6 +8194,9 @@ func jsonVotersRecordVoter(b []byte, r *vr, v int16) []byte {
 		validateVotersRecordKRaftVersionFeature(r, v)
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -8164,6 +8396,9 @@ func jsonVotersRecord(b []byte, r *vr, v int16) []byte {
 		}
 	}
 	r.skipTags()
+	if r.bad {
+		return b
+	}
 	c := &start
 	_ = c
 	b = append(b, '{')
@@ -8479,64 +8714,145 @@ func validateMetadataBody(apiKey int16, r *vr, v int16) bool {
 	return false
 }
 
-func appendMetadataBodyJSON(b []byte, apiKey int16, r *vr, v int16) []byte {
+func appendMetadataBodyJSON(b []byte, apiKey int16, r *vr, v int16) ([]byte, bool) {
 	switch apiKey {
 	case 0:
-		return jsonRegisterBrokerRecord(b, r, v)
+		if v < 0 || v > 4 {
+			return b, false
+		}
+		return jsonRegisterBrokerRecord(b, r, v), true
 	case 1:
-		return jsonUnregisterBrokerRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonUnregisterBrokerRecord(b, r, v), true
 	case 2:
-		return jsonTopicRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonTopicRecord(b, r, v), true
 	case 3:
-		return jsonPartitionRecord(b, r, v)
+		if v < 0 || v > 2 {
+			return b, false
+		}
+		return jsonPartitionRecord(b, r, v), true
 	case 4:
-		return jsonConfigRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonConfigRecord(b, r, v), true
 	case 5:
-		return jsonPartitionChangeRecord(b, r, v)
+		if v < 0 || v > 2 {
+			return b, false
+		}
+		return jsonPartitionChangeRecord(b, r, v), true
 	case 7:
-		return jsonFenceBrokerRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonFenceBrokerRecord(b, r, v), true
 	case 8:
-		return jsonUnfenceBrokerRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonUnfenceBrokerRecord(b, r, v), true
 	case 9:
-		return jsonRemoveTopicRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonRemoveTopicRecord(b, r, v), true
 	case 10:
-		return jsonDelegationTokenRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonDelegationTokenRecord(b, r, v), true
 	case 11:
-		return jsonUserScramCredentialRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonUserScramCredentialRecord(b, r, v), true
 	case 12:
-		return jsonFeatureLevelRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonFeatureLevelRecord(b, r, v), true
 	case 14:
-		return jsonClientQuotaRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonClientQuotaRecord(b, r, v), true
 	case 15:
-		return jsonProducerIdsRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonProducerIdsRecord(b, r, v), true
 	case 17:
-		return jsonBrokerRegistrationChangeRecord(b, r, v)
+		if v < 0 || v > 3 {
+			return b, false
+		}
+		return jsonBrokerRegistrationChangeRecord(b, r, v), true
 	case 18:
-		return jsonAccessControlEntryRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonAccessControlEntryRecord(b, r, v), true
 	case 19:
-		return jsonRemoveAccessControlEntryRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonRemoveAccessControlEntryRecord(b, r, v), true
 	case 20:
-		return jsonNoOpRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonNoOpRecord(b, r, v), true
 	case 21:
-		return jsonZkMigrationStateRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonZkMigrationStateRecord(b, r, v), true
 	case 22:
-		return jsonRemoveUserScramCredentialRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonRemoveUserScramCredentialRecord(b, r, v), true
 	case 23:
-		return jsonBeginTransactionRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonBeginTransactionRecord(b, r, v), true
 	case 24:
-		return jsonEndTransactionRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonEndTransactionRecord(b, r, v), true
 	case 25:
-		return jsonAbortTransactionRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonAbortTransactionRecord(b, r, v), true
 	case 26:
-		return jsonRemoveDelegationTokenRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonRemoveDelegationTokenRecord(b, r, v), true
 	case 27:
-		return jsonRegisterControllerRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonRegisterControllerRecord(b, r, v), true
 	case 28:
-		return jsonClearElrRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonClearElrRecord(b, r, v), true
 	case 29:
-		return jsonUnregisterControllerRecord(b, r, v)
+		if v < 0 || v > 0 {
+			return b, false
+		}
+		return jsonUnregisterControllerRecord(b, r, v), true
 	}
-	return b
+	return b, false
 }
 
 var metadataTypes = []MetadataType{

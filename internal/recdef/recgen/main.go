@@ -75,13 +75,13 @@ func (g *gen) file(msgs []*recdef.Message) {
 		}
 	}
 	g.p("}\nreturn false\n}\n")
-	g.p("func appendMetadataBodyJSON(b []byte, apiKey int16, r *vr, v int16) []byte {\nswitch apiKey {")
+	g.p("func appendMetadataBodyJSON(b []byte, apiKey int16, r *vr, v int16) ([]byte, bool) {\nswitch apiKey {")
 	for _, m := range msgs {
 		if m.Kind == recdef.Metadata {
-			g.p("case %d:\nreturn json%s(b, r, v)", m.Key, m.Name)
+			g.p("case %d:\nif v < %d || v > %d { return b, false }\nreturn json%s(b, r, v), true", m.Key, m.Versions.Lo, m.Versions.Hi, m.Name)
 		}
 	}
-	g.p("}\nreturn b\n}\n")
+	g.p("}\nreturn b, false\n}\n")
 	g.p("var metadataTypes = []MetadataType{")
 	for _, m := range msgs {
 		if m.Kind == recdef.Metadata {
@@ -601,13 +601,18 @@ func (g *gen) skipField(f *recdef.Field, c, msgName string) {
 	}
 }
 
-// transcoder emits json<Name>, which writes a body that validate<Name>
-// accepted straight from its bytes as AppendJSON writes the decoded struct:
-// same fields, order, version gates and omitted defaults (tagged fields at
-// their definition's place, only when not the default), with nothing
-// decoded into memory (transcode_test.go and FuzzTranscodeMetadata compare
-// the two). Tagged fields come last on the wire but not in the JSON, so a
-// first pass finds them (the last occurrence of a tag wins, as in Decode).
+// transcoder emits json<Name>, which writes a body straight from its bytes
+// as AppendJSON writes the decoded struct: same fields, order, version
+// gates and omitted defaults (tagged fields at their definition's place,
+// only when not the default), with nothing decoded into memory
+// (transcode_test.go and FuzzTranscodeMetadata compare the two). Tagged
+// fields come last on the wire but not in the JSON, so a first pass finds
+// them (the last occurrence of a tag wins, as in Decode); that pass is
+// validate<Name>'s walk, the same checks in the same order, so that a
+// body is walked once to validate and find its tags and once to print,
+// not validated first and walked twice more. When the pass fails (r.bad)
+// nothing is printed: AppendMetadataJSON then reports the body as not
+// decoding, as validMetadata would.
 func (g *gen) transcoder(goName, msgName string, fields []*recdef.Field) {
 	g.p("func json%s(b []byte, r *vr, v int16) []byte {", goName)
 	g.p("_ = v")
@@ -629,17 +634,28 @@ func (g *gen) transcoder(goName, msgName string, fields []*recdef.Field) {
 		}
 		g.p("n := r.tagCount()")
 		g.p("for i := uint32(0); i < n && !r.bad; i++ {")
-		g.p("tag, sub := r.tag()")
+		g.p("tag, start, end := r.tagSpan()")
+		g.p("if r.bad { return b }")
 		g.p("switch tag {")
 		for _, f := range fields {
 			if !f.Tagged {
 				continue
 			}
 			g.p("case %d:", f.Tag)
-			g.p("if %s { t%s, h%s = sub, true }", inVersions(f.Versions), f.Name, f.Name)
+			g.p("if %s {", inVersions(f.Versions))
+			if et := f.ElemType(); !f.IsArray() && f.Struct == nil && et != "string" && et != "bytes" {
+				g.p("if end-start != %d { r.bad = true }", minSize(et))
+			} else {
+				g.p("sub := vr{b: r.b[start:end]}")
+				g.skipField(f, "(&sub)", msgName)
+				g.p("r.endTag(&sub)")
+			}
+			g.p("t%s, h%s = vr{b: r.b[start:end]}, true", f.Name, f.Name)
+			g.p("}")
 		}
 		g.p("}\n}")
 	}
+	g.p("if r.bad { return b }")
 	g.p("c := &start\n_ = c")
 	g.p("b = append(b, '{')\nfirst := true\n_ = first")
 	for _, f := range fields {
