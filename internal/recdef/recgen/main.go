@@ -551,14 +551,7 @@ func (g *gen) validator(goName, msgName string, fields []*recdef.Field) {
 		}
 		g.p("case %d:", f.Tag)
 		g.p("if %s {", inVersions(f.Versions))
-		if et := f.ElemType(); !f.IsArray() && f.Struct == nil && et != "string" && et != "bytes" {
-			// A fixed-size value: its data must be exactly that long.
-			g.p("if end-start != %d { r.bad = true }", minSize(et))
-		} else {
-			g.p("sub := vr{b: r.b[start:end]}")
-			g.skipField(f, "(&sub)", msgName)
-			g.p("r.endTag(&sub)")
-		}
+		g.checkTagged(f, msgName)
 		g.p("}")
 	}
 	g.p("}\n}\n}\n")
@@ -643,13 +636,7 @@ func (g *gen) transcoder(goName, msgName string, fields []*recdef.Field) {
 			}
 			g.p("case %d:", f.Tag)
 			g.p("if %s {", inVersions(f.Versions))
-			if et := f.ElemType(); !f.IsArray() && f.Struct == nil && et != "string" && et != "bytes" {
-				g.p("if end-start != %d { r.bad = true }", minSize(et))
-			} else {
-				g.p("sub := vr{b: r.b[start:end]}")
-				g.skipField(f, "(&sub)", msgName)
-				g.p("r.endTag(&sub)")
-			}
+			g.checkTagged(f, msgName)
 			g.p("t%s, h%s = vr{b: r.b[start:end]}, true", f.Name, f.Name)
 			g.p("}")
 		}
@@ -778,4 +765,17 @@ func jsonKind(t string) string {
 		return "Bytes"
 	}
 	panic("jsonKind " + t)
+}
+
+// checkTagged emits the checks of one tagged field's data, which lies at
+// r.b[start:end]: a fixed-size value must be exactly that long; anything
+// else is walked as the field and must end exactly there.
+func (g *gen) checkTagged(f *recdef.Field, msgName string) {
+	if et := f.ElemType(); !f.IsArray() && f.Struct == nil && et != "string" && et != "bytes" {
+		g.p("if end-start != %d { r.bad = true }", minSize(et))
+		return
+	}
+	g.p("sub := vr{b: r.b[start:end]}")
+	g.skipField(f, "(&sub)", msgName)
+	g.p("r.endTag(&sub)")
 }
