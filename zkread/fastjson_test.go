@@ -131,40 +131,33 @@ func FuzzFastJSON(f *testing.F) {
 
 func checkTopicSame(t testing.TB, data []byte) {
 	t.Helper()
-	want, werr := slowTopic(data)
-	if fast, ok := fastTopic(data); ok {
-		if werr != nil {
-			t.Fatalf("%q: fast path accepts what encoding/json rejects (%v)", data, werr)
-		}
-		if d := cmp.Diff(want, fast); d != "" {
-			t.Fatalf("%q: fast path differs from encoding/json:\n%s", data, d)
-		}
-	}
-	got, gerr := parseTopic(data)
-	if fmt.Sprint(gerr) != fmt.Sprint(werr) {
-		t.Fatalf("%q: error %v, encoding/json's %v", data, gerr, werr)
-	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Fatalf("%q: parseTopic differs from encoding/json:\n%s", data, d)
-	}
+	checkFastSame(t, data, "parseTopic", slowTopic, fastTopic, parseTopic)
 }
 
 func checkStateSame(t testing.TB, data []byte) {
 	t.Helper()
-	want, werr := slowState(data)
-	if fast, ok := fastState(data); ok {
+	checkFastSame(t, data, "parseState", slowState, fastState, parseState)
+}
+
+// checkFastSame: the fast path accepts only what encoding/json (slow)
+// accepts and then gives its answer, and parse (fast with slow behind it)
+// gives encoding/json's answer and error for any input.
+func checkFastSame[T any](t testing.TB, data []byte, name string, slow func([]byte) (T, error), fast func([]byte) (T, bool), parse func([]byte) (T, error)) {
+	t.Helper()
+	want, werr := slow(data)
+	if got, ok := fast(data); ok {
 		if werr != nil {
 			t.Fatalf("%q: fast path accepts what encoding/json rejects (%v)", data, werr)
 		}
-		if d := cmp.Diff(want, fast); d != "" {
+		if d := cmp.Diff(want, got); d != "" {
 			t.Fatalf("%q: fast path differs from encoding/json:\n%s", data, d)
 		}
 	}
-	got, gerr := parseState(data)
+	got, gerr := parse(data)
 	if fmt.Sprint(gerr) != fmt.Sprint(werr) {
 		t.Fatalf("%q: error %v, encoding/json's %v", data, gerr, werr)
 	}
 	if d := cmp.Diff(want, got); d != "" {
-		t.Fatalf("%q: parseState differs from encoding/json:\n%s", data, d)
+		t.Fatalf("%q: %s differs from encoding/json:\n%s", data, name, d)
 	}
 }
