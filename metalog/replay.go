@@ -3,6 +3,7 @@ package metalog
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kmeta/kmeta/metalog/records"
@@ -189,7 +190,7 @@ func (r *Replayer) applyRecord(rec records.Metadata) bool {
 		b := &model.Broker{
 			ID: m.BrokerId, Epoch: m.BrokerEpoch, IncarnationID: m.IncarnationId,
 			Rack: m.Rack, Fenced: m.Fenced, InControlledShutdown: m.InControlledShutdown,
-			IsMigratingZkBroker: m.IsMigratingZkBroker, LogDirs: m.LogDirs, CordonedLogDirs: m.CordonedLogDirs,
+			IsMigratingZkBroker: m.IsMigratingZkBroker, LogDirs: slices.Clone(m.LogDirs), CordonedLogDirs: slices.Clone(m.CordonedLogDirs),
 		}
 		for _, e := range m.EndPoints {
 			b.Endpoints = append(b.Endpoints, model.Endpoint{Name: e.Name, Host: e.Host, Port: e.Port, SecurityProtocol: e.SecurityProtocol})
@@ -231,10 +232,10 @@ func (r *Replayer) applyRecord(rec records.Metadata) bool {
 			b.InControlledShutdown = true
 		}
 		if len(m.LogDirs) > 0 {
-			b.LogDirs = m.LogDirs
+			b.LogDirs = slices.Clone(m.LogDirs)
 		}
 		if m.CordonedLogDirs != nil {
-			b.CordonedLogDirs = m.CordonedLogDirs
+			b.CordonedLogDirs = slices.Clone(m.CordonedLogDirs)
 		}
 	case *records.RegisterControllerRecord:
 		c := &model.Controller{ID: m.ControllerId, IncarnationID: m.IncarnationId, ZkMigrationReady: m.ZkMigrationReady}
@@ -408,14 +409,14 @@ func (r *Replayer) applyRecord(rec records.Metadata) bool {
 func applyPartitionChange(p *model.Partition, m *records.PartitionChangeRecord) bool {
 	replicas := p.Replicas
 	if m.Replicas != nil {
-		replicas = m.Replicas
+		replicas = slices.Clone(m.Replicas)
 	}
 	if m.Replicas != nil && len(m.Directories) > 0 && len(m.Directories) != len(m.Replicas) {
 		return false
 	}
 	dirs := p.Directories
 	if m.Directories != nil {
-		dirs = m.Directories
+		dirs = slices.Clone(m.Directories)
 	}
 	dirs = defaultToMigrating(dirs, len(replicas))
 	if len(dirs) != len(replicas) || (m.LeaderRecoveryState != -1 && !validRecoveryState(m.LeaderRecoveryState)) {
@@ -423,19 +424,19 @@ func applyPartitionChange(p *model.Partition, m *records.PartitionChangeRecord) 
 	}
 	p.Replicas, p.Directories = replicas, dirs
 	if m.Isr != nil {
-		p.ISR = m.Isr
+		p.ISR = slices.Clone(m.Isr)
 	}
 	if m.RemovingReplicas != nil {
-		p.RemovingReplicas = m.RemovingReplicas
+		p.RemovingReplicas = slices.Clone(m.RemovingReplicas)
 	}
 	if m.AddingReplicas != nil {
-		p.AddingReplicas = m.AddingReplicas
+		p.AddingReplicas = slices.Clone(m.AddingReplicas)
 	}
 	if m.EligibleLeaderReplicas != nil {
-		p.ELR = m.EligibleLeaderReplicas
+		p.ELR = slices.Clone(m.EligibleLeaderReplicas)
 	}
 	if m.LastKnownElr != nil {
-		p.LastKnownELR = m.LastKnownElr
+		p.LastKnownELR = slices.Clone(m.LastKnownElr)
 	}
 	if m.Leader != -2 {
 		p.Leader = m.Leader
@@ -487,7 +488,9 @@ func validRecoveryState(s int8) bool { return s == 0 || s == 1 }
 // lists in place (replay replaces them). A block is freed once nothing
 // refers into it. PartitionChangeRecords keep the lists they decoded:
 // carving those too would let a long log of changes pin blocks that are
-// mostly dead, where now they die with the lists they replace.
+// mostly dead, where now they die with the lists they replace. (They
+// keep copies: a records.Decoder reuses a value's lists for the next
+// record of its type.)
 type partitionArena struct {
 	parts block[model.Partition]
 	ints  block[int32]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -346,6 +347,72 @@ func TestReplayLargeBatchesMatchOneByOne(t *testing.T) {
 		}
 		if at < 0 && (len(got.Image.Topics) < 20 || got.Applied < 1900) {
 			t.Fatalf("the log applied %d records into %d topics: too little to test anything", got.Applied, len(got.Image.Topics))
+		}
+	}
+}
+
+// A records.Decoder reuses a value's lists of numbers and ids for the next
+// record of its type, so whatever replay keeps of a record's lists must be
+// a copy: partitions changed one after another each keep their own ISR,
+// replicas, ELRs and directories, brokers their own log dirs — in small
+// batches (one decoder) and in large ones (decoded ahead over several
+// rounds). Fails when replay keeps the decoded lists themselves.
+func TestReplayKeepsCopiesOfReusedLists(t *testing.T) {
+	id := model.UUID{7}
+	const parts = 2000 // more than two rounds of applyAhead in one batch
+	isr := func(i int) []int32 { return []int32{int32(i % 7), int32(100 + i)} }
+	dir := func(i int) model.UUID { return model.UUID{byte(i), byte(i >> 8), 1} }
+	small := []records.Metadata{
+		&records.RegisterBrokerRecord{BrokerId: 2, LogDirs: []model.UUID{{2, 1}, {2, 2}}},
+		&records.RegisterBrokerRecord{BrokerId: 1, LogDirs: []model.UUID{{1, 1}}},
+		&records.BrokerRegistrationChangeRecord{BrokerId: 1, LogDirs: []model.UUID{{1, 2}}},
+		&records.TopicRecord{Name: "t", TopicId: id},
+	}
+	var big []records.Metadata
+	for i := range parts {
+		big = append(big, &records.PartitionRecord{PartitionId: int32(i), TopicId: id, Replicas: []int32{1, 2}, Isr: []int32{1, 2},
+			Directories: []model.UUID{dir(i), dir(i)}, Leader: 1})
+	}
+	for i := range parts {
+		big = append(big, &records.PartitionChangeRecord{PartitionId: int32(i), TopicId: id, Isr: isr(i), Replicas: []int32{2, int32(3 + i)},
+			Directories: []model.UUID{dir(i + 1), dir(i + 2)}, EligibleLeaderReplicas: []int32{int32(i)}, Leader: -2, LeaderRecoveryState: -1})
+	}
+	// The same changes again in small batches, one decoder for all.
+	var tail [][]records.Metadata
+	for i := range 10 {
+		tail = append(tail, []records.Metadata{
+			&records.PartitionChangeRecord{PartitionId: int32(i), TopicId: id, Isr: isr(i + 1), Leader: -2, LeaderRecoveryState: -1},
+			&records.PartitionChangeRecord{PartitionId: int32(i + 10), TopicId: id, LastKnownElr: []int32{int32(i)}, Leader: -2, LeaderRecoveryState: -1},
+		})
+	}
+	d := t.TempDir()
+	writeLog(t, d, 1, append([][]records.Metadata{small, big}, tail...)...)
+	res, err := LoadImage(d, ImageOptions{AtOffset: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := res.Image
+	if got := img.Brokers[1].LogDirs; !slices.Equal(got, []model.UUID{{1, 2}}) {
+		t.Errorf("broker 1 log dirs %v", got)
+	}
+	if got := img.Brokers[2].LogDirs; !slices.Equal(got, []model.UUID{{2, 1}, {2, 2}}) {
+		t.Errorf("broker 2 log dirs %v", got)
+	}
+	tp := img.Topics["t"]
+	for i := range parts {
+		p := tp.Partitions[int32(i)]
+		wantISR := isr(i)
+		if i < 10 {
+			wantISR = isr(i + 1)
+		}
+		var wantLKE []int32
+		if i >= 10 && i < 20 {
+			wantLKE = []int32{int32(i - 10)}
+		}
+		if !slices.Equal(p.ISR, wantISR) || !slices.Equal(p.Replicas, []int32{2, int32(3 + i)}) ||
+			!slices.Equal(p.ELR, []int32{int32(i)}) || !slices.Equal(p.LastKnownELR, wantLKE) ||
+			!slices.Equal(p.Directories, []model.UUID{dir(i + 1), dir(i + 2)}) {
+			t.Fatalf("partition %d: ISR %v replicas %v ELR %v last known ELR %v dirs %v", i, p.ISR, p.Replicas, p.ELR, p.LastKnownELR, p.Directories)
 		}
 	}
 }

@@ -117,7 +117,11 @@ func DecodeMetadata(value []byte) (Frame, Metadata, error) {
 }
 
 func decodeBody(m Message, body []byte, v int16) error {
-	r := wire.NewReader(body)
+	return decodeBodyWith(wire.NewReader(body), m, v)
+}
+
+// decodeBodyWith is decodeBody on a reader set to the body.
+func decodeBodyWith(r *wire.Reader, m Message, v int16) error {
 	m.Decode(r, v)
 	r.Done()
 	if err := r.Err(); err != nil {
@@ -284,10 +288,13 @@ func PayloadJSON(m Metadata, v int16) []byte {
 
 // Decoder decodes metadata records reusing one value per record type, for
 // streaming readers that are done with a record before the next one: a
-// record it returns (but not the slices and strings it holds, which are
-// fresh) is overwritten by the next Decode of the same type.
+// record it returns is overwritten by the next Decode of the same type,
+// and so are its lists of numbers and ids (replicas, ISRs, directory ids,
+// log dirs: their arrays are reused; a reader that keeps one copies it).
+// Strings, bytes and lists of anything else are fresh.
 type Decoder struct {
 	cache [64]Metadata
+	r     wire.Reader
 }
 
 // DecodeMetadata is DecodeMetadata with reuse.
@@ -313,7 +320,13 @@ func (d *Decoder) decode(value []byte, reuse bool) (Frame, Metadata, error) {
 	if fr.Version < m.MinVersion() || fr.Version > m.MaxVersion() {
 		return fr, nil, fmt.Errorf("%w: %s version %d (kmeta knows %d-%d)", ErrUnknownVersion, m.RecordName(), fr.Version, m.MinVersion(), m.MaxVersion())
 	}
-	if err := decodeBody(m, value[fr.BodyOffset:], fr.Version); err != nil {
+	if reuse {
+		d.r.Reset(value[fr.BodyOffset:])
+		err = decodeBodyWith(&d.r, m, fr.Version)
+	} else {
+		err = decodeBody(m, value[fr.BodyOffset:], fr.Version)
+	}
+	if err != nil {
 		return fr, nil, err
 	}
 	return fr, m, nil

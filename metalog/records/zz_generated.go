@@ -373,6 +373,8 @@ func (m *RegisterBrokerRecord) SetDefaults() {
 
 // Decode reads the body at version v from r; errors stay in r.
 func (m *RegisterBrokerRecord) Decode(r *wire.Reader, v int16) {
+	keepLogDirs := m.LogDirs[:0]
+	keepCordonedLogDirs := m.CordonedLogDirs[:0]
 	m.SetDefaults()
 	if v <= 4 {
 		m.BrokerId = r.Int32()
@@ -427,7 +429,7 @@ func (m *RegisterBrokerRecord) Decode(r *wire.Reader, v int16) {
 				return false
 			}
 			if n := sub.ArrayLen(false, 16); n >= 0 {
-				m.LogDirs = make([]model.UUID, n)
+				m.LogDirs = wire.Reuse(keepLogDirs, n)
 				for i := range m.LogDirs {
 					m.LogDirs[i] = sub.UUID()
 				}
@@ -440,7 +442,7 @@ func (m *RegisterBrokerRecord) Decode(r *wire.Reader, v int16) {
 				return false
 			}
 			if n := sub.ArrayLen(v >= 4 && v <= 4, 16); n >= 0 {
-				m.CordonedLogDirs = make([]model.UUID, n)
+				m.CordonedLogDirs = wire.Reuse(keepCordonedLogDirs, n)
 				for i := range m.CordonedLogDirs {
 					m.CordonedLogDirs[i] = sub.UUID()
 				}
@@ -1276,6 +1278,13 @@ func (m *PartitionRecord) SetDefaults() {
 
 // Decode reads the body at version v from r; errors stay in r.
 func (m *PartitionRecord) Decode(r *wire.Reader, v int16) {
+	keepReplicas := m.Replicas[:0]
+	keepIsr := m.Isr[:0]
+	keepRemovingReplicas := m.RemovingReplicas[:0]
+	keepAddingReplicas := m.AddingReplicas[:0]
+	keepDirectories := m.Directories[:0]
+	keepEligibleLeaderReplicas := m.EligibleLeaderReplicas[:0]
+	keepLastKnownElr := m.LastKnownElr[:0]
 	m.SetDefaults()
 	if v <= 2 {
 		m.PartitionId = r.Int32()
@@ -1285,7 +1294,7 @@ func (m *PartitionRecord) Decode(r *wire.Reader, v int16) {
 	}
 	if v <= 2 {
 		if n := r.ArrayLen(false, 4); n >= 0 {
-			m.Replicas = make([]int32, n)
+			m.Replicas = wire.Reuse(keepReplicas, n)
 			for i := range m.Replicas {
 				m.Replicas[i] = r.Int32()
 			}
@@ -1295,7 +1304,7 @@ func (m *PartitionRecord) Decode(r *wire.Reader, v int16) {
 	}
 	if v <= 2 {
 		if n := r.ArrayLen(false, 4); n >= 0 {
-			m.Isr = make([]int32, n)
+			m.Isr = wire.Reuse(keepIsr, n)
 			for i := range m.Isr {
 				m.Isr[i] = r.Int32()
 			}
@@ -1305,7 +1314,7 @@ func (m *PartitionRecord) Decode(r *wire.Reader, v int16) {
 	}
 	if v <= 2 {
 		if n := r.ArrayLen(false, 4); n >= 0 {
-			m.RemovingReplicas = make([]int32, n)
+			m.RemovingReplicas = wire.Reuse(keepRemovingReplicas, n)
 			for i := range m.RemovingReplicas {
 				m.RemovingReplicas[i] = r.Int32()
 			}
@@ -1315,7 +1324,7 @@ func (m *PartitionRecord) Decode(r *wire.Reader, v int16) {
 	}
 	if v <= 2 {
 		if n := r.ArrayLen(false, 4); n >= 0 {
-			m.AddingReplicas = make([]int32, n)
+			m.AddingReplicas = wire.Reuse(keepAddingReplicas, n)
 			for i := range m.AddingReplicas {
 				m.AddingReplicas[i] = r.Int32()
 			}
@@ -1334,7 +1343,7 @@ func (m *PartitionRecord) Decode(r *wire.Reader, v int16) {
 	}
 	if v >= 1 && v <= 2 {
 		if n := r.ArrayLen(false, 16); n >= 0 {
-			m.Directories = make([]model.UUID, n)
+			m.Directories = wire.Reuse(keepDirectories, n)
 			for i := range m.Directories {
 				m.Directories[i] = r.UUID()
 			}
@@ -1355,7 +1364,7 @@ func (m *PartitionRecord) Decode(r *wire.Reader, v int16) {
 				return false
 			}
 			if n := sub.ArrayLen(v >= 2 && v <= 2, 4); n >= 0 {
-				m.EligibleLeaderReplicas = make([]int32, n)
+				m.EligibleLeaderReplicas = wire.Reuse(keepEligibleLeaderReplicas, n)
 				for i := range m.EligibleLeaderReplicas {
 					m.EligibleLeaderReplicas[i] = sub.Int32()
 				}
@@ -1368,7 +1377,7 @@ func (m *PartitionRecord) Decode(r *wire.Reader, v int16) {
 				return false
 			}
 			if n := sub.ArrayLen(v >= 2 && v <= 2, 4); n >= 0 {
-				m.LastKnownElr = make([]int32, n)
+				m.LastKnownElr = wire.Reuse(keepLastKnownElr, n)
 				for i := range m.LastKnownElr {
 					m.LastKnownElr[i] = sub.Int32()
 				}
@@ -2299,6 +2308,13 @@ func (m *PartitionChangeRecord) SetDefaults() {
 
 // Decode reads the body at version v from r; errors stay in r.
 func (m *PartitionChangeRecord) Decode(r *wire.Reader, v int16) {
+	keepIsr := m.Isr[:0]
+	keepReplicas := m.Replicas[:0]
+	keepRemovingReplicas := m.RemovingReplicas[:0]
+	keepAddingReplicas := m.AddingReplicas[:0]
+	keepDirectories := m.Directories[:0]
+	keepEligibleLeaderReplicas := m.EligibleLeaderReplicas[:0]
+	keepLastKnownElr := m.LastKnownElr[:0]
 	m.SetDefaults()
 	if v <= 2 {
 		m.PartitionId = r.Int32()
@@ -2313,7 +2329,7 @@ func (m *PartitionChangeRecord) Decode(r *wire.Reader, v int16) {
 				return false
 			}
 			if n := sub.ArrayLen(v <= 2, 4); n >= 0 {
-				m.Isr = make([]int32, n)
+				m.Isr = wire.Reuse(keepIsr, n)
 				for i := range m.Isr {
 					m.Isr[i] = sub.Int32()
 				}
@@ -2332,7 +2348,7 @@ func (m *PartitionChangeRecord) Decode(r *wire.Reader, v int16) {
 				return false
 			}
 			if n := sub.ArrayLen(v <= 2, 4); n >= 0 {
-				m.Replicas = make([]int32, n)
+				m.Replicas = wire.Reuse(keepReplicas, n)
 				for i := range m.Replicas {
 					m.Replicas[i] = sub.Int32()
 				}
@@ -2345,7 +2361,7 @@ func (m *PartitionChangeRecord) Decode(r *wire.Reader, v int16) {
 				return false
 			}
 			if n := sub.ArrayLen(v <= 2, 4); n >= 0 {
-				m.RemovingReplicas = make([]int32, n)
+				m.RemovingReplicas = wire.Reuse(keepRemovingReplicas, n)
 				for i := range m.RemovingReplicas {
 					m.RemovingReplicas[i] = sub.Int32()
 				}
@@ -2358,7 +2374,7 @@ func (m *PartitionChangeRecord) Decode(r *wire.Reader, v int16) {
 				return false
 			}
 			if n := sub.ArrayLen(v <= 2, 4); n >= 0 {
-				m.AddingReplicas = make([]int32, n)
+				m.AddingReplicas = wire.Reuse(keepAddingReplicas, n)
 				for i := range m.AddingReplicas {
 					m.AddingReplicas[i] = sub.Int32()
 				}
@@ -2377,7 +2393,7 @@ func (m *PartitionChangeRecord) Decode(r *wire.Reader, v int16) {
 				return false
 			}
 			if n := sub.ArrayLen(v >= 1 && v <= 2, 16); n >= 0 {
-				m.Directories = make([]model.UUID, n)
+				m.Directories = wire.Reuse(keepDirectories, n)
 				for i := range m.Directories {
 					m.Directories[i] = sub.UUID()
 				}
@@ -2390,7 +2406,7 @@ func (m *PartitionChangeRecord) Decode(r *wire.Reader, v int16) {
 				return false
 			}
 			if n := sub.ArrayLen(v >= 2 && v <= 2, 4); n >= 0 {
-				m.EligibleLeaderReplicas = make([]int32, n)
+				m.EligibleLeaderReplicas = wire.Reuse(keepEligibleLeaderReplicas, n)
 				for i := range m.EligibleLeaderReplicas {
 					m.EligibleLeaderReplicas[i] = sub.Int32()
 				}
@@ -2403,7 +2419,7 @@ func (m *PartitionChangeRecord) Decode(r *wire.Reader, v int16) {
 				return false
 			}
 			if n := sub.ArrayLen(v >= 2 && v <= 2, 4); n >= 0 {
-				m.LastKnownElr = make([]int32, n)
+				m.LastKnownElr = wire.Reuse(keepLastKnownElr, n)
 				for i := range m.LastKnownElr {
 					m.LastKnownElr[i] = sub.Int32()
 				}
@@ -4713,6 +4729,8 @@ func (m *BrokerRegistrationChangeRecord) SetDefaults() {
 
 // Decode reads the body at version v from r; errors stay in r.
 func (m *BrokerRegistrationChangeRecord) Decode(r *wire.Reader, v int16) {
+	keepLogDirs := m.LogDirs[:0]
+	keepCordonedLogDirs := m.CordonedLogDirs[:0]
 	m.SetDefaults()
 	if v <= 3 {
 		m.BrokerId = r.Int32()
@@ -4739,7 +4757,7 @@ func (m *BrokerRegistrationChangeRecord) Decode(r *wire.Reader, v int16) {
 				return false
 			}
 			if n := sub.ArrayLen(false, 16); n >= 0 {
-				m.LogDirs = make([]model.UUID, n)
+				m.LogDirs = wire.Reuse(keepLogDirs, n)
 				for i := range m.LogDirs {
 					m.LogDirs[i] = sub.UUID()
 				}
@@ -4752,7 +4770,7 @@ func (m *BrokerRegistrationChangeRecord) Decode(r *wire.Reader, v int16) {
 				return false
 			}
 			if n := sub.ArrayLen(v >= 3 && v <= 3, 16); n >= 0 {
-				m.CordonedLogDirs = make([]model.UUID, n)
+				m.CordonedLogDirs = wire.Reuse(keepCordonedLogDirs, n)
 				for i := range m.CordonedLogDirs {
 					m.CordonedLogDirs[i] = sub.UUID()
 				}

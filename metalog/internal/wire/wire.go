@@ -38,6 +38,10 @@ type Reader struct {
 // NewReader returns a reader over b. Slices it returns alias b.
 func NewReader(b []byte) *Reader { return &Reader{b: b} }
 
+// Reset makes r a fresh reader over b, for a decoder that reads many
+// values with one Reader instead of allocating one per value.
+func (r *Reader) Reset(b []byte) { *r = Reader{b: b} }
+
 // Err returns the first error met, wrapped with the byte offset where it happened.
 func (r *Reader) Err() error { return r.err }
 
@@ -265,6 +269,17 @@ func (r *Reader) CompactBytes(nullable bool) []byte {
 	out := make([]byte, n)
 	copy(out, s)
 	return out
+}
+
+// Reuse returns a list of n elements for a decoder to fill: s's array
+// when it has room (s is a previous value's list, cut to length 0),
+// otherwise a new one. A nil s always gets a new, non-nil list, so that
+// an empty list still decodes as empty, not null.
+func Reuse[T any](s []T, n int) []T {
+	if s != nil && cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
 }
 
 // ArrayLen reads a compact array length. It returns -1 for null (an error if
