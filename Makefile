@@ -39,6 +39,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeMetadata -fuzztime $(FUZZTIME) ./metalog/records
 	$(GO) test -run '^$$' -fuzz FuzzValidateMetadata -fuzztime $(FUZZTIME) ./metalog/records
 	$(GO) test -run '^$$' -fuzz FuzzTranscodeMetadata -fuzztime $(FUZZTIME) ./metalog/records
+	$(GO) test -run '^$$' -fuzz FuzzDecoderReuse -fuzztime $(FUZZTIME) ./metalog/records
 	$(GO) test -run '^$$' -fuzz FuzzDecodeZnode -fuzztime $(FUZZTIME) ./zkread
 	$(GO) test -run '^$$' -fuzz FuzzReadDump -fuzztime $(FUZZTIME) ./zkread
 	$(GO) test -run '^$$' -fuzz FuzzFastJSON -fuzztime $(FUZZTIME) ./zkread

@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // FuzzDecodeMetadata: no input panics; every error is one of ours; whatever
@@ -46,6 +50,31 @@ func FuzzDecodeMetadata(f *testing.F) {
 
 // FuzzDecodeControl: no control key or body panics, every error is one of
 // ours, and what decodes prints as valid JSON.
+// FuzzDecoderReuse: a Decoder that decoded one value (and so holds its
+// lists' arrays) decodes the next exactly as a fresh decode does: same
+// verdict, same error, same fields, empty and null lists kept apart.
+func FuzzDecoderReuse(f *testing.F) {
+	seeds := seedValues()
+	for i, s := range seeds {
+		f.Add(s, seeds[(i+1)%len(seeds)])
+		f.Add(s, s)
+	}
+	f.Fuzz(func(t *testing.T, first, second []byte) {
+		var d Decoder
+		d.DecodeMetadata(first)
+		d.DecodeMetadata(second) // twice: reuse with the arrays second left
+		fr, m, err := d.DecodeMetadata(second)
+		wfr, wm, werr := DecodeMetadata(second)
+		if fmt.Sprint(err) != fmt.Sprint(werr) || fr != wfr {
+			t.Fatalf("reused: %v %v; fresh: %v %v", fr, err, wfr, werr)
+		}
+		// cmp tells a nil list from an empty one; NaN is a value here.
+		if err == nil && !cmp.Equal(m, wm, cmpopts.EquateNaNs()) {
+			t.Fatalf("reused decode differs from a fresh one: %s", cmp.Diff(wm, m, cmpopts.EquateNaNs()))
+		}
+	})
+}
+
 func FuzzDecodeControl(f *testing.F) {
 	for ct := ControlLeaderChange; ct <= ControlKRaftVoters; ct++ {
 		c := NewControl(int16(ct))
