@@ -73,6 +73,65 @@ type ConfigOptions struct {
 	MetadataDir string
 	// Set are extra settings, applied last.
 	Set map[string]string
+	// Plan, when set, is the plan the cluster is migrated by (its header
+	// is enough): the config then takes the plan's controllers and quorum,
+	// so a node cannot be configured for another quorum than the one apply
+	// wrote (static voters on a dynamic quorum, a controller id among no
+	// voters: Kafka only says so when the node fails to start).
+	// Controllers and Quorum, when also set, must say what the plan says.
+	Plan *Plan
+}
+
+// fromPlan puts the plan's quorum into o, refusing (ErrBadInput, naming
+// both values) a --controllers or --quorum that says otherwise.
+func (o *ConfigOptions) fromPlan() error {
+	p := o.Plan
+	if len(p.Controllers) == 0 {
+		return fmt.Errorf("%w: the plan names no controllers (it was made without --controllers); make the plan again with them", ErrBadInput)
+	}
+	planQuorum, err := ParseQuorum(p.Quorum)
+	if err != nil {
+		return fmt.Errorf("the plan's quorum: %w", err)
+	}
+	if o.Quorum != "" {
+		q, err := ParseQuorum(o.Quorum)
+		if err != nil {
+			return err
+		}
+		if q != planQuorum {
+			return fmt.Errorf("%w: --quorum %s contradicts the plan's quorum %s", ErrBadInput, q, planQuorum)
+		}
+	}
+	if o.Controllers != nil && !sameControllers(o.Controllers, p.Controllers) {
+		given, planned := QuorumVoters(o.Controllers), QuorumVoters(p.Controllers)
+		if given == planned {
+			// Only directory ids differ: show them.
+			given, planned = InitialControllers(o.Controllers), InitialControllers(p.Controllers)
+		}
+		return fmt.Errorf("%w: --controllers %s contradicts the plan's controllers %s", ErrBadInput, given, planned)
+	}
+	o.Controllers, o.Quorum = p.Controllers, planQuorum
+	return nil
+}
+
+// sameControllers says whether the controllers an operator gave are the
+// plan's, in any order: the same ids, hosts and ports, and the same
+// directory id wherever the operator gave one.
+func sameControllers(given, planned []ControllerSpec) bool {
+	if len(given) != len(planned) {
+		return false
+	}
+	byID := map[int32]ControllerSpec{}
+	for _, c := range planned {
+		byID[c.ID] = c
+	}
+	for _, g := range given {
+		c, ok := byID[g.ID]
+		if !ok || g.Host != c.Host || g.Port != c.Port || (g.DirectoryGiven && g.DirectoryID != c.DirectoryID) {
+			return false
+		}
+	}
+	return true
 }
 
 // KRaftConfig turns a ZooKeeper-mode broker's server.properties into the
@@ -82,6 +141,11 @@ func KRaftConfig(in map[string]string, o ConfigOptions) (map[string]string, []mo
 	var fs []model.Finding
 	note := func(code, key, msg, fix string) {
 		fs = append(fs, model.Finding{Code: code, Severity: model.SevInfo, Class: "configs", Entity: "setting " + key, Field: key, Message: msg, Fix: fix})
+	}
+	if o.Plan != nil {
+		if err := o.fromPlan(); err != nil {
+			return nil, nil, err
+		}
 	}
 	if len(o.Controllers) == 0 {
 		return nil, nil, fmt.Errorf("%w: no controllers", ErrBadInput)
@@ -108,6 +172,12 @@ func KRaftConfig(in map[string]string, o ConfigOptions) (map[string]string, []mo
 	out := map[string]string{}
 	switch o.Role {
 	case RoleBroker:
+		// Kafka refuses a broker-only node whose id is a voter's; the
+		// plan knows the voters even of a dynamic quorum, whose config
+		// does not list them.
+		if o.Plan != nil && slices.ContainsFunc(o.Controllers, func(c ControllerSpec) bool { return c.ID == id }) {
+			return nil, nil, fmt.Errorf("%w: node %d is one of the plan's voters %s; a broker needs another node.id", ErrBadInput, id, QuorumVoters(o.Controllers))
+		}
 		for k, v := range in {
 			out[k] = v
 		}
@@ -130,6 +200,9 @@ func KRaftConfig(in map[string]string, o ConfigOptions) (map[string]string, []mo
 			}
 		}
 		if c == nil {
+			if o.Plan != nil {
+				return nil, nil, fmt.Errorf("%w: node %d is not one of the plan's voters %s", ErrBadInput, id, QuorumVoters(o.Controllers))
+			}
 			return nil, nil, fmt.Errorf("%w: node %d is not among --controllers", ErrBadInput, id)
 		}
 		if o.MetadataDir == "" {

@@ -6,7 +6,9 @@
 # token, group offsets and every message read back.
 #
 # It runs the acceptance test TestMigrateZKClusterToKRaft (cmd/kmeta), so
-# the rehearsal and the test are one procedure. Each step and each kmeta
+# the rehearsal and the test are one procedure: plan --write plan.json, then
+# apply, brokers and configs each --plan plan.json, as an operator runs them
+# (configs takes the dynamic quorum from the plan). Each step and each kmeta
 # command's output is printed; Kafka's own logs go to the log file.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -49,3 +49,9 @@ func ReadDataDir(dir string, opts DataDirOptions) (*Tree, error) {
 	}
 	return t, nil
 }
+
+// DataDirBytes is the total ReadDataDir with these options reports to
+// Progress, so a caller reading several dirs can show one progress.
+func DataDirBytes(dir string, opts DataDirOptions) (int64, error) {
+	return zkfile.DirBytes(dir, zkfile.DirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid})
+}

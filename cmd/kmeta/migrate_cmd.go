@@ -58,7 +58,7 @@ func migrateCommand() *cli.Command {
 		Usage: "convert a stopped ZooKeeper-mode cluster into a Kafka 4.x KRaft cluster, offline",
 		Description: "The procedure: 'migrate plan' (preflight: every blocker with its fix), stop the cluster,\n" +
 			"'migrate apply' (one metadata log dir per controller), 'migrate brokers' on each broker host,\n" +
-			"'migrate configs' for each node, then start the controllers and the brokers on Kafka 4.x.",
+			"'migrate configs --plan' for each node, then start the controllers and the brokers on Kafka 4.x.",
 		Subcommands: []*cli.Command{
 			{
 				Name:      "plan",
@@ -214,7 +214,8 @@ func migrateCommand() *cli.Command {
 					&cli.StringFlag{Name: "server-properties", Usage: "the ZooKeeper-mode broker's `FILE`"},
 					&cli.StringFlag{Name: "role", Usage: "broker or controller", Value: "broker"},
 					&cli.Int64Flag{Name: "node-id", Value: -1, Usage: "node.id (default: the file's broker.id)"},
-					&cli.StringFlag{Name: "controllers", Usage: "the KRaft quorum `ID@HOST:PORT[:DIRECTORY_ID],...`"},
+					&cli.StringFlag{Name: "plan", Usage: "take the controllers and the quorum from the plan `FILE` written by 'migrate plan --write' (--controllers and --quorum, if given, must agree)"},
+					&cli.StringFlag{Name: "controllers", Usage: "the KRaft quorum `ID@HOST:PORT[:DIRECTORY_ID],...` (required without --plan)"},
 					quorumFlag(),
 					&cli.StringFlag{Name: "metadata-dir", Usage: "controller: its metadata log `DIR` (from apply); broker: metadata.log.dir"},
 					&cli.StringSliceFlag{Name: "set", Usage: "extra setting `KEY=VALUE`; repeatable"},
@@ -425,9 +426,25 @@ func migrateConfigs(c *cli.Context) error {
 	if in == "" {
 		return usageErrorf(c, "--server-properties FILE is required")
 	}
-	cs, err := migrate.ParseControllers(c.String("controllers"))
-	if err != nil || len(cs) == 0 {
-		return usageErrorf(c, "--controllers ID@HOST:PORT,... is required (%v)", err)
+	o := migrate.ConfigOptions{Role: c.String("role"), NodeID: int32(c.Int64("node-id")), MetadataDir: c.String("metadata-dir"), Set: map[string]string{}}
+	if f := c.String("plan"); f != "" {
+		p, err := readPlan(f, false)
+		if err != nil {
+			return err
+		}
+		o.Plan = p
+	}
+	if s := c.String("controllers"); s != "" || o.Plan == nil {
+		cs, err := migrate.ParseControllers(s)
+		if err != nil || len(cs) == 0 {
+			return usageErrorf(c, "--controllers ID@HOST:PORT,... (or --plan FILE) is required (%v)", err)
+		}
+		o.Controllers = cs
+	}
+	// With a plan, only a --quorum the operator gave is checked against
+	// it; the flag's default must not contradict a dynamic plan.
+	if o.Plan == nil || c.IsSet("quorum") {
+		o.Quorum = c.String("quorum")
 	}
 	b, err := os.ReadFile(in)
 	if err != nil {
@@ -437,17 +454,15 @@ func migrateConfigs(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
-	set := map[string]string{}
 	for _, kv := range c.StringSlice("set") {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			return usageErrorf(c, "--set %q: want KEY=VALUE", kv)
 		}
-		set[k] = v
+		o.Set[k] = v
 	}
 	abs, _ := filepath.Abs(in)
-	out, fs, err := migrate.KRaftConfig(props, migrate.ConfigOptions{Role: c.String("role"), NodeID: int32(c.Int64("node-id")),
-		Controllers: cs, Quorum: c.String("quorum"), MetadataDir: c.String("metadata-dir"), Set: set})
+	out, fs, err := migrate.KRaftConfig(props, o)
 	if err != nil {
 		return usageErrorf(c, "%v", err)
 	}

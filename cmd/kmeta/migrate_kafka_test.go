@@ -243,13 +243,13 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 		}
 	}
 
-	step(t, "7. kmeta migrate configs --quorum dynamic for each controller and each broker")
+	step(t, "7. kmeta migrate configs --plan plan.json for each controller and each broker (the dynamic quorum comes from the plan)")
 	ctrlDir := migrate.ControllerDir(outDir, 3000)
 	ctrlConf := map[int]string{}
 	for _, id := range ctrlIDs {
 		ctrlConf[id] = filepath.Join(work, fmt.Sprintf("controller-%d.properties", id))
-		out, serr, code = kmetaRun(t, "migrate", "configs", "--server-properties", zc.Node(1).Config, "--role", "controller", "--quorum", "dynamic",
-			"--node-id", fmt.Sprint(id), "--controllers", controllers, "--metadata-dir", migrate.ControllerDir(outDir, int32(id)), "--out", ctrlConf[id])
+		out, serr, code = kmetaRun(t, "migrate", "configs", "--server-properties", zc.Node(1).Config, "--role", "controller", "--plan", planFile,
+			"--node-id", fmt.Sprint(id), "--metadata-dir", migrate.ControllerDir(outDir, int32(id)), "--out", ctrlConf[id])
 		t.Logf("controller %d:\n%s%s", id, out, serr)
 		if code != exitOK {
 			t.Fatalf("configs controller %d: exit %d", id, code)
@@ -258,7 +258,7 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	brokerConf := map[int]string{}
 	for _, id := range zc.Brokers() {
 		brokerConf[id] = filepath.Join(work, fmt.Sprintf("broker-%d.properties", id))
-		out, serr, code := kmetaRun(t, "migrate", "configs", "--server-properties", zc.Node(id).Config, "--controllers", controllers, "--quorum", "dynamic", "--out", brokerConf[id])
+		out, serr, code := kmetaRun(t, "migrate", "configs", "--server-properties", zc.Node(id).Config, "--plan", planFile, "--out", brokerConf[id])
 		t.Logf("broker %d:\n%s%s", id, out, serr)
 		if code != exitOK {
 			t.Fatalf("configs broker %d: exit %d", id, code)

@@ -74,12 +74,22 @@ func loadDataDirs(ctx context.Context, spec Spec, opts Options) (*Result, error)
 	}
 	trees := make([]*zkread.Tree, len(spec.DataDirs))
 	res := &Result{Spec: spec}
+	fn := zo.DataProgress
+	if fn == nil {
+		fn = opts.Progress
+	}
+	prog, err := newDirsProgress(fn, spec.DataDirs, zo)
+	if err != nil {
+		return nil, err
+	}
 	newest := 0
 	for i, d := range spec.DataDirs {
+		zo.DataProgress = prog.read(prog.sizes[i])
 		t, err := zkread.Source{Kind: zkread.SourceDataDir, Path: d}.ReadTree(ctx, zo)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d, err)
 		}
+		prog.finished(prog.sizes[i])
 		trees[i] = t
 		res.DataDirs = append(res.DataDirs, DataDir{Path: d, MaxZxid: t.MaxZxid})
 		if t.MaxZxid > trees[newest].MaxZxid {
@@ -93,15 +103,30 @@ func loadDataDirs(ctx context.Context, spec Spec, opts Options) (*Result, error)
 	}
 	res.Image = img
 	newDir := spec.DataDirs[newest]
+	// The newest dir is read again as of each older dir's zxid: now that
+	// those are known, the bar's total says exactly what that reads.
+	again := make([]int64, len(spec.DataDirs))
+	if prog.fn != nil {
+		prog.total = prog.base
+		for i := range spec.DataDirs {
+			if i != newest {
+				// 0 when it cannot be listed: the read then says why.
+				again[i], _ = zkread.DataDirBytes(newDir, zkread.DataDirOptions{LogDir: zo.LogDir, AtZxid: trees[i].MaxZxid})
+				prog.total += again[i]
+			}
+		}
+	}
 	var bad []string
 	for i, d := range spec.DataDirs {
 		if i == newest {
 			continue
 		}
+		zo.DataProgress = prog.read(again[i])
 		why, err := prefixOf(ctx, newDir, trees[i], zo, opts.ZKDecode)
 		if err != nil {
 			return nil, err
 		}
+		prog.finished(again[i])
 		if why != "" {
 			res.DataDirs[i].Diverged = why
 			bad = append(bad, fmt.Sprintf("%s (zxid %#x): %s", d, trees[i].MaxZxid, why))
@@ -111,6 +136,57 @@ func loadDataDirs(ctx context.Context, spec Spec, opts Options) (*Result, error)
 		return res, fmt.Errorf("%w: against %s (zxid %#x, the newest): %s", ErrDataDirsDiverge, newDir, trees[newest].MaxZxid, strings.Join(bad, "; "))
 	}
 	return res, nil
+}
+
+// dirsProgress shows the reads of several data dirs as one progress:
+// done and total run over every read loadDataDirs makes (each dir once,
+// then the newest again as of each older dir's zxid), so the bar neither
+// restarts per dir nor passes 100%. Without a callback it does nothing.
+type dirsProgress struct {
+	fn func(done, total int64)
+	// sizes are each dir's bytes for its read (zkread.DataDirBytes).
+	sizes []int64
+	// base is the bytes of the reads done; total, of all reads.
+	base, total int64
+}
+
+func newDirsProgress(fn func(done, total int64), dirs []string, zo zkread.ReadOptions) (*dirsProgress, error) {
+	p := &dirsProgress{fn: fn, sizes: make([]int64, len(dirs))}
+	if fn == nil {
+		return p, nil
+	}
+	var largest int64
+	for i, d := range dirs {
+		n, err := zkread.DataDirBytes(d, zkread.DataDirOptions{LogDir: zo.LogDir})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d, err)
+		}
+		p.sizes[i] = n
+		p.total += n
+		largest = max(largest, n)
+	}
+	// Until the dirs are read, which is newest and the zxids of the
+	// others are unknown: count each re-read as the largest dir.
+	p.total += int64(len(dirs)-1) * largest
+	return p, nil
+}
+
+// read returns the callback for one read of size bytes.
+func (p *dirsProgress) read(size int64) func(done, total int64) {
+	if p.fn == nil {
+		return nil
+	}
+	return func(done, _ int64) { p.fn(p.base+min(done, size), p.total) }
+}
+
+// finished counts a read as done: one that stopped early (at a zxid)
+// leaves no gap.
+func (p *dirsProgress) finished(size int64) {
+	if p.fn == nil {
+		return
+	}
+	p.base += size
+	p.fn(p.base, p.total)
 }
 
 // prefixOf says how the older tree is not the newest dir's state at the

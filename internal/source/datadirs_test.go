@@ -76,3 +76,61 @@ func mustParse(t *testing.T, s string) Spec {
 	}
 	return sp
 }
+
+// TestLoadDataDirsProgress: several data dirs make one progress bar, as
+// TestReadDirProgress (zkfile) checks for one dir: done never goes back
+// (no restart per dir), never passes the total, and ends at done ==
+// total, the bytes of every read Load makes: each dir's newest snapshot
+// and logs, then the newest dir again as of the older one's zxid. The
+// older dir is the fixture without its last snapshot and log (a prefix
+// of its history). Before one bar, several dirs reported nothing.
+func TestLoadDataDirsProgress(t *testing.T) {
+	newer := copyTree(t, zkFixtureDir)
+	older := copyTree(t, zkFixtureDir)
+	for _, f := range []string{"snapshot.10c", "log.ea"} {
+		if err := os.Remove(filepath.Join(older, "version-2", f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	size := func(dir string, files ...string) int64 {
+		var n int64
+		for _, f := range files {
+			st, err := os.Stat(filepath.Join(dir, "version-2", f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += st.Size()
+		}
+		return n
+	}
+	logs := []string{"log.1", "log.58", "log.98"}
+	want := size(newer, append(logs, "log.ea", "snapshot.10c")...) + // the newest
+		size(older, append(logs, "snapshot.e8")...) + // the older
+		size(newer, append(logs, "log.ea", "snapshot.e8")...) // the newest as of the older's zxid (0xe9)
+
+	var calls [][2]int64
+	spec := mustParse(t, "zkdata:"+older+","+newer)
+	res, err := Load(context.Background(), spec, Options{AtOffset: -1, Progress: func(done, total int64) { calls = append(calls, [2]int64{done, total}) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.DataDirs) != 2 || !res.DataDirs[1].Used || res.DataDirs[0].MaxZxid != 0xe9 || res.DataDirs[0].Diverged != "" {
+		t.Fatalf("dirs %+v", res.DataDirs)
+	}
+	if len(calls) < 3 {
+		t.Fatalf("%d progress calls for three reads: %v", len(calls), calls)
+	}
+	for i, c := range calls {
+		if c[0] > c[1] || (i > 0 && c[0] < calls[i-1][0]) {
+			t.Fatalf("call %d: %d of %d after %v (all: %v)", i, c[0], c[1], calls[max(i-1, 0)], calls)
+		}
+	}
+	if last := calls[len(calls)-1]; last != [2]int64{want, want} {
+		t.Fatalf("last call %v, want done = total = %d (all: %v)", last, want, calls)
+	}
+	// Without a callback nothing changes.
+	plain, err := Load(context.Background(), spec, Options{AtOffset: -1})
+	if err != nil || len(plain.Image.Topics) != len(res.Image.Topics) || plain.DataDirs[0] != res.DataDirs[0] {
+		t.Fatalf("without progress: %v %+v", err, plain.DataDirs)
+	}
+}

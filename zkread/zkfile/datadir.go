@@ -148,35 +148,61 @@ func list(dir, kind string) ([]numbered, error) {
 	return out, nil
 }
 
-// ReadDir rebuilds the DataTree from a ZooKeeper data directory as a server
-// would at startup: the newest snapshot that decodes (older ones when it does
-// not, with a warning), then every logged transaction after it.
-func ReadDir(dir string, opts DirOptions) (*DirResult, error) {
-	snapDir := resolveDir(dir)
+// readBytes is the progress total of a ReadDir: every log file and the
+// newest snapshot it may start from.
+func readBytes(snaps, logs []numbered, atZxid int64) int64 {
+	var n int64
+	for _, l := range logs {
+		n += fileSize(l.path)
+	}
+	for i := len(snaps) - 1; i >= 0; i-- {
+		if atZxid <= 0 || snaps[i].zxid <= atZxid {
+			n += fileSize(snaps[i].path)
+			break
+		}
+	}
+	return n
+}
+
+// listDir lists a data dir's snapshots and logs.
+func listDir(dir string, opts DirOptions) (snapDir string, snaps, logs []numbered, err error) {
+	snapDir = resolveDir(dir)
 	logDir := snapDir
 	if opts.LogDir != "" {
 		logDir = resolveDir(opts.LogDir)
 	}
-	snaps, err := list(snapDir, "snapshot")
-	if err != nil {
-		return nil, err
+	if snaps, err = list(snapDir, "snapshot"); err != nil {
+		return "", nil, nil, err
 	}
-	logs, err := list(logDir, "log")
+	if logs, err = list(logDir, "log"); err != nil {
+		return "", nil, nil, err
+	}
+	return snapDir, snaps, logs, nil
+}
+
+// DirBytes is the total ReadDir with these options reports to Progress:
+// the bytes of the files it is to read, so a caller reading several dirs
+// can show them as one.
+func DirBytes(dir string, opts DirOptions) (int64, error) {
+	_, snaps, logs, err := listDir(dir, opts)
+	if err != nil {
+		return 0, err
+	}
+	return readBytes(snaps, logs, opts.AtZxid), nil
+}
+
+// ReadDir rebuilds the DataTree from a ZooKeeper data directory as a server
+// would at startup: the newest snapshot that decodes (older ones when it does
+// not, with a warning), then every logged transaction after it.
+func ReadDir(dir string, opts DirOptions) (*DirResult, error) {
+	snapDir, snaps, logs, err := listDir(dir, opts)
 	if err != nil {
 		return nil, err
 	}
 	res := &DirResult{}
 	m := newMeter(opts.Progress)
 	if m != nil {
-		for _, l := range logs {
-			m.total += fileSize(l.path)
-		}
-		for i := len(snaps) - 1; i >= 0; i-- {
-			if opts.AtZxid <= 0 || snaps[i].zxid <= opts.AtZxid {
-				m.total += fileSize(snaps[i].path)
-				break
-			}
-		}
+		m.total = readBytes(snaps, logs, opts.AtZxid)
 	}
 	var lastErr error
 	for i := len(snaps) - 1; i >= 0 && res.Tree == nil; i-- {
