@@ -33,6 +33,10 @@
 //     controller.quorum.bootstrap.servers instead) or of a controller
 //     (its own listener and metadata dir, plus the authorizer, super users,
 //     token secret and topic defaults taken from the broker's file).
+//     Given the plan (ConfigOptions.Plan, `migrate configs --plan`), the
+//     controllers and the quorum kind come from it, so every node's file
+//     matches what apply wrote; a contradicting option, a controller id
+//     that is not a voter or a broker with a voter's id is refused.
 //
 // # Why bootstrap.checkpoint, not a snapshot
 //
