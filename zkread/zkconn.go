@@ -188,7 +188,7 @@ func openSession(ctx context.Context, opts LiveOptions, addr string, deadline ti
 	_ = nc.SetDeadline(deadline)
 	s := &Session{nc: nc, timeout: opts.SessionTimeout, pending: map[int32]*call{},
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
-	s.br = bufio.NewReaderSize(deadlineReader{s}, 64<<10)
+	s.br = bufioReader(s)
 	// ConnectRequest: protocolVersion, lastZxidSeen, timeOut (ms),
 	// sessionId, passwd (16 bytes), readOnly (false: never read from a
 	// server cut off from its quorum).
@@ -254,6 +254,10 @@ func openSession(ctx context.Context, opts LiveOptions, addr string, deadline ti
 	return s, nil
 }
 
+// bufioReader buffers the session's reads: one read(2) takes whatever the
+// server has sent, many responses.
+func bufioReader(s *Session) *bufio.Reader { return bufio.NewReaderSize(deadlineReader{s}, 64<<10) }
+
 // deadlineReader arms the read deadline before every read from the
 // socket, which bufio does only when its buffer is empty: a silent server
 // fails the session after the session timeout, and responses already
@@ -310,13 +314,18 @@ func (s *Session) readLoop() {
 			}
 		}
 		if c == nil || n > maxFrame {
-			if _, err := s.br.Discard(int(n)); err != nil {
+			_, err := s.br.Discard(int(n))
+			if c != nil {
+				// c is no longer pending: answer it here.
+				c.err = fmt.Errorf("%w: %d bytes", errTooLarge, n)
+				if err != nil {
+					c.err = fmt.Errorf("%w: %v", errConnClosed, err)
+				}
+				close(c.done)
+			}
+			if err != nil {
 				s.fail(err)
 				return
-			}
-			if c != nil {
-				c.err = fmt.Errorf("%w: %d bytes", errTooLarge, n)
-				close(c.done)
 			}
 			continue
 		}
