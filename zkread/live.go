@@ -36,7 +36,7 @@ type LiveOptions struct {
 	// (default 64); a multiRead of Batch reads is one request.
 	InFlight int
 	// Batch is the number of reads sent in one multiRead request
-	// (default 64); 1 sends every read as its own request. Servers before
+	// (default 128); 1 sends every read as its own request. Servers before
 	// ZooKeeper 3.6 have no multiRead and are read one request per read
 	// whatever Batch says.
 	Batch int
@@ -189,7 +189,7 @@ func (opts LiveOptions) withDefaults() (LiveOptions, error) {
 		opts.Connections = 1
 	}
 	if opts.Batch <= 0 {
-		opts.Batch = 64
+		opts.Batch = 128
 	}
 	if opts.Retries <= 0 {
 		opts.Retries = 3

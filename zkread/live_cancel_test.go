@@ -296,3 +296,67 @@ func TestLiveCancelMidRead(t *testing.T) {
 	}
 	s.checkReadOnly(t)
 }
+
+// TestLiveFallbackFake: against a server that answers multiRead as
+// ZooKeeper 3.5.9 does (Unimplemented, then the connection closed), the
+// read probes once, replaces the probing session and reads every znode
+// with single requests, retries of a consistent read included.
+func TestLiveFallbackFake(t *testing.T) {
+	s := newStallZK(t, 200, func(op int32, path string) bool { return true })
+	s.pre36 = true
+	tree, err := ReadLive(context.Background(), LiveOptions{Servers: []string{s.addr()}, Connections: 2, Consistent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tree.Nodes) != 201 {
+		t.Errorf("read %d znodes, want 201", len(tree.Nodes))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ops[22] != 1 || s.ops[4] < 201 || len(s.conns) != 3 {
+		t.Errorf("%d multiReads, %d getData, %d connections; want 1, >= 201, 3", s.ops[22], s.ops[4], len(s.conns))
+	}
+}
+
+// TestMultiReadTooLarge: a multiRead whose response exceeds the frame
+// limit is skipped unread and its reads are sent one by one.
+func TestMultiReadTooLarge(t *testing.T) {
+	s := newStallZK(t, 200, func(op int32, path string) bool { return true })
+	old := maxFrame
+	maxFrame = 2000 // a batch of 32 getData answers (81 bytes each) no longer fits; the 200 names do
+	defer func() { maxFrame = old }()
+	tree, err := ReadLive(context.Background(), LiveOptions{Servers: []string{s.addr()}, Batch: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tree.Nodes) != 201 {
+		t.Errorf("read %d znodes, want 201", len(tree.Nodes))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// The probe, the root's getData and getChildren, seven batches of the
+	// children (6 x 32 + 8): the six full ones are read again one by one.
+	if s.ops[22] != 10 || s.ops[4] != 192 {
+		t.Errorf("%d multiReads, %d single getData; want 10 and 192", s.ops[22], s.ops[4])
+	}
+}
+
+// TestSessionPings: an idle session pings within its timeout and stays
+// usable; the read deadline does not fire while the server answers pings.
+func TestSessionPings(t *testing.T) {
+	s := newStallZK(t, 0, func(op int32, path string) bool { return true })
+	sess, err := dialSession(context.Background(), LiveOptions{Servers: []string{s.addr()}, SessionTimeout: 300 * time.Millisecond}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	time.Sleep(time.Second)
+	if ok, _, err := sess.Exists("/"); !ok || err != nil {
+		t.Errorf("exists after a second idle: %v, %v", ok, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ops[11] < 3 {
+		t.Errorf("%d pings in a second with a 300ms session timeout", s.ops[11])
+	}
+}

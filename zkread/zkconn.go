@@ -87,7 +87,7 @@ var (
 // jute.maxbuffer (1 MiB by default), so a single read always fits; a
 // multiRead response that does not is skipped unread and its reads are
 // sent again one by one.
-const maxFrame = 32 << 20
+var maxFrame int64 = 32 << 20 // a variable for the tests
 
 // Session is one established (and, with digest credentials, authenticated)
 // ZooKeeper session of kmeta's own client: requests from any goroutine are
@@ -276,7 +276,7 @@ func (s *Session) readFrame(min int) ([]byte, error) {
 		return nil, err
 	}
 	n := int32(binary.BigEndian.Uint32(hdr[:]))
-	if n < int32(min) || n > maxFrame {
+	if n < int32(min) || int64(n) > maxFrame {
 		return nil, fmt.Errorf("%w: frame length %d", errBadResponse, n)
 	}
 	b := make([]byte, n)

@@ -45,7 +45,7 @@ func zkSourceFlags() []cli.Flag {
 		&cli.StringFlag{Name: "zk-tls-key", Usage: "ZooKeeper TLS: client key (PEM)"},
 		&cli.IntFlag{Name: "zk-connections", Value: 2, Usage: "ZooKeeper sessions to spread reads over"},
 		&cli.IntFlag{Name: "zk-in-flight", Value: 64, Usage: "ZooKeeper requests in flight at once"},
-		&cli.IntFlag{Name: "zk-batch", Value: 64, Usage: "ZooKeeper reads per multiRead request (ZooKeeper 3.6+; 1: one request per read)"},
+		&cli.IntFlag{Name: "zk-batch", Value: 128, Usage: "ZooKeeper reads per multiRead request (ZooKeeper 3.6+; 1: one request per read)"},
 		&cli.BoolFlag{Name: "consistent", Usage: "ZooKeeper: re-read until the tree did not change during the read"},
 		&cli.BoolFlag{Name: "lenient", Usage: "ZooKeeper: keep going past malformed znodes and list them"},
 		&cli.IntFlag{Name: "jute-maxbuffer", Usage: "ZooKeeper data dir: the largest record to accept, in `BYTES`, as the server's jute.maxbuffer (default: ZooKeeper's, 0xfffff)"},

@@ -178,7 +178,7 @@ type zkRun struct {
 type zkSetting struct{ inFlight, conns, batch int }
 
 // zkDefaults are kmeta's defaults (cmd/kmeta's flags).
-var zkDefaults = zkSetting{64, 2, 64}
+var zkDefaults = zkSetting{64, 2, 128}
 
 func (s zkSetting) String() string {
 	return fmt.Sprintf("in-flight %d, connections %d, batch %d", s.inFlight, s.conns, s.batch)
@@ -479,7 +479,7 @@ func zkMultiGetAll(t *testing.T, addr string, paths []string, set zkSetting) (ti
 func zkSettings(t *testing.T) []zkSetting {
 	env := os.Getenv("KMETA_BENCH_ZK_SETTINGS")
 	if env == "" {
-		return []zkSetting{{16, 1, 64}, {256, 4, 64}, {64, 2, 1}}
+		return []zkSetting{{16, 1, 128}, {256, 4, 128}, {64, 2, 64}, {64, 2, 1}}
 	}
 	var out []zkSetting
 	for _, f := range strings.Split(env, ",") {
