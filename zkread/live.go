@@ -105,21 +105,28 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*Tree, error) {
 	// Requests wait for as long as the server keeps the session alive,
 	// so a cancelled read closes the sessions: every request in flight
 	// then fails at once. Closing is done once, whichever comes first.
+	// A cancel aborts the sessions; a read that ends closes them.
 	var closeOnce sync.Once
-	closeAll := func() {
+	closeAll := func(abort bool) {
 		closeOnce.Do(func() {
 			var wg sync.WaitGroup
 			for _, c := range conns {
-				wg.Add(1)
-				go func() { defer wg.Done(); c.Close() }()
+				wg.Go(func() {
+					if abort {
+						c.abort()
+					} else {
+						c.Close()
+					}
+				})
 			}
 			wg.Wait()
 		})
 	}
-	stop := context.AfterFunc(ctx, closeAll)
+	r := &liveReader{conns: conns, opts: opts, chroot: chroot}
+	stop := context.AfterFunc(ctx, func() { closeAll(true) })
 	defer func() {
 		stop()
-		closeAll()
+		closeAll(ctx.Err() != nil)
 	}()
 	// After a cancel the requests fail as "connection closed"; report the
 	// cancel instead.
@@ -129,7 +136,6 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*Tree, error) {
 		}
 		return err
 	}
-	r := &liveReader{conns: conns, opts: opts, chroot: chroot}
 	root := chroot
 	if root == "" {
 		root = "/"
@@ -330,7 +336,7 @@ func (r *liveReader) probeMultiRead(ctx context.Context, root string) error {
 	if !errors.Is(err, codeUnimplemented) && !errors.Is(err, errConnClosed) {
 		return r.zkErr(root, err)
 	}
-	r.conns[0].Close()
+	r.conns[0].abort() // the server closed it
 	s, err := dialSession(ctx, r.opts, 0)
 	if err != nil {
 		return err

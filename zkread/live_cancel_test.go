@@ -141,6 +141,11 @@ func (s *stallZK) serve(c net.Conn) {
 				n := int(binary.BigEndian.Uint32(body[9:13]))
 				path := string(body[13 : 13+n])
 				body = body[13+n+1:]
+				if sub != 4 && sub != 8 {
+					s.mu.Lock()
+					s.ops[-1000-sub]++ // not a read: checkReadOnly reports it
+					s.mu.Unlock()
+				}
 				if !s.answer(sub, path) {
 					answered = false
 					break

@@ -361,13 +361,24 @@ func (s *Session) fail(err error) {
 	}
 }
 
-// Close closes the session's connection (the server expires the session
-// after its timeout; a read holds no ephemeral znode or watch) and fails
-// every request in flight at once.
+// Close ends the session: closeSession, so that the server forgets it at
+// once instead of after its timeout, waiting at most a second for the
+// answer; then the connection is closed and any request still in flight
+// fails.
 func (s *Session) Close() error {
-	s.fail(net.ErrClosed)
+	if c, err := s.send(0, opCloseSession, nil); err == nil {
+		select {
+		case <-c.done:
+		case <-time.After(time.Second):
+		}
+	}
+	s.abort()
 	return nil
 }
+
+// abort closes the connection at once: every request in flight fails now
+// (a cancelled read); the server expires the session after its timeout.
+func (s *Session) abort() { s.fail(net.ErrClosed) }
 
 // send queues a request: RequestHeader{xid, type} and the body enc
 // appends. xid 0 picks the next one.

@@ -245,7 +245,10 @@ var migrationDoneRE = regexp.MustCompile(`Completed migration of metadata from Z
 //
 // KMETA_BENCH_ZK_TOPICS and KMETA_BENCH_ZK_PARTITIONS change the shape;
 // KMETA_BENCH_SCALE=small reads 100 topics; KMETA_BENCH_ZK_ROWS selects
-// rows (see zkRow).
+// rows (see zkRow), KMETA_BENCH_ZK_SETTINGS the settings rows (see
+// zkSettings); KMETA_BENCH_ZK_REFERENCE names another kmeta binary whose
+// `zk image -o json` and `zk dump` of the same tree must be byte for byte
+// kmeta's.
 func TestBenchSideBySideZK(t *testing.T) {
 	if os.Getenv("KMETA_BENCH") == "" {
 		t.Skip("benchmark: run with `make bench` (KMETA_BENCH=1)")
