@@ -516,44 +516,48 @@ func (w *levelWorker) batchable(it readItem) bool {
 	return w.r.multi && !it.solo && (it.op == opGetData || it.op == opGetChildren)
 }
 
-// nextPacket sends the next request: the queued follow-ups first, then
-// reads of newly claimed znodes, up to Batch reads in one multiRead.
-func (w *levelWorker) nextPacket() (*packet, bool) {
-	if len(w.queue) == 0 && !w.claim() {
-		return nil, false
-	}
-	it := w.queue[0]
-	if !w.batchable(it) {
-		w.queue = w.queue[1:]
-		p := &packet{items: []readItem{it}}
-		p.c, p.err = w.conn.send(0, it.op, pathRequest(it.n.abs, it.op != opGetACL))
-		return p, true
-	}
+// nextPackets sends the next requests: the queued follow-ups first, then
+// reads of newly claimed znodes, up to Batch reads in one multiRead; a
+// read a multiRead cannot carry (getACL, or one whose batch was too
+// large) met on the way goes out as its own request, and counts towards
+// the Batch reads taken.
+func (w *levelWorker) nextPackets() []*packet {
+	var out []*packet
 	var items []readItem
-	for len(items) < w.r.opts.Batch {
+	for taken := 0; taken < w.r.opts.Batch; taken++ {
 		if len(w.queue) == 0 && !w.claim() {
 			break
 		}
-		if !w.batchable(w.queue[0]) {
-			break
-		}
-		items = append(items, w.queue[0])
+		it := w.queue[0]
 		w.queue = w.queue[1:]
+		if !w.batchable(it) {
+			p := &packet{items: []readItem{it}}
+			p.c, p.err = w.conn.send(0, it.op, pathRequest(it.n.abs, it.op != opGetACL))
+			out = append(out, p)
+			if !w.r.multi {
+				return out
+			}
+			continue
+		}
+		items = append(items, it)
 	}
-	p := &packet{items: items, multi: true}
-	p.c, p.err = w.conn.startMulti(toOps(items))
-	return p, true
+	if len(items) > 0 {
+		p := &packet{items: items, multi: true}
+		p.c, p.err = w.conn.startMulti(toOps(items))
+		out = append(out, p)
+	}
+	return out
 }
 
 func (w *levelWorker) run(ctx context.Context, window int, stop *atomic.Bool) {
 	var inflight []*packet
 	for {
 		for len(inflight) < window && ctx.Err() == nil && !stop.Load() {
-			p, ok := w.nextPacket()
-			if !ok {
+			ps := w.nextPackets()
+			if len(ps) == 0 {
 				break
 			}
-			inflight = append(inflight, p)
+			inflight = append(inflight, ps...)
 		}
 		if len(inflight) == 0 {
 			return
