@@ -536,29 +536,6 @@ func (s *Session) Exists(path string) (bool, Stat, error) {
 	return true, st, r.done()
 }
 
-// Children lists a znode's children (getChildren2: with the stat).
-func (s *Session) Children(path string) ([]string, Stat, error) {
-	c, err := s.do(opGetChildren2, pathRequest(path, true))
-	if err != nil {
-		return nil, Stat{}, err
-	}
-	r := juteReader{b: c.body}
-	kids := r.strings()
-	st := r.stat()
-	return kids, st, r.done()
-}
-
-// ChildNames lists a znode's children (getChildren: names only).
-func (s *Session) ChildNames(path string) ([]string, error) {
-	c, err := s.do(opGetChildren, pathRequest(path, true))
-	if err != nil {
-		return nil, err
-	}
-	r := juteReader{b: c.body}
-	kids := r.strings()
-	return kids, r.done()
-}
-
 // GetACL reads a znode's ACL.
 func (s *Session) GetACL(path string) ([]ACL, error) {
 	c, err := s.do(opGetACL, pathRequest(path, false))
