@@ -4,7 +4,7 @@
 // relative to the chroot), and one decoder turns a Tree into a
 // *model.Image:
 //
-//	ReadLive(ctx, LiveOptions)       a live ensemble (go-zookeeper, read-only)
+//	ReadLive(ctx, LiveOptions)       a live ensemble (kmeta's own client, read-only)
 //	ReadDataDir(dir, DataDirOptions) a ZooKeeper data dir, offline (package zkfile)
 //	ReadDumpFile(path)               a dump written by WriteDump (`kmeta zk dump`)
 //	Decode(tree, DecodeOptions)      Tree → *model.Image
@@ -16,38 +16,101 @@
 //
 // # Live reads
 //
-// go-zookeeper has no chroot support (a "host:port/chroot" server string
-// never connects), so the chroot is split off the connect string and
-// prefixed to every path here. Reads are Get (data and stat), Children (only
-// for znodes with children) and, with ReadACLs, GetACL; Exists checks the
-// chroot. The client pipelines only requests issued from different
-// goroutines, so a level of the tree is read by up to InFlight workers
-// spread over Connections sessions (LiveSessions opens the same sessions
-// for a caller that measures what the ensemble serves). A znode is read
-// with getData, plus
-// getChildren2 when it has children; topics' partitions/ and
-// partitions/<p> containers (one per partition) with getChildren2 alone,
-// recorded with null data when their dataLength is 0 (Kafka writes null
-// there; a stat cannot tell null from empty). go-zookeeper writes each
-// request with its own write(2) and reads each response with two read(2)s
-// under a fresh deadline, so the connection coalesces writes (one
-// goroutine writes whatever requests queued while the previous write ran,
-// after letting the goroutines a burst of responses woke queue theirs)
-// and buffers reads (one read(2) takes whatever the server sent; the
-// deadline is applied only when the socket is read). Digest auth: AddAuth never fails, so a
+// The live read speaks ZooKeeper's client protocol itself (zkconn.go,
+// Session): a client that only reads needs the handshake, digest auth,
+// pings and eight requests, and owning them lets one packet carry many
+// reads. The chroot is prefixed to every path here (the server never sees
+// a chroot). LiveSessions opens the same sessions for a caller that
+// measures what the ensemble serves (internal/bench's ceilings).
+//
+// Wire protocol (read in ZooKeeper's zookeeper.jute, MultiResponse.java,
+// MultiOperationRecord.java and FinalRequestProcessor.java): every frame is
+// an int length and the record. Jute: big-endian ints and longs, bool one
+// byte, buffer and ustring an int length (-1 null) and bytes, vector an int
+// count (-1 null) and the elements. ConnectRequest{int protocolVersion 0,
+// long lastZxidSeen, int timeOut ms, long sessionId 0, buffer passwd (16
+// zero bytes), bool readOnly} is answered by ConnectResponse{int
+// protocolVersion, int timeOut (the negotiated one; <= 0: refused), long
+// sessionId, buffer passwd[, bool readOnly]}; readOnly is sent false, so a
+// server cut off from its quorum is never read. Then requests are
+// RequestHeader{int xid, int type} and a body, answers ReplyHeader{int xid,
+// long zxid, int err} and a body when err is 0; the server answers a
+// session's requests in order, matched here by xid. Reserved xids: -1 a
+// watch notification (ignored: no watch is set), -2 ping (type 11, sent
+// when a third of the session timeout passed without a write), -4 auth
+// (AuthPacket{int type 0, ustring scheme "digest", buffer "user:password"},
+// type 100). Bodies: getData (4) and exists (3) {path, bool watch} →
+// GetDataResponse{buffer data, Stat} / Stat; getChildren (8) {path,
+// watch} → {vector<ustring>}; getChildren2 (12) → {vector<ustring>,
+// Stat}; getACL (6) {path} → {vector<ACL{int perms, ustring scheme,
+// ustring id}>, Stat}; Stat is czxid, mzxid, ctime, mtime (longs),
+// version, cversion, aversion (ints), ephemeralOwner (long), dataLength,
+// numChildren (ints), pzxid (long), 68 bytes. multiRead (22, ZooKeeper
+// 3.6+): a sequence of MultiHeader{int type, bool done, int err} each
+// followed by a GetDataRequest or GetChildrenRequest, ended by
+// MultiHeader{-1, true, -1}; the answer is a MultiResponse: per read a
+// MultiHeader with the read's type and a GetDataResponse or
+// GetChildrenResponse, or type -1 and ErrorResponse{int err} for a read
+// that failed alone (NoNode -101, NoAuth -102: a multiRead is not atomic,
+// each read is checked and answered on its own, READ permission as for
+// the single request), ended by MultiHeader{-1, true, -1}. The server
+// refuses a multiRead that mixes in writes. ZooKeeper 3.5.9 (Kafka 2.x's)
+// does not know type 22: observed, it logs "Received packet at server of
+// unknown type 22", answers err Unimplemented (-6) and closes the
+// connection (TestPre36MultiRead).
+//
+// Robustness: every length from the server is checked against what the
+// frame holds before anything is allocated, and a frame against maxFrame
+// (32 MiB; one znode holds at most jute.maxbuffer, 1 MiB by default); a
+// multiRead answer above it is skipped unread and its reads are sent one by
+// one. A request answered with bytes that do not decode fails with the
+// znode's path; no server bytes make the client panic (FuzzWireDecode,
+// seeded with real responses in testdata/zkwire). One goroutine per
+// session reads (through a 64 KiB buffer: one read(2) takes many
+// answers, the read deadline of one session timeout armed only when the
+// socket is read) and one writes: requests queued while a write is under
+// way leave together in the next one, after letting the goroutines that
+// are runnable queue theirs (a lone request is written at once). Closing
+// a session fails every request in flight at once, so a cancelled read
+// (the context closes the sessions) returns the context's error after
+// every reader goroutine has stopped. TLS, when configured, wraps the
+// socket before the handshake (a failed TLS handshake is retried like a
+// refused connection until the session timeout, then ErrUnreachable).
+//
+// The read: once per ReadLive a multiRead of the root probes the server;
+// on Unimplemented (or the closed connection that follows) the probing
+// session is replaced and the read goes one request per read. The tree is
+// read level by level; each connection has one goroutine keeping InFlight
+// / Connections requests in flight. With multiRead, a request carries up
+// to Batch reads (default 128: at full bench size, 100,000 partitions,
+// ZooKeeper's CPU fell from 2.1 s at 16 reads per request to 1.7 s at 32,
+// 1.3 s at 64 and 1.2 s at 128, and rose at 256; kmeta's stayed about
+// 1.5 s): getData of every znode, with getChildren in the same request
+// for the znodes expected to have children (Kafka's topic znodes and
+// their partitions/ and partitions/<p> containers, one per partition),
+// and for any other znode a getChildren once its stat shows children.
+// Without multiRead, a znode is read with getData, plus getChildren when
+// it has children; the containers with getChildren2 alone (recorded with
+// null data when their dataLength is 0: Kafka writes null there and a stat
+// cannot tell null from empty; one with data is read again with getData).
+// With multiRead the containers' data is read, so null and empty are told
+// apart as in every other source. Per read, NoNode means the znode was
+// deleted after its parent was listed (a WarnTreeChanged warning), NoAuth
+// lists it in the NoAuthError, anything else stops the read with its
+// path. With ReadACLs, getACL (which multiRead does not carry) is one
+// more request per znode.
+//
+// Digest auth: ZooKeeper accepts any digest password at auth time, so a
 // wrong password only shows as NoAuth on reads; the ACLs of the refused
 // znodes are then read, and when one grants READ to the given user the
-// error says the password is wrong (ErrAuth as well as ErrNoAuth).
-// go-zookeeper speaks no SASL: brokers with zookeeper.set.acl=true and a
-// SASL session own their znodes as sasl:<user> and hide /config/users,
-// /config/brokers and /delegation_token/tokens from everyone else, so such
-// an ensemble is read as ZooKeeper's digest super user
+// error says the password is wrong (ErrAuth as well as ErrNoAuth); an
+// AuthFailed answer to the auth packet is ErrAuth. The client speaks no
+// SASL: brokers with zookeeper.set.acl=true and a SASL session own their
+// znodes as sasl:<user> and hide /config/users, /config/brokers and
+// /delegation_token/tokens from everyone else, so such an ensemble is read
+// as ZooKeeper's digest super user
 // (zookeeper.DigestAuthenticationProvider.superDigest); without it the
 // read returns the rest of the tree and a NoAuthError naming those three.
-// go-zookeeper's requests take no context, so cancelling the read's
-// context closes its sessions: the requests in flight fail at once, and
-// ReadLive returns the context's error after every reader goroutine has
-// stopped.
 // Consistency: the stats of sentinel znodes (/controller_epoch,
 // /brokers/topics, /brokers/ids, /config/changes, /admin/delete_topics, the
 // ISR and ACL change queues) are taken before and after the read; if they

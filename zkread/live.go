@@ -8,16 +8,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"net"
 	"os"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/kmeta/kmeta/model"
 )
@@ -36,8 +32,14 @@ type LiveOptions struct {
 	Auth string
 	// TLS, when set, is used for every connection. See TLSConfig.
 	TLS *tls.Config
-	// InFlight bounds concurrent requests over all connections (default 64).
+	// InFlight bounds the requests in flight over all connections
+	// (default 64); a multiRead of Batch reads is one request.
 	InFlight int
+	// Batch is the number of reads sent in one multiRead request
+	// (default 128); 1 sends every read as its own request. Servers before
+	// ZooKeeper 3.6 have no multiRead and are read one request per read
+	// whatever Batch says.
+	Batch int
 	// Connections is the number of sessions to spread reads over (default 1).
 	Connections int
 	// ReadACLs also reads every znode's ACL (one more request per znode).
@@ -76,10 +78,6 @@ func TLSConfig(caFile, certFile, keyFile, serverName string) (*tls.Config, error
 	return cfg, nil
 }
 
-type quietLogger struct{}
-
-func (quietLogger) Printf(string, ...any) {}
-
 // sentinels are the znodes whose stat moves with nearly every Kafka change:
 // a new controller, topics created or deleted, broker registrations, config
 // and ACL change notifications, ISR changes, pending deletions.
@@ -87,7 +85,8 @@ var sentinels = []string{"/controller_epoch", "/brokers/topics", "/brokers/ids",
 	"/admin/delete_topics", "/isr_change_notification", "/kafka-acl-changes", "/kafka-acl-extended-changes"}
 
 // ReadLive reads the whole tree under the chroot from a live ensemble,
-// strictly read-only (Get, Children, Exists, GetACL). It returns
+// strictly read-only (getData, getChildren, getChildren2, multiRead of
+// those, exists, getACL). It returns
 // ErrUnreachable when no server answers within the session timeout, a
 // *ZnodeError wrapping ErrNoNode when the chroot is missing, and a
 // *NoAuthError (ErrNoAuth, plus ErrAuth when the password is evidently
@@ -103,25 +102,31 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	// go-zookeeper's requests take no context and wait for as long as the
-	// server keeps the session alive, so a cancelled read closes the
-	// sessions: every request in flight then fails at once. Closing is
-	// done once, whichever comes first.
+	// Requests wait for as long as the server keeps the session alive,
+	// so a cancelled read closes the sessions: every request in flight
+	// then fails at once. Closing is done once, whichever comes first.
+	// A cancel aborts the sessions; a read that ends closes them.
 	var closeOnce sync.Once
-	closeAll := func() {
+	closeAll := func(abort bool) {
 		closeOnce.Do(func() {
 			var wg sync.WaitGroup
 			for _, c := range conns {
-				wg.Add(1)
-				go func() { defer wg.Done(); c.Close() }()
+				wg.Go(func() {
+					if abort {
+						c.abort()
+					} else {
+						c.Close()
+					}
+				})
 			}
 			wg.Wait()
 		})
 	}
-	stop := context.AfterFunc(ctx, closeAll)
+	r := &liveReader{conns: conns, opts: opts, chroot: chroot}
+	stop := context.AfterFunc(ctx, func() { closeAll(true) })
 	defer func() {
 		stop()
-		closeAll()
+		closeAll(ctx.Err() != nil)
 	}()
 	// After a cancel the requests fail as "connection closed"; report the
 	// cancel instead.
@@ -131,13 +136,15 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*Tree, error) {
 		}
 		return err
 	}
-	r := &liveReader{conns: conns, opts: opts, chroot: chroot}
 	root := chroot
 	if root == "" {
 		root = "/"
 	}
-	ok, _, err := conns[0].Exists(root)
-	if errors.Is(err, zk.ErrNoAuth) {
+	if err := r.probeMultiRead(ctx, root); err != nil {
+		return nil, fail(err)
+	}
+	ok, _, err := r.conns[0].Exists(root)
+	if errors.Is(err, codeNoAuth) {
 		// ZooKeeper 3.8 checks READ on exists too; the read below reports
 		// the refused znodes with their ACLs.
 		ok, err = true, nil
@@ -187,6 +194,9 @@ func (opts LiveOptions) withDefaults() (LiveOptions, error) {
 	if opts.Connections <= 0 {
 		opts.Connections = 1
 	}
+	if opts.Batch <= 0 {
+		opts.Batch = 128
+	}
 	if opts.Retries <= 0 {
 		opts.Retries = 3
 	}
@@ -197,11 +207,11 @@ func (opts LiveOptions) withDefaults() (LiveOptions, error) {
 }
 
 // LiveSessions opens, established and authenticated, the sessions ReadLive
-// reads over: the same dialer (TLS, write coalescing, read buffering),
+// reads over: the same client (TLS, write coalescing, read buffering),
 // session timeout and digest auth. The caller closes them. It exists so
 // that a measurement of what an ensemble serves (internal/bench's ceiling)
 // goes through exactly the connections kmeta's read uses.
-func LiveSessions(ctx context.Context, opts LiveOptions) ([]*zk.Conn, error) {
+func LiveSessions(ctx context.Context, opts LiveOptions) ([]*Session, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
@@ -213,12 +223,12 @@ func LiveSessions(ctx context.Context, opts LiveOptions) ([]*zk.Conn, error) {
 // sessions are opened at once (creating a session is a transaction on the
 // server, logged before it answers); the error of the first session that
 // failed, in order, is returned, and every session is closed then.
-func connectAll(ctx context.Context, opts LiveOptions) ([]*zk.Conn, error) {
-	conns := make([]*zk.Conn, opts.Connections)
+func connectAll(ctx context.Context, opts LiveOptions) ([]*Session, error) {
+	conns := make([]*Session, opts.Connections)
 	errs := make([]error, opts.Connections)
 	var wg sync.WaitGroup
 	for i := range conns {
-		wg.Go(func() { conns[i], errs[i] = connectOne(ctx, opts) })
+		wg.Go(func() { conns[i], errs[i] = dialSession(ctx, opts, i) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -236,77 +246,12 @@ func connectAll(ctx context.Context, opts LiveOptions) ([]*zk.Conn, error) {
 	return conns, nil
 }
 
-// connectOne opens one session: TLS when configured, the batching
-// connection, digest auth. On an error the session is closed.
-func connectOne(ctx context.Context, opts LiveOptions) (*zk.Conn, error) {
-	dialer := zk.Dialer(net.DialTimeout)
-	if opts.TLS != nil {
-		cfg := opts.TLS
-		dialer = func(network, addr string, timeout time.Duration) (net.Conn, error) {
-			c := cfg.Clone()
-			if c.ServerName == "" {
-				host, _, _ := net.SplitHostPort(addr)
-				c.ServerName = host
-			}
-			return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, network, addr, c)
-		}
-	}
-	base := dialer
-	dialer = func(network, addr string, timeout time.Duration) (net.Conn, error) {
-		c, err := base(network, addr, timeout)
-		if err != nil {
-			return nil, err
-		}
-		return newBatchingConn(c, opts.SessionTimeout), nil
-	}
-	conn, events, err := zk.Connect(opts.Servers, opts.SessionTimeout,
-		zk.WithLogger(quietLogger{}), zk.WithLogInfo(false), zk.WithDialer(dialer))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
-	}
-	if err := waitSession(ctx, events, opts); err != nil {
-		conn.Close()
-		return nil, err
-	}
-	if opts.Auth != "" {
-		// go-zookeeper's AddAuth does not fail on a wrong password; a
-		// wrong one shows up as NoAuth on reads (see NoAuthError).
-		if err := conn.AddAuth("digest", []byte(opts.Auth)); err != nil {
-			conn.Close()
-			return nil, fmt.Errorf("%w: %v", ErrAuth, err)
-		}
-	}
-	return conn, nil
-}
-
-func waitSession(ctx context.Context, events <-chan zk.Event, opts LiveOptions) error {
-	timer := time.NewTimer(opts.SessionTimeout)
-	defer timer.Stop()
-	for {
-		select {
-		case ev, ok := <-events:
-			if !ok {
-				return fmt.Errorf("%w: connection closed", ErrUnreachable)
-			}
-			switch ev.State {
-			case zk.StateHasSession:
-				return nil
-			case zk.StateAuthFailed:
-				return fmt.Errorf("%w: the server rejected the session's authentication", ErrAuth)
-			}
-		case <-timer.C:
-			return fmt.Errorf("%w: no ZooKeeper server among %s established a session within %s",
-				ErrUnreachable, strings.Join(opts.Servers, ","), opts.SessionTimeout)
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
-
 type liveReader struct {
-	conns  []*zk.Conn
+	conns  []*Session
 	opts   LiveOptions
 	chroot string
+	// multi: the server answers multiRead (ZooKeeper 3.6+).
+	multi bool
 }
 
 func (r *liveReader) abs(rel string) string {
@@ -321,11 +266,11 @@ func (r *liveReader) abs(rel string) string {
 
 func (r *liveReader) zkErr(path string, err error) error {
 	switch {
-	case errors.Is(err, zk.ErrNoAuth):
+	case errors.Is(err, codeNoAuth):
 		return &ZnodeError{Path: path, Err: ErrNoAuth}
-	case errors.Is(err, zk.ErrAuthFailed):
+	case errors.Is(err, codeAuthFailed):
 		return &ZnodeError{Path: path, Err: ErrAuth}
-	case errors.Is(err, zk.ErrNoServer), errors.Is(err, zk.ErrConnectionClosed), errors.Is(err, zk.ErrSessionExpired), errors.Is(err, zk.ErrClosing):
+	case errors.Is(err, errConnClosed), errors.Is(err, codeSessionExpired):
 		return &ZnodeError{Path: path, Err: fmt.Errorf("%w: %v", ErrUnreachable, err)}
 	}
 	return &ZnodeError{Path: path, Err: err}
@@ -333,21 +278,19 @@ func (r *liveReader) zkErr(path string, err error) error {
 
 // sentinelStats reads the sentinels' stats, all requests in flight at once
 // (one round trip instead of one per sentinel).
-func (r *liveReader) sentinelStats() map[string]*zk.Stat {
-	stats := make([]*zk.Stat, len(sentinels))
-	var wg sync.WaitGroup
+func (r *liveReader) sentinelStats() map[string]*Stat {
+	calls := make([]*call, len(sentinels))
 	for i, p := range sentinels {
-		wg.Go(func() {
-			if ok, st, err := r.conns[0].Exists(r.abs(p)); err == nil && ok {
-				stats[i] = st
-			}
-		})
+		calls[i], _ = r.conns[0].send(0, opExists, pathRequest(r.abs(p), true))
 	}
-	wg.Wait()
-	out := map[string]*zk.Stat{}
+	out := map[string]*Stat{}
 	for i, p := range sentinels {
-		if stats[i] != nil {
-			out[p] = stats[i]
+		if calls[i] == nil || calls[i].wait() != nil {
+			continue
+		}
+		rd := juteReader{b: calls[i].body}
+		if st := rd.stat(); rd.done() == nil {
+			out[p] = &st
 		}
 	}
 	return out
@@ -355,7 +298,7 @@ func (r *liveReader) sentinelStats() map[string]*zk.Stat {
 
 // diffSentinels reports sentinels whose stat differs between the checks
 // before and after the read, or from what the read itself saw.
-func diffSentinels(before, after map[string]*zk.Stat, t *Tree) []string {
+func diffSentinels(before, after map[string]*Stat, t *Tree) []string {
 	var out []string
 	for _, p := range sentinels {
 		b, a := before[p], after[p]
@@ -370,10 +313,74 @@ func diffSentinels(before, after map[string]*zk.Stat, t *Tree) []string {
 	return out
 }
 
-// readTree reads level by level; within a level up to InFlight workers,
-// spread over the connections, each read one znode at a time
-// (go-zookeeper pipelines requests made from different goroutines on one
-// connection), so up to InFlight requests are in flight.
+// permAdmin is ZooDefs.Perms.ADMIN.
+const permAdmin = 16
+
+// probeMultiRead finds out whether the server answers multiRead with one
+// getData of the root. ZooKeeper before 3.6 does not know the opcode: it
+// answers Unimplemented and closes the connection (see the package doc),
+// so the probing session is replaced by a new one and the read goes one
+// request per read. With Batch 1 nothing is probed.
+func (r *liveReader) probeMultiRead(ctx context.Context, root string) error {
+	if r.opts.Batch <= 1 {
+		return nil
+	}
+	_, err := r.conns[0].MultiRead([]ReadOp{{Path: root}})
+	if err == nil {
+		r.multi = true
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if !errors.Is(err, codeUnimplemented) && !errors.Is(err, errConnClosed) {
+		return r.zkErr(root, err)
+	}
+	r.conns[0].abort() // the server closed it
+	s, err := dialSession(ctx, r.opts, 0)
+	if err != nil {
+		return err
+	}
+	r.conns[0] = s
+	return nil
+}
+
+// nodeRead is one znode of a level being read: its reads are answered in
+// any order, and it is complete when none is outstanding.
+type nodeRead struct {
+	rel, abs  string
+	data      []byte
+	stat      Stat
+	kids      []string
+	acl       []ACL
+	kidsAsked bool
+	pending   int
+	err       error
+}
+
+// readItem is one read of a znode: opGetData, opGetChildren,
+// opGetChildren2 or opGetACL. solo sends it as its own request even when
+// multiRead batching is on (after a batch's response was too large).
+type readItem struct {
+	n    *nodeRead
+	op   int32
+	solo bool
+}
+
+// packet is one request in flight: a multiRead of items, or one item.
+type packet struct {
+	c     *call
+	items []readItem
+	multi bool
+	err   error
+}
+
+// readTree reads level by level. Each connection has one goroutine that
+// keeps a window of requests in flight: multiRead batches of up to Batch
+// reads (getData, and getChildren for nodes expected to have children)
+// when the server has multiRead, single requests otherwise. Follow-up
+// reads (the children of a node whose stat shows some) go out on the same
+// connection with the next requests.
 func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 	t := NewTree()
 	t.Chroot = r.chroot
@@ -384,53 +391,51 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 		done   int
 		known  = 1
 	)
+	window := max(1, r.opts.InFlight/len(r.conns))
 	level := []string{"/"}
 	for len(level) > 0 {
 		var next []string
-		var wg sync.WaitGroup
 		var cursor atomic.Int64
-		for w := range min(r.opts.InFlight, len(level)) {
-			conn := r.conns[w%len(r.conns)]
-			wg.Go(func() {
-				for ctx.Err() == nil {
-					i := int(cursor.Add(1)) - 1
-					if i >= len(level) {
-						return
-					}
-					rel := level[i]
-					n, kids, err := r.readNode(conn, rel)
-					mu.Lock()
-					done++
-					switch {
-					case err == nil:
-						t.Nodes[rel] = n
-						for _, k := range kids {
-							next = append(next, Child(rel, k))
-						}
-						known += len(kids)
-						t.MaxZxid = max(t.MaxZxid, n.Stat.Czxid, n.Stat.Mzxid, n.Stat.Pzxid)
-					case errors.Is(err, zk.ErrNoNode):
-						// Deleted after its parent was listed: the parent's
-						// pzxid moved, which the sentinel check may catch.
-						where := model.NoLocation()
-						where.Znode = rel
-						t.warnf(model.WarnTreeChanged, &where, "znode %s disappeared while reading", quoteUnsafe(rel))
-					case errors.Is(err, zk.ErrNoAuth):
-						noAuth = append(noAuth, rel)
-					default:
-						if fatal == nil {
-							fatal = r.zkErr(rel, err)
-						}
-					}
-					if r.opts.Progress != nil {
-						r.opts.Progress(done, known)
-					}
-					stop := fatal != nil
-					mu.Unlock()
-					if stop {
-						return
-					}
+		var stop atomic.Bool
+		finish := func(n *nodeRead) {
+			mu.Lock()
+			defer mu.Unlock()
+			done++
+			switch {
+			case n.err == nil:
+				sort.Strings(n.kids)
+				if n.kids == nil {
+					n.kids = []string{} // as every source: never nil
 				}
+				t.Nodes[n.rel] = &Node{Data: n.data, Stat: n.stat, Children: n.kids, ACL: n.acl}
+				for _, k := range n.kids {
+					next = append(next, Child(n.rel, k))
+				}
+				known += len(n.kids)
+				t.MaxZxid = max(t.MaxZxid, n.stat.Czxid, n.stat.Mzxid, n.stat.Pzxid)
+			case errors.Is(n.err, codeNoNode):
+				// Deleted after its parent was listed: the parent's
+				// pzxid moved, which the sentinel check may catch.
+				where := model.NoLocation()
+				where.Znode = n.rel
+				t.warnf(model.WarnTreeChanged, &where, "znode %s disappeared while reading", quoteUnsafe(n.rel))
+			case errors.Is(n.err, codeNoAuth):
+				noAuth = append(noAuth, n.rel)
+			default:
+				if fatal == nil {
+					fatal = r.zkErr(n.rel, n.err)
+				}
+				stop.Store(true)
+			}
+			if r.opts.Progress != nil {
+				r.opts.Progress(done, known)
+			}
+		}
+		var wg sync.WaitGroup
+		for _, conn := range r.conns[:min(len(r.conns), len(level))] {
+			wg.Go(func() {
+				w := levelWorker{r: r, conn: conn, level: level, cursor: &cursor, finish: finish}
+				w.run(ctx, window, &stop)
 			})
 		}
 		// On a cancel the workers stop (ReadLive closes the sessions, so
@@ -465,6 +470,203 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 	return t, nil, nil
 }
 
+// levelWorker reads a level's znodes over one connection: it claims
+// znodes from the level's shared cursor and keeps its follow-up reads.
+type levelWorker struct {
+	r      *liveReader
+	conn   *Session
+	level  []string
+	cursor *atomic.Int64
+	finish func(*nodeRead)
+	queue  []readItem // follow-ups, sent before new znodes
+}
+
+// claim takes the level's next znode and queues its first reads.
+func (w *levelWorker) claim() bool {
+	i := int(w.cursor.Add(1)) - 1
+	if i >= len(w.level) {
+		return false
+	}
+	rel := w.level[i]
+	n := &nodeRead{rel: rel, abs: w.r.abs(rel)}
+	switch {
+	case w.r.multi && expectsChildren(rel):
+		n.kidsAsked = true
+		w.add(n, opGetData, false)
+		w.add(n, opGetChildren, false)
+	case !w.r.multi && likelyContainer(rel):
+		n.kidsAsked = true
+		w.add(n, opGetChildren2, false)
+	default:
+		w.add(n, opGetData, false)
+	}
+	if w.r.opts.ReadACLs {
+		w.add(n, opGetACL, false)
+	}
+	return true
+}
+
+func (w *levelWorker) add(n *nodeRead, op int32, solo bool) {
+	n.pending++
+	w.queue = append(w.queue, readItem{n: n, op: op, solo: solo})
+}
+
+// batchable says whether an item can go in a multiRead.
+func (w *levelWorker) batchable(it readItem) bool {
+	return w.r.multi && !it.solo && (it.op == opGetData || it.op == opGetChildren)
+}
+
+// nextPackets sends the next requests: the queued follow-ups first, then
+// reads of newly claimed znodes, up to Batch reads in one multiRead; a
+// read a multiRead cannot carry (getACL, or one whose batch was too
+// large) met on the way goes out as its own request, and counts towards
+// the Batch reads taken.
+func (w *levelWorker) nextPackets() []*packet {
+	var out []*packet
+	var items []readItem
+	for taken := 0; taken < w.r.opts.Batch; taken++ {
+		if len(w.queue) == 0 && !w.claim() {
+			break
+		}
+		it := w.queue[0]
+		w.queue = w.queue[1:]
+		if !w.batchable(it) {
+			p := &packet{items: []readItem{it}}
+			p.c, p.err = w.conn.send(0, it.op, pathRequest(it.n.abs, it.op != opGetACL))
+			out = append(out, p)
+			if !w.r.multi {
+				return out
+			}
+			continue
+		}
+		items = append(items, it)
+	}
+	if len(items) > 0 {
+		p := &packet{items: items, multi: true}
+		p.c, p.err = w.conn.startMulti(toOps(items))
+		out = append(out, p)
+	}
+	return out
+}
+
+func (w *levelWorker) run(ctx context.Context, window int, stop *atomic.Bool) {
+	var inflight []*packet
+	for {
+		for len(inflight) < window && ctx.Err() == nil && !stop.Load() {
+			ps := w.nextPackets()
+			if len(ps) == 0 {
+				break
+			}
+			inflight = append(inflight, ps...)
+		}
+		if len(inflight) == 0 {
+			return
+		}
+		p := inflight[0]
+		inflight = inflight[1:]
+		w.complete(p)
+	}
+}
+
+// complete waits for a request's answer and applies it to its znodes.
+func (w *levelWorker) complete(p *packet) {
+	err := p.err
+	if err == nil {
+		err = p.c.wait()
+	}
+	if p.multi {
+		var res []ReadResult
+		if err == nil {
+			res, err = decodeMulti(p.c.body, toOps(p.items))
+		}
+		if errors.Is(err, errTooLarge) {
+			// Too large as one response: read each on its own.
+			for _, it := range p.items {
+				it.n.pending--
+				w.add(it.n, it.op, true)
+			}
+			return
+		}
+		for i, it := range p.items {
+			if err != nil {
+				w.apply(it, ReadResult{Err: err}, nil)
+			} else {
+				w.apply(it, res[i], nil)
+			}
+		}
+		return
+	}
+	it := p.items[0]
+	if err != nil {
+		w.apply(it, ReadResult{Err: err}, nil)
+		return
+	}
+	rd := juteReader{b: p.c.body}
+	var res ReadResult
+	var acl []ACL
+	switch it.op {
+	case opGetData:
+		res.Data, res.Stat = rd.dataResult()
+	case opGetChildren:
+		res.Children = rd.strings()
+	case opGetChildren2:
+		res.Children = rd.strings()
+		res.Stat = rd.stat()
+	case opGetACL:
+		acl = rd.acls()
+		rd.stat()
+	}
+	if err := rd.done(); err != nil {
+		res = ReadResult{Err: err}
+	}
+	w.apply(it, res, acl)
+}
+
+func toOps(items []readItem) []ReadOp {
+	ops := make([]ReadOp, len(items))
+	for i, it := range items {
+		ops[i] = ReadOp{Path: it.n.abs, Children: it.op == opGetChildren}
+	}
+	return ops
+}
+
+// apply records one read's result and queues the reads it calls for: the
+// children of a node whose stat shows some, and the data of a presumed
+// container that has data after all (read again with getData, so that
+// data, stat and children come from the same getData/getChildren pair as
+// for any other node).
+func (w *levelWorker) apply(it readItem, res ReadResult, acl []ACL) {
+	n := it.n
+	n.pending--
+	switch {
+	case res.Err != nil:
+		if n.err == nil {
+			n.err = res.Err
+		}
+	case it.op == opGetData:
+		n.data, n.stat = res.Data, res.Stat
+		if n.stat.NumChildren > 0 && !n.kidsAsked {
+			n.kidsAsked = true
+			w.add(n, opGetChildren, false)
+		}
+	case it.op == opGetChildren:
+		n.kids = res.Children
+	case it.op == opGetChildren2:
+		n.stat = res.Stat
+		if res.Stat.DataLength > 0 {
+			n.kidsAsked = false
+			w.add(n, opGetData, false)
+		} else {
+			n.kids = res.Children
+		}
+	case it.op == opGetACL:
+		n.acl = acl
+	}
+	if n.pending == 0 {
+		w.finish(n)
+	}
+}
+
 // likelyContainer says whether Kafka keeps a znode only to hold children
 // (null data): topics' partitions/ and partitions/<p>. There is one per
 // partition, so reading them with one getChildren2 (stat and children)
@@ -482,66 +684,16 @@ func likelyContainer(rel string) bool {
 	return ok && (sub == "partitions" || strings.HasPrefix(sub, "partitions/") && !strings.Contains(sub[len("partitions/"):], "/"))
 }
 
-func (r *liveReader) readNode(conn *zk.Conn, rel string) (*Node, []string, error) {
-	p := r.abs(rel)
-	var (
-		data []byte
-		st   *zk.Stat
-		kids []string
-		err  error
-	)
+// expectsChildren says whether a multiRead asks a znode's children in the
+// same request as its data: Kafka's containers and the topic znodes (each
+// has partitions/). Any other znode's children are asked for once its stat
+// shows some.
+func expectsChildren(rel string) bool {
 	if likelyContainer(rel) {
-		kids, st, err = conn.Children(p)
-		if err != nil {
-			return nil, nil, err
-		}
-		if st.DataLength > 0 {
-			// Not a container after all. Re-read both, so data, stat and
-			// children come from the same getData/getChildren pair as for
-			// any other node.
-			kids = nil
-			data, st, err = conn.Get(p)
-			if err != nil {
-				return nil, nil, err
-			}
-			if st.NumChildren > 0 {
-				if kids, _, err = conn.Children(p); err != nil {
-					return nil, nil, err
-				}
-			}
-		}
-	} else {
-		data, st, err = conn.Get(p)
-		if err != nil {
-			return nil, nil, err
-		}
-		if st.NumChildren > 0 {
-			kids, _, err = conn.Children(p)
-			if err != nil {
-				return nil, nil, err
-			}
-		}
+		return true
 	}
-	sort.Strings(kids)
-	n := &Node{Data: data, Stat: statOf(st)}
-	n.Children = append([]string{}, kids...)
-	if r.opts.ReadACLs {
-		acl, _, err := conn.GetACL(p)
-		if err != nil {
-			return nil, nil, err
-		}
-		n.ACL = make([]ACL, len(acl))
-		for i, a := range acl {
-			n.ACL[i] = ACL{Perms: a.Perms, Scheme: a.Scheme, ID: a.ID}
-		}
-	}
-	return n, kids, nil
-}
-
-func statOf(s *zk.Stat) Stat {
-	return Stat{Czxid: s.Czxid, Mzxid: s.Mzxid, Pzxid: s.Pzxid, Ctime: s.Ctime, Mtime: s.Mtime,
-		Version: s.Version, Cversion: s.Cversion, Aversion: s.Aversion, EphemeralOwner: s.EphemeralOwner,
-		DataLength: s.DataLength, NumChildren: s.NumChildren}
+	rest, ok := strings.CutPrefix(rel, "/brokers/topics/")
+	return ok && rest != "" && !strings.Contains(rest, "/")
 }
 
 // noAuthError builds the error for refused znodes. With digest credentials
@@ -575,7 +727,7 @@ func (r *liveReader) noAuthError(paths []string) error {
 			continue
 		}
 		seen[p] = true
-		acl, _, err := r.conns[0].GetACL(r.abs(p))
+		acl, err := r.conns[0].GetACL(r.abs(p))
 		if err != nil {
 			continue
 		}
@@ -584,169 +736,11 @@ func (r *liveReader) noAuthError(paths []string) error {
 			if a.Scheme != "digest" || u != user {
 				continue
 			}
-			if (h != "x" && h != hash) || (h == "x" && a.Perms&zk.PermAdmin != 0) {
+			if (h != "x" && h != hash) || (h == "x" && a.Perms&permAdmin != 0) {
 				e.WrongCredentials = true
 				return e
 			}
 		}
 	}
 	return e
-}
-
-// batchingConn coalesces writes and buffers reads. go-zookeeper writes
-// every request with its own write(2) and reads every response with two
-// read(2)s (length, then body), each under a fresh read deadline; with many
-// requests in flight those syscalls and the server's wake-up per packet
-// dominate a read. Here Write only queues the bytes and one goroutine
-// writes whatever has queued, so requests issued while a write is under
-// way leave together in the next one. Nothing waits for a timer: a lone
-// request is written at once. A write error is returned by the next Write
-// (go-zookeeper then reconnects), and the read side fails as well because
-// the connection is closed. Reads are served from a buffer filled by one
-// read(2) of whatever the server has sent; the read deadline go-zookeeper
-// sets is remembered and applied to the socket only when the buffer is
-// empty and a read(2) is due, so a response already buffered costs no
-// syscall and no timer update, and a silent server still times out.
-type batchingConn struct {
-	net.Conn
-	timeout time.Duration
-
-	mu      sync.Mutex
-	pending []byte
-	spare   []byte
-	err     error
-	closed  bool
-	wake    chan struct{}
-	done    chan struct{}
-
-	// Read side: used by go-zookeeper's one receiving goroutine only
-	// (and by its handshake before that goroutine starts).
-	rbuf         []byte
-	rpos, rend   int
-	readDeadline time.Time
-	applied      time.Time // the deadline last set on the socket
-}
-
-// batchReadSize is the read buffer: room for a few hundred typical
-// responses; a larger response is read through it in pieces.
-const batchReadSize = 64 << 10
-
-// maxFlushYields bounds how long a write waits for more requests: each
-// yield lets every runnable goroutine run once, and the wait ends as soon
-// as one yield queued nothing new. Measured on a 20,000-znode read, one to
-// sixteen yields cut the writes from about one per request to one per two
-// to four, and the read's CPU by a third.
-const maxFlushYields = 4
-
-func newBatchingConn(c net.Conn, timeout time.Duration) *batchingConn {
-	b := &batchingConn{Conn: c, timeout: timeout, wake: make(chan struct{}, 1), done: make(chan struct{}),
-		rbuf: make([]byte, batchReadSize)}
-	go b.flushLoop()
-	return b
-}
-
-func (b *batchingConn) Read(p []byte) (int, error) {
-	if b.rpos == b.rend {
-		if !b.readDeadline.Equal(b.applied) {
-			if err := b.Conn.SetReadDeadline(b.readDeadline); err != nil {
-				return 0, err
-			}
-			b.applied = b.readDeadline
-		}
-		n, err := b.Conn.Read(b.rbuf)
-		b.rpos, b.rend = 0, n
-		if n == 0 {
-			return 0, err
-		}
-	}
-	n := copy(p, b.rbuf[b.rpos:b.rend])
-	b.rpos += n
-	return n, nil
-}
-
-// SetReadDeadline is remembered; Read applies it before it reads from the
-// socket.
-func (b *batchingConn) SetReadDeadline(t time.Time) error {
-	b.readDeadline = t
-	return nil
-}
-
-func (b *batchingConn) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	if b.err != nil {
-		err := b.err
-		b.mu.Unlock()
-		return 0, err
-	}
-	if b.closed {
-		b.mu.Unlock()
-		return 0, net.ErrClosed
-	}
-	b.pending = append(b.pending, p...) // the caller reuses p
-	b.mu.Unlock()
-	select {
-	case b.wake <- struct{}{}:
-	default: // a wake-up is already pending
-	}
-	return len(p), nil
-}
-
-func (b *batchingConn) flushLoop() {
-	for {
-		select {
-		case <-b.wake:
-		case <-b.done:
-			return
-		}
-		// Let the goroutines that are runnable now (the ones a burst of
-		// responses just woke) queue their requests before writing: yield
-		// while the queue still grows, a few times at most.
-		for range maxFlushYields {
-			b.mu.Lock()
-			n := len(b.pending)
-			b.mu.Unlock()
-			runtime.Gosched()
-			b.mu.Lock()
-			grew := len(b.pending) > n
-			b.mu.Unlock()
-			if !grew {
-				break
-			}
-		}
-		b.mu.Lock()
-		buf := b.pending
-		b.pending, b.spare = b.spare[:0], nil
-		b.mu.Unlock()
-		if len(buf) == 0 {
-			continue
-		}
-		_ = b.Conn.SetWriteDeadline(time.Now().Add(b.timeout))
-		_, err := b.Conn.Write(buf)
-		b.mu.Lock()
-		b.spare = buf[:0]
-		if err != nil && b.err == nil {
-			b.err = err
-		}
-		b.mu.Unlock()
-		if err != nil {
-			b.Conn.Close()
-			return
-		}
-	}
-}
-
-// SetWriteDeadline is ignored: writes happen in flushLoop, which sets its
-// own deadline.
-func (b *batchingConn) SetWriteDeadline(time.Time) error { return nil }
-
-func (b *batchingConn) SetDeadline(t time.Time) error { return b.SetReadDeadline(t) }
-
-func (b *batchingConn) Close() error {
-	b.mu.Lock()
-	if !b.closed {
-		b.closed = true
-		close(b.done)
-	}
-	b.mu.Unlock()
-	return b.Conn.Close()
 }

@@ -24,6 +24,8 @@ type stallZK struct {
 	mu     sync.Mutex
 	ops    map[int32]int
 	conns  []net.Conn
+	// pre36 answers multiRead as ZooKeeper before 3.6 does.
+	pre36 bool
 	// stalled is closed when the first request went unanswered.
 	stalled  chan struct{}
 	stallOne sync.Once
@@ -116,6 +118,61 @@ func (s *stallZK) serve(c net.Conn) {
 			return
 		}
 		xid, op := req[:4], int32(binary.BigEndian.Uint32(req[4:8]))
+		hdr := func(errCode int32) []byte {
+			h := append([]byte{}, xid...)
+			h = binary.BigEndian.AppendUint64(h, 1)
+			return binary.BigEndian.AppendUint32(h, uint32(errCode))
+		}
+		if op == 22 { // multiRead: MultiHeader{type, done, err} + path, watch
+			s.mu.Lock()
+			s.ops[op]++
+			old := s.pre36
+			s.mu.Unlock()
+			if old {
+				// What ZooKeeper 3.5.9 does (see TestPre36MultiRead).
+				writeFrame(c, hdr(-6))
+				return
+			}
+			body := req[8:]
+			var resp []byte
+			answered := true
+			for len(body) >= 9 && body[4] == 0 {
+				sub := int32(binary.BigEndian.Uint32(body))
+				n := int(binary.BigEndian.Uint32(body[9:13]))
+				path := string(body[13 : 13+n])
+				body = body[13+n+1:]
+				if sub != 4 && sub != 8 {
+					s.mu.Lock()
+					s.ops[-1000-sub]++ // not a read: checkReadOnly reports it
+					s.mu.Unlock()
+				}
+				if !s.answer(sub, path) {
+					answered = false
+					break
+				}
+				code, out := s.result(sub, path)
+				if code != 0 {
+					resp = binary.BigEndian.AppendUint32(resp, 0xFFFFFFFF)
+					resp = append(resp, 0)
+					resp = binary.BigEndian.AppendUint32(resp, uint32(code))
+					resp = binary.BigEndian.AppendUint32(resp, uint32(code))
+					continue
+				}
+				resp = binary.BigEndian.AppendUint32(resp, uint32(sub))
+				resp = append(resp, 0)
+				resp = binary.BigEndian.AppendUint32(resp, 0)
+				resp = append(resp, out...)
+			}
+			if !answered {
+				s.stallOne.Do(func() { close(s.stalled) })
+				continue
+			}
+			resp = binary.BigEndian.AppendUint32(resp, 0xFFFFFFFF)
+			resp = append(resp, 1)
+			resp = binary.BigEndian.AppendUint32(resp, 0xFFFFFFFF)
+			writeFrame(c, hdr(0), resp)
+			continue
+		}
 		var path string
 		if len(req) >= 12 {
 			if n := int(binary.BigEndian.Uint32(req[8:12])); n >= 0 && 12+n <= len(req) {
@@ -129,48 +186,53 @@ func (s *stallZK) serve(c net.Conn) {
 			s.stallOne.Do(func() { close(s.stalled) })
 			continue
 		}
-		hdr := func(errCode int32) []byte {
-			h := append([]byte{}, xid...)
-			h = binary.BigEndian.AppendUint64(h, 1)
-			return binary.BigEndian.AppendUint32(h, uint32(errCode))
-		}
-		n := int32(0)
-		if path == "/" {
-			n = int32(len(s.root))
-		}
-		switch op {
-		case 3: // exists
-			if path != "/" {
-				writeFrame(c, hdr(-101)) // NoNode
-				continue
-			}
-			writeFrame(c, hdr(0), stat(n))
-		case 4: // getData: null data
-			writeFrame(c, hdr(0), binary.BigEndian.AppendUint32(nil, 0xFFFFFFFF), stat(n))
-		case 12: // getChildren2
-			var kids []byte
-			if path == "/" {
-				kids = binary.BigEndian.AppendUint32(kids, uint32(len(s.root)))
-				for _, k := range s.root {
-					kids = binary.BigEndian.AppendUint32(kids, uint32(len(k)))
-					kids = append(kids, k...)
-				}
-			} else {
-				kids = binary.BigEndian.AppendUint32(kids, 0)
-			}
-			writeFrame(c, hdr(0), kids, stat(n))
-		case -11: // close
+		if op == -11 { // close
 			writeFrame(c, hdr(0))
 			return
-		default:
-			writeFrame(c, hdr(0))
 		}
+		code, out := s.result(op, path)
+		writeFrame(c, hdr(code), out)
 	}
 }
 
+// result is the answer to one read: an error code, or the response body.
+func (s *stallZK) result(op int32, path string) (int32, []byte) {
+	n := int32(0)
+	if path == "/" {
+		n = int32(len(s.root))
+	}
+	kids := func() []byte {
+		var b []byte
+		if path == "/" {
+			b = binary.BigEndian.AppendUint32(b, uint32(len(s.root)))
+			for _, k := range s.root {
+				b = binary.BigEndian.AppendUint32(b, uint32(len(k)))
+				b = append(b, k...)
+			}
+			return b
+		}
+		return binary.BigEndian.AppendUint32(b, 0)
+	}
+	switch op {
+	case 3: // exists
+		if path != "/" {
+			return -101, nil // NoNode
+		}
+		return 0, stat(n)
+	case 4: // getData: null data
+		return 0, append(binary.BigEndian.AppendUint32(nil, 0xFFFFFFFF), stat(n)...)
+	case 8: // getChildren
+		return 0, kids()
+	case 12: // getChildren2
+		return 0, append(kids(), stat(n)...)
+	}
+	return 0, nil
+}
+
 // readOnlyOps are the opcodes a read may send: exists, getData, getACL,
-// ping, getChildren2, closeSession, setAuth.
-var readOnlyOps = map[int32]bool{3: true, 4: true, 6: true, 11: true, 12: true, -11: true, 100: true}
+// getChildren, ping, getChildren2, multiRead (of getData and getChildren:
+// the server would refuse writes in one), closeSession, setAuth.
+var readOnlyOps = map[int32]bool{3: true, 4: true, 6: true, 8: true, 11: true, 12: true, 22: true, -11: true, 100: true}
 
 func (s *stallZK) checkReadOnly(t *testing.T) {
 	t.Helper()
@@ -238,4 +300,68 @@ func TestLiveCancelMidRead(t *testing.T) {
 		t.Error("Progress was called after ReadLive returned")
 	}
 	s.checkReadOnly(t)
+}
+
+// TestLiveFallbackFake: against a server that answers multiRead as
+// ZooKeeper 3.5.9 does (Unimplemented, then the connection closed), the
+// read probes once, replaces the probing session and reads every znode
+// with single requests, retries of a consistent read included.
+func TestLiveFallbackFake(t *testing.T) {
+	s := newStallZK(t, 200, func(op int32, path string) bool { return true })
+	s.pre36 = true
+	tree, err := ReadLive(context.Background(), LiveOptions{Servers: []string{s.addr()}, Connections: 2, Consistent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tree.Nodes) != 201 {
+		t.Errorf("read %d znodes, want 201", len(tree.Nodes))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ops[22] != 1 || s.ops[4] < 201 || len(s.conns) != 3 {
+		t.Errorf("%d multiReads, %d getData, %d connections; want 1, >= 201, 3", s.ops[22], s.ops[4], len(s.conns))
+	}
+}
+
+// TestMultiReadTooLarge: a multiRead whose response exceeds the frame
+// limit is skipped unread and its reads are sent one by one.
+func TestMultiReadTooLarge(t *testing.T) {
+	s := newStallZK(t, 200, func(op int32, path string) bool { return true })
+	old := maxFrame
+	maxFrame = 2000 // a batch of 32 getData answers (81 bytes each) no longer fits; the 200 names do
+	defer func() { maxFrame = old }()
+	tree, err := ReadLive(context.Background(), LiveOptions{Servers: []string{s.addr()}, Batch: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tree.Nodes) != 201 {
+		t.Errorf("read %d znodes, want 201", len(tree.Nodes))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// The probe, the root's getData and getChildren, seven batches of the
+	// children (6 x 32 + 8): the six full ones are read again one by one.
+	if s.ops[22] != 10 || s.ops[4] != 192 {
+		t.Errorf("%d multiReads, %d single getData; want 10 and 192", s.ops[22], s.ops[4])
+	}
+}
+
+// TestSessionPings: an idle session pings within its timeout and stays
+// usable; the read deadline does not fire while the server answers pings.
+func TestSessionPings(t *testing.T) {
+	s := newStallZK(t, 0, func(op int32, path string) bool { return true })
+	sess, err := dialSession(context.Background(), LiveOptions{Servers: []string{s.addr()}, SessionTimeout: 300 * time.Millisecond}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	time.Sleep(time.Second)
+	if ok, _, err := sess.Exists("/"); !ok || err != nil {
+		t.Errorf("exists after a second idle: %v, %v", ok, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ops[11] < 3 {
+		t.Errorf("%d pings in a second with a 300ms session timeout", s.ops[11])
+	}
 }

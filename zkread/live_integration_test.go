@@ -21,6 +21,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 )
 
+// quietLogger silences go-zookeeper, which the tests use to write znodes.
+type quietLogger struct{}
+
+func (quietLogger) Printf(string, ...any) {}
+
 // TestLiveZooKeeper runs one real ZooKeeper and one ZK-mode Kafka 3.9.2
 // broker under a chroot, populates it through Kafka's admin tools, and
 // checks: the live read decoded equals what Kafka's admin API reports;
@@ -160,6 +165,20 @@ func TestLiveZooKeeper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// multiRead batches (the default on 3.8) and one request per read
+	// read the same tree, and it is what go-zookeeper reads.
+	single, err := ReadLive(ctx, LiveOptions{Servers: []string{zks.Addr()}, Chroot: chroot, ReadACLs: true, Batch: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(live.Nodes, single.Nodes); d != "" {
+		t.Errorf("multiRead read differs from single requests (-multi +single):\n%s", d)
+	}
+	noACL, err := ReadLive(ctx, LiveOptions{Servers: []string{zks.Addr()}, Chroot: chroot, Batch: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareOracle(t, noACL, zks.Addr(), chroot)
 	zks.Restart()
 	zks.Stop()
 	off, err := ReadDataDir(zks.DataDir, DataDirOptions{Chroot: chroot})

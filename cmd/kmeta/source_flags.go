@@ -45,6 +45,7 @@ func zkSourceFlags() []cli.Flag {
 		&cli.StringFlag{Name: "zk-tls-key", Usage: "ZooKeeper TLS: client key (PEM)"},
 		&cli.IntFlag{Name: "zk-connections", Value: 2, Usage: "ZooKeeper sessions to spread reads over"},
 		&cli.IntFlag{Name: "zk-in-flight", Value: 64, Usage: "ZooKeeper requests in flight at once"},
+		&cli.IntFlag{Name: "zk-batch", Value: 128, Usage: "ZooKeeper reads per multiRead request (ZooKeeper 3.6+; 1: one request per read)"},
 		&cli.BoolFlag{Name: "consistent", Usage: "ZooKeeper: re-read until the tree did not change during the read"},
 		&cli.BoolFlag{Name: "lenient", Usage: "ZooKeeper: keep going past malformed znodes and list them"},
 		&cli.IntFlag{Name: "jute-maxbuffer", Usage: "ZooKeeper data dir: the largest record to accept, in `BYTES`, as the server's jute.maxbuffer (default: ZooKeeper's, 0xfffff)"},
@@ -186,7 +187,8 @@ func zkReadOptions(c *cli.Context) (zkread.ReadOptions, error) {
 	}
 	opts.Live = zkread.LiveOptions{
 		Auth: c.String("zk-auth"), SessionTimeout: c.Duration("zk-session-timeout"),
-		Connections: c.Int("zk-connections"), InFlight: c.Int("zk-in-flight"), Consistent: c.Bool("consistent"),
+		Connections: c.Int("zk-connections"), InFlight: c.Int("zk-in-flight"), Batch: c.Int("zk-batch"),
+		Consistent: c.Bool("consistent"),
 	}
 	if ca, cert, key := c.String("zk-tls-ca"), c.String("zk-tls-cert"), c.String("zk-tls-key"); ca != "" || cert != "" {
 		tc, err := zkread.TLSConfig(ca, cert, key, "")

@@ -170,20 +170,32 @@ type zkRun struct {
 	cpu    time.Duration
 	topics int
 	parts  int
+	out    string // the JSON image
+}
+
+// zkSetting is one way to run kmeta's live read: requests in flight,
+// connections, reads per multiRead.
+type zkSetting struct{ inFlight, conns, batch int }
+
+// zkDefaults are kmeta's defaults (cmd/kmeta's flags).
+var zkDefaults = zkSetting{64, 2, 128}
+
+func (s zkSetting) String() string {
+	return fmt.Sprintf("in-flight %d, connections %d, batch %d", s.inFlight, s.conns, s.batch)
 }
 
 // runKmetaZK runs `kmeta zk image -o json` on the live ZooKeeper, keeps its
 // output in a file and checks it holds the whole layout.
-func runKmetaZK(t *testing.T, bin, dir, src string, inFlight, conns int) zkRun {
+func runKmetaZK(t *testing.T, bin, dir, src string, set zkSetting) zkRun {
 	t.Helper()
-	out := filepath.Join(dir, fmt.Sprintf("image-%d-%d.json", inFlight, conns))
+	out := filepath.Join(dir, fmt.Sprintf("image-%d-%d-%d.json", set.inFlight, set.conns, set.batch))
 	f, err := os.Create(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	cmd := exec.Command(bin, "zk", "image", "-o", "json", "--zk-in-flight", strconv.Itoa(inFlight),
-		"--zk-connections", strconv.Itoa(conns), "--zk-session-timeout", "30s", src)
+	cmd := exec.Command(bin, "zk", "image", "-o", "json", "--zk-in-flight", strconv.Itoa(set.inFlight),
+		"--zk-connections", strconv.Itoa(set.conns), "--zk-batch", strconv.Itoa(set.batch), "--zk-session-timeout", "30s", src)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = f, &stderr
 	start := time.Now()
@@ -196,7 +208,7 @@ func runKmetaZK(t *testing.T, bin, dir, src string, inFlight, conns int) zkRun {
 	if err != nil {
 		t.Fatalf("kmeta zk image: %v\n%s", err, stderr.String())
 	}
-	r := zkRun{name: fmt.Sprintf("kmeta zk image (in-flight %d, connections %d)", inFlight, conns), wall: time.Since(start), maxRSS: peak}
+	r := zkRun{name: fmt.Sprintf("kmeta zk image (%s)", set), wall: time.Since(start), maxRSS: peak, out: out}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
@@ -233,7 +245,10 @@ var migrationDoneRE = regexp.MustCompile(`Completed migration of metadata from Z
 //
 // KMETA_BENCH_ZK_TOPICS and KMETA_BENCH_ZK_PARTITIONS change the shape;
 // KMETA_BENCH_SCALE=small reads 100 topics; KMETA_BENCH_ZK_ROWS selects
-// rows (see zkRow).
+// rows (see zkRow), KMETA_BENCH_ZK_SETTINGS the settings rows (see
+// zkSettings); KMETA_BENCH_ZK_REFERENCE names another kmeta binary whose
+// `zk image -o json` and `zk dump` of the same tree must be byte for byte
+// kmeta's.
 func TestBenchSideBySideZK(t *testing.T) {
 	if os.Getenv("KMETA_BENCH") == "" {
 		t.Skip("benchmark: run with `make bench` (KMETA_BENCH=1)")
@@ -263,42 +278,59 @@ func TestBenchSideBySideZK(t *testing.T) {
 		}
 	}
 	// A first read warms ZooKeeper (its JIT and page cache) for everyone.
-	runKmetaZK(t, bin, dir, src, 64, 2)
+	first := runKmetaZK(t, bin, dir, src, zkDefaults)
+	if ref := os.Getenv("KMETA_BENCH_ZK_REFERENCE"); ref != "" {
+		// Another kmeta binary (main's, say) must print the same bytes.
+		compareZKOutput(t, ref, bin, src, first.out)
+	}
 	var kst stat
 	if zkRow("read") {
-		// The ceiling: every znode's data read by a plain pipelined loop
-		// over the sessions kmeta reads with (zkread.LiveSessions: same
-		// dialer, write coalescing and read buffering) with kmeta's
-		// default connections and requests in flight. The ceiling's runs
-		// and kmeta's alternate, so that both see the same machine load.
+		// The ceilings: every znode's data read by a plain loop over the
+		// sessions kmeta reads with (zkread.LiveSessions: same client,
+		// write coalescing and read buffering, kmeta's default
+		// connections): pipelined getData, 64 in flight, and pipelined
+		// multiRead batches of getData, kmeta's default batch and
+		// requests in flight. Their runs and kmeta's alternate, so that
+		// all see the same machine load.
 		paths := zkPaths(t, zks.Addr())
 		zkPID := procOf(zks.Config)
-		var ceil, def []run
-		var ceilCPU, ceilZK, kmCPU, kmZK []time.Duration
+		var ceil, mceil, def []run
+		var ceilCPU, ceilZK, mCPU, mZK, kmCPU, kmZK []time.Duration
 		for range benchRuns() {
 			z0 := procCPU(zkPID)
-			c, cpu := zkGetAll(t, zks.Addr(), paths, 64, 2)
+			c, cpu := zkGetAll(t, zks.Addr(), paths, 64, zkDefaults.conns)
 			z1 := procCPU(zkPID)
-			r := runKmetaZK(t, bin, dir, src, 64, 2)
+			mc, mcpu := zkMultiGetAll(t, zks.Addr(), paths, zkDefaults)
 			z2 := procCPU(zkPID)
+			r := runKmetaZK(t, bin, dir, src, zkDefaults)
+			z3 := procCPU(zkPID)
 			wantAll(r)
 			ceil = append(ceil, run{wall: c})
+			mceil = append(mceil, run{wall: mc})
 			def = append(def, run{wall: r.wall, maxRSS: r.maxRSS})
 			ceilCPU, ceilZK = append(ceilCPU, cpu), append(ceilZK, z1-z0)
-			kmCPU, kmZK = append(kmCPU, r.cpu), append(kmZK, z2-z1)
+			mCPU, mZK = append(mCPU, mcpu), append(mZK, z2-z1)
+			kmCPU, kmZK = append(kmCPU, r.cpu), append(kmZK, z3-z2)
 		}
 		ceiling := stats(ceil)
-		tb.add(fmt.Sprintf("ceiling: pipelined getData of all %d znodes (64 in flight, 2 connections)", len(paths)), ceiling, 0, "", nil,
-			fmt.Sprintf("go-zookeeper over zkread.LiveSessions in the bench process; CPU median: client %s, ZooKeeper %s", medianDur(ceilCPU), medianDur(ceilZK)))
+		tb.add(fmt.Sprintf("ceiling: pipelined getData of all %d znodes (64 in flight, %d connections)", len(paths), zkDefaults.conns), ceiling, 0, "", nil,
+			fmt.Sprintf("one request per znode over zkread.LiveSessions in the bench process; CPU median: client %s, ZooKeeper %s", medianDur(ceilCPU), medianDur(ceilZK)))
+		mceiling := stats(mceil)
+		tb.add(fmt.Sprintf("ceiling: pipelined multiRead getData of all %d znodes (%s)", len(paths), zkDefaults), mceiling, 0, "", nil,
+			fmt.Sprintf("same sessions; CPU median: client %s, ZooKeeper %s", medianDur(mCPU), medianDur(mZK)))
 		kst = stats(def)
-		tb.add("kmeta zk image -o json (defaults: 64 in flight, 2 connections)", kst, 0, "pipelined getData ceiling", &ceiling,
-			fmt.Sprintf("ratio = fraction of the ceiling; CPU median: kmeta %s, ZooKeeper %s", medianDur(kmCPU), medianDur(kmZK)))
+		tb.add(fmt.Sprintf("kmeta zk image -o json (defaults: %s)", zkDefaults), kst, 0, "pipelined getData ceiling", &ceiling,
+			fmt.Sprintf("ratio = fraction of the getData ceiling; CPU median: kmeta %s, ZooKeeper %s", medianDur(kmCPU), medianDur(kmZK)))
+		tb.add("kmeta zk image vs the multiRead ceiling", kst, 0, "multiRead getData ceiling", &mceiling, "")
 	}
 	if zkRow("settings") {
-		for _, s := range [][2]int{{16, 1}, {256, 4}} {
-			r := runKmetaZK(t, bin, dir, src, s[0], s[1])
+		for _, s := range zkSettings(t) {
+			z0 := procCPU(procOf(zks.Config))
+			r := runKmetaZK(t, bin, dir, src, s)
+			z1 := procCPU(procOf(zks.Config))
 			wantAll(r)
-			tb.add(r.name, stats([]run{{wall: r.wall, maxRSS: r.maxRSS}}), 0, "", nil, fmt.Sprintf("kmeta CPU %.1fs", r.cpu.Seconds()))
+			tb.add(r.name, stats([]run{{wall: r.wall, maxRSS: r.maxRSS}}), 0, "", nil,
+				fmt.Sprintf("kmeta CPU %.2fs, ZooKeeper CPU %.2fs", r.cpu.Seconds(), (z1-z0).Seconds()))
 		}
 	}
 	if !zkRow("kafka") {
@@ -308,7 +340,7 @@ func TestBenchSideBySideZK(t *testing.T) {
 	if kst.n == 0 {
 		var def []run
 		for range benchRuns() {
-			r := runKmetaZK(t, bin, dir, src, 64, 2)
+			r := runKmetaZK(t, bin, dir, src, zkDefaults)
 			wantAll(r)
 			def = append(def, run{wall: r.wall, maxRSS: r.maxRSS})
 		}
@@ -387,6 +419,110 @@ func zkGetAll(t *testing.T, addr string, paths []string, inFlight, conns int) (t
 		t.Fatalf("getData: %v", err)
 	}
 	return d, cpu
+}
+
+// zkMultiGetAll reads the data of every path in multiRead batches of
+// set.batch getData, set.inFlight requests in flight over set.conns of the
+// sessions kmeta reads with, and returns the time it took and the CPU
+// time (user+sys) this process spent meanwhile.
+func zkMultiGetAll(t *testing.T, addr string, paths []string, set zkSetting) (time.Duration, time.Duration) {
+	cs, err := zkread.LiveSessions(t.Context(), zkread.LiveOptions{Servers: []string{addr}, Connections: set.conns, SessionTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, c := range cs {
+			c.Close()
+		}
+	}()
+	var next atomic.Int64
+	var failed atomic.Value
+	cpu0 := selfCPU()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := range set.inFlight {
+		c := cs[w%set.conns]
+		wg.Go(func() {
+			ops := make([]zkread.ReadOp, 0, set.batch)
+			for {
+				i := int(next.Add(int64(set.batch))) - set.batch
+				if i >= len(paths) {
+					return
+				}
+				ops = ops[:0]
+				for _, p := range paths[i:min(i+set.batch, len(paths))] {
+					ops = append(ops, zkread.ReadOp{Path: p})
+				}
+				res, err := c.MultiRead(ops)
+				if err == nil {
+					for _, r := range res {
+						if r.Err != nil {
+							err = r.Err
+						}
+					}
+				}
+				if err != nil {
+					failed.Store(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	d, cpu := time.Since(start), selfCPU()-cpu0
+	if err := failed.Load(); err != nil {
+		t.Fatalf("multiRead getData: %v", err)
+	}
+	return d, cpu
+}
+
+// zkSettings are the "settings" rows: KMETA_BENCH_ZK_SETTINGS lists
+// in-flight/connections/batch triples ("16/1/64,256/4/64"), else a few
+// around the defaults, and one request per read.
+func zkSettings(t *testing.T) []zkSetting {
+	env := os.Getenv("KMETA_BENCH_ZK_SETTINGS")
+	if env == "" {
+		return []zkSetting{{16, 1, 128}, {256, 4, 128}, {64, 2, 64}, {64, 2, 1}}
+	}
+	var out []zkSetting
+	for _, f := range strings.Split(env, ",") {
+		var s zkSetting
+		if _, err := fmt.Sscanf(f, "%d/%d/%d", &s.inFlight, &s.conns, &s.batch); err != nil {
+			t.Fatalf("KMETA_BENCH_ZK_SETTINGS %q: %v", f, err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// compareZKOutput runs the reference kmeta binary's `zk image -o json` and
+// both binaries' `zk dump` on the same ZooKeeper and fails when any output
+// differs from bin's by a byte. image is bin's image output.
+func compareZKOutput(t *testing.T, ref, bin, src, image string) {
+	t.Helper()
+	want, err := exec.Command(ref, "zk", "image", "-o", "json", "--zk-session-timeout", "30s", src).Output()
+	if err != nil {
+		t.Fatalf("%s zk image: %v", ref, err)
+	}
+	got, err := os.ReadFile(image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("zk image -o json: %s and %s print different bytes (%d and %d)", bin, ref, len(got), len(want))
+	}
+	wantDump, err := exec.Command(ref, "zk", "dump", "--zk-session-timeout", "30s", src).Output()
+	if err != nil {
+		t.Fatalf("%s zk dump: %v", ref, err)
+	}
+	gotDump, err := exec.Command(bin, "zk", "dump", "--zk-session-timeout", "30s", src).Output()
+	if err != nil {
+		t.Fatalf("%s zk dump: %v", bin, err)
+	}
+	if !bytes.Equal(gotDump, wantDump) {
+		t.Errorf("zk dump: %s and %s print different bytes (%d and %d)", bin, ref, len(gotDump), len(wantDump))
+	}
+	t.Logf("zk image -o json (%d bytes) and zk dump (%d bytes) identical to %s's", len(got), len(gotDump), ref)
 }
 
 // zkRow says whether KMETA_BENCH_ZK_ROWS (a comma-separated list; empty:
