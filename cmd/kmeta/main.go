@@ -15,6 +15,7 @@ func main() {
 
 	// Ctrl-C cancels the context; commands pass it to long reads.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	growPipe(os.Stdout)
 	code := run(ctx, os.Args, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
