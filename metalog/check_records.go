@@ -32,7 +32,7 @@ func (c *Checker) fastRecords(file string, b *Batch, s *fileScan) (done bool, po
 	if err != nil {
 		return false, 0, 0
 	}
-	strict, decode := c.opts.Strict, c.opts.DecodeValue
+	strict, decode, valid := c.opts.Strict, c.opts.DecodeValue, c.opts.ValidValue
 	var f recFrame
 	for ; n < int(b.RecordsCount); n++ {
 		if fault, _ := parseRecord(data, pos, &f); fault != recOK {
@@ -49,7 +49,7 @@ func (c *Checker) fastRecords(file string, b *Batch, s *fileScan) (done bool, po
 			if len(v) < 3 || v[0] != 1 || v[1] >= 0x80 || v[2] >= 0x80 {
 				return false, pos, n
 			}
-			if decode != nil {
+			if decode != nil && (valid == nil || !valid(v)) {
 				if err := decode(v); err != nil {
 					c.addf(KindRecordDecode, SeverityError, file, b.Position, b.BaseOffset+int64(f.offDelta), "apiKey %d v%d: %v", v[1], v[2], err)
 				}

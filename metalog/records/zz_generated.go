@@ -612,19 +612,11 @@ func validateRegisterBrokerRecord(r *vr, v int16) {
 		switch tag {
 		case 0:
 			if v >= 3 && v <= 4 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(false, 16); n > 0 {
-					(&sub).skip(n * 16)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, false, 16)
 			}
 		case 1:
 			if v >= 4 && v <= 4 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v >= 4 && v <= 4, 16); n > 0 {
-					(&sub).skip(n * 16)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v >= 4 && v <= 4, 16)
 			}
 		}
 	}
@@ -1523,24 +1515,16 @@ func validatePartitionRecord(r *vr, v int16) {
 		r.skip(16)
 	}
 	if v <= 2 {
-		if n := r.arrayLen(false, 4); n > 0 {
-			r.skip(n * 4)
-		}
+		r.fixedArray(false, 4)
 	}
 	if v <= 2 {
-		if n := r.arrayLen(false, 4); n > 0 {
-			r.skip(n * 4)
-		}
+		r.fixedArray(false, 4)
 	}
 	if v <= 2 {
-		if n := r.arrayLen(false, 4); n > 0 {
-			r.skip(n * 4)
-		}
+		r.fixedArray(false, 4)
 	}
 	if v <= 2 {
-		if n := r.arrayLen(false, 4); n > 0 {
-			r.skip(n * 4)
-		}
+		r.fixedArray(false, 4)
 	}
 	if v <= 2 {
 		r.skip(4)
@@ -1552,9 +1536,7 @@ func validatePartitionRecord(r *vr, v int16) {
 		r.skip(4)
 	}
 	if v >= 1 && v <= 2 {
-		if n := r.arrayLen(false, 16); n > 0 {
-			r.skip(n * 16)
-		}
+		r.fixedArray(false, 16)
 	}
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
@@ -1571,19 +1553,11 @@ func validatePartitionRecord(r *vr, v int16) {
 			}
 		case 1:
 			if v >= 2 && v <= 2 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
-					(&sub).skip(n * 4)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v >= 2 && v <= 2, 4)
 			}
 		case 2:
 			if v >= 2 && v <= 2 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
-					(&sub).skip(n * 4)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v >= 2 && v <= 2, 4)
 			}
 		}
 	}
@@ -2580,11 +2554,7 @@ func validatePartitionChangeRecord(r *vr, v int16) {
 		switch tag {
 		case 0:
 			if v <= 2 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
-					(&sub).skip(n * 4)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v <= 2, 4)
 			}
 		case 1:
 			if v <= 2 {
@@ -2594,27 +2564,15 @@ func validatePartitionChangeRecord(r *vr, v int16) {
 			}
 		case 2:
 			if v <= 2 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
-					(&sub).skip(n * 4)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v <= 2, 4)
 			}
 		case 3:
 			if v <= 2 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
-					(&sub).skip(n * 4)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v <= 2, 4)
 			}
 		case 4:
 			if v <= 2 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
-					(&sub).skip(n * 4)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v <= 2, 4)
 			}
 		case 5:
 			if v <= 2 {
@@ -2624,27 +2582,15 @@ func validatePartitionChangeRecord(r *vr, v int16) {
 			}
 		case 8:
 			if v >= 1 && v <= 2 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v >= 1 && v <= 2, 16); n > 0 {
-					(&sub).skip(n * 16)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v >= 1 && v <= 2, 16)
 			}
 		case 6:
 			if v >= 2 && v <= 2 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
-					(&sub).skip(n * 4)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v >= 2 && v <= 2, 4)
 			}
 		case 7:
 			if v >= 2 && v <= 2 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
-					(&sub).skip(n * 4)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v >= 2 && v <= 2, 4)
 			}
 		}
 	}
@@ -4861,19 +4807,11 @@ func validateBrokerRegistrationChangeRecord(r *vr, v int16) {
 			}
 		case 2:
 			if v >= 2 && v <= 3 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(false, 16); n > 0 {
-					(&sub).skip(n * 16)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, false, 16)
 			}
 		case 3:
 			if v >= 3 && v <= 3 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v >= 3 && v <= 3, 16); n > 0 {
-					(&sub).skip(n * 16)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v >= 3 && v <= 3, 16)
 			}
 		}
 	}

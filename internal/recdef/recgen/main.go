@@ -40,7 +40,15 @@ func main() {
 	}
 }
 
-type gen struct{ buf bytes.Buffer }
+type gen struct {
+	buf bytes.Buffer
+	// fastChecks: skipField and checkTagged are emitting for validate<Name>
+	// (the check path, where a record is walked once and its verdict is
+	// all that counts), so arrays of fixed-size elements take the cursor's
+	// one-call forms (fixedArray, taggedFixedArray). The transcoder's walk
+	// keeps the general forms, so its generated code does not change.
+	fastChecks bool
+}
 
 func (g *gen) p(format string, args ...any) { fmt.Fprintf(&g.buf, format+"\n", args...) }
 
@@ -527,6 +535,8 @@ func sortedByTag(fields []*recdef.Field) []*recdef.Field {
 func (g *gen) validator(goName, msgName string, fields []*recdef.Field) {
 	g.p("func validate%s(r *vr, v int16) {", goName)
 	g.p("_ = v")
+	g.fastChecks = true
+	defer func() { g.fastChecks = false }()
 	for _, f := range fields {
 		if f.Tagged {
 			continue
@@ -566,6 +576,10 @@ func (g *gen) skipField(f *recdef.Field, c, msgName string) {
 	switch {
 	case f.IsArray():
 		if f.Struct == nil && et != "string" && et != "bytes" {
+			if g.fastChecks {
+				g.p("%s.fixedArray(%s, %d)", c, nullable, minSize(et))
+				return
+			}
 			// arrayLen has checked that n fixed-size elements fit.
 			g.p("if n := %s.arrayLen(%s, %d); n > 0 { %s.skip(n * %d) }", c, nullable, minSize(et), c, minSize(et))
 			return
@@ -773,6 +787,14 @@ func jsonKind(t string) string {
 func (g *gen) checkTagged(f *recdef.Field, msgName string) {
 	if et := f.ElemType(); !f.IsArray() && f.Struct == nil && et != "string" && et != "bytes" {
 		g.p("if end-start != %d { r.bad = true }", minSize(et))
+		return
+	}
+	if et := f.ElemType(); g.fastChecks && f.IsArray() && f.Struct == nil && et != "string" && et != "bytes" {
+		nullable := "false"
+		if nullableAnywhere(f) {
+			nullable = inVersions(f.Nullable)
+		}
+		g.p("r.taggedFixedArray(start, end, %s, %d)", nullable, minSize(et))
 		return
 	}
 	g.p("sub := vr{b: r.b[start:end]}")
