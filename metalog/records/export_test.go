@@ -1,3 +1,6 @@
 package records
 
+// validMetadata is ValidMetadata under the name the internal tests use.
+var validMetadata = ValidMetadata
+
 var AppendUUID = appendUUID

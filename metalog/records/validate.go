@@ -18,7 +18,7 @@ package records
 // DecodeMetadata's own error when it does not. It allocates only when the
 // value does not decode.
 func ValidateMetadata(value []byte) error {
-	if validMetadata(value) {
+	if ValidMetadata(value) {
 		return nil
 	}
 	_, _, err := DecodeMetadata(value)
@@ -30,9 +30,7 @@ func ValidateMetadata(value []byte) error {
 // DecodeMetadata decodes it. False also for unknown types and versions,
 // which only the decoder's error tells apart from damage. It allocates
 // nothing.
-func ValidMetadata(value []byte) bool { return validMetadata(value) }
-
-func validMetadata(value []byte) bool {
+func ValidMetadata(value []byte) bool {
 	// Frame version 1 with a one-byte apiKey and version, as nearly every
 	// record has it: the frame is three bytes, read in place.
 	if len(value) >= 3 && value[0] == 1 && value[1] < 0x80 && value[2] < 0x80 {
@@ -223,12 +221,14 @@ func (r *vr) arrayLen(nullable bool, minElem int) int {
 }
 
 // tagCount reads a tagged-field section's count, bounded as
-// wire.Reader.Tags bounds it (every field takes at least two bytes). Most
-// sections are empty: that one byte is read in line.
+// wire.Reader.Tags bounds it (every field takes at least two bytes). A
+// count of one byte (nearly always) is read in line.
 func (r *vr) tagCount() uint32 {
-	if o := r.off; o < len(r.b) && r.b[o] == 0 {
-		r.off = o + 1
-		return 0
+	if o := r.off; o < len(r.b) {
+		if c := r.b[o]; c < 0x80 && int(c)*2 <= len(r.b)-o-1 {
+			r.off = o + 1
+			return uint32(c)
+		}
 	}
 	return r.tagCountLong()
 }
