@@ -1,6 +1,9 @@
 package metalog
 
-import "math"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // The fast record walk. Nearly every record of a real log is clean, and
 // for a clean data record Checker.records makes no finding: all it has to
@@ -90,26 +93,23 @@ func strictRecord(data []byte, pos, n int) (v []byte, end int) {
 	}
 	end = p + length
 	// p is at the attributes (any value); timestampDelta 0 follows, then
-	// offsetDelta n, both zig-zag varints (2n: one byte below 64).
-	if end-p < 4 || data[p+1] != 0 {
+	// offsetDelta n, both zig-zag varints (2n: one byte below 64), then
+	// the null key (zig-zag -1: 1). Below 64 the four bytes are one word.
+	if end-p < 4 {
 		return nil, 0
 	}
-	p += 2
 	switch {
 	case n < 64:
-		if data[p] != byte(2*n) {
+		if binary.LittleEndian.Uint32(data[p:])&0xffffff00 != 1<<24|uint32(n)<<17 {
 			return nil, 0
 		}
-		p++
+		p += 3
 	case n < 8192:
-		if end-p < 2 || data[p] != byte(2*n)|0x80 || data[p+1] != byte(2*n>>7) {
+		if end-p < 5 || data[p+1] != 0 || data[p+2] != byte(2*n)|0x80 || data[p+3] != byte(2*n>>7) || data[p+4] != 1 {
 			return nil, 0
 		}
-		p += 2
+		p += 4
 	default:
-		return nil, 0
-	}
-	if p >= end || data[p] != 1 { // the null key: zig-zag -1
 		return nil, 0
 	}
 	vl, q := shortVarint(data[:end], p+1)

@@ -34,8 +34,7 @@ func ValidMetadata(value []byte) bool {
 	// Frame version 1 with a one-byte apiKey and version, as nearly every
 	// record has it: the frame is three bytes, read in place.
 	if len(value) >= 3 && value[0] == 1 && value[1] < 0x80 && value[2] < 0x80 {
-		body := vr{b: value[3:]}
-		return validateMetadataBody(int16(value[1]), &body, int16(value[2])) && !body.bad && body.off == len(body.b)
+		return validateMetadataBody(int16(value[1]), value[3:], int16(value[2]))
 	}
 	r := vr{b: value}
 	fv := r.uvarint()
@@ -44,11 +43,7 @@ func ValidMetadata(value []byte) bool {
 	if r.bad || fv != 1 || key > 32767 || ver > 32767 {
 		return false
 	}
-	body := vr{b: value[r.off:]}
-	if !validateMetadataBody(int16(key), &body, int16(ver)) {
-		return false
-	}
-	return !body.bad && body.off == len(body.b)
+	return validateMetadataBody(int16(key), value[r.off:], int16(ver))
 }
 
 // vr is the validating cursor. Each method mirrors the wire.Reader method

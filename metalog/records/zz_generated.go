@@ -8484,172 +8484,148 @@ func newControl(ctype int16) Control {
 	return nil
 }
 
-func validateMetadataBody(apiKey int16, r *vr, v int16) bool {
+func validateMetadataBody(apiKey int16, body []byte, v int16) bool {
+	r := vr{b: body}
 	switch apiKey {
 	case 0:
 		if v < 0 || v > 4 {
 			return false
 		}
-		validateRegisterBrokerRecord(r, v)
-		return true
+		validateRegisterBrokerRecord(&r, v)
 	case 1:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateUnregisterBrokerRecord(r, v)
-		return true
+		validateUnregisterBrokerRecord(&r, v)
 	case 2:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateTopicRecord(r, v)
-		return true
+		validateTopicRecord(&r, v)
 	case 3:
 		if v < 0 || v > 2 {
 			return false
 		}
-		validatePartitionRecord(r, v)
-		return true
+		validatePartitionRecord(&r, v)
 	case 4:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateConfigRecord(r, v)
-		return true
+		validateConfigRecord(&r, v)
 	case 5:
 		if v < 0 || v > 2 {
 			return false
 		}
-		validatePartitionChangeRecord(r, v)
-		return true
+		validatePartitionChangeRecord(&r, v)
 	case 7:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateFenceBrokerRecord(r, v)
-		return true
+		validateFenceBrokerRecord(&r, v)
 	case 8:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateUnfenceBrokerRecord(r, v)
-		return true
+		validateUnfenceBrokerRecord(&r, v)
 	case 9:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateRemoveTopicRecord(r, v)
-		return true
+		validateRemoveTopicRecord(&r, v)
 	case 10:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateDelegationTokenRecord(r, v)
-		return true
+		validateDelegationTokenRecord(&r, v)
 	case 11:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateUserScramCredentialRecord(r, v)
-		return true
+		validateUserScramCredentialRecord(&r, v)
 	case 12:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateFeatureLevelRecord(r, v)
-		return true
+		validateFeatureLevelRecord(&r, v)
 	case 14:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateClientQuotaRecord(r, v)
-		return true
+		validateClientQuotaRecord(&r, v)
 	case 15:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateProducerIdsRecord(r, v)
-		return true
+		validateProducerIdsRecord(&r, v)
 	case 17:
 		if v < 0 || v > 3 {
 			return false
 		}
-		validateBrokerRegistrationChangeRecord(r, v)
-		return true
+		validateBrokerRegistrationChangeRecord(&r, v)
 	case 18:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateAccessControlEntryRecord(r, v)
-		return true
+		validateAccessControlEntryRecord(&r, v)
 	case 19:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateRemoveAccessControlEntryRecord(r, v)
-		return true
+		validateRemoveAccessControlEntryRecord(&r, v)
 	case 20:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateNoOpRecord(r, v)
-		return true
+		validateNoOpRecord(&r, v)
 	case 21:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateZkMigrationStateRecord(r, v)
-		return true
+		validateZkMigrationStateRecord(&r, v)
 	case 22:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateRemoveUserScramCredentialRecord(r, v)
-		return true
+		validateRemoveUserScramCredentialRecord(&r, v)
 	case 23:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateBeginTransactionRecord(r, v)
-		return true
+		validateBeginTransactionRecord(&r, v)
 	case 24:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateEndTransactionRecord(r, v)
-		return true
+		validateEndTransactionRecord(&r, v)
 	case 25:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateAbortTransactionRecord(r, v)
-		return true
+		validateAbortTransactionRecord(&r, v)
 	case 26:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateRemoveDelegationTokenRecord(r, v)
-		return true
+		validateRemoveDelegationTokenRecord(&r, v)
 	case 27:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateRegisterControllerRecord(r, v)
-		return true
+		validateRegisterControllerRecord(&r, v)
 	case 28:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateClearElrRecord(r, v)
-		return true
+		validateClearElrRecord(&r, v)
 	case 29:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateUnregisterControllerRecord(r, v)
-		return true
+		validateUnregisterControllerRecord(&r, v)
+	default:
+		return false
 	}
-	return false
+	return !r.bad && r.off == len(r.b)
 }
 
 func appendMetadataBodyJSON(b []byte, apiKey int16, r *vr, v int16) ([]byte, bool) {

@@ -76,13 +76,15 @@ func (g *gen) file(msgs []*recdef.Message) {
 	}
 	g.p("}\nreturn nil\n}\n")
 	// The validate-only dispatch (validate.go): every known type and version.
-	g.p("func validateMetadataBody(apiKey int16, r *vr, v int16) bool {\nswitch apiKey {")
+	// It takes the body's bytes and ends the walk itself (no bytes may be
+	// left), so that the verdict costs one call below ValidMetadata.
+	g.p("func validateMetadataBody(apiKey int16, body []byte, v int16) bool {\nr := vr{b: body}\nswitch apiKey {")
 	for _, m := range msgs {
 		if m.Kind == recdef.Metadata {
-			g.p("case %d:\nif v < %d || v > %d { return false }\nvalidate%s(r, v)\nreturn true", m.Key, m.Versions.Lo, m.Versions.Hi, m.Name)
+			g.p("case %d:\nif v < %d || v > %d { return false }\nvalidate%s(&r, v)", m.Key, m.Versions.Lo, m.Versions.Hi, m.Name)
 		}
 	}
-	g.p("}\nreturn false\n}\n")
+	g.p("default:\nreturn false\n}\nreturn !r.bad && r.off == len(r.b)\n}\n")
 	g.p("func appendMetadataBodyJSON(b []byte, apiKey int16, r *vr, v int16) ([]byte, bool) {\nswitch apiKey {")
 	for _, m := range msgs {
 		if m.Kind == recdef.Metadata {
