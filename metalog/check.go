@@ -745,7 +745,7 @@ func (c *Checker) frame(file string, b *Batch, rec *Record) {
 		c.addf(KindFrameHeader, SeverityError, file, b.Position, rec.Offset, "%v", err)
 		return
 	}
-	if c.opts.DecodeValue != nil {
+	if c.opts.DecodeValue != nil && (c.opts.ValidValue == nil || !c.opts.ValidValue(rec.Value)) {
 		if err := c.opts.DecodeValue(rec.Value); err != nil {
 			c.addf(KindRecordDecode, SeverityError, file, b.Position, rec.Offset, "apiKey %d v%d: %v", fr.APIKey, fr.Version, err)
 		}
