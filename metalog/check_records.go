@@ -9,8 +9,9 @@ import (
 // for a clean data record Checker.records makes no finding: all it has to
 // establish is that verdict. fastRecords establishes it straight from the
 // records section with parseRecord (no Record built, headers skipped, the
-// frame header tested on its bytes, the value handed to the decode hook
-// in place). The one finding it makes itself is the decode hook's
+// frame header tested on its bytes, the value handed in place to the
+// verdict hook, CheckOptions.ValidValue, and to the decode hook only when
+// the verdict refuses it or there is none). The one finding it makes itself is the decode hook's
 // refusal of a record that is otherwise clean, exactly as Checker.frame
 // words it, since that is the last check of a record. At the first record
 // anything else is to be said about (a rule broken, a frame header not
