@@ -605,8 +605,12 @@ func validateRegisterBrokerRecord(r *vr, v int16) {
 	}
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, start, end := r.tagSpan()
-		if r.bad {
+		var tag uint32
+		var start, end int
+		if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {
+			tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])
+			r.off = end
+		} else if tag, start, end = r.tagSpanLong(); r.bad {
 			return
 		}
 		switch tag {
@@ -1540,8 +1544,12 @@ func validatePartitionRecord(r *vr, v int16) {
 	}
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, start, end := r.tagSpan()
-		if r.bad {
+		var tag uint32
+		var start, end int
+		if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {
+			tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])
+			r.off = end
+		} else if tag, start, end = r.tagSpanLong(); r.bad {
 			return
 		}
 		switch tag {
@@ -2547,8 +2555,12 @@ func validatePartitionChangeRecord(r *vr, v int16) {
 	}
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, start, end := r.tagSpan()
-		if r.bad {
+		var tag uint32
+		var start, end int
+		if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {
+			tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])
+			r.off = end
+		} else if tag, start, end = r.tagSpanLong(); r.bad {
 			return
 		}
 		switch tag {
@@ -4788,8 +4800,12 @@ func validateBrokerRegistrationChangeRecord(r *vr, v int16) {
 	}
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, start, end := r.tagSpan()
-		if r.bad {
+		var tag uint32
+		var start, end int
+		if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {
+			tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])
+			r.off = end
+		} else if tag, start, end = r.tagSpanLong(); r.bad {
 			return
 		}
 		switch tag {
@@ -5786,8 +5802,12 @@ func validateBeginTransactionRecord(r *vr, v int16) {
 	_ = v
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, start, end := r.tagSpan()
-		if r.bad {
+		var tag uint32
+		var start, end int
+		if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {
+			tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])
+			r.off = end
+		} else if tag, start, end = r.tagSpanLong(); r.bad {
 			return
 		}
 		switch tag {
@@ -5998,8 +6018,12 @@ func validateAbortTransactionRecord(r *vr, v int16) {
 	_ = v
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, start, end := r.tagSpan()
-		if r.bad {
+		var tag uint32
+		var start, end int
+		if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {
+			tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])
+			r.off = end
+		} else if tag, start, end = r.tagSpanLong(); r.bad {
 			return
 		}
 		switch tag {

@@ -554,8 +554,11 @@ func (g *gen) validator(goName, msgName string, fields []*recdef.Field) {
 	}
 	g.p("n := r.tagCount()")
 	g.p("for i := uint32(0); i < n && !r.bad; i++ {")
-	g.p("tag, start, end := r.tagSpan()")
-	g.p("if r.bad { return }")
+	// tagSpan open-coded: a one-byte tag and size read without a call.
+	g.p("var tag uint32\nvar start, end int")
+	g.p("if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {")
+	g.p("tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])\nr.off = end")
+	g.p("} else if tag, start, end = r.tagSpanLong(); r.bad {\nreturn\n}")
 	g.p("switch tag {")
 	for _, f := range fields {
 		if !f.Tagged {
