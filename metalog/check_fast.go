@@ -19,8 +19,9 @@ import (
 // dump (dump_parallel.go) take this path; image replay reads its files
 // sequentially.
 //
-// CheckOptions.DecodeValue is called from several goroutines at once on
-// this path; the hooks kmeta passes are pure functions.
+// CheckOptions.DecodeValue and ValidValue are called from several
+// goroutines at once on this path; the hooks kmeta passes are pure
+// functions.
 
 // ParallelMinFileSize is the size from which check and dump read a file
 // in parallel; small files (snapshots, bootstrap files, fixtures) are not

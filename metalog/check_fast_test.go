@@ -71,6 +71,8 @@ func BenchmarkCheckSynth(b *testing.B) {
 	}{
 		{"frames", CheckOptions{Strict: true}},
 		{"validate", CheckOptions{Strict: true, DecodeValue: validateForCheck}},
+		// What log check passes: the verdict first, the hook on refusal.
+		{"verdict", CheckOptions{Strict: true, DecodeValue: validateForCheck, ValidValue: records.ValidMetadata}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.SetBytes(st.Size())

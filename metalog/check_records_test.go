@@ -11,6 +11,9 @@ import (
 	"reflect"
 	"sync/atomic"
 	"testing"
+
+	"github.com/kmeta/kmeta/internal/synth"
+	"github.com/kmeta/kmeta/metalog/records"
 )
 
 // fixBatchCRCs recomputes the CRC of every batch of a segment image whose
@@ -49,6 +52,18 @@ func walkOpts() map[string]func(calls *atomic.Int64) CheckOptions {
 				return nil
 			}}
 		},
+		// log check's own options: the verdict first, the hook only
+		// for what the verdict refuses (both counted).
+		"strict+verdict": func(n *atomic.Int64) CheckOptions {
+			return CheckOptions{Strict: true,
+				DecodeValue: func(v []byte) error { n.Add(1); return validateForCheck(v) },
+				ValidValue:  func(v []byte) bool { n.Add(1); return records.ValidMetadata(v) }}
+		},
+		"lenient+verdict": func(n *atomic.Int64) CheckOptions {
+			return CheckOptions{
+				DecodeValue: func(v []byte) error { n.Add(1); return validateForCheck(v) },
+				ValidValue:  func(v []byte) bool { n.Add(1); return records.ValidMetadata(v) }}
+		},
 		"strict+frames":  func(*atomic.Int64) CheckOptions { return CheckOptions{Strict: true} },
 		"lenient+frames": func(*atomic.Int64) CheckOptions { return CheckOptions{} },
 	}
@@ -76,6 +91,16 @@ func checkFastAndFull(t *testing.T, path string) {
 		}
 		if nFast.Load() != nFull.Load() {
 			t.Fatalf("%s %s: decode hook called %d times with the fast walk, %d without", path, name, nFast.Load(), nFull.Load())
+		}
+	}
+	// The verdict hook changes nothing but the cost.
+	for _, strict := range []bool{true, false} {
+		without, _ := Check(path, CheckOptions{Strict: strict, DecodeValue: validateForCheck})
+		with, _ := Check(path, CheckOptions{Strict: strict, DecodeValue: validateForCheck, ValidValue: records.ValidMetadata})
+		if !reflect.DeepEqual(with, without) {
+			jw, _ := json.MarshalIndent(with, "", " ")
+			jo, _ := json.MarshalIndent(without, "", " ")
+			t.Fatalf("%s strict=%v: report with ValidValue differs\nwith:\n%s\nwithout:\n%s", path, strict, jw, jo)
 		}
 	}
 }
@@ -144,4 +169,56 @@ func FuzzFastRecords(f *testing.F) {
 		must(t, os.WriteFile(p, data, 0o644))
 		checkFastAndFull(t, p)
 	})
+}
+
+// TestVerdictHookAgrees: check's report is the same with the verdict hook
+// (CheckOptions.ValidValue, what log check passes) as without it, on a
+// segment whose record bodies are damaged (a byte changed after the frame
+// header, so that the body decodes or not and the verdict decides), and
+// the damage is found (record-decode findings) both ways.
+func TestVerdictHookAgrees(t *testing.T) {
+	defer func() { fastRecordWalk = true }()
+	g := synth.New(3)
+	rng := rand.New(rand.NewPCG(5, 6))
+	dir := t.TempDir()
+	w, err := CreateSegment(dir, 0, WriteOptions{})
+	must(t, err)
+	for i := range 400 {
+		var vals [][]byte
+		for range 1 + i%20 {
+			m, v := g.Busy()
+			val, err := records.EncodeMetadata(nil, m, v)
+			must(t, err)
+			if len(val) > 3 && rng.IntN(4) == 0 {
+				val[3+rng.IntN(len(val)-3)] = []byte{0x00, 0x01, 0x7f, 0x80, 0xff, byte(rng.IntN(256))}[rng.IntN(6)]
+			}
+			vals = append(vals, val)
+		}
+		must(t, w.AppendData(1, 1700000000000, vals))
+	}
+	must(t, w.Commit())
+	path := filepath.Join(dir, SegmentFileName(0))
+	for _, fast := range []bool{true, false} {
+		fastRecordWalk = fast
+		for _, strict := range []bool{true, false} {
+			opts := CheckOptions{Strict: strict, MaxPerKind: 1 << 20, DecodeValue: validateForCheck}
+			without, err := Check(path, opts)
+			must(t, err)
+			opts.ValidValue = records.ValidMetadata
+			with, err := Check(path, opts)
+			must(t, err)
+			if !reflect.DeepEqual(with, without) {
+				t.Fatalf("fast=%v strict=%v: report with ValidValue differs (%d findings, %d without)", fast, strict, len(with.Findings), len(without.Findings))
+			}
+			n := 0
+			for _, f := range with.Findings {
+				if f.Code == KindRecordDecode {
+					n++
+				}
+			}
+			if n < 100 {
+				t.Fatalf("fast=%v strict=%v: only %d record-decode findings", fast, strict, n)
+			}
+		}
+	}
 }

@@ -200,7 +200,7 @@ func logCheckCommand() *cli.Command {
 			streamingGC()
 			opts := metalog.CheckOptions{Strict: !c.Bool("no-strict"), MaxPerKind: c.Int("max-per-kind")}
 			if !c.Bool("frames-only") {
-				opts.DecodeValue = decodeForCheck
+				opts.DecodeValue, opts.ValidValue = decodeForCheck, records.ValidMetadata
 			}
 			p := newProgress(c, "checking "+path, progressBytes)
 			opts.Progress = p.Update

@@ -1,6 +1,6 @@
 package records
 
-// ValidMetadata exposes the validator's raw verdict (without the decoder
-// fallback ValidateMetadata adds) to the external tests.
-var ValidMetadata = validMetadata
+// validMetadata is ValidMetadata under the name the internal tests use.
+var validMetadata = ValidMetadata
+
 var AppendUUID = appendUUID

@@ -16,7 +16,7 @@ import (
 // bytes, on the validating cursor. Each first walks the body as
 // validate<Name> does (the same checks, so every read of the printing walk
 // after it succeeds) noting where its tagged fields are, then prints; the
-// verdict is validMetadata's, without a separate validation pass. The
+// verdict is ValidMetadata's, without a separate validation pass. The
 // output is AppendJSON's, byte for byte (transcode_test.go over every
 // fixture and type, and FuzzTranscodeMetadata on random input, which also
 // holds ok to the decoder's verdict).
@@ -28,7 +28,7 @@ import (
 // when the value does not decode (or its type or version is unknown):
 // decode it then for the error. It allocates nothing beyond growing dst.
 func AppendMetadataJSON(dst, value []byte) (out []byte, apiKey, version int16, ok bool) {
-	// The frame as validMetadata reads it.
+	// The frame as ValidMetadata reads it.
 	r := vr{b: value}
 	fv := r.uvarint()
 	key := r.uvarint()

@@ -18,16 +18,24 @@ package records
 // DecodeMetadata's own error when it does not. It allocates only when the
 // value does not decode.
 func ValidateMetadata(value []byte) error {
-	if validMetadata(value) {
+	if ValidMetadata(value) {
 		return nil
 	}
 	_, _, err := DecodeMetadata(value)
 	return err
 }
 
-// validMetadata is the verdict alone: false also for unknown types and
-// versions, which ValidateMetadata then sorts out through the decoder.
-func validMetadata(value []byte) bool {
+// ValidMetadata is the verdict alone, for callers that only want to know
+// whether a value decodes (log check's clean path): true exactly when
+// DecodeMetadata decodes it. False also for unknown types and versions,
+// which only the decoder's error tells apart from damage. It allocates
+// nothing.
+func ValidMetadata(value []byte) bool {
+	// Frame version 1 with a one-byte apiKey and version, as nearly every
+	// record has it: the frame is three bytes, read in place.
+	if len(value) >= 3 && value[0] == 1 && value[1] < 0x80 && value[2] < 0x80 {
+		return validateMetadataBody(int16(value[1]), value[3:], int16(value[2]))
+	}
 	r := vr{b: value}
 	fv := r.uvarint()
 	key := r.uvarint()
@@ -35,11 +43,7 @@ func validMetadata(value []byte) bool {
 	if r.bad || fv != 1 || key > 32767 || ver > 32767 {
 		return false
 	}
-	body := vr{b: value[r.off:]}
-	if !validateMetadataBody(int16(key), &body, int16(ver)) {
-		return false
-	}
-	return !body.bad && body.off == len(body.b)
+	return validateMetadataBody(int16(key), value[r.off:], int16(ver))
 }
 
 // vr is the validating cursor. Each method mirrors the wire.Reader method
@@ -61,8 +65,29 @@ func (r *vr) skip(n int) {
 	r.off += n
 }
 
-// uvarint mirrors wire.Reader.Uvarint: at most 5 bytes.
+// uvarint mirrors wire.Reader.Uvarint: at most 5 bytes. Nearly every
+// varint of a metadata record is one byte: the methods below read that
+// case in line (uvarint1, inlined) and call uvarintLong only for the rest.
 func (r *vr) uvarint() uint32 {
+	if u, ok := r.uvarint1(); ok {
+		return u
+	}
+	return r.uvarintLong()
+}
+
+// uvarint1 reads a one-byte uvarint; ok is false (nothing read) otherwise.
+func (r *vr) uvarint1() (uint32, bool) {
+	if o := r.off; o < len(r.b) {
+		if c := r.b[o]; c < 0x80 {
+			r.off = o + 1
+			return uint32(c), true
+		}
+	}
+	return 0, false
+}
+
+//go:noinline
+func (r *vr) uvarintLong() uint32 {
 	var v uint32
 	for i := 0; i < 5; i++ {
 		if r.off >= len(r.b) {
@@ -81,18 +106,73 @@ func (r *vr) uvarint() uint32 {
 }
 
 // compactLen mirrors wire.Reader.compactLen: -1 for null (or failure), and
-// n elements of minElem bytes must fit in what remains.
+// n elements of minElem bytes must fit in what remains (n*minElem cannot
+// overflow: n < 2^32 and minElem is a small element size).
 func (r *vr) compactLen(minElem int) int {
-	u := r.uvarint()
+	u, ok := r.uvarint1()
+	if !ok {
+		u = r.uvarintLong()
+	}
 	if r.bad || u == 0 {
 		return -1
 	}
 	n := int(u - 1)
-	if minElem > 0 && n > (len(r.b)-r.off)/minElem {
+	if minElem > 0 && n*minElem > len(r.b)-r.off {
 		r.bad = true
 		return -1
 	}
 	return n
+}
+
+// fixedArray skips a compact array of elem-byte elements: arrayLen(nullable,
+// elem) and then its n*elem bytes, in one call.
+func (r *vr) fixedArray(nullable bool, elem int) {
+	u, ok := r.uvarint1()
+	if !ok {
+		u = r.uvarintLong()
+	}
+	if r.bad {
+		return
+	}
+	if u == 0 {
+		if !nullable {
+			r.bad = true
+		}
+		return
+	}
+	n := int(u-1) * elem
+	if n > len(r.b)-r.off {
+		r.bad = true
+		return
+	}
+	r.off += n
+}
+
+// taggedFixedArray checks a tagged field's data r.b[start:end] as a compact
+// array of elem-byte elements that uses all of it: what arrayLen, skip and
+// endTag on a cursor over the data conclude, without the cursor.
+func (r *vr) taggedFixedArray(start, end int, nullable bool, elem int) {
+	var u uint32
+	if c := r.b[start:end]; len(c) > 0 && c[0] < 0x80 {
+		u = uint32(c[0])
+		start++
+	} else {
+		sub := vr{b: c}
+		if u = sub.uvarintLong(); sub.bad {
+			r.bad = true
+			return
+		}
+		start += sub.off
+	}
+	if u == 0 {
+		if !nullable || start != end {
+			r.bad = true
+		}
+		return
+	}
+	if int(u-1)*elem != end-start {
+		r.bad = true
+	}
 }
 
 // str is a non-nullable compact string.
@@ -136,38 +216,47 @@ func (r *vr) arrayLen(nullable bool, minElem int) int {
 }
 
 // tagCount reads a tagged-field section's count, bounded as
-// wire.Reader.Tags bounds it (every field takes at least two bytes).
+// wire.Reader.Tags bounds it (every field takes at least two bytes). A
+// count of one byte (nearly always) is read in line.
 func (r *vr) tagCount() uint32 {
+	if o := r.off; o < len(r.b) {
+		if c := r.b[o]; c < 0x80 && int(c)*2 <= len(r.b)-o-1 {
+			r.off = o + 1
+			return uint32(c)
+		}
+	}
+	return r.tagCountLong()
+}
+
+//go:noinline
+func (r *vr) tagCountLong() uint32 {
 	n := r.uvarint()
 	if r.bad {
 		return 0
 	}
-	if int(n) > (len(r.b)-r.off)/2 {
+	if int(n)*2 > len(r.b)-r.off {
 		r.bad = true
 		return 0
 	}
 	return n
 }
 
-// tag reads one tagged field's tag and size and returns a cursor over its
-// data; the caller validates a known tag on it and calls endTag, and
-// simply moves on from an unknown one (the decoder keeps those as they are).
-func (r *vr) tag() (uint32, vr) {
-	tag := r.uvarint()
-	size := r.uvarint()
-	if r.bad {
-		return 0, vr{}
+// tagSpan reads one tagged field's tag and size and returns where its data
+// is, r.b[start:end]; the caller validates a known tag there and simply
+// moves on from an unknown one (the decoder keeps those as they are). A
+// tag and a size of one byte each (nearly always) are read in line.
+func (r *vr) tagSpan() (tag uint32, start, end int) {
+	if o := r.off; o+1 < len(r.b) {
+		if t, s := r.b[o], r.b[o+1]; t|s < 0x80 && int(s) <= len(r.b)-o-2 {
+			r.off = o + 2 + int(s)
+			return uint32(t), o + 2, r.off
+		}
 	}
-	start := r.off
-	r.skip(int(size))
-	if r.bad {
-		return 0, vr{}
-	}
-	return tag, vr{b: r.b[start:r.off]}
+	return r.tagSpanLong()
 }
 
-// tagSpan is tag without the cursor: the data is r.b[start:end].
-func (r *vr) tagSpan() (tag uint32, start, end int) {
+//go:noinline
+func (r *vr) tagSpanLong() (tag uint32, start, end int) {
 	tag = r.uvarint()
 	size := r.uvarint()
 	if r.bad {
@@ -188,10 +277,14 @@ func (r *vr) endTag(sub *vr) {
 	}
 }
 
-// skipTags walks a tagged-field section of a struct that knows no tags.
+// skipTags walks a tagged-field section of a struct that knows no tags
+// (nearly always empty: one zero byte).
 func (r *vr) skipTags() {
-	n := r.tagCount()
-	for i := uint32(0); i < n && !r.bad; i++ {
-		r.tag()
+	if o := r.off; o < len(r.b) && r.b[o] == 0 {
+		r.off = o + 1
+		return
+	}
+	for n := r.tagCountLong(); n > 0 && !r.bad; n-- {
+		r.tagSpanLong()
 	}
 }

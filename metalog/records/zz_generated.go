@@ -607,26 +607,22 @@ func validateRegisterBrokerRecord(r *vr, v int16) {
 	}
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, start, end := r.tagSpan()
-		if r.bad {
+		var tag uint32
+		var start, end int
+		if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {
+			tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])
+			r.off = end
+		} else if tag, start, end = r.tagSpanLong(); r.bad {
 			return
 		}
 		switch tag {
 		case 0:
 			if v >= 3 && v <= 4 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(false, 16); n > 0 {
-					(&sub).skip(n * 16)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, false, 16)
 			}
 		case 1:
 			if v >= 4 && v <= 4 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v >= 4 && v <= 4, 16); n > 0 {
-					(&sub).skip(n * 16)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v >= 4 && v <= 4, 16)
 			}
 		}
 	}
@@ -1532,24 +1528,16 @@ func validatePartitionRecord(r *vr, v int16) {
 		r.skip(16)
 	}
 	if v <= 2 {
-		if n := r.arrayLen(false, 4); n > 0 {
-			r.skip(n * 4)
-		}
+		r.fixedArray(false, 4)
 	}
 	if v <= 2 {
-		if n := r.arrayLen(false, 4); n > 0 {
-			r.skip(n * 4)
-		}
+		r.fixedArray(false, 4)
 	}
 	if v <= 2 {
-		if n := r.arrayLen(false, 4); n > 0 {
-			r.skip(n * 4)
-		}
+		r.fixedArray(false, 4)
 	}
 	if v <= 2 {
-		if n := r.arrayLen(false, 4); n > 0 {
-			r.skip(n * 4)
-		}
+		r.fixedArray(false, 4)
 	}
 	if v <= 2 {
 		r.skip(4)
@@ -1561,14 +1549,16 @@ func validatePartitionRecord(r *vr, v int16) {
 		r.skip(4)
 	}
 	if v >= 1 && v <= 2 {
-		if n := r.arrayLen(false, 16); n > 0 {
-			r.skip(n * 16)
-		}
+		r.fixedArray(false, 16)
 	}
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, start, end := r.tagSpan()
-		if r.bad {
+		var tag uint32
+		var start, end int
+		if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {
+			tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])
+			r.off = end
+		} else if tag, start, end = r.tagSpanLong(); r.bad {
 			return
 		}
 		switch tag {
@@ -1580,19 +1570,11 @@ func validatePartitionRecord(r *vr, v int16) {
 			}
 		case 1:
 			if v >= 2 && v <= 2 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
-					(&sub).skip(n * 4)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v >= 2 && v <= 2, 4)
 			}
 		case 2:
 			if v >= 2 && v <= 2 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
-					(&sub).skip(n * 4)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v >= 2 && v <= 2, 4)
 			}
 		}
 	}
@@ -2589,18 +2571,18 @@ func validatePartitionChangeRecord(r *vr, v int16) {
 	}
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, start, end := r.tagSpan()
-		if r.bad {
+		var tag uint32
+		var start, end int
+		if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {
+			tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])
+			r.off = end
+		} else if tag, start, end = r.tagSpanLong(); r.bad {
 			return
 		}
 		switch tag {
 		case 0:
 			if v <= 2 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
-					(&sub).skip(n * 4)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v <= 2, 4)
 			}
 		case 1:
 			if v <= 2 {
@@ -2610,27 +2592,15 @@ func validatePartitionChangeRecord(r *vr, v int16) {
 			}
 		case 2:
 			if v <= 2 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
-					(&sub).skip(n * 4)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v <= 2, 4)
 			}
 		case 3:
 			if v <= 2 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
-					(&sub).skip(n * 4)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v <= 2, 4)
 			}
 		case 4:
 			if v <= 2 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v <= 2, 4); n > 0 {
-					(&sub).skip(n * 4)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v <= 2, 4)
 			}
 		case 5:
 			if v <= 2 {
@@ -2640,27 +2610,15 @@ func validatePartitionChangeRecord(r *vr, v int16) {
 			}
 		case 8:
 			if v >= 1 && v <= 2 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v >= 1 && v <= 2, 16); n > 0 {
-					(&sub).skip(n * 16)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v >= 1 && v <= 2, 16)
 			}
 		case 6:
 			if v >= 2 && v <= 2 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
-					(&sub).skip(n * 4)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v >= 2 && v <= 2, 4)
 			}
 		case 7:
 			if v >= 2 && v <= 2 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v >= 2 && v <= 2, 4); n > 0 {
-					(&sub).skip(n * 4)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v >= 2 && v <= 2, 4)
 			}
 		}
 	}
@@ -4860,8 +4818,12 @@ func validateBrokerRegistrationChangeRecord(r *vr, v int16) {
 	}
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, start, end := r.tagSpan()
-		if r.bad {
+		var tag uint32
+		var start, end int
+		if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {
+			tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])
+			r.off = end
+		} else if tag, start, end = r.tagSpanLong(); r.bad {
 			return
 		}
 		switch tag {
@@ -4879,19 +4841,11 @@ func validateBrokerRegistrationChangeRecord(r *vr, v int16) {
 			}
 		case 2:
 			if v >= 2 && v <= 3 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(false, 16); n > 0 {
-					(&sub).skip(n * 16)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, false, 16)
 			}
 		case 3:
 			if v >= 3 && v <= 3 {
-				sub := vr{b: r.b[start:end]}
-				if n := (&sub).arrayLen(v >= 3 && v <= 3, 16); n > 0 {
-					(&sub).skip(n * 16)
-				}
-				r.endTag(&sub)
+				r.taggedFixedArray(start, end, v >= 3 && v <= 3, 16)
 			}
 		}
 	}
@@ -5866,8 +5820,12 @@ func validateBeginTransactionRecord(r *vr, v int16) {
 	_ = v
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, start, end := r.tagSpan()
-		if r.bad {
+		var tag uint32
+		var start, end int
+		if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {
+			tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])
+			r.off = end
+		} else if tag, start, end = r.tagSpanLong(); r.bad {
 			return
 		}
 		switch tag {
@@ -6078,8 +6036,12 @@ func validateAbortTransactionRecord(r *vr, v int16) {
 	_ = v
 	n := r.tagCount()
 	for i := uint32(0); i < n && !r.bad; i++ {
-		tag, start, end := r.tagSpan()
-		if r.bad {
+		var tag uint32
+		var start, end int
+		if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {
+			tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])
+			r.off = end
+		} else if tag, start, end = r.tagSpanLong(); r.bad {
 			return
 		}
 		switch tag {
@@ -8564,172 +8526,148 @@ func newControl(ctype int16) Control {
 	return nil
 }
 
-func validateMetadataBody(apiKey int16, r *vr, v int16) bool {
+func validateMetadataBody(apiKey int16, body []byte, v int16) bool {
+	r := vr{b: body}
 	switch apiKey {
 	case 0:
 		if v < 0 || v > 4 {
 			return false
 		}
-		validateRegisterBrokerRecord(r, v)
-		return true
+		validateRegisterBrokerRecord(&r, v)
 	case 1:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateUnregisterBrokerRecord(r, v)
-		return true
+		validateUnregisterBrokerRecord(&r, v)
 	case 2:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateTopicRecord(r, v)
-		return true
+		validateTopicRecord(&r, v)
 	case 3:
 		if v < 0 || v > 2 {
 			return false
 		}
-		validatePartitionRecord(r, v)
-		return true
+		validatePartitionRecord(&r, v)
 	case 4:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateConfigRecord(r, v)
-		return true
+		validateConfigRecord(&r, v)
 	case 5:
 		if v < 0 || v > 2 {
 			return false
 		}
-		validatePartitionChangeRecord(r, v)
-		return true
+		validatePartitionChangeRecord(&r, v)
 	case 7:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateFenceBrokerRecord(r, v)
-		return true
+		validateFenceBrokerRecord(&r, v)
 	case 8:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateUnfenceBrokerRecord(r, v)
-		return true
+		validateUnfenceBrokerRecord(&r, v)
 	case 9:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateRemoveTopicRecord(r, v)
-		return true
+		validateRemoveTopicRecord(&r, v)
 	case 10:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateDelegationTokenRecord(r, v)
-		return true
+		validateDelegationTokenRecord(&r, v)
 	case 11:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateUserScramCredentialRecord(r, v)
-		return true
+		validateUserScramCredentialRecord(&r, v)
 	case 12:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateFeatureLevelRecord(r, v)
-		return true
+		validateFeatureLevelRecord(&r, v)
 	case 14:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateClientQuotaRecord(r, v)
-		return true
+		validateClientQuotaRecord(&r, v)
 	case 15:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateProducerIdsRecord(r, v)
-		return true
+		validateProducerIdsRecord(&r, v)
 	case 17:
 		if v < 0 || v > 3 {
 			return false
 		}
-		validateBrokerRegistrationChangeRecord(r, v)
-		return true
+		validateBrokerRegistrationChangeRecord(&r, v)
 	case 18:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateAccessControlEntryRecord(r, v)
-		return true
+		validateAccessControlEntryRecord(&r, v)
 	case 19:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateRemoveAccessControlEntryRecord(r, v)
-		return true
+		validateRemoveAccessControlEntryRecord(&r, v)
 	case 20:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateNoOpRecord(r, v)
-		return true
+		validateNoOpRecord(&r, v)
 	case 21:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateZkMigrationStateRecord(r, v)
-		return true
+		validateZkMigrationStateRecord(&r, v)
 	case 22:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateRemoveUserScramCredentialRecord(r, v)
-		return true
+		validateRemoveUserScramCredentialRecord(&r, v)
 	case 23:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateBeginTransactionRecord(r, v)
-		return true
+		validateBeginTransactionRecord(&r, v)
 	case 24:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateEndTransactionRecord(r, v)
-		return true
+		validateEndTransactionRecord(&r, v)
 	case 25:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateAbortTransactionRecord(r, v)
-		return true
+		validateAbortTransactionRecord(&r, v)
 	case 26:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateRemoveDelegationTokenRecord(r, v)
-		return true
+		validateRemoveDelegationTokenRecord(&r, v)
 	case 27:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateRegisterControllerRecord(r, v)
-		return true
+		validateRegisterControllerRecord(&r, v)
 	case 28:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateClearElrRecord(r, v)
-		return true
+		validateClearElrRecord(&r, v)
 	case 29:
 		if v < 0 || v > 0 {
 			return false
 		}
-		validateUnregisterControllerRecord(r, v)
-		return true
+		validateUnregisterControllerRecord(&r, v)
+	default:
+		return false
 	}
-	return false
+	return !r.bad && r.off == len(r.b)
 }
 
 func appendMetadataBodyJSON(b []byte, apiKey int16, r *vr, v int16) ([]byte, bool) {

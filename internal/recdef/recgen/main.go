@@ -40,7 +40,15 @@ func main() {
 	}
 }
 
-type gen struct{ buf bytes.Buffer }
+type gen struct {
+	buf bytes.Buffer
+	// fastChecks: skipField and checkTagged are emitting for validate<Name>
+	// (the check path, where a record is walked once and its verdict is
+	// all that counts), so arrays of fixed-size elements take the cursor's
+	// one-call forms (fixedArray, taggedFixedArray). The transcoder's walk
+	// keeps the general forms, so its generated code does not change.
+	fastChecks bool
+}
 
 func (g *gen) p(format string, args ...any) { fmt.Fprintf(&g.buf, format+"\n", args...) }
 
@@ -68,13 +76,15 @@ func (g *gen) file(msgs []*recdef.Message) {
 	}
 	g.p("}\nreturn nil\n}\n")
 	// The validate-only dispatch (validate.go): every known type and version.
-	g.p("func validateMetadataBody(apiKey int16, r *vr, v int16) bool {\nswitch apiKey {")
+	// It takes the body's bytes and ends the walk itself (no bytes may be
+	// left), so that the verdict costs one call below ValidMetadata.
+	g.p("func validateMetadataBody(apiKey int16, body []byte, v int16) bool {\nr := vr{b: body}\nswitch apiKey {")
 	for _, m := range msgs {
 		if m.Kind == recdef.Metadata {
-			g.p("case %d:\nif v < %d || v > %d { return false }\nvalidate%s(r, v)\nreturn true", m.Key, m.Versions.Lo, m.Versions.Hi, m.Name)
+			g.p("case %d:\nif v < %d || v > %d { return false }\nvalidate%s(&r, v)", m.Key, m.Versions.Lo, m.Versions.Hi, m.Name)
 		}
 	}
-	g.p("}\nreturn false\n}\n")
+	g.p("default:\nreturn false\n}\nreturn !r.bad && r.off == len(r.b)\n}\n")
 	g.p("func appendMetadataBodyJSON(b []byte, apiKey int16, r *vr, v int16) ([]byte, bool) {\nswitch apiKey {")
 	for _, m := range msgs {
 		if m.Kind == recdef.Metadata {
@@ -554,6 +564,8 @@ func sortedByTag(fields []*recdef.Field) []*recdef.Field {
 func (g *gen) validator(goName, msgName string, fields []*recdef.Field) {
 	g.p("func validate%s(r *vr, v int16) {", goName)
 	g.p("_ = v")
+	g.fastChecks = true
+	defer func() { g.fastChecks = false }()
 	for _, f := range fields {
 		if f.Tagged {
 			continue
@@ -569,8 +581,11 @@ func (g *gen) validator(goName, msgName string, fields []*recdef.Field) {
 	}
 	g.p("n := r.tagCount()")
 	g.p("for i := uint32(0); i < n && !r.bad; i++ {")
-	g.p("tag, start, end := r.tagSpan()")
-	g.p("if r.bad { return }")
+	// tagSpan open-coded: a one-byte tag and size read without a call.
+	g.p("var tag uint32\nvar start, end int")
+	g.p("if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {")
+	g.p("tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])\nr.off = end")
+	g.p("} else if tag, start, end = r.tagSpanLong(); r.bad {\nreturn\n}")
 	g.p("switch tag {")
 	for _, f := range fields {
 		if !f.Tagged {
@@ -593,6 +608,10 @@ func (g *gen) skipField(f *recdef.Field, c, msgName string) {
 	switch {
 	case f.IsArray():
 		if f.Struct == nil && et != "string" && et != "bytes" {
+			if g.fastChecks {
+				g.p("%s.fixedArray(%s, %d)", c, nullable, minSize(et))
+				return
+			}
 			// arrayLen has checked that n fixed-size elements fit.
 			g.p("if n := %s.arrayLen(%s, %d); n > 0 { %s.skip(n * %d) }", c, nullable, minSize(et), c, minSize(et))
 			return
@@ -800,6 +819,14 @@ func jsonKind(t string) string {
 func (g *gen) checkTagged(f *recdef.Field, msgName string) {
 	if et := f.ElemType(); !f.IsArray() && f.Struct == nil && et != "string" && et != "bytes" {
 		g.p("if end-start != %d { r.bad = true }", minSize(et))
+		return
+	}
+	if et := f.ElemType(); g.fastChecks && f.IsArray() && f.Struct == nil && et != "string" && et != "bytes" {
+		nullable := "false"
+		if nullableAnywhere(f) {
+			nullable = inVersions(f.Nullable)
+		}
+		g.p("r.taggedFixedArray(start, end, %s, %d)", nullable, minSize(et))
 		return
 	}
 	g.p("sub := vr{b: r.b[start:end]}")
