@@ -294,7 +294,11 @@ func PayloadJSON(m Metadata, v int16) []byte {
 // Strings, bytes and lists of anything else are fresh.
 type Decoder struct {
 	cache [64]Metadata
-	r     wire.Reader
+	// r is allocated once and reset for every value. A pointer, not a
+	// Reader: the decoders take the reader through an interface, so the
+	// address of an embedded one would move every Decoder to the heap,
+	// including the throwaway one behind DecodeMetadata.
+	r *wire.Reader
 }
 
 // DecodeMetadata is DecodeMetadata with reuse.
@@ -321,8 +325,11 @@ func (d *Decoder) decode(value []byte, reuse bool) (Frame, Metadata, error) {
 		return fr, nil, fmt.Errorf("%w: %s version %d (kmeta knows %d-%d)", ErrUnknownVersion, m.RecordName(), fr.Version, m.MinVersion(), m.MaxVersion())
 	}
 	if reuse {
+		if d.r == nil {
+			d.r = new(wire.Reader)
+		}
 		d.r.Reset(value[fr.BodyOffset:])
-		err = decodeBodyWith(&d.r, m, fr.Version)
+		err = decodeBodyWith(d.r, m, fr.Version)
 	} else {
 		err = decodeBody(m, value[fr.BodyOffset:], fr.Version)
 	}

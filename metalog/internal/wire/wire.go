@@ -33,6 +33,9 @@ type Reader struct {
 	b   []byte
 	off int
 	err error
+	// sub is the reader Tags hands out for each tagged field in turn,
+	// kept so that a reused Reader (Reset) allocates none.
+	sub *Reader
 }
 
 // NewReader returns a reader over b. Slices it returns alias b.
@@ -40,7 +43,7 @@ func NewReader(b []byte) *Reader { return &Reader{b: b} }
 
 // Reset makes r a fresh reader over b, for a decoder that reads many
 // values with one Reader instead of allocating one per value.
-func (r *Reader) Reset(b []byte) { *r = Reader{b: b} }
+func (r *Reader) Reset(b []byte) { *r = Reader{b: b, sub: r.sub} }
 
 // Err returns the first error met, wrapped with the byte offset where it happened.
 func (r *Reader) Err() error { return r.err }
@@ -327,7 +330,12 @@ func (r *Reader) Tags(known func(tag uint32, sub *Reader) bool) []TaggedField {
 		if r.err != nil {
 			return nil
 		}
-		sub := &Reader{b: data}
+		// One field's reader is done with before the next one's starts.
+		if r.sub == nil {
+			r.sub = new(Reader)
+		}
+		sub := r.sub
+		sub.Reset(data)
 		if known != nil && known(tag, sub) {
 			if sub.err != nil {
 				r.off = start + sub.errOffset()
