@@ -298,9 +298,9 @@ func TestBenchSideBySideZK(t *testing.T) {
 		var ceilCPU, ceilZK, mCPU, mZK, kmCPU, kmZK []time.Duration
 		for range benchRuns() {
 			z0 := procCPU(zkPID)
-			c, cpu := zkGetAll(t, zks.Addr(), paths, 64, zkDefaults.conns)
+			c, cpu := zkGetAll(t, zks.Addr(), paths, zkSetting{inFlight: 64, conns: zkDefaults.conns, batch: 1})
 			z1 := procCPU(zkPID)
-			mc, mcpu := zkMultiGetAll(t, zks.Addr(), paths, zkDefaults)
+			mc, mcpu := zkGetAll(t, zks.Addr(), paths, zkDefaults)
 			z2 := procCPU(zkPID)
 			r := runKmetaZK(t, bin, dir, src, zkDefaults)
 			z3 := procCPU(zkPID)
@@ -380,52 +380,12 @@ func zkPaths(t *testing.T, addr string) []string {
 	return out
 }
 
-// zkGetAll reads the data of every path with inFlight requests spread
-// over conns of the sessions kmeta reads with, and returns the time it
-// took and the CPU time (user+sys) this process spent meanwhile.
-func zkGetAll(t *testing.T, addr string, paths []string, inFlight, conns int) (time.Duration, time.Duration) {
-	cs, err := zkread.LiveSessions(t.Context(), zkread.LiveOptions{Servers: []string{addr}, Connections: conns, SessionTimeout: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		for _, c := range cs {
-			c.Close()
-		}
-	}()
-	var next atomic.Int64
-	var failed atomic.Value
-	cpu0 := selfCPU()
-	start := time.Now()
-	var wg sync.WaitGroup
-	for w := range inFlight {
-		c := cs[w%conns]
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(paths) {
-					return
-				}
-				if _, _, err := c.Get(paths[i]); err != nil {
-					failed.Store(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	d, cpu := time.Since(start), selfCPU()-cpu0
-	if err := failed.Load(); err != nil {
-		t.Fatalf("getData: %v", err)
-	}
-	return d, cpu
-}
-
-// zkMultiGetAll reads the data of every path in multiRead batches of
-// set.batch getData, set.inFlight requests in flight over set.conns of the
-// sessions kmeta reads with, and returns the time it took and the CPU
-// time (user+sys) this process spent meanwhile.
-func zkMultiGetAll(t *testing.T, addr string, paths []string, set zkSetting) (time.Duration, time.Duration) {
+// zkGetAll reads the data of every path over set.conns of the sessions
+// kmeta reads with, set.inFlight requests in flight: one getData per path
+// when set.batch is 1, else multiRead batches of set.batch getData. It
+// returns the time it took and the CPU time (user+sys) this process spent
+// meanwhile.
+func zkGetAll(t *testing.T, addr string, paths []string, set zkSetting) (time.Duration, time.Duration) {
 	cs, err := zkread.LiveSessions(t.Context(), zkread.LiveOptions{Servers: []string{addr}, Connections: set.conns, SessionTimeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -449,15 +409,20 @@ func zkMultiGetAll(t *testing.T, addr string, paths []string, set zkSetting) (ti
 				if i >= len(paths) {
 					return
 				}
-				ops = ops[:0]
-				for _, p := range paths[i:min(i+set.batch, len(paths))] {
-					ops = append(ops, zkread.ReadOp{Path: p})
-				}
-				res, err := c.MultiRead(ops)
-				if err == nil {
-					for _, r := range res {
-						if r.Err != nil {
-							err = r.Err
+				var err error
+				if set.batch == 1 {
+					_, _, err = c.Get(paths[i])
+				} else {
+					ops = ops[:0]
+					for _, p := range paths[i:min(i+set.batch, len(paths))] {
+						ops = append(ops, zkread.ReadOp{Path: p})
+					}
+					var res []zkread.ReadResult
+					if res, err = c.MultiRead(ops); err == nil {
+						for _, r := range res {
+							if r.Err != nil {
+								err = r.Err
+							}
 						}
 					}
 				}
@@ -471,7 +436,7 @@ func zkMultiGetAll(t *testing.T, addr string, paths []string, set zkSetting) (ti
 	wg.Wait()
 	d, cpu := time.Since(start), selfCPU()-cpu0
 	if err := failed.Load(); err != nil {
-		t.Fatalf("multiRead getData: %v", err)
+		t.Fatalf("getData (%s): %v", set, err)
 	}
 	return d, cpu
 }
