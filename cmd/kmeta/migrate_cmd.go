@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -36,7 +35,11 @@ func installKillHook() {
 	migrate.Hook = func(string, string) {
 		count++
 		if count == n {
-			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			// Process.Kill is SIGKILL on Unix (and TerminateProcess
+			// elsewhere): no deferred cleanup runs, as with kill -9.
+			if p, err := os.FindProcess(os.Getpid()); err == nil {
+				_ = p.Kill()
+			}
 		}
 	}
 }
