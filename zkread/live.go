@@ -288,7 +288,7 @@ func (r *liveReader) sentinelStats() map[string]*Stat {
 		if calls[i] == nil || calls[i].wait() != nil {
 			continue
 		}
-		rd := juteReader{b: calls[i].body}
+		rd := newJute(calls[i].body)
 		if st := rd.stat(); rd.done() == nil {
 			out[p] = &st
 		}
@@ -601,7 +601,7 @@ func (w *levelWorker) complete(p *packet) {
 		w.apply(it, ReadResult{Err: err}, nil)
 		return
 	}
-	rd := juteReader{b: p.c.body}
+	rd := newJute(p.c.body)
 	var res ReadResult
 	var acl []ACL
 	switch it.op {
@@ -613,7 +613,7 @@ func (w *levelWorker) complete(p *packet) {
 		res.Children = rd.strings()
 		res.Stat = rd.stat()
 	case opGetACL:
-		acl = rd.acls()
+		acl = rd.ACLs()
 		rd.stat()
 	}
 	if err := rd.done(); err != nil {

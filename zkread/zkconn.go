@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kmeta/kmeta/zkread/zkfile"
 )
 
 // ZooKeeper opcodes (ZooDefs.OpCode) and the reserved xids of the client
@@ -212,14 +214,14 @@ func openSession(ctx context.Context, opts LiveOptions, addr string, deadline ti
 	}
 	// ConnectResponse: protocolVersion, timeOut, sessionId, passwd and,
 	// from servers that know read-only mode, readOnly.
-	r := juteReader{b: resp}
-	r.i32()
-	timeout := r.i32()
-	s.id = r.i64()
-	r.buffer()
-	if r.err != nil {
+	r := newJute(resp)
+	r.I32()
+	timeout := r.I32()
+	s.id = r.I64()
+	r.Buffer()
+	if r.err() != nil {
 		nc.Close()
-		return nil, fmt.Errorf("connect response from %s: %w", addr, r.err)
+		return nil, fmt.Errorf("connect response from %s: %w", addr, r.err())
 	}
 	if timeout <= 0 {
 		nc.Close()
@@ -517,7 +519,7 @@ func (s *Session) Get(path string) ([]byte, Stat, error) {
 	if err != nil {
 		return nil, Stat{}, err
 	}
-	r := juteReader{b: c.body}
+	r := newJute(c.body)
 	data, st := r.dataResult()
 	return data, st, r.done()
 }
@@ -531,7 +533,7 @@ func (s *Session) Exists(path string) (bool, Stat, error) {
 	if err != nil {
 		return false, Stat{}, err
 	}
-	r := juteReader{b: c.body}
+	r := newJute(c.body)
 	st := r.stat()
 	return true, st, r.done()
 }
@@ -542,8 +544,8 @@ func (s *Session) GetACL(path string) ([]ACL, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := juteReader{b: c.body}
-	acl := r.acls()
+	r := newJute(c.body)
+	acl := r.ACLs()
 	r.stat()
 	return acl, r.done()
 }
@@ -606,13 +608,13 @@ func (s *Session) MultiRead(ops []ReadOp) ([]ReadResult, error) {
 // GetChildrenResponse, error: ErrorResponse{err}), then a header with
 // done set. A result must answer its op (same type, or an error).
 func decodeMulti(body []byte, ops []ReadOp) ([]ReadResult, error) {
-	r := juteReader{b: body}
+	r := newJute(body)
 	out := make([]ReadResult, len(ops))
 	for i := 0; ; i++ {
-		typ := r.i32()
-		doneFlag := r.bool()
-		herr := r.i32()
-		if r.err != nil {
+		typ := r.I32()
+		doneFlag := r.Bool()
+		herr := r.I32()
+		if r.err() != nil {
 			break
 		}
 		if doneFlag {
@@ -627,7 +629,7 @@ func decodeMulti(body []byte, ops []ReadOp) ([]ReadResult, error) {
 		}
 		switch {
 		case typ == opMultiError:
-			code := zkCode(r.i32())
+			code := zkCode(r.I32())
 			if code == 0 || zkCode(herr) != code {
 				r.failf("result %d: error %d in a header saying %d", i, code, herr)
 			}
@@ -639,8 +641,8 @@ func decodeMulti(body []byte, ops []ReadOp) ([]ReadResult, error) {
 		default:
 			r.failf("result %d has type %d for a read of type %v", i, typ, ops[i].Children)
 		}
-		if r.err != nil {
-			return nil, fmt.Errorf("%s: %w", ops[i].Path, r.err)
+		if r.err() != nil {
+			return nil, fmt.Errorf("%s: %w", ops[i].Path, r.err())
 		}
 	}
 	if err := r.done(); err != nil {
@@ -649,89 +651,30 @@ func decodeMulti(body []byte, ops []ReadOp) ([]ReadResult, error) {
 	return out, nil
 }
 
-// juteReader decodes jute-encoded response bytes (big-endian ints; buffer
-// and ustring: int length, -1 for null; vector: int count). Errors are
-// sticky and name the byte position; every length is checked against
-// what remains before anything is allocated.
-type juteReader struct {
-	b   []byte
-	off int
-	err error
-}
+// juteReader decodes a response with zkfile's jute reader (the client
+// protocol's records are jute, as ZooKeeper's files are) and adds the
+// protocol's composite records. Its error wraps errBadResponse and names
+// the byte position.
+type juteReader struct{ zkfile.Jute }
 
-func (r *juteReader) failf(format string, args ...any) {
-	if r.err == nil {
-		r.err = fmt.Errorf("%w: byte %d: %s", errBadResponse, r.off, fmt.Sprintf(format, args...))
-	}
-}
+func newJute(b []byte) *juteReader { return &juteReader{zkfile.NewJute(b)} }
 
-func (r *juteReader) take(n int) []byte {
-	if r.err != nil {
+func (r *juteReader) failf(format string, args ...any) { r.Fail(fmt.Errorf(format, args...)) }
+
+// err is the first failure, nil when there is none.
+func (r *juteReader) err() error {
+	err, at := r.Err()
+	if err == nil {
 		return nil
 	}
-	if n < 0 || n > len(r.b)-r.off {
-		r.failf("%d bytes wanted, %d left", n, len(r.b)-r.off)
-		return nil
-	}
-	b := r.b[r.off : r.off+n : r.off+n]
-	r.off += n
-	return b
-}
-
-func (r *juteReader) i32() int32 {
-	if b := r.take(4); b != nil {
-		return int32(binary.BigEndian.Uint32(b))
-	}
-	return 0
-}
-
-func (r *juteReader) i64() int64 {
-	if b := r.take(8); b != nil {
-		return int64(binary.BigEndian.Uint64(b))
-	}
-	return 0
-}
-
-func (r *juteReader) bool() bool {
-	if b := r.take(1); b != nil {
-		return b[0] != 0
-	}
-	return false
-}
-
-// buffer returns nil for null, else a slice of the response (callers
-// copy what they keep).
-func (r *juteReader) buffer() []byte {
-	n := r.i32()
-	if r.err != nil || n == -1 {
-		return nil
-	}
-	if n < -1 {
-		r.failf("length %d", n)
-		return nil
-	}
-	return r.take(int(n))
-}
-
-func (r *juteReader) str() string { return string(r.buffer()) }
-
-func (r *juteReader) count(minSize int) int {
-	n := r.i32()
-	if r.err != nil || n == -1 {
-		return 0
-	}
-	if n < -1 || int64(n)*int64(minSize) > int64(len(r.b)-r.off) {
-		r.failf("count %d does not fit in %d bytes", n, len(r.b)-r.off)
-		return 0
-	}
-	return int(n)
+	return fmt.Errorf("%w: byte %d: %v", errBadResponse, at, err)
 }
 
 func (r *juteReader) strings() []string {
-	n := r.count(4)
+	n := max(r.Count(4), 0)
 	out := make([]string, 0, n)
 	for range n {
-		out = append(out, r.str())
+		out = append(out, r.Str())
 	}
 	return out
 }
@@ -739,7 +682,7 @@ func (r *juteReader) strings() []string {
 // stat decodes a Stat: czxid, mzxid, ctime, mtime, version, cversion,
 // aversion, ephemeralOwner, dataLength, numChildren, pzxid.
 func (r *juteReader) stat() Stat {
-	b := r.take(68)
+	b := r.Take(68)
 	if b == nil {
 		return Stat{}
 	}
@@ -749,32 +692,17 @@ func (r *juteReader) stat() Stat {
 		Aversion: u32(40), EphemeralOwner: u64(44), DataLength: u32(52), NumChildren: u32(56), Pzxid: u64(60)}
 }
 
-// dataResult decodes a GetDataResponse (data, stat); the data is copied
+// dataResult decodes a GetDataResponse (data, stat); the data is a copy,
 // so that it does not pin the response.
 func (r *juteReader) dataResult() ([]byte, Stat) {
-	var data []byte
-	if b := r.buffer(); b != nil {
-		data = append(make([]byte, 0, len(b)), b...)
-	}
+	data := r.Buffer()
 	return data, r.stat()
-}
-
-func (r *juteReader) acls() []ACL {
-	n := r.count(12)
-	out := make([]ACL, 0, n)
-	for range n {
-		perms := r.i32()
-		scheme := r.str()
-		id := r.str()
-		out = append(out, ACL{Perms: perms, Scheme: scheme, ID: id})
-	}
-	return out
 }
 
 // done reports the sticky error, or trailing bytes.
 func (r *juteReader) done() error {
-	if r.err == nil && r.off != len(r.b) {
-		r.failf("%d trailing bytes", len(r.b)-r.off)
+	if err, _ := r.Err(); err == nil && r.Remaining() != 0 {
+		r.failf("%d trailing bytes", r.Remaining())
 	}
-	return r.err
+	return r.err()
 }

@@ -93,24 +93,24 @@ func TestWireFixtures(t *testing.T) {
 		}
 		return b
 	}
-	r := juteReader{b: read("getData")}
+	r := newJute(read("getData"))
 	data, st := r.dataResult()
 	if err := r.done(); err != nil || !bytes.HasPrefix(data, []byte(`{"version":2`)) || st.DataLength != int32(len(data)) || st.NumChildren != 1 {
 		t.Errorf("getData: %v %q %+v", err, data, st)
 	}
-	r = juteReader{b: read("getData-null")}
+	r = newJute(read("getData-null"))
 	data, st = r.dataResult()
 	if err := r.done(); err != nil || data != nil || st.DataLength != 0 || st.NumChildren != 2 {
 		t.Errorf("getData of a null znode: %v %q %+v", err, data, st)
 	}
-	r = juteReader{b: read("getChildren2")}
+	r = newJute(read("getChildren2"))
 	kids := r.strings()
 	st = r.stat()
 	if err := r.done(); err != nil || len(kids) != 5 || st.NumChildren != 5 {
 		t.Errorf("getChildren2: %v %v %+v", err, kids, st)
 	}
-	r = juteReader{b: read("getACL")}
-	acl := r.acls()
+	r = newJute(read("getACL"))
+	acl := r.ACLs()
 	r.stat()
 	if err := r.done(); err != nil || len(acl) != 2 || acl[0].Scheme != "digest" || acl[0].ID != "kafka:x" || acl[1].ID != "anyone" {
 		t.Errorf("getACL: %v %+v", err, acl)
@@ -166,10 +166,10 @@ func FuzzWireDecode(f *testing.F) {
 		for _, dec := range []func(*juteReader){
 			func(r *juteReader) { r.dataResult() },
 			func(r *juteReader) { r.strings(); r.stat() },
-			func(r *juteReader) { r.acls(); r.stat() },
+			func(r *juteReader) { r.ACLs(); r.stat() },
 		} {
-			r := juteReader{b: body}
-			dec(&r)
+			r := newJute(body)
+			dec(r)
 			if err := r.done(); err != nil && !errors.Is(err, errBadResponse) {
 				t.Fatalf("error does not wrap errBadResponse: %v", err)
 			}

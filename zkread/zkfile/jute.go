@@ -190,3 +190,39 @@ func (c *cursor) acls(what string) []ACL {
 	}
 	return out
 }
+
+// Jute is the cursor for readers outside this package: ZooKeeper's client
+// protocol encodes its requests and responses in the same jute records as
+// its files (zkread's client decodes the server's answers with it). The
+// error is sticky, as the cursor's; Err says where the first failure was.
+type Jute struct{ c cursor }
+
+// NewJute returns a reader over b.
+func NewJute(b []byte) Jute { return Jute{c: cursor{buf: b}} }
+
+func (j *Jute) I32() int32        { return j.c.i32("") }
+func (j *Jute) I64() int64        { return j.c.i64("") }
+func (j *Jute) Bool() bool        { return j.c.boolean("") }
+func (j *Jute) Take(n int) []byte { return j.c.take(n, "") }
+
+// Buffer is a buffer's bytes (a copy), nil for null.
+func (j *Jute) Buffer() []byte { return j.c.buffer("") }
+
+// Str is a ustring; null reads as "".
+func (j *Jute) Str() string { s, _ := j.c.str(""); return s }
+
+// Count is a vector's length (-1 for null), bounded by what remains at
+// minSize bytes an element.
+func (j *Jute) Count(minSize int) int { return j.c.count("", minSize) }
+
+// ACLs is a vector of ACL entries.
+func (j *Jute) ACLs() []ACL { return j.c.acls("") }
+
+// Remaining is the number of bytes not read yet.
+func (j *Jute) Remaining() int { return j.c.remaining() }
+
+// Fail sets the error, unless one is set already.
+func (j *Jute) Fail(err error) { j.c.fail("", err) }
+
+// Err is the first failure and the byte position it happened at.
+func (j *Jute) Err() (error, int) { return j.c.err, int(j.c.at) }
