@@ -28,12 +28,3 @@ func growPipe(f *os.File) {
 	}
 	syscall.Syscall(syscall.SYS_FCNTL, f.Fd(), fSetPipeSz, pipeSize)
 }
-
-// pipeCapacity is the capacity of the pipe f, for the test.
-func pipeCapacity(f *os.File) int {
-	n, _, errno := syscall.Syscall(syscall.SYS_FCNTL, f.Fd(), fGetPipeSz, 0)
-	if errno != 0 {
-		return -1
-	}
-	return int(n)
-}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"syscall"
 	"testing"
 )
 
@@ -27,4 +28,13 @@ func TestGrowPipe(t *testing.T) {
 	if got := pipeCapacity(f); got != -1 {
 		t.Fatalf("a regular file reports pipe capacity %d", got)
 	}
+}
+
+// pipeCapacity is the capacity of the pipe f, -1 for anything else.
+func pipeCapacity(f *os.File) int {
+	n, _, errno := syscall.Syscall(syscall.SYS_FCNTL, f.Fd(), fGetPipeSz, 0)
+	if errno != 0 {
+		return -1
+	}
+	return int(n)
 }
