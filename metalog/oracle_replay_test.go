@@ -201,9 +201,26 @@ func bigBatchLog() [][]records.Metadata {
 				add(c)
 			}
 		}
+		// Partition records Kafka refuses, in the part of the first round
+		// decoded ahead (whose partitions are built ahead): directories
+		// that do not match the replicas, an unknown leader recovery
+		// state. (A partition of an unknown topic is refused by kmeta;
+		// Kafka's TopicsDelta fails on it with a NullPointerException that
+		// breaks the rest of the batch, so it cannot be an oracle case.)
+		refused := func(topic model.UUID, p int32, bad func(*records.PartitionRecord)) {
+			r := &records.PartitionRecord{}
+			r.SetDefaults()
+			r.TopicId, r.PartitionId, r.Replicas, r.Isr, r.Leader = topic, p, []int32{1, 2}, []int32{1, 2}, 1
+			r.Directories = []model.UUID{d1, d2}
+			bad(r)
+			add(r)
+		}
 		switch k {
 		case 3:
 			add(&records.RemoveTopicRecord{TopicId: id})
+		case 6:
+			refused(id, 70, func(r *records.PartitionRecord) { r.Directories = []model.UUID{d1, d2, d1} })
+			refused(id, 71, func(r *records.PartitionRecord) { r.LeaderRecoveryState = 7 })
 		case 4:
 			add(&records.ClearElrRecord{TopicName: "t04"})
 		case 5:
@@ -214,7 +231,7 @@ func bigBatchLog() [][]records.Metadata {
 		}
 	}
 	// Metadata transactions: committed across the split of the first
-	// round (aheadWindow/3); committed from the end of the first round to
+	// round (aheadSplit); committed from the end of the first round to
 	// the third, so that records it holds were decoded by the decoders the
 	// second round uses again; aborted at the end of the batch. (Kafka's
 	// MetadataBatchLoader applies an aborted transaction after all when
@@ -227,7 +244,7 @@ func bigBatchLog() [][]records.Metadata {
 	}{
 		{len(big) - 40, 40, &records.AbortTransactionRecord{Reason: ptr("aborted")}},
 		{aheadWindow - 30, aheadWindow + 60, &records.EndTransactionRecord{}},
-		{aheadWindow/3 - 10, 25, &records.EndTransactionRecord{}},
+		{aheadSplit(aheadWindow) - 10, 25, &records.EndTransactionRecord{}},
 	} {
 		big = slices.Insert(big, tx.at+tx.n, tx.end)
 		big = slices.Insert(big, tx.at, begin())

@@ -33,13 +33,16 @@ type Position struct {
 // Memory is proportional to the image (plus an open transaction), never to
 // the number of records replayed.
 type Replayer struct {
-	img    *model.Image
-	byID   map[model.UUID]*model.Topic
-	arena  partitionArena
-	txn    []pending // buffered records of an open transaction
-	inTxn  bool
-	txnPos Position
-	last   Position
+	img  *model.Image
+	byID map[model.UUID]*model.Topic
+	// lastTopic is the topic byID last found (see topic); nil whenever
+	// byID changes.
+	lastTopic *model.Topic
+	arena     partitionArena
+	txn       []pending // buffered records of an open transaction
+	inTxn     bool
+	txnPos    Position
+	last      Position
 	// Applied and Skipped count records; Skipped holds the records that
 	// took no effect (unknown types, records Kafka refuses, aborted
 	// transactions).
@@ -61,7 +64,7 @@ func NewReplayer() *Replayer {
 // Reset drops everything: used when a snapshot starts.
 func (r *Replayer) Reset() {
 	r.img = model.NewImage()
-	r.byID = map[model.UUID]*model.Topic{}
+	r.byID, r.lastTopic = map[model.UUID]*model.Topic{}, nil
 	r.arena = newPartitionArena()
 	r.txn, r.inTxn = nil, false
 	r.img.Provenance.Offset = -1
@@ -254,39 +257,23 @@ func (r *Replayer) applyRecord(rec records.Metadata) bool {
 			delete(r.byID, old.ID)
 		}
 		img.Topics[m.Name] = t
-		r.byID[m.TopicId] = t
+		r.byID[m.TopicId], r.lastTopic = t, nil
 	case *records.RemoveTopicRecord:
 		t := r.byID[m.TopicId]
 		if t == nil {
 			return false
 		}
 		delete(r.byID, m.TopicId)
+		r.lastTopic = nil
 		delete(img.Topics, t.Name)
 		delete(img.Configs, model.ConfigResource{Type: model.ConfigTopic, Name: t.Name})
 	case *records.PartitionRecord:
-		t := r.byID[m.TopicId]
-		if t == nil || (!allMigrating(m.Directories) && len(m.Directories) != len(m.Replicas)) ||
-			!validRecoveryState(m.LeaderRecoveryState) {
-			return false
+		if r.topic(m.TopicId) == nil {
+			return false // before building anything
 		}
-		a := &r.arena
-		p := &a.parts.take(1)[0]
-		*p = model.Partition{
-			ID: m.PartitionId, Replicas: a.ints.copyOf(m.Replicas), ISR: a.ints.copyOf(m.Isr),
-			RemovingReplicas: a.ints.copyOf(m.RemovingReplicas), AddingReplicas: a.ints.copyOf(m.AddingReplicas),
-			Leader: m.Leader, LeaderRecoveryState: m.LeaderRecoveryState,
-			LeaderEpoch: m.LeaderEpoch, PartitionEpoch: m.PartitionEpoch,
-			ELR: a.ints.copyOf(m.EligibleLeaderReplicas), LastKnownELR: a.ints.copyOf(m.LastKnownElr),
-		}
-		if allMigrating(m.Directories) && len(m.Directories) != len(m.Replicas) {
-			// defaultToMigrating's "migrating" for every replica.
-			p.Directories = a.dirs.take(len(m.Replicas))
-		} else {
-			p.Directories = a.dirs.copyOf(m.Directories)
-		}
-		t.Partitions[m.PartitionId] = p
+		return r.addPartition(m, r.arena.partition(m))
 	case *records.PartitionChangeRecord:
-		t := r.byID[m.TopicId]
+		t := r.topic(m.TopicId)
 		if t == nil {
 			return false
 		}
@@ -474,6 +461,43 @@ func allMigrating(dirs []model.UUID) bool {
 	return true
 }
 
+// topic is byID[id]. It remembers the topic it found last: a snapshot
+// lists a topic's partitions together, and so does a topic creation.
+func (r *Replayer) topic(id model.UUID) *model.Topic {
+	if t := r.lastTopic; t != nil && t.ID == id {
+		return t
+	}
+	t := r.byID[id]
+	if t != nil {
+		r.lastTopic = t
+	}
+	return t
+}
+
+// addPartition registers p, what m registers (built by partitionArena.partition,
+// nil when m is invalid), in m's topic.
+func (r *Replayer) addPartition(m *records.PartitionRecord, p *model.Partition) bool {
+	t := r.topic(m.TopicId)
+	if t == nil || p == nil {
+		return false
+	}
+	t.Partitions[m.PartitionId] = p
+	return true
+}
+
+// applyPartition is Apply for a PartitionRecord whose partition p was
+// built ahead, from m, by partitionArena.partition (which is a pure
+// function of the record, so it can run on another goroutine, with its
+// own arena). Outside a transaction only.
+func (r *Replayer) applyPartition(pos Position, m *records.PartitionRecord, p *model.Partition) {
+	r.mark(pos)
+	if r.addPartition(m, p) {
+		r.Applied++
+	} else {
+		r.Skipped++
+	}
+}
+
 // validRecoveryState reports a LeaderRecoveryState Kafka knows: 0
 // recovered, 1 recovering.
 func validRecoveryState(s int8) bool { return s == 0 || s == 1 }
@@ -501,6 +525,30 @@ func newPartitionArena() partitionArena {
 	// 256 partitions (48 KiB), 2048 ids and 512 directories (8 KiB each)
 	// per block: a few hundred partitions' worth.
 	return partitionArena{parts: block[model.Partition]{size: 256}, ints: block[int32]{size: 2048}, dirs: block[model.UUID]{size: 512}}
+}
+
+// partition returns the partition m registers, carved from a, or nil
+// when Kafka refuses m: directories that do not match the replicas, an
+// unknown leader recovery state.
+func (a *partitionArena) partition(m *records.PartitionRecord) *model.Partition {
+	if (!allMigrating(m.Directories) && len(m.Directories) != len(m.Replicas)) || !validRecoveryState(m.LeaderRecoveryState) {
+		return nil
+	}
+	p := &a.parts.take(1)[0]
+	*p = model.Partition{
+		ID: m.PartitionId, Replicas: a.ints.copyOf(m.Replicas), ISR: a.ints.copyOf(m.Isr),
+		RemovingReplicas: a.ints.copyOf(m.RemovingReplicas), AddingReplicas: a.ints.copyOf(m.AddingReplicas),
+		Leader: m.Leader, LeaderRecoveryState: m.LeaderRecoveryState,
+		LeaderEpoch: m.LeaderEpoch, PartitionEpoch: m.PartitionEpoch,
+		ELR: a.ints.copyOf(m.EligibleLeaderReplicas), LastKnownELR: a.ints.copyOf(m.LastKnownElr),
+	}
+	if allMigrating(m.Directories) && len(m.Directories) != len(m.Replicas) {
+		// defaultToMigrating's "migrating" for every replica.
+		p.Directories = a.dirs.take(len(m.Replicas))
+	} else {
+		p.Directories = a.dirs.copyOf(m.Directories)
+	}
+	return p
 }
 
 // block hands out slices of a shared backing array.

@@ -111,6 +111,38 @@ func TestReplayPartitionChange(t *testing.T) {
 
 // A snapshot newer (by epoch) than the whole log makes Kafka discard the
 // log; replay must not apply the stale segment on top of the snapshot.
+// Partition records and changes of a topic that was removed, or replaced
+// by a topic of the same name and a new id, are refused, right after the
+// removal as much as later: the replayer remembers the topic it found
+// last, and must forget it when topics change.
+func TestReplayRefusesPartitionsOfGoneTopics(t *testing.T) {
+	x, y := model.UUID{9}, model.UUID{8}
+	part := func(topic model.UUID, p int32) *records.PartitionRecord {
+		return &records.PartitionRecord{PartitionId: p, TopicId: topic, Replicas: []int32{1}, Isr: []int32{1}, Leader: 1}
+	}
+	change := func(topic model.UUID, p int32) *records.PartitionChangeRecord {
+		return &records.PartitionChangeRecord{PartitionId: p, TopicId: topic, Leader: -2, LeaderRecoveryState: -1}
+	}
+	r := NewReplayer()
+	for i, m := range []records.Metadata{
+		&records.TopicRecord{Name: "t", TopicId: x}, part(x, 0), // applied
+		&records.RemoveTopicRecord{TopicId: x}, part(x, 1), change(x, 0), // removal applied, two refused
+		&records.TopicRecord{Name: "t", TopicId: x}, part(x, 2), // applied: t is back with id x
+		&records.TopicRecord{Name: "t", TopicId: y}, part(x, 3), change(x, 2), part(y, 0), // x replaced: two refused, y's applied
+	} {
+		if err := r.Apply(Position{Offset: int64(i)}, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	img := r.Image()
+	if r.Applied != 7 || r.Skipped != 4 {
+		t.Errorf("applied %d, skipped %d, want 7 and 4", r.Applied, r.Skipped)
+	}
+	if tp := img.Topics["t"]; len(img.Topics) != 1 || tp == nil || tp.ID != y || len(tp.Partitions) != 1 || tp.Partitions[0] == nil {
+		t.Errorf("topics %+v, want t with id %v and partition 0 only", img.Topics, y)
+	}
+}
+
 func TestPlanTruncatesToNewerSnapshot(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, MetadataPartitionDir)
@@ -316,6 +348,18 @@ func TestTornTailSaysWhatWasLost(t *testing.T) {
 // stopped inside a transaction and inside a round (--at-offset).
 func TestReplayLargeBatchesMatchOneByOne(t *testing.T) {
 	log := bigBatchLog()
+	// And a large batch of partitions of topics that do not exist (one
+	// never created, one removed in the big batch) among partitions of one
+	// that does, which kmeta refuses (Kafka's TopicsDelta fails on them,
+	// so they are not in the oracle's log).
+	var orphans []records.Metadata
+	for p := range int32(3 * aheadMin) {
+		r := &records.PartitionRecord{}
+		r.SetDefaults()
+		r.TopicId, r.PartitionId, r.Replicas, r.Isr, r.Leader = []model.UUID{{0xc, 1}, {0xa, 3}, {0xa, 10}}[p%3], 100+p, []int32{1}, []int32{1}, 1
+		orphans = append(orphans, r)
+	}
+	log = append(log, orphans)
 	big, small := t.TempDir(), t.TempDir()
 	writeLog(t, big, 1, log...)
 	var split [][]records.Metadata

@@ -136,9 +136,21 @@ func (s *jsonStream) spill() {
 // flush writes the buffer out; after an error nothing more is written.
 func (s *jsonStream) flush() {
 	if s.err == nil && len(s.buf) > 0 {
+		if t, ok := s.w.(bufferTaker); ok {
+			s.buf, s.err = t.TakeBuffer(s.buf)
+			return
+		}
 		_, s.err = s.w.Write(s.buf)
 	}
 	s.buf = s.buf[:0]
+}
+
+// bufferTaker is a writer that takes a full buffer as it is and hands back
+// an empty one, of at least the same capacity, to fill next (the printer's
+// asynchronous writer): hundreds of megabytes of JSON then leave without
+// being copied on the way.
+type bufferTaker interface {
+	TakeBuffer(full []byte) (empty []byte, err error)
 }
 
 // nl starts a new line at depth d (nothing when compact).

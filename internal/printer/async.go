@@ -63,6 +63,24 @@ func (a *asyncWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// TakeBuffer is Write without the copy: p is written as it is, and the
+// buffer returned (empty, at least p's capacity) is the caller's to fill
+// next. The JSON image streams through it (model.Image.WriteIndentedJSON).
+func (a *asyncWriter) TakeBuffer(p []byte) ([]byte, error) {
+	if err := a.error(); err != nil {
+		return p[:0], err
+	}
+	if len(p) == 0 {
+		return p, nil
+	}
+	b := <-a.free
+	a.full <- p
+	if cap(b) < cap(p) {
+		b = make([]byte, 0, cap(p))
+	}
+	return b[:0], nil
+}
+
 // Close waits until everything is written and returns the first error.
 func (a *asyncWriter) Close() error {
 	close(a.full)

@@ -197,7 +197,15 @@ func uvarint64(d []byte) (uint64, int) {
 }
 
 // Uvarint reads an unsigned varint (see the function Uvarint).
-func (r *Reader) Uvarint() uint32 { return uint32(r.varint(uvarint64)) }
+func (r *Reader) Uvarint() uint32 {
+	// One byte is the common case (lengths, counts, tags): no call.
+	if r.err == nil && r.off < len(r.b) && r.b[r.off] < 0x80 {
+		v := r.b[r.off]
+		r.off++
+		return uint32(v)
+	}
+	return uint32(r.varint(uvarint64))
+}
 
 // Varint reads a zig-zag varint (int32).
 func (r *Reader) Varint() int32 {
