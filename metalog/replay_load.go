@@ -253,82 +253,229 @@ func (l *loader) replayFile(f DataFile, from int64) error {
 		c.EndFile(err)
 		return err
 	}
-	defer r.Close()
+	src := l.batches(f, r)
+	defer src.close()
 	snapshot := f.Kind == KindSnapshot || f.Kind == KindBootstrap
 	skipRest, noted := false, false
 	l.next = f.BaseOffset
 	for {
-		b, err := r.Next()
-		if err == io.EOF {
-			c.EndFile(nil)
-			l.fileEnd(f, nil, r.Position())
+		a := src.next()
+		// The source has ended the checker's file when it returns an
+		// error other than a CRC mismatch.
+		if err := a.err; err == io.EOF {
+			l.fileEnd(f, nil, a.pos)
 			return nil
-		}
-		if err != nil && !errors.Is(err, ErrCRC) {
+		} else if err != nil && !errors.Is(err, ErrCRC) {
 			var fe *FileError
 			if errors.As(err, &fe) {
-				c.EndFile(err)
 				return err
 			}
-			c.EndFile(err)
-			l.fileEnd(f, err, r.Position())
+			l.fileEnd(f, err, a.pos)
 			return nil
 		}
-		n := len(c.Findings())
-		l.next = b.NextOffset()
-		damaged := c.Batch(b, err)
-		l.done += b.Size()
-		l.progress()
-		if skipRest {
-			continue
-		}
-		if l.opts.AtOffset >= 0 && !snapshot && b.BaseOffset > l.opts.AtOffset {
-			// Past the requested offset: nothing here matters to the image.
-			l.stop = true
-			skipRest = true
-			continue
-		}
-		if damaged {
-			damaged = stopsReplay(c.Findings()[n:])
-		}
-		if damaged && !snapshot && b.LastOffset() < from {
-			// Below the offset replay starts from (the snapshot's end):
-			// Kafka reads the log by offset from there and never reaches
-			// this batch, so the image does not rest on it.
-			if !noted {
-				x := firstError(c.Findings()[n:])
-				l.warn(WarnDamageNotReplayed, model.SevWarning, *x.Where, "%s: %s (below offset %d, where replay starts: the image does not rest on it)", x.Code, x.Message, from)
-				l.noteDamage(x)
-				noted = true
-			}
-			continue
-		}
-		if damaged {
-			first := firstError(c.Findings()[n:])
-			if snapshot && first.Code == KindSnapshotAfterFooter {
-				// Kafka's snapshot reader stops at the footer and the log
-				// goes on from the snapshot's end: so does replay.
-				l.res.Warnings = append(l.res.Warnings, first)
-				l.noteDamage(first)
-				skipRest = true
-				continue
-			}
-			l.stopAt(f, b.Position, b.BaseOffset, first)
-			// The checker still sees the rest of the file, so that its
-			// verdict on it matches log check's.
-			skipRest = true
-			continue
-		}
-		if b.LastOffset() < from {
-			continue
-		}
-		b.minOffset = from
-		l.apply(f, b, snapshot)
-		if l.opts.AtOffset >= 0 && !snapshot && b.LastOffset() >= l.opts.AtOffset {
-			l.stop = true
-			skipRest = true
-		}
+		l.apply1(f, a, snapshot, from, &skipRest, &noted)
+		src.release(a)
 	}
+}
+
+// apply1 is replayFile's work on one batch the checker has seen.
+func (l *loader) apply1(f DataFile, a *batchAhead, snapshot bool, from int64, skipRest, noted *bool) {
+	b := &a.b
+	l.next = b.NextOffset()
+	damaged := a.damaged
+	l.done += b.Size()
+	l.progress()
+	if *skipRest {
+		return
+	}
+	if l.opts.AtOffset >= 0 && !snapshot && b.BaseOffset > l.opts.AtOffset {
+		// Past the requested offset: nothing here matters to the image.
+		l.stop = true
+		*skipRest = true
+		return
+	}
+	if damaged {
+		damaged = stopsReplay(a.findings)
+	}
+	if damaged && !snapshot && b.LastOffset() < from {
+		// Below the offset replay starts from (the snapshot's end):
+		// Kafka reads the log by offset from there and never reaches
+		// this batch, so the image does not rest on it.
+		if !*noted {
+			x := firstError(a.findings)
+			l.warn(WarnDamageNotReplayed, model.SevWarning, *x.Where, "%s: %s (below offset %d, where replay starts: the image does not rest on it)", x.Code, x.Message, from)
+			l.noteDamage(x)
+			*noted = true
+		}
+		return
+	}
+	if damaged {
+		first := firstError(a.findings)
+		if snapshot && first.Code == KindSnapshotAfterFooter {
+			// Kafka's snapshot reader stops at the footer and the log
+			// goes on from the snapshot's end: so does replay.
+			l.res.Warnings = append(l.res.Warnings, first)
+			l.noteDamage(first)
+			*skipRest = true
+			return
+		}
+		l.stopAt(f, b.Position, b.BaseOffset, first)
+		// The checker still sees the rest of the file, so that its
+		// verdict on it matches log check's.
+		*skipRest = true
+		return
+	}
+	if b.LastOffset() < from {
+		return
+	}
+	b.minOffset = from
+	l.apply(f, b, snapshot)
+	if l.opts.AtOffset >= 0 && !snapshot && b.LastOffset() >= l.opts.AtOffset {
+		l.stop = true
+		*skipRest = true
+	}
+}
+
+// batchAhead is one batch of a file as replay gets it: the batch, the
+// reader's error with it, and the checker's verdict and findings on it.
+// At the end of the file it holds only the error that ended it (io.EOF
+// when clean) and the reader's position.
+type batchAhead struct {
+	b        Batch
+	err      error
+	damaged  bool
+	findings []Finding // what Checker.Batch added for b
+	pos      int64     // Reader.Position after b
+	buf      []byte    // b's bytes when copied (readAhead)
+}
+
+// replaySource hands replayFile the batches of one file, each run through
+// the checker, which it ends (EndFile) with the file.
+type replaySource interface {
+	next() *batchAhead
+	release(*batchAhead) // replay is done with it
+	close()
+}
+
+// batches reads r's batches for replay: on a goroutine of its own, a few
+// batches ahead, for a large file (the same threshold as parallel check),
+// else in line.
+func (l *loader) batches(f DataFile, r *Reader) replaySource {
+	if parallelWorkers(f.Size) < 2 {
+		return &inlineBatches{r: r, c: l.check}
+	}
+	return l.readAhead(r)
+}
+
+// inlineBatches reads on replay's goroutine; the batch is the reader's.
+type inlineBatches struct {
+	r *Reader
+	c *Checker
+	a batchAhead
+}
+
+func (s *inlineBatches) next() *batchAhead {
+	s.a.findings = s.a.findings[:0]
+	readChecked(s.r, s.c, &s.a)
+	return &s.a
+}
+
+func (s *inlineBatches) release(*batchAhead) {}
+func (s *inlineBatches) close()              { s.r.Close() }
+
+// readChecked reads r's next batch into a, through c, and ends c's file
+// when it ends. a.b aliases the reader's buffers.
+func readChecked(r *Reader, c *Checker, a *batchAhead) {
+	b, err := r.Next()
+	a.err = err
+	if err != nil && !errors.Is(err, ErrCRC) {
+		if err == io.EOF {
+			c.EndFile(nil)
+		} else {
+			c.EndFile(err)
+		}
+		a.pos = r.Position()
+		return
+	}
+	n := len(c.Findings())
+	a.damaged = c.Batch(b, err)
+	a.findings = append(a.findings, c.Findings()[n:]...)
+	a.b, a.pos = *b, r.Position()
+}
+
+// aheadBatches is readAhead's source.
+type aheadBatches struct {
+	out  chan *batchAhead
+	free chan *batchAhead
+	stop chan struct{}
+	done chan struct{}
+	dec  *decompressor // replay's, for compressed batches
+	max  int
+}
+
+// readAhead reads r on a goroutine of its own: reading, CRCs and the
+// checker's walk over each batch run while replay applies the batch
+// before (on two cores, replay's own work is then applying and decoding).
+// Each batch is copied into one of three buffers, which replay gives back
+// as it is done with them, so the goroutine is at most two batches ahead
+// and memory stays a few batches. The checker is the goroutine's until
+// the file ends: replay reads the findings of a batch from its
+// batchAhead, and looks at the checker again only after the last
+// batchAhead, which the goroutine sends after ending the file.
+func (l *loader) readAhead(r *Reader) *aheadBatches {
+	s := &aheadBatches{out: make(chan *batchAhead, 3), free: make(chan *batchAhead, 3),
+		stop: make(chan struct{}), done: make(chan struct{}), max: l.opts.Reader.withDefaults().MaxDecompressedBytes}
+	for range 3 {
+		s.free <- &batchAhead{}
+	}
+	c := l.check
+	go func() {
+		defer close(s.done)
+		defer r.Close()
+		for {
+			var a *batchAhead
+			select {
+			case a = <-s.free:
+			case <-s.stop:
+				return
+			}
+			a.findings, a.damaged = a.findings[:0], false
+			readChecked(r, c, a)
+			end := a.err != nil && !errors.Is(a.err, ErrCRC)
+			if !end {
+				a.buf = append(a.buf[:0], a.b.raw...)
+				a.b.raw = a.buf
+				a.b.headers, a.b.dec = nil, nil
+			}
+			select {
+			case s.out <- a:
+			case <-s.stop:
+				return
+			}
+			if end {
+				return
+			}
+		}
+	}()
+	return s
+}
+
+func (s *aheadBatches) next() *batchAhead {
+	a := <-s.out
+	if s.dec == nil {
+		s.dec = newDecompressor(s.max)
+	}
+	a.b.dec = s.dec
+	return a
+}
+
+func (s *aheadBatches) release(a *batchAhead) { s.free <- a }
+
+// close stops the goroutine (replay may return before the file's end)
+// and waits for it.
+func (s *aheadBatches) close() {
+	close(s.stop)
+	<-s.done
 }
 
 // recordContent are the check codes about one record's value. Replay

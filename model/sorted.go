@@ -70,22 +70,23 @@ func (t *Topic) SortedPartitions() []*Partition { return t.AppendSortedPartition
 
 // AppendSortedPartitions appends the topic's partitions by id to dst, so a
 // printer walking many topics reuses one slice. Partition ids are nearly
-// always 0..n-1 under their own keys; those are placed by id in one pass,
-// and anything else (a gap, a nil, an id that disagrees with its key) is
-// sorted as SortedPartitions always did.
+// always 0..n-1 under their own keys; those are looked up in order (which
+// costs less than walking the map), and anything else (a gap, a nil, an
+// id that disagrees with its key) is sorted as SortedPartitions always
+// did.
 func (t *Topic) AppendSortedPartitions(dst []*Partition) []*Partition {
 	n := len(t.Partitions)
 	base := len(dst)
 	dst = slices.Grow(dst, n)[:base+n]
 	out := dst[base:]
-	clear(out)
 	dense := true
-	for k, p := range t.Partitions {
-		if p == nil || p.ID != k || k < 0 || int(k) >= n || out[k] != nil {
+	for i := range out {
+		p := t.Partitions[int32(i)]
+		if p == nil || p.ID != int32(i) {
 			dense = false
 			break
 		}
-		out[k] = p
+		out[i] = p
 	}
 	if dense {
 		return dst
