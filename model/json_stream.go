@@ -106,8 +106,8 @@ type jsonStream struct {
 	dirs    [8]dirJSON
 	ndirs   int
 	nextDir int
-	// pk holds what precedes each partitionJSON value at depth pkDepth+1.
-	pk      [len(partitionKeys)]string
+	// pk holds what comes between partitionJSON values at depth pkDepth.
+	pk      *partKeys
 	pkDepth int
 }
 
@@ -297,77 +297,103 @@ const (
 	pkDirectories         = pkLeaderRecoveryCode + 1
 )
 
+// partKeys is what comes between the values of a partitionJSON at one
+// depth, joined into as few strings as possible: appending a short string
+// is a call, and there are some thirty of them in a partition otherwise.
+type partKeys struct {
+	start string // line break, "{", the first key
+	keys  [len(partitionKeys)]string
+	// For the lists (replicas to removingReplicas, then directories):
+	// the key with null, with [], and with the opening of a non-empty
+	// list up to its first element.
+	null, empty, open [7]string
+	sep, close        string    // between elements of a list; its end
+	recovery          [2]string // leaderRecoveryState's value and leaderRecoveryStateCode's key, for the known states
+	end               string
+}
+
+// listKeys are the indexes in partitionKeys of partKeys' lists.
+var listKeys = [7]int{pkReplicas, pkReplicas + 1, pkReplicas + 2, pkReplicas + 3, pkReplicas + 4, pkReplicas + 5, pkDirectories}
+
+func (s *jsonStream) partKeys(d int) *partKeys {
+	if s.pkDepth == d && s.pk != nil {
+		return s.pk
+	}
+	k := &partKeys{}
+	for i, name := range partitionKeys {
+		k.keys[i] = string(s.appendKey(nil, d+1, name, i == 0))
+	}
+	k.start = s.nls[d] + "{" + k.keys[pkPartition]
+	for j, i := range listKeys {
+		k.null[j] = k.keys[i] + "null"
+		k.empty[j] = k.keys[i] + "[]"
+		k.open[j] = k.keys[i] + "[" + s.nls[d+2]
+	}
+	k.sep, k.close = s.seps[d+2], s.nls[d+1]+"]"
+	for st := range k.recovery {
+		k.recovery[st] = k.keys[pkLeaderRecoveryState] + `"` + LeaderRecoveryStateName(int8(st)) + `"` + k.keys[pkLeaderRecoveryCode]
+	}
+	k.end = s.nls[d] + "}"
+	s.pk, s.pkDepth = k, d
+	return k
+}
+
 // appendPartition appends one partitionJSON at depth d, preceded by its
-// line break. What comes before each value (comma, line break, indent,
-// key) is the same for every partition: it is built once per depth.
+// line break.
 func (s *jsonStream) appendPartition(b []byte, d int, p *Partition) []byte {
-	if s.pkDepth != d || s.pk[0] == "" {
-		for i, name := range partitionKeys {
-			s.pk[i] = string(s.appendKey(nil, d+1, name, i == 0))
-		}
-		s.pkDepth = d
-	}
-	pk := &s.pk
-	b = s.appendNL(b, d)
-	b = append(b, '{')
-	b = append(b, pk[pkPartition]...)
+	k := s.partKeys(d)
+	b = append(b, k.start...)
 	b = appendInt(b, int64(p.ID))
-	b = append(b, pk[pkLeader]...)
+	b = append(b, k.keys[pkLeader]...)
 	b = appendInt(b, int64(p.Leader))
-	b = append(b, pk[pkLeaderEpoch]...)
+	b = append(b, k.keys[pkLeaderEpoch]...)
 	b = appendInt(b, int64(p.LeaderEpoch))
-	b = append(b, pk[pkPartitionEpoch]...)
+	b = append(b, k.keys[pkPartitionEpoch]...)
 	b = appendInt(b, int64(p.PartitionEpoch))
-	for i, v := range [...][]int32{p.Replicas, p.ISR, p.ELR, p.LastKnownELR, p.AddingReplicas, p.RemovingReplicas} {
-		b = append(b, pk[pkReplicas+i]...)
-		b = s.appendInts(b, d+1, v)
+	// nil is null, empty is [] (partitionJSON keeps them apart).
+	for j, v := range [...][]int32{p.Replicas, p.ISR, p.ELR, p.LastKnownELR, p.AddingReplicas, p.RemovingReplicas} {
+		switch {
+		case v == nil:
+			b = append(b, k.null[j]...)
+		case len(v) == 0:
+			b = append(b, k.empty[j]...)
+		default:
+			b = append(b, k.open[j]...)
+			for i, x := range v {
+				if i > 0 {
+					b = append(b, k.sep...)
+				}
+				b = appendInt(b, int64(x))
+			}
+			b = append(b, k.close...)
+		}
 	}
-	b = append(b, pk[pkLeaderRecoveryState]...)
-	b = append(b, '"')
-	b = append(b, LeaderRecoveryStateName(p.LeaderRecoveryState)...)
-	b = append(b, '"')
-	b = append(b, pk[pkLeaderRecoveryCode]...)
+	if st := p.LeaderRecoveryState; st == 0 || st == 1 {
+		b = append(b, k.recovery[st]...)
+	} else {
+		b = append(b, k.keys[pkLeaderRecoveryState]...)
+		b = append(b, '"')
+		b = append(b, LeaderRecoveryStateName(st)...)
+		b = append(b, '"')
+		b = append(b, k.keys[pkLeaderRecoveryCode]...)
+	}
 	b = appendInt(b, int64(p.LeaderRecoveryState))
-	b = append(b, pk[pkDirectories]...)
-	switch {
-	case p.Directories == nil:
-		b = append(b, "null"...)
-	case len(p.Directories) == 0:
-		b = append(b, "[]"...)
+	switch dirs := p.Directories; {
+	case dirs == nil:
+		b = append(b, k.null[6]...)
+	case len(dirs) == 0:
+		b = append(b, k.empty[6]...)
 	default:
-		b = append(b, '[')
-		b = s.appendNL(b, d+2)
-		for i, u := range p.Directories {
+		b = append(b, k.open[6]...)
+		for i, u := range dirs {
 			if i > 0 {
-				b = append(b, s.seps[d+2]...)
+				b = append(b, k.sep...)
 			}
 			b = s.appendDir(b, u)
 		}
-		b = s.appendNL(b, d+1)
-		b = append(b, ']')
+		b = append(b, k.close...)
 	}
-	b = s.appendNL(b, d)
-	return append(b, '}')
-}
-
-// appendInts: nil is null, empty is [] (partitionJSON keeps them apart).
-func (s *jsonStream) appendInts(b []byte, d int, v []int32) []byte {
-	switch {
-	case v == nil:
-		return append(b, "null"...)
-	case len(v) == 0:
-		return append(b, "[]"...)
-	}
-	b = append(b, '[')
-	b = s.appendNL(b, d+1)
-	for i, x := range v {
-		if i > 0 {
-			b = append(b, s.seps[d+1]...)
-		}
-		b = appendInt(b, int64(x))
-	}
-	b = s.appendNL(b, d)
-	return append(b, ']')
+	return append(b, k.end...)
 }
 
 // appendInt appends x in decimal; single digits, most of the numbers in
