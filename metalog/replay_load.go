@@ -416,16 +416,17 @@ type aheadBatches struct {
 // readAhead reads r on a goroutine of its own: reading, CRCs and the
 // checker's walk over each batch run while replay applies the batch
 // before (on two cores, replay's own work is then applying and decoding).
-// Each batch is copied into one of three buffers, which replay gives back
-// as it is done with them, so the goroutine is at most two batches ahead
-// and memory stays a few batches. The checker is the goroutine's until
+// Each batch is copied into one of two buffers, which replay gives back
+// as it is done with one, so the goroutine reads at most one batch ahead
+// and memory stays three batches (Kafka writes snapshots in batches of
+// up to 8 MiB). The checker is the goroutine's until
 // the file ends: replay reads the findings of a batch from its
 // batchAhead, and looks at the checker again only after the last
 // batchAhead, which the goroutine sends after ending the file.
 func (l *loader) readAhead(r *Reader) *aheadBatches {
-	s := &aheadBatches{out: make(chan *batchAhead, 3), free: make(chan *batchAhead, 3),
+	s := &aheadBatches{out: make(chan *batchAhead, 2), free: make(chan *batchAhead, 2),
 		stop: make(chan struct{}), done: make(chan struct{}), max: l.opts.Reader.withDefaults().MaxDecompressedBytes}
-	for range 3 {
+	for range 2 {
 		s.free <- &batchAhead{}
 	}
 	c := l.check

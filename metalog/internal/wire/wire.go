@@ -104,11 +104,14 @@ func (r *Reader) Int16() int16 {
 func (r *Reader) Uint16() uint16 { return uint16(r.Int16()) }
 
 func (r *Reader) Int32() int32 {
-	s := r.take(4)
-	if s == nil {
-		return 0
+	// Written to be inlined: most fields of most records are int32s.
+	if r.err == nil && r.off <= len(r.b)-4 {
+		v := binary.BigEndian.Uint32(r.b[r.off:])
+		r.off += 4
+		return int32(v)
 	}
-	return int32(binary.BigEndian.Uint32(s))
+	r.take(4) // fails
+	return 0
 }
 
 func (r *Reader) Uint32() uint32 { return uint32(r.Int32()) }
@@ -198,14 +201,16 @@ func uvarint64(d []byte) (uint64, int) {
 
 // Uvarint reads an unsigned varint (see the function Uvarint).
 func (r *Reader) Uvarint() uint32 {
-	// One byte is the common case (lengths, counts, tags): no call.
+	// One byte is the common case (lengths, counts, tags): inlined.
 	if r.err == nil && r.off < len(r.b) && r.b[r.off] < 0x80 {
 		v := r.b[r.off]
 		r.off++
 		return uint32(v)
 	}
-	return uint32(r.varint(uvarint64))
+	return r.uvarintLong()
 }
+
+func (r *Reader) uvarintLong() uint32 { return uint32(r.varint(uvarint64)) }
 
 // Varint reads a zig-zag varint (int32).
 func (r *Reader) Varint() int32 {
