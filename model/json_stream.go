@@ -3,8 +3,10 @@ package model
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -106,6 +108,9 @@ type jsonStream struct {
 	dirs    [8]dirJSON
 	ndirs   int
 	nextDir int
+	// dirLists caches the text of recent directory lists (dirList), at
+	// depth pkDepth.
+	dirLists [64]dirListJSON
 	// pk holds what comes between partitionJSON values at depth pkDepth.
 	pk      *partKeys
 	pkDepth int
@@ -335,6 +340,7 @@ func (s *jsonStream) partKeys(d int) *partKeys {
 	}
 	k.end = s.nls[d] + "}"
 	s.pk, s.pkDepth = k, d
+	s.dirLists = [len(s.dirLists)]dirListJSON{}
 	return k
 }
 
@@ -351,13 +357,19 @@ func (s *jsonStream) appendPartition(b []byte, d int, p *Partition) []byte {
 	b = append(b, k.keys[pkPartitionEpoch]...)
 	b = appendInt(b, int64(p.PartitionEpoch))
 	// nil is null, empty is [] (partitionJSON keeps them apart).
+	var replicas []byte // the replicas list as written, after its key
 	for j, v := range [...][]int32{p.Replicas, p.ISR, p.ELR, p.LastKnownELR, p.AddingReplicas, p.RemovingReplicas} {
 		switch {
 		case v == nil:
 			b = append(b, k.null[j]...)
 		case len(v) == 0:
 			b = append(b, k.empty[j]...)
+		case j == 1 && replicas != nil && slices.Equal(v, p.Replicas):
+			// The ISR is nearly always the replicas: the same text.
+			b = append(b, k.keys[pkReplicas+1]...)
+			b = append(b, replicas...)
 		default:
+			start := len(b) + len(k.keys[pkReplicas+j])
 			b = append(b, k.open[j]...)
 			for i, x := range v {
 				if i > 0 {
@@ -366,6 +378,9 @@ func (s *jsonStream) appendPartition(b []byte, d int, p *Partition) []byte {
 				b = appendInt(b, int64(x))
 			}
 			b = append(b, k.close...)
+			if j == 0 {
+				replicas = b[start:len(b):len(b)]
+			}
 		}
 	}
 	if st := p.LeaderRecoveryState; st == 0 || st == 1 {
@@ -384,6 +399,13 @@ func (s *jsonStream) appendPartition(b []byte, d int, p *Partition) []byte {
 	case len(dirs) == 0:
 		b = append(b, k.empty[6]...)
 	default:
+		e := s.dirList(dirs)
+		if e != nil && e.n == len(dirs) && slices.Equal(e.ids[:e.n], dirs) {
+			b = append(b, k.keys[pkDirectories]...)
+			b = append(b, e.text...)
+			break
+		}
+		start := len(b) + len(k.keys[pkDirectories])
 		b = append(b, k.open[6]...)
 		for i, u := range dirs {
 			if i > 0 {
@@ -392,8 +414,35 @@ func (s *jsonStream) appendPartition(b []byte, d int, p *Partition) []byte {
 			b = s.appendDir(b, u)
 		}
 		b = append(b, k.close...)
+		if e != nil {
+			e.n = len(dirs)
+			copy(e.ids[:], dirs)
+			e.text = append(e.text[:0], b[start:]...)
+		}
 	}
 	return append(b, k.end...)
+}
+
+// dirListJSON is the text of a recent directory list (after its key).
+type dirListJSON struct {
+	n    int
+	ids  [4]UUID
+	text []byte
+}
+
+// dirList is the slot of dirs in the cache of recent directory lists, or
+// nil for a list too long to cache. A partition's directories follow its
+// replicas' brokers, so a cluster has few distinct lists; their text is
+// written once per slot and copied after.
+func (s *jsonStream) dirList(dirs []UUID) *dirListJSON {
+	if len(dirs) > 4 {
+		return nil
+	}
+	var h uint64
+	for _, u := range dirs {
+		h = h*0x9e3779b97f4a7c15 + binary.LittleEndian.Uint64(u[:8]) ^ binary.LittleEndian.Uint64(u[8:])
+	}
+	return &s.dirLists[(h>>32)%uint64(len(s.dirLists))]
 }
 
 // appendInt appends x in decimal; single digits, most of the numbers in

@@ -68,11 +68,20 @@ func streamTestImage() *Image {
 		img.Topics[fmt.Sprint(i)] = tp
 	}
 	// More distinct directories than the writer's cache of their JSON
-	// strings holds, revisited in changing order: misses, hits, evictions.
+	// strings holds, revisited in changing order: misses, hits, evictions;
+	// and 105 distinct lists of them, each seen twice or more, which the
+	// writer's 64-slot cache of list texts keeps, evicts and mixes up in
+	// its slots. (Lists of five are not cached.)
 	dirs := &Topic{Name: "dirs", ID: UUID{0xd}, Partitions: map[int32]*Partition{}}
-	for p := int32(0); p < 40; p++ {
+	for p := int32(0); p < 260; p++ {
 		dirs.Partitions[p] = &Partition{ID: p, Replicas: []int32{1, 2, 3},
-			Directories: []UUID{{byte(p % 11), 1}, {byte(p % 13), 2}, DirLost, {byte(p % 3), 3}}}
+			Directories: []UUID{{byte(p % 7), 1}, {byte(p % 5), 2}, DirLost, {byte(p % 3), 3}}}
+		switch p % 10 {
+		case 3:
+			dirs.Partitions[p].Directories = dirs.Partitions[p].Directories[:p%4]
+		case 7:
+			dirs.Partitions[p].Directories = append(dirs.Partitions[p].Directories, UUID{byte(p)})
+		}
 	}
 	img.Topics["dirs"] = dirs
 	img.Configs[ConfigResource{ConfigTopic, "orders"}] = map[string]string{"a": "1", "b": "<x>"}

@@ -3,8 +3,10 @@
 // they print figures, and they fail only when a tool cannot do the job
 // (Kafka cannot read what kmeta wrote, outputs disagree).
 //
-// Every row runs several times (KMETA_BENCH_RUNS, default 3; twice when a
-// run takes over a minute) and prints min/median/max and the peak RSS, next
+// Every row runs several times (KMETA_BENCH_RUNS, default 5: on a shared
+// two-core machine one run in three can be a quarter slower than the
+// others; twice when a run takes over a minute) and prints min/median/max
+// and the peak RSS, next
 // to its peer measured in the same run: Kafka's tool run with the JVM
 // options of Kafka's own scripts (kafka-run-class.sh's defaults, not the
 // test harness's quick-start settings), or a ceiling (reading the file and

@@ -48,7 +48,7 @@ func kafkaScriptCommand(t *testing.T, d *kafkatest.Distribution, mainClass strin
 
 // benchRuns is how many times each row runs (KMETA_BENCH_RUNS, default 3;
 // rows whose first run takes over a minute run twice).
-func benchRuns() int { return benchEnvInt("KMETA_BENCH_RUNS", 3) }
+func benchRuns() int { return benchEnvInt("KMETA_BENCH_RUNS", 5) }
 
 // smallScale: KMETA_BENCH_SCALE=small shrinks every input for a quick run
 // on a development machine.
