@@ -321,9 +321,6 @@ type partKeys struct {
 var listKeys = [7]int{pkReplicas, pkReplicas + 1, pkReplicas + 2, pkReplicas + 3, pkReplicas + 4, pkReplicas + 5, pkDirectories}
 
 func (s *jsonStream) partKeys(d int) *partKeys {
-	if s.pkDepth == d && s.pk != nil {
-		return s.pk
-	}
 	k := &partKeys{}
 	for i, name := range partitionKeys {
 		k.keys[i] = string(s.appendKey(nil, d+1, name, i == 0))
@@ -347,7 +344,10 @@ func (s *jsonStream) partKeys(d int) *partKeys {
 // appendPartition appends one partitionJSON at depth d, preceded by its
 // line break.
 func (s *jsonStream) appendPartition(b []byte, d int, p *Partition) []byte {
-	k := s.partKeys(d)
+	k := s.pk
+	if s.pkDepth != d || k == nil {
+		k = s.partKeys(d)
+	}
 	b = append(b, k.start...)
 	b = appendInt(b, int64(p.ID))
 	b = append(b, k.keys[pkLeader]...)
