@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/kmeta/kmeta/metalog/records"
@@ -329,7 +330,7 @@ func (l *loader) apply1(f DataFile, a *batchAhead, snapshot bool, from int64, sk
 		return
 	}
 	b.minOffset = from
-	l.apply(f, b, snapshot)
+	l.apply(f, a, snapshot)
 	if l.opts.AtOffset >= 0 && !snapshot && b.LastOffset() >= l.opts.AtOffset {
 		l.stop = true
 		*skipRest = true
@@ -347,6 +348,10 @@ type batchAhead struct {
 	findings []Finding // what Checker.Batch added for b
 	pos      int64     // Reader.Position after b
 	buf      []byte    // b's bytes when copied (readAhead)
+	// recs are b's records when readAhead has listed them for
+	// applyAhead (listed): a large uncompressed data batch.
+	recs   []aheadRecord
+	listed bool
 }
 
 // replaySource hands replayFile the batches of one file, each run through
@@ -443,10 +448,16 @@ func (l *loader) readAhead(r *Reader) *aheadBatches {
 			a.findings, a.damaged = a.findings[:0], false
 			readChecked(r, c, a)
 			end := a.err != nil && !errors.Is(a.err, ErrCRC)
+			a.recs, a.listed = a.recs[:0], false
 			if !end {
 				a.buf = append(a.buf[:0], a.b.raw...)
 				a.b.raw = a.buf
 				a.b.headers, a.b.dec = nil, nil
+				if ahead(&a.b) && a.b.Attributes.Compression() == CompressionNone {
+					// The values alias a.buf. Replay skips those below
+					// where it starts (minOffset, not set yet).
+					a.recs, a.listed = appendRecords(a.recs, &a.b), true
+				}
 			}
 			select {
 			case s.out <- a:
@@ -587,9 +598,10 @@ func tornTailLoss(f DataFile, pos int64) string {
 }
 
 // apply replays the records of one accepted batch.
-func (l *loader) apply(f DataFile, b *Batch, snapshot bool) {
-	if !b.IsControl() && b.RecordsCount >= aheadMin {
-		l.applyAhead(f, b, snapshot)
+func (l *loader) apply(f DataFile, a *batchAhead, snapshot bool) {
+	b := &a.b
+	if ahead(b) {
+		l.applyAhead(f, a, snapshot)
 		return
 	}
 	it := b.Records()
@@ -640,18 +652,37 @@ const (
 // metadata transaction would keep past the round is decoded again, fresh.
 // Record values alias the batch's buffer, valid until the reader moves
 // on, which happens only after the goroutine is done.
-func (l *loader) applyAhead(f DataFile, b *Batch, snapshot bool) {
-	l.recs = l.recs[:0]
-	it := b.Records()
-	for it.Next() {
-		rec := it.Record()
-		l.recs = append(l.recs, aheadRecord{offset: rec.Offset, value: rec.Value})
+func (l *loader) applyAhead(f DataFile, a *batchAhead, snapshot bool) {
+	b := &a.b
+	recs := a.recs
+	below := func(r aheadRecord) bool { return r.offset < b.minOffset }
+	switch {
+	case !a.listed:
+		l.recs = appendRecords(l.recs[:0], b)
+		recs = l.recs
+	case slices.ContainsFunc(recs, below):
+		// Listed before minOffset was set: without what Records skips.
+		l.recs = slices.DeleteFunc(append(l.recs[:0], recs...), below)
+		recs = l.recs
 	}
-	for start := 0; start < len(l.recs); start += aheadWindow {
-		if !l.applyRound(f, b, snapshot, l.recs[start:min(start+aheadWindow, len(l.recs))]) {
+	for start := 0; start < len(recs); start += aheadWindow {
+		if !l.applyRound(f, b, snapshot, recs[start:min(start+aheadWindow, len(recs))]) {
 			return
 		}
 	}
+}
+
+// ahead says whether b is a batch applyAhead applies.
+func ahead(b *Batch) bool { return !b.IsControl() && b.RecordsCount >= aheadMin }
+
+// appendRecords appends what applyAhead keeps of b's records.
+func appendRecords(recs []aheadRecord, b *Batch) []aheadRecord {
+	it := b.Records()
+	for it.Next() {
+		rec := it.Record()
+		recs = append(recs, aheadRecord{offset: rec.Offset, value: rec.Value})
+	}
+	return recs
 }
 
 // aheadSplit is how many of a round's n records applyAhead decodes on its
