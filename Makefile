@@ -8,7 +8,7 @@ COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 TESTFLAGS ?= -p 1 -timeout 80m
 FUZZTIME  ?= 20s
 
-.PHONY: build test unit bench fuzz demo demo-kraft fixtures generate check-generated vet clean
+.PHONY: build test unit bench pgo fuzz demo demo-kraft fixtures generate check-generated vet clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/kmeta
@@ -33,6 +33,12 @@ vet:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./metalog/... ./zkread/...
 	KMETA_BENCH=1 $(GO) test -p 1 -timeout 60m -run 'TestBenchSideBySide|TestBenchVerify|TestBenchMigrate' -v ./internal/bench/...
+
+# Profile-guided optimisation: go build uses cmd/kmeta/default.pgo, a CPU
+# profile of kmeta on the benchmark's KRaft workloads. Regenerate it after
+# large changes to the hot paths (internal/bench/pgo_test.go says how).
+pgo: build
+	KMETA_PGO=1 $(GO) test -count=1 -run '^TestPGOProfile$$' -v ./internal/bench/
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzBatchReader -fuzztime $(FUZZTIME) ./metalog

@@ -7,8 +7,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 )
 
 func main() {
@@ -16,7 +18,30 @@ func main() {
 	// Ctrl-C cancels the context; commands pass it to long reads.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	growPipe(os.Stdout)
+	endProfile := cpuProfile(os.Getenv("KMETA_CPUPROFILE"))
 	code := run(ctx, os.Args, os.Stdout, os.Stderr)
+	endProfile()
 	stop()
 	os.Exit(code)
+}
+
+// cpuProfile writes a CPU profile of the run to path when it is set: what
+// `make pgo` merges into the profile the build optimises with
+// (default.pgo), and what a slow run can be reported with.
+func cpuProfile(path string) (end func()) {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kmeta: KMETA_CPUPROFILE: %v\n", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }

@@ -96,7 +96,7 @@ func kmetaBin(t *testing.T) string {
 //
 // Sizes: a 512 MiB log and 1,000,000 / 100,000-partition snapshots;
 // KMETA_BENCH_SCALE=small: 64 MiB and 100,000 / 10,000. KMETA_BENCH_BYTES
-// overrides the log size, KMETA_BENCH_RUNS the runs per row (default 3),
+// overrides the log size, KMETA_BENCH_RUNS the runs per row (default 5),
 // KMETA_BENCH_ROWS=log or =image one group of rows.
 func TestBenchSideBySide(t *testing.T) {
 	if os.Getenv("KMETA_BENCH") == "" {
