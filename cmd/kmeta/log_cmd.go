@@ -105,7 +105,7 @@ func logDumpCommand() *cli.Command {
 				}
 				specs = append(specs, spec)
 			}
-			streamingGC()
+			lessGC()
 			w := bufio.NewWriterSize(stdout(c), 1<<16)
 			format := outputFormat(c)
 			opts := metalog.DumpOptions{Filter: f, ShowSecrets: showSecrets(c)}
@@ -197,7 +197,7 @@ func logCheckCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			streamingGC()
+			lessGC()
 			opts := metalog.CheckOptions{Strict: !c.Bool("no-strict"), MaxPerKind: c.Int("max-per-kind")}
 			if !c.Bool("frames-only") {
 				opts.DecodeValue, opts.ValidValue = decodeForCheck, records.ValidMetadata
@@ -324,7 +324,7 @@ func logStatsCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			streamingGC()
+			lessGC()
 			// One pass through the checker: the statistics, and log check's
 			// verdict on the same bytes, so stats never exits 0 on a log
 			// that check calls damaged.
@@ -386,12 +386,19 @@ func writeStats(c *cli.Context, st *metalog.Stats) error {
 
 func msTime(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC3339Nano) }
 
-// streamingGC raises the GC target for commands that stream: their live
-// heap is small (one batch) while they allocate short-lived records
-// quickly, so the default target spends much of a dump collecting. A few
-// MiB buy a large share of throughput. GOGC still wins when set.
-func streamingGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
+// lessGC raises the garbage collector's target to 400% for work whose
+// collections find little to free, and returns what restores it; GOGC
+// still wins when set. Commands that stream (log dump, check, stats) hold
+// one batch while they allocate short-lived records quickly, so the
+// default target spends much of a dump collecting: a few MiB buy a large
+// share of throughput. A replayed KRaft image is nearly all that its
+// replay allocates (297 of 324 MB at a million partitions) and is kept to
+// the end, so each collection while it grows marks all of it again: three
+// collections instead of seven, with the same peak memory.
+func lessGC() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
 	}
+	old := debug.SetGCPercent(400)
+	return func() { debug.SetGCPercent(old) }
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -143,15 +142,9 @@ func loadImageSource(c *cli.Context, raw string) (*model.Image, error) {
 		return nil, err
 	}
 	if spec.Kind == source.KRaft {
-		// A replayed image is nearly all that its replay allocates (297
-		// of 324 MB at a million partitions) and is kept to the end:
-		// collections while it grows find next to nothing to free, yet
-		// each marks all of it, about a tenth of the command's CPU.
-		// Collecting at five times the live heap instead of twice makes
-		// them three instead of seven, with the same peak memory. (A
-		// ZooKeeper read leaves its tree behind as garbage: the default
-		// stays.)
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
+		// (A ZooKeeper read leaves its tree behind as garbage: the
+		// default target stays.)
+		defer lessGC()()
 	}
 	res, err := loadSpec(c, spec)
 	if err != nil {
