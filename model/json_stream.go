@@ -103,22 +103,13 @@ type jsonStream struct {
 	parts  []*Partition // scratch: one topic's sorted partitions
 	nls    [10]string   // "\n" + indent*d, empty when compact
 	seps   [10]string   // "," + nls[d]
-	// dirs caches the JSON strings of recent directory ids: a cluster has
-	// a few log directories per broker, named by every partition.
-	dirs    [8]dirJSON
-	ndirs   int
-	nextDir int
 	// dirLists caches the text of recent directory lists (dirList), at
-	// depth pkDepth.
+	// depth pkDepth: a cluster has a few log directories per broker,
+	// named by every partition.
 	dirLists [64]dirListJSON
 	// pk holds what comes between partitionJSON values at depth pkDepth.
 	pk      *partKeys
 	pkDepth int
-}
-
-type dirJSON struct {
-	id UUID
-	q  [24]byte // `"` + 22 base64 characters + `"`
 }
 
 func (s *jsonStream) raw(x string) {
@@ -364,7 +355,7 @@ func (s *jsonStream) appendPartition(b []byte, d int, p *Partition) []byte {
 			b = append(b, k.null[j]...)
 		case len(v) == 0:
 			b = append(b, k.empty[j]...)
-		case j == 1 && replicas != nil && slices.Equal(v, p.Replicas):
+		case j == 1 && slices.Equal(v, p.Replicas):
 			// The ISR is nearly always the replicas: the same text.
 			b = append(b, k.keys[pkReplicas+1]...)
 			b = append(b, replicas...)
@@ -400,7 +391,7 @@ func (s *jsonStream) appendPartition(b []byte, d int, p *Partition) []byte {
 		b = append(b, k.empty[6]...)
 	default:
 		e := s.dirList(dirs)
-		if e != nil && e.n == len(dirs) && slices.Equal(e.ids[:e.n], dirs) {
+		if e != nil && slices.Equal(e.ids[:e.n], dirs) {
 			b = append(b, k.keys[pkDirectories]...)
 			b = append(b, e.text...)
 			break
@@ -411,7 +402,7 @@ func (s *jsonStream) appendPartition(b []byte, d int, p *Partition) []byte {
 			if i > 0 {
 				b = append(b, k.sep...)
 			}
-			b = s.appendDir(b, u)
+			b = appendUUID(b, u)
 		}
 		b = append(b, k.close...)
 		if e != nil {
@@ -453,22 +444,6 @@ func appendInt(b []byte, x int64) []byte {
 		return append(b, byte('0'+x))
 	}
 	return strconv.AppendInt(b, x, 10)
-}
-
-// appendDir appends a directory id as appendUUID does, from dirs when it
-// was seen recently.
-func (s *jsonStream) appendDir(b []byte, u UUID) []byte {
-	for i := range s.dirs[:s.ndirs] {
-		if s.dirs[i].id == u {
-			return append(b, s.dirs[i].q[:]...)
-		}
-	}
-	e := &s.dirs[s.nextDir]
-	s.nextDir = (s.nextDir + 1) % len(s.dirs)
-	s.ndirs = min(s.ndirs+1, len(s.dirs))
-	e.id = u
-	appendUUID(e.q[:0], u)
-	return append(b, e.q[:]...)
 }
 
 // appendUUID appends the UUID as its JSON string (UUID.MarshalText).

@@ -67,11 +67,9 @@ func streamTestImage() *Image {
 		}
 		img.Topics[fmt.Sprint(i)] = tp
 	}
-	// More distinct directories than the writer's cache of their JSON
-	// strings holds, revisited in changing order: misses, hits, evictions;
-	// and 105 distinct lists of them, each seen twice or more, which the
+	// 105 distinct directory lists, each seen twice or more, which the
 	// writer's 64-slot cache of list texts keeps, evicts and mixes up in
-	// its slots. (Lists of five are not cached.)
+	// its slots; short and empty ones, and lists of five, not cached.
 	dirs := &Topic{Name: "dirs", ID: UUID{0xd}, Partitions: map[int32]*Partition{}}
 	for p := int32(0); p < 260; p++ {
 		dirs.Partitions[p] = &Partition{ID: p, Replicas: []int32{1, 2, 3},
