@@ -16,8 +16,10 @@ import (
 // Checker.add, in the order a sequential walk would have made them, so
 // the cap, the clean prefix and the report are those of a sequential
 // check (TestParallelCheckMatchesSequential). CheckFile and the parallel
-// dump (dump_parallel.go) take this path; image replay reads its files
-// sequentially.
+// dump (dump_parallel.go) take this path. Image replay keeps the
+// checker's walk on one goroutine, reading a large file one batch ahead
+// of the replay (readAhead, replay_load.go): its cores go to decoding and
+// applying.
 //
 // CheckOptions.DecodeValue and ValidValue are called from several
 // goroutines at once on this path; the hooks kmeta passes are pure

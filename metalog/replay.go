@@ -268,10 +268,11 @@ func (r *Replayer) applyRecord(rec records.Metadata) bool {
 		delete(img.Topics, t.Name)
 		delete(img.Configs, model.ConfigResource{Type: model.ConfigTopic, Name: t.Name})
 	case *records.PartitionRecord:
-		if r.topic(m.TopicId) == nil {
+		t := r.topic(m.TopicId)
+		if t == nil {
 			return false // before building anything
 		}
-		return r.addPartition(m, r.arena.partition(m))
+		return addPartition(t, m, r.arena.partition(m))
 	case *records.PartitionChangeRecord:
 		t := r.topic(m.TopicId)
 		if t == nil {
@@ -474,10 +475,10 @@ func (r *Replayer) topic(id model.UUID) *model.Topic {
 	return t
 }
 
-// addPartition registers p, what m registers (built by partitionArena.partition,
-// nil when m is invalid), in m's topic.
-func (r *Replayer) addPartition(m *records.PartitionRecord, p *model.Partition) bool {
-	t := r.topic(m.TopicId)
+// addPartition registers p, what m registers (built by
+// partitionArena.partition, nil when m is invalid), in t, m's topic (nil
+// when unknown).
+func addPartition(t *model.Topic, m *records.PartitionRecord, p *model.Partition) bool {
 	if t == nil || p == nil {
 		return false
 	}
@@ -491,7 +492,7 @@ func (r *Replayer) addPartition(m *records.PartitionRecord, p *model.Partition) 
 // own arena). Outside a transaction only.
 func (r *Replayer) applyPartition(pos Position, m *records.PartitionRecord, p *model.Partition) {
 	r.mark(pos)
-	if r.addPartition(m, p) {
+	if addPartition(r.topic(m.TopicId), m, p) {
 		r.Applied++
 	} else {
 		r.Skipped++

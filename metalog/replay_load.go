@@ -362,8 +362,8 @@ type replaySource interface {
 	close()
 }
 
-// batches reads r's batches for replay: on a goroutine of its own, a few
-// batches ahead, for a large file (the same threshold as parallel check),
+// batches reads r's batches for replay: on a goroutine of its own, one
+// batch ahead, for a large file (the same threshold as parallel check),
 // else in line.
 func (l *loader) batches(f DataFile, r *Reader) replaySource {
 	if parallelWorkers(f.Size) < 2 {
@@ -380,7 +380,6 @@ type inlineBatches struct {
 }
 
 func (s *inlineBatches) next() *batchAhead {
-	s.a.findings = s.a.findings[:0]
 	readChecked(s.r, s.c, &s.a)
 	return &s.a
 }
@@ -392,7 +391,7 @@ func (s *inlineBatches) close()              { s.r.Close() }
 // when it ends. a.b aliases the reader's buffers.
 func readChecked(r *Reader, c *Checker, a *batchAhead) {
 	b, err := r.Next()
-	a.err = err
+	a.err, a.damaged, a.findings = err, false, a.findings[:0]
 	if err != nil && !errors.Is(err, ErrCRC) {
 		if err == io.EOF {
 			c.EndFile(nil)
@@ -424,10 +423,10 @@ type aheadBatches struct {
 // Each batch is copied into one of two buffers, which replay gives back
 // as it is done with one, so the goroutine reads at most one batch ahead
 // and memory stays three batches (Kafka writes snapshots in batches of
-// up to 8 MiB). The checker is the goroutine's until
-// the file ends: replay reads the findings of a batch from its
-// batchAhead, and looks at the checker again only after the last
-// batchAhead, which the goroutine sends after ending the file.
+// up to 8 MiB). The checker is the goroutine's until the file ends:
+// replay reads the findings of a batch from its batchAhead, and looks at
+// the checker again only after the last batchAhead, which the goroutine
+// sends after ending the file.
 func (l *loader) readAhead(r *Reader) *aheadBatches {
 	s := &aheadBatches{out: make(chan *batchAhead, 2), free: make(chan *batchAhead, 2),
 		stop: make(chan struct{}), done: make(chan struct{}), max: l.opts.Reader.withDefaults().MaxDecompressedBytes}
@@ -445,7 +444,6 @@ func (l *loader) readAhead(r *Reader) *aheadBatches {
 			case <-s.stop:
 				return
 			}
-			a.findings, a.damaged = a.findings[:0], false
 			readChecked(r, c, a)
 			end := a.err != nil && !errors.Is(a.err, ErrCRC)
 			a.recs, a.listed = a.recs[:0], false
@@ -644,9 +642,9 @@ const (
 // Registering a built partition costs this goroutine a lookup and a map
 // insertion; decoding a record and building its partition (copying its
 // lists into fresh memory, page faults included) costs about three times
-// that, so the two finish together. Decoding and building are pure functions of the
-// record's bytes, so the image, the counts and the warnings are exactly
-// those of a one-by-one replay. The goroutine decodes record i of a round
+// that, so the two finish together. Decoding and building are pure
+// functions of the record's bytes, so the image, the counts and the
+// warnings are exactly those of a one-by-one replay. The goroutine decodes record i of a round
 // into a value that decoder i reuses from round to round (no garbage per
 // record) and builds partitions from an arena of its own; a record that a
 // metadata transaction would keep past the round is decoded again, fresh.
@@ -655,14 +653,11 @@ const (
 func (l *loader) applyAhead(f DataFile, a *batchAhead, snapshot bool) {
 	b := &a.b
 	recs := a.recs
-	below := func(r aheadRecord) bool { return r.offset < b.minOffset }
-	switch {
-	case !a.listed:
-		l.recs = appendRecords(l.recs[:0], b)
-		recs = l.recs
-	case slices.ContainsFunc(recs, below):
+	if a.listed {
 		// Listed before minOffset was set: without what Records skips.
-		l.recs = slices.DeleteFunc(append(l.recs[:0], recs...), below)
+		recs = slices.DeleteFunc(recs, func(r aheadRecord) bool { return r.offset < b.minOffset })
+	} else {
+		l.recs = appendRecords(l.recs[:0], b)
 		recs = l.recs
 	}
 	for start := 0; start < len(recs); start += aheadWindow {
