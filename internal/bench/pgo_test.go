@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -32,7 +33,7 @@ func TestPGOProfile(t *testing.T) {
 		{"log", "check", logPath},
 	} {
 		for run := range 2 {
-			p := filepath.Join(dir, "cpu-"+string(rune('a'+i))+string(rune('0'+run))+".pprof")
+			p := filepath.Join(dir, fmt.Sprintf("cpu-%d-%d.pprof", i, run))
 			cmd := exec.Command(bin, args...)
 			cmd.Env = append(os.Environ(), "KMETA_CPUPROFILE="+p)
 			var stderr bytes.Buffer
