@@ -32,13 +32,13 @@ vet:
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./metalog/... ./zkread/...
-	KMETA_BENCH=1 $(GO) test -p 1 -timeout 60m -run 'TestBenchSideBySide|TestBenchVerify|TestBenchMigrate' -v ./internal/bench/...
+	KMETA_BENCH=1 $(GO) test -p 1 -timeout 60m -run 'TestBenchSideBySide|TestBenchVerify|TestBenchMigrate' -v ./internal/testkit/bench/...
 
 # Profile-guided optimisation: go build uses cmd/kmeta/default.pgo, a CPU
 # profile of kmeta on the benchmark's KRaft workloads. Regenerate it after
-# large changes to the hot paths (internal/bench/pgo_test.go says how).
+# large changes to the hot paths (internal/testkit/bench/pgo_test.go says how).
 pgo: build
-	KMETA_PGO=1 $(GO) test -count=1 -run '^TestPGOProfile$$' -v ./internal/bench/
+	KMETA_PGO=1 $(GO) test -count=1 -run '^TestPGOProfile$$' -v ./internal/testkit/bench/
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzBatchReader -fuzztime $(FUZZTIME) ./metalog
@@ -52,7 +52,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzSnapshot -fuzztime $(FUZZTIME) ./zkread/zkfile
 	$(GO) test -run '^$$' -fuzz FuzzTxn -fuzztime $(FUZZTIME) ./zkread/zkfile
 
-# Issue 8's mutation campaign: internal/mutate's mutants of every file kind
+# Issue 8's mutation campaign: internal/testkit/mutate's mutants of every file kind
 # through the built binary, every command and format. KMETA_MUTANTS=N per
 # kind (default 300), KMETA_MUTATE_REPORT_ONLY=1 reports without failing.
 .PHONY: mutate
@@ -77,7 +77,7 @@ demo-kraft: build
 # and storage tools, the gating tables, the catalog golden). Review the
 # diff: every file is what real Kafka printed or wrote.
 fixtures:
-	$(GO) test -count=1 -timeout 30m -run '^TestGenerateFixtures$$' -v ./internal/kafkatest/ -args -generate
+	$(GO) test -count=1 -timeout 30m -run '^TestGenerateFixtures$$' -v ./internal/testkit/kafkatest/ -args -generate
 	$(GO) test -count=1 -timeout 30m -run '^TestGenerateFixture$$' -v ./zkread/ -args -zk-generate
 	$(GO) test -count=1 -timeout 30m -tags fixtures -run '^TestGenerateCompressedFixtures$$' -v ./metalog/
 	$(GO) test -count=1 -timeout 30m -p 1 -run '^(TestRealKafkaFeatures|TestKafkaGating|TestKafka39Format|TestFormatCheckpoints|TestGolden)$$' ./features/ -args -update-kafka -update

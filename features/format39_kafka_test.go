@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/kmeta/kmeta/features"
-	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/metalog"
 )
 

@@ -18,7 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/kmeta/kmeta/features"
-	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
 )

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
 
 var updateKafka = flag.Bool("update-kafka", false, "rewrite testdata/features/kafka-<version>.json and the format checkpoints from real Kafka")

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kmeta/kmeta/features"
-	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
 
 // TestKafkaRefusesLevelANodeDoesNotSupport: Kafka's controller refuses a

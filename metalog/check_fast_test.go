@@ -13,12 +13,12 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/kmeta/kmeta/internal/synth"
+	"github.com/kmeta/kmeta/internal/testkit/synth"
 	"github.com/kmeta/kmeta/metalog/records"
 )
 
 // synthSegment writes a segment of about size bytes shaped like the
-// benchmark's synthesized log (internal/bench): batches of 1-50 busy-cluster
+// benchmark's synthesized log (internal/testkit/bench): batches of 1-50 busy-cluster
 // records.
 func synthSegment(t testing.TB, dir string, size int64) string {
 	t.Helper()

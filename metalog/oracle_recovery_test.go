@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
 
 // recoveryOracleJava runs Kafka's own log layer over one segment per dir

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kmeta/kmeta/internal/kafkatest"
-	"github.com/kmeta/kmeta/internal/kafkatest/imagefacts"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest/imagefacts"
 	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
 )

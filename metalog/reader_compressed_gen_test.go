@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
 
 // TestGenerateCompressedFixtures regenerates testdata/compressed: one

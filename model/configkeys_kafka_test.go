@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
 
 var updateKeys = flag.Bool("update", false, "rewrite configkeys.go from the Kafka releases' own ConfigDefs")

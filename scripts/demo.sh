@@ -50,7 +50,7 @@ else
   work=$(mktemp -d -t kmeta-demo.XXXXXX)
   say "Fetching Apache Kafka $version (cached in ~/.cache/kmeta) and running a 1-controller, 3-broker cluster on 127.0.0.1"
   echo "(about two minutes; Kafka's own logs go to $work/generate.log)"
-  if ! go test -count=1 -timeout 20m -run 'TestGenerateFixtures' ./internal/kafkatest \
+  if ! go test -count=1 -timeout 20m -run 'TestGenerateFixtures' ./internal/testkit/kafkatest \
       -args -generate -fixtures-out "$work" -fixtures-versions "$version" >"$work/generate.log" 2>&1; then
     tail -40 "$work/generate.log"
     echo "demo: could not run Kafka; try KMETA_DEMO_OFFLINE=1 make demo" >&2

@@ -4,4 +4,4 @@
 # (default ~/.cache/kmeta). Takes about three minutes on two cores.
 set -eu
 cd "$(dirname "$0")/.."
-exec go test ./internal/kafkatest -run '^TestGenerateFixtures$' -count=1 -timeout 30m -v -args -generate "$@"
+exec go test ./internal/testkit/kafkatest -run '^TestGenerateFixtures$' -count=1 -timeout 30m -v -args -generate "$@"

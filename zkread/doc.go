@@ -21,7 +21,7 @@
 // pings and eight requests, and owning them lets one packet carry many
 // reads. The chroot is prefixed to every path here (the server never sees
 // a chroot). LiveSessions opens the same sessions for a caller that
-// measures what the ensemble serves (internal/bench's ceilings).
+// measures what the ensemble serves (internal/testkit/bench's ceilings).
 //
 // Wire protocol (read in ZooKeeper's zookeeper.jute, MultiResponse.java,
 // MultiOperationRecord.java and FinalRequestProcessor.java): every frame is

@@ -15,7 +15,7 @@ import (
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/zk/dump.json from the fixture data dir")

@@ -209,7 +209,7 @@ func (opts LiveOptions) withDefaults() (LiveOptions, error) {
 // LiveSessions opens, established and authenticated, the sessions ReadLive
 // reads over: the same client (TLS, write coalescing, read buffering),
 // session timeout and digest auth. The caller closes them. It exists so
-// that a measurement of what an ensemble serves (internal/bench's ceiling)
+// that a measurement of what an ensemble serves (internal/testkit/bench's ceiling)
 // goes through exactly the connections kmeta's read uses.
 func LiveSessions(ctx context.Context, opts LiveOptions) ([]*Session, error) {
 	opts, err := opts.withDefaults()

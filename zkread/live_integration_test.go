@@ -16,7 +16,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"github.com/google/go-cmp/cmp"
-	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/model"
 	"github.com/twmb/franz-go/pkg/kadm"
 )

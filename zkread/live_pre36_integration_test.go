@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"github.com/google/go-cmp/cmp"
-	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
 
 // TestPre36MultiRead runs a real ZooKeeper 3.5.9 (Kafka 2.7.2's own),

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
 
 // TestLiveTLS reads a real ZooKeeper over its TLS port, which requires a

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
-	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
 
 // wireDir holds response bodies captured from a real ZooKeeper (see its

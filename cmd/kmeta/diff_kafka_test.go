@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kmeta/kmeta/internal/kafkatest"
-	"github.com/kmeta/kmeta/internal/kafkatest/imagefacts"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest/imagefacts"
 	"github.com/kmeta/kmeta/metalog"
 )
 

@@ -1,7 +1,7 @@
 package main
 
 // The issue-8 reliability campaign: mutants of every file kind kmeta reads
-// (internal/mutate), run through the BUILT binary as a user runs it, through
+// (internal/testkit/mutate), run through the BUILT binary as a user runs it, through
 // every command that reads that kind and every output format.
 //
 // Invariants checked on every run: no panic (no "panic:"/"goroutine " on
@@ -25,7 +25,7 @@ package main
 //     rejection) with a warning the original did not have: a "kmeta:
 //     warning:" line, or for log check a warning-severity finding;
 //   - valid-other: another answer, exit 0, no new warning, for a mutant that
-//     mutate's validator judges another valid input (see internal/mutate's doc);
+//     mutate's validator judges another valid input (see internal/testkit/mutate's doc);
 //   - anything else is a VIOLATION.
 //
 // KMETA_MUTANTS (default 300 per kind), KMETA_MUTATE_SEED (default 1),
@@ -58,7 +58,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/kmeta/kmeta/internal/mutate"
+	"github.com/kmeta/kmeta/internal/testkit/mutate"
 	"github.com/kmeta/kmeta/model"
 )
 

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kmeta/kmeta/internal/kafkatest"
-	"github.com/kmeta/kmeta/internal/synth"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/synth"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
 )

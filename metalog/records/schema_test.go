@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/internal/recdef"
 )
 

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kmeta/kmeta/internal/synth"
+	"github.com/kmeta/kmeta/internal/testkit/synth"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
 )

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kmeta/kmeta/internal/kafkatest"
-	"github.com/kmeta/kmeta/internal/synth"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/synth"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
@@ -79,7 +79,7 @@ func synthesize(t *testing.T, dir string, size int64) (path string, nrec, nbatch
 func kmetaBin(t *testing.T) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	bin := filepath.Join(filepath.Dir(file), "..", "..", "bin", "kmeta")
+	bin := filepath.Join(filepath.Dir(file), "..", "..", "..", "bin", "kmeta")
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("build kmeta first (make build): %v", err)
 	}

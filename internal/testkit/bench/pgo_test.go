@@ -45,7 +45,7 @@ func TestPGOProfile(t *testing.T) {
 		}
 	}
 	_, file, _, _ := runtime.Caller(0)
-	out := filepath.Join(filepath.Dir(file), "..", "..", "cmd", "kmeta", "default.pgo")
+	out := filepath.Join(filepath.Dir(file), "..", "..", "..", "cmd", "kmeta", "default.pgo")
 	merged, err := exec.Command("go", append([]string{"tool", "pprof", "-proto"}, profiles...)...).Output()
 	if err != nil {
 		t.Fatalf("go tool pprof: %v", err)

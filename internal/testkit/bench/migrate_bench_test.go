@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
 
 // TestBenchMigrate times kmeta's offline migration (`migrate plan` then

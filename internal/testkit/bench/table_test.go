@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
 
 // How peers are run. Kafka's tools run as Kafka's scripts run them:

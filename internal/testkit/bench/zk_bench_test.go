@@ -21,7 +21,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/kmeta/kmeta/internal/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/zkread"
 )
 

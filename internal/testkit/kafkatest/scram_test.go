@@ -116,7 +116,7 @@ func waitSCRAM(ctx context.Context, t *testing.T, c *Cluster, want []AdminSCRAM)
 func TestFixtureSCRAMMatchesLog(t *testing.T) {
 	for _, v := range Versions {
 		t.Run(v, func(t *testing.T) {
-			root := filepath.Join("..", "..", "testdata", "kraft", v)
+			root := filepath.Join("..", "..", "..", "testdata", "kraft", v)
 			var gen struct{ Files []string }
 			var view AdminView
 			for name, dst := range map[string]any{"generator.json": &gen, "admin.json": &view} {

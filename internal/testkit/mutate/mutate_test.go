@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-const td = "../../testdata/"
+const td = "../../../testdata/"
 
 type fixture struct {
 	kind Kind

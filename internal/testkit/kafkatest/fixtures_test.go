@@ -24,7 +24,7 @@ import (
 
 var (
 	generate    = flag.Bool("generate", false, "regenerate the KRaft fixtures from real Kafka (make fixtures)")
-	fixturesOut = flag.String("fixtures-out", "../../testdata/kraft", "where -generate writes the KRaft fixtures")
+	fixturesOut = flag.String("fixtures-out", "../../../testdata/kraft", "where -generate writes the KRaft fixtures")
 	fixtureVers = flag.String("fixtures-versions", Kafka39+","+Latest4, "comma-separated Kafka versions for -generate")
 )
 
@@ -744,7 +744,7 @@ func TestFixtureDumps(t *testing.T) {
 	for _, v := range Versions {
 		t.Run(v, func(t *testing.T) {
 			d := Dist(t, v)
-			root, err := filepath.Abs(filepath.Join("..", "..", "testdata", "kraft", v))
+			root, err := filepath.Abs(filepath.Join("..", "..", "..", "testdata", "kraft", v))
 			if err != nil {
 				t.Fatal(err)
 			}
