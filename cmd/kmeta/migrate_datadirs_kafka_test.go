@@ -11,8 +11,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/internal/source"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/migrate"
 )
 

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/internal/recdef"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
 
 // schemaDir finds Kafka's JSON schemas: $KMETA_SHARED/kafka-schemas, or
