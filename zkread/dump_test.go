@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/zk/dump.json from the fixture data dir")
@@ -187,23 +185,6 @@ func TestSourceDetectsChroot(t *testing.T) {
 }
 
 var generate = flag.Bool("zk-generate", false, "regenerate testdata/zk with real ZooKeeper and Kafka 3.9.2 (generate.sh), then rewrite dump.json")
-
-// TestGenerateFixture regenerates the fixture. It runs only with
-// -zk-generate: go test ./zkread -run TestGenerateFixture -zk-generate
-// (then go test ./zkread -run TestFixtureDump -update).
-func TestGenerateFixture(t *testing.T) {
-	if !*generate {
-		t.Skip("regenerates committed fixtures; run with -zk-generate")
-	}
-	d := kafkatest.Dist(t, kafkatest.Kafka39)
-	cmd := exec.Command("bash", filepath.Join(fixtureDir, "generate.sh"))
-	cmd.Env = append(os.Environ(), "KAFKA_LIB="+filepath.Join(d.Dir, "lib"))
-	out, err := cmd.CombinedOutput()
-	t.Logf("%s", out)
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestDumpRefusesSilentEdits: edits of a dump that would change the
 // answer without a word (a missing or null maxZxid or chroot, a znode

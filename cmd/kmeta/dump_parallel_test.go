@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/internal/testkit/synth"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
@@ -152,15 +151,6 @@ func TestParallelDumpMatchesSequential(t *testing.T) {
 	if tornWarned != len(argSets) {
 		t.Errorf("torn: %d of %d dumps warned about the torn tail", tornWarned, len(argSets))
 	}
-}
-
-// TestParallelDumpMatchesLiveKafka: a multi-megabyte segment dumped by the
-// parallel path prints what Kafka's DumpLogSegments prints for it.
-func TestParallelDumpMatchesLiveKafka(t *testing.T) {
-	d := kafkatest.Dist(t, kafkatest.Latest4)
-	forceParallelDump(t)
-	p := writeBusySegment(t, t.TempDir(), 2<<20)
-	compareDumps(t, p, d.DumpLog(t, []string{p}), kmetaDump(t, p))
 }
 
 // TestParallelDumpVerdictIsChecks: log dump's verdict is log check's with

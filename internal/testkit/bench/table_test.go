@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
 
 // How peers are run. Kafka's tools run as Kafka's scripts run them:
@@ -26,25 +24,6 @@ import (
 var kafkaScriptJVMOpts = []string{"-Xmx256M", "-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
 	"-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent", "-XX:MaxInlineLevel=15",
 	"-Djava.awt.headless=true"}
-
-// kafkaScriptCommand is mainClass of d run with the scripts' JVM options
-// and the harness's tool log configuration (warnings to stderr, as the
-// scripts' tools-log4j does).
-func kafkaScriptCommand(t *testing.T, d *kafkatest.Distribution, mainClass string, args ...string) *exec.Cmd {
-	t.Helper()
-	h := d.Command(t.Context(), mainClass, args...)
-	a := []string{d.Java}
-	a = append(a, kafkaScriptJVMOpts...)
-	for _, x := range h.Args[1:] {
-		if strings.HasPrefix(x, "-Dlog4j") {
-			a = append(a, x)
-		}
-	}
-	a = append(a, "-cp", d.Classpath, mainClass)
-	a = append(a, args...)
-	cmd := exec.CommandContext(t.Context(), d.Java, a[1:]...)
-	return cmd
-}
 
 // benchRuns is how many times each row runs (KMETA_BENCH_RUNS, default 3;
 // rows whose first run takes over a minute run twice).
