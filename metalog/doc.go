@@ -128,7 +128,7 @@
 // the dumper and LoadImage feed it what they read). Report.Damage is the
 // first error finding in reading order. LoadImage applies a batch only
 // when the checker accepts it, which is where Kafka 4.4.0's log layer
-// stops trusting the log (checked against it, oracle_recovery_test.go):
+// stops trusting the log (checked against it, oracle_recovery_kafka_test.go):
 //
 //   - CRC or framing failures: LogSegment.recover truncates the segment at
 //     the first invalid batch (ensureValid).
@@ -170,7 +170,7 @@
 // Kind* strings, Where the file, byte position or line, and offset) in
 // the one findings order; the writers produce byte-exact KRaft batches
 // and atomic files. ReadMetaProperties and ReadQuorumState accept exactly
-// what Kafka 4.4.0's readers accept (oracle_props_test.go), for
+// what Kafka 4.4.0's readers accept (oracle_props_kafka_test.go), for
 // ZooKeeper-mode (v0) and KRaft (v1) meta.properties alike, and place
 // their errors (*PropsError: line, byte position).
 //

@@ -165,7 +165,7 @@ func PopulateRich(ctx context.Context, c *Cluster, adm *kadm.Client, opts RichOp
 }
 
 // The parts of the rich set that the committed KRaft fixtures
-// (fixtures_test.go) hold as well, in the same requests.
+// (fixtures_kafka_test.go) hold as well, in the same requests.
 
 // alterRichTopicConfigs sets max.message.bytes on orders.v1 and deletes its
 // cleanup.policy.
