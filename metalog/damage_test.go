@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
 )
@@ -33,30 +33,6 @@ func batchSpans(t testing.TB, path string) []span {
 		must(t, err)
 		out = append(out, span{b.Position, b.Size()})
 	}
-}
-
-// copyTree copies a fixture dir (skipping Kafka's .lock).
-func copyTree(t testing.TB, src string) string {
-	t.Helper()
-	dst := filepath.Join(t.TempDir(), "metadata")
-	must(t, filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		if d.Name() == LockFileName {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	}))
-	return dst
 }
 
 // mutant is one way of damaging one data file: it gets the file's bytes
@@ -220,7 +196,7 @@ func TestOneVerdictOnMutants(t *testing.T) {
 			if mut == nil {
 				continue
 			}
-			dir := copyTree(t, src)
+			dir := fstree.Copy(t, src)
 			must(t, os.WriteFile(filepath.Join(dir, m.file), mut, 0o644))
 			name := fmt.Sprintf("%s #%d %s %s", v, i, m.class, m.file)
 			rep, err := Check(dir, CheckOptions{Strict: true, DecodeValue: checkDecode})

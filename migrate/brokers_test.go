@@ -1,16 +1,14 @@
 package migrate
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
 )
@@ -47,21 +45,6 @@ func zkBrokerDir(t *testing.T, dir string, id int, clusterID string, withPM bool
 	writeTestFile(t, filepath.Join(dir, "recovery-point-offset-checkpoint"), "0\n1\nt 0 0\n")
 }
 
-func dirHash(t *testing.T, dir string) string {
-	t.Helper()
-	h := sha256.New()
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, _ := os.ReadFile(p)
-		fmt.Fprintf(h, "%s %d\n", p, len(b))
-		h.Write(b)
-		return nil
-	})
-	return hex.EncodeToString(h.Sum(nil))
-}
-
 func TestConvertBrokers(t *testing.T) {
 	p := brokerPlan(t)
 	dir := t.TempDir()
@@ -87,10 +70,10 @@ func TestConvertBrokers(t *testing.T) {
 		t.Error("log data changed")
 	}
 	// A rerun finds everything done and writes nothing.
-	h := dirHash(t, dir)
+	h := fstree.Hash(t, dir)
 	r, err = ConvertBrokers(p, BrokerOptions{LogDirs: []string{dir}})
-	if err != nil || dirHash(t, dir) != h {
-		t.Fatalf("rerun: %v, changed=%v", err, dirHash(t, dir) != h)
+	if err != nil || fstree.Hash(t, dir) != h {
+		t.Fatalf("rerun: %v, changed=%v", err, fstree.Hash(t, dir) != h)
 	}
 	for _, f := range r.Files {
 		if f.Action != ActionUnchanged {
@@ -162,7 +145,7 @@ func TestBrokerBadInput(t *testing.T) {
 			tc.setup(t, dirs, p.ClusterID)
 			var hashes []string
 			for _, d := range dirs {
-				hashes = append(hashes, dirHash(t, d))
+				hashes = append(hashes, fstree.Hash(t, d))
 			}
 			r, err := ConvertBrokers(p, BrokerOptions{LogDirs: dirs})
 			if !errors.Is(err, ErrBrokerDir) {
@@ -178,7 +161,7 @@ func TestBrokerBadInput(t *testing.T) {
 				t.Fatalf("want error %s with a fix, got %v", tc.code, r.Findings)
 			}
 			for i, d := range dirs {
-				if dirHash(t, d) != hashes[i] {
+				if fstree.Hash(t, d) != hashes[i] {
 					t.Fatal("a refused conversion wrote something")
 				}
 			}

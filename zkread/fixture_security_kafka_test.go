@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/model"
 )
@@ -26,7 +27,7 @@ import (
 func TestFixtureLiveAuth(t *testing.T) {
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
 	data := t.TempDir()
-	copyTree(t, filepath.Join(fixtureDir, "datadir"), data)
+	fstree.CopyTo(t, filepath.Join(fixtureDir, "datadir"), data)
 	const superPass = "super-secret"
 	sum := sha1.Sum([]byte("super:" + superPass))
 	zks := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{Props: map[string]string{

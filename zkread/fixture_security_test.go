@@ -1,8 +1,6 @@
 package zkread
 
 import (
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -128,28 +126,5 @@ func TestFixtureZnodeACLs(t *testing.T) {
 	// protected roots.
 	if protected < 8 || readable < 50 {
 		t.Errorf("%d protected, %d readable znodes", protected, readable)
-	}
-}
-
-// copyTree copies a directory tree of regular files.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, e os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if e.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }

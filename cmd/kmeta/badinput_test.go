@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kmeta/kmeta/internal/testkit/fstree"
 )
 
 type cliResult struct {
@@ -25,26 +27,7 @@ func kmeta(args ...string) cliResult {
 // copyFixture copies a real-Kafka metadata dir so a test can damage it.
 func copyFixture(t *testing.T, version string) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "testdata", "kraft", version, "metadata")
-	dst := filepath.Join(t.TempDir(), "metadata")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return fstree.Copy(t, filepath.Join("..", "..", "testdata", "kraft", version, "metadata"))
 }
 
 func snapshotTree(t *testing.T, dir string) map[string]string {

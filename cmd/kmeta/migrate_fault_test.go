@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/migrate"
 )
 
@@ -59,12 +60,12 @@ func TestMigrateApplyKillAtEveryBoundary(t *testing.T) {
 func applyKillAtEveryBoundary(t *testing.T, quorum string) {
 	work := t.TempDir()
 	plan := fixturePlan(t, work, "--quorum", quorum)
-	zkHash := treeHash(t, "../../testdata/zk/datadir")
+	zkHash := fstree.Hash(t, "../../testdata/zk/datadir")
 	ref := filepath.Join(work, "ref")
 	if out, serr, code := kmetaRun(t, "migrate", "apply", "--plan", plan, "--out", ref); code != exitOK {
 		t.Fatalf("apply: exit %d\n%s%s", code, out, serr)
 	}
-	refHash := treeHash(t, ref)
+	refHash := fstree.Hash(t, ref)
 	const boundaries = 2 * 2 * 2 // 2 controllers x 2 files x (before, after)
 	for k := 1; k <= boundaries+1; k++ {
 		out := filepath.Join(work, fmt.Sprintf("kill-%d", k))
@@ -79,11 +80,11 @@ func applyKillAtEveryBoundary(t *testing.T, quorum string) {
 		if o, serr, code := kmetaRun(t, "migrate", "apply", "--plan", plan, "--out", out); code != exitOK {
 			t.Fatalf("rerun after kill at %d: exit %d\n%s%s", k, code, o, serr)
 		}
-		if h := treeHash(t, out); h != refHash {
+		if h := fstree.Hash(t, out); h != refHash {
 			t.Errorf("rerun after kill at %d: files differ from an uninterrupted apply", k)
 		}
 	}
-	if treeHash(t, "../../testdata/zk/datadir") != zkHash {
+	if fstree.Hash(t, "../../testdata/zk/datadir") != zkHash {
 		t.Fatal("apply changed its input")
 	}
 	// A target holding other content is refused.
@@ -150,7 +151,7 @@ func TestMigrateBrokersKillAtEveryBoundary(t *testing.T) {
 		dir := filepath.Join(work, fmt.Sprintf("kill-%d", k))
 		mk(dir)
 		kmetaRun(t, "migrate", "brokers", "--plan", plan, "--log-dirs", dir)
-		ref, refHash := filepath.Join(work, fmt.Sprintf("ref-%d", k)), treeHash(t, dir)
+		ref, refHash := filepath.Join(work, fmt.Sprintf("ref-%d", k)), fstree.Hash(t, dir)
 		if err := os.Rename(dir, ref); err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +163,7 @@ func TestMigrateBrokersKillAtEveryBoundary(t *testing.T) {
 		if o, serr, code := kmetaRun(t, "migrate", "brokers", "--plan", plan, "--log-dirs", dir); code != exitOK {
 			t.Fatalf("rerun after kill at %d: exit %d\n%s%s", k, code, o, serr)
 		}
-		if treeHash(t, dir) != refHash {
+		if fstree.Hash(t, dir) != refHash {
 			t.Errorf("rerun after kill at %d: the dir differs from an uninterrupted conversion", k)
 		}
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
+	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/migrate"
@@ -48,29 +49,6 @@ func kmetaProcess(t testing.TB, env []string, args ...string) (string, error) {
 	cmd.Env = append(append(os.Environ(), envRunMain+"=1", "KMETA_TEST_ARGS="+strings.Join(args, "\x1f")), env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
-}
-
-// treeHash hashes every regular file under dir (path and content).
-func treeHash(t testing.TB, dir string) string {
-	t.Helper()
-	h := sha256.New()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		fmt.Fprintf(h, "%s\x00%d\x00", rel, len(b))
-		h.Write(b)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 func freePort(t testing.TB) int {
@@ -199,7 +177,7 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	zc.Stop()
 	zk.Stop()
 	zkData := "zkdata:" + zk.DataDir
-	zkHash := treeHash(t, zk.DataDir)
+	zkHash := fstree.Hash(t, zk.DataDir)
 	segHash := map[int]string{}
 	for _, id := range zc.Brokers() {
 		segHash[id] = logDataHash(t, zc.Node(id).DataDir)
@@ -264,7 +242,7 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 			t.Fatalf("configs broker %d: exit %d", id, code)
 		}
 	}
-	if h := treeHash(t, zk.DataDir); h != zkHash {
+	if h := fstree.Hash(t, zk.DataDir); h != zkHash {
 		t.Fatal("the ZooKeeper data dir changed")
 	}
 	for _, id := range zc.Brokers() {

@@ -6,19 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kmeta/kmeta/internal/testkit/fstree"
 )
 
 const kraftFixture39 = "../../testdata/kraft/3.9.2/metadata"
-
-// copyTree copies a fixture directory so a test can damage it.
-func copyTree(t *testing.T, src string) string {
-	t.Helper()
-	dst := filepath.Join(t.TempDir(), "metadata")
-	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
 
 // A ZooKeeper data dir and the dump `kmeta zk dump` writes of it without
 // --show-secrets (SCRAM keys and sensitive values hashed) are the same
@@ -55,7 +47,7 @@ func TestDiffDataDirAgainstRedactedDump(t *testing.T) {
 // log whose replay stops at a damaged batch makes verify and diff exit 2
 // and say what the view rests on; --allow-partial compares anyway.
 func TestVerifyPartialView(t *testing.T) {
-	damaged := copyTree(t, kraftFixture39)
+	damaged := fstree.Copy(t, kraftFixture39)
 	seg := filepath.Join(damaged, "__cluster_metadata-0", "00000000000000000087.log")
 	b, err := os.ReadFile(seg)
 	if err != nil {

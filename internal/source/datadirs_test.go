@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/zkread"
 )
 
@@ -44,7 +45,7 @@ func TestParseSeveralDataDirs(t *testing.T) {
 // fixture, written by a real ZooKeeper) are one history at one zxid: the
 // first is used, neither diverged, and the image is the fixture's.
 func TestLoadSameDataDirTwice(t *testing.T) {
-	cp := copyTree(t, zkFixtureDir)
+	cp := fstree.Copy(t, zkFixtureDir)
 	spec, err := Parse("zkdata:" + zkFixtureDir + "," + cp)
 	if err != nil {
 		t.Fatal(err)
@@ -85,8 +86,8 @@ func mustParse(t *testing.T, s string) Spec {
 // older dir is the fixture without its last snapshot and log (a prefix
 // of its history). Before one bar, several dirs reported nothing.
 func TestLoadDataDirsProgress(t *testing.T) {
-	newer := copyTree(t, zkFixtureDir)
-	older := copyTree(t, zkFixtureDir)
+	newer := fstree.Copy(t, zkFixtureDir)
+	older := fstree.Copy(t, zkFixtureDir)
 	for _, f := range []string{"snapshot.10c", "log.ea"} {
 		if err := os.Remove(filepath.Join(older, "version-2", f)); err != nil {
 			t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -241,30 +242,6 @@ func TestParseKRaftOpensOnce(t *testing.T) {
 	}
 }
 
-// copyTree copies a fixture so a test can damage it.
-func copyTree(t *testing.T, src string) string {
-	t.Helper()
-	dst := filepath.Join(t.TempDir(), "copy")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
 // TestLoadTypedWarnings: Load carries what the image rests on as typed
 // warnings: a CRC failure where replay stopped makes it partial, a torn
 // tail of the active segment does not; a point in time past the end is
@@ -296,7 +273,7 @@ func TestLoadTypedWarnings(t *testing.T) {
 		t.Fatalf("clean fixture: %v %v", err, img.Warnings)
 	}
 
-	crc := copyTree(t, fixture)
+	crc := fstree.Copy(t, fixture)
 	b, _ := os.ReadFile(filepath.Join(crc, seg))
 	b[len(b)/2] ^= 0x10
 	os.WriteFile(filepath.Join(crc, seg), b, 0o644)
@@ -305,7 +282,7 @@ func TestLoadTypedWarnings(t *testing.T) {
 		t.Errorf("CRC failure: %v partial=%v %v", err, img != nil && img.IsPartial(), img.Warnings)
 	}
 
-	torn := copyTree(t, fixture)
+	torn := fstree.Copy(t, fixture)
 	b, _ = os.ReadFile(filepath.Join(torn, seg))
 	os.WriteFile(filepath.Join(torn, seg), b[:len(b)-7], 0o644)
 	img, err = load(torn, -1)
