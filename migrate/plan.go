@@ -123,9 +123,6 @@ const (
 	QuorumDynamic = "dynamic"
 )
 
-// levelDynamicQuorum is 3.9-IV0, the first level kraft.version 1 allows.
-const levelDynamicQuorum = 21
-
 // ParseControllers parses "ID@HOST:PORT[:DIRECTORY_ID],..."
 // (controller.quorum.voters, or Kafka's --initial-controllers with the
 // directory ids).
@@ -347,12 +344,9 @@ func isPasswordKey(k string) bool {
 }
 
 // maxAtomicRecords is QuorumController.MAX_RECORDS_PER_BATCH: below
-// 3.6-IV1 the bootstrap records go in one atomic batch, which Kafka
-// refuses above this count.
+// features.LevelTransactions the bootstrap records go in one atomic
+// batch, which Kafka refuses above this count.
 const maxAtomicRecords = 10000
-
-// levelMetadataTransactions is 3.6-IV1.
-const levelMetadataTransactions = 13
 
 // NewPlan checks img against the target and computes what apply writes.
 // It returns an error only when it cannot plan at all (an unparsable
@@ -414,8 +408,8 @@ func NewPlan(img *model.Image, opts Options) (*Plan, error) {
 		return p, nil
 	}
 	p.MetadataVersion = level.Ref()
-	if p.Quorum == QuorumDynamic && level.Level < levelDynamicQuorum {
-		dyn, _ := cat.ByLevel(levelDynamicQuorum)
+	if p.Quorum == QuorumDynamic && level.Level < features.LevelDynamicQuorum {
+		dyn, _ := cat.ByLevel(features.LevelDynamicQuorum)
 		block(CodeDynamicQuorumLevel, "", "kraft.version",
 			fmt.Sprintf("a dynamic quorum (kraft.version 1) needs metadata.version %s or later; the target is %s", dyn.Name, level.Name),
 			fmt.Sprintf("choose --metadata-version %s or later, or --quorum %s", dyn.Name, QuorumStatic))
@@ -633,16 +627,16 @@ func NewPlan(img *model.Image, opts Options) (*Plan, error) {
 			// Left out either way: the plan is blocked unless overridden.
 			eo.dropSCRAM = true
 			block(CodeSCRAMUnsupported, OverrideDropSCRAM, "scram",
-				fmt.Sprintf("%d SCRAM credentials cannot be written below 3.5-IV2 (target %s)", n, level.Name),
-				"choose --metadata-version 3.5-IV2 or later")
+				fmt.Sprintf("%d SCRAM credentials cannot be written below %s (target %s)", n, levelName(cat, features.LevelScram), level.Name),
+				fmt.Sprintf("choose --metadata-version %s or later", levelName(cat, features.LevelScram)))
 		}
 	}
 	if n := len(img.DelegationTokens); n > 0 {
 		if _, ok := cat.RecordVersion(level.Level, features.DelegationTokenRecord); !ok {
 			eo.dropTokens = true
 			block(CodeTokensUnsupported, OverrideDropTokens, "delegation tokens",
-				fmt.Sprintf("%d delegation tokens cannot be written below 3.6-IV2 (target %s)", n, level.Name),
-				"choose --metadata-version 3.6-IV2 or later")
+				fmt.Sprintf("%d delegation tokens cannot be written below %s (target %s)", n, levelName(cat, features.LevelDelegationTokens), level.Name),
+				fmt.Sprintf("choose --metadata-version %s or later", levelName(cat, features.LevelDelegationTokens)))
 		}
 	}
 
@@ -652,10 +646,11 @@ func NewPlan(img *model.Image, opts Options) (*Plan, error) {
 	}
 	p.records = recs
 	p.Records = summarize(recs)
-	if level.Level < levelMetadataTransactions && len(recs) > maxAtomicRecords {
+	if level.Level < features.LevelTransactions && len(recs) > maxAtomicRecords {
+		txn := levelName(cat, features.LevelTransactions)
 		block(CodeTooManyRecords, "", "metadata.version",
-			fmt.Sprintf("%d records: below 3.6-IV1 the controller appends them as one atomic batch, which Kafka limits to %d records", len(recs), maxAtomicRecords),
-			"choose --metadata-version 3.6-IV1 or later")
+			fmt.Sprintf("%d records: below %s the controller appends them as one atomic batch, which Kafka limits to %d records", len(recs), txn, maxAtomicRecords),
+			fmt.Sprintf("choose --metadata-version %s or later", txn))
 	}
 
 	for _, name := range slices.Sorted(maps.Keys(img.Topics)) {
@@ -722,6 +717,13 @@ func (p *Plan) Blockers() []model.Finding {
 		}
 	}
 	return out
+}
+
+// levelName is the catalog's name of a level features names (every such
+// level is in the catalog: TestNamedLevels).
+func levelName(cat *features.Catalog, n int16) string {
+	l, _ := cat.ByLevel(n)
+	return l.Name
 }
 
 func displayName(n string) string {
