@@ -329,20 +329,6 @@ var removedConfigs = map[string]string{
 	"message.timestamp.difference.max.ms":     "removed in Kafka 4.0: use message.timestamp.before.max.ms and message.timestamp.after.max.ms",
 }
 
-// passwordSuffixes are Kafka's password-typed dynamic configs; a key
-// ending in one (listener-prefixed forms too) is encrypted in ZooKeeper.
-var passwordSuffixes = []string{"ssl.keystore.password", "ssl.key.password", "ssl.truststore.password",
-	"ssl.keystore.key", "ssl.keystore.certificate.chain", "ssl.truststore.certificates", "sasl.jaas.config"}
-
-func isPasswordKey(k string) bool {
-	for _, s := range passwordSuffixes {
-		if strings.HasSuffix(k, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // maxAtomicRecords is QuorumController.MAX_RECORDS_PER_BATCH: below
 // features.LevelTransactions the bootstrap records go in one atomic
 // batch, which Kafka refuses above this count.
@@ -603,7 +589,7 @@ func NewPlan(img *model.Image, opts Options) (*Plan, error) {
 					Message: fmt.Sprintf("%s is not written: %s", k, why)})
 				continue
 			}
-			if isPasswordKey(k) && isEncrypted(v) {
+			if model.IsPasswordConfig(k) && isEncrypted(v) {
 				if opts.PasswordEncoderSecret != "" {
 					plain, err := decryptPassword(opts.PasswordEncoderSecret, v)
 					if err != nil {
