@@ -35,6 +35,10 @@ const (
 	// LevelJBOD (3.7-IV2): log directory assignment, RegisterBrokerRecord v3,
 	// PartitionRecord/PartitionChangeRecord v1, BrokerRegistrationChangeRecord v2.
 	LevelJBOD int16 = 17
+	// LevelDynamicQuorum (3.9-IV0): the first level kraft.version 1, a
+	// dynamic quorum (KIP-853), may be formatted with (its bootstrap
+	// metadata.version).
+	LevelDynamicQuorum int16 = 21
 	// LevelCordonedLogDirs (4.3-IV0, 4.x only): RegisterBrokerRecord v4,
 	// BrokerRegistrationChangeRecord v3.
 	LevelCordonedLogDirs int16 = 30
@@ -64,6 +68,7 @@ var namedLevels = []struct {
 	{LevelDelegationTokens, "3.6-IV2", false, "LevelDelegationTokens"},
 	{LevelControllerRegistration, "3.7-IV0", false, "LevelControllerRegistration"},
 	{LevelJBOD, "3.7-IV2", false, "LevelJBOD"},
+	{LevelDynamicQuorum, "3.9-IV0", false, "LevelDynamicQuorum"},
 	{LevelCordonedLogDirs, "4.3-IV0", true, "LevelCordonedLogDirs"},
 	{LevelCIDRACLs, "4.4-IV1", true, "LevelCIDRACLs"},
 	{LevelControllerUnregistration, "4.4-IV2", true, "LevelControllerUnregistration"},

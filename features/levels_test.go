@@ -21,6 +21,11 @@ func TestNamedLevels(t *testing.T) {
 			}
 		}
 	}
+	for _, c := range []*Catalog{Default(), Catalog39()} {
+		if f, ok := c.Feature(KRaftVersion); !ok || f.Levels[1].BootstrapMV != LevelDynamicQuorum {
+			t.Errorf("the %s catalog's kraft.version 1 does not bootstrap at LevelDynamicQuorum (%d)", c.Name, LevelDynamicQuorum)
+		}
+	}
 }
 
 // TestRecordRegistryMatchesGenerated ties features' record registry (the

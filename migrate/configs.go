@@ -12,9 +12,9 @@ import (
 
 // Config step finding codes.
 const (
-	CodeSettingRemoved   = "MIGRATE_SETTING_REMOVED"
-	CodeSettingReplaced  = "MIGRATE_SETTING_REPLACED"
-	CodeControllerAccess = "MIGRATE_CONTROLLER_PRINCIPAL"
+	CodeSettingRemoved   = "setting-removed"
+	CodeSettingReplaced  = "setting-replaced"
+	CodeControllerAccess = "controller-principal"
 )
 
 // Roles a generated config is for.

@@ -6,8 +6,9 @@
 //
 //  1. plan (NewPlan): the ZooKeeper image (zkread, through model.Image) and
 //     a target metadata.version become a Plan: findings (model.Finding,
-//     stable MIGRATE_* codes, each blocker with its fix and, where one
-//     exists, the --override NAME that lifts it) and the exact content
+//     stable kebab-case codes, listed in the README's "Finding codes";
+//     each blocker with its fix and, where one exists, the --override
+//     NAME that lifts it) and the exact content
 //     apply writes (the record list, its counts, its SHA-256, the files).
 //     A plan is data: apply re-plans from the same source and refuses when
 //     the zxid or the records' SHA-256 differ (Replan), so plan and apply
@@ -44,7 +45,7 @@
 // bootstrap.checkpoint and appends every data record in it, verbatim and
 // in order, as its first transaction (BeginTransaction, the records,
 // EndTransaction; one atomic batch below 3.6-IV1, where Kafka refuses more
-// than 10,000 records: MIGRATE_TOO_MANY_RECORDS). The controller thus
+// than 10,000 records: too-many-records). The controller thus
 // writes the log itself, with its own leader epoch, LeaderChange and
 // offsets, and replays the records through its own managers, and brokers
 // fetch them as ordinary records. A snapshot file would need a matching
@@ -70,7 +71,7 @@
 // bootstrap.checkpoint's, so apply writes the same file with the whole
 // image as its records (TestDynamicQuorumMatchesKafkaFormat compares it
 // with Kafka's own output). A dynamic quorum needs metadata.version
-// 3.9-IV0 (MIGRATE_DYNAMIC_QUORUM_LEVEL). Static is the default because
+// 3.9-IV0 (dynamic-quorum-level). Static is the default because
 // it works at every level a 4.x cluster starts on (dynamic needs
 // 3.9-IV0), it is the file layout the earlier proofs (parity, levels,
 // fault injection) rest on, and Kafka 4.1+ can turn a static quorum
@@ -81,8 +82,8 @@
 //
 // zkdata:DIR1,DIR2,... (internal/source) reads the newest of several data
 // dirs of one ensemble after proving the others are prefixes of its
-// history; the plan names the dir it used (MIGRATE_ZK_DATA_DIR_USED) and
-// is blocked when they disagree (MIGRATE_ZK_DATA_DIRS_DIVERGE).
+// history; the plan names the dir it used (zk-data-dir-used) and
+// is blocked when they disagree (zk-data-dirs-diverge).
 //
 // # What is written (Kafka's MetadataImage.write order)
 //

@@ -66,34 +66,34 @@ var Overrides = []string{OverrideCopyEncryptedPasswords, OverrideDropPendingDele
 
 // Finding codes of plan, apply and brokers.
 const (
-	CodeLevelUnsupported      = "MIGRATE_LEVEL_UNSUPPORTED"
-	CodeNoClusterID           = "MIGRATE_NO_CLUSTER_ID"
-	CodeEmptySource           = "MIGRATE_EMPTY_SOURCE"
-	CodePartialSource         = "MIGRATE_PARTIAL_SOURCE"
-	CodePendingDeletion       = "MIGRATE_PENDING_DELETION"
-	CodeReassignmentInFlight  = "MIGRATE_REASSIGNMENT_IN_FLIGHT"
-	CodeSCRAMUnsupported      = "MIGRATE_SCRAM_UNSUPPORTED"
-	CodeTokensUnsupported     = "MIGRATE_TOKENS_UNSUPPORTED"
-	CodeEncryptedPassword     = "MIGRATE_ENCRYPTED_PASSWORD"
-	CodeBrokersRegistered     = "MIGRATE_BROKERS_REGISTERED"
-	CodeMigrationZnode        = "MIGRATE_MIGRATION_ZNODE"
-	CodeNoControllers         = "MIGRATE_NO_CONTROLLERS"
-	CodeControllerIDConflict  = "MIGRATE_CONTROLLER_ID_CONFLICT"
-	CodeTooManyRecords        = "MIGRATE_TOO_MANY_RECORDS"
-	CodeRegistrationsInSnap   = "MIGRATE_REGISTRATIONS_IN_SNAPSHOT"
-	CodeMissingPartitionState = "MIGRATE_MISSING_PARTITION_STATE"
-	CodeConfigRemoved         = "MIGRATE_CONFIG_REMOVED"
-	CodeTopicCaseCollision    = "MIGRATE_TOPIC_CASE_COLLISION"
-	CodeLegacyAdminZnode      = "MIGRATE_LEGACY_ADMIN_ZNODE"
-	CodeTopicIDAssigned       = "MIGRATE_TOPIC_ID_ASSIGNED"
-	CodeBrokersToConvert      = "MIGRATE_BROKERS_TO_CONVERT"
-	CodeOverrideUsed          = "MIGRATE_OVERRIDE_USED"
-	CodePasswordDecrypted     = "MIGRATE_PASSWORD_DECRYPTED"
-	CodeELRDeferred           = "MIGRATE_ELR_DEFERRED"
-	CodeZKConsumerOffsets     = "MIGRATE_ZK_CONSUMER_OFFSETS"
-	CodeDynamicQuorumLevel    = "MIGRATE_DYNAMIC_QUORUM_LEVEL"
-	CodeZKDataDirUsed         = "MIGRATE_ZK_DATA_DIR_USED"
-	CodeZKDataDirsDiverge     = "MIGRATE_ZK_DATA_DIRS_DIVERGE"
+	CodeLevelUnsupported      = "level-unsupported"
+	CodeNoClusterID           = "no-cluster-id"
+	CodeEmptySource           = "empty-source"
+	CodePartialSource         = "partial-source"
+	CodePendingDeletion       = "pending-deletion"
+	CodeReassignmentInFlight  = "reassignment-in-flight"
+	CodeSCRAMUnsupported      = "scram-unsupported"
+	CodeTokensUnsupported     = "tokens-unsupported"
+	CodeEncryptedPassword     = "encrypted-password"
+	CodeBrokersRegistered     = "brokers-registered"
+	CodeMigrationZnode        = "migration-znode-exists"
+	CodeNoControllers         = "no-controllers"
+	CodeControllerIDConflict  = "controller-id-conflict"
+	CodeTooManyRecords        = "too-many-records"
+	CodeRegistrationsInSnap   = "registrations-in-data-dir"
+	CodeMissingPartitionState = "zk-partition-state-missing"
+	CodeConfigRemoved         = "config-removed-in-4x"
+	CodeTopicCaseCollision    = "topic-case-collision"
+	CodeLegacyAdminZnode      = "legacy-admin-znode"
+	CodeTopicIDAssigned       = "topic-id-assigned"
+	CodeBrokersToConvert      = "brokers-to-convert"
+	CodeOverrideUsed          = "override-used"
+	CodePasswordDecrypted     = "password-decrypted"
+	CodeELRDeferred           = "elr-deferred"
+	CodeZKConsumerOffsets     = "zk-consumer-offsets"
+	CodeDynamicQuorumLevel    = "dynamic-quorum-level"
+	CodeZKDataDirUsed         = "zk-data-dir-used"
+	CodeZKDataDirsDiverge     = "zk-data-dirs-diverge"
 )
 
 // ControllerSpec is one voter of the target quorum.
@@ -122,9 +122,6 @@ const (
 	// controller.quorum.bootstrap.servers on every node.
 	QuorumDynamic = "dynamic"
 )
-
-// levelDynamicQuorum is 3.9-IV0, the first level kraft.version 1 allows.
-const levelDynamicQuorum = 21
 
 // ParseControllers parses "ID@HOST:PORT[:DIRECTORY_ID],..."
 // (controller.quorum.voters, or Kafka's --initial-controllers with the
@@ -332,33 +329,17 @@ var removedConfigs = map[string]string{
 	"message.timestamp.difference.max.ms":     "removed in Kafka 4.0: use message.timestamp.before.max.ms and message.timestamp.after.max.ms",
 }
 
-// passwordSuffixes are Kafka's password-typed dynamic configs; a key
-// ending in one (listener-prefixed forms too) is encrypted in ZooKeeper.
-var passwordSuffixes = []string{"ssl.keystore.password", "ssl.key.password", "ssl.truststore.password",
-	"ssl.keystore.key", "ssl.keystore.certificate.chain", "ssl.truststore.certificates", "sasl.jaas.config"}
-
-func isPasswordKey(k string) bool {
-	for _, s := range passwordSuffixes {
-		if strings.HasSuffix(k, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // maxAtomicRecords is QuorumController.MAX_RECORDS_PER_BATCH: below
-// 3.6-IV1 the bootstrap records go in one atomic batch, which Kafka
-// refuses above this count.
+// features.LevelTransactions the bootstrap records go in one atomic
+// batch, which Kafka refuses above this count.
 const maxAtomicRecords = 10000
 
-// levelMetadataTransactions is 3.6-IV1.
-const levelMetadataTransactions = 13
-
-// NewPlan checks img against the target and computes what apply writes.
-// It returns an error only when it cannot plan at all (an unparsable
-// level); blockers are findings, and Plan.Blocked says whether any stands.
+// NewPlan checks img against the target and computes what apply writes:
+// it runs the preflight steps in order. It returns an error only when it
+// cannot plan at all (a bad override or quorum, a level the catalog cannot
+// bootstrap); blockers are findings, and Plan.Blocked says whether any
+// stands.
 func NewPlan(img *model.Image, opts Options) (*Plan, error) {
-	cat := features.Default()
 	var err error
 	p := &Plan{Format: PlanFormat, Source: opts.Source, SourceZxid: img.Provenance.Zxid,
 		Controllers: slices.Clone(opts.Controllers), Overrides: []string{}}
@@ -379,312 +360,16 @@ func NewPlan(img *model.Image, opts Options) (*Plan, error) {
 	if p.Quorum == QuorumDynamic {
 		p.KRaftVersion = 1
 	}
-	add := func(f model.Finding) { p.Findings = append(p.Findings, f) }
-	// block adds a blocker, or when its override is given, an info saying
-	// what the override does instead.
-	block := func(code, override, entity, msg, fix string) bool {
-		if override != "" && over[override] {
-			add(model.Finding{Code: code, Severity: model.SevWarning, Class: "migrate", Entity: entity,
-				Message: msg + " (overridden with --override " + override + ")"})
-			return true
+	c := &planCtx{img: img, opts: opts, cat: features.Default(), p: p, over: over,
+		eo: emitOptions{skipTopics: map[string]bool{}, dropConfigs: map[string]bool{},
+			topicIDs: map[string]model.UUID{}, configValues: map[string]string{}}}
+	for _, step := range preflight {
+		if err := step.run(c); err != nil {
+			return nil, err
 		}
-		if override != "" {
-			if fix != "" {
-				fix += "; or "
-			}
-			fix += "rerun with --override " + override
+		if c.done {
+			break
 		}
-		add(model.Finding{Code: code, Severity: model.SevError, Class: "migrate", Entity: entity, Message: msg, Fix: fix})
-		return false
-	}
-
-	minimum, _ := cat.ByLevel(cat.MinimumBootstrap)
-	level, err := cat.LevelFor(opts.MetadataVersion)
-	if err == nil && (level.Level < cat.MinimumBootstrap || !level.Production) {
-		err = fmt.Errorf("%s (%d) is not a production level Kafka %s can start on: the minimum is %s, the newest %s",
-			level.Name, level.Level, cat.Software, minimum.Name, cat.LatestProductionLevel().Name)
-	}
-	if err != nil {
-		block(CodeLevelUnsupported, "", "metadata.version", err.Error(),
-			fmt.Sprintf("choose a level from %s to %s (e.g. --metadata-version %s)",
-				minimum.Name, cat.LatestProductionLevel().Name, cat.LatestProductionLevel().Release))
-		level = cat.LatestProductionLevel()
-		p.MetadataVersion = level.Ref()
-		p.finish()
-		return p, nil
-	}
-	p.MetadataVersion = level.Ref()
-	if p.Quorum == QuorumDynamic && level.Level < levelDynamicQuorum {
-		dyn, _ := cat.ByLevel(levelDynamicQuorum)
-		block(CodeDynamicQuorumLevel, "", "kraft.version",
-			fmt.Sprintf("a dynamic quorum (kraft.version 1) needs metadata.version %s or later; the target is %s", dyn.Name, level.Name),
-			fmt.Sprintf("choose --metadata-version %s or later, or --quorum %s", dyn.Name, QuorumStatic))
-	}
-	boot, err := cat.BootstrapRecords(level.Name)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range boot {
-		if f.Name == features.ELRVersion {
-			// With ELR on, a 4.x controller takes every broker's first
-			// registration for an unclean shutdown (no broker epoch to
-			// compare with) and strips it from every ISR, which ends in
-			// unclean elections of the migrated partitions (seen on
-			// 4.4.0). So the cluster starts without ELR; the operator
-			// turns it on once every broker has registered.
-			add(model.Finding{Code: CodeELRDeferred, Severity: model.SevInfo, Class: "migrate", Entity: "feature " + f.Name,
-				Message: fmt.Sprintf("%s=%d (the default of %s) is left at 0 for the first start: with ELR on, Kafka would treat each broker's first registration as an unclean shutdown", f.Name, f.Level, level.Name),
-				Fix:     fmt.Sprintf("once every broker is up: kafka-features.sh --bootstrap-server HOST:PORT upgrade --feature %s=%d", f.Name, f.Level)})
-			continue
-		}
-		p.Features = append(p.Features, FeatureLevel{Name: f.Name, Level: f.Level})
-	}
-
-	// The source.
-	if img.IsPartial() {
-		var what []string
-		for _, w := range img.Warnings {
-			if model.Partial(w) {
-				what = append(what, w.Message)
-			}
-		}
-		block(CodePartialSource, "", "source", "the source view may lack content: "+strings.Join(what, "; "),
-			"read a complete source (a healthy data dir, or the live ensemble)")
-	}
-	if len(img.Topics) == 0 && img.ClusterID == "" && len(img.Brokers) == 0 {
-		block(CodeEmptySource, "", "source", "the source holds no Kafka state (no /cluster/id, no topics): wrong data dir or chroot?",
-			"point --zk at the ZooKeeper data dir and chroot the brokers' zookeeper.connect names")
-	}
-	p.ClusterID = img.ClusterID
-	if p.ClusterID == "" {
-		p.ClusterID = opts.ClusterID
-	}
-	if p.ClusterID == "" {
-		block(CodeNoClusterID, "", "/cluster/id", "ZooKeeper has no /cluster/id",
-			"pass --cluster-id with the cluster.id the brokers' meta.properties hold")
-	} else if u, err := model.ParseUUID(p.ClusterID); err != nil || u.IsZero() {
-		block(CodeNoClusterID, "", "/cluster/id", fmt.Sprintf("cluster id %q is not a valid Kafka Uuid", p.ClusterID),
-			"pass --cluster-id with the cluster.id the brokers' meta.properties hold")
-	} else if opts.ClusterID != "" && img.ClusterID != "" && opts.ClusterID != img.ClusterID {
-		block(CodeNoClusterID, "", "/cluster/id", fmt.Sprintf("--cluster-id %s differs from ZooKeeper's %s", opts.ClusterID, img.ClusterID),
-			"drop --cluster-id")
-	}
-	if len(img.Brokers) > 0 {
-		ids := slices.Sorted(maps.Keys(img.Brokers))
-		if opts.Live {
-			block(CodeBrokersRegistered, OverrideRegisteredBrokers, "/brokers/ids",
-				fmt.Sprintf("brokers %s are registered: the cluster is still running", joinIDs(ids)),
-				"stop every broker and wait for its /brokers/ids znode to go away")
-		} else {
-			add(model.Finding{Code: CodeRegistrationsInSnap, Severity: model.SevWarning, Class: "migrate", Entity: "/brokers/ids",
-				Message: fmt.Sprintf("brokers %s are still registered in the data dir (ephemeral znodes left when ZooKeeper stopped before them)", joinIDs(ids)),
-				Fix:     "make sure every broker is stopped before converting"})
-		}
-	}
-	if len(opts.ZKDataDirs) > 1 {
-		var used ZKDataDir
-		var others []string
-		for _, d := range opts.ZKDataDirs {
-			if d.Used {
-				used = d
-				continue
-			}
-			others = append(others, fmt.Sprintf("%s at zxid %#x", d.Path, d.MaxZxid))
-			if d.Diverged != "" {
-				block(CodeZKDataDirsDiverge, "", "zkdata "+d.Path,
-					fmt.Sprintf("%s (zxid %#x) is not a prefix of %s's history: %s", d.Path, d.MaxZxid, used.Path, d.Diverged),
-					"give only the data dirs of one ensemble's servers (a dir of another cluster, or of a server that diverged, is not this cluster's state); read the newest alone if you are sure of it")
-			}
-		}
-		add(model.Finding{Code: CodeZKDataDirUsed, Severity: model.SevInfo, Class: "migrate", Entity: "zkdata " + used.Path,
-			Message: fmt.Sprintf("read %s (zxid %#x), the newest of %d data dirs; checked against %s", used.Path, used.MaxZxid, len(opts.ZKDataDirs), strings.Join(others, ", "))})
-	}
-	if m := img.Migration; m != nil && m.HasZNode {
-		block(CodeMigrationZnode, OverrideMigrationZnode, "/migration",
-			fmt.Sprintf("a /migration znode from an earlier migration attempt exists (KRaft controller %d, offset %d)", m.KRaftControllerID, m.KRaftMetadataOffset),
-			"finish or roll back that migration first (Kafka's rollback: rmr /controller and /migration)")
-	}
-
-	// Controllers.
-	if len(p.Controllers) == 0 {
-		block(CodeNoControllers, "", "controllers", "no controllers given", "pass --controllers ID@HOST:PORT,...")
-	}
-	brokerIDs := map[int32]bool{}
-	for id := range img.Brokers {
-		brokerIDs[id] = true
-	}
-	for _, t := range img.Topics {
-		for _, pt := range t.Partitions {
-			for _, r := range pt.Replicas {
-				brokerIDs[r] = true
-			}
-		}
-	}
-	for i := range p.Controllers {
-		c := &p.Controllers[i]
-		if brokerIDs[c.ID] {
-			block(CodeControllerIDConflict, "", fmt.Sprintf("controller %d", c.ID),
-				fmt.Sprintf("controller id %d is also a broker id", c.ID), "choose controller ids no broker uses (e.g. from 3000)")
-		}
-		if !c.DirectoryGiven {
-			c.DirectoryID = derivedUUID("directory.id", p.ClusterID, strconv.Itoa(int(c.ID)), "metadata")
-		}
-	}
-	p.Brokers = slices.Sorted(maps.Keys(brokerIDs))
-	if len(p.Brokers) > 0 {
-		add(model.Finding{Code: CodeBrokersToConvert, Severity: model.SevInfo, Class: "migrate", Entity: "brokers",
-			Message: fmt.Sprintf("brokers %s hold replicas: run `kmeta migrate brokers` on each broker's log dirs before it starts", joinIDs(p.Brokers))})
-	}
-
-	// Content.
-	eo := emitOptions{level: level, catalog: cat, features: p.Features, skipTopics: map[string]bool{}, progress: opts.Progress,
-		dropConfigs: map[string]bool{}, topicIDs: map[string]model.UUID{}, configValues: map[string]string{}}
-	if img.ZK != nil {
-		for _, t := range img.ZK.PendingTopicDeletions {
-			if block(CodePendingDeletion, OverrideDropPendingDeletions, "topic "+t,
-				fmt.Sprintf("topic %s is pending deletion", t),
-				"let the deletion finish: start the brokers holding its replicas until /admin/delete_topics/"+t+" is gone") {
-				eo.skipTopics[t] = true
-			}
-		}
-		if len(img.ZK.LegacyReassignments) > 0 {
-			add(model.Finding{Code: CodeLegacyAdminZnode, Severity: model.SevWarning, Class: "migrate", Entity: "/admin/reassign_partitions",
-				Message: fmt.Sprintf("/admin/reassign_partitions lists %d partitions; it is not migrated (as in Kafka's migration)", len(img.ZK.LegacyReassignments))})
-		}
-		if len(img.ZK.PreferredReplicaElections) > 0 {
-			add(model.Finding{Code: CodeLegacyAdminZnode, Severity: model.SevInfo, Class: "migrate", Entity: "/admin/preferred_replica_election",
-				Message: "a pending preferred replica election is not migrated; run kafka-leader-election after the migration"})
-		}
-		if groups, offsets := zkConsumerOffsets(img.ZK.Raw); len(groups) > 0 {
-			shown := groups
-			if len(shown) > 5 {
-				shown = append(slices.Clone(shown[:5]), fmt.Sprintf("… %d more", len(groups)-5))
-			}
-			add(model.Finding{Code: CodeZKConsumerOffsets, Severity: model.SevWarning, Class: "migrate", Entity: "/consumers",
-				Message: fmt.Sprintf("%d consumer group(s) keep %d offset(s) in ZooKeeper (/consumers: the old consumer's offsets.storage=zookeeper): neither Kafka's migration nor kmeta moves them, and Kafka 4.x cannot read them (%s)",
-					len(groups), offsets, strings.Join(shown, ", ")),
-				Fix: "before the migration, let each group commit its offsets to Kafka (a consumer with offsets.storage=kafka and dual.commit.enabled, or kafka-consumer-groups --reset-offsets from the values under /consumers)"})
-		}
-		for _, tp := range img.ZK.MissingPartitionStates {
-			add(model.Finding{Code: CodeMissingPartitionState, Severity: model.SevWarning, Class: "migrate", Entity: "partition " + tp,
-				Message: "partition has no state znode: written as Kafka's migration does (ISR = replicas, leader = first replica, epochs 0)"})
-		}
-	}
-	lower := map[string][]string{}
-	for _, name := range slices.Sorted(maps.Keys(img.Topics)) {
-		t := img.Topics[name]
-		lower[strings.ToLower(name)] = append(lower[strings.ToLower(name)], name)
-		if eo.skipTopics[name] {
-			continue
-		}
-		if t.ID.IsZero() {
-			eo.topicIDs[name] = derivedUUID("topic_id", p.ClusterID, name)
-			add(model.Finding{Code: CodeTopicIDAssigned, Severity: model.SevInfo, Class: "migrate", Entity: "topic " + name,
-				Message: fmt.Sprintf("topic has no topic_id (created before Kafka 2.8): kmeta assigns %s; `migrate brokers` writes it into partition.metadata", eo.topicIDs[name])})
-		}
-		for _, pid := range slices.Sorted(maps.Keys(t.Partitions)) {
-			pt := t.Partitions[pid]
-			if len(pt.AddingReplicas) > 0 || len(pt.RemovingReplicas) > 0 {
-				block(CodeReassignmentInFlight, OverrideKeepReassignments, fmt.Sprintf("partition %s-%d", name, pid),
-					fmt.Sprintf("reassignment in flight (adding %v, removing %v)", pt.AddingReplicas, pt.RemovingReplicas),
-					"let it finish (kafka-reassign-partitions --verify) or cancel it (--cancel)")
-			}
-		}
-	}
-	for _, names := range lower {
-		if len(names) > 1 {
-			add(model.Finding{Code: CodeTopicCaseCollision, Severity: model.SevWarning, Class: "migrate", Entity: "topics " + strings.Join(names, ", "),
-				Message: "topic names differ only in case: their partition dirs collide on a case-insensitive file system"})
-		}
-	}
-	for _, r := range slices.SortedFunc(maps.Keys(img.Configs), func(a, b model.ConfigResource) int {
-		return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.Name, b.Name))
-	}) {
-		for _, k := range slices.Sorted(maps.Keys(img.Configs[r])) {
-			v := img.Configs[r][k]
-			ent := fmt.Sprintf("config %s %s", r.Type, displayName(r.Name))
-			if why, ok := removedConfigs[k]; ok {
-				eo.dropConfigs[configKey(r, k)] = true
-				add(model.Finding{Code: CodeConfigRemoved, Severity: model.SevWarning, Class: "migrate", Entity: ent, Field: k,
-					Message: fmt.Sprintf("%s is not written: %s", k, why)})
-				continue
-			}
-			if isPasswordKey(k) && isEncrypted(v) {
-				if opts.PasswordEncoderSecret != "" {
-					plain, err := decryptPassword(opts.PasswordEncoderSecret, v)
-					if err != nil {
-						block(CodeEncryptedPassword, "", ent, fmt.Sprintf("%s cannot be decrypted: %v", k, err),
-							"pass the password.encoder.secret the brokers used")
-						continue
-					}
-					eo.configValues[configKey(r, k)] = plain
-					add(model.Finding{Code: CodePasswordDecrypted, Severity: model.SevInfo, Class: "migrate", Entity: ent, Field: k,
-						Message: "decrypted with --password-encoder-secret; KRaft stores it in plain text, as Kafka's migration does"})
-					continue
-				}
-				block(CodeEncryptedPassword, OverrideCopyEncryptedPasswords, ent,
-					fmt.Sprintf("%s is encrypted with the brokers' password.encoder.secret", k),
-					"pass --password-encoder-secret")
-			}
-		}
-	}
-	if n := len(img.SCRAM); n > 0 {
-		if _, ok := cat.RecordVersion(level.Level, features.UserScramCredentialRecord); !ok {
-			// Left out either way: the plan is blocked unless overridden.
-			eo.dropSCRAM = true
-			block(CodeSCRAMUnsupported, OverrideDropSCRAM, "scram",
-				fmt.Sprintf("%d SCRAM credentials cannot be written below 3.5-IV2 (target %s)", n, level.Name),
-				"choose --metadata-version 3.5-IV2 or later")
-		}
-	}
-	if n := len(img.DelegationTokens); n > 0 {
-		if _, ok := cat.RecordVersion(level.Level, features.DelegationTokenRecord); !ok {
-			eo.dropTokens = true
-			block(CodeTokensUnsupported, OverrideDropTokens, "delegation tokens",
-				fmt.Sprintf("%d delegation tokens cannot be written below 3.6-IV2 (target %s)", n, level.Name),
-				"choose --metadata-version 3.6-IV2 or later")
-		}
-	}
-
-	recs, err := emit(img, eo)
-	if err != nil {
-		return nil, err
-	}
-	p.records = recs
-	p.Records = summarize(recs)
-	if level.Level < levelMetadataTransactions && len(recs) > maxAtomicRecords {
-		block(CodeTooManyRecords, "", "metadata.version",
-			fmt.Sprintf("%d records: below 3.6-IV1 the controller appends them as one atomic batch, which Kafka limits to %d records", len(recs), maxAtomicRecords),
-			"choose --metadata-version 3.6-IV1 or later")
-	}
-
-	for _, name := range slices.Sorted(maps.Keys(img.Topics)) {
-		t := img.Topics[name]
-		pt := PlanTopic{Name: name, ID: t.ID, Skipped: eo.skipTopics[name], Partitions: []PlanPartition{}}
-		if pt.ID.IsZero() {
-			pt.ID = eo.topicIDs[name]
-		}
-		for _, pid := range slices.Sorted(maps.Keys(t.Partitions)) {
-			pt.Partitions = append(pt.Partitions, PlanPartition{ID: pid, Replicas: orEmpty(t.Partitions[pid].Replicas)})
-		}
-		p.Topics = append(p.Topics, pt)
-	}
-	for _, c := range p.Controllers {
-		dir := controllerDirName(c.ID)
-		if p.Quorum == QuorumDynamic {
-			p.Steps = append(p.Steps, Step{Node: c.ID, File: dir + "/" + bootstrapSnapshotPath, Kind: "bootstrap snapshot",
-				Summary: fmt.Sprintf("kraft.version 1, voters %s, then %d records at metadata.version %s, replayed by the controller as its first transaction",
-					InitialControllers(p.Controllers), p.Records.Total, level.Name)})
-		} else {
-			p.Steps = append(p.Steps, Step{Node: c.ID, File: dir + "/" + bootstrapFile, Kind: "bootstrap.checkpoint",
-				Summary: fmt.Sprintf("%d records at metadata.version %s, replayed by the controller as its first transaction", p.Records.Total, level.Name)})
-		}
-		p.Steps = append(p.Steps, Step{Node: c.ID, File: dir + "/" + metaPropertiesFile, Kind: "meta.properties",
-			Summary: fmt.Sprintf("version=1 node.id=%d cluster.id=%s directory.id=%s", c.ID, p.ClusterID, c.DirectoryID)})
-	}
-	for _, o := range p.Overrides {
-		add(model.Finding{Code: CodeOverrideUsed, Severity: model.SevInfo, Class: "migrate", Entity: "override " + o,
-			Message: "override given: --override " + o})
 	}
 	p.finish()
 	return p, nil
@@ -722,6 +407,13 @@ func (p *Plan) Blockers() []model.Finding {
 		}
 	}
 	return out
+}
+
+// levelName is the catalog's name of a level features names (every such
+// level is in the catalog: TestNamedLevels).
+func levelName(cat *features.Catalog, n int16) string {
+	l, _ := cat.ByLevel(n)
+	return l.Name
 }
 
 func displayName(n string) string {

@@ -24,22 +24,6 @@ func IsSensitiveConfig(name string) bool {
 	return SensitiveConfig(ConfigBroker, name) && SensitiveConfig(ConfigTopic, name) && SensitiveConfig(ConfigGroup, name)
 }
 
-// isPasswordKey: a key that some resource type declares PASSWORD, directly
-// or as a listener override. Such a key is a secret wherever it appears.
-func isPasswordKey(name string) bool {
-	for _, t := range []ConfigResourceType{ConfigBroker, ConfigTopic, ConfigGroup} {
-		if _, ok := knownConfigKeys[t][name]; ok && SensitiveConfig(t, name) {
-			return true
-		}
-	}
-	if base, ok := listenerBase(name); ok {
-		return isPasswordKey(base) || slices.ContainsFunc(listenerMechanismConfigs, func(m string) bool {
-			return strings.HasSuffix(base, m) && knownConfigKeys[ConfigBroker][m]
-		})
-	}
-	return false
-}
-
 // RedactedValue is what a sensitive config value is replaced with: a
 // short hash, so that equal values stay visibly equal across views and
 // runs. 48 bits identify a value; they do not protect a weak password
@@ -256,7 +240,7 @@ func RedactRawZnode(path string, data []byte) []byte {
 
 // isSecretKey: a key whose value is a secret wherever it appears in JSON:
 // password-typed, or a SCRAM credential ("SCRAM-SHA-256", ...).
-func isSecretKey(k string) bool { return isPasswordKey(k) || isScramKey(k) }
+func isSecretKey(k string) bool { return IsPasswordConfig(k) || isScramKey(k) }
 
 func isScramKey(k string) bool { return strings.HasPrefix(strings.ToUpper(k), "SCRAM-") }
 

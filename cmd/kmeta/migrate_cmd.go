@@ -263,7 +263,7 @@ func migratePlanFromFlags(c *cli.Context) (*migrate.Plan, *model.Image, error) {
 		return nil, nil, fmt.Errorf("reading %s: %w", src, err)
 	}
 	// Several data dirs that are not one history still make a plan: a
-	// blocked one, naming them (MIGRATE_ZK_DATA_DIRS_DIVERGE).
+	// blocked one, naming them (zk-data-dirs-diverge).
 	var dirs []migrate.ZKDataDir
 	for _, d := range res.DataDirs {
 		dirs = append(dirs, migrate.ZKDataDir{Path: d.Path, MaxZxid: d.MaxZxid, Used: d.Used, Diverged: d.Diverged})

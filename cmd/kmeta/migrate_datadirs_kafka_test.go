@@ -24,7 +24,7 @@ import (
 // history and then took other writes (a server that diverged: ZooKeeper
 // started on a copy of OLD) is not a prefix of NEW's: source.Load fails
 // with ErrDataDirsDiverge and migrate plan is blocked with
-// MIGRATE_ZK_DATA_DIRS_DIVERGE, naming the dir and the differences.
+// zk-data-dirs-diverge, naming the dir and the differences.
 func TestMigrateSeveralZKDataDirs(t *testing.T) {
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

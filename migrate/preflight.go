@@ -1,0 +1,525 @@
+package migrate
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kmeta/kmeta/features"
+	"github.com/kmeta/kmeta/model"
+)
+
+// planStep is one rule or content step of NewPlan. Steps run in list
+// order, each adding findings or plan content, so that a new check (an
+// online-migration phase's entry condition, a lint rule) is an entry in a
+// list, not a branch in one function. The order is part of the output:
+// findings are sorted in the end, but a step may rest on what an earlier
+// one set (the level, the cluster id, the topics to skip).
+type planStep struct {
+	name string
+	run  func(*planCtx) error
+}
+
+// preflight is NewPlan's list of steps, in order.
+var preflight = []planStep{
+	// The target.
+	{"target level", checkLevel},
+	{"dynamic quorum level", checkDynamicQuorumLevel},
+	{"feature levels", planFeatures},
+	// The source.
+	{"partial source", checkPartialSource},
+	{"empty source", checkEmptySource},
+	{"cluster id", checkClusterID},
+	{"registered brokers", checkRegisteredBrokers},
+	{"zookeeper data dirs", checkZKDataDirs},
+	{"migration znode", checkMigrationZnode},
+	// Controllers.
+	{"controllers", checkControllers},
+	{"brokers to convert", planBrokers},
+	// Content.
+	{"pending deletions", checkPendingDeletions},
+	{"legacy admin znodes", checkLegacyAdminZnodes},
+	{"zookeeper consumer offsets", checkZKConsumerOffsets},
+	{"missing partition states", checkMissingPartitionStates},
+	{"topics", checkTopics},
+	{"topic case collisions", checkTopicCaseCollisions},
+	{"configs", checkConfigs},
+	{"scram credentials", checkSCRAM},
+	{"delegation tokens", checkTokens},
+	{"records", planRecords},
+	{"atomic batch size", checkAtomicBatch},
+	{"plan topics", planTopics},
+	{"files", planFiles},
+	{"overrides used", noteOverrides},
+}
+
+// planCtx is what the steps share: what the plan is made from, the plan
+// they fill, and what the content steps hand on to emit.
+type planCtx struct {
+	img  *model.Image
+	opts Options
+	cat  *features.Catalog
+	p    *Plan
+	over map[string]bool
+	// level is the target, set by checkLevel.
+	level features.Level
+	// brokerIDs are the registered brokers and those assignments name.
+	brokerIDs map[int32]bool
+	eo        emitOptions
+	// done ends the plan after the current step (an unusable level).
+	done bool
+}
+
+func (c *planCtx) add(f model.Finding) { c.p.Findings = append(c.p.Findings, f) }
+
+// block adds a blocker, or when its override is given, a warning saying
+// what the override does instead; it reports whether it was overridden.
+func (c *planCtx) block(code, override, entity, msg, fix string) bool {
+	if override != "" && c.over[override] {
+		c.add(model.Finding{Code: code, Severity: model.SevWarning, Class: "migrate", Entity: entity,
+			Message: msg + " (overridden with --override " + override + ")"})
+		return true
+	}
+	if override != "" {
+		if fix != "" {
+			fix += "; or "
+		}
+		fix += "rerun with --override " + override
+	}
+	c.add(model.Finding{Code: code, Severity: model.SevError, Class: "migrate", Entity: entity, Message: msg, Fix: fix})
+	return false
+}
+
+// checkLevel resolves the target metadata.version; an unusable one is a
+// blocker and ends the plan, which then names the newest level.
+func checkLevel(c *planCtx) error {
+	cat := c.cat
+	minimum, _ := cat.ByLevel(cat.MinimumBootstrap)
+	level, err := cat.LevelFor(c.opts.MetadataVersion)
+	if err == nil && (level.Level < cat.MinimumBootstrap || !level.Production) {
+		err = fmt.Errorf("%s (%d) is not a production level Kafka %s can start on: the minimum is %s, the newest %s",
+			level.Name, level.Level, cat.Software, minimum.Name, cat.LatestProductionLevel().Name)
+	}
+	if err != nil {
+		c.block(CodeLevelUnsupported, "", "metadata.version", err.Error(),
+			fmt.Sprintf("choose a level from %s to %s (e.g. --metadata-version %s)",
+				minimum.Name, cat.LatestProductionLevel().Name, cat.LatestProductionLevel().Release))
+		level = cat.LatestProductionLevel()
+		c.done = true
+	}
+	c.level = level
+	c.p.MetadataVersion = level.Ref()
+	return nil
+}
+
+func checkDynamicQuorumLevel(c *planCtx) error {
+	if c.p.Quorum == QuorumDynamic && c.level.Level < features.LevelDynamicQuorum {
+		dyn := levelName(c.cat, features.LevelDynamicQuorum)
+		c.block(CodeDynamicQuorumLevel, "", "kraft.version",
+			fmt.Sprintf("a dynamic quorum (kraft.version 1) needs metadata.version %s or later; the target is %s", dyn, c.level.Name),
+			fmt.Sprintf("choose --metadata-version %s or later, or --quorum %s", dyn, QuorumStatic))
+	}
+	return nil
+}
+
+// planFeatures sets the FeatureLevelRecords: the level's defaults, ELR
+// left off.
+func planFeatures(c *planCtx) error {
+	boot, err := c.cat.BootstrapRecords(c.level.Name)
+	if err != nil {
+		return err
+	}
+	for _, f := range boot {
+		if f.Name == features.ELRVersion {
+			// With ELR on, a 4.x controller takes every broker's first
+			// registration for an unclean shutdown (no broker epoch to
+			// compare with) and strips it from every ISR, which ends in
+			// unclean elections of the migrated partitions (seen on
+			// 4.4.0). So the cluster starts without ELR; the operator
+			// turns it on once every broker has registered.
+			c.add(model.Finding{Code: CodeELRDeferred, Severity: model.SevInfo, Class: "migrate", Entity: "feature " + f.Name,
+				Message: fmt.Sprintf("%s=%d (the default of %s) is left at 0 for the first start: with ELR on, Kafka would treat each broker's first registration as an unclean shutdown", f.Name, f.Level, c.level.Name),
+				Fix:     fmt.Sprintf("once every broker is up: kafka-features.sh --bootstrap-server HOST:PORT upgrade --feature %s=%d", f.Name, f.Level)})
+			continue
+		}
+		c.p.Features = append(c.p.Features, FeatureLevel{Name: f.Name, Level: f.Level})
+	}
+	return nil
+}
+
+func checkPartialSource(c *planCtx) error {
+	if !c.img.IsPartial() {
+		return nil
+	}
+	var what []string
+	for _, w := range c.img.Warnings {
+		if model.Partial(w) {
+			what = append(what, w.Message)
+		}
+	}
+	c.block(CodePartialSource, "", "source", "the source view may lack content: "+strings.Join(what, "; "),
+		"read a complete source (a healthy data dir, or the live ensemble)")
+	return nil
+}
+
+func checkEmptySource(c *planCtx) error {
+	if len(c.img.Topics) == 0 && c.img.ClusterID == "" && len(c.img.Brokers) == 0 {
+		c.block(CodeEmptySource, "", "source", "the source holds no Kafka state (no /cluster/id, no topics): wrong data dir or chroot?",
+			"point --zk at the ZooKeeper data dir and chroot the brokers' zookeeper.connect names")
+	}
+	return nil
+}
+
+// checkClusterID sets the plan's cluster id: ZooKeeper's, else
+// --cluster-id.
+func checkClusterID(c *planCtx) error {
+	p, img, opts := c.p, c.img, c.opts
+	p.ClusterID = img.ClusterID
+	if p.ClusterID == "" {
+		p.ClusterID = opts.ClusterID
+	}
+	if p.ClusterID == "" {
+		c.block(CodeNoClusterID, "", "/cluster/id", "ZooKeeper has no /cluster/id",
+			"pass --cluster-id with the cluster.id the brokers' meta.properties hold")
+	} else if u, err := model.ParseUUID(p.ClusterID); err != nil || u.IsZero() {
+		c.block(CodeNoClusterID, "", "/cluster/id", fmt.Sprintf("cluster id %q is not a valid Kafka Uuid", p.ClusterID),
+			"pass --cluster-id with the cluster.id the brokers' meta.properties hold")
+	} else if opts.ClusterID != "" && img.ClusterID != "" && opts.ClusterID != img.ClusterID {
+		c.block(CodeNoClusterID, "", "/cluster/id", fmt.Sprintf("--cluster-id %s differs from ZooKeeper's %s", opts.ClusterID, img.ClusterID),
+			"drop --cluster-id")
+	}
+	return nil
+}
+
+func checkRegisteredBrokers(c *planCtx) error {
+	if len(c.img.Brokers) == 0 {
+		return nil
+	}
+	ids := slices.Sorted(maps.Keys(c.img.Brokers))
+	if c.opts.Live {
+		c.block(CodeBrokersRegistered, OverrideRegisteredBrokers, "/brokers/ids",
+			fmt.Sprintf("brokers %s are registered: the cluster is still running", joinIDs(ids)),
+			"stop every broker and wait for its /brokers/ids znode to go away")
+	} else {
+		c.add(model.Finding{Code: CodeRegistrationsInSnap, Severity: model.SevWarning, Class: "migrate", Entity: "/brokers/ids",
+			Message: fmt.Sprintf("brokers %s are still registered in the data dir (ephemeral znodes left when ZooKeeper stopped before them)", joinIDs(ids)),
+			Fix:     "make sure every broker is stopped before converting"})
+	}
+	return nil
+}
+
+func checkZKDataDirs(c *planCtx) error {
+	dirs := c.opts.ZKDataDirs
+	if len(dirs) <= 1 {
+		return nil
+	}
+	var used ZKDataDir
+	var others []string
+	for _, d := range dirs {
+		if d.Used {
+			used = d
+			continue
+		}
+		others = append(others, fmt.Sprintf("%s at zxid %#x", d.Path, d.MaxZxid))
+		if d.Diverged != "" {
+			c.block(CodeZKDataDirsDiverge, "", "zkdata "+d.Path,
+				fmt.Sprintf("%s (zxid %#x) is not a prefix of %s's history: %s", d.Path, d.MaxZxid, used.Path, d.Diverged),
+				"give only the data dirs of one ensemble's servers (a dir of another cluster, or of a server that diverged, is not this cluster's state); read the newest alone if you are sure of it")
+		}
+	}
+	c.add(model.Finding{Code: CodeZKDataDirUsed, Severity: model.SevInfo, Class: "migrate", Entity: "zkdata " + used.Path,
+		Message: fmt.Sprintf("read %s (zxid %#x), the newest of %d data dirs; checked against %s", used.Path, used.MaxZxid, len(dirs), strings.Join(others, ", "))})
+	return nil
+}
+
+func checkMigrationZnode(c *planCtx) error {
+	if m := c.img.Migration; m != nil && m.HasZNode {
+		c.block(CodeMigrationZnode, OverrideMigrationZnode, "/migration",
+			fmt.Sprintf("a /migration znode from an earlier migration attempt exists (KRaft controller %d, offset %d)", m.KRaftControllerID, m.KRaftMetadataOffset),
+			"finish or roll back that migration first (Kafka's rollback: rmr /controller and /migration)")
+	}
+	return nil
+}
+
+// checkControllers checks the controller ids against the broker ids and
+// gives each controller without one its derived directory id.
+func checkControllers(c *planCtx) error {
+	p := c.p
+	if len(p.Controllers) == 0 {
+		c.block(CodeNoControllers, "", "controllers", "no controllers given", "pass --controllers ID@HOST:PORT,...")
+	}
+	c.brokerIDs = map[int32]bool{}
+	for id := range c.img.Brokers {
+		c.brokerIDs[id] = true
+	}
+	for _, t := range c.img.Topics {
+		for _, pt := range t.Partitions {
+			for _, r := range pt.Replicas {
+				c.brokerIDs[r] = true
+			}
+		}
+	}
+	for i := range p.Controllers {
+		ctl := &p.Controllers[i]
+		if c.brokerIDs[ctl.ID] {
+			c.block(CodeControllerIDConflict, "", fmt.Sprintf("controller %d", ctl.ID),
+				fmt.Sprintf("controller id %d is also a broker id", ctl.ID), "choose controller ids no broker uses (e.g. from 3000)")
+		}
+		if !ctl.DirectoryGiven {
+			ctl.DirectoryID = derivedUUID("directory.id", p.ClusterID, strconv.Itoa(int(ctl.ID)), "metadata")
+		}
+	}
+	return nil
+}
+
+func planBrokers(c *planCtx) error {
+	c.p.Brokers = slices.Sorted(maps.Keys(c.brokerIDs))
+	if len(c.p.Brokers) > 0 {
+		c.add(model.Finding{Code: CodeBrokersToConvert, Severity: model.SevInfo, Class: "migrate", Entity: "brokers",
+			Message: fmt.Sprintf("brokers %s hold replicas: run `kmeta migrate brokers` on each broker's log dirs before it starts", joinIDs(c.p.Brokers))})
+	}
+	return nil
+}
+
+// checkPendingDeletions: a topic pending deletion blocks, or with its
+// override is left out.
+func checkPendingDeletions(c *planCtx) error {
+	if c.img.ZK == nil {
+		return nil
+	}
+	for _, t := range c.img.ZK.PendingTopicDeletions {
+		if c.block(CodePendingDeletion, OverrideDropPendingDeletions, "topic "+t,
+			fmt.Sprintf("topic %s is pending deletion", t),
+			"let the deletion finish: start the brokers holding its replicas until /admin/delete_topics/"+t+" is gone") {
+			c.eo.skipTopics[t] = true
+		}
+	}
+	return nil
+}
+
+func checkLegacyAdminZnodes(c *planCtx) error {
+	zk := c.img.ZK
+	if zk == nil {
+		return nil
+	}
+	if len(zk.LegacyReassignments) > 0 {
+		c.add(model.Finding{Code: CodeLegacyAdminZnode, Severity: model.SevWarning, Class: "migrate", Entity: "/admin/reassign_partitions",
+			Message: fmt.Sprintf("/admin/reassign_partitions lists %d partitions; it is not migrated (as in Kafka's migration)", len(zk.LegacyReassignments))})
+	}
+	if len(zk.PreferredReplicaElections) > 0 {
+		c.add(model.Finding{Code: CodeLegacyAdminZnode, Severity: model.SevInfo, Class: "migrate", Entity: "/admin/preferred_replica_election",
+			Message: "a pending preferred replica election is not migrated; run kafka-leader-election after the migration"})
+	}
+	return nil
+}
+
+func checkZKConsumerOffsets(c *planCtx) error {
+	if c.img.ZK == nil {
+		return nil
+	}
+	groups, offsets := zkConsumerOffsets(c.img.ZK.Raw)
+	if len(groups) == 0 {
+		return nil
+	}
+	shown := groups
+	if len(shown) > 5 {
+		shown = append(slices.Clone(shown[:5]), fmt.Sprintf("… %d more", len(groups)-5))
+	}
+	c.add(model.Finding{Code: CodeZKConsumerOffsets, Severity: model.SevWarning, Class: "migrate", Entity: "/consumers",
+		Message: fmt.Sprintf("%d consumer group(s) keep %d offset(s) in ZooKeeper (/consumers: the old consumer's offsets.storage=zookeeper): neither Kafka's migration nor kmeta moves them, and Kafka 4.x cannot read them (%s)",
+			len(groups), offsets, strings.Join(shown, ", ")),
+		Fix: "before the migration, let each group commit its offsets to Kafka (a consumer with offsets.storage=kafka and dual.commit.enabled, or kafka-consumer-groups --reset-offsets from the values under /consumers)"})
+	return nil
+}
+
+func checkMissingPartitionStates(c *planCtx) error {
+	if c.img.ZK == nil {
+		return nil
+	}
+	for _, tp := range c.img.ZK.MissingPartitionStates {
+		c.add(model.Finding{Code: CodeMissingPartitionState, Severity: model.SevWarning, Class: "migrate", Entity: "partition " + tp,
+			Message: "partition has no state znode: written as Kafka's migration does (ISR = replicas, leader = first replica, epochs 0)"})
+	}
+	return nil
+}
+
+// checkTopics assigns topic ids where ZooKeeper has none and checks for
+// reassignments in flight, topic by topic in name order.
+func checkTopics(c *planCtx) error {
+	for _, name := range slices.Sorted(maps.Keys(c.img.Topics)) {
+		t := c.img.Topics[name]
+		if c.eo.skipTopics[name] {
+			continue
+		}
+		if t.ID.IsZero() {
+			c.eo.topicIDs[name] = derivedUUID("topic_id", c.p.ClusterID, name)
+			c.add(model.Finding{Code: CodeTopicIDAssigned, Severity: model.SevInfo, Class: "migrate", Entity: "topic " + name,
+				Message: fmt.Sprintf("topic has no topic_id (created before Kafka 2.8): kmeta assigns %s; `migrate brokers` writes it into partition.metadata", c.eo.topicIDs[name])})
+		}
+		for _, pid := range slices.Sorted(maps.Keys(t.Partitions)) {
+			pt := t.Partitions[pid]
+			if len(pt.AddingReplicas) > 0 || len(pt.RemovingReplicas) > 0 {
+				c.block(CodeReassignmentInFlight, OverrideKeepReassignments, fmt.Sprintf("partition %s-%d", name, pid),
+					fmt.Sprintf("reassignment in flight (adding %v, removing %v)", pt.AddingReplicas, pt.RemovingReplicas),
+					"let it finish (kafka-reassign-partitions --verify) or cancel it (--cancel)")
+			}
+		}
+	}
+	return nil
+}
+
+// checkTopicCaseCollisions looks at every topic, skipped ones too: their
+// dirs are still on the brokers' disks.
+func checkTopicCaseCollisions(c *planCtx) error {
+	lower := map[string][]string{}
+	for _, name := range slices.Sorted(maps.Keys(c.img.Topics)) {
+		lower[strings.ToLower(name)] = append(lower[strings.ToLower(name)], name)
+	}
+	for _, names := range lower {
+		if len(names) > 1 {
+			c.add(model.Finding{Code: CodeTopicCaseCollision, Severity: model.SevWarning, Class: "migrate", Entity: "topics " + strings.Join(names, ", "),
+				Message: "topic names differ only in case: their partition dirs collide on a case-insensitive file system"})
+		}
+	}
+	return nil
+}
+
+// checkConfigs drops the configs Kafka 4.x removed and decrypts (or
+// blocks on) encrypted password configs.
+func checkConfigs(c *planCtx) error {
+	img := c.img
+	for _, r := range slices.SortedFunc(maps.Keys(img.Configs), func(a, b model.ConfigResource) int {
+		return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.Name, b.Name))
+	}) {
+		for _, k := range slices.Sorted(maps.Keys(img.Configs[r])) {
+			v := img.Configs[r][k]
+			ent := fmt.Sprintf("config %s %s", r.Type, displayName(r.Name))
+			if why, ok := removedConfigs[k]; ok {
+				c.eo.dropConfigs[configKey(r, k)] = true
+				c.add(model.Finding{Code: CodeConfigRemoved, Severity: model.SevWarning, Class: "migrate", Entity: ent, Field: k,
+					Message: fmt.Sprintf("%s is not written: %s", k, why)})
+				continue
+			}
+			if !model.IsPasswordConfig(k) || !isEncrypted(v) {
+				continue
+			}
+			if secret := c.opts.PasswordEncoderSecret; secret != "" {
+				plain, err := decryptPassword(secret, v)
+				if err != nil {
+					c.block(CodeEncryptedPassword, "", ent, fmt.Sprintf("%s cannot be decrypted: %v", k, err),
+						"pass the password.encoder.secret the brokers used")
+					continue
+				}
+				c.eo.configValues[configKey(r, k)] = plain
+				c.add(model.Finding{Code: CodePasswordDecrypted, Severity: model.SevInfo, Class: "migrate", Entity: ent, Field: k,
+					Message: "decrypted with --password-encoder-secret; KRaft stores it in plain text, as Kafka's migration does"})
+				continue
+			}
+			c.block(CodeEncryptedPassword, OverrideCopyEncryptedPasswords, ent,
+				fmt.Sprintf("%s is encrypted with the brokers' password.encoder.secret", k),
+				"pass --password-encoder-secret")
+		}
+	}
+	return nil
+}
+
+func checkSCRAM(c *planCtx) error {
+	n := len(c.img.SCRAM)
+	if n == 0 {
+		return nil
+	}
+	if _, ok := c.cat.RecordVersion(c.level.Level, features.UserScramCredentialRecord); !ok {
+		// Left out either way: the plan is blocked unless overridden.
+		c.eo.dropSCRAM = true
+		need := levelName(c.cat, features.LevelScram)
+		c.block(CodeSCRAMUnsupported, OverrideDropSCRAM, "scram",
+			fmt.Sprintf("%d SCRAM credentials cannot be written below %s (target %s)", n, need, c.level.Name),
+			fmt.Sprintf("choose --metadata-version %s or later", need))
+	}
+	return nil
+}
+
+func checkTokens(c *planCtx) error {
+	n := len(c.img.DelegationTokens)
+	if n == 0 {
+		return nil
+	}
+	if _, ok := c.cat.RecordVersion(c.level.Level, features.DelegationTokenRecord); !ok {
+		c.eo.dropTokens = true
+		need := levelName(c.cat, features.LevelDelegationTokens)
+		c.block(CodeTokensUnsupported, OverrideDropTokens, "delegation tokens",
+			fmt.Sprintf("%d delegation tokens cannot be written below %s (target %s)", n, need, c.level.Name),
+			fmt.Sprintf("choose --metadata-version %s or later", need))
+	}
+	return nil
+}
+
+// planRecords computes the records, with what the checks before decided
+// (topics skipped, configs dropped or decrypted, topic ids assigned).
+func planRecords(c *planCtx) error {
+	c.eo.level, c.eo.catalog, c.eo.features, c.eo.progress = c.level, c.cat, c.p.Features, c.opts.Progress
+	recs, err := emit(c.img, c.eo)
+	if err != nil {
+		return err
+	}
+	c.p.records = recs
+	c.p.Records = summarize(recs)
+	return nil
+}
+
+func checkAtomicBatch(c *planCtx) error {
+	if n := len(c.p.records); c.level.Level < features.LevelTransactions && n > maxAtomicRecords {
+		txn := levelName(c.cat, features.LevelTransactions)
+		c.block(CodeTooManyRecords, "", "metadata.version",
+			fmt.Sprintf("%d records: below %s the controller appends them as one atomic batch, which Kafka limits to %d records", n, txn, maxAtomicRecords),
+			fmt.Sprintf("choose --metadata-version %s or later", txn))
+	}
+	return nil
+}
+
+// planTopics lists every topic with the brokers that may hold its
+// partitions, for `migrate brokers`.
+func planTopics(c *planCtx) error {
+	for _, name := range slices.Sorted(maps.Keys(c.img.Topics)) {
+		t := c.img.Topics[name]
+		pt := PlanTopic{Name: name, ID: t.ID, Skipped: c.eo.skipTopics[name], Partitions: []PlanPartition{}}
+		if pt.ID.IsZero() {
+			pt.ID = c.eo.topicIDs[name]
+		}
+		for _, pid := range slices.Sorted(maps.Keys(t.Partitions)) {
+			pt.Partitions = append(pt.Partitions, PlanPartition{ID: pid, Replicas: orEmpty(t.Partitions[pid].Replicas)})
+		}
+		c.p.Topics = append(c.p.Topics, pt)
+	}
+	return nil
+}
+
+// planFiles lists the files apply writes for each controller.
+func planFiles(c *planCtx) error {
+	p := c.p
+	for _, ctl := range p.Controllers {
+		dir := controllerDirName(ctl.ID)
+		if p.Quorum == QuorumDynamic {
+			p.Steps = append(p.Steps, Step{Node: ctl.ID, File: dir + "/" + bootstrapSnapshotPath, Kind: "bootstrap snapshot",
+				Summary: fmt.Sprintf("kraft.version 1, voters %s, then %d records at metadata.version %s, replayed by the controller as its first transaction",
+					InitialControllers(p.Controllers), p.Records.Total, c.level.Name)})
+		} else {
+			p.Steps = append(p.Steps, Step{Node: ctl.ID, File: dir + "/" + bootstrapFile, Kind: "bootstrap.checkpoint",
+				Summary: fmt.Sprintf("%d records at metadata.version %s, replayed by the controller as its first transaction", p.Records.Total, c.level.Name)})
+		}
+		p.Steps = append(p.Steps, Step{Node: ctl.ID, File: dir + "/" + metaPropertiesFile, Kind: "meta.properties",
+			Summary: fmt.Sprintf("version=1 node.id=%d cluster.id=%s directory.id=%s", ctl.ID, p.ClusterID, ctl.DirectoryID)})
+	}
+	return nil
+}
+
+func noteOverrides(c *planCtx) error {
+	for _, o := range c.p.Overrides {
+		c.add(model.Finding{Code: CodeOverrideUsed, Severity: model.SevInfo, Class: "migrate", Entity: "override " + o,
+			Message: "override given: --override " + o})
+	}
+	return nil
+}
