@@ -51,7 +51,8 @@ func ScramFingerprint(c *ScramCredential) string {
 // Redacted returns a deep copy of the image with secrets replaced: SCRAM
 // salts and keys are dropped and Fingerprint set (an already redacted
 // credential keeps its fingerprint), sensitive config values
-// (SensitiveConfig for the resource's type) become RedactedValue(value),
+// (SensitiveConfig for the resource's type) become RedactedValue(value)
+// (a stand-in, SecretWithheld, stays as it is),
 // and so do secrets in raw znodes (see RedactRawZnode). The receiver is
 // not modified. Redacting twice gives the same result as redacting once.
 func (img *Image) Redacted() *Image {
@@ -67,7 +68,9 @@ func (img *Image) Redacted() *Image {
 	}
 	for res, kv := range out.Configs {
 		for k, v := range kv {
-			if SensitiveConfig(res.Type, k) && !isRedacted(v) {
+			// A stand-in stays as it is: hashing NotReported would make
+			// every unreported value look like one equal secret.
+			if SensitiveConfig(res.Type, k) && !SecretWithheld(v) {
 				kv[k] = RedactedValue(v)
 			}
 		}
