@@ -39,7 +39,10 @@ type emitOptions struct {
 	// dropConfigs.
 	configValues map[string]string
 	dropSCRAM    bool
-	dropTokens   bool
+	// skipSCRAM are credentials not written (withheld in the source; the
+	// plan is blocked).
+	skipSCRAM  map[model.ScramKey]bool
+	dropTokens bool
 	// progress is told the partitions encoded so far, of how many.
 	progress func(done, total int64)
 }
@@ -148,6 +151,9 @@ func emit(img *model.Image, o emitOptions) ([]Record, error) {
 			if nv, ok := o.configValues[ck]; ok {
 				v = nv
 			}
+			if model.ConfigWithheld(r.Type, k, v) {
+				return nil, fmt.Errorf("%w: config %s %s %s", ErrSecretWithheld, r.Type, displayName(r.Name), k)
+			}
 			if err := add(&records.ConfigRecord{ResourceType: int8(r.Type), ResourceName: r.Name, Name: k, Value: &v}); err != nil {
 				return nil, err
 			}
@@ -191,7 +197,13 @@ func emit(img *model.Image, o emitOptions) ([]Record, error) {
 			return cmp.Or(cmp.Compare(a.User, b.User), cmp.Compare(a.Mechanism, b.Mechanism))
 		})
 		for _, k := range keys {
+			if o.skipSCRAM[k] {
+				continue
+			}
 			s := img.SCRAM[k]
+			if s.Withheld() {
+				return nil, fmt.Errorf("%w: SCRAM credential %s of user %s has no salt and keys", ErrSecretWithheld, model.ScramMechanismName(k.Mechanism), k.User)
+			}
 			if err := add(&records.UserScramCredentialRecord{Name: s.User, Mechanism: s.Mechanism, Salt: s.Salt,
 				StoredKey: s.StoredKey, ServerKey: s.ServerKey, Iterations: s.Iterations}); err != nil {
 				return nil, err

@@ -30,6 +30,11 @@ var (
 	ErrTargetNotEmpty = errors.New("migrate: target exists with other content")
 	// ErrBrokerDir: a broker log dir cannot be converted safely.
 	ErrBrokerDir = errors.New("migrate: broker log dir refused")
+	// ErrSecretWithheld: a record would carry a secret's stand-in (a
+	// redaction, or a value the source did not report) instead of the
+	// secret. Preflight blocks such a source first (CodeSecretsWithheld);
+	// this is the record writer's own refusal.
+	ErrSecretWithheld = errors.New("migrate: a secret is redacted or not reported in the source")
 )
 
 // PlanFormat identifies the plan file format.
@@ -94,6 +99,7 @@ const (
 	CodeDynamicQuorumLevel    = "dynamic-quorum-level"
 	CodeZKDataDirUsed         = "zk-data-dir-used"
 	CodeZKDataDirsDiverge     = "zk-data-dirs-diverge"
+	CodeSecretsWithheld       = "secrets-withheld"
 )
 
 // ControllerSpec is one voter of the target quorum.
@@ -362,7 +368,7 @@ func NewPlan(img *model.Image, opts Options) (*Plan, error) {
 	}
 	c := &planCtx{img: img, opts: opts, cat: features.Default(), p: p, over: over,
 		eo: emitOptions{skipTopics: map[string]bool{}, dropConfigs: map[string]bool{},
-			topicIDs: map[string]model.UUID{}, configValues: map[string]string{}}}
+			topicIDs: map[string]model.UUID{}, configValues: map[string]string{}, skipSCRAM: map[model.ScramKey]bool{}}}
 	for _, step := range preflight {
 		if err := step.run(c); err != nil {
 			return nil, err

@@ -32,6 +32,7 @@ var preflight = []planStep{
 	// The source.
 	{"partial source", checkPartialSource},
 	{"empty source", checkEmptySource},
+	{"withheld secrets", checkWithheldSecrets},
 	{"cluster id", checkClusterID},
 	{"registered brokers", checkRegisteredBrokers},
 	{"zookeeper data dirs", checkZKDataDirs},
@@ -163,6 +164,71 @@ func checkPartialSource(c *planCtx) error {
 	c.block(CodePartialSource, "", "source", "the source view may lack content: "+strings.Join(what, "; "),
 		"read a complete source (a healthy data dir, or the live ensemble)")
 	return nil
+}
+
+// withheldFix is what a source without its secrets is replaced with.
+const withheldFix = "read the secrets: dump with `kmeta zk dump --show-secrets`, or plan from the data dir (zkdata:DIR) or the ensemble (zk://HOST:PORT/CHROOT) directly"
+
+// checkWithheldSecrets blocks a source that holds stand-ins instead of
+// secrets (a dump written without --show-secrets, a live cluster's admin
+// API): written as they are, no SCRAM user could log in and every
+// password config would be wrong. No override lifts it: the data is not
+// there to write. The stand-ins are left out of the records (the plan is
+// blocked; emit would refuse them, ErrSecretWithheld).
+func checkWithheldSecrets(c *planCtx) error {
+	var users []string
+	redacted := false
+	for _, k := range slices.SortedFunc(maps.Keys(c.img.SCRAM), func(a, b model.ScramKey) int {
+		return cmp.Or(cmp.Compare(a.User, b.User), cmp.Compare(a.Mechanism, b.Mechanism))
+	}) {
+		s := c.img.SCRAM[k]
+		if !s.Withheld() {
+			continue
+		}
+		c.eo.skipSCRAM[k] = true
+		redacted = redacted || s.Fingerprint != ""
+		users = append(users, fmt.Sprintf("%s (%s)", k.User, model.ScramMechanismName(k.Mechanism)))
+	}
+	if len(users) > 0 {
+		c.block(CodeSecretsWithheld, "", "scram",
+			fmt.Sprintf("%d SCRAM credentials have no salt and keys in the source (%s): %s; written so, no SCRAM user could log in",
+				len(users), withheldHow(redacted), firstFew(users)), withheldFix)
+	}
+	var entries []string
+	redacted = false
+	for _, rc := range c.img.SortedConfigs() {
+		r := rc.Resource
+		for _, e := range rc.Entries {
+			if !model.ConfigWithheld(r.Type, e.Name, e.Value) {
+				continue
+			}
+			c.eo.dropConfigs[configKey(r, e.Name)] = true
+			redacted = redacted || e.Value != model.NotReported
+			entries = append(entries, fmt.Sprintf("%s %s %s", r.Type, displayName(r.Name), e.Name))
+		}
+	}
+	if len(entries) > 0 {
+		c.block(CodeSecretsWithheld, "", "configs",
+			fmt.Sprintf("%d sensitive config values are not in the source (%s): %s; written so, each would be a wrong password",
+				len(entries), withheldHow(redacted), firstFew(entries)), withheldFix)
+	}
+	return nil
+}
+
+// withheldHow says why a source lacks secrets.
+func withheldHow(redacted bool) string {
+	if redacted {
+		return "redacted: a dump written without --show-secrets"
+	}
+	return "not reported by the source"
+}
+
+// firstFew joins up to five names, saying how many more there are.
+func firstFew(names []string) string {
+	if len(names) > 5 {
+		names = append(slices.Clone(names[:5]), fmt.Sprintf("… %d more", len(names)-5))
+	}
+	return strings.Join(names, ", ")
 }
 
 func checkEmptySource(c *planCtx) error {
