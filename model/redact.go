@@ -67,13 +67,7 @@ func (img *Image) Redacted() *Image {
 		c.Salt, c.StoredKey, c.ServerKey = nil, nil, nil
 	}
 	for res, kv := range out.Configs {
-		for k, v := range kv {
-			// A stand-in stays as it is: hashing NotReported would make
-			// every unreported value look like one equal secret.
-			if SensitiveConfig(res.Type, k) && !SecretWithheld(v) {
-				kv[k] = RedactedValue(v)
-			}
-		}
+		redactConfigs(res.Type, kv)
 	}
 	if out.ZK != nil {
 		for p, data := range out.ZK.Raw {
@@ -81,6 +75,26 @@ func (img *Image) Redacted() *Image {
 		}
 	}
 	return out
+}
+
+// RedactedConfigs returns a copy of the configs of a resource of type t
+// with each sensitive value (SensitiveConfig) replaced by RedactedValue,
+// as Redacted does for an image's configs: for configs that are not in an
+// image (a server.properties file).
+func RedactedConfigs(t ConfigResourceType, kv map[string]string) map[string]string {
+	out := cloneMap(kv)
+	redactConfigs(t, out)
+	return out
+}
+
+func redactConfigs(t ConfigResourceType, kv map[string]string) {
+	for k, v := range kv {
+		// A stand-in stays as it is: hashing NotReported would make every
+		// unreported value look like one equal secret.
+		if SensitiveConfig(t, k) && !SecretWithheld(v) {
+			kv[k] = RedactedValue(v)
+		}
+	}
 }
 
 // configZnode matches the config entity znodes, relative to the chroot or

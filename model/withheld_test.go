@@ -55,3 +55,23 @@ func TestRedactedKeepsNotReported(t *testing.T) {
 		t.Errorf("redacted: %v", got)
 	}
 }
+
+// TestRedactedConfigs: a config map outside an image is redacted as an
+// image's configs are, and the input is left as it was.
+func TestRedactedConfigs(t *testing.T) {
+	in := map[string]string{"ssl.keystore.password": "ks", "ssl.key.password": "k", "sasl.jaas.config": "jaas",
+		"listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config": "lj", "log.dirs": "/data", "node.id": "1"}
+	got := RedactedConfigs(ConfigBroker, in)
+	for k, v := range in {
+		want := v
+		if k != "log.dirs" && k != "node.id" {
+			want = RedactedValue(v)
+		}
+		if got[k] != want {
+			t.Errorf("%s: %q, want %q", k, got[k], want)
+		}
+	}
+	if in["ssl.key.password"] != "k" {
+		t.Error("the input was modified")
+	}
+}
