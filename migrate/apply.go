@@ -141,7 +141,7 @@ func Apply(p *Plan, o ApplyOptions) ([]FileResult, error) {
 			if f.name == bootName {
 				report = progress
 			}
-			act, err := putFileProgress(path, f.data, o.Force, o.DryRun, report)
+			act, err := putFileProgress(path, f.data, o.Force, o.DryRun, 0, report)
 			if err != nil {
 				return out, err
 			}

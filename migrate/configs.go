@@ -3,6 +3,7 @@ package migrate
 import (
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -270,9 +271,33 @@ func FormatConfig(props map[string]string, from string) []byte {
 	return formatProperties("KRaft server.properties written by kmeta migrate configs from "+from, props)
 }
 
-// WriteConfig writes a generated config atomically; an existing file with
-// other content is refused unless overwrite.
+// configPerm is the mode of a written config: it holds the node's
+// passwords (ssl.keystore.password, sasl.jaas.config, ...) in plain text.
+const configPerm = 0o600
+
+// WriteConfig writes a generated config atomically, created mode 0600;
+// an existing file with other content is refused unless overwrite.
 func WriteConfig(path string, data []byte, overwrite, dryRun bool) (FileResult, error) {
-	act, err := putFile(path, data, overwrite, dryRun)
+	act, err := putFileProgress(path, data, overwrite, dryRun, configPerm, nil)
 	return FileResult{Path: path, Kind: "server.properties", Action: act, Bytes: len(data)}, err
+}
+
+// CheckConfigOut refuses (ErrBadInput) to write a generated config over
+// the ZooKeeper-mode file it is made from (the same file under any name:
+// a link, a relative path). That file is the node's way back until the
+// migration is finalized, and a rerun would read the KRaft file as the
+// ZooKeeper one; a backup (as migrate brokers keeps of meta.properties)
+// would still leave the original path holding the KRaft config, so the
+// rollback would need a rename the operator may not know of. out not
+// existing yet is never the input.
+func CheckConfigOut(out, in string) error {
+	oi, err := os.Stat(out)
+	if err != nil {
+		return nil
+	}
+	ii, err := os.Stat(in)
+	if err == nil && os.SameFile(oi, ii) {
+		return fmt.Errorf("%w: --out %s is the --server-properties file it is made from: write the KRaft config to another file (the ZooKeeper-mode one is the way back)", ErrBadInput, out)
+	}
+	return nil
 }

@@ -74,15 +74,16 @@ func sameContent(path string, data []byte) (exists, same bool, err error) {
 // therefore finishes the job: what was written is recognised, what was not
 // is written.
 func putFile(path string, data []byte, overwrite, dryRun bool) (string, error) {
-	return putFileProgress(path, data, overwrite, dryRun, nil)
+	return putFileProgress(path, data, overwrite, dryRun, 0, nil)
 }
 
 // writeChunk is how much putFileProgress writes between progress reports.
 const writeChunk = 4 << 20
 
 // putFileProgress is putFile reporting each chunk written (and a file
-// left as it was, whole) to progress, when not nil.
-func putFileProgress(path string, data []byte, overwrite, dryRun bool, progress func(n int)) (string, error) {
+// left as it was, whole) to progress, when not nil, and creating the file
+// with mode perm (0: metalog's default, 0644).
+func putFileProgress(path string, data []byte, overwrite, dryRun bool, perm os.FileMode, progress func(n int)) (string, error) {
 	report := func(n int) {
 		if progress != nil {
 			progress(n)
@@ -102,7 +103,7 @@ func putFileProgress(path string, data []byte, overwrite, dryRun bool, progress 
 		return ActionWouldDo, nil
 	}
 	removeParts(path)
-	f, err := metalog.CreateAtomic(path, metalog.WriteOptions{Overwrite: exists})
+	f, err := metalog.CreateAtomic(path, metalog.WriteOptions{Overwrite: exists, Perm: perm})
 	if err != nil {
 		return "", err
 	}
