@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -79,13 +78,7 @@ func migrateCommand() *cli.Command {
 						return err
 					}
 					if w := c.String("write"); w != "" {
-						// Compact: at a million partitions an indented
-						// plan is three times the size to write and read.
-						b, err := json.Marshal(p)
-						if err != nil {
-							return err
-						}
-						if _, err := migrate.WriteConfig(w, append(b, '\n'), c.Bool("force"), false); err != nil {
+						if err := migrate.WritePlan(w, p, c.Bool("force")); err != nil {
 							return err
 						}
 					}
@@ -173,7 +166,7 @@ func migrateCommand() *cli.Command {
 					if c.String("plan") != "" && c.String("zk") == "" {
 						// Broker hosts may not reach ZooKeeper: the plan
 						// file carries the assignment and topic ids.
-						p, err = readPlanFile(c.String("plan"))
+						p, err = migrate.ReadPlan(c.String("plan"))
 					} else {
 						p, _, err = migratePlanFromFlags(c)
 					}
@@ -241,7 +234,7 @@ func migratePlanFromFlags(c *cli.Context) (*migrate.Plan, *model.Image, error) {
 	if f := c.String("plan"); f != "" {
 		var err error
 		// Replan needs the header only: the topics come from the source.
-		if old, err = readPlan(f, false); err != nil {
+		if old, err = migrate.ReadPlanHeader(f); err != nil {
 			return nil, nil, err
 		}
 		if src == "" {
@@ -313,39 +306,6 @@ func quorumSummary(p *migrate.Plan) string {
 		return "dynamic, kraft.version 1, initial voters " + migrate.InitialControllers(p.Controllers)
 	}
 	return migrate.QuorumVoters(p.Controllers) + " (static, kraft.version 0)"
-}
-
-func readPlanFile(path string) (*migrate.Plan, error) { return readPlan(path, true) }
-
-// skipJSON decodes nothing: the decoder only finds where the value ends.
-type skipJSON struct{}
-
-func (*skipJSON) UnmarshalJSON([]byte) error { return nil }
-
-// readPlan reads a plan file. Without topics the per-partition assignment
-// (most of the file at scale) is skipped, not decoded: apply re-plans from
-// the source and needs only the header to check against.
-func readPlan(path string, topics bool) (*migrate.Plan, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var p migrate.Plan
-	if topics {
-		err = json.Unmarshal(b, &p)
-	} else {
-		err = json.Unmarshal(b, &struct {
-			*migrate.Plan
-			Topics skipJSON `json:"topics"`
-		}{Plan: &p})
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %v", path, migrate.ErrBadInput, err)
-	}
-	if p.Format != migrate.PlanFormat {
-		return nil, fmt.Errorf("%s: %w: format %q, want %q", path, migrate.ErrBadInput, p.Format, migrate.PlanFormat)
-	}
-	return &p, nil
 }
 
 // writePlan prints the plan: JSON as the plan file holds it; text and
@@ -431,7 +391,7 @@ func migrateConfigs(c *cli.Context) error {
 	}
 	o := migrate.ConfigOptions{Role: c.String("role"), NodeID: int32(c.Int64("node-id")), MetadataDir: c.String("metadata-dir"), Set: map[string]string{}}
 	if f := c.String("plan"); f != "" {
-		p, err := readPlan(f, false)
+		p, err := migrate.ReadPlanHeader(f)
 		if err != nil {
 			return err
 		}
@@ -449,13 +409,9 @@ func migrateConfigs(c *cli.Context) error {
 	if o.Plan == nil || c.IsSet("quorum") {
 		o.Quorum = c.String("quorum")
 	}
-	b, err := os.ReadFile(in)
+	props, err := metalog.ReadJavaProperties(in)
 	if err != nil {
 		return err
-	}
-	props, err := metalog.ParseJavaProperties(b)
-	if err != nil {
-		return fmt.Errorf("%s: %w", in, err)
 	}
 	for _, kv := range c.StringSlice("set") {
 		k, v, ok := strings.Cut(kv, "=")

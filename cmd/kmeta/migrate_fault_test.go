@@ -98,7 +98,7 @@ func applyKillAtEveryBoundary(t *testing.T, quorum string) {
 func TestMigrateBrokersKillAtEveryBoundary(t *testing.T) {
 	work := t.TempDir()
 	plan := fixturePlan(t, work)
-	p, err := readPlanFile(plan)
+	p, err := migrate.ReadPlan(plan)
 	if err != nil {
 		t.Fatal(err)
 	}
