@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -67,5 +68,27 @@ func TestReadPlanRefusesOtherFiles(t *testing.T) {
 	}
 	if _, err := ReadPlan(filepath.Join(dir, "absent")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("absent file: %v", err)
+	}
+}
+
+// TestApplyFileHook: the hook of one Apply call sees each file's two
+// boundaries, before and after its rename, and a dry run none.
+func TestApplyFileHook(t *testing.T) {
+	p, err := NewPlan(baseImage(), Options{Source: "test", MetadataVersion: "4.4", Controllers: ctrl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	hook := func(event, path string) { events = append(events, event+" "+filepath.Base(path)) }
+	out := t.TempDir()
+	if _, err := Apply(p, ApplyOptions{Out: out, DryRun: true, FileHook: hook}); err != nil || len(events) != 0 {
+		t.Fatalf("dry run: %v, events %v", err, events)
+	}
+	if _, err := Apply(p, ApplyOptions{Out: out, FileHook: hook}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"before bootstrap.checkpoint", "after bootstrap.checkpoint", "before meta.properties", "after meta.properties"}
+	if !slices.Equal(events, want) {
+		t.Errorf("events %v, want %v", events, want)
 	}
 }

@@ -25,13 +25,14 @@ func init() { register(migrateCommand) }
 // each rename), so tests can prove a rerun completes after kill -9.
 const envKillAt = "KMETA_MIGRATE_KILL_AT"
 
-func installKillHook() {
+// killHook is the file hook that envKillAt asks for, nil without it.
+func killHook() migrate.FileHook {
 	n, err := strconv.Atoi(os.Getenv(envKillAt))
 	if err != nil || n <= 0 {
-		return
+		return nil
 	}
 	count := 0
-	migrate.Hook = func(string, string) {
+	return func(string, string) {
 		count++
 		if count == n {
 			// Process.Kill is SIGKILL on Unix (and TerminateProcess
@@ -126,10 +127,9 @@ func migrateCommand() *cli.Command {
 							nodes = append(nodes, int32(n))
 						}
 					}
-					installKillHook()
 					prog := newProgress(c, "writing the controllers' metadata dirs", progressBytes)
 					files, err := migrate.Apply(p, migrate.ApplyOptions{Out: c.String("out"), Nodes: nodes, Force: c.Bool("force"), DryRun: c.Bool("dry-run"),
-						Progress: prog.Update})
+						Progress: prog.Update, FileHook: killHook()})
 					prog.Done()
 					if err != nil {
 						return err
@@ -185,8 +185,8 @@ func migrateCommand() *cli.Command {
 						_ = writePlan(c, p)
 						return findingsf("refusing to convert broker dirs: the plan has %d blockers", blockers)
 					}
-					installKillHook()
-					r, err := migrate.ConvertBrokers(p, migrate.BrokerOptions{LogDirs: dirs, AllowStray: c.Bool("allow-stray"), DryRun: c.Bool("dry-run")})
+					r, err := migrate.ConvertBrokers(p, migrate.BrokerOptions{LogDirs: dirs, AllowStray: c.Bool("allow-stray"), DryRun: c.Bool("dry-run"),
+						FileHook: killHook()})
 					if r != nil {
 						if outputFormat(c) == printer.JSON {
 							if werr := writeJSON(c, r); werr != nil {

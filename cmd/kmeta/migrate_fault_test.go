@@ -135,12 +135,14 @@ func TestMigrateBrokersKillAtEveryBoundary(t *testing.T) {
 	if logDataHash(t, ref) != before {
 		t.Fatal("log data changed")
 	}
+	// Count the boundaries with the library's file hook, the option the
+	// command arms from KMETA_MIGRATE_KILL_AT.
 	boundaries := 0
-	migrate.Hook = func(string, string) { boundaries++ }
 	tmp := filepath.Join(work, "count")
 	mk(tmp)
-	kmetaRun(t, "migrate", "brokers", "--plan", plan, "--log-dirs", tmp)
-	migrate.Hook = nil
+	if _, err := migrate.ConvertBrokers(p, migrate.BrokerOptions{LogDirs: []string{tmp}, FileHook: func(string, string) { boundaries++ }}); err != nil {
+		t.Fatal(err)
+	}
 	if boundaries < 6 {
 		t.Fatalf("only %d file boundaries", boundaries)
 	}
