@@ -255,7 +255,7 @@ func migratePlanFromFlags(c *cli.Context) (*migrate.Plan, *model.Image, error) {
 	if err != nil {
 		return nil, nil, usageErrorf(c, "--zk: %v", err)
 	}
-	if spec.Kind != source.ZooKeeper {
+	if spec.World != model.WorldZooKeeper {
 		return nil, nil, usageErrorf(c, "--zk %s is a KRaft source; migrate reads ZooKeeper", src)
 	}
 	res, err := loadSource(c, src)

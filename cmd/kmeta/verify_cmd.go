@@ -47,10 +47,10 @@ func verifyCommand() *cli.Command {
 				return err
 			}
 			return compareSources(c, "verify", c.String("zk"), c.String("kraft"), func(l, r source.Spec) error {
-				if l.Kind != source.ZooKeeper {
+				if l.World != model.WorldZooKeeper {
 					return usageErrorf(c, "--zk %s is not a ZooKeeper source", l.Raw)
 				}
-				if r.Kind != source.KRaft {
+				if r.World != model.WorldKRaft {
 					return usageErrorf(c, "--kraft %s is not a KRaft source", r.Raw)
 				}
 				return nil
@@ -104,8 +104,8 @@ func compareSources(c *cli.Context, verb, leftRaw, rightRaw string, check func(l
 		return err
 	}
 	rep, err := verify.Compare(views[0].res.Image, views[1].res.Image, verify.Options{
-		Left:              verify.Side{Kind: worldOf(ls), Name: ls.String()},
-		Right:             verify.Side{Kind: worldOf(rs), Name: rs.String()},
+		Left:              verify.Side{World: ls.World, Name: ls.String()},
+		Right:             verify.Side{World: rs.World, Name: rs.String()},
 		Ignore:            ignore,
 		PartitionMetadata: pms,
 	})
@@ -124,13 +124,6 @@ func compareSources(c *cli.Context, verb, leftRaw, rightRaw string, check func(l
 		return errFindingsReported
 	}
 	return nil
-}
-
-func worldOf(s source.Spec) verify.Kind {
-	if s.Kind == source.KRaft {
-		return verify.KRaft
-	}
-	return verify.ZooKeeper
 }
 
 // partialReasons says what a loaded view rests on, when it may lack
@@ -285,7 +278,7 @@ func writeReport(c *cli.Context, verb string, rep *verify.Report, views [2]compa
 }
 
 func sideOf(s verify.Side, v comparedView) sideJSON {
-	out := sideJSON{Kind: s.Kind.String(), Source: s.Name, Offset: v.res.Image.Provenance.Offset, Zxid: v.res.Image.Provenance.Zxid, Partial: nonNil(v.partial)}
+	out := sideJSON{Kind: s.World.String(), Source: s.Name, Offset: v.res.Image.Provenance.Offset, Zxid: v.res.Image.Provenance.Zxid, Partial: nonNil(v.partial)}
 	return out
 }
 
@@ -313,7 +306,7 @@ func comparisonRows(rep *verify.Report) printer.Rows {
 	// before and after in a diff of one kind.
 	left, right := "BEFORE", "AFTER"
 	if rep.CrossWorld {
-		left, right = strings.ToUpper(rep.Left.Kind.String()), strings.ToUpper(rep.Right.Kind.String())
+		left, right = strings.ToUpper(rep.Left.World.String()), strings.ToUpper(rep.Right.World.String())
 	}
 	rows := printer.Rows{Columns: []printer.Column{
 		{Header: "CLASS", Key: "class"}, {Header: "SEVERITY", Key: "severity"}, {Header: "CODE", Key: "code"},

@@ -77,7 +77,7 @@ func zkSpec(c *cli.Context, raw string) (source.Spec, error) {
 	if err != nil {
 		return spec, err
 	}
-	if spec.Kind != source.ZooKeeper {
+	if spec.World != model.WorldZooKeeper {
 		return spec, usageErrorf(c, "%s is a KRaft source; 'kmeta zk' reads ZooKeeper sources (use 'kmeta image')", raw)
 	}
 	return spec, nil

@@ -208,8 +208,8 @@ func prefixOf(ctx context.Context, newest string, older *zkread.Tree, zo zkread.
 	if err != nil && atImg == nil {
 		return "", err
 	}
-	rep, err := verify.Compare(oldImg, atImg, verify.Options{Left: verify.Side{Kind: verify.ZooKeeper, Name: "older"},
-		Right: verify.Side{Kind: verify.ZooKeeper, Name: "newest@zxid"}})
+	rep, err := verify.Compare(oldImg, atImg, verify.Options{Left: verify.Side{World: model.WorldZooKeeper, Name: "older"},
+		Right: verify.Side{World: model.WorldZooKeeper, Name: "newest@zxid"}})
 	if err != nil {
 		return "", err
 	}
