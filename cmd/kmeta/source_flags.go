@@ -113,7 +113,7 @@ func loadSpec(c *cli.Context, spec source.Spec) (*source.Result, error) {
 	// A live read counts znodes; files (KRaft logs, ZooKeeper data dirs)
 	// count bytes.
 	unit := progressBytes
-	if spec.World == model.WorldZooKeeper && spec.ZK.Kind != zkread.SourceDataDir {
+	if spec.World == model.WorldZooKeeper && spec.ZK.Access != zkread.AccessDataDir {
 		unit = progressCount
 	}
 	p := newProgress(c, "reading "+spec.String(), unit)

@@ -101,7 +101,7 @@ func zkDumpAction(c *cli.Context) error {
 	}
 	opts.Live.ReadACLs = c.Bool("acls")
 	unit := progressCount // znodes of a live read; a data dir counts bytes
-	if spec.ZK.Kind == zkread.SourceDataDir {
+	if spec.ZK.Access == zkread.AccessDataDir {
 		unit = progressBytes
 	}
 	p := newProgress(c, "reading "+spec.String(), unit)

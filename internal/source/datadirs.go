@@ -85,7 +85,7 @@ func loadDataDirs(ctx context.Context, spec Spec, opts Options) (*Result, error)
 	newest := 0
 	for i, d := range spec.DataDirs {
 		zo.DataProgress = prog.read(prog.sizes[i])
-		t, err := zkread.Source{Kind: zkread.SourceDataDir, Path: d}.ReadTree(ctx, zo)
+		t, err := zkread.Source{Access: zkread.AccessDataDir, Path: d}.ReadTree(ctx, zo)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d, err)
 		}
@@ -197,7 +197,7 @@ func prefixOf(ctx context.Context, newest string, older *zkread.Tree, zo zkread.
 		return "", err
 	}
 	zo.AtZxid = older.MaxZxid
-	at, err := zkread.Source{Kind: zkread.SourceDataDir, Path: newest}.ReadTree(ctx, zo)
+	at, err := zkread.Source{Access: zkread.AccessDataDir, Path: newest}.ReadTree(ctx, zo)
 	if err != nil {
 		return fmt.Sprintf("%s cannot be read as of zxid %#x (%v), so it cannot be shown to extend this dir", newest, older.MaxZxid, err), nil
 	}

@@ -150,7 +150,7 @@ func Parse(s string) (Spec, error) {
 	if at.HasOffset && spec.World != model.WorldKRaft {
 		return Spec{}, fmt.Errorf("%w: %q: @offset applies to KRaft sources; a ZooKeeper point in time is @zxid=N", ErrSource, s)
 	}
-	if at.Zxid > 0 && (spec.World != model.WorldZooKeeper || spec.ZK.Kind != zkread.SourceDataDir) {
+	if at.Zxid > 0 && (spec.World != model.WorldZooKeeper || spec.ZK.Access != zkread.AccessDataDir) {
 		return Spec{}, fmt.Errorf("%w: %q: @zxid applies to ZooKeeper data dirs (zkdata:); a KRaft point in time is @offset=N", ErrSource, s)
 	}
 	if at.Zxid > 0 && len(spec.DataDirs) > 1 {
@@ -202,7 +202,7 @@ func parse(s string) (Spec, error) {
 			return Spec{}, fmt.Errorf("%w: %w", ErrSource, err)
 		}
 		spec := Spec{Raw: s, World: model.WorldZooKeeper, ZK: z}
-		if z.Kind == zkread.SourceDataDir {
+		if z.Access == zkread.AccessDataDir {
 			if spec.DataDirs = splitDataDirs(z.Path); spec.DataDirs != nil {
 				spec.ZK.Path = spec.DataDirs[0]
 			}
@@ -229,8 +229,8 @@ func infer(p string) (Spec, error) {
 	kraft := func(why string, d *metalog.LogDir) (Spec, error) {
 		return Spec{Raw: p, World: model.WorldKRaft, Path: p, Inferred: true, Why: why, Dir: d}, nil
 	}
-	zk := func(kind zkread.SourceKind, why string) (Spec, error) {
-		return Spec{Raw: p, World: model.WorldZooKeeper, ZK: zkread.Source{Kind: kind, Path: p}, Inferred: true, Why: why}, nil
+	zk := func(access zkread.Access, why string) (Spec, error) {
+		return Spec{Raw: p, World: model.WorldZooKeeper, ZK: zkread.Source{Access: access, Path: p}, Inferred: true, Why: why}, nil
 	}
 	if !st.IsDir() {
 		name := filepath.Base(p)
@@ -250,7 +250,7 @@ func infer(p string) (Spec, error) {
 			return Spec{}, saw(p, ErrEmpty, "an empty file")
 		}
 		if looksLikeDump(p) {
-			return zk(zkread.SourceDump, "a JSON file, read as a dump written by 'kmeta zk dump'")
+			return zk(zkread.AccessDump, "a JSON file, read as a dump written by 'kmeta zk dump'")
 		}
 		return Spec{}, saw(p, ErrUnrecognised, "%s", describeOther(p, st))
 	}
@@ -262,7 +262,7 @@ func infer(p string) (Spec, error) {
 		return Spec{}, saw(p, ErrEmpty, "an empty directory: neither KRaft metadata (meta.properties, %s/) nor a ZooKeeper data dir (version-2/)", metalog.MetadataPartitionDir)
 	}
 	if isZKDataDir(p, ents) {
-		return zk(zkread.SourceDataDir, "a directory holding ZooKeeper's version-2/")
+		return zk(zkread.AccessDataDir, "a directory holding ZooKeeper's version-2/")
 	}
 	if b := inspectBrokerDir(p, ents); b != nil {
 		return Spec{}, saw(p, ErrBrokerDir, "%s", b.Describe())
