@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/kmeta/kmeta/model"
 )
@@ -30,15 +29,12 @@ func configValue(rt model.ConfigResourceType, key, v string) secret {
 	if !model.SensitiveConfig(rt, key) {
 		return secret{Raw: v, FP: v}
 	}
-	if isRedacted(v) {
+	// A redacted dump holds the fingerprint instead of the secret.
+	if model.IsRedacted(v) {
 		return secret{FP: v}
 	}
 	return secret{Raw: v, FP: model.RedactedValue(v)}
 }
-
-// isRedacted recognises model.RedactedValue's form, which a redacted dump
-// holds instead of the secret.
-func isRedacted(v string) bool { return strings.HasPrefix(v, "[redacted sha256:") }
 
 type clusterN struct {
 	ID string
