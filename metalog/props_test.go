@@ -44,7 +44,7 @@ func TestMetaPropertiesClusterIDWarning(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(root, MetaPropertiesFileName), []byte("version=1\nnode.id=1\ncluster.id=J8s9MEW\\u0000\n"), 0o644))
 	rep, err := Check(root, CheckOptions{})
 	must(t, err)
-	if len(rep.Findings) != 1 || rep.Findings[0].Code != KindBadProperties || rep.Findings[0].Severity != SeverityWarning || rep.Findings[0].Where.Line != 3 {
+	if len(rep.Findings) != 1 || rep.Findings[0].Code != KindBadProperties || rep.Findings[0].Severity != model.SevWarning || rep.Findings[0].Where.Line != 3 {
 		t.Fatalf("findings %v", rep.Findings)
 	}
 	res, err := LoadImage(root, ImageOptions{AtOffset: -1})

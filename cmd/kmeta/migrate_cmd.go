@@ -257,7 +257,7 @@ func migratePlanFromFlags(c *cli.Context) (*migrate.Plan, *model.Image, error) {
 	if err != nil {
 		return nil, nil, usageErrorf(c, "--zk: %v", err)
 	}
-	if spec.Kind != source.ZooKeeper {
+	if spec.World != model.WorldZooKeeper {
 		return nil, nil, usageErrorf(c, "--zk %s is a KRaft source; migrate reads ZooKeeper", src)
 	}
 	res, err := loadSource(c, src)
@@ -270,7 +270,7 @@ func migratePlanFromFlags(c *cli.Context) (*migrate.Plan, *model.Image, error) {
 	for _, d := range res.DataDirs {
 		dirs = append(dirs, migrate.ZKDataDir{Path: d.Path, MaxZxid: d.MaxZxid, Used: d.Used, Diverged: d.Diverged})
 	}
-	live := spec.ZK.Kind == zkread.SourceLive
+	live := spec.ZK.Access == zkread.AccessLive
 	if old != nil {
 		prog := newProgress(c, "planning: partitions to records", progressCount)
 		p, err := migrate.Replan(res.Image, old, migrate.ReplanOptions{Source: src, Live: live,

@@ -46,10 +46,10 @@ func verifyCommand() *cli.Command {
 				return err
 			}
 			return compareSources(c, "verify", c.String("zk"), c.String("kraft"), func(l, r source.Spec) error {
-				if l.Kind != source.ZooKeeper {
+				if l.World != model.WorldZooKeeper {
 					return usageErrorf(c, "--zk %s is not a ZooKeeper source", l.Raw)
 				}
-				if r.Kind != source.KRaft {
+				if r.World != model.WorldKRaft {
 					return usageErrorf(c, "--kraft %s is not a KRaft source", r.Raw)
 				}
 				return nil
@@ -97,8 +97,8 @@ func compareSources(c *cli.Context, verb, leftRaw, rightRaw string, check func(l
 		return err
 	}
 	rep, err := verify.Compare(views[0], views[1], verify.Options{
-		Left:              verify.Side{Kind: worldOf(ls), Name: ls.String()},
-		Right:             verify.Side{Kind: worldOf(rs), Name: rs.String()},
+		Left:              verify.Side{World: ls.World, Name: ls.String()},
+		Right:             verify.Side{World: rs.World, Name: rs.String()},
 		Ignore:            ignore,
 		PartitionMetadata: pms,
 	})
@@ -106,13 +106,6 @@ func compareSources(c *cli.Context, verb, leftRaw, rightRaw string, check func(l
 		return usageErrorf(c, "%v", err)
 	}
 	return emit(c, report.Comparison(verb, rep, views[0], views[1], c.Bool("allow-partial")))
-}
-
-func worldOf(s source.Spec) verify.Kind {
-	if s.Kind == source.KRaft {
-		return verify.KRaft
-	}
-	return verify.ZooKeeper
 }
 
 // readPartitionMetadata reads <dir>/<topic>-<n>/partition.metadata in

@@ -160,7 +160,7 @@ func PartialReasons(img *model.Image) []string {
 }
 
 func sideOf(s verify.Side, img *model.Image) ComparedSide {
-	return ComparedSide{Kind: s.Kind.String(), Source: s.Name, Offset: img.Provenance.Offset, Zxid: img.Provenance.Zxid, Partial: nonNil(PartialReasons(img))}
+	return ComparedSide{Kind: s.World.String(), Source: s.Name, Offset: img.Provenance.Offset, Zxid: img.Provenance.Zxid, Partial: nonNil(PartialReasons(img))}
 }
 
 func countsOf(rep *verify.Report, class string) (ClassCount, bool) {
@@ -187,7 +187,7 @@ func comparisonRows(rep *verify.Report) printer.Rows {
 	// before and after in a diff of one kind.
 	left, right := "BEFORE", "AFTER"
 	if rep.CrossWorld {
-		left, right = strings.ToUpper(rep.Left.Kind.String()), strings.ToUpper(rep.Right.Kind.String())
+		left, right = strings.ToUpper(rep.Left.World.String()), strings.ToUpper(rep.Right.World.String())
 	}
 	rows := printer.Rows{Columns: []printer.Column{
 		{Header: "CLASS", Key: "class"}, {Header: "SEVERITY", Key: "severity"}, {Header: "CODE", Key: "code"},

@@ -35,8 +35,8 @@ func TestComparisonVerdict(t *testing.T) {
 		if c.partial {
 			right.Warnings = append(right.Warnings, model.Finding{Severity: model.SevWarning, Code: model.WarnReplayStopped, Message: "stopped"})
 		}
-		c.rep.Left = verify.Side{Kind: verify.ZooKeeper, Name: "zk"}
-		c.rep.Right = verify.Side{Kind: verify.KRaft, Name: "kraft"}
+		c.rep.Left = verify.Side{World: model.WorldZooKeeper, Name: "zk"}
+		c.rep.Right = verify.Side{World: model.WorldKRaft, Name: "kraft"}
 		r := Comparison("verify", c.rep, left, right, c.allow)
 		doc := r.JSON.(ComparisonDoc)
 		if doc.Result != c.want || r.Exit != c.exit || (r.Exit == Failed) != (r.Why != "") {
