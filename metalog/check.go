@@ -58,16 +58,6 @@ const (
 // byte position (or the 1-based line of a text file) and the offset.
 type Finding = model.Finding
 
-// Severity of a finding: model.SevError makes a check fail, model.SevWarning
-// is reported only.
-type Severity = model.Severity
-
-// Severities, kept under their metalog names.
-const (
-	SeverityError   = model.SevError
-	SeverityWarning = model.SevWarning
-)
-
 // FindingClass is the Class of the findings metalog makes.
 const FindingClass = "log"
 
@@ -110,7 +100,7 @@ type Report struct {
 }
 
 // Errors counts error-severity findings.
-func (r *Report) Errors() int { return model.CountSeverity(r.Findings, SeverityError) }
+func (r *Report) Errors() int { return model.CountSeverity(r.Findings, model.SevError) }
 
 // OK reports whether no error-severity finding was made.
 func (r *Report) OK() bool { return r.Errors() == 0 }
@@ -124,7 +114,7 @@ func (r *Report) Damage() *Finding {
 	for _, fr := range r.Files {
 		for i := range r.Findings {
 			f := &r.Findings[i]
-			if f.Severity != SeverityError || f.Where == nil || f.Where.File != fr.Path {
+			if f.Severity != model.SevError || f.Where == nil || f.Where.File != fr.Path {
 				continue
 			}
 			if best == nil || f.Where.Position < best.Where.Position ||
@@ -137,7 +127,7 @@ func (r *Report) Damage() *Finding {
 		}
 	}
 	for i := range r.Findings {
-		if r.Findings[i].Severity == SeverityError {
+		if r.Findings[i].Severity == model.SevError {
 			return &r.Findings[i]
 		}
 	}
@@ -277,17 +267,17 @@ func NewChecker(d *LogDir, opts CheckOptions) *Checker {
 		c.fileProblem(p)
 	}
 	if mp := d.MetaProperties; mp != nil && mp.ClusterIDProblem != nil {
-		c.add(errorFinding(mp.ClusterIDProblem, SeverityWarning))
+		c.add(errorFinding(mp.ClusterIDProblem, model.SevWarning))
 	}
 	if qs := d.QuorumState; qs != nil && qs.Problem != nil {
-		c.add(errorFinding(qs.Problem, SeverityWarning))
+		c.add(errorFinding(qs.Problem, model.SevWarning))
 	}
 	for _, u := range d.Unknown {
 		dir := d.PartitionDir
 		if dir == "" {
 			dir = d.Root
 		}
-		c.addf(KindUnknownFile, SeverityWarning, filepath.Join(dir, u), -1, -1, "not a file Kafka writes in a metadata log dir")
+		c.addf(KindUnknownFile, model.SevWarning, filepath.Join(dir, u), -1, -1, "not a file Kafka writes in a metadata log dir")
 	}
 	return c
 }
@@ -339,7 +329,7 @@ func (c *Checker) Batch(b *Batch, readErr error) bool {
 	s, f := c.s, c.f
 	c.batchErr = false
 	if readErr != nil {
-		c.errFinding(f.Path, readErr, SeverityError)
+		c.errFinding(f.Path, readErr, model.SevError)
 	}
 	s.fr.Batches++
 	s.fr.Records += int64(b.RecordsCount)
@@ -350,12 +340,12 @@ func (c *Checker) Batch(b *Batch, readErr error) bool {
 	if s.first {
 		s.fr.FirstOffset = b.BaseOffset
 	} else if b.BaseOffset > s.prevLast+1 {
-		c.addf(KindOffsetGap, SeverityError, f.Path, b.Position, b.BaseOffset, "batch starts at %d, previous batch ended at %d", b.BaseOffset, s.prevLast)
+		c.addf(KindOffsetGap, model.SevError, f.Path, b.Position, b.BaseOffset, "batch starts at %d, previous batch ended at %d", b.BaseOffset, s.prevLast)
 	} else if b.BaseOffset <= s.prevLast {
-		c.addf(KindOffsetOverlap, SeverityError, f.Path, b.Position, b.BaseOffset, "batch starts at %d, previous batch ended at %d", b.BaseOffset, s.prevLast)
+		c.addf(KindOffsetOverlap, model.SevError, f.Path, b.Position, b.BaseOffset, "batch starts at %d, previous batch ended at %d", b.BaseOffset, s.prevLast)
 	}
 	if b.LastOffsetDelta < 0 {
-		c.addf(KindBadLength, SeverityError, f.Path, b.Position, b.BaseOffset, "negative lastOffsetDelta %d", b.LastOffsetDelta)
+		c.addf(KindBadLength, model.SevError, f.Path, b.Position, b.BaseOffset, "negative lastOffsetDelta %d", b.LastOffsetDelta)
 	}
 	switch f.Kind {
 	case KindSegment:
@@ -396,14 +386,14 @@ func (c *Checker) Batch(b *Batch, readErr error) bool {
 func (c *Checker) segmentBatch(b *Batch) {
 	s, f := c.s, c.f
 	if s.first && f.BaseOffset >= 0 && b.BaseOffset != f.BaseOffset {
-		c.addf(KindSegmentBase, SeverityError, f.Path, b.Position, b.BaseOffset, "first batch at offset %d, file name says %d", b.BaseOffset, f.BaseOffset)
+		c.addf(KindSegmentBase, model.SevError, f.Path, b.Position, b.BaseOffset, "first batch at offset %d, file name says %d", b.BaseOffset, f.BaseOffset)
 	}
 	if c.havePrev && s.first {
 		switch {
 		case b.BaseOffset > c.prevLast+1:
-			c.addf(KindOffsetGap, SeverityError, f.Path, b.Position, b.BaseOffset, "segment starts at %d, previous segment ended at %d", b.BaseOffset, c.prevLast)
+			c.addf(KindOffsetGap, model.SevError, f.Path, b.Position, b.BaseOffset, "segment starts at %d, previous segment ended at %d", b.BaseOffset, c.prevLast)
 		case b.BaseOffset <= c.prevLast:
-			c.addf(KindOffsetOverlap, SeverityError, f.Path, b.Position, b.BaseOffset, "segment starts at %d, previous segment ended at %d", b.BaseOffset, c.prevLast)
+			c.addf(KindOffsetOverlap, model.SevError, f.Path, b.Position, b.BaseOffset, "segment starts at %d, previous segment ended at %d", b.BaseOffset, c.prevLast)
 		}
 	}
 	c.prevLast, c.havePrev = b.LastOffset(), true
@@ -411,7 +401,7 @@ func (c *Checker) segmentBatch(b *Batch) {
 	e := b.PartitionLeaderEpoch
 	switch {
 	case e < c.lastEpoch:
-		c.addf(KindEpochRegression, SeverityError, f.Path, b.Position, b.BaseOffset, "partitionLeaderEpoch %d after epoch %d", e, c.lastEpoch)
+		c.addf(KindEpochRegression, model.SevError, f.Path, b.Position, b.BaseOffset, "partitionLeaderEpoch %d after epoch %d", e, c.lastEpoch)
 	case e > c.lastEpoch:
 		if _, ok := c.epochSeen[e]; !ok {
 			c.epochSeen[e] = b.BaseOffset
@@ -427,17 +417,17 @@ func (c *Checker) segmentBatch(b *Batch) {
 func (c *Checker) snapshotBatch(b *Batch) {
 	s, f := c.s, c.f
 	if f.Snapshot != nil && b.PartitionLeaderEpoch != f.Snapshot.Epoch && !s.epochReported {
-		c.addf(KindSnapshotEpoch, SeverityError, f.Path, b.Position, b.BaseOffset, "partitionLeaderEpoch %d, snapshot epoch is %d", b.PartitionLeaderEpoch, f.Snapshot.Epoch)
+		c.addf(KindSnapshotEpoch, model.SevError, f.Path, b.Position, b.BaseOffset, "partitionLeaderEpoch %d, snapshot epoch is %d", b.PartitionLeaderEpoch, f.Snapshot.Epoch)
 		s.epochReported = true
 	}
 	if f.Kind == KindBootstrap && b.PartitionLeaderEpoch != 0 && !s.epochReported {
 		// BatchFileWriter writes epoch 0 and BatchFileReader never looks
 		// at it: the file still loads, but not as Kafka wrote it.
-		c.addf(KindSnapshotEpoch, SeverityWarning, f.Path, b.Position, b.BaseOffset, "partitionLeaderEpoch %d; kafka-storage writes bootstrap batches at epoch 0 (Kafka's bootstrap reader ignores it)", b.PartitionLeaderEpoch)
+		c.addf(KindSnapshotEpoch, model.SevWarning, f.Path, b.Position, b.BaseOffset, "partitionLeaderEpoch %d; kafka-storage writes bootstrap batches at epoch 0 (Kafka's bootstrap reader ignores it)", b.PartitionLeaderEpoch)
 		s.epochReported = true
 	}
 	if s.footerSeen && !s.afterFooter {
-		c.addf(KindSnapshotAfterFooter, SeverityError, f.Path, b.Position, b.BaseOffset, "batch after the SnapshotFooter: Kafka's snapshot reader stops at the footer")
+		c.addf(KindSnapshotAfterFooter, model.SevError, f.Path, b.Position, b.BaseOffset, "batch after the SnapshotFooter: Kafka's snapshot reader stops at the footer")
 		s.afterFooter = true
 	}
 }
@@ -456,9 +446,9 @@ func (c *Checker) EndFile(err error) {
 		case s.segIndex >= 0 && s.segIndex == len(c.d.Segments)-1 && errors.Is(err, ErrTornTail):
 			// Kafka may be appending right now, and recovery truncates a
 			// torn tail of the active segment anyway.
-			c.errFinding(f.Path, err, SeverityWarning)
+			c.errFinding(f.Path, err, model.SevWarning)
 		default:
-			c.errFinding(f.Path, err, SeverityError)
+			c.errFinding(f.Path, err, model.SevError)
 		}
 	}
 	switch f.Kind {
@@ -482,20 +472,20 @@ func (c *Checker) EndFile(err error) {
 func (c *Checker) endSnapshot(err error) {
 	s, f := c.s, c.f
 	if s.fr.Batches == 0 && err == nil {
-		c.addf(KindEmptyFile, SeverityError, f.Path, 0, -1, "no batches")
+		c.addf(KindEmptyFile, model.SevError, f.Path, 0, -1, "no batches")
 		s.clean = false
 	}
 	if err == nil && s.fr.Batches > 0 {
 		if s.fr.FirstOffset != 0 {
-			c.addf(KindSnapshotOffsets, SeverityError, f.Path, 0, s.fr.FirstOffset, "first offset %d, snapshots start at 0", s.fr.FirstOffset)
+			c.addf(KindSnapshotOffsets, model.SevError, f.Path, 0, s.fr.FirstOffset, "first offset %d, snapshots start at 0", s.fr.FirstOffset)
 			s.clean = false
 		}
 		if !s.firstIsControl || s.firstControl != ControlSnapshotHeader {
-			c.addf(KindSnapshotHeader, SeverityError, f.Path, 0, s.fr.FirstOffset, "first record is not a SnapshotHeader control record")
+			c.addf(KindSnapshotHeader, model.SevError, f.Path, 0, s.fr.FirstOffset, "first record is not a SnapshotHeader control record")
 			s.clean = false
 		}
 		if !s.footerSeen {
-			c.addf(KindSnapshotFooter, SeverityError, f.Path, s.lastPos, s.fr.LastOffset, "last record is not a SnapshotFooter control record")
+			c.addf(KindSnapshotFooter, model.SevError, f.Path, s.lastPos, s.fr.LastOffset, "last record is not a SnapshotFooter control record")
 			s.clean = false
 		}
 	}
@@ -595,7 +585,7 @@ func (c *Checker) goodChain() int64 {
 }
 
 func (c *Checker) add(f Finding) {
-	if f.Severity == SeverityError {
+	if f.Severity == model.SevError {
 		c.batchErr = true
 	}
 	file := ""
@@ -614,12 +604,12 @@ func (c *Checker) add(f Finding) {
 }
 
 // finding builds a log finding at a file position and offset.
-func finding(code string, sev Severity, file string, pos, off int64, format string, args ...any) Finding {
+func finding(code string, sev model.Severity, file string, pos, off int64, format string, args ...any) Finding {
 	w := model.At(file, pos, off)
 	return Finding{Code: code, Severity: sev, Class: FindingClass, Message: fmt.Sprintf(format, args...), Where: &w}
 }
 
-func (c *Checker) addf(code string, sev Severity, file string, pos, off int64, format string, args ...any) {
+func (c *Checker) addf(code string, sev model.Severity, file string, pos, off int64, format string, args ...any) {
 	c.add(finding(code, sev, file, pos, off, format, args...))
 }
 
@@ -649,7 +639,7 @@ func errorKind(err error) string {
 }
 
 // errorFinding turns a package error into a finding with its location.
-func errorFinding(err error, sev Severity) Finding {
+func errorFinding(err error, sev model.Severity) Finding {
 	f := Finding{Code: errorKind(err), Severity: sev, Class: FindingClass, Message: err.Error()}
 	w := model.NoLocation()
 	var ce *CorruptionError
@@ -670,7 +660,7 @@ func errorFinding(err error, sev Severity) Finding {
 	return f
 }
 
-func (c *Checker) errFinding(file string, err error, sev Severity) {
+func (c *Checker) errFinding(file string, err error, sev model.Severity) {
 	f := errorFinding(err, sev)
 	if f.Where.File == "" {
 		f.Where.File = file
@@ -678,7 +668,7 @@ func (c *Checker) errFinding(file string, err error, sev Severity) {
 	c.add(f)
 }
 
-func (c *Checker) fileProblem(err error) { c.add(errorFinding(err, SeverityError)) }
+func (c *Checker) fileProblem(err error) { c.add(errorFinding(err, model.SevError)) }
 
 // records walks one batch's records: frame header, optional decode hook,
 // strict KRaft rules, and the first/last control types for snapshots.
@@ -707,12 +697,12 @@ func (c *Checker) records(f DataFile, b *Batch, s *fileScan) {
 			s.lastIsControl, s.lastControl = ok, t
 			if !ok {
 				if c.opts.Strict {
-					c.addf(KindKRaftControlKey, SeverityError, f.Path, b.Position, rec.Offset, "control record key %x is not int16 version + int16 type", rec.Key)
+					c.addf(KindKRaftControlKey, model.SevError, f.Path, b.Position, rec.Offset, "control record key %x is not int16 version + int16 type", rec.Key)
 				}
 			} else if f.Kind == KindBootstrap && (t == ControlKRaftVersion || t == ControlKRaftVoters) {
-				c.addf(KindBootstrapControl, SeverityError, f.Path, b.Position, rec.Offset, "%s control record in bootstrap.checkpoint: Kafka refuses to read it", t)
+				c.addf(KindBootstrapControl, model.SevError, f.Path, b.Position, rec.Offset, "%s control record in bootstrap.checkpoint: Kafka refuses to read it", t)
 			} else if c.opts.Strict && !t.KRaftLegal() {
-				c.addf(KindKRaftControlType, SeverityError, f.Path, b.Position, rec.Offset, "control type %s is not legal in the metadata log", t)
+				c.addf(KindKRaftControlType, model.SevError, f.Path, b.Position, rec.Offset, "control type %s is not legal in the metadata log", t)
 			}
 		} else {
 			s.lastIsControl = false
@@ -726,7 +716,7 @@ func (c *Checker) records(f DataFile, b *Batch, s *fileScan) {
 		}
 	}
 	if err := it.Err(); err != nil {
-		c.errFinding(f.Path, err, SeverityError)
+		c.errFinding(f.Path, err, model.SevError)
 	}
 }
 
@@ -739,15 +729,15 @@ func (c *Checker) frame(file string, b *Batch, rec *Record) {
 	fr, err := records.ParseFrame(rec.Value)
 	switch {
 	case errors.Is(err, records.ErrFrameVersion):
-		c.addf(KindFrameVersion, SeverityError, file, b.Position, rec.Offset, "frame version %d, want 1", fr.FrameVersion)
+		c.addf(KindFrameVersion, model.SevError, file, b.Position, rec.Offset, "frame version %d, want 1", fr.FrameVersion)
 		return
 	case err != nil:
-		c.addf(KindFrameHeader, SeverityError, file, b.Position, rec.Offset, "%v", err)
+		c.addf(KindFrameHeader, model.SevError, file, b.Position, rec.Offset, "%v", err)
 		return
 	}
 	if c.opts.DecodeValue != nil && (c.opts.ValidValue == nil || !c.opts.ValidValue(rec.Value)) {
 		if err := c.opts.DecodeValue(rec.Value); err != nil {
-			c.addf(KindRecordDecode, SeverityError, file, b.Position, rec.Offset, "apiKey %d v%d: %v", fr.APIKey, fr.Version, err)
+			c.addf(KindRecordDecode, model.SevError, file, b.Position, rec.Offset, "apiKey %d v%d: %v", fr.APIKey, fr.Version, err)
 		}
 	}
 }
@@ -755,16 +745,16 @@ func (c *Checker) frame(file string, b *Batch, rec *Record) {
 // batchRules checks what KRaft writes in every batch header.
 func (c *Checker) batchRules(file string, b *Batch) {
 	if b.Compression() != CompressionNone {
-		c.addf(KindKRaftCompressed, SeverityWarning, file, b.Position, b.BaseOffset, "batch compressed with %s; KRaft never compresses (readers accept it)", b.Compression())
+		c.addf(KindKRaftCompressed, model.SevWarning, file, b.Position, b.BaseOffset, "batch compressed with %s; KRaft never compresses (readers accept it)", b.Compression())
 	}
 	if b.ProducerID != -1 || b.ProducerEpoch != -1 || b.BaseSequence != -1 {
-		c.addf(KindKRaftProducer, SeverityWarning, file, b.Position, b.BaseOffset, "producerId %d, producerEpoch %d, baseSequence %d; KRaft writes -1", b.ProducerID, b.ProducerEpoch, b.BaseSequence)
+		c.addf(KindKRaftProducer, model.SevWarning, file, b.Position, b.BaseOffset, "producerId %d, producerEpoch %d, baseSequence %d; KRaft writes -1", b.ProducerID, b.ProducerEpoch, b.BaseSequence)
 	}
 	if b.Attributes.Transactional() || b.Attributes.LogAppendTime() || b.Attributes.DeleteHorizon() {
-		c.addf(KindKRaftAttributes, SeverityWarning, file, b.Position, b.BaseOffset, "attributes %#04x set bits KRaft never sets", uint16(b.Attributes))
+		c.addf(KindKRaftAttributes, model.SevWarning, file, b.Position, b.BaseOffset, "attributes %#04x set bits KRaft never sets", uint16(b.Attributes))
 	}
 	if b.RecordsCount > 0 && b.LastOffsetDelta != b.RecordsCount-1 {
-		c.addf(KindKRaftOffsetDelta, SeverityError, file, b.Position, b.BaseOffset, "lastOffsetDelta %d with %d records", b.LastOffsetDelta, b.RecordsCount)
+		c.addf(KindKRaftOffsetDelta, model.SevError, file, b.Position, b.BaseOffset, "lastOffsetDelta %d with %d records", b.LastOffsetDelta, b.RecordsCount)
 	}
 }
 
@@ -772,7 +762,7 @@ func (c *Checker) batchRules(file string, b *Batch) {
 func (c *Checker) recordRules(file string, b *Batch, rec *Record) bool {
 	ok := true
 	bad := func(kind, format string, args ...any) {
-		c.addf(kind, SeverityError, file, b.Position, rec.Offset, format, args...)
+		c.addf(kind, model.SevError, file, b.Position, rec.Offset, format, args...)
 		ok = false
 	}
 	if rec.TimestampDelta != 0 {
@@ -817,11 +807,11 @@ func (c *Checker) crossChecks(d *LogDir) {
 			}
 		}
 		if !covered {
-			c.addf(KindCoverageHole, SeverityError, dir, -1, start, "log starts at offset %d and no snapshot reaches it: offsets [0, %d) are missing", start, start)
+			c.addf(KindCoverageHole, model.SevError, dir, -1, start, "log starts at offset %d and no snapshot reaches it: offsets [0, %d) are missing", start, start)
 		}
 	}
 	if qs := d.QuorumState; qs != nil && c.maxEpoch >= 0 && qs.LeaderEpoch < c.maxEpoch {
-		f := finding(KindQuorumStateEpoch, SeverityWarning, filepath.Join(dir, QuorumStateFileName), qs.LeaderEpochPos, -1,
+		f := finding(KindQuorumStateEpoch, model.SevWarning, filepath.Join(dir, QuorumStateFileName), qs.LeaderEpochPos, -1,
 			"leaderEpoch %d is below the log's last epoch %d (Kafka warns and uses the log's)", qs.LeaderEpoch, c.maxEpoch)
 		f.Where.Line = 1
 		c.add(f)
@@ -840,9 +830,9 @@ func (c *Checker) crossChecks(d *LogDir) {
 			var f Finding
 			switch {
 			case !ok:
-				f = finding(KindLeaderEpochMismatch, SeverityWarning, path, -1, e.StartOffset, "epoch %d starts at %d but no batch of that epoch is in the segments", e.Epoch, e.StartOffset)
+				f = finding(KindLeaderEpochMismatch, model.SevWarning, path, -1, e.StartOffset, "epoch %d starts at %d but no batch of that epoch is in the segments", e.Epoch, e.StartOffset)
 			case first != e.StartOffset:
-				f = finding(KindLeaderEpochMismatch, SeverityWarning, path, -1, e.StartOffset, "epoch %d starts at %d, the segments say %d", e.Epoch, e.StartOffset, first)
+				f = finding(KindLeaderEpochMismatch, model.SevWarning, path, -1, e.StartOffset, "epoch %d starts at %d, the segments say %d", e.Epoch, e.StartOffset, first)
 			default:
 				continue
 			}
@@ -851,7 +841,7 @@ func (c *Checker) crossChecks(d *LogDir) {
 		}
 	}
 	if pm := d.PartitionMetadata; pm != nil && pm.TopicID != MetadataTopicID {
-		f := finding(KindPartitionTopicID, SeverityWarning, filepath.Join(dir, PartitionMetadataFileName), -1, -1, "topic_id %s, __cluster_metadata uses %s", pm.TopicID, MetadataTopicID)
+		f := finding(KindPartitionTopicID, model.SevWarning, filepath.Join(dir, PartitionMetadataFileName), -1, -1, "topic_id %s, __cluster_metadata uses %s", pm.TopicID, MetadataTopicID)
 		f.Where.Line = 2
 		c.add(f)
 	}

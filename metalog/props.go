@@ -202,6 +202,21 @@ func ParseJavaProperties(data []byte) (map[string]string, error) {
 	return m, err
 }
 
+// ReadJavaProperties reads and parses a java.util.Properties file (a
+// broker's server.properties); a parse error names the file. The file is
+// the operator's, not a log dir's: it is read whole, whatever its size.
+func ReadJavaProperties(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := ParseJavaProperties(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
 // parseJavaProperties also returns the line each key was read from. It is
 // linear in the input: a logical line is assembled once, whatever the
 // number of continuation lines.

@@ -185,8 +185,201 @@ func (r *Replayer) apply(pos Position, rec records.Metadata) {
 // with a stale broker epoch, partition records for unknown topics or
 // partitions or with directories that do not match the replicas, a
 // ClearElrRecord for an unknown topic, a metadata.version of 0. Unknown
-// record types are refused too.
+// record types are refused too. Each family of records has its method;
+// PartitionRecord, the hot path, stays in the switch.
 func (r *Replayer) applyRecord(rec records.Metadata) bool {
+	switch m := rec.(type) {
+	case *records.PartitionRecord:
+		// Most records of a real log: applied here, with no second
+		// dispatch.
+		t := r.topic(m.TopicId)
+		if t == nil {
+			return false // before building anything
+		}
+		return addPartition(t, m, r.arena.partition(m))
+	case *records.TopicRecord, *records.RemoveTopicRecord, *records.PartitionChangeRecord, *records.ClearElrRecord:
+		return r.applyTopics(rec)
+	case *records.ConfigRecord:
+		r.applyConfig(m)
+	case *records.ClientQuotaRecord:
+		r.applyQuota(m)
+	case *records.AccessControlEntryRecord, *records.RemoveAccessControlEntryRecord,
+		*records.UserScramCredentialRecord, *records.RemoveUserScramCredentialRecord,
+		*records.DelegationTokenRecord, *records.RemoveDelegationTokenRecord:
+		r.applySecurity(rec)
+	case *records.FeatureLevelRecord:
+		return r.applyFeature(m)
+	case *records.RegisterBrokerRecord, *records.UnregisterBrokerRecord, *records.FenceBrokerRecord,
+		*records.UnfenceBrokerRecord, *records.BrokerRegistrationChangeRecord,
+		*records.RegisterControllerRecord, *records.UnregisterControllerRecord:
+		return r.applyNodes(rec)
+	case *records.ProducerIdsRecord:
+		r.img.ProducerIDs = &model.ProducerIDs{NextProducerID: m.NextProducerId, BrokerID: m.BrokerId, BrokerEpoch: m.BrokerEpoch}
+	case *records.ZkMigrationStateRecord:
+		img := r.img
+		if img.Migration == nil {
+			img.Migration = &model.Migration{}
+		}
+		img.Migration.HasState = true
+		img.Migration.State = model.ZkMigrationState(m.ZkMigrationState)
+	case *records.NoOpRecord:
+	default:
+		return false
+	}
+	return true
+}
+
+// applyTopics is applyRecord for topic and partition records other than
+// PartitionRecord.
+func (r *Replayer) applyTopics(rec records.Metadata) bool {
+	img := r.img
+	switch m := rec.(type) {
+	case *records.TopicRecord:
+		t := &model.Topic{Name: m.Name, ID: m.TopicId, Partitions: map[int32]*model.Partition{}}
+		if old := img.Topics[m.Name]; old != nil {
+			delete(r.byID, old.ID)
+		}
+		img.Topics[m.Name] = t
+		r.byID[m.TopicId], r.lastTopic = t, nil
+	case *records.RemoveTopicRecord:
+		t := r.byID[m.TopicId]
+		if t == nil {
+			return false
+		}
+		delete(r.byID, m.TopicId)
+		r.lastTopic = nil
+		delete(img.Topics, t.Name)
+		delete(img.Configs, model.ConfigResource{Type: model.ConfigTopic, Name: t.Name})
+	case *records.PartitionChangeRecord:
+		t := r.topic(m.TopicId)
+		if t == nil {
+			return false
+		}
+		p := t.Partitions[m.PartitionId]
+		if p == nil {
+			return false
+		}
+		return applyPartitionChange(p, m)
+	case *records.ClearElrRecord:
+		// Kafka clears ELR and last known ELR with a partition change, so
+		// a partition that had either gets a new partition epoch; others
+		// are untouched.
+		if m.TopicName != "" && img.Topics[m.TopicName] == nil {
+			return false
+		}
+		for _, t := range img.Topics {
+			if m.TopicName != "" && t.Name != m.TopicName {
+				continue
+			}
+			for _, p := range t.Partitions {
+				if len(p.ELR) > 0 || len(p.LastKnownELR) > 0 {
+					p.ELR, p.LastKnownELR = []int32{}, []int32{}
+					p.PartitionEpoch++
+				}
+			}
+		}
+	default:
+		return false // not one of applyRecord's topic records
+	}
+	return true
+}
+
+// applyConfig sets or (value null) removes one config; a resource left
+// without configs goes.
+func (r *Replayer) applyConfig(m *records.ConfigRecord) {
+	img := r.img
+	res := model.ConfigResource{Type: model.ConfigResourceType(m.ResourceType), Name: m.ResourceName}
+	kv := img.Configs[res]
+	if m.Value == nil {
+		if kv != nil {
+			delete(kv, m.Name)
+			if len(kv) == 0 {
+				delete(img.Configs, res)
+			}
+		}
+		return
+	}
+	if kv == nil {
+		kv = map[string]string{}
+		img.Configs[res] = kv
+	}
+	kv[m.Name] = *m.Value
+}
+
+// applyQuota sets or removes one quota of an entity (its parts in
+// canonical order); an entity left without quotas goes.
+func (r *Replayer) applyQuota(m *records.ClientQuotaRecord) {
+	img := r.img
+	parts := make([]model.QuotaEntityPart, len(m.Entity))
+	for i, e := range m.Entity {
+		parts[i] = model.QuotaEntityPart{Type: e.EntityType, Name: e.EntityName}
+	}
+	parts = model.CanonicalQuotaEntity(parts)
+	key := model.QuotaEntityKey(parts)
+	q := img.ClientQuotas[key]
+	if m.Remove {
+		if q != nil {
+			delete(q.Values, m.Key)
+			if len(q.Values) == 0 {
+				delete(img.ClientQuotas, key)
+			}
+		}
+		return
+	}
+	if q == nil {
+		q = &model.ClientQuota{Entity: parts, Values: map[string]float64{}}
+		img.ClientQuotas[key] = q
+	}
+	q.Values[m.Key] = m.Value
+}
+
+// applySecurity is applyRecord for ACLs, SCRAM credentials and delegation
+// tokens: each record sets or removes one entry, and none is refused.
+func (r *Replayer) applySecurity(rec records.Metadata) {
+	img := r.img
+	switch m := rec.(type) {
+	case *records.AccessControlEntryRecord:
+		img.ACLs[m.Id] = &model.ACL{
+			ID: m.Id, ResourceType: m.ResourceType, ResourceName: m.ResourceName, PatternType: m.PatternType,
+			Principal: m.Principal, Host: m.Host, Operation: m.Operation, PermissionType: m.PermissionType,
+		}
+	case *records.RemoveAccessControlEntryRecord:
+		delete(img.ACLs, m.Id)
+	case *records.UserScramCredentialRecord:
+		img.SCRAM[model.ScramKey{User: m.Name, Mechanism: m.Mechanism}] = &model.ScramCredential{
+			User: m.Name, Mechanism: m.Mechanism, Salt: m.Salt, StoredKey: m.StoredKey, ServerKey: m.ServerKey, Iterations: m.Iterations,
+		}
+	case *records.RemoveUserScramCredentialRecord:
+		delete(img.SCRAM, model.ScramKey{User: m.Name, Mechanism: m.Mechanism})
+	case *records.DelegationTokenRecord:
+		img.DelegationTokens[m.TokenId] = &model.DelegationToken{
+			TokenID: m.TokenId, Owner: m.Owner, Requester: m.Requester, Renewers: m.Renewers,
+			IssueTimestamp: m.IssueTimestamp, MaxTimestamp: m.MaxTimestamp, ExpirationTimestamp: m.ExpirationTimestamp,
+		}
+	case *records.RemoveDelegationTokenRecord:
+		delete(img.DelegationTokens, m.TokenId)
+	}
+}
+
+// applyFeature sets a feature level (0 removes the feature).
+func (r *Replayer) applyFeature(m *records.FeatureLevelRecord) bool {
+	switch {
+	case m.Name == "kraft.version":
+		// Kafka 4.x's FeaturesDelta ignores it: kraft.version lives in
+		// the raft control records (Quorum.KRaftVersion).
+	case m.Name == "metadata.version" && m.FeatureLevel < 1:
+		// No such metadata.version; Kafka refuses the record.
+		return false
+	case m.FeatureLevel == 0:
+		delete(r.img.Features, m.Name)
+	default:
+		r.img.Features[m.Name] = m.FeatureLevel
+	}
+	return true
+}
+
+// applyNodes is applyRecord for broker and controller registrations.
+func (r *Replayer) applyNodes(rec records.Metadata) bool {
 	img := r.img
 	switch m := rec.(type) {
 	case *records.RegisterBrokerRecord:
@@ -217,29 +410,7 @@ func (r *Replayer) applyRecord(rec records.Metadata) bool {
 		}
 		b.Fenced = false
 	case *records.BrokerRegistrationChangeRecord:
-		b := img.Brokers[m.BrokerId]
-		// fenced is -1 unfence, 0 no change, 1 fence; inControlledShutdown
-		// 0 no change, 1 in controlled shutdown. Kafka refuses the whole
-		// record for any other value.
-		if b == nil || b.Epoch != m.BrokerEpoch || m.Fenced < -1 || m.Fenced > 1 ||
-			m.InControlledShutdown < 0 || m.InControlledShutdown > 1 {
-			return false
-		}
-		switch m.Fenced {
-		case -1:
-			b.Fenced = false
-		case 1:
-			b.Fenced = true
-		}
-		if m.InControlledShutdown == 1 {
-			b.InControlledShutdown = true
-		}
-		if len(m.LogDirs) > 0 {
-			b.LogDirs = slices.Clone(m.LogDirs)
-		}
-		if m.CordonedLogDirs != nil {
-			b.CordonedLogDirs = slices.Clone(m.CordonedLogDirs)
-		}
+		return applyRegistrationChange(img.Brokers[m.BrokerId], m)
 	case *records.RegisterControllerRecord:
 		c := &model.Controller{ID: m.ControllerId, IncarnationID: m.IncarnationId, ZkMigrationReady: m.ZkMigrationReady}
 		for _, e := range m.EndPoints {
@@ -251,139 +422,35 @@ func (r *Replayer) applyRecord(rec records.Metadata) bool {
 		img.Controllers[m.ControllerId] = c
 	case *records.UnregisterControllerRecord:
 		delete(img.Controllers, m.ControllerId)
-	case *records.TopicRecord:
-		t := &model.Topic{Name: m.Name, ID: m.TopicId, Partitions: map[int32]*model.Partition{}}
-		if old := img.Topics[m.Name]; old != nil {
-			delete(r.byID, old.ID)
-		}
-		img.Topics[m.Name] = t
-		r.byID[m.TopicId], r.lastTopic = t, nil
-	case *records.RemoveTopicRecord:
-		t := r.byID[m.TopicId]
-		if t == nil {
-			return false
-		}
-		delete(r.byID, m.TopicId)
-		r.lastTopic = nil
-		delete(img.Topics, t.Name)
-		delete(img.Configs, model.ConfigResource{Type: model.ConfigTopic, Name: t.Name})
-	case *records.PartitionRecord:
-		t := r.topic(m.TopicId)
-		if t == nil {
-			return false // before building anything
-		}
-		return addPartition(t, m, r.arena.partition(m))
-	case *records.PartitionChangeRecord:
-		t := r.topic(m.TopicId)
-		if t == nil {
-			return false
-		}
-		p := t.Partitions[m.PartitionId]
-		if p == nil {
-			return false
-		}
-		return applyPartitionChange(p, m)
-	case *records.ClearElrRecord:
-		// Kafka clears ELR and last known ELR with a partition change, so
-		// a partition that had either gets a new partition epoch; others
-		// are untouched.
-		if m.TopicName != "" && img.Topics[m.TopicName] == nil {
-			return false
-		}
-		for _, t := range img.Topics {
-			if m.TopicName != "" && t.Name != m.TopicName {
-				continue
-			}
-			for _, p := range t.Partitions {
-				if len(p.ELR) > 0 || len(p.LastKnownELR) > 0 {
-					p.ELR, p.LastKnownELR = []int32{}, []int32{}
-					p.PartitionEpoch++
-				}
-			}
-		}
-	case *records.ConfigRecord:
-		res := model.ConfigResource{Type: model.ConfigResourceType(m.ResourceType), Name: m.ResourceName}
-		kv := img.Configs[res]
-		if m.Value == nil {
-			if kv != nil {
-				delete(kv, m.Name)
-				if len(kv) == 0 {
-					delete(img.Configs, res)
-				}
-			}
-			return true
-		}
-		if kv == nil {
-			kv = map[string]string{}
-			img.Configs[res] = kv
-		}
-		kv[m.Name] = *m.Value
-	case *records.ClientQuotaRecord:
-		parts := make([]model.QuotaEntityPart, len(m.Entity))
-		for i, e := range m.Entity {
-			parts[i] = model.QuotaEntityPart{Type: e.EntityType, Name: e.EntityName}
-		}
-		parts = model.CanonicalQuotaEntity(parts)
-		key := model.QuotaEntityKey(parts)
-		q := img.ClientQuotas[key]
-		if m.Remove {
-			if q != nil {
-				delete(q.Values, m.Key)
-				if len(q.Values) == 0 {
-					delete(img.ClientQuotas, key)
-				}
-			}
-			return true
-		}
-		if q == nil {
-			q = &model.ClientQuota{Entity: parts, Values: map[string]float64{}}
-			img.ClientQuotas[key] = q
-		}
-		q.Values[m.Key] = m.Value
-	case *records.ProducerIdsRecord:
-		img.ProducerIDs = &model.ProducerIDs{NextProducerID: m.NextProducerId, BrokerID: m.BrokerId, BrokerEpoch: m.BrokerEpoch}
-	case *records.AccessControlEntryRecord:
-		img.ACLs[m.Id] = &model.ACL{
-			ID: m.Id, ResourceType: m.ResourceType, ResourceName: m.ResourceName, PatternType: m.PatternType,
-			Principal: m.Principal, Host: m.Host, Operation: m.Operation, PermissionType: m.PermissionType,
-		}
-	case *records.RemoveAccessControlEntryRecord:
-		delete(img.ACLs, m.Id)
-	case *records.UserScramCredentialRecord:
-		img.SCRAM[model.ScramKey{User: m.Name, Mechanism: m.Mechanism}] = &model.ScramCredential{
-			User: m.Name, Mechanism: m.Mechanism, Salt: m.Salt, StoredKey: m.StoredKey, ServerKey: m.ServerKey, Iterations: m.Iterations,
-		}
-	case *records.RemoveUserScramCredentialRecord:
-		delete(img.SCRAM, model.ScramKey{User: m.Name, Mechanism: m.Mechanism})
-	case *records.DelegationTokenRecord:
-		img.DelegationTokens[m.TokenId] = &model.DelegationToken{
-			TokenID: m.TokenId, Owner: m.Owner, Requester: m.Requester, Renewers: m.Renewers,
-			IssueTimestamp: m.IssueTimestamp, MaxTimestamp: m.MaxTimestamp, ExpirationTimestamp: m.ExpirationTimestamp,
-		}
-	case *records.RemoveDelegationTokenRecord:
-		delete(img.DelegationTokens, m.TokenId)
-	case *records.FeatureLevelRecord:
-		switch {
-		case m.Name == "kraft.version":
-			// Kafka 4.x's FeaturesDelta ignores it: kraft.version lives in
-			// the raft control records (Quorum.KRaftVersion).
-		case m.Name == "metadata.version" && m.FeatureLevel < 1:
-			// No such metadata.version; Kafka refuses the record.
-			return false
-		case m.FeatureLevel == 0:
-			delete(img.Features, m.Name)
-		default:
-			img.Features[m.Name] = m.FeatureLevel
-		}
-	case *records.ZkMigrationStateRecord:
-		if img.Migration == nil {
-			img.Migration = &model.Migration{}
-		}
-		img.Migration.HasState = true
-		img.Migration.State = model.ZkMigrationState(m.ZkMigrationState)
-	case *records.NoOpRecord:
 	default:
+		return false // not one of applyRecord's node records
+	}
+	return true
+}
+
+// applyRegistrationChange changes broker b (nil when unknown) as m says.
+// fenced is -1 unfence, 0 no change, 1 fence; inControlledShutdown 0 no
+// change, 1 in controlled shutdown. Kafka refuses the whole record for any
+// other value, and for an unknown broker or a stale broker epoch.
+func applyRegistrationChange(b *model.Broker, m *records.BrokerRegistrationChangeRecord) bool {
+	if b == nil || b.Epoch != m.BrokerEpoch || m.Fenced < -1 || m.Fenced > 1 ||
+		m.InControlledShutdown < 0 || m.InControlledShutdown > 1 {
 		return false
+	}
+	switch m.Fenced {
+	case -1:
+		b.Fenced = false
+	case 1:
+		b.Fenced = true
+	}
+	if m.InControlledShutdown == 1 {
+		b.InControlledShutdown = true
+	}
+	if len(m.LogDirs) > 0 {
+		b.LogDirs = slices.Clone(m.LogDirs)
+	}
+	if m.CordonedLogDirs != nil {
+		b.CordonedLogDirs = slices.Clone(m.CordonedLogDirs)
 	}
 	return true
 }

@@ -26,6 +26,8 @@ type ApplyOptions struct {
 	// Progress, when set, is told the bytes written so far and the bytes
 	// to write in all (files left as they are count as written).
 	Progress func(done, total int64)
+	// FileHook, when set, is called at every file boundary.
+	FileHook FileHook
 }
 
 func controllerDirName(id int32) string { return "controller-" + strconv.Itoa(int(id)) }
@@ -141,7 +143,7 @@ func Apply(p *Plan, o ApplyOptions) ([]FileResult, error) {
 			if f.name == bootName {
 				report = progress
 			}
-			act, err := putFileProgress(path, f.data, o.Force, o.DryRun, 0, report)
+			act, err := putFileProgress(path, f.data, o.Force, o.DryRun, 0, report, o.FileHook)
 			if err != nil {
 				return out, err
 			}

@@ -46,6 +46,8 @@ type BrokerOptions struct {
 	// Kafka then renames them *-stray on first start.
 	AllowStray bool
 	DryRun     bool
+	// FileHook, when set, is called at every file boundary.
+	FileHook FileHook
 }
 
 // BrokerDir is one log dir as found.
@@ -250,7 +252,7 @@ func ConvertBrokers(p *Plan, o BrokerOptions) (*BrokerReport, error) {
 		return cmp.Compare(writeRank(a.kind), writeRank(b.kind))
 	})
 	for _, w := range writes {
-		act, err := putFile(w.path, w.data, w.overwrite, o.DryRun)
+		act, err := putFileProgress(w.path, w.data, w.overwrite, o.DryRun, 0, nil, o.FileHook)
 		if err != nil {
 			return r, err
 		}

@@ -278,7 +278,7 @@ const configPerm = 0o600
 // WriteConfig writes a generated config atomically, created mode 0600;
 // an existing file with other content is refused unless overwrite.
 func WriteConfig(path string, data []byte, overwrite, dryRun bool) (FileResult, error) {
-	act, err := putFileProgress(path, data, overwrite, dryRun, configPerm, nil)
+	act, err := putFileProgress(path, data, overwrite, dryRun, configPerm, nil, nil)
 	return FileResult{Path: path, Kind: "server.properties", Action: act, Bytes: len(data)}, err
 }
 

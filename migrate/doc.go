@@ -114,7 +114,8 @@
 // temporary file, fsynced, renamed and the directory fsynced. Files that
 // mark a dir as done (meta.properties) go last. A kill -9 at any point
 // therefore leaves either the old or the new file, and a rerun finishes
-// the job. Hook is called at every file boundary for fault injection.
+// the job. ApplyOptions.FileHook and BrokerOptions.FileHook are called at
+// every file boundary, for fault injection.
 //
 // # At scale
 //

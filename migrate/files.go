@@ -15,17 +15,19 @@ import (
 	"github.com/kmeta/kmeta/metalog"
 )
 
-// Hook, when set, is called at every file boundary of apply and brokers:
-// "before" when a file's content is complete in its temporary file and
-// not yet renamed into place, "after" once it is in place. The commands
-// use it for fault injection (KMETA_MIGRATE_KILL_AT), tests to count.
-var Hook func(event, path string)
+// FileHook, when set in ApplyOptions or BrokerOptions, is called at every
+// file boundary: FileBefore when a file's content is complete in its
+// temporary file and not yet renamed into place, FileAfter once it is in
+// place. It exists for fault injection (kmeta kills itself at the N-th
+// boundary to prove a rerun completes the job) and for tests to count
+// boundaries; it is an option of the call, so two calls never share one.
+type FileHook func(event, path string)
 
-func hook(event, path string) {
-	if Hook != nil {
-		Hook(event, path)
-	}
-}
+// File boundary events.
+const (
+	FileBefore = "before"
+	FileAfter  = "after"
+)
 
 // File names.
 const (
@@ -74,16 +76,17 @@ func sameContent(path string, data []byte) (exists, same bool, err error) {
 // therefore finishes the job: what was written is recognised, what was not
 // is written.
 func putFile(path string, data []byte, overwrite, dryRun bool) (string, error) {
-	return putFileProgress(path, data, overwrite, dryRun, 0, nil)
+	return putFileProgress(path, data, overwrite, dryRun, 0, nil, nil)
 }
 
 // writeChunk is how much putFileProgress writes between progress reports.
 const writeChunk = 4 << 20
 
 // putFileProgress is putFile reporting each chunk written (and a file
-// left as it was, whole) to progress, when not nil, and creating the file
-// with mode perm (0: metalog's default, 0644).
-func putFileProgress(path string, data []byte, overwrite, dryRun bool, perm os.FileMode, progress func(n int)) (string, error) {
+// left as it was, whole) to progress, and its boundaries to hook, each
+// when not nil; it creates the file with mode perm (0: metalog's default,
+// 0644).
+func putFileProgress(path string, data []byte, overwrite, dryRun bool, perm os.FileMode, progress func(n int), hook FileHook) (string, error) {
 	report := func(n int) {
 		if progress != nil {
 			progress(n)
@@ -116,11 +119,15 @@ func putFileProgress(path string, data []byte, overwrite, dryRun bool, perm os.F
 		rest = rest[n:]
 		report(n)
 	}
-	hook("before", path)
+	if hook != nil {
+		hook(FileBefore, path)
+	}
 	if err := f.Commit(); err != nil {
 		return "", err
 	}
-	hook("after", path)
+	if hook != nil {
+		hook(FileAfter, path)
+	}
 	return ActionWrite, nil
 }
 

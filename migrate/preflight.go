@@ -493,34 +493,33 @@ func checkConfigs(c *planCtx) error {
 }
 
 func checkSCRAM(c *planCtx) error {
-	n := len(c.img.SCRAM)
-	if n == 0 {
-		return nil
-	}
-	if _, ok := c.cat.RecordVersion(c.level.Level, features.UserScramCredentialRecord); !ok {
-		// Left out either way: the plan is blocked unless overridden.
-		c.eo.dropSCRAM = true
-		need := levelName(c.cat, features.LevelScram)
-		c.block(CodeSCRAMUnsupported, OverrideDropSCRAM, "scram",
-			fmt.Sprintf("%d SCRAM credentials cannot be written below %s (target %s)", n, need, c.level.Name),
-			fmt.Sprintf("choose --metadata-version %s or later", need))
-	}
+	c.eo.dropSCRAM = c.blockUnwritable(len(c.img.SCRAM), "SCRAM credentials", "scram",
+		features.UserScramCredentialRecord, features.LevelScram, CodeSCRAMUnsupported, OverrideDropSCRAM)
 	return nil
 }
 
 func checkTokens(c *planCtx) error {
-	n := len(c.img.DelegationTokens)
-	if n == 0 {
-		return nil
-	}
-	if _, ok := c.cat.RecordVersion(c.level.Level, features.DelegationTokenRecord); !ok {
-		c.eo.dropTokens = true
-		need := levelName(c.cat, features.LevelDelegationTokens)
-		c.block(CodeTokensUnsupported, OverrideDropTokens, "delegation tokens",
-			fmt.Sprintf("%d delegation tokens cannot be written below %s (target %s)", n, need, c.level.Name),
-			fmt.Sprintf("choose --metadata-version %s or later", need))
-	}
+	c.eo.dropTokens = c.blockUnwritable(len(c.img.DelegationTokens), "delegation tokens", "delegation tokens",
+		features.DelegationTokenRecord, features.LevelDelegationTokens, CodeTokensUnsupported, OverrideDropTokens)
 	return nil
+}
+
+// blockUnwritable blocks n entities that the target level has no record
+// for (lifted by override), and reports whether they are left out: they
+// are either way, since the plan is blocked unless overridden.
+func (c *planCtx) blockUnwritable(n int, what, entity string, apiKey, since int16,
+	code, override string) bool {
+	if n == 0 {
+		return false
+	}
+	if _, ok := c.cat.RecordVersion(c.level.Level, apiKey); ok {
+		return false
+	}
+	need := levelName(c.cat, since)
+	c.block(code, override, entity,
+		fmt.Sprintf("%d %s cannot be written below %s (target %s)", n, what, need, c.level.Name),
+		fmt.Sprintf("choose --metadata-version %s or later", need))
+	return true
 }
 
 // planRecords computes the records, with what the checks before decided

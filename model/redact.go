@@ -124,7 +124,7 @@ func RedactedScram(c *ScramCredential) string {
 // credential keeps its fingerprint and iterations, anything else is
 // hashed whole.
 func redactScramValue(v string) string {
-	if isRedacted(v) || isRedactedScram(v) {
+	if IsRedacted(v) || isRedactedScram(v) {
 		return v
 	}
 	var c ScramCredential
@@ -152,7 +152,7 @@ func redactScramValue(v string) string {
 
 func isRedactedScram(v string) bool {
 	head, it, ok := strings.Cut(v, ",iterations=")
-	if !ok || !isRedacted(head) {
+	if !ok || !IsRedacted(head) {
 		return false
 	}
 	_, err := strconv.ParseInt(it, 10, 32)
@@ -175,7 +175,7 @@ func isRedactedScram(v string) bool {
 //   - Data still holding a SCRAM key field (stored_key=, server_key=) is
 //     hashed whole.
 func RedactRawZnode(path string, data []byte) []byte {
-	if len(data) == 0 || isRedacted(string(data)) {
+	if len(data) == 0 || IsRedacted(string(data)) {
 		return data
 	}
 	var doc any
@@ -201,7 +201,7 @@ func RedactRawZnode(path string, data []byte) []byte {
 	if m != nil {
 		if cfg, ok := obj["config"]; ok {
 			kv, ok := cfg.(map[string]any)
-			if s, isStr := cfg.(string); !ok && !(isStr && isRedacted(s)) {
+			if s, isStr := cfg.(string); !ok && !(isStr && IsRedacted(s)) {
 				b, _ := json.Marshal(cfg)
 				obj["config"] = RedactedValue(string(b))
 				changed = true
@@ -223,7 +223,7 @@ func RedactRawZnode(path string, data []byte) []byte {
 				switch {
 				case isStr && isScramKey(k):
 					kv[k] = redactScramValue(s)
-				case isStr && isRedacted(s):
+				case isStr && IsRedacted(s):
 					continue
 				case isStr:
 					kv[k] = RedactedValue(s)
@@ -274,7 +274,7 @@ func redactJSONValue(v any) any {
 				switch {
 				case isScramKey(k):
 					x[k] = redactScramValue(s)
-				case !isRedacted(s):
+				case !IsRedacted(s):
 					x[k] = RedactedValue(s)
 				}
 				continue
@@ -333,7 +333,11 @@ func hasSecretKey(data []byte) bool {
 	}
 }
 
-func isRedacted(v string) bool {
+// IsRedacted reports whether v is in RedactedValue's form, as a redacted
+// image or dump holds it instead of the secret: "[redacted sha256:" and
+// 12 characters and "]", nothing more. A value that only starts like one
+// is a value like any other (it is redacted again, and compared as is).
+func IsRedacted(v string) bool {
 	return strings.HasPrefix(v, "[redacted sha256:") && strings.HasSuffix(v, "]") && len(v) == len("[redacted sha256:]")+12
 }
 

@@ -18,9 +18,7 @@ const NotReported = "[not reported]"
 // SecretWithheld reports whether a config value is a stand-in for a secret
 // the view does not hold: a redaction (RedactedValue) or NotReported.
 func SecretWithheld(v string) bool {
-	// isRedacted becomes the exported IsRedacted (the one redaction
-	// test) when that lands; this is its only use outside redact.go.
-	return v == NotReported || isRedacted(v)
+	return v == NotReported || IsRedacted(v)
 }
 
 // ConfigWithheld reports whether a config entry of a resource of type t

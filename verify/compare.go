@@ -14,21 +14,6 @@ import (
 	"github.com/kmeta/kmeta/model"
 )
 
-// Kind is the world a view comes from.
-type Kind int
-
-const (
-	ZooKeeper Kind = iota + 1
-	KRaft
-)
-
-func (k Kind) String() string {
-	if k == KRaft {
-		return "kraft"
-	}
-	return "zookeeper"
-}
-
 // Classes, in the order reports list them.
 const (
 	ClassCluster     = "cluster"
@@ -82,9 +67,10 @@ var ErrUnknownClass = errors.New("unknown class")
 
 // Side describes one view.
 type Side struct {
-	Kind Kind
+	// World is where the view comes from; it must be set.
+	World model.World
 	// Name is how findings and the summary name the side (a source
-	// string); it defaults to the kind.
+	// string); it defaults to the world's name.
 	Name string
 }
 
@@ -127,7 +113,7 @@ type ClassCount struct {
 }
 
 // Differ reports whether the views differ: any finding that is not an
-// info (explained) finding, or any change between two views of one kind.
+// info (explained) finding, or any change between two views of one world.
 func (r *Report) Differ() bool {
 	for _, f := range r.Findings {
 		if f.Severity != model.SevInfo || f.Code == CodeAdded || f.Code == CodeRemoved || f.Code == CodeChanged {
@@ -167,15 +153,15 @@ func Compare(left, right *model.Image, opts Options) (*Report, error) {
 	if left == nil || right == nil {
 		return nil, errors.New("verify: a view is missing")
 	}
-	if opts.Left.Kind == 0 || opts.Right.Kind == 0 {
-		return nil, errors.New("verify: both sides need a kind")
+	if opts.Left.World == 0 || opts.Right.World == 0 {
+		return nil, errors.New("verify: both sides need a world")
 	}
 	for _, s := range []*Side{&opts.Left, &opts.Right} {
 		if s.Name == "" {
-			s.Name = s.Kind.String()
+			s.Name = s.World.String()
 		}
 	}
-	cr := &comparison{opts: opts, left: left, right: right, cross: opts.Left.Kind != opts.Right.Kind}
+	cr := &comparison{opts: opts, left: left, right: right, cross: opts.Left.World != opts.Right.World}
 	cr.run()
 
 	rep := &Report{Left: opts.Left, Right: opts.Right, CrossWorld: cr.cross, IgnoredCounts: map[string]int{}}
@@ -223,13 +209,13 @@ func (c *comparison) add(f model.Finding) { c.findings = append(c.findings, f) }
 func (c *comparison) run() {
 	skipL, skipR := map[string]bool{}, map[string]bool{}
 	if c.cross {
-		if c.opts.Left.Kind == ZooKeeper {
+		if c.opts.Left.World == model.WorldZooKeeper {
 			c.zk, c.kr = c.left, c.right
 		} else {
 			c.zk, c.kr = c.right, c.left
 		}
 		skip := c.pendingDeletions()
-		if c.opts.Left.Kind == ZooKeeper {
+		if c.opts.Left.World == model.WorldZooKeeper {
 			skipL = skip
 		} else {
 			skipR = skip
@@ -239,8 +225,8 @@ func (c *comparison) run() {
 	// finishes first.
 	var lv, rv *view
 	var wg sync.WaitGroup
-	wg.Go(func() { lv = normalize(c.left, c.opts.Left.Kind, c.cross, skipL) })
-	rv = normalize(c.right, c.opts.Right.Kind, c.cross, skipR)
+	wg.Go(func() { lv = normalize(c.left, c.opts.Left.World, c.cross, skipL) })
+	rv = normalize(c.right, c.opts.Right.World, c.cross, skipR)
 	wg.Wait()
 	c.notes = append(slices.Clone(lv.notes), rv.notes...)
 	onlyPresence(lv.scram, rv.scram)
@@ -530,7 +516,7 @@ func (c *comparison) finding(class string, d rawDiff) model.Finding {
 		f.Message = fmt.Sprintf("%s: %s has %s, %s has %s", what, c.opts.Left.Name, *f.Left, c.opts.Right.Name, *f.Right)
 	}
 	if !c.cross {
-		// Between two views of one kind a difference is a change, not a
+		// Between two views of one world a difference is a change, not a
 		// fault.
 		f.Severity = model.SevInfo
 	}
@@ -545,12 +531,12 @@ func presence(v reflect.Value) reflect.Value {
 }
 
 // missingCode names "absent on side s": missing-in-<world> across worlds,
-// sameKind (added or removed) within one.
-func (c *comparison) missingCode(s Side, sameKind string) string {
+// sameWorld (added or removed) within one.
+func (c *comparison) missingCode(s Side, sameWorld string) string {
 	if !c.cross {
-		return sameKind
+		return sameWorld
 	}
-	if s.Kind == KRaft {
+	if s.World == model.WorldKRaft {
 		return CodeMissingInKRaft
 	}
 	return CodeMissingInZooKeeper
@@ -619,7 +605,7 @@ func (c *comparison) explainConfig(f *model.Finding, d rawDiff, lv, rv *view) {
 		return
 	}
 	zkv := lv
-	if c.opts.Left.Kind != ZooKeeper {
+	if c.opts.Left.World != model.WorldZooKeeper {
 		zkv = rv
 	}
 	if d.field == "" {
@@ -646,7 +632,7 @@ func (c *comparison) explainRuntime(f *model.Finding, d rawDiff) {
 		return
 	}
 	zkE, krE := d.left.Int(), d.right.Int()
-	if c.opts.Left.Kind != ZooKeeper {
+	if c.opts.Left.World != model.WorldZooKeeper {
 		zkE, krE = krE, zkE
 	}
 	if krE > zkE {
@@ -676,7 +662,7 @@ func (c *comparison) explainBroker(f *model.Finding, d rawDiff, lv, rv *view) {
 		return
 	}
 	krv := rv
-	if c.opts.Right.Kind != KRaft {
+	if c.opts.Right.World != model.WorldKRaft {
 		krv = lv
 	}
 	if !krv.brokerMigrating[d.entity] {
@@ -759,11 +745,11 @@ func orNone(s *string) string {
 	return *s
 }
 
-func migrationString(m *model.Migration, kind Kind) *string {
+func migrationString(m *model.Migration, world model.World) *string {
 	if m == nil {
 		return nil
 	}
-	if kind == KRaft || m.HasState && !m.HasZNode {
+	if world == model.WorldKRaft || m.HasState && !m.HasZNode {
 		if !m.HasState {
 			return nil
 		}
@@ -777,7 +763,7 @@ func migrationString(m *model.Migration, kind Kind) *string {
 
 func (c *comparison) migration() {
 	if !c.cross {
-		l, r := migrationString(c.left.Migration, c.opts.Left.Kind), migrationString(c.right.Migration, c.opts.Right.Kind)
+		l, r := migrationString(c.left.Migration, c.opts.Left.World), migrationString(c.right.Migration, c.opts.Right.World)
 		if orNone(l) != orNone(r) {
 			c.add(model.Finding{Code: CodeChanged, Severity: model.SevInfo, Class: ClassMigration, Entity: "migration",
 				Field: "state", Left: l, Right: r, Message: fmt.Sprintf("migration state: %s → %s", orNone(l), orNone(r))})
@@ -790,9 +776,9 @@ func (c *comparison) migration() {
 	if km != nil && km.HasState {
 		kstate = km.State
 	}
-	zs, ks := migrationString(zm, ZooKeeper), migrationString(km, KRaft)
+	zs, ks := migrationString(zm, model.WorldZooKeeper), migrationString(km, model.WorldKRaft)
 	left, right := zs, ks
-	if c.opts.Left.Kind != ZooKeeper {
+	if c.opts.Left.World != model.WorldZooKeeper {
 		left, right = ks, zs
 	}
 	f := model.Finding{Class: ClassMigration, Entity: "migration", Left: left, Right: right,
@@ -835,7 +821,7 @@ func (c *comparison) ibp() {
 			}
 			zkSide, krSide := strp("inter.broker.protocol.version level "+ibp), strp("metadata.version "+strconv.Itoa(int(mv)))
 			l, r := zkSide, krSide
-			if c.opts.Left.Kind != ZooKeeper {
+			if c.opts.Left.World != model.WorldZooKeeper {
 				l, r = krSide, zkSide
 			}
 			c.add(model.Finding{Code: CodeIBPMismatch, Severity: model.SevError, Class: ClassFeatures, Entity: brokerEntity(id),

@@ -15,7 +15,7 @@ func sp(s string) *string { return &s }
 // Kafka's migration leaves them: same content, ACL ids that differ, the
 // ZooKeeper broker registrations and the KRaft ones.
 func pair() (zk, kr *model.Image) {
-	build := func(kind Kind) *model.Image {
+	build := func(world model.World) *model.Image {
 		img := model.NewImage()
 		img.ClusterID = "Y_M1NY68Tu2c3nV89agwIw"
 		tid := model.UUID{1, 2, 3}
@@ -27,7 +27,7 @@ func pair() (zk, kr *model.Image) {
 		img.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: ""}] = map[string]string{"log.retention.ms": "5"}
 		img.ClientQuotas["a"] = &model.ClientQuota{Entity: []model.QuotaEntityPart{{Type: "user", Name: nil}}, Values: map[string]float64{"producer_byte_rate": 1024}}
 		id := model.UUID{9}
-		if kind == KRaft {
+		if world == model.WorldKRaft {
 			id = model.UUID{7, 7} // random per migration
 		}
 		img.ACLs[id] = &model.ACL{ID: id, ResourceType: 2, ResourceName: "orders", PatternType: 3, Principal: "User:alice", Host: "*", Operation: 3, PermissionType: 3}
@@ -36,7 +36,7 @@ func pair() (zk, kr *model.Image) {
 		img.ProducerIDs = &model.ProducerIDs{NextProducerID: 3000, BrokerID: 1, BrokerEpoch: -1}
 		for _, b := range []int32{1, 2} {
 			br := &model.Broker{ID: b, Endpoints: []model.Endpoint{{Name: "PLAINTEXT", Host: "127.0.0.1", Port: uint16(9000 + b)}}}
-			if kind == KRaft {
+			if world == model.WorldKRaft {
 				br.Epoch, br.IncarnationID, br.IsMigratingZkBroker = int64(100+b), model.UUID{byte(b)}, true
 				br.Features = []model.FeatureRange{{Name: "metadata.version", Min: 21, Max: 21}}
 			} else {
@@ -44,7 +44,7 @@ func pair() (zk, kr *model.Image) {
 			}
 			img.Brokers[b] = br
 		}
-		if kind == KRaft {
+		if world == model.WorldKRaft {
 			img.Features["metadata.version"] = 21
 			img.Migration = &model.Migration{HasState: true, State: model.MigrationMigration}
 			img.Provenance.Offset = 500
@@ -54,12 +54,12 @@ func pair() (zk, kr *model.Image) {
 		}
 		return img
 	}
-	return build(ZooKeeper), build(KRaft)
+	return build(model.WorldZooKeeper), build(model.WorldKRaft)
 }
 
 func verifyPair(t *testing.T, zk, kr *model.Image, opts Options) *Report {
 	t.Helper()
-	opts.Left, opts.Right = Side{Kind: ZooKeeper}, Side{Kind: KRaft}
+	opts.Left, opts.Right = Side{World: model.WorldZooKeeper}, Side{World: model.WorldKRaft}
 	rep, err := Compare(zk, kr, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -248,7 +248,7 @@ func TestIgnoreAndOrder(t *testing.T) {
 	if !slices.Equal(rep.Ignored, []string{"runtime"}) || rep.IgnoredCounts["runtime"] != 2 {
 		t.Errorf("ignored %v %v", rep.Ignored, rep.IgnoredCounts)
 	}
-	if _, err := Compare(zk, kr, Options{Left: Side{Kind: ZooKeeper}, Right: Side{Kind: KRaft}, Ignore: []string{"nope"}}); err == nil {
+	if _, err := Compare(zk, kr, Options{Left: Side{World: model.WorldZooKeeper}, Right: Side{World: model.WorldKRaft}, Ignore: []string{"nope"}}); err == nil {
 		t.Error("unknown class accepted")
 	}
 	// Same inputs, same bytes: map order never shows.
@@ -261,10 +261,10 @@ func TestIgnoreAndOrder(t *testing.T) {
 	}
 }
 
-// Between two views of one kind, the codes are added, removed and
+// Between two views of one world, the codes are added, removed and
 // changed, every field is compared (epochs, directories, ELR), and no
 // readiness rule applies.
-func TestDiffSameKind(t *testing.T) {
+func TestDiffSameWorld(t *testing.T) {
 	_, a := pair()
 	_, b := pair()
 	b.Topics["orders"].Partitions[0].ELR = []int32{2}
@@ -273,7 +273,7 @@ func TestDiffSameKind(t *testing.T) {
 	b.Topics["new"] = &model.Topic{Name: "new", ID: model.UUID{5}, Partitions: map[int32]*model.Partition{0: {Replicas: []int32{7}}}}
 	b.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "new"}] = map[string]string{"x": "y"}
 	b.ProducerIDs = nil
-	rep, err := Compare(a, b, Options{Left: Side{Kind: KRaft, Name: "before"}, Right: Side{Kind: KRaft, Name: "after"}})
+	rep, err := Compare(a, b, Options{Left: Side{World: model.WorldKRaft, Name: "before"}, Right: Side{World: model.WorldKRaft, Name: "after"}})
 	if err != nil {
 		t.Fatal(err)
 	}

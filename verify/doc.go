@@ -18,7 +18,7 @@
 //
 // Codes: when the sides are different worlds (verify), an entity or field
 // present on one side only is missing-in-kraft or missing-in-zookeeper and
-// a value that differs is different; when both sides are the same kind
+// a value that differs is different; when both sides are the same world
 // (diff), they are added, removed and changed (left is "before", right is
 // "after"). Explained, expected differences are info findings whose code
 // starts with expected-; readiness findings have their own codes.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/kmeta/kmeta/model"
 )
@@ -30,15 +29,12 @@ func configValue(rt model.ConfigResourceType, key, v string) secret {
 	if !model.SensitiveConfig(rt, key) {
 		return secret{Raw: v, FP: v}
 	}
-	if isRedacted(v) {
+	// A redacted dump holds the fingerprint instead of the secret.
+	if model.IsRedacted(v) {
 		return secret{FP: v}
 	}
 	return secret{Raw: v, FP: model.RedactedValue(v)}
 }
-
-// isRedacted recognises model.RedactedValue's form, which a redacted dump
-// holds instead of the secret.
-func isRedacted(v string) bool { return strings.HasPrefix(v, "[redacted sha256:") }
 
 type clusterN struct {
 	ID string
@@ -98,7 +94,7 @@ type tokenN struct {
 type brokerN struct {
 	Rack      string
 	Endpoints []string
-	// Same-kind only: these differ by design between the worlds.
+	// Same-world only: these differ by design between the worlds.
 	Epoch                int64
 	IncarnationID        string
 	Fenced               bool
@@ -181,7 +177,7 @@ func orEmpty(s []int32) []int32 {
 // normalize builds the comparable view of img. cross says the two sides
 // are different worlds, which drops what differs by design; skipTopics are
 // left out (pending deletions).
-func normalize(img *model.Image, kind Kind, cross bool, skipTopics map[string]bool) *view {
+func normalize(img *model.Image, world model.World, cross bool, skipTopics map[string]bool) *view {
 	v := &view{
 		cluster: map[string]clusterN{}, topics: map[string]topicN{}, configs: map[string]map[string]secret{}, quotas: map[string]map[string]float64{},
 		acls: map[string]bool{}, scram: map[string]scramN{}, tokens: map[string]tokenN{}, brokers: map[string]brokerN{},
@@ -259,7 +255,7 @@ func normalize(img *model.Image, kind Kind, cross bool, skipTopics map[string]bo
 			slices.Sort(bn.Features)
 		}
 		v.brokers[brokerEntity(id)] = bn
-		if kind == KRaft && b.IsMigratingZkBroker {
+		if world == model.WorldKRaft && b.IsMigratingZkBroker {
 			v.brokerMigrating[brokerEntity(id)] = true
 		}
 	}

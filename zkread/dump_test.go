@@ -137,16 +137,16 @@ func TestParseSource(t *testing.T) {
 	os.WriteFile(file, []byte("{}"), 0o644)
 	cases := []struct {
 		in      string
-		kind    SourceKind
+		access  Access
 		servers []string
 		chroot  string
 		path    string
 	}{
-		{"zk://h1:2181,h2:2182/kafka/prod", SourceLive, []string{"h1:2181", "h2:2182"}, "/kafka/prod", ""},
-		{"zk://h1", SourceLive, []string{"h1:2181"}, "", ""},
-		{"zk://[::1]:2181/k", SourceLive, []string{"[::1]:2181"}, "/k", ""},
-		{"zkdata:/var/lib/zk", SourceDataDir, nil, "", "/var/lib/zk"},
-		{"zkdump:x.json", SourceDump, nil, "", "x.json"},
+		{"zk://h1:2181,h2:2182/kafka/prod", AccessLive, []string{"h1:2181", "h2:2182"}, "/kafka/prod", ""},
+		{"zk://h1", AccessLive, []string{"h1:2181"}, "", ""},
+		{"zk://[::1]:2181/k", AccessLive, []string{"[::1]:2181"}, "/k", ""},
+		{"zkdata:/var/lib/zk", AccessDataDir, nil, "", "/var/lib/zk"},
+		{"zkdump:x.json", AccessDump, nil, "", "x.json"},
 	}
 	for _, c := range cases {
 		s, err := ParseSource(c.in)
@@ -154,7 +154,7 @@ func TestParseSource(t *testing.T) {
 			t.Errorf("%s: %v", c.in, err)
 			continue
 		}
-		if s.Kind != c.kind || !slices.Equal(s.Servers, c.servers) || s.Chroot != c.chroot || s.Path != c.path {
+		if s.Access != c.access || !slices.Equal(s.Servers, c.servers) || s.Chroot != c.chroot || s.Path != c.path {
 			t.Errorf("%s: %+v", c.in, s)
 		}
 	}

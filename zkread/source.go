@@ -10,22 +10,25 @@ import (
 	"github.com/kmeta/kmeta/model"
 )
 
-// SourceKind says which reader a Source uses.
-type SourceKind int
+// Access is how a Source's tree is read: from a live ensemble, from a
+// server's data dir on disk, or from a dump file. Every one yields a
+// ZooKeeper tree (the world is model.WorldZooKeeper either way); Access
+// picks the reader. String is the source scheme ("zk", "zkdata", "zkdump").
+type Access int
 
 const (
-	SourceLive    SourceKind = iota + 1 // zk://host:port,…/chroot
-	SourceDataDir                       // zkdata:/path (dataDir or version-2)
-	SourceDump                          // zkdump:file.json
+	AccessLive    Access = iota + 1 // zk://host:port,…/chroot
+	AccessDataDir                   // zkdata:/path (dataDir or version-2)
+	AccessDump                      // zkdump:file.json
 )
 
-func (k SourceKind) String() string {
-	switch k {
-	case SourceLive:
+func (a Access) String() string {
+	switch a {
+	case AccessLive:
 		return "zk"
-	case SourceDataDir:
+	case AccessDataDir:
 		return "zkdata"
-	case SourceDump:
+	case AccessDump:
 		return "zkdump"
 	}
 	return "unknown"
@@ -33,21 +36,21 @@ func (k SourceKind) String() string {
 
 // Source is a parsed ZooKeeper-side source.
 type Source struct {
-	Kind SourceKind
-	// Servers and Chroot for SourceLive (Chroot "" = none).
+	Access Access
+	// Servers and Chroot for AccessLive (Chroot "" = none).
 	Servers []string
 	Chroot  string
-	// Path for SourceDataDir and SourceDump.
+	// Path for AccessDataDir and AccessDump.
 	Path string
 }
 
 func (s Source) String() string {
-	switch s.Kind {
-	case SourceLive:
+	switch s.Access {
+	case AccessLive:
 		return "zk://" + strings.Join(s.Servers, ",") + s.Chroot
-	case SourceDataDir:
+	case AccessDataDir:
 		return "zkdata:" + s.Path
-	case SourceDump:
+	case AccessDump:
 		return "zkdump:" + s.Path
 	}
 	return "?"
@@ -96,19 +99,19 @@ func ParseSource(s string) (Source, error) {
 		if err != nil {
 			return Source{}, err
 		}
-		return Source{Kind: SourceLive, Servers: servers, Chroot: chroot}, nil
+		return Source{Access: AccessLive, Servers: servers, Chroot: chroot}, nil
 	case strings.HasPrefix(s, "zkdata:"):
 		p := strings.TrimPrefix(s, "zkdata:")
 		if p == "" {
 			return Source{}, fmt.Errorf("%w: zkdata: needs a directory", ErrSource)
 		}
-		return Source{Kind: SourceDataDir, Path: p}, nil
+		return Source{Access: AccessDataDir, Path: p}, nil
 	case strings.HasPrefix(s, "zkdump:"):
 		p := strings.TrimPrefix(s, "zkdump:")
 		if p == "" {
 			return Source{}, fmt.Errorf("%w: zkdump: needs a file", ErrSource)
 		}
-		return Source{Kind: SourceDump, Path: p}, nil
+		return Source{Access: AccessDump, Path: p}, nil
 	}
 	return Source{}, fmt.Errorf("%w: %q has no ZooKeeper scheme (want zk://, zkdata: or zkdump:)", ErrSource, s)
 }
@@ -133,12 +136,12 @@ type ReadOptions struct {
 
 // ReadTree reads the source's raw tree.
 func (s Source) ReadTree(ctx context.Context, opts ReadOptions) (*Tree, error) {
-	switch s.Kind {
-	case SourceLive:
+	switch s.Access {
+	case AccessLive:
 		lo := opts.Live
 		lo.Servers, lo.Chroot = s.Servers, s.Chroot
 		return ReadLive(ctx, lo)
-	case SourceDataDir:
+	case AccessDataDir:
 		if opts.Chroot != "" {
 			return ReadDataDir(s.Path, DataDirOptions{Chroot: opts.Chroot, LogDir: opts.LogDir, AtZxid: opts.AtZxid, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress})
 		}
@@ -158,7 +161,7 @@ func (s Source) ReadTree(ctx context.Context, opts ReadOptions) (*Tree, error) {
 		where.File, where.Znode = s.Path, chroot
 		t.warnf(model.WarnChrootDetected, &where, "chroot %s detected in the data dir", chroot)
 		return t, nil
-	case SourceDump:
+	case AccessDump:
 		return ReadDumpFile(filepath.Clean(s.Path))
 	}
 	return nil, fmt.Errorf("%w: empty source", ErrSource)

@@ -1,6 +1,7 @@
 package zkread
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"sort"
@@ -97,6 +98,52 @@ func (t *Tree) Paths() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// NodeDiff is a znode on which two trees disagree (see DiffTrees).
+type NodeDiff struct {
+	Path string
+	// How: "removed" (in the first tree only), "added" (in the second
+	// only), or "changed" (the data differs).
+	How string
+}
+
+// DiffTrees compares two raw trees as two replicas of one ensemble at one
+// zxid must agree: the same znode paths holding the same data bytes (null
+// data differs from empty, as in ZooKeeper). Stats are not compared: a
+// fuzzy snapshot replayed to a zxid may leave cversion and pzxid other than
+// the server that applied the transactions live holds, with the same
+// znodes and data. ZooKeeper's own /zookeeper subtree (present only
+// without a chroot) is left out, as Decode leaves it out: a server sets
+// its config znode from its own configuration file, not by a transaction.
+// The differences come sorted by path.
+func DiffTrees(a, b *Tree) []NodeDiff {
+	var out []NodeDiff
+	for p, x := range a.Nodes {
+		if zookeeperOwn(a, p) {
+			continue
+		}
+		y := b.Nodes[p]
+		switch {
+		case y == nil:
+			out = append(out, NodeDiff{Path: p, How: "removed"})
+		case (x.Data == nil) != (y.Data == nil) || !bytes.Equal(x.Data, y.Data):
+			out = append(out, NodeDiff{Path: p, How: "changed"})
+		}
+	}
+	for p := range b.Nodes {
+		if a.Nodes[p] == nil && !zookeeperOwn(b, p) {
+			out = append(out, NodeDiff{Path: p, How: "added"})
+		}
+	}
+	slices.SortFunc(out, func(x, y NodeDiff) int { return strings.Compare(x.Path, y.Path) })
+	return out
+}
+
+// zookeeperOwn says whether p is in ZooKeeper's own /zookeeper subtree of
+// a tree read without a chroot.
+func zookeeperOwn(t *Tree, p string) bool {
+	return t.Chroot == "" && (p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/"))
 }
 
 // Child joins a parent path and a child name.

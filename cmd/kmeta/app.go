@@ -54,10 +54,11 @@ package main
 // when -v is set). Never use os.Stdout/os.Stderr directly: tests run the app
 // in-process with buffers. Printing goes through output.go and package
 // internal/printer: writeImage(c, img) for a *model.Image (honours
-// --output and --show-secrets), writeRows(c, printer.Rows{...}) for
-// generic tables in all three formats, writeJSON(c, v) for one JSON
-// document built from a struct (stable field order), and
-// printer.WriteJSONLine(stdout(c), v) for JSON-lines streams. Long work
+// --output and --show-secrets), emit(c, r) for a report.Report, the
+// document package internal/report builds from a library's result (its
+// JSON struct, rows and lines, and its exit class, which emit maps to
+// the command's error), and printer.WriteJSONLine(stdout(c), v) for
+// JSON-lines streams. Long work
 // reports through newProgress(c, label, progressBytes|progressCount),
 // whose Update method is the func(done, total int64) libraries take.
 //

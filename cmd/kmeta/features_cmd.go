@@ -1,14 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/kmeta/kmeta/features"
-	"github.com/kmeta/kmeta/internal/printer"
+	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -81,18 +80,6 @@ func featuresCommand(load imageLoader) *cli.Command {
 	}
 }
 
-// releaseMapping is the JSON shape of `features list --release X`.
-type releaseMapping struct {
-	Catalog string         `json:"catalog"`
-	Release string         `json:"release"`
-	Level   features.Level `json:"metadataVersion"`
-	// Features is what `kafka-features version-mapping` prints, sorted
-	// by name, metadata.version excluded.
-	Features []features.FeatureLevelRecord `json:"features"`
-	// BootstrapRecords is what `kafka-storage format` writes.
-	BootstrapRecords []features.FeatureLevelRecord `json:"bootstrapRecords"`
-}
-
 func featuresListCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "list",
@@ -113,37 +100,14 @@ func featuresListCommand() *cli.Command {
 				return err
 			}
 			if rel := c.String("release"); rel != "" {
-				return writeReleaseMapping(c, cat, rel)
+				return listRelease(c, cat, rel)
 			}
-			if outputFormat(c) == printer.JSON {
-				return writeJSON(c, cat)
-			}
-			rows := printer.Rows{Columns: []printer.Column{
-				{Header: "LEVEL", Key: "level"}, {Header: "NAME", Key: "name"}, {Header: "RELEASE", Key: "release"},
-				{Header: "META-CHANGE", Key: "metadataChanged"}, {Header: "STATUS", Key: "status"}, {Header: "ENABLES", Key: "enables"},
-			}}
-			for _, l := range cat.Levels {
-				status := "production"
-				switch {
-				case !l.Production:
-					status = "unstable"
-				case l.Level < cat.MinimumLoadable:
-					status = "not loadable"
-				case l.Level < cat.MinimumBootstrap:
-					status = "load only"
-				}
-				if l.Level == cat.LatestProduction {
-					status += ", default"
-				}
-				rows.Rows = append(rows.Rows, []string{strconv.Itoa(int(l.Level)), l.Name, l.Release,
-					yesNo(l.MetadataChanged), status, l.Enables})
-			}
-			return writeRows(c, rows)
+			return emit(c, report.Levels(cat))
 		},
 	}
 }
 
-func writeReleaseMapping(c *cli.Context, cat *features.Catalog, rel string) error {
+func listRelease(c *cli.Context, cat *features.Catalog, rel string) error {
 	lvl, err := cat.LevelFor(rel)
 	if err != nil {
 		return usageErrorf(c, "--release: %v", err)
@@ -156,42 +120,7 @@ func writeReleaseMapping(c *cli.Context, cat *features.Catalog, rel string) erro
 	if err != nil {
 		return usageErrorf(c, "--release: %v", err)
 	}
-	m := releaseMapping{Catalog: cat.Name, Release: rel, Level: lvl, BootstrapRecords: recs, Features: []features.FeatureLevelRecord{}}
-	for _, f := range cat.Features {
-		m.Features = append(m.Features, features.FeatureLevelRecord{Name: f.Name, Level: boot[f.Name]})
-	}
-	switch outputFormat(c) {
-	case printer.JSON:
-		return writeJSON(c, m)
-	case printer.Text:
-		// The same lines kafka-features version-mapping prints, then the
-		// level's details.
-		w := stdout(c)
-		fmt.Fprintf(w, "metadata.version=%d (%s)\n", lvl.Level, rel)
-		for _, f := range m.Features {
-			fmt.Fprintf(w, "%s=%d\n", f.Name, f.Level)
-		}
-		fmt.Fprintf(w, "\nlevel %d is %s (release %s, metadata format change: %s, %s)\n", lvl.Level, lvl.Name, lvl.Release,
-			yesNo(lvl.MetadataChanged), map[bool]string{true: "production", false: "unstable"}[lvl.Production])
-		fmt.Fprintf(w, "enables: %s\n", lvl.Enables)
-		var rs []string
-		for _, r := range lvl.Records {
-			rs = append(rs, fmt.Sprintf("%s v%d", r.Name, r.Version))
-		}
-		fmt.Fprintf(w, "records: %s\n", strings.Join(rs, ", "))
-		var br []string
-		for _, r := range recs {
-			br = append(br, fmt.Sprintf("%s=%d", r.Name, r.Level))
-		}
-		fmt.Fprintf(w, "format writes: %s\n", strings.Join(br, ", "))
-		return nil
-	}
-	rows := printer.Rows{Columns: []printer.Column{{Header: "FEATURE", Key: "feature"}, {Header: "LEVEL", Key: "level"}}}
-	rows.Rows = append(rows.Rows, []string{features.MetadataVersionFeature, fmt.Sprintf("%d (%s)", lvl.Level, lvl.Name)})
-	for _, f := range m.Features {
-		rows.Rows = append(rows.Rows, []string{f.Name, strconv.Itoa(int(f.Level))})
-	}
-	return writeRows(c, rows)
+	return emit(c, report.Release(cat, rel, lvl, boot, recs))
 }
 
 func featuresDepsCommand() *cli.Command {
@@ -209,46 +138,20 @@ func featuresDepsCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			type entry struct {
-				Feature      string                `json:"feature"`
-				Level        int16                 `json:"level"`
-				Dependencies []features.Dependency `json:"dependencies"`
-			}
-			var out []entry
+			var deps []report.FeatureDeps
 			for _, a := range args {
 				name, lv, ok := strings.Cut(a, "=")
 				n, perr := strconv.ParseInt(lv, 10, 16)
 				if !ok || perr != nil {
 					return usageErrorf(c, "%q is not FEATURE=LEVEL", a)
 				}
-				deps, err := cat.Dependencies(name, int16(n))
+				d, err := cat.Dependencies(name, int16(n))
 				if err != nil {
 					return err
 				}
-				out = append(out, entry{name, int16(n), deps})
+				deps = append(deps, report.FeatureDeps{Feature: name, Level: int16(n), Dependencies: d})
 			}
-			if outputFormat(c) == printer.JSON {
-				return writeJSON(c, out)
-			}
-			rows := printer.Rows{Columns: []printer.Column{{Header: "FEATURE", Key: "feature"}, {Header: "REQUIRES", Key: "requires"}}}
-			for _, e := range out {
-				req := "nothing"
-				var parts []string
-				for _, d := range e.Dependencies {
-					p := fmt.Sprintf("%s=%d", d.Feature, d.Level)
-					if d.Feature == features.MetadataVersionFeature {
-						if l, ok := cat.ByLevel(d.Level); ok {
-							p += " (" + l.Name + ")"
-						}
-					}
-					parts = append(parts, p)
-				}
-				if len(parts) > 0 {
-					req = strings.Join(parts, ", ")
-				}
-				rows.Rows = append(rows.Rows, []string{fmt.Sprintf("%s=%d", e.Feature, e.Level), req})
-			}
-			return writeRows(c, rows)
+			return emit(c, report.Deps(cat, deps))
 		},
 	}
 }
@@ -269,50 +172,12 @@ func featuresDescribeCommand(load imageLoader) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if err := writeDescribe(c, cat, cat.Describe(img)); err != nil {
+			if err := emit(c, report.Describe(cat, cat.Describe(img))); err != nil {
 				return err
 			}
 			return partialResult(src, img)
 		},
 	}
-}
-
-func writeDescribe(c *cli.Context, cat *features.Catalog, st features.State) error {
-	if outputFormat(c) == printer.JSON {
-		return writeJSON(c, st)
-	}
-	rows := printer.Rows{Columns: []printer.Column{{Header: "ITEM", Key: "item"}, {Header: "VALUE", Key: "value"}}}
-	mv := "none"
-	if st.MetadataVersion != nil {
-		mv = fmt.Sprintf("%d (%s)", st.MetadataVersion.Level, st.MetadataVersion.Name)
-	}
-	rows.Rows = append(rows.Rows, []string{features.MetadataVersionFeature, mv})
-	for _, f := range st.Features {
-		v := strconv.Itoa(int(f.Level))
-		if !f.Known {
-			v += " (unknown to the " + cat.Name + " catalog)"
-		}
-		rows.Rows = append(rows.Rows, []string{f.Name, v})
-	}
-	min := "any"
-	if st.RequiredMinimum != nil {
-		min = st.RequiredMinimum.Name
-	}
-	rows.Rows = append(rows.Rows, []string{"content needs at least", min})
-	if m := st.Migration; m != nil {
-		v := m.State
-		if m.KRaftMetadataOffset != nil {
-			v = strings.TrimSpace(fmt.Sprintf("%s /migration: controller %d, offset %d (initial migration done: %v)", v, *m.KRaftControllerID, *m.KRaftMetadataOffset, *m.InitialMigrationDone))
-		}
-		rows.Rows = append(rows.Rows, []string{"zk migration", v})
-	}
-	if st.ZKFeatureStatus != nil {
-		rows.Rows = append(rows.Rows, []string{"zookeeper /feature status", strconv.Itoa(int(*st.ZKFeatureStatus)) + " (metadata.version is not kept in ZooKeeper: inter.broker.protocol.version is a static broker config)"})
-	}
-	for _, r := range st.Requirements {
-		rows.Rows = append(rows.Rows, []string{"needs: " + r.Kind, r.Reason})
-	}
-	return writeRows(c, rows)
 }
 
 func featuresCheckCommand(load imageLoader) *cli.Command {
@@ -359,11 +224,8 @@ func featuresCheckCommand(load imageLoader) *cli.Command {
 				return usageErrorf(c, "--to: %v", err)
 			}
 			v := cat.Check(img, target, features.CheckOptions{AllowUnstable: c.Bool("allow-unstable")})
-			if err := writeVerdict(c, v); err != nil {
+			if err := emit(c, report.FeatureCheck(v)); err != nil {
 				return err
-			}
-			if !v.Allowed || v.Lossy {
-				return errFindingsReported
 			}
 			return partialResult(src, img)
 		},
@@ -388,37 +250,4 @@ func targetArg(c *cli.Context) (string, error) {
 		return "", usageErrorf(c, "missing the target: --to RELEASE (or --release-version, --metadata, --feature metadata.version=LEVEL)")
 	}
 	return want, nil
-}
-
-func writeVerdict(c *cli.Context, v features.Verdict) error {
-	if outputFormat(c) == printer.JSON {
-		return writeJSON(c, v)
-	}
-	if outputFormat(c) == printer.Text {
-		w := stdout(c)
-		cur := "none"
-		if v.Current != nil {
-			cur = v.Current.Name
-		}
-		verdict := "allowed"
-		switch {
-		case !v.Allowed:
-			verdict = "refused"
-		case v.Lossy:
-			verdict = "allowed but lossy"
-		}
-		fmt.Fprintf(w, "%s: %s -> %s (%s, %s catalog)\n", verdict, cur, v.Target.Name, v.Direction, v.Catalog)
-		if v.RequiredMinimum != nil {
-			fmt.Fprintf(w, "content needs at least %s\n", v.RequiredMinimum.Name)
-		}
-		return printer.WriteFindingsText(w, v.Findings)
-	}
-	return writeRows(c, printer.FindingsRows(v.Findings))
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kmeta/kmeta/features"
+	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -33,7 +34,7 @@ func TestFeaturesList(t *testing.T) {
 		t.Errorf("list --release 4.0: code %d\n%s", r.code, r.stdout)
 	}
 	r = runTest(t, cmds, "features", "list", "-o", "json", "--release", "3.9")
-	var m releaseMapping
+	var m report.ReleaseMapping
 	if err := json.Unmarshal([]byte(r.stdout), &m); err != nil || r.code != 0 {
 		t.Fatalf("json: %v code %d %s", err, r.code, r.stdout)
 	}

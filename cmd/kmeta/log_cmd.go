@@ -3,17 +3,14 @@ package main
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"os"
 	"runtime/debug"
-	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/kmeta/kmeta/internal/printer"
+	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/internal/source"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
@@ -68,105 +65,107 @@ func logDumpCommand() *cli.Command {
 			&cli.Int64Flag{Name: "to-offset", Usage: "last `OFFSET` to print (default: to the end)"},
 			&cli.BoolFlag{Name: "records-only", Usage: "omit batch lines"},
 		},
-		Action: func(c *cli.Context) error {
-			paths, err := checkArgs(c, 1, -1, "PATH...")
-			if err != nil {
-				return err
-			}
-			f := metalog.DumpFilter{From: c.Int64("from-offset"), To: -1, RecordsOnly: c.Bool("records-only")}
-			if f.From < 0 {
-				return usageErrorf(c, "--from-offset %d: must be 0 or more", f.From)
-			}
-			if c.IsSet("to-offset") {
-				if f.To = c.Int64("to-offset"); f.To < 0 {
-					return usageErrorf(c, "--to-offset %d: must be 0 or more (leave it out to print to the end)", f.To)
-				}
-				if f.To < f.From {
-					return usageErrorf(c, "--from-offset %d is above --to-offset %d", f.From, f.To)
-				}
-			}
-			for _, t := range c.StringSlice("type") {
-				for _, p := range strings.Split(t, ",") {
-					k, err := metalog.ParseRecordType(p)
-					if err != nil {
-						return usageErrorf(c, "--type: %v", err)
-					}
-					if f.APIKeys == nil {
-						f.APIKeys = map[int16]bool{}
-					}
-					f.APIKeys[k] = true
-				}
-			}
-			specs := make([]source.Spec, 0, len(paths))
-			for _, p := range paths {
-				spec, err := kraftSpec(c, p)
-				if err != nil {
-					return err
-				}
-				specs = append(specs, spec)
-			}
-			lessGC()
-			w := bufio.NewWriterSize(stdout(c), 1<<16)
-			format := outputFormat(c)
-			opts := metalog.DumpOptions{Filter: f, ShowSecrets: showSecrets(c)}
-			var rows [][]string
-			switch format {
-			case printer.JSON:
-				opts.Format = metalog.DumpJSON
-			case printer.Table:
-				opts.Format = metalog.DumpRows
-				opts.Row = func(r metalog.DumpRow) {
-					rows = append(rows, []string{r.File, strconv.FormatInt(r.Offset, 10), strconv.Itoa(int(r.Epoch)), r.Type, strconv.Itoa(int(r.Version)), r.Data})
-				}
-			}
-			p := newProgress(c, "dumping", progressBytes)
-			opts.Progress = p.Update
-			d := metalog.NewDumper(w, opts)
-			var runErr error
-			for _, spec := range specs {
-				if runErr = d.DumpDir(spec.Dir); runErr != nil {
-					break
-				}
-				if format == printer.Table {
-					runErr = printer.WriteRows(w, printer.Table, printer.Rows{
-						Columns: []printer.Column{{Header: "FILE"}, {Header: "OFFSET"}, {Header: "EPOCH"}, {Header: "TYPE"}, {Header: "VERSION"}, {Header: "DATA", Wrap: true}},
-						Rows:    rows,
-					})
-					rows = nil
-				}
-			}
-			p.Done()
-			if err := w.Flush(); err != nil && runErr == nil {
-				runErr = err
-			}
-			if runErr != nil {
-				return runErr
-			}
-			var unusable []model.Finding
-			for _, spec := range specs {
-				unusable = append(unusable, source.DirWarnings(spec.Dir)...)
-			}
-			printWarnings(c, unusable)
-			printWarnings(c, d.Warnings())
-			for _, t := range d.TornTails() {
-				if t.Active {
-					warnf(c, "%s: %s", model.WarnTornTail, t)
-				}
-			}
-			// The verdict is log check's (the same checker saw every
-			// batch), plus records the dumper could not decode.
-			if dmg := d.Damage(); dmg != nil {
-				return findingsf("damaged input (log check fails it): first %s", dmg)
-			}
-			if n, first := d.Problems(); n > 0 {
-				return findingsf("%d record(s) could not be decoded; the first: %v", n, first)
-			}
-			if len(unusable) > 0 {
-				return findingsf("%d file(s) could not be used (see the warnings above)", len(unusable))
-			}
-			return nil
-		},
+		Action: logDump,
 	}
+}
+
+func logDump(c *cli.Context) error {
+	paths, err := checkArgs(c, 1, -1, "PATH...")
+	if err != nil {
+		return err
+	}
+	f, err := dumpFilter(c)
+	if err != nil {
+		return err
+	}
+	specs := make([]source.Spec, 0, len(paths))
+	for _, p := range paths {
+		spec, err := kraftSpec(c, p)
+		if err != nil {
+			return err
+		}
+		specs = append(specs, spec)
+	}
+	lessGC()
+	d, err := dumpSources(c, specs, metalog.DumpOptions{Filter: f, ShowSecrets: showSecrets(c)})
+	if err != nil {
+		return err
+	}
+	var unusable []model.Finding
+	for _, spec := range specs {
+		unusable = append(unusable, source.DirWarnings(spec.Dir)...)
+	}
+	printWarnings(c, unusable)
+	printWarnings(c, d.Warnings())
+	for _, t := range d.TornTails() {
+		if t.Active {
+			warnf(c, "%s: %s", model.WarnTornTail, t)
+		}
+	}
+	return outcome(report.LogDump(d, len(unusable)))
+}
+
+// dumpFilter is log dump's flags as a metalog.DumpFilter.
+func dumpFilter(c *cli.Context) (metalog.DumpFilter, error) {
+	f := metalog.DumpFilter{From: c.Int64("from-offset"), To: -1, RecordsOnly: c.Bool("records-only")}
+	if f.From < 0 {
+		return f, usageErrorf(c, "--from-offset %d: must be 0 or more", f.From)
+	}
+	if c.IsSet("to-offset") {
+		if f.To = c.Int64("to-offset"); f.To < 0 {
+			return f, usageErrorf(c, "--to-offset %d: must be 0 or more (leave it out to print to the end)", f.To)
+		}
+		if f.To < f.From {
+			return f, usageErrorf(c, "--from-offset %d is above --to-offset %d", f.From, f.To)
+		}
+	}
+	for _, t := range c.StringSlice("type") {
+		for _, p := range strings.Split(t, ",") {
+			k, err := metalog.ParseRecordType(p)
+			if err != nil {
+				return f, usageErrorf(c, "--type: %v", err)
+			}
+			if f.APIKeys == nil {
+				f.APIKeys = map[int16]bool{}
+			}
+			f.APIKeys[k] = true
+		}
+	}
+	return f, nil
+}
+
+// dumpSources streams the dump of each source to stdout in the chosen
+// format (a table per source for -o table) and returns the dumper, whose
+// verdict covers them all.
+func dumpSources(c *cli.Context, specs []source.Spec, opts metalog.DumpOptions) (*metalog.Dumper, error) {
+	w := bufio.NewWriterSize(stdout(c), 1<<16)
+	format := outputFormat(c)
+	var rows []metalog.DumpRow
+	switch format {
+	case printer.JSON:
+		opts.Format = metalog.DumpJSON
+	case printer.Table:
+		opts.Format = metalog.DumpRows
+		opts.Row = func(r metalog.DumpRow) { rows = append(rows, r) }
+	}
+	p := newProgress(c, "dumping", progressBytes)
+	opts.Progress = p.Update
+	d := metalog.NewDumper(w, opts)
+	var err error
+	for _, spec := range specs {
+		if err = d.DumpDir(spec.Dir); err != nil {
+			break
+		}
+		if format == printer.Table {
+			err = printer.WriteRows(w, printer.Table, report.DumpTable(rows))
+			rows = nil
+		}
+	}
+	p.Done()
+	if ferr := w.Flush(); ferr != nil && err == nil {
+		err = ferr
+	}
+	return d, err
 }
 
 func logCheckCommand() *cli.Command {
@@ -209,14 +208,7 @@ func logCheckCommand() *cli.Command {
 			if err != nil {
 				return pathErr(path, err)
 			}
-			strict := c.Bool("strict")
-			if err := writeCheckReport(c, rep, strict); err != nil {
-				return err
-			}
-			if !checkOK(rep, strict) {
-				return errFindingsReported
-			}
-			return nil
+			return emit(c, report.LogCheck(rep, c.Bool("strict")))
 		},
 	}
 }
@@ -233,78 +225,6 @@ func decodeForCheck(value []byte) error {
 		return nil
 	}
 	return err
-}
-
-// checkOK is log check's verdict: no error findings, and with --strict no
-// torn tail either.
-func checkOK(rep *metalog.Report, strict bool) bool {
-	if !rep.OK() {
-		return false
-	}
-	return !strict || !slices.ContainsFunc(rep.Findings, func(f metalog.Finding) bool { return f.Code == metalog.KindTornTail })
-}
-
-func writeCheckReport(c *cli.Context, rep *metalog.Report, strict bool) error {
-	if outputFormat(c) == printer.JSON {
-		return writeJSON(c, rep)
-	}
-	w := stdout(c)
-	verdict := "HEALTHY"
-	switch {
-	case !rep.OK():
-		verdict = fmt.Sprintf("PROBLEMS (%d error(s))", rep.Errors())
-	case !checkOK(rep, strict):
-		verdict = "PROBLEMS (torn tail, --strict)"
-	}
-	var segs, snaps int
-	var batches, recs int64
-	for _, f := range rep.Files {
-		switch f.Kind {
-		case metalog.KindSegment:
-			segs++
-		case metalog.KindSnapshot:
-			snaps++
-		}
-		batches += f.Batches
-		recs += f.Records
-	}
-	rows := printer.Rows{Columns: []printer.Column{
-		{Header: "SEVERITY", Key: "severity"}, {Header: "CODE", Key: "code"}, {Header: "FILE", Key: "file", Wrap: true},
-		{Header: "POSITION", Key: "position"}, {Header: "OFFSET", Key: "offset"}, {Header: "MESSAGE", Key: "message", Wrap: true},
-	}}
-	for _, f := range rep.Findings {
-		loc := model.NoLocation()
-		if f.Where != nil {
-			loc = *f.Where
-		}
-		rows.Rows = append(rows.Rows, []string{string(f.Severity), f.Code, loc.File, strconv.FormatInt(loc.Position, 10), strconv.FormatInt(loc.Offset, 10), printer.Clean(f.Message)})
-	}
-	if outputFormat(c) == printer.Table {
-		// A table: the summary as one, then the findings as another.
-		sum := printer.Rows{Columns: []printer.Column{{Header: "PATH", Key: "path", Wrap: true}, {Header: "VERDICT", Key: "verdict"},
-			{Header: "SEGMENTS", Key: "segments"}, {Header: "SNAPSHOTS", Key: "snapshots"}, {Header: "FILES", Key: "files"},
-			{Header: "BATCHES", Key: "batches"}, {Header: "RECORDS", Key: "records"}, {Header: "LOG START", Key: "logStart"},
-			{Header: "LOG END", Key: "logEnd"}, {Header: "LAST GOOD", Key: "lastGood"}}}
-		sum.Rows = [][]string{{printer.Clean(rep.Path), verdict, strconv.Itoa(segs), strconv.Itoa(snaps), strconv.Itoa(len(rep.Files)),
-			strconv.FormatInt(batches, 10), strconv.FormatInt(recs, 10), strconv.FormatInt(rep.LogStartOffset, 10),
-			strconv.FormatInt(rep.LogEndOffset, 10), strconv.FormatInt(rep.LastGoodOffset, 10)}}
-		if err := printer.WriteRows(w, printer.Table, sum); err != nil {
-			return err
-		}
-		if len(rows.Rows) == 0 {
-			return nil
-		}
-		fmt.Fprintln(w)
-		return printer.WriteRows(w, printer.Table, rows)
-	}
-	fmt.Fprintf(w, "%s: %s\n", printer.Clean(rep.Path), verdict)
-	fmt.Fprintf(w, "files: %d segment(s), %d snapshot(s), %d file(s) in all; %d batches, %d records\n", segs, snaps, len(rep.Files), batches, recs)
-	fmt.Fprintf(w, "log offsets: [%d, %d); last known-good offset: %d\n", rep.LogStartOffset, rep.LogEndOffset, rep.LastGoodOffset)
-	if len(rep.Findings) == 0 {
-		return nil
-	}
-	fmt.Fprintln(w)
-	return printer.WriteRows(w, printer.Text, rows)
 }
 
 func logStatsCommand() *cli.Command {
@@ -341,50 +261,10 @@ func logStatsCommand() *cli.Command {
 				}
 			}
 			printWarnings(c, warnings)
-			if err := writeStats(c, rep.Stats); err != nil {
-				return err
-			}
-			if dmg := rep.Damage(); dmg != nil {
-				return findingsf("damaged input (log check fails it), statistics cover what could be read: first %s", dmg)
-			}
-			if len(unusable) > 0 {
-				return findingsf("%d file(s) could not be used (see the warnings above)", len(unusable))
-			}
-			return nil
+			return emit(c, report.LogStats(rep, len(unusable)))
 		},
 	}
 }
-
-func writeStats(c *cli.Context, st *metalog.Stats) error {
-	if outputFormat(c) == printer.JSON {
-		return writeJSON(c, st)
-	}
-	w := stdout(c)
-	fmt.Fprintf(w, "batches: %d (%d control), records: %d, bytes: %d\n", st.Batches, st.ControlBatches, st.Records, st.Bytes)
-	fmt.Fprintf(w, "offsets: %d..%d\n", st.FirstOffset, st.LastOffset)
-	if st.Records > 0 {
-		fmt.Fprintf(w, "time: %s .. %s\n", msTime(st.MinTimestamp), msTime(st.MaxTimestamp))
-	}
-	fmt.Fprintln(w)
-	rows := printer.Rows{Columns: []printer.Column{{Header: "TYPE", Key: "type"}, {Header: "KEY", Key: "key"}, {Header: "RECORDS", Key: "records"}, {Header: "BYTES", Key: "bytes"}}}
-	for _, k := range st.ByAPIKey {
-		rows.Rows = append(rows.Rows, []string{k.Name, strconv.Itoa(int(k.Key)), strconv.FormatInt(k.Records, 10), strconv.FormatInt(k.Bytes, 10)})
-	}
-	for _, k := range st.ByControlType {
-		rows.Rows = append(rows.Rows, []string{k.Name, "control " + strconv.Itoa(int(k.Key)), strconv.FormatInt(k.Records, 10), strconv.FormatInt(k.Bytes, 10)})
-	}
-	if err := printer.WriteRows(w, outputFormat(c), rows); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
-	erows := printer.Rows{Columns: []printer.Column{{Header: "EPOCH", Key: "epoch"}, {Header: "BATCHES", Key: "batches"}, {Header: "RECORDS", Key: "records"}, {Header: "FIRST OFFSET", Key: "firstOffset"}, {Header: "LAST OFFSET", Key: "lastOffset"}}}
-	for _, e := range st.Epochs {
-		erows.Rows = append(erows.Rows, []string{strconv.Itoa(int(e.Epoch)), strconv.FormatInt(e.Batches, 10), strconv.FormatInt(e.Records, 10), strconv.FormatInt(e.FirstOffset, 10), strconv.FormatInt(e.LastOffset, 10)})
-	}
-	return printer.WriteRows(w, outputFormat(c), erows)
-}
-
-func msTime(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC3339Nano) }
 
 // lessGC raises the garbage collector's target to 400% for work whose
 // collections find little to free, and returns what restores it; GOGC

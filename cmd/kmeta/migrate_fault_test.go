@@ -99,7 +99,7 @@ func applyKillAtEveryBoundary(t *testing.T, quorum string) {
 func TestMigrateBrokersKillAtEveryBoundary(t *testing.T) {
 	work := t.TempDir()
 	plan := fixturePlan(t, work)
-	p, err := readPlanFile(plan)
+	p, err := migrate.ReadPlan(plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,12 +136,14 @@ func TestMigrateBrokersKillAtEveryBoundary(t *testing.T) {
 	if logDataHash(t, ref) != before {
 		t.Fatal("log data changed")
 	}
+	// Count the boundaries with the library's file hook, the option the
+	// command arms from KMETA_MIGRATE_KILL_AT.
 	boundaries := 0
-	migrate.Hook = func(string, string) { boundaries++ }
 	tmp := filepath.Join(work, "count")
 	mk(tmp)
-	kmetaRun(t, "migrate", "brokers", "--plan", plan, "--log-dirs", tmp)
-	migrate.Hook = nil
+	if _, err := migrate.ConvertBrokers(p, migrate.BrokerOptions{LogDirs: []string{tmp}, FileHook: func(string, string) { boundaries++ }}); err != nil {
+		t.Fatal(err)
+	}
 	if boundaries < 6 {
 		t.Fatalf("only %d file boundaries", boundaries)
 	}

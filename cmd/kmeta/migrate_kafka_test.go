@@ -445,7 +445,7 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 // as the plan says.
 func checkQuorum(t *testing.T, ctx context.Context, kc *kafkatest.Cluster, planFile string, ids []int, kraftVersion int) {
 	t.Helper()
-	p, err := readPlanFile(planFile)
+	p, err := migrate.ReadPlan(planFile)
 	if err != nil {
 		t.Fatal(err)
 	}

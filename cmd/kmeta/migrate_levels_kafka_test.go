@@ -57,7 +57,7 @@ func TestMigrateLevelsStartOnKafka(t *testing.T) {
 			n := c.AddNode(3000, "controller", readProps(t, conf))
 			n.ControllerPort = port
 			c.StartNodes(3000)
-			p, err := readPlanFile(plan)
+			p, err := migrate.ReadPlan(plan)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -89,7 +89,7 @@ func TestMigrateFromKafka27(t *testing.T) {
 	} else {
 		t.Logf("plan:\n%s", out)
 	}
-	p, err := readPlanFile(planFile)
+	p, err := migrate.ReadPlan(planFile)
 	if err != nil {
 		t.Fatal(err)
 	}

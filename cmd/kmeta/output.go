@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/kmeta/kmeta/internal/printer"
+	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -13,14 +16,27 @@ func writeImage(c *cli.Context, img *model.Image) error {
 	return printer.WriteImage(stdout(c), outputFormat(c), img, printer.ImageOptions{ShowSecrets: showSecrets(c)})
 }
 
-// writeRows prints generic rows to stdout in the chosen --output format.
-func writeRows(c *cli.Context, rows printer.Rows) error {
-	return printer.WriteRows(stdout(c), outputFormat(c), rows)
+// emit prints r's document in the chosen --output format and returns the
+// error its exit class maps to.
+func emit(c *cli.Context, r report.Report) error {
+	if err := printer.WriteDocument(stdout(c), outputFormat(c), r.Document); err != nil {
+		return err
+	}
+	return outcome(r)
 }
 
-// writeJSON prints v as one indented JSON document to stdout. Use it for
-// --output json when a command's result is a struct (field order is then
-// the struct's, which is stable).
-func writeJSON(c *cli.Context, v any) error {
-	return printer.WriteJSON(stdout(c), v)
+// outcome maps a report's exit class to the command's error: nil (exit
+// 0), findings (exit 1, with the report's diagnostic if any) or a failure
+// (exit 2).
+func outcome(r report.Report) error {
+	switch r.Exit {
+	case report.Findings:
+		if r.Why == "" {
+			return errFindingsReported
+		}
+		return findings(errors.New(r.Why))
+	case report.Failed:
+		return errors.New(r.Why)
+	}
+	return nil
 }

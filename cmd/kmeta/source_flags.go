@@ -98,11 +98,11 @@ func loadSpec(c *cli.Context, spec source.Spec) (*source.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if at >= 0 && spec.Kind != source.KRaft {
+	if at >= 0 && spec.World != model.WorldKRaft {
 		return nil, usageErrorf(c, "--at-offset applies to KRaft sources; %s is a ZooKeeper source (use --at-zxid)", spec.Raw)
 	}
 	opts := source.Options{AtOffset: at}
-	if spec.Kind == source.ZooKeeper {
+	if spec.World == model.WorldZooKeeper {
 		if opts.ZK, err = zkReadOptions(c); err != nil {
 			return nil, err
 		}
@@ -113,7 +113,7 @@ func loadSpec(c *cli.Context, spec source.Spec) (*source.Result, error) {
 	// A live read counts znodes; files (KRaft logs, ZooKeeper data dirs)
 	// count bytes.
 	unit := progressBytes
-	if spec.Kind == source.ZooKeeper && spec.ZK.Kind != zkread.SourceDataDir {
+	if spec.World == model.WorldZooKeeper && spec.ZK.Access != zkread.AccessDataDir {
 		unit = progressCount
 	}
 	p := newProgress(c, "reading "+spec.String(), unit)
@@ -141,7 +141,7 @@ func loadImageSource(c *cli.Context, raw string) (*model.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	if spec.Kind == source.KRaft {
+	if spec.World == model.WorldKRaft {
 		// (A ZooKeeper read leaves its tree behind as garbage: the
 		// default target stays.)
 		defer lessGC()()

@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/kmeta/kmeta/internal/printer"
+	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/internal/source"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
@@ -47,22 +46,16 @@ func verifyCommand() *cli.Command {
 				return err
 			}
 			return compareSources(c, "verify", c.String("zk"), c.String("kraft"), func(l, r source.Spec) error {
-				if l.Kind != source.ZooKeeper {
+				if l.World != model.WorldZooKeeper {
 					return usageErrorf(c, "--zk %s is not a ZooKeeper source", l.Raw)
 				}
-				if r.Kind != source.KRaft {
+				if r.World != model.WorldKRaft {
 					return usageErrorf(c, "--kraft %s is not a KRaft source", r.Raw)
 				}
 				return nil
 			}, pms)
 		},
 	}
-}
-
-// comparedView is one loaded side.
-type comparedView struct {
-	res     *source.Result
-	partial []string
 }
 
 // compareSources loads two sources concurrently, compares them and prints
@@ -85,7 +78,7 @@ func compareSources(c *cli.Context, verb, leftRaw, rightRaw string, check func(l
 			return usageErrorf(c, "--ignore %s: %v", cl, verify.ErrUnknownClass)
 		}
 	}
-	var views [2]comparedView
+	var views [2]*model.Image
 	var errs [2]error
 	var wg sync.WaitGroup
 	for i, raw := range []string{leftRaw, rightRaw} {
@@ -95,7 +88,7 @@ func compareSources(c *cli.Context, verb, leftRaw, rightRaw string, check func(l
 				errs[i] = fmt.Errorf("reading %s: %w", raw, err)
 				return
 			}
-			views[i] = comparedView{res: res, partial: partialReasons(res)}
+			views[i] = res.Image
 		})
 	}
 	wg.Wait()
@@ -103,54 +96,16 @@ func compareSources(c *cli.Context, verb, leftRaw, rightRaw string, check func(l
 	if err := errors.Join(errs[0], errs[1]); err != nil {
 		return err
 	}
-	rep, err := verify.Compare(views[0].res.Image, views[1].res.Image, verify.Options{
-		Left:              verify.Side{Kind: worldOf(ls), Name: ls.String()},
-		Right:             verify.Side{Kind: worldOf(rs), Name: rs.String()},
+	rep, err := verify.Compare(views[0], views[1], verify.Options{
+		Left:              verify.Side{World: ls.World, Name: ls.String()},
+		Right:             verify.Side{World: rs.World, Name: rs.String()},
 		Ignore:            ignore,
 		PartitionMetadata: pms,
 	})
 	if err != nil {
 		return usageErrorf(c, "%v", err)
 	}
-	partial := len(views[0].partial) > 0 || len(views[1].partial) > 0
-	allow := c.Bool("allow-partial")
-	if err := writeReport(c, verb, rep, views, partial, allow); err != nil {
-		return err
-	}
-	if partial && !allow {
-		return fmt.Errorf("a view rests on partial input, so %s does not call the views equal (see the report; --allow-partial compares anyway)", verb)
-	}
-	if rep.Differ() {
-		return errFindingsReported
-	}
-	return nil
-}
-
-func worldOf(s source.Spec) verify.Kind {
-	if s.Kind == source.KRaft {
-		return verify.KRaft
-	}
-	return verify.ZooKeeper
-}
-
-// partialReasons says what a loaded view rests on, when it may lack
-// content its source held: the image's typed warnings that model.Partial
-// counts (replay stopped at a damaged batch, records skipped, a coverage
-// hole, a live tree that changed, a lenient decode, a damaged ZooKeeper
-// log, a file of the source that could not be used).
-func partialReasons(res *source.Result) []string {
-	var out []string
-	for _, w := range res.Image.Warnings {
-		if model.Partial(w) {
-			where := ""
-			if w.Where != nil {
-				where = " (" + w.Where.String() + ")"
-			}
-			out = append(out, w.Code+where+": "+w.Message)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return emit(c, report.Comparison(verb, rep, views[0], views[1], c.Bool("allow-partial")))
 }
 
 // readPartitionMetadata reads <dir>/<topic>-<n>/partition.metadata in
@@ -183,158 +138,4 @@ func readPartitionMetadata(dirs []string) ([]verify.PartitionMetadata, error) {
 		}
 	}
 	return out, nil
-}
-
-// reportJSON is the -o json document of verify and diff.
-type reportJSON struct {
-	Result      string          `json:"result"`
-	Left        sideJSON        `json:"left"`
-	Right       sideJSON        `json:"right"`
-	CrossWorld  bool            `json:"crossWorld"`
-	Differences int             `json:"differences"`
-	Explained   int             `json:"explained"`
-	Ignored     []ignoredJSON   `json:"ignored"`
-	Compared    []comparedJSON  `json:"compared"`
-	NotCompared []string        `json:"notCompared"`
-	Findings    []model.Finding `json:"findings"`
-}
-
-type sideJSON struct {
-	Kind    string   `json:"kind"`
-	Source  string   `json:"source"`
-	Offset  int64    `json:"offset"`
-	Zxid    int64    `json:"zxid,omitempty"`
-	Partial []string `json:"partial"`
-}
-
-type ignoredJSON struct {
-	Class    string `json:"class"`
-	Findings int    `json:"findings"`
-}
-
-type comparedJSON struct {
-	Class string `json:"class"`
-	Left  int    `json:"left"`
-	Right int    `json:"right"`
-}
-
-func writeReport(c *cli.Context, verb string, rep *verify.Report, views [2]comparedView, partial, allow bool) error {
-	doc := reportJSON{Left: sideOf(rep.Left, views[0]), Right: sideOf(rep.Right, views[1]), CrossWorld: rep.CrossWorld,
-		NotCompared: nonNil(rep.NotComparedWhy), Findings: nonNil(rep.Findings), Ignored: []ignoredJSON{}}
-	for _, cl := range verify.Classes {
-		if n, ok := countsOf(rep, cl); ok {
-			doc.Compared = append(doc.Compared, n)
-		}
-	}
-	for _, n := range rep.CountByClass() {
-		doc.Differences += n[0]
-		doc.Explained += n[1]
-	}
-	for _, cl := range rep.Ignored {
-		doc.Ignored = append(doc.Ignored, ignoredJSON{Class: cl, Findings: rep.IgnoredCounts[cl]})
-	}
-	switch {
-	case partial && !allow:
-		doc.Result = "partial"
-	case rep.Differ():
-		doc.Result = "different"
-	case partial:
-		doc.Result = "equal-on-partial-input"
-	default:
-		doc.Result = "equal"
-	}
-	if outputFormat(c) == printer.JSON {
-		return writeJSON(c, doc)
-	}
-	w := stdout(c)
-	fmt.Fprintf(w, "kmeta %s: %s (left) against %s (right)\n", verb, rep.Left.Name, rep.Right.Name)
-	for _, s := range []sideJSON{doc.Left, doc.Right} {
-		if len(s.Partial) > 0 {
-			fmt.Fprintf(w, "%s rests on partial input:\n", s.Source)
-			for _, p := range s.Partial {
-				fmt.Fprintf(w, "  - %s\n", printer.Clean(p))
-			}
-		}
-	}
-	var cmpd []string
-	for _, n := range doc.Compared {
-		cmpd = append(cmpd, fmt.Sprintf("%s %d/%d", n.Class, n.Left, n.Right))
-	}
-	fmt.Fprintf(w, "compared (left/right entities): %s\n", strings.Join(cmpd, ", "))
-	for _, n := range doc.NotCompared {
-		fmt.Fprintf(w, "not compared, by design: %s\n", n)
-	}
-	for _, ig := range doc.Ignored {
-		fmt.Fprintf(w, "ignored: class %s (%d finding(s) left out)\n", ig.Class, ig.Findings)
-	}
-	switch doc.Result {
-	case "partial":
-		fmt.Fprintf(w, "result: NOT VERIFIED, a view is partial; %d difference(s) and %d explained difference(s) in what was read\n", doc.Differences, doc.Explained)
-	case "different":
-		fmt.Fprintf(w, "result: DIFFERENT, %d difference(s), %d explained\n", doc.Differences, doc.Explained)
-	case "equal-on-partial-input":
-		fmt.Fprintf(w, "result: no difference in what was read, but a view is partial (--allow-partial); %d explained\n", doc.Explained)
-	default:
-		fmt.Fprintf(w, "result: EQUAL, %d explained difference(s)\n", doc.Explained)
-	}
-	if len(rep.Findings) == 0 {
-		return nil
-	}
-	fmt.Fprintln(w)
-	return writeRows(c, comparisonRows(rep))
-}
-
-func sideOf(s verify.Side, v comparedView) sideJSON {
-	out := sideJSON{Kind: s.Kind.String(), Source: s.Name, Offset: v.res.Image.Provenance.Offset, Zxid: v.res.Image.Provenance.Zxid, Partial: nonNil(v.partial)}
-	return out
-}
-
-func countsOf(rep *verify.Report, class string) (comparedJSON, bool) {
-	for _, n := range rep.Compared {
-		if n.Class == class {
-			return comparedJSON{Class: class, Left: n.Left, Right: n.Right}, true
-		}
-	}
-	return comparedJSON{}, false
-}
-
-// comparisonRows is the findings table, grouped by class in the order of
-// verify.Classes; within a class, the findings keep model's order.
-func comparisonRows(rep *verify.Report) printer.Rows {
-	fs := slices.Clone(rep.Findings)
-	rank := func(class string) int {
-		if i := slices.Index(verify.Classes, class); i >= 0 {
-			return i
-		}
-		return len(verify.Classes)
-	}
-	slices.SortStableFunc(fs, func(a, b model.Finding) int { return rank(a.Class) - rank(b.Class) })
-	// The value columns are named by side: the two worlds in verify,
-	// before and after in a diff of one kind.
-	left, right := "BEFORE", "AFTER"
-	if rep.CrossWorld {
-		left, right = strings.ToUpper(rep.Left.Kind.String()), strings.ToUpper(rep.Right.Kind.String())
-	}
-	rows := printer.Rows{Columns: []printer.Column{
-		{Header: "CLASS", Key: "class"}, {Header: "SEVERITY", Key: "severity"}, {Header: "CODE", Key: "code"},
-		{Header: "ENTITY", Key: "entity"}, {Header: "FIELD", Key: "field"},
-		{Header: left, Key: "left"}, {Header: right, Key: "right"}, {Header: "MESSAGE", Key: "message"},
-	}}
-	opt := func(s *string) string {
-		if s == nil {
-			return "-"
-		}
-		return *s
-	}
-	for _, f := range fs {
-		rows.Rows = append(rows.Rows, []string{f.Class, string(f.Severity), f.Code, f.Entity, f.Field, opt(f.Left), opt(f.Right), f.Message})
-	}
-	return rows
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

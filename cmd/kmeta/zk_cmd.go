@@ -77,7 +77,7 @@ func zkSpec(c *cli.Context, raw string) (source.Spec, error) {
 	if err != nil {
 		return spec, err
 	}
-	if spec.Kind != source.ZooKeeper {
+	if spec.World != model.WorldZooKeeper {
 		return spec, usageErrorf(c, "%s is a KRaft source; 'kmeta zk' reads ZooKeeper sources (use 'kmeta image')", raw)
 	}
 	return spec, nil
@@ -101,7 +101,7 @@ func zkDumpAction(c *cli.Context) error {
 	}
 	opts.Live.ReadACLs = c.Bool("acls")
 	unit := progressCount // znodes of a live read; a data dir counts bytes
-	if spec.ZK.Kind == zkread.SourceDataDir {
+	if spec.ZK.Access == zkread.AccessDataDir {
 		unit = progressBytes
 	}
 	p := newProgress(c, "reading "+spec.String(), unit)

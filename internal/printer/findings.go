@@ -2,7 +2,6 @@ package printer
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -37,27 +36,30 @@ func FindingsRows(fs []model.Finding) Rows {
 	return r
 }
 
-// WriteFindingsText writes one line per finding: severity, code, entity,
-// where, message. Values go through Clean.
-func WriteFindingsText(w io.Writer, fs []model.Finding) error {
+// FindingsLines is the text form of findings as lines, one per finding:
+// severity, code, entity, where, message, fix. Values go through Clean.
+func FindingsLines(fs []model.Finding) []string {
+	out := make([]string, 0, len(fs))
 	for _, f := range fs {
-		var b strings.Builder
-		fmt.Fprintf(&b, "%-7s %s", f.Severity, f.Code)
-		if f.Entity != "" {
-			b.WriteString(" " + Clean(f.Entity))
-		}
-		if f.Where != nil {
-			if loc := f.Where.String(); loc != "" {
-				b.WriteString(" (" + Clean(loc) + ")")
-			}
-		}
-		b.WriteString(": " + Clean(f.Message))
-		if f.Fix != "" {
-			b.WriteString(" — fix: " + Clean(f.Fix))
-		}
-		if _, err := fmt.Fprintln(w, b.String()); err != nil {
-			return err
+		out = append(out, findingLine(f))
+	}
+	return out
+}
+
+func findingLine(f model.Finding) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-7s %s", f.Severity, f.Code)
+	if f.Entity != "" {
+		b.WriteString(" " + Clean(f.Entity))
+	}
+	if f.Where != nil {
+		if loc := f.Where.String(); loc != "" {
+			b.WriteString(" (" + Clean(loc) + ")")
 		}
 	}
-	return nil
+	b.WriteString(": " + Clean(f.Message))
+	if f.Fix != "" {
+		b.WriteString(" — fix: " + Clean(f.Fix))
+	}
+	return b.String()
 }

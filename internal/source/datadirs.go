@@ -7,8 +7,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/kmeta/kmeta/model"
-	"github.com/kmeta/kmeta/verify"
 	"github.com/kmeta/kmeta/zkread"
 )
 
@@ -21,11 +19,12 @@ import (
 // last transactions). Load reads each, uses the one with the newest zxid
 // (DataDirs says which), and proves that every other one holds a prefix
 // of its history: the newest dir read as of an older dir's zxid must hold
-// exactly what the older dir holds (compared decoded, entity by entity,
-// with verify's rules). Anything else (another cluster's data dir, a
-// server that diverged, a newest dir that no longer has the snapshots to
-// rebuild the older zxid) fails with ErrDataDirsDiverge, and the result
-// still carries every dir's zxid for the report.
+// exactly what the older dir holds: the same znodes with the same data
+// (zkread.DiffTrees; raw, so the proof needs no judge of views and no
+// decode). Anything else (another cluster's data dir, a server that
+// diverged, a newest dir that no longer has the snapshots to rebuild the
+// older zxid) fails with ErrDataDirsDiverge, and the result still carries
+// every dir's zxid for the report.
 //
 // A string holding a comma is one dir when that path exists, so a path
 // with a comma keeps working. A point in time (@zxid=) names one dir's
@@ -85,7 +84,7 @@ func loadDataDirs(ctx context.Context, spec Spec, opts Options) (*Result, error)
 	newest := 0
 	for i, d := range spec.DataDirs {
 		zo.DataProgress = prog.read(prog.sizes[i])
-		t, err := zkread.Source{Kind: zkread.SourceDataDir, Path: d}.ReadTree(ctx, zo)
+		t, err := zkread.Source{Access: zkread.AccessDataDir, Path: d}.ReadTree(ctx, zo)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d, err)
 		}
@@ -122,7 +121,7 @@ func loadDataDirs(ctx context.Context, spec Spec, opts Options) (*Result, error)
 			continue
 		}
 		zo.DataProgress = prog.read(again[i])
-		why, err := prefixOf(ctx, newDir, trees[i], zo, opts.ZKDecode)
+		why, err := prefixOf(ctx, newDir, trees[i], zo)
 		if err != nil {
 			return nil, err
 		}
@@ -190,46 +189,32 @@ func (p *dirsProgress) finished(size int64) {
 }
 
 // prefixOf says how the older tree is not the newest dir's state at the
-// older's zxid ("" when it is).
-func prefixOf(ctx context.Context, newest string, older *zkread.Tree, zo zkread.ReadOptions, do zkread.DecodeOptions) (string, error) {
-	oldImg, err := zkread.Decode(older, do)
-	if err != nil && oldImg == nil {
-		return "", err
-	}
+// older's zxid ("" when it is): two servers of one ensemble that applied
+// the same transactions hold the same znodes with the same data
+// (zkread.DiffTrees), so a difference there is another history, never a
+// matter of how the views are judged.
+func prefixOf(ctx context.Context, newest string, older *zkread.Tree, zo zkread.ReadOptions) (string, error) {
 	zo.AtZxid = older.MaxZxid
-	at, err := zkread.Source{Kind: zkread.SourceDataDir, Path: newest}.ReadTree(ctx, zo)
+	at, err := zkread.Source{Access: zkread.AccessDataDir, Path: newest}.ReadTree(ctx, zo)
 	if err != nil {
 		return fmt.Sprintf("%s cannot be read as of zxid %#x (%v), so it cannot be shown to extend this dir", newest, older.MaxZxid, err), nil
 	}
 	if at.MaxZxid != older.MaxZxid {
 		return fmt.Sprintf("%s has no state at zxid %#x (it holds %#x there): not one history", newest, older.MaxZxid, at.MaxZxid), nil
 	}
-	atImg, err := zkread.Decode(at, do)
-	if err != nil && atImg == nil {
-		return "", err
+	if at.Chroot != older.Chroot {
+		return fmt.Sprintf("Kafka's chroot at zxid %#x is %q here and %q in %s: not one history", older.MaxZxid, older.Chroot, at.Chroot, newest), nil
 	}
-	rep, err := verify.Compare(oldImg, atImg, verify.Options{Left: verify.Side{Kind: verify.ZooKeeper, Name: "older"},
-		Right: verify.Side{Kind: verify.ZooKeeper, Name: "newest@zxid"}})
-	if err != nil {
-		return "", err
-	}
-	if !rep.Differ() {
+	diffs := zkread.DiffTrees(older, at)
+	if len(diffs) == 0 {
 		return "", nil
 	}
-	var ds []string
-	for _, f := range rep.Findings {
-		if f.Severity == model.SevInfo && f.Code != verify.CodeAdded && f.Code != verify.CodeRemoved && f.Code != verify.CodeChanged {
-			continue
-		}
-		d := f.Code + " " + f.Entity
-		if f.Field != "" {
-			d += " " + f.Field
-		}
-		ds = append(ds, d)
+	ds := make([]string, 0, min(len(diffs), 6))
+	for _, d := range diffs[:min(len(diffs), 5)] {
+		ds = append(ds, d.How+" "+d.Path)
 	}
-	n := len(ds)
-	if n > 5 {
-		ds = append(ds[:5], fmt.Sprintf("… %d more", n-5))
+	if n := len(diffs); n > 5 {
+		ds = append(ds, fmt.Sprintf("… %d more", n-5))
 	}
-	return fmt.Sprintf("%d differences at zxid %#x (%s)", n, older.MaxZxid, strings.Join(ds, ", ")), nil
+	return fmt.Sprintf("%d differences at zxid %#x (%s)", len(diffs), older.MaxZxid, strings.Join(ds, ", ")), nil
 }

@@ -59,25 +59,11 @@ import (
 // ErrSource is wrapped by every parse error.
 var ErrSource = errors.New("source")
 
-// Kind is the world a source belongs to.
-type Kind int
-
-const (
-	KRaft Kind = iota + 1
-	ZooKeeper
-)
-
-func (k Kind) String() string {
-	if k == KRaft {
-		return "kraft"
-	}
-	return "zookeeper"
-}
-
 // Spec is a parsed source.
 type Spec struct {
-	Raw  string
-	Kind Kind
+	Raw string
+	// World is the world the source belongs to.
+	World model.World
 	// Path for KRaft sources.
 	Path string
 	// ZK for ZooKeeper sources.
@@ -140,7 +126,7 @@ func splitAt(s string) (string, At, error) {
 }
 
 func (s Spec) String() string {
-	if s.Kind == KRaft {
+	if s.World == model.WorldKRaft {
 		return "kraft:" + s.Path + s.At.String()
 	}
 	if len(s.DataDirs) > 1 {
@@ -161,10 +147,10 @@ func Parse(s string) (Spec, error) {
 		return Spec{}, err
 	}
 	spec.Raw = s
-	if at.HasOffset && spec.Kind != KRaft {
+	if at.HasOffset && spec.World != model.WorldKRaft {
 		return Spec{}, fmt.Errorf("%w: %q: @offset applies to KRaft sources; a ZooKeeper point in time is @zxid=N", ErrSource, s)
 	}
-	if at.Zxid > 0 && (spec.Kind != ZooKeeper || spec.ZK.Kind != zkread.SourceDataDir) {
+	if at.Zxid > 0 && (spec.World != model.WorldZooKeeper || spec.ZK.Access != zkread.AccessDataDir) {
 		return Spec{}, fmt.Errorf("%w: %q: @zxid applies to ZooKeeper data dirs (zkdata:); a KRaft point in time is @offset=N", ErrSource, s)
 	}
 	if at.Zxid > 0 && len(spec.DataDirs) > 1 {
@@ -182,7 +168,7 @@ func ParseKRaft(s string) (Spec, error) {
 	if err != nil {
 		return spec, err
 	}
-	if spec.Kind != KRaft {
+	if spec.World != model.WorldKRaft {
 		what := "a ZooKeeper source"
 		if spec.Inferred {
 			what += " (" + spec.String() + ")"
@@ -205,7 +191,7 @@ func parse(s string) (Spec, error) {
 		if p == "" {
 			return Spec{}, fmt.Errorf("%w: kraft: needs a path", ErrSource)
 		}
-		return Spec{Raw: s, Kind: KRaft, Path: p}, nil
+		return Spec{Raw: s, World: model.WorldKRaft, Path: p}, nil
 	}
 	if strings.HasPrefix(s, "kafka://") || s == "kafka:" {
 		return Spec{}, saw(s, ErrNotYet, "not yet supported: the live Kafka source comes in a later release (read a controller's metadata log dir with kraft:DIR)")
@@ -215,8 +201,8 @@ func parse(s string) (Spec, error) {
 		if err != nil {
 			return Spec{}, fmt.Errorf("%w: %w", ErrSource, err)
 		}
-		spec := Spec{Raw: s, Kind: ZooKeeper, ZK: z}
-		if z.Kind == zkread.SourceDataDir {
+		spec := Spec{Raw: s, World: model.WorldZooKeeper, ZK: z}
+		if z.Access == zkread.AccessDataDir {
 			if spec.DataDirs = splitDataDirs(z.Path); spec.DataDirs != nil {
 				spec.ZK.Path = spec.DataDirs[0]
 			}
@@ -229,7 +215,7 @@ func parse(s string) (Spec, error) {
 	return infer(s)
 }
 
-// infer chooses a kind for a string without a scheme from what the path
+// infer chooses a world for a string without a scheme from what the path
 // holds, or refuses saying what it saw.
 func infer(p string) (Spec, error) {
 	st, err := statPath(p)
@@ -241,10 +227,10 @@ func infer(p string) (Spec, error) {
 		return Spec{}, err
 	}
 	kraft := func(why string, d *metalog.LogDir) (Spec, error) {
-		return Spec{Raw: p, Kind: KRaft, Path: p, Inferred: true, Why: why, Dir: d}, nil
+		return Spec{Raw: p, World: model.WorldKRaft, Path: p, Inferred: true, Why: why, Dir: d}, nil
 	}
-	zk := func(kind zkread.SourceKind, why string) (Spec, error) {
-		return Spec{Raw: p, Kind: ZooKeeper, ZK: zkread.Source{Kind: kind, Path: p}, Inferred: true, Why: why}, nil
+	zk := func(access zkread.Access, why string) (Spec, error) {
+		return Spec{Raw: p, World: model.WorldZooKeeper, ZK: zkread.Source{Access: access, Path: p}, Inferred: true, Why: why}, nil
 	}
 	if !st.IsDir() {
 		name := filepath.Base(p)
@@ -264,7 +250,7 @@ func infer(p string) (Spec, error) {
 			return Spec{}, saw(p, ErrEmpty, "an empty file")
 		}
 		if looksLikeDump(p) {
-			return zk(zkread.SourceDump, "a JSON file, read as a dump written by 'kmeta zk dump'")
+			return zk(zkread.AccessDump, "a JSON file, read as a dump written by 'kmeta zk dump'")
 		}
 		return Spec{}, saw(p, ErrUnrecognised, "%s", describeOther(p, st))
 	}
@@ -276,7 +262,7 @@ func infer(p string) (Spec, error) {
 		return Spec{}, saw(p, ErrEmpty, "an empty directory: neither KRaft metadata (meta.properties, %s/) nor a ZooKeeper data dir (version-2/)", metalog.MetadataPartitionDir)
 	}
 	if isZKDataDir(p, ents) {
-		return zk(zkread.SourceDataDir, "a directory holding ZooKeeper's version-2/")
+		return zk(zkread.AccessDataDir, "a directory holding ZooKeeper's version-2/")
 	}
 	if b := inspectBrokerDir(p, ents); b != nil {
 		return Spec{}, saw(p, ErrBrokerDir, "%s", b.Describe())
@@ -330,8 +316,8 @@ var ErrPastEnd = errors.New("point in time beyond the source")
 // error, never an empty image.
 func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 	res := &Result{Spec: spec}
-	switch spec.Kind {
-	case KRaft:
+	switch spec.World {
+	case model.WorldKRaft:
 		at := opts.AtOffset
 		if spec.At.HasOffset {
 			at = spec.At.Offset
@@ -356,7 +342,7 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 		}
 		// metalog's typed warnings (r.Warnings) are already the image's.
 		res.Image = r.Image
-	case ZooKeeper:
+	case model.WorldZooKeeper:
 		if len(spec.DataDirs) > 1 {
 			return loadDataDirs(ctx, spec, opts)
 		}
@@ -390,7 +376,7 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 // ReadZKTree reads a ZooKeeper source's raw tree (for zk dump), with the
 // typed warnings it rests on.
 func ReadZKTree(ctx context.Context, spec Spec, zo zkread.ReadOptions) (*zkread.Tree, []model.Finding, error) {
-	if spec.Kind != ZooKeeper {
+	if spec.World != model.WorldZooKeeper {
 		return nil, nil, fmt.Errorf("%w: %s is not a ZooKeeper source", ErrSource, spec)
 	}
 	if len(spec.DataDirs) > 1 {

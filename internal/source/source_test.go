@@ -32,26 +32,26 @@ func TestParse(t *testing.T) {
 
 	for _, tc := range []struct {
 		in       string
-		kind     Kind
+		world    model.World
 		inferred bool
 		str      string
 	}{
-		{"kraft:/var/lib/kafka/meta", KRaft, false, "kraft:/var/lib/kafka/meta"},
-		{"zk://h1:2181,h2:2182/kafka/prod", ZooKeeper, false, "zk://h1:2181,h2:2182/kafka/prod"},
-		{"zkdata:/var/lib/zookeeper", ZooKeeper, false, "zkdata:/var/lib/zookeeper"},
-		{"zkdump:c.json", ZooKeeper, false, "zkdump:c.json"},
-		{kraftDir, KRaft, true, "kraft:" + kraftDir},
-		{snap, KRaft, true, "kraft:" + snap},
-		{zkDir, ZooKeeper, true, "zkdata:" + zkDir},
-		{dump, ZooKeeper, true, "zkdump:" + dump},
+		{"kraft:/var/lib/kafka/meta", model.WorldKRaft, false, "kraft:/var/lib/kafka/meta"},
+		{"zk://h1:2181,h2:2182/kafka/prod", model.WorldZooKeeper, false, "zk://h1:2181,h2:2182/kafka/prod"},
+		{"zkdata:/var/lib/zookeeper", model.WorldZooKeeper, false, "zkdata:/var/lib/zookeeper"},
+		{"zkdump:c.json", model.WorldZooKeeper, false, "zkdump:c.json"},
+		{kraftDir, model.WorldKRaft, true, "kraft:" + kraftDir},
+		{snap, model.WorldKRaft, true, "kraft:" + snap},
+		{zkDir, model.WorldZooKeeper, true, "zkdata:" + zkDir},
+		{dump, model.WorldZooKeeper, true, "zkdump:" + dump},
 	} {
 		s, err := Parse(tc.in)
 		if err != nil {
 			t.Errorf("%s: %v", tc.in, err)
 			continue
 		}
-		if s.Kind != tc.kind || s.Inferred != tc.inferred || s.String() != tc.str {
-			t.Errorf("%s: got kind %v inferred %v %q, want %v %v %q", tc.in, s.Kind, s.Inferred, s.String(), tc.kind, tc.inferred, tc.str)
+		if s.World != tc.world || s.Inferred != tc.inferred || s.String() != tc.str {
+			t.Errorf("%s: got world %v inferred %v %q, want %v %v %q", tc.in, s.World, s.Inferred, s.String(), tc.world, tc.inferred, tc.str)
 		}
 	}
 	for _, bad := range []string{"", "kraft:", "http://x", "no-such-path", "zk://bad host", "zk1:2181/kafka", "kafka://b:9092"} {

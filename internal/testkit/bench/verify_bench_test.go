@@ -133,7 +133,7 @@ func verifyStages(t *testing.T, parts int, zkDir, kraftDir string) string {
 		return err
 	})
 	stage(func() error {
-		rep, err := verify.Compare(zk, kr, verify.Options{Left: verify.Side{Kind: verify.ZooKeeper, Name: "zk"}, Right: verify.Side{Kind: verify.KRaft, Name: "kraft"}})
+		rep, err := verify.Compare(zk, kr, verify.Options{Left: verify.Side{World: model.WorldZooKeeper, Name: "zk"}, Right: verify.Side{World: model.WorldKRaft, Name: "kraft"}})
 		if err == nil && rep.Differ() {
 			err = fmt.Errorf("%d partitions: the views differ in process", parts)
 		}

@@ -1,0 +1,215 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kmeta/kmeta/internal/printer"
+	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/verify"
+)
+
+// The results of a comparison (verify, diff), as its JSON "result" says.
+const (
+	// ResultEqual: no difference, and both views rest on whole input.
+	ResultEqual = "equal"
+	// ResultDifferent: at least one unexplained difference.
+	ResultDifferent = "different"
+	// ResultPartial: a view rests on partial input, so the views are not
+	// called equal (without --allow-partial).
+	ResultPartial = "partial"
+	// ResultEqualOnPartialInput: no difference in what was read, with
+	// --allow-partial, while a view rests on partial input.
+	ResultEqualOnPartialInput = "equal-on-partial-input"
+)
+
+// ComparisonVerdict is the result of a comparison: a view resting on
+// partial input is never called equal, and without allowPartial not
+// compared at all.
+func ComparisonVerdict(rep *verify.Report, partial, allowPartial bool) string {
+	switch {
+	case partial && !allowPartial:
+		return ResultPartial
+	case rep.Differ():
+		return ResultDifferent
+	case partial:
+		return ResultEqualOnPartialInput
+	}
+	return ResultEqual
+}
+
+// ComparisonDoc is the -o json document of verify and diff.
+type ComparisonDoc struct {
+	Result      string          `json:"result"`
+	Left        ComparedSide    `json:"left"`
+	Right       ComparedSide    `json:"right"`
+	CrossWorld  bool            `json:"crossWorld"`
+	Differences int             `json:"differences"`
+	Explained   int             `json:"explained"`
+	Ignored     []IgnoredClass  `json:"ignored"`
+	Compared    []ClassCount    `json:"compared"`
+	NotCompared []string        `json:"notCompared"`
+	Findings    []model.Finding `json:"findings"`
+}
+
+// ComparedSide is one view of a comparison.
+type ComparedSide struct {
+	Kind    string   `json:"kind"`
+	Source  string   `json:"source"`
+	Offset  int64    `json:"offset"`
+	Zxid    int64    `json:"zxid,omitempty"`
+	Partial []string `json:"partial"`
+}
+
+// IgnoredClass is a class left out of the verdict (--ignore) and how many
+// findings it held.
+type IgnoredClass struct {
+	Class    string `json:"class"`
+	Findings int    `json:"findings"`
+}
+
+// ClassCount is how many entities of a class each side held.
+type ClassCount struct {
+	Class string `json:"class"`
+	Left  int    `json:"left"`
+	Right int    `json:"right"`
+}
+
+// Comparison is the report of verify or diff (verb names it) on two
+// views, left and right as compared: the document and its verdict.
+func Comparison(verb string, rep *verify.Report, left, right *model.Image, allowPartial bool) Report {
+	doc := ComparisonDoc{Left: sideOf(rep.Left, left), Right: sideOf(rep.Right, right), CrossWorld: rep.CrossWorld,
+		NotCompared: nonNil(rep.NotComparedWhy), Findings: nonNil(rep.Findings), Ignored: []IgnoredClass{}}
+	for _, cl := range verify.Classes {
+		if n, ok := countsOf(rep, cl); ok {
+			doc.Compared = append(doc.Compared, n)
+		}
+	}
+	for _, n := range rep.CountByClass() {
+		doc.Differences += n[0]
+		doc.Explained += n[1]
+	}
+	for _, cl := range rep.Ignored {
+		doc.Ignored = append(doc.Ignored, IgnoredClass{Class: cl, Findings: rep.IgnoredCounts[cl]})
+	}
+	partial := len(doc.Left.Partial) > 0 || len(doc.Right.Partial) > 0
+	doc.Result = ComparisonVerdict(rep, partial, allowPartial)
+
+	var ls []string
+	ls = append(ls, fmt.Sprintf("kmeta %s: %s (left) against %s (right)", verb, rep.Left.Name, rep.Right.Name))
+	for _, s := range []ComparedSide{doc.Left, doc.Right} {
+		if len(s.Partial) > 0 {
+			ls = append(ls, s.Source+" rests on partial input:")
+			for _, p := range s.Partial {
+				ls = append(ls, "  - "+printer.Clean(p))
+			}
+		}
+	}
+	var cmpd []string
+	for _, n := range doc.Compared {
+		cmpd = append(cmpd, fmt.Sprintf("%s %d/%d", n.Class, n.Left, n.Right))
+	}
+	ls = append(ls, "compared (left/right entities): "+strings.Join(cmpd, ", "))
+	for _, n := range doc.NotCompared {
+		ls = append(ls, "not compared, by design: "+n)
+	}
+	for _, ig := range doc.Ignored {
+		ls = append(ls, fmt.Sprintf("ignored: class %s (%d finding(s) left out)", ig.Class, ig.Findings))
+	}
+	out := Report{}
+	switch doc.Result {
+	case ResultPartial:
+		ls = append(ls, fmt.Sprintf("result: NOT VERIFIED, a view is partial; %d difference(s) and %d explained difference(s) in what was read", doc.Differences, doc.Explained))
+		out.Exit, out.Why = Failed, fmt.Sprintf("a view rests on partial input, so %s does not call the views equal (see the report; --allow-partial compares anyway)", verb)
+	case ResultDifferent:
+		ls = append(ls, fmt.Sprintf("result: DIFFERENT, %d difference(s), %d explained", doc.Differences, doc.Explained))
+		out.Exit = Findings
+	case ResultEqualOnPartialInput:
+		ls = append(ls, fmt.Sprintf("result: no difference in what was read, but a view is partial (--allow-partial); %d explained", doc.Explained))
+	default:
+		ls = append(ls, fmt.Sprintf("result: EQUAL, %d explained difference(s)", doc.Explained))
+	}
+	out.JSON = doc
+	out.Sections = []printer.Section{{Lines: ls}}
+	if len(rep.Findings) > 0 {
+		rows := comparisonRows(rep)
+		out.Sections = append(out.Sections, printer.Section{Rows: &rows})
+	}
+	return out
+}
+
+// PartialReasons says what a loaded view rests on, when it may lack
+// content its source held: the image's typed warnings that model.Partial
+// counts (replay stopped at a damaged batch, records skipped, a coverage
+// hole, a live tree that changed, a lenient decode, a damaged ZooKeeper
+// log, a file of the source that could not be used).
+func PartialReasons(img *model.Image) []string {
+	var out []string
+	for _, w := range img.Warnings {
+		if model.Partial(w) {
+			where := ""
+			if w.Where != nil {
+				where = " (" + w.Where.String() + ")"
+			}
+			out = append(out, w.Code+where+": "+w.Message)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func sideOf(s verify.Side, img *model.Image) ComparedSide {
+	return ComparedSide{Kind: s.World.String(), Source: s.Name, Offset: img.Provenance.Offset, Zxid: img.Provenance.Zxid, Partial: nonNil(PartialReasons(img))}
+}
+
+func countsOf(rep *verify.Report, class string) (ClassCount, bool) {
+	for _, n := range rep.Compared {
+		if n.Class == class {
+			return ClassCount{Class: class, Left: n.Left, Right: n.Right}, true
+		}
+	}
+	return ClassCount{}, false
+}
+
+// comparisonRows is the findings table, grouped by class in the order of
+// verify.Classes; within a class, the findings keep model's order.
+func comparisonRows(rep *verify.Report) printer.Rows {
+	fs := slices.Clone(rep.Findings)
+	rank := func(class string) int {
+		if i := slices.Index(verify.Classes, class); i >= 0 {
+			return i
+		}
+		return len(verify.Classes)
+	}
+	slices.SortStableFunc(fs, func(a, b model.Finding) int { return rank(a.Class) - rank(b.Class) })
+	// The value columns are named by side: the two worlds in verify,
+	// before and after in a diff of one kind.
+	left, right := "BEFORE", "AFTER"
+	if rep.CrossWorld {
+		left, right = strings.ToUpper(rep.Left.World.String()), strings.ToUpper(rep.Right.World.String())
+	}
+	rows := printer.Rows{Columns: []printer.Column{
+		{Header: "CLASS", Key: "class"}, {Header: "SEVERITY", Key: "severity"}, {Header: "CODE", Key: "code"},
+		{Header: "ENTITY", Key: "entity"}, {Header: "FIELD", Key: "field"},
+		{Header: left, Key: "left"}, {Header: right, Key: "right"}, {Header: "MESSAGE", Key: "message"},
+	}}
+	opt := func(s *string) string {
+		if s == nil {
+			return "-"
+		}
+		return *s
+	}
+	for _, f := range fs {
+		rows.Rows = append(rows.Rows, []string{f.Class, string(f.Severity), f.Code, f.Entity, f.Field, opt(f.Left), opt(f.Right), f.Message})
+	}
+	return rows
+}
+
+// nonNil makes a nil list an empty one, so JSON shows [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,140 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/kmeta/kmeta/internal/printer"
+	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/model"
+)
+
+// CheckOK is log check's verdict: no error findings, and with strict no
+// torn tail either.
+func CheckOK(rep *metalog.Report, strict bool) bool {
+	if !rep.OK() {
+		return false
+	}
+	return !strict || !slices.ContainsFunc(rep.Findings, func(f metalog.Finding) bool { return f.Code == metalog.KindTornTail })
+}
+
+// LogCheck is log check's report: the checker's report as JSON; for text
+// a summary in lines, for table a summary table; then the findings.
+func LogCheck(rep *metalog.Report, strict bool) Report {
+	verdict := "HEALTHY"
+	switch {
+	case !rep.OK():
+		verdict = fmt.Sprintf("PROBLEMS (%d error(s))", rep.Errors())
+	case !CheckOK(rep, strict):
+		verdict = "PROBLEMS (torn tail, --strict)"
+	}
+	var segs, snaps int
+	var batches, recs int64
+	for _, f := range rep.Files {
+		switch f.Kind {
+		case metalog.KindSegment:
+			segs++
+		case metalog.KindSnapshot:
+			snaps++
+		}
+		batches += f.Batches
+		recs += f.Records
+	}
+	sum := printer.Rows{Columns: []printer.Column{{Header: "PATH", Key: "path", Wrap: true}, {Header: "VERDICT", Key: "verdict"},
+		{Header: "SEGMENTS", Key: "segments"}, {Header: "SNAPSHOTS", Key: "snapshots"}, {Header: "FILES", Key: "files"},
+		{Header: "BATCHES", Key: "batches"}, {Header: "RECORDS", Key: "records"}, {Header: "LOG START", Key: "logStart"},
+		{Header: "LOG END", Key: "logEnd"}, {Header: "LAST GOOD", Key: "lastGood"}}}
+	sum.Rows = [][]string{{printer.Clean(rep.Path), verdict, strconv.Itoa(segs), strconv.Itoa(snaps), strconv.Itoa(len(rep.Files)),
+		strconv.FormatInt(batches, 10), strconv.FormatInt(recs, 10), strconv.FormatInt(rep.LogStartOffset, 10),
+		strconv.FormatInt(rep.LogEndOffset, 10), strconv.FormatInt(rep.LastGoodOffset, 10)}}
+	out := Report{Document: printer.Document{JSON: rep, Sections: []printer.Section{
+		{Only: printer.Text, Lines: []string{
+			fmt.Sprintf("%s: %s", printer.Clean(rep.Path), verdict),
+			fmt.Sprintf("files: %d segment(s), %d snapshot(s), %d file(s) in all; %d batches, %d records", segs, snaps, len(rep.Files), batches, recs),
+			fmt.Sprintf("log offsets: [%d, %d); last known-good offset: %d", rep.LogStartOffset, rep.LogEndOffset, rep.LastGoodOffset),
+		}},
+		{Only: printer.Table, Rows: &sum},
+	}}}
+	if len(rep.Findings) > 0 {
+		rows := printer.Rows{Columns: []printer.Column{
+			{Header: "SEVERITY", Key: "severity"}, {Header: "CODE", Key: "code"}, {Header: "FILE", Key: "file", Wrap: true},
+			{Header: "POSITION", Key: "position"}, {Header: "OFFSET", Key: "offset"}, {Header: "MESSAGE", Key: "message", Wrap: true},
+		}}
+		for _, f := range rep.Findings {
+			loc := model.NoLocation()
+			if f.Where != nil {
+				loc = *f.Where
+			}
+			rows.Rows = append(rows.Rows, []string{string(f.Severity), f.Code, loc.File, strconv.FormatInt(loc.Position, 10), strconv.FormatInt(loc.Offset, 10), printer.Clean(f.Message)})
+		}
+		out.Sections = append(out.Sections, printer.Section{Rows: &rows})
+	}
+	if !CheckOK(rep, strict) {
+		out.Exit = Findings
+	}
+	return out
+}
+
+// LogStats is log stats' report: the statistics of what could be read,
+// failing (Findings) when the checker found damage on the way or
+// unusable files of the source could not be used.
+func LogStats(rep *metalog.Report, unusable int) Report {
+	st := rep.Stats
+	head := []string{
+		fmt.Sprintf("batches: %d (%d control), records: %d, bytes: %d", st.Batches, st.ControlBatches, st.Records, st.Bytes),
+		fmt.Sprintf("offsets: %d..%d", st.FirstOffset, st.LastOffset),
+	}
+	if st.Records > 0 {
+		head = append(head, fmt.Sprintf("time: %s .. %s", msTime(st.MinTimestamp), msTime(st.MaxTimestamp)))
+	}
+	rows := printer.Rows{Columns: []printer.Column{{Header: "TYPE", Key: "type"}, {Header: "KEY", Key: "key"}, {Header: "RECORDS", Key: "records"}, {Header: "BYTES", Key: "bytes"}}}
+	for _, k := range st.ByAPIKey {
+		rows.Rows = append(rows.Rows, []string{k.Name, strconv.Itoa(int(k.Key)), strconv.FormatInt(k.Records, 10), strconv.FormatInt(k.Bytes, 10)})
+	}
+	for _, k := range st.ByControlType {
+		rows.Rows = append(rows.Rows, []string{k.Name, "control " + strconv.Itoa(int(k.Key)), strconv.FormatInt(k.Records, 10), strconv.FormatInt(k.Bytes, 10)})
+	}
+	erows := printer.Rows{Columns: []printer.Column{{Header: "EPOCH", Key: "epoch"}, {Header: "BATCHES", Key: "batches"}, {Header: "RECORDS", Key: "records"}, {Header: "FIRST OFFSET", Key: "firstOffset"}, {Header: "LAST OFFSET", Key: "lastOffset"}}}
+	for _, e := range st.Epochs {
+		erows.Rows = append(erows.Rows, []string{strconv.Itoa(int(e.Epoch)), strconv.FormatInt(e.Batches, 10), strconv.FormatInt(e.Records, 10), strconv.FormatInt(e.FirstOffset, 10), strconv.FormatInt(e.LastOffset, 10)})
+	}
+	out := Report{Document: printer.Document{JSON: st, Sections: []printer.Section{{Lines: head}, {Rows: &rows}, {Rows: &erows}}}}
+	if dmg := rep.Damage(); dmg != nil {
+		out.Exit, out.Why = Findings, fmt.Sprintf("damaged input (log check fails it), statistics cover what could be read: first %s", dmg)
+	} else if unusable > 0 {
+		out.Exit, out.Why = Findings, fmt.Sprintf("%d file(s) could not be used (see the warnings above)", unusable)
+	}
+	return out
+}
+
+func msTime(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC3339Nano) }
+
+// LogDump is log dump's verdict; its output is streamed as it is read,
+// so the report holds no document. The verdict is log check's (the same
+// checker saw every batch), plus records the dumper could not decode and
+// files of the sources that could not be used.
+func LogDump(d *metalog.Dumper, unusable int) Report {
+	if dmg := d.Damage(); dmg != nil {
+		return Report{Exit: Findings, Why: fmt.Sprintf("damaged input (log check fails it): first %s", dmg)}
+	}
+	if n, first := d.Problems(); n > 0 {
+		return Report{Exit: Findings, Why: fmt.Sprintf("%d record(s) could not be decoded; the first: %v", n, first)}
+	}
+	if unusable > 0 {
+		return Report{Exit: Findings, Why: fmt.Sprintf("%d file(s) could not be used (see the warnings above)", unusable)}
+	}
+	return Report{}
+}
+
+// DumpTable is the -o table form of log dump's records of one source, in
+// the order dumped.
+func DumpTable(rs []metalog.DumpRow) printer.Rows {
+	rows := printer.Rows{Columns: []printer.Column{{Header: "FILE"}, {Header: "OFFSET"}, {Header: "EPOCH"}, {Header: "TYPE"}, {Header: "VERSION"}, {Header: "DATA", Wrap: true}},
+		Rows: make([][]string, 0, len(rs))}
+	for _, r := range rs {
+		rows.Rows = append(rows.Rows, []string{r.File, strconv.FormatInt(r.Offset, 10), strconv.Itoa(int(r.Epoch)), r.Type, strconv.Itoa(int(r.Version)), r.Data})
+	}
+	return rows
+}

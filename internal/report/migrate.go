@@ -1,0 +1,128 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kmeta/kmeta/internal/printer"
+	"github.com/kmeta/kmeta/migrate"
+	"github.com/kmeta/kmeta/model"
+)
+
+// Plan is the report of migrate plan: JSON as the plan file holds it;
+// text and table as a summary, the record counts, the files and the
+// findings. A blocked plan is Findings.
+func Plan(p *migrate.Plan) Report {
+	verdict := "ready"
+	if p.Blocked {
+		verdict = fmt.Sprintf("BLOCKED (%d blockers)", len(p.Blockers()))
+	}
+	var feats []string
+	for _, f := range p.Features {
+		feats = append(feats, fmt.Sprintf("%s=%d", f.Name, f.Level))
+	}
+	summary := printer.Rows{Columns: []printer.Column{{Header: "PLAN", Key: "key"}, {Header: "", Key: "value"}}, Rows: [][]string{
+		{"verdict", verdict},
+		{"source", fmt.Sprintf("%s (zxid %#x)", p.Source, p.SourceZxid)},
+		{"cluster id", p.ClusterID},
+		{"metadata.version", fmt.Sprintf("%s (%d)", p.MetadataVersion.Name, p.MetadataVersion.Level)},
+		{"features", strings.Join(feats, " ")},
+		{"quorum", quorumSummary(p)},
+		{"brokers to convert", fmt.Sprint(p.Brokers)},
+		{"records", fmt.Sprintf("%d (%d bytes, sha256 %s)", p.Records.Total, p.Records.Bytes, p.Records.SHA256)},
+	}}
+	rc := printer.Rows{Columns: []printer.Column{{Header: "RECORD TYPE", Key: "type"}, {Header: "VERSION", Key: "version"}, {Header: "COUNT", Key: "count"}}}
+	for _, t := range p.Records.ByType {
+		rc.Rows = append(rc.Rows, []string{t.Name, strconv.Itoa(int(t.Version)), strconv.Itoa(t.Count)})
+	}
+	st := printer.Rows{Columns: []printer.Column{{Header: "NODE", Key: "node"}, {Header: "FILE", Key: "file"}, {Header: "CONTENT", Key: "summary"}}}
+	for _, s := range p.Steps {
+		st.Rows = append(st.Rows, []string{strconv.Itoa(int(s.Node)), s.File, s.Summary})
+	}
+	out := Report{Document: printer.Document{JSON: p, Sections: []printer.Section{{Rows: &summary}, {Rows: &rc}, {Rows: &st}}}}
+	out.Sections = appendFindings(out.Sections, p.Findings)
+	if p.Blocked {
+		out.Exit = Findings
+	}
+	return out
+}
+
+func quorumSummary(p *migrate.Plan) string {
+	if p.Quorum == migrate.QuorumDynamic {
+		return "dynamic, kraft.version 1, initial voters " + migrate.InitialControllers(p.Controllers)
+	}
+	return migrate.QuorumVoters(p.Controllers) + " (static, kraft.version 0)"
+}
+
+// FilesDoc is the -o json document of what apply, brokers (in text) and
+// configs --out wrote or would write.
+type FilesDoc struct {
+	Files    []migrate.FileResult `json:"files"`
+	Findings []model.Finding      `json:"findings"`
+}
+
+// Files is the report of files written (or, dry, that would be) and the
+// findings that came with them.
+func Files(files []migrate.FileResult, fs []model.Finding) Report {
+	r := printer.Rows{Columns: []printer.Column{{Header: "ACTION", Key: "action"}, {Header: "FILE", Key: "path"},
+		{Header: "BYTES", Key: "bytes"}, {Header: "CONTENT", Key: "summary"}}}
+	for _, f := range files {
+		r.Rows = append(r.Rows, []string{f.Action, f.Path, strconv.Itoa(f.Bytes), f.Summary})
+	}
+	doc := printer.Document{JSON: FilesDoc{append([]migrate.FileResult{}, files...), append([]model.Finding{}, fs...)},
+		Sections: appendFindings([]printer.Section{{Rows: &r}}, fs)}
+	return Report{Document: doc}
+}
+
+// Brokers is the report of migrate brokers: its report as JSON, its files
+// and findings in text and table.
+func Brokers(r *migrate.BrokerReport) Report {
+	out := Files(r.Files, r.Findings)
+	out.JSON = r
+	return out
+}
+
+// ConfigDoc is the -o json document of migrate configs without --out.
+type ConfigDoc struct {
+	Properties map[string]string `json:"properties"`
+	Findings   []model.Finding   `json:"findings"`
+}
+
+// Config is the report of a generated server.properties printed rather
+// than written: the file's text (data, as migrate.FormatConfig renders
+// props), or its properties and findings as JSON. The findings go to
+// stderr in text (ConfigNotes): stdout is the file.
+func Config(props map[string]string, data []byte, fs []model.Finding) Report {
+	text := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	return Report{Document: printer.Document{JSON: ConfigDoc{props, append([]model.Finding{}, fs...)},
+		Sections: []printer.Section{{Lines: text}}}}
+}
+
+// ConfigNotes are the findings of migrate configs as diagnostic lines.
+func ConfigNotes(fs []model.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		s := fmt.Sprintf("%s %s: %s", f.Code, f.Entity, f.Message)
+		if f.Fix != "" {
+			s += fmt.Sprintf(" (instead: %s)", f.Fix)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// ConfigSummary is the content column of a written server.properties.
+func ConfigSummary(props map[string]string) string {
+	return fmt.Sprintf("process.roles=%s node.id=%s, %d settings", props["process.roles"], props["node.id"], len(props))
+}
+
+// appendFindings adds the findings table as a section, when there are
+// findings.
+func appendFindings(ss []printer.Section, fs []model.Finding) []printer.Section {
+	if len(fs) == 0 {
+		return ss
+	}
+	rows := printer.FindingsRows(fs)
+	return append(ss, printer.Section{Rows: &rows})
+}

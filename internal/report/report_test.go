@@ -1,0 +1,64 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kmeta/kmeta/features"
+	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/verify"
+)
+
+// TestComparisonVerdict: a view resting on partial input is never called
+// equal; it fails the command unless partial input is allowed, and then a
+// difference still wins.
+func TestComparisonVerdict(t *testing.T) {
+	differ := &verify.Report{Findings: []model.Finding{{Severity: model.SevError, Code: "X", Class: "topics"}}}
+	same := &verify.Report{}
+	for _, c := range []struct {
+		rep            *verify.Report
+		partial, allow bool
+		want           string
+		exit           Exit
+	}{
+		{same, false, false, ResultEqual, OK},
+		{differ, false, false, ResultDifferent, Findings},
+		{same, true, false, ResultPartial, Failed},
+		{differ, true, false, ResultPartial, Failed},
+		{same, true, true, ResultEqualOnPartialInput, OK},
+		{differ, true, true, ResultDifferent, Findings},
+	} {
+		if got := ComparisonVerdict(c.rep, c.partial, c.allow); got != c.want {
+			t.Errorf("differ=%v partial=%v allow=%v: %s, want %s", c.rep.Differ(), c.partial, c.allow, got, c.want)
+		}
+		left, right := model.NewImage(), model.NewImage()
+		if c.partial {
+			right.Warnings = append(right.Warnings, model.Finding{Severity: model.SevWarning, Code: model.WarnReplayStopped, Message: "stopped"})
+		}
+		c.rep.Left = verify.Side{World: model.WorldZooKeeper, Name: "zk"}
+		c.rep.Right = verify.Side{World: model.WorldKRaft, Name: "kraft"}
+		r := Comparison("verify", c.rep, left, right, c.allow)
+		doc := r.JSON.(ComparisonDoc)
+		if doc.Result != c.want || r.Exit != c.exit || (r.Exit == Failed) != (r.Why != "") {
+			t.Errorf("report: result %s exit %d why %q, want %s exit %d", doc.Result, r.Exit, r.Why, c.want, c.exit)
+		}
+		if c.partial && (len(doc.Right.Partial) != 1 || !strings.Contains(r.Sections[0].Lines[1], "rests on partial input")) {
+			t.Errorf("partial reasons: %v, lines %v", doc.Right.Partial, r.Sections[0].Lines)
+		}
+	}
+}
+
+// TestFeatureCheckExit: a refused or lossy change is Findings; text shows
+// the verdict line then the findings, table only the findings.
+func TestFeatureCheckExit(t *testing.T) {
+	v := features.Verdict{Catalog: "4.x", Allowed: false, Target: features.LevelRef{Name: "3.3-IV3"},
+		Findings: []model.Finding{{Severity: model.SevError, Code: "FEATURE_X", Message: "no"}}}
+	r := FeatureCheck(v)
+	if r.Exit != Findings || len(r.Sections) != 2 || len(r.Sections[0].Lines) != 2 || !strings.HasPrefix(r.Sections[0].Lines[0], "refused: none -> 3.3-IV3") {
+		t.Errorf("refused: %+v", r)
+	}
+	v.Allowed = true
+	if r := FeatureCheck(v); r.Exit != OK {
+		t.Errorf("allowed: exit %d", r.Exit)
+	}
+}

@@ -1,0 +1,62 @@
+package migrate
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// The plan file is what 'migrate plan --write' saves and apply, brokers
+// and configs read back: the Plan as JSON, identified by PlanFormat.
+
+// WritePlan saves p as a plan file at path, atomically, as every file
+// migrate writes; an existing file with other content is refused unless
+// overwrite.
+func WritePlan(path string, p *Plan, overwrite bool) error {
+	// Compact: at a million partitions an indented plan is three times
+	// the size to write and read.
+	b, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	_, err = putFile(path, append(b, '\n'), overwrite, false)
+	return err
+}
+
+// ReadPlan reads a whole plan file, with the per-partition assignment
+// (what brokers checks broker dirs against).
+func ReadPlan(path string) (*Plan, error) { return readPlan(path, true) }
+
+// ReadPlanHeader reads a plan file without its topics: the per-partition
+// assignment (most of the file at scale) is skipped, not decoded. Replan
+// takes the topics from the source and needs only the header to check
+// against; configs needs only the controllers and the quorum.
+func ReadPlanHeader(path string) (*Plan, error) { return readPlan(path, false) }
+
+// skipJSON decodes nothing: the decoder only finds where the value ends.
+type skipJSON struct{}
+
+func (*skipJSON) UnmarshalJSON([]byte) error { return nil }
+
+func readPlan(path string, topics bool) (*Plan, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var p Plan
+	if topics {
+		err = json.Unmarshal(b, &p)
+	} else {
+		err = json.Unmarshal(b, &struct {
+			*Plan
+			Topics skipJSON `json:"topics"`
+		}{Plan: &p})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", path, ErrBadInput, err)
+	}
+	if p.Format != PlanFormat {
+		return nil, fmt.Errorf("%s: %w: format %q, want %q", path, ErrBadInput, p.Format, PlanFormat)
+	}
+	return &p, nil
+}
