@@ -172,7 +172,11 @@ func scramSecret(s *model.ScramCredential) string {
 	if s.Fingerprint != "" && s.Salt == nil && s.StoredKey == nil && s.ServerKey == nil {
 		return "fingerprint=" + s.Fingerprint
 	}
-	return fmt.Sprintf("salt=%x storedKey=%x serverKey=%x", s.Salt, s.StoredKey, s.ServerKey)
+	// Standard base64, as Kafka writes them (ScramCredentialUtils in a
+	// ZooKeeper user znode, the JSON of a UserScramCredentialRecord) and
+	// as this image's JSON holds them: one encoding in every output.
+	b64 := base64.StdEncoding.EncodeToString
+	return "salt=" + b64(s.Salt) + " storedKey=" + b64(s.StoredKey) + " serverKey=" + b64(s.ServerKey)
 }
 
 func producerIDs(p *model.ProducerIDs) string {

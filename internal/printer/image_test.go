@@ -180,6 +180,28 @@ func TestWriteImageRedacts(t *testing.T) {
 	}
 }
 
+// TestWriteImageSecretsOneEncoding: with ShowSecrets, SCRAM salts and
+// keys are standard base64 (Kafka's encoding) in every format, never hex.
+func TestWriteImageSecretsOneEncoding(t *testing.T) {
+	for _, f := range Formats {
+		var buf bytes.Buffer
+		if err := WriteImage(&buf, f, testImage(), ImageOptions{ShowSecrets: true}); err != nil {
+			t.Fatal(err)
+		}
+		// "salt-a", "stored-a", "server-a"
+		for _, want := range []string{"c2FsdC1h", "c3RvcmVkLWE=", "c2VydmVyLWE="} {
+			if !strings.Contains(buf.String(), want) {
+				t.Errorf("%s: lacks %q (base64)", f, want)
+			}
+		}
+		for _, hex := range []string{"73616c742d61", "73746f7265642d61"} {
+			if strings.Contains(buf.String(), hex) {
+				t.Errorf("%s: holds %q (hex)", f, hex)
+			}
+		}
+	}
+}
+
 func TestWriteImageJSONIsTheModelDocument(t *testing.T) {
 	var buf bytes.Buffer
 	if err := WriteImage(&buf, JSON, testImage(), ImageOptions{ShowSecrets: true}); err != nil {
