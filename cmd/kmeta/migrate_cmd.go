@@ -112,7 +112,7 @@ func migrateCommand() *cli.Command {
 					quorumFlag(),
 					&cli.StringFlag{Name: "metadata-dir", Usage: "controller: its metadata log `DIR` (from apply); broker: metadata.log.dir"},
 					&cli.StringSliceFlag{Name: "set", Usage: "extra setting `KEY=VALUE`; repeatable"},
-					&cli.StringFlag{Name: "out", Usage: "write to `FILE` (default: print it)"},
+					&cli.StringFlag{Name: "out", Usage: "write to `FILE`, mode 0600, never the --server-properties file (default: print it, passwords redacted unless --show-secrets)"},
 					&cli.BoolFlag{Name: "force", Usage: "replace an existing --out file"},
 					&cli.BoolFlag{Name: "dry-run", Usage: "show what would be written"},
 				},
@@ -338,16 +338,18 @@ func migrateConfigs(c *cli.Context) error {
 		return usageErrorf(c, "%v", err)
 	}
 	abs, _ := filepath.Abs(in)
-	data := migrate.FormatConfig(out, abs)
 	if path := c.String("out"); path != "" {
-		fr, err := migrate.WriteConfig(path, data, c.Bool("force"), c.Bool("dry-run"))
+		if err := migrate.CheckConfigOut(path, in); err != nil {
+			return usageErrorf(c, "%v", err)
+		}
+		fr, err := migrate.WriteConfig(path, migrate.FormatConfig(out, abs), c.Bool("force"), c.Bool("dry-run"))
 		if err != nil {
 			return err
 		}
 		fr.Summary = report.ConfigSummary(out)
 		return emit(c, report.Files([]migrate.FileResult{fr}, fs))
 	}
-	if err := emit(c, report.Config(out, data, fs)); err != nil {
+	if err := emit(c, report.Config(out, abs, fs, showSecrets(c))); err != nil {
 		return err
 	}
 	if outputFormat(c) != printer.JSON {

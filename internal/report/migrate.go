@@ -90,10 +90,17 @@ type ConfigDoc struct {
 }
 
 // Config is the report of a generated server.properties printed rather
-// than written: the file's text (data, as migrate.FormatConfig renders
-// props), or its properties and findings as JSON. The findings go to
-// stderr in text (ConfigNotes): stdout is the file.
-func Config(props map[string]string, data []byte, fs []model.Finding) Report {
+// than written: the file's text (as migrate.FormatConfig renders props,
+// made from the file from), or its properties and findings as JSON. The
+// node's passwords (ssl.keystore.password, sasl.jaas.config, every
+// sensitive broker config) are redacted as every view of configs is
+// unless showSecrets; a file written with --out keeps them. The findings
+// go to stderr in text (ConfigNotes): stdout is the file.
+func Config(props map[string]string, from string, fs []model.Finding, showSecrets bool) Report {
+	if !showSecrets {
+		props = model.RedactedConfigs(model.ConfigBroker, props)
+	}
+	data := migrate.FormatConfig(props, from)
 	text := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	return Report{Document: printer.Document{JSON: ConfigDoc{props, append([]model.Finding{}, fs...)},
 		Sections: []printer.Section{{Lines: text}}}}
