@@ -12,7 +12,10 @@
 //     apply writes (the record list, its counts, its SHA-256, the files).
 //     A plan is data: apply re-plans from the same source and refuses when
 //     the zxid or the records' SHA-256 differ (Replan), so plan and apply
-//     cannot drift.
+//     cannot drift. A source that holds stand-ins for its secrets (a
+//     redacted dump, a live cluster's admin API) is blocked with no
+//     override (secrets-withheld), and emit refuses a stand-in itself
+//     (ErrSecretWithheld): a credential without keys lets nobody log in.
 //  2. apply (Apply): per controller, DIR/controller-ID/ holding
 //     bootstrap.checkpoint (static quorum) or the bootstrap snapshot
 //     __cluster_metadata-0/00000000000000000000-0000000000.checkpoint
@@ -37,7 +40,9 @@
 //     Given the plan (ConfigOptions.Plan, `migrate configs --plan`), the
 //     controllers and the quorum kind come from it, so every node's file
 //     matches what apply wrote; a contradicting option, a controller id
-//     that is not a voter or a broker with a voter's id is refused.
+//     that is not a voter or a broker with a voter's id is refused. The
+//     file holds the node's passwords: WriteConfig creates it mode 0600,
+//     and CheckConfigOut refuses to write it over the file it is made from.
 //
 // # Why bootstrap.checkpoint, not a snapshot
 //
