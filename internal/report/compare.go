@@ -190,9 +190,12 @@ func comparisonRows(rep *verify.Report) printer.Rows {
 		left, right = strings.ToUpper(rep.Left.Kind.String()), strings.ToUpper(rep.Right.Kind.String())
 	}
 	rows := printer.Rows{Columns: []printer.Column{
-		{Header: "CLASS", Key: "class"}, {Header: "SEVERITY", Key: "severity"}, {Header: "CODE", Key: "code"},
-		{Header: "ENTITY", Key: "entity"}, {Header: "FIELD", Key: "field"},
-		{Header: left, Key: "left"}, {Header: right, Key: "right"}, {Header: "MESSAGE", Key: "message"},
+		// What differs and how (code, entity, field, the two values) is
+		// the answer: a narrow terminal wraps it and leaves out the rest.
+		{Header: "CLASS", Key: "class"}, {Header: "SEVERITY", Key: "severity"}, {Header: "CODE", Key: "code", Essential: true},
+		{Header: "ENTITY", Key: "entity", Wrap: true, Essential: true}, {Header: "FIELD", Key: "field", Essential: true},
+		{Header: left, Key: "left", Essential: true}, {Header: right, Key: "right", Essential: true},
+		{Header: "MESSAGE", Key: "message", Wrap: true},
 	}}
 	opt := func(s *string) string {
 		if s == nil {

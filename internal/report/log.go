@@ -42,10 +42,10 @@ func LogCheck(rep *metalog.Report, strict bool) Report {
 		batches += f.Batches
 		recs += f.Records
 	}
-	sum := printer.Rows{Columns: []printer.Column{{Header: "PATH", Key: "path", Wrap: true}, {Header: "VERDICT", Key: "verdict"},
+	sum := printer.Rows{Columns: []printer.Column{{Header: "PATH", Key: "path", Wrap: true, Essential: true}, {Header: "VERDICT", Key: "verdict", Essential: true},
 		{Header: "SEGMENTS", Key: "segments"}, {Header: "SNAPSHOTS", Key: "snapshots"}, {Header: "FILES", Key: "files"},
 		{Header: "BATCHES", Key: "batches"}, {Header: "RECORDS", Key: "records"}, {Header: "LOG START", Key: "logStart"},
-		{Header: "LOG END", Key: "logEnd"}, {Header: "LAST GOOD", Key: "lastGood"}}}
+		{Header: "LOG END", Key: "logEnd"}, {Header: "LAST GOOD", Key: "lastGood", Essential: true}}}
 	sum.Rows = [][]string{{printer.Clean(rep.Path), verdict, strconv.Itoa(segs), strconv.Itoa(snaps), strconv.Itoa(len(rep.Files)),
 		strconv.FormatInt(batches, 10), strconv.FormatInt(recs, 10), strconv.FormatInt(rep.LogStartOffset, 10),
 		strconv.FormatInt(rep.LogEndOffset, 10), strconv.FormatInt(rep.LastGoodOffset, 10)}}
@@ -59,8 +59,9 @@ func LogCheck(rep *metalog.Report, strict bool) Report {
 	}}}
 	if len(rep.Findings) > 0 {
 		rows := printer.Rows{Columns: []printer.Column{
-			{Header: "SEVERITY", Key: "severity"}, {Header: "CODE", Key: "code"}, {Header: "FILE", Key: "file", Wrap: true},
-			{Header: "POSITION", Key: "position"}, {Header: "OFFSET", Key: "offset"}, {Header: "MESSAGE", Key: "message", Wrap: true},
+			{Header: "SEVERITY", Key: "severity", Essential: true}, {Header: "CODE", Key: "code", Essential: true},
+			{Header: "FILE", Key: "file", Wrap: true}, {Header: "POSITION", Key: "position"}, {Header: "OFFSET", Key: "offset"},
+			{Header: "MESSAGE", Key: "message", Wrap: true, Essential: true},
 		}}
 		for _, f := range rep.Findings {
 			loc := model.NoLocation()
@@ -131,7 +132,7 @@ func LogDump(d *metalog.Dumper, unusable int) Report {
 // DumpTable is the -o table form of log dump's records of one source, in
 // the order dumped.
 func DumpTable(rs []metalog.DumpRow) printer.Rows {
-	rows := printer.Rows{Columns: []printer.Column{{Header: "FILE"}, {Header: "OFFSET"}, {Header: "EPOCH"}, {Header: "TYPE"}, {Header: "VERSION"}, {Header: "DATA", Wrap: true}},
+	rows := printer.Rows{Columns: []printer.Column{{Header: "FILE", Wrap: true}, {Header: "OFFSET", Essential: true}, {Header: "EPOCH"}, {Header: "TYPE", Essential: true}, {Header: "VERSION"}, {Header: "DATA", Wrap: true, Essential: true}},
 		Rows: make([][]string, 0, len(rs))}
 	for _, r := range rs {
 		rows.Rows = append(rows.Rows, []string{r.File, strconv.FormatInt(r.Offset, 10), strconv.Itoa(int(r.Epoch)), r.Type, strconv.Itoa(int(r.Version)), r.Data})
