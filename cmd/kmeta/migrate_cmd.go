@@ -163,7 +163,7 @@ func migrateApply(c *cli.Context) error {
 	}
 	if p.Blocked {
 		_ = printer.WriteDocument(stdout(c), outputFormat(c), report.Plan(p).Document)
-		return findingsf("refusing to apply: the plan has %d blockers (each names its fix or override)", len(p.Blockers()))
+		return findingsf("refusing to apply: the plan has %s (each names its fix or override)", printer.Count(len(p.Blockers()), "blocker"))
 	}
 	o, err := applyOptions(c)
 	if err != nil {
@@ -232,7 +232,7 @@ func migrateBrokers(c *cli.Context) error {
 	}
 	if blockers > 0 {
 		_ = printer.WriteDocument(stdout(c), outputFormat(c), report.Plan(p).Document)
-		return findingsf("refusing to convert broker dirs: the plan has %d blockers", blockers)
+		return findingsf("refusing to convert broker dirs: the plan has %s", printer.Count(blockers, "blocker"))
 	}
 	r, err := migrate.ConvertBrokers(p, o)
 	if r != nil {

@@ -66,14 +66,14 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 			rack = *b.Rack
 		}
 		rows = append(rows, []string{itoa(b.ID), strconv.FormatInt(b.Epoch, 10), rack, yes(b.Fenced),
-			yes(b.InControlledShutdown), yes(b.IsMigratingZkBroker), endpointList(b.Endpoints), b.IncarnationID.String()})
+			yes(b.InControlledShutdown), yes(b.IsMigratingZkBroker), endpointList(b.Endpoints), uuidText(b.IncarnationID)})
 	}
 	add("BROKERS", []string{"ID", "EPOCH", "RACK", "FENCED", "CONTROLLED SHUTDOWN", "MIGRATING ZK", "ENDPOINTS", "INCARNATION ID"}, rows,
 		"ID", "FENCED", "ENDPOINTS")
 
 	rows = nil
 	for _, c := range img.SortedControllers() {
-		rows = append(rows, []string{itoa(c.ID), yes(c.ZkMigrationReady), endpointList(c.Endpoints), c.IncarnationID.String()})
+		rows = append(rows, []string{itoa(c.ID), yes(c.ZkMigrationReady), endpointList(c.Endpoints), uuidText(c.IncarnationID)})
 	}
 	add("CONTROLLERS", []string{"ID", "ZK MIGRATION READY", "ENDPOINTS", "INCARNATION ID"}, rows, "ID", "ENDPOINTS")
 
@@ -82,14 +82,14 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 		parts := t.SortedPartitions()
 		if len(parts) == 0 {
 			// Keep partition-less topics visible.
-			rows = append(rows, []string{t.Name, t.ID.String(), "-", "", "", "", "", "", "", "", "", ""})
+			rows = append(rows, []string{t.Name, uuidText(t.ID), "-", "", "", "", "", "", "", "", "", ""})
 		}
 		for _, p := range parts {
 			elr := "-"
 			if p.ELR != nil {
 				elr = int32List(p.ELR)
 			}
-			rows = append(rows, []string{t.Name, t.ID.String(), itoa(p.ID), itoa(p.Leader), itoa(p.LeaderEpoch),
+			rows = append(rows, []string{t.Name, uuidText(t.ID), itoa(p.ID), itoa(p.Leader), itoa(p.LeaderEpoch),
 				itoa(p.PartitionEpoch), int32List(p.Replicas), int32List(p.ISR), elr,
 				int32List(p.AddingReplicas), int32List(p.RemovingReplicas), model.LeaderRecoveryStateName(p.LeaderRecoveryState)})
 		}
@@ -193,4 +193,17 @@ func sortedCopy(s []string) []string {
 	out := slices.Clone(s)
 	slices.Sort(out)
 	return out
+}
+
+// uuidText is how text and tables show a topic id or an incarnation id:
+// "none" for the zero UUID (a topic created before Kafka 2.8 has no id in
+// ZooKeeper; a ZooKeeper-mode broker has no incarnation id), which
+// Kafka's base64 form would show as an id, AAAAAAAAAAAAAAAAAAAAAA. JSON
+// keeps that form: it is what Kafka's own JSON (kafka-dump-log, the
+// admin API) carries, and what scripts compare against.
+func uuidText(u model.UUID) string {
+	if u.IsZero() {
+		return "none"
+	}
+	return u.String()
 }

@@ -115,15 +115,15 @@ func Comparison(verb string, rep *verify.Report, left, right *model.Image, allow
 		ls = append(ls, "not compared, by design: "+n)
 	}
 	for _, ig := range doc.Ignored {
-		ls = append(ls, fmt.Sprintf("ignored: class %s (%d finding(s) left out)", ig.Class, ig.Findings))
+		ls = append(ls, fmt.Sprintf("ignored: class %s (%s left out)", ig.Class, printer.Count(ig.Findings, "finding")))
 	}
 	out := Report{}
 	switch doc.Result {
 	case ResultPartial:
-		ls = append(ls, fmt.Sprintf("result: NOT VERIFIED, a view is partial; %d difference(s) and %d explained difference(s) in what was read", doc.Differences, doc.Explained))
+		ls = append(ls, fmt.Sprintf("result: NOT VERIFIED, a view is partial; %s and %d explained in what was read", printer.Count(doc.Differences, "difference"), doc.Explained))
 		out.Exit, out.Why = Failed, fmt.Sprintf("a view rests on partial input, so %s does not call the views equal (see the report; --allow-partial compares anyway)", verb)
 	case ResultDifferent:
-		ls = append(ls, fmt.Sprintf("result: DIFFERENT, %d difference(s), %d explained", doc.Differences, doc.Explained))
+		ls = append(ls, fmt.Sprintf("result: DIFFERENT, %s, %d explained", printer.Count(doc.Differences, "difference"), doc.Explained))
 		out.Exit = Findings
 	case ResultEqualOnPartialInput:
 		ls = append(ls, fmt.Sprintf("result: no difference in what was read, but a view is partial (--allow-partial); %d explained", doc.Explained))

@@ -26,7 +26,7 @@ func LogCheck(rep *metalog.Report, strict bool) Report {
 	verdict := "HEALTHY"
 	switch {
 	case !rep.OK():
-		verdict = fmt.Sprintf("PROBLEMS (%d error(s))", rep.Errors())
+		verdict = fmt.Sprintf("PROBLEMS (%s)", printer.Count(rep.Errors(), "error"))
 	case !CheckOK(rep, strict):
 		verdict = "PROBLEMS (torn tail, --strict)"
 	}
@@ -52,7 +52,7 @@ func LogCheck(rep *metalog.Report, strict bool) Report {
 	out := Report{Document: printer.Document{JSON: rep, Sections: []printer.Section{
 		{Only: printer.Text, Lines: []string{
 			fmt.Sprintf("%s: %s", printer.Clean(rep.Path), verdict),
-			fmt.Sprintf("files: %d segment(s), %d snapshot(s), %d file(s) in all; %d batches, %d records", segs, snaps, len(rep.Files), batches, recs),
+			fmt.Sprintf("files: %s, %s, %s in all; %s, %s", printer.Count(segs, "segment"), printer.Count(snaps, "snapshot"), printer.Count(len(rep.Files), "file"), printer.Count(int(batches), "batch"), printer.Count(int(recs), "record")),
 			fmt.Sprintf("log offsets: [%d, %d); last known-good offset: %d", rep.LogStartOffset, rep.LogEndOffset, rep.LastGoodOffset),
 		}},
 		{Only: printer.Table, Rows: &sum},
@@ -105,7 +105,7 @@ func LogStats(rep *metalog.Report, unusable int) Report {
 	if dmg := rep.Damage(); dmg != nil {
 		out.Exit, out.Why = Findings, fmt.Sprintf("damaged input (log check fails it), statistics cover what could be read: first %s", dmg)
 	} else if unusable > 0 {
-		out.Exit, out.Why = Findings, fmt.Sprintf("%d file(s) could not be used (see the warnings above)", unusable)
+		out.Exit, out.Why = Findings, fmt.Sprintf("%s could not be used (see the warnings above)", printer.Count(unusable, "file"))
 	}
 	return out
 }
@@ -121,10 +121,10 @@ func LogDump(d *metalog.Dumper, unusable int) Report {
 		return Report{Exit: Findings, Why: fmt.Sprintf("damaged input (log check fails it): first %s", dmg)}
 	}
 	if n, first := d.Problems(); n > 0 {
-		return Report{Exit: Findings, Why: fmt.Sprintf("%d record(s) could not be decoded; the first: %v", n, first)}
+		return Report{Exit: Findings, Why: fmt.Sprintf("%s could not be decoded; the first: %v", printer.Count(int(n), "record"), first)}
 	}
 	if unusable > 0 {
-		return Report{Exit: Findings, Why: fmt.Sprintf("%d file(s) could not be used (see the warnings above)", unusable)}
+		return Report{Exit: Findings, Why: fmt.Sprintf("%s could not be used (see the warnings above)", printer.Count(unusable, "file"))}
 	}
 	return Report{}
 }

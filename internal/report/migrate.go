@@ -16,7 +16,7 @@ import (
 func Plan(p *migrate.Plan) Report {
 	verdict := "ready"
 	if p.Blocked {
-		verdict = fmt.Sprintf("BLOCKED (%d blockers)", len(p.Blockers()))
+		verdict = fmt.Sprintf("BLOCKED (%s)", printer.Count(len(p.Blockers()), "blocker"))
 	}
 	var feats []string
 	for _, f := range p.Features {
@@ -114,7 +114,7 @@ func ConfigNotes(fs []model.Finding) []string {
 
 // ConfigSummary is the content column of a written server.properties.
 func ConfigSummary(props map[string]string) string {
-	return fmt.Sprintf("process.roles=%s node.id=%s, %d settings", props["process.roles"], props["node.id"], len(props))
+	return fmt.Sprintf("process.roles=%s node.id=%s, %s", props["process.roles"], props["node.id"], printer.Count(len(props), "setting"))
 }
 
 // appendFindings adds the findings table as a section, when there are
