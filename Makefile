@@ -8,10 +8,15 @@ COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 TESTFLAGS ?= -p 1 -timeout 80m
 FUZZTIME  ?= 20s
 
-.PHONY: build test unit bench pgo fuzz demo demo-kraft fixtures generate check-generated vet clean
+.PHONY: build test unit bench pgo fuzz demo demo-kraft fixtures generate check-generated vet clean man
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/kmeta
+
+# The man page, generated from the command tree (kmeta's hidden "man"
+# command). It is committed; TestManPageInSync fails when it is stale.
+man: build
+	$(BIN) man > man/kmeta.1
 
 # Unit and real-Kafka/ZooKeeper tests. Nothing skips silently here: an
 # exported KMETA_UNIT_ONLY is removed, and the summary says how many tests

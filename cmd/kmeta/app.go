@@ -209,6 +209,17 @@ func usageErrorf(c *cli.Context, format string, a ...any) error {
 	return &exitError{code: exitFailure, err: fmt.Errorf(format, a...), hint: helpHint(c)}
 }
 
+// missingFlag reports a required flag left out, in one line
+// ("migrate plan: --zk is required") and a pointer to the command's help,
+// rather than the whole help.
+func missingFlag(c *cli.Context, flag string) error {
+	name := "kmeta"
+	if c != nil && c.Command != nil && c.Command.HelpName != "" {
+		name = c.Command.HelpName
+	}
+	return usageErrorf(c, "%s: --%s is required", strings.TrimPrefix(name, "kmeta "), flag)
+}
+
 func helpHint(c *cli.Context) string {
 	name := "kmeta"
 	if c != nil && c.Command != nil && c.Command.HelpName != "" {
@@ -377,6 +388,17 @@ func checkCommonFlags(c *cli.Context) error {
 // subcommands, when no subcommand matched.
 func groupAction(c *cli.Context) error {
 	if c.Args().Present() {
+		subs, helpName := c.App.Commands, c.App.Name
+		if c.Command != nil && c.Command.HelpName != "" {
+			subs, helpName = c.Command.Subcommands, c.Command.HelpName
+		}
+		var names []string
+		for _, s := range subs {
+			names = append(names, s.Name)
+		}
+		if s := closest(c.Args().First(), names); s != "" {
+			return usageErrorf(c, "unknown command %q for %q (did you mean %q?)", c.Args().First(), helpName, s)
+		}
 		return usageErrorf(c, "unknown command %q for %q", c.Args().First(), c.Command.HelpName)
 	}
 	// A bare group: show what it offers, but still exit 2 as nothing ran.

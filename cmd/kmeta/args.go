@@ -37,10 +37,74 @@ type argLevel struct {
 type unknownFlagError struct {
 	flag     string
 	helpName string
+	suggest  string // the closest defined flag, "" when none is close
 }
 
 func (e *unknownFlagError) Error() string {
-	return fmt.Sprintf("unknown flag %s for %s", e.flag, e.helpName)
+	msg := fmt.Sprintf("unknown flag %s for %s", e.flag, e.helpName)
+	if e.suggest != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", e.suggest)
+	}
+	return msg
+}
+
+// suggestFlag is the flag on the path whose name is closest to name, as
+// "--name", or "".
+func suggestFlag(levels []*argLevel, name string) string {
+	var names []string
+	for _, l := range levels {
+		for _, f := range l.flags {
+			for _, n := range f.Names() {
+				if len(n) > 1 {
+					names = append(names, n)
+				}
+			}
+		}
+	}
+	if s := closest(name, names); s != "" {
+		return "--" + s
+	}
+	return ""
+}
+
+// closest is the candidate nearest to s by edit distance, when it is near
+// enough to be a typo (at most a third of its length, and 2, away), else "".
+func closest(s string, candidates []string) string {
+	best, bestD := "", 0
+	for _, c := range candidates {
+		d := editDistance(s, c)
+		if d <= 2 && d*3 <= len(c) && (best == "" || d < bestD) {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, counting an
+// adjacent transposition ("outptu") as one edit.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
 }
 
 func reorderArgs(app *cli.App, args []string) ([]string, error) {
@@ -61,12 +125,20 @@ func reorderArgs(app *cli.App, args []string) ([]string, error) {
 		if len(a) > 1 && a[0] == '-' {
 			name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 			at, f := findFlag(levels, name)
+			if f == nil && !strings.HasPrefix(a, "--") && !hasValue && len(name) > 1 {
+				// A short flag with its value glued on, as Kafka's
+				// tools and getopt take it: "-ojson" is "-o json".
+				if at2, f2 := findFlag(levels, name[:1]); f2 != nil && takesValue(f2) {
+					levels[at2].out = append(levels[at2].out, "-"+name[:1], name[1:])
+					continue
+				}
+			}
 			if f == nil {
 				if isNumber(a) {
 					pos = append(pos, a)
 					continue
 				}
-				return nil, &unknownFlagError{flag: flagAsTyped(a), helpName: levelsHelpName(levels)}
+				return nil, &unknownFlagError{flag: flagAsTyped(a), helpName: levelsHelpName(levels), suggest: suggestFlag(levels, name)}
 			}
 			levels[at].out = append(levels[at].out, a)
 			if takesValue(f) && !hasValue && i+1 < len(rest) {
@@ -82,6 +154,16 @@ func reorderArgs(app *cli.App, args []string) ([]string, error) {
 			}
 			if len(cur.subs) > 0 && (a == "help" || a == "h") {
 				// urfave's help command: what follows names a command.
+				// urfave would show only the first level's help
+				// ("kmeta help migrate plan" showed migrate's), so a
+				// path of known commands becomes "PATH --help".
+				if path, ok := commandPath(cur.subs, rest[i+1:]); ok {
+					for _, sub := range path {
+						levels = append(levels, &argLevel{name: sub.Name})
+					}
+					levels[len(levels)-1].out = []string{"--help"}
+					break
+				}
 				levels = append(levels, &argLevel{name: a})
 				pos = append(pos, rest[i+1:]...)
 				break
@@ -110,6 +192,21 @@ func findFlag(levels []*argLevel, name string) (int, cli.Flag) {
 		}
 	}
 	return -1, nil
+}
+
+// commandPath resolves names to a path of nested commands starting among
+// cmds; ok only when there is at least one name and all resolve.
+func commandPath(cmds []*cli.Command, names []string) ([]*cli.Command, bool) {
+	var path []*cli.Command
+	for _, n := range names {
+		c := findCommand(cmds, n)
+		if c == nil {
+			return nil, false
+		}
+		path = append(path, c)
+		cmds = c.Subcommands
+	}
+	return path, len(path) > 0
 }
 
 func findCommand(cmds []*cli.Command, name string) *cli.Command {

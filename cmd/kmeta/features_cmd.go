@@ -88,7 +88,7 @@ func featuresListCommand() *cli.Command {
 			"number): the level and the feature levels kafka-storage format uses for it, as\n" +
 			"kafka-features version-mapping prints them.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "release", Aliases: []string{"r"}, Usage: "show the mapping for `RELEASE`"},
+			&cli.StringFlag{Name: "release", Aliases: []string{"r", "release-version"}, Usage: "show the mapping for `RELEASE` (--release-version: kafka-features' spelling)"},
 			catalogFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -128,11 +128,12 @@ func featuresDepsCommand() *cli.Command {
 		Name:      "deps",
 		Usage:     "what feature levels require, as kafka-features feature-dependencies prints it",
 		ArgsUsage: "FEATURE=LEVEL...",
-		Flags:     []cli.Flag{catalogFlag()},
+		Flags: []cli.Flag{catalogFlag(),
+			&cli.StringSliceFlag{Name: "feature", Usage: "a `FEATURE=LEVEL` to look up, as kafka-features feature-dependencies takes it; repeatable, and the same as an argument"}},
 		Action: func(c *cli.Context) error {
-			args, err := checkArgs(c, 1, -1, "FEATURE=LEVEL...")
-			if err != nil {
-				return err
+			args := append(c.StringSlice("feature"), c.Args().Slice()...)
+			if len(args) == 0 {
+				return usageErrorf(c, "missing FEATURE=LEVEL... (or --feature FEATURE=LEVEL)")
 			}
 			cat, err := catalogOf(c)
 			if err != nil {

@@ -62,17 +62,22 @@ func logDumpCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "type", Usage: "only records of this `TYPE` (TOPIC_RECORD, TopicRecord or an apiKey); repeatable"},
 			&cli.Int64Flag{Name: "from-offset", Value: 0, Usage: "first `OFFSET` to print"},
-			&cli.Int64Flag{Name: "to-offset", Usage: "last `OFFSET` to print (default: to the end)"},
+			&cli.Int64Flag{Name: "to-offset", Usage: "last `OFFSET` to print", DefaultText: "to the end"},
 			&cli.BoolFlag{Name: "records-only", Usage: "omit batch lines"},
+			// kafka-dump-log's spellings, so that its command lines work
+			// here: --files names the paths, and the decoder is the only
+			// one kmeta has.
+			&cli.StringSliceFlag{Name: "files", Usage: "`PATH,...` to dump, as kafka-dump-log takes them; the same as arguments"},
+			&cli.BoolFlag{Name: "cluster-metadata-decoder", Usage: "accepted for kafka-dump-log's command line: kmeta always decodes metadata records"},
 		},
 		Action: logDump,
 	}
 }
 
 func logDump(c *cli.Context) error {
-	paths, err := checkArgs(c, 1, -1, "PATH...")
-	if err != nil {
-		return err
+	paths := append(c.StringSlice("files"), c.Args().Slice()...)
+	if len(paths) == 0 {
+		return usageErrorf(c, "missing PATH... (or --files PATH,...)")
 	}
 	f, err := dumpFilter(c)
 	if err != nil {
@@ -182,7 +187,7 @@ func logCheckCommand() *cli.Command {
 			&cli.BoolFlag{Name: "strict", Usage: "fail (exit 1) on any torn tail too, also at the end of the active segment"},
 			&cli.BoolFlag{Name: "no-strict", Usage: "skip the rules KRaft's raft layer enforces on metadata batches"},
 			&cli.BoolFlag{Name: "frames-only", Usage: "check framing and CRCs and record frame headers, without decoding record bodies"},
-			&cli.IntFlag{Name: "max-per-kind", Value: 100, Usage: "report at most this many findings of one kind per file"},
+			&cli.IntFlag{Name: "max-per-kind", Value: 100, Usage: "report at most `N` findings of one kind per file"},
 		},
 		Action: func(c *cli.Context) error {
 			path, err := oneArg(c, "PATH")

@@ -53,8 +53,8 @@ func planFlags() []cli.Flag {
 		&cli.StringFlag{Name: "metadata-version", Usage: "target metadata.version `LEVEL|RELEASE` (e.g. 4.4, 4.0-IV3)", Value: "4.4"},
 		&cli.StringFlag{Name: "controllers", Usage: "the KRaft quorum `ID@HOST:PORT[:DIRECTORY_ID],...` (controller.quorum.voters; with directory ids, Kafka's --initial-controllers)"},
 		quorumFlag(),
-		&cli.StringFlag{Name: "cluster-id", Usage: "cluster id to use when ZooKeeper has no /cluster/id"},
-		&cli.StringFlag{Name: "password-encoder-secret", Usage: "the brokers' password.encoder.secret, to decrypt password configs"},
+		&cli.StringFlag{Name: "cluster-id", Usage: "cluster `ID` to use when ZooKeeper has no /cluster/id"},
+		&cli.StringFlag{Name: "password-encoder-secret", Usage: "the brokers' password.encoder.secret `SECRET`, to decrypt password configs"},
 		&cli.StringSliceFlag{Name: "override", Usage: "lift one blocker `NAME` (" + strings.Join(migrate.Overrides, ", ") + "); repeatable"},
 	}, sourceFlags()...)
 }
@@ -71,6 +71,9 @@ func migrateCommand() *cli.Command {
 				Name:      "plan",
 				Usage:     "preflight: what blocks, and exactly what apply would write",
 				ArgsUsage: " ",
+				Description: "Reads the ZooKeeper state (--zk), builds the KRaft records a controller would start from and\n" +
+					"checks them: every blocker comes with its fix. Writes nothing unless --write FILE, a plan that\n" +
+					"'migrate apply --plan', 'brokers --plan' and 'configs --plan' then follow. Exit 1 when blocked.",
 				Flags: append(planFlags(),
 					&cli.StringFlag{Name: "write", Usage: "also write the plan as JSON to `FILE` (for apply --plan and brokers --plan)"},
 					&cli.BoolFlag{Name: "force", Usage: "replace an existing --write file"}),
@@ -80,6 +83,9 @@ func migrateCommand() *cli.Command {
 				Name:      "apply",
 				Usage:     "write one ready KRaft metadata log dir per controller (DIR/controller-ID)",
 				ArgsUsage: " ",
+				Description: "Plans again (from --zk, or from --plan FILE, whose source must not have changed) and, when\n" +
+					"nothing blocks, writes each controller's metadata log dir under --out: bootstrap.checkpoint and\n" +
+					"meta.properties. Run it with the cluster stopped. --dry-run shows the files and writes nothing.",
 				Flags: append(planFlags(),
 					&cli.StringFlag{Name: "plan", Usage: "execute the plan `FILE` written by 'migrate plan --write' (its source must not have changed)"},
 					&cli.StringFlag{Name: "out", Usage: "output `DIR`"},
@@ -92,6 +98,9 @@ func migrateCommand() *cli.Command {
 				Name:      "brokers",
 				Usage:     "check and convert ZooKeeper-mode broker log dirs in place (meta.properties, partition.metadata)",
 				ArgsUsage: " ",
+				Description: "On each broker host, with the broker stopped: checks every --log-dirs dir against the plan\n" +
+					"(cluster id, partitions, topic ids) and rewrites meta.properties and partition.metadata for\n" +
+					"KRaft. --dry-run checks and shows what would be written.",
 				Flags: append(planFlags(),
 					&cli.StringFlag{Name: "plan", Usage: "check against the plan `FILE` instead of reading --zk"},
 					&cli.StringSliceFlag{Name: "log-dirs", Usage: "the broker's log.dirs `DIR,...`"},
@@ -103,10 +112,13 @@ func migrateCommand() *cli.Command {
 				Name:      "configs",
 				Usage:     "write a node's KRaft server.properties from its ZooKeeper-mode one",
 				ArgsUsage: " ",
+				Description: "Turns the ZooKeeper-mode broker's --server-properties into a KRaft broker's or controller's\n" +
+					"(--role): drops the ZooKeeper settings, adds process.roles, node.id and the quorum (from --plan\n" +
+					"or --controllers), and says which settings it removed or replaced. Prints it, or writes --out.",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "server-properties", Usage: "the ZooKeeper-mode broker's `FILE`"},
-					&cli.StringFlag{Name: "role", Usage: "broker or controller", Value: "broker"},
-					&cli.Int64Flag{Name: "node-id", Value: -1, Usage: "node.id (default: the file's broker.id)"},
+					&cli.StringFlag{Name: "role", Usage: "the node's `ROLE`: broker or controller", Value: "broker"},
+					&cli.Int64Flag{Name: "node-id", Value: -1, Usage: "node.id `ID`", DefaultText: "the file's broker.id"},
 					&cli.StringFlag{Name: "plan", Usage: "take the controllers and the quorum from the plan `FILE` written by 'migrate plan --write' (--controllers and --quorum, if given, must agree)"},
 					&cli.StringFlag{Name: "controllers", Usage: "the KRaft quorum `ID@HOST:PORT[:DIRECTORY_ID],...` (required without --plan)"},
 					quorumFlag(),
@@ -143,7 +155,7 @@ func migrateApply(c *cli.Context) error {
 		return err
 	}
 	if c.String("out") == "" {
-		return usageErrorf(c, "--out DIR is required")
+		return missingFlag(c, "out")
 	}
 	p, _, err := migratePlanFromFlags(c)
 	if err != nil {
@@ -151,7 +163,7 @@ func migrateApply(c *cli.Context) error {
 	}
 	if p.Blocked {
 		_ = printer.WriteDocument(stdout(c), outputFormat(c), report.Plan(p).Document)
-		return findingsf("refusing to apply: the plan has %d blockers (each names its fix or override)", len(p.Blockers()))
+		return findingsf("refusing to apply: the plan has %s (each names its fix or override)", printer.Count(len(p.Blockers()), "blocker"))
 	}
 	o, err := applyOptions(c)
 	if err != nil {
@@ -196,7 +208,7 @@ func migrateBrokers(c *cli.Context) error {
 		}
 	}
 	if len(o.LogDirs) == 0 {
-		return usageErrorf(c, "--log-dirs is required")
+		return missingFlag(c, "log-dirs")
 	}
 	var p *migrate.Plan
 	var err error
@@ -220,7 +232,7 @@ func migrateBrokers(c *cli.Context) error {
 	}
 	if blockers > 0 {
 		_ = printer.WriteDocument(stdout(c), outputFormat(c), report.Plan(p).Document)
-		return findingsf("refusing to convert broker dirs: the plan has %d blockers", blockers)
+		return findingsf("refusing to convert broker dirs: the plan has %s", printer.Count(blockers, "blocker"))
 	}
 	r, err := migrate.ConvertBrokers(p, o)
 	if r != nil {
@@ -251,7 +263,7 @@ func migratePlanFromFlags(c *cli.Context) (*migrate.Plan, *model.Image, error) {
 		}
 	}
 	if src == "" {
-		return nil, nil, usageErrorf(c, "--zk SOURCE is required")
+		return nil, nil, missingFlag(c, "zk")
 	}
 	spec, err := source.Parse(src)
 	if err != nil {
@@ -316,7 +328,7 @@ func migrateConfigs(c *cli.Context) error {
 	}
 	in := c.String("server-properties")
 	if in == "" {
-		return usageErrorf(c, "--server-properties FILE is required")
+		return missingFlag(c, "server-properties")
 	}
 	o, err := configOptions(c)
 	if err != nil {

@@ -845,7 +845,7 @@ func TestMutateCampaignClassifier(t *testing.T) {
 	}{
 		{"same answer", orig, damage, vUnchanged, ""},
 		{"rejected and placed", campRun{args: orig.args, code: 1, stderr: "kmeta: ROOT/__cluster_metadata-0/00000000000000000086.log: position 61, offset 87: crc"}, damage, vRejected, ""},
-		{"rejected without a position", campRun{args: orig.args, code: 2, stderr: "kmeta: 1 record(s) could not be decoded"}, damage, vViolation, "rejected-unplaced"},
+		{"rejected without a position", campRun{args: orig.args, code: 2, stderr: "kmeta: 1 record could not be decoded"}, damage, vViolation, "rejected-unplaced"},
 		{"rejected at position -1", campRun{args: orig.args, code: 2, stderr: "kmeta: 00000000000000000086.log: position -1: bad"}, damage, vViolation, "rejected-unplaced"},
 		{"rejected, naming a znode", campRun{args: orig.args, code: 2, stderr: "kmeta: znode /brokers/ids/1: malformed"}, damage, vRejected, ""},
 		{"rejected, naming a quoted znode", campRun{args: orig.args, code: 2, stderr: `kmeta: dump.json: znode "/brokers/ids/2" appears twice`}, damage, vRejected, ""},

@@ -30,25 +30,25 @@ const sourceHelp = `SOURCE is one of:
 // kraftSourceFlags tune how a KRaft source is read.
 func kraftSourceFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.Int64Flag{Name: "at-offset", Usage: "KRaft: replay up to and including `OFFSET` (default: everything; same as SOURCE@offset=N)"},
+		&cli.Int64Flag{Name: "at-offset", Usage: "KRaft: replay up to and including `OFFSET` (same as SOURCE@offset=N)", DefaultText: "everything"},
 	}
 }
 
 // zkSourceFlags tune how a ZooKeeper source is read.
 func zkSourceFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.Int64Flag{Name: "at-zxid", Usage: "ZooKeeper data dir: replay transactions up to `ZXID` (default: everything; same as SOURCE@zxid=N)"},
-		&cli.StringFlag{Name: "zk-auth", Usage: "ZooKeeper digest credentials USER:PASSWORD"},
-		&cli.DurationFlag{Name: "zk-session-timeout", Value: 10 * time.Second, Usage: "ZooKeeper session timeout (also bounds connecting)"},
-		&cli.StringFlag{Name: "zk-tls-ca", Usage: "ZooKeeper TLS: CA bundle (PEM)"},
-		&cli.StringFlag{Name: "zk-tls-cert", Usage: "ZooKeeper TLS: client certificate (PEM)"},
-		&cli.StringFlag{Name: "zk-tls-key", Usage: "ZooKeeper TLS: client key (PEM)"},
-		&cli.IntFlag{Name: "zk-connections", Value: 2, Usage: "ZooKeeper sessions to spread reads over"},
-		&cli.IntFlag{Name: "zk-in-flight", Value: 64, Usage: "ZooKeeper requests in flight at once"},
-		&cli.IntFlag{Name: "zk-batch", Value: 128, Usage: "ZooKeeper reads per multiRead request (ZooKeeper 3.6+; 1: one request per read)"},
+		&cli.Int64Flag{Name: "at-zxid", Usage: "ZooKeeper data dir: replay transactions up to `ZXID` (same as SOURCE@zxid=N)", DefaultText: "everything"},
+		&cli.StringFlag{Name: "zk-auth", Usage: "ZooKeeper digest credentials `USER:PASSWORD`"},
+		&cli.DurationFlag{Name: "zk-session-timeout", Value: 10 * time.Second, Usage: "ZooKeeper session timeout `DURATION` (also bounds connecting)"},
+		&cli.StringFlag{Name: "zk-tls-ca", Usage: "ZooKeeper TLS: CA bundle `FILE` (PEM)"},
+		&cli.StringFlag{Name: "zk-tls-cert", Usage: "ZooKeeper TLS: client certificate `FILE` (PEM)"},
+		&cli.StringFlag{Name: "zk-tls-key", Usage: "ZooKeeper TLS: client key `FILE` (PEM)"},
+		&cli.IntFlag{Name: "zk-connections", Value: 2, Usage: "`N` ZooKeeper sessions to spread reads over"},
+		&cli.IntFlag{Name: "zk-in-flight", Value: 64, Usage: "`N` ZooKeeper requests in flight at once"},
+		&cli.IntFlag{Name: "zk-batch", Value: 128, Usage: "`N` ZooKeeper reads per multiRead request (ZooKeeper 3.6+; 1: one request per read)"},
 		&cli.BoolFlag{Name: "consistent", Usage: "ZooKeeper: re-read until the tree did not change during the read"},
 		&cli.BoolFlag{Name: "lenient", Usage: "ZooKeeper: keep going past malformed znodes and list them"},
-		&cli.IntFlag{Name: "jute-maxbuffer", Usage: "ZooKeeper data dir: the largest record to accept, in `BYTES`, as the server's jute.maxbuffer (default: ZooKeeper's, 0xfffff)"},
+		&cli.IntFlag{Name: "jute-maxbuffer", Usage: "ZooKeeper data dir: the largest record to accept, in `BYTES`, as the server's jute.maxbuffer", DefaultText: "ZooKeeper's, 0xfffff"},
 	}
 }
 

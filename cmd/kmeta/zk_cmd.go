@@ -125,7 +125,7 @@ func zkDumpAction(c *cli.Context) error {
 		if err := zkread.WriteDumpFile(out, t, c.Bool("force")); err != nil {
 			return err
 		}
-		verbosef(c, "wrote %d znodes to %s", len(t.Nodes), out)
+		verbosef(c, "wrote %s to %s", printer.Count(len(t.Nodes), "znode"), out)
 	} else if err := zkread.WriteDump(stdout(c), t); err != nil {
 		return err
 	}

@@ -12,15 +12,17 @@ import (
 // command that reports findings prints them through it, so text, table
 // and JSON agree everywhere. Findings are printed in the order given
 // (callers sort with model.SortFindings). A FIX column is added when any
-// finding says how to fix it.
+// finding says how to fix it. SEVERITY, CODE, MESSAGE and FIX carry the
+// answer: a narrow terminal wraps them and leaves out ENTITY and WHERE.
 func FindingsRows(fs []model.Finding) Rows {
 	r := Rows{Columns: []Column{
-		{Header: "SEVERITY", Key: "severity"}, {Header: "CODE", Key: "code"}, {Header: "ENTITY", Key: "entity", Wrap: true},
-		{Header: "WHERE", Key: "where", Wrap: true}, {Header: "MESSAGE", Key: "message", Wrap: true},
+		{Header: "SEVERITY", Key: "severity", Essential: true}, {Header: "CODE", Key: "code", Essential: true},
+		{Header: "ENTITY", Key: "entity", Wrap: true}, {Header: "WHERE", Key: "where", Wrap: true},
+		{Header: "MESSAGE", Key: "message", Wrap: true, Essential: true},
 	}}
 	fix := slices.ContainsFunc(fs, func(f model.Finding) bool { return f.Fix != "" })
 	if fix {
-		r.Columns = append(r.Columns, Column{Header: "FIX", Key: "fix", Wrap: true})
+		r.Columns = append(r.Columns, Column{Header: "FIX", Key: "fix", Wrap: true, Essential: true})
 	}
 	for _, f := range fs {
 		where := ""

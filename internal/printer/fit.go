@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/term"
@@ -13,10 +15,22 @@ import (
 
 // Tables fit the terminal. The width is COLUMNS when it is set (so that
 // scripts and tests can ask for one), else the terminal's when the output
-// is a terminal, else unlimited: a pipe gets whole cells. When a table is
-// wider, the widest wrappable columns are wrapped (cells become several
-// lines) down to minWrapWidth; if it still does not fit, columns are
-// dropped from the right and a note under the table names them.
+// is a terminal, else unlimited: a pipe gets whole cells. A table that is
+// wider is fitted in steps, each taken only when the previous did not
+// suffice, so that what carries the answer survives longest:
+//
+//  1. columns empty in every row go (they say nothing);
+//  2. wrappable columns wrap, the non-essential ones first, down to
+//     minWrapWidth (or their longest header word);
+//  3. non-essential columns are left out from the right, and a note under
+//     the table names them;
+//  4. essential columns wrap narrower still, even those that do not
+//     otherwise wrap (Column.Wrap unset: codes and numbers are kept whole
+//     as long as the table can fit without cutting them).
+//
+// Essential columns (Column.Essential) are never left out. Cells break at
+// spaces, else after punctuation, and only a word longer than its column
+// is cut. Every line, the note included, fits the width.
 
 const minWrapWidth = 12
 
@@ -35,57 +49,112 @@ func tableWidth(w io.Writer) int {
 	return 0
 }
 
-// fitTable returns the header and rows to draw (cells already Clean) and
-// the note to print under the table ("" when nothing was dropped). wrap
-// says which columns may wrap; nil lets every column wrap.
-func fitTable(width int, header []string, rows [][]string, wrap []bool) ([]string, [][]string, string) {
-	n := len(header)
-	widths := make([]int, n)
-	for i, h := range header {
-		widths[i] = utf8.RuneCountInString(h)
+// fitTable returns the header and rows to draw (cells already Clean; a
+// header or cell may hold several lines) and the note to print under the
+// table ("" when nothing was left out). When no column sets Wrap or
+// Essential, every column may wrap.
+func fitTable(width int, cols []Column, rows [][]string) ([]string, [][]string, string) {
+	n := len(cols)
+	header := make([]string, n)
+	natural := make([]int, n)
+	empty := make([]bool, n)
+	for i, c := range cols {
+		header[i] = c.Header
+		natural[i] = utf8.RuneCountInString(c.Header)
+		empty[i] = true
 	}
 	for _, r := range rows {
 		for i, c := range r {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
-		}
-	}
-	if width <= 0 || total(widths) <= width {
-		return header, rows, ""
-	}
-	canWrap := func(i int) bool { return wrap == nil || (i < len(wrap) && wrap[i]) }
-	// Shrink the widest wrappable column one step at a time: the result
-	// does not depend on column order, only on the widths.
-	for total(widths) > width {
-		best := -1
-		for i := range widths {
-			lo := max(minWrapWidth, utf8.RuneCountInString(header[i]))
-			if canWrap(i) && widths[i] > lo && (best < 0 || widths[i] > widths[best]) {
-				best = i
+			natural[i] = max(natural[i], utf8.RuneCountInString(c))
+			if c != "" {
+				empty[i] = false
 			}
 		}
-		if best < 0 {
+	}
+	if width <= 0 || total(natural) <= width {
+		return header, rows, ""
+	}
+
+	anyMarked := false
+	for _, c := range cols {
+		anyMarked = anyMarked || c.Wrap || c.Essential
+	}
+	canWrap := func(i int) bool { return !anyMarked || cols[i].Wrap }
+	lo := make([]int, n)
+	for i, c := range cols {
+		lo[i] = min(natural[i], max(minWrapWidth, longestWord(c.Header)))
+	}
+
+	keep := make([]bool, n)
+	for i := range keep {
+		keep[i] = len(rows) == 0 || !empty[i]
+	}
+	var widths []int
+	// shrink narrows the kept columns that pass ok, the widest first (the
+	// result depends on the widths, not on the column order), down to
+	// floor, until the table fits.
+	shrink := func(ok func(int) bool, floor func(int) int) {
+		for sum(widths, keep) > width {
+			best := -1
+			for i := range widths {
+				if keep[i] && ok(i) && widths[i] > floor(i) && (best < 0 || widths[i] > widths[best]) {
+					best = i
+				}
+			}
+			if best < 0 {
+				return
+			}
+			widths[best]--
+		}
+	}
+	fit := func() bool {
+		widths = append(widths[:0], natural...)
+		shrink(func(i int) bool { return canWrap(i) && !cols[i].Essential }, func(i int) int { return lo[i] })
+		shrink(canWrap, func(i int) int { return lo[i] })
+		return sum(widths, keep) <= width
+	}
+	var left []string
+	for !fit() {
+		drop := -1
+		for i := n - 1; i >= 0; i-- {
+			if keep[i] && !cols[i].Essential && kept(keep) > 1 {
+				drop = i
+				break
+			}
+		}
+		if drop < 0 {
+			// Only essential columns are left: they wrap as narrow as it
+			// takes, down to one rune.
+			shrink(func(i int) bool { return cols[i].Essential || kept(keep) == 1 }, func(int) int { return 1 })
 			break
 		}
-		widths[best]--
+		keep[drop] = false
+		left = append([]string{cols[drop].Header}, left...)
 	}
-	keep := n
-	for keep > 1 && total(widths[:keep]) > width {
-		keep--
-	}
-	note := ""
-	if keep < n {
-		note = fmt.Sprintf("(%d column(s) left out to fit %d columns: %s; widen the terminal, set COLUMNS, or use -o json)",
-			n-keep, width, strings.Join(header[keep:], ", "))
+
+	var outHeader []string
+	for i := range n {
+		if keep[i] {
+			outHeader = append(outHeader, wrapCell(header[i], widths[i]))
+		}
 	}
 	outRows := make([][]string, len(rows))
 	for j, r := range rows {
-		cells := make([]string, keep)
-		for i := range keep {
-			cells[i] = wrapCell(r[i], widths[i])
+		var cells []string
+		for i := range n {
+			if keep[i] {
+				cells = append(cells, wrapCell(r[i], widths[i]))
+			}
 		}
 		outRows[j] = cells
 	}
-	return header[:keep], outRows, note
+	note := ""
+	if len(left) > 0 {
+		note = fmt.Sprintf("(%s left out to fit %d columns: %s; widen the terminal, set COLUMNS, or use -o json)",
+			Count(len(left), "column"), width, strings.Join(left, ", "))
+		note = wrapCell(note, width)
+	}
+	return outHeader, outRows, note
 }
 
 // total is the drawn width of an ASCII table with these column widths:
@@ -98,21 +167,71 @@ func total(widths []int) int {
 	return t
 }
 
-// wrapCell breaks s into lines of at most w runes, at a space or after a
-// comma when one is near, else anywhere.
+// sum is total over the kept columns.
+func sum(widths []int, keep []bool) int {
+	t := 1
+	for i, w := range widths {
+		if keep[i] {
+			t += w + 3
+		}
+	}
+	return t
+}
+
+func kept(keep []bool) int {
+	k := 0
+	for _, b := range keep {
+		if b {
+			k++
+		}
+	}
+	return k
+}
+
+func longestWord(s string) int {
+	m := 0
+	for _, w := range strings.Fields(s) {
+		m = max(m, utf8.RuneCountInString(w))
+	}
+	return m
+}
+
+// wrapCell breaks s into lines of at most w runes: at the last space that
+// fits, else after the last punctuation that fits (a dot, comma, slash,
+// dash, colon or equals sign: names, endpoints and codes break there), else,
+// for a word longer than the line, at w.
+// Lines s already holds are kept.
 func wrapCell(s string, w int) string {
-	if utf8.RuneCountInString(s) <= w || w <= 0 {
+	if w <= 0 || utf8.RuneCountInString(s) <= w {
 		return s
+	}
+	if strings.Contains(s, "\n") {
+		parts := strings.Split(s, "\n")
+		for i, p := range parts {
+			parts[i] = wrapCell(p, w)
+		}
+		return strings.Join(parts, "\n")
 	}
 	var lines []string
 	rs := []rune(s)
 	for len(rs) > w {
-		cut := w
-		for k := w; k > w/2; k-- {
-			if rs[k-1] == ' ' || rs[k-1] == ',' {
+		cut := 0
+		for k := w; k > 0; k-- {
+			if rs[k] == ' ' {
 				cut = k
 				break
 			}
+		}
+		if cut == 0 {
+			for k := w; k > 1; k-- {
+				if breakable(rs, k) {
+					cut = k
+					break
+				}
+			}
+		}
+		if cut == 0 {
+			cut = w
 		}
 		lines = append(lines, strings.TrimRight(string(rs[:cut]), " "))
 		rs = rs[cut:]
@@ -125,3 +244,16 @@ func wrapCell(s string, w int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// breakable reports whether a line may end before rs[k] inside a word:
+// between punctuation and a letter or digit ("orders." "v1",
+// "kafka-" "features"), or before the "(" of "host:9092(PLAINTEXT)"; not
+// at the start of a word, so "--flag" and "://" stay whole.
+func breakable(rs []rune, k int) bool {
+	if !slices.ContainsFunc(rs[:k-1], alnum) {
+		return false
+	}
+	return strings.ContainsRune(".,/-:=", rs[k-1]) && alnum(rs[k]) || rs[k] == '(' && alnum(rs[k-1])
+}
+
+func alnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }

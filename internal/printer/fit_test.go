@@ -2,9 +2,12 @@ package printer
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/kmeta/kmeta/model"
 )
 
 // TestTablesFitWidth: with COLUMNS set, a table wraps its wrappable
@@ -42,7 +45,7 @@ func TestTablesFitWidth(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	if !strings.Contains(out, "column(s) left out to fit 40 columns: ") || !strings.Contains(out, "COLUMNJ") {
+	if !strings.Contains(out, "columns left out to fit 40 columns:") || !strings.Contains(out, "COLUMNJ") {
 		t.Errorf("no note naming the dropped columns:\n%s", out)
 	}
 	for _, ln := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
@@ -59,5 +62,102 @@ func TestTablesFitWidth(t *testing.T) {
 	WriteRows(&b, Table, r)
 	if !strings.Contains(b.String(), strings.TrimSpace(long)) {
 		t.Error("a pipe got wrapped cells")
+	}
+}
+
+// checkFits checks that every line of out fits width.
+func checkFits(t *testing.T, out string, width int) {
+	t.Helper()
+	for _, ln := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if n := utf8.RuneCountInString(ln); n > width {
+			t.Errorf("line of %d columns at width %d: %q", n, width, ln)
+		}
+	}
+}
+
+// TestTablesKeepEssentialColumns: issue 18 §4. At 80 columns a plan's
+// findings table kept an empty WHERE and left out MESSAGE and FIX; the
+// answer's columns are never left out (they wrap), empty columns go first,
+// cells break between words, and every line, the note included, fits.
+func TestTablesKeepEssentialColumns(t *testing.T) {
+	fs := []model.Finding{
+		{Severity: model.SevWarning, Code: "registrations-in-data-dir", Entity: "/brokers/ids",
+			Message: "brokers 1, 2 are still registered in the data dir (ephemeral znodes left when ZooKeeper stopped before them)",
+			Fix:     "make sure every broker is stopped before converting"},
+		{Severity: model.SevInfo, Code: "elr-deferred", Entity: "feature eligible.leader.replicas.version",
+			Message: "eligible.leader.replicas.version=1 (the default of 4.4-IV2) is left at 0 for the first start"},
+	}
+	for _, width := range []int{80, 60, 40} {
+		t.Setenv("COLUMNS", strconv.Itoa(width))
+		var b bytes.Buffer
+		if err := WriteRows(&b, Table, FindingsRows(fs)); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		checkFits(t, out, width)
+		if width < 60 {
+			// Too narrow for whole words: the four essential columns
+			// are still there, and only ENTITY is named as left out.
+			if row := strings.Split(out, "\n")[1]; strings.Count(row, "|") != 5 {
+				t.Errorf("width %d: want the 4 essential columns:\n%s", width, out)
+			}
+			if !strings.Contains(out, "(1 column left out to fit 40 columns:\nENTITY;") {
+				t.Errorf("width %d: want a note naming ENTITY:\n%s", width, out)
+			}
+			continue
+		}
+		for _, h := range []string{"SEVERITY", "CODE", "MESSAGE", "FIX"} {
+			if !strings.Contains(out, h) {
+				t.Errorf("width %d: essential column %s left out:\n%s", width, h, out)
+			}
+		}
+		if strings.Contains(out, "WHERE") {
+			t.Errorf("width %d: the empty WHERE column is kept:\n%s", width, out)
+		}
+		// Words are whole: each word of the message is on one line.
+		for _, w := range []string{"registered", "ephemeral", "ZooKeeper", "converting"} {
+			if !strings.Contains(out, w) {
+				t.Errorf("width %d: %q was broken inside:\n%s", width, w, out)
+			}
+		}
+	}
+}
+
+// TestImageTableKeepsReplicas: at 80 columns the PARTITIONS table left out
+// REPLICAS and ISR; they are essential.
+func TestImageTableKeepsReplicas(t *testing.T) {
+	for _, width := range []int{80, 60} {
+		t.Setenv("COLUMNS", strconv.Itoa(width))
+		var b bytes.Buffer
+		if err := WriteImage(&b, Table, testImage(), ImageOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		checkFits(t, out, width)
+		part := out[strings.Index(out, "PARTITIONS"):]
+		part = part[:strings.Index(part, "\n\n")]
+		for _, h := range []string{"TOPIC", "PARTITION", "LEADER", "REPLICAS", "ISR"} {
+			if !strings.Contains(part, h) {
+				t.Errorf("width %d: PARTITIONS left out %s:\n%s", width, h, part)
+			}
+		}
+	}
+}
+
+func TestWrapCellAtWordBoundaries(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		w    int
+		want string
+	}{
+		{"topic doomed is pending deletion", 16, "topic doomed is\npending deletion"},
+		{"eligible.leader.replicas.version=1", 12, "eligible.\nleader.\nreplicas.\nversion=1"},
+		{"rerun with --override keep-reassignments", 14, "rerun with\n--override\nkeep-\nreassignments"},
+		{"CONTROLLER://127.0.0.1:40295(PLAINTEXT)", 24, "CONTROLLER://127.0.0.1:\n40295(PLAINTEXT)"},
+		{"abcdefghij", 4, "abcd\nefgh\nij"},
+	} {
+		if got := wrapCell(tt.in, tt.w); got != tt.want {
+			t.Errorf("wrapCell(%q, %d) = %q, want %q", tt.in, tt.w, got, tt.want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Format is an output format chosen with kmeta's --output flag.
@@ -44,4 +45,25 @@ func WriteJSONLine(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// Count is n followed by noun, in the plural unless n is 1 ("1 blocker",
+// "3 blockers", "2 entries"). Every count printed in prose goes through
+// it, so that no output says "1 blockers".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %s", n, Plural(noun))
+}
+
+// Plural is the English plural of a count noun as kmeta prints them.
+func Plural(noun string) string {
+	switch {
+	case strings.HasSuffix(noun, "y") && len(noun) > 1 && !strings.ContainsRune("aeiou", rune(noun[len(noun)-2])):
+		return noun[:len(noun)-1] + "ies"
+	case strings.HasSuffix(noun, "s"), strings.HasSuffix(noun, "x"), strings.HasSuffix(noun, "ch"), strings.HasSuffix(noun, "sh"):
+		return noun + "es"
+	}
+	return noun + "s"
 }

@@ -18,10 +18,17 @@ import (
 // WriteImageText it prints img as given.
 func WriteImageTable(w io.Writer, img *model.Image) error {
 	var sections []tableSection
-	add := func(title string, header []string, rows [][]string) {
-		if len(rows) > 0 {
-			sections = append(sections, tableSection{title, header, rows})
+	// add keeps a non-empty section; essential names the columns that are
+	// never left out when the table is fitted to the terminal (fit.go).
+	add := func(title string, header []string, rows [][]string, essential ...string) {
+		if len(rows) == 0 {
+			return
 		}
+		cols := make([]Column, len(header))
+		for i, h := range header {
+			cols[i] = Column{Header: h, Wrap: true, Essential: slices.Contains(essential, h)}
+		}
+		sections = append(sections, tableSection{title, cols, rows})
 	}
 
 	summary := [][]string{
@@ -44,13 +51,13 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 			summary = append(summary, []string{kv[0], kv[1]})
 		}
 	}
-	add("CLUSTER", []string{"FIELD", "VALUE"}, summary)
+	add("CLUSTER", []string{"FIELD", "VALUE"}, summary, "FIELD", "VALUE")
 
 	var rows [][]string
 	for _, f := range img.SortedFeatures() {
 		rows = append(rows, []string{f.Name, strconv.Itoa(int(f.Level))})
 	}
-	add("FEATURES", []string{"NAME", "LEVEL"}, rows)
+	add("FEATURES", []string{"NAME", "LEVEL"}, rows, "NAME", "LEVEL")
 
 	rows = nil
 	for _, b := range img.SortedBrokers() {
@@ -59,35 +66,37 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 			rack = *b.Rack
 		}
 		rows = append(rows, []string{itoa(b.ID), strconv.FormatInt(b.Epoch, 10), rack, yes(b.Fenced),
-			yes(b.InControlledShutdown), yes(b.IsMigratingZkBroker), endpointList(b.Endpoints), b.IncarnationID.String()})
+			yes(b.InControlledShutdown), yes(b.IsMigratingZkBroker), endpointList(b.Endpoints), uuidText(b.IncarnationID)})
 	}
-	add("BROKERS", []string{"ID", "EPOCH", "RACK", "FENCED", "CONTROLLED SHUTDOWN", "MIGRATING ZK", "ENDPOINTS", "INCARNATION ID"}, rows)
+	add("BROKERS", []string{"ID", "EPOCH", "RACK", "FENCED", "CONTROLLED SHUTDOWN", "MIGRATING ZK", "ENDPOINTS", "INCARNATION ID"}, rows,
+		"ID", "FENCED", "ENDPOINTS")
 
 	rows = nil
 	for _, c := range img.SortedControllers() {
-		rows = append(rows, []string{itoa(c.ID), yes(c.ZkMigrationReady), endpointList(c.Endpoints), c.IncarnationID.String()})
+		rows = append(rows, []string{itoa(c.ID), yes(c.ZkMigrationReady), endpointList(c.Endpoints), uuidText(c.IncarnationID)})
 	}
-	add("CONTROLLERS", []string{"ID", "ZK MIGRATION READY", "ENDPOINTS", "INCARNATION ID"}, rows)
+	add("CONTROLLERS", []string{"ID", "ZK MIGRATION READY", "ENDPOINTS", "INCARNATION ID"}, rows, "ID", "ENDPOINTS")
 
 	rows = nil
 	for _, t := range img.SortedTopics() {
 		parts := t.SortedPartitions()
 		if len(parts) == 0 {
 			// Keep partition-less topics visible.
-			rows = append(rows, []string{t.Name, t.ID.String(), "-", "", "", "", "", "", "", "", "", ""})
+			rows = append(rows, []string{t.Name, uuidText(t.ID), "-", "", "", "", "", "", "", "", "", ""})
 		}
 		for _, p := range parts {
 			elr := "-"
 			if p.ELR != nil {
 				elr = int32List(p.ELR)
 			}
-			rows = append(rows, []string{t.Name, t.ID.String(), itoa(p.ID), itoa(p.Leader), itoa(p.LeaderEpoch),
+			rows = append(rows, []string{t.Name, uuidText(t.ID), itoa(p.ID), itoa(p.Leader), itoa(p.LeaderEpoch),
 				itoa(p.PartitionEpoch), int32List(p.Replicas), int32List(p.ISR), elr,
 				int32List(p.AddingReplicas), int32List(p.RemovingReplicas), model.LeaderRecoveryStateName(p.LeaderRecoveryState)})
 		}
 	}
 	add("PARTITIONS", []string{"TOPIC", "TOPIC ID", "PARTITION", "LEADER", "LEADER EPOCH", "PARTITION EPOCH",
-		"REPLICAS", "ISR", "ELR", "ADDING", "REMOVING", "RECOVERY"}, rows)
+		"REPLICAS", "ISR", "ELR", "ADDING", "REMOVING", "RECOVERY"}, rows,
+		"TOPIC", "PARTITION", "LEADER", "REPLICAS", "ISR")
 
 	rows = nil
 	for _, rc := range img.SortedConfigs() {
@@ -99,7 +108,7 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 			rows = append(rows, []string{rc.Resource.Type.String(), name, e.Name, e.Value})
 		}
 	}
-	add("CONFIGS", []string{"RESOURCE TYPE", "RESOURCE NAME", "NAME", "VALUE"}, rows)
+	add("CONFIGS", []string{"RESOURCE TYPE", "RESOURCE NAME", "NAME", "VALUE"}, rows, "RESOURCE TYPE", "RESOURCE NAME", "NAME", "VALUE")
 
 	rows = nil
 	for _, q := range img.SortedClientQuotas() {
@@ -108,7 +117,7 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 			rows = append(rows, []string{key, v.Name, formatFloat(v.Value)})
 		}
 	}
-	add("CLIENT QUOTAS", []string{"ENTITY", "NAME", "VALUE"}, rows)
+	add("CLIENT QUOTAS", []string{"ENTITY", "NAME", "VALUE"}, rows, "ENTITY", "NAME", "VALUE")
 
 	rows = nil
 	for _, a := range img.SortedACLs() {
@@ -116,20 +125,22 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 			model.ACLOperationName(a.Operation), a.Host, model.ACLResourceTypeName(a.ResourceType),
 			model.ACLPatternTypeName(a.PatternType), a.ResourceName, a.ID.String()})
 	}
-	add("ACLS", []string{"PRINCIPAL", "PERMISSION", "OPERATION", "HOST", "RESOURCE TYPE", "PATTERN TYPE", "RESOURCE NAME", "ID"}, rows)
+	add("ACLS", []string{"PRINCIPAL", "PERMISSION", "OPERATION", "HOST", "RESOURCE TYPE", "PATTERN TYPE", "RESOURCE NAME", "ID"}, rows,
+		"PRINCIPAL", "PERMISSION", "OPERATION", "HOST", "RESOURCE TYPE", "PATTERN TYPE", "RESOURCE NAME")
 
 	rows = nil
 	for _, s := range img.SortedSCRAM() {
 		rows = append(rows, []string{s.User, model.ScramMechanismName(s.Mechanism), strconv.Itoa(int(s.Iterations)), scramSecret(s)})
 	}
-	add("SCRAM CREDENTIALS", []string{"USER", "MECHANISM", "ITERATIONS", "SECRET"}, rows)
+	add("SCRAM CREDENTIALS", []string{"USER", "MECHANISM", "ITERATIONS", "SECRET"}, rows, "USER", "MECHANISM")
 
 	rows = nil
 	for _, t := range img.SortedDelegationTokens() {
 		rows = append(rows, []string{t.TokenID, t.Owner, t.Requester, strings.Join(t.Renewers, ","),
 			millis(t.IssueTimestamp), millis(t.MaxTimestamp), millis(t.ExpirationTimestamp)})
 	}
-	add("DELEGATION TOKENS", []string{"TOKEN ID", "OWNER", "REQUESTER", "RENEWERS", "ISSUED", "MAX", "EXPIRES"}, rows)
+	add("DELEGATION TOKENS", []string{"TOKEN ID", "OWNER", "REQUESTER", "RENEWERS", "ISSUED", "MAX", "EXPIRES"}, rows,
+		"TOKEN ID", "OWNER", "EXPIRES")
 
 	rows = nil
 	if img.Quorum != nil {
@@ -137,7 +148,7 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 			rows = append(rows, []string{itoa(v.ID), v.DirectoryID.String(), endpointList(v.Endpoints)})
 		}
 	}
-	add("QUORUM VOTERS", []string{"ID", "DIRECTORY ID", "ENDPOINTS"}, rows)
+	add("QUORUM VOTERS", []string{"ID", "DIRECTORY ID", "ENDPOINTS"}, rows, "ID", "ENDPOINTS")
 
 	rows = nil
 	if img.ZK != nil {
@@ -145,7 +156,7 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 			rows = append(rows, []string{path, strconv.Itoa(len(img.ZK.Raw[path]))})
 		}
 	}
-	add("UNPARSED ZNODES", []string{"PATH", "BYTES"}, rows)
+	add("UNPARSED ZNODES", []string{"PATH", "BYTES"}, rows, "PATH", "BYTES")
 
 	for i, s := range sections {
 		if i > 0 {
@@ -156,7 +167,7 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 		if _, err := fmt.Fprintln(w, s.title); err != nil {
 			return err
 		}
-		if err := renderTable(w, s.header, s.rows, nil); err != nil {
+		if err := renderTable(w, s.cols, s.rows); err != nil {
 			return err
 		}
 	}
@@ -164,9 +175,9 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 }
 
 type tableSection struct {
-	title  string
-	header []string
-	rows   [][]string
+	title string
+	cols  []Column
+	rows  [][]string
 }
 
 func itoa(v int32) string { return strconv.FormatInt(int64(v), 10) }
@@ -182,4 +193,17 @@ func sortedCopy(s []string) []string {
 	out := slices.Clone(s)
 	slices.Sort(out)
 	return out
+}
+
+// uuidText is how text and tables show a topic id or an incarnation id:
+// "none" for the zero UUID (a topic created before Kafka 2.8 has no id in
+// ZooKeeper; a ZooKeeper-mode broker has no incarnation id), which
+// Kafka's base64 form would show as an id, AAAAAAAAAAAAAAAAAAAAAA. JSON
+// keeps that form: it is what Kafka's own JSON (kafka-dump-log, the
+// admin API) carries, and what scripts compare against.
+func uuidText(u model.UUID) string {
+	if u.IsZero() {
+		return "none"
+	}
+	return u.String()
 }

@@ -55,7 +55,7 @@ func WriteImageText(w io.Writer, img *model.Image) error {
 			if b.IsMigratingZkBroker {
 				flags = append(flags, "migrating-zk-broker")
 			}
-			line := fmt.Sprintf("broker %d: epoch=%d rack=%s incarnation=%s", b.ID, b.Epoch, optString(b.Rack), b.IncarnationID)
+			line := fmt.Sprintf("broker %d: epoch=%d rack=%s incarnation=%s", b.ID, b.Epoch, optString(b.Rack), uuidText(b.IncarnationID))
 			if len(flags) > 0 {
 				line += " " + strings.Join(flags, " ")
 			}
@@ -76,7 +76,7 @@ func WriteImageText(w io.Writer, img *model.Image) error {
 	controllers := img.SortedControllers()
 	if section("controllers", len(controllers)) {
 		for _, c := range controllers {
-			line := fmt.Sprintf("controller %d: incarnation=%s", c.ID, c.IncarnationID)
+			line := fmt.Sprintf("controller %d: incarnation=%s", c.ID, uuidText(c.IncarnationID))
 			if c.ZkMigrationReady {
 				line += " zk-migration-ready"
 			}
@@ -96,7 +96,7 @@ func WriteImageText(w io.Writer, img *model.Image) error {
 		var line []byte
 		for _, t := range topics {
 			parts = t.AppendSortedPartitions(parts[:0])
-			p(1, "%s: id=%s partitions=%d", Clean(t.Name), t.ID, len(parts))
+			p(1, "%s: id=%s partitions=%d", Clean(t.Name), uuidText(t.ID), len(parts))
 			for _, pt := range parts {
 				line = appendPartitionLine(append(line[:0], "    "...), pt)
 				bw.Write(append(line, '\n'))
@@ -178,7 +178,7 @@ func WriteImageText(w io.Writer, img *model.Image) error {
 		if len(z.Raw) > 0 {
 			p(1, "unparsed znodes (%d):", len(z.Raw))
 			for _, path := range slices.Sorted(maps.Keys(z.Raw)) {
-				p(2, "%s (%d bytes)", Clean(path), len(z.Raw[path]))
+				p(2, "%s (%s)", Clean(path), Count(len(z.Raw[path]), "byte"))
 			}
 		}
 	}

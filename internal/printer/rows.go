@@ -17,8 +17,13 @@ type Column struct {
 	Header string
 	Key    string
 	// Wrap lets the table format wrap this column's cells to fit the
-	// terminal. When no column of a table sets it, any column may wrap.
+	// terminal. When no column of a table sets Wrap or Essential, any
+	// column may wrap.
 	Wrap bool
+	// Essential marks a column that carries the answer: the table format
+	// never leaves it out to fit the terminal, it wraps it instead
+	// (fit.go). The others may be left out, from the right.
+	Essential bool
 }
 
 // Rows is a generic result table. Rows must already be in their final,
@@ -84,20 +89,7 @@ func writeRowsText(w io.Writer, r Rows) error {
 }
 
 func writeRowsTable(w io.Writer, r Rows) error {
-	hdr := make([]string, len(r.Columns))
-	var wrap []bool
-	for i, c := range r.Columns {
-		hdr[i] = c.Header
-		if c.Wrap {
-			wrap = make([]bool, len(r.Columns))
-		}
-	}
-	if wrap != nil {
-		for i, c := range r.Columns {
-			wrap[i] = c.Wrap
-		}
-	}
-	return renderTable(w, hdr, r.Rows, wrap)
+	return renderTable(w, r.Columns, r.Rows)
 }
 
 func writeRowsJSON(w io.Writer, r Rows) error {

@@ -98,3 +98,19 @@ func TestParseFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestCount: "1 blocker", never "1 blockers" (issue 18 §4).
+func TestCount(t *testing.T) {
+	for _, tt := range []struct {
+		n    int
+		noun string
+		want string
+	}{
+		{1, "blocker", "1 blocker"}, {3, "blocker", "3 blockers"}, {0, "difference", "0 differences"},
+		{2, "batch", "2 batches"}, {2, "entry", "2 entries"}, {2, "key", "2 keys"}, {1, "byte", "1 byte"},
+	} {
+		if got := Count(tt.n, tt.noun); got != tt.want {
+			t.Errorf("Count(%d, %q) = %q, want %q", tt.n, tt.noun, got, tt.want)
+		}
+	}
+}

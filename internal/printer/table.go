@@ -13,9 +13,9 @@ import (
 // (fit.go). Options are pinned (no header auto-format, which would
 // upper-case and rewrite headers; left alignment; tablewriter's own
 // wrapping off: fitTable wraps) so output only changes when data or width
-// does. Cells are passed through Clean. wrap says which columns may wrap
-// (nil: any).
-func renderTable(w io.Writer, header []string, rows [][]string, wrap []bool) error {
+// does. Cells are passed through Clean. cols say which columns may wrap
+// and which are essential (Column).
+func renderTable(w io.Writer, cols []Column, rows [][]string) error {
 	clean := make([][]string, len(rows))
 	for j, row := range rows {
 		cells := make([]string, len(row))
@@ -24,7 +24,7 @@ func renderTable(w io.Writer, header []string, rows [][]string, wrap []bool) err
 		}
 		clean[j] = cells
 	}
-	header, rows, note := fitTable(tableWidth(w), header, clean, wrap)
+	header, rows, note := fitTable(tableWidth(w), cols, clean)
 	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),

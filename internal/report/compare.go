@@ -115,15 +115,15 @@ func Comparison(verb string, rep *verify.Report, left, right *model.Image, allow
 		ls = append(ls, "not compared, by design: "+n)
 	}
 	for _, ig := range doc.Ignored {
-		ls = append(ls, fmt.Sprintf("ignored: class %s (%d finding(s) left out)", ig.Class, ig.Findings))
+		ls = append(ls, fmt.Sprintf("ignored: class %s (%s left out)", ig.Class, printer.Count(ig.Findings, "finding")))
 	}
 	out := Report{}
 	switch doc.Result {
 	case ResultPartial:
-		ls = append(ls, fmt.Sprintf("result: NOT VERIFIED, a view is partial; %d difference(s) and %d explained difference(s) in what was read", doc.Differences, doc.Explained))
+		ls = append(ls, fmt.Sprintf("result: NOT VERIFIED, a view is partial; %s and %d explained in what was read", printer.Count(doc.Differences, "difference"), doc.Explained))
 		out.Exit, out.Why = Failed, fmt.Sprintf("a view rests on partial input, so %s does not call the views equal (see the report; --allow-partial compares anyway)", verb)
 	case ResultDifferent:
-		ls = append(ls, fmt.Sprintf("result: DIFFERENT, %d difference(s), %d explained", doc.Differences, doc.Explained))
+		ls = append(ls, fmt.Sprintf("result: DIFFERENT, %s, %d explained", printer.Count(doc.Differences, "difference"), doc.Explained))
 		out.Exit = Findings
 	case ResultEqualOnPartialInput:
 		ls = append(ls, fmt.Sprintf("result: no difference in what was read, but a view is partial (--allow-partial); %d explained", doc.Explained))
@@ -190,9 +190,12 @@ func comparisonRows(rep *verify.Report) printer.Rows {
 		left, right = strings.ToUpper(rep.Left.World.String()), strings.ToUpper(rep.Right.World.String())
 	}
 	rows := printer.Rows{Columns: []printer.Column{
-		{Header: "CLASS", Key: "class"}, {Header: "SEVERITY", Key: "severity"}, {Header: "CODE", Key: "code"},
-		{Header: "ENTITY", Key: "entity"}, {Header: "FIELD", Key: "field"},
-		{Header: left, Key: "left"}, {Header: right, Key: "right"}, {Header: "MESSAGE", Key: "message"},
+		// What differs and how (code, entity, field, the two values) is
+		// the answer: a narrow terminal wraps it and leaves out the rest.
+		{Header: "CLASS", Key: "class"}, {Header: "SEVERITY", Key: "severity"}, {Header: "CODE", Key: "code", Essential: true},
+		{Header: "ENTITY", Key: "entity", Wrap: true, Essential: true}, {Header: "FIELD", Key: "field", Essential: true},
+		{Header: left, Key: "left", Essential: true}, {Header: right, Key: "right", Essential: true},
+		{Header: "MESSAGE", Key: "message", Wrap: true},
 	}}
 	opt := func(s *string) string {
 		if s == nil {

@@ -26,7 +26,7 @@ func LogCheck(rep *metalog.Report, strict bool) Report {
 	verdict := "HEALTHY"
 	switch {
 	case !rep.OK():
-		verdict = fmt.Sprintf("PROBLEMS (%d error(s))", rep.Errors())
+		verdict = fmt.Sprintf("PROBLEMS (%s)", printer.Count(rep.Errors(), "error"))
 	case !CheckOK(rep, strict):
 		verdict = "PROBLEMS (torn tail, --strict)"
 	}
@@ -42,25 +42,26 @@ func LogCheck(rep *metalog.Report, strict bool) Report {
 		batches += f.Batches
 		recs += f.Records
 	}
-	sum := printer.Rows{Columns: []printer.Column{{Header: "PATH", Key: "path", Wrap: true}, {Header: "VERDICT", Key: "verdict"},
+	sum := printer.Rows{Columns: []printer.Column{{Header: "PATH", Key: "path", Wrap: true, Essential: true}, {Header: "VERDICT", Key: "verdict", Essential: true},
 		{Header: "SEGMENTS", Key: "segments"}, {Header: "SNAPSHOTS", Key: "snapshots"}, {Header: "FILES", Key: "files"},
 		{Header: "BATCHES", Key: "batches"}, {Header: "RECORDS", Key: "records"}, {Header: "LOG START", Key: "logStart"},
-		{Header: "LOG END", Key: "logEnd"}, {Header: "LAST GOOD", Key: "lastGood"}}}
+		{Header: "LOG END", Key: "logEnd"}, {Header: "LAST GOOD", Key: "lastGood", Essential: true}}}
 	sum.Rows = [][]string{{printer.Clean(rep.Path), verdict, strconv.Itoa(segs), strconv.Itoa(snaps), strconv.Itoa(len(rep.Files)),
 		strconv.FormatInt(batches, 10), strconv.FormatInt(recs, 10), strconv.FormatInt(rep.LogStartOffset, 10),
 		strconv.FormatInt(rep.LogEndOffset, 10), strconv.FormatInt(rep.LastGoodOffset, 10)}}
 	out := Report{Document: printer.Document{JSON: rep, Sections: []printer.Section{
 		{Only: printer.Text, Lines: []string{
 			fmt.Sprintf("%s: %s", printer.Clean(rep.Path), verdict),
-			fmt.Sprintf("files: %d segment(s), %d snapshot(s), %d file(s) in all; %d batches, %d records", segs, snaps, len(rep.Files), batches, recs),
+			fmt.Sprintf("files: %s, %s, %s in all; %s, %s", printer.Count(segs, "segment"), printer.Count(snaps, "snapshot"), printer.Count(len(rep.Files), "file"), printer.Count(int(batches), "batch"), printer.Count(int(recs), "record")),
 			fmt.Sprintf("log offsets: [%d, %d); last known-good offset: %d", rep.LogStartOffset, rep.LogEndOffset, rep.LastGoodOffset),
 		}},
 		{Only: printer.Table, Rows: &sum},
 	}}}
 	if len(rep.Findings) > 0 {
 		rows := printer.Rows{Columns: []printer.Column{
-			{Header: "SEVERITY", Key: "severity"}, {Header: "CODE", Key: "code"}, {Header: "FILE", Key: "file", Wrap: true},
-			{Header: "POSITION", Key: "position"}, {Header: "OFFSET", Key: "offset"}, {Header: "MESSAGE", Key: "message", Wrap: true},
+			{Header: "SEVERITY", Key: "severity", Essential: true}, {Header: "CODE", Key: "code", Essential: true},
+			{Header: "FILE", Key: "file", Wrap: true}, {Header: "POSITION", Key: "position"}, {Header: "OFFSET", Key: "offset"},
+			{Header: "MESSAGE", Key: "message", Wrap: true, Essential: true},
 		}}
 		for _, f := range rep.Findings {
 			loc := model.NoLocation()
@@ -104,7 +105,7 @@ func LogStats(rep *metalog.Report, unusable int) Report {
 	if dmg := rep.Damage(); dmg != nil {
 		out.Exit, out.Why = Findings, fmt.Sprintf("damaged input (log check fails it), statistics cover what could be read: first %s", dmg)
 	} else if unusable > 0 {
-		out.Exit, out.Why = Findings, fmt.Sprintf("%d file(s) could not be used (see the warnings above)", unusable)
+		out.Exit, out.Why = Findings, fmt.Sprintf("%s could not be used (see the warnings above)", printer.Count(unusable, "file"))
 	}
 	return out
 }
@@ -120,10 +121,10 @@ func LogDump(d *metalog.Dumper, unusable int) Report {
 		return Report{Exit: Findings, Why: fmt.Sprintf("damaged input (log check fails it): first %s", dmg)}
 	}
 	if n, first := d.Problems(); n > 0 {
-		return Report{Exit: Findings, Why: fmt.Sprintf("%d record(s) could not be decoded; the first: %v", n, first)}
+		return Report{Exit: Findings, Why: fmt.Sprintf("%s could not be decoded; the first: %v", printer.Count(int(n), "record"), first)}
 	}
 	if unusable > 0 {
-		return Report{Exit: Findings, Why: fmt.Sprintf("%d file(s) could not be used (see the warnings above)", unusable)}
+		return Report{Exit: Findings, Why: fmt.Sprintf("%s could not be used (see the warnings above)", printer.Count(unusable, "file"))}
 	}
 	return Report{}
 }
@@ -131,7 +132,7 @@ func LogDump(d *metalog.Dumper, unusable int) Report {
 // DumpTable is the -o table form of log dump's records of one source, in
 // the order dumped.
 func DumpTable(rs []metalog.DumpRow) printer.Rows {
-	rows := printer.Rows{Columns: []printer.Column{{Header: "FILE"}, {Header: "OFFSET"}, {Header: "EPOCH"}, {Header: "TYPE"}, {Header: "VERSION"}, {Header: "DATA", Wrap: true}},
+	rows := printer.Rows{Columns: []printer.Column{{Header: "FILE", Wrap: true}, {Header: "OFFSET", Essential: true}, {Header: "EPOCH"}, {Header: "TYPE", Essential: true}, {Header: "VERSION"}, {Header: "DATA", Wrap: true, Essential: true}},
 		Rows: make([][]string, 0, len(rs))}
 	for _, r := range rs {
 		rows.Rows = append(rows.Rows, []string{r.File, strconv.FormatInt(r.Offset, 10), strconv.Itoa(int(r.Epoch)), r.Type, strconv.Itoa(int(r.Version)), r.Data})

@@ -16,13 +16,13 @@ import (
 func Plan(p *migrate.Plan) Report {
 	verdict := "ready"
 	if p.Blocked {
-		verdict = fmt.Sprintf("BLOCKED (%d blockers)", len(p.Blockers()))
+		verdict = fmt.Sprintf("BLOCKED (%s)", printer.Count(len(p.Blockers()), "blocker"))
 	}
 	var feats []string
 	for _, f := range p.Features {
 		feats = append(feats, fmt.Sprintf("%s=%d", f.Name, f.Level))
 	}
-	summary := printer.Rows{Columns: []printer.Column{{Header: "PLAN", Key: "key"}, {Header: "", Key: "value"}}, Rows: [][]string{
+	summary := printer.Rows{Columns: []printer.Column{{Header: "PLAN", Key: "key", Essential: true}, {Header: "", Key: "value", Wrap: true, Essential: true}}, Rows: [][]string{
 		{"verdict", verdict},
 		{"source", fmt.Sprintf("%s (zxid %#x)", p.Source, p.SourceZxid)},
 		{"cluster id", p.ClusterID},
@@ -32,11 +32,11 @@ func Plan(p *migrate.Plan) Report {
 		{"brokers to convert", fmt.Sprint(p.Brokers)},
 		{"records", fmt.Sprintf("%d (%d bytes, sha256 %s)", p.Records.Total, p.Records.Bytes, p.Records.SHA256)},
 	}}
-	rc := printer.Rows{Columns: []printer.Column{{Header: "RECORD TYPE", Key: "type"}, {Header: "VERSION", Key: "version"}, {Header: "COUNT", Key: "count"}}}
+	rc := printer.Rows{Columns: []printer.Column{{Header: "RECORD TYPE", Key: "type", Essential: true}, {Header: "VERSION", Key: "version", Essential: true}, {Header: "COUNT", Key: "count", Essential: true}}}
 	for _, t := range p.Records.ByType {
 		rc.Rows = append(rc.Rows, []string{t.Name, strconv.Itoa(int(t.Version)), strconv.Itoa(t.Count)})
 	}
-	st := printer.Rows{Columns: []printer.Column{{Header: "NODE", Key: "node"}, {Header: "FILE", Key: "file"}, {Header: "CONTENT", Key: "summary"}}}
+	st := printer.Rows{Columns: []printer.Column{{Header: "NODE", Key: "node", Essential: true}, {Header: "FILE", Key: "file", Wrap: true, Essential: true}, {Header: "CONTENT", Key: "summary", Wrap: true, Essential: true}}}
 	for _, s := range p.Steps {
 		st.Rows = append(st.Rows, []string{strconv.Itoa(int(s.Node)), s.File, s.Summary})
 	}
@@ -65,8 +65,8 @@ type FilesDoc struct {
 // Files is the report of files written (or, dry, that would be) and the
 // findings that came with them.
 func Files(files []migrate.FileResult, fs []model.Finding) Report {
-	r := printer.Rows{Columns: []printer.Column{{Header: "ACTION", Key: "action"}, {Header: "FILE", Key: "path"},
-		{Header: "BYTES", Key: "bytes"}, {Header: "CONTENT", Key: "summary"}}}
+	r := printer.Rows{Columns: []printer.Column{{Header: "ACTION", Key: "action", Essential: true}, {Header: "FILE", Key: "path", Wrap: true, Essential: true},
+		{Header: "BYTES", Key: "bytes"}, {Header: "CONTENT", Key: "summary", Wrap: true, Essential: true}}}
 	for _, f := range files {
 		r.Rows = append(r.Rows, []string{f.Action, f.Path, strconv.Itoa(f.Bytes), f.Summary})
 	}
@@ -121,7 +121,7 @@ func ConfigNotes(fs []model.Finding) []string {
 
 // ConfigSummary is the content column of a written server.properties.
 func ConfigSummary(props map[string]string) string {
-	return fmt.Sprintf("process.roles=%s node.id=%s, %d settings", props["process.roles"], props["node.id"], len(props))
+	return fmt.Sprintf("process.roles=%s node.id=%s, %s", props["process.roles"], props["node.id"], printer.Count(len(props), "setting"))
 }
 
 // appendFindings adds the findings table as a section, when there are

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,5 +61,22 @@ func TestFeatureCheckExit(t *testing.T) {
 	v.Allowed = true
 	if r := FeatureCheck(v); r.Exit != OK {
 		t.Errorf("allowed: exit %d", r.Exit)
+	}
+}
+
+// TestComparisonEssentialColumns: at 80 columns a diff's table left out
+// AFTER. What differs and its two values are never left out.
+func TestComparisonEssentialColumns(t *testing.T) {
+	for _, cross := range []bool{false, true} {
+		rows := comparisonRows(&verify.Report{CrossWorld: cross})
+		var essential []string
+		for _, c := range rows.Columns {
+			if c.Essential {
+				essential = append(essential, c.Key)
+			}
+		}
+		if want := []string{"code", "entity", "field", "left", "right"}; !slices.Equal(essential, want) {
+			t.Errorf("cross-world %v: essential columns %v, want %v", cross, essential, want)
+		}
 	}
 }
