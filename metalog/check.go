@@ -536,7 +536,9 @@ func (c *Checker) Report() *Report {
 	}
 	rep.LastGoodOffset = c.goodChain()
 	if rep.LastGoodOffset >= rep.LogEndOffset {
-		rep.LastGoodOffset = rep.LogEndOffset - 1
+		// Never below -1: a snapshot that ends at offset 0 (what
+		// kafka-storage format writes) covers no offset of the log.
+		rep.LastGoodOffset = max(rep.LogEndOffset-1, -1)
 	}
 	c.crossChecks(c.d)
 	model.SortFindings(rep.Findings)

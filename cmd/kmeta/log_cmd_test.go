@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,5 +90,71 @@ func TestDumpTypeFilter(t *testing.T) {
 	all := kmeta("log", "dump", seg)
 	if want := strings.Count(all.stdout, `"type":"TOPIC_RECORD"`); recs != want || recs == 0 || batches == 0 || batches > recs {
 		t.Errorf("%d records in %d batches, want %d records", recs, batches, want)
+	}
+}
+
+// A snapshot alone covers offsets below its end offset and no others: log
+// check says so instead of printing -1 or -2 (kafka-storage format's
+// 0-0 snapshot covers none).
+func TestLogCheckSnapshotOffsets(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "kraft", "4.4.0", "metadata", "__cluster_metadata-0")
+	for _, c := range []struct{ file, text, json string }{
+		{"00000000000000000000-0000000000.checkpoint", "log offsets: none; last known-good offset: none", `"lastGoodOffset": -1`},
+		{"00000000000000000099-0000000001.checkpoint", "log offsets: below 99 (a snapshot, no segment); last known-good offset: 98", `"lastGoodOffset": 98`},
+	} {
+		p := filepath.Join(dir, c.file)
+		for _, o := range []string{"text", "table"} {
+			code, out, stderr := runKmeta(t, "log", "check", "-o", o, p)
+			if code != 0 || strings.Contains(out, "-1") || strings.Contains(out, "-2") {
+				t.Errorf("%s -o %s: exit %d, %s%s", c.file, o, code, out, stderr)
+			}
+			if o == "text" && !strings.Contains(out, c.text) {
+				t.Errorf("%s: %q not in\n%s", c.file, c.text, out)
+			}
+		}
+		if _, out, _ := runKmeta(t, "log", "check", "-o", "json", p); !strings.Contains(out, c.json) || strings.Contains(out, "-2") {
+			t.Errorf("%s -o json: want %s:\n%s", c.file, c.json, out)
+		}
+	}
+}
+
+// log stats -o json on a damaged log says so in the document, not only in
+// the exit code: partial, and the first damage.
+func TestLogStatsJSONCarriesDamage(t *testing.T) {
+	dir := copyFixture(t, "4.4.0")
+	p := filepath.Join(dir, "__cluster_metadata-0", "00000000000000000000.log")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x10
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type doc struct {
+		Batches int64 `json:"batches"`
+		Partial bool  `json:"partial"`
+		Damage  *struct {
+			Code string `json:"code"`
+		} `json:"damage"`
+	}
+	for _, c := range []struct {
+		src     string
+		code    int
+		partial bool
+		damage  string
+	}{{filepath.Join("..", "..", "testdata", "kraft", "4.4.0", "metadata"), 0, false, ""}, {dir, 1, true, "crc-mismatch"}} {
+		code, out, stderr := runKmeta(t, "log", "stats", "-o", "json", c.src)
+		var d doc
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatalf("%s: %v\n%s", c.src, err, out)
+		}
+		got := ""
+		if d.Damage != nil {
+			got = d.Damage.Code
+		}
+		if code != c.code || d.Partial != c.partial || got != c.damage || d.Batches == 0 {
+			t.Errorf("%s: exit %d partial %v damage %q batches %d; want exit %d partial %v damage %q\n%s", c.src, code, d.Partial, got, d.Batches, c.code, c.partial, c.damage, stderr)
+		}
 	}
 }

@@ -47,13 +47,22 @@ func LogCheck(rep *metalog.Report, strict bool) Report {
 		{Header: "BATCHES", Key: "batches"}, {Header: "RECORDS", Key: "records"}, {Header: "LOG START", Key: "logStart"},
 		{Header: "LOG END", Key: "logEnd"}, {Header: "LAST GOOD", Key: "lastGood", Essential: true}}}
 	sum.Rows = [][]string{{printer.Clean(rep.Path), verdict, strconv.Itoa(segs), strconv.Itoa(snaps), strconv.Itoa(len(rep.Files)),
-		strconv.FormatInt(batches, 10), strconv.FormatInt(recs, 10), strconv.FormatInt(rep.LogStartOffset, 10),
-		strconv.FormatInt(rep.LogEndOffset, 10), strconv.FormatInt(rep.LastGoodOffset, 10)}}
+		strconv.FormatInt(batches, 10), strconv.FormatInt(recs, 10), offsetText(rep.LogStartOffset),
+		offsetText(rep.LogEndOffset), offsetText(rep.LastGoodOffset)}}
+	offsets := fmt.Sprintf("log offsets: [%d, %d); last known-good offset: %s", rep.LogStartOffset, rep.LogEndOffset, offsetText(rep.LastGoodOffset))
+	switch {
+	case rep.LogEndOffset < 0:
+		// Snapshots alone (or nothing readable): no offset of the log is
+		// covered, and -1 is no offset to print.
+		offsets = "log offsets: none; last known-good offset: none"
+	case rep.LogStartOffset < 0:
+		offsets = fmt.Sprintf("log offsets: below %d (a snapshot, no segment); last known-good offset: %s", rep.LogEndOffset, offsetText(rep.LastGoodOffset))
+	}
 	out := Report{Document: printer.Document{JSON: rep, Sections: []printer.Section{
 		{Only: printer.Text, Lines: []string{
 			fmt.Sprintf("%s: %s", printer.Clean(rep.Path), verdict),
 			fmt.Sprintf("files: %s, %s, %s in all; %s, %s", printer.Count(segs, "segment"), printer.Count(snaps, "snapshot"), printer.Count(len(rep.Files), "file"), printer.Count(int(batches), "batch"), printer.Count(int(recs), "record")),
-			fmt.Sprintf("log offsets: [%d, %d); last known-good offset: %d", rep.LogStartOffset, rep.LogEndOffset, rep.LastGoodOffset),
+			offsets,
 		}},
 		{Only: printer.Table, Rows: &sum},
 	}}}
@@ -76,6 +85,15 @@ func LogCheck(rep *metalog.Report, strict bool) Report {
 		out.Exit = Findings
 	}
 	return out
+}
+
+// offsetText prints a log offset, or "none" for the -1 that stands for
+// no offset in the JSON.
+func offsetText(o int64) string {
+	if o < 0 {
+		return "none"
+	}
+	return strconv.FormatInt(o, 10)
 }
 
 // LogStats is log stats' report: the statistics of what could be read,
@@ -101,13 +119,28 @@ func LogStats(rep *metalog.Report, unusable int) Report {
 	for _, e := range st.Epochs {
 		erows.Rows = append(erows.Rows, []string{strconv.Itoa(int(e.Epoch)), strconv.FormatInt(e.Batches, 10), strconv.FormatInt(e.Records, 10), strconv.FormatInt(e.FirstOffset, 10), strconv.FormatInt(e.LastOffset, 10)})
 	}
-	out := Report{Document: printer.Document{JSON: st, Sections: []printer.Section{{Lines: head}, {Rows: &rows}, {Rows: &erows}}}}
+	doc := StatsDoc{Stats: st, Partial: unusable > 0, UnusableFiles: unusable}
+	out := Report{Document: printer.Document{JSON: &doc, Sections: []printer.Section{{Lines: head}, {Rows: &rows}, {Rows: &erows}}}}
 	if dmg := rep.Damage(); dmg != nil {
+		doc.Partial, doc.Damage = true, dmg
 		out.Exit, out.Why = Findings, fmt.Sprintf("damaged input (log check fails it), statistics cover what could be read: first %s", dmg)
 	} else if unusable > 0 {
 		out.Exit, out.Why = Findings, fmt.Sprintf("%s could not be used (see the warnings above)", printer.Count(unusable, "file"))
 	}
 	return out
+}
+
+// StatsDoc is log stats' JSON: the statistics, and whether they rest on
+// damaged or partial input, so that a pipeline reading only stdout sees it
+// as well as the exit code says it.
+type StatsDoc struct {
+	*metalog.Stats
+	// Partial: the statistics cover only what could be read.
+	Partial bool `json:"partial"`
+	// Damage is the first damage the checker found (what log check fails).
+	Damage *metalog.Finding `json:"damage"`
+	// UnusableFiles counts files of the source that could not be used.
+	UnusableFiles int `json:"unusableFiles"`
 }
 
 func msTime(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC3339Nano) }
