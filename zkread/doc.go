@@ -134,6 +134,7 @@
 //
 // Tree.Findings are typed (model.Finding): WarnSnapshotFallback,
 // WarnTornTail, WarnZKLogDamaged (zxids that repeat, go back or jump),
+// WarnZKLogEntriesPastEnd (transactions after a zero entry length),
 // WarnCoverageHole (the data dir ends before --at-zxid), WarnTreeChanged
 // (live), WarnChrootDetected, each with its file, position, znode or zxid;
 // Tree.Warnings holds the same messages as text. Decode copies them into

@@ -89,6 +89,15 @@
 // A zxid that skips ahead within an epoch is applied, with the same
 // warning (transactions are missing).
 //
+// An entry length of zero ends a log, for ZooKeeper (Util.readTxnBytes)
+// and for kmeta: it is where the preallocated zeroes start. A log is
+// only appended to, so well-formed entries after such a zero mean bytes
+// that were zeroed or lost; kmeta still stops there, and scans the rest
+// of the file (bounded, TxnLog.PastEnd) for entries that pass every check
+// (length, checksum, end-of-record byte, a body that decodes), with
+// model.WarnZKLogEntriesPastEnd naming the file, the offset of the zero
+// and how many follow.
+//
 // # How the tree is held
 //
 // A million-partition cluster is two million znodes, so the tree is built
