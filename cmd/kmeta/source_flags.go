@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -154,16 +155,21 @@ func loadImageSource(c *cli.Context, raw string) (*model.Image, error) {
 }
 
 // printWarnings is the one place warnings reach the user: stderr, always,
-// as "kmeta: warning: CODE: message (where)".
+// as "kmeta: warning: CODE: message (where)". The message and the place
+// are cleaned each on its own: a znode name or file name with bytes that
+// are not printable UTF-8 quotes that part, never the line, so the
+// "kmeta: warning: CODE: " prefix stays one a script can match. (warnf
+// would clean the line once more, and quote it whole when the message is
+// empty.)
 func printWarnings(c *cli.Context, ws []model.Finding) {
 	for _, w := range ws {
-		msg := w.Code + ": " + w.Message
+		msg := "kmeta: warning: " + printer.Clean(w.Code) + ": " + printer.Clean(w.Message)
 		if w.Where != nil {
 			if loc := w.Where.String(); loc != "" && !strings.Contains(w.Message, loc) {
-				msg += " (" + loc + ")"
+				msg += " (" + printer.Clean(loc) + ")"
 			}
 		}
-		warnf(c, "%s", msg)
+		_, _ = io.WriteString(stderr(c), msg+"\n")
 	}
 }
 
