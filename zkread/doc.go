@@ -6,7 +6,7 @@
 //
 //	ReadLive(ctx, LiveOptions)       a live ensemble (kmeta's own client, read-only)
 //	ReadDataDir(dir, DataDirOptions) a ZooKeeper data dir, offline (package zkfile)
-//	ReadDumpFile(path)               a dump written by WriteDump (`kmeta zk dump`)
+//	ReadDumpFile(path, maxBuffer)    a dump written by WriteDump (`kmeta zk dump`)
 //	Decode(tree, DecodeOptions)      Tree → *model.Image
 //
 // ParseSource parses the ZooKeeper schemes of the one source syntax

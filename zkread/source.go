@@ -123,8 +123,10 @@ type ReadOptions struct {
 	Chroot string
 	LogDir string
 	AtZxid int64
-	// MaxBuffer is ZooKeeper's jute.maxbuffer for data dir reads (see
-	// DataDirOptions.MaxBuffer); <= 0: ZooKeeper's default.
+	// MaxBuffer is ZooKeeper's jute.maxbuffer, for every kind: the data
+	// dir's lengths (DataDirOptions.MaxBuffer), a dump's znodes (ReadDump)
+	// and a live read's (LiveOptions.MaxBuffer), so that a znode one
+	// source refuses no other passes; <= 0: ZooKeeper's default.
 	MaxBuffer int
 	// DataProgress is DataDirOptions.Progress for a data dir read (bytes);
 	// a live read reports through Live.Progress (znodes).
@@ -136,7 +138,7 @@ func (s Source) ReadTree(ctx context.Context, opts ReadOptions) (*Tree, error) {
 	switch s.Kind {
 	case SourceLive:
 		lo := opts.Live
-		lo.Servers, lo.Chroot = s.Servers, s.Chroot
+		lo.Servers, lo.Chroot, lo.MaxBuffer = s.Servers, s.Chroot, opts.MaxBuffer
 		return ReadLive(ctx, lo)
 	case SourceDataDir:
 		if opts.Chroot != "" {
@@ -159,7 +161,7 @@ func (s Source) ReadTree(ctx context.Context, opts ReadOptions) (*Tree, error) {
 		t.warnf(model.WarnChrootDetected, &where, "chroot %s detected in the data dir", chroot)
 		return t, nil
 	case SourceDump:
-		return ReadDumpFile(filepath.Clean(s.Path))
+		return ReadDumpFile(filepath.Clean(s.Path), opts.MaxBuffer)
 	}
 	return nil, fmt.Errorf("%w: empty source", ErrSource)
 }

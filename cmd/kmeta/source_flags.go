@@ -49,7 +49,7 @@ func zkSourceFlags() []cli.Flag {
 		&cli.IntFlag{Name: "zk-batch", Value: 128, Usage: "ZooKeeper reads per multiRead request (ZooKeeper 3.6+; 1: one request per read)"},
 		&cli.BoolFlag{Name: "consistent", Usage: "ZooKeeper: re-read until the tree did not change during the read"},
 		&cli.BoolFlag{Name: "lenient", Usage: "ZooKeeper: keep going past malformed znodes and list them"},
-		&cli.IntFlag{Name: "jute-maxbuffer", Usage: "ZooKeeper data dir: the largest record to accept, in `BYTES`, as the server's jute.maxbuffer (default: ZooKeeper's, 0xfffff)"},
+		&cli.IntFlag{Name: "jute-maxbuffer", Usage: "ZooKeeper data dir, dump or live: the largest record or znode to accept, in `BYTES`, as the server's jute.maxbuffer (default: ZooKeeper's, 0xfffff)"},
 	}
 }
 

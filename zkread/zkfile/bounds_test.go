@@ -332,7 +332,7 @@ func TestSessionAndACLCacheBounds(t *testing.T) {
 	// ACL lists of the largest size a request allows, until the cache
 	// holds too many entries.
 	b = head(0)
-	per := lengthLimit(0) / 12
+	per := LengthLimit(0) / 12
 	n := maxACLCacheEntries/per + 1
 	binary.Write(b, binary.BigEndian, int32(n))
 	for i := range n {

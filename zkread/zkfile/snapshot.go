@@ -342,7 +342,7 @@ func DecodeSnapshot(name string, data []byte) (*Snapshot, error) {
 }
 
 func decodeSnapshot(name string, r io.Reader, maxBuffer, hint int) (*Snapshot, error) {
-	s := &stream{name: name, r: bufio.NewReaderSize(r, 256<<10), sum: adler32.New(), limit: lengthLimit(maxBuffer)}
+	s := &stream{name: name, r: bufio.NewReaderSize(r, 256<<10), sum: adler32.New(), limit: LengthLimit(maxBuffer)}
 	at := func(off int64, msg string, err error) error {
 		return &FileError{File: name, Offset: off, Msg: msg, Err: err}
 	}

@@ -95,7 +95,7 @@ func openTxnLog(path string, maxBuffer int, m *meter) (*TxnLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &TxnLog{name: path, f: f, r: bufio.NewReaderSize(m.reader(f), 1<<20), size: st.Size(), limit: lengthLimit(maxBuffer), zeroAt: -1}
+	l := &TxnLog{name: path, f: f, r: bufio.NewReaderSize(m.reader(f), 1<<20), size: st.Size(), limit: LengthLimit(maxBuffer), zeroAt: -1}
 	var hdr [16]byte
 	if _, err := io.ReadFull(l.r, hdr[:]); err != nil {
 		f.Close()
