@@ -234,6 +234,11 @@ const (
 	// WarnZKLogDamaged: a ZooKeeper transaction log ends early (torn,
 	// damaged, or a zxid that repeats or goes back); the read stops there.
 	WarnZKLogDamaged = "zk-log-damaged"
+	// WarnZKLogEntriesPastEnd: a ZooKeeper transaction log holds
+	// well-formed transactions after an entry length of zero, which ends
+	// the log for ZooKeeper and kmeta alike: the files hold more than
+	// the tree. Partial.
+	WarnZKLogEntriesPastEnd = "zk-log-entries-past-end"
 )
 
 // Partial reports whether an image carrying this warning may be missing
@@ -243,7 +248,7 @@ func Partial(w Finding) bool {
 		return true
 	}
 	switch w.Code {
-	case WarnReplayStopped, WarnRecordsSkipped, WarnCoverageHole, WarnLenientDecode, WarnTreeChanged, WarnZKLogDamaged:
+	case WarnReplayStopped, WarnRecordsSkipped, WarnCoverageHole, WarnLenientDecode, WarnTreeChanged, WarnZKLogDamaged, WarnZKLogEntriesPastEnd:
 		return true
 	}
 	return false

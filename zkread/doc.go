@@ -6,7 +6,7 @@
 //
 //	ReadLive(ctx, LiveOptions)       a live ensemble (kmeta's own client, read-only)
 //	ReadDataDir(dir, DataDirOptions) a ZooKeeper data dir, offline (package zkfile)
-//	ReadDumpFile(path)               a dump written by WriteDump (`kmeta zk dump`)
+//	ReadDumpFile(path, maxBuffer)    a dump written by WriteDump (`kmeta zk dump`)
 //	Decode(tree, DecodeOptions)      Tree → *model.Image
 //
 // ParseSource parses the ZooKeeper schemes of the one source syntax
@@ -134,6 +134,7 @@
 //
 // Tree.Findings are typed (model.Finding): WarnSnapshotFallback,
 // WarnTornTail, WarnZKLogDamaged (zxids that repeat, go back or jump),
+// WarnZKLogEntriesPastEnd (transactions after a zero entry length),
 // WarnCoverageHole (the data dir ends before --at-zxid), WarnTreeChanged
 // (live), WarnChrootDetected, each with its file, position, znode or zxid;
 // Tree.Warnings holds the same messages as text. Decode copies them into

@@ -158,7 +158,12 @@ func WriteDumpFile(path string, t *Tree, overwrite bool) (err error) {
 // and the byte offset in it. Tree.Origins stays nil: a znode of a dump is
 // found by its path, and half a million map entries would cost a fifth of
 // the tree's memory.
-func ReadDump(r io.Reader, name string) (*Tree, error) {
+//
+// maxBuffer is ZooKeeper's jute.maxbuffer (<= 0: the default): a znode
+// whose data is longer than a data dir read would accept
+// (zkfile.LengthLimit) is refused, with its path and size, so a dump
+// never passes what the data dir it was taken from could not hold.
+func ReadDump(r io.Reader, name string, maxBuffer int) (*Tree, error) {
 	dec := json.NewDecoder(&utf8Reader{r: bufio.NewReaderSize(r, 256<<10), name: name})
 	fail := func(off int64, format string, args ...any) error {
 		return fmt.Errorf("%w: %s: offset %d: %s", ErrDump, name, off, fmt.Sprintf(format, args...))
@@ -209,7 +214,7 @@ func ReadDump(r io.Reader, name string) (*Tree, error) {
 			if maxZxid == nil {
 				return nil, fail(dec.InputOffset(), "znodes come before maxZxid (or it is null): not a dump kmeta wrote")
 			}
-			if err := readDumpZnodes(dec, t, *maxZxid, acls, fail); err != nil {
+			if err := readDumpZnodes(dec, t, *maxZxid, acls, zkfile.LengthLimit(maxBuffer), fail); err != nil {
 				return nil, err
 			}
 			sawZnodes = true
@@ -262,7 +267,7 @@ func ReadDump(r io.Reader, name string) (*Tree, error) {
 	return t, nil
 }
 
-func readDumpZnodes(dec *json.Decoder, t *Tree, maxZxid int64, acls map[string][]ACL, fail func(int64, string, ...any) error) error {
+func readDumpZnodes(dec *json.Decoder, t *Tree, maxZxid int64, acls map[string][]ACL, limit int, fail func(int64, string, ...any) error) error {
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 		return fail(dec.InputOffset(), "znodes is not an array")
 	}
@@ -315,6 +320,11 @@ func readDumpZnodes(dec *json.Decoder, t *Tree, maxZxid int64, acls map[string][
 				n.ACL = z.ACL
 			}
 		}
+		// The stat's dataLength first: a redacted value is shorter than
+		// the data it stands for, and the check comes before decoding.
+		if size := max(int64(n.Stat.DataLength), dumpDataLen(z.Data)); size > int64(limit) {
+			return fail(off, "znode %s: %d bytes of data, more than jute.maxbuffer lets ZooKeeper read (%d)", quoteUnsafe(path), size, limit)
+		}
 		if z.Data != nil {
 			b, err := base64.StdEncoding.DecodeString(*z.Data)
 			if err != nil {
@@ -336,15 +346,29 @@ func readDumpZnodes(dec *json.Decoder, t *Tree, maxZxid int64, acls map[string][
 	return nil
 }
 
+// dumpDataLen is the decoded length of a dump's base64 data (0 for
+// none), padding counted out, without decoding it.
+func dumpDataLen(b64 *string) int64 {
+	if b64 == nil {
+		return 0
+	}
+	s := *b64
+	n := int64(base64.StdEncoding.DecodedLen(len(s)))
+	for i := 0; i < 2 && strings.HasSuffix(s, "="); i++ {
+		s, n = s[:len(s)-1], n-1
+	}
+	return n
+}
+
 // ReadDumpFile opens and reads a dump file (a regular file: a device or a
-// FIFO is refused rather than read without end).
-func ReadDumpFile(path string) (*Tree, error) {
+// FIFO is refused rather than read without end). maxBuffer: see ReadDump.
+func ReadDumpFile(path string, maxBuffer int) (*Tree, error) {
 	f, _, err := zkfile.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadDump(f, path)
+	return ReadDump(f, path, maxBuffer)
 }
 
 // validZnodePath is the part of ZooKeeper's PathUtils.validatePath that

@@ -42,7 +42,7 @@ func TestFixtureDump(t *testing.T) {
 	if !bytes.Equal(committed, buf.Bytes()) {
 		t.Errorf("dump of the data dir differs from %s (run go test -run TestFixtureDump -update)", fixtureDump)
 	}
-	back, err := ReadDumpFile(fixtureDump)
+	back, err := ReadDumpFile(fixtureDump, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestFixtureDump(t *testing.T) {
 	if err := WriteDump(&sb, syn); err != nil {
 		t.Fatal(err)
 	}
-	sback, err := ReadDump(&sb, "syn")
+	sback, err := ReadDump(&sb, "syn", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestReadDumpErrors(t *testing.T) {
 		"bad path":      `{"format":"kmeta-zk-dump","version":1,"znodes":[{"path":"a//b","stat":{},"data":null}]}`,
 	}
 	for name, doc := range cases {
-		if _, err := ReadDump(strings.NewReader(doc), name); !errors.Is(err, ErrDump) {
+		if _, err := ReadDump(strings.NewReader(doc), name, 0); !errors.Is(err, ErrDump) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -195,7 +195,7 @@ func TestDumpRefusesSilentEdits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadDump(bytes.NewReader(orig), "dump.json"); err != nil {
+	if _, err := ReadDump(bytes.NewReader(orig), "dump.json", 0); err != nil {
 		t.Fatalf("the fixture itself: %v", err)
 	}
 	for _, tc := range []struct{ name, from, to string }{
@@ -216,7 +216,7 @@ func TestDumpRefusesSilentEdits(t *testing.T) {
 			j := strings.Index(s[i:], "},") + i
 			s = s[:i] + s[j+2:]
 		}
-		_, err := ReadDump(strings.NewReader(s), "dump.json")
+		_, err := ReadDump(strings.NewReader(s), "dump.json", 0)
 		if !errors.Is(err, ErrDump) || !strings.Contains(err.Error(), "offset ") {
 			t.Errorf("%s: err %v, want ErrDump naming an offset", tc.name, err)
 		}
@@ -234,7 +234,7 @@ func TestDumpRefusesSilentEdits(t *testing.T) {
 		}
 	}
 	b, _ := json.Marshal(doc)
-	if _, err := ReadDump(bytes.NewReader(b), "dump.json"); !errors.Is(err, ErrDump) || !strings.Contains(err.Error(), "dataLength") {
+	if _, err := ReadDump(bytes.NewReader(b), "dump.json", 0); !errors.Is(err, ErrDump) || !strings.Contains(err.Error(), "dataLength") {
 		t.Errorf("data emptied under its stat: err %v", err)
 	}
 }
@@ -256,13 +256,42 @@ func TestDumpRefusesSilentEditsStat(t *testing.T) {
 		if !strings.Contains(s, tc.from) {
 			t.Fatalf("%s: the fixture has no %q", tc.name, tc.from)
 		}
-		_, err := ReadDump(strings.NewReader(strings.Replace(s, tc.from, tc.to, 1)), "dump.json")
+		_, err := ReadDump(strings.NewReader(strings.Replace(s, tc.from, tc.to, 1)), "dump.json", 0)
 		if !errors.Is(err, ErrDump) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "offset ") {
 			t.Errorf("%s: err %v, want ErrDump naming %q and an offset", tc.name, err, tc.want)
 		}
 	}
 	// Multi-byte UTF-8 split across reads is fine.
-	if _, err := ReadDump(iotest.OneByteReader(strings.NewReader(strings.Replace(string(orig), `"source": "`, `"source": "é€😀`, 1))), "dump.json"); err != nil {
+	if _, err := ReadDump(iotest.OneByteReader(strings.NewReader(strings.Replace(string(orig), `"source": "`, `"source": "é€😀`, 1))), "dump.json", 0); err != nil {
 		t.Errorf("multi-byte UTF-8 read a byte at a time: %v", err)
+	}
+}
+
+// TestDumpZnodeLargerThanMaxBuffer: a dump holds znodes to the limit a
+// data dir read does (jute.maxbuffer plus its extra size): a larger one is
+// refused with its path and size, before its data is decoded, and the
+// same MaxBuffer that lets a data dir hold it lets the dump through.
+func TestDumpZnodeLargerThanMaxBuffer(t *testing.T) {
+	tree, _ := fixtureImage(t)
+	n := tree.Nodes["/cluster/id"]
+	if n == nil {
+		t.Fatal("fixture has no /cluster/id")
+	}
+	n.Data = bytes.Repeat([]byte("x"), 3<<20)
+	n.Stat.DataLength = int32(len(n.Data))
+	var buf bytes.Buffer
+	if err := WriteDump(&buf, tree); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadDump(bytes.NewReader(buf.Bytes()), "big.json", 0)
+	if !errors.Is(err, ErrDump) || !strings.Contains(err.Error(), "znode /cluster/id: 3145728 bytes of data") {
+		t.Fatalf("err = %v", err)
+	}
+	back, err := ReadDump(bytes.NewReader(buf.Bytes()), "big.json", 2<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Nodes["/cluster/id"].Data) != 3<<20 {
+		t.Error("data lost")
 	}
 }

@@ -31,6 +31,9 @@ var (
 	ErrSource = errors.New("zkread: bad source")
 	// ErrDump: a dump file is not a kmeta zk dump.
 	ErrDump = errors.New("zkread: bad dump file")
+	// ErrTooLarge: a live read met a znode longer than jute.maxbuffer
+	// lets ZooKeeper read (LiveOptions.MaxBuffer).
+	ErrTooLarge = errors.New("zkread: znode larger than jute.maxbuffer")
 
 	// File-level sentinels, re-exported from zkfile.
 	ErrCorrupt  = zkfile.ErrCorrupt
@@ -141,3 +144,20 @@ func (e *MalformedError) Error() string {
 }
 
 func (e *MalformedError) Unwrap() error { return ErrMalformed }
+
+// checkDataLimit refuses a tree holding a znode whose data is longer than
+// a data dir read accepts with this jute.maxbuffer (zkfile.LengthLimit),
+// naming the first such path in sorted order and its size.
+func checkDataLimit(t *Tree, maxBuffer int) error {
+	limit := zkfile.LengthLimit(maxBuffer)
+	bad, size := "", 0
+	for p, n := range t.Nodes {
+		if len(n.Data) > limit && (bad == "" || p < bad) {
+			bad, size = p, len(n.Data)
+		}
+	}
+	if bad == "" {
+		return nil
+	}
+	return &ZnodeError{Path: bad, Msg: "data", Err: fmt.Errorf("%w: %d bytes, more than jute.maxbuffer lets ZooKeeper read (%d)", ErrTooLarge, size, limit)}
+}

@@ -56,7 +56,7 @@ func FuzzReadDump(f *testing.F) {
 	f.Add([]byte(`{"format":"kmeta-zk-dump","version":1,"znodes":[{"path":"/","stat":{},"data":null},{"path":"/a","pathRaw":"L2H/","stat":{},"data":"eyJrIjoxfQ=="}]}`))
 	f.Add([]byte(`{"format":"kmeta-zk-dump","version":1,"warnings":["w"],"findings":[{"code":"x","severity":"warning","message":"w"}],"znodes":[{"path":"/","stat":{"version":3},"data":"","acl":[{"perms":31,"scheme":"world","id":"anyone"}]}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		tr, err := ReadDump(bytes.NewReader(b), "fuzz")
+		tr, err := ReadDump(bytes.NewReader(b), "fuzz", 0)
 		if err != nil {
 			if !errors.Is(err, ErrDump) {
 				t.Fatalf("error is not ErrDump: %v", err)
@@ -70,7 +70,7 @@ func FuzzReadDump(f *testing.F) {
 		if !utf8.Valid(out.Bytes()) || !json.Valid(out.Bytes()) {
 			t.Fatalf("written dump is not valid UTF-8 JSON: %q", out.Bytes())
 		}
-		back, err := ReadDump(&out, "again")
+		back, err := ReadDump(&out, "again", 0)
 		if err != nil {
 			t.Fatalf("written dump does not read back: %v", err)
 		}

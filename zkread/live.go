@@ -51,6 +51,12 @@ type LiveOptions struct {
 	// Progress, if set, is called with znodes read so far and znodes known
 	// so far. It is called from one goroutine at a time.
 	Progress func(done, known int)
+	// MaxBuffer is jute.maxbuffer (<= 0: ZooKeeper's default): a znode
+	// longer than a data dir read accepts (zkfile.LengthLimit) fails the
+	// read, as it fails ZooKeeper's Java client ("Packet len is out of
+	// range"). A server sends one only with its own jute.maxbuffer raised;
+	// kmeta's client takes frames up to maxFrame whatever this says.
+	MaxBuffer int
 }
 
 // TLSConfig builds a client TLS config from PEM files: a CA bundle to trust
@@ -161,6 +167,9 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*Tree, error) {
 		t, nerr, err := r.readTree(ctx)
 		if err != nil {
 			return nil, fail(err)
+		}
+		if err := checkDataLimit(t, opts.MaxBuffer); err != nil {
+			return nil, err
 		}
 		after := r.sentinelStats()
 		if err := ctx.Err(); err != nil {

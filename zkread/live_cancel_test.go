@@ -1,12 +1,14 @@
 package zkread
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -26,6 +28,8 @@ type stallZK struct {
 	conns  []net.Conn
 	// pre36 answers multiRead as ZooKeeper before 3.6 does.
 	pre36 bool
+	// data holds the data getData answers for a path (null otherwise).
+	data map[string][]byte
 	// stalled is closed when the first request went unanswered.
 	stalled  chan struct{}
 	stallOne sync.Once
@@ -219,7 +223,11 @@ func (s *stallZK) result(op int32, path string) (int32, []byte) {
 			return -101, nil // NoNode
 		}
 		return 0, stat(n)
-	case 4: // getData: null data
+	case 4: // getData: null data unless s.data holds some
+		if d, ok := s.data[path]; ok {
+			b := binary.BigEndian.AppendUint32(nil, uint32(len(d)))
+			return 0, append(append(b, d...), stat(n)...)
+		}
 		return 0, append(binary.BigEndian.AppendUint32(nil, 0xFFFFFFFF), stat(n)...)
 	case 8: // getChildren
 		return 0, kids()
@@ -363,5 +371,26 @@ func TestSessionPings(t *testing.T) {
 	defer s.mu.Unlock()
 	if s.ops[11] < 3 {
 		t.Errorf("%d pings in a second with a 300ms session timeout", s.ops[11])
+	}
+}
+
+// TestLiveZnodeLargerThanMaxBuffer: a live read holds znodes to the limit
+// a data dir read does (jute.maxbuffer plus its extra size): a larger one
+// fails the read with its path and size, and a raised MaxBuffer lets it
+// through.
+func TestLiveZnodeLargerThanMaxBuffer(t *testing.T) {
+	s := newStallZK(t, 20, func(op int32, path string) bool { return true })
+	s.data = map[string][]byte{"/c007": bytes.Repeat([]byte("x"), 3000)}
+	_, err := ReadLive(context.Background(), LiveOptions{Servers: []string{s.addr()}, MaxBuffer: 1000})
+	var ze *ZnodeError
+	if !errors.Is(err, ErrTooLarge) || !errors.As(err, &ze) || ze.Path != "/c007" || !strings.Contains(err.Error(), "3000 bytes") {
+		t.Fatalf("err = %v", err)
+	}
+	tree, err := ReadLive(context.Background(), LiveOptions{Servers: []string{s.addr()}, MaxBuffer: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tree.Nodes["/c007"]; n == nil || len(n.Data) != 3000 {
+		t.Errorf("znode /c007: %+v", n)
 	}
 }

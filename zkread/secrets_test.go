@@ -150,7 +150,7 @@ func TestRedactedDumpRoundTrip(t *testing.T) {
 	if l := leaked(buf.String(), fixtureSecrets(t, tr, "")); len(l) > 0 {
 		t.Fatalf("redacted dump holds %q", l[0])
 	}
-	back, err := ReadDump(&buf, "d.json")
+	back, err := ReadDump(&buf, "d.json", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestDumpNonUTF8(t *testing.T) {
 	if !strings.Contains(buf.String(), `"pathRaw"`) || !strings.Contains(buf.String(), `"decoded": {`) {
 		t.Errorf("dump lacks pathRaw or the decoded form of valid data:\n%s", buf.Bytes())
 	}
-	back, err := ReadDump(&buf, "d")
+	back, err := ReadDump(&buf, "d", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,8 +126,10 @@ type ReadOptions struct {
 	Chroot string
 	LogDir string
 	AtZxid int64
-	// MaxBuffer is ZooKeeper's jute.maxbuffer for data dir reads (see
-	// DataDirOptions.MaxBuffer); <= 0: ZooKeeper's default.
+	// MaxBuffer is ZooKeeper's jute.maxbuffer, for every kind: the data
+	// dir's lengths (DataDirOptions.MaxBuffer), a dump's znodes (ReadDump)
+	// and a live read's (LiveOptions.MaxBuffer), so that a znode one
+	// source refuses no other passes; <= 0: ZooKeeper's default.
 	MaxBuffer int
 	// DataProgress is DataDirOptions.Progress for a data dir read (bytes);
 	// a live read reports through Live.Progress (znodes).
@@ -139,7 +141,7 @@ func (s Source) ReadTree(ctx context.Context, opts ReadOptions) (*Tree, error) {
 	switch s.Access {
 	case AccessLive:
 		lo := opts.Live
-		lo.Servers, lo.Chroot = s.Servers, s.Chroot
+		lo.Servers, lo.Chroot, lo.MaxBuffer = s.Servers, s.Chroot, opts.MaxBuffer
 		return ReadLive(ctx, lo)
 	case AccessDataDir:
 		if opts.Chroot != "" {
@@ -162,7 +164,7 @@ func (s Source) ReadTree(ctx context.Context, opts ReadOptions) (*Tree, error) {
 		t.warnf(model.WarnChrootDetected, &where, "chroot %s detected in the data dir", chroot)
 		return t, nil
 	case AccessDump:
-		return ReadDumpFile(filepath.Clean(s.Path))
+		return ReadDumpFile(filepath.Clean(s.Path), opts.MaxBuffer)
 	}
 	return nil, fmt.Errorf("%w: empty source", ErrSource)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -48,7 +49,7 @@ func zkSourceFlags() []cli.Flag {
 		&cli.IntFlag{Name: "zk-batch", Value: 128, Usage: "`N` ZooKeeper reads per multiRead request (ZooKeeper 3.6+; 1: one request per read)"},
 		&cli.BoolFlag{Name: "consistent", Usage: "ZooKeeper: re-read until the tree did not change during the read"},
 		&cli.BoolFlag{Name: "lenient", Usage: "ZooKeeper: keep going past malformed znodes and list them"},
-		&cli.IntFlag{Name: "jute-maxbuffer", Usage: "ZooKeeper data dir: the largest record to accept, in `BYTES`, as the server's jute.maxbuffer", DefaultText: "ZooKeeper's, 0xfffff"},
+		&cli.IntFlag{Name: "jute-maxbuffer", Usage: "ZooKeeper data dir, dump or live: the largest record or znode to accept, in `BYTES`, as the server's jute.maxbuffer", DefaultText: "ZooKeeper's, 0xfffff"},
 	}
 }
 
@@ -154,16 +155,21 @@ func loadImageSource(c *cli.Context, raw string) (*model.Image, error) {
 }
 
 // printWarnings is the one place warnings reach the user: stderr, always,
-// as "kmeta: warning: CODE: message (where)".
+// as "kmeta: warning: CODE: message (where)". The message and the place
+// are cleaned each on its own: a znode name or file name with bytes that
+// are not printable UTF-8 quotes that part, never the line, so the
+// "kmeta: warning: CODE: " prefix stays one a script can match. (warnf
+// would clean the line once more, and quote it whole when the message is
+// empty.)
 func printWarnings(c *cli.Context, ws []model.Finding) {
 	for _, w := range ws {
-		msg := w.Code + ": " + w.Message
+		msg := "kmeta: warning: " + printer.Clean(w.Code) + ": " + printer.Clean(w.Message)
 		if w.Where != nil {
 			if loc := w.Where.String(); loc != "" && !strings.Contains(w.Message, loc) {
-				msg += " (" + loc + ")"
+				msg += " (" + printer.Clean(loc) + ")"
 			}
 		}
-		warnf(c, "%s", msg)
+		_, _ = io.WriteString(stderr(c), msg+"\n")
 	}
 }
 

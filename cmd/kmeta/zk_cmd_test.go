@@ -30,7 +30,7 @@ func TestZKDumpAndImage(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("zk dump: exit %d: %s", code, stderr)
 	}
-	back, err := zkread.ReadDump(strings.NewReader(dump), "stdout")
+	back, err := zkread.ReadDump(strings.NewReader(dump), "stdout", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -330,7 +332,7 @@ func TestSessionAndACLCacheBounds(t *testing.T) {
 	// ACL lists of the largest size a request allows, until the cache
 	// holds too many entries.
 	b = head(0)
-	per := lengthLimit(0) / 12
+	per := LengthLimit(0) / 12
 	n := maxACLCacheEntries/per + 1
 	binary.Write(b, binary.BigEndian, int32(n))
 	for i := range n {
@@ -340,5 +342,70 @@ func TestSessionAndACLCacheBounds(t *testing.T) {
 	}
 	if _, err := DecodeSnapshot("x", b.Bytes()); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "ACL cache") {
 		t.Errorf("ACL cache: %v", err)
+	}
+}
+
+// TestSparseSnapshotAllocation: a snapshot file that claims 2 GiB but
+// holds a header and zeroes (a sparse file) is refused at its first node
+// without reserving memory for the nodes its size claims (it reserved
+// about 1.2 GB: the maps were sized from the file's size).
+func TestSparseSnapshotAllocation(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "version-2")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "snapshot.10")
+	hdr := binary.BigEndian.AppendUint32(nil, snapMagic)
+	hdr = binary.BigEndian.AppendUint32(hdr, 2)
+	hdr = binary.BigEndian.AppendUint64(hdr, 0)
+	if err := os.WriteFile(p, hdr, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(p, 2<<30); err != nil {
+		t.Skipf("no sparse file here: %v", err)
+	}
+	const bound = 32 << 20
+	for name, read := range map[string]func() error{
+		"snapshot": func() error { _, err := ReadSnapshotFile(p, 0); return err },
+		"data dir": func() error { _, err := ReadDir(dir, DirOptions{}); return err },
+	} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		err := read()
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Errorf("%s: a header and zeroes decoded", name)
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > bound {
+			t.Errorf("%s: %d MiB allocated to read a header and one node (bound %d MiB)", name, n>>20, bound>>20)
+		}
+	}
+}
+
+// TestSnapshotMapsGrow: maps that start small and grow as nodes are read
+// hold the same tree as maps sized for it at once.
+func TestSnapshotMapsGrow(t *testing.T) {
+	snaps := snapshots(t)
+	p := snaps[len(snaps)-1].path
+	want, err := ReadSnapshotFile(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := firstMapHint
+	firstMapHint = 2
+	defer func() { firstMapHint = old }()
+	got, err := ReadSnapshotFile(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Tree.Nodes) < 100 {
+		t.Fatalf("fixture has %d nodes: the maps did not grow several times", len(got.Tree.Nodes))
+	}
+	if d := diffTrees(want.Tree, got.Tree); d != "" {
+		t.Error(d)
+	}
+	if d := cmp.Diff(want.Tree.Origins, got.Tree.Origins); d != "" {
+		t.Error(d)
 	}
 }

@@ -96,8 +96,9 @@ type DirResult struct {
 	Logs     []string // log files read
 	// Warnings: snapshot fallbacks (model.WarnSnapshotFallback), torn
 	// tails and zxid jumps (model.WarnTornTail), a log whose zxids go
-	// back, where replay stopped (model.WarnZKLogDamaged), each with the
-	// file and byte position.
+	// back, where replay stopped (model.WarnZKLogDamaged), transactions
+	// after a zero entry length (model.WarnZKLogEntriesPastEnd), each with
+	// the file and byte position.
 	Warnings []model.Finding
 }
 
@@ -315,6 +316,7 @@ func (r *replayer) log(path string, last bool) (bool, error) {
 	for {
 		txn, err := l.Next()
 		if err == io.EOF {
+			r.pastEnd(l, path)
 			return false, nil
 		}
 		if errors.Is(err, ErrTornTail) {
@@ -356,6 +358,25 @@ func (r *replayer) log(path string, last bool) (bool, error) {
 		t.Applied++
 		*prev = txn.Zxid
 	}
+}
+
+// pastEnd warns (model.WarnZKLogEntriesPastEnd) when well-formed
+// transactions follow the zero entry length that ended a log. Replay
+// still stops at the zero, as ZooKeeper does: the tree is what ZooKeeper
+// would load, and the warning says what the files hold beyond it. Entries
+// all past AtZxid change nothing in the view asked for.
+func (r *replayer) pastEnd(l *TxnLog, path string) {
+	pe, ok := l.PastEnd()
+	if !ok || pe.Count == 0 || (r.atZxid > 0 && pe.MinZxid > r.atZxid) {
+		return
+	}
+	n := fmt.Sprint(pe.Count)
+	if pe.Capped {
+		n = "at least " + n
+	}
+	r.res.warn(model.WarnZKLogEntriesPastEnd, path, pe.At, 0,
+		"%s: offset %d: an entry length of zero ends the log here (for ZooKeeper as for kmeta), but %s well-formed transaction(s) follow it (offsets %d to %d, zxids %#x to %#x); they are not in the tree",
+		path, pe.At, n, pe.First, pe.Last, pe.MinZxid, pe.MaxZxid)
 }
 
 // apply replays one transaction idempotently.

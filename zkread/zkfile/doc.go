@@ -89,14 +89,26 @@
 // A zxid that skips ahead within an epoch is applied, with the same
 // warning (transactions are missing).
 //
+// An entry length of zero ends a log, for ZooKeeper (Util.readTxnBytes)
+// and for kmeta: it is where the preallocated zeroes start. A log is
+// only appended to, so well-formed entries after such a zero mean bytes
+// that were zeroed or lost; kmeta still stops there, and scans the rest
+// of the file (bounded, TxnLog.PastEnd) for entries that pass every check
+// (length, checksum, end-of-record byte, a body that decodes), with
+// model.WarnZKLogEntriesPastEnd naming the file, the offset of the zero
+// and how many follow.
+//
 // # How the tree is held
 //
 // A million-partition cluster is two million znodes, so the tree is built
 // once, in the shape a client reads (Node, which zkread uses as its own):
 // nodes are allocated in blocks in creation order, paths and snapshot
 // data are read into large arenas (data slices have capacity = length),
-// the path map and the origins map are sized from the snapshot's size and
-// the origins map is filled on a second goroutine while nodes decode.
+// the path map and the origins map are re-made four times larger each
+// time they fill, up to what the snapshot's size allows (sized from the
+// nodes read, never from the size alone: a sparse file claims gigabytes
+// it does not hold), and the origins map is filled on a second goroutine
+// while nodes decode.
 // While building, each node keeps a link to its parent and ZooKeeper's
 // stored cversion; children lists are derived at the end in one pass over
 // the blocks (one backing array, sorted only where the file's order was

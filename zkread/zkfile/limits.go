@@ -15,13 +15,14 @@ const DefaultJuteMaxBuffer = 0xfffff
 // without end.
 var ErrNotRegular = errors.New("zkfile: not a regular file")
 
-// lengthLimit is the largest buffer or string length ZooKeeper's
+// LengthLimit is the largest buffer or string length ZooKeeper's
 // BinaryInputArchive accepts: jute.maxbuffer plus
 // zookeeper.jute.maxbuffer.extrasize, which defaults to jute.maxbuffer
 // itself and is never below 1024. A transaction log entry is read as one
-// such buffer, so the limit bounds entries too. maxBuffer <= 0 means the
-// default.
-func lengthLimit(maxBuffer int) int {
+// such buffer, so the limit bounds entries too; zkread holds a dump's and
+// a live read's znodes to it as well, so every source accepts the same
+// znodes. maxBuffer <= 0 means the default.
+func LengthLimit(maxBuffer int) int {
 	if maxBuffer <= 0 {
 		maxBuffer = DefaultJuteMaxBuffer
 	}

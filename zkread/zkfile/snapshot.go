@@ -75,9 +75,11 @@ func readSnapshotFile(path string, maxBuffer int, m *meter) (*Snapshot, error) {
 	}
 	defer f.Close()
 	r := m.reader(f)
-	// The maps are sized from the file: every node record takes at least
+	// The file's size bounds the maps: every node record takes at least
 	// 76 bytes and a Kafka cluster's average well over 128, so this rarely
-	// overshoots by much and saves growing them node by node.
+	// overshoots by much. It is only what the file claims (a sparse file
+	// claims gigabytes it does not hold): decodeSnapshot sizes from the
+	// nodes it has read, up to this.
 	hint := st.Size() / 128
 	if strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".snappy") {
 		hint *= 3
@@ -340,7 +342,7 @@ func DecodeSnapshot(name string, data []byte) (*Snapshot, error) {
 }
 
 func decodeSnapshot(name string, r io.Reader, maxBuffer, hint int) (*Snapshot, error) {
-	s := &stream{name: name, r: bufio.NewReaderSize(r, 256<<10), sum: adler32.New(), limit: lengthLimit(maxBuffer)}
+	s := &stream{name: name, r: bufio.NewReaderSize(r, 256<<10), sum: adler32.New(), limit: LengthLimit(maxBuffer)}
 	at := func(off int64, msg string, err error) error {
 		return &FileError{File: name, Offset: off, Msg: msg, Err: err}
 	}
@@ -351,7 +353,9 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer, hint int) (*Snapshot, e
 		return nil, at(4, "version", fmt.Errorf("%w: unsupported snapshot version %d", ErrCorrupt, v))
 	}
 	s.i64("dbid")
-	t := newDataTree(hint)
+	nodes := mapSizer{have: min(hint, firstMapHint), hint: hint}
+	origins := nodes
+	t := newDataTree(nodes.have)
 	t.SnapshotZxid, _ = ZxidFromName(name)
 	ns := s.count("session count")
 	if ns > maxSessions {
@@ -381,7 +385,7 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer, hint int) (*Snapshot, e
 	var stack []*entry
 	var stackPaths []string
 	roots := 0
-	og := newOriginFiller(t.Origins, name)
+	og := newOriginFiller(t.Origins, name, origins)
 	defer og.wait()
 	for s.err == nil {
 		start := s.off
@@ -447,8 +451,10 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer, hint int) (*Snapshot, e
 		}
 		og.add(p, start)
 		stack, stackPaths = append(stack, e), append(stackPaths, p)
+		t.Nodes = growMap(&nodes, t.Nodes)
 	}
 	og.wait()
+	t.Origins = og.m
 	if s.err != nil {
 		return nil, s.error()
 	}
@@ -507,7 +513,8 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer, hint int) (*Snapshot, e
 // was a fifth of the read, and nothing reads the map before the snapshot
 // ends.
 type originFiller struct {
-	m     map[string]Origin
+	m     map[string]Origin // the filler's until wait returns
+	size  mapSizer
 	file  string
 	batch originBatch
 	ch    chan originBatch
@@ -521,17 +528,43 @@ type originBatch struct {
 
 const originBatchLen = 4096
 
-func newOriginFiller(m map[string]Origin, file string) *originFiller {
-	o := &originFiller{m: m, file: file, ch: make(chan originBatch, 4), done: make(chan struct{})}
+func newOriginFiller(m map[string]Origin, file string, size mapSizer) *originFiller {
+	o := &originFiller{m: m, size: size, file: file, ch: make(chan originBatch, 4), done: make(chan struct{})}
 	go func() {
 		defer close(o.done)
 		for b := range o.ch {
 			for i, p := range b.paths {
 				o.m[p] = Origin{File: o.file, Offset: b.offs[i]}
+				o.m = growMap(&o.size, o.m)
 			}
 		}
 	}()
 	return o
+}
+
+// firstMapHint is the size a snapshot's maps start at (a var for the
+// tests, whose snapshots are smaller).
+var firstMapHint = 1 << 12
+
+// mapSizer sizes a map from what has been read rather than from what the
+// file claims: each time the map holds have entries it is re-made with
+// room for four times as many, up to hint (the file's claim). The maps
+// stay within four times the nodes read (each at least nodeFixedLen
+// bytes of the file), and the re-making costs a third of an insert per
+// node, less than growing them entry by entry.
+type mapSizer struct{ have, hint int }
+
+// growMap returns m, or a copy with more room once m is full.
+func growMap[V any](z *mapSizer, m map[string]V) map[string]V {
+	if len(m) < z.have || z.have >= z.hint {
+		return m
+	}
+	z.have = min(z.hint, 4*z.have)
+	out := make(map[string]V, z.have)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }
 
 func (o *originFiller) add(path string, off int64) {

@@ -77,6 +77,9 @@ type TxnLog struct {
 	size  int64
 	limit int
 	Dbid  int64
+	// zeroAt is the offset of the entry header whose length was zero
+	// (where Next returned io.EOF, as ZooKeeper stops there); -1 if none.
+	zeroAt int64
 }
 
 // OpenTxnLog opens a log file read-only and checks its header. maxBuffer is
@@ -92,7 +95,7 @@ func openTxnLog(path string, maxBuffer int, m *meter) (*TxnLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &TxnLog{name: path, f: f, r: bufio.NewReaderSize(m.reader(f), 1<<20), size: st.Size(), limit: lengthLimit(maxBuffer)}
+	l := &TxnLog{name: path, f: f, r: bufio.NewReaderSize(m.reader(f), 1<<20), size: st.Size(), limit: LengthLimit(maxBuffer), zeroAt: -1}
 	var hdr [16]byte
 	if _, err := io.ReadFull(l.r, hdr[:]); err != nil {
 		f.Close()
@@ -118,6 +121,9 @@ func (l *TxnLog) Close() error { return l.f.Close() }
 // the zeroed preallocated area), an ErrTornTail error for an entry cut short,
 // or an ErrCorrupt error for a checksum mismatch or an undecodable body.
 func (l *TxnLog) Next() (*Txn, error) {
+	if l.zeroAt >= 0 {
+		return nil, io.EOF
+	}
 	start := l.off
 	var hdr [12]byte
 	n, err := io.ReadFull(l.r, hdr[:])
@@ -133,7 +139,10 @@ func (l *TxnLog) Next() (*Txn, error) {
 	crc := binary.BigEndian.Uint64(hdr[:8])
 	ln := int32(binary.BigEndian.Uint32(hdr[8:]))
 	if ln == 0 {
-		// Preallocated zeroes: the end of the written data.
+		// Preallocated zeroes: the end of the written data, for
+		// ZooKeeper's Util.readTxnBytes as for kmeta. PastEnd looks
+		// further.
+		l.zeroAt = start
 		return nil, io.EOF
 	}
 	if ln < 0 || int(ln) > l.limit {
