@@ -278,7 +278,7 @@ func TestFixturePlanAndReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := source.Load(context.Background(), spec, source.Options{AtOffset: -1})
+	res, err := source.Load(context.Background(), spec, source.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -122,7 +122,9 @@ type ReadOptions struct {
 	// "/" forces the root.
 	Chroot string
 	LogDir string
-	AtZxid int64
+	// AtZxid, AtZxidSet: a data dir's point in time (DataDirOptions).
+	AtZxid    int64
+	AtZxidSet bool
 	// MaxBuffer is ZooKeeper's jute.maxbuffer for data dir reads (see
 	// DataDirOptions.MaxBuffer); <= 0: ZooKeeper's default.
 	MaxBuffer int
@@ -140,9 +142,9 @@ func (s Source) ReadTree(ctx context.Context, opts ReadOptions) (*Tree, error) {
 		return ReadLive(ctx, lo)
 	case SourceDataDir:
 		if opts.Chroot != "" {
-			return ReadDataDir(s.Path, DataDirOptions{Chroot: opts.Chroot, LogDir: opts.LogDir, AtZxid: opts.AtZxid, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress})
+			return ReadDataDir(s.Path, DataDirOptions{Chroot: opts.Chroot, LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress})
 		}
-		full, err := ReadDataDir(s.Path, DataDirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress})
+		full, err := ReadDataDir(s.Path, DataDirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress})
 		if err != nil {
 			return nil, err
 		}

@@ -50,11 +50,11 @@ func TestLoadSameDataDirTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Load(context.Background(), spec, Options{AtOffset: -1})
+	res, err := Load(context.Background(), spec, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	one, err := Load(context.Background(), mustParse(t, "zkdata:"+zkFixtureDir), Options{AtOffset: -1})
+	one, err := Load(context.Background(), mustParse(t, "zkdata:"+zkFixtureDir), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestLoadSameDataDirTwice(t *testing.T) {
 	}
 	// A dir that is not a data dir at all is an error, not a divergence.
 	spec, _ = Parse("zkdata:" + zkFixtureDir + "," + t.TempDir())
-	if _, err := Load(context.Background(), spec, Options{AtOffset: -1}); err == nil || errors.Is(err, ErrDataDirsDiverge) {
+	if _, err := Load(context.Background(), spec, Options{}); err == nil || errors.Is(err, ErrDataDirsDiverge) {
 		t.Fatalf("an empty dir among the data dirs: %v", err)
 	}
 }
@@ -111,7 +111,7 @@ func TestLoadDataDirsProgress(t *testing.T) {
 
 	var calls [][2]int64
 	spec := mustParse(t, "zkdata:"+older+","+newer)
-	res, err := Load(context.Background(), spec, Options{AtOffset: -1, Progress: func(done, total int64) { calls = append(calls, [2]int64{done, total}) }})
+	res, err := Load(context.Background(), spec, Options{Progress: func(done, total int64) { calls = append(calls, [2]int64{done, total}) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestLoadDataDirsProgress(t *testing.T) {
 		t.Fatalf("last call %v, want done = total = %d (all: %v)", last, want, calls)
 	}
 	// Without a callback nothing changes.
-	plain, err := Load(context.Background(), spec, Options{AtOffset: -1})
+	plain, err := Load(context.Background(), spec, Options{})
 	if err != nil || len(plain.Image.Topics) != len(res.Image.Topics) || plain.DataDirs[0] != res.DataDirs[0] {
 		t.Fatalf("without progress: %v %+v", err, plain.DataDirs)
 	}
