@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -121,3 +122,25 @@ var (
 	kraftFixtureDir = filepath.Join("..", "..", "testdata", "kraft", "4.4.0", "metadata")
 	zkDumpFixture   = filepath.Join("..", "..", "testdata", "zk", "dump.json")
 )
+
+// TestAbsolute: the form a plan file records: paths absolute, the scheme
+// and point in time kept, a live ensemble as it is.
+func TestAbsolute(t *testing.T) {
+	wd, _ := os.Getwd()
+	for in, want := range map[string]string{
+		"zkdata:a,b":            "zkdata:" + filepath.Join(wd, "a") + "," + filepath.Join(wd, "b"),
+		"zkdata:a@zxid=5":       "zkdata:" + filepath.Join(wd, "a") + "@zxid=0x5",
+		"zkdump:d.json":         "zkdump:" + filepath.Join(wd, "d.json"),
+		"kraft:m@offset=3":      "kraft:" + filepath.Join(wd, "m") + "@offset=3",
+		"zk://h1:2181,h2/kafka": "zk://h1:2181,h2:2181/kafka",
+		kraftFixtureDir:         "kraft:" + filepath.Join(wd, kraftFixtureDir),
+	} {
+		spec, err := Parse(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := spec.Absolute(); err != nil || got != want {
+			t.Errorf("%s: %q %v, want %q", in, got, err, want)
+		}
+	}
+}

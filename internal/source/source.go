@@ -244,6 +244,38 @@ func (s Spec) String() string {
 	return s.ZK.String() + s.At.String()
 }
 
+// Absolute is the source string with its paths absolute (a live ensemble
+// has none), its point in time kept: what a file that outlives the
+// working directory records (a migrate plan file).
+func (s Spec) Absolute() (string, error) {
+	abs := func(p string) (string, error) { return filepath.Abs(p) }
+	switch {
+	case s.Kind == KRaft:
+		p, err := abs(s.Path)
+		if err != nil {
+			return "", err
+		}
+		return "kraft:" + p + s.At.String(), nil
+	case s.ZK.Kind == zkread.SourceLive:
+		return s.ZK.String() + s.At.String(), nil
+	}
+	dirs := s.DataDirs
+	if dirs == nil {
+		dirs = []string{s.ZK.Path}
+	}
+	out := make([]string, len(dirs))
+	for i, d := range dirs {
+		p, err := abs(d)
+		if err != nil {
+			return "", err
+		}
+		out[i] = p
+	}
+	z := s.ZK
+	z.Path = strings.Join(out, ",")
+	return z.String() + s.At.String(), nil
+}
+
 // Parse reads one source string, with its point in time if it names one.
 // A string without a scheme is inferred from what the path holds.
 func Parse(s string) (Spec, error) {
