@@ -97,6 +97,7 @@ func loadDataDirs(ctx context.Context, spec Spec, opts Options) (*Result, error)
 		}
 	}
 	res.DataDirs[newest].Used = true
+	res.tree = trees[newest]
 	img, err := zkread.Decode(trees[newest], opts.ZKDecode)
 	if err != nil && img == nil {
 		return nil, fmt.Errorf("%s: %w", spec.DataDirs[newest], err)

@@ -16,7 +16,7 @@ var zkFixtureDir = filepath.Join("..", "..", "testdata", "zk", "datadir")
 
 // TestParseSeveralDataDirs: zkdata:A,B names several data dirs; a path
 // holding a comma that exists stays one dir; a point in time is refused
-// with several (it names one dir's state), and so is zk dump's raw tree.
+// with several (it names one dir's state).
 func TestParseSeveralDataDirs(t *testing.T) {
 	s, err := Parse("zkdata:/a, /b ,/c")
 	if err != nil {
@@ -35,9 +35,24 @@ func TestParseSeveralDataDirs(t *testing.T) {
 	if _, err := Parse("zkdata:/a,/b@zxid=5"); !errors.Is(err, ErrSource) || !strings.Contains(err.Error(), "one data dir") {
 		t.Fatalf("@zxid with several dirs: %v", err)
 	}
+}
+
+// TestReadZKTreeSeveralDataDirs: zk dump of zkdata:A,B is the newest dir's
+// raw tree once the others are shown to be prefixes of its history, as
+// for every other command (README "Sources"); dirs that cannot be read
+// are an error.
+func TestReadZKTreeSeveralDataDirs(t *testing.T) {
+	one, _, err := ReadZKTree(context.Background(), mustParse(t, "zkdata:"+zkFixtureDir), zkread.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, _, err := ReadZKTree(context.Background(), mustParse(t, "zkdata:"+zkFixtureDir+","+fstree.Copy(t, zkFixtureDir)), zkread.ReadOptions{})
+	if err != nil || two.MaxZxid != one.MaxZxid || len(two.Nodes) != len(one.Nodes) {
+		t.Fatalf("two copies: %v; %d znodes at %#x, want %d at %#x", err, len(two.Nodes), two.MaxZxid, len(one.Nodes), one.MaxZxid)
+	}
 	several, _ := Parse("zkdata:/a,/b")
-	if _, _, err := ReadZKTree(context.Background(), several, zkread.ReadOptions{}); !errors.Is(err, ErrSource) {
-		t.Fatalf("raw tree of several dirs: %v", err)
+	if _, _, err := ReadZKTree(context.Background(), several, zkread.ReadOptions{}); err == nil {
+		t.Fatal("raw tree of two missing dirs: no error")
 	}
 }
 

@@ -445,6 +445,8 @@ type Result struct {
 	// DataDirs, for several data dirs, is what each held; Image is the
 	// newest one's (Used).
 	DataDirs []DataDir
+	// tree is the newest data dir's raw tree, for ReadZKTree.
+	tree *zkread.Tree
 }
 
 // ErrPastEnd: a point in time beyond what the source holds.
@@ -531,7 +533,13 @@ func ReadZKTree(ctx context.Context, spec Spec, zo zkread.ReadOptions) (*zkread.
 		return nil, nil, fmt.Errorf("%w: %s is not a ZooKeeper source", ErrSource, spec)
 	}
 	if len(spec.DataDirs) > 1 {
-		return nil, nil, fmt.Errorf("%w: %s: give one data dir", ErrSource, spec)
+		// As for an image: the newest dir's tree, once the others are
+		// shown to be prefixes of its history.
+		res, err := loadDataDirs(ctx, spec, Options{ZK: zo})
+		if err != nil {
+			return nil, nil, err
+		}
+		return res.tree, model.CloneFindings(res.tree.Findings), nil
 	}
 	zo.AtZxid, zo.AtZxidSet = spec.At.Zxid, spec.At.HasZxid
 	t, err := spec.ZK.ReadTree(ctx, zo)
