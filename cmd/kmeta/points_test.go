@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,5 +50,33 @@ func TestPointsInTime(t *testing.T) {
 	all, first := kmeta("image", "-o", "json", fixture44), kmeta("image", "-o", "json", "--at-offset", "0", fixture44)
 	if all.code != 0 || first.code != 0 || all.stdout == first.stdout {
 		t.Errorf("--at-offset 0 read the same as no point: exit %d/%d", all.code, first.code)
+	}
+}
+
+// TestWrongKindsExit2: a quorum-state file, JSON that is no dump and an
+// ordinary topic's partition log are named and refused (exit 2) by image
+// and the log commands, never read as a damaged metadata log.
+func TestWrongKindsExit2(t *testing.T) {
+	dir := t.TempDir()
+	seg, _ := os.ReadFile(filepath.Join(fixture44, firstSeg))
+	os.MkdirAll(filepath.Join(dir, "orders-0"), 0o755)
+	segPath := filepath.Join(dir, "orders-0", "00000000000000000000.log")
+	os.WriteFile(segPath, seg, 0o644)
+	os.WriteFile(filepath.Join(dir, "other.json"), []byte(`{"a":1}`), 0o644)
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"image", filepath.Join(fixture44, "__cluster_metadata-0", "quorum-state")}, "a KRaft quorum-state file"},
+		{[]string{"image", "zkdump:" + filepath.Join(fixture44, "__cluster_metadata-0", "quorum-state")}, "a KRaft quorum-state file"},
+		{[]string{"image", filepath.Join(dir, "other.json")}, "not a dump written by 'kmeta zk dump'"},
+		{[]string{"image", filepath.Join(dir, "orders-0")}, "a partition log of topic orders, not the metadata log"},
+		{[]string{"log", "check", segPath}, "a partition log of topic orders, not the metadata log"},
+		{[]string{"log", "dump", filepath.Join(dir, "orders-0")}, "a partition log of topic orders, not the metadata log"},
+	} {
+		r := kmeta(tc.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.stderr) || r.stdout != "" {
+			t.Errorf("kmeta %s: exit %d, stdout %q, stderr %q; want exit 2 saying %q", strings.Join(tc.args, " "), r.code, r.stdout, r.stderr, tc.stderr)
+		}
 	}
 }

@@ -341,6 +341,11 @@ func parse(s string) (Spec, error) {
 			return Spec{}, fmt.Errorf("%w: %w", ErrSource, err)
 		}
 		spec := Spec{Raw: s, Kind: ZooKeeper, ZK: z}
+		if z.Kind == zkread.SourceDump {
+			if what := notDump(z.Path); what != "" {
+				return Spec{}, saw(z.Path, ErrUnrecognised, "%s", what)
+			}
+		}
 		if z.Kind == zkread.SourceDataDir {
 			if spec.DataDirs = splitDataDirs(z.Path); spec.DataDirs != nil {
 				spec.ZK.Path = spec.DataDirs[0]
@@ -388,7 +393,15 @@ func infer(p string) (Spec, error) {
 		if st.Size() == 0 {
 			return Spec{}, saw(p, ErrEmpty, "an empty file")
 		}
+		switch kind, _ := metalog.ClassifyName(name); kind {
+		case metalog.KindMetaProperties, metalog.KindQuorumState, metalog.KindLeaderEpochCheckpoint, metalog.KindPartitionMetadata:
+			// quorum-state is JSON too: name it before taking it for a dump.
+			return Spec{}, saw(p, ErrUnrecognised, "%s", describeOther(p, st))
+		}
 		if looksLikeDump(p) {
+			if what := notDump(p); what != "" {
+				return Spec{}, saw(p, ErrUnrecognised, "%s", what)
+			}
 			return zk(zkread.SourceDump, "a JSON file, read as a dump written by 'kmeta zk dump'")
 		}
 		return Spec{}, saw(p, ErrUnrecognised, "%s", describeOther(p, st))
@@ -405,6 +418,9 @@ func infer(p string) (Spec, error) {
 	}
 	if b := inspectBrokerDir(p, ents); b != nil {
 		return Spec{}, saw(p, ErrBrokerDir, "%s", b.Describe())
+	}
+	if topic := partitionLogOf(p, true); topic != "" {
+		return Spec{}, partitionLogError(p, topic)
 	}
 	d, err := metalog.OpenLogDir(p)
 	if err != nil {

@@ -28,7 +28,7 @@ func TestParse(t *testing.T) {
 	}
 	os.WriteFile(snap, real, 0o644)
 	dump := filepath.Join(dir, "cluster.json")
-	os.WriteFile(dump, []byte("{}"), 0o644)
+	os.WriteFile(dump, []byte(`{"format":"kmeta-zk-dump"}`), 0o644)
 
 	for _, tc := range []struct {
 		in       string
