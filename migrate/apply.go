@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
@@ -38,7 +39,9 @@ func ControllerDir(out string, id int32) string { return filepath.Join(out, cont
 // ReplanOptions are what Replan takes besides the image and the old plan:
 // what the plan file cannot hold (the secret) or what describes this read.
 type ReplanOptions struct {
-	Source                string
+	Source string
+	// SourceFile is Options.SourceFile.
+	SourceFile            string
 	Live                  bool
 	PasswordEncoderSecret string
 	ZKDataDirs            []ZKDataDir
@@ -52,7 +55,7 @@ func Replan(img *model.Image, old *Plan, ro ReplanOptions) (*Plan, error) {
 	if old.Format != PlanFormat {
 		return nil, fmt.Errorf("%w: plan format %q, want %q", ErrBadInput, old.Format, PlanFormat)
 	}
-	opts := Options{Source: ro.Source, Live: ro.Live, MetadataVersion: old.MetadataVersion.Name, Controllers: old.Controllers, Quorum: old.Quorum,
+	opts := Options{Source: ro.Source, SourceFile: ro.SourceFile, Live: ro.Live, MetadataVersion: old.MetadataVersion.Name, Controllers: old.Controllers, Quorum: old.Quorum,
 		PasswordEncoderSecret: ro.PasswordEncoderSecret, Overrides: old.Overrides, ZKDataDirs: ro.ZKDataDirs, Progress: ro.Progress}
 	if img.ClusterID == "" {
 		opts.ClusterID = old.ClusterID
@@ -70,6 +73,21 @@ func Replan(img *model.Image, old *Plan, ro ReplanOptions) (*Plan, error) {
 	return p, nil
 }
 
+// checkNodes refuses a node that is no controller of the plan: writing
+// nothing for it would look like success.
+func checkNodes(p *Plan, nodes []int32) error {
+	ids := make([]string, len(p.Controllers))
+	for i, c := range p.Controllers {
+		ids[i] = strconv.Itoa(int(c.ID))
+	}
+	for _, n := range nodes {
+		if !slices.ContainsFunc(p.Controllers, func(c ControllerSpec) bool { return c.ID == n }) {
+			return fmt.Errorf("%w: node %d is no controller of the plan (its controllers: %s)", ErrBadInput, n, strings.Join(ids, ", "))
+		}
+	}
+	return nil
+}
+
 // Apply writes, for each controller of the plan, a metadata log dir that
 // Kafka starts on: bootstrap.checkpoint holding the whole image, then
 // meta.properties. meta.properties goes last because it is what makes a
@@ -84,6 +102,9 @@ func Apply(p *Plan, o ApplyOptions) ([]FileResult, error) {
 	}
 	if o.Out == "" {
 		return nil, fmt.Errorf("%w: no output directory", ErrBadInput)
+	}
+	if err := checkNodes(p, o.Nodes); err != nil {
+		return nil, err
 	}
 	var header []metalog.ControlRecord
 	bootName, bootKind := bootstrapFile, "bootstrap.checkpoint"

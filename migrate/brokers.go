@@ -75,6 +75,24 @@ type brokerWrite struct {
 	overwrite           bool
 }
 
+// CheckLogDirs refuses log dirs that are not there (or no directory)
+// before anything is planned or read: a mistyped --log-dirs is a usage
+// error (ErrBadInput), not a broker dir with problems.
+func CheckLogDirs(dirs []string) error {
+	for _, d := range dirs {
+		st, err := os.Stat(d)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("%w: log dir %s: no such directory", ErrBadInput, d)
+		case err != nil:
+			return fmt.Errorf("%w: log dir %s: %w", ErrBadInput, d, err)
+		case !st.IsDir():
+			return fmt.Errorf("%w: log dir %s: not a directory", ErrBadInput, d)
+		}
+	}
+	return nil
+}
+
 // ConvertBrokers checks every given ZooKeeper-mode broker log dir against
 // the plan and, when nothing is wrong, makes each a KRaft broker dir:
 // partition.metadata written where missing, then meta.properties v0
@@ -82,6 +100,9 @@ type brokerWrite struct {
 // data is never touched. Any mismatch refuses the whole step before
 // anything is written.
 func ConvertBrokers(p *Plan, o BrokerOptions) (*BrokerReport, error) {
+	if err := CheckLogDirs(o.LogDirs); err != nil {
+		return nil, err
+	}
 	r := &BrokerReport{Dirs: []BrokerDir{}, Files: []FileResult{}, Findings: []model.Finding{}}
 	add := func(code string, sev model.Severity, entity, msg, fix string) {
 		r.Findings = append(r.Findings, model.Finding{Code: code, Severity: sev, Class: "brokers", Entity: entity, Message: msg, Fix: fix})

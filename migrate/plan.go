@@ -228,8 +228,11 @@ func ParseQuorum(s string) (string, error) {
 
 // Options are what a plan is made from besides the image.
 type Options struct {
-	// Source is the source string, recorded in the plan for apply.
+	// Source is the source string as given, shown in the plan.
 	Source string
+	// SourceFile is Source as a plan file records it for apply: its paths
+	// absolute, so the file applies from any directory ("": Source).
+	SourceFile string
 	// Live is true for a live ZooKeeper ensemble (registered brokers then
 	// mean running brokers).
 	Live bool
@@ -295,8 +298,10 @@ type Step struct {
 // Plan is the preflight and the exact content apply writes. It is data:
 // plan prints it, apply executes it, so the two cannot drift.
 type Plan struct {
-	Format          string            `json:"format"`
-	Source          string            `json:"source"`
+	Format string `json:"format"`
+	Source string `json:"source"`
+	// fileSource is Options.SourceFile: what WritePlan records as source.
+	fileSource      string
 	SourceZxid      int64             `json:"sourceZxid"`
 	ClusterID       string            `json:"clusterId"`
 	MetadataVersion features.LevelRef `json:"metadataVersion"`
@@ -347,7 +352,7 @@ const maxAtomicRecords = 10000
 // stands.
 func NewPlan(img *model.Image, opts Options) (*Plan, error) {
 	var err error
-	p := &Plan{Format: PlanFormat, Source: opts.Source, SourceZxid: img.Provenance.Zxid,
+	p := &Plan{Format: PlanFormat, Source: opts.Source, fileSource: opts.SourceFile, SourceZxid: img.Provenance.Zxid,
 		Controllers: slices.Clone(opts.Controllers), Overrides: []string{}}
 	if p.Controllers == nil {
 		p.Controllers = []ControllerSpec{}

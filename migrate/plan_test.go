@@ -96,7 +96,6 @@ func TestGating(t *testing.T) {
 				}
 			}},
 		{name: "4.x target below its minimum", code: CodeLevelUnsupported, level: "3.3-IV2"},
-		{name: "unknown level", code: CodeLevelUnsupported, level: "9.9"},
 		{name: "encrypted password without the secret", code: CodeEncryptedPassword, override: OverrideCopyEncryptedPasswords,
 			mutate: func(img *model.Image, _ *Options) {
 				img.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: "1"}] = map[string]string{"listener.name.ssl.ssl.keystore.password": encrypted}
@@ -278,7 +277,7 @@ func TestFixturePlanAndReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := source.Load(context.Background(), spec, source.Options{AtOffset: -1})
+	res, err := source.Load(context.Background(), spec, source.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

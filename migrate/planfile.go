@@ -11,8 +11,15 @@ import (
 
 // WritePlan saves p as a plan file at path, atomically, as every file
 // migrate writes; an existing file with other content is refused unless
-// overwrite.
+// overwrite. The source is recorded with absolute paths when the plan was
+// made with them (Options.SourceFile): apply, brokers and configs often
+// run from another directory, or another host's copy of the file.
 func WritePlan(path string, p *Plan, overwrite bool) error {
+	if p.fileSource != "" && p.fileSource != p.Source {
+		q := *p
+		q.Source = p.fileSource
+		p = &q
+	}
 	// Compact: at a million partitions an indented plan is three times
 	// the size to write and read.
 	b, err := json.Marshal(p)

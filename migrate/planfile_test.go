@@ -92,3 +92,37 @@ func TestApplyFileHook(t *testing.T) {
 		t.Errorf("events %v, want %v", events, want)
 	}
 }
+
+// TestPlanFileContract: the file records the source with absolute paths
+// (SourceFile) while the plan shows it as given; apply refuses a --node
+// that is no controller of the plan; a --metadata-version that names no
+// level and a log dir that is not there are bad input, not a plan.
+func TestPlanFileContract(t *testing.T) {
+	p, err := NewPlan(baseImage(), Options{Source: "zkdata:zk", SourceFile: "zkdata:/abs/zk", MetadataVersion: "4.0", Controllers: ctrl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "plan.json")
+	if err := WritePlan(path, p, false); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadPlanHeader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Source != "zkdata:zk" || back.Source != "zkdata:/abs/zk" {
+		t.Errorf("source: plan %q, file %q; want zkdata:zk and zkdata:/abs/zk", p.Source, back.Source)
+	}
+	files, err := Apply(p, ApplyOptions{Out: t.TempDir(), Nodes: []int32{ctrl[0].ID + 1000}})
+	if !errors.Is(err, ErrBadInput) || len(files) != 0 {
+		t.Errorf("apply --node of no controller: %d files, %v; want ErrBadInput", len(files), err)
+	}
+	for _, level := range []string{"9.9", "2.8", "nonsense"} {
+		if _, err := NewPlan(baseImage(), Options{Source: "test", MetadataVersion: level, Controllers: ctrl}); !errors.Is(err, ErrBadInput) {
+			t.Errorf("--metadata-version %s: %v, want ErrBadInput", level, err)
+		}
+	}
+	if _, err := ConvertBrokers(p, BrokerOptions{LogDirs: []string{filepath.Join(t.TempDir(), "nope")}}); !errors.Is(err, ErrBadInput) {
+		t.Errorf("a missing log dir: %v, want ErrBadInput", err)
+	}
+}

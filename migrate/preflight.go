@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -94,12 +95,17 @@ func (c *planCtx) block(code, override, entity, msg, fix string) bool {
 	return false
 }
 
-// checkLevel resolves the target metadata.version; an unusable one is a
-// blocker and ends the plan, which then names the newest level.
+// checkLevel resolves the target metadata.version. A string that names no
+// KRaft level is a mistyped flag (ErrBadInput: no plan, and no target
+// nobody asked for); a real level Kafka cannot start on is a blocker and
+// ends the plan, which then names the newest level.
 func checkLevel(c *planCtx) error {
 	cat := c.cat
 	minimum, _ := cat.ByLevel(cat.MinimumBootstrap)
 	level, err := cat.LevelFor(c.opts.MetadataVersion)
+	if errors.Is(err, features.ErrUnknownLevel) || errors.Is(err, features.ErrNotKRaft) {
+		return fmt.Errorf("%w: --metadata-version: %w (choose a level from %s to %s)", ErrBadInput, err, minimum.Name, cat.LatestProductionLevel().Name)
+	}
 	if err == nil && (level.Level < cat.MinimumBootstrap || !level.Production) {
 		err = fmt.Errorf("%s (%d) is not a production level Kafka %s can start on: the minimum is %s, the newest %s",
 			level.Name, level.Level, cat.Software, minimum.Name, cat.LatestProductionLevel().Name)

@@ -38,7 +38,7 @@ func loadRedactedFixture(t *testing.T) (*model.Image, string) {
 	if spec, err = source.Parse(src); err != nil {
 		t.Fatal(err)
 	}
-	res, err := source.Load(context.Background(), spec, source.Options{AtOffset: -1})
+	res, err := source.Load(context.Background(), spec, source.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

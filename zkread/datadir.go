@@ -1,6 +1,8 @@
 package zkread
 
 import (
+	"fmt"
+
 	"github.com/kmeta/kmeta/model"
 
 	"github.com/kmeta/kmeta/zkread/zkfile"
@@ -12,8 +14,10 @@ type DataDirOptions struct {
 	Chroot string
 	// LogDir is ZooKeeper's dataLogDir when it differs from dataDir.
 	LogDir string
-	// AtZxid > 0 reads the tree as of that zxid.
-	AtZxid int64
+	// AtZxid > 0 reads the tree as of that zxid; AtZxidSet makes 0 a
+	// point too (the tree before any transaction), see zkfile.DirOptions.
+	AtZxid    int64
+	AtZxidSet bool
 	// MaxBuffer is ZooKeeper's jute.maxbuffer (the server's
 	// -Djute.maxbuffer): lengths in snapshots and logs beyond what
 	// ZooKeeper accepts are corruption, never allocated. <= 0: ZooKeeper's
@@ -30,7 +34,7 @@ type DataDirOptions struct {
 // makes it fall back to an older one, with a warning in Tree.Warnings.
 // Files are only read.
 func ReadDataDir(dir string, opts DataDirOptions) (*Tree, error) {
-	res, err := zkfile.ReadDir(dir, zkfile.DirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, MaxBuffer: opts.MaxBuffer, Progress: opts.Progress})
+	res, err := zkfile.ReadDir(dir, zkfile.DirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.Progress})
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +46,13 @@ func ReadDataDir(dir string, opts DataDirOptions) (*Tree, error) {
 	for _, w := range res.Warnings {
 		t.warn(w)
 	}
-	if opts.AtZxid > 0 && res.Tree.LastZxid < opts.AtZxid {
+	if (opts.AtZxidSet || opts.AtZxid > 0) && res.Tree.LastZxid < opts.AtZxid {
+		if !res.Later {
+			// Nothing in the files comes after the point: it is past their
+			// end, and reading it as the end state would answer another
+			// question than the one asked.
+			return nil, &pastEndError{msg: fmt.Sprintf("%s: zxid %#x is past the end of the data dir: its last transaction is zxid %#x", dir, opts.AtZxid, res.Tree.LastZxid)}
+		}
 		where := model.NoLocation()
 		where.File, where.Zxid = dir, res.Tree.LastZxid
 		t.warnf(model.WarnCoverageHole, &where, "the data dir ends at zxid %#x, before the requested %#x", res.Tree.LastZxid, opts.AtZxid)
@@ -53,5 +63,12 @@ func ReadDataDir(dir string, opts DataDirOptions) (*Tree, error) {
 // DataDirBytes is the total ReadDataDir with these options reports to
 // Progress, so a caller reading several dirs can show one progress.
 func DataDirBytes(dir string, opts DataDirOptions) (int64, error) {
-	return zkfile.DirBytes(dir, zkfile.DirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid})
+	return zkfile.DirBytes(dir, zkfile.DirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet})
 }
+
+// pastEndError is ErrPastEnd with a message of its own (the sentinel's
+// text would only repeat it).
+type pastEndError struct{ msg string }
+
+func (e *pastEndError) Error() string { return e.msg }
+func (e *pastEndError) Unwrap() error { return ErrPastEnd }

@@ -135,7 +135,8 @@
 // Tree.Findings are typed (model.Finding): WarnSnapshotFallback,
 // WarnTornTail, WarnZKLogDamaged (zxids that repeat, go back or jump),
 // WarnZKLogEntriesPastEnd (transactions after a zero entry length),
-// WarnCoverageHole (the data dir ends before --at-zxid), WarnTreeChanged
+// WarnCoverageHole (the data dir's files stop before --at-zxid but hold
+// later state; a point past their end is ErrPastEnd), WarnTreeChanged
 // (live), WarnChrootDetected, each with its file, position, znode or zxid;
 // Tree.Warnings holds the same messages as text. Decode copies them into
 // Image.Warnings and adds WarnLenientDecode per znode a lenient decode

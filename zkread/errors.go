@@ -29,6 +29,9 @@ var (
 	ErrUnreachable = errors.New("zkread: zookeeper unreachable")
 	// ErrSource: a source string cannot be parsed or its kind inferred.
 	ErrSource = errors.New("zkread: bad source")
+	// ErrPastEnd: a point in time (a zxid) past the end of what a data dir
+	// holds.
+	ErrPastEnd = errors.New("zkread: point in time past the end")
 	// ErrDump: a dump file is not a kmeta zk dump.
 	ErrDump = errors.New("zkread: bad dump file")
 	// ErrTooLarge: a live read met a znode longer than jute.maxbuffer

@@ -125,7 +125,9 @@ type ReadOptions struct {
 	// "/" forces the root.
 	Chroot string
 	LogDir string
-	AtZxid int64
+	// AtZxid, AtZxidSet: a data dir's point in time (DataDirOptions).
+	AtZxid    int64
+	AtZxidSet bool
 	// MaxBuffer is ZooKeeper's jute.maxbuffer, for every kind: the data
 	// dir's lengths (DataDirOptions.MaxBuffer), a dump's znodes (ReadDump)
 	// and a live read's (LiveOptions.MaxBuffer), so that a znode one
@@ -145,9 +147,9 @@ func (s Source) ReadTree(ctx context.Context, opts ReadOptions) (*Tree, error) {
 		return ReadLive(ctx, lo)
 	case AccessDataDir:
 		if opts.Chroot != "" {
-			return ReadDataDir(s.Path, DataDirOptions{Chroot: opts.Chroot, LogDir: opts.LogDir, AtZxid: opts.AtZxid, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress})
+			return ReadDataDir(s.Path, DataDirOptions{Chroot: opts.Chroot, LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress})
 		}
-		full, err := ReadDataDir(s.Path, DataDirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress})
+		full, err := ReadDataDir(s.Path, DataDirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress})
 		if err != nil {
 			return nil, err
 		}

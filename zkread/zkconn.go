@@ -10,9 +10,11 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/kmeta/kmeta/zkread/zkfile"
@@ -133,14 +135,26 @@ func (c *call) wait() error {
 	return nil
 }
 
+// refusedGrace is how long servers that all refuse connections are
+// retried before giving up: long enough for a server that is binding its
+// port, short enough that nothing listening fails at once rather than
+// after the whole session timeout.
+var refusedGrace = 700 * time.Millisecond
+
 // dialSession opens a session on one of the servers, trying them in turn
 // from first (so that sessions spread over an ensemble) until one
-// establishes a session or the session timeout passes.
+// establishes a session or the session timeout passes. When every server
+// refuses the connection (nothing listens there) it gives up after
+// refusedGrace; a server that does not answer is waited for until the
+// session timeout.
 func dialSession(ctx context.Context, opts LiveOptions, first int) (*Session, error) {
-	deadline := time.Now().Add(opts.SessionTimeout)
+	start := time.Now()
+	deadline := start.Add(opts.SessionTimeout)
 	var last error
+	refused := make([]bool, len(opts.Servers))
 	for attempt := 0; ; attempt++ {
-		addr := opts.Servers[(first+attempt)%len(opts.Servers)]
+		i := (first + attempt) % len(opts.Servers)
+		addr := opts.Servers[i]
 		s, err := openSession(ctx, opts, addr, deadline)
 		if err == nil {
 			return s, nil
@@ -152,6 +166,11 @@ func dialSession(ctx context.Context, opts LiveOptions, first int) (*Session, er
 			return nil, err
 		}
 		last = err
+		refused[i] = errors.Is(err, syscall.ECONNREFUSED)
+		if !slices.Contains(refused, false) && time.Since(start) >= refusedGrace {
+			return nil, fmt.Errorf("%w: every ZooKeeper server refused the connection (%s): nothing listens there",
+				ErrUnreachable, strings.Join(opts.Servers, ", "))
+		}
 		// A server that is starting closes connections before its request
 		// processors run; try again shortly.
 		pause := 100 * time.Millisecond

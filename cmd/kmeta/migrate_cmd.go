@@ -210,6 +210,10 @@ func migrateBrokers(c *cli.Context) error {
 	if len(o.LogDirs) == 0 {
 		return missingFlag(c, "log-dirs")
 	}
+	// Before the plan: a mistyped dir should not wait for a source read.
+	if err := migrate.CheckLogDirs(o.LogDirs); err != nil {
+		return usageErrorf(c, "--log-dirs: %v", err)
+	}
 	var p *migrate.Plan
 	var err error
 	if c.String("plan") != "" && c.String("zk") == "" {
@@ -265,14 +269,20 @@ func migratePlanFromFlags(c *cli.Context) (*migrate.Plan, *model.Image, error) {
 	if src == "" {
 		return nil, nil, missingFlag(c, "zk")
 	}
-	spec, err := source.Parse(src)
+	spec, err := parseSource(c, src)
 	if err != nil {
 		return nil, nil, usageErrorf(c, "--zk: %v", err)
 	}
 	if spec.World != model.WorldZooKeeper {
 		return nil, nil, usageErrorf(c, "--zk %s is a KRaft source; migrate reads ZooKeeper", src)
 	}
-	res, err := loadSource(c, src)
+	// The plan file records the source with absolute paths, so that it
+	// applies from any directory.
+	fileSrc, err := spec.Absolute()
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := loadSpec(c, spec)
 	if err != nil && !(errors.Is(err, source.ErrDataDirsDiverge) && res != nil) {
 		return nil, nil, fmt.Errorf("reading %s: %w", src, err)
 	}
@@ -285,7 +295,7 @@ func migratePlanFromFlags(c *cli.Context) (*migrate.Plan, *model.Image, error) {
 	live := spec.ZK.Access == zkread.AccessLive
 	if old != nil {
 		prog := newProgress(c, "planning: partitions to records", progressCount)
-		p, err := migrate.Replan(res.Image, old, migrate.ReplanOptions{Source: src, Live: live,
+		p, err := migrate.Replan(res.Image, old, migrate.ReplanOptions{Source: src, SourceFile: fileSrc, Live: live,
 			PasswordEncoderSecret: c.String("password-encoder-secret"), ZKDataDirs: dirs, Progress: prog.Update})
 		prog.Done()
 		if err != nil {
@@ -305,7 +315,7 @@ func migratePlanFromFlags(c *cli.Context) (*migrate.Plan, *model.Image, error) {
 	}
 	prog := newProgress(c, "planning: partitions to records", progressCount)
 	defer prog.Done()
-	p, err := migrate.NewPlan(res.Image, migrate.Options{Source: src, Live: live, MetadataVersion: c.String("metadata-version"), Progress: prog.Update,
+	p, err := migrate.NewPlan(res.Image, migrate.Options{Source: src, SourceFile: fileSrc, Live: live, MetadataVersion: c.String("metadata-version"), Progress: prog.Update,
 		Controllers: cs, Quorum: quorum, ZKDataDirs: dirs, ClusterID: c.String("cluster-id"), PasswordEncoderSecret: c.String("password-encoder-secret"),
 		Overrides: c.StringSlice("override")})
 	if err != nil {

@@ -89,7 +89,7 @@ func TestMigrateSeveralZKDataDirs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := source.Load(ctx, spec, source.Options{AtOffset: -1})
+		res, err := source.Load(ctx, spec, source.Options{})
 		if err != nil {
 			t.Fatalf("load %v: %v", order, err)
 		}
@@ -116,7 +116,7 @@ func TestMigrateSeveralZKDataDirs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := source.Load(ctx, spec, source.Options{AtOffset: -1})
+	res, err := source.Load(ctx, spec, source.Options{})
 	if !errors.Is(err, source.ErrDataDirsDiverge) || res == nil {
 		t.Fatalf("load with a diverged dir: %v, want ErrDataDirsDiverge with the dirs", err)
 	}

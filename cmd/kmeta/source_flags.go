@@ -59,17 +59,39 @@ func sourceFlags() []cli.Flag { return append(kraftSourceFlags(), zkSourceFlags(
 // hasFlag says whether the command defines a flag.
 func hasFlag(c *cli.Context, name string) bool { return hasFlagName(c.Command.Flags, []string{name}) }
 
-// pointFlag reads --at-offset or --at-zxid: -1 when not given; a negative
-// value given is a usage error.
-func pointFlag(c *cli.Context, name string) (int64, error) {
-	if !hasFlag(c, name) || !c.IsSet(name) {
-		return -1, nil
+// pointFlags reads --at-offset and --at-zxid, those the command defines.
+// 0 is a point like any other (offset 0, zxid 0: see source.At); a flag
+// left out is told apart by whether it was set, never by its value. A
+// negative value is a usage error.
+func pointFlags(c *cli.Context) (source.At, error) {
+	var at source.At
+	for _, name := range []string{"at-offset", "at-zxid"} {
+		if !hasFlag(c, name) || !c.IsSet(name) {
+			continue
+		}
+		v := c.Int64(name)
+		if v < 0 {
+			return at, usageErrorf(c, "--%s %d: must be 0 or more (leave it out to read everything)", name, v)
+		}
+		if name == "at-offset" {
+			at.Offset, at.HasOffset = v, true
+		} else {
+			at.Zxid, at.HasZxid = v, true
+		}
 	}
-	v := c.Int64(name)
-	if v < 0 {
-		return -1, usageErrorf(c, "--%s %d: must be 0 or more (leave it out to read everything)", name, v)
+	return at, nil
+}
+
+// withPointFlags gives spec the point in time of the command's flags.
+func withPointFlags(c *cli.Context, spec source.Spec) (source.Spec, error) {
+	at, err := pointFlags(c)
+	if err != nil {
+		return spec, err
 	}
-	return v, nil
+	if spec, err = spec.WithPoint(at); err != nil {
+		return spec, usageErrorf(c, "%v", err)
+	}
+	return spec, nil
 }
 
 // parseSource parses SOURCE, saying with -v what was inferred.
@@ -94,22 +116,26 @@ func loadSource(c *cli.Context, raw string) (*source.Result, error) {
 	return loadSpec(c, spec)
 }
 
+// loadSpec reads spec with the command's flags, its point in time
+// included.
 func loadSpec(c *cli.Context, spec source.Spec) (*source.Result, error) {
-	at, err := pointFlag(c, "at-offset")
+	spec, err := withPointFlags(c, spec)
 	if err != nil {
 		return nil, err
 	}
-	if at >= 0 && spec.World != model.WorldKRaft {
-		return nil, usageErrorf(c, "--at-offset applies to KRaft sources; %s is a ZooKeeper source (use --at-zxid)", spec.Raw)
-	}
-	opts := source.Options{AtOffset: at}
+	return loadPoint(c, spec)
+}
+
+// loadPoint is loadSpec for a spec whose point in time is already set
+// (commands of several sources apply the flags to each, by kind).
+func loadPoint(c *cli.Context, spec source.Spec) (*source.Result, error) {
+	var opts source.Options
 	if spec.World == model.WorldZooKeeper {
+		var err error
 		if opts.ZK, err = zkReadOptions(c); err != nil {
 			return nil, err
 		}
 		opts.ZKDecode.Lenient = hasFlag(c, "lenient") && c.Bool("lenient")
-	} else if z, _ := pointFlag(c, "at-zxid"); z >= 0 {
-		return nil, usageErrorf(c, "--at-zxid applies to ZooKeeper data dirs; %s is a KRaft source (use --at-offset)", spec.Raw)
 	}
 	// A live read counts znodes; files (KRaft logs, ZooKeeper data dirs)
 	// count bytes.
@@ -192,11 +218,8 @@ func pathErr(path string, err error) error {
 
 // zkReadOptions turns the ZooKeeper source flags into reader options.
 func zkReadOptions(c *cli.Context) (zkread.ReadOptions, error) {
-	z, err := pointFlag(c, "at-zxid")
-	if err != nil {
-		return zkread.ReadOptions{}, err
-	}
-	opts := zkread.ReadOptions{AtZxid: max(z, 0), MaxBuffer: c.Int("jute-maxbuffer")}
+	// The point in time (--at-zxid) travels in the source's Spec.
+	opts := zkread.ReadOptions{MaxBuffer: c.Int("jute-maxbuffer")}
 	if opts.MaxBuffer < 0 {
 		return opts, fmt.Errorf("--jute-maxbuffer %d: want a positive size in bytes", opts.MaxBuffer)
 	}

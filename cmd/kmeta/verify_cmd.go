@@ -72,6 +72,14 @@ func compareSources(c *cli.Context, verb, leftRaw, rightRaw string, check func(l
 	if err := check(ls, rs); err != nil {
 		return err
 	}
+	// --at-offset and --at-zxid apply to the side of their kind.
+	at, err := pointFlags(c)
+	if err != nil {
+		return err
+	}
+	if err := source.WithPoints(at, &ls, &rs); err != nil {
+		return usageErrorf(c, "%v", err)
+	}
 	ignore := c.StringSlice("ignore")
 	for _, cl := range ignore {
 		if !verify.ValidClass(cl) {
@@ -81,11 +89,11 @@ func compareSources(c *cli.Context, verb, leftRaw, rightRaw string, check func(l
 	var views [2]*model.Image
 	var errs [2]error
 	var wg sync.WaitGroup
-	for i, raw := range []string{leftRaw, rightRaw} {
+	for i, spec := range []source.Spec{ls, rs} {
 		wg.Go(func() {
-			res, err := loadSource(c, raw)
+			res, err := loadPoint(c, spec)
 			if err != nil {
-				errs[i] = fmt.Errorf("reading %s: %w", raw, err)
+				errs[i] = fmt.Errorf("reading %s: %w", spec.Raw, err)
 				return
 			}
 			views[i] = res.Image

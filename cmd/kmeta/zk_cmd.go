@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/kmeta/kmeta/internal/printer"
@@ -95,6 +97,9 @@ func zkDumpAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if spec, err = withPointFlags(c, spec); err != nil {
+		return err
+	}
 	opts, err := zkReadOptions(c)
 	if err != nil {
 		return err
@@ -109,6 +114,9 @@ func zkDumpAction(c *cli.Context) error {
 	opts.DataProgress = p.Update
 	t, warnings, err := source.ReadZKTree(c.Context, spec, opts)
 	p.Done()
+	if errors.Is(err, source.ErrPastEnd) {
+		return usageErrorf(c, "%v", err)
+	}
 	if err != nil {
 		return pathErr(raw, err)
 	}

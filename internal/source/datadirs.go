@@ -68,8 +68,8 @@ func splitDataDirs(p string) []string {
 // loadDataDirs is Load for several data dirs.
 func loadDataDirs(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 	zo := opts.ZK
-	if zo.AtZxid > 0 {
-		return nil, fmt.Errorf("%w: %s: a point in time names one data dir's state; give one data dir", ErrSource, spec)
+	if spec.At.HasZxid {
+		return nil, pointErrorf("%s: a point in time names one data dir's state; give one data dir", spec)
 	}
 	trees := make([]*zkread.Tree, len(spec.DataDirs))
 	res := &Result{Spec: spec}
@@ -96,6 +96,7 @@ func loadDataDirs(ctx context.Context, spec Spec, opts Options) (*Result, error)
 		}
 	}
 	res.DataDirs[newest].Used = true
+	res.tree = trees[newest]
 	img, err := zkread.Decode(trees[newest], opts.ZKDecode)
 	if err != nil && img == nil {
 		return nil, fmt.Errorf("%s: %w", spec.DataDirs[newest], err)
@@ -110,7 +111,7 @@ func loadDataDirs(ctx context.Context, spec Spec, opts Options) (*Result, error)
 		for i := range spec.DataDirs {
 			if i != newest {
 				// 0 when it cannot be listed: the read then says why.
-				again[i], _ = zkread.DataDirBytes(newDir, zkread.DataDirOptions{LogDir: zo.LogDir, AtZxid: trees[i].MaxZxid})
+				again[i], _ = zkread.DataDirBytes(newDir, zkread.DataDirOptions{LogDir: zo.LogDir, AtZxid: trees[i].MaxZxid, AtZxidSet: true})
 				prog.total += again[i]
 			}
 		}
@@ -194,7 +195,7 @@ func (p *dirsProgress) finished(size int64) {
 // (zkread.DiffTrees), so a difference there is another history, never a
 // matter of how the views are judged.
 func prefixOf(ctx context.Context, newest string, older *zkread.Tree, zo zkread.ReadOptions) (string, error) {
-	zo.AtZxid = older.MaxZxid
+	zo.AtZxid, zo.AtZxidSet = older.MaxZxid, true
 	at, err := zkread.Source{Access: zkread.AccessDataDir, Path: newest}.ReadTree(ctx, zo)
 	if err != nil {
 		return fmt.Sprintf("%s cannot be read as of zxid %#x (%v), so it cannot be shown to extend this dir", newest, older.MaxZxid, err), nil

@@ -16,7 +16,7 @@ var zkFixtureDir = filepath.Join("..", "..", "testdata", "zk", "datadir")
 
 // TestParseSeveralDataDirs: zkdata:A,B names several data dirs; a path
 // holding a comma that exists stays one dir; a point in time is refused
-// with several (it names one dir's state), and so is zk dump's raw tree.
+// with several (it names one dir's state).
 func TestParseSeveralDataDirs(t *testing.T) {
 	s, err := Parse("zkdata:/a, /b ,/c")
 	if err != nil {
@@ -35,9 +35,24 @@ func TestParseSeveralDataDirs(t *testing.T) {
 	if _, err := Parse("zkdata:/a,/b@zxid=5"); !errors.Is(err, ErrSource) || !strings.Contains(err.Error(), "one data dir") {
 		t.Fatalf("@zxid with several dirs: %v", err)
 	}
+}
+
+// TestReadZKTreeSeveralDataDirs: zk dump of zkdata:A,B is the newest dir's
+// raw tree once the others are shown to be prefixes of its history, as
+// for every other command (README "Sources"); dirs that cannot be read
+// are an error.
+func TestReadZKTreeSeveralDataDirs(t *testing.T) {
+	one, _, err := ReadZKTree(context.Background(), mustParse(t, "zkdata:"+zkFixtureDir), zkread.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, _, err := ReadZKTree(context.Background(), mustParse(t, "zkdata:"+zkFixtureDir+","+fstree.Copy(t, zkFixtureDir)), zkread.ReadOptions{})
+	if err != nil || two.MaxZxid != one.MaxZxid || len(two.Nodes) != len(one.Nodes) {
+		t.Fatalf("two copies: %v; %d znodes at %#x, want %d at %#x", err, len(two.Nodes), two.MaxZxid, len(one.Nodes), one.MaxZxid)
+	}
 	several, _ := Parse("zkdata:/a,/b")
-	if _, _, err := ReadZKTree(context.Background(), several, zkread.ReadOptions{}); !errors.Is(err, ErrSource) {
-		t.Fatalf("raw tree of several dirs: %v", err)
+	if _, _, err := ReadZKTree(context.Background(), several, zkread.ReadOptions{}); err == nil {
+		t.Fatal("raw tree of two missing dirs: no error")
 	}
 }
 
@@ -50,11 +65,11 @@ func TestLoadSameDataDirTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Load(context.Background(), spec, Options{AtOffset: -1})
+	res, err := Load(context.Background(), spec, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	one, err := Load(context.Background(), mustParse(t, "zkdata:"+zkFixtureDir), Options{AtOffset: -1})
+	one, err := Load(context.Background(), mustParse(t, "zkdata:"+zkFixtureDir), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +79,7 @@ func TestLoadSameDataDirTwice(t *testing.T) {
 	}
 	// A dir that is not a data dir at all is an error, not a divergence.
 	spec, _ = Parse("zkdata:" + zkFixtureDir + "," + t.TempDir())
-	if _, err := Load(context.Background(), spec, Options{AtOffset: -1}); err == nil || errors.Is(err, ErrDataDirsDiverge) {
+	if _, err := Load(context.Background(), spec, Options{}); err == nil || errors.Is(err, ErrDataDirsDiverge) {
 		t.Fatalf("an empty dir among the data dirs: %v", err)
 	}
 }
@@ -111,7 +126,7 @@ func TestLoadDataDirsProgress(t *testing.T) {
 
 	var calls [][2]int64
 	spec := mustParse(t, "zkdata:"+older+","+newer)
-	res, err := Load(context.Background(), spec, Options{AtOffset: -1, Progress: func(done, total int64) { calls = append(calls, [2]int64{done, total}) }})
+	res, err := Load(context.Background(), spec, Options{Progress: func(done, total int64) { calls = append(calls, [2]int64{done, total}) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +145,7 @@ func TestLoadDataDirsProgress(t *testing.T) {
 		t.Fatalf("last call %v, want done = total = %d (all: %v)", last, want, calls)
 	}
 	// Without a callback nothing changes.
-	plain, err := Load(context.Background(), spec, Options{AtOffset: -1})
+	plain, err := Load(context.Background(), spec, Options{})
 	if err != nil || len(plain.Image.Topics) != len(res.Image.Topics) || plain.DataDirs[0] != res.DataDirs[0] {
 		t.Fatalf("without progress: %v %+v", err, plain.DataDirs)
 	}

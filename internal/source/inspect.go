@@ -2,6 +2,7 @@ package source
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/zkread"
 )
 
 // Sentinels for what inference saw when it refuses a path. Every refusal
@@ -176,6 +178,57 @@ func hasKRaftFiles(ents []fs.DirEntry) bool {
 	return false
 }
 
+// partitionLogOf names the topic whose partition log p is (a partition
+// dir topic-N, or a segment in one), "" when p is no ordinary topic's
+// partition log. Such a log holds the topic's messages, not metadata
+// records: read as the metadata log it would be hundreds of decode errors.
+// The evidence: partition.metadata naming a topic id other than
+// __cluster_metadata's, or, without one (topics before Kafka 2.8), a dir
+// named topic-N that is not __cluster_metadata-0 and holds segments but
+// nothing only the metadata log has (quorum-state, snapshots).
+func partitionLogOf(p string, isDir bool) string {
+	dir := p
+	if !isDir {
+		if k, _ := metalog.ClassifyName(filepath.Base(p)); k != metalog.KindSegment {
+			return ""
+		}
+		dir = filepath.Dir(p)
+	}
+	name := filepath.Base(filepath.Clean(dir))
+	if !partitionDirRE.MatchString(name) || name == metalog.MetadataPartitionDir {
+		return ""
+	}
+	topic := name[:strings.LastIndexByte(name, '-')]
+	if pm, err := metalog.ReadPartitionMetadata(filepath.Join(dir, "partition.metadata")); err == nil {
+		if pm.TopicID == metalog.MetadataTopicID {
+			return ""
+		}
+		return topic
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	segments := false
+	for _, e := range ents {
+		switch k, _ := metalog.ClassifyName(e.Name()); k {
+		case metalog.KindQuorumState, metalog.KindSnapshot, metalog.KindMetaProperties, metalog.KindBootstrap:
+			return ""
+		case metalog.KindSegment:
+			segments = true
+		}
+	}
+	if !segments {
+		return ""
+	}
+	return topic
+}
+
+// partitionLogError is the refusal of an ordinary topic's partition log.
+func partitionLogError(p, topic string) error {
+	return saw(p, ErrUnrecognised, "a partition log of topic %s, not the metadata log (KRaft metadata lives in %s/ of a controller's metadata.log.dir)", topic, metalog.MetadataPartitionDir)
+}
+
 // OpenKRaft opens a KRaft source path for reading, refusing with what it
 // saw when the path is no KRaft metadata: missing, unreadable, empty, a
 // broker's partition log dir, or a file of another kind.
@@ -202,6 +255,9 @@ func OpenKRaft(p string) (*metalog.LogDir, error) {
 		if k, _ := metalog.ClassifyName(filepath.Base(p)); k != metalog.KindSegment {
 			return nil, saw(p, ErrEmpty, "an empty file")
 		}
+	}
+	if topic := partitionLogOf(p, st.IsDir()); topic != "" {
+		return nil, partitionLogError(p, topic)
 	}
 	d, err := metalog.OpenLogDir(p)
 	if err != nil {
@@ -305,4 +361,73 @@ func looksLikeDump(p string) bool {
 		}
 		return false
 	}
+}
+
+// notDump says what a JSON file is instead of a dump written by 'kmeta zk
+// dump' ("" when it starts as one, or cannot be read: the dump reader then
+// says why). A dump's first field is "format": "kmeta-zk-dump".
+func notDump(p string) string {
+	if k, _ := metalog.ClassifyName(filepath.Base(p)); k == metalog.KindQuorumState {
+		return "a KRaft quorum-state file (a controller's election state), not a dump written by 'kmeta zk dump'; give the metadata log dir holding it (kraft:DIR)"
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	dec := json.NewDecoder(bufio.NewReader(io.LimitReader(f, 1<<16)))
+	tok, err := dec.Token()
+	if err != nil {
+		return "a file that is neither JSON nor a dump written by 'kmeta zk dump'"
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return fmt.Sprintf("JSON that is not a dump written by 'kmeta zk dump' (a dump is an object; this is %s)", jsonKind(tok))
+	}
+	// The format field is looked for among the top-level fields, in any
+	// order (a dump passed through jq -S still reads back).
+	var first string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		key, _ := tok.(string)
+		if first == "" {
+			first = key
+		}
+		if key != "format" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return "" // beyond what is sniffed: the reader decides
+			}
+			continue
+		}
+		var val any
+		if dec.Decode(&val) != nil {
+			return ""
+		}
+		if val == zkread.DumpFormat {
+			return ""
+		}
+		return fmt.Sprintf("JSON that is not a dump written by 'kmeta zk dump' (its format is %v, a dump's is %q)", val, zkread.DumpFormat)
+	}
+	if first == "" {
+		return "JSON that is not a dump written by 'kmeta zk dump' (an empty object)"
+	}
+	return fmt.Sprintf("JSON that is not a dump written by 'kmeta zk dump' (it has no \"format\": %q field; its first field is %q)", zkread.DumpFormat, first)
+}
+
+// jsonKind names a JSON value's kind from its first token.
+func jsonKind(tok json.Token) string {
+	switch tok.(type) {
+	case json.Delim:
+		return "an array"
+	case string:
+		return "a string"
+	case float64, json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "null"
 }

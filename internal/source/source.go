@@ -40,7 +40,8 @@
 // The suffix is recognised only in exactly that form (@offset=N or
 // @zxid=N, N decimal or 0x-hex), so a path that merely contains '@' keeps
 // working. The --at-offset and --at-zxid flags are the same thing for a
-// command's single source; a source's own suffix wins.
+// command's sources of their kind (Spec.WithPoint, WithPoints); a flag
+// that differs from the source's own suffix is refused, never overridden.
 package source
 
 import (
@@ -82,24 +83,44 @@ type Spec struct {
 }
 
 // At is a point in time in a source: a KRaft offset or a ZooKeeper zxid.
-// Zero values mean "the newest state".
+// Zero values mean "the newest state". 0 is a real point of either kind:
+// offset 0 is the log's first record, zxid 0 the tree before any
+// transaction (ZooKeeper's initial snapshot.0); "not given" is the Has
+// fields being false, never a 0.
 type At struct {
 	// Offset, when HasOffset, replays a KRaft source up to and including
 	// this offset.
 	Offset    int64
 	HasOffset bool
-	// Zxid, when > 0, reads a ZooKeeper data dir as of this zxid.
-	Zxid int64
+	// Zxid, when HasZxid, reads a ZooKeeper data dir as of this zxid.
+	Zxid    int64
+	HasZxid bool
 }
 
 func (a At) String() string {
 	switch {
 	case a.HasOffset:
 		return fmt.Sprintf("@offset=%d", a.Offset)
-	case a.Zxid > 0:
+	case a.HasZxid:
 		return fmt.Sprintf("@zxid=%#x", a.Zxid)
 	}
 	return ""
+}
+
+// ErrPoint: a point in time that does not fit its source: of the other
+// kind, on a source holding one point (a dump, a live ensemble) or several
+// histories (zkdata:A,B), or a flag contradicting the source's own @.
+// Its errors unwrap to ErrSource too: a usage error.
+var ErrPoint = errors.New("point in time does not fit the source")
+
+// pointError is an ErrPoint refusal, worded as the other parse errors.
+type pointError struct{ msg string }
+
+func (e *pointError) Error() string   { return ErrSource.Error() + ": " + e.msg }
+func (e *pointError) Unwrap() []error { return []error{ErrPoint, ErrSource} }
+
+func pointErrorf(format string, a ...any) error {
+	return &pointError{fmt.Sprintf(format, a...)}
 }
 
 // splitAt cuts a trailing @offset=N or @zxid=N from a source string.
@@ -119,10 +140,84 @@ func splitAt(s string) (string, At, error) {
 	if key == "offset" {
 		return s[:i], At{Offset: n, HasOffset: true}, nil
 	}
-	if n == 0 {
-		return "", At{}, fmt.Errorf("%w: %q: @zxid must be above 0", ErrSource, s)
+	return s[:i], At{Zxid: n, HasZxid: true}, nil
+}
+
+// fitPoint says why a point in time does not fit spec (nil when it does);
+// how names it as the user wrote it ("@zxid", "--at-zxid").
+func fitPoint(spec Spec, at At, how string) error {
+	name := spec.Raw
+	if at.HasOffset && spec.World != model.WorldKRaft {
+		return pointErrorf("%q: %s applies to KRaft sources; a ZooKeeper point in time is @zxid=N (--at-zxid)", name, how)
 	}
-	return s[:i], At{Zxid: n}, nil
+	if !at.HasZxid {
+		return nil
+	}
+	switch {
+	case spec.World != model.WorldZooKeeper:
+		return pointErrorf("%q: %s applies to ZooKeeper data dirs (zkdata:); a KRaft point in time is @offset=N (--at-offset)", name, how)
+	case spec.ZK.Access == zkread.AccessDump:
+		return pointErrorf("%q: a dump holds one point in time, the one it was written at; %s applies to ZooKeeper data dirs (zkdata:)", name, how)
+	case spec.ZK.Access != zkread.AccessDataDir:
+		return pointErrorf("%q: a live ensemble is read as it is now; %s applies to ZooKeeper data dirs (zkdata:)", name, how)
+	case len(spec.DataDirs) > 1:
+		return pointErrorf("%q: %s names one data dir's state; give one data dir", name, how)
+	}
+	return nil
+}
+
+// WithPoint gives a spec the point in time a command's flags name
+// (--at-offset, --at-zxid): refused when it does not fit the source, or
+// when the source names a different point of its own (@offset=, @zxid=);
+// the same point twice is fine.
+func (s Spec) WithPoint(flags At) (Spec, error) {
+	if flags.HasOffset {
+		if err := fitPoint(s, At{Offset: flags.Offset, HasOffset: true}, "--at-offset"); err != nil {
+			return s, err
+		}
+		if s.At.HasOffset && s.At.Offset != flags.Offset {
+			return s, pointErrorf("%q names offset %d and --at-offset %d: give one", s.Raw, s.At.Offset, flags.Offset)
+		}
+		s.At.Offset, s.At.HasOffset = flags.Offset, true
+	}
+	if flags.HasZxid {
+		if err := fitPoint(s, At{Zxid: flags.Zxid, HasZxid: true}, "--at-zxid"); err != nil {
+			return s, err
+		}
+		if s.At.HasZxid && s.At.Zxid != flags.Zxid {
+			return s, pointErrorf("%q names zxid %#x and --at-zxid %#x: give one", s.Raw, s.At.Zxid, flags.Zxid)
+		}
+		s.At.Zxid, s.At.HasZxid = flags.Zxid, true
+	}
+	return s, nil
+}
+
+// WithPoints is WithPoint for a command reading several sources (verify,
+// diff): each flag applies to the sources of its kind (--at-offset to
+// KRaft, --at-zxid to ZooKeeper); a flag that fits no source is refused.
+func WithPoints(flags At, specs ...*Spec) error {
+	kinds := map[model.World]bool{}
+	for _, sp := range specs {
+		kinds[sp.World] = true
+		own := At{}
+		if sp.World == model.WorldKRaft {
+			own.Offset, own.HasOffset = flags.Offset, flags.HasOffset
+		} else {
+			own.Zxid, own.HasZxid = flags.Zxid, flags.HasZxid
+		}
+		s, err := sp.WithPoint(own)
+		if err != nil {
+			return err
+		}
+		*sp = s
+	}
+	if flags.HasOffset && !kinds[model.WorldKRaft] {
+		return pointErrorf("--at-offset applies to KRaft sources, and none is given (a ZooKeeper point in time is --at-zxid)")
+	}
+	if flags.HasZxid && !kinds[model.WorldZooKeeper] {
+		return pointErrorf("--at-zxid applies to ZooKeeper data dirs, and none is given (a KRaft point in time is --at-offset)")
+	}
+	return nil
 }
 
 func (s Spec) String() string {
@@ -133,6 +228,38 @@ func (s Spec) String() string {
 		return "zkdata:" + strings.Join(s.DataDirs, ",")
 	}
 	return s.ZK.String() + s.At.String()
+}
+
+// Absolute is the source string with its paths absolute (a live ensemble
+// has none), its point in time kept: what a file that outlives the
+// working directory records (a migrate plan file).
+func (s Spec) Absolute() (string, error) {
+	abs := func(p string) (string, error) { return filepath.Abs(p) }
+	switch {
+	case s.World == model.WorldKRaft:
+		p, err := abs(s.Path)
+		if err != nil {
+			return "", err
+		}
+		return "kraft:" + p + s.At.String(), nil
+	case s.ZK.Access == zkread.AccessLive:
+		return s.ZK.String() + s.At.String(), nil
+	}
+	dirs := s.DataDirs
+	if dirs == nil {
+		dirs = []string{s.ZK.Path}
+	}
+	out := make([]string, len(dirs))
+	for i, d := range dirs {
+		p, err := abs(d)
+		if err != nil {
+			return "", err
+		}
+		out[i] = p
+	}
+	z := s.ZK
+	z.Path = strings.Join(out, ",")
+	return z.String() + s.At.String(), nil
 }
 
 // Parse reads one source string, with its point in time if it names one.
@@ -147,14 +274,12 @@ func Parse(s string) (Spec, error) {
 		return Spec{}, err
 	}
 	spec.Raw = s
-	if at.HasOffset && spec.World != model.WorldKRaft {
-		return Spec{}, fmt.Errorf("%w: %q: @offset applies to KRaft sources; a ZooKeeper point in time is @zxid=N", ErrSource, s)
+	how := "@offset"
+	if at.HasZxid {
+		how = "@zxid"
 	}
-	if at.Zxid > 0 && (spec.World != model.WorldZooKeeper || spec.ZK.Access != zkread.AccessDataDir) {
-		return Spec{}, fmt.Errorf("%w: %q: @zxid applies to ZooKeeper data dirs (zkdata:); a KRaft point in time is @offset=N", ErrSource, s)
-	}
-	if at.Zxid > 0 && len(spec.DataDirs) > 1 {
-		return Spec{}, fmt.Errorf("%w: %q: @zxid names one data dir's state; give one data dir", ErrSource, s)
+	if err := fitPoint(spec, at, how); err != nil {
+		return Spec{}, err
 	}
 	spec.At = at
 	return spec, nil
@@ -202,6 +327,11 @@ func parse(s string) (Spec, error) {
 			return Spec{}, fmt.Errorf("%w: %w", ErrSource, err)
 		}
 		spec := Spec{Raw: s, World: model.WorldZooKeeper, ZK: z}
+		if z.Access == zkread.AccessDump {
+			if what := notDump(z.Path); what != "" {
+				return Spec{}, saw(z.Path, ErrUnrecognised, "%s", what)
+			}
+		}
 		if z.Access == zkread.AccessDataDir {
 			if spec.DataDirs = splitDataDirs(z.Path); spec.DataDirs != nil {
 				spec.ZK.Path = spec.DataDirs[0]
@@ -249,7 +379,15 @@ func infer(p string) (Spec, error) {
 		if st.Size() == 0 {
 			return Spec{}, saw(p, ErrEmpty, "an empty file")
 		}
+		switch kind, _ := metalog.ClassifyName(name); kind {
+		case metalog.KindMetaProperties, metalog.KindQuorumState, metalog.KindLeaderEpochCheckpoint, metalog.KindPartitionMetadata:
+			// quorum-state is JSON too: name it before taking it for a dump.
+			return Spec{}, saw(p, ErrUnrecognised, "%s", describeOther(p, st))
+		}
 		if looksLikeDump(p) {
+			if what := notDump(p); what != "" {
+				return Spec{}, saw(p, ErrUnrecognised, "%s", what)
+			}
 			return zk(zkread.AccessDump, "a JSON file, read as a dump written by 'kmeta zk dump'")
 		}
 		return Spec{}, saw(p, ErrUnrecognised, "%s", describeOther(p, st))
@@ -266,6 +404,9 @@ func infer(p string) (Spec, error) {
 	}
 	if b := inspectBrokerDir(p, ents); b != nil {
 		return Spec{}, saw(p, ErrBrokerDir, "%s", b.Describe())
+	}
+	if topic := partitionLogOf(p, true); topic != "" {
+		return Spec{}, partitionLogError(p, topic)
 	}
 	d, err := metalog.OpenLogDir(p)
 	if err != nil {
@@ -287,10 +428,9 @@ func looksLikeConnect(s string) bool {
 	return err == nil
 }
 
-// Options carries the per-kind settings commands pass along.
+// Options carries the per-kind settings commands pass along. The point in
+// time is the Spec's (Spec.WithPoint adds a command's flags).
 type Options struct {
-	// AtOffset replays a KRaft source up to this offset; negative for all.
-	AtOffset int64
 	// ZK settings for ZooKeeper sources.
 	ZK       zkread.ReadOptions
 	ZKDecode zkread.DecodeOptions
@@ -307,10 +447,27 @@ type Result struct {
 	// DataDirs, for several data dirs, is what each held; Image is the
 	// newest one's (Used).
 	DataDirs []DataDir
+	// tree is the newest data dir's raw tree, for ReadZKTree.
+	tree *zkread.Tree
 }
 
 // ErrPastEnd: a point in time beyond what the source holds.
 var ErrPastEnd = errors.New("point in time beyond the source")
+
+// pastEnd makes a reader's point past the end (a data dir's zxid) this
+// package's ErrPastEnd, which commands report as a usage error.
+func pastEnd(err error) error {
+	if errors.Is(err, zkread.ErrPastEnd) {
+		return &pastEndError{err}
+	}
+	return err
+}
+
+// pastEndError is a reader's error that is also this package's ErrPastEnd,
+// with the reader's message.
+type pastEndError struct{ error }
+
+func (e *pastEndError) Unwrap() []error { return []error{e.error, ErrPastEnd} }
 
 // Load reads the view a spec names. A source that cannot be read is an
 // error, never an empty image.
@@ -318,7 +475,7 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 	res := &Result{Spec: spec}
 	switch spec.World {
 	case model.WorldKRaft:
-		at := opts.AtOffset
+		at := int64(-1)
 		if spec.At.HasOffset {
 			at = spec.At.Offset
 		}
@@ -347,9 +504,7 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 			return loadDataDirs(ctx, spec, opts)
 		}
 		zo := opts.ZK
-		if spec.At.Zxid > 0 {
-			zo.AtZxid = spec.At.Zxid
-		}
+		zo.AtZxid, zo.AtZxidSet = spec.At.Zxid, spec.At.HasZxid
 		if opts.Progress != nil && zo.Live.Progress == nil {
 			zo.Live.Progress = func(done, known int) { opts.Progress(int64(done), int64(known)) }
 		}
@@ -358,7 +513,7 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 		}
 		t, err := spec.ZK.ReadTree(ctx, zo)
 		if err != nil {
-			return nil, err
+			return nil, pastEnd(err)
 		}
 		img, err := zkread.Decode(t, opts.ZKDecode)
 		if err != nil && img == nil {
@@ -380,14 +535,18 @@ func ReadZKTree(ctx context.Context, spec Spec, zo zkread.ReadOptions) (*zkread.
 		return nil, nil, fmt.Errorf("%w: %s is not a ZooKeeper source", ErrSource, spec)
 	}
 	if len(spec.DataDirs) > 1 {
-		return nil, nil, fmt.Errorf("%w: %s: give one data dir", ErrSource, spec)
+		// As for an image: the newest dir's tree, once the others are
+		// shown to be prefixes of its history.
+		res, err := loadDataDirs(ctx, spec, Options{ZK: zo})
+		if err != nil {
+			return nil, nil, err
+		}
+		return res.tree, model.CloneFindings(res.tree.Findings), nil
 	}
-	if spec.At.Zxid > 0 {
-		zo.AtZxid = spec.At.Zxid
-	}
+	zo.AtZxid, zo.AtZxidSet = spec.At.Zxid, spec.At.HasZxid
 	t, err := spec.ZK.ReadTree(ctx, zo)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, pastEnd(err)
 	}
 	return t, model.CloneFindings(t.Findings), nil
 }

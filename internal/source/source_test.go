@@ -28,7 +28,7 @@ func TestParse(t *testing.T) {
 	}
 	os.WriteFile(snap, real, 0o644)
 	dump := filepath.Join(dir, "cluster.json")
-	os.WriteFile(dump, []byte("{}"), 0o644)
+	os.WriteFile(dump, []byte(`{"format":"kmeta-zk-dump"}`), 0o644)
 
 	for _, tc := range []struct {
 		in       string
@@ -72,8 +72,10 @@ func TestParsePointInTime(t *testing.T) {
 	}{
 		{"kraft:/m@offset=1200", "kraft:/m@offset=1200", At{Offset: 1200, HasOffset: true}},
 		{"kraft:/m@offset=0", "kraft:/m@offset=0", At{Offset: 0, HasOffset: true}},
-		{"zkdata:/z@zxid=0x2000001f", "zkdata:/z@zxid=0x2000001f", At{Zxid: 0x2000001f}},
-		{"zkdata:/z@zxid=42", "zkdata:/z@zxid=0x2a", At{Zxid: 42}},
+		{"zkdata:/z@zxid=0x2000001f", "zkdata:/z@zxid=0x2000001f", At{Zxid: 0x2000001f, HasZxid: true}},
+		{"zkdata:/z@zxid=42", "zkdata:/z@zxid=0x2a", At{Zxid: 42, HasZxid: true}},
+		// 0 is a point of either kind: the tree before any transaction.
+		{"zkdata:/z@zxid=0", "zkdata:/z@zxid=0x0", At{Zxid: 0, HasZxid: true}},
 		// '@' that is not a point in time stays part of the path.
 		{at, "kraft:" + at, At{}},
 		{at + "@offset=5", "kraft:" + at + "@offset=5", At{Offset: 5, HasOffset: true}},
@@ -89,7 +91,7 @@ func TestParsePointInTime(t *testing.T) {
 	}
 	for _, bad := range []string{
 		"kraft:/m@offset=-1", "kraft:/m@offset=x", "kraft:/m@zxid=5",
-		"zk://h:2181@zxid=5", "zkdump:/d.json@zxid=5", "zkdata:/z@offset=3", "zkdata:/z@zxid=0",
+		"zk://h:2181@zxid=5", "zkdump:/d.json@zxid=5", "zkdata:/z@offset=3",
 	} {
 		if _, err := Parse(bad); !errors.Is(err, ErrSource) {
 			t.Errorf("%s: err %v, want ErrSource", bad, err)
@@ -254,7 +256,12 @@ func TestLoadTypedWarnings(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		r, err := Load(context.Background(), s, Options{AtOffset: at})
+		if at >= 0 {
+			if s, err = s.WithPoint(At{Offset: at, HasOffset: true}); err != nil {
+				return nil, err
+			}
+		}
+		r, err := Load(context.Background(), s, Options{})
 		if err != nil {
 			return nil, err
 		}

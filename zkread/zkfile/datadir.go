@@ -19,6 +19,11 @@ type DirOptions struct {
 	// AtZxid > 0 rebuilds the tree as of that zxid: the newest snapshot that
 	// holds nothing newer, then transactions up to and including AtZxid.
 	AtZxid int64
+	// AtZxidSet makes AtZxid a point in time even when it is 0: zxid 0 is
+	// the tree before any transaction (ZooKeeper's initial snapshot.0), a
+	// point as real as offset 0 of a KRaft log. The zero value of the
+	// options stays "the newest state".
+	AtZxidSet bool
 	// MaxBuffer is ZooKeeper's jute.maxbuffer: no buffer, string or log
 	// entry longer than ZooKeeper would read is accepted (or allocated).
 	// <= 0: ZooKeeper's default, DefaultJuteMaxBuffer.
@@ -28,6 +33,9 @@ type DirOptions struct {
 	// snapshot tried and every log file), from the reading goroutine.
 	Progress func(done, total int64)
 }
+
+// at is the point in time the options name, if any.
+func (o DirOptions) at() (int64, bool) { return o.AtZxid, o.AtZxidSet || o.AtZxid > 0 }
 
 // meter counts the bytes ReadDir reads from its files for
 // DirOptions.Progress. A nil meter counts nothing.
@@ -94,6 +102,10 @@ type DirResult struct {
 	Tree     *DataTree
 	Snapshot string   // the snapshot file used
 	Logs     []string // log files read
+	// Later: the files hold state past DirOptions' point in time (a newer
+	// snapshot, or a transaction after it), so a tree ending before the
+	// point is a hole in the files, not a point past their end.
+	Later bool
 	// Warnings: snapshot fallbacks (model.WarnSnapshotFallback), torn
 	// tails and zxid jumps (model.WarnTornTail), a log whose zxids go
 	// back, where replay stopped (model.WarnZKLogDamaged), transactions
@@ -151,13 +163,13 @@ func list(dir, kind string) ([]numbered, error) {
 
 // readBytes is the progress total of a ReadDir: every log file and the
 // newest snapshot it may start from.
-func readBytes(snaps, logs []numbered, atZxid int64) int64 {
+func readBytes(snaps, logs []numbered, atZxid int64, at bool) int64 {
 	var n int64
 	for _, l := range logs {
 		n += fileSize(l.path)
 	}
 	for i := len(snaps) - 1; i >= 0; i-- {
-		if atZxid <= 0 || snaps[i].zxid <= atZxid {
+		if !at || snaps[i].zxid <= atZxid {
 			n += fileSize(snaps[i].path)
 			break
 		}
@@ -189,7 +201,8 @@ func DirBytes(dir string, opts DirOptions) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return readBytes(snaps, logs, opts.AtZxid), nil
+	atZxid, at := opts.at()
+	return readBytes(snaps, logs, atZxid, at), nil
 }
 
 // ReadDir rebuilds the DataTree from a ZooKeeper data directory as a server
@@ -201,14 +214,16 @@ func ReadDir(dir string, opts DirOptions) (*DirResult, error) {
 		return nil, err
 	}
 	res := &DirResult{}
+	atZxid, at := opts.at()
 	m := newMeter(opts.Progress)
 	if m != nil {
-		m.total = readBytes(snaps, logs, opts.AtZxid)
+		m.total = readBytes(snaps, logs, atZxid, at)
 	}
 	var lastErr error
 	for i := len(snaps) - 1; i >= 0 && res.Tree == nil; i-- {
 		s := snaps[i]
-		if opts.AtZxid > 0 && s.zxid > opts.AtZxid {
+		if at && s.zxid > atZxid {
+			res.Later = true
 			continue
 		}
 		snap, err := readSnapshotFile(s.path, opts.MaxBuffer, m)
@@ -222,9 +237,10 @@ func ReadDir(dir string, opts DirOptions) (*DirResult, error) {
 			lastErr = err
 			continue
 		}
-		if opts.AtZxid > 0 {
-			if m := maxStatZxid(snap.Tree); m > opts.AtZxid {
-				res.warn(model.WarnSnapshotFallback, s.path, -1, m, "snapshot %s already holds zxid %#x, past %#x; using an older one", filepath.Base(s.path), m, opts.AtZxid)
+		if at {
+			if m := maxStatZxid(snap.Tree); m > atZxid {
+				res.warn(model.WarnSnapshotFallback, s.path, -1, m, "snapshot %s already holds zxid %#x, past %#x; using an older one", filepath.Base(s.path), m, atZxid)
+				res.Later = true
 				continue
 			}
 		}
@@ -234,9 +250,12 @@ func ReadDir(dir string, opts DirOptions) (*DirResult, error) {
 		if lastErr != nil {
 			return res, fmt.Errorf("%w in %s: newest failure: %w", ErrNoSnapshot, snapDir, lastErr)
 		}
+		if at && res.Later {
+			return res, &FileError{File: snapDir, Msg: fmt.Sprintf("snapshots: none at or before zxid %#x", atZxid), Err: ErrNoSnapshot}
+		}
 		return res, &FileError{File: snapDir, Msg: "snapshots", Err: ErrNoSnapshot}
 	}
-	err = replay(res, logs, opts.AtZxid, opts.MaxBuffer, m)
+	err = replay(res, logs, atZxid, at, opts.MaxBuffer, m)
 	res.Tree.finish()
 	m.finish()
 	return res, err
@@ -252,7 +271,7 @@ func maxStatZxid(t *DataTree) int64 {
 
 // replay applies the logged transactions after the snapshot. ZooKeeper
 // starts from the last log whose first zxid is at or before the snapshot's.
-func replay(res *DirResult, logs []numbered, atZxid int64, maxBuffer int, m *meter) error {
+func replay(res *DirResult, logs []numbered, atZxid int64, at bool, maxBuffer int, m *meter) error {
 	t := res.Tree
 	from := -1
 	for i, l := range logs {
@@ -269,7 +288,7 @@ func replay(res *DirResult, logs []numbered, atZxid int64, maxBuffer int, m *met
 		}
 		from = 0
 	}
-	r := &replayer{res: res, prev: t.SnapshotZxid, atZxid: atZxid, maxBuffer: maxBuffer, meter: m}
+	r := &replayer{res: res, prev: t.SnapshotZxid, atZxid: atZxid, at: at, maxBuffer: maxBuffer, meter: m}
 	for i := from; i < len(logs); i++ {
 		done, err := r.log(logs[i].path, i == len(logs)-1)
 		if err != nil {
@@ -289,6 +308,7 @@ type replayer struct {
 	prev      int64 // the last zxid applied (the snapshot's at first)
 	started   bool  // a transaction past the snapshot was seen
 	atZxid    int64
+	at        bool // atZxid is a point in time
 	maxBuffer int
 	meter     *meter
 }
@@ -347,7 +367,8 @@ func (r *replayer) log(path string, last bool) (bool, error) {
 			return true, nil
 		}
 		r.started = true
-		if r.atZxid > 0 && txn.Zxid > r.atZxid {
+		if r.at && txn.Zxid > r.atZxid {
+			res.Later = true
 			return true, nil
 		}
 		if *prev>>32 == txn.Zxid>>32 && txn.Zxid != *prev+1 {

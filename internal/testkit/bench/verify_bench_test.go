@@ -126,7 +126,7 @@ func verifyStages(t *testing.T, parts int, zkDir, kraftDir string) string {
 		if err != nil {
 			return err
 		}
-		res, err := source.Load(context.Background(), spec, source.Options{AtOffset: -1})
+		res, err := source.Load(context.Background(), spec, source.Options{})
 		if err == nil {
 			kr = res.Image
 		}
