@@ -2,29 +2,40 @@ package metalog
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"runtime"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
 
 // TestQuorumStateMatchesSchema checks the quorum-state reader against
-// Kafka's QuorumStateData schema: every field the schema defines is read
-// under Kafka's JSON name (lowerCamelCase), nested voter fields too, plus
-// the data_version Kafka's file store adds.
+// the QuorumStateData schema in the kafka-raft jar of every Kafka release
+// the harness knows (3.9.2 and 4.4.0): every field the schema defines is
+// read under Kafka's JSON name (lowerCamelCase), nested voter fields too,
+// plus the data_version Kafka's file store adds. The reader serves every
+// release, so every release's fields must be read.
 func TestQuorumStateMatchesSchema(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "shared", "kafka-schemas")
-	if d := os.Getenv("KMETA_SHARED"); d != "" {
-		dir = filepath.Join(d, "kafka-schemas")
+	for _, v := range kafkatest.Versions {
+		t.Run(v, func(t *testing.T) {
+			ss, err := kafkatest.Dist(t, v).Schemas(kafkatest.RaftJar, kafkatest.MessageSchemaDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(ss, func(s kafkatest.Schema) bool { return s.Name == "QuorumStateData" })
+			if i < 0 {
+				t.Fatalf("Kafka %s: no QuorumStateData schema in %s", v, kafkatest.RaftJar)
+			}
+			checkQuorumStateSchema(t, ss[i].JSON)
+		})
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, "raft", "QuorumStateData.json"))
-	if err != nil {
-		t.Fatalf("Kafka's schema not found (set KMETA_SHARED): %v", err)
-	}
+}
+
+func checkQuorumStateSchema(t *testing.T, raw []byte) {
+	t.Helper()
 	type field struct {
 		Name   string  `json:"name"`
 		Fields []field `json:"fields"`
@@ -66,7 +77,11 @@ func TestQuorumStateMatchesSchema(t *testing.T) {
 			}
 		}
 	}
-	// And the real files Kafka wrote parse.
+}
+
+// TestQuorumStateFixtures reads the quorum-state files real Kafka wrote
+// (the committed fixtures; no JVM).
+func TestQuorumStateFixtures(t *testing.T) {
 	for _, p := range []string{"3.9.2", "4.4.0"} {
 		qs, err := ReadQuorumState(filepath.Join("..", "testdata", "kraft", p, "metadata", MetadataPartitionDir, "quorum-state"))
 		if err != nil {

@@ -1,6 +1,6 @@
 //go:build ignore
 
-// testsummary reads `go test -json` on stdin, prints each package's result
+// testsummary reads `go test -json` on stdin (one run or several), prints each package's result
 // line as `go test` would, the output of every failed test, and a last
 // line "N passed, N failed, N skipped" (tests and subtests). It exits 1
 // when a test or package failed, so `make test` fails as go test would.
@@ -69,6 +69,8 @@ func main() {
 						fmt.Print(b.String())
 					}
 				}
+				// testsummary.sh may test a package again in a later run.
+				delete(pkgOut, e.Package)
 				continue
 			}
 			switch e.Action {

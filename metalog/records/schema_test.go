@@ -1,14 +1,11 @@
 package records
 
 import (
-	"archive/zip"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
+	"path"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -16,21 +13,6 @@ import (
 	"github.com/kmeta/kmeta/internal/recdef"
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
-
-// schemaDir finds Kafka's JSON schemas: $KMETA_SHARED/kafka-schemas, or
-// ../shared/kafka-schemas beside the repository (where CI puts it).
-func schemaDir(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("KMETA_SHARED"); d != "" {
-		return filepath.Join(d, "kafka-schemas")
-	}
-	_, file, _, _ := runtime.Caller(0)
-	d := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "kafka-schemas")
-	if _, err := os.Stat(d); err != nil {
-		t.Fatalf("Kafka's schemas not found at %s (set KMETA_SHARED): %v", d, err)
-	}
-	return d
-}
 
 type jsonField struct {
 	Name             string      `json:"name"`
@@ -81,78 +63,83 @@ func loadDefs(t *testing.T) []*recdef.Message {
 	return defs
 }
 
-// TestDefinitionsMatchKafkaSchemas checks records.def against Kafka 4.1.1's
-// schemas (../shared/kafka-schemas): every version 4.1.1 defines must have
-// the same wire shape here. kmeta may know newer versions (4.4.0 added
-// some); TestDefinitionsMatchNewestKafkaSchemas checks those exactly.
+// TestDefinitionsMatchKafkaSchemas checks records.def field by field and
+// version by version against the schemas packed in the jars of every Kafka
+// release the harness knows (kafkatest.Versions: 3.9.2 and 4.4.0), so the
+// check needs nothing outside the repository but the harness's cache.
+//
+// The newest release (kafkatest.Latest4), which the definitions follow, is
+// checked exactly: the same valid versions, and a schema for every
+// definition. An older release is checked for what it defines: each of its
+// schemas must have a definition, every version it knows must have the same
+// wire shape here, and its valid versions may only end lower. What only a
+// newer release defines (4.4's ClearElrRecord, UnregisterControllerRecord,
+// RegisterBrokerRecord v4, …) is checked against that release alone.
 func TestDefinitionsMatchKafkaSchemas(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(schemaDir(t), "*", "*.json"))
-	checkSchemaSet(t, loadDefs(t), files, false)
+	defs := loadDefs(t)
+	for _, v := range kafkatest.Versions {
+		t.Run(v, func(t *testing.T) {
+			checkSchemaSet(t, defs, kafkaSchemas(t, v), v == kafkatest.Latest4)
+		})
+	}
 }
 
-// TestDefinitionsMatchNewestKafkaSchemas checks records.def exactly
-// against the schemas packed in the newest Kafka's jars.
-func TestDefinitionsMatchNewestKafkaSchemas(t *testing.T) {
-	d := kafkatest.Dist(t, kafkatest.Latest4)
-	dir := t.TempDir()
-	n := 0
-	for _, jar := range strings.Split(d.Classpath, ":") {
-		base := filepath.Base(jar)
-		if !strings.HasPrefix(base, "kafka-metadata-") && !strings.HasPrefix(base, "kafka-clients-") && !strings.HasPrefix(base, "kafka-raft-") {
-			continue
-		}
-		zr, err := zip.OpenReader(jar)
+// kafkaSchemas returns release version's schemas of what a metadata log and
+// its directory hold: every metadata record, the control records, and
+// QuorumStateData.
+func kafkaSchemas(t *testing.T, version string) []kafkatest.Schema {
+	t.Helper()
+	d := kafkatest.Dist(t, version)
+	var out []kafkatest.Schema
+	for _, src := range [][2]string{
+		{kafkatest.MetadataJar, kafkatest.MetadataSchemaDir},
+		{kafkatest.RaftJar, kafkatest.MessageSchemaDir},
+		{kafkatest.ClientsJar, kafkatest.MessageSchemaDir},
+	} {
+		ss, err := d.Schemas(src[0], src[1])
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, zf := range zr.File {
-			name := filepath.Base(zf.Name)
-			want := strings.HasPrefix(zf.Name, "common/metadata/") ||
-				(strings.HasPrefix(zf.Name, "common/message/") && (controlTypes[strings.TrimSuffix(name, ".json")] != 0 || name == "QuorumStateData.json"))
-			if !want || !strings.HasSuffix(name, ".json") {
+		for _, s := range ss {
+			// kafka-clients holds every request and response too.
+			if src[0] == kafkatest.ClientsJar && controlTypes[s.Name] == 0 {
 				continue
 			}
-			rc, err := zf.Open()
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := io.ReadAll(rc)
-			rc.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			n++
+			out = append(out, s)
 		}
-		zr.Close()
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-	t.Logf("Kafka %s: %d schema files", d.Version, n)
-	checkSchemaSet(t, loadDefs(t), files, true)
+	// Every release the harness knows has every control record; one
+	// missing would otherwise go unchecked for an older release.
+	found := map[string]bool{}
+	for _, s := range out {
+		found[s.Name] = true
+	}
+	for name := range controlTypes {
+		if !found[name] {
+			t.Errorf("Kafka %s: no schema of control record %s in %s", version, name, kafkatest.ClientsJar)
+		}
+	}
+	t.Logf("Kafka %s: %d schema files", version, len(out))
+	return out
 }
 
 // checkSchemaSet compares definitions with one set of schema files. exact
 // requires the same valid versions and a schema for every definition;
 // otherwise every version the schema defines must match.
-func checkSchemaSet(t *testing.T, defs []*recdef.Message, files []string, exact bool) {
+func checkSchemaSet(t *testing.T, defs []*recdef.Message, schemas []kafkatest.Schema, exact bool) {
 	t.Helper()
 	byName := map[string]*recdef.Message{}
 	for _, m := range defs {
 		byName[m.Name] = m
 	}
-	if len(files) < 30 {
-		t.Fatalf("found only %d schema files", len(files))
+	if len(schemas) < 30 {
+		t.Fatalf("found only %d schema files", len(schemas))
 	}
 	seen := map[string]bool{}
-	for _, file := range files {
-		raw, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, sc := range schemas {
+		file := sc.Jar + ":" + sc.Path
 		var s jsonSchema
-		if err := json.Unmarshal(lineComment.ReplaceAll(raw, nil), &s); err != nil {
+		if err := json.Unmarshal(lineComment.ReplaceAll(sc.JSON, nil), &s); err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}
 		if why, ok := checkedElsewhere[s.Name]; ok {
@@ -165,7 +152,7 @@ func checkSchemaSet(t *testing.T, defs []*recdef.Message, files []string, exact 
 			continue
 		}
 		seen[s.Name] = true
-		where := filepath.Base(file)
+		where := path.Base(sc.Path)
 		if s.APIKey != nil {
 			if m.Kind != recdef.Metadata || m.Key != *s.APIKey {
 				t.Errorf("%s: apiKey %d, definition says kind %v key %d", where, *s.APIKey, m.Kind, m.Key)

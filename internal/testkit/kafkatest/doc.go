@@ -13,6 +13,11 @@
 // rename, with classpath.txt written last as its completion marker. The
 // fetch checks that every tool's main class exists in the jars.
 //
+// Distribution.Schemas reads Kafka's JSON message schemas out of the
+// release's jars (metadata records in kafka-metadata, QuorumStateData in
+// kafka-raft, control records in kafka-clients), so schema checks need
+// nothing outside the repository.
+//
 // Only java (17+) and mvn are needed. A JVM test skips only when
 // KMETA_UNIT_ONLY=1 (SkipIfUnitOnly); a missing JVM or Maven fails it.
 //
