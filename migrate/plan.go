@@ -330,16 +330,6 @@ type Plan struct {
 // from a file: Replan computes them again).
 func (p *Plan) RecordList() []Record { return p.records }
 
-// removedConfigs are topic and broker configs Kafka 4.x no longer has.
-var removedConfigs = map[string]string{
-	"message.format.version":                  "removed in Kafka 4.0 (KIP-724): 4.x always writes record format v2",
-	"log.message.format.version":              "removed in Kafka 4.0 (KIP-724): 4.x always writes record format v2",
-	"message.downconversion.enable":           "removed in Kafka 4.0 (KIP-896): 4.x never down-converts; clients need record format v2",
-	"log.message.downconversion.enable":       "removed in Kafka 4.0 (KIP-896): 4.x never down-converts; clients need record format v2",
-	"log.message.timestamp.difference.max.ms": "removed in Kafka 4.0: use log.message.timestamp.before.max.ms and log.message.timestamp.after.max.ms",
-	"message.timestamp.difference.max.ms":     "removed in Kafka 4.0: use message.timestamp.before.max.ms and message.timestamp.after.max.ms",
-}
-
 // maxAtomicRecords is QuorumController.MAX_RECORDS_PER_BATCH: below
 // features.LevelTransactions the bootstrap records go in one atomic
 // batch, which Kafka refuses above this count.

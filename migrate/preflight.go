@@ -469,17 +469,17 @@ func checkConfigs(c *planCtx) error {
 		for _, k := range slices.Sorted(maps.Keys(img.Configs[r])) {
 			v := img.Configs[r][k]
 			ent := fmt.Sprintf("config %s %s", r.Type, displayName(r.Name))
-			if why, ok := removedConfigs[k]; ok {
+			if why, ok := model.RemovedConfig(k); ok {
 				c.eo.dropConfigs[configKey(r, k)] = true
 				c.add(model.Finding{Code: CodeConfigRemoved, Severity: model.SevWarning, Class: "migrate", Entity: ent, Field: k,
 					Message: fmt.Sprintf("%s is not written: %s", k, why)})
 				continue
 			}
-			if !model.IsPasswordConfig(k) || !isEncrypted(v) {
+			if !model.IsPasswordConfig(k) || !model.IsEncryptedPassword(v) {
 				continue
 			}
 			if secret := c.opts.PasswordEncoderSecret; secret != "" {
-				plain, err := decryptPassword(secret, v)
+				plain, err := model.DecryptPassword(secret, v)
 				if err != nil {
 					c.block(CodeEncryptedPassword, "", ent, fmt.Sprintf("%s cannot be decrypted: %v", k, err),
 						"pass the password.encoder.secret the brokers used")

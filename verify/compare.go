@@ -3,6 +3,7 @@ package verify
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -29,11 +30,15 @@ const (
 	ClassFeatures    = "features"
 	ClassBrokers     = "brokers"
 	ClassMigration   = "migration"
+	// ClassZooKeeper is state only ZooKeeper holds (pending deletions,
+	// missing partition states, legacy reassignments, /consumers),
+	// compared between two ZooKeeper views.
+	ClassZooKeeper = "zookeeper"
 )
 
 // Classes lists every class.
 var Classes = []string{ClassCluster, ClassTopics, ClassPartitions, ClassRuntime, ClassConfigs, ClassQuotas,
-	ClassACLs, ClassSCRAM, ClassTokens, ClassProducerIDs, ClassFeatures, ClassBrokers, ClassMigration}
+	ClassACLs, ClassSCRAM, ClassTokens, ClassProducerIDs, ClassFeatures, ClassBrokers, ClassMigration, ClassZooKeeper}
 
 // Finding codes.
 const (
@@ -48,6 +53,10 @@ const (
 	CodeExpectedEncryptedPassword = "expected-encrypted-password"
 	CodeExpectedKRaftOnly         = "expected-kraft-only"
 	CodeExpectedPartitionEpoch    = "expected-partition-epoch"
+	CodeExpectedAssignedTopicID   = "expected-assigned-topic-id"
+	CodeExpectedZooKeeperOnly     = "expected-zookeeper-only"
+	CodeExpectedRemovedConfig     = "expected-removed-config"
+	CodePasswordNotDecrypted      = "password-not-decrypted"
 	CodeKRaftAhead                = "kraft-ahead"
 	CodeKRaftBehind               = "kraft-behind"
 	CodeIBPMismatch               = "ibp-mismatch"
@@ -89,8 +98,18 @@ type Options struct {
 	// Ignore drops these classes from the report.
 	Ignore []string
 	// PartitionMetadata, when given, is checked against the ZooKeeper
-	// side's topic ids.
+	// side's topic ids (or the plan's, for a topic without one).
 	PartitionMetadata []PartitionMetadata
+	// PasswordEncoderSecret is the brokers' password.encoder.secret. With
+	// it, ZooKeeper's encrypted password configs are decrypted (as Kafka's
+	// migration does) and compared with KRaft's plaintext; without it,
+	// they are not compared.
+	PasswordEncoderSecret string
+	// PlanTopicIDs is the topic id a migration plan gives each topic it
+	// migrates (nil without a plan). With it, a ZooKeeper topic without
+	// id must carry exactly the plan's id in KRaft; without it, KRaft's id
+	// for such a topic is explained but not checked.
+	PlanTopicIDs map[string]model.UUID
 }
 
 // Report is the result of a comparison.
@@ -112,27 +131,50 @@ type ClassCount struct {
 	Left, Right int
 }
 
-// Differ reports whether the views differ: any finding that is not an
-// info (explained) finding, or any change between two views of one world.
-func (r *Report) Differ() bool {
-	for _, f := range r.Findings {
-		if f.Severity != model.SevInfo || f.Code == CodeAdded || f.Code == CodeRemoved || f.Code == CodeChanged {
-			return true
-		}
-	}
-	return false
+// readinessOnly are the readiness findings that describe one view, or
+// the migration still to come, rather than a difference between the two
+// views: they stay in the report, whatever their severity, and never make
+// the views differ.
+var readinessOnly = map[string]bool{
+	CodeTopicWithoutID: true, CodePartitionStateMissing: true, CodeReplicaOnUnregisteredBroker: true,
+	CodeNoBrokerRegistered: true, CodeKRaftViewBehind: true,
 }
 
-// CountByClass counts the findings of each class that make the views
-// differ (see Differ) and the explained ones.
-func (r *Report) CountByClass() map[string][2]int {
-	out := map[string][2]int{}
+// IsDifference reports whether f makes the views differ: a change between
+// two views of one world, or across worlds a finding that is neither
+// explained (info) nor a readiness finding about one view.
+func IsDifference(f model.Finding) bool {
+	if f.Code == CodeAdded || f.Code == CodeRemoved || f.Code == CodeChanged {
+		return true
+	}
+	return f.Severity != model.SevInfo && !readinessOnly[f.Code]
+}
+
+// Differ reports whether the views differ: any finding IsDifference.
+func (r *Report) Differ() bool { return slices.ContainsFunc(r.Findings, IsDifference) }
+
+// Counts are a class's findings by kind.
+type Counts struct {
+	// Differences make the views differ (IsDifference).
+	Differences int
+	// Explained are info findings: expected differences and notes.
+	Explained int
+	// Readiness are warning and error readiness findings about one view.
+	Readiness int
+}
+
+// CountByClass counts the findings of each class by kind.
+func (r *Report) CountByClass() map[string]Counts {
+	out := map[string]Counts{}
 	for _, f := range r.Findings {
 		c := out[f.Class]
-		if f.Severity == model.SevInfo && f.Code != CodeAdded && f.Code != CodeRemoved && f.Code != CodeChanged {
-			c[1]++
-		} else {
-			c[0]++
+		switch {
+		case IsDifference(f):
+			c.Differences++
+		case f.Severity == model.SevInfo:
+			c.Explained++
+		default:
+			c.Readiness++
 		}
 		out[f.Class] = c
 	}
@@ -214,25 +256,31 @@ func (c *comparison) run() {
 		} else {
 			c.zk, c.kr = c.right, c.left
 		}
-		skip := c.pendingDeletions()
-		if c.opts.Left.World == model.WorldZooKeeper {
-			skipL = skip
-		} else {
-			skipR = skip
+		// A topic pending deletion is left out on both sides: its content
+		// is not compared, and pendingDeletions says so once.
+		skipL = c.pendingDeletions()
+		skipR = skipL
+	}
+	// Only the ZooKeeper side of a cross-world comparison holds encrypted
+	// passwords to decrypt.
+	secret := func(w model.World) string {
+		if c.cross && w == model.WorldZooKeeper {
+			return c.opts.PasswordEncoderSecret
 		}
+		return ""
 	}
 	// The two sides normalize concurrently; nothing depends on which
 	// finishes first.
 	var lv, rv *view
 	var wg sync.WaitGroup
-	wg.Go(func() { lv = normalize(c.left, c.opts.Left.World, c.cross, skipL) })
-	rv = normalize(c.right, c.opts.Right.World, c.cross, skipR)
+	wg.Go(func() { lv = normalize(c.left, c.opts.Left.World, c.cross, skipL, secret(c.opts.Left.World)) })
+	rv = normalize(c.right, c.opts.Right.World, c.cross, skipR, secret(c.opts.Right.World))
 	wg.Wait()
 	c.notes = append(slices.Clone(lv.notes), rv.notes...)
 	onlyPresence(lv.scram, rv.scram)
 
 	compareClass(c, ClassCluster, lv.cluster, rv.cluster, eqComparable, nil)
-	compareClass(c, ClassTopics, lv.topics, rv.topics, eqComparable, nil)
+	compareClass(c, ClassTopics, lv.topics, rv.topics, eqComparable, c.explainTopic)
 	c.comparePartitions(skipL, skipR)
 	compareClass(c, ClassConfigs, lv.configs, rv.configs, eqMap(equalSecret), func(f *model.Finding, d rawDiff) { c.explainConfig(f, d, lv, rv) })
 	compareClass(c, ClassQuotas, lv.quotas, rv.quotas, eqMap(func(a, b float64) bool { return a == b }), nil)
@@ -241,6 +289,9 @@ func (c *comparison) run() {
 	compareClass(c, ClassTokens, lv.tokens, rv.tokens, tokenN.equal, nil)
 	compareClass(c, ClassFeatures, lv.features, rv.features, eqMap(func(a, b int16) bool { return a == b }), c.explainFeature)
 	compareClass(c, ClassBrokers, lv.brokers, rv.brokers, brokerN.equal, func(f *model.Finding, d rawDiff) { c.explainBroker(f, d, lv, rv) })
+	if lv.zkOnly != nil && rv.zkOnly != nil {
+		c.compareZooKeeperOnly(lv, rv)
+	}
 	c.rollUp()
 	c.producerIDs()
 	c.migration()
@@ -306,12 +357,21 @@ func (c *comparison) pendingDeletions() map[string]bool {
 			continue
 		}
 		skip[name] = true
-		msg := "pending deletion in ZooKeeper (/admin/delete_topics): Kafka's migration skips it and deletes the znodes during reconciliation; not compared"
+		f := model.Finding{Code: CodeExpectedPendingDeletion, Severity: model.SevInfo, Class: ClassTopics, Entity: topicEntity(name),
+			Message: "pending deletion in ZooKeeper (/admin/delete_topics): Kafka's migration skips it and deletes the znodes during reconciliation; not compared",
+			Where:   &model.Location{Position: -1, Offset: -1, Znode: "/admin/delete_topics/" + name}}
 		if c.kr.Topics[name] != nil {
-			msg = "pending deletion in ZooKeeper (/admin/delete_topics) yet present in KRaft: Kafka's migration skips such topics, so KRaft got it some other way; not compared"
+			// One finding: the topic is a difference (ZooKeeper is
+			// deleting what KRaft keeps), its content is not compared.
+			zs, ks := strp("pending deletion"), strp("present")
+			f.Left, f.Right = zs, ks
+			if c.opts.Left.World != model.WorldZooKeeper {
+				f.Left, f.Right = ks, zs
+			}
+			f.Code, f.Severity, f.Field = CodeDifferent, model.SevError, "state"
+			f.Message = "pending deletion in ZooKeeper (/admin/delete_topics) yet present in KRaft: Kafka's migration skips such topics, so KRaft got it some other way; its content is not compared"
 		}
-		c.add(model.Finding{Code: CodeExpectedPendingDeletion, Severity: model.SevInfo, Class: ClassTopics,
-			Entity: topicEntity(name), Message: msg, Where: &model.Location{Position: -1, Offset: -1, Znode: "/admin/delete_topics/" + name}})
+		c.add(f)
 	}
 	return skip
 }
@@ -385,6 +445,12 @@ var cmpOpts = []cmp.Option{
 // that differ go through go-cmp, whose report names the fields.
 func compareClass[V any](c *comparison, class string, l, r map[string]V, eq func(a, b V) bool, explain func(*model.Finding, rawDiff)) {
 	c.counts = append(c.counts, ClassCount{Class: class, Left: len(l), Right: len(r)})
+	compareEntities(c, class, l, r, eq, explain)
+}
+
+// compareEntities is compareClass without the count: for a class
+// compared as several maps.
+func compareEntities[V any](c *comparison, class string, l, r map[string]V, eq func(a, b V) bool, explain func(*model.Finding, rawDiff)) {
 	var diffs []rawDiff
 	for k, a := range l {
 		b, ok := r[k]
@@ -615,12 +681,76 @@ func (c *comparison) explainConfig(f *model.Finding, d rawDiff, lv, rv *view) {
 			f.Code, f.Severity = CodeExpectedKRaftOnly, model.SevInfo
 			f.Message = d.entity + " exists in KRaft only: ZooKeeper has no such resource type"
 		}
+		// An entity that holds only configs Kafka 4.x removed.
+		if f.Code == CodeMissingInKRaft && len(zkv.configs[d.entity]) > 0 && removedOnly(zkv.configs[d.entity]) {
+			f.Code, f.Severity = CodeExpectedRemovedConfig, model.SevInfo
+			f.Message = fmt.Sprintf("%s is not in KRaft: it holds only configs Kafka 4.x removed (%s), which a migration to 4.x leaves out",
+				d.entity, strings.Join(slices.Sorted(maps.Keys(zkv.configs[d.entity])), ", "))
+		}
 		return
 	}
-	if f.Code == CodeDifferent && strings.Contains(zkv.rawConfig[d.entity][d.field], "encryptedPassword:") {
-		f.Code, f.Severity = CodeExpectedEncryptedPassword, model.SevInfo
-		f.Message = fmt.Sprintf("%s %s: ZooKeeper holds it encrypted with password.encoder.secret and Kafka's migration stores the plaintext in KRaft; kmeta has no secret to compare them", d.entity, d.field)
+	if why, ok := model.RemovedConfig(d.field); ok && f.Code == CodeMissingInKRaft {
+		f.Code, f.Severity = CodeExpectedRemovedConfig, model.SevInfo
+		f.Message = fmt.Sprintf("%s %s is not in KRaft: %s; a migration to 4.x leaves it out", d.entity, d.field, why)
+		return
 	}
+	ep, ok := zkv.encrypted[d.entity][d.field]
+	if !ok || f.Code != CodeDifferent {
+		return
+	}
+	switch {
+	case ep.err != nil:
+		f.Code = CodePasswordNotDecrypted
+		f.Message = fmt.Sprintf("%s %s: ZooKeeper holds it encrypted and --password-encoder-secret does not decrypt it (%v): not compared", d.entity, d.field, ep.err)
+		f.Fix = "pass the password.encoder.secret the brokers used"
+	case ep.decrypted:
+		f.Message = fmt.Sprintf("%s %s: ZooKeeper's value, decrypted with --password-encoder-secret, differs from KRaft's (fingerprints %s, %s)", d.entity, d.field, *f.Left, *f.Right)
+	default:
+		f.Code, f.Severity = CodeExpectedEncryptedPassword, model.SevInfo
+		f.Message = fmt.Sprintf("%s %s: ZooKeeper holds it encrypted with password.encoder.secret and Kafka's migration stores the plaintext in KRaft; not compared without --password-encoder-secret", d.entity, d.field)
+	}
+}
+
+// removedOnly reports whether every key of a config entity is one Kafka
+// 4.x removed.
+func removedOnly(kv map[string]secret) bool {
+	for k := range kv {
+		if _, ok := model.RemovedConfig(k); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// explainTopic: a topic created before Kafka 2.8 has no id in ZooKeeper,
+// and the migration gives it one. With the plan, KRaft must carry exactly
+// the plan's; without it, kmeta cannot tell which id is right.
+func (c *comparison) explainTopic(f *model.Finding, d rawDiff) {
+	if !c.cross || d.field != "id" || f.Code != CodeDifferent {
+		return
+	}
+	name := strings.TrimPrefix(d.entity, "topic ")
+	zt, kt := c.zk.Topics[name], c.kr.Topics[name]
+	if zt == nil || kt == nil || !zt.ID.IsZero() {
+		return
+	}
+	if c.opts.PlanTopicIDs == nil {
+		f.Code, f.Severity = CodeExpectedAssignedTopicID, model.SevInfo
+		f.Message = fmt.Sprintf("ZooKeeper holds no topic id (a topic created before Kafka 2.8); KRaft carries %s, assigned by the migration: not checked without --plan", kt.ID)
+		c.notes = append(c.notes, "the ids KRaft carries for topics that have none in ZooKeeper (pass --plan with the migration's plan file to check them)")
+		return
+	}
+	want, ok := c.opts.PlanTopicIDs[name]
+	if ok && want == kt.ID {
+		f.Code, f.Severity = CodeExpectedAssignedTopicID, model.SevInfo
+		f.Message = fmt.Sprintf("ZooKeeper holds no topic id (a topic created before Kafka 2.8); KRaft carries %s, the id the plan assigned", kt.ID)
+		return
+	}
+	planned := "no id"
+	if ok {
+		planned = want.String()
+	}
+	f.Message = fmt.Sprintf("ZooKeeper holds no topic id and the plan assigns %s, but KRaft carries %s", planned, kt.ID)
 }
 
 // explainRuntime: in dual-write the controller writes a partition's
@@ -658,7 +788,16 @@ func (c *comparison) explainFeature(f *model.Finding, d rawDiff) {
 // explainBroker: KRaft brokers that are not migrating ZooKeeper brokers
 // are expected in KRaft only.
 func (c *comparison) explainBroker(f *model.Finding, d rawDiff, lv, rv *view) {
-	if !c.cross || d.field != "" || f.Code != CodeMissingInZooKeeper {
+	if !c.cross || d.field != "" {
+		return
+	}
+	if f.Code == CodeMissingInKRaft && c.offline() {
+		f.Code, f.Severity = CodeExpectedZooKeeperOnly, model.SevInfo
+		f.Message = d.entity + " is registered in ZooKeeper, and no broker has registered with KRaft yet (an offline migration, before its brokers start): " +
+			"the registration is ephemeral, left in the snapshot by a broker that was killed rather than stopped, or by one still running"
+		return
+	}
+	if f.Code != CodeMissingInZooKeeper {
 		return
 	}
 	krv := rv
@@ -669,6 +808,39 @@ func (c *comparison) explainBroker(f *model.Finding, d rawDiff, lv, rv *view) {
 		f.Code, f.Severity = CodeExpectedKRaftOnly, model.SevInfo
 		f.Message = d.entity + " is a KRaft broker (not a migrating ZooKeeper broker): ZooKeeper does not list it"
 	}
+}
+
+// compareZooKeeperOnly compares the state only ZooKeeper holds, between
+// two ZooKeeper views. An entity (a topic, a partition) that holds such
+// state on one side only is compared field by field against nothing, so
+// that the finding names the field and is not taken for the entity itself
+// missing (rollUp).
+func (c *comparison) compareZooKeeperOnly(lv, rv *view) {
+	c.counts = append(c.counts, ClassCount{Class: ClassZooKeeper, Left: len(lv.zkOnly) + len(lv.zkRaw), Right: len(rv.zkOnly) + len(rv.zkRaw)})
+	for e := range lv.zkOnly {
+		if rv.zkOnly[e] == nil {
+			rv.zkOnly[e] = map[string]string{}
+		}
+	}
+	for e := range rv.zkOnly {
+		if lv.zkOnly[e] == nil {
+			lv.zkOnly[e] = map[string]string{}
+		}
+	}
+	compareEntities(c, ClassZooKeeper, lv.zkOnly, rv.zkOnly, eqMap(eqComparable[string]), nil)
+	compareEntities(c, ClassZooKeeper, lv.zkRaw, rv.zkRaw, eqComparable, nil)
+}
+
+// offline reports whether the KRaft view is one no broker has joined yet
+// and that is not migrating online: an offline migration's output, or a
+// controller started on it, before the brokers start. ZooKeeper's broker
+// registrations then have no KRaft counterpart to compare with.
+func (c *comparison) offline() bool {
+	if len(c.kr.Brokers) > 0 {
+		return false
+	}
+	km := c.kr.Migration
+	return km == nil || !km.HasState || km.State == model.MigrationNone
 }
 
 func strp(s string) *string { return &s }

@@ -30,8 +30,11 @@
 // KRaft views), runtime (leader, ISR, ELR, last known ELR, leader epoch,
 // partition epoch, leader recovery state: they legitimately move after a
 // migration, so they are warnings, not errors), configs, quotas, acls,
-// scram, tokens, producer-ids, features, brokers, migration. --ignore CLASS
-// drops a class; the report says how many findings it dropped.
+// scram, tokens, producer-ids, features, brokers, migration, and between
+// two ZooKeeper views zookeeper (pending deletions, missing partition
+// states, legacy reassignments, /consumers: state Kafka's migration does
+// not carry). --ignore CLASS drops a class; the report says how many
+// findings it dropped.
 //
 // # Cross-world rules (reference §6.5 and §8)
 //
@@ -48,12 +51,25 @@
 //     compared by those fingerprints.
 //   - Topics pending deletion in ZooKeeper (/admin/delete_topics) are
 //     skipped by Kafka's migration (3.6.1+): they and their partitions and
-//     configs are left out of the comparison, with one
-//     expected-pending-deletion info finding each.
+//     configs are left out of the comparison on both sides, with one
+//     expected-pending-deletion info finding each, or one different
+//     finding when KRaft holds the topic all the same.
 //   - A ZooKeeper password config (password.encoder.secret encrypted,
-//     "…encryptedPassword:…") that differs from the KRaft value is
-//     expected-encrypted-password: the migration decrypts it and kmeta
-//     holds no secret to check the plaintext.
+//     "…encryptedPassword:…") is decrypted with Options.PasswordEncoderSecret
+//     as the migration does and compared with KRaft's plaintext
+//     (password-not-decrypted when the secret does not fit); without the
+//     secret a difference is expected-encrypted-password and the report
+//     lists the plaintext as not compared.
+//   - A topic without id in ZooKeeper (created before 2.8) gets one from
+//     the migration: KRaft's id is expected-assigned-topic-id, checked
+//     against Options.PlanTopicIDs when the plan is given (a different id
+//     stays different), listed as not compared otherwise.
+//   - Configs Kafka 4.x removed (message.format.version, …) that KRaft
+//     lacks are expected-removed-config: a migration to 4.x leaves them out.
+//   - A KRaft view no broker has registered with and that is not migrating
+//     online is an offline migration before its brokers start: ZooKeeper's
+//     broker registrations (left by brokers killed rather than stopped)
+//     are expected-zookeeper-only.
 //   - Ids that differ by design are not compared: ACL ids, broker epochs
 //     (the znode's czxid against the controller's registration offset),
 //     incarnation ids and log dir ids (ZooKeeper has none), partition
@@ -74,11 +90,17 @@
 //
 // # Readiness findings (only a comparison shows them)
 //
-// zk-topic-without-id (Kafka's migration aborts on it),
+// Those about one view (zk-topic-without-id, zk-partition-state-missing,
+// replica-on-unregistered-broker, no-broker-registered, kraft-view-behind)
+// never make the views differ (Report.Differ); they stay in the report.
+//
+// zk-topic-without-id (Kafka's migration aborts on it; not reported for a
+// topic KRaft already carries with an id),
 // zk-partition-state-missing (Kafka invents ISR and epochs),
 // replica-on-unregistered-broker (the migration waits for that broker
 // forever; when no broker is registered on either side, a stopped cluster,
-// one info no-broker-registered instead), stale-migration-znode (a /migration that says "done" while
+// or none in a KRaft view of an offline migration, one info
+// no-broker-registered instead), stale-migration-znode (a /migration that says "done" while
 // KRaft has not migrated: the controller would skip the migration and
 // reconcile ZooKeeper to an empty image), migration-znode-missing,
 // kraft-view-behind (the KRaft view ends below the offset /migration says

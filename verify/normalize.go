@@ -2,8 +2,10 @@ package verify
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/kmeta/kmeta/model"
 )
@@ -116,13 +118,27 @@ type view struct {
 	brokers  map[string]brokerN
 	features map[string]map[string]int16
 
-	// rawConfig keeps the raw value per entity and key (for the
-	// encrypted-password rule).
-	rawConfig map[string]map[string]string
+	// encrypted: the ZooKeeper password configs held encrypted with
+	// password.encoder.secret, by entity and key, and how they were
+	// compared (the encrypted-password rule).
+	encrypted map[string]map[string]encryptedPassword
+	// zkOnly is the state only ZooKeeper holds, by entity and field
+	// (pending deletions, missing partition states, legacy
+	// reassignments), and zkRaw the /consumers znodes: set for a
+	// ZooKeeper view compared with another one.
+	zkOnly map[string]map[string]string
+	zkRaw  map[string]string
 	// brokerIsMigrating: KRaft brokers that are migrating ZK brokers.
 	brokerMigrating map[string]bool
 	// notes say what this side could not be compared on.
 	notes []string
+}
+
+// encryptedPassword is one encrypted password config: decrypted with the
+// secret given, or not (err says why, when a secret was given).
+type encryptedPassword struct {
+	decrypted bool
+	err       error
 }
 
 // Entity names. They are the keys findings carry, so they are stable.
@@ -176,14 +192,19 @@ func orEmpty(s []int32) []int32 {
 
 // normalize builds the comparable view of img. cross says the two sides
 // are different worlds, which drops what differs by design; skipTopics are
-// left out (pending deletions).
-func normalize(img *model.Image, world model.World, cross bool, skipTopics map[string]bool) *view {
+// left out (pending deletions); encoderSecret, when given, decrypts the
+// ZooKeeper side's encrypted password configs.
+func normalize(img *model.Image, world model.World, cross bool, skipTopics map[string]bool, encoderSecret string) *view {
 	v := &view{
 		cluster: map[string]clusterN{}, topics: map[string]topicN{}, configs: map[string]map[string]secret{}, quotas: map[string]map[string]float64{},
 		acls: map[string]bool{}, scram: map[string]scramN{}, tokens: map[string]tokenN{}, brokers: map[string]brokerN{},
-		features: map[string]map[string]int16{}, rawConfig: map[string]map[string]string{},
+		features: map[string]map[string]int16{}, encrypted: map[string]map[string]encryptedPassword{},
 		brokerMigrating: map[string]bool{},
 	}
+	if world == model.WorldZooKeeper && !cross {
+		v.zkOnly, v.zkRaw = zooKeeperOnly(img)
+	}
+	undecrypted := 0
 	v.cluster["cluster"] = clusterN{ID: img.ClusterID}
 	for name, t := range img.Topics {
 		if skipTopics[name] {
@@ -200,13 +221,29 @@ func normalize(img *model.Image, world model.World, cross bool, skipTopics map[s
 		}
 		e := configEntity(r)
 		m := make(map[string]secret, len(kv))
-		raw := make(map[string]string, len(kv))
 		for k, val := range kv {
+			// Kafka's migration decrypts exactly these (and copies any
+			// other value as it is).
+			if cross && world == model.WorldZooKeeper && model.IsPasswordConfig(k) && model.IsEncryptedPassword(val) {
+				var ep encryptedPassword
+				if encoderSecret == "" {
+					undecrypted++
+				} else if plain, err := model.DecryptPassword(encoderSecret, val); err != nil {
+					ep.err = err
+				} else {
+					val, ep.decrypted = plain, true
+				}
+				if v.encrypted[e] == nil {
+					v.encrypted[e] = map[string]encryptedPassword{}
+				}
+				v.encrypted[e][k] = ep
+			}
 			m[k] = configValue(r.Type, k, val)
-			raw[k] = val
 		}
 		v.configs[e] = m
-		v.rawConfig[e] = raw
+	}
+	if undecrypted > 0 {
+		v.notes = append(v.notes, fmt.Sprintf("the plaintext of %d encrypted password config(s) in ZooKeeper (pass --password-encoder-secret to compare them)", undecrypted))
 	}
 	for _, q := range img.ClientQuotas {
 		if len(q.Values) == 0 {
@@ -339,4 +376,37 @@ func (a brokerN) equal(b brokerN) bool {
 	return a.Rack == b.Rack && slices.Equal(a.Endpoints, b.Endpoints) && a.Epoch == b.Epoch && a.IncarnationID == b.IncarnationID &&
 		a.Fenced == b.Fenced && a.InControlledShutdown == b.InControlledShutdown && a.IsMigratingZkBroker == b.IsMigratingZkBroker &&
 		slices.Equal(a.LogDirs, b.LogDirs) && slices.Equal(a.Features, b.Features)
+}
+
+// zooKeeperOnly collects the state only ZooKeeper holds, which Kafka's
+// migration does not carry to KRaft and so only a comparison of two
+// ZooKeeper views can show: pending deletions and missing partition
+// states and legacy reassignments (by entity and field), and the
+// /consumers znodes of the old consumer (path → data).
+func zooKeeperOnly(img *model.Image) (facts map[string]map[string]string, raw map[string]string) {
+	facts, raw = map[string]map[string]string{}, map[string]string{}
+	if img.ZK == nil {
+		return facts, raw
+	}
+	set := func(entity, field, value string) {
+		if facts[entity] == nil {
+			facts[entity] = map[string]string{}
+		}
+		facts[entity][field] = value
+	}
+	for _, t := range img.ZK.PendingTopicDeletions {
+		set(topicEntity(t), "pendingDeletion", "true")
+	}
+	for _, p := range img.ZK.MissingPartitionStates {
+		set("partition "+p, "stateZnode", "missing")
+	}
+	for p, rs := range img.ZK.LegacyReassignments {
+		set("partition "+p, "legacyReassignment", render(reflect.ValueOf(rs)))
+	}
+	for p, data := range img.ZK.Raw {
+		if p == "/consumers" || strings.HasPrefix(p, "/consumers/") {
+			raw["znode "+p] = string(data)
+		}
+	}
+	return facts, raw
 }

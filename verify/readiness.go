@@ -21,6 +21,11 @@ func (c *comparison) readiness() {
 		}
 	}
 	for _, t := range zk.SortedTopics() {
+		// A topic KRaft already carries with an id was migrated: the
+		// topics class says whether that id is the one assigned.
+		if kt := kr.Topics[t.Name]; kt != nil && !kt.ID.IsZero() {
+			continue
+		}
 		if t.ID.IsZero() && !pending[t.Name] {
 			c.add(model.Finding{Code: CodeTopicWithoutID, Severity: model.SevError, Class: ClassTopics, Entity: topicEntity(t.Name),
 				Message: "the topic znode has no topic_id: Kafka's migration aborts on it (and the controller with it)",
@@ -47,10 +52,16 @@ func (c *comparison) readiness() {
 	// broker is registered at all is a stopped cluster (ZooKeeper's
 	// registrations are ephemeral; a KRaft log read before the brokers
 	// started, as after an offline migration): then placement cannot be
-	// checked against registrations, and the report says so once.
-	if len(zk.Brokers) == 0 && len(kr.Brokers) == 0 {
-		c.add(model.Finding{Code: CodeNoBrokerRegistered, Severity: model.SevInfo, Class: ClassBrokers, Entity: "brokers",
-			Message: "no broker is registered on either side (a stopped cluster): replica placement is not checked against registrations"})
+	// checked against registrations, and the report says so once. So
+	// it is for a KRaft view no broker has joined that is not migrating
+	// online (an offline migration): Kafka's online migration, which waits
+	// for the brokers, is not what happens to it.
+	if len(kr.Brokers) == 0 && (len(zk.Brokers) == 0 || c.offline()) {
+		msg := "no broker is registered on either side (a stopped cluster): replica placement is not checked against registrations"
+		if len(zk.Brokers) > 0 {
+			msg = "no broker is registered in KRaft and KRaft is not migrating online (an offline migration, before its brokers start): replica placement is not checked against registrations"
+		}
+		c.add(model.Finding{Code: CodeNoBrokerRegistered, Severity: model.SevInfo, Class: ClassBrokers, Entity: "brokers", Message: msg})
 		c.partitionMetadata(pending)
 		return
 	}
@@ -95,13 +106,21 @@ func (c *comparison) readiness() {
 func (c *comparison) partitionMetadata(pending map[string]bool) {
 	for _, pm := range c.opts.PartitionMetadata {
 		t := c.zk.Topics[pm.Topic]
-		if t == nil || pending[pm.Topic] || t.ID.IsZero() || t.ID == pm.TopicID {
+		if t == nil || pending[pm.Topic] {
+			continue
+		}
+		// A topic without id in ZooKeeper gets the plan's.
+		want, whose := t.ID, "ZooKeeper's"
+		if want.IsZero() {
+			want, whose = c.opts.PlanTopicIDs[pm.Topic], "the plan's"
+		}
+		if want.IsZero() || want == pm.TopicID {
 			continue
 		}
 		c.add(model.Finding{Code: CodePartitionMetadataTopicID, Severity: model.SevError, Class: ClassTopics,
 			Entity: partitionEntity(pm.Topic, pm.Partition), Field: "topicId",
-			Left: strp(t.ID.String()), Right: strp(pm.TopicID.String()),
-			Message: fmt.Sprintf("ZooKeeper's topic id %s differs from %s in %s: the broker will refuse the partition (inconsistent topic id) once KRaft serves ZooKeeper's id", t.ID, pm.TopicID, pm.Path),
+			Left: strp(want.String()), Right: strp(pm.TopicID.String()),
+			Message: fmt.Sprintf("%s topic id %s differs from %s in %s: the broker will refuse the partition (inconsistent topic id) once KRaft serves %s id", whose, want, pm.TopicID, pm.Path, whose),
 			Where:   &model.Location{File: pm.Path, Position: -1, Offset: -1}})
 	}
 }

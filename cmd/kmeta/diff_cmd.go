@@ -30,7 +30,7 @@ func diffCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return compareSources(c, "diff", args[0], args[1], func(source.Spec, source.Spec) error { return nil }, nil)
+			return compareSources(c, "diff", args[0], args[1], func(source.Spec, source.Spec) error { return nil }, verify.Options{})
 		},
 	}
 }

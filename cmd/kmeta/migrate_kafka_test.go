@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	gozk "github.com/go-zookeeper/zk"
 	"github.com/google/go-cmp/cmp"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -173,10 +174,20 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 		t.Fatalf("live plan of a running cluster: exit %d, want 1 with %s:\n%s", code, migrate.CodeBrokersRegistered, out)
 	}
 
-	step(t, "3. stop the brokers, then ZooKeeper")
+	zkData := "zkdata:" + zk.DataDir
+	step(t, "3a. kill -9 the brokers, then stop ZooKeeper: their registrations stay in the snapshot")
+	for _, id := range zc.Brokers() {
+		zc.KillNode(id)
+	}
+	zk.Stop()
+	checkKilledMigration(t, work, zkData, controllers, encoderSecret, zc.Brokers())
+
+	step(t, "3b. restart ZooKeeper and the brokers (once the killed brokers' sessions expired), then stop the brokers, then ZooKeeper")
+	zk.Restart()
+	waitNoRegistrations(t, zk.Addr(), "/kafka")
+	zc.StartNodes(zc.Brokers()...)
 	zc.Stop()
 	zk.Stop()
-	zkData := "zkdata:" + zk.DataDir
 	zkHash := fstree.Hash(t, zk.DataDir)
 	segHash := map[int]string{}
 	for _, id := range zc.Brokers() {
@@ -435,6 +446,57 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 		t.Errorf("verify at the end of the run: exit %d, differences %q, want exit 1 and %q\n%s", code, differ, want, serr)
 	} else {
 		t.Logf("  exit 1: the only difference is the topic created after the migration")
+	}
+}
+
+// checkKilledMigration: the migrate acceptance once more, on the state
+// brokers killed with SIGKILL leave (their ephemeral registrations in
+// ZooKeeper's snapshot): plan and apply accept it, and kmeta verify
+// between that state and kmeta's migration of it is exit 0, the
+// registrations explained (expected-zookeeper-only, no broker registered
+// in KRaft yet).
+func checkKilledMigration(t *testing.T, work, zkData, controllers, encoderSecret string, brokers []int) {
+	t.Helper()
+	plan, out := filepath.Join(work, "killed-plan.json"), filepath.Join(work, "killed")
+	if o, serr, code := kmetaRun(t, "migrate", "plan", "--zk", zkData, "--metadata-version", "4.4", "--controllers", controllers, "--quorum", "dynamic",
+		"--password-encoder-secret", encoderSecret, "--write", plan); code != exitOK {
+		t.Fatalf("plan of the killed brokers' state: exit %d\n%s%s", code, o, serr)
+	}
+	if o, serr, code := kmetaRun(t, "migrate", "apply", "--plan", plan, "--password-encoder-secret", encoderSecret, "--out", out); code != exitOK {
+		t.Fatalf("apply of the killed brokers' state: exit %d\n%s%s", code, o, serr)
+	}
+	kraft := "kraft:" + migrate.ControllerDir(out, 3000)
+	step(t, "3a. kmeta verify --zk %s --kraft %s --password-encoder-secret ... (the killed brokers' state)", zkData, kraft)
+	code, v, serr := runVerify(t, "--zk", zkData, "--kraft", kraft, "--password-encoder-secret", encoderSecret)
+	t.Logf("exit %d, result %s, explained: %q", code, v.Result, explained(v))
+	if code != exitOK || v.Result != "equal" {
+		t.Fatalf("verify of the killed brokers' state against kmeta's migration of it: exit %d (%s), findings:%s\n%s", code, v.Result, showFindings(v.Findings), serr)
+	}
+	for _, id := range brokers {
+		if want := fmt.Sprintf("expected-zookeeper-only broker %d ", id); !slices.Contains(explained(v), want) {
+			t.Errorf("verify does not explain broker %d's registration left in the snapshot (%q)", id, want)
+		}
+	}
+}
+
+// waitNoRegistrations waits until ZooKeeper expired the sessions of
+// killed brokers: their ephemeral /brokers/ids znodes are gone, so that
+// the brokers can register again when they restart.
+func waitNoRegistrations(t *testing.T, addr, chroot string) {
+	t.Helper()
+	conn, _, err := gozk.Connect([]string{addr}, 10*time.Second, gozk.WithLogger(quietZK{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
+		ids, _, err := conn.Children(chroot + "/brokers/ids")
+		if err == nil && len(ids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the killed brokers' registrations did not expire: %v %v", ids, err)
+		}
 	}
 }
 

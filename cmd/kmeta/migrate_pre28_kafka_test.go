@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,6 +102,9 @@ func TestMigrateFromKafka27(t *testing.T) {
 	if out, serr, code := kmetaRun(t, "migrate", "apply", "--plan", planFile, "--out", work); code != exitOK {
 		t.Fatalf("apply: exit %d\n%s%s", code, out, serr)
 	}
+	// kmeta verify between the ZooKeeper state and kmeta's migration of
+	// it: the ids the plan assigned are checked, not just explained.
+	verifyPlan(t, "zkdata:"+zk.DataDir, "kraft:"+migrate.ControllerDir(work, 3000), planFile, topics)
 	kc := kafkatest.NewCluster(t, d4)
 	for _, id := range ctrlIDs {
 		ctrlConf := filepath.Join(work, fmt.Sprintf("controller-%d.properties", id))
@@ -159,4 +164,36 @@ func TestMigrateFromKafka27(t *testing.T) {
 		t.Fatalf("%d records differ after migration, e.g. %v", len(d), d[:min(5, len(d))])
 	}
 	t.Logf("Kafka 2.7.2 -> 4.4.0: topic ids kmeta assigned are the brokers' ids; all %d records read back at their offsets, record format v1 ones included", len(after))
+
+	// The same against the log Kafka 4.4.0 wrote from kmeta's bootstrap,
+	// at the end of its bootstrap transaction (before any broker
+	// registered).
+	kc.Stop()
+	ctrlDir := migrate.ControllerDir(work, 3000)
+	out, serr, code := kmetaRun(t, "log", "dump", "kraft:"+ctrlDir, "--type", "EndTransactionRecord", "--records-only", "-o", "json")
+	var end struct {
+		Offset int64 `json:"offset"`
+	}
+	if code != exitOK || json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &end) != nil || end.Offset <= 0 {
+		t.Fatalf("no EndTransactionRecord of the bootstrap transaction in %s: exit %d\n%s%s", ctrlDir, code, out, serr)
+	}
+	verifyPlan(t, "zkdata:"+zk.DataDir, fmt.Sprintf("kraft:%s@offset=%d", ctrlDir, end.Offset), planFile, topics)
+}
+
+// verifyPlan runs kmeta verify --plan between a ZooKeeper state whose
+// topics have no ids and a KRaft view of kmeta's migration of it: exit 0,
+// each topic's id explained as the one the plan assigned.
+func verifyPlan(t *testing.T, zkSrc, kraftSrc, planFile string, topics []string) {
+	t.Helper()
+	step(t, "kmeta verify --zk %s --kraft %s --plan %s", zkSrc, kraftSrc, planFile)
+	code, v, serr := runVerify(t, "--zk", zkSrc, "--kraft", kraftSrc, "--plan", planFile)
+	t.Logf("exit %d, result %s, explained: %q", code, v.Result, explained(v))
+	if code != exitOK || v.Result != "equal" {
+		t.Fatalf("verify --plan: exit %d (%s), findings:%s\n%s", code, v.Result, showFindings(v.Findings), serr)
+	}
+	for _, tp := range topics {
+		if want := "expected-assigned-topic-id topic " + tp + " id"; !slices.Contains(explained(v), want) {
+			t.Errorf("verify --plan does not explain %s's assigned id (%q)", tp, want)
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/internal/source"
 	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/verify"
 )
@@ -36,6 +37,8 @@ func verifyCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "ignore", Usage: "leave `CLASS` out of the verdict (repeatable); the summary says what was ignored"},
 			&cli.BoolFlag{Name: "allow-partial", Usage: "compare even when a view rests on partial input"},
 			&cli.StringSliceFlag{Name: "broker-log-dirs", Usage: "broker log `DIR`s whose partition.metadata topic ids are checked against ZooKeeper (comma separated or repeated)"},
+			&cli.StringFlag{Name: "plan", Usage: "the migration's plan `FILE` (migrate plan --write): KRaft must carry the topic ids it assigned to topics without one in ZooKeeper"},
+			&cli.StringFlag{Name: "password-encoder-secret", Usage: "the brokers' password.encoder.secret, to compare encrypted password configs with KRaft's plaintext"},
 		}, sourceFlags()...),
 		Action: func(c *cli.Context) error {
 			if _, err := checkArgs(c, 0, 0, "no arguments (use --zk and --kraft)"); err != nil {
@@ -45,6 +48,19 @@ func verifyCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			opts := verify.Options{PartitionMetadata: pms, PasswordEncoderSecret: c.String("password-encoder-secret")}
+			if f := c.String("plan"); f != "" {
+				p, err := migrate.ReadPlan(f)
+				if err != nil {
+					return fmt.Errorf("--plan: %w", err)
+				}
+				opts.PlanTopicIDs = map[string]model.UUID{}
+				for _, t := range p.Topics {
+					if !t.Skipped {
+						opts.PlanTopicIDs[t.Name] = t.ID
+					}
+				}
+			}
 			return compareSources(c, "verify", c.String("zk"), c.String("kraft"), func(l, r source.Spec) error {
 				if l.World != model.WorldZooKeeper {
 					return usageErrorf(c, "--zk %s is not a ZooKeeper source", l.Raw)
@@ -53,14 +69,15 @@ func verifyCommand() *cli.Command {
 					return usageErrorf(c, "--kraft %s is not a KRaft source", r.Raw)
 				}
 				return nil
-			}, pms)
+			}, opts)
 		},
 	}
 }
 
 // compareSources loads two sources concurrently, compares them and prints
-// the report. check validates the parsed specs.
-func compareSources(c *cli.Context, verb, leftRaw, rightRaw string, check func(l, r source.Spec) error, pms []verify.PartitionMetadata) error {
+// the report. check validates the parsed specs; opts carries the
+// command's own options (its sides and --ignore are set here).
+func compareSources(c *cli.Context, verb, leftRaw, rightRaw string, check func(l, r source.Spec) error, opts verify.Options) error {
 	ls, err := source.Parse(leftRaw)
 	if err != nil {
 		return usageErrorf(c, "%v", err)
@@ -104,12 +121,10 @@ func compareSources(c *cli.Context, verb, leftRaw, rightRaw string, check func(l
 	if err := errors.Join(errs[0], errs[1]); err != nil {
 		return err
 	}
-	rep, err := verify.Compare(views[0], views[1], verify.Options{
-		Left:              verify.Side{World: ls.World, Name: ls.String()},
-		Right:             verify.Side{World: rs.World, Name: rs.String()},
-		Ignore:            ignore,
-		PartitionMetadata: pms,
-	})
+	opts.Left = verify.Side{World: ls.World, Name: ls.String()}
+	opts.Right = verify.Side{World: rs.World, Name: rs.String()}
+	opts.Ignore = ignore
+	rep, err := verify.Compare(views[0], views[1], opts)
 	if err != nil {
 		return usageErrorf(c, "%v", err)
 	}

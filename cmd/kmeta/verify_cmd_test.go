@@ -122,3 +122,37 @@ func TestVerifyDifferentClusters(t *testing.T) {
 		t.Errorf("ignored class printed:\n%s", out)
 	}
 }
+
+// kmeta verify between a ZooKeeper state and kmeta's own migration of it
+// is exit 0: the fixture's snapshot keeps two broker registrations (its
+// ZooKeeper stopped before its brokers) and a topic pending deletion,
+// which an offline migration explains. A file that is not a plan is an
+// error (exit 2).
+func TestVerifyOwnMigration(t *testing.T) {
+	work := t.TempDir()
+	plan := filepath.Join(work, "plan.json")
+	if out, serr, code := kmetaRun(t, "migrate", "plan", "--zk", fixtureZK, "--controllers", "3000@127.0.0.1:9093",
+		"--override", "drop-pending-deletions", "--override", "keep-reassignments", "--write", plan); code != exitOK {
+		t.Fatalf("plan: exit %d\n%s%s", code, out, serr)
+	}
+	if out, serr, code := kmetaRun(t, "migrate", "apply", "--plan", plan, "--out", work); code != exitOK {
+		t.Fatalf("apply: exit %d\n%s%s", code, out, serr)
+	}
+	kraft := "kraft:" + filepath.Join(work, "controller-3000")
+	code, v, stderr := runVerify(t, "--zk", fixtureZK, "--kraft", kraft, "--plan", plan)
+	if code != exitOK || v.Result != "equal" {
+		t.Fatalf("verify: exit %d (%s):%s\n%s", code, v.Result, showFindings(v.Findings), stderr)
+	}
+	for _, want := range []string{"expected-zookeeper-only broker 1 ", "expected-zookeeper-only broker 2 ", "no-broker-registered brokers ", "expected-pending-deletion topic doomed "} {
+		if !strings.Contains(strings.Join(explained(v), "\n"), want) {
+			t.Errorf("not explained: %q (explained %q)", want, explained(v))
+		}
+	}
+	bad := filepath.Join(work, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"format":"nope"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := runKmeta(t, "verify", "--zk", fixtureZK, "--kraft", kraft, "--plan", bad); code != exitFailure {
+		t.Errorf("verify --plan with a bad plan file: exit %d, want %d", code, exitFailure)
+	}
+}

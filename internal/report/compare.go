@@ -41,12 +41,15 @@ func ComparisonVerdict(rep *verify.Report, partial, allowPartial bool) string {
 
 // ComparisonDoc is the -o json document of verify and diff.
 type ComparisonDoc struct {
-	Result      string          `json:"result"`
-	Left        ComparedSide    `json:"left"`
-	Right       ComparedSide    `json:"right"`
-	CrossWorld  bool            `json:"crossWorld"`
-	Differences int             `json:"differences"`
-	Explained   int             `json:"explained"`
+	Result      string       `json:"result"`
+	Left        ComparedSide `json:"left"`
+	Right       ComparedSide `json:"right"`
+	CrossWorld  bool         `json:"crossWorld"`
+	Differences int          `json:"differences"`
+	Explained   int          `json:"explained"`
+	// Readiness counts the warning and error readiness findings, which
+	// describe one view and never make the views differ.
+	Readiness   int             `json:"readiness"`
 	Ignored     []IgnoredClass  `json:"ignored"`
 	Compared    []ClassCount    `json:"compared"`
 	NotCompared []string        `json:"notCompared"`
@@ -87,8 +90,9 @@ func Comparison(verb string, rep *verify.Report, left, right *model.Image, allow
 		}
 	}
 	for _, n := range rep.CountByClass() {
-		doc.Differences += n[0]
-		doc.Explained += n[1]
+		doc.Differences += n.Differences
+		doc.Explained += n.Explained
+		doc.Readiness += n.Readiness
 	}
 	for _, cl := range rep.Ignored {
 		doc.Ignored = append(doc.Ignored, IgnoredClass{Class: cl, Findings: rep.IgnoredCounts[cl]})
@@ -117,18 +121,24 @@ func Comparison(verb string, rep *verify.Report, left, right *model.Image, allow
 	for _, ig := range doc.Ignored {
 		ls = append(ls, fmt.Sprintf("ignored: class %s (%s left out)", ig.Class, printer.Count(ig.Findings, "finding")))
 	}
+	// Readiness findings are named beside the verdict only when there are
+	// some: they do not change it.
+	ready := ""
+	if doc.Readiness > 0 {
+		ready = ", " + printer.Count(doc.Readiness, "readiness finding")
+	}
 	out := Report{}
 	switch doc.Result {
 	case ResultPartial:
 		ls = append(ls, fmt.Sprintf("result: NOT VERIFIED, a view is partial; %s and %d explained in what was read", printer.Count(doc.Differences, "difference"), doc.Explained))
 		out.Exit, out.Why = Failed, fmt.Sprintf("a view rests on partial input, so %s does not call the views equal (see the report; --allow-partial compares anyway)", verb)
 	case ResultDifferent:
-		ls = append(ls, fmt.Sprintf("result: DIFFERENT, %s, %d explained", printer.Count(doc.Differences, "difference"), doc.Explained))
+		ls = append(ls, fmt.Sprintf("result: DIFFERENT, %s, %d explained%s", printer.Count(doc.Differences, "difference"), doc.Explained, ready))
 		out.Exit = Findings
 	case ResultEqualOnPartialInput:
-		ls = append(ls, fmt.Sprintf("result: no difference in what was read, but a view is partial (--allow-partial); %d explained", doc.Explained))
+		ls = append(ls, fmt.Sprintf("result: no difference in what was read, but a view is partial (--allow-partial); %d explained%s", doc.Explained, ready))
 	default:
-		ls = append(ls, fmt.Sprintf("result: EQUAL, %d explained difference(s)", doc.Explained))
+		ls = append(ls, fmt.Sprintf("result: EQUAL, %s%s", printer.Count(doc.Explained, "explained difference"), ready))
 	}
 	out.JSON = doc
 	out.Sections = []printer.Section{{Lines: ls}}

@@ -80,3 +80,22 @@ func TestComparisonEssentialColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestComparisonReadiness: a readiness finding about one view (here an
+// error) stays in the report and is counted apart, but the views are
+// equal: exit 0.
+func TestComparisonReadiness(t *testing.T) {
+	rep := &verify.Report{CrossWorld: true, Left: verify.Side{World: model.WorldZooKeeper, Name: "zk"}, Right: verify.Side{World: model.WorldKRaft, Name: "kraft"},
+		Findings: []model.Finding{
+			{Severity: model.SevError, Code: verify.CodeTopicWithoutID, Class: verify.ClassTopics, Entity: "topic t"},
+			{Severity: model.SevInfo, Code: verify.CodeExpectedZooKeeperOnly, Class: verify.ClassBrokers, Entity: "broker 1"},
+		}}
+	r := Comparison("verify", rep, model.NewImage(), model.NewImage(), false)
+	doc := r.JSON.(ComparisonDoc)
+	if doc.Result != ResultEqual || r.Exit != OK || doc.Differences != 0 || doc.Explained != 1 || doc.Readiness != 1 || len(doc.Findings) != 2 {
+		t.Errorf("result %s exit %d differences %d explained %d readiness %d findings %d", doc.Result, r.Exit, doc.Differences, doc.Explained, doc.Readiness, len(doc.Findings))
+	}
+	if l := r.Sections[0].Lines; l[len(l)-1] != "result: EQUAL, 1 explained difference, 1 readiness finding" {
+		t.Errorf("verdict line %q", l[len(l)-1])
+	}
+}

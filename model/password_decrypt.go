@@ -1,4 +1,4 @@
-package migrate
+package model
 
 import (
 	"crypto/aes"
@@ -14,17 +14,19 @@ import (
 	"strings"
 )
 
-// isEncrypted reports whether a config value is Kafka's encoded password
-// blob (PasswordEncoder's "key:value,..." form).
-func isEncrypted(v string) bool {
+// IsEncryptedPassword reports whether a config value is Kafka's encoded
+// password blob (PasswordEncoder's "key:value,..." form).
+func IsEncryptedPassword(v string) bool {
 	return strings.Contains(v, "encryptedPassword:") && strings.Contains(v, "salt:")
 }
 
-// decryptPassword decodes a password config encrypted with
+// DecryptPassword decodes a password config encrypted with
 // password.encoder.secret, as the KRaft controller does during Kafka's
 // migration: a PBKDF2 key from the secret, then AES (CBC with PKCS#5
 // padding, or GCM), and the decoded length must equal passwordLength.
-func decryptPassword(secret, blob string) (string, error) {
+// It lives in the model because migrate (which writes the plaintext) and
+// verify (which compares it with KRaft's) must decrypt alike.
+func DecryptPassword(secret, blob string) (string, error) {
 	f := map[string]string{}
 	for _, kv := range strings.Split(blob, ",") {
 		k, v, ok := strings.Cut(kv, ":")
