@@ -94,6 +94,7 @@ const (
 	CodeDynamicQuorumLevel    = "dynamic-quorum-level"
 	CodeZKDataDirUsed         = "zk-data-dir-used"
 	CodeZKDataDirsDiverge     = "zk-data-dirs-diverge"
+	CodeConfigWithoutTopic    = "config-without-topic"
 )
 
 // ControllerSpec is one voter of the target quorum.

@@ -112,6 +112,13 @@ func TestVerifyRules(t *testing.T) {
 			delete(kr.Configs, model.ConfigResource{Type: model.ConfigTopic, Name: "orders"})
 			zk.ZK.PendingTopicDeletions = []string{"orders"}
 		}, []string{"topics/expected-pending-deletion topic orders "}, false},
+		{"config of a topic ZooKeeper does not hold is explained", func(zk, kr *model.Image) {
+			zk.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "ghost"}] = map[string]string{"retention.ms": "1"}
+		}, []string{"configs/expected-config-without-topic config TOPIC ghost "}, false},
+		{"config of a topic ZooKeeper does not hold, in KRaft too", func(zk, kr *model.Image) {
+			zk.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "ghost"}] = map[string]string{"retention.ms": "1"}
+			kr.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "ghost"}] = map[string]string{"retention.ms": "1"}
+		}, []string{"configs/expected-config-without-topic config TOPIC ghost ", "configs/missing-in-zookeeper config TOPIC ghost "}, true},
 		{"encrypted password", func(zk, kr *model.Image) {
 			r := model.ConfigResource{Type: model.ConfigBroker, Name: "1"}
 			zk.Configs[r] = map[string]string{"listener.name.internal.ssl.key.password": "keyFactoryAlgorithm:PBKDF2WithHmacSHA512,cipherAlgorithm:AES/CBC/PKCS5Padding,keyLength:128,salt:AAAA,iterations:4096,encryptedPassword:BBBB,passwordLength:6,initializationVector:CCCC"}

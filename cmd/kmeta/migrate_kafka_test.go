@@ -23,6 +23,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/kmeta/kmeta/internal/testkit/fstree"
@@ -96,6 +97,7 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	const group = "kmeta-migrate-group"
+	const afterTopic = "after.migration" // created on Kafka 4.4 after the migration
 
 	step(t, "1. a Kafka %s ZooKeeper-mode cluster with data", kafkatest.Kafka39)
 	zk := kafkatest.StartZooKeeper(t, d39, kafkatest.ZKOptions{})
@@ -118,12 +120,19 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	}
 	// A password-typed dynamic broker config: ZooKeeper stores it
 	// encrypted with password.encoder.secret, and only that secret gets
-	// the value back.
+	// the value back. It holds a password with a character outside the
+	// Basic Multilingual Plane, which Kafka's passwordLength counts as two
+	// UTF-16 units.
 	const jaasKey = "listener.name.sasl_plaintext.plain.sasl.jaas.config"
-	jaas := zc.Node(1).Props[jaasKey]
+	jaas := strings.TrimSuffix(zc.Node(1).Props[jaasKey], ";") + ` user_kmeta="pass-\U0001F511";`
 	if err := alterBroker(ctx, adm, 1, jaasKey, jaas); err != nil {
 		t.Fatalf("set %s on broker 1: %v", jaasKey, err)
 	}
+	// A topic config without its topic (left by a deletion that did not
+	// finish, or written behind Kafka's back), under the name of the topic
+	// created after the migration: it must not inherit it.
+	d39.MustRun(t, "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka", "-server", zk.Connect("/kafka"),
+		"create", "/config/topics/"+afterTopic, `{"version":1,"config":{"retention.ms":"1234"}}`)
 	data, err := kafkatest.ProduceData(ctx, zc, kafkatest.DataOptions{Group: group})
 	if err != nil {
 		t.Fatal(err)
@@ -193,6 +202,16 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	t.Logf("\n%s%s", out, serr)
 	if code != exitOK {
 		t.Fatalf("plan: exit %d", code)
+	}
+
+	plan, err := migrate.ReadPlan(planFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(plan.Findings, func(f model.Finding) bool {
+		return f.Code == migrate.CodeConfigWithoutTopic && f.Entity == "config TOPIC "+afterTopic
+	}) {
+		t.Fatalf("the plan does not report /config/topics/%s without its topic (%s): %v", afterTopic, migrate.CodeConfigWithoutTopic, plan.Findings)
 	}
 
 	step(t, "5. kmeta migrate apply --plan plan.json --password-encoder-secret ..., killed (SIGKILL) at its 2nd file boundary, then run again")
@@ -355,17 +374,29 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	}
 	t.Logf("  SCRAM logins of migrated users work, a wrong password fails; ACLs allow and deny as before")
 
-	// A new topic can be created and used.
-	if r, err := kadmc.CreateTopic(ctx, 3, 3, nil, "after.migration"); err != nil || r.Err != nil {
+	// A new topic can be created and used; it has none of the configs
+	// ZooKeeper held under its name without a topic.
+	if r, err := kadmc.CreateTopic(ctx, 3, 3, nil, afterTopic); err != nil || r.Err != nil {
 		t.Fatalf("create topic after migration: %v %v", err, r.Err)
 	}
 	pcl := kc.Client(t, kgo.RequiredAcks(kgo.AllISRAcks()))
 	if err := retryUnknown(func() error {
-		return pcl.ProduceSync(ctx, &kgo.Record{Topic: "after.migration", Value: []byte("new")}).FirstErr()
+		return pcl.ProduceSync(ctx, &kgo.Record{Topic: afterTopic, Value: []byte("new")}).FirstErr()
 	}); err != nil {
 		t.Fatalf("produce to a new topic: %v", err)
 	}
-	t.Logf("  a new topic was created and produced to")
+	rcs, err := kadmc.DescribeTopicConfigs(ctx, afterTopic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range rcs {
+		for _, c := range rc.Configs {
+			if c.Source == kmsg.ConfigSourceDynamicTopicConfig {
+				t.Errorf("topic %s created after the migration has %s=%v: inherited from a topic-less /config/topics znode", afterTopic, c.Key, c.MaybeValue())
+			}
+		}
+	}
+	t.Logf("  a new topic was created and produced to, with no config inherited from /config/topics/%s", afterTopic)
 
 	for _, id := range zc.Brokers() {
 		ents, _ := os.ReadDir(zc.Node(id).DataDir)
@@ -431,7 +462,7 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 			differ = append(differ, f.Class+"/"+f.Code+" "+f.Entity)
 		}
 	}
-	if want := []string{"topics/missing-in-zookeeper topic after.migration"}; code != 1 || !slices.Equal(differ, want) {
+	if want := []string{"topics/missing-in-zookeeper topic " + afterTopic}; code != 1 || !slices.Equal(differ, want) {
 		t.Errorf("verify at the end of the run: exit %d, differences %q, want exit 1 and %q\n%s", code, differ, want, serr)
 	} else {
 		t.Logf("  exit 1: the only difference is the topic created after the migration")
