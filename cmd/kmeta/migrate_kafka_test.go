@@ -128,11 +128,20 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	if err := alterBroker(ctx, adm, 1, jaasKey, jaas); err != nil {
 		t.Fatalf("set %s on broker 1: %v", jaasKey, err)
 	}
-	// A topic config without its topic (left by a deletion that did not
-	// finish, or written behind Kafka's back), under the name of the topic
-	// created after the migration: it must not inherit it.
-	d39.MustRun(t, "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka", "-server", zk.Connect("/kafka"),
-		"create", "/config/topics/"+afterTopic, `{"version":1,"config":{"retention.ms":"1234"}}`)
+	// Two znodes written behind Kafka's back (zookeeper-shell). A topic
+	// config without its topic (as a deletion that did not finish leaves
+	// it), under the name of the topic created after the migration: it
+	// must not inherit it. And an IPv6 IP quota, its name sanitized as
+	// ZkAdminManager stores quota entity names (Kafka 3.9.2 itself refuses
+	// to set one: it validates the sanitized name as an address, and
+	// kafka-configs --zookeeper takes no ips); ZooKeeper-mode Kafka
+	// describes it as 2001:db8::1, and so must Kafka 4.4 after the
+	// migration (compareViews, beside PopulateRich's IPv4 quota).
+	zkShell := func(args ...string) {
+		d39.MustRun(t, "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka", append([]string{"-server", zk.Connect("/kafka")}, args...)...)
+	}
+	zkShell("create", "/config/topics/"+afterTopic, `{"version":1,"config":{"retention.ms":"1234"}}`)
+	zkShell("create", "/config/ips/2001%3Adb8%3A%3A1", `{"version":1,"config":{"connection_creation_rate":"20"}}`)
 	data, err := kafkatest.ProduceData(ctx, zc, kafkatest.DataOptions{Group: group})
 	if err != nil {
 		t.Fatal(err)

@@ -42,8 +42,8 @@ func TestPopulateRichZKMode(t *testing.T) {
 	if len(v.ACLs) != 8 { // READ,DESCRIBE and ALTER_CONFIGS,DESCRIBE_CONFIGS are two entries each
 		t.Errorf("%d ACLs, want 8: %+v", len(v.ACLs), v.ACLs)
 	}
-	if len(v.Quotas) != 11 {
-		t.Errorf("%d quota entities, want 11", len(v.Quotas))
+	if len(v.Quotas) != 10 {
+		t.Errorf("%d quota entities, want 10", len(v.Quotas))
 	}
 	if len(v.DelegationTokens) != 1 || v.DelegationTokens[0].TokenID != md.Tokens[0] {
 		t.Errorf("tokens %+v, want %v", v.DelegationTokens, md.Tokens)
