@@ -118,15 +118,20 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 		Operations(kadm.OpRead, kadm.OpDescribe).ResourcePatternType(kadm.ACLPatternPrefixed)); err != nil {
 		t.Fatal(err)
 	}
-	// A password-typed dynamic broker config: ZooKeeper stores it
+	// Password-typed dynamic broker configs: ZooKeeper stores them
 	// encrypted with password.encoder.secret, and only that secret gets
-	// the value back. It holds a password with a character outside the
-	// Basic Multilingual Plane, which Kafka's passwordLength counts as two
-	// UTF-16 units.
+	// the value back. The second holds a character outside the Basic
+	// Multilingual Plane, which Kafka's passwordLength counts as two UTF-16
+	// units; it is for a listener the brokers do not have, so that no
+	// broker reconfigures with it (an existing listener's SASL or SSL
+	// configs cannot change without a restart).
 	const jaasKey = "listener.name.sasl_plaintext.plain.sasl.jaas.config"
-	jaas := strings.TrimSuffix(zc.Node(1).Props[jaasKey], ";") + ` user_kmeta="pass-\U0001F511";`
-	if err := alterBroker(ctx, adm, 1, jaasKey, jaas); err != nil {
-		t.Fatalf("set %s on broker 1: %v", jaasKey, err)
+	const keyPassKey, keyPass = "listener.name.external.ssl.key.password", "key-pass-\U0001F511"
+	jaas := zc.Node(1).Props[jaasKey]
+	for k, v := range map[string]string{jaasKey: jaas, keyPassKey: keyPass} {
+		if err := alterBroker(ctx, adm, 1, k, v); err != nil {
+			t.Fatalf("set %s on broker 1: %v", k, err)
+		}
 	}
 	// Two znodes written behind Kafka's back (zookeeper-shell). A topic
 	// config without its topic (as a deletion that did not finish leaves
@@ -284,10 +289,12 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := boot.Image.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: "1"}][jaasKey]; got != jaas {
-		t.Fatalf("decrypted %s: %q, want what was set", jaasKey, got)
+	for k, v := range map[string]string{jaasKey: jaas, keyPassKey: keyPass} {
+		if got := boot.Image.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: "1"}][k]; got != v {
+			t.Fatalf("decrypted %s: %q, want what was set", k, got)
+		}
 	}
-	t.Logf("  %s, encrypted by Kafka in ZooKeeper, was decrypted to the value set", jaasKey)
+	t.Logf("  %s and %s (a non-BMP character), encrypted by Kafka in ZooKeeper, were decrypted to the values set", jaasKey, keyPassKey)
 
 	step(t, "8. start Kafka %s: controllers %v on kmeta's metadata dirs, brokers on their original log dirs, kmeta's configs only", kafkatest.Latest4, ctrlIDs)
 	kc := kafkatest.NewCluster(t, d4)
