@@ -81,8 +81,12 @@ func replayEdgeCases() [][]records.Metadata {
 			part(t1, 0, []int32{1, 2}, []model.UUID{d1, d2}, []int32{2}, nil),
 			part(t1, 1, []int32{1, 2}, []model.UUID{d1, d2}, nil, []int32{2}),
 			part(t1, 2, []int32{1, 2}, []model.UUID{d1, d2}, []int32{}, []int32{}),
-			// Directories of the wrong length: Kafka refuses the record.
+			// Directories of the wrong length: Kafka refuses the record,
+			// all "migrating" or not; of the right length they stand.
 			part(t1, 3, []int32{1, 2}, []model.UUID{d1}, nil, nil),
+			part(t1, 4, []int32{1, 2}, []model.UUID{model.DirMigrating}, nil, nil),
+			part(t1, 5, []int32{1, 2}, []model.UUID{model.DirMigrating, model.DirMigrating, model.DirMigrating}, nil, nil),
+			part(t1, 6, []int32{1, 2}, []model.UUID{model.DirMigrating, model.DirMigrating}, nil, nil),
 			// Unknown topic.
 			part(t2, 0, []int32{1}, nil, nil, nil),
 			&records.TopicRecord{Name: "b", TopicId: t2},

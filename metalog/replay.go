@@ -597,9 +597,11 @@ func newPartitionArena() partitionArena {
 
 // partition returns the partition m registers, carved from a, or nil
 // when Kafka refuses m: directories that do not match the replicas, an
-// unknown leader recovery state.
+// unknown leader recovery state. Kafka's PartitionRegistration checks the
+// length of any non-empty list before it defaults an all-"migrating" one,
+// so a list of "migrating" of the wrong length is refused too.
 func (a *partitionArena) partition(m *records.PartitionRecord) *model.Partition {
-	if (!allMigrating(m.Directories) && len(m.Directories) != len(m.Replicas)) || !validRecoveryState(m.LeaderRecoveryState) {
+	if (len(m.Directories) > 0 && len(m.Directories) != len(m.Replicas)) || !validRecoveryState(m.LeaderRecoveryState) {
 		return nil
 	}
 	p := &a.parts.take(1)[0]
@@ -610,7 +612,7 @@ func (a *partitionArena) partition(m *records.PartitionRecord) *model.Partition 
 		LeaderEpoch: m.LeaderEpoch, PartitionEpoch: m.PartitionEpoch,
 		ELR: a.ints.copyOf(m.EligibleLeaderReplicas), LastKnownELR: a.ints.copyOf(m.LastKnownElr),
 	}
-	if allMigrating(m.Directories) && len(m.Directories) != len(m.Replicas) {
+	if len(m.Directories) == 0 {
 		// defaultToMigrating's "migrating" for every replica.
 		p.Directories = a.dirs.take(len(m.Replicas))
 	} else {

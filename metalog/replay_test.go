@@ -460,3 +460,38 @@ func TestReplayKeepsCopiesOfReusedLists(t *testing.T) {
 		}
 	}
 }
+
+// Kafka's PartitionRegistration refuses a PartitionRecord whose non-empty
+// directories differ in length from its replicas before it reads an
+// all-"migrating" list as "migrating" for every replica: such a record is
+// refused, while an empty list and a list of the right length stand (the
+// oracle: TestReplayMatchesKafkaMetadataDelta).
+func TestReplayRefusesMigratingDirectoriesOfWrongLength(t *testing.T) {
+	id := model.UUID{9}
+	m := model.DirMigrating
+	part := func(p int32, dirs ...model.UUID) *records.PartitionRecord {
+		return &records.PartitionRecord{PartitionId: p, TopicId: id, Replicas: []int32{1, 2}, Isr: []int32{1}, Leader: 1, Directories: dirs}
+	}
+	r := NewReplayer()
+	for i, rec := range []records.Metadata{
+		&records.TopicRecord{Name: "t", TopicId: id},
+		part(0), part(1, m, m), // applied
+		part(2, m), part(3, m, m, m), // refused
+	} {
+		if err := r.Apply(Position{Offset: int64(i)}, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r.Applied != 3 || r.Skipped != 2 {
+		t.Errorf("applied %d, skipped %d, want 3 and 2", r.Applied, r.Skipped)
+	}
+	ps := r.Image().Topics["t"].Partitions
+	if len(ps) != 2 || ps[0] == nil || ps[1] == nil {
+		t.Fatalf("partitions %v, want 0 and 1", ps)
+	}
+	for _, p := range ps {
+		if !slices.Equal(p.Directories, []model.UUID{m, m}) {
+			t.Errorf("partition %d: directories %v, want migrating for both replicas", p.ID, p.Directories)
+		}
+	}
+}

@@ -186,9 +186,11 @@ func appendVarint(b []byte, v int64) []byte {
 
 // WriteOptions controls how files are created.
 type WriteOptions struct {
-	// Overwrite allows replacing an existing file.
+	// Overwrite allows replacing an existing file, whose owner (uid and
+	// gid) the new file keeps, and its permission bits unless Perm is
+	// set: a broker's rewritten meta.properties stays the broker user's.
 	Overwrite bool
-	// Perm is the file mode; default 0644.
+	// Perm is the file mode; default 0644, or the replaced file's.
 	Perm os.FileMode
 }
 
@@ -226,7 +228,17 @@ func CreateAtomic(path string, opts WriteOptions) (*AtomicFile, error) {
 	if perm == 0 {
 		perm = 0o644
 	}
-	if err := tmp.Chmod(perm); err != nil {
+	var old os.FileInfo
+	if opts.Overwrite {
+		if old, err = os.Stat(path); err == nil && opts.Perm == 0 {
+			perm = old.Mode().Perm()
+		}
+	}
+	err = tmp.Chmod(perm)
+	if err == nil && old != nil {
+		err = chownLike(tmp, old)
+	}
+	if err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return nil, &FileError{File: path, Err: err}
@@ -290,6 +302,31 @@ func (a *AtomicFile) Abort() error {
 	a.done = true
 	a.tmp.Close()
 	return os.Remove(a.tmp.Name())
+}
+
+// MkdirAll is os.MkdirAll that makes each directory it creates durable:
+// fsynced into its parent, so that a crash cannot lose a directory whose
+// files were fsynced.
+func MkdirAll(dir string, perm os.FileMode) error {
+	dir = filepath.Clean(dir)
+	if fi, err := os.Stat(dir); err == nil {
+		if !fi.IsDir() {
+			return &FileError{File: dir, Err: errors.New("exists and is not a directory")}
+		}
+		return nil
+	}
+	if parent := filepath.Dir(dir); parent != dir {
+		if err := MkdirAll(parent, perm); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, perm); err != nil {
+		if fi, serr := os.Stat(dir); serr == nil && fi.IsDir() {
+			return nil // created meanwhile, by someone who syncs it
+		}
+		return &FileError{File: dir, Err: err}
+	}
+	return syncDir(filepath.Dir(dir))
 }
 
 func syncDir(dir string) error {

@@ -138,3 +138,49 @@ func TestSegmentWriter(t *testing.T) {
 		t.Fatalf("%+v", rep)
 	}
 }
+
+// MkdirAll creates what is missing (each new directory fsynced into its
+// parent), accepts what exists and refuses a file in the way.
+func TestMkdirAll(t *testing.T) {
+	dir := t.TempDir()
+	deep := filepath.Join(dir, "a", "b", "__cluster_metadata-0")
+	for range 2 {
+		if err := MkdirAll(deep, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(deep); err != nil || !fi.IsDir() {
+			t.Fatalf("%s: %v %v", deep, fi, err)
+		}
+	}
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := MkdirAll(filepath.Join(file, "x"), 0o755); err == nil || !IsOurs(err) {
+		t.Fatalf("a file in the way: %v", err)
+	}
+}
+
+// Overwriting keeps the replaced file's permission bits unless Perm says
+// otherwise.
+func TestAtomicOverwriteKeepsMode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "meta.properties")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		perm, want os.FileMode
+	}{{0, 0o600}, {0o644, 0o644}} {
+		a, err := CreateAtomic(path, WriteOptions{Overwrite: true, Perm: tc.perm})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Write([]byte("new"))
+		if err := a.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != tc.want {
+			t.Errorf("Perm %v: mode %v %v, want %v", tc.perm, fi.Mode().Perm(), err, tc.want)
+		}
+	}
+}

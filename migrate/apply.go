@@ -156,7 +156,7 @@ func Apply(p *Plan, o ApplyOptions) ([]FileResult, error) {
 		} {
 			path := filepath.Join(dir, f.name)
 			if !o.DryRun {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				if err := metalog.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					return out, err
 				}
 			}

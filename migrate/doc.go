@@ -116,8 +116,11 @@
 //
 // Every file goes through putFile: unchanged when it already holds the
 // bytes, refused when it holds others (unless --force), else written to a
-// temporary file, fsynced, renamed and the directory fsynced. Files that
-// mark a dir as done (meta.properties) go last. A kill -9 at any point
+// temporary file, fsynced, renamed and the directory fsynced; a file it
+// replaces keeps its mode and owner (a broker's meta.properties stays the
+// broker user's). Directories apply creates are fsynced into their parent
+// (metalog.MkdirAll). Files that mark a dir as done (meta.properties) go
+// last. A kill -9 at any point
 // therefore leaves either the old or the new file, and a rerun finishes
 // the job. ApplyOptions.FileHook and BrokerOptions.FileHook are called at
 // every file boundary, for fault injection.

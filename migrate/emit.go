@@ -28,8 +28,9 @@ type emitOptions struct {
 	level    features.Level
 	catalog  *features.Catalog
 	features []FeatureLevel
-	// skipTopics are topics not written (pending deletion, with the
-	// override).
+	// skipTopics are topics not written, nor their configs: topics
+	// pending deletion (with the override) and names that only have a
+	// config (checkConfigOnlyTopics).
 	skipTopics map[string]bool
 	// dropConfigs are "TYPE/name/key" config entries not written.
 	dropConfigs map[string]bool

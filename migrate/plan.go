@@ -100,6 +100,7 @@ const (
 	CodeZKDataDirUsed         = "zk-data-dir-used"
 	CodeZKDataDirsDiverge     = "zk-data-dirs-diverge"
 	CodeSecretsWithheld       = "secrets-withheld"
+	CodeConfigWithoutTopic    = "config-without-topic"
 )
 
 // ControllerSpec is one voter of the target quorum.

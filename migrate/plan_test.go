@@ -458,3 +458,41 @@ func mustPlan(t *testing.T, img *model.Image) *Plan {
 	}
 	return p
 }
+
+// A topic config without its topic (/config/topics/X, no
+// /brokers/topics/X) is not written, as Kafka's migration reads configs
+// only for the topics it migrates: a topic created later under that name
+// would otherwise inherit them. The plan says so, and does not block.
+// Even an encrypted password in it needs no secret: it is not written.
+// (Against real Kafka: TestMigrateZKClusterToKRaft.)
+func TestConfigOnlyTopicIsSkipped(t *testing.T) {
+	img := baseImage()
+	img.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "ghost"}] = map[string]string{
+		"retention.ms": "1", "ssl.key.password": encrypted}
+	p, err := NewPlan(img, Options{Source: "test", MetadataVersion: "4.4", Controllers: ctrl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Blocked {
+		t.Fatalf("blocked: %v", p.Blockers())
+	}
+	f := findCode(p, CodeConfigWithoutTopic)
+	if f == nil || f.Severity != model.SevWarning || f.Entity != "config TOPIC ghost" {
+		t.Fatalf("want a %s warning for config TOPIC ghost, got %v", CodeConfigWithoutTopic, p.Findings)
+	}
+	for _, r := range p.RecordList() {
+		_, m, err := records.DecodeMetadata(r.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, ok := m.(*records.ConfigRecord); ok && c.ResourceName == "ghost" {
+			t.Errorf("config of the topic-less name written: %+v", c)
+		}
+	}
+	if countType(p, features.ConfigRecord) != 2 {
+		t.Errorf("%d ConfigRecords, want the 2 of t and the cluster default", countType(p, features.ConfigRecord))
+	}
+	if len(p.Topics) != 1 || p.Topics[0].Name != "t" {
+		t.Errorf("plan topics %+v, want t only", p.Topics)
+	}
+}

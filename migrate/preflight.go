@@ -43,6 +43,7 @@ var preflight = []planStep{
 	{"brokers to convert", planBrokers},
 	// Content.
 	{"pending deletions", checkPendingDeletions},
+	{"config-only topics", checkConfigOnlyTopics},
 	{"legacy admin znodes", checkLegacyAdminZnodes},
 	{"zookeeper consumer offsets", checkZKConsumerOffsets},
 	{"missing partition states", checkMissingPartitionStates},
@@ -372,6 +373,24 @@ func checkPendingDeletions(c *planCtx) error {
 	return nil
 }
 
+// checkConfigOnlyTopics skips the topic configs whose topic does not exist
+// (/config/topics/X without /brokers/topics/X: left by a deletion that did
+// not finish, or written behind Kafka's back). Kafka's migration reads
+// configs only for the topics it migrates, and a topic created later
+// under that name would inherit them.
+func checkConfigOnlyTopics(c *planCtx) error {
+	for r := range c.img.Configs {
+		if r.Type != model.ConfigTopic || c.img.Topics[r.Name] != nil {
+			continue
+		}
+		c.eo.skipTopics[r.Name] = true
+		c.add(model.Finding{Code: CodeConfigWithoutTopic, Severity: model.SevWarning, Class: "migrate",
+			Entity:  fmt.Sprintf("config %s %s", r.Type, r.Name),
+			Message: fmt.Sprintf("/config/topics/%s has no topic (/brokers/topics/%s): its configs are not migrated, as in Kafka's migration, so that a topic created later under this name does not inherit them", r.Name, r.Name)})
+	}
+	return nil
+}
+
 func checkLegacyAdminZnodes(c *planCtx) error {
 	zk := c.img.ZK
 	if zk == nil {
@@ -466,6 +485,9 @@ func checkConfigs(c *planCtx) error {
 	for _, r := range slices.SortedFunc(maps.Keys(img.Configs), func(a, b model.ConfigResource) int {
 		return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.Name, b.Name))
 	}) {
+		if r.Type == model.ConfigTopic && c.eo.skipTopics[r.Name] {
+			continue // not written: nothing to drop or decrypt
+		}
 		for _, k := range slices.Sorted(maps.Keys(img.Configs[r])) {
 			v := img.Configs[r][k]
 			ent := fmt.Sprintf("config %s %s", r.Type, displayName(r.Name))

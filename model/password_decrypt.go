@@ -12,6 +12,7 @@ import (
 	"hash"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 )
 
 // IsEncryptedPassword reports whether a config value is Kafka's encoded
@@ -107,8 +108,20 @@ func DecryptPassword(secret, blob string) (string, error) {
 		return "", fmt.Errorf("cipher %q is not supported", f["cipherAlgorithm"])
 	}
 	s := string(plain)
-	if len([]rune(s)) != plen && len(s) != plen {
+	if utf16Len(s) != plen {
 		return "", errors.New("wrong secret (decoded length differs)")
 	}
 	return s, nil
+}
+
+// utf16Len is Java's String.length() of s decoded as UTF-8, what Kafka's
+// PasswordEncoder compares with passwordLength: a character outside the
+// Basic Multilingual Plane counts twice, and an invalid byte once (range
+// yields U+FFFD for it, and Java's decoder a U+FFFD too).
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
 }

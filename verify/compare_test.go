@@ -135,6 +135,13 @@ func TestVerifyRules(t *testing.T) {
 		{"pending deletion present in KRaft is one difference", func(zk, kr *model.Image) {
 			zk.ZK.PendingTopicDeletions = []string{"orders"}
 		}, Options{}, []string{"topics/different topic orders state"}, true},
+		{"config of a topic ZooKeeper does not hold is explained", func(zk, kr *model.Image) {
+			zk.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "ghost"}] = map[string]string{"retention.ms": "1"}
+		}, Options{}, []string{"configs/expected-config-without-topic config TOPIC ghost "}, false},
+		{"config of a topic ZooKeeper does not hold, in KRaft too", func(zk, kr *model.Image) {
+			zk.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "ghost"}] = map[string]string{"retention.ms": "1"}
+			kr.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "ghost"}] = map[string]string{"retention.ms": "1"}
+		}, Options{}, []string{"configs/expected-config-without-topic config TOPIC ghost ", "configs/missing-in-zookeeper config TOPIC ghost "}, true},
 		{"encrypted password without the secret is not compared", func(zk, kr *model.Image) { encryptedConfig(zk, kr, "secret") },
 			Options{}, []string{"configs/expected-encrypted-password config BROKER 1 listener.name.internal.ssl.key.password"}, false},
 		{"encrypted password decrypts to KRaft's", func(zk, kr *model.Image) { encryptedConfig(zk, kr, "hunter2") },
@@ -150,6 +157,12 @@ func TestVerifyRules(t *testing.T) {
 		}, Options{PasswordEncoderSecret: "encoder-secret"}, []string{"configs/different config BROKER 1 custom.note"}, true},
 		{"a config Kafka 4.x removed is left out", func(zk, kr *model.Image) {
 			zk.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "orders"}]["message.format.version"] = "0.10.2"
+			// A topic of its own, or its config would be one without a topic.
+			for _, img := range []*model.Image{zk, kr} {
+				o := *img.Topics["orders"]
+				o.Name, o.ID = "legacy", model.UUID{9}
+				img.Topics["legacy"] = &o
+			}
 			zk.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "legacy"}] = map[string]string{"message.downconversion.enable": "true"}
 		}, Options{}, []string{"configs/expected-removed-config config TOPIC orders message.format.version", "configs/expected-removed-config config TOPIC legacy "}, false},
 		{"SCRAM salt", func(zk, kr *model.Image) {

@@ -580,8 +580,9 @@ func parseConfig(n *Node) (map[string]string, error) {
 	return out, nil
 }
 
-// desanitize undoes Kafka's Sanitizer (URL encoding of user and client-id
-// znode names); Java's URLDecoder also turns '+' into a space.
+// desanitize undoes Kafka's Sanitizer (URL encoding of the user, client-id
+// and ip znode names of quotas, and of principals in delegation tokens);
+// Java's URLDecoder also turns '+' into a space.
 func desanitize(s string) (string, error) { return url.QueryUnescape(s) }
 
 const defaultEntity = "<default>"
@@ -620,22 +621,22 @@ func (d *decoder) configs() error {
 	}
 	for _, u := range d.children("/config/users") {
 		path := "/config/users/" + u
-		if err := d.quota(path, true, part{"user", u, true}); err != nil {
+		if err := d.quota(path, true, part{"user", u}); err != nil {
 			return err
 		}
 		for _, c := range d.children(path + "/clients") {
-			if err := d.quota(path+"/clients/"+c, false, part{"user", u, true}, part{"client-id", c, true}); err != nil {
+			if err := d.quota(path+"/clients/"+c, false, part{"user", u}, part{"client-id", c}); err != nil {
 				return err
 			}
 		}
 	}
 	for _, c := range d.children("/config/clients") {
-		if err := d.quota("/config/clients/"+c, false, part{"client-id", c, true}); err != nil {
+		if err := d.quota("/config/clients/"+c, false, part{"client-id", c}); err != nil {
 			return err
 		}
 	}
 	for _, ip := range d.children("/config/ips") {
-		if err := d.quota("/config/ips/"+ip, false, part{"ip", ip, false}); err != nil {
+		if err := d.quota("/config/ips/"+ip, false, part{"ip", ip}); err != nil {
 			return err
 		}
 	}
@@ -645,9 +646,12 @@ func (d *decoder) configs() error {
 	return nil
 }
 
+// part is one part of a quota entity: its type and its znode name, which
+// ZooKeeper-mode Kafka stores sanitized for every type (an IPv6 address as
+// 2001%3Adb8%3A%3A1), and Kafka's migration desanitizes for every type
+// (ZkConfigMigrationClient's buildClientQuotaEntityData).
 type part struct {
 	typ, name string
-	sanitized bool
 }
 
 var scramMechanisms = map[string]int8{"SCRAM-SHA-256": model.ScramSHA256, "SCRAM-SHA-512": model.ScramSHA512}
@@ -666,11 +670,9 @@ func (d *decoder) quota(path string, scram bool, parts ...part) error {
 		if p.name == defaultEntity {
 			continue
 		}
-		name := p.name
-		if p.sanitized {
-			if name, err = desanitize(p.name); err != nil {
-				return d.bad(path, "entity name", err)
-			}
+		name, err := desanitize(p.name)
+		if err != nil {
+			return d.bad(path, "entity name", err)
 		}
 		entity[i].Name = &name
 	}

@@ -119,6 +119,7 @@ func TestDecodeConfigsQuotasScram(t *testing.T) {
 		"/config/clients/c+d":                       `{"version":1,"config":{"producer_byte_rate":"NaN"}}`,
 		"/config/ips/<default>":                     `{"version":1,"config":{"connection_creation_rate":"100"}}`,
 		"/config/ips/10.0.0.1":                      `{"version":1,"config":{"connection_creation_rate":"10"}}`,
+		"/config/ips/2001%3Adb8%3A%3A1":             `{"version":1,"config":{"connection_creation_rate":"5"}}`,
 		"/config/changes/config_change_0000000001":  `{"version":2,"entity_path":"topics/t"}`,
 		"/config/users/a%2Ab":                       "\x00nil",
 	}, nil, nil)
@@ -142,6 +143,8 @@ func TestDecodeConfigsQuotasScram(t *testing.T) {
 		{Entity: []model.QuotaEntityPart{{Type: "user", Name: s("a*b")}, {Type: "client-id", Name: s("app 1*")}}, Values: map[string]float64{"consumer_byte_rate": 512}},
 		{Entity: []model.QuotaEntityPart{{Type: "ip"}}, Values: map[string]float64{"connection_creation_rate": 100}},
 		{Entity: []model.QuotaEntityPart{{Type: "ip", Name: s("10.0.0.1")}}, Values: map[string]float64{"connection_creation_rate": 10}},
+		// Sanitized in ZooKeeper like user and client-id names.
+		{Entity: []model.QuotaEntityPart{{Type: "ip", Name: s("2001:db8::1")}}, Values: map[string]float64{"connection_creation_rate": 5}},
 	}
 	if len(img.ClientQuotas) != len(wantQ)+1 {
 		t.Errorf("%d quotas", len(img.ClientQuotas))

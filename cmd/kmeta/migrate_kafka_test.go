@@ -24,6 +24,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/kmeta/kmeta/internal/testkit/fstree"
@@ -97,6 +98,7 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	const group = "kmeta-migrate-group"
+	const afterTopic = "after.migration" // created on Kafka 4.4 after the migration
 
 	step(t, "1. a Kafka %s ZooKeeper-mode cluster with data", kafkatest.Kafka39)
 	zk := kafkatest.StartZooKeeper(t, d39, kafkatest.ZKOptions{})
@@ -117,14 +119,35 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 		Operations(kadm.OpRead, kadm.OpDescribe).ResourcePatternType(kadm.ACLPatternPrefixed)); err != nil {
 		t.Fatal(err)
 	}
-	// A password-typed dynamic broker config: ZooKeeper stores it
+	// Password-typed dynamic broker configs: ZooKeeper stores them
 	// encrypted with password.encoder.secret, and only that secret gets
-	// the value back.
+	// the value back. The second holds a character outside the Basic
+	// Multilingual Plane, which Kafka's passwordLength counts as two UTF-16
+	// units; it is for a listener the brokers do not have, so that no
+	// broker reconfigures with it (an existing listener's SASL or SSL
+	// configs cannot change without a restart).
 	const jaasKey = "listener.name.sasl_plaintext.plain.sasl.jaas.config"
+	const keyPassKey, keyPass = "listener.name.external.ssl.key.password", "key-pass-\U0001F511"
 	jaas := zc.Node(1).Props[jaasKey]
-	if err := alterBroker(ctx, adm, 1, jaasKey, jaas); err != nil {
-		t.Fatalf("set %s on broker 1: %v", jaasKey, err)
+	for k, v := range map[string]string{jaasKey: jaas, keyPassKey: keyPass} {
+		if err := alterBroker(ctx, adm, 1, k, v); err != nil {
+			t.Fatalf("set %s on broker 1: %v", k, err)
+		}
 	}
+	// Two znodes written behind Kafka's back (zookeeper-shell). A topic
+	// config without its topic (as a deletion that did not finish leaves
+	// it), under the name of the topic created after the migration: it
+	// must not inherit it. And an IPv6 IP quota, its name sanitized as
+	// ZkAdminManager stores quota entity names (Kafka 3.9.2 itself refuses
+	// to set one: it validates the sanitized name as an address, and
+	// kafka-configs --zookeeper takes no ips); ZooKeeper-mode Kafka
+	// describes it as 2001:db8::1, and so must Kafka 4.4 after the
+	// migration (compareViews, beside PopulateRich's IPv4 quota).
+	zkShell := func(args ...string) {
+		d39.MustRun(t, "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka", append([]string{"-server", zk.Connect("/kafka")}, args...)...)
+	}
+	zkShell("create", "/config/topics/"+afterTopic, `{"version":1,"config":{"retention.ms":"1234"}}`)
+	zkShell("create", "/config/ips/2001%3Adb8%3A%3A1", `{"version":1,"config":{"connection_creation_rate":"20"}}`)
 	data, err := kafkatest.ProduceData(ctx, zc, kafkatest.DataOptions{Group: group})
 	if err != nil {
 		t.Fatal(err)
@@ -206,6 +229,16 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 		t.Fatalf("plan: exit %d", code)
 	}
 
+	plan, err := migrate.ReadPlan(planFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(plan.Findings, func(f model.Finding) bool {
+		return f.Code == migrate.CodeConfigWithoutTopic && f.Entity == "config TOPIC "+afterTopic
+	}) {
+		t.Fatalf("the plan does not report /config/topics/%s without its topic (%s): %v", afterTopic, migrate.CodeConfigWithoutTopic, plan.Findings)
+	}
+
 	step(t, "5. kmeta migrate apply --plan plan.json --password-encoder-secret ..., killed (SIGKILL) at its 2nd file boundary, then run again")
 	outDir := filepath.Join(work, "kraft")
 	if o, err := kmetaProcess(t, []string{"KMETA_MIGRATE_KILL_AT=2"}, "migrate", "apply", "--plan", planFile, "--password-encoder-secret", encoderSecret, "--out", outDir); !isKilled(err) {
@@ -267,10 +300,12 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := boot.Image.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: "1"}][jaasKey]; got != jaas {
-		t.Fatalf("decrypted %s: %q, want what was set", jaasKey, got)
+	for k, v := range map[string]string{jaasKey: jaas, keyPassKey: keyPass} {
+		if got := boot.Image.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: "1"}][k]; got != v {
+			t.Fatalf("decrypted %s: %q, want what was set", k, got)
+		}
 	}
-	t.Logf("  %s, encrypted by Kafka in ZooKeeper, was decrypted to the value set", jaasKey)
+	t.Logf("  %s and %s (a non-BMP character), encrypted by Kafka in ZooKeeper, were decrypted to the values set", jaasKey, keyPassKey)
 
 	step(t, "8. start Kafka %s: controllers %v on kmeta's metadata dirs, brokers on their original log dirs, kmeta's configs only", kafkatest.Latest4, ctrlIDs)
 	kc := kafkatest.NewCluster(t, d4)
@@ -366,17 +401,29 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	}
 	t.Logf("  SCRAM logins of migrated users work, a wrong password fails; ACLs allow and deny as before")
 
-	// A new topic can be created and used.
-	if r, err := kadmc.CreateTopic(ctx, 3, 3, nil, "after.migration"); err != nil || r.Err != nil {
+	// A new topic can be created and used; it has none of the configs
+	// ZooKeeper held under its name without a topic.
+	if r, err := kadmc.CreateTopic(ctx, 3, 3, nil, afterTopic); err != nil || r.Err != nil {
 		t.Fatalf("create topic after migration: %v %v", err, r.Err)
 	}
 	pcl := kc.Client(t, kgo.RequiredAcks(kgo.AllISRAcks()))
 	if err := retryUnknown(func() error {
-		return pcl.ProduceSync(ctx, &kgo.Record{Topic: "after.migration", Value: []byte("new")}).FirstErr()
+		return pcl.ProduceSync(ctx, &kgo.Record{Topic: afterTopic, Value: []byte("new")}).FirstErr()
 	}); err != nil {
 		t.Fatalf("produce to a new topic: %v", err)
 	}
-	t.Logf("  a new topic was created and produced to")
+	rcs, err := kadmc.DescribeTopicConfigs(ctx, afterTopic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range rcs {
+		for _, c := range rc.Configs {
+			if c.Source == kmsg.ConfigSourceDynamicTopicConfig {
+				t.Errorf("topic %s created after the migration has %s=%v: inherited from a topic-less /config/topics znode", afterTopic, c.Key, c.MaybeValue())
+			}
+		}
+	}
+	t.Logf("  a new topic was created and produced to, with no config inherited from /config/topics/%s", afterTopic)
 
 	for _, id := range zc.Brokers() {
 		ents, _ := os.ReadDir(zc.Node(id).DataDir)
@@ -442,7 +489,7 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 			differ = append(differ, f.Class+"/"+f.Code+" "+f.Entity)
 		}
 	}
-	if want := []string{"topics/missing-in-zookeeper topic after.migration"}; code != 1 || !slices.Equal(differ, want) {
+	if want := []string{"topics/missing-in-zookeeper topic " + afterTopic}; code != 1 || !slices.Equal(differ, want) {
 		t.Errorf("verify at the end of the run: exit %d, differences %q, want exit 1 and %q\n%s", code, differ, want, serr)
 	} else {
 		t.Logf("  exit 1: the only difference is the topic created after the migration")
