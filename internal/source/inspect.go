@@ -380,8 +380,11 @@ func notDump(p string) string {
 	if err != nil {
 		return "a file that is neither JSON nor a dump written by 'kmeta zk dump'"
 	}
+	// Where the top-level value ends (an object: where its { ends), so
+	// that a refusal names a place in the file as every other one does.
+	top := dec.InputOffset()
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fmt.Sprintf("JSON that is not a dump written by 'kmeta zk dump' (a dump is an object; this is %s)", jsonKind(tok))
+		return fmt.Sprintf("JSON that is not a dump written by 'kmeta zk dump' (a dump is an object; this is %s, ending at byte position %d)", jsonKind(tok), top)
 	}
 	// The format field is looked for among the top-level fields, in any
 	// order (a dump passed through jq -S still reads back).
@@ -402,6 +405,7 @@ func notDump(p string) string {
 			}
 			continue
 		}
+		at := dec.InputOffset() // the end of the key: the value follows
 		var val any
 		if dec.Decode(&val) != nil {
 			return ""
@@ -409,12 +413,12 @@ func notDump(p string) string {
 		if val == zkread.DumpFormat {
 			return ""
 		}
-		return fmt.Sprintf("JSON that is not a dump written by 'kmeta zk dump' (its format is %v, a dump's is %q)", val, zkread.DumpFormat)
+		return fmt.Sprintf("JSON that is not a dump written by 'kmeta zk dump' (its format, after byte position %d, is %v; a dump's is %q)", at, val, zkread.DumpFormat)
 	}
 	if first == "" {
-		return "JSON that is not a dump written by 'kmeta zk dump' (an empty object)"
+		return fmt.Sprintf("JSON that is not a dump written by 'kmeta zk dump' (an empty object, opened before byte position %d)", top)
 	}
-	return fmt.Sprintf("JSON that is not a dump written by 'kmeta zk dump' (it has no \"format\": %q field; its first field is %q)", zkread.DumpFormat, first)
+	return fmt.Sprintf("JSON that is not a dump written by 'kmeta zk dump' (the object opened before byte position %d has no \"format\": %q field; its first field is %q)", top, zkread.DumpFormat, first)
 }
 
 // jsonKind names a JSON value's kind from its first token.

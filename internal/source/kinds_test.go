@@ -35,7 +35,7 @@ func TestWrongKindsNamed(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{qs, "a KRaft quorum-state file"},
 		{"zkdump:" + qs, "a KRaft quorum-state file"},
-		{other, `not a dump written by 'kmeta zk dump' (it has no "format": "kmeta-zk-dump" field; its first field is "a")`},
+		{other, `not a dump written by 'kmeta zk dump' (the object opened before byte position 1 has no "format": "kmeta-zk-dump" field; its first field is "a")`},
 		{"zkdump:" + other, "not a dump written by 'kmeta zk dump'"},
 		{"zkdump:" + list, "a dump is an object; this is an array"},
 		{part, "a partition log of topic orders, not the metadata log"},
