@@ -176,7 +176,9 @@ func migrateApply(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return emit(c, report.Files(files, nil))
+	// apply reports what the plan it carries out says (its warnings and
+	// notes: a torn tail, an override, a missing partition state).
+	return emit(c, report.Files(files, p.Findings))
 }
 
 // applyOptions are apply's flags as migrate.ApplyOptions (without

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,5 +44,35 @@ func TestMigrateContract(t *testing.T) {
 	}
 	if _, err := os.Stat("out2"); err == nil {
 		t.Error("apply --node 7 created its output dir")
+	}
+}
+
+// TestApplyReportsThePlansFindings: apply -o json carries the findings of
+// the plan it carries out (here the warnings of two overrides and of
+// registrations left in the data dir), not an empty list.
+func TestApplyReportsThePlansFindings(t *testing.T) {
+	src := "zkdata:" + filepath.Join(zkFixture, "datadir")
+	args := []string{"--zk", src, "--controllers", "3000@localhost:9093", "--override=keep-reassignments,drop-pending-deletions", "-o", "json"}
+	codes := func(out string) []string {
+		var doc struct {
+			Findings []struct{ Code, Severity string } `json:"findings"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		var cs []string
+		for _, f := range doc.Findings {
+			cs = append(cs, f.Severity+" "+f.Code)
+		}
+		return cs
+	}
+	plan := kmeta(append([]string{"migrate", "plan"}, args...)...)
+	apply := kmeta(append([]string{"migrate", "apply", "--out", filepath.Join(t.TempDir(), "out")}, args...)...)
+	if plan.code != 0 || apply.code != 0 {
+		t.Fatalf("plan exit %d, apply exit %d: %s %s", plan.code, apply.code, plan.stderr, apply.stderr)
+	}
+	want, got := codes(plan.stdout), codes(apply.stdout)
+	if !slices.Contains(want, "info override-used") || !slices.Equal(got, want) {
+		t.Errorf("apply's findings %q, the plan's %q", got, want)
 	}
 }
