@@ -389,11 +389,14 @@ func (c *comparison) pendingDeletions() map[string]bool {
 // /brokers/topics/X), each with an explained finding: Kafka's migration,
 // and kmeta's (migrate's config-without-topic), read configs only for the
 // topics they migrate. Configs KRaft holds under such a name stay a
-// difference: a topic created there would inherit them.
+// difference: a topic created there would inherit them. A topic KRaft
+// holds is another matter: the topic missing in ZooKeeper is the
+// difference (its znode removed behind the migration's back), and its
+// configs are compared with it as ever.
 func (c *comparison) configOnlyTopics(zv *view) {
 	for r := range c.zk.Configs {
 		e := configEntity(r)
-		if r.Type != model.ConfigTopic || c.zk.Topics[r.Name] != nil || zv.configs[e] == nil {
+		if r.Type != model.ConfigTopic || c.zk.Topics[r.Name] != nil || c.kr.Topics[r.Name] != nil || zv.configs[e] == nil {
 			continue
 		}
 		delete(zv.configs, e)

@@ -138,6 +138,9 @@ func TestVerifyRules(t *testing.T) {
 		{"config of a topic ZooKeeper does not hold is explained", func(zk, kr *model.Image) {
 			zk.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "ghost"}] = map[string]string{"retention.ms": "1"}
 		}, Options{}, []string{"configs/expected-config-without-topic config TOPIC ghost "}, false},
+		{"topic removed from ZooKeeper only: its config is the topic's, no config-only topic", func(zk, kr *model.Image) {
+			delete(zk.Topics, "orders")
+		}, Options{}, []string{"topics/missing-in-zookeeper topic orders "}, true},
 		{"config of a topic ZooKeeper does not hold, in KRaft too", func(zk, kr *model.Image) {
 			zk.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "ghost"}] = map[string]string{"retention.ms": "1"}
 			kr.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "ghost"}] = map[string]string{"retention.ms": "1"}
