@@ -251,3 +251,36 @@ func TestVersion(t *testing.T) {
 		t.Errorf("--version printed %q", s)
 	}
 }
+
+// TestSecretFlagsFromTheEnvironment: a secret given on the command line is
+// visible to every user of the host (ps, /proc), so every flag that takes
+// one can also be read from the environment.
+func TestSecretFlagsFromTheEnvironment(t *testing.T) {
+	n := 0
+	visitCommands(func(path string, cmd *cli.Command) {
+		for _, f := range cmd.Flags {
+			name := f.Names()[0]
+			if !strings.Contains(name, "secret") && !strings.Contains(name, "auth") && !strings.Contains(name, "password") {
+				continue
+			}
+			if name == "show-secrets" {
+				continue
+			}
+			n++
+			sf, ok := f.(*cli.StringFlag)
+			if !ok || len(sf.EnvVars) == 0 {
+				t.Errorf("%s: --%s takes a secret and has no environment variable", path, name)
+			}
+		}
+	})
+	if n == 0 {
+		t.Fatal("no secret flag seen: the test no longer looks at the command tree")
+	}
+	// The value from the environment reaches the reader, which refuses a
+	// malformed one before it connects.
+	t.Setenv("KMETA_ZK_AUTH", "no-colon")
+	r := kmeta("zk", "image", "zk://127.0.0.1:1", "--zk-session-timeout", "2s")
+	if r.code != 2 || !strings.Contains(r.stderr, "digest auth must be user:password") {
+		t.Errorf("zk image with KMETA_ZK_AUTH=no-colon: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -54,7 +54,7 @@ func planFlags() []cli.Flag {
 		&cli.StringFlag{Name: "controllers", Usage: "the KRaft quorum `ID@HOST:PORT[:DIRECTORY_ID],...` (controller.quorum.voters; with directory ids, Kafka's --initial-controllers)"},
 		quorumFlag(),
 		&cli.StringFlag{Name: "cluster-id", Usage: "cluster `ID` to use when ZooKeeper has no /cluster/id"},
-		&cli.StringFlag{Name: "password-encoder-secret", Usage: "the brokers' password.encoder.secret `SECRET`, to decrypt password configs"},
+		&cli.StringFlag{Name: "password-encoder-secret", Usage: "the brokers' password.encoder.secret `SECRET`, to decrypt password configs (better from the environment: a command line is visible to every user of the host)", EnvVars: []string{"KMETA_PASSWORD_ENCODER_SECRET"}},
 		&cli.StringSliceFlag{Name: "override", Usage: "lift one blocker `NAME` (" + strings.Join(migrate.Overrides, ", ") + "); repeatable"},
 	}, sourceFlags()...)
 }

@@ -39,7 +39,7 @@ func kraftSourceFlags() []cli.Flag {
 func zkSourceFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.Int64Flag{Name: "at-zxid", Usage: "ZooKeeper data dir: replay transactions up to `ZXID` (same as SOURCE@zxid=N)", DefaultText: "everything"},
-		&cli.StringFlag{Name: "zk-auth", Usage: "ZooKeeper digest credentials `USER:PASSWORD`"},
+		&cli.StringFlag{Name: "zk-auth", Usage: "ZooKeeper digest credentials `USER:PASSWORD` (better from the environment)", EnvVars: []string{"KMETA_ZK_AUTH"}},
 		&cli.DurationFlag{Name: "zk-session-timeout", Value: 10 * time.Second, Usage: "ZooKeeper session timeout `DURATION` (also bounds connecting)"},
 		&cli.StringFlag{Name: "zk-tls-ca", Usage: "ZooKeeper TLS: CA bundle `FILE` (PEM)"},
 		&cli.StringFlag{Name: "zk-tls-cert", Usage: "ZooKeeper TLS: client certificate `FILE` (PEM)"},

@@ -38,7 +38,7 @@ func verifyCommand() *cli.Command {
 			&cli.BoolFlag{Name: "allow-partial", Usage: "compare even when a view rests on partial input"},
 			&cli.StringSliceFlag{Name: "broker-log-dirs", Usage: "broker log `DIR`s whose partition.metadata topic ids are checked against ZooKeeper (comma separated or repeated)"},
 			&cli.StringFlag{Name: "plan", Usage: "the migration's plan `FILE` (migrate plan --write): KRaft must carry the topic ids it assigned to topics without one in ZooKeeper"},
-			&cli.StringFlag{Name: "password-encoder-secret", Usage: "the brokers' password.encoder.secret `SECRET`, to compare encrypted password configs with KRaft's plaintext"},
+			&cli.StringFlag{Name: "password-encoder-secret", Usage: "the brokers' password.encoder.secret `SECRET`, to compare encrypted password configs with KRaft's plaintext (better from the environment)", EnvVars: []string{"KMETA_PASSWORD_ENCODER_SECRET"}},
 		}, sourceFlags()...),
 		Action: func(c *cli.Context) error {
 			if _, err := checkArgs(c, 0, 0, "no arguments (use --zk and --kraft)"); err != nil {
