@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kmeta/kmeta/internal/source"
+	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/migrate"
 )
@@ -58,13 +57,6 @@ func TestMigrateSeveralZKDataDirs(t *testing.T) {
 			{"/brokers/topics/" + name + "/partitions/0", ""}, {"/brokers/topics/" + name + "/partitions/0/state", state},
 			{"/brokers/topics/" + name + "/partitions/1", ""}, {"/brokers/topics/" + name + "/partitions/1/state", state}}
 	}
-	copyDataDir := func(src string) string {
-		dst := filepath.Join(t.TempDir(), "zkdata")
-		if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-			t.Fatal(err)
-		}
-		return dst
-	}
 
 	z := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{})
 	write(z, append([][2]string{{"/cluster", ""}, {"/cluster/id", `{"version":"1","id":"` + clusterID + `"}`},
@@ -72,14 +64,14 @@ func TestMigrateSeveralZKDataDirs(t *testing.T) {
 		{"/config", ""}, {"/config/topics", ""}, {"/config/topics/early", `{"version":1,"config":{"retention.ms":"1000"}}`}},
 		partitions("early")...))
 	z.Stop()
-	old := copyDataDir(z.DataDir)
+	old := fstree.Copy(t, z.DataDir)
 	z.Restart()
 	write(z, append([][2]string{{"/brokers/topics/late", string(topic("bGF0ZS10b3BpYy1pZC0wMA"))}}, partitions("late")...))
 	z.Stop()
 	newest := z.DataDir
 
 	// A server that diverged: ZooKeeper on a copy of OLD took other writes.
-	fork := copyDataDir(old)
+	fork := fstree.Copy(t, old)
 	zf := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{Props: map[string]string{"dataDir": fork}})
 	write(zf, [][2]string{{"/config/changes", ""}, {"/brokers/topics/other", string(topic("b3RoZXItdG9waWMtaWQtMA"))}})
 	zf.Stop()

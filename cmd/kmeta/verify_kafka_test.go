@@ -17,6 +17,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
@@ -174,16 +175,10 @@ func TestVerifyKafkaMigration(t *testing.T) {
 	// c. Drift. Stop the controller first: in dual-write it would
 	// overwrite ZooKeeper with its own view.
 	c.StopNode(ctrl)
-	frozen := t.TempDir()
-	if err := os.CopyFS(frozen, os.DirFS(c.MetadataLogDir(ctrl))); err != nil {
-		t.Fatal(err)
-	}
+	frozen := fstree.Copy(t, c.MetadataLogDir(ctrl))
 	kraftSrc = "kraft:" + frozen
 	// The KRaft-side drift goes into a second copy.
-	drifted := t.TempDir()
-	if err := os.CopyFS(drifted, os.DirFS(frozen)); err != nil {
-		t.Fatal(err)
-	}
+	drifted := fstree.Copy(t, frozen)
 	base := verifyEventually("with the controller stopped")
 	baseExplained := explained(base)
 

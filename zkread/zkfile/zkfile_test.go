@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -42,25 +43,7 @@ func snapshots(t *testing.T) []numbered {
 func copyDir(t *testing.T, keep func(name string) bool) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "version-2")
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ents, err := os.ReadDir(versionDir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		if !keep(e.Name()) {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(versionDir(t), e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fstree.CopyOnly(t, versionDir(t), dst, keep)
 	return dst
 }
 

@@ -29,6 +29,13 @@ func Copy(t testing.TB, src string) string {
 // CopyTo copies the tree at src to dst, creating dst.
 func CopyTo(t testing.TB, src, dst string) {
 	t.Helper()
+	CopyOnly(t, src, dst, nil)
+}
+
+// CopyOnly is CopyTo for the files keep says yes to (by their path
+// relative to src); a nil keep keeps every file.
+func CopyOnly(t testing.TB, src, dst string, keep func(rel string) bool) {
+	t.Helper()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -40,7 +47,7 @@ func CopyTo(t testing.TB, src, dst string) {
 		if d.IsDir() {
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
 		}
-		if d.Name() == lockName || !d.Type().IsRegular() {
+		if d.Name() == lockName || !d.Type().IsRegular() || (keep != nil && !keep(rel)) {
 			return nil
 		}
 		b, err := os.ReadFile(p)

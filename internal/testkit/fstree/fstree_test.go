@@ -40,4 +40,14 @@ func TestCopyAndHash(t *testing.T) {
 			t.Error("a change left the hash as it was")
 		}
 	}
+	only := filepath.Join(t.TempDir(), "only")
+	CopyOnly(t, src, only, func(rel string) bool { return rel == filepath.Join("a", "x.log") })
+	if _, err := os.Stat(filepath.Join(only, "a", "x.log")); err != nil {
+		t.Errorf("kept file not copied: %v", err)
+	}
+	for _, gone := range []string{"b.checkpoint", filepath.Join("a", "y")} {
+		if _, err := os.Stat(filepath.Join(only, gone)); !os.IsNotExist(err) {
+			t.Errorf("%s copied though keep said no: %v", gone, err)
+		}
+	}
 }
