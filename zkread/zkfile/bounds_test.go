@@ -392,9 +392,9 @@ func TestSnapshotMapsGrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := firstMapHint
-	firstMapHint = 2
-	defer func() { firstMapHint = old }()
+	old := maxMapHint
+	maxMapHint = 2
+	defer func() { maxMapHint = old }()
 	got, err := ReadSnapshotFile(p, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -104,11 +104,10 @@
 // once, in the shape a client reads (Node, which zkread uses as its own):
 // nodes are allocated in blocks in creation order, paths and snapshot
 // data are read into large arenas (data slices have capacity = length),
-// the path map and the origins map are re-made four times larger each
-// time they fill, up to what the snapshot's size allows (sized from the
-// nodes read, never from the size alone: a sparse file claims gigabytes
-// it does not hold), and the origins map is filled on a second goroutine
-// while nodes decode.
+// the path map and the origins map are sized from the snapshot's size up
+// to 65,536 entries and grow beyond that as nodes are read (never sized
+// from the size alone: a sparse file claims gigabytes it does not hold),
+// and the origins map is filled on a second goroutine while nodes decode.
 // While building, each node keeps a link to its parent and ZooKeeper's
 // stored cversion; children lists are derived at the end in one pass over
 // the blocks (one backing array, sorted only where the file's order was

@@ -353,9 +353,10 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer, hint int) (*Snapshot, e
 		return nil, at(4, "version", fmt.Errorf("%w: unsupported snapshot version %d", ErrCorrupt, v))
 	}
 	s.i64("dbid")
-	nodes := mapSizer{have: min(hint, firstMapHint), hint: hint}
-	origins := nodes
-	t := newDataTree(nodes.have)
+	// Presized up to maxMapHint only: the hint is what the file claims,
+	// and past that the maps grow as nodes are read (a sparse file claims
+	// gigabytes it does not hold).
+	t := newDataTree(min(hint, maxMapHint))
 	t.SnapshotZxid, _ = ZxidFromName(name)
 	ns := s.count("session count")
 	if ns > maxSessions {
@@ -385,7 +386,7 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer, hint int) (*Snapshot, e
 	var stack []*entry
 	var stackPaths []string
 	roots := 0
-	og := newOriginFiller(t.Origins, name, origins)
+	og := newOriginFiller(t.Origins, name)
 	defer og.wait()
 	for s.err == nil {
 		start := s.off
@@ -451,10 +452,8 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer, hint int) (*Snapshot, e
 		}
 		og.add(p, start)
 		stack, stackPaths = append(stack, e), append(stackPaths, p)
-		t.Nodes = growMap(&nodes, t.Nodes)
 	}
 	og.wait()
-	t.Origins = og.m
 	if s.err != nil {
 		return nil, s.error()
 	}
@@ -513,8 +512,7 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer, hint int) (*Snapshot, e
 // was a fifth of the read, and nothing reads the map before the snapshot
 // ends.
 type originFiller struct {
-	m     map[string]Origin // the filler's until wait returns
-	size  mapSizer
+	m     map[string]Origin
 	file  string
 	batch originBatch
 	ch    chan originBatch
@@ -528,44 +526,26 @@ type originBatch struct {
 
 const originBatchLen = 4096
 
-func newOriginFiller(m map[string]Origin, file string, size mapSizer) *originFiller {
-	o := &originFiller{m: m, size: size, file: file, ch: make(chan originBatch, 4), done: make(chan struct{})}
+func newOriginFiller(m map[string]Origin, file string) *originFiller {
+	o := &originFiller{m: m, file: file, ch: make(chan originBatch, 4), done: make(chan struct{})}
 	go func() {
 		defer close(o.done)
 		for b := range o.ch {
 			for i, p := range b.paths {
 				o.m[p] = Origin{File: o.file, Offset: b.offs[i]}
-				o.m = growMap(&o.size, o.m)
 			}
 		}
 	}()
 	return o
 }
 
-// firstMapHint is the size a snapshot's maps start at (a var for the
-// tests, whose snapshots are smaller).
-var firstMapHint = 1 << 12
-
-// mapSizer sizes a map from what has been read rather than from what the
-// file claims: each time the map holds have entries it is re-made with
-// room for four times as many, up to hint (the file's claim). The maps
-// stay within four times the nodes read (each at least nodeFixedLen
-// bytes of the file), and the re-making costs a third of an insert per
-// node, less than growing them entry by entry.
-type mapSizer struct{ have, hint int }
-
-// growMap returns m, or a copy with more room once m is full.
-func growMap[V any](z *mapSizer, m map[string]V) map[string]V {
-	if len(m) < z.have || z.have >= z.hint {
-		return m
-	}
-	z.have = min(z.hint, 4*z.have)
-	out := make(map[string]V, z.have)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
+// maxMapHint bounds how many entries a snapshot's maps are made with
+// before any node is read (a var for the tests, whose snapshots are
+// smaller). Up to it, a snapshot's maps are sized from its file at once;
+// beyond it they grow as Go maps do, which costs no more than re-making
+// them in larger steps would (measured on 300,000 paths: 178 ms against
+// 215 ms), and is all a 2 GiB claim can reserve.
+var maxMapHint = 1 << 16
 
 func (o *originFiller) add(path string, off int64) {
 	if o.batch.paths == nil {
