@@ -1,0 +1,47 @@
+// Package kafkaread reads a running Kafka cluster through its admin API
+// into kmeta's model: the kafka:// source. It is a reader, a sibling of
+// metalog and zkread, and speaks Kafka's protocol through franz-go (kgo,
+// kadm, kmsg) and its SASL packages.
+//
+// # Connecting
+//
+// A Config names the bootstrap addresses (kafka://h1:9092,h2:9092) and
+// carries Kafka's own client settings file (client.properties, the
+// --command-config of Kafka's tools), parsed with metalog's one
+// java.util.Properties parser. Understood settings:
+//
+//	security.protocol      PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL
+//	sasl.mechanism         PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
+//	sasl.jaas.config       PlainLoginModule / ScramLoginModule with
+//	                       username="..." password="..."
+//	ssl.truststore.*       type PEM, PKCS12 or JKS; location, password,
+//	                       or PEM text in ssl.truststore.certificates
+//	ssl.keystore.*         the same, with ssl.key.password; PEM text in
+//	                       ssl.keystore.certificate.chain and ssl.keystore.key
+//	ssl.endpoint.identification.algorithm   "" turns host name checks off
+//
+// Kerberos (GSSAPI) and OAUTHBEARER are Kafka mechanisms kmeta does not
+// speak; they are refused by name (ErrUnsupported), never attempted.
+//
+// Dial proves the connection with one ApiVersions round trip to a
+// bootstrap address before anything else is asked, so that the failures
+// an operator meets first are named as such, each with the address:
+// nothing listening (ErrRefused, at once), nobody answering
+// (ErrUnreachable, after the timeout), a TLS handshake that fails
+// (ErrTLS, with the certificate problem), a SASL authentication that fails
+// (ErrAuth), a ZooKeeper-mode broker (ErrZooKeeperMode: it lists the
+// ZooKeeper-only inter-broker APIs such as LeaderAndIsr, which no KRaft
+// node lists), and an API kmeta needs that the node does not have
+// (ErrMissingAPI, naming the API and the first release that has it).
+//
+// With Config.Controllers (--bootstrap-controller, KIP-919) the addresses
+// are controllers: they answer no Metadata request, so every request goes
+// straight to a bootstrap address rather than through franz-go's
+// metadata-driven routing.
+//
+// # Reading only
+//
+// Everything in this package reads, except writes.go: the one file of the
+// product that sends a request which changes a cluster (UpdateFeatures).
+// A test of the house keeps every other request out of the product.
+package kafkaread
