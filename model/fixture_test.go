@@ -51,6 +51,7 @@ func fullImage() *Image {
 	}
 	img.DelegationTokens["tok"] = &DelegationToken{TokenID: "tok", Owner: "User:alice", Requester: "User:bob",
 		Renewers: []string{"User:carol"}, IssueTimestamp: 1, MaxTimestamp: 2, ExpirationTimestamp: 3}
+	img.NotReported = []Field{FieldBrokerEpoch}
 	img.ProducerIDs = &ProducerIDs{NextProducerID: 5000, BrokerID: 1, BrokerEpoch: -1}
 	img.Migration = &Migration{HasState: true, State: MigrationMigration, HasZNode: true, KRaftControllerID: 3000,
 		KRaftControllerEpoch: 2, KRaftMetadataOffset: 100, KRaftMetadataEpoch: 3, ZNodeVersion: 4}

@@ -41,6 +41,12 @@ type Image struct {
 	// the order they were met; IsPartial tells consumers whether the view
 	// may lack content its source held.
 	Warnings []Finding `json:"-"`
+
+	// NotReported lists the fields the source cannot report (a live
+	// cluster's admin API has no partition epochs, for one): their zero
+	// values in this image are not values. Sorted; nil for a source that
+	// reports everything the model holds.
+	NotReported []Field `json:"notReported,omitempty"`
 }
 
 // NewImage returns an empty image with every map allocated.

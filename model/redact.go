@@ -364,6 +364,7 @@ func (img *Image) Clone() *Image {
 		ZK:               cloneZK(img.ZK),
 		Provenance:       img.Provenance,
 		Warnings:         CloneFindings(img.Warnings),
+		NotReported:      slices.Clone(img.NotReported),
 	}
 	if img.Configs != nil {
 		out.Configs = make(map[ConfigResource]map[string]string, len(img.Configs))

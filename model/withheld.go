@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // A view may hold a secret's stand-in instead of the secret: a redacted
 // dump holds RedactedValue and SCRAM fingerprints (the secret was there
 // and was hidden), and a live cluster's admin API never returns sensitive
@@ -37,4 +39,61 @@ func ConfigWithheld(t ConfigResourceType, key, value string) bool {
 // mechanism and iterations only) has neither.
 func (c *ScramCredential) Withheld() bool {
 	return len(c.Salt) == 0 || len(c.StoredKey) == 0 || len(c.ServerKey) == 0
+}
+
+// Field names a field of the model that some source cannot report. A live
+// cluster's admin API answers what clients need, not what the metadata
+// log holds: it has no broker epochs or incarnation ids, no partition
+// epochs or replica directories, no producer-id block, no migration state.
+// Such a view lists these fields in Image.NotReported, so that a reader
+// of the view (verify, diff, a printer) says "not reported" rather than
+// take a zero for a value.
+type Field string
+
+// The fields a source may be unable to report. Their names are the
+// model's JSON paths, as printed.
+const (
+	FieldBrokerEpoch                Field = "brokers.epoch"
+	FieldBrokerIncarnationID        Field = "brokers.incarnationId"
+	FieldBrokerFeatures             Field = "brokers.features"
+	FieldBrokerLogDirs              Field = "brokers.logDirs"
+	FieldBrokerControlledShutdown   Field = "brokers.inControlledShutdown"
+	FieldBrokerMigrating            Field = "brokers.isMigratingZkBroker"
+	FieldControllers                Field = "controllers"
+	FieldControllerIncarnationID    Field = "controllers.incarnationId"
+	FieldControllerFeatures         Field = "controllers.features"
+	FieldControllerZkMigrationReady Field = "controllers.zkMigrationReady"
+	FieldPartitionEpoch             Field = "partitions.partitionEpoch"
+	FieldPartitionELR               Field = "partitions.elr"
+	FieldPartitionLeaderRecovery    Field = "partitions.leaderRecoveryState"
+	FieldPartitionDirectories       Field = "partitions.directories"
+	FieldPartitionReassignment      Field = "partitions.addingRemovingReplicas"
+	FieldSensitiveConfigs           Field = "configs.sensitiveValues"
+	FieldSCRAMSecrets               Field = "scram.saltAndKeys"
+	FieldDelegationTokens           Field = "delegationTokens"
+	FieldProducerIDs                Field = "producerIds"
+	FieldMigration                  Field = "migration"
+	FieldQuorum                     Field = "quorum"
+)
+
+// Reports says whether the view holds field f (it is not listed in
+// NotReported).
+func (img *Image) Reports(f Field) bool {
+	for _, n := range img.NotReported {
+		if n == f {
+			return false
+		}
+	}
+	return true
+}
+
+// MarkNotReported adds fields to NotReported, once each, keeping the list
+// sorted so that output is deterministic.
+func (img *Image) MarkNotReported(fs ...Field) {
+	for _, f := range fs {
+		if img.Reports(f) {
+			img.NotReported = append(img.NotReported, f)
+		}
+	}
+	slices.Sort(img.NotReported)
 }
