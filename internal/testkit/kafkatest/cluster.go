@@ -55,6 +55,9 @@ type Node struct {
 	PlainPort      int               // PLAINTEXT listener; 0 on controllers
 	SASLPort       int               // SASL_PLAINTEXT listener; 0 unless SASL
 	ControllerPort int               // CONTROLLER listener; 0 on brokers
+	// JVM are extra JVM options for the server (e.g. a larger -Xmx: the
+	// last -Xmx on a java command line wins).
+	JVM []string
 
 	proc *process
 }
@@ -307,7 +310,7 @@ func (c *Cluster) startNodes(timeout time.Duration, ids ...int) error {
 			f.Close()
 		}
 		start, _ := os.Stat(n.LogPath())
-		p, err := c.Dist.startServer(fmt.Sprintf("node %d", id), n.Dir, n.LogPath(), nil, c.Dist.Tools.Kafka, n.Config)
+		p, err := c.Dist.startServer(fmt.Sprintf("node %d", id), n.Dir, n.LogPath(), n.JVM, c.Dist.Tools.Kafka, n.Config)
 		if err != nil {
 			return err
 		}

@@ -63,6 +63,9 @@ type KRaftOptions struct {
 	// BrokerProps to brokers; later maps win.
 	Props, ControllerProps, BrokerProps map[string]string
 
+	// JVM are extra JVM options for every node (Node.JVM).
+	JVM []string
+
 	// StartTimeout bounds the start of the whole cluster (default 3 min).
 	StartTimeout time.Duration
 }
@@ -114,6 +117,7 @@ func StartKRaft(t testing.TB, d *Distribution, opts KRaftOptions) *Cluster {
 	var nodes []*Node
 	for i, s := range specs {
 		n := c.AddNode(s.id, s.roles, nil)
+		n.JVM = slicesClone(opts.JVM)
 		if n.IsController() {
 			n.ControllerPort = ports[3*i]
 		}

@@ -35,6 +35,7 @@ type Tools struct {
 	Features       string // kafka-features.sh
 	Topics         string // kafka-topics.sh
 	Configs        string // kafka-configs.sh
+	Acls           string // kafka-acls.sh
 	MetadataQuorum string // kafka-metadata-quorum.sh
 	// MetadataShell is kafka-metadata-shell.sh. It is empty when the release
 	// has no kafka-shell artifact on Maven Central (4.4.0 has none).
@@ -74,6 +75,7 @@ var releases = map[string]release{
 			Features:       "org.apache.kafka.tools.FeatureCommand",
 			Topics:         "org.apache.kafka.tools.TopicCommand",
 			Configs:        "org.apache.kafka.tools.ConfigCommand",
+			Acls:           "org.apache.kafka.tools.AclCommand",
 			MetadataQuorum: "org.apache.kafka.tools.MetadataQuorumCommand",
 		},
 		deps: []mavenDep{
@@ -93,6 +95,7 @@ var releases = map[string]release{
 			Features:       "org.apache.kafka.tools.FeatureCommand",
 			Topics:         "org.apache.kafka.tools.TopicCommand",
 			Configs:        "kafka.admin.ConfigCommand",
+			Acls:           "kafka.admin.AclCommand",
 			MetadataQuorum: "org.apache.kafka.tools.MetadataQuorumCommand",
 			MetadataShell:  "org.apache.kafka.shell.MetadataShell",
 			ZooKeeper:      "org.apache.zookeeper.server.ZooKeeperServerMain",
