@@ -103,7 +103,10 @@ func Judge(st *model.QuorumStatus, opts Options) Assessment {
 		vs := VoterState{ID: v.ID, CaughtUp: Unknown, Down: Unknown, RestartSafe: Unknown, CaughtUpWithout: -1}
 		switch {
 		case leader != nil && v.ID == leader.ID:
-			vs.CaughtUp, vs.Down = Yes, No
+			vs.CaughtUp = Yes
+			if fetches {
+				vs.Down = No // it answered; a log dir's leader may be gone
+			}
 		default:
 			if times {
 				vs.CaughtUp = No
