@@ -42,6 +42,9 @@ func FromLogDirs(dirs []*metalog.LogDir) (*model.QuorumStatus, []model.Finding, 
 		if mp == nil || mp.NodeID < 0 {
 			return nil, nil, fmt.Errorf("%s: no meta.properties with a node.id: give each controller's metadata log dir (the dir holding meta.properties and %s/)", d.Path, metalog.MetadataPartitionDir)
 		}
+		if first := dirs[0].MetaProperties; first != nil && mp.ClusterID != first.ClusterID {
+			return nil, nil, fmt.Errorf("%s belongs to cluster %s and %s to cluster %s: give the log dirs of one cluster's controllers", dirs[0].Path, first.ClusterID, d.Path, mp.ClusterID)
+		}
 		if prev, ok := seen[mp.NodeID]; ok {
 			return nil, nil, fmt.Errorf("%s and %s are both node %d's: give one metadata log dir per controller", prev, d.Path, mp.NodeID)
 		}
@@ -54,11 +57,6 @@ func FromLogDirs(dirs []*metalog.LogDir) (*model.QuorumStatus, []model.Finding, 
 		copies = append(copies, copyOf{dir: d, img: r.Image, end: r.EndOffset, node: mp.NodeID})
 	}
 	cluster := copies[0].dir.MetaProperties.ClusterID
-	for _, c := range copies[1:] {
-		if id := c.dir.MetaProperties.ClusterID; id != cluster {
-			return nil, nil, fmt.Errorf("%s belongs to cluster %s and %s to cluster %s: give the log dirs of one cluster's controllers", copies[0].dir.Path, cluster, c.dir.Path, id)
-		}
-	}
 	epochOf := func(img *model.Image) int32 {
 		if img.Quorum == nil {
 			return -1
