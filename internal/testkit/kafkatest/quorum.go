@@ -27,6 +27,11 @@ type QuorumStatus struct {
 	// KRaftVersion is kraft.version's FinalizedVersionLevel (-1 when the
 	// tool did not print it).
 	KRaftVersion int
+	// StatusFields are the --status lines as printed, key to value
+	// (ClusterId, LeaderId, ..., CurrentObservers).
+	StatusFields map[string]string
+	// Rows are the --replication table's rows, in the tool's order.
+	Rows []ReplicationRow
 	// Raw is the tools' output, for logs.
 	Raw string
 }
@@ -67,6 +72,10 @@ func (c *Cluster) DescribeQuorum(ctx context.Context) (*QuorumStatus, error) {
 	}
 	s := &QuorumStatus{Replication: map[int]string{}, KRaftVersion: -1,
 		Raw: string(status) + "\n" + string(repl) + "\n" + string(feats)}
+	s.StatusFields = ParseStatusLines(string(status))
+	if s.Rows, err = ParseReplication(string(repl)); err != nil {
+		return nil, err
+	}
 	for _, l := range strings.Split(string(status), "\n") {
 		k, v, ok := strings.Cut(l, ":")
 		if !ok {
@@ -139,4 +148,75 @@ func (c *Cluster) WaitQuorum(ctx context.Context, timeout time.Duration, ids ...
 		}
 		time.Sleep(2 * time.Second)
 	}
+}
+
+// ReplicationRow is one row of kafka-metadata-quorum describe
+// --replication: Cells by column header as printed, and the numbers.
+type ReplicationRow struct {
+	Cells                                                        map[string]string
+	NodeID                                                       int
+	LogEndOffset, Lag, LastFetchTimestamp, LastCaughtUpTimestamp int64
+}
+
+// ReplicationColumns are --replication's columns.
+var ReplicationColumns = []string{"NodeId", "DirectoryId", "LogEndOffset", "Lag", "LastFetchTimestamp", "LastCaughtUpTimestamp", "Status"}
+
+// ParseStatusLines reads describe --status's "Key: value" lines (any
+// other line, one without a known key, is skipped), so that another
+// tool's text in the same form can be read the same way.
+func ParseStatusLines(text string) map[string]string {
+	known := map[string]bool{"ClusterId": true, "LeaderId": true, "LeaderEpoch": true, "HighWatermark": true,
+		"MaxFollowerLag": true, "MaxFollowerLagTimeMs": true, "CurrentVoters": true, "CurrentObservers": true}
+	out := map[string]string{}
+	for _, l := range strings.Split(text, "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if ok && known[k] {
+			out[k] = strings.TrimSpace(v)
+		}
+	}
+	return out
+}
+
+// ParseReplication reads describe --replication's table by its header
+// (columns split on white space; extra columns are kept in Cells), so
+// that another tool's table in the same form can be read the same way.
+func ParseReplication(text string) ([]ReplicationRow, error) {
+	var header []string
+	var rows []ReplicationRow
+	for _, l := range strings.Split(text, "\n") {
+		f := strings.Fields(l)
+		if len(f) > 0 && f[0] == "NodeId" {
+			header = f
+			continue
+		}
+		if header == nil || len(f) != len(header) {
+			continue
+		}
+		if _, err := strconv.Atoi(f[0]); err != nil {
+			continue
+		}
+		r := ReplicationRow{Cells: map[string]string{}}
+		for i, h := range header {
+			r.Cells[h] = f[i]
+		}
+		var err error
+		num := func(k string) int64 {
+			n, perr := strconv.ParseInt(r.Cells[k], 10, 64)
+			if perr != nil && err == nil {
+				err = fmt.Errorf("kafkatest: --replication column %s: %q in %q", k, r.Cells[k], l)
+			}
+			return n
+		}
+		r.NodeID = int(num("NodeId"))
+		r.LogEndOffset, r.Lag = num("LogEndOffset"), num("Lag")
+		r.LastFetchTimestamp, r.LastCaughtUpTimestamp = num("LastFetchTimestamp"), num("LastCaughtUpTimestamp")
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r)
+	}
+	if header == nil {
+		return nil, fmt.Errorf("kafkatest: no --replication header in %q", text)
+	}
+	return rows, nil
 }

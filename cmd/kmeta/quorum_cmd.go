@@ -1,0 +1,145 @@
+package main
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kmeta/kmeta/internal/printer"
+	"github.com/kmeta/kmeta/internal/report"
+	"github.com/kmeta/kmeta/kafkaread"
+	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/quorum"
+)
+
+func init() { register(quorumCommand) }
+
+func quorumCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "quorum",
+		Usage:       "the KRaft controller quorum: leader, voters, lag, and whether a controller can be restarted now",
+		Subcommands: []*cli.Command{quorumDescribeCommand()},
+	}
+}
+
+func quorumDescribeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "describe",
+		Usage:     "describe the quorum as kafka-metadata-quorum describe --status and --replication do, with findings",
+		ArgsUsage: "kafka://HOST:PORT[,HOST:PORT] | [--bootstrap-controller HOST:PORT,...] | DIR...",
+		Description: "A live cluster (its leader's DescribeQuorum, and DescribeCluster for the id), through brokers\n" +
+			"(kafka://HOST:PORT) or controllers (--bootstrap-controller HOST:PORT), or the metadata log dirs of\n" +
+			"one or more controllers (kraft:DIR or DIR, one per controller), which hold the voters, the leader and\n" +
+			"kraft.version but no fetch times, high watermark or observers (printed as not-reported).\n" +
+			"Text prints the lines of kafka-metadata-quorum describe --status, then the --replication table with\n" +
+			"a RestartSafe column, then the findings. A voter is caught up when the leader's last caught-up time\n" +
+			"minus its own is under --controller-quorum-fetch-timeout-ms, and down when it has not fetched for\n" +
+			"longer; restarting a controller is safe when the voters caught up without it are a majority.\n" +
+			"Exit 0 when nothing is wrong, 1 on a finding at warning or above (a down or lagging voter, a\n" +
+			"restart that would lose the majority, an even or single-voter quorum, a directory id mismatch),\n" +
+			"2 when the quorum could not be read.",
+		Flags: append(quorumLiveFlags(),
+			&cli.Int64Flag{Name: "controller-quorum-fetch-timeout-ms", Value: quorum.DefaultFetchTimeoutMs,
+				Usage: "the controllers' controller.quorum.fetch.timeout.ms, in `MS`: when a voter counts as down, and as caught up"},
+		),
+		Action: func(c *cli.Context) error {
+			timeout := c.Int64("controller-quorum-fetch-timeout-ms")
+			if timeout <= 0 {
+				return usageErrorf(c, "--controller-quorum-fetch-timeout-ms %d: want a positive number of milliseconds", timeout)
+			}
+			st, warnings, err := quorumStatus(c)
+			if err != nil {
+				return err
+			}
+			printWarnings(c, warnings)
+			a := quorum.Judge(st, quorum.Options{FetchTimeoutMs: timeout})
+			if err := emit(c, report.Quorum(st, a)); err != nil {
+				return err
+			}
+			if slices.ContainsFunc(warnings, model.Partial) {
+				return findingsf("%s: the result rests on damaged or partial input (see the warnings above)", printer.Clean(st.Source))
+			}
+			return nil
+		},
+	}
+}
+
+// quorumStatus reads the status the arguments name: a live cluster, or
+// controllers' metadata log dirs.
+func quorumStatus(c *cli.Context) (*model.QuorumStatus, []model.Finding, error) {
+	cfg, live, err := quorumLiveConfig(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	if live {
+		cl, err := kafkaread.Dial(c.Context, cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer cl.Close()
+		st, err := cl.QuorumStatus(c.Context)
+		if err != nil {
+			return nil, nil, err
+		}
+		st.Source = quorumSourceName(cfg)
+		return st, nil, nil
+	}
+	args := c.Args().Slice()
+	if len(args) == 0 {
+		return nil, nil, usageErrorf(c, "missing SOURCE: kafka://HOST:PORT, --bootstrap-controller HOST:PORT, or controllers' metadata log dirs")
+	}
+	var dirs []*metalog.LogDir
+	var names []string
+	for _, a := range args {
+		spec, err := kraftSpec(c, a)
+		if err != nil {
+			return nil, nil, err
+		}
+		dirs = append(dirs, spec.Dir)
+		names = append(names, spec.String())
+	}
+	st, warnings, err := quorum.FromLogDirs(dirs)
+	if err != nil {
+		return nil, nil, err
+	}
+	st.Source = strings.Join(names, ",")
+	return st, warnings, nil
+}
+
+func quorumSourceName(cfg kafkaread.Config) string {
+	if cfg.Controllers {
+		return "--bootstrap-controller " + strings.Join(cfg.Bootstrap, ",")
+	}
+	return "kafka://" + strings.Join(cfg.Bootstrap, ",")
+}
+
+// wiring: replaced by the source flags at merge
+func quorumLiveFlags() []cli.Flag {
+	return []cli.Flag{&cli.StringFlag{Name: "bootstrap-controller", Usage: "the controllers to ask, `HOST:PORT,...` (KIP-919), as kafka-metadata-quorum takes them"}}
+}
+
+// wiring: replaced by the source flags at merge
+//
+// quorumLiveConfig turns kafka://HOST:PORT,... or --bootstrap-controller
+// HOST:PORT,... into the live reader's settings; live is false for log
+// dirs.
+func quorumLiveConfig(c *cli.Context) (kafkaread.Config, bool, error) {
+	args := c.Args().Slice()
+	if bc := c.String("bootstrap-controller"); bc != "" {
+		if len(args) > 0 {
+			return kafkaread.Config{}, false, usageErrorf(c, "--bootstrap-controller names the cluster: give no SOURCE with it (got %s)", printer.Clean(args[0]))
+		}
+		return kafkaread.Config{Bootstrap: strings.Split(bc, ","), Controllers: true}, true, nil
+	}
+	if len(args) == 1 {
+		if hosts, ok := strings.CutPrefix(args[0], "kafka://"); ok {
+			if hosts == "" {
+				return kafkaread.Config{}, false, usageErrorf(c, "kafka:// needs HOST:PORT")
+			}
+			return kafkaread.Config{Bootstrap: strings.Split(strings.TrimSuffix(hosts, "/"), ",")}, true, nil
+		}
+	}
+	return kafkaread.Config{}, false, nil
+}

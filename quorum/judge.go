@@ -1,0 +1,200 @@
+package quorum
+
+import (
+	"fmt"
+
+	"github.com/kmeta/kmeta/model"
+)
+
+// DefaultFetchTimeoutMs is controller.quorum.fetch.timeout.ms's default.
+const DefaultFetchTimeoutMs = 2000
+
+// The codes of Judge's findings (class "quorum").
+const (
+	CodeNoLeader            = "quorum-no-leader"
+	CodeNoVoters            = "quorum-no-voters"
+	CodeSingleVoter         = "quorum-single-voter"
+	CodeEvenVoters          = "quorum-even-voters"
+	CodeVoterDown           = "voter-down"
+	CodeVoterLagging        = "voter-lagging"
+	CodeRestartUnsafe       = "restart-loses-majority"
+	CodeCanBeDynamic        = "static-quorum-can-be-dynamic"
+	CodeDirectoryIDMismatch = "voter-directory-id-mismatch"
+)
+
+// Class is the class of Judge's findings.
+const Class = "quorum"
+
+// Answer is yes, no, or unknown (the source cannot tell).
+type Answer string
+
+// The answers.
+const (
+	Yes     Answer = "yes"
+	No      Answer = "no"
+	Unknown Answer = "unknown"
+)
+
+// Options tune Judge.
+type Options struct {
+	// FetchTimeoutMs is controller.quorum.fetch.timeout.ms (0: the
+	// default, 2000): a voter that has not fetched for longer is down, and
+	// one whose last caught-up time is that far behind the leader's is
+	// not caught up.
+	FetchTimeoutMs int64
+}
+
+// VoterState is Judge's view of one voter.
+type VoterState struct {
+	ID int32 `json:"id"`
+	// CaughtUp: the leader's last caught-up time minus this voter's is
+	// under the fetch timeout (the leader always is).
+	CaughtUp Answer `json:"caughtUp"`
+	// Down: no fetch within the fetch timeout (never the leader).
+	Down Answer `json:"down"`
+	// RestartSafe: restarting it now keeps a caught-up majority of the
+	// voters without it; CaughtUpWithout counts those voters (-1 when
+	// unknown) against Majority.
+	RestartSafe     Answer `json:"restartSafe"`
+	CaughtUpWithout int    `json:"caughtUpWithout"`
+}
+
+// Assessment is Judge's answer.
+type Assessment struct {
+	FetchTimeoutMs int64 `json:"fetchTimeoutMs"`
+	// Majority is how many voters make a majority.
+	Majority int             `json:"majority"`
+	Voters   []VoterState    `json:"voters"`
+	Findings []model.Finding `json:"findings"`
+}
+
+// Judge assesses a quorum status: the voters' health, whether each
+// controller can be restarted now, and what to fix. It is pure: the
+// status's own times (the leader's clock) stand for "now".
+func Judge(st *model.QuorumStatus, opts Options) Assessment {
+	to := opts.FetchTimeoutMs
+	if to <= 0 {
+		to = DefaultFetchTimeoutMs
+	}
+	n := len(st.Voters)
+	a := Assessment{FetchTimeoutMs: to, Majority: n/2 + 1, Voters: []VoterState{}, Findings: []model.Finding{}}
+	add := func(sev model.Severity, code, entity, fix, format string, args ...any) {
+		a.Findings = append(a.Findings, model.Finding{Code: code, Severity: sev, Class: Class, Entity: entity,
+			Message: fmt.Sprintf(format, args...), Fix: fix})
+	}
+	switch {
+	case n == 0:
+		add(model.SevError, CodeNoVoters, "quorum", "", "the source names no voters")
+	case n == 1:
+		add(model.SevWarning, CodeSingleVoter, "quorum", "add controllers until there are three (kafka-metadata-quorum add-controller on a dynamic quorum)",
+			"a single voter: losing controller %d stops the cluster's metadata", st.Voters[0].ID)
+	case n%2 == 0:
+		add(model.SevWarning, CodeEvenVoters, "quorum", fmt.Sprintf("run %d or %d voters", n-1, n+1),
+			"%d voters tolerate %d failed, as %d voters do: the extra voter adds a failure mode and no tolerance", n, (n-1)/2, n-1)
+	}
+	leader := st.Leader()
+	if n > 0 && leader == nil {
+		add(model.SevError, CodeNoLeader, "quorum", "", "no leader (leader id %d, epoch %d): the quorum is electing one or has lost its majority", st.LeaderID, st.LeaderEpoch)
+	}
+	times := leader != nil && st.Reports(model.QuorumFieldLastCaughtUp) && leader.LastCaughtUpTimestamp >= 0
+	fetches := leader != nil && st.Reports(model.QuorumFieldLastFetch) && leader.LastFetchTimestamp >= 0
+	caught := make([]Answer, n)
+	for i, v := range st.Voters {
+		vs := VoterState{ID: v.ID, CaughtUp: Unknown, Down: Unknown, RestartSafe: Unknown, CaughtUpWithout: -1}
+		switch {
+		case leader != nil && v.ID == leader.ID:
+			vs.CaughtUp = Yes
+			if fetches {
+				vs.Down = No // it answered; a log dir's leader may be gone
+			}
+		default:
+			if times {
+				vs.CaughtUp = No
+				if v.LastCaughtUpTimestamp >= 0 && leader.LastCaughtUpTimestamp-v.LastCaughtUpTimestamp < to {
+					vs.CaughtUp = Yes
+				}
+			}
+			if fetches {
+				vs.Down = No
+				if v.LastFetchTimestamp < 0 || leader.LastFetchTimestamp-v.LastFetchTimestamp > to {
+					vs.Down = Yes
+				}
+			}
+		}
+		caught[i] = vs.CaughtUp
+		a.Voters = append(a.Voters, vs)
+	}
+	for i := range a.Voters {
+		vs := &a.Voters[i]
+		if leader == nil || !times {
+			continue
+		}
+		cnt := 0
+		for j, c := range caught {
+			if j != i && c == Yes {
+				cnt++
+			}
+		}
+		vs.CaughtUpWithout = cnt
+		vs.RestartSafe = No
+		if cnt >= a.Majority {
+			vs.RestartSafe = Yes
+		}
+	}
+	for i, v := range st.Voters {
+		vs := a.Voters[i]
+		entity := fmt.Sprintf("controller %d", v.ID)
+		if vs.Down == Yes {
+			last := "has never fetched"
+			if v.LastFetchTimestamp >= 0 {
+				last = fmt.Sprintf("last fetched %d ms before the leader's clock", leader.LastFetchTimestamp-v.LastFetchTimestamp)
+			}
+			add(model.SevWarning, CodeVoterDown, entity, "start it, or look at its server.log",
+				"voter %d is down: it %s (controller.quorum.fetch.timeout.ms is %d)", v.ID, last, to)
+		}
+		if vs.CaughtUp == No && vs.Down != Yes {
+			add(model.SevWarning, CodeVoterLagging, entity, "",
+				"voter %d is not caught up: %d records behind the leader, last caught up %s", v.ID, lag(leader, v), since(leader, v))
+		}
+		if !times && leader != nil && v.ID != leader.ID && leader.LogEndOffset >= 0 && v.LogEndOffset >= 0 && v.LogEndOffset < leader.LogEndOffset {
+			// A log dir tells offsets but no times: copies taken at
+			// different moments differ too, so this is a note.
+			add(model.SevInfo, CodeVoterLagging, entity, "",
+				"voter %d's log ends %d records before the leader's", v.ID, leader.LogEndOffset-v.LogEndOffset)
+		}
+		if vs.RestartSafe == No {
+			add(model.SevWarning, CodeRestartUnsafe, entity, "wait until the other voters are caught up",
+				"restarting controller %d now leaves %d caught-up voters, under the majority of %d: the metadata quorum would stop", v.ID, vs.CaughtUpWithout, a.Majority)
+		}
+		if st.KRaftVersion >= 1 && v.HasMetaDirectoryID && v.MetaDirectoryID != v.DirectoryID {
+			add(model.SevError, CodeDirectoryIDMismatch, entity, "do not restart it with this dir: remove the voter (kafka-metadata-quorum remove-controller) and add it back with its current dir (add-controller)",
+				"voter %d's directory id in the voter set is %s, but its meta.properties (%s) says %s: Kafka will not count it as that voter", v.ID, v.DirectoryID, v.LogDir, v.MetaDirectoryID)
+		}
+	}
+	if st.KRaftVersion == 0 && st.KRaftVersionSupported >= 1 {
+		add(model.SevInfo, CodeCanBeDynamic, "quorum",
+			"kafka-features upgrade --feature kraft.version=1, then roll the configs to controller.quorum.bootstrap.servers",
+			"a static quorum (kraft.version 0) whose controllers support kraft.version %d: it can become dynamic (KIP-853, Kafka 4.1+), so that controllers can be added and removed online", st.KRaftVersionSupported)
+	}
+	model.SortFindings(a.Findings)
+	return a
+}
+
+// lag is Kafka's Lag column: the leader's log end offset minus the
+// voter's (-1 when unknown, as Kafka computes it).
+func lag(leader *model.QuorumReplica, v model.QuorumReplica) int64 {
+	return leader.LogEndOffset - v.LogEndOffset
+}
+
+func since(leader *model.QuorumReplica, v model.QuorumReplica) string {
+	if v.LastCaughtUpTimestamp < 0 {
+		return "never"
+	}
+	return fmt.Sprintf("%d ms before the leader", leader.LastCaughtUpTimestamp-v.LastCaughtUpTimestamp)
+}
+
+// Failing says whether the assessment calls for exit 1: a finding at
+// warning or above.
+func (a Assessment) Failing() bool {
+	return model.CountSeverity(a.Findings, model.SevError)+model.CountSeverity(a.Findings, model.SevWarning) > 0
+}

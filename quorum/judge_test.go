@@ -1,0 +1,151 @@
+package quorum
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kmeta/kmeta/model"
+)
+
+const now = 1_700_000_000_000
+
+// live builds a live leader's answer: voter 1 leads; each other voter
+// fetched and caught up ago ms before the leader's clock.
+func live(kraft, supported int16, ago map[int32]int64, ids ...int32) *model.QuorumStatus {
+	st := &model.QuorumStatus{ClusterID: "c", LeaderID: ids[0], LeaderEpoch: 3, HighWatermark: 100, KRaftVersion: kraft, KRaftVersionSupported: supported}
+	for _, id := range ids {
+		a := ago[id]
+		st.Voters = append(st.Voters, model.QuorumReplica{ID: id, LogEndOffset: 100 - a/100, LastFetchTimestamp: now - a, LastCaughtUpTimestamp: now - a})
+	}
+	return st
+}
+
+func codes(a Assessment) []string {
+	var out []string
+	for _, f := range a.Findings {
+		out = append(out, string(f.Severity)+" "+f.Code+" "+f.Entity)
+	}
+	return out
+}
+
+func restart(a Assessment) string {
+	var b strings.Builder
+	for _, v := range a.Voters {
+		b.WriteString(string(v.RestartSafe[0]))
+	}
+	return b.String()
+}
+
+func TestJudgeHealthy(t *testing.T) {
+	a := Judge(live(1, 1, map[int32]int64{2: 300, 3: 1999}, 1, 2, 3), Options{})
+	if len(a.Findings) != 0 || a.Failing() {
+		t.Fatalf("findings %q", codes(a))
+	}
+	if restart(a) != "yyy" || a.Majority != 2 || a.Voters[0].CaughtUpWithout != 2 {
+		t.Fatalf("restart %s, %+v", restart(a), a)
+	}
+}
+
+func TestJudgeDownVoter(t *testing.T) {
+	a := Judge(live(1, 1, map[int32]int64{3: 10_000}, 1, 2, 3), Options{})
+	want := []string{"warning restart-loses-majority controller 1", "warning restart-loses-majority controller 2", "warning voter-down controller 3"}
+	if !slices.Equal(codes(a), want) || !a.Failing() {
+		t.Fatalf("findings %q, want %q", codes(a), want)
+	}
+	// Restarting the down voter costs nothing; any other loses the majority.
+	if restart(a) != "nny" || a.Voters[2].Down != Yes || a.Voters[2].CaughtUp != No {
+		t.Fatalf("restart %s, voters %+v", restart(a), a.Voters)
+	}
+	// A longer fetch timeout (the flag) calls it up and caught up.
+	if a := Judge(live(1, 1, map[int32]int64{3: 10_000}, 1, 2, 3), Options{FetchTimeoutMs: 20_000}); len(a.Findings) != 0 {
+		t.Fatalf("with 20 s: %q", codes(a))
+	}
+}
+
+func TestJudgeLagging(t *testing.T) {
+	st := live(1, 1, nil, 1, 2, 3)
+	st.Voters[1].LastCaughtUpTimestamp = now - 5000 // fetching, but behind
+	st.Voters[1].LogEndOffset = 40
+	a := Judge(st, Options{})
+	want := []string{"warning restart-loses-majority controller 1", "warning voter-lagging controller 2", "warning restart-loses-majority controller 3"}
+	if !slices.Equal(codes(a), want) {
+		t.Fatalf("findings %q, want %q", codes(a), want)
+	}
+	if m := a.Findings[1].Message; !strings.Contains(m, "60 records behind") {
+		t.Fatalf("message %q", m)
+	}
+}
+
+func TestJudgeVoterCounts(t *testing.T) {
+	for _, c := range []struct {
+		ids  []int32
+		want string
+	}{
+		{[]int32{1}, "warning quorum-single-voter quorum"},
+		{[]int32{1, 2}, "warning quorum-even-voters quorum"},
+		{[]int32{1, 2, 3, 4}, "warning quorum-even-voters quorum"},
+	} {
+		a := Judge(live(1, 1, nil, c.ids...), Options{})
+		if !slices.Contains(codes(a), c.want) {
+			t.Errorf("%d voters: %q, want %q", len(c.ids), codes(a), c.want)
+		}
+	}
+	// Two voters: restarting either leaves one, under the majority of two.
+	if a := Judge(live(1, 1, nil, 1, 2), Options{}); restart(a) != "nn" {
+		t.Errorf("2 voters restart %s", restart(a))
+	}
+	if a := Judge(&model.QuorumStatus{LeaderID: -1}, Options{}); !slices.Equal(codes(a), []string{"error quorum-no-voters quorum"}) {
+		t.Errorf("no voters: %q", codes(a))
+	}
+	st := live(1, 1, nil, 1, 2, 3)
+	st.LeaderID = -1
+	a := Judge(st, Options{})
+	if !slices.Equal(codes(a), []string{"error quorum-no-leader quorum"}) || restart(a) != "uuu" {
+		t.Errorf("no leader: %q, restart %s", codes(a), restart(a))
+	}
+}
+
+func TestJudgeCanBeDynamic(t *testing.T) {
+	a := Judge(live(0, 1, nil, 1, 2, 3), Options{})
+	if !slices.Equal(codes(a), []string{"info static-quorum-can-be-dynamic quorum"}) || a.Failing() {
+		t.Fatalf("findings %q", codes(a))
+	}
+	// The feature first, then the config roll: in that order.
+	if fix := a.Findings[0].Fix; fix != "kafka-features upgrade --feature kraft.version=1, then roll the configs to controller.quorum.bootstrap.servers" {
+		t.Fatalf("fix %q", fix)
+	}
+	for _, st := range []*model.QuorumStatus{live(0, 0, nil, 1, 2, 3), live(1, 1, nil, 1, 2, 3), live(0, -1, nil, 1, 2, 3)} {
+		if a := Judge(st, Options{}); len(a.Findings) != 0 {
+			t.Errorf("kraft.version %d supported %d: %q", st.KRaftVersion, st.KRaftVersionSupported, codes(a))
+		}
+	}
+}
+
+// A log dir's status: no times, so restart safety is unknown and nothing
+// is called down; offsets say who is behind; a directory id that differs
+// from meta.properties is an error (dynamic quorums only).
+func TestJudgeLogDirs(t *testing.T) {
+	d1, d2 := model.UUID{1: 1}, model.UUID{2: 2}
+	st := &model.QuorumStatus{LeaderID: 1, LeaderEpoch: 4, HighWatermark: -1, KRaftVersion: 1, KRaftVersionSupported: 1,
+		Voters: []model.QuorumReplica{
+			{ID: 1, DirectoryID: d1, LogEndOffset: 90, LastFetchTimestamp: -1, LastCaughtUpTimestamp: -1, LogDir: "/c1", MetaDirectoryID: d1, HasMetaDirectoryID: true},
+			{ID: 2, DirectoryID: d2, LogEndOffset: 80, LastFetchTimestamp: -1, LastCaughtUpTimestamp: -1, LogDir: "/c2", MetaDirectoryID: d1, HasMetaDirectoryID: true},
+			{ID: 3, LogEndOffset: -1, LastFetchTimestamp: -1, LastCaughtUpTimestamp: -1},
+		}}
+	st.MarkNotReported(model.QuorumFieldHighWatermark, model.QuorumFieldLastFetch, model.QuorumFieldLastCaughtUp, model.QuorumFieldObservers)
+	a := Judge(st, Options{})
+	want := []string{"error voter-directory-id-mismatch controller 2", "info voter-lagging controller 2"}
+	if !slices.Equal(codes(a), want) {
+		t.Fatalf("findings %q, want %q", codes(a), want)
+	}
+	if restart(a) != "uuu" || a.Voters[1].Down != Unknown || a.Voters[0].CaughtUp != Yes {
+		t.Fatalf("voters %+v", a.Voters)
+	}
+	// A static quorum's voters have no directory ids: nothing to compare.
+	st.KRaftVersion = 0
+	st.KRaftVersionSupported = 0
+	if a := Judge(st, Options{}); slices.Contains(codes(a), want[0]) {
+		t.Fatalf("static: %q", codes(a))
+	}
+}
