@@ -219,8 +219,28 @@ func (c *Client) classify(addr string, err error) error {
 		alert            tls.AlertError
 		dns              *net.DNSError
 		ke               *kerr.Error
+		op               *net.OpError
+		firstEOF         *kgo.ErrFirstReadEOF
 	)
 	switch {
+	case errors.As(err, &op) && op.Op == "remote error":
+		// The broker sent a TLS alert: it refused the handshake. Its
+		// reason is the alert's ("bad certificate", "certificate
+		// required"), which Go keeps unexported, so the text is kept.
+		hint := "the listener may require a client certificate (ssl.client.auth=required): set ssl.keystore.location"
+		if c.sec.tls != nil && len(c.sec.tls.Certificates) > 0 {
+			hint = "the broker did not accept the client certificate of ssl.keystore.location (is its CA in the broker's trust store?)"
+		}
+		return fmt.Errorf("%w with %s: the broker refused the handshake (%v); %s", ErrTLS, addr, op.Err, hint)
+	case c.sec.tls == nil && strings.Contains(err.Error(), "tls alert record"):
+		// franz-go's reading of a TLS alert where a Kafka answer's size
+		// was expected.
+		return fmt.Errorf("%w with %s: the broker answered in TLS, so the listener is SSL or SASL_SSL, but security.protocol is %s", ErrTLS, addr, c.sec.protocol)
+	case c.sec.tls != nil && errors.As(err, &firstEOF) && strings.Contains(firstEOF.Error(), "after a dial"):
+		// The connection closed before the TLS handshake ended: a
+		// PLAINTEXT listener reads the ClientHello as an oversized
+		// request and drops the connection.
+		return fmt.Errorf("%w with %s: the broker closed the connection during the TLS handshake; is the listener PLAINTEXT or SASL_PLAINTEXT? security.protocol is %s", ErrTLS, addr, c.sec.protocol)
 	case errors.As(err, &unknownAuthority), errors.As(err, &hostname), errors.As(err, &invalid),
 		errors.As(err, &verify), errors.As(err, &alert):
 		return fmt.Errorf("%w with %s: %v", ErrTLS, addr, err)
