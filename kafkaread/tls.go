@@ -219,15 +219,31 @@ func (c Config) pemKeyPair(chainPEM, keyPEM []byte, where string) (*tls.Certific
 	}
 }
 
+// errJKSDigest is keystore-go's answer to a JKS store whose integrity
+// check fails: a wrong store password (or a damaged file).
+const errJKSDigest = "got invalid digest"
+
 func jksLoad(data []byte, pass string) (keystore.KeyStore, error) {
 	ks := keystore.New()
 	err := ks.Load(bytes.NewReader(data), []byte(pass))
+	if err != nil && err.Error() == errJKSDigest {
+		err = fmt.Errorf("wrong password, or a damaged store (its integrity check fails)")
+	}
 	return ks, err
 }
 
 func jksCertificates(data []byte, pass string) ([]*x509.Certificate, error) {
-	ks, err := jksLoad(data, pass)
-	if err != nil {
+	ks := keystore.New()
+	err := ks.Load(bytes.NewReader(data), []byte(pass))
+	// Java reads a JKS trust store without a password and only skips its
+	// integrity check (Kafka: "If a password is not set, trust store file
+	// configured will still be used, but integrity checking is
+	// disabled"). keystore-go reads every entry before it checks the
+	// digest, so without a password the digest alone is let go.
+	if err != nil && !(pass == "" && err.Error() == errJKSDigest) {
+		if err.Error() == errJKSDigest {
+			return nil, fmt.Errorf("wrong password, or a damaged store (its integrity check fails)")
+		}
 		return nil, err
 	}
 	var out []*x509.Certificate
