@@ -219,6 +219,9 @@ func (c Config) pemKeyPair(chainPEM, keyPEM []byte, where string) (*tls.Certific
 	}
 }
 
+// errJKSMagic is keystore-go's answer to a file that is no JKS store.
+const errJKSMagic = "got invalid magic"
+
 // errJKSDigest is keystore-go's answer to a JKS store whose integrity
 // check fails: a wrong store password (or a damaged file).
 const errJKSDigest = "got invalid digest"
@@ -226,10 +229,20 @@ const errJKSDigest = "got invalid digest"
 func jksLoad(data []byte, pass string) (keystore.KeyStore, error) {
 	ks := keystore.New()
 	err := ks.Load(bytes.NewReader(data), []byte(pass))
-	if err != nil && err.Error() == errJKSDigest {
-		err = fmt.Errorf("wrong password, or a damaged store (its integrity check fails)")
+	return ks, jksError(err)
+}
+
+// jksError says what keystore-go's two common errors mean.
+func jksError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case err.Error() == errJKSDigest:
+		return fmt.Errorf("wrong password, or a damaged store (its integrity check fails)")
+	case err.Error() == errJKSMagic:
+		return fmt.Errorf("not a JKS store (JKS is Kafka's default store type; set the type: PEM or PKCS12)")
 	}
-	return ks, err
+	return err
 }
 
 func jksCertificates(data []byte, pass string) ([]*x509.Certificate, error) {
@@ -241,10 +254,7 @@ func jksCertificates(data []byte, pass string) ([]*x509.Certificate, error) {
 	// disabled"). keystore-go reads every entry before it checks the
 	// digest, so without a password the digest alone is let go.
 	if err != nil && !(pass == "" && err.Error() == errJKSDigest) {
-		if err.Error() == errJKSDigest {
-			return nil, fmt.Errorf("wrong password, or a damaged store (its integrity check fails)")
-		}
-		return nil, err
+		return nil, jksError(err)
 	}
 	var out []*x509.Certificate
 	for _, a := range ks.Aliases() {
