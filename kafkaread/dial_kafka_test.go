@@ -127,6 +127,14 @@ func dialCluster(t *testing.T, c *kafkatest.Cluster, all bool) {
 	if !all {
 		return
 	}
+	// Kafka's own tools take the harness's settings files as they are:
+	// what kmeta reads above is what Kafka users write.
+	t.Run("Kafka's tools take the settings", func(t *testing.T) {
+		for _, kind := range []kafkatest.ClientKind{kafkatest.ClientSSLPEM, kafkatest.ClientMTLSJKS, kafkatest.ClientMTLSPKCS12, kafkatest.ClientSASLSSL} {
+			c.Dist.MustRun(t, c.Dist.Tools.Topics, "--bootstrap-server", c.BootstrapFor(kind),
+				"--command-config", c.ClientProperties(t, kind), "--list")
+		}
+	})
 	wrongSCRAM := strings.ReplaceAll(c.ClientSettings(t, kafkatest.ClientSCRAM512)["sasl.jaas.config"], kafkatest.SCRAM512Password, "wrong-secret")
 	wrongPlain := strings.ReplaceAll(c.ClientSettings(t, kafkatest.ClientSASLPlain)["sasl.jaas.config"], kafkatest.AdminPassword, "wrong-secret")
 	bad := []struct {
