@@ -219,15 +219,50 @@ func (c *Client) classify(addr string, err error) error {
 		alert            tls.AlertError
 		dns              *net.DNSError
 		ke               *kerr.Error
+		op               *net.OpError
+		firstEOF         *kgo.ErrFirstReadEOF
 	)
 	switch {
-	case errors.As(err, &unknownAuthority), errors.As(err, &hostname), errors.As(err, &invalid),
-		errors.As(err, &verify), errors.As(err, &alert):
+	case errors.As(err, &op) && op.Op == "remote error":
+		// The broker sent a TLS alert: it refused the handshake. Its
+		// reason is the alert's ("bad certificate", "certificate
+		// required"), which Go keeps unexported, so the text is kept.
+		hint := "the listener may require a client certificate (ssl.client.auth=required): set ssl.keystore.location"
+		if c.sec.tls != nil && len(c.sec.tls.Certificates) > 0 {
+			hint = "the broker did not accept the client certificate of ssl.keystore.location (is its CA in the broker's trust store?)"
+		}
+		return fmt.Errorf("%w with %s: the broker refused the handshake (%v); %s", ErrTLS, addr, op.Err, hint)
+	case c.sec.tls == nil && strings.Contains(err.Error(), "tls alert record"):
+		// franz-go's reading of a TLS alert where a Kafka answer's size
+		// was expected.
+		return fmt.Errorf("%w with %s: the broker answered in TLS, so the listener is SSL or SASL_SSL, but security.protocol is %s", ErrTLS, addr, c.sec.protocol)
+	case c.sec.tls != nil && errors.As(err, &firstEOF) && strings.Contains(firstEOF.Error(), "after a dial"):
+		// The connection closed before the TLS handshake ended: a
+		// PLAINTEXT listener reads the ClientHello as an oversized
+		// request and drops the connection.
+		return fmt.Errorf("%w with %s: the broker closed the connection during the TLS handshake; is the listener PLAINTEXT or SASL_PLAINTEXT? security.protocol is %s", ErrTLS, addr, c.sec.protocol)
+	case errors.As(err, &hostname):
+		return fmt.Errorf("%w with %s: %v; connect through a name or address the certificate carries, or set ssl.endpoint.identification.algorithm= (empty) to skip the host name check", ErrTLS, addr, hostname)
+	case errors.As(err, &unknownAuthority):
+		trust := "ssl.truststore.location"
+		if c.cfg.Properties["ssl.truststore.location"] == "" {
+			trust = "the system's roots (no ssl.truststore.location is set)"
+			if c.cfg.Properties["ssl.truststore.certificates"] != "" {
+				trust = "ssl.truststore.certificates"
+			}
+		}
+		return fmt.Errorf("%w with %s: %v; the trust store (%s) does not hold the CA that signed the broker's certificate", ErrTLS, addr, unknownAuthority, trust)
+	case errors.As(err, &invalid):
+		return fmt.Errorf("%w with %s: %v", ErrTLS, addr, invalid)
+	case errors.As(err, &verify), errors.As(err, &alert):
 		return fmt.Errorf("%w with %s: %v", ErrTLS, addr, err)
 	case errors.As(err, &header):
 		return fmt.Errorf("%w with %s: the server did not answer in TLS (is the listener PLAINTEXT or SASL_PLAINTEXT? security.protocol is %s)", ErrTLS, addr, c.sec.protocol)
-	case errors.As(err, &ke) && (ke.Code == kerr.SaslAuthenticationFailed.Code || ke.Code == kerr.UnsupportedSaslMechanism.Code ||
-		ke.Code == kerr.IllegalSaslState.Code):
+	case errors.As(err, &ke) && ke.Code == kerr.IllegalSaslState.Code:
+		return fmt.Errorf("%w at %s with %s: the broker expects no SASL here: is the listener PLAINTEXT or SSL? security.protocol is %s (%v)", ErrAuth, addr, c.sec.mechName, c.sec.protocol, err)
+	case errors.As(err, &ke) && ke.Code == kerr.UnsupportedSaslMechanism.Code:
+		return fmt.Errorf("%w at %s: the listener does not enable %s (the broker's sasl.enabled.mechanisms) (%v)", ErrAuth, addr, c.sec.mechName, err)
+	case errors.As(err, &ke) && ke.Code == kerr.SaslAuthenticationFailed.Code:
 		return fmt.Errorf("%w at %s with %s: %v", ErrAuth, addr, c.sec.mechName, err)
 	case errors.As(err, &ke) && (ke.Code == kerr.ClusterAuthorizationFailed.Code || ke.Code == kerr.TopicAuthorizationFailed.Code):
 		return fmt.Errorf("%w at %s: %v", ErrDenied, addr, err)

@@ -3,7 +3,6 @@ package kafkaread
 import (
 	"crypto/tls"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -104,13 +103,30 @@ func (c Config) settingError(class error, format string, a ...any) error {
 	return fmt.Errorf("%w: %s: %s", class, where, fmt.Sprintf(format, a...))
 }
 
-// jaasOption matches one key=value option of a JAAS login module line;
-// values are quoted strings (with \" escapes) or bare words.
-var jaasOption = regexp.MustCompile(`([A-Za-z0-9_.]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s;]+)`)
-
 // saslMechanism builds the mechanism sasl.mechanism names, with the
 // credentials of sasl.jaas.config.
 func (c Config) saslMechanism() (sasl.Mechanism, error) {
+	cr, err := c.saslCredentials()
+	if err != nil {
+		return nil, err
+	}
+	switch cr.mech {
+	case "PLAIN":
+		return plain.Auth{User: cr.user, Pass: cr.pass}.AsMechanism(), nil
+	case "SCRAM-SHA-256":
+		return scram.Auth{User: cr.user, Pass: cr.pass, IsToken: cr.token}.AsSha256Mechanism(), nil
+	}
+	return scram.Auth{User: cr.user, Pass: cr.pass, IsToken: cr.token}.AsSha512Mechanism(), nil
+}
+
+// saslCreds are what sasl.mechanism and sasl.jaas.config ask for.
+type saslCreds struct {
+	mech, user, pass string
+	// token: the credentials are a delegation token's (tokenauth=true).
+	token bool
+}
+
+func (c Config) saslCredentials() (saslCreds, error) {
 	p := c.Properties
 	mech := strings.ToUpper(strings.TrimSpace(p["sasl.mechanism"]))
 	if mech == "" {
@@ -119,40 +135,207 @@ func (c Config) saslMechanism() (sasl.Mechanism, error) {
 	switch mech {
 	case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
 	case "GSSAPI":
-		return nil, c.settingError(ErrUnsupported, "sasl.mechanism GSSAPI (Kerberos, Kafka's default when sasl.mechanism is not set) is not supported by kmeta; PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are")
+		return saslCreds{}, c.settingError(ErrUnsupported, "sasl.mechanism GSSAPI (Kerberos, Kafka's default when sasl.mechanism is not set) is not supported by kmeta; PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are")
 	case "OAUTHBEARER":
-		return nil, c.settingError(ErrUnsupported, "sasl.mechanism OAUTHBEARER is not supported by kmeta; PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are")
+		return saslCreds{}, c.settingError(ErrUnsupported, "sasl.mechanism OAUTHBEARER is not supported by kmeta; PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are")
 	default:
-		return nil, c.settingError(ErrUnsupported, "sasl.mechanism %q is not supported by kmeta; PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are", p["sasl.mechanism"])
+		return saslCreds{}, c.settingError(ErrUnsupported, "sasl.mechanism %q is not supported by kmeta; PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are", p["sasl.mechanism"])
 	}
 	jaas := strings.TrimSpace(p["sasl.jaas.config"])
 	if jaas == "" {
-		return nil, c.settingError(ErrConfig, "sasl.mechanism %s needs sasl.jaas.config with username and password", mech)
+		return saslCreds{}, c.settingError(ErrConfig, "sasl.mechanism %s needs sasl.jaas.config with username and password", mech)
 	}
-	module := strings.Fields(jaas)[0]
-	opts := map[string]string{}
-	for _, m := range jaasOption.FindAllStringSubmatch(jaas, -1) {
-		v := m[2]
-		if strings.HasPrefix(v, `"`) {
-			v = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(v[1 : len(v)-1])
-		}
-		opts[m[1]] = v
+	entries, err := parseJAAS(jaas)
+	if err != nil {
+		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config: %v", err)
 	}
-	user, pass := opts["username"], opts["password"]
-	if user == "" {
-		// The module name and the user are not secrets; the password is
-		// never put in a message.
-		return nil, c.settingError(ErrConfig, "sasl.jaas.config (%s) has no username", module)
+	if len(entries) != 1 {
+		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config has %d login modules; Kafka's clients take exactly one", len(entries))
 	}
+	e := entries[0]
+	cr := saslCreds{mech: mech, user: e.opts["username"], pass: e.opts["password"],
+		token: strings.EqualFold(e.opts["tokenauth"], "true")}
+	// The module name and the user are not secrets; the password is never
+	// put in a message.
+	if cr.user == "" {
+		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config (%s) has no username", e.module)
+	}
+	if cr.pass == "" {
+		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config (%s) has no password for user %s", e.module, cr.user)
+	}
+	short := e.module[strings.LastIndex(e.module, ".")+1:]
 	switch {
-	case mech == "PLAIN" && strings.HasSuffix(module, "PlainLoginModule"):
-		return plain.Auth{User: user, Pass: pass}.AsMechanism(), nil
-	case strings.HasPrefix(mech, "SCRAM-") && strings.HasSuffix(module, "ScramLoginModule"):
-		a := scram.Auth{User: user, Pass: pass}
-		if mech == "SCRAM-SHA-256" {
-			return a.AsSha256Mechanism(), nil
-		}
-		return a.AsSha512Mechanism(), nil
+	case mech == "PLAIN" && short == "PlainLoginModule":
+	case strings.HasPrefix(mech, "SCRAM-") && short == "ScramLoginModule":
+	default:
+		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config uses %s, which does not fit sasl.mechanism %s", e.module, mech)
 	}
-	return nil, c.settingError(ErrConfig, "sasl.jaas.config uses %s, which does not fit sasl.mechanism %s", module, mech)
+	if cr.token && mech == "PLAIN" {
+		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config sets tokenauth, which only SCRAM mechanisms take")
+	}
+	return cr, nil
+}
+
+// jaasEntry is one login module of a JAAS configuration.
+type jaasEntry struct {
+	module, flag string
+	opts         map[string]string
+}
+
+// parseJAAS parses sasl.jaas.config as Kafka's JaasConfig does (with
+// java.io.StreamTokenizer): a module name, a control flag, key=value
+// options whose values are bare words or strings in double or single
+// quotes with backslash escapes, then ';'; /* */ and // comments. Its
+// errors name the place, never a value (a value may be a password).
+func parseJAAS(s string) ([]jaasEntry, error) {
+	tk := &jaasTokenizer{s: s}
+	var out []jaasEntry
+	for {
+		kind, module, err := tk.next()
+		if err != nil {
+			return nil, err
+		}
+		if kind == jaasEOF {
+			break
+		}
+		if kind != jaasWord {
+			return nil, fmt.Errorf("a login module name must come first")
+		}
+		kind, flag, err := tk.next()
+		if err != nil {
+			return nil, err
+		}
+		switch f := strings.ToLower(flag); {
+		case kind == jaasWord && (f == "required" || f == "requisite" || f == "sufficient" || f == "optional"):
+		default:
+			return nil, fmt.Errorf("%s: the control flag (required, requisite, sufficient or optional) is missing", module)
+		}
+		e := jaasEntry{module: module, flag: flag, opts: map[string]string{}}
+		for {
+			kind, key, err := tk.next()
+			if err != nil {
+				return nil, err
+			}
+			if kind == ';' {
+				break
+			}
+			if kind == jaasEOF {
+				return nil, fmt.Errorf("%s: the entry does not end with ';'", module)
+			}
+			if kind != jaasWord {
+				return nil, fmt.Errorf("%s: an option name is missing", module)
+			}
+			if kind, _, err = tk.next(); err != nil || kind != '=' {
+				if err == nil {
+					err = fmt.Errorf("%s: option %s has no '='", module, key)
+				}
+				return nil, err
+			}
+			kind, val, err := tk.next()
+			if err != nil {
+				return nil, err
+			}
+			if kind != jaasWord && kind != jaasQuoted {
+				return nil, fmt.Errorf("%s: option %s has no value", module, key)
+			}
+			e.opts[key] = val
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Token kinds of jaasTokenizer; other tokens are their own character.
+const (
+	jaasEOF = -1 - iota
+	jaasWord
+	jaasQuoted
+)
+
+type jaasTokenizer struct {
+	s string
+	i int
+}
+
+// skip passes white space and comments.
+func (t *jaasTokenizer) skip() error {
+	s := t.s
+	for t.i < len(s) {
+		switch {
+		case s[t.i] <= ' ':
+			t.i++
+		case strings.HasPrefix(s[t.i:], "//"):
+			for t.i < len(s) && s[t.i] != '\n' && s[t.i] != '\r' {
+				t.i++
+			}
+		case strings.HasPrefix(s[t.i:], "/*"):
+			end := strings.Index(s[t.i+2:], "*/")
+			if end < 0 {
+				return fmt.Errorf("a /* comment is not closed")
+			}
+			t.i += 2 + end + 2
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+func (t *jaasTokenizer) next() (kind int, text string, err error) {
+	if err := t.skip(); err != nil {
+		return 0, "", err
+	}
+	s := t.s
+	if t.i == len(s) {
+		return jaasEOF, "", nil
+	}
+	switch ch := s[t.i]; {
+	case ch == '"' || ch == '\'':
+		var b strings.Builder
+		for t.i++; t.i < len(s); t.i++ {
+			c := s[t.i]
+			switch {
+			case c == ch:
+				t.i++
+				return jaasQuoted, b.String(), nil
+			case c == '\\' && t.i+1 < len(s):
+				t.i++
+				b.WriteRune(t.unescape())
+			default:
+				b.WriteByte(c)
+			}
+		}
+		return 0, "", fmt.Errorf("a quoted value is not closed")
+	case ch == '=' || ch == ';':
+		t.i++
+		return int(ch), string(ch), nil
+	default:
+		start := t.i
+		for t.i < len(s) && s[t.i] > ' ' && !strings.ContainsRune(`=;"'`, rune(s[t.i])) {
+			t.i++
+		}
+		return jaasWord, s[start:t.i], nil
+	}
+}
+
+// unescape reads the escape after a backslash (t.i is on it) as
+// StreamTokenizer does: C's letters, up to three octal digits, else the
+// character itself. t.i ends on its last character.
+func (t *jaasTokenizer) unescape() rune {
+	c := t.s[t.i]
+	if c >= '0' && c <= '7' {
+		v, n := int(c-'0'), 3
+		if c > '3' {
+			n = 2
+		}
+		for k := 1; k < n && t.i+1 < len(t.s) && t.s[t.i+1] >= '0' && t.s[t.i+1] <= '7'; k++ {
+			t.i++
+			v = v*8 + int(t.s[t.i]-'0')
+		}
+		return rune(v) // a Java char: \377 is U+00FF
+	}
+	if r, ok := map[byte]rune{'a': 7, 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'v': '\v'}[c]; ok {
+		return r
+	}
+	return rune(c)
 }

@@ -219,16 +219,42 @@ func (c Config) pemKeyPair(chainPEM, keyPEM []byte, where string) (*tls.Certific
 	}
 }
 
+// errJKSMagic is keystore-go's answer to a file that is no JKS store.
+const errJKSMagic = "got invalid magic"
+
+// errJKSDigest is keystore-go's answer to a JKS store whose integrity
+// check fails: a wrong store password (or a damaged file).
+const errJKSDigest = "got invalid digest"
+
 func jksLoad(data []byte, pass string) (keystore.KeyStore, error) {
 	ks := keystore.New()
 	err := ks.Load(bytes.NewReader(data), []byte(pass))
-	return ks, err
+	return ks, jksError(err)
+}
+
+// jksError says what keystore-go's two common errors mean.
+func jksError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case err.Error() == errJKSDigest:
+		return fmt.Errorf("wrong password, or a damaged store (its integrity check fails)")
+	case err.Error() == errJKSMagic:
+		return fmt.Errorf("not a JKS store (JKS is Kafka's default store type; set the type: PEM or PKCS12)")
+	}
+	return err
 }
 
 func jksCertificates(data []byte, pass string) ([]*x509.Certificate, error) {
-	ks, err := jksLoad(data, pass)
-	if err != nil {
-		return nil, err
+	ks := keystore.New()
+	err := ks.Load(bytes.NewReader(data), []byte(pass))
+	// Java reads a JKS trust store without a password and only skips its
+	// integrity check (Kafka: "If a password is not set, trust store file
+	// configured will still be used, but integrity checking is
+	// disabled"). keystore-go reads every entry before it checks the
+	// digest, so without a password the digest alone is let go.
+	if err != nil && !(pass == "" && err.Error() == errJKSDigest) {
+		return nil, jksError(err)
 	}
 	var out []*x509.Certificate
 	for _, a := range ks.Aliases() {

@@ -54,6 +54,10 @@ type Node struct {
 	Props          map[string]string // server properties
 	PlainPort      int               // PLAINTEXT listener; 0 on controllers
 	SASLPort       int               // SASL_PLAINTEXT listener; 0 unless SASL
+	SSLPort        int               // SSL listener; 0 unless SSL
+	MTLSPort       int               // SSL listener requiring a client certificate; 0 unless SSL
+	SSLAltPort     int               // SSL listener on 127.0.0.2, not named by the certificate; 0 unless SSL
+	SASLSSLPort    int               // SASL_SSL listener; 0 unless SSL and SASL
 	ControllerPort int               // CONTROLLER listener; 0 on brokers
 	// JVM are extra JVM options for the server (e.g. a larger -Xmx: the
 	// last -Xmx on a java command line wins).
@@ -81,8 +85,9 @@ func (n *Node) Running() bool { return n.proc != nil && !n.proc.exited() }
 type Cluster struct {
 	Dist      *Distribution
 	Dir       string
-	ClusterID string // KRaft cluster id; empty for ZooKeeper mode until brokers register
-	SASL      bool   // brokers have a SASL_PLAINTEXT listener (PLAIN, SCRAM-SHA-256/512)
+	ClusterID string    // KRaft cluster id; empty for ZooKeeper mode until brokers register
+	SASL      bool      // brokers have a SASL_PLAINTEXT listener (PLAIN, SCRAM-SHA-256/512)
+	TLS       *TLSFiles // the TLS listeners' certificates and stores; nil without SSL
 
 	t     testing.TB
 	mu    sync.Mutex

@@ -49,6 +49,17 @@
 // stops everything; on failure (or KMETA_KEEP=1) the directory is kept and
 // its path and the last 50 lines of each server log are logged.
 //
+// With KRaftOptions.SSL, brokers also get TLS listeners (SSL; MTLS, which
+// requires a client certificate; SSLALT on 127.0.0.2, a name the server
+// certificate does not carry; SASL_SSL with SASL). MakeTLS makes their
+// certificates in the test with the JDK's keytool (found beside the java
+// the harness runs): a CA, server and client certificates, PEM, JKS and
+// PKCS12 trust stores and JKS and PKCS12 key stores (Cluster.TLS).
+// KRaftOptions.SCRAMUsers adds SCRAM-SHA-512 and SCRAM-SHA-256 users at
+// format time. Cluster.ClientProperties writes Kafka's client settings
+// (client.properties) for each ClientKind and BootstrapFor names the
+// listener it fits, for tests of kmeta's kafka:// source.
+//
 // Clients use franz-go: Cluster.Client and Cluster.Admin connect as the PLAIN
 // super user "admin" over SASL_PLAINTEXT when the cluster has SASL, and over
 // PLAINTEXT otherwise. CaptureAdminView records what the admin API reports

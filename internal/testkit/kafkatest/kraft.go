@@ -3,6 +3,7 @@ package kafkatest
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,6 +45,18 @@ type KRaftOptions struct {
 	// AdminUser) and SCRAM-SHA-256/512, and sets delegation.token.secret.key
 	// so delegation tokens work. Cluster.Admin then uses that listener.
 	SASL bool
+	// SSL adds TLS listeners to every broker, with certificates made in the
+	// test by MakeTLS (Cluster.TLS): SSL (no client certificate), MTLS (an
+	// SSL listener that requires one), SSLALT (SSL on 127.0.0.2, a name the
+	// server certificate does not carry) and, with SASL, SASL_SSL. The
+	// inter-broker and controller listeners stay PLAINTEXT.
+	SSL bool
+	// SSLServerStoreType is the brokers' key store type with SSL: JKS or
+	// PKCS12 (default).
+	SSLServerStoreType string
+	// SCRAMUsers adds, at format time, SCRAM512User with SCRAM-SHA-512 and
+	// SCRAM256User with SCRAM-SHA-256 (see ClientProperties); it needs SASL.
+	SCRAMUsers bool
 	// Authorizer enables StandardAuthorizer with super.users
 	// User:admin;User:ANONYMOUS (the PLAINTEXT listeners stay all-powerful).
 	Authorizer bool
@@ -78,6 +91,12 @@ func StartKRaft(t testing.TB, d *Distribution, opts KRaftOptions) *Cluster {
 	c := NewCluster(t, d)
 	c.ClusterID = randomUUID()
 	c.SASL = opts.SASL
+	if opts.SCRAMUsers && !opts.SASL {
+		t.Fatal("kafkatest: SCRAMUsers needs SASL")
+	}
+	if opts.SSL {
+		c.TLS = MakeTLS(t, d, filepath.Join(c.Dir, "tls"), opts.SSLServerStoreType)
+	}
 	if opts.Brokers == 0 && opts.Controllers == 0 {
 		opts.Brokers = 1
 	}
@@ -110,7 +129,13 @@ func StartKRaft(t testing.TB, d *Distribution, opts KRaftOptions) *Cluster {
 			specs = append(specs, spec{FirstBrokerID + i, "broker"})
 		}
 	}
-	ports, err := freePorts(3 * len(specs))
+	// Ports per node: controller, PLAINTEXT, SASL_PLAINTEXT, then with SSL
+	// SSL, MTLS, SSLALT and SASL_SSL.
+	perNode := 3
+	if opts.SSL {
+		perNode = 7
+	}
+	ports, err := freePorts(perNode * len(specs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,13 +143,20 @@ func StartKRaft(t testing.TB, d *Distribution, opts KRaftOptions) *Cluster {
 	for i, s := range specs {
 		n := c.AddNode(s.id, s.roles, nil)
 		n.JVM = slicesClone(opts.JVM)
+		np := ports[perNode*i:]
 		if n.IsController() {
-			n.ControllerPort = ports[3*i]
+			n.ControllerPort = np[0]
 		}
 		if n.IsBroker() {
-			n.PlainPort = ports[3*i+1]
+			n.PlainPort = np[1]
 			if opts.SASL {
-				n.SASLPort = ports[3*i+2]
+				n.SASLPort = np[2]
+			}
+			if opts.SSL {
+				n.SSLPort, n.MTLSPort, n.SSLAltPort = np[3], np[4], np[5]
+				if opts.SASL {
+					n.SASLSSLPort = np[6]
+				}
 			}
 		}
 		nodes = append(nodes, n)
@@ -149,7 +181,13 @@ func StartKRaft(t testing.TB, d *Distribution, opts KRaftOptions) *Cluster {
 	for _, f := range opts.Features {
 		formatArgs = append(formatArgs, "--feature", f)
 	}
-	for _, s := range opts.AddSCRAM {
+	scram := opts.AddSCRAM
+	if opts.SCRAMUsers {
+		scram = append(slicesClone(scram),
+			fmt.Sprintf("SCRAM-SHA-512=[name=%s,password=%s]", SCRAM512User, SCRAM512Password),
+			fmt.Sprintf("SCRAM-SHA-256=[name=%s,password=%s]", SCRAM256User, SCRAM256Password))
+	}
+	for _, s := range scram {
 		formatArgs = append(formatArgs, "--add-scram", s)
 	}
 	// Format two nodes at a time: each is a JVM start, and there are two cores.
@@ -246,6 +284,13 @@ func kraftProps(c *Cluster, n *Node, opts KRaftOptions, replication string) map[
 		if n.SASLPort != 0 {
 			listeners = append(listeners, fmt.Sprintf("SASL_PLAINTEXT://127.0.0.1:%d", n.SASLPort))
 		}
+		if n.SSLPort != 0 {
+			listeners = append(listeners, fmt.Sprintf("SSL://127.0.0.1:%d", n.SSLPort),
+				fmt.Sprintf("MTLS://127.0.0.1:%d", n.MTLSPort), fmt.Sprintf("SSLALT://127.0.0.2:%d", n.SSLAltPort))
+		}
+		if n.SASLSSLPort != 0 {
+			listeners = append(listeners, fmt.Sprintf("SASL_SSL://127.0.0.1:%d", n.SASLSSLPort))
+		}
 		p["advertised.listeners"] = strings.Join(listeners, ",")
 	}
 	if n.IsController() {
@@ -254,6 +299,10 @@ func kraftProps(c *Cluster, n *Node, opts KRaftOptions, replication string) map[
 	p["listeners"] = strings.Join(listeners, ",")
 	if opts.SASL {
 		maps.Copy(p, saslProps())
+	}
+	if opts.SSL {
+		p["listener.security.protocol.map"] += ",SSL:SSL,MTLS:SSL,SSLALT:SSL,SASL_SSL:SASL_SSL"
+		maps.Copy(p, sslProps(c.TLS, opts.SASL))
 	}
 	if opts.Authorizer {
 		p["authorizer.class.name"] = StandardAuthorizer
@@ -288,11 +337,17 @@ func kraftProps(c *Cluster, n *Node, opts KRaftOptions, replication string) map[
 // creates tokens and SCRAM credentials.
 func saslProps() map[string]string {
 	return map[string]string{
-		"sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
-		"listener.name.sasl_plaintext.plain.sasl.jaas.config": `org.apache.kafka.common.security.plain.PlainLoginModule required user_` +
-			AdminUser + `="` + AdminPassword + `";`,
-		"listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config": "org.apache.kafka.common.security.scram.ScramLoginModule required;",
-		"listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config": "org.apache.kafka.common.security.scram.ScramLoginModule required;",
+		"sasl.enabled.mechanisms":                                     "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
+		"listener.name.sasl_plaintext.plain.sasl.jaas.config":         plainJAASServer,
+		"listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config": scramJAASServer,
+		"listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config": scramJAASServer,
 		"delegation.token.secret.key":                                 DelegationTokenSecret,
 	}
 }
+
+// The brokers' JAAS settings: PLAIN knows AdminUser alone; SCRAM users are
+// the cluster's SCRAM credentials.
+const (
+	plainJAASServer = `org.apache.kafka.common.security.plain.PlainLoginModule required user_` + AdminUser + `="` + AdminPassword + `";`
+	scramJAASServer = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
+)
