@@ -270,6 +270,9 @@ func loadPoint(c *cli.Context, spec source.Spec) (*source.Result, error) {
 			// plan's blocker); callers that only check err refuse.
 			return res, err
 		}
+		if spec.World == model.WorldKafka && slices.ContainsFunc(spec.Bootstrap, func(a string) bool { return strings.Contains(err.Error(), a) }) {
+			return nil, err // the live reader names the address
+		}
 		return nil, pathErr(spec.Raw, err)
 	}
 	printWarnings(c, res.Image.Warnings)
