@@ -88,6 +88,10 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 					cl.Close()
 					return nil, err
 				}
+				if err := c.checkNeeded(); err != nil {
+					cl.Close()
+					return nil, err
+				}
 				return c, nil
 			}
 		}
@@ -138,6 +142,23 @@ func (c *Client) checkMode() error {
 	for _, k := range zkOnlyAPIs {
 		if _, ok := c.APIs[k]; ok {
 			return fmt.Errorf("%w: %s answers as a ZooKeeper-mode broker (it lists %s, an API only ZooKeeper-mode brokers have); read its metadata from ZooKeeper instead (zk://HOST:2181/CHROOT)", ErrZooKeeperMode, c.Addr, apiName(k))
+		}
+	}
+	return nil
+}
+
+// checkNeeded names, at Dial, a node without the APIs every view is read
+// with (ErrMissingAPI, as the package doc promises), rather than leave it
+// to the first request: a broker answers Metadata and DescribeConfigs; a
+// controller answers DescribeCluster v1 (KIP-919) instead of Metadata.
+func (c *Client) checkNeeded() error {
+	need := [][2]int16{{3, 0}, {32, 0}} // Metadata, DescribeConfigs
+	if c.cfg.Controllers {
+		need = [][2]int16{{60, 1}, {32, 0}} // DescribeCluster v1, DescribeConfigs
+	}
+	for _, n := range need {
+		if err := c.need(n[0], n[1]); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -178,11 +178,23 @@ const withheldFix = "read the secrets: dump with `kmeta zk dump --show-secrets`,
 
 // checkWithheldSecrets blocks a source that holds stand-ins instead of
 // secrets (a dump written without --show-secrets, a live cluster's admin
-// API): written as they are, no SCRAM user could log in and every
+// API), or that lists fields it does not report (Image.NotReported): written as they are, no SCRAM user could log in and every
 // password config would be wrong. No override lifts it: the data is not
 // there to write. The stand-ins are left out of the records (the plan is
 // blocked; emit would refuse them, ErrSecretWithheld).
 func checkWithheldSecrets(c *planCtx) error {
+	// A view that lists fields its source does not report (a live
+	// cluster's) lacks more than secrets: epochs, the producer-id block.
+	// Written so, the metadata would be wrong where it is silent.
+	if nr := c.img.NotReported; len(nr) > 0 {
+		names := make([]string, len(nr))
+		for i, f := range nr {
+			names[i] = string(f)
+		}
+		c.block(CodeSecretsWithheld, "", "source",
+			fmt.Sprintf("the source view does not report %s: a view with fields not reported (a live cluster's admin API) is never a migration source",
+				strings.Join(names, ", ")), withheldFix)
+	}
 	var users []string
 	redacted := false
 	for _, k := range slices.SortedFunc(maps.Keys(c.img.SCRAM), func(a, b model.ScramKey) int {

@@ -171,3 +171,28 @@ func testEmitOptions(t *testing.T) emitOptions {
 	return emitOptions{level: level, catalog: cat, skipTopics: map[string]bool{}, dropConfigs: map[string]bool{},
 		topicIDs: map[string]model.UUID{}, configValues: map[string]string{}, skipSCRAM: map[model.ScramKey]bool{}}
 }
+
+// TestNotReportedBlocks: a view listing fields its source does not report
+// (a live cluster's) is never a migration source: one blocker of the
+// withheld-secrets check names the fields, and nothing is applied.
+func TestNotReportedBlocks(t *testing.T) {
+	img := baseImage()
+	img.MarkNotReported(model.FieldProducerIDs, model.FieldBrokerEpoch)
+	p, err := NewPlan(img, Options{Source: "test", MetadataVersion: "4.4", Controllers: ctrl, Overrides: Overrides})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := findCode(p, CodeSecretsWithheld)
+	if f == nil || f.Severity != model.SevError || f.Entity != "source" || !p.Blocked {
+		t.Fatalf("want blocker %s on source, got %v", CodeSecretsWithheld, p.Findings)
+	}
+	if !strings.Contains(f.Message, "does not report brokers.epoch, producerIds") || !strings.Contains(f.Message, "never a migration source") {
+		t.Errorf("message %q", f.Message)
+	}
+	if _, err := Apply(p, ApplyOptions{Out: t.TempDir()}); !errors.Is(err, ErrBlocked) {
+		t.Errorf("apply: %v, want ErrBlocked", err)
+	}
+	if p := mustPlan(t, baseImage()); findCode(p, CodeSecretsWithheld) != nil {
+		t.Errorf("a whole view is blocked: %v", p.Findings)
+	}
+}

@@ -9,8 +9,9 @@ type World int
 const (
 	WorldKRaft World = iota + 1
 	WorldZooKeeper
-	// WorldKafka is the live kafka:// source, reserved: the source syntax
-	// refuses it as not yet supported.
+	// WorldKafka is a running KRaft cluster asked through its admin API
+	// (kafka://, the kafkaread reader). verify judges it as KRaft; its
+	// view lists what the API does not report (Image.NotReported).
 	WorldKafka
 )
 

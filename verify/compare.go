@@ -124,6 +124,9 @@ type Report struct {
 	Compared       []ClassCount
 	CrossWorld     bool
 	NotComparedWhy []string
+	// NotComparedFields are the fields either view does not report
+	// (model.Image.NotReported), sorted: left out on both sides.
+	NotComparedFields []model.Field
 }
 
 // ClassCount is how many entities of a class the two sides held.
@@ -204,10 +207,20 @@ func Compare(left, right *model.Image, opts Options) (*Report, error) {
 			s.Name = s.World.String()
 		}
 	}
+	// A live cluster (kafka://) is a KRaft cluster asked through its API:
+	// it is judged as KRaft, and named as given.
+	sides := opts
+	for _, s := range []*Side{&opts.Left, &opts.Right} {
+		if s.World == model.WorldKafka {
+			s.World = model.WorldKRaft
+		}
+	}
+	nr := notReportedUnion(left, right)
 	cr := &comparison{opts: opts, left: left, right: right, cross: opts.Left.World != opts.Right.World}
+	cr.mask = maskOf(cr.cross, nr)
 	cr.run()
 
-	rep := &Report{Left: opts.Left, Right: opts.Right, CrossWorld: cr.cross, IgnoredCounts: map[string]int{}}
+	rep := &Report{Left: sides.Left, Right: sides.Right, CrossWorld: cr.cross, IgnoredCounts: map[string]int{}, NotComparedFields: nr}
 	ignored := map[string]bool{}
 	for _, c := range opts.Ignore {
 		ignored[c] = true
@@ -241,6 +254,7 @@ type comparison struct {
 	opts        Options
 	left, right *model.Image
 	cross       bool
+	mask        mask
 	zk, kr      *model.Image // cross only: which side is which
 	findings    []model.Finding
 	counts      []ClassCount
@@ -274,8 +288,8 @@ func (c *comparison) run() {
 	// finishes first.
 	var lv, rv *view
 	var wg sync.WaitGroup
-	wg.Go(func() { lv = normalize(c.left, c.opts.Left.World, c.cross, skipL, secret(c.opts.Left.World)) })
-	rv = normalize(c.right, c.opts.Right.World, c.cross, skipR, secret(c.opts.Right.World))
+	wg.Go(func() { lv = normalize(c.left, c.opts.Left.World, c.cross, c.mask, skipL, secret(c.opts.Left.World)) })
+	rv = normalize(c.right, c.opts.Right.World, c.cross, c.mask, skipR, secret(c.opts.Right.World))
 	wg.Wait()
 	if c.cross {
 		zv := lv
@@ -294,15 +308,21 @@ func (c *comparison) run() {
 	compareClass(c, ClassQuotas, lv.quotas, rv.quotas, eqMap(func(a, b float64) bool { return a == b }), nil)
 	compareClass(c, ClassACLs, lv.acls, rv.acls, eqComparable, nil)
 	compareClass(c, ClassSCRAM, lv.scram, rv.scram, scramN.equal, nil)
-	compareClass(c, ClassTokens, lv.tokens, rv.tokens, tokenN.equal, nil)
+	if !c.mask.tokens {
+		compareClass(c, ClassTokens, lv.tokens, rv.tokens, tokenN.equal, nil)
+	}
 	compareClass(c, ClassFeatures, lv.features, rv.features, eqMap(func(a, b int16) bool { return a == b }), c.explainFeature)
 	compareClass(c, ClassBrokers, lv.brokers, rv.brokers, brokerN.equal, func(f *model.Finding, d rawDiff) { c.explainBroker(f, d, lv, rv) })
 	if lv.zkOnly != nil && rv.zkOnly != nil {
 		c.compareZooKeeperOnly(lv, rv)
 	}
 	c.rollUp()
-	c.producerIDs()
-	c.migration()
+	if !c.mask.producerIDs {
+		c.producerIDs()
+	}
+	if !c.mask.migration {
+		c.migration()
+	}
 	if c.cross {
 		c.ibp()
 		c.readiness()
@@ -547,18 +567,18 @@ func (c *comparison) comparePartitions(skipL, skipR map[string]bool) {
 			switch {
 			case rp == nil:
 				// The runtime state goes with the partition.
-				report(ClassPartitions, partitionEntity(name, id), partitionOf(lp, c.cross), nil, nil)
+				report(ClassPartitions, partitionEntity(name, id), partitionOf(lp, c.mask), nil, nil)
 				continue
-			case !sameAssignment(lp, rp, c.cross):
-				report(ClassPartitions, partitionEntity(name, id), partitionOf(lp, c.cross), partitionOf(rp, c.cross), nil)
+			case !sameAssignment(lp, rp, c.mask):
+				report(ClassPartitions, partitionEntity(name, id), partitionOf(lp, c.mask), partitionOf(rp, c.mask), nil)
 			}
-			if !sameRuntime(lp, rp, c.cross) {
-				report(ClassRuntime, partitionEntity(name, id), runtimeOf(lp, c.cross), runtimeOf(rp, c.cross), c.explainRuntime)
+			if !sameRuntime(lp, rp, c.mask) {
+				report(ClassRuntime, partitionEntity(name, id), runtimeOf(lp, c.mask), runtimeOf(rp, c.mask), c.explainRuntime)
 			}
 		}
 		for id, rp := range rt.Partitions {
 			if lt.Partitions[id] == nil {
-				report(ClassPartitions, partitionEntity(name, id), nil, partitionOf(rp, c.cross), nil)
+				report(ClassPartitions, partitionEntity(name, id), nil, partitionOf(rp, c.mask), nil)
 			}
 		}
 	}

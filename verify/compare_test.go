@@ -465,3 +465,99 @@ func TestDiffZooKeeperOnly(t *testing.T) {
 		}
 	}
 }
+
+// live makes a view of kr as a live cluster's admin API gives it: no
+// broker epochs, incarnations or features, no partition epochs, no
+// producer-id block or migration state, SCRAM without salts and keys,
+// sensitive values not reported; and the view lists what it lacks.
+func live(kr *model.Image) *model.Image {
+	for _, b := range kr.Brokers {
+		b.Epoch, b.IncarnationID, b.Features, b.IsMigratingZkBroker = 0, model.UUID{}, nil, false
+	}
+	for _, p := range kr.Topics["orders"].Partitions {
+		p.PartitionEpoch = 0
+	}
+	kr.ProducerIDs, kr.Migration = nil, nil
+	for _, c := range kr.SCRAM {
+		c.Salt, c.StoredKey, c.ServerKey = nil, nil, nil
+	}
+	for r, kv := range kr.Configs {
+		for k := range kv {
+			if model.SensitiveConfig(r.Type, k) {
+				kv[k] = model.NotReported
+			}
+		}
+	}
+	kr.MarkNotReported(model.FieldBrokerEpoch, model.FieldBrokerIncarnationID, model.FieldBrokerFeatures, model.FieldBrokerMigrating,
+		model.FieldPartitionEpoch, model.FieldProducerIDs, model.FieldMigration, model.FieldSCRAMSecrets, model.FieldSensitiveConfigs)
+	return kr
+}
+
+// TestLiveViewComparesWhatItReports: against a live view, verify and diff
+// compare only what both sides report: the fields the view lists are
+// left out on both sides and listed, a sensitive value not reported is
+// compared by its key's presence, a SCRAM credential without secrets by
+// user, mechanism and iterations; everything else is compared as ever.
+// The live side is judged as KRaft (a diff with a KRaft log is one world).
+func TestLiveViewComparesWhatItReports(t *testing.T) {
+	secretKey := model.ConfigResource{Type: model.ConfigBroker, Name: "1"}
+	build := func() (zk, kr, lv *model.Image) {
+		zk, kr = pair()
+		_, l := pair()
+		for _, img := range []*model.Image{zk, kr, l} {
+			img.Configs[secretKey] = map[string]string{"ssl.key.password": "hunter2", "log.cleaner.threads": "2"}
+		}
+		return zk, kr, live(l)
+	}
+	diff := func(a, b *model.Image) *Report {
+		rep, err := Compare(a, b, Options{Left: Side{World: model.WorldKRaft, Name: "kraft:DIR"}, Right: Side{World: model.WorldKafka, Name: "kafka://b:9092"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	_, kr, lv := build()
+	rep := diff(kr, lv)
+	if len(rep.Findings) != 0 || rep.CrossWorld {
+		t.Fatalf("a log and its live view: cross %v, findings %q", rep.CrossWorld, codes(rep))
+	}
+	if want := lv.NotReported; !slices.Equal(rep.NotComparedFields, want) {
+		t.Errorf("not compared %q, want %q", rep.NotComparedFields, want)
+	}
+	if rep.Right.World != model.WorldKafka || rep.Right.Name != "kafka://b:9092" {
+		t.Errorf("the live side is reported as %+v", rep.Right)
+	}
+	joined := strings.Join(rep.NotComparedWhy, "\n")
+	if !strings.Contains(joined, "DescribeUserScramCredentials") || !strings.Contains(joined, "DescribeConfigs") {
+		t.Errorf("notes %q", rep.NotComparedWhy)
+	}
+
+	// What the live view reports is compared: a leader, the iterations,
+	// a sensitive key that is gone.
+	_, kr, lv = build()
+	lv.Topics["orders"].Partitions[0].Leader = 2
+	lv.SCRAM[model.ScramKey{User: "alice", Mechanism: model.ScramSHA256}].Iterations = 8192
+	delete(lv.Configs[secretKey], "ssl.key.password")
+	got := codes(diff(kr, lv))
+	slices.Sort(got)
+	want := []string{"configs/removed config BROKER 1 ssl.key.password", "runtime/changed partition orders-0 leader", "scram/changed scram alice SCRAM-SHA-256 iterations"}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings %q\nwant %q", got, want)
+	}
+
+	// verify: ZooKeeper against the live cluster is the cross-world
+	// comparison, clean on a clean migration.
+	zk, _, lv := build()
+	vrep, err := Compare(zk, lv, Options{Left: Side{World: model.WorldZooKeeper}, Right: Side{World: model.WorldKafka, Name: "kafka://b:9092"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vrep.Differ() || !vrep.CrossWorld {
+		t.Errorf("verify against a live view: cross %v, findings %q", vrep.CrossWorld, codes(vrep))
+	}
+	for _, f := range vrep.Findings {
+		if f.Code == CodeMissingInZooKeeper || f.Code == CodeMissingInKRaft {
+			t.Errorf("finding %s %s", f.Code, f.Entity)
+		}
+	}
+}

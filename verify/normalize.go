@@ -15,9 +15,16 @@ import (
 type secret struct {
 	Raw string // "" when the side held only the fingerprint
 	FP  string
+	// Unreported: the side's source does not report the value
+	// (model.NotReported, a live cluster's DescribeConfigs): only the
+	// key's presence is compared.
+	Unreported bool
 }
 
 func equalSecret(a, b secret) bool {
+	if a.Unreported || b.Unreported {
+		return true
+	}
 	if a.Raw != "" && b.Raw != "" {
 		return a.Raw == b.Raw
 	}
@@ -30,6 +37,9 @@ func equalSecret(a, b secret) bool {
 func configValue(rt model.ConfigResourceType, key, v string) secret {
 	if !model.SensitiveConfig(rt, key) {
 		return secret{Raw: v, FP: v}
+	}
+	if v == model.NotReported {
+		return secret{FP: v, Unreported: true}
 	}
 	// A redacted dump holds the fingerprint instead of the secret.
 	if model.IsRedacted(v) {
@@ -72,14 +82,24 @@ type scramN struct {
 	// and iterations (a dump written without --show-secrets); only its
 	// presence is compared.
 	NotExported bool
+	// Unreported: the side's source reports the mechanism and iterations
+	// only (a live cluster's DescribeUserScramCredentials): user,
+	// mechanism and iterations are compared.
+	Unreported bool
 }
 
 // onlyPresence blanks the SCRAM credentials one side did not export on
-// both sides, so that only their presence is compared.
+// both sides, so that only their presence is compared, and the secrets of
+// those one side did not report, so that their iterations are.
 func onlyPresence(l, r map[string]scramN) {
 	for k, a := range l {
-		if b, ok := r[k]; ok && (a.NotExported || b.NotExported) {
+		b, ok := r[k]
+		switch {
+		case !ok:
+		case a.NotExported || b.NotExported:
 			l[k], r[k] = scramN{NotExported: true}, scramN{NotExported: true}
+		case a.Unreported || b.Unreported:
+			l[k], r[k] = scramN{Iterations: a.Iterations}, scramN{Iterations: b.Iterations}
 		}
 	}
 }
@@ -194,7 +214,7 @@ func orEmpty(s []int32) []int32 {
 // are different worlds, which drops what differs by design; skipTopics are
 // left out (pending deletions); encoderSecret, when given, decrypts the
 // ZooKeeper side's encrypted password configs.
-func normalize(img *model.Image, world model.World, cross bool, skipTopics map[string]bool, encoderSecret string) *view {
+func normalize(img *model.Image, world model.World, cross bool, m mask, skipTopics map[string]bool, encoderSecret string) *view {
 	v := &view{
 		cluster: map[string]clusterN{}, topics: map[string]topicN{}, configs: map[string]map[string]secret{}, quotas: map[string]map[string]float64{},
 		acls: map[string]bool{}, scram: map[string]scramN{}, tokens: map[string]tokenN{}, brokers: map[string]brokerN{},
@@ -204,7 +224,7 @@ func normalize(img *model.Image, world model.World, cross bool, skipTopics map[s
 	if world == model.WorldZooKeeper && !cross {
 		v.zkOnly, v.zkRaw = zooKeeperOnly(img)
 	}
-	undecrypted := 0
+	undecrypted, unreported := 0, 0
 	v.cluster["cluster"] = clusterN{ID: img.ClusterID}
 	for name, t := range img.Topics {
 		if skipTopics[name] {
@@ -220,8 +240,9 @@ func normalize(img *model.Image, world model.World, cross bool, skipTopics map[s
 			continue // Kafka keeps no empty config entity
 		}
 		e := configEntity(r)
-		m := make(map[string]secret, len(kv))
-		for k, val := range kv {
+		src := kv
+		kv := make(map[string]secret, len(src))
+		for k, val := range src {
 			// Kafka's migration decrypts exactly these (and copies any
 			// other value as it is).
 			if cross && world == model.WorldZooKeeper && model.IsPasswordConfig(k) && model.IsEncryptedPassword(val) {
@@ -238,9 +259,16 @@ func normalize(img *model.Image, world model.World, cross bool, skipTopics map[s
 				}
 				v.encrypted[e][k] = ep
 			}
-			m[k] = configValue(r.Type, k, val)
+			cv := configValue(r.Type, k, val)
+			if cv.Unreported {
+				unreported++
+			}
+			kv[k] = cv
 		}
-		v.configs[e] = m
+		v.configs[e] = kv
+	}
+	if unreported > 0 {
+		v.notes = append(v.notes, "sensitive config values a side does not report (a live cluster's DescribeConfigs answers null for them); their keys are compared")
 	}
 	if undecrypted > 0 {
 		v.notes = append(v.notes, fmt.Sprintf("the plaintext of %d encrypted password config(s) in ZooKeeper (pass --password-encoder-secret to compare them)", undecrypted))
@@ -263,10 +291,16 @@ func normalize(img *model.Image, world model.World, cross bool, skipTopics map[s
 		case c.Iterations == 0:
 			n.NotExported = true
 			v.notes = append(v.notes, "SCRAM salts, keys and iterations of a side that holds only their existence (a dump written without --show-secrets); their presence is compared")
+		case c.Fingerprint == "":
+			n.Unreported = true
+			v.notes = append(v.notes, "SCRAM salts and keys of a side that does not report them (a live cluster's DescribeUserScramCredentials); user, mechanism and iterations are compared")
 		}
 		v.scram[scramEntity(c.User, c.Mechanism)] = n
 	}
 	for id, t := range img.DelegationTokens {
+		if m.tokens {
+			break
+		}
 		ren := slices.Clone(t.Renewers)
 		slices.Sort(ren)
 		v.tokens["token "+id] = tokenN{Owner: t.Owner, Requester: t.Requester, Renewers: ren,
@@ -282,10 +316,19 @@ func normalize(img *model.Image, world model.World, cross bool, skipTopics map[s
 		if b.Rack != nil {
 			bn.Rack = *b.Rack
 		}
-		if !cross {
-			bn.Epoch, bn.IncarnationID = b.Epoch, b.IncarnationID.String()
-			bn.Fenced, bn.InControlledShutdown, bn.IsMigratingZkBroker = b.Fenced, b.InControlledShutdown, b.IsMigratingZkBroker
+		if !m.brokerEpoch {
+			bn.Epoch = b.Epoch
+		}
+		if !m.incarnation {
+			bn.IncarnationID = b.IncarnationID.String()
+		}
+		bn.Fenced = b.Fenced && !m.fenced
+		bn.InControlledShutdown = b.InControlledShutdown && !m.shutdown
+		bn.IsMigratingZkBroker = b.IsMigratingZkBroker && !m.migrating
+		if !m.logDirs {
 			bn.LogDirs = uuids(b.LogDirs)
+		}
+		if !m.brokerFeatures {
 			for _, f := range b.Features {
 				bn.Features = append(bn.Features, fmt.Sprintf("%s[%d,%d]", f.Name, f.Min, f.Max))
 			}
@@ -333,18 +376,26 @@ func eqMap[V any](eq func(a, b V) bool) func(a, b map[string]V) bool {
 // compared on the model directly; only those that differ are normalized
 // (partitionOf, runtimeOf) for go-cmp and the findings.
 
-func partitionOf(p *model.Partition, cross bool) partitionN {
-	pn := partitionN{Replicas: orEmpty(p.Replicas), AddingReplicas: orEmpty(p.AddingReplicas), RemovingReplicas: orEmpty(p.RemovingReplicas)}
-	if !cross {
+func partitionOf(p *model.Partition, m mask) partitionN {
+	pn := partitionN{Replicas: orEmpty(p.Replicas)}
+	if !m.reassign {
+		pn.AddingReplicas, pn.RemovingReplicas = orEmpty(p.AddingReplicas), orEmpty(p.RemovingReplicas)
+	}
+	if !m.directories {
 		pn.Directories = uuids(p.Directories)
 	}
 	return pn
 }
 
-func runtimeOf(p *model.Partition, cross bool) runtimeN {
-	rn := runtimeN{Leader: p.Leader, ISR: orEmpty(p.ISR), LeaderEpoch: p.LeaderEpoch,
-		PartitionEpoch: p.PartitionEpoch, LeaderRecoveryState: p.LeaderRecoveryState}
-	if !cross {
+func runtimeOf(p *model.Partition, m mask) runtimeN {
+	rn := runtimeN{Leader: p.Leader, ISR: orEmpty(p.ISR), LeaderEpoch: p.LeaderEpoch}
+	if !m.partitionEpoch {
+		rn.PartitionEpoch = p.PartitionEpoch
+	}
+	if !m.recovery {
+		rn.LeaderRecoveryState = p.LeaderRecoveryState
+	}
+	if !m.elr {
 		rn.ELR, rn.LastKnownELR = p.ELR, p.LastKnownELR
 	}
 	return rn
@@ -352,15 +403,16 @@ func runtimeOf(p *model.Partition, cross bool) runtimeN {
 
 // sameAssignment and sameRuntime agree with go-cmp on partitionOf and
 // runtimeOf under cmpOpts (nil and empty lists are equal).
-func sameAssignment(a, b *model.Partition, cross bool) bool {
-	return slices.Equal(a.Replicas, b.Replicas) && slices.Equal(a.AddingReplicas, b.AddingReplicas) &&
-		slices.Equal(a.RemovingReplicas, b.RemovingReplicas) && (cross || slices.Equal(a.Directories, b.Directories))
+func sameAssignment(a, b *model.Partition, m mask) bool {
+	return slices.Equal(a.Replicas, b.Replicas) &&
+		(m.reassign || slices.Equal(a.AddingReplicas, b.AddingReplicas) && slices.Equal(a.RemovingReplicas, b.RemovingReplicas)) &&
+		(m.directories || slices.Equal(a.Directories, b.Directories))
 }
 
-func sameRuntime(a, b *model.Partition, cross bool) bool {
-	return a.Leader == b.Leader && a.LeaderEpoch == b.LeaderEpoch && a.PartitionEpoch == b.PartitionEpoch &&
-		a.LeaderRecoveryState == b.LeaderRecoveryState && slices.Equal(a.ISR, b.ISR) &&
-		(cross || slices.Equal(a.ELR, b.ELR) && slices.Equal(a.LastKnownELR, b.LastKnownELR))
+func sameRuntime(a, b *model.Partition, m mask) bool {
+	return a.Leader == b.Leader && a.LeaderEpoch == b.LeaderEpoch && (m.partitionEpoch || a.PartitionEpoch == b.PartitionEpoch) &&
+		(m.recovery || a.LeaderRecoveryState == b.LeaderRecoveryState) && slices.Equal(a.ISR, b.ISR) &&
+		(m.elr || slices.Equal(a.ELR, b.ELR) && slices.Equal(a.LastKnownELR, b.LastKnownELR))
 }
 
 func (a scramN) equal(b scramN) bool {

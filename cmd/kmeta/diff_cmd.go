@@ -26,7 +26,7 @@ func diffCommand() *cli.Command {
 			&cli.BoolFlag{Name: "allow-partial", Usage: "compare even when a view rests on partial input"},
 		}, sourceFlags()...),
 		Action: func(c *cli.Context) error {
-			args, err := checkArgs(c, 2, 2, "BEFORE AFTER")
+			args, err := sourceArgs(c, 2, "BEFORE AFTER")
 			if err != nil {
 				return err
 			}

@@ -165,7 +165,7 @@ func featuresDescribeCommand(load imageLoader) *cli.Command {
 		Flags:       append([]cli.Flag{sourceCatalogFlag()}, sourceFlags()...),
 		Description: "Exit 0, or 1 when the source rests on damaged or partial input, 2 when it cannot be read.\n\n" + sourceHelp,
 		Action: func(c *cli.Context) error {
-			src, err := oneArg(c, "SOURCE")
+			src, err := sourceArg(c)
 			if err != nil {
 				return err
 			}
@@ -200,7 +200,7 @@ func featuresCheckCommand(load imageLoader) *cli.Command {
 			sourceCatalogFlag(),
 		}, sourceFlags()...),
 		Action: func(c *cli.Context) error {
-			src, err := oneArg(c, "SOURCE")
+			src, err := sourceArg(c)
 			if err != nil {
 				return err
 			}

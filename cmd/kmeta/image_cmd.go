@@ -29,7 +29,7 @@ func imageCommand(load imageLoader) *cli.Command {
 			"warning, exit 0.\n\n" + sourceHelp,
 		Flags: sourceFlags(),
 		Action: func(c *cli.Context) error {
-			src, err := oneArg(c, "SOURCE")
+			src, err := sourceArg(c)
 			if err != nil {
 				return err
 			}

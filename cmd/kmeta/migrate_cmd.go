@@ -252,6 +252,15 @@ func migrateBrokers(c *cli.Context) error {
 	return err
 }
 
+// liveNotMigrationSource is why a live cluster (kafka://, --bootstrap-*)
+// is refused before it is read: its admin API does not report what a
+// migration writes (the fields are the model's, as a live view lists them
+// in notReported), and it is a KRaft cluster already (Dial names a
+// ZooKeeper-mode one as such).
+var liveNotMigrationSource = fmt.Sprintf("a live cluster is never a migration source: its admin API does not report what a migration writes (%s, %s, %s, %s), "+
+	"and it runs KRaft already; migrate reads ZooKeeper (zkdata:DIR, zk://HOST:PORT/CHROOT, zkdump:FILE)",
+	model.FieldSCRAMSecrets, model.FieldSensitiveConfigs, model.FieldPartitionEpoch, model.FieldProducerIDs)
+
 // migratePlanFromFlags builds the plan apply or brokers executes: from
 // --plan FILE (re-checked against its source) or from --zk and the plan
 // flags.
@@ -268,12 +277,20 @@ func migratePlanFromFlags(c *cli.Context) (*migrate.Plan, *model.Image, error) {
 			src = old.Source
 		}
 	}
+	if lf, err := liveFlag(c); err != nil {
+		return nil, nil, err
+	} else if lf != "" {
+		return nil, nil, usageErrorf(c, "%s: %s", lf, liveNotMigrationSource)
+	}
 	if src == "" {
 		return nil, nil, missingFlag(c, "zk")
 	}
 	spec, err := parseSource(c, src)
 	if err != nil {
 		return nil, nil, usageErrorf(c, "--zk: %v", err)
+	}
+	if spec.World == model.WorldKafka {
+		return nil, nil, usageErrorf(c, "--zk %s: %s", src, liveNotMigrationSource)
 	}
 	if spec.World != model.WorldZooKeeper {
 		return nil, nil, usageErrorf(c, "--zk %s is a KRaft source; migrate reads ZooKeeper", src)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/internal/source"
+	"github.com/kmeta/kmeta/kafkaread"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/zkread"
 )
@@ -23,8 +25,10 @@ const sourceHelp = `SOURCE is one of:
    zk://HOST:PORT[,HOST:PORT][/CHROOT]   a live ZooKeeper ensemble (read-only)
    zkdata:PATH                    a ZooKeeper data dir (snapshots and transaction logs)
    zkdump:FILE                    a dump written by 'kmeta zk dump'
-   kafka://...                    reserved for the live Kafka source (not yet supported)
-   A point in time may follow: kraft:DIR@offset=N, zkdata:DIR@zxid=N.
+   kafka://HOST:PORT[,HOST:PORT]  a running KRaft cluster, read through its admin API (read-only;
+                                  IPv6 in brackets: [::1]:9092); Kafka's --bootstrap-server and
+                                  --bootstrap-controller name it too, --command-config its client settings
+   A point in time may follow: kraft:DIR@offset=N, zkdata:DIR@zxid=N (a live source is read as it is now).
    Without a scheme, kmeta infers the kind from what the path holds (-v says what it inferred);
    host:port without zk:// is never taken for a host.`
 
@@ -32,6 +36,20 @@ const sourceHelp = `SOURCE is one of:
 func kraftSourceFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.Int64Flag{Name: "at-offset", Usage: "KRaft: replay up to and including `OFFSET` (same as SOURCE@offset=N)", DefaultText: "everything"},
+	}
+}
+
+// kafkaSourceFlags name and tune a live cluster as Kafka's own tools
+// spell it: --bootstrap-server (the same as SOURCE kafka://...),
+// --bootstrap-controller (the addresses are controllers, KIP-919) and
+// --command-config (client.properties). Either address flag stands for
+// the command's last SOURCE argument left out (sourceArgs).
+func kafkaSourceFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "bootstrap-server", Usage: "a live cluster's brokers `HOST:PORT[,HOST:PORT]` (the same as SOURCE kafka://HOST:PORT,...)"},
+		&cli.StringFlag{Name: "bootstrap-controller", Usage: "a live cluster's controllers `HOST:PORT[,HOST:PORT]`, asked directly (KIP-919, Kafka 3.7+)"},
+		&cli.StringFlag{Name: "command-config", Usage: "Kafka client settings `FILE` (client.properties: security.protocol, sasl.mechanism, sasl.jaas.config, ssl.*)"},
+		&cli.DurationFlag{Name: "kafka-timeout", Value: kafkaread.DefaultTimeout, Usage: "Kafka: bound on connecting and on each request, `DURATION` (as request.timeout.ms)"},
 	}
 }
 
@@ -54,7 +72,96 @@ func zkSourceFlags() []cli.Flag {
 }
 
 // sourceFlags are the flags of commands that read any SOURCE.
-func sourceFlags() []cli.Flag { return append(kraftSourceFlags(), zkSourceFlags()...) }
+func sourceFlags() []cli.Flag {
+	return slices.Concat(kraftSourceFlags(), zkSourceFlags(), kafkaSourceFlags())
+}
+
+// liveFlag is the source --bootstrap-server or --bootstrap-controller
+// names, as kafka://ADDRS ("" when neither is given); both at once is a
+// usage error.
+func liveFlag(c *cli.Context) (string, error) {
+	if !hasFlag(c, "bootstrap-server") {
+		return "", nil
+	}
+	srv, ctl := c.String("bootstrap-server"), c.String("bootstrap-controller")
+	switch {
+	case srv != "" && ctl != "":
+		return "", usageErrorf(c, "--bootstrap-server and --bootstrap-controller: give one (brokers or controllers)")
+	case srv != "":
+		if _, err := source.Live(srv, false); err != nil {
+			return "", usageErrorf(c, "%v", err)
+		}
+		return "kafka://" + srv, nil
+	case ctl != "":
+		if _, err := source.Live(ctl, true); err != nil {
+			return "", usageErrorf(c, "%v", err)
+		}
+		return "kafka://" + ctl, nil
+	}
+	return "", nil
+}
+
+// sourceArgs are a command's n SOURCE arguments: those given, and the live
+// cluster of --bootstrap-server or --bootstrap-controller in place of the
+// last one left out (kmeta image --bootstrap-server h:9092; kmeta diff
+// kraft:DIR --bootstrap-server h:9092 compares DIR, before, with the
+// cluster, after). A flag with every argument given is refused: two
+// sources for one place.
+func sourceArgs(c *cli.Context, n int, usage string) ([]string, error) {
+	live, err := liveFlag(c)
+	if err != nil {
+		return nil, err
+	}
+	if live == "" {
+		return checkArgs(c, n, n, usage)
+	}
+	args, err := checkArgs(c, n-1, n, usage)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) == n {
+		return nil, usageErrorf(c, "too many sources: %s and %s (the --bootstrap-* flag names a source of its own)", strings.Join(args, " "), live)
+	}
+	return append(args, live), nil
+}
+
+// sourceArg is sourceArgs for a command of one SOURCE.
+func sourceArg(c *cli.Context) (string, error) {
+	args, err := sourceArgs(c, 1, "SOURCE")
+	if err != nil {
+		return "", err
+	}
+	return args[0], nil
+}
+
+// liveSpec marks the spec --bootstrap-controller names as one of
+// controllers: the flag's addresses are controllers, kafka:// names
+// brokers.
+func liveSpec(c *cli.Context, spec source.Spec) source.Spec {
+	if spec.World == model.WorldKafka && hasFlag(c, "bootstrap-controller") {
+		if ctl := c.String("bootstrap-controller"); ctl != "" && spec.Raw == "kafka://"+ctl {
+			spec.Controllers = true
+		}
+	}
+	return spec
+}
+
+// kafkaConfig turns --command-config and --kafka-timeout into the live
+// reader's settings (the addresses are the spec's).
+func kafkaConfig(c *cli.Context) (kafkaread.Config, error) {
+	cfg := kafkaread.Config{Timeout: c.Duration("kafka-timeout")}
+	if cfg.Timeout <= 0 {
+		return cfg, usageErrorf(c, "--kafka-timeout %s: want a positive duration", cfg.Timeout)
+	}
+	if f := c.String("command-config"); f != "" {
+		p, err := kafkaread.ReadProperties(f)
+		if err != nil {
+			return cfg, fmt.Errorf("--command-config: %w", err)
+		}
+		cfg.Properties, cfg.PropertiesFile = p, f
+	}
+	return cfg, nil
+}
 
 // hasFlag says whether the command defines a flag.
 func hasFlag(c *cli.Context, name string) bool { return hasFlagName(c.Command.Flags, []string{name}) }
@@ -100,6 +207,7 @@ func parseSource(c *cli.Context, raw string) (source.Spec, error) {
 	if err != nil {
 		return spec, err
 	}
+	spec = liveSpec(c, spec)
 	if spec.Inferred {
 		verbosef(c, "%s: read as %s (%s)", raw, spec, spec.Why)
 	}
@@ -137,6 +245,12 @@ func loadPoint(c *cli.Context, spec source.Spec) (*source.Result, error) {
 		}
 		opts.ZKDecode.Lenient = hasFlag(c, "lenient") && c.Bool("lenient")
 	}
+	if spec.World == model.WorldKafka {
+		var err error
+		if opts.Kafka, err = kafkaConfig(c); err != nil {
+			return nil, err
+		}
+	}
 	// A live read counts znodes; files (KRaft logs, ZooKeeper data dirs)
 	// count bytes.
 	unit := progressBytes
@@ -155,6 +269,9 @@ func loadPoint(c *cli.Context, spec source.Spec) (*source.Result, error) {
 			// The result says what each dir held, for a report (migrate
 			// plan's blocker); callers that only check err refuse.
 			return res, err
+		}
+		if spec.World == model.WorldKafka && slices.ContainsFunc(spec.Bootstrap, func(a string) bool { return strings.Contains(err.Error(), a) }) {
+			return nil, err // the live reader names the address
 		}
 		return nil, pathErr(spec.Raw, err)
 	}

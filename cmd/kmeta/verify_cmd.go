@@ -33,7 +33,7 @@ func verifyCommand() *cli.Command {
 			"equal: exit 2 unless --allow-partial.\n\nClasses: " + strings.Join(verify.Classes, ", ") + "\n\n" + sourceHelp,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "zk", Usage: "the ZooKeeper `SOURCE` (zk://, zkdata:, zkdump:)", Required: true},
-			&cli.StringFlag{Name: "kraft", Usage: "the KRaft `SOURCE` (kraft:)", Required: true},
+			&cli.StringFlag{Name: "kraft", Usage: "the KRaft `SOURCE` (kraft:, or a live cluster: kafka://, --bootstrap-server, --bootstrap-controller)"},
 			&cli.StringSliceFlag{Name: "ignore", Usage: "leave `CLASS` out of the verdict (repeatable); the summary says what was ignored"},
 			&cli.BoolFlag{Name: "allow-partial", Usage: "compare even when a view rests on partial input"},
 			&cli.StringSliceFlag{Name: "broker-log-dirs", Usage: "broker log `DIR`s whose partition.metadata topic ids are checked against ZooKeeper (comma separated or repeated)"},
@@ -43,6 +43,20 @@ func verifyCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			if _, err := checkArgs(c, 0, 0, "no arguments (use --zk and --kraft)"); err != nil {
 				return err
+			}
+			// A live cluster of --bootstrap-server or
+			// --bootstrap-controller is the KRaft side.
+			kraft, err := liveFlag(c)
+			switch {
+			case err != nil:
+				return err
+			case kraft != "" && c.String("kraft") != "":
+				return usageErrorf(c, "two KRaft sources: --kraft %s and %s (the --bootstrap-* flag names the KRaft side)", c.String("kraft"), kraft)
+			case kraft == "":
+				kraft = c.String("kraft")
+			}
+			if kraft == "" {
+				return missingFlag(c, "kraft")
 			}
 			pms, err := readPartitionMetadata(c.StringSlice("broker-log-dirs"))
 			if err != nil {
@@ -61,11 +75,11 @@ func verifyCommand() *cli.Command {
 					}
 				}
 			}
-			return compareSources(c, "verify", c.String("zk"), c.String("kraft"), func(l, r source.Spec) error {
+			return compareSources(c, "verify", c.String("zk"), kraft, func(l, r source.Spec) error {
 				if l.World != model.WorldZooKeeper {
 					return usageErrorf(c, "--zk %s is not a ZooKeeper source", l.Raw)
 				}
-				if r.World != model.WorldKRaft {
+				if r.World != model.WorldKRaft && r.World != model.WorldKafka {
 					return usageErrorf(c, "--kraft %s is not a KRaft source", r.Raw)
 				}
 				return nil
@@ -86,6 +100,7 @@ func compareSources(c *cli.Context, verb, leftRaw, rightRaw string, check func(l
 	if err != nil {
 		return usageErrorf(c, "%v", err)
 	}
+	ls, rs = liveSpec(c, ls), liveSpec(c, rs)
 	if err := check(ls, rs); err != nil {
 		return err
 	}

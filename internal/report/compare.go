@@ -49,11 +49,15 @@ type ComparisonDoc struct {
 	Explained   int          `json:"explained"`
 	// Readiness counts the warning and error readiness findings, which
 	// describe one view and never make the views differ.
-	Readiness   int             `json:"readiness"`
-	Ignored     []IgnoredClass  `json:"ignored"`
-	Compared    []ClassCount    `json:"compared"`
-	NotCompared []string        `json:"notCompared"`
-	Findings    []model.Finding `json:"findings"`
+	Readiness   int            `json:"readiness"`
+	Ignored     []IgnoredClass `json:"ignored"`
+	Compared    []ClassCount   `json:"compared"`
+	NotCompared []string       `json:"notCompared"`
+	// NotComparedFields are the fields either view does not report (a
+	// live cluster's), left out on both sides; absent when both report
+	// every field.
+	NotComparedFields []model.Field   `json:"notComparedFields,omitempty"`
+	Findings          []model.Finding `json:"findings"`
 }
 
 // ComparedSide is one view of a comparison.
@@ -63,6 +67,8 @@ type ComparedSide struct {
 	Offset  int64    `json:"offset"`
 	Zxid    int64    `json:"zxid,omitempty"`
 	Partial []string `json:"partial"`
+	// NotReported are the fields this view's source does not report.
+	NotReported []model.Field `json:"notReported,omitempty"`
 }
 
 // IgnoredClass is a class left out of the verdict (--ignore) and how many
@@ -83,7 +89,7 @@ type ClassCount struct {
 // views, left and right as compared: the document and its verdict.
 func Comparison(verb string, rep *verify.Report, left, right *model.Image, allowPartial bool) Report {
 	doc := ComparisonDoc{Left: sideOf(rep.Left, left), Right: sideOf(rep.Right, right), CrossWorld: rep.CrossWorld,
-		NotCompared: nonNil(rep.NotComparedWhy), Findings: nonNil(rep.Findings), Ignored: []IgnoredClass{}}
+		NotCompared: nonNil(rep.NotComparedWhy), NotComparedFields: rep.NotComparedFields, Findings: nonNil(rep.Findings), Ignored: []IgnoredClass{}}
 	for _, cl := range verify.Classes {
 		if n, ok := countsOf(rep, cl); ok {
 			doc.Compared = append(doc.Compared, n)
@@ -117,6 +123,15 @@ func Comparison(verb string, rep *verify.Report, left, right *model.Image, allow
 	ls = append(ls, "compared (left/right entities): "+strings.Join(cmpd, ", "))
 	for _, n := range doc.NotCompared {
 		ls = append(ls, "not compared, by design: "+n)
+	}
+	for _, s := range []ComparedSide{doc.Left, doc.Right} {
+		if len(s.NotReported) > 0 {
+			names := make([]string, len(s.NotReported))
+			for i, f := range s.NotReported {
+				names[i] = string(f)
+			}
+			ls = append(ls, fmt.Sprintf("not compared: %s (not reported by %s)", strings.Join(names, ", "), printer.Clean(s.Source)))
+		}
 	}
 	for _, ig := range doc.Ignored {
 		ls = append(ls, fmt.Sprintf("ignored: class %s (%s left out)", ig.Class, printer.Count(ig.Findings, "finding")))
@@ -170,7 +185,8 @@ func PartialReasons(img *model.Image) []string {
 }
 
 func sideOf(s verify.Side, img *model.Image) ComparedSide {
-	return ComparedSide{Kind: s.World.String(), Source: s.Name, Offset: img.Provenance.Offset, Zxid: img.Provenance.Zxid, Partial: nonNil(PartialReasons(img))}
+	return ComparedSide{Kind: s.World.String(), Source: s.Name, Offset: img.Provenance.Offset, Zxid: img.Provenance.Zxid, Partial: nonNil(PartialReasons(img)),
+		NotReported: img.NotReported}
 }
 
 func countsOf(rep *verify.Report, class string) (ClassCount, bool) {

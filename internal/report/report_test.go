@@ -99,3 +99,25 @@ func TestComparisonReadiness(t *testing.T) {
 		t.Errorf("verdict line %q", l[len(l)-1])
 	}
 }
+
+// TestComparisonNotReported: the fields a view does not report are listed
+// in text ("not compared: ... (not reported by SOURCE)") and under stable
+// JSON keys (notComparedFields, the side's notReported); views that
+// report everything carry neither key.
+func TestComparisonNotReported(t *testing.T) {
+	lv := model.NewImage()
+	lv.MarkNotReported(model.FieldProducerIDs, model.FieldBrokerEpoch)
+	rep := &verify.Report{Left: verify.Side{World: model.WorldKRaft, Name: "kraft:DIR"}, Right: verify.Side{World: model.WorldKafka, Name: "kafka://b:9092"},
+		NotComparedFields: lv.NotReported}
+	r := Comparison("diff", rep, model.NewImage(), lv, false)
+	doc := r.JSON.(ComparisonDoc)
+	if !slices.Equal(doc.NotComparedFields, lv.NotReported) || !slices.Equal(doc.Right.NotReported, lv.NotReported) || doc.Left.NotReported != nil {
+		t.Errorf("json: %v, right %v, left %v", doc.NotComparedFields, doc.Right.NotReported, doc.Left.NotReported)
+	}
+	if !slices.Contains(r.Sections[0].Lines, "not compared: brokers.epoch, producerIds (not reported by kafka://b:9092)") {
+		t.Errorf("lines %q", r.Sections[0].Lines)
+	}
+	if doc.Result != ResultEqual || r.Exit != OK {
+		t.Errorf("result %s exit %d", doc.Result, r.Exit)
+	}
+}

@@ -31,8 +31,6 @@ var (
 	// ErrBrokerDir: a broker's partition log dir (log.dirs), which holds no
 	// KRaft metadata log.
 	ErrBrokerDir = errors.New("a broker log dir, not a metadata log")
-	// ErrNotYet: a source kind that is reserved for a later release.
-	ErrNotYet = errors.New("not yet supported")
 )
 
 // sawError is a refusal that says what inference saw. Its message names

@@ -36,6 +36,8 @@ func TestWithPoint(t *testing.T) {
 		{"zkdump:" + zkDumpFixture, zxid(0), "a dump holds one point in time"},
 		{"zk://127.0.0.1:1/kafka", zxid(5), "a live ensemble is read as it is now"},
 		{"zkdata:" + zkFixtureDir + "," + zkFixtureDir, zxid(1), "names one data dir's state"},
+		{"kafka://b1:9092", off(5), "a live cluster is read as it is now; --at-offset applies"},
+		{"kafka://b1:9092", zxid(5), "a live cluster is read as it is now; --at-zxid applies"},
 	} {
 		spec, err := Parse(tc.src)
 		if err != nil {
@@ -77,6 +79,11 @@ func TestWithPoints(t *testing.T) {
 	}
 	if !l.At.HasZxid || l.At.Zxid != 0x56 || l.At.HasOffset || !r.At.HasOffset || r.At.Offset != 5 || r.At.HasZxid {
 		t.Errorf("points: zk %+v kraft %+v", l.At, r.At)
+	}
+	live, _ := Parse("kafka://b1:9092")
+	z, _ := Parse("zkdata:" + zkFixtureDir)
+	if err := WithPoints(At{Offset: 5, HasOffset: true}, &z, &live); !errors.Is(err, ErrPoint) || !strings.Contains(err.Error(), "a live cluster is read as it is now") {
+		t.Errorf("--at-offset on a live source: %v", err)
 	}
 	a, _ := Parse("kraft:" + kraftFixtureDir)
 	b, _ := Parse("kraft:" + kraftFixtureDir)

@@ -7,7 +7,8 @@
 //	zk://h1:2181,h2:2181/kafka/prod      a live ZooKeeper ensemble and its chroot
 //	zkdata:/var/lib/zookeeper            a ZooKeeper data dir (holding version-2/)
 //	zkdump:cluster.json                  a dump written by `kmeta zk dump`
-//	kafka://broker:9092                  reserved for the live Kafka source (not yet)
+//	kafka://b1:9092,[::1]:9092           a running cluster, read through its admin API
+//	                                     (kafkaread: Options.Kafka carries the client settings)
 //
 // This package is the only place that parses a source string and infers
 // its kind. Without a scheme the kind is inferred from what the path
@@ -37,6 +38,10 @@
 // newest is read, after proving the others are prefixes of its history
 // (datadirs.go).
 //
+// A live source (kafka://, zk://) is read as it is now: a point in time on
+// it is refused (ErrPoint), as on a dump. Live builds the spec of Kafka's
+// own --bootstrap-server and --bootstrap-controller flags.
+//
 // The suffix is recognised only in exactly that form (@offset=N or
 // @zxid=N, N decimal or 0x-hex), so a path that merely contains '@' keeps
 // working. The --at-offset and --at-zxid flags are the same thing for a
@@ -48,10 +53,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/kmeta/kmeta/kafkaread"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/zkread"
@@ -80,6 +87,10 @@ type Spec struct {
 	// DataDirs are the data dirs of "zkdata:A,B,...", several servers of
 	// one ensemble (see datadirs.go); nil for one. ZK.Path is the first.
 	DataDirs []string
+	// Bootstrap are a live cluster's host:port addresses (kafka://), and
+	// Controllers says they are controllers (--bootstrap-controller).
+	Bootstrap   []string
+	Controllers bool
 }
 
 // At is a point in time in a source: a KRaft offset or a ZooKeeper zxid.
@@ -147,6 +158,9 @@ func splitAt(s string) (string, At, error) {
 // how names it as the user wrote it ("@zxid", "--at-zxid").
 func fitPoint(spec Spec, at At, how string) error {
 	name := spec.Raw
+	if (at.HasOffset || at.HasZxid) && spec.World == model.WorldKafka {
+		return pointErrorf("%q: a live cluster is read as it is now; %s applies to a KRaft metadata log dir (kraft:DIR@offset=N) or a ZooKeeper data dir (zkdata:DIR@zxid=N)", name, how)
+	}
 	if at.HasOffset && spec.World != model.WorldKRaft {
 		return pointErrorf("%q: %s applies to KRaft sources; a ZooKeeper point in time is @zxid=N (--at-zxid)", name, how)
 	}
@@ -200,9 +214,14 @@ func WithPoints(flags At, specs ...*Spec) error {
 	for _, sp := range specs {
 		kinds[sp.World] = true
 		own := At{}
-		if sp.World == model.WorldKRaft {
+		switch sp.World {
+		case model.WorldKafka:
+			// A live cluster has no point in time: either flag is refused
+			// by name.
+			own = flags
+		case model.WorldKRaft:
 			own.Offset, own.HasOffset = flags.Offset, flags.HasOffset
-		} else {
+		default:
 			own.Zxid, own.HasZxid = flags.Zxid, flags.HasZxid
 		}
 		s, err := sp.WithPoint(own)
@@ -221,6 +240,9 @@ func WithPoints(flags At, specs ...*Spec) error {
 }
 
 func (s Spec) String() string {
+	if s.World == model.WorldKafka {
+		return s.kafkaString()
+	}
 	if s.World == model.WorldKRaft {
 		return "kraft:" + s.Path + s.At.String()
 	}
@@ -244,6 +266,8 @@ func (s Spec) Absolute() (string, error) {
 		return "kraft:" + p + s.At.String(), nil
 	case s.ZK.Access == zkread.AccessLive:
 		return s.ZK.String() + s.At.String(), nil
+	case s.World == model.WorldKafka:
+		return s.kafkaString(), nil
 	}
 	dirs := s.DataDirs
 	if dirs == nil {
@@ -295,6 +319,9 @@ func ParseKRaft(s string) (Spec, error) {
 	}
 	if spec.World != model.WorldKRaft {
 		what := "a ZooKeeper source"
+		if spec.World == model.WorldKafka {
+			what = "a live Kafka source"
+		}
 		if spec.Inferred {
 			what += " (" + spec.String() + ")"
 		}
@@ -318,8 +345,15 @@ func parse(s string) (Spec, error) {
 		}
 		return Spec{Raw: s, World: model.WorldKRaft, Path: p}, nil
 	}
-	if strings.HasPrefix(s, "kafka://") || s == "kafka:" {
-		return Spec{}, saw(s, ErrNotYet, "not yet supported: the live Kafka source comes in a later release (read a controller's metadata log dir with kraft:DIR)")
+	if rest, ok := strings.CutPrefix(s, "kafka://"); ok || s == "kafka:" {
+		if !ok {
+			return Spec{}, fmt.Errorf("%w: %q: a live cluster is kafka://HOST:PORT[,HOST:PORT...]", ErrSource, s)
+		}
+		addrs, err := parseBootstrap(rest)
+		if err != nil {
+			return Spec{}, fmt.Errorf("%w: %q: %w", ErrSource, s, err)
+		}
+		return Spec{Raw: s, World: model.WorldKafka, Bootstrap: addrs}, nil
 	}
 	if strings.HasPrefix(s, "zk://") || strings.HasPrefix(s, "zkdata:") || strings.HasPrefix(s, "zkdump:") {
 		z, err := zkread.ParseSource(s)
@@ -340,9 +374,60 @@ func parse(s string) (Spec, error) {
 		return spec, nil
 	}
 	if i := strings.Index(s, "://"); i >= 0 {
-		return Spec{}, fmt.Errorf("%w: unknown scheme %q (want kraft:, zk://, zkdata: or zkdump:; kafka:// is reserved)", ErrSource, s[:i])
+		return Spec{}, fmt.Errorf("%w: unknown scheme %q (want kraft:, zk://, zkdata:, zkdump: or kafka://)", ErrSource, s[:i])
 	}
 	return infer(s)
+}
+
+// parseBootstrap reads Kafka's bootstrap list, host:port[,host:port...],
+// an IPv6 host in brackets ([::1]:9092), as bootstrap.servers takes it.
+// Host names are not resolved here: Dial does that, and names the address
+// that fails.
+func parseBootstrap(list string) ([]string, error) {
+	if list == "" {
+		return nil, errors.New("no address (want HOST:PORT[,HOST:PORT...])")
+	}
+	var out []string
+	for _, a := range strings.Split(list, ",") {
+		a = strings.TrimSpace(a)
+		host, port, err := net.SplitHostPort(a)
+		if err != nil || host == "" {
+			return nil, fmt.Errorf("%q is not HOST:PORT (an IPv6 address goes in brackets: [::1]:9092)", a)
+		}
+		if strings.ContainsAny(host, "/@?#") {
+			return nil, fmt.Errorf("%q: a bootstrap address is HOST:PORT, without a path or user", a)
+		}
+		if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
+			return nil, fmt.Errorf("%q: port %q is not a number from 1 to 65535", a, port)
+		}
+		out = append(out, net.JoinHostPort(host, port))
+	}
+	return out, nil
+}
+
+// Live is the spec of Kafka's --bootstrap-server (controllers false) or
+// --bootstrap-controller (true) flag: the same as kafka://ADDRS, with the
+// addresses taken for controllers (KIP-919) in the second case.
+func Live(list string, controllers bool) (Spec, error) {
+	flag := "--bootstrap-server"
+	if controllers {
+		flag = "--bootstrap-controller"
+	}
+	addrs, err := parseBootstrap(list)
+	if err != nil {
+		return Spec{}, fmt.Errorf("%w: %s %q: %w", ErrSource, flag, list, err)
+	}
+	return Spec{Raw: "kafka://" + list, World: model.WorldKafka, Bootstrap: addrs, Controllers: controllers}, nil
+}
+
+// kafkaString is a live source as kafka://ADDRS, saying when the
+// addresses are controllers.
+func (s Spec) kafkaString() string {
+	out := "kafka://" + strings.Join(s.Bootstrap, ",")
+	if s.Controllers {
+		out += " (controllers)"
+	}
+	return out
 }
 
 // infer chooses a world for a string without a scheme from what the path
@@ -431,6 +516,10 @@ func looksLikeConnect(s string) bool {
 // Options carries the per-kind settings commands pass along. The point in
 // time is the Spec's (Spec.WithPoint adds a command's flags).
 type Options struct {
+	// Kafka settings for a live cluster (kafka://): the client settings,
+	// their file and the timeout. The addresses, and whether they are
+	// controllers, are the Spec's.
+	Kafka kafkaread.Config
 	// ZK settings for ZooKeeper sources.
 	ZK       zkread.ReadOptions
 	ZKDecode zkread.DecodeOptions
@@ -522,10 +611,29 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 		// Decode copied the tree's typed warnings (and a lenient decode's)
 		// into img.Warnings.
 		res.Image = img
+	case model.WorldKafka:
+		img, err := loadKafka(ctx, spec, opts.Kafka)
+		if err != nil {
+			return nil, err
+		}
+		res.Image = img
 	default:
 		return nil, fmt.Errorf("%w: unknown kind", ErrSource)
 	}
 	return res, nil
+}
+
+// loadKafka reads a live cluster. Its errors are kafkaread's, each of a
+// class (kafkaread.ErrRefused, ErrAuth, ...) and naming the address; the
+// source string is added when the message lacks it.
+func loadKafka(ctx context.Context, spec Spec, cfg kafkaread.Config) (*model.Image, error) {
+	cfg.Bootstrap, cfg.Controllers = spec.Bootstrap, spec.Controllers
+	cl, err := kafkaread.Dial(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	return cl.Image(ctx)
 }
 
 // ReadZKTree reads a ZooKeeper source's raw tree (for zk dump), with the

@@ -44,6 +44,8 @@ func TestParse(t *testing.T) {
 		{snap, model.WorldKRaft, true, "kraft:" + snap},
 		{zkDir, model.WorldZooKeeper, true, "zkdata:" + zkDir},
 		{dump, model.WorldZooKeeper, true, "zkdump:" + dump},
+		{"kafka://b1:9092", model.WorldKafka, false, "kafka://b1:9092"},
+		{"kafka://b1:9092, b2:9093,[::1]:9094", model.WorldKafka, false, "kafka://b1:9092,b2:9093,[::1]:9094"},
 	} {
 		s, err := Parse(tc.in)
 		if err != nil {
@@ -54,7 +56,9 @@ func TestParse(t *testing.T) {
 			t.Errorf("%s: got world %v inferred %v %q, want %v %v %q", tc.in, s.World, s.Inferred, s.String(), tc.world, tc.inferred, tc.str)
 		}
 	}
-	for _, bad := range []string{"", "kraft:", "http://x", "no-such-path", "zk://bad host", "zk1:2181/kafka", "kafka://b:9092"} {
+	for _, bad := range []string{"", "kraft:", "http://x", "no-such-path", "zk://bad host", "zk1:2181/kafka",
+		"kafka:", "kafka://", "kafka://b", "kafka://b:x", "kafka://b:0", "kafka://b:70000", "kafka://::1:9092",
+		"kafka://b:9092/path", "kafka://u@b:9092", "kafka://b:9092,", "kafka:b:9092"} {
 		if _, err := Parse(bad); !errors.Is(err, ErrSource) {
 			t.Errorf("%q: err %v, want ErrSource", bad, err)
 		}
@@ -157,7 +161,7 @@ func TestInferenceSaysWhatItSaw(t *testing.T) {
 		{zkBroker, ErrBrokerDir, "a ZooKeeper-mode broker log dir (broker.id 1, 3 partition dirs); it holds no KRaft metadata — migrate brokers converts it"},
 		{kraftBroker, ErrBrokerDir, "a KRaft broker log dir (node.id 1, 1 partition dirs) without the metadata log"},
 		{"zk1:2181/kafka", ErrNoPath, "a live ZooKeeper ensemble is named zk://zk1:2181/kafka"},
-		{"kafka://b1:9092", ErrNotYet, "not yet supported: the live Kafka source comes in a later release"},
+		{"kafka://b1:9092", ErrUnrecognised, "a live Kafka source; this command reads KRaft metadata files"},
 		// An explicit kraft: scheme gets the same refusals.
 		{"kraft:" + zkBroker, ErrBrokerDir, "a ZooKeeper-mode broker log dir"},
 		{"kraft:" + empty, ErrEmpty, "an empty directory"},
