@@ -40,7 +40,7 @@ func quorumDescribeCommand() *cli.Command {
 			"Exit 0 when nothing is wrong, 1 on a finding at warning or above (a down or lagging voter, a\n" +
 			"restart that would lose the majority, an even or single-voter quorum, a directory id mismatch),\n" +
 			"2 when the quorum could not be read.",
-		Flags: append(quorumLiveFlags(),
+		Flags: append(kafkaSourceFlags(),
 			&cli.Int64Flag{Name: "controller-quorum-fetch-timeout-ms", Value: quorum.DefaultFetchTimeoutMs,
 				Usage: "the controllers' controller.quorum.fetch.timeout.ms, in `MS`: when a voter counts as down, and as caught up"},
 		),
@@ -69,7 +69,7 @@ func quorumDescribeCommand() *cli.Command {
 // quorumStatus reads the status the arguments name: a live cluster, or
 // controllers' metadata log dirs.
 func quorumStatus(c *cli.Context) (*model.QuorumStatus, []model.Finding, error) {
-	cfg, live, err := quorumLiveConfig(c)
+	cfg, name, live, err := liveArg(c)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -83,7 +83,7 @@ func quorumStatus(c *cli.Context) (*model.QuorumStatus, []model.Finding, error) 
 		if err != nil {
 			return nil, nil, err
 		}
-		st.Source = quorumSourceName(cfg)
+		st.Source = name
 		return st, nil, nil
 	}
 	args := c.Args().Slice()
@@ -106,40 +106,4 @@ func quorumStatus(c *cli.Context) (*model.QuorumStatus, []model.Finding, error) 
 	}
 	st.Source = strings.Join(names, ",")
 	return st, warnings, nil
-}
-
-func quorumSourceName(cfg kafkaread.Config) string {
-	if cfg.Controllers {
-		return "--bootstrap-controller " + strings.Join(cfg.Bootstrap, ",")
-	}
-	return "kafka://" + strings.Join(cfg.Bootstrap, ",")
-}
-
-// wiring: replaced by the source flags at merge
-func quorumLiveFlags() []cli.Flag {
-	return []cli.Flag{&cli.StringFlag{Name: "bootstrap-controller", Usage: "the controllers to ask, `HOST:PORT,...` (KIP-919), as kafka-metadata-quorum takes them"}}
-}
-
-// wiring: replaced by the source flags at merge
-//
-// quorumLiveConfig turns kafka://HOST:PORT,... or --bootstrap-controller
-// HOST:PORT,... into the live reader's settings; live is false for log
-// dirs.
-func quorumLiveConfig(c *cli.Context) (kafkaread.Config, bool, error) {
-	args := c.Args().Slice()
-	if bc := c.String("bootstrap-controller"); bc != "" {
-		if len(args) > 0 {
-			return kafkaread.Config{}, false, usageErrorf(c, "--bootstrap-controller names the cluster: give no SOURCE with it (got %s)", printer.Clean(args[0]))
-		}
-		return kafkaread.Config{Bootstrap: strings.Split(bc, ","), Controllers: true}, true, nil
-	}
-	if len(args) == 1 {
-		if hosts, ok := strings.CutPrefix(args[0], "kafka://"); ok {
-			if hosts == "" {
-				return kafkaread.Config{}, false, usageErrorf(c, "kafka:// needs HOST:PORT")
-			}
-			return kafkaread.Config{Bootstrap: strings.Split(strings.TrimSuffix(hosts, "/"), ",")}, true, nil
-		}
-	}
-	return kafkaread.Config{}, false, nil
 }

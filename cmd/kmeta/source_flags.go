@@ -163,6 +163,36 @@ func kafkaConfig(c *cli.Context) (kafkaread.Config, error) {
 	return cfg, nil
 }
 
+// liveArg is the live cluster a command of one cluster names (quorum
+// describe, features upgrade): its kafka:// SOURCE or a --bootstrap-*
+// flag, parsed, with the reader's settings (--command-config,
+// --kafka-timeout). ok is false when the command names no live cluster
+// (the argument is something else, e.g. a log dir).
+func liveArg(c *cli.Context) (cfg kafkaread.Config, name string, ok bool, err error) {
+	args := c.Args().Slice()
+	raw, err := liveFlag(c)
+	if err != nil {
+		return cfg, "", false, err
+	}
+	switch {
+	case raw != "" && len(args) > 0:
+		return cfg, "", false, usageErrorf(c, "too many sources: %s and %s (the --bootstrap-* flag names a source of its own)", printer.Clean(args[0]), raw)
+	case raw == "" && len(args) == 1 && strings.HasPrefix(args[0], "kafka:"):
+		raw = args[0]
+	case raw == "":
+		return cfg, "", false, nil
+	}
+	spec, err := parseSource(c, raw)
+	if err != nil {
+		return cfg, "", false, err
+	}
+	if cfg, err = kafkaConfig(c); err != nil {
+		return cfg, "", false, err
+	}
+	cfg.Bootstrap, cfg.Controllers = spec.Bootstrap, spec.Controllers
+	return cfg, spec.String(), true, nil
+}
+
 // hasFlag says whether the command defines a flag.
 func hasFlag(c *cli.Context, name string) bool { return hasFlagName(c.Command.Flags, []string{name}) }
 
