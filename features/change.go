@@ -298,8 +298,8 @@ func (c *Catalog) Judge(cl ClusterFeatures, op string, targets []FeatureTarget, 
 		ch := c.judgeOne(cl, t, proposed, opts)
 		if t.Feature == KRaftVersion && ch.From == 0 && ch.To == 1 && ch.Allowed {
 			v.ConfigRoll = []string{
-				"on every controller and broker, one node at a time: remove controller.quorum.voters and set controller.quorum.bootstrap.servers to the controllers' host:port list, then restart the node",
-				"only after kraft.version is 1 everywhere (kafka-features describe): Kafka refuses controller.quorum.bootstrap.servers alone on a node that still expects a static quorum",
+				"check that kraft.version is 1 (kafka-features describe) and that kafka-metadata-quorum describe --status lists every voter with its directory id",
+				"then, one node at a time (controllers first, then brokers): set controller.quorum.bootstrap.servers to the controllers' host:port list, remove controller.quorum.voters, restart the node and wait until it has caught up",
 				"then voters can be added and removed online (kafka-metadata-quorum add-controller / remove-controller)",
 			}
 			ch.Findings = append(ch.Findings, Finding{Severity: model.SevInfo, Code: KindQuorumConfigRoll, Entity: KRaftVersion,
