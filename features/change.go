@@ -447,7 +447,11 @@ func (c *Catalog) judgeOne(cl ClusterFeatures, t FeatureTarget, proposed map[str
 		if t.Type != Upgrade {
 			add(model.SevError, KindKRaftVersionDowngrade, "Kafka never lowers kraft.version: a dynamic quorum cannot become static again")
 		} else if ch.Direction == "upgrade" && !c.movesKRaftVersion() {
-			add(model.SevError, KindKRaftVersionUpgrade, fmt.Sprintf("Kafka %s cannot move kraft.version online; Kafka 4.1 or newer can", c.Software))
+			// Kafka 3.9.2 accepts the request, but finalizes kraft.version 1
+			// with voters that have no directory id (kafka-metadata-quorum
+			// shows "directoryId": null): not a working dynamic quorum.
+			// kmeta refuses where Kafka would leave that state.
+			add(model.SevError, KindKRaftVersionUpgrade, fmt.Sprintf("Kafka %s does not move a quorum to kraft.version 1 online properly (it finalizes the level but leaves the voters without directory ids); upgrade to Kafka 4.1 or newer first", c.Software))
 		}
 	case feat != nil:
 		if t.Level >= 1 && proposed[MetadataVersionFeature] < c.MinimumBootstrap {
