@@ -71,12 +71,12 @@ func featuresCommand(load imageLoader) *cli.Command {
 	return &cli.Command{
 		Name:  "features",
 		Usage: "metadata.version levels, feature defaults and upgrade/downgrade gating",
-		Subcommands: []*cli.Command{
+		Subcommands: append([]*cli.Command{
 			featuresListCommand(),
 			featuresDepsCommand(),
 			featuresDescribeCommand(load),
 			featuresCheckCommand(load),
-		},
+		}, featuresChangeCommands()...),
 	}
 }
 

@@ -1,0 +1,206 @@
+package kafkaread
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// NodeFeatures is one registered node and the feature ranges it
+// supports, from its own ApiVersions answer.
+type NodeFeatures struct {
+	// Kind is "broker" or "controller" (a combined node is both, listed
+	// once per role as Kafka counts it).
+	Kind string `json:"kind"`
+	ID   int32  `json:"id"`
+	Addr string `json:"addr"`
+	// Fenced is a registered broker that is fenced (Kafka still counts its
+	// range).
+	Fenced    bool                `json:"fenced,omitempty"`
+	Supported map[string][2]int16 `json:"supported"`
+}
+
+// FeatureView is what a feature change is judged against: the finalized
+// levels and every registered node's supported ranges.
+type FeatureView struct {
+	Finalized map[string]int16 `json:"finalized"`
+	Epoch     int64            `json:"epoch"`
+	Nodes     []NodeFeatures   `json:"nodes"`
+	// Gaps name the nodes kmeta could not ask (their ranges are then only
+	// the controller's to check), with the reason.
+	Gaps []string `json:"gaps,omitempty"`
+	// Controller is the active controller's id, -1 when unknown.
+	Controller int32 `json:"controller"`
+}
+
+// Finalize asks the answering node again for the finalized features
+// (ApiVersions), as kafka-features describe does.
+func (c *Client) Finalize(ctx context.Context) (map[string]int16, int64, error) {
+	rctx, cancel := context.WithTimeout(ctx, c.cfg.timeout())
+	defer cancel()
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.ClientSoftwareName, req.ClientSoftwareVersion = "kmeta", "1"
+	resp, err := c.seed.Request(rctx, req)
+	if err != nil {
+		return nil, 0, fmt.Errorf("ApiVersions: %w", c.classify(c.Addr, err))
+	}
+	r := resp.(*kmsg.ApiVersionsResponse)
+	if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
+		return nil, 0, fmt.Errorf("ApiVersions: %w", c.classify(c.Addr, err))
+	}
+	c.noteVersions(r)
+	return c.Finalized, c.FinalizedEpoch, nil
+}
+
+// Features reads the finalized levels and asks every registered broker
+// and controller for its supported ranges: DescribeCluster names the
+// brokers (fenced ones included where Kafka can say, 4.0+) and, through a
+// controller (--bootstrap-controller), the controllers; through a broker
+// the controllers come from DescribeQuorum's voter endpoints (3.9+). Each
+// node is then asked ApiVersions with the same client settings. A node
+// that cannot be asked is a gap, not an error: the controller checks
+// every range itself, and kmeta says which it could not.
+func (c *Client) Features(ctx context.Context) (*FeatureView, error) {
+	v := &FeatureView{Finalized: c.Finalized, Epoch: c.FinalizedEpoch, Controller: -1}
+	if err := c.need(60, 0); err != nil {
+		return nil, err
+	}
+	brokers, ctl, err := c.describeCluster(ctx, 1)
+	if err != nil {
+		return nil, err
+	}
+	v.Controller = ctl
+	var controllers []clusterNode
+	if c.cfg.Controllers {
+		controllers, ctl, err = c.describeCluster(ctx, 2)
+		if err != nil {
+			return nil, err
+		}
+		v.Controller = ctl
+	} else {
+		controllers, err = c.quorumNodes(ctx)
+		if err != nil {
+			v.Gaps = append(v.Gaps, fmt.Sprintf("controllers: %v", err))
+		}
+	}
+	ask := func(kind string, n clusterNode) {
+		nf := NodeFeatures{Kind: kind, ID: n.id, Addr: n.addr, Fenced: n.fenced}
+		if s, ok := c.nodeRanges(ctx, n, kind == "controller"); ok == nil {
+			nf.Supported = s
+			v.Nodes = append(v.Nodes, nf)
+		} else {
+			v.Gaps = append(v.Gaps, fmt.Sprintf("%s %d (%s): %v", kind, n.id, n.addr, ok))
+		}
+	}
+	for _, n := range brokers {
+		ask("broker", n)
+	}
+	for _, n := range controllers {
+		ask("controller", n)
+	}
+	return v, nil
+}
+
+type clusterNode struct {
+	id     int32
+	addr   string
+	fenced bool
+}
+
+// describeCluster lists brokers (endpointType 1) or controllers (2).
+func (c *Client) describeCluster(ctx context.Context, endpointType int8) ([]clusterNode, int32, error) {
+	req := kmsg.NewPtrDescribeClusterRequest()
+	if endpointType == 2 {
+		if err := c.need(60, 1); err != nil {
+			return nil, -1, err
+		}
+		req.Version = 1
+	}
+	req.EndpointType = endpointType
+	if r := c.APIs[60]; r[1] >= 2 {
+		req.Version = 2
+		req.IncludeFencedBrokers = endpointType == 1
+	}
+	resp, err := c.request(ctx, req)
+	if err != nil {
+		return nil, -1, err
+	}
+	r := resp.(*kmsg.DescribeClusterResponse)
+	if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
+		msg := ""
+		if r.ErrorMessage != nil {
+			msg = ": " + *r.ErrorMessage
+		}
+		return nil, -1, fmt.Errorf("DescribeCluster: %w%s", c.classify(c.Addr, err), msg)
+	}
+	var out []clusterNode
+	for _, b := range r.Brokers {
+		out = append(out, clusterNode{id: b.NodeID, addr: net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port))), fenced: b.IsFenced})
+	}
+	slices.SortFunc(out, func(a, b clusterNode) int { return int(a.id) - int(b.id) })
+	return out, r.ControllerID, nil
+}
+
+// quorumNodes are the voters' endpoints DescribeQuorum v2 (3.9+) lists.
+func (c *Client) quorumNodes(ctx context.Context) ([]clusterNode, error) {
+	if err := c.need(55, 2); err != nil {
+		return nil, err
+	}
+	req := kmsg.NewPtrDescribeQuorumRequest()
+	req.Version = 2
+	t := kmsg.NewDescribeQuorumRequestTopic()
+	t.Topic = "__cluster_metadata"
+	p := kmsg.NewDescribeQuorumRequestTopicPartition()
+	t.Partitions = append(t.Partitions, p)
+	req.Topics = append(req.Topics, t)
+	resp, err := c.request(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	r := resp.(*kmsg.DescribeQuorumResponse)
+	if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
+		return nil, fmt.Errorf("DescribeQuorum: %w", c.classify(c.Addr, err))
+	}
+	voters := map[int32]bool{}
+	for _, t := range r.Topics {
+		for _, p := range t.Partitions {
+			for _, v := range p.CurrentVoters {
+				voters[v.ReplicaID] = true
+			}
+		}
+	}
+	var out []clusterNode
+	for _, n := range r.Nodes {
+		if !voters[n.NodeID] || len(n.Listeners) == 0 {
+			continue
+		}
+		l := n.Listeners[0]
+		out = append(out, clusterNode{id: n.NodeID, addr: net.JoinHostPort(l.Host, strconv.Itoa(int(l.Port)))})
+	}
+	slices.SortFunc(out, func(a, b clusterNode) int { return int(a.id) - int(b.id) })
+	if len(out) == 0 {
+		return nil, fmt.Errorf("DescribeQuorum lists no voter endpoints")
+	}
+	return out, nil
+}
+
+// nodeRanges asks one node for its supported ranges: the answering node
+// itself, or a fresh connection with the same settings.
+func (c *Client) nodeRanges(ctx context.Context, n clusterNode, controller bool) (map[string][2]int16, error) {
+	if n.addr == c.Addr && controller == c.cfg.Controllers {
+		return c.Supported, nil
+	}
+	cfg := c.cfg
+	cfg.Bootstrap, cfg.Controllers = []string{n.addr}, controller
+	nc, err := Dial(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer nc.Close()
+	return nc.Supported, nil
+}
