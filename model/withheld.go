@@ -80,6 +80,7 @@ const (
 	FieldSensitiveConfigs           Field = "configs.sensitiveValues"
 	// Whole sections a principal may not be allowed to read, or a node
 	// does not answer: the section's emptiness then says nothing.
+	FieldBrokers          Field = "brokers"
 	FieldTopics           Field = "topics"
 	FieldTopicConfigs     Field = "configs.topic"
 	FieldBrokerConfigs    Field = "configs.broker"
