@@ -114,7 +114,6 @@ type imageRead struct {
 	c     *Client
 	img   *model.Image
 	epoch int64
-	elr   bool // the cluster tracks ELR (eligible.leader.replicas.version >= 1)
 }
 
 // warn records a gap: a finding naming the API and the resource, and the
@@ -162,7 +161,8 @@ func isAuthz(code int16) bool {
 // codeErr is the error of a response's error code and message, nil for 0.
 func codeErr(code int16, msg *string) error {
 	err := kerr.ErrorForCode(code)
-	if err == nil || msg == nil || *msg == "" {
+	var ke *kerr.Error
+	if err == nil || msg == nil || *msg == "" || errors.As(err, &ke) && ke.Description == *msg {
 		return err
 	}
 	return fmt.Errorf("%w: %s", err, *msg)
@@ -193,7 +193,6 @@ func (r *imageRead) features(ctx context.Context) error {
 		}
 		r.img.Features[f.Name] = f.MaxVersionLevel
 	}
-	r.elr = r.img.Features["eligible.leader.replicas.version"] >= 1
 	return nil
 }
 
@@ -369,10 +368,14 @@ func (r *imageRead) partition(id, leader, epoch int32, replicas, isr, offline, e
 	if len(offline) > 0 {
 		p.OfflineReplicas = offline
 	}
-	// An ELR is tracked only once the feature is on; before, the metadata
-	// log holds none (nil) where the API answers an empty list.
-	if r.elr || len(elr) > 0 || len(lastELR) > 0 {
-		p.ELR, p.LastKnownELR = orEmpty(elr), orEmpty(lastELR)
+	// The API answers an empty list both where the metadata log holds
+	// none (null: a partition never given one, or ELR off) and where it
+	// holds an empty one; nil, "none", is what is known.
+	if len(elr) > 0 {
+		p.ELR = elr
+	}
+	if len(lastELR) > 0 {
+		p.LastKnownELR = lastELR
 	}
 	return p
 }
@@ -624,7 +627,12 @@ func (r *imageRead) scram(ctx context.Context) error {
 	if _, ok := r.c.APIs[50]; !ok {
 		return r.gap(api, ent, r.c.need(50, 0), model.FieldSCRAM, model.FieldSCRAMSecrets)
 	}
-	req := kmsg.NewPtrDescribeUserSCRAMCredentialsRequest() // nil Users: all
+	req := kmsg.NewPtrDescribeUserSCRAMCredentialsRequest()
+	// An empty list asks for every user, as null does; null makes Kafka
+	// (4.4.0 and before) fail with a NullPointerException while building
+	// the error answer for a principal that may not describe the cluster,
+	// and close the connection instead of saying so.
+	req.Users = []kmsg.DescribeUserSCRAMCredentialsRequestUser{}
 	resp, err := r.c.request(ctx, req)
 	if err == nil {
 		sr := resp.(*kmsg.DescribeUserSCRAMCredentialsResponse)
