@@ -68,38 +68,7 @@ func TestImageKafka(t *testing.T) {
 	}
 	cfg := saslConfig(c, kafkatest.AdminUser, kafkatest.AdminPassword, "PLAIN")
 
-	t.Run("admin view", func(t *testing.T) {
-		// The two reads race with nothing: the cluster is quiet. A
-		// leader epoch could still move; retry once before failing.
-		var diff string
-		for range 3 {
-			img := liveImage(t, ctx, cfg)
-			view, err := kafkatest.CaptureAdminView(ctx, c.Client(t), d.Version)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff = cmp.Diff(viewFacts(view), liveFacts(img)); diff == "" {
-				checkMarks(t, img, true)
-				t.Logf("live image equals the admin view: %d topics, %d configs, %d ACLs, %d quotas, %d SCRAM, %d tokens, notReported %v",
-					len(img.Topics), len(img.Configs), len(img.ACLs), len(img.ClientQuotas), len(img.SCRAM), len(img.DelegationTokens), img.NotReported)
-				return
-			}
-			time.Sleep(time.Second)
-		}
-		t.Fatalf("live image differs from the admin view (-view +live):\n%s", diff)
-	})
-
-	t.Run("replayed log", func(t *testing.T) {
-		img := liveImage(t, ctx, cfg)
-		res, err := metalog.LoadImage(c.MetadataLogDir(kafkatest.FirstBrokerID), metalog.ImageOptions{AtOffset: img.Provenance.Offset})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(imageFacts(res.Image, img), imageFacts(img, img)); diff != "" {
-			t.Fatalf("live image at offset %d differs from the replayed controller log (-log +live):\n%s", img.Provenance.Offset, diff)
-		}
-		t.Logf("live image equals the controller's log replayed to offset %d on every reported field", img.Provenance.Offset)
-	})
+	compareWithOracles(t, ctx, c, cfg)
 
 	t.Run("plaintext has no tokens", func(t *testing.T) {
 		img := liveImage(t, ctx, kafkaread.Config{Bootstrap: strings.Split(c.BootstrapServers(), ",")})
@@ -171,6 +140,59 @@ func TestImageKafka(t *testing.T) {
 	})
 }
 
+// compareWithOracles compares the live image with the admin view and
+// with the controller's log replayed to the live image's offset.
+func compareWithOracles(t *testing.T, ctx context.Context, c *kafkatest.Cluster, cfg kafkaread.Config) {
+	d := c.Dist
+	t.Run("admin view", func(t *testing.T) {
+		// The two reads race with nothing: the cluster is quiet. A
+		// leader epoch could still move; retry once before failing.
+		var diff string
+		for range 3 {
+			img := liveImage(t, ctx, cfg)
+			view, err := kafkatest.CaptureAdminView(ctx, c.Client(t), d.Version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff = cmp.Diff(viewFacts(view), liveFacts(img)); diff == "" {
+				checkMarks(t, img, c.Dist.Is3())
+				t.Logf("live image equals the admin view: %d topics, %d configs, %d ACLs, %d quotas, %d SCRAM, %d tokens, notReported %v",
+					len(img.Topics), len(img.Configs), len(img.ACLs), len(img.ClientQuotas), len(img.SCRAM), len(img.DelegationTokens), img.NotReported)
+				return
+			}
+			time.Sleep(time.Second)
+		}
+		t.Fatalf("live image differs from the admin view (-view +live):\n%s", diff)
+	})
+
+	t.Run("replayed log", func(t *testing.T) {
+		img := liveImage(t, ctx, cfg)
+		res, err := metalog.LoadImage(c.MetadataLogDir(kafkatest.FirstBrokerID), metalog.ImageOptions{AtOffset: img.Provenance.Offset})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(imageFacts(res.Image, img), imageFacts(img, img)); diff != "" {
+			t.Fatalf("live image at offset %d differs from the replayed controller log (-log +live):\n%s", img.Provenance.Offset, diff)
+		}
+		t.Logf("live image equals the controller's log replayed to offset %d on every reported field", img.Provenance.Offset)
+	})
+
+}
+
+// TestImageKafka39: the same comparisons on Kafka 3.9.2 KRaft, whose
+// DescribeCluster (v1) lists unfenced brokers only.
+func TestImageKafka39(t *testing.T) {
+	kafkatest.SkipIfUnitOnly(t)
+	d := kafkatest.Dist(t, kafkatest.Kafka39)
+	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{SASL: true, Authorizer: true})
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	if md, err := kafkatest.PopulateRich(ctx, c, c.Admin(t), kafkatest.RichOptions{ACLs: true, Tokens: true, Brokers: 1}); err != nil {
+		t.Fatalf("%v\ndone: %v", err, md.Log)
+	}
+	compareWithOracles(t, ctx, c, saslConfig(c, kafkatest.AdminUser, kafkatest.AdminPassword, "PLAIN"))
+}
+
 func hasWarning(img *model.Image, code, entity string) bool {
 	return slices.ContainsFunc(img.Warnings, func(f model.Finding) bool {
 		return f.Code == code && strings.Contains(f.Entity, entity)
@@ -178,8 +200,9 @@ func hasWarning(img *model.Image, code, entity string) bool {
 }
 
 // checkMarks: the fields no admin API reports are marked, and those a
-// super user over SASL reads are not.
-func checkMarks(t *testing.T, img *model.Image, sasl bool) {
+// super user over SASL reads are not; a 3.x cluster does not list fenced
+// brokers, and says so.
+func checkMarks(t *testing.T, img *model.Image, kafka3 bool) {
 	t.Helper()
 	for _, f := range []model.Field{model.FieldBrokerEpoch, model.FieldBrokerIncarnationID, model.FieldBrokerLogDirs,
 		model.FieldBrokerEndpoints, model.FieldPartitionEpoch, model.FieldPartitionDirectories, model.FieldPartitionLeaderRecovery,
@@ -189,15 +212,22 @@ func checkMarks(t *testing.T, img *model.Image, sasl bool) {
 		}
 	}
 	for _, f := range []model.Field{model.FieldBrokers, model.FieldTopics, model.FieldPartitionELR, model.FieldTopicConfigs,
-		model.FieldBrokerConfigs, model.FieldACLs, model.FieldClientQuotas, model.FieldSCRAM, model.FieldBrokerFeatures, model.FieldBrokerFenced} {
+		model.FieldBrokerConfigs, model.FieldACLs, model.FieldClientQuotas, model.FieldSCRAM, model.FieldBrokerFeatures,
+		model.FieldDelegationTokens} {
 		if !img.Reports(f) {
-			t.Errorf("%s is marked not reported on a 4.4 cluster read by a super user", f)
+			t.Errorf("%s is marked not reported on a cluster read by a super user over SASL", f)
 		}
 	}
-	if sasl && !img.Reports(model.FieldDelegationTokens) {
-		t.Errorf("delegation tokens not reported over SASL: %v", img.Warnings)
+	warnings := 0
+	if kafka3 {
+		warnings = 1
+		if img.Reports(model.FieldBrokerFenced) || !hasWarning(img, kafkaread.WarnNotAnswered, "fenced brokers") {
+			t.Errorf("3.x: fenced brokers reported: %v %v", img.NotReported, img.Warnings)
+		}
+	} else if !img.Reports(model.FieldBrokerFenced) {
+		t.Errorf("4.x: fenced brokers not reported")
 	}
-	if len(img.Warnings) != 0 {
+	if len(img.Warnings) != warnings {
 		t.Errorf("warnings: %v", img.Warnings)
 	}
 	if img.Provenance.Offset <= 0 || img.Provenance.Epoch != -1 || !strings.HasPrefix(img.Provenance.Source, "kafka://") {
