@@ -39,6 +39,15 @@
 // straight to a bootstrap address rather than through franz-go's
 // metadata-driven routing.
 //
+// # The image
+//
+// Client.Image reads what the admin API exposes into a model.Image and
+// lists in Image.NotReported what it cannot (epochs, incarnation ids,
+// directories, producer ids, the migration state, secrets; the quorum is
+// quorum describe's). A section the principal may not read or the node
+// does not answer is marked as well and named by a warning
+// (live-not-authorized, live-not-answered); the rest is read.
+//
 // # Reading only
 //
 // Everything in this package reads, except writes.go: the one file of the

@@ -30,7 +30,7 @@ func fullImage() *Image {
 		1: {
 			ID: 1, Replicas: []int32{1, 2}, ISR: []int32{1}, ELR: []int32{2}, LastKnownELR: []int32{3},
 			RemovingReplicas: []int32{2}, AddingReplicas: []int32{3}, Leader: 1, LeaderRecoveryState: Recovering,
-			LeaderEpoch: 4, PartitionEpoch: 5, Directories: []UUID{DirUnassigned, DirLost},
+			LeaderEpoch: 4, PartitionEpoch: 5, Directories: []UUID{DirUnassigned, DirLost}, OfflineReplicas: []int32{2},
 		},
 	}}
 	img.Configs[ConfigResource{Type: ConfigBroker, Name: "1"}] = map[string]string{

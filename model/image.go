@@ -140,6 +140,11 @@ type Partition struct {
 	LeaderEpoch         int32   `json:"leaderEpoch"`
 	PartitionEpoch      int32   `json:"partitionEpoch"`
 	Directories         []UUID  `json:"directories"`
+	// OfflineReplicas are the replicas a live cluster reports offline
+	// (their broker is down or fenced, or their directory failed): a
+	// broker's runtime view, which no metadata record holds. Only the
+	// kafka:// source sets it; nil elsewhere.
+	OfflineReplicas []int32 `json:"offlineReplicas,omitempty"`
 }
 
 // ConfigResourceType is ConfigRecord.ResourceType (Kafka's ConfigResource.Type).

@@ -82,6 +82,9 @@ type imageJSON struct {
 	ZK               *zkJSON            `json:"zk"`
 	Provenance       Provenance         `json:"provenance"`
 	Warnings         []Finding          `json:"warnings"`
+	// NotReported is written only when a source could not report some
+	// fields (the kafka:// source), so that other documents are unchanged.
+	NotReported []Field `json:"notReported,omitempty"`
 }
 
 type endpointJSON struct {
@@ -136,6 +139,7 @@ type partitionJSON struct {
 	LeaderRecoveryState     string  `json:"leaderRecoveryState"`
 	LeaderRecoveryStateCode int8    `json:"leaderRecoveryStateCode"`
 	Directories             []UUID  `json:"directories"`
+	OfflineReplicas         []int32 `json:"offlineReplicas,omitempty"`
 }
 
 type configsJSON struct {
@@ -308,6 +312,7 @@ func (img *Image) jsonDoc() *imageJSON {
 		ProducerIDs:      img.ProducerIDs,
 		Provenance:       img.Provenance,
 		Warnings:         nonNil(img.Warnings),
+		NotReported:      img.NotReported,
 	}
 	for _, b := range img.SortedBrokers() {
 		doc.Brokers = append(doc.Brokers, brokerJSON{

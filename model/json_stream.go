@@ -79,6 +79,10 @@ func (img *Image) writeJSON(w io.Writer, indent string, newline bool) error {
 	s.value(1, doc.Provenance)
 	s.key(1, "warnings", false)
 	s.value(1, doc.Warnings)
+	if len(doc.NotReported) > 0 {
+		s.key(1, "notReported", false)
+		s.value(1, doc.NotReported)
+	}
 	s.nl(0)
 	s.raw("}")
 	if newline {
@@ -410,6 +414,19 @@ func (s *jsonStream) appendPartition(b []byte, d int, p *Partition) []byte {
 			copy(e.ids[:], dirs)
 			e.text = append(e.text[:0], b[start:]...)
 		}
+	}
+	if len(p.OfflineReplicas) > 0 {
+		// Only a live cluster's view has them, and rarely: no cached key.
+		b = s.appendKey(b, d+1, "offlineReplicas", false)
+		b = append(b, '[')
+		b = s.appendNL(b, d+2)
+		for i, x := range p.OfflineReplicas {
+			if i > 0 {
+				b = append(b, k.sep...)
+			}
+			b = appendInt(b, int64(x))
+		}
+		b = append(b, k.close...)
 	}
 	return append(b, k.end...)
 }

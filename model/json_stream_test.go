@@ -22,6 +22,7 @@ func oracleJSON(t *testing.T, img *Image, indent string) []byte {
 				AddingReplicas: p.AddingReplicas, RemovingReplicas: p.RemovingReplicas,
 				LeaderRecoveryState:     LeaderRecoveryStateName(p.LeaderRecoveryState),
 				LeaderRecoveryStateCode: p.LeaderRecoveryState, Directories: p.Directories,
+				OfflineReplicas: p.OfflineReplicas,
 			})
 		}
 		doc.Topics = append(doc.Topics, tj)
@@ -63,6 +64,7 @@ func streamTestImage() *Image {
 			} else {
 				tp.Partitions[p].RemovingReplicas = []int32{7}
 				tp.Partitions[p].Directories = []UUID{}
+				tp.Partitions[p].OfflineReplicas = []int32{2, 3}[:p%3]
 			}
 		}
 		img.Topics[fmt.Sprint(i)] = tp
@@ -90,6 +92,7 @@ func streamTestImage() *Image {
 	img.ZK = &ZKState{Chroot: "/k", Raw: map[string][]byte{"/a": []byte(`{"x":1}`), "/b": {0xff}}}
 	loc := At("f", 1, 2)
 	img.Warn(WarnTornTail, &loc, "torn %d", 1)
+	img.MarkNotReported(FieldPartitionEpoch, FieldBrokerEpoch)
 	return img
 }
 

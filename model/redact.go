@@ -449,6 +449,7 @@ func clonePartition(p *Partition) *Partition {
 	c.RemovingReplicas = slices.Clone(p.RemovingReplicas)
 	c.AddingReplicas = slices.Clone(p.AddingReplicas)
 	c.Directories = slices.Clone(p.Directories)
+	c.OfflineReplicas = slices.Clone(p.OfflineReplicas)
 	return &c
 }
 

@@ -3,6 +3,8 @@ package model
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -229,6 +231,18 @@ func CompareACLContent(a, b *ACL) int {
 		cmp.Compare(a.Operation, b.Operation),
 		cmp.Compare(a.PermissionType, b.PermissionType),
 	)
+}
+
+// ACLContentID is a deterministic id made from an ACL's content, for
+// sources that have no ids of their own (ZooKeeper's ACL znodes, a live
+// cluster's DescribeAcls): reading the same state twice gives the same
+// ids, where Kafka's KRaft ids are random per write.
+func ACLContentID(a *ACL) UUID {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\x00%s\x00%d\x00%s\x00%s\x00%d\x00%d", a.ResourceType, a.ResourceName, a.PatternType, a.Principal, a.Host, a.Operation, a.PermissionType)
+	var id UUID
+	copy(id[:], h.Sum(nil))
+	return id
 }
 
 // SortedACLs returns the ACLs by content, then id.

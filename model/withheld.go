@@ -53,7 +53,15 @@ type Field string
 // The fields a source may be unable to report. Their names are the
 // model's JSON paths, as printed.
 const (
-	FieldBrokerEpoch                Field = "brokers.epoch"
+	FieldBrokerEpoch Field = "brokers.epoch"
+	// FieldBrokerEndpoints: the admin API names each broker's address on
+	// the listener the client connected to, not every listener it
+	// registered (nor the listener's name).
+	FieldBrokerEndpoints       Field = "brokers.endpoints"
+	FieldBrokerCordonedLogDirs Field = "brokers.cordonedLogDirs"
+	// FieldBrokerFenced: a cluster older than DescribeCluster v2
+	// (KIP-1073, Kafka 4.0) lists only unfenced brokers.
+	FieldBrokerFenced               Field = "brokers.fenced"
 	FieldBrokerIncarnationID        Field = "brokers.incarnationId"
 	FieldBrokerFeatures             Field = "brokers.features"
 	FieldBrokerLogDirs              Field = "brokers.logDirs"
@@ -61,6 +69,7 @@ const (
 	FieldBrokerMigrating            Field = "brokers.isMigratingZkBroker"
 	FieldControllers                Field = "controllers"
 	FieldControllerIncarnationID    Field = "controllers.incarnationId"
+	FieldControllerEndpoints        Field = "controllers.endpoints"
 	FieldControllerFeatures         Field = "controllers.features"
 	FieldControllerZkMigrationReady Field = "controllers.zkMigrationReady"
 	FieldPartitionEpoch             Field = "partitions.partitionEpoch"
@@ -69,11 +78,20 @@ const (
 	FieldPartitionDirectories       Field = "partitions.directories"
 	FieldPartitionReassignment      Field = "partitions.addingRemovingReplicas"
 	FieldSensitiveConfigs           Field = "configs.sensitiveValues"
-	FieldSCRAMSecrets               Field = "scram.saltAndKeys"
-	FieldDelegationTokens           Field = "delegationTokens"
-	FieldProducerIDs                Field = "producerIds"
-	FieldMigration                  Field = "migration"
-	FieldQuorum                     Field = "quorum"
+	// Whole sections a principal may not be allowed to read, or a node
+	// does not answer: the section's emptiness then says nothing.
+	FieldBrokers          Field = "brokers"
+	FieldTopics           Field = "topics"
+	FieldTopicConfigs     Field = "configs.topic"
+	FieldBrokerConfigs    Field = "configs.broker"
+	FieldClientQuotas     Field = "clientQuotas"
+	FieldACLs             Field = "acls"
+	FieldSCRAM            Field = "scram"
+	FieldSCRAMSecrets     Field = "scram.saltAndKeys"
+	FieldDelegationTokens Field = "delegationTokens"
+	FieldProducerIDs      Field = "producerIds"
+	FieldMigration        Field = "migration"
+	FieldQuorum           Field = "quorum"
 )
 
 // Reports says whether the view holds field f (it is not listed in

@@ -1,6 +1,9 @@
 package model
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestSecretWithheld: the stand-ins a reader puts where a secret was
 // (RedactedValue, NotReported) are recognised, under sensitive keys only;
@@ -73,5 +76,28 @@ func TestRedactedConfigs(t *testing.T) {
 	}
 	if in["ssl.key.password"] != "k" {
 		t.Error("the input was modified")
+	}
+}
+
+// TestNotReportedInJSON: the document carries notReported, sorted, only
+// when a source marked fields; other documents are unchanged.
+func TestNotReportedInJSON(t *testing.T) {
+	img := NewImage()
+	b, err := img.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "notReported") || strings.Contains(string(b), "offlineReplicas") {
+		t.Fatalf("an image without marks carries them: %s", b)
+	}
+	img.MarkNotReported(FieldQuorum, FieldBrokerEpoch, FieldQuorum)
+	img.Topics["t"] = &Topic{Name: "t", Partitions: map[int32]*Partition{0: {Replicas: []int32{1, 2}, OfflineReplicas: []int32{2}}}}
+	if b, err = img.MarshalJSON(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"notReported":["brokers.epoch","quorum"]}`, `"directories":null,"offlineReplicas":[2]}`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("no %s in %s", want, b)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package zkread
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -869,7 +868,7 @@ func (d *decoder) aclTree(root string, pattern int8) error {
 				}
 				acl := &model.ACL{ResourceType: rt, ResourceName: name, PatternType: pattern,
 					Principal: *a.Principal, Host: *a.Host, Operation: op, PermissionType: perm}
-				acl.ID = aclID(acl)
+				acl.ID = model.ACLContentID(acl)
 				acls = append(acls, acl)
 			}
 			if perr != nil {
@@ -884,16 +883,6 @@ func (d *decoder) aclTree(root string, pattern int8) error {
 		}
 	}
 	return nil
-}
-
-// aclID synthesizes a deterministic id from an ACL's content, so reading
-// the same ZooKeeper twice gives the same ids (Kafka's are random).
-func aclID(a *model.ACL) model.UUID {
-	h := sha256.New()
-	fmt.Fprintf(h, "%d\x00%s\x00%d\x00%s\x00%s\x00%d\x00%d", a.ResourceType, a.ResourceName, a.PatternType, a.Principal, a.Host, a.Operation, a.PermissionType)
-	var id model.UUID
-	copy(id[:], h.Sum(nil))
-	return id
 }
 
 func (d *decoder) producerIDs() error {

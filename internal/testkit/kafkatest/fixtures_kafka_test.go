@@ -154,7 +154,7 @@ func generateClusterFixture(t *testing.T, d *Distribution, plan fixturePlan, des
 			return err
 		}
 		did("IncrementalAlterConfigs TOPIC orders.v1 set max.message.bytes, delete cleanup.policy")
-		if err := alterRichBrokerConfigs(ctx, adm); err != nil {
+		if err := alterRichBrokerConfigs(ctx, adm, 3); err != nil {
 			return err
 		}
 		did("IncrementalAlterConfigs BROKER 1 max.connections, BROKER 2 max.connections.per.ip")

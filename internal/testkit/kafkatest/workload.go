@@ -19,6 +19,10 @@ type RichOptions struct {
 	// Tokens needs a SASL cluster (delegation tokens are created over an
 	// authenticated SASL channel).
 	Tokens bool
+	// Brokers is the number of brokers (ids FirstBrokerID up), 3 when 0.
+	// With fewer, replication factors are capped at it and the configs of
+	// missing brokers are not set: the set fits a one-node cluster.
+	Brokers int
 }
 
 // RichMetadata is what PopulateRich did, for tests to check against.
@@ -55,6 +59,10 @@ func PopulateRich(ctx context.Context, c *Cluster, adm *kadm.Client, opts RichOp
 		rf      int16
 		configs map[string]*string
 	}
+	brokers := opts.Brokers
+	if brokers == 0 {
+		brokers = 3
+	}
 	for _, tp := range []topic{
 		{"orders.v1", 3, 2, map[string]*string{"retention.ms": s("86400000"), "cleanup.policy": s("delete")}},
 		{"user_events", 2, 3, nil},
@@ -62,7 +70,7 @@ func PopulateRich(ctx context.Context, c *Cluster, adm *kadm.Client, opts RichOp
 		{"compacted", 2, 2, map[string]*string{"cleanup.policy": s("compact"), "segment.bytes": s("1048576")}},
 		{md.Deleted, 1, 1, nil},
 	} {
-		r, err := adm.CreateTopic(ctx, tp.parts, tp.rf, tp.configs, tp.name)
+		r, err := adm.CreateTopic(ctx, tp.parts, min(tp.rf, int16(brokers)), tp.configs, tp.name)
 		if err = errors.Join(err, r.Err); err != nil {
 			return md, fmt.Errorf("create topic %s: %w", tp.name, err)
 		}
@@ -79,7 +87,7 @@ func PopulateRich(ctx context.Context, c *Cluster, adm *kadm.Client, opts RichOp
 		return md, err
 	}
 	did("IncrementalAlterConfigs TOPIC orders.v1 set max.message.bytes, delete cleanup.policy")
-	if err := alterRichBrokerConfigs(ctx, adm); err != nil {
+	if err := alterRichBrokerConfigs(ctx, adm, brokers); err != nil {
 		return md, err
 	}
 	did("IncrementalAlterConfigs BROKER 1, BROKER 2, BROKER <default>")
@@ -176,15 +184,17 @@ func alterRichTopicConfigs(ctx context.Context, adm *kadm.Client) error {
 	}, "orders.v1"))
 }
 
-// alterRichBrokerConfigs sets a config of broker 1, one of broker 2 and
-// three cluster defaults.
-func alterRichBrokerConfigs(ctx context.Context, adm *kadm.Client) error {
+// alterRichBrokerConfigs sets a config of broker 1, one of broker 2 (when
+// the cluster has it) and three cluster defaults.
+func alterRichBrokerConfigs(ctx context.Context, adm *kadm.Client, brokers int) error {
 	s := kadm.StringPtr
 	if err := alterErr(adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Name: "max.connections", Value: s("1000")}}, FirstBrokerID)); err != nil {
 		return err
 	}
-	if err := alterErr(adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Name: "max.connections.per.ip", Value: s("200")}}, FirstBrokerID+1)); err != nil {
-		return err
+	if brokers >= 2 {
+		if err := alterErr(adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Name: "max.connections.per.ip", Value: s("200")}}, FirstBrokerID+1)); err != nil {
+			return err
+		}
 	}
 	return alterErr(adm.AlterBrokerConfigs(ctx, []kadm.AlterConfig{
 		{Name: "log.retention.ms", Value: s("604800001")},
