@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/kmeta/kmeta/features"
+	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/kafkaread"
 )
@@ -64,7 +65,7 @@ func featuresChangeCommand(op, usage string) *cli.Command {
 		&cli.BoolFlag{Name: "allow-unstable", Usage: "the cluster runs with unstable.feature.versions.enable=true"},
 		sourceCatalogFlag(),
 	)
-	flags = append(flags, liveFlags()...)
+	flags = append(flags, kafkaSourceFlags()...)
 	return &cli.Command{
 		Name:        op,
 		Usage:       usage,
@@ -275,58 +276,19 @@ func liveCatalog(v *kafkaread.FeatureView) (*features.Catalog, string) {
 	return features.Default(), fmt.Sprintf("the nodes support metadata.version up to %d", maxMV)
 }
 
-// liveFlags are the flags that say how to reach a live cluster.
-func liveFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "bootstrap-server", Usage: "the brokers to talk to, `HOST:PORT[,HOST:PORT...]` (same as kafka://...)"},
-		&cli.StringFlag{Name: "bootstrap-controller", Usage: "the controllers to talk to directly (KIP-919), `HOST:PORT[,HOST:PORT...]`"},
-		&cli.StringFlag{Name: "command-config", Usage: "Kafka client settings `FILE` (security.protocol, sasl.*, ssl.*)"},
-		&cli.DurationFlag{Name: "timeout", Value: kafkaread.DefaultTimeout, Usage: "bound on connecting and each request, `DURATION`"},
-	}
-}
-
-// liveConfig turns the command's arguments into a kafkaread.Config and a
-// name of the source for the output.
-// wiring: replaced by the source flags at merge
+// liveConfig is the live cluster the command writes to: its kafka://
+// SOURCE or --bootstrap-server / --bootstrap-controller, and the name
+// printed for it.
 func liveConfig(c *cli.Context, args []string) (kafkaread.Config, string, error) {
-	var cfg kafkaread.Config
-	var addrs, src string
-	given := 0
-	if len(args) == 1 {
-		a, ok := strings.CutPrefix(args[0], "kafka://")
-		if !ok {
-			return cfg, "", usageErrorf(c, "SOURCE %q: features %s writes to a live cluster: give kafka://HOST:PORT[,...] (or --bootstrap-server)", args[0], c.Command.Name)
+	cfg, src, ok, err := liveArg(c)
+	if err != nil {
+		return cfg, "", err
+	}
+	if !ok {
+		if len(args) > 0 {
+			return cfg, "", usageErrorf(c, "SOURCE %q: features %s writes to a live cluster: give kafka://HOST:PORT[,...] (or --bootstrap-server)", printer.Clean(args[0]), c.Command.Name)
 		}
-		addrs, src, given = strings.TrimSuffix(a, "/"), args[0], given+1
-	}
-	if s := c.String("bootstrap-server"); s != "" {
-		addrs, src, given = s, "kafka://"+s, given+1
-	}
-	if s := c.String("bootstrap-controller"); s != "" {
-		addrs, src, given = s, "kafka://"+s+" (controllers)", given+1
-		cfg.Controllers = true
-	}
-	switch {
-	case given == 0:
 		return cfg, "", usageErrorf(c, "missing the cluster: kafka://HOST:PORT, --bootstrap-server or --bootstrap-controller")
-	case given > 1:
-		return cfg, "", usageErrorf(c, "give the cluster once: kafka://..., --bootstrap-server or --bootstrap-controller")
 	}
-	for _, a := range strings.Split(addrs, ",") {
-		if a = strings.TrimSpace(a); a != "" {
-			cfg.Bootstrap = append(cfg.Bootstrap, a)
-		}
-	}
-	if len(cfg.Bootstrap) == 0 {
-		return cfg, "", usageErrorf(c, "no HOST:PORT in %q", addrs)
-	}
-	if f := c.String("command-config"); f != "" {
-		p, err := kafkaread.ReadProperties(f)
-		if err != nil {
-			return cfg, "", err
-		}
-		cfg.Properties, cfg.PropertiesFile = p, f
-	}
-	cfg.Timeout = c.Duration("timeout")
 	return cfg, src, nil
 }
