@@ -18,7 +18,7 @@ func TestFeaturesWriteUsage(t *testing.T) {
 		{[]string{"features", "disable", "kafka://127.0.0.1:1", "--feature", "group.version=0"}, "disable takes --feature NAME"},
 		{[]string{"features", "upgrade", "--metadata", "4.0"}, "missing the cluster"},
 		{[]string{"features", "upgrade", "kraft:/tmp", "--metadata", "4.0"}, "writes to a live cluster"},
-		{[]string{"features", "upgrade", "kafka://127.0.0.1:1", "--bootstrap-server", "127.0.0.1:1", "--metadata", "4.0"}, "give the cluster once"},
+		{[]string{"features", "upgrade", "kafka://127.0.0.1:1", "--bootstrap-server", "127.0.0.1:1", "--metadata", "4.0"}, "too many sources"},
 		{[]string{"features", "upgrade", "kafka://127.0.0.1:1", "--metadata", "4.0", "--kafka-timeout", "2s"}, "127.0.0.1:1"},
 	} {
 		r := kmeta(tc.args...)

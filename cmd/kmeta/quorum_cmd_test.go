@@ -21,7 +21,7 @@ func TestQuorumDescribeExits(t *testing.T) {
 		{[]string{"quorum", "describe", "--controller-quorum-fetch-timeout-ms", "0", fixture44}, 2, "", "want a positive number"},
 		{[]string{"quorum", "describe", "/nonexistent/kmeta"}, 2, "", "no such file or directory"},
 		{[]string{"quorum", "describe", "kafka://127.0.0.1:1"}, 2, "", "connection refused"},
-		{[]string{"quorum", "describe", "--bootstrap-controller", "127.0.0.1:1", fixture44}, 2, "", "give no SOURCE with it"},
+		{[]string{"quorum", "describe", "--bootstrap-controller", "127.0.0.1:1", fixture44}, 2, "", "too many sources"},
 	} {
 		r := kmeta(tc.args...)
 		if r.code != tc.code || !strings.Contains(r.stdout, tc.stdout) || !strings.Contains(r.stderr, tc.stderr) {
