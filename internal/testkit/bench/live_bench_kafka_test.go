@@ -101,8 +101,9 @@ func TestBenchLive(t *testing.T) {
 		var total run
 		for i, tl := range tools {
 			pr := runProc(t, kafkaScriptCommand(t, d, tl.class, tl.args...), tl.marker)
-			if tl.want >= 0 && pr.count < tl.want {
-				t.Fatalf("%s printed %d of %q, want %d", tl.name, pr.count, tl.marker, tl.want)
+			if pr.count < tl.want {
+				out, _ := kafkaScriptCommand(t, d, tl.class, tl.args...).CombinedOutput()
+				t.Fatalf("%s printed %d of %q, want %d; it printed:\n%s", tl.name, pr.count, tl.marker, tl.want, tail(string(out)))
 			}
 			peer[i] = append(peer[i], pr)
 			total.wall += pr.wall
@@ -160,6 +161,24 @@ func createBenchTopics(t *testing.T, adm *kadm.Client, topics, parts int) {
 		}
 	}
 	acl := kadm.NewACLs().Allow("User:bench").Topics("bench.").ResourcePatternType(kadm.ACLPatternPrefixed).Operations(kadm.OpRead, kadm.OpDescribe).AllowHosts("*")
+	// CreateTopics answers once the controller committed; the broker
+	// applies the records a moment later. Measure only a settled cluster.
+	for {
+		td, err := adm.ListTopics(ctx)
+		if err == nil {
+			n := 0
+			for _, d := range td {
+				n += len(d.Partitions)
+			}
+			if len(td) >= topics && n >= topics*parts {
+				break
+			}
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the broker never showed %d topics: %v", topics, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	res, err := adm.CreateACLs(ctx, acl)
 	if err != nil {
 		t.Fatalf("create ACLs: %v", err)
@@ -168,6 +187,19 @@ func createBenchTopics(t *testing.T, adm *kadm.Client, topics, parts int) {
 		if r.Err != nil {
 			t.Fatalf("create ACL %s: %v", r.Name, r.Err)
 		}
+	}
+	// The broker's authorizer applies the ACL after the partitions the
+	// broker is still creating (one metadata publisher): wait until it
+	// answers with it, so that every tool sees the same cluster.
+	for {
+		rs, err := adm.DescribeACLs(ctx, acl)
+		if err == nil && len(rs) > 0 && len(rs[0].Described) > 0 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the broker never listed the ACL: %v", err)
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 }
 
