@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -235,11 +236,30 @@ func (r *imageRead) controllers(ctx context.Context) error {
 		return fmt.Errorf("DescribeCluster (controllers) at %s: %w", r.c.Addr, err)
 	}
 	r.img.ClusterID, r.controllerCluster = dc.ClusterID, dc
+	r.img.MarkNotReported(model.FieldControllerIncarnationID, model.FieldControllerZkMigrationReady, model.FieldControllerEndpoints)
 	for _, b := range dc.Brokers {
-		r.img.Controllers[b.NodeID] = &model.Controller{ID: b.NodeID, Endpoints: []model.Endpoint{r.endpoint(b.Host, b.Port)}}
+		ctl := &model.Controller{ID: b.NodeID, Endpoints: []model.Endpoint{r.endpoint(b.Host, b.Port)}}
+		r.img.Controllers[b.NodeID] = ctl
+		// Each controller's supported ranges, from its own ApiVersions
+		// (what it registered; kafka-features checks a change against
+		// them).
+		n := clusterNode{id: b.NodeID, addr: net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))}
+		s, err := r.c.nodeRanges(ctx, n, true)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			r.warn(WarnNotAnswered, "ApiVersions", "controller "+strconv.Itoa(int(b.NodeID)),
+				fmt.Sprintf("the controller did not answer (%v); controllers' supported features are not reported", err),
+				model.FieldControllerFeatures)
+			continue
+		}
+		ctl.Features = make([]model.FeatureRange, 0, len(s))
+		for name, rg := range s {
+			ctl.Features = append(ctl.Features, model.FeatureRange{Name: name, Min: rg[0], Max: rg[1]})
+		}
+		slices.SortFunc(ctl.Features, func(x, y model.FeatureRange) int { return strings.Compare(x.Name, y.Name) })
 	}
-	r.img.MarkNotReported(model.FieldControllerIncarnationID, model.FieldControllerZkMigrationReady,
-		model.FieldControllerEndpoints, model.FieldControllerFeatures)
 	return nil
 }
 
