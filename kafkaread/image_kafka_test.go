@@ -206,14 +206,14 @@ func checkMarks(t *testing.T, img *model.Image, kafka3 bool) {
 	t.Helper()
 	for _, f := range []model.Field{model.FieldBrokerEpoch, model.FieldBrokerIncarnationID, model.FieldBrokerLogDirs,
 		model.FieldBrokerEndpoints, model.FieldPartitionEpoch, model.FieldPartitionDirectories, model.FieldPartitionLeaderRecovery,
-		model.FieldProducerIDs, model.FieldMigration, model.FieldControllers, model.FieldSCRAMSecrets, model.FieldQuorum} {
+		model.FieldProducerIDs, model.FieldMigration, model.FieldControllers, model.FieldSCRAMSecrets} {
 		if img.Reports(f) {
 			t.Errorf("%s is not marked not reported", f)
 		}
 	}
 	for _, f := range []model.Field{model.FieldBrokers, model.FieldTopics, model.FieldPartitionELR, model.FieldTopicConfigs,
 		model.FieldBrokerConfigs, model.FieldACLs, model.FieldClientQuotas, model.FieldSCRAM, model.FieldBrokerFeatures,
-		model.FieldDelegationTokens} {
+		model.FieldDelegationTokens, model.FieldQuorum} {
 		if !img.Reports(f) {
 			t.Errorf("%s is marked not reported on a cluster read by a super user over SASL", f)
 		}
