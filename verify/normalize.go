@@ -309,6 +309,9 @@ func normalize(img *model.Image, world model.World, cross bool, m mask, skipTopi
 	for id, b := range img.Brokers {
 		eps := make([]string, 0, len(b.Endpoints))
 		for _, e := range b.Endpoints {
+			if m.endpoints {
+				break
+			}
 			eps = append(eps, endpointString(e))
 		}
 		slices.Sort(eps)
