@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -246,9 +245,10 @@ func (doc *liveImageDoc) facts() []string {
 }
 
 // kafkaFinalized reads the finalized levels kafka-features describe
-// prints ("Feature: NAME ... FinalizedVersionLevel: N").
-func kafkaFinalized(out string) map[string]int16 {
-	m := map[string]int16{}
+// prints ("Feature: NAME ... FinalizedVersionLevel: LEVEL"), as printed:
+// a number, or for metadata.version its name (4.4-IV2).
+func kafkaFinalized(out string) map[string]string {
+	m := map[string]string{}
 	for _, l := range strings.Split(out, "\n") {
 		f := strings.Fields(l)
 		if len(f) < 2 || f[0] != "Feature:" {
@@ -256,9 +256,7 @@ func kafkaFinalized(out string) map[string]int16 {
 		}
 		for i := 2; i+1 < len(f); i++ {
 			if f[i] == "FinalizedVersionLevel:" {
-				if n, err := strconv.Atoi(f[i+1]); err == nil {
-					m[f[1]] = int16(n)
-				}
+				m[f[1]] = f[i+1]
 			}
 		}
 	}

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -273,8 +275,8 @@ func liveControllers(t *testing.T, c *kafkatest.Cluster) {
 	bc := c.BootstrapControllers()
 	// nonZero leaves out what kmeta's image has no place for: kraft.version
 	// (the quorum's, read by quorum describe) and level 0 (not finalized).
-	nonZero := func(m map[string]int16) map[string]int16 {
-		maps.DeleteFunc(m, func(k string, v int16) bool { return v == 0 || k == "kraft.version" })
+	nonZero := func(m map[string]string) map[string]string {
+		maps.DeleteFunc(m, func(k, v string) bool { return v == "0" || k == "kraft.version" })
 		return m
 	}
 	t.Run("image --bootstrap-controller", func(t *testing.T) {
@@ -304,9 +306,17 @@ func liveControllers(t *testing.T, c *kafkatest.Cluster) {
 			t.Errorf("controllers %v of cluster %s; kafka-metadata-quorum: voters %v of cluster %s", got, doc.ClusterID, want, q.ClusterID)
 		}
 		kf := nonZero(kafkaFinalized(c.Dist.MustRun(t, c.Dist.Tools.Features, "--bootstrap-controller", bc, "describe")))
-		kf2 := map[string]int16{}
+		// kafka-features names metadata.version's level; its
+		// version-mapping gives the number the image holds.
+		mapping := c.Dist.MustRun(t, c.Dist.Tools.Features, "version-mapping", "--release-version", kf["metadata.version"])
+		if m := regexp.MustCompile(`metadata\.version=(\d+) `).FindStringSubmatch(mapping); m != nil {
+			kf["metadata.version"] = m[1]
+		} else {
+			t.Fatalf("kafka-features version-mapping --release-version %s:\n%s", kf["metadata.version"], mapping)
+		}
+		kf2 := map[string]string{}
 		for _, f := range doc.Features {
-			kf2[f.Name] = f.Level
+			kf2[f.Name] = strconv.Itoa(int(f.Level))
 		}
 		if !maps.Equal(kf, nonZero(kf2)) {
 			t.Errorf("finalized features %v; kafka-features --bootstrap-controller describe: %v", kf2, kf)
@@ -340,9 +350,9 @@ func liveControllers(t *testing.T, c *kafkatest.Cluster) {
 		if err := json.Unmarshal([]byte(r.stdout), &st); err != nil || r.code != exitOK {
 			t.Fatalf("exit %d, %v\n%s%s", r.code, err, r.stdout, r.stderr)
 		}
-		got := map[string]int16{"metadata.version": st.MetadataVersion.Level}
+		got := map[string]string{"metadata.version": st.MetadataVersion.Name}
 		for _, f := range st.Features {
-			got[f.Name] = f.Level
+			got[f.Name] = strconv.Itoa(int(f.Level))
 		}
 		want := nonZero(kafkaFinalized(c.Dist.MustRun(t, c.Dist.Tools.Features, "--bootstrap-server", c.BootstrapServers(), "describe")))
 		if !maps.Equal(nonZero(got), want) {
