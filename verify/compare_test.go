@@ -473,6 +473,8 @@ func TestDiffZooKeeperOnly(t *testing.T) {
 func live(kr *model.Image) *model.Image {
 	for _, b := range kr.Brokers {
 		b.Epoch, b.IncarnationID, b.Features, b.IsMigratingZkBroker = 0, model.UUID{}, nil, false
+		// The one address it was asked through, without the listener's name.
+		b.Endpoints = []model.Endpoint{{Host: "10.0.0.1", Port: 9093, SecurityProtocol: 2}}
 	}
 	for _, p := range kr.Topics["orders"].Partitions {
 		p.PartitionEpoch = 0
@@ -488,7 +490,7 @@ func live(kr *model.Image) *model.Image {
 			}
 		}
 	}
-	kr.MarkNotReported(model.FieldBrokerEpoch, model.FieldBrokerIncarnationID, model.FieldBrokerFeatures, model.FieldBrokerMigrating,
+	kr.MarkNotReported(model.FieldBrokerEpoch, model.FieldBrokerIncarnationID, model.FieldBrokerEndpoints, model.FieldBrokerFeatures, model.FieldBrokerMigrating,
 		model.FieldPartitionEpoch, model.FieldProducerIDs, model.FieldMigration, model.FieldSCRAMSecrets, model.FieldSensitiveConfigs)
 	return kr
 }

@@ -327,6 +327,9 @@ func normalize(img *model.Image, world model.World, cross bool, m mask, skipTopi
 		}
 		eps := make([]string, 0, len(b.Endpoints))
 		for _, e := range b.Endpoints {
+			if m.endpoints {
+				break
+			}
 			eps = append(eps, endpointString(e))
 		}
 		slices.Sort(eps)

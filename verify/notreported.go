@@ -20,7 +20,7 @@ type mask struct {
 	// Partitions.
 	directories, elr, partitionEpoch, recovery, reassign bool
 	// Brokers.
-	brokerEpoch, incarnation, fenced, shutdown, migrating, logDirs, brokerFeatures bool
+	brokerEpoch, incarnation, endpoints, fenced, shutdown, migrating, logDirs, brokerFeatures bool
 	// Whole classes, or whole sections of one (a live side the principal
 	// may not read, or whose node does not answer them: a controller asked
 	// with --bootstrap-controller reports no brokers, topics or configs).
@@ -52,6 +52,10 @@ func maskOf(cross bool, notReported []model.Field) mask {
 			m.brokerEpoch = true
 		case model.FieldBrokerIncarnationID:
 			m.incarnation = true
+		case model.FieldBrokerEndpoints:
+			// A live view holds the one address it was asked through,
+			// without the listener's name: not the registration's list.
+			m.endpoints = true
 		case model.FieldBrokerControlledShutdown:
 			m.shutdown = true
 		case model.FieldBrokerMigrating:
