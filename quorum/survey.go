@@ -223,9 +223,14 @@ func Survey(dirs []string) (*SurveyResult, error) {
 		if err != nil {
 			return nil, err
 		}
+		// The same dir by another spelling, or a root and its partition
+		// dir, is one copy.
 		key := c.root
 		if key == "" {
-			key = filepath.Clean(dir)
+			key = dir
+		}
+		if abs, err := filepath.Abs(key); err == nil {
+			key = abs
 		}
 		if prev, ok := seen[key]; ok {
 			return nil, fmt.Errorf("%s and %s are the same copy: give each metadata log dir once", prev, dir)
