@@ -211,6 +211,19 @@ func (r *SurveyResult) Failing() bool {
 // different moments are fine. It fails only when a dir cannot be read,
 // holds no metadata log, is given twice, or belongs to another cluster.
 func Survey(dirs []string) (*SurveyResult, error) {
+	ds := make([]*metalog.LogDir, 0, len(dirs))
+	for _, dir := range dirs {
+		d, err := metalog.OpenLogDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		ds = append(ds, d)
+	}
+	return SurveyLogDirs(ds)
+}
+
+// SurveyLogDirs is Survey on dirs already opened with metalog.OpenLogDir.
+func SurveyLogDirs(dirs []*metalog.LogDir) (*SurveyResult, error) {
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("quorum: no metadata log dir given")
 	}
@@ -218,8 +231,9 @@ func Survey(dirs []string) (*SurveyResult, error) {
 		GivenUp: []Range{}, NotClean: []string{}, Findings: []model.Finding{}}
 	seen := map[string]string{}
 	cluster, clusterDir := "", ""
-	for _, dir := range dirs {
-		c, err := scanCopy(dir)
+	for _, d := range dirs {
+		dir := d.Path
+		c, err := scanCopy(d)
 		if err != nil {
 			return nil, err
 		}
@@ -560,11 +574,8 @@ type snapControl struct {
 	haveKraft  bool
 }
 
-func scanCopy(dir string) (*Copy, error) {
-	d, err := metalog.OpenLogDir(dir)
-	if err != nil {
-		return nil, err
-	}
+func scanCopy(d *metalog.LogDir) (*Copy, error) {
+	dir := d.Path
 	if d.Root == "" && d.PartitionDir == "" {
 		return nil, fmt.Errorf("%s is a file: give a metadata log dir (the dir holding meta.properties and %s/)", dir, metalog.MetadataPartitionDir)
 	}
