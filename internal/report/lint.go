@@ -25,7 +25,8 @@ type LintDoc struct {
 // with the fix), the findings an exception covers (with its reason),
 // then the rules that did not run and why, and a summary line. Exit 1
 // when a finding at or above failOn is not excepted; 2 when no selected
-// rule could run (the source reports none of what they read).
+// rule could run (the source reports none of what they read; a rule
+// that does not apply, a quorum rule on ZooKeeper, is not a failure).
 func Lint(r *lint.Result, failOn model.Severity) Report {
 	doc := LintDoc{Result: r, FailOn: failOn, Failing: r.Failing(failOn), Counts: map[model.Severity]int{}}
 	var open, accepted []model.Finding
@@ -98,7 +99,7 @@ func Lint(r *lint.Result, failOn model.Severity) Report {
 		printer.Section{Only: printer.Table, Rows: &rules},
 		printer.Section{Lines: []string{summary}})
 	switch {
-	case selected > 0 && ran == 0:
+	case selected > 0 && len(notRun) == selected:
 		out.Exit, out.Why = Failed, "no selected rule could run on this source (see 'not run')"
 	case doc.Failing:
 		out.Exit, out.Why = Findings, fmt.Sprintf("findings at or above %s", failOn)
