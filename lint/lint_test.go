@@ -192,7 +192,9 @@ func TestOfflineIsNotUnderReplicated(t *testing.T) {
 	if !slices.Contains(got, "critical partition-offline partition orders-0") && !slices.Contains(got, CodePartitionOffline+" partition orders-0") {
 		t.Errorf("%v", got)
 	}
-	if slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, CodePartitionUnderReplicated) || strings.HasPrefix(s, CodePartitionUnderMinISR) }) {
+	if slices.ContainsFunc(got, func(s string) bool {
+		return strings.HasPrefix(s, CodePartitionUnderReplicated) || strings.HasPrefix(s, CodePartitionUnderMinISR)
+	}) {
 		t.Errorf("an offline partition reported as under-replicated too: %v", got)
 	}
 }
