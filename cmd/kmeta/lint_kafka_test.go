@@ -136,15 +136,17 @@ func TestLintRulesOnRealKafka(t *testing.T) {
 		}
 		table[code][src] = what
 	}
-	// waitFor lints every source until want(findings) holds on each.
-	waitFor := func(what string, want func([]lintFinding) bool) map[string][]lintFinding {
+	// waitForSrc lints every source until want(source, findings) holds
+	// on each.
+	var waitForSrc func(what string, want func(string, []lintFinding) bool) map[string][]lintFinding
+	waitForSrc = func(what string, want func(string, []lintFinding) bool) map[string][]lintFinding {
 		t.Helper()
 		got := map[string][]lintFinding{}
 		deadline := time.Now().Add(90 * time.Second)
 		for _, src := range sources {
 			for {
 				fs := lintOf(src)
-				if want(fs) {
+				if want(src, fs) {
 					got[src] = fs
 					break
 				}
@@ -159,6 +161,10 @@ func TestLintRulesOnRealKafka(t *testing.T) {
 			}
 		}
 		return got
+	}
+	// waitFor lints every source until want(findings) holds on each.
+	waitFor := func(what string, want func([]lintFinding) bool) map[string][]lintFinding {
+		return waitForSrc(what, func(_ string, fs []lintFinding) bool { return want(fs) })
 	}
 	has := func(fs []lintFinding, k string) bool {
 		return slices.ContainsFunc(fs, func(f lintFinding) bool { return key(f) == k })
@@ -283,8 +289,16 @@ func TestLintRulesOnRealKafka(t *testing.T) {
 		return ps
 	}
 	sh("kafka-configs " + bs + " --alter --entity-type topics --entity-name strict --add-config min.insync.replicas=2")
-	avail := waitFor("availability findings", hasAll([]string{"broker-fenced broker 3", "partition-offline partition single-0",
-		"partition-under-min-isr partition strict-0", "replicas-all-unavailable partition single-0"}))
+	// A live cluster cannot describe a stopped broker's configs (Kafka
+	// answers a broker's DescribeConfigs from that broker only): the
+	// rules that read min.insync.replicas do not run there, and say so.
+	down := []string{"broker-fenced broker 3", "partition-offline partition single-0", "replicas-all-unavailable partition single-0"}
+	avail := waitForSrc("availability findings", func(src string, fs []lintFinding) bool {
+		if src == live {
+			return hasAll(down)(fs) && strings.Contains(kmeta("lint", "--rule", "partition-under-min-isr", live).stdout, "not run: partition-under-min-isr: the source does not report configs.broker")
+		}
+		return hasAll(append(slices.Clone(down), "partition-under-min-isr partition strict-0"))(fs)
+	})
 	unavailable = parts(sh("kafka-topics " + bs + " --describe --unavailable-partitions"))
 	underMinISR = parts(sh("kafka-topics " + bs + " --describe --under-min-isr-partitions"))
 	underReplicated = parts(sh("kafka-topics " + bs + " --describe --under-replicated-partitions"))
@@ -301,6 +315,10 @@ func TestLintRulesOnRealKafka(t *testing.T) {
 		}
 		for code, kafka := range map[string][]string{"partition-offline": unavailable,
 			"partition-under-min-isr": without(underMinISR, unavailable), "partition-under-replicated": without(underReplicated, unavailable)} {
+			if src == live && code == "partition-under-min-isr" {
+				mark(code, src, "not run (stopped broker's configs unreported)")
+				continue
+			}
 			sort.Strings(byCode[code])
 			if !slices.Equal(byCode[code], kafka) {
 				t.Errorf("%s: %s on %v, Kafka's tools list %v", src, code, byCode[code], kafka)
@@ -319,7 +337,9 @@ func TestLintRulesOnRealKafka(t *testing.T) {
 		"replicas-all-unavailable partition single-0", "broker-without-rack broker 3"}
 	waitFor("availability findings cleared", noneOf(cleared))
 	for _, k := range []string{"partition-offline partition single-0", "partition-under-min-isr partition strict-0"} {
-		fix := fixOf(avail[live], k)
+		// Under min ISR is reported from the log dir only (above): its fix
+		// names BOOTSTRAP, the placeholder the operator fills in.
+		fix := strings.ReplaceAll(fixOf(avail[logDir], k), "BOOTSTRAP", addr)
 		_, check, ok := strings.Cut(fix, "then check: ")
 		if !ok {
 			t.Fatalf("%s: fix %q has no check", k, fix)
@@ -330,6 +350,9 @@ func TestLintRulesOnRealKafka(t *testing.T) {
 	}
 	for _, k := range cleared {
 		for _, src := range sources {
+			if src == live && strings.HasPrefix(k, "partition-under-min-isr") {
+				continue
+			}
 			mark(strings.Fields(k)[0], src, "fired, cleared by its fix")
 		}
 	}
