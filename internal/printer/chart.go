@@ -68,7 +68,7 @@ func (ch Chart) svg() (string, error) {
 		}
 	}
 	p := plot.New()
-	p.Title.Text = ch.Title
+	// The title is the figure's caption, not drawn twice.
 	p.X.Label.Text = ch.XLabel
 	p.Y.Label.Text = ch.YLabel
 	p.Y.Min = 0

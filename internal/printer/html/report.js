@@ -1,3 +1,6 @@
+// Everything in a function of its own: no global names, which could
+// clash with the window's (window.closed is one).
+(function () {
 "use strict";
 // Sorting: a click on a heading sorts its table's rows by that column,
 // numbers as numbers; a second click reverses.
@@ -39,12 +42,13 @@ document.querySelectorAll("button.copy").forEach(function (btn) {
   });
 });
 // Printing shows every list, collapsed or not, and restores them after.
-var closed = [];
+var collapsed = [];
 window.addEventListener("beforeprint", function () {
-  closed = Array.prototype.filter.call(document.querySelectorAll("details"), function (d) { return !d.open; });
-  closed.forEach(function (d) { d.open = true; });
+  collapsed = Array.prototype.filter.call(document.querySelectorAll("details"), function (d) { return !d.open; });
+  collapsed.forEach(function (d) { d.open = true; });
 });
 window.addEventListener("afterprint", function () {
-  closed.forEach(function (d) { d.open = false; });
-  closed = [];
+  collapsed.forEach(function (d) { d.open = false; });
+  collapsed = [];
 });
+})();
