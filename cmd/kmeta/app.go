@@ -146,6 +146,7 @@ const (
 // Names of the common flags, for commands that need to mention them.
 const (
 	flagOutput      = "output"
+	flagReportTime  = "report-time"
 	flagShowSecrets = "show-secrets"
 	flagVerbose     = "verbose"
 	flagNoProgress  = "no-progress"
@@ -317,6 +318,9 @@ func newApp(constructors []func() *cli.Command, stdout, stderr io.Writer) *cli.A
 // flags, and for groups an action that rejects unknown subcommands.
 func prepareCommand(cmd *cli.Command) {
 	for _, f := range commonFlags() {
+		if sf, ok := f.(*cli.StringFlag); ok && sf.Name == flagOutput && isReportCommand(cmd) {
+			sf.Usage = "output `FORMAT`: " + printer.FormatList(printer.ReportFormats, "or")
+		}
 		if !hasFlagName(cmd.Flags, f.Names()) {
 			cmd.Flags = append(cmd.Flags, f)
 		}
@@ -378,10 +382,26 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 
 // checkCommonFlags validates the common flags before any action runs.
 func checkCommonFlags(c *cli.Context) error {
-	if _, err := printer.ParseFormat(commonString(c, flagOutput)); err != nil {
+	// A group and the app let html through: the command run decides.
+	fs := printer.Formats
+	if c.Command == nil || isGroup(c.Command) || isReportCommand(c.Command) {
+		fs = printer.ReportFormats
+	}
+	if _, err := printer.ParseFormatIn(commonString(c, flagOutput), fs); err != nil {
 		return usageErrorf(c, "--%s: %v", flagOutput, err)
 	}
+	if c.Command != nil && isReportCommand(c.Command) {
+		if _, err := reportTime(c); err != nil {
+			return usageErrorf(c, "--%s: %v", flagReportTime, err)
+		}
+	}
 	return nil
+}
+
+// isGroup reports whether cmd holds subcommands (urfave's own "help"
+// subcommand, added to every command, does not count).
+func isGroup(cmd *cli.Command) bool {
+	return slices.ContainsFunc(cmd.Subcommands, func(s *cli.Command) bool { return s.Name != "help" })
 }
 
 // groupAction runs for the app and for commands that only hold
@@ -444,7 +464,7 @@ func commonBool(c *cli.Context, name string) bool {
 // outputFormat is the chosen --output format. It was validated before the
 // action ran.
 func outputFormat(c *cli.Context) printer.Format {
-	f, err := printer.ParseFormat(commonString(c, flagOutput))
+	f, err := printer.ParseFormatIn(commonString(c, flagOutput), printer.ReportFormats)
 	if err != nil {
 		return printer.Text
 	}

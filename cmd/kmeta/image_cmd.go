@@ -26,8 +26,8 @@ func imageCommand(load imageLoader) *cli.Command {
 			"Exit 0 when the image is complete, 1 when it rests on damaged or partial input (replay stopped at a\n" +
 			"damaged batch, records skipped, a coverage hole, a lenient decode; the warnings on stderr say which),\n" +
 			"2 when the source could not be read. A torn tail of the active segment is what a crash leaves: a\n" +
-			"warning, exit 0.\n\n" + sourceHelp,
-		Flags: sourceFlags(),
+			"warning, exit 0.\n" + htmlHelp + "\n\n" + sourceHelp,
+		Flags: append(sourceFlags(), reportFlags()...),
 		Action: func(c *cli.Context) error {
 			src, err := sourceArg(c)
 			if err != nil {

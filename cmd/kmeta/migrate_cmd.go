@@ -73,10 +73,10 @@ func migrateCommand() *cli.Command {
 				ArgsUsage: " ",
 				Description: "Reads the ZooKeeper state (--zk), builds the KRaft records a controller would start from and\n" +
 					"checks them: every blocker comes with its fix. Writes nothing unless --write FILE, a plan that\n" +
-					"'migrate apply --plan', 'brokers --plan' and 'configs --plan' then follow. Exit 1 when blocked.",
-				Flags: append(planFlags(),
+					"'migrate apply --plan', 'brokers --plan' and 'configs --plan' then follow. Exit 1 when blocked.\n" + htmlHelp,
+				Flags: append(append(planFlags(),
 					&cli.StringFlag{Name: "write", Usage: "also write the plan as JSON to `FILE` (for apply --plan and brokers --plan)"},
-					&cli.BoolFlag{Name: "force", Usage: "replace an existing --write file"}),
+					&cli.BoolFlag{Name: "force", Usage: "replace an existing --write file"}), reportFlags()...),
 				Action: migratePlan,
 			},
 			{

@@ -39,11 +39,11 @@ func quorumDescribeCommand() *cli.Command {
 			"longer; restarting a controller is safe when the voters caught up without it are a majority.\n" +
 			"Exit 0 when nothing is wrong, 1 on a finding at warning or above (a down or lagging voter, a\n" +
 			"restart that would lose the majority, an even or single-voter quorum, a directory id mismatch),\n" +
-			"2 when the quorum could not be read.",
-		Flags: append(kafkaSourceFlags(),
+			"2 when the quorum could not be read.\n" + htmlHelp,
+		Flags: append(append(kafkaSourceFlags(),
 			&cli.Int64Flag{Name: "controller-quorum-fetch-timeout-ms", Value: quorum.DefaultFetchTimeoutMs,
 				Usage: "the controllers' controller.quorum.fetch.timeout.ms, in `MS`: when a voter counts as down, and as caught up"},
-		),
+		), reportFlags()...),
 		Action: func(c *cli.Context) error {
 			timeout := c.Int64("controller-quorum-fetch-timeout-ms")
 			if timeout <= 0 {

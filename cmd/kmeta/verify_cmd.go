@@ -30,7 +30,7 @@ func verifyCommand() *cli.Command {
 			"encrypted password configs, producer-id blocks, IBP against metadata.version, /migration),\n" +
 			"plus readiness findings only a comparison shows. A view resting on partial input (replay\n" +
 			"stopped, records skipped, lenient decode, a live tree that changed) is never reported as\n" +
-			"equal: exit 2 unless --allow-partial.\n\nClasses: " + strings.Join(verify.Classes, ", ") + "\n\n" + sourceHelp,
+			"equal: exit 2 unless --allow-partial.\n" + htmlHelp + "\n\nClasses: " + strings.Join(verify.Classes, ", ") + "\n\n" + sourceHelp,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "zk", Usage: "the ZooKeeper `SOURCE` (zk://, zkdata:, zkdump:)", Required: true},
 			&cli.StringFlag{Name: "kraft", Usage: "the KRaft `SOURCE` (kraft:, or a live cluster: kafka://, --bootstrap-server, --bootstrap-controller)"},
@@ -39,7 +39,7 @@ func verifyCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "broker-log-dirs", Usage: "broker log `DIR`s whose partition.metadata topic ids are checked against ZooKeeper (comma separated or repeated)"},
 			&cli.StringFlag{Name: "plan", Usage: "the migration's plan `FILE` (migrate plan --write): KRaft must carry the topic ids it assigned to topics without one in ZooKeeper"},
 			&cli.StringFlag{Name: "password-encoder-secret", Usage: "the brokers' password.encoder.secret `SECRET`, to compare encrypted password configs with KRaft's plaintext (better from the environment)", EnvVars: []string{"KMETA_PASSWORD_ENCODER_SECRET"}},
-		}, sourceFlags()...),
+		}, append(sourceFlags(), reportFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if _, err := checkArgs(c, 0, 0, "no arguments (use --zk and --kraft)"); err != nil {
 				return err

@@ -14,8 +14,13 @@ type Document struct {
 	// JSON is printed as one indented document (WriteJSON) for -o json:
 	// a struct, so field names and order are stable.
 	JSON any
-	// Sections are the text and table forms.
+	// Sections are the text and table forms; the html form shows them
+	// too (as tables and lines), after Page.
 	Sections []Section
+	// Page, when set, is what the html report adds: verdict, facts,
+	// findings, pictures (WriteHTML). Commands without one have no html
+	// report.
+	Page *Page
 }
 
 // Section is one block of a document: lines, then rows (either may be
@@ -28,12 +33,18 @@ type Section struct {
 	// Rows, when not nil, are printed with WriteRows.
 	Rows *Rows
 	Only Format
+	// Findings marks the findings table: the html report lists the
+	// findings from Page.Findings (grouped, with copyable fixes) instead.
+	Findings bool
 }
 
 // WriteDocument renders d in format f.
 func WriteDocument(w io.Writer, f Format, d Document) error {
 	if f == JSON {
 		return WriteJSON(w, d.JSON)
+	}
+	if f == HTML {
+		return fmt.Errorf("printer: the html report is written by WriteHTML")
 	}
 	if f != Text && f != Table {
 		return fmt.Errorf("printer: unknown format %q", f)

@@ -20,14 +20,30 @@ const (
 // Formats lists the valid formats in the order help text shows them.
 var Formats = []Format{Text, Table, JSON}
 
-// ParseFormat validates a --output value.
-func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats {
+// ParseFormat validates a --output value against Formats.
+func ParseFormat(s string) (Format, error) { return ParseFormatIn(s, Formats) }
+
+// ParseFormatIn validates a --output value against the formats a command
+// offers (Formats, or ReportFormats for one with an html report).
+func ParseFormatIn(s string, fs []Format) (Format, error) {
+	for _, f := range fs {
 		if string(f) == s {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("unknown output format %q (want text, table or json)", s)
+	return "", fmt.Errorf("unknown output format %q (want %s)", s, FormatList(fs, "or"))
+}
+
+// FormatList names fs as prose: "text, table or json".
+func FormatList(fs []Format, conj string) string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = string(f)
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " " + conj + " " + names[len(names)-1]
 }
 
 // WriteJSON writes v as one indented JSON document followed by a newline.

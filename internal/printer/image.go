@@ -20,10 +20,13 @@ type ImageOptions struct {
 	// as stored. Off by default: the image is printed through
 	// (*model.Image).Redacted.
 	ShowSecrets bool
+	// HTML says when and by which version an html report was made.
+	HTML HTMLOptions
 }
 
 // WriteImage prints img in format f: text (WriteImageText), table
-// (WriteImageTable) or json ((*model.Image).WriteIndentedJSON, streamed).
+// (WriteImageTable), json ((*model.Image).WriteIndentedJSON, streamed) or
+// html (ImageDocument's report page).
 func WriteImage(w io.Writer, f Format, img *model.Image, opt ImageOptions) error {
 	if img == nil {
 		return fmt.Errorf("printer: nil image")
@@ -39,6 +42,10 @@ func WriteImage(w io.Writer, f Format, img *model.Image, opt ImageOptions) error
 		write = WriteImageTable
 	case JSON:
 		write = func(w io.Writer, img *model.Image) error { return img.WriteIndentedJSON(w, "  ") }
+	case HTML:
+		// The same redacted view the json printer gets: the page never
+		// redacts on its own.
+		write = func(w io.Writer, img *model.Image) error { return writeImageHTML(w, img, opt.HTML) }
 	default:
 		return fmt.Errorf("printer: unknown format %q", f)
 	}

@@ -159,8 +159,19 @@ func Comparison(verb string, rep *verify.Report, left, right *model.Image, allow
 	out.Sections = []printer.Section{{Lines: ls}}
 	if len(rep.Findings) > 0 {
 		rows := comparisonRows(rep)
-		out.Sections = append(out.Sections, printer.Section{Rows: &rows})
+		out.Sections = append(out.Sections, printer.Section{Rows: &rows, Findings: true})
 	}
+	diffs := map[string]int{}
+	for cl, n := range rep.CountByClass() {
+		diffs[cl] = n.Differences
+	}
+	leftName, rightName := "before", "after"
+	if rep.CrossWorld {
+		leftName, rightName = rep.Left.World.String(), rep.Right.World.String()
+	}
+	out.Page = &printer.Page{Title: "kmeta " + verb, Verdict: strings.TrimPrefix(ls[len(ls)-1], "result: "), Status: status(out.Exit),
+		Facts:    [][2]string{sideFacts("left", doc.Left), sideFacts("right", doc.Right)},
+		Findings: doc.Findings, Charts: []printer.Chart{comparisonChart(doc, diffs, leftName, rightName)}}
 	return out
 }
 

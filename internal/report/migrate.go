@@ -45,6 +45,22 @@ func Plan(p *migrate.Plan) Report {
 	if p.Blocked {
 		out.Exit = Findings
 	}
+	// The page: the summary rows are its facts, and a picture of the
+	// records the plan writes, by type.
+	records := printer.Chart{ID: "records", Title: "Records to be written, by type", XLabel: "record type", YLabel: "records",
+		Series: []printer.Series{{Name: "records"}}}
+	for _, t := range p.Records.ByType {
+		records.Labels = append(records.Labels, strings.TrimSuffix(t.Name, "Record"))
+		records.Series[0].Values = append(records.Series[0].Values, float64(t.Count))
+	}
+	facts := make([][2]string, 0, len(summary.Rows))
+	for _, r := range summary.Rows[1:] {
+		facts = append(facts, [2]string{r[0], r[1]})
+	}
+	out.Page = &printer.Page{Title: "kmeta migrate plan", Verdict: verdict, Status: status(out.Exit), Facts: facts, Findings: p.Findings}
+	if len(records.Labels) > 0 {
+		out.Page.Charts = []printer.Chart{records}
+	}
 	return out
 }
 
@@ -131,5 +147,5 @@ func appendFindings(ss []printer.Section, fs []model.Finding) []printer.Section 
 		return ss
 	}
 	rows := printer.FindingsRows(fs)
-	return append(ss, printer.Section{Rows: &rows})
+	return append(ss, printer.Section{Rows: &rows, Findings: true})
 }

@@ -184,11 +184,47 @@ func Quorum(st *model.QuorumStatus, a quorum.Assessment) Report {
 	}}}
 	if len(a.Findings) > 0 {
 		out.Sections = append(out.Sections,
-			printer.Section{Only: printer.Text, Lines: printer.FindingsLines(a.Findings)},
-			printer.Section{Only: printer.Table, Rows: &findings})
+			printer.Section{Only: printer.Text, Lines: printer.FindingsLines(a.Findings), Findings: true},
+			printer.Section{Only: printer.Table, Rows: &findings, Findings: true})
 	}
 	if a.Failing() {
 		out.Exit = Findings
 	}
+	out.Page = quorumPage(st, a, kv, out.Exit)
 	return out
+}
+
+// quorumPage is quorum describe's page: the status fields as facts, and
+// each voter's log end offset and lag behind the leader (for the voters
+// whose end offset the source knows).
+func quorumPage(st *model.QuorumStatus, a quorum.Assessment, kv [][2]string, e Exit) *printer.Page {
+	verdict := "healthy"
+	if n := len(a.Findings); n > 0 {
+		verdict = printer.Count(n, "finding")
+		if a.Failing() {
+			verdict = "AT RISK, " + verdict
+		}
+	}
+	offsets := printer.Chart{ID: "log-end-offset", Title: "Log end offset per voter", XLabel: "voter", YLabel: "offset",
+		Series: []printer.Series{{Name: "log end offset"}}}
+	lags := printer.Chart{ID: "lag", Title: "Lag behind the leader per voter", XLabel: "voter", YLabel: "records", Series: []printer.Series{{Name: "lag", Alert: true}}}
+	leader := st.Leader()
+	for _, v := range st.Voters {
+		if v.LogEndOffset < 0 {
+			continue
+		}
+		offsets.Labels = append(offsets.Labels, strconv.Itoa(int(v.ID)))
+		offsets.Series[0].Values = append(offsets.Series[0].Values, float64(v.LogEndOffset))
+		if leader != nil && leader.LogEndOffset >= 0 {
+			lags.Labels = append(lags.Labels, strconv.Itoa(int(v.ID)))
+			lags.Series[0].Values = append(lags.Series[0].Values, float64(leader.LogEndOffset-v.LogEndOffset))
+		}
+	}
+	p := &printer.Page{Title: "kmeta quorum describe", Verdict: verdict, Status: status(e), Facts: kv, Findings: a.Findings}
+	for _, ch := range []printer.Chart{offsets, lags} {
+		if len(ch.Labels) > 0 {
+			p.Charts = append(p.Charts, ch)
+		}
+	}
+	return p
 }

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kmeta/kmeta/internal/testkit/browsertest"
+)
+
+const testReportTime = "2026-01-02T03:04:05Z"
+
+// wantChart is a picture a report must hold: its id, and how many
+// categories and series its bars are drawn over (counted from the
+// command's JSON, not from the page).
+type wantChart struct {
+	id             string
+	labels, series int
+}
+
+// finding is what the page must show of each finding.
+type finding struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Class   string `json:"class"`
+}
+
+// TestHTMLReportsInBrowser renders each command's html report from the
+// committed real-Kafka fixtures and opens it in headless Chromium: the
+// page loads with no console error and no network request; the verdict,
+// the facts and every finding of the command's JSON are in the DOM; each
+// picture has one bar per category and series (plus one legend swatch per
+// series when there are several), counted as the SVG paths filled in the
+// series' colour; and a 1280x800 screenshot is written to the test's temp
+// dir (and to $KMETA_SCREENSHOT_DIR when set, to look at).
+func TestHTMLReportsInBrowser(t *testing.T) {
+	if browsertest.Find() == "" {
+		t.Skip("no browser: chromium not found (/usr/bin/chromium, $" + browsertest.Env + " or PATH); install Debian's chromium package to run the browser tests")
+	}
+	zk := "zkdata:" + filepath.Join(zkFixture, "datadir")
+	for _, tc := range []struct {
+		name string
+		args []string
+		// expect reads the command's JSON: its findings and pictures.
+		expect func(t *testing.T, js []byte) ([]finding, []wantChart)
+		source string // a fact the summary must show
+	}{
+		{"image", []string{"image", fixture44}, expectImage, fixture44},
+		{"verify", []string{"verify", "--zk", zk, "--kraft", "kraft:" + fixture44}, expectVerify, "kraft:" + fixture44},
+		{"migrate-plan", []string{"migrate", "plan", "--zk", zk, "--controllers", "1@127.0.0.1:9093"}, expectPlan, zk},
+		{"quorum-describe", []string{"quorum", "describe", fixture44}, expectQuorum, "ToAmJGLdjtzIec30sLZozA"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, js, stderr := runKmeta(t, append(tc.args, "-o", "json")...)
+			if !json.Valid([]byte(js)) {
+				t.Fatalf("-o json: %s", stderr)
+			}
+			fs, charts := tc.expect(t, []byte(js))
+			code, page, stderr := runKmeta(t, append(tc.args, "-o", "html", "--report-time", testReportTime)...)
+			if code == exitFailure || !strings.HasPrefix(page, "<!DOCTYPE html>") {
+				t.Fatalf("-o html: exit %d: %s", code, stderr)
+			}
+			path := filepath.Join(t.TempDir(), tc.name+".html")
+			if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p := browsertest.Open(t, path)
+			checkReportPage(t, p, fs, charts, tc.source)
+			shot := filepath.Join(t.TempDir(), tc.name+".png")
+			p.Screenshot(t, shot)
+			if dir := os.Getenv("KMETA_SCREENSHOT_DIR"); dir != "" {
+				p.Screenshot(t, filepath.Join(dir, tc.name+".png"))
+			}
+			t.Logf("screenshot: %s", shot)
+		})
+	}
+}
+
+func checkReportPage(t *testing.T, p *browsertest.Page, fs []finding, charts []wantChart, source string) {
+	t.Helper()
+	p.Settle(t)
+	if errs := p.Errors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+	if reqs := p.Requests(); len(reqs) > 0 {
+		t.Errorf("network requests: %q", reqs)
+	}
+	str := func(js string) string { return browsertest.Eval[string](t, p, js) }
+	num := func(js string) int { return browsertest.Eval[int](t, p, js) }
+	if v := str(`document.querySelector("#verdict").textContent`); v == "" {
+		t.Error("no verdict")
+	}
+	if m := str(`document.querySelector("#made").textContent`); m != testReportTime {
+		t.Errorf("made %q, want %q", m, testReportTime)
+	}
+	if v := str(`document.querySelector("#version").textContent`); v == "" {
+		t.Error("no version")
+	}
+	if facts := str(`document.querySelector("table.facts").textContent`); !strings.Contains(facts, source) {
+		t.Errorf("the summary does not name %s:\n%s", source, facts)
+	}
+	if n := num(`Number(document.querySelector("#by-severity tr.total td.num").textContent)`); n != len(fs) {
+		t.Errorf("summary counts %d findings, want %d", n, len(fs))
+	}
+	// Every finding, as code and message, in the findings section.
+	got := browsertest.Eval[[][2]string](t, p, `Array.from(document.querySelectorAll("#findings tr.finding")).map(r => [r.dataset.code, r.cells[8].textContent])`)
+	want := make([][2]string, len(fs))
+	for i, f := range fs {
+		want[i] = [2]string{f.Code, f.Message}
+	}
+	cmp2 := func(a, b [2]string) int { return strings.Compare(a[0]+"\x00"+a[1], b[0]+"\x00"+b[1]) }
+	slices.SortFunc(got, cmp2)
+	slices.SortFunc(want, cmp2)
+	if !slices.Equal(got, want) {
+		t.Errorf("findings in the page:\n%q\nwant:\n%q", got, want)
+	}
+	if len(fs) > 0 {
+		charts = append(charts, wantChart{"findings", len(findingClasses(fs)), 3})
+	}
+	ids := browsertest.Eval[[]string](t, p, `Array.from(document.querySelectorAll("figure.chart")).map(f => f.id)`)
+	var wantIDs []string
+	for _, c := range charts {
+		wantIDs = append(wantIDs, "chart-"+c.id)
+	}
+	if !slices.Equal(ids, wantIDs) {
+		t.Errorf("pictures %q, want %q", ids, wantIDs)
+	}
+	for _, c := range charts {
+		colors := strings.Fields(str(fmt.Sprintf(`document.querySelector("#chart-%s").dataset.colors`, c.id)))
+		if len(colors) != c.series {
+			t.Errorf("chart %s: %d series, want %d", c.id, len(colors), c.series)
+			continue
+		}
+		if n := num(fmt.Sprintf(`document.querySelectorAll("#chart-%s svg").length`, c.id)); n != 1 {
+			t.Errorf("chart %s: %d svg elements", c.id, n)
+		}
+		legend := 0
+		if c.series > 1 {
+			legend = 1
+		}
+		for _, col := range colors {
+			n := num(fmt.Sprintf(`Array.from(document.querySelectorAll("#chart-%s svg path")).filter(e => e.getAttribute("style") === "fill:%s").length`, c.id, col))
+			if n != c.labels+legend {
+				t.Errorf("chart %s: %d paths in %s, want %d bars and %d legend swatch", c.id, n, col, c.labels, legend)
+			}
+		}
+	}
+}
+
+func findingClasses(fs []finding) []string {
+	var out []string
+	for _, f := range fs {
+		cl := f.Class
+		if cl == "" {
+			cl = "general"
+		}
+		if !slices.Contains(out, cl) {
+			out = append(out, cl)
+		}
+	}
+	return out
+}
+
+func decode(t *testing.T, js []byte, v any) {
+	t.Helper()
+	if err := json.Unmarshal(js, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The image: one category per broker (registered or holding a replica or
+// a leadership), two series; one per replication factor. Its warnings are
+// the findings.
+func expectImage(t *testing.T, js []byte) ([]finding, []wantChart) {
+	var img struct {
+		Brokers []struct {
+			ID int32 `json:"id"`
+		} `json:"brokers"`
+		Topics []struct {
+			Partitions []struct {
+				Replicas []int32 `json:"replicas"`
+				Leader   int32   `json:"leader"`
+			} `json:"partitions"`
+		} `json:"topics"`
+		Warnings []finding `json:"warnings"`
+	}
+	decode(t, js, &img)
+	brokers, rf := map[int32]bool{}, map[int]bool{}
+	for _, b := range img.Brokers {
+		brokers[b.ID] = true
+	}
+	for _, tp := range img.Topics {
+		for _, p := range tp.Partitions {
+			rf[len(p.Replicas)] = true
+			for _, r := range p.Replicas {
+				brokers[r] = true
+			}
+			if p.Leader >= 0 {
+				brokers[p.Leader] = true
+			}
+		}
+	}
+	return img.Warnings, []wantChart{{"brokers", len(brokers), 2}, {"replication-factor", len(rf), 1}}
+}
+
+// verify: the compared classes, each side and the differences.
+func expectVerify(t *testing.T, js []byte) ([]finding, []wantChart) {
+	var doc struct {
+		Compared []json.RawMessage `json:"compared"`
+		Findings []finding         `json:"findings"`
+	}
+	decode(t, js, &doc)
+	return doc.Findings, []wantChart{{"compared", len(doc.Compared), 3}}
+}
+
+// migrate plan: the record types it writes.
+func expectPlan(t *testing.T, js []byte) ([]finding, []wantChart) {
+	var plan struct {
+		Records struct {
+			ByType []json.RawMessage `json:"byType"`
+		} `json:"records"`
+		Findings []finding `json:"findings"`
+	}
+	decode(t, js, &plan)
+	return plan.Findings, []wantChart{{"records", len(plan.Records.ByType), 1}}
+}
+
+// quorum describe: the voters whose end offset the source knows, their
+// offsets and their lag behind the leader.
+func expectQuorum(t *testing.T, js []byte) ([]finding, []wantChart) {
+	var doc struct {
+		Status struct {
+			Voters []struct {
+				LogEndOffset int64 `json:"logEndOffset"`
+			} `json:"voters"`
+		} `json:"status"`
+		Findings []finding `json:"findings"`
+	}
+	decode(t, js, &doc)
+	n := 0
+	for _, v := range doc.Status.Voters {
+		if v.LogEndOffset >= 0 {
+			n++
+		}
+	}
+	return doc.Findings, []wantChart{{"log-end-offset", n, 1}, {"lag", n, 1}}
+}

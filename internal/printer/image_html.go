@@ -1,0 +1,123 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/kmeta/kmeta/model"
+)
+
+// writeImageHTML writes the html report of an image (already redacted by
+// WriteImage, like the other formats' input): the page of ImagePage.
+func writeImageHTML(w io.Writer, img *model.Image, opt HTMLOptions) error {
+	return WriteHTML(w, ImageDocument(img), opt)
+}
+
+// ImageDocument is the html report's document of an image: facts,
+// counts per class and per broker, and pictures of aggregates (partitions
+// and leaders per broker, replication factors), never one row per
+// partition, so that a report on a million partitions stays small.
+// The image's warnings are its findings.
+func ImageDocument(img *model.Image) Document {
+	perBroker := map[int32]*[2]int{} // replicas, leaders
+	rf := map[int]int{}
+	partitions := 0
+	for id := range img.Brokers {
+		perBroker[id] = &[2]int{}
+	}
+	at := func(id int32) *[2]int {
+		c := perBroker[id]
+		if c == nil {
+			c = &[2]int{}
+			perBroker[id] = c
+		}
+		return c
+	}
+	for _, t := range img.Topics {
+		for _, p := range t.Partitions {
+			partitions++
+			rf[len(p.Replicas)]++
+			for _, r := range p.Replicas {
+				at(r)[0]++
+			}
+			if p.Leader != model.NoLeader {
+				at(p.Leader)[1]++
+			}
+		}
+	}
+	ids := slices.Sorted(maps.Keys(perBroker))
+	balance := Chart{ID: "brokers", Title: "Partitions and leaders per broker", XLabel: "broker", YLabel: "partitions",
+		Series: []Series{{Name: "replicas"}, {Name: "leaders"}}}
+	brokers := Rows{Columns: []Column{{Header: "BROKER", Key: "broker"}, {Header: "RACK", Key: "rack"}, {Header: "STATE", Key: "state"},
+		{Header: "REPLICAS", Key: "replicas"}, {Header: "LEADERS", Key: "leaders"}}}
+	for _, id := range ids {
+		c := perBroker[id]
+		balance.Labels = append(balance.Labels, strconv.Itoa(int(id)))
+		balance.Series[0].Values = append(balance.Series[0].Values, float64(c[0]))
+		balance.Series[1].Values = append(balance.Series[1].Values, float64(c[1]))
+		rack, state := "", "not registered"
+		if b := img.Brokers[id]; b != nil {
+			state = "registered"
+			if b.Rack != nil {
+				rack = *b.Rack
+			}
+			if b.Fenced {
+				state = "fenced"
+			}
+			if b.InControlledShutdown {
+				state = "in controlled shutdown"
+			}
+		}
+		brokers.Rows = append(brokers.Rows, []string{strconv.Itoa(int(id)), rack, state, strconv.Itoa(c[0]), strconv.Itoa(c[1])})
+	}
+	hist := Chart{ID: "replication-factor", Title: "Partitions by replication factor", XLabel: "replication factor", YLabel: "partitions",
+		Series: []Series{{Name: "partitions"}}}
+	for _, n := range slices.Sorted(maps.Keys(rf)) {
+		hist.Labels = append(hist.Labels, strconv.Itoa(n))
+		hist.Series[0].Values = append(hist.Series[0].Values, float64(rf[n]))
+	}
+	counts := Rows{Columns: []Column{{Header: "CLASS", Key: "class"}, {Header: "COUNT", Key: "count"}}, Rows: [][]string{
+		{"brokers", strconv.Itoa(len(img.Brokers))}, {"controllers", strconv.Itoa(len(img.Controllers))},
+		{"topics", strconv.Itoa(len(img.Topics))}, {"partitions", strconv.Itoa(partitions)},
+		{"config resources", strconv.Itoa(len(img.Configs))}, {"client quotas", strconv.Itoa(len(img.ClientQuotas))},
+		{"ACLs", strconv.Itoa(len(img.ACLs))}, {"SCRAM credentials", strconv.Itoa(len(img.SCRAM))},
+		{"delegation tokens", strconv.Itoa(len(img.DelegationTokens))},
+	}}
+	facts := [][2]string{{"cluster id", img.ClusterID}, {"source", img.Provenance.Source}}
+	pv := img.Provenance
+	facts = append(facts, [2]string{"point in time", pointInTime(pv)})
+	if mv := img.MetadataVersion(); mv != 0 {
+		facts = append(facts, [2]string{"metadata.version", strconv.Itoa(int(mv))})
+	}
+	fs := slices.Clone(img.Warnings)
+	model.SortFindings(fs)
+	page := &Page{Title: "kmeta image", Verdict: fmt.Sprintf("complete: %s, %s, %s", Count(len(img.Brokers), "broker"), Count(len(img.Topics), "topic"), Count(partitions, "partition")),
+		Status: StatusOK, Facts: facts, Findings: fs}
+	if img.IsPartial() {
+		page.Verdict, page.Status = "PARTIAL: the image rests on damaged or partial input (see the findings)", StatusFindings
+	}
+	if len(balance.Labels) > 0 {
+		page.Charts = append(page.Charts, balance)
+	}
+	if len(hist.Labels) > 0 {
+		page.Charts = append(page.Charts, hist)
+	}
+	return Document{Page: page, Sections: []Section{{Rows: &counts}, {Rows: &brokers}}}
+}
+
+// pointInTime says which state of its source a view is: the offset and
+// epoch of the last record applied, its time, and for ZooKeeper the zxid.
+func pointInTime(p model.Provenance) string {
+	s := fmt.Sprintf("offset %d, epoch %d", p.Offset, p.Epoch)
+	if !p.Timestamp.IsZero() {
+		s += ", " + p.Timestamp.UTC().Format(time.RFC3339Nano)
+	}
+	if p.Zxid != 0 {
+		s += fmt.Sprintf(", zxid %#x", p.Zxid)
+	}
+	return s
+}
