@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,8 +17,8 @@ import (
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
 
-// Shape of the live cluster: 1,000 topics x 100 partitions on one
-// combined node (replication factor 1), a config on every tenth topic and
+// Shape of the live cluster: 1,000 topics x 100 partitions over seven
+// brokers (replication factor 1), a config on every tenth topic and
 // a few ACLs, so that every peer has something to print.
 const (
 	liveBenchTopics     = 1000
@@ -25,7 +26,7 @@ const (
 )
 
 // TestBenchLive reads a running Kafka 4.4.0 cluster holding 100,000
-// partitions with `kmeta image -o json kafka://` and, in the same run,
+// partitions (1 controller, 7 brokers) with `kmeta image -o json kafka://` and, in the same run,
 // with what an operator runs today for the same facts, each as Kafka's
 // scripts run it: kafka-topics --describe, kafka-configs --describe --all
 // for topics and for brokers, and kafka-acls --list. kmeta's one command
@@ -48,9 +49,16 @@ func TestBenchLive(t *testing.T) {
 	topics := benchEnvInt("KMETA_BENCH_LIVE_TOPICS", defTopics)
 	parts := benchEnvInt("KMETA_BENCH_LIVE_PARTITIONS", liveBenchPartitions)
 
+	// Kafka keeps a file open per partition, and a broker here may open
+	// 20,000 files at most (a container's hard limit that not even root
+	// may raise): seven brokers hold about 14,300 partitions each.
+	brokers := benchEnvInt("KMETA_BENCH_LIVE_BROKERS", 7)
+	raiseFileLimit(t, 2*topics*parts/brokers)
 	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{
-		// 100,000 partitions need more than the harness's small heap.
-		JVM: []string{"-Xmx2g"},
+		Controllers: 1,
+		Brokers:     brokers,
+		// Partitions need more than the harness's small heap.
+		JVM: []string{"-Xmx1g"},
 		// ACLs for kafka-acls to list (the PLAINTEXT listener's
 		// ANONYMOUS user stays a super user).
 		Authorizer: true,
@@ -67,7 +75,7 @@ func TestBenchLive(t *testing.T) {
 
 	boot := c.BootstrapServers()
 	want := topics * parts
-	tb := &table{title: fmt.Sprintf("kmeta make bench, live: Kafka %s, one node, %d topics x %d partitions", d.Version, topics, parts)}
+	tb := &table{title: fmt.Sprintf("kmeta make bench, live: Kafka %s, 1 controller and %d brokers, %d topics x %d partitions", d.Version, brokers, topics, parts)}
 
 	kmeta := func() *exec.Cmd { return exec.Command(bin, "image", "-o", "json", "kafka://"+boot) }
 	checkKmeta := func(r run) {
@@ -226,5 +234,27 @@ func checkImage(t *testing.T, cmd *exec.Cmd, topics, parts int) {
 	}
 	if len(img.Topics) < topics || n < parts {
 		t.Fatalf("kmeta image: %d topics, %d partitions; want %d, %d", len(img.Topics), n, topics, parts)
+	}
+}
+
+// raiseFileLimit lifts the open-file limit the broker inherits: Kafka
+// keeps a file open per partition segment, so 100,000 partitions on one
+// broker need more than a shell's usual limit (as a production broker's
+// limits.conf gives it). Raising the hard limit needs root; without it
+// the soft limit goes as high as the hard one allows and the test says so.
+func raiseFileLimit(t *testing.T, want int) {
+	t.Helper()
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	if lim.Cur >= uint64(want) {
+		return
+	}
+	next := syscall.Rlimit{Cur: uint64(want), Max: max(lim.Max, uint64(want))}
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &next); err != nil {
+		next = syscall.Rlimit{Cur: lim.Max, Max: lim.Max}
+		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &next)
+		t.Logf("open files limited to %d (%v): a broker may fail to open %d partitions", lim.Max, err, want/2)
 	}
 }
