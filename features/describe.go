@@ -24,6 +24,45 @@ type State struct {
 	// 0 disabled, -1 absent). ZooKeeper never holds metadata.version: a ZK
 	// cluster's inter.broker.protocol.version is a static broker config.
 	ZKFeatureStatus *int32 `json:"zkFeatureStatus,omitempty"`
+	// Nodes are the supported feature ranges of every node a running
+	// cluster listed, as each answered them (ApiVersions), brokers before
+	// controllers; NodesNotReported names the nodes' fields the cluster
+	// did not report (controllers read through a broker, a broker that did
+	// not answer). Both are set for a live source only (NodeRanges).
+	Nodes            []NodeSupport `json:"nodes,omitempty"`
+	NodesNotReported []model.Field `json:"nodesNotReported,omitempty"`
+}
+
+// NodeRanges are the supported feature ranges of img's brokers and
+// controllers that carry them, sorted, and the node fields img does not
+// report (model.FieldBrokers, FieldBrokerFeatures, FieldControllers,
+// FieldControllerFeatures).
+func NodeRanges(img *model.Image) ([]NodeSupport, []model.Field) {
+	var ns []NodeSupport
+	ranges := func(fs []model.FeatureRange) map[string][2]int16 {
+		m := make(map[string][2]int16, len(fs))
+		for _, f := range fs {
+			m[f.Name] = [2]int16{f.Min, f.Max}
+		}
+		return m
+	}
+	for id, b := range img.Brokers {
+		if b.Features != nil {
+			ns = append(ns, NodeSupport{Kind: "broker", ID: id, Supported: ranges(b.Features)})
+		}
+	}
+	for id, c := range img.Controllers {
+		if c.Features != nil {
+			ns = append(ns, NodeSupport{Kind: "controller", ID: id, Supported: ranges(c.Features)})
+		}
+	}
+	var missing []model.Field
+	for _, f := range []model.Field{model.FieldBrokers, model.FieldBrokerFeatures, model.FieldControllers, model.FieldControllerFeatures} {
+		if !img.Reports(f) {
+			missing = append(missing, f)
+		}
+	}
+	return sortedNodes(ns), missing
 }
 
 type MigrationState struct {

@@ -135,8 +135,11 @@ func (c *Client) noteVersions(r *kmsg.ApiVersionsResponse) {
 }
 
 // zkOnlyAPIs are inter-broker APIs only a ZooKeeper-mode broker lists in
-// ApiVersions (their listener type is ZK_BROKER alone).
-var zkOnlyAPIs = []int16{4, 5, 6, 7} // LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown
+// ApiVersions (their listener type is ZK_BROKER alone). ControlledShutdown
+// is not one: in 3.x its listeners are zkBroker and controller (migrating
+// ZooKeeper brokers send it to the KRaft controller), and a 3.9 KRaft
+// controller in migration lists it.
+var zkOnlyAPIs = []int16{4, 5, 6} // LeaderAndIsr, StopReplica, UpdateMetadata
 
 func (c *Client) checkMode() error {
 	for _, k := range zkOnlyAPIs {

@@ -13,28 +13,13 @@ import (
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
 
-// TestKafkaDial proves the connection layer against real Kafka: one
-// combined 4.4.0 node with PLAINTEXT, SASL_PLAINTEXT (PLAIN, SCRAM) and TLS
-// listeners (stores made with keytool), every client kind the harness
-// writes, and the failures an operator meets first. Then the SCRAM and TLS
-// kinds once more against 3.9.2.
-func TestKafkaDial(t *testing.T) {
-	t.Run(kafkatest.Latest4, func(t *testing.T) {
-		c := kafkatest.StartKRaft(t, kafkatest.Dist(t, kafkatest.Latest4), kafkatest.KRaftOptions{
-			SASL: true, SCRAMUsers: true, SSL: true, SSLServerStoreType: "JKS"})
-		dialCluster(t, c, true)
-	})
-	t.Run(kafkatest.Kafka39, func(t *testing.T) {
-		if testing.Short() {
-			t.Skip("a second cluster; -short runs 4.4.0 only")
-		}
-		c := kafkatest.StartKRaft(t, kafkatest.Dist(t, kafkatest.Kafka39), kafkatest.KRaftOptions{
-			SASL: true, SCRAMUsers: true, SSL: true})
-		dialCluster(t, c, false)
-	})
-}
-
-func dialCluster(t *testing.T, c *kafkatest.Cluster, all bool) {
+// DialCluster proves the connection layer against a real cluster with
+// PLAINTEXT, SASL_PLAINTEXT (PLAIN, SCRAM) and TLS listeners (stores made
+// with keytool): every client kind the harness writes (all) or the SCRAM
+// and TLS kinds, and, with all, the failures an operator meets first. It
+// is exported for the external test package, whose TestKafkaLive starts
+// the one cluster per release that this and the image comparisons share.
+func DialCluster(t *testing.T, c *kafkatest.Cluster, all bool) {
 	// dial writes props as a client.properties file, reads it back as kmeta
 	// does, and dials addr.
 	dial := func(t *testing.T, props map[string]string, addr string) (*Client, Config, error) {

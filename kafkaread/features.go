@@ -151,28 +151,13 @@ func (c *Client) quorumNodes(ctx context.Context) ([]clusterNode, error) {
 	if err := c.need(55, 2); err != nil {
 		return nil, err
 	}
-	req := kmsg.NewPtrDescribeQuorumRequest()
-	req.Version = 2
-	t := kmsg.NewDescribeQuorumRequestTopic()
-	t.Topic = "__cluster_metadata"
-	p := kmsg.NewDescribeQuorumRequestTopicPartition()
-	t.Partitions = append(t.Partitions, p)
-	req.Topics = append(req.Topics, t)
-	resp, err := c.request(ctx, req)
+	r, err := c.describeQuorum(ctx, nil) // through a broker, which forwards it
 	if err != nil {
 		return nil, err
 	}
-	r := resp.(*kmsg.DescribeQuorumResponse)
-	if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
-		return nil, fmt.Errorf("DescribeQuorum: %w", c.classify(c.Addr, err))
-	}
 	voters := map[int32]bool{}
-	for _, t := range r.Topics {
-		for _, p := range t.Partitions {
-			for _, v := range p.CurrentVoters {
-				voters[v.ReplicaID] = true
-			}
-		}
+	for _, v := range r.Topics[0].Partitions[0].CurrentVoters {
+		voters[v.ReplicaID] = true
 	}
 	var out []clusterNode
 	for _, n := range r.Nodes {

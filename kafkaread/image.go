@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,9 +40,6 @@ var notReportedByAPI = []model.Field{
 	model.FieldBrokerEndpoints,
 	model.FieldPartitionEpoch, model.FieldPartitionLeaderRecovery, model.FieldPartitionDirectories,
 	model.FieldProducerIDs, model.FieldMigration,
-	// The quorum (voters, leader, kraft.version) is DescribeQuorum's,
-	// read by quorum describe, not by the image.
-	model.FieldQuorum,
 }
 
 // topicConfigBatch is how many topics one DescribeConfigs asks about: a
@@ -66,6 +64,9 @@ const topicConfigBatch = 500
 //     salts and keys), delegation tokens (only over SASL: Kafka refuses
 //     them to other connections), finalized features (ApiVersions;
 //     kraft.version is the quorum's).
+//   - The quorum: leader, epoch, voters with directory ids and endpoints
+//     (DescribeQuorum; v2, Kafka 3.9, has the ids and endpoints) and the
+//     finalized kraft.version.
 //
 // What the API cannot report is listed in Image.NotReported. A section
 // the principal may not read, or the node does not answer, is marked
@@ -91,6 +92,9 @@ func (c *Client) Image(ctx context.Context) (*model.Image, error) {
 		if err := r.controllers(ctx); err != nil {
 			return nil, err
 		}
+		if err := r.quorum(ctx); err != nil {
+			return nil, err
+		}
 		r.unanswered("brokers, topics, configs, client quotas, ACLs, SCRAM users and delegation tokens",
 			"controllers (--bootstrap-controller) answer for the quorum and features only; read the brokers (kafka://BROKER:PORT) for the rest",
 			model.FieldBrokers, model.FieldBrokerFeatures, model.FieldBrokerFenced, model.FieldTopics, model.FieldPartitionELR,
@@ -101,7 +105,7 @@ func (c *Client) Image(ctx context.Context) (*model.Image, error) {
 	img.MarkNotReported(model.FieldControllers)
 	for _, step := range []func(context.Context) error{
 		r.brokers, r.topics, r.reassignments, r.brokerFeatures, r.configs,
-		r.quotas, r.acls, r.scram, r.tokens,
+		r.quotas, r.acls, r.scram, r.tokens, r.quorum,
 	} {
 		if err := step(ctx); err != nil {
 			return nil, err
@@ -114,6 +118,9 @@ type imageRead struct {
 	c     *Client
 	img   *model.Image
 	epoch int64
+	// controllerCluster is DescribeCluster's answer for controllers (with
+	// --bootstrap-controller): it names the quorum's leader.
+	controllerCluster *kmsg.DescribeClusterResponse
 }
 
 // warn records a gap: a finding naming the API and the resource, and the
@@ -228,12 +235,31 @@ func (r *imageRead) controllers(ctx context.Context) error {
 	if err := codeErr(dc.ErrorCode, dc.ErrorMessage); err != nil {
 		return fmt.Errorf("DescribeCluster (controllers) at %s: %w", r.c.Addr, err)
 	}
-	r.img.ClusterID = dc.ClusterID
+	r.img.ClusterID, r.controllerCluster = dc.ClusterID, dc
+	r.img.MarkNotReported(model.FieldControllerIncarnationID, model.FieldControllerZkMigrationReady, model.FieldControllerEndpoints)
 	for _, b := range dc.Brokers {
-		r.img.Controllers[b.NodeID] = &model.Controller{ID: b.NodeID, Endpoints: []model.Endpoint{r.endpoint(b.Host, b.Port)}}
+		ctl := &model.Controller{ID: b.NodeID, Endpoints: []model.Endpoint{r.endpoint(b.Host, b.Port)}}
+		r.img.Controllers[b.NodeID] = ctl
+		// Each controller's supported ranges, from its own ApiVersions
+		// (what it registered; kafka-features checks a change against
+		// them).
+		n := clusterNode{id: b.NodeID, addr: net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))}
+		s, err := r.c.nodeRanges(ctx, n, true)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			r.warn(WarnNotAnswered, "ApiVersions", "controller "+strconv.Itoa(int(b.NodeID)),
+				fmt.Sprintf("the controller did not answer (%v); controllers' supported features are not reported", err),
+				model.FieldControllerFeatures)
+			continue
+		}
+		ctl.Features = make([]model.FeatureRange, 0, len(s))
+		for name, rg := range s {
+			ctl.Features = append(ctl.Features, model.FeatureRange{Name: name, Min: rg[0], Max: rg[1]})
+		}
+		slices.SortFunc(ctl.Features, func(x, y model.FeatureRange) int { return strings.Compare(x.Name, y.Name) })
 	}
-	r.img.MarkNotReported(model.FieldControllerIncarnationID, model.FieldControllerZkMigrationReady,
-		model.FieldControllerEndpoints, model.FieldControllerFeatures)
 	return nil
 }
 
@@ -300,6 +326,34 @@ func (r *imageRead) brokerFeatures(ctx context.Context) error {
 			fmt.Sprintf("the broker did not answer (%v); brokers' supported features are not reported", err),
 			model.FieldBrokerFeatures)
 	}
+	return nil
+}
+
+// quorum reads the quorum (DescribeQuorum, which a broker forwards to the
+// active controller). A principal without DESCRIBE on the cluster, or a
+// cluster that does not answer, leaves it not reported, with a warning.
+func (r *imageRead) quorum(ctx context.Context) error {
+	const api, ent = "DescribeQuorum", "the quorum"
+	if err := r.c.need(55, 0); err != nil {
+		return r.gap(api, ent, err, model.FieldQuorum)
+	}
+	q, err := r.c.describeQuorum(ctx, r.controllerCluster)
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		var ke *kerr.Error
+		if errors.Is(err, ErrDenied) || errors.As(err, &ke) && isAuthz(ke.Code) {
+			return r.gap(api, ent, err, model.FieldQuorum)
+		}
+		// No leader to answer (an election), a controller that did not:
+		// the rest of the image stands.
+		r.warn(WarnNotAnswered, api, ent, fmt.Sprintf("not answered (%v); not reported", err), model.FieldQuorum)
+		return nil
+	}
+	quorum, missing := imageQuorum(q, r.c.Finalized[kraftVersionFeature])
+	r.img.Quorum = quorum
+	r.img.MarkNotReported(missing...)
 	return nil
 }
 

@@ -2,7 +2,6 @@ package kafkaread_test
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"slices"
 	"sort"
@@ -15,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest/imagefacts"
 	"github.com/kmeta/kmeta/kafkaread"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
@@ -49,23 +49,58 @@ func liveImage(t *testing.T, ctx context.Context, cfg kafkaread.Config) *model.I
 	return img
 }
 
-// TestImageKafka: on one combined Kafka 4.4.0 node with SASL and the
-// authorizer, holding the rich metadata set, the live image equals the
-// harness's admin view (Kafka's admin API as the oracle) item by item,
-// and equals the controller's own metadata log replayed to the offset the
-// live image stands at, on every field the live image reports. Then a
-// principal that may describe topics but not the cluster gets the rest of
-// the image, with the gaps named and marked.
-func TestImageKafka(t *testing.T) {
+// TestKafkaLive starts one combined node per release (4.4.0, then 3.9.2)
+// with PLAINTEXT, SASL_PLAINTEXT, SASL_SSL and TLS listeners (stores made
+// with keytool; the brokers' key store JKS on 4.4.0, PKCS12 on 3.9.2),
+// SCRAM users and the authorizer, and runs the live reader's real-Kafka
+// checks on it, each cluster started once for all of them:
+//   - the live image, on the rich metadata set, equals the harness's admin
+//     view (Kafka's admin API as the oracle) item by item, and equals the
+//     controller's own metadata log replayed to the offset the live image
+//     stands at, on every field the live image reports;
+//   - over PLAINTEXT there are no delegation tokens, and the image says so;
+//   - the connection layer (DialCluster): every client kind, and on 4.4.0
+//     the failures an operator meets first;
+//   - on 4.4.0, last (it adds a user and ACLs): a principal that may
+//     describe topics but not the cluster gets the rest of the image, with
+//     the gaps named and marked.
+//
+// Kafka 3.9.2's DescribeCluster (v1) lists unfenced brokers only.
+func TestKafkaLive(t *testing.T) {
 	kafkatest.SkipIfUnitOnly(t)
-	d := kafkatest.Dist(t, kafkatest.Latest4)
-	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{SASL: true, Authorizer: true})
+	t.Run(kafkatest.Latest4, func(t *testing.T) {
+		c, ctx := startLive(t, kafkatest.Latest4, "JKS")
+		imageKafka(t, ctx, c)
+	})
+	t.Run(kafkatest.Kafka39, func(t *testing.T) {
+		c, ctx := startLive(t, kafkatest.Kafka39, "")
+		compareWithOracles(t, ctx, c, saslConfig(c, kafkatest.AdminUser, kafkatest.AdminPassword, "PLAIN"))
+		t.Run("dial", func(t *testing.T) {
+			if testing.Short() {
+				t.Skip("-short dials 4.4.0 only")
+			}
+			kafkaread.DialCluster(t, c, false)
+		})
+	})
+}
+
+// startLive starts the one combined node of version that TestKafkaLive's
+// checks share and gives it the rich metadata set.
+func startLive(t *testing.T, version, serverStore string) (*kafkatest.Cluster, context.Context) {
+	c := kafkatest.StartKRaft(t, kafkatest.Dist(t, version), kafkatest.KRaftOptions{
+		SASL: true, SCRAMUsers: true, SSL: true, SSLServerStoreType: serverStore, Authorizer: true})
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	adm := c.Admin(t)
-	if md, err := kafkatest.PopulateRich(ctx, c, adm, kafkatest.RichOptions{ACLs: true, Tokens: true, Brokers: 1}); err != nil {
+	t.Cleanup(cancel)
+	if md, err := kafkatest.PopulateRich(ctx, c, c.Admin(t), kafkatest.RichOptions{ACLs: true, Tokens: true, Brokers: 1}); err != nil {
 		t.Fatalf("%v\ndone: %v", err, md.Log)
 	}
+	return c, ctx
+}
+
+// imageKafka is TestKafkaLive's 4.4.0 sequence.
+func imageKafka(t *testing.T, ctx context.Context, c *kafkatest.Cluster) {
+	d := c.Dist
+	adm := c.Admin(t)
 	cfg := saslConfig(c, kafkatest.AdminUser, kafkatest.AdminPassword, "PLAIN")
 
 	compareWithOracles(t, ctx, c, cfg)
@@ -76,6 +111,8 @@ func TestImageKafka(t *testing.T) {
 			t.Fatalf("tokens over PLAINTEXT: notReported %v, %d tokens, warnings %v", img.NotReported, len(img.DelegationTokens), img.Warnings)
 		}
 	})
+
+	t.Run("dial", func(t *testing.T) { kafkaread.DialCluster(t, c, true) })
 
 	// Last: it adds a user and ACLs, which the comparisons above would see.
 	t.Run("not authorized", func(t *testing.T) {
@@ -154,7 +191,7 @@ func compareWithOracles(t *testing.T, ctx context.Context, c *kafkatest.Cluster,
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff = cmp.Diff(viewFacts(view), liveFacts(img)); diff == "" {
+			if diff = cmp.Diff(imagefacts.AdminView(view), imagefacts.Live(img)); diff == "" {
 				checkMarks(t, img, c.Dist.Is3())
 				t.Logf("live image equals the admin view: %d topics, %d configs, %d ACLs, %d quotas, %d SCRAM, %d tokens, notReported %v",
 					len(img.Topics), len(img.Configs), len(img.ACLs), len(img.ClientQuotas), len(img.SCRAM), len(img.DelegationTokens), img.NotReported)
@@ -179,20 +216,6 @@ func compareWithOracles(t *testing.T, ctx context.Context, c *kafkatest.Cluster,
 
 }
 
-// TestImageKafka39: the same comparisons on Kafka 3.9.2 KRaft, whose
-// DescribeCluster (v1) lists unfenced brokers only.
-func TestImageKafka39(t *testing.T) {
-	kafkatest.SkipIfUnitOnly(t)
-	d := kafkatest.Dist(t, kafkatest.Kafka39)
-	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{SASL: true, Authorizer: true})
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	if md, err := kafkatest.PopulateRich(ctx, c, c.Admin(t), kafkatest.RichOptions{ACLs: true, Tokens: true, Brokers: 1}); err != nil {
-		t.Fatalf("%v\ndone: %v", err, md.Log)
-	}
-	compareWithOracles(t, ctx, c, saslConfig(c, kafkatest.AdminUser, kafkatest.AdminPassword, "PLAIN"))
-}
-
 func hasWarning(img *model.Image, code, entity string) bool {
 	return slices.ContainsFunc(img.Warnings, func(f model.Finding) bool {
 		return f.Code == code && strings.Contains(f.Entity, entity)
@@ -206,14 +229,14 @@ func checkMarks(t *testing.T, img *model.Image, kafka3 bool) {
 	t.Helper()
 	for _, f := range []model.Field{model.FieldBrokerEpoch, model.FieldBrokerIncarnationID, model.FieldBrokerLogDirs,
 		model.FieldBrokerEndpoints, model.FieldPartitionEpoch, model.FieldPartitionDirectories, model.FieldPartitionLeaderRecovery,
-		model.FieldProducerIDs, model.FieldMigration, model.FieldControllers, model.FieldSCRAMSecrets, model.FieldQuorum} {
+		model.FieldProducerIDs, model.FieldMigration, model.FieldControllers, model.FieldSCRAMSecrets} {
 		if img.Reports(f) {
 			t.Errorf("%s is not marked not reported", f)
 		}
 	}
 	for _, f := range []model.Field{model.FieldBrokers, model.FieldTopics, model.FieldPartitionELR, model.FieldTopicConfigs,
 		model.FieldBrokerConfigs, model.FieldACLs, model.FieldClientQuotas, model.FieldSCRAM, model.FieldBrokerFeatures,
-		model.FieldDelegationTokens} {
+		model.FieldDelegationTokens, model.FieldQuorum} {
 		if !img.Reports(f) {
 			t.Errorf("%s is marked not reported on a cluster read by a super user over SASL", f)
 		}
@@ -233,133 +256,6 @@ func checkMarks(t *testing.T, img *model.Image, kafka3 bool) {
 	if img.Provenance.Offset <= 0 || img.Provenance.Epoch != -1 || !strings.HasPrefix(img.Provenance.Source, "kafka://") {
 		t.Errorf("provenance %+v", img.Provenance)
 	}
-}
-
-func sortedLines(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k, v := range m {
-		out = append(out, k+" = "+v)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func ints(v []int32) string { return fmt.Sprint(v) }
-
-func strp(p *string) string {
-	if p == nil {
-		return "<nil>"
-	}
-	return strconv.Quote(*p)
-}
-
-// viewFacts renders the admin view as fact lines; liveFacts renders the
-// live image the same way.
-func viewFacts(v *kafkatest.AdminView) []string {
-	f := map[string]string{"cluster": v.ClusterID}
-	f["brokers"] = ints(v.Brokers)
-	for _, tp := range v.Topics {
-		f["topic "+tp.Name+" id"] = tp.ID
-		for _, p := range tp.Partitions {
-			f[fmt.Sprintf("partition %s-%d", tp.Name, p.Partition)] = fmt.Sprintf("leader %d epoch %d replicas %v isr %v offline %v",
-				p.Leader, p.LeaderEpoch, p.Replicas, p.ISR, p.OfflineReplicas)
-		}
-	}
-	configs := func(what string, kv map[string]*string) {
-		for k, v := range kv {
-			f["config "+what+" "+k] = strp(v)
-		}
-	}
-	for n, kv := range v.TopicConfigs {
-		configs("topic "+n, kv)
-	}
-	for n, kv := range v.BrokerConfigs {
-		configs("broker "+n, kv)
-	}
-	configs("broker <default>", v.BrokerDefaultConfigs)
-	for _, a := range v.ACLs {
-		f["acl "+strings.Join([]string{a.ResourceType, a.ResourceName, a.PatternType, a.Principal, a.Host, a.Operation, a.Permission}, " ")] = "1"
-	}
-	for _, q := range v.Quotas {
-		var parts []model.QuotaEntityPart
-		for _, e := range q.Entity {
-			parts = append(parts, model.QuotaEntityPart{Type: e.Type, Name: e.Name})
-		}
-		for k, val := range q.Values {
-			f["quota "+model.QuotaEntityKey(parts)+" "+k] = fmt.Sprint(val)
-		}
-	}
-	for _, u := range v.SCRAMUsers {
-		for _, c := range u.Credentials {
-			f["scram "+u.User+" "+c.Mechanism] = fmt.Sprint(c.Iterations)
-		}
-	}
-	for _, tk := range v.DelegationTokens {
-		f["token "+tk.TokenID] = fmt.Sprintf("owner %s requester %s renewers %v issue %d expiry %d max %d",
-			tk.Owner, tk.Requester, tk.Renewers, tk.IssueTimestamp, tk.ExpiryTimestamp, tk.MaxTimestamp)
-	}
-	for n, l := range v.Features {
-		if n != "kraft.version" && l != 0 {
-			f["feature "+n] = fmt.Sprint(l)
-		}
-	}
-	return sortedLines(f)
-}
-
-func liveFacts(img *model.Image) []string {
-	f := map[string]string{"cluster": img.ClusterID}
-	var brokers []int32
-	for id, b := range img.Brokers {
-		if !b.Fenced {
-			brokers = append(brokers, id)
-		}
-	}
-	slices.Sort(brokers)
-	f["brokers"] = ints(brokers)
-	for _, tp := range img.Topics {
-		f["topic "+tp.Name+" id"] = base64.RawURLEncoding.EncodeToString(tp.ID[:])
-		for _, p := range tp.Partitions {
-			f[fmt.Sprintf("partition %s-%d", tp.Name, p.ID)] = fmt.Sprintf("leader %d epoch %d replicas %v isr %v offline %v",
-				p.Leader, p.LeaderEpoch, p.Replicas, p.ISR, orEmpty(p.OfflineReplicas))
-		}
-	}
-	for res, kv := range img.Configs {
-		what := "topic " + res.Name
-		switch {
-		case res.Type == model.ConfigBroker && res.Name == "":
-			what = "broker <default>"
-		case res.Type == model.ConfigBroker:
-			what = "broker " + res.Name
-		}
-		for k, v := range kv {
-			s := strconv.Quote(v)
-			if v == model.NotReported {
-				s = "<nil>"
-			}
-			f["config "+what+" "+k] = s
-		}
-	}
-	for _, a := range img.ACLs {
-		f["acl "+strings.Join([]string{model.ACLResourceTypeName(a.ResourceType), a.ResourceName, model.ACLPatternTypeName(a.PatternType),
-			a.Principal, a.Host, model.ACLOperationName(a.Operation), model.ACLPermissionTypeName(a.PermissionType)}, " ")] = "1"
-	}
-	for _, q := range img.ClientQuotas {
-		for k, val := range q.Values {
-			f["quota "+model.QuotaEntityKey(q.Entity)+" "+k] = fmt.Sprint(val)
-		}
-	}
-	for _, s := range img.SCRAM {
-		f["scram "+s.User+" "+model.ScramMechanismName(s.Mechanism)] = fmt.Sprint(s.Iterations)
-	}
-	for _, tk := range img.DelegationTokens {
-		r := slices.Sorted(slices.Values(tk.Renewers))
-		f["token "+tk.TokenID] = fmt.Sprintf("owner %s requester %s renewers %v issue %d expiry %d max %d",
-			tk.Owner, tk.Requester, r, tk.IssueTimestamp, tk.ExpirationTimestamp, tk.MaxTimestamp)
-	}
-	for n, l := range img.Features {
-		f["feature "+n] = fmt.Sprint(l)
-	}
-	return sortedLines(f)
 }
 
 func orEmpty(s []int32) []int32 {
@@ -440,4 +336,20 @@ func imageFacts(img, live *model.Image) []string {
 			tk.IssueTimestamp, tk.MaxTimestamp, tk.ExpirationTimestamp)
 	}
 	return sortedLines(f)
+}
+
+func sortedLines(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+" = "+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func strp(p *string) string {
+	if p == nil {
+		return "<nil>"
+	}
+	return strconv.Quote(*p)
 }

@@ -55,11 +55,7 @@ func (c *Client) QuorumStatus(ctx context.Context) (*model.QuorumStatus, error) 
 	if err := kerr.ErrorForCode(cluster.ErrorCode); err != nil {
 		return nil, fmt.Errorf("DescribeCluster at %s: %w", c.Addr, c.classify(c.Addr, err))
 	}
-	q, err := c.describeQuorum(ctx)
-	var nl *notLeaderError
-	if errors.As(err, &nl) && c.cfg.Controllers {
-		q, err = c.askLeader(ctx, cluster)
-	}
+	q, err := c.describeQuorum(ctx, cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +78,22 @@ func (e *notLeaderError) Error() string {
 	return fmt.Sprintf("%s is not the quorum's leader", e.addr)
 }
 
-func (c *Client) describeQuorum(ctx context.Context) (*kmsg.DescribeQuorumResponse, error) {
+// describeQuorum is the one DescribeQuorum kmeta sends (quorum describe,
+// the image's quorum, the controllers a feature change is checked
+// against). Through controllers, a follower does not answer it: it is
+// asked again of the active controller that cluster (DescribeCluster for
+// controllers) names; without cluster the follower's answer is the error.
+func (c *Client) describeQuorum(ctx context.Context, cluster *kmsg.DescribeClusterResponse) (*kmsg.DescribeQuorumResponse, error) {
+	q, err := c.askQuorum(ctx)
+	var nl *notLeaderError
+	if errors.As(err, &nl) && c.cfg.Controllers && cluster != nil {
+		return c.askLeader(ctx, cluster)
+	}
+	return q, err
+}
+
+// askQuorum sends DescribeQuorum to the node the client talks to.
+func (c *Client) askQuorum(ctx context.Context) (*kmsg.DescribeQuorumResponse, error) {
 	req := kmsg.NewPtrDescribeQuorumRequest()
 	t := kmsg.NewDescribeQuorumRequestTopic()
 	t.Topic = metadataTopic
@@ -125,7 +136,7 @@ func (c *Client) askLeader(ctx context.Context, cluster *kmsg.DescribeClusterRes
 			return nil, fmt.Errorf("the quorum's leader, controller %d: %w", b.NodeID, err)
 		}
 		defer lc.Close()
-		r, err := lc.describeQuorum(ctx)
+		r, err := lc.askQuorum(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("the quorum's leader, controller %d: %w", b.NodeID, err)
 		}
@@ -139,12 +150,7 @@ func quorumStatus(r *kmsg.DescribeQuorumResponse) *model.QuorumStatus {
 	p := r.Topics[0].Partitions[0]
 	st := &model.QuorumStatus{LeaderID: p.LeaderID, LeaderEpoch: p.LeaderEpoch, HighWatermark: p.HighWatermark,
 		Voters: []model.QuorumReplica{}, Observers: []model.QuorumReplica{}}
-	endpoints := map[int32][]model.Endpoint{}
-	for _, n := range r.Nodes {
-		for _, l := range n.Listeners {
-			endpoints[n.NodeID] = append(endpoints[n.NodeID], model.Endpoint{Name: l.Name, Host: l.Host, Port: l.Port})
-		}
-	}
+	endpoints := voterEndpoints(r)
 	replica := func(v kmsg.DescribeQuorumResponseTopicPartitionReplicaState, voter bool) model.QuorumReplica {
 		q := model.QuorumReplica{ID: v.ReplicaID, DirectoryID: model.UUID(v.ReplicaDirectoryID), LogEndOffset: v.LogEndOffset,
 			LastFetchTimestamp: v.LastFetchTimestamp, LastCaughtUpTimestamp: v.LastCaughtUpTimestamp}
@@ -168,4 +174,35 @@ func quorumStatus(r *kmsg.DescribeQuorumResponse) *model.QuorumStatus {
 		st.MarkNotReported(model.QuorumFieldDirectoryID, model.QuorumFieldEndpoints)
 	}
 	return st
+}
+
+// voterEndpoints are the listeners DescribeQuorum v2 (Kafka 3.9) gives
+// for the voters, by node id.
+func voterEndpoints(r *kmsg.DescribeQuorumResponse) map[int32][]model.Endpoint {
+	endpoints := map[int32][]model.Endpoint{}
+	for _, n := range r.Nodes {
+		for _, l := range n.Listeners {
+			endpoints[n.NodeID] = append(endpoints[n.NodeID], model.Endpoint{Name: l.Name, Host: l.Host, Port: l.Port})
+		}
+	}
+	return endpoints
+}
+
+// imageQuorum is the image's view of the quorum from DescribeQuorum's
+// answer, in the shape a metadata log gives it (model.Quorum: leader,
+// epoch, voters in the order Kafka lists them) and the finalized
+// kraft.version (absent: 0, a static quorum). Before v2 (Kafka 3.9) the
+// answer holds no directory ids and no endpoints; the fields are listed
+// as not reported.
+func imageQuorum(r *kmsg.DescribeQuorumResponse, kraftVersion int16) (*model.Quorum, []model.Field) {
+	p := r.Topics[0].Partitions[0]
+	q := &model.Quorum{LeaderID: p.LeaderID, LeaderEpoch: p.LeaderEpoch, KRaftVersion: kraftVersion}
+	endpoints := voterEndpoints(r)
+	for _, v := range p.CurrentVoters {
+		q.Voters = append(q.Voters, model.Voter{ID: v.ReplicaID, DirectoryID: model.UUID(v.ReplicaDirectoryID), Endpoints: endpoints[v.ReplicaID]})
+	}
+	if r.Version < 2 {
+		return q, []model.Field{model.FieldQuorumVoterDirectoryIDs, model.FieldQuorumVoterEndpoints}
+	}
+	return q, nil
 }

@@ -12,6 +12,10 @@ import (
 type Severity string
 
 const (
+	// SevCritical: the cluster is losing or refusing data now (a partition
+	// offline, under its min.insync.replicas). Only lint reports it; a
+	// command that reports one exits 1, as for an error.
+	SevCritical Severity = "critical"
 	// SevError: the input is damaged, the views differ, or Kafka would
 	// refuse what was asked. A command that reports one exits 1.
 	SevError Severity = "error"
@@ -24,7 +28,11 @@ const (
 )
 
 func (s Severity) rank() int {
+	// Critical ranks before error; the other ranks are as they always
+	// were, so existing orders are unchanged.
 	switch s {
+	case SevCritical:
+		return -1
 	case SevError:
 		return 0
 	case SevWarning:
@@ -33,6 +41,24 @@ func (s Severity) rank() int {
 		return 2
 	}
 	return 3
+}
+
+// Severities lists the one severity set, most severe first.
+func Severities() []Severity { return []Severity{SevCritical, SevError, SevWarning, SevInfo} }
+
+// AtLeast reports whether s is as severe as t or more (critical ≥ error ≥
+// warning ≥ info). An unknown severity is below every known one.
+func (s Severity) AtLeast(t Severity) bool { return s.rank() <= t.rank() }
+
+// ParseSeverity reads a severity name as printed ("critical", "error",
+// "warning", "info").
+func ParseSeverity(name string) (Severity, bool) {
+	for _, s := range Severities() {
+		if string(s) == name {
+			return s, true
+		}
+	}
+	return "", false
 }
 
 // Location says where a finding was made. Unknown numeric fields are -1

@@ -92,6 +92,10 @@ const (
 	FieldProducerIDs      Field = "producerIds"
 	FieldMigration        Field = "migration"
 	FieldQuorum           Field = "quorum"
+	// A live quorum asked with DescribeQuorum before v2 (Kafka 3.9):
+	// voters without directory ids and endpoints.
+	FieldQuorumVoterDirectoryIDs Field = "quorum.voters.directoryId"
+	FieldQuorumVoterEndpoints    Field = "quorum.voters.endpoints"
 )
 
 // Reports says whether the view holds field f (it is not listed in

@@ -167,8 +167,7 @@ func Judge(st *model.QuorumStatus, opts Options) Assessment {
 				"restarting controller %d now leaves %d caught-up voters, under the majority of %d: the metadata quorum would stop", v.ID, vs.CaughtUpWithout, a.Majority)
 		}
 		if st.KRaftVersion >= 1 && v.HasMetaDirectoryID && v.MetaDirectoryID != v.DirectoryID {
-			add(model.SevError, CodeDirectoryIDMismatch, entity, "do not restart it with this dir: remove the voter (kafka-metadata-quorum remove-controller) and add it back with its current dir (add-controller)",
-				"voter %d's directory id in the voter set is %s, but its meta.properties (%s) says %s: Kafka will not count it as that voter", v.ID, v.DirectoryID, v.LogDir, v.MetaDirectoryID)
+			a.Findings = append(a.Findings, directoryIDMismatch(v.ID, v.DirectoryID, v.LogDir, v.MetaDirectoryID))
 		}
 	}
 	if st.KRaftVersion == 0 && st.KRaftVersionSupported >= 1 {
@@ -178,6 +177,16 @@ func Judge(st *model.QuorumStatus, opts Options) Assessment {
 	}
 	model.SortFindings(a.Findings)
 	return a
+}
+
+// directoryIDMismatch is the finding that a voter's directory id in the
+// voter set (VotersRecord, kraft.version 1) is not the one its metadata
+// log dir's meta.properties holds: Kafka then does not count the node as
+// that voter. Judge and Survey report it alike.
+func directoryIDMismatch(id int32, voterDir model.UUID, logDir string, metaDir model.UUID) model.Finding {
+	return model.Finding{Code: CodeDirectoryIDMismatch, Severity: model.SevError, Class: Class, Entity: fmt.Sprintf("controller %d", id),
+		Message: fmt.Sprintf("voter %d's directory id in the voter set is %s, but its meta.properties (%s) says %s: Kafka will not count it as that voter", id, voterDir, logDir, metaDir),
+		Fix:     "do not restart it with this dir: remove the voter (kafka-metadata-quorum remove-controller) and add it back with its current dir (add-controller)"}
 }
 
 // lag is Kafka's Lag column: the leader's log end offset minus the

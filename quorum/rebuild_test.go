@@ -15,11 +15,11 @@ import (
 	"github.com/kmeta/kmeta/model"
 )
 
-const fixture44 = "../testdata/kraft/4.4.0/metadata"
+const rebuildFixture44 = "../testdata/kraft/4.4.0/metadata"
 
-var seg86 = filepath.Join(metalog.MetadataPartitionDir, "00000000000000000086.log")
+var rebuildSeg86 = filepath.Join(metalog.MetadataPartitionDir, "00000000000000000086.log")
 
-func controllers(t *testing.T) []migrate.ControllerSpec {
+func rebuildControllers(t *testing.T) []migrate.ControllerSpec {
 	t.Helper()
 	cs, err := migrate.ParseControllers("3000@127.0.0.1:9093,3001@127.0.0.1:9094,3002@127.0.0.1:9095")
 	if err != nil {
@@ -28,19 +28,19 @@ func controllers(t *testing.T) []migrate.ControllerSpec {
 	return cs
 }
 
-// behindCopy is the fixture without its last segment and its snapshot at
+// rebuildBehindCopy is the fixture without its last segment and its snapshot at
 // 99: a copy that stopped at offset 86 (epoch 1), where the whole one
 // ends at 194.
-func behindCopy(t *testing.T) string {
+func rebuildBehindCopy(t *testing.T) string {
 	dst := filepath.Join(t.TempDir(), "behind")
-	fstree.CopyOnly(t, fixture44, dst, func(rel string) bool {
-		return rel != seg86 && !strings.HasSuffix(rel, "00000000000000000099-0000000001.checkpoint")
+	fstree.CopyOnly(t, rebuildFixture44, dst, func(rel string) bool {
+		return rel != rebuildSeg86 && !strings.HasSuffix(rel, "00000000000000000099-0000000001.checkpoint")
 	})
 	return dst
 }
 
-// lastBatchPos returns the byte position of the last batch of a segment.
-func lastBatchPos(t *testing.T, path string) (int64, int64) {
+// rebuildLastBatchPos returns the byte position of the last batch of a segment.
+func rebuildLastBatchPos(t *testing.T, path string) (int64, int64) {
 	t.Helper()
 	r, err := metalog.OpenReader(path, metalog.ReaderOptions{})
 	if err != nil {
@@ -59,10 +59,10 @@ func lastBatchPos(t *testing.T, path string) (int64, int64) {
 }
 
 func TestRebuildRefusesCopyBehind(t *testing.T) {
-	behind := behindCopy(t)
-	o := RebuildOptions{From: behind, Others: []string{fixture44}, Controllers: controllers(t), Out: t.TempDir()}
+	behind := rebuildBehindCopy(t)
+	o := RebuildOptions{From: behind, Others: []string{rebuildFixture44}, Controllers: rebuildControllers(t), Out: t.TempDir()}
 	_, err := PlanRebuild(o)
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), fixture44) || !strings.Contains(err.Error(), "offsets 86-193") ||
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), rebuildFixture44) || !strings.Contains(err.Error(), "offsets 86-193") ||
 		!strings.Contains(err.Error(), "--accept-loss 86-193") {
 		t.Fatalf("rebuild from a copy behind another: %v", err)
 	}
@@ -79,16 +79,16 @@ func TestRebuildRefusesCopyBehind(t *testing.T) {
 		t.Fatalf("plan: end %d epoch %d loss %v", p.EndOffset, p.Epoch, p.Loss)
 	}
 	// The other way round is clean: the whole copy is the furthest.
-	o = RebuildOptions{From: fixture44, Others: []string{behind}, Controllers: controllers(t), Out: t.TempDir()}
+	o = RebuildOptions{From: rebuildFixture44, Others: []string{behind}, Controllers: rebuildControllers(t), Out: t.TempDir()}
 	if p, err = PlanRebuild(o); err != nil || p.EndOffset != 194 || len(p.Loss) != 0 {
 		t.Fatalf("rebuild from the furthest copy: %v %+v", err, p)
 	}
 }
 
 func TestRebuildRefusesDamagedCopy(t *testing.T) {
-	dmg := fstree.Copy(t, fixture44)
-	seg := filepath.Join(dmg, seg86)
-	pos, base := lastBatchPos(t, seg)
+	dmg := fstree.Copy(t, rebuildFixture44)
+	seg := filepath.Join(dmg, rebuildSeg86)
+	pos, base := rebuildLastBatchPos(t, seg)
 	b, err := os.ReadFile(seg)
 	if err != nil {
 		t.Fatal(err)
@@ -97,16 +97,16 @@ func TestRebuildRefusesDamagedCopy(t *testing.T) {
 	if err := os.WriteFile(seg, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = PlanRebuild(RebuildOptions{From: dmg, Controllers: controllers(t), Out: t.TempDir()})
+	_, err = PlanRebuild(RebuildOptions{From: dmg, Controllers: rebuildControllers(t), Out: t.TempDir()})
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), seg) || !strings.Contains(err.Error(), "offset "+itoa(base)) {
 		t.Fatalf("rebuild from a damaged copy (batch at offset %d): %v", base, err)
 	}
 }
 
 func TestRebuildRefusesDivergentCopies(t *testing.T) {
-	other := fstree.Copy(t, fixture44)
-	seg := filepath.Join(other, seg86)
-	pos, base := lastBatchPos(t, seg)
+	other := fstree.Copy(t, rebuildFixture44)
+	seg := filepath.Join(other, rebuildSeg86)
+	pos, base := rebuildLastBatchPos(t, seg)
 	b, err := os.ReadFile(seg)
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func TestRebuildRefusesDivergentCopies(t *testing.T) {
 	if err := os.WriteFile(seg, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = PlanRebuild(RebuildOptions{From: fixture44, Others: []string{other}, Controllers: controllers(t), Out: t.TempDir()})
+	_, err = PlanRebuild(RebuildOptions{From: rebuildFixture44, Others: []string{other}, Controllers: rebuildControllers(t), Out: t.TempDir()})
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "disagree at offset "+itoa(base)) || !strings.Contains(err.Error(), seg) {
 		t.Fatalf("copies disagreeing at offset %d: %v", base, err)
 	}
@@ -130,7 +130,7 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 func TestRebuildWrites(t *testing.T) {
 	out := t.TempDir()
 	n := byte(0)
-	p, err := PlanRebuild(RebuildOptions{From: fixture44, Controllers: controllers(t), Out: out,
+	p, err := PlanRebuild(RebuildOptions{From: rebuildFixture44, Controllers: rebuildControllers(t), Out: out,
 		NewDirectoryID: func() model.UUID { n++; return model.UUID{1, n} }})
 	if err != nil {
 		t.Fatal(err)

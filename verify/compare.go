@@ -301,18 +301,32 @@ func (c *comparison) run() {
 	c.notes = append(slices.Clone(lv.notes), rv.notes...)
 	onlyPresence(lv.scram, rv.scram)
 
+	// A class a side does not report is not compared, nor counted: its
+	// field in Report.NotComparedFields says so.
 	compareClass(c, ClassCluster, lv.cluster, rv.cluster, eqComparable, nil)
-	compareClass(c, ClassTopics, lv.topics, rv.topics, eqComparable, c.explainTopic)
-	c.comparePartitions(skipL, skipR)
-	compareClass(c, ClassConfigs, lv.configs, rv.configs, eqMap(equalSecret), func(f *model.Finding, d rawDiff) { c.explainConfig(f, d, lv, rv) })
-	compareClass(c, ClassQuotas, lv.quotas, rv.quotas, eqMap(func(a, b float64) bool { return a == b }), nil)
-	compareClass(c, ClassACLs, lv.acls, rv.acls, eqComparable, nil)
-	compareClass(c, ClassSCRAM, lv.scram, rv.scram, scramN.equal, nil)
+	if !c.mask.topics {
+		compareClass(c, ClassTopics, lv.topics, rv.topics, eqComparable, c.explainTopic)
+		c.comparePartitions(skipL, skipR)
+	}
+	if !c.mask.topicConfigs || !c.mask.brokerConfigs {
+		compareClass(c, ClassConfigs, lv.configs, rv.configs, eqMap(equalSecret), func(f *model.Finding, d rawDiff) { c.explainConfig(f, d, lv, rv) })
+	}
+	if !c.mask.quotas {
+		compareClass(c, ClassQuotas, lv.quotas, rv.quotas, eqMap(func(a, b float64) bool { return a == b }), nil)
+	}
+	if !c.mask.acls {
+		compareClass(c, ClassACLs, lv.acls, rv.acls, eqComparable, nil)
+	}
+	if !c.mask.scram {
+		compareClass(c, ClassSCRAM, lv.scram, rv.scram, scramN.equal, nil)
+	}
 	if !c.mask.tokens {
 		compareClass(c, ClassTokens, lv.tokens, rv.tokens, tokenN.equal, nil)
 	}
 	compareClass(c, ClassFeatures, lv.features, rv.features, eqMap(func(a, b int16) bool { return a == b }), c.explainFeature)
-	compareClass(c, ClassBrokers, lv.brokers, rv.brokers, brokerN.equal, func(f *model.Finding, d rawDiff) { c.explainBroker(f, d, lv, rv) })
+	if !c.mask.brokers {
+		compareClass(c, ClassBrokers, lv.brokers, rv.brokers, brokerN.equal, func(f *model.Finding, d rawDiff) { c.explainBroker(f, d, lv, rv) })
+	}
 	if lv.zkOnly != nil && rv.zkOnly != nil {
 		c.compareZooKeeperOnly(lv, rv)
 	}

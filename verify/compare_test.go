@@ -473,6 +473,8 @@ func TestDiffZooKeeperOnly(t *testing.T) {
 func live(kr *model.Image) *model.Image {
 	for _, b := range kr.Brokers {
 		b.Epoch, b.IncarnationID, b.Features, b.IsMigratingZkBroker = 0, model.UUID{}, nil, false
+		// The one address it was asked through, without the listener's name.
+		b.Endpoints = []model.Endpoint{{Host: "10.0.0.1", Port: 9093, SecurityProtocol: 2}}
 	}
 	for _, p := range kr.Topics["orders"].Partitions {
 		p.PartitionEpoch = 0
@@ -488,7 +490,7 @@ func live(kr *model.Image) *model.Image {
 			}
 		}
 	}
-	kr.MarkNotReported(model.FieldBrokerEpoch, model.FieldBrokerIncarnationID, model.FieldBrokerFeatures, model.FieldBrokerMigrating,
+	kr.MarkNotReported(model.FieldBrokerEpoch, model.FieldBrokerIncarnationID, model.FieldBrokerEndpoints, model.FieldBrokerFeatures, model.FieldBrokerMigrating,
 		model.FieldPartitionEpoch, model.FieldProducerIDs, model.FieldMigration, model.FieldSCRAMSecrets, model.FieldSensitiveConfigs)
 	return kr
 }
@@ -559,5 +561,58 @@ func TestLiveViewComparesWhatItReports(t *testing.T) {
 		if f.Code == CodeMissingInZooKeeper || f.Code == CodeMissingInKRaft {
 			t.Errorf("finding %s %s", f.Code, f.Entity)
 		}
+	}
+}
+
+// TestLiveSectionsNotReported: a live view that does not report whole
+// sections (a cluster read through its controllers, a principal denied
+// the ACLs) leaves those classes out of the comparison on both sides:
+// neither a difference nor a readiness finding about brokers it does
+// not list, and the classes are not counted as compared.
+func TestLiveSectionsNotReported(t *testing.T) {
+	zk, kr := pair()
+	lv := live(kr)
+	clear(lv.Brokers)
+	clear(lv.Topics)
+	clear(lv.Configs)
+	clear(lv.ClientQuotas)
+	clear(lv.ACLs)
+	clear(lv.SCRAM)
+	lv.MarkNotReported(model.FieldBrokers, model.FieldTopics, model.FieldTopicConfigs, model.FieldBrokerConfigs,
+		model.FieldClientQuotas, model.FieldACLs, model.FieldSCRAM)
+	rep, err := Compare(zk, lv, Options{Left: Side{World: model.WorldZooKeeper}, Right: Side{World: model.WorldKafka, Name: "kafka://c:9093"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 0 {
+		t.Fatalf("findings %q", codes(rep))
+	}
+	var classes []string
+	for _, n := range rep.Compared {
+		classes = append(classes, n.Class)
+	}
+	if want := []string{ClassCluster, ClassTokens, ClassFeatures}; !slices.Equal(classes, want) {
+		t.Errorf("compared %q, want %q", classes, want)
+	}
+	if !slices.Equal(rep.NotComparedFields, lv.NotReported) {
+		t.Errorf("not compared %q, want %q", rep.NotComparedFields, lv.NotReported)
+	}
+	if !slices.ContainsFunc(rep.NotComparedWhy, func(s string) bool { return strings.Contains(s, "replica placement") }) {
+		t.Errorf("notes %q", rep.NotComparedWhy)
+	}
+
+	// Only the section not reported is left out: a topic missing from a
+	// view that reports its topics is still a difference.
+	zk, kr = pair()
+	lv = live(kr)
+	clear(lv.ACLs)
+	lv.MarkNotReported(model.FieldACLs)
+	delete(lv.Topics, "orders")
+	rep, err = Compare(zk, lv, Options{Left: Side{World: model.WorldZooKeeper}, Right: Side{World: model.WorldKafka}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := codes(rep); !slices.Contains(got, "topics/"+CodeMissingInKRaft+" topic orders ") || slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "acls/") }) {
+		t.Errorf("findings %q", got)
 	}
 }

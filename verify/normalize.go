@@ -227,6 +227,9 @@ func normalize(img *model.Image, world model.World, cross bool, m mask, skipTopi
 	undecrypted, unreported := 0, 0
 	v.cluster["cluster"] = clusterN{ID: img.ClusterID}
 	for name, t := range img.Topics {
+		if m.topics {
+			break
+		}
 		if skipTopics[name] {
 			continue
 		}
@@ -238,6 +241,9 @@ func normalize(img *model.Image, world model.World, cross bool, m mask, skipTopi
 		}
 		if len(kv) == 0 {
 			continue // Kafka keeps no empty config entity
+		}
+		if r.Type == model.ConfigTopic && m.topicConfigs || r.Type == model.ConfigBroker && m.brokerConfigs {
+			continue // a section a side does not report
 		}
 		e := configEntity(r)
 		src := kv
@@ -274,15 +280,24 @@ func normalize(img *model.Image, world model.World, cross bool, m mask, skipTopi
 		v.notes = append(v.notes, fmt.Sprintf("the plaintext of %d encrypted password config(s) in ZooKeeper (pass --password-encoder-secret to compare them)", undecrypted))
 	}
 	for _, q := range img.ClientQuotas {
+		if m.quotas {
+			break
+		}
 		if len(q.Values) == 0 {
 			continue
 		}
 		v.quotas["quota "+model.QuotaEntityKey(q.Entity)] = q.Values
 	}
 	for _, a := range img.ACLs {
+		if m.acls {
+			break
+		}
 		v.acls[aclEntity(a)] = true
 	}
 	for _, c := range img.SCRAM {
+		if m.scram {
+			break
+		}
 		n := scramN{Iterations: c.Iterations, Credential: secret{FP: c.Fingerprint}}
 		switch {
 		case c.Salt != nil || c.StoredKey != nil || c.ServerKey != nil:
@@ -307,8 +322,14 @@ func normalize(img *model.Image, world model.World, cross bool, m mask, skipTopi
 			IssueTimestamp: t.IssueTimestamp, MaxTimestamp: t.MaxTimestamp, ExpirationTimestamp: t.ExpirationTimestamp}
 	}
 	for id, b := range img.Brokers {
+		if m.brokers {
+			break
+		}
 		eps := make([]string, 0, len(b.Endpoints))
 		for _, e := range b.Endpoints {
+			if m.endpoints {
+				break
+			}
 			eps = append(eps, endpointString(e))
 		}
 		slices.Sort(eps)

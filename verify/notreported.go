@@ -20,9 +20,13 @@ type mask struct {
 	// Partitions.
 	directories, elr, partitionEpoch, recovery, reassign bool
 	// Brokers.
-	brokerEpoch, incarnation, fenced, shutdown, migrating, logDirs, brokerFeatures bool
-	// Whole classes.
-	tokens, producerIDs, migration bool
+	brokerEpoch, incarnation, endpoints, fenced, shutdown, migrating, logDirs, brokerFeatures bool
+	// Whole classes, or whole sections of one (a live side the principal
+	// may not read, or whose node does not answer them: a controller asked
+	// with --bootstrap-controller reports no brokers, topics or configs).
+	tokens, producerIDs, migration               bool
+	brokers, topics, topicConfigs, brokerConfigs bool
+	quotas, acls, scram                          bool
 }
 
 // maskOf is the mask of a comparison: cross says the sides are different
@@ -48,6 +52,10 @@ func maskOf(cross bool, notReported []model.Field) mask {
 			m.brokerEpoch = true
 		case model.FieldBrokerIncarnationID:
 			m.incarnation = true
+		case model.FieldBrokerEndpoints:
+			// A live view holds the one address it was asked through,
+			// without the listener's name: not the registration's list.
+			m.endpoints = true
 		case model.FieldBrokerControlledShutdown:
 			m.shutdown = true
 		case model.FieldBrokerMigrating:
@@ -62,6 +70,22 @@ func maskOf(cross bool, notReported []model.Field) mask {
 			m.producerIDs = true
 		case model.FieldMigration:
 			m.migration = true
+		case model.FieldBrokers:
+			m.brokers = true
+		case model.FieldTopics:
+			// A live side reads topic configs for the topics it lists: a
+			// topic it does not report has no configs in it either.
+			m.topics, m.topicConfigs = true, true
+		case model.FieldTopicConfigs:
+			m.topicConfigs = true
+		case model.FieldBrokerConfigs:
+			m.brokerConfigs = true
+		case model.FieldClientQuotas:
+			m.quotas = true
+		case model.FieldACLs:
+			m.acls = true
+		case model.FieldSCRAM:
+			m.scram = true
 		}
 		// Sensitive config values and SCRAM secrets a side does not
 		// report are recognised value by value (model.NotReported,

@@ -56,6 +56,14 @@ func (c *comparison) readiness() {
 	// it is for a KRaft view no broker has joined that is not migrating
 	// online (an offline migration): Kafka's online migration, which waits
 	// for the brokers, is not what happens to it.
+	if c.mask.brokers {
+		// A side that does not report its brokers (a live cluster read
+		// through its controllers) leaves nothing to check placement
+		// against: an absent registration there is no fact.
+		c.notes = append(c.notes, "replica placement against broker registrations (a side does not report its brokers)")
+		c.partitionMetadata(pending)
+		return
+	}
 	if len(kr.Brokers) == 0 && (len(zk.Brokers) == 0 || c.offline()) {
 		msg := "no broker is registered on either side (a stopped cluster): replica placement is not checked against registrations"
 		if len(zk.Brokers) > 0 {

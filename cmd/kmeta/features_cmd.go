@@ -8,6 +8,7 @@ import (
 
 	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/internal/report"
+	"github.com/kmeta/kmeta/internal/source"
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -173,7 +174,13 @@ func featuresDescribeCommand(load imageLoader) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if err := emit(c, report.Describe(cat, cat.Describe(img))); err != nil {
+			st := cat.Describe(img)
+			if spec, err := source.Parse(src); err == nil && spec.World == model.WorldKafka {
+				// A running cluster answers each node's ranges now (a
+				// log's registrations are shown by image).
+				st.Nodes, st.NodesNotReported = features.NodeRanges(img)
+			}
+			if err := emit(c, report.Describe(cat, st)); err != nil {
 				return err
 			}
 			return partialResult(src, img)

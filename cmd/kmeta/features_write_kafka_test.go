@@ -219,14 +219,26 @@ func runFeatureSteps(t *testing.T, c *kafkatest.Cluster, node int, src string, s
 // TestFeaturesWriteKafka39 does the same on Kafka 3.9.2, formatted at
 // 3.5-IV2: the 3.9 catalog's levels, transaction.version still unstable,
 // and kraft.version that 3.9 cannot move online.
+//
+// The cluster has the live acceptance's listeners, and once it stands at
+// 3.9's own metadata.version (3.9-IV0) it hosts the live acceptance on
+// 3.9.2 with the rich metadata set (delegation tokens need 3.6-IV2, so
+// not before): one 3.9.2 KRaft start for both.
 func TestFeaturesWriteKafka39(t *testing.T) {
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
-	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{ReleaseVersion: "3.5-IV2"})
+	c := kafkatest.StartKRaft(t, d, liveOptions(kafkatest.KRaftOptions{ReleaseVersion: "3.5-IV2"}))
 	node := c.Controllers()[0]
-	runFeatureSteps(t, c, node, "kafka://"+c.BootstrapServers(), []featureStep{
+	src := "kafka://" + c.BootstrapServers()
+	runFeatureSteps(t, c, node, src, []featureStep{
 		{name: "upgrade dry run", op: "upgrade", args: []string{"--metadata", "3.7-IV4"}, allow: true},
 		{name: "upgrade to 3.9", op: "upgrade", args: []string{"--metadata", "3.9"}, allow: true, write: true,
 			finalized: map[string]int16{"metadata.version": 21}},
+	})
+	t.Run("live acceptance", func(t *testing.T) {
+		populateLive(t, c, 1)
+		liveAcceptance(t, c, node)
+	})
+	runFeatureSteps(t, c, node, src, []featureStep{
 		{name: "safe downgrade 21 to 17", op: "downgrade", args: []string{"--metadata", "3.7-IV2"}, allow: true, write: true,
 			finalized: map[string]int16{"metadata.version": 17}},
 		{name: "downgrade across 3.7-IV2", op: "downgrade", args: []string{"--metadata", "3.6-IV2"}, codes: []string{"downgrade-metadata-changed"}},

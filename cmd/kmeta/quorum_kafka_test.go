@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,15 +29,25 @@ import (
 // column are checked against Strimzi's rule applied to Kafka's own
 // numbers. From the controllers' log dirs kmeta agrees with Kafka on the
 // leader, the epoch and the voters.
+//
+// The cluster has two brokers and the live acceptance's listeners and
+// rich metadata set, and hosts, first, the live acceptance on this shape
+// (liveAcceptance, and what only controllers answer: liveControllers).
 func TestQuorumDescribeMatchesKafka(t *testing.T) {
 	d := kafkatest.Dist(t, kafkatest.Latest4)
-	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{Controllers: 3, Brokers: 1, IdleInterval: time.Hour})
+	c := kafkatest.StartKRaft(t, d, liveOptions(kafkatest.KRaftOptions{Controllers: 3, Brokers: 2, IdleInterval: time.Hour}))
 	ctx := context.Background()
 	ctls := c.Controllers()
 	if _, err := c.WaitQuorum(ctx, 2*time.Minute, ctls...); err != nil {
 		t.Fatal(err)
 	}
 	bc := c.BootstrapControllers()
+	// Before the voter is stopped and restarted below.
+	t.Run("live acceptance", func(t *testing.T) {
+		populateLive(t, c, 2)
+		liveAcceptance(t, c, ctls[0])
+		liveControllers(t, c)
+	})
 	broker := "kafka://" + c.BootstrapServers()
 	const timeout = 2000
 
@@ -249,4 +262,102 @@ func quorumDiffs(how string, k1, k2 *kafkatest.QuorumStatus, text string) []stri
 		}
 	}
 	return out
+}
+
+// liveControllers: on dedicated controllers, `kmeta image
+// --bootstrap-controller` reads what controllers answer (cluster id,
+// controllers, finalized features) as Kafka's own kafka-metadata-quorum
+// and kafka-features --bootstrap-controller see them, and marks the rest
+// not reported with a warning, holding none of it; `kmeta features
+// describe --bootstrap-server` gives the finalized levels kafka-features
+// --bootstrap-server describe prints.
+func liveControllers(t *testing.T, c *kafkatest.Cluster) {
+	bc := c.BootstrapControllers()
+	// nonZero leaves out what kmeta's image has no place for: kraft.version
+	// (the quorum's, read by quorum describe) and level 0 (not finalized).
+	nonZero := func(m map[string]string) map[string]string {
+		maps.DeleteFunc(m, func(k, v string) bool { return v == "0" || k == "kraft.version" })
+		return m
+	}
+	t.Run("image --bootstrap-controller", func(t *testing.T) {
+		r := kmeta("image", "-o", "json", "--bootstrap-controller", bc)
+		var doc liveImageDoc
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || r.code != exitOK {
+			t.Fatalf("exit %d, %v\n%s%s", r.code, err, r.stdout, r.stderr)
+		}
+		q, err := c.DescribeQuorum(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got []string
+		for _, v := range q.Voters {
+			for _, ep := range v.Endpoints {
+				want = append(want, fmt.Sprintf("%d %s", v.ID, ep[strings.Index(ep, "://")+3:]))
+			}
+		}
+		for _, ct := range doc.Controllers {
+			for _, ep := range ct.Endpoints {
+				got = append(got, fmt.Sprintf("%d %s:%d", ct.ID, ep.Host, ep.Port))
+			}
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) || doc.ClusterID != q.ClusterID {
+			t.Errorf("controllers %v of cluster %s; kafka-metadata-quorum: voters %v of cluster %s", got, doc.ClusterID, want, q.ClusterID)
+		}
+		kf := nonZero(kafkaFinalized(c.Dist.MustRun(t, c.Dist.Tools.Features, "--bootstrap-controller", bc, "describe")))
+		// kafka-features names metadata.version's level; its
+		// version-mapping gives the number the image holds.
+		mapping := c.Dist.MustRun(t, c.Dist.Tools.Features, "version-mapping", "--release-version", kf["metadata.version"])
+		if m := regexp.MustCompile(`metadata\.version=(\d+) `).FindStringSubmatch(mapping); m != nil {
+			kf["metadata.version"] = m[1]
+		} else {
+			t.Fatalf("kafka-features version-mapping --release-version %s:\n%s", kf["metadata.version"], mapping)
+		}
+		kf2 := map[string]string{}
+		for _, f := range doc.Features {
+			kf2[f.Name] = strconv.Itoa(int(f.Level))
+		}
+		if !maps.Equal(kf, nonZero(kf2)) {
+			t.Errorf("finalized features %v; kafka-features --bootstrap-controller describe: %v", kf2, kf)
+		}
+		for _, f := range []model.Field{model.FieldBrokers, model.FieldTopics, model.FieldTopicConfigs, model.FieldBrokerConfigs,
+			model.FieldClientQuotas, model.FieldACLs, model.FieldSCRAM, model.FieldDelegationTokens} {
+			if !slices.Contains(doc.NotReported, f) {
+				t.Errorf("%s is not marked not reported: %v", f, doc.NotReported)
+			}
+		}
+		if len(doc.Brokers)+len(doc.Topics)+len(doc.Configs)+len(doc.ACLs)+len(doc.ClientQuotas)+len(doc.SCRAM)+len(doc.DelegationTokens) != 0 {
+			t.Errorf("controllers answered for brokers' sections: %s", r.stdout)
+		}
+		if !slices.ContainsFunc(doc.Warnings, func(f model.Finding) bool { return strings.Contains(f.Message, "--bootstrap-controller") }) {
+			t.Errorf("no warning says what controllers do not answer: %v", doc.Warnings)
+		}
+		t.Logf("--bootstrap-controller: cluster %s, controllers %v, features %v, not reported %v", doc.ClusterID, got, kf2, doc.NotReported)
+	})
+	t.Run("features describe --bootstrap-server", func(t *testing.T) {
+		r := kmeta("features", "describe", "-o", "json", "--bootstrap-server", c.BootstrapServers())
+		var st struct {
+			MetadataVersion struct {
+				Level int16  `json:"level"`
+				Name  string `json:"name"`
+			} `json:"metadataVersion"`
+			Features []struct {
+				Name  string `json:"name"`
+				Level int16  `json:"level"`
+			} `json:"features"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &st); err != nil || r.code != exitOK {
+			t.Fatalf("exit %d, %v\n%s%s", r.code, err, r.stdout, r.stderr)
+		}
+		got := map[string]string{"metadata.version": st.MetadataVersion.Name}
+		for _, f := range st.Features {
+			got[f.Name] = strconv.Itoa(int(f.Level))
+		}
+		want := nonZero(kafkaFinalized(c.Dist.MustRun(t, c.Dist.Tools.Features, "--bootstrap-server", c.BootstrapServers(), "describe")))
+		if !maps.Equal(nonZero(got), want) {
+			t.Errorf("kmeta features describe: %v; kafka-features --bootstrap-server describe: %v", got, want)
+		}
+		t.Logf("finalized levels as kafka-features prints them: %v (metadata.version %s)", want, st.MetadataVersion.Name)
+	})
 }

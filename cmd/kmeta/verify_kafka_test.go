@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -134,6 +135,7 @@ func TestVerifyKafkaMigration(t *testing.T) {
 	}
 	v := verifyEventually("after the migration", "--broker-log-dirs", strings.Join(logDirs, ","))
 	t.Logf("a. after Kafka's migration: verify equal; explained: %v", explained(v))
+	verifyLive(ctx, t, c, ctrl, zkSrc)
 
 	// Parity (issue 10): kmeta's offline migration of this same
 	// ZooKeeper state against the image Kafka's migration wrote.
@@ -413,4 +415,132 @@ func appendConfigRecord(dir, topic, key, value string) error {
 		return err
 	}
 	return w.Commit()
+}
+
+// verifyLive is part a against the running cluster instead of the
+// controller's log dir. The brokers stay ZooKeeper-mode brokers in
+// Kafka's online migration (dual-write, phase 4 of the 3.9 docs), so
+// kafka:// of them is refused as a ZooKeeper-mode cluster; the KRaft side
+// that runs is the controller (3.9, so --bootstrap-controller, KIP-919,
+// 3.7+), which answers for the cluster id, the features and the quorum.
+// verify of ZooKeeper against it is clean, and its JSON lists exactly the
+// fields a controller does not report. The quorum kmeta reads there is
+// the one kafka-metadata-quorum and kafka-features report.
+func verifyLive(ctx context.Context, t *testing.T, c *kafkatest.Cluster, ctrl int, zkSrc string) {
+	t.Helper()
+	code, _, stderr := runKmeta(t, "verify", "-o", "json", "--zk", zkSrc, "--kraft", "kafka://"+c.BootstrapServers())
+	if code != exitFailure || !strings.Contains(stderr, "ZooKeeper-mode broker") {
+		t.Errorf("verify against the migrating (ZooKeeper-mode) brokers: exit %d, want %d naming a ZooKeeper-mode broker: %s", code, exitFailure, stderr)
+	}
+
+	ctlAddr := fmt.Sprintf("127.0.0.1:%d", c.Node(ctrl).ControllerPort)
+	code, out, stderr := runKmeta(t, "verify", "-o", "json", "--zk", zkSrc, "--bootstrap-controller", ctlAddr)
+	var doc struct {
+		Result            string          `json:"result"`
+		Findings          []model.Finding `json:"findings"`
+		NotComparedFields []model.Field   `json:"notComparedFields"`
+		Right             struct {
+			Kind        string        `json:"kind"`
+			NotReported []model.Field `json:"notReported"`
+		} `json:"right"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("verify --bootstrap-controller: exit %d, output is not JSON (%v):\n%s\nstderr: %s", code, err, out, stderr)
+	}
+	if code != exitOK || doc.Result != "equal" || len(differences(verifyOutput{Findings: doc.Findings})) > 0 {
+		t.Errorf("verify --zk against the controller (%s): exit %d (%s), findings:%s\nstderr: %s", ctlAddr, code, doc.Result, showFindings(doc.Findings), stderr)
+	}
+	// What the admin API never reports, and what a controller does not
+	// answer (it answers for controllers, features and the quorum):
+	// the quorum and the controllers' ranges are reported.
+	want := []model.Field{
+		model.FieldACLs, model.FieldBrokers, model.FieldBrokerCordonedLogDirs, model.FieldBrokerEndpoints, model.FieldBrokerEpoch,
+		model.FieldBrokerFeatures, model.FieldBrokerFenced, model.FieldBrokerControlledShutdown, model.FieldBrokerIncarnationID,
+		model.FieldBrokerMigrating, model.FieldBrokerLogDirs, model.FieldClientQuotas, model.FieldBrokerConfigs, model.FieldTopicConfigs,
+		model.FieldControllerEndpoints, model.FieldControllerIncarnationID, model.FieldControllerZkMigrationReady,
+		model.FieldDelegationTokens, model.FieldMigration, model.FieldPartitionReassignment, model.FieldPartitionDirectories,
+		model.FieldPartitionELR, model.FieldPartitionLeaderRecovery, model.FieldPartitionEpoch, model.FieldProducerIDs,
+		model.FieldSCRAM, model.FieldSCRAMSecrets, model.FieldTopics,
+	}
+	slices.Sort(want)
+	if !slices.Equal(doc.NotComparedFields, want) || !slices.Equal(doc.Right.NotReported, want) {
+		t.Errorf("not compared %q (the controller's view lists %q), want %q", doc.NotComparedFields, doc.Right.NotReported, want)
+	}
+	t.Logf("a'. verify --zk ... --bootstrap-controller %s: %s, exit %d; not compared: %v", ctlAddr, doc.Result, code, doc.NotComparedFields)
+
+	// The quorum of the live image against Kafka's tools.
+	kq, err := c.DescribeQuorum(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr = runKmeta(t, "image", "-o", "json", "--bootstrap-controller", ctlAddr)
+	var img struct {
+		ClusterID string `json:"clusterId"`
+		Quorum    *struct {
+			LeaderID     int `json:"leaderId"`
+			LeaderEpoch  int `json:"leaderEpoch"`
+			KRaftVersion int `json:"kraftVersion"`
+			Voters       []struct {
+				ID          int    `json:"id"`
+				DirectoryID string `json:"directoryId"`
+			} `json:"voters"`
+		} `json:"quorum"`
+	}
+	if err := json.Unmarshal([]byte(out), &img); err != nil || code != exitOK || img.Quorum == nil {
+		t.Fatalf("image --bootstrap-controller: exit %d (%v):\n%s\nstderr: %s", code, err, out, stderr)
+	}
+	var ids []int
+	dirs, kdirs := map[int]string{}, map[int]string{}
+	for _, v := range img.Quorum.Voters {
+		ids = append(ids, v.ID)
+		dirs[v.ID] = v.DirectoryID
+	}
+	for _, v := range kq.Voters {
+		// kafka-metadata-quorum leaves out a voter's directory id when it
+		// is Uuid.ZERO_UUID (a static quorum's voters).
+		d := v.DirectoryID
+		if d == "" {
+			d = model.UUID{}.String()
+		}
+		kdirs[v.ID] = d
+	}
+	slices.Sort(ids)
+	if !maps.Equal(dirs, kdirs) {
+		t.Errorf("live quorum's voter directory ids %v, Kafka's tool %v:\n%s", dirs, kdirs, kq.Raw)
+	}
+	kv := kq.KRaftVersion
+	if kv < 0 {
+		kv = 0 // kafka-features prints no kraft.version before it is finalized
+	}
+	// features describe shows the controller's supported ranges: each as
+	// kafka-features describe (asked of that controller) prints it.
+	code, out, stderr = runKmeta(t, "features", "describe", "-o", "json", "--bootstrap-controller", ctlAddr)
+	var fd struct {
+		Nodes []struct {
+			Kind      string              `json:"kind"`
+			ID        int                 `json:"id"`
+			Supported map[string][2]int16 `json:"supported"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(out), &fd); err != nil || code != exitOK || len(fd.Nodes) != 1 || fd.Nodes[0].Kind != "controller" || fd.Nodes[0].ID != ctrl {
+		t.Fatalf("features describe --bootstrap-controller: exit %d (%v):\n%s\nstderr: %s", code, err, out, stderr)
+	}
+	for _, l := range strings.Split(kq.Raw, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 6 || f[0] != "Feature:" || f[2] != "SupportedMinVersion:" || f[4] != "SupportedMaxVersion:" {
+			continue
+		}
+		if f[1] == "metadata.version" {
+			continue // printed as release names (3.0-IV1), not levels
+		}
+		got, ok := fd.Nodes[0].Supported[f[1]]
+		if !ok || fmt.Sprint(got[0]) != f[3] || fmt.Sprint(got[1]) != f[5] {
+			t.Errorf("controller %d supports %s %v (reported %v); kafka-features: %s", ctrl, f[1], got, ok, l)
+		}
+	}
+	if img.ClusterID != kq.ClusterID || img.Quorum.LeaderID != kq.LeaderID || img.Quorum.LeaderEpoch != kq.LeaderEpoch ||
+		!slices.Equal(ids, kq.VoterIDs()) || img.Quorum.KRaftVersion != kv {
+		t.Errorf("live quorum: cluster %s leader %d epoch %d voters %v kraft.version %d; Kafka's tools:\n%s",
+			img.ClusterID, img.Quorum.LeaderID, img.Quorum.LeaderEpoch, ids, img.Quorum.KRaftVersion, kq.Raw)
+	}
 }

@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -150,6 +152,27 @@ func Describe(cat *features.Catalog, st features.State) Report {
 	}
 	for _, r := range st.Requirements {
 		rows.Rows = append(rows.Rows, []string{"needs: " + r.Kind, r.Reason})
+	}
+	// A running cluster's nodes: one row each, its supported ranges as
+	// kafka-features describe prints them per feature (min-max).
+	for _, n := range st.Nodes {
+		var rs []string
+		for _, f := range slices.Sorted(maps.Keys(n.Supported)) {
+			r := n.Supported[f]
+			rs = append(rs, fmt.Sprintf("%s %d-%d", f, r[0], r[1]))
+		}
+		v := strings.Join(rs, ", ")
+		if v == "" {
+			v = "no feature"
+		}
+		rows.Rows = append(rows.Rows, []string{fmt.Sprintf("%s %d supports", n.Kind, n.ID), v})
+	}
+	if len(st.NodesNotReported) > 0 {
+		names := make([]string, len(st.NodesNotReported))
+		for i, f := range st.NodesNotReported {
+			names[i] = string(f)
+		}
+		rows.Rows = append(rows.Rows, []string{"not reported", strings.Join(names, ", ")})
 	}
 	return Report{Document: printer.Document{JSON: st, Sections: []printer.Section{{Rows: &rows}}}}
 }

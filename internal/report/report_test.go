@@ -2,10 +2,12 @@ package report
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/kmeta/kmeta/features"
+	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/verify"
 )
@@ -119,5 +121,57 @@ func TestComparisonNotReported(t *testing.T) {
 	}
 	if doc.Result != ResultEqual || r.Exit != OK {
 		t.Errorf("result %s exit %d", doc.Result, r.Exit)
+	}
+}
+
+// TestDescribeLiveNodes: features describe of a running cluster shows
+// every node's supported ranges (text, table, JSON "nodes") and names the
+// node fields it did not report; a source without nodes (a file) shows
+// neither, and its JSON carries neither key.
+func TestDescribeLiveNodes(t *testing.T) {
+	img := model.NewImage()
+	img.Features["metadata.version"] = 21
+	img.Brokers[2] = &model.Broker{ID: 2, Features: []model.FeatureRange{{Name: "kraft.version", Min: 0, Max: 1}, {Name: "metadata.version", Min: 1, Max: 21}}}
+	img.Brokers[1] = &model.Broker{ID: 1, Features: []model.FeatureRange{{Name: "metadata.version", Min: 1, Max: 21}}}
+	img.Brokers[3] = &model.Broker{ID: 3} // did not answer
+	img.Controllers[3000] = &model.Controller{ID: 3000, Features: []model.FeatureRange{{Name: "metadata.version", Min: 1, Max: 22}}}
+	img.MarkNotReported(model.FieldBrokerFeatures)
+	cat := features.Catalog39()
+	st := cat.Describe(img)
+	plain := Describe(cat, st)
+	st.Nodes, st.NodesNotReported = features.NodeRanges(img)
+	r := Describe(cat, st)
+
+	var ids []string
+	for _, n := range st.Nodes {
+		ids = append(ids, n.Kind+" "+strconv.Itoa(int(n.ID)))
+	}
+	if want := []string{"broker 1", "broker 2", "controller 3000"}; !slices.Equal(ids, want) {
+		t.Fatalf("nodes %q, want %q", ids, want)
+	}
+	if !slices.Equal(st.NodesNotReported, []model.Field{model.FieldBrokerFeatures}) {
+		t.Errorf("not reported %q", st.NodesNotReported)
+	}
+	for _, f := range printer.Formats {
+		var b, p strings.Builder
+		if err := printer.WriteDocument(&b, f, r.Document); err != nil {
+			t.Fatal(err)
+		}
+		if err := printer.WriteDocument(&p, f, plain.Document); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, want := range map[printer.Format][]string{
+			printer.Text:  {"broker 2 supports", "kraft.version 0-1, metadata.version 1-21", "controller 3000 supports", "metadata.version 1-22", "brokers.features"},
+			printer.Table: {"broker 1 supports", "controller 3000 supports", "not reported"},
+			printer.JSON:  {`"nodes"`, `"controller"`, `"nodesNotReported"`, `"brokers.features"`},
+		}[f] {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: no %q in\n%s", f, want, out)
+			}
+		}
+		if strings.Contains(p.String(), "supports") || strings.Contains(p.String(), `"nodes"`) {
+			t.Errorf("%s: nodes shown without them:\n%s", f, p.String())
+		}
 	}
 }

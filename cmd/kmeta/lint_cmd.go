@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kmeta/kmeta/internal/printer"
+	"github.com/kmeta/kmeta/internal/report"
+	"github.com/kmeta/kmeta/lint"
+	"github.com/kmeta/kmeta/model"
+)
+
+func init() {
+	register(func() *cli.Command { return lintCommand(loadImageSource) })
+}
+
+func lintCommand(load imageLoader) *cli.Command {
+	return &cli.Command{
+		Name:      "lint",
+		Usage:     "check a cluster's metadata against the durability, availability, placement, leftovers and control-plane rules",
+		ArgsUsage: "SOURCE",
+		Description: "Every rule runs on the image of any source (a KRaft log dir or snapshot at any offset, ZooKeeper live,\n" +
+			"data dir or dump, a live cluster). Each finding has a stable code, a severity (critical, error,\n" +
+			"warning, info), the entities it is about, what the rule saw, why it matters, and the fix as the\n" +
+			"Kafka command that applies it (--bootstrap-server is the live source's address, else BOOTSTRAP).\n" +
+			"A rule whose inputs the source does not report (a live cluster has no leader recovery state) is\n" +
+			"listed as not run, never as clean. Only what the metadata holds is seen: a broker default set in\n" +
+			"server.properties alone is not (Kafka's default stands in for it).\n" +
+			"--exceptions FILE accepts findings on purpose (JSON: {\"exceptions\": [{\"rule\": CODE, \"topics\": GLOB,\n" +
+			"\"reason\": TEXT}]}; topics left out covers the rule everywhere).\n" +
+			"Exit 0 when no finding at or above --fail-on remains, 1 when one does, 2 when the source could not\n" +
+			"be read or no selected rule could run.\n\n" + sourceHelp,
+		Flags: append(sourceFlags(),
+			&cli.StringSliceFlag{Name: "rule", Usage: "run only the rule `CODE` (repeatable)"},
+			&cli.StringSliceFlag{Name: "skip", Usage: "leave the rule `CODE` out (repeatable)"},
+			&cli.StringFlag{Name: "exceptions", Usage: "accepted findings, a JSON `FILE` (per rule, per topic pattern, with a reason)"},
+			&cli.StringFlag{Name: "fail-on", Value: string(model.SevError), Usage: "exit 1 on a finding at or above `SEVERITY` (critical, error, warning, info)"},
+			&cli.BoolFlag{Name: "list-rules", Usage: "list the rules (code, family, severity, what each checks) and exit"},
+		),
+		Action: func(c *cli.Context) error {
+			if c.Bool("list-rules") {
+				return emit(c, lintRulesReport())
+			}
+			failOn, ok := model.ParseSeverity(c.String("fail-on"))
+			if !ok {
+				return usageErrorf(c, "--fail-on %q: want critical, error, warning or info", c.String("fail-on"))
+			}
+			opts := lint.Options{Only: c.StringSlice("rule"), Skip: c.StringSlice("skip")}
+			if err := lint.CheckCodes(append(append([]string{}, opts.Only...), opts.Skip...)); err != nil {
+				return usageErrorf(c, "%v", err)
+			}
+			if f := c.String("exceptions"); f != "" {
+				data, err := os.ReadFile(f)
+				if err != nil {
+					return fmt.Errorf("--exceptions: %w", err)
+				}
+				if opts.Exceptions, err = lint.ParseExceptions(data); err != nil {
+					return fmt.Errorf("--exceptions %s: %w", printer.Clean(f), err)
+				}
+			}
+			src, err := sourceArg(c)
+			if err != nil {
+				return err
+			}
+			img, err := load(c, src)
+			if err != nil {
+				return err
+			}
+			// A fix names the live cluster it was read from; from files,
+			// kmeta cannot know the address (BOOTSTRAP).
+			if addr, ok := strings.CutPrefix(img.Provenance.Source, "kafka://"); ok && !hasFlagSet(c, "bootstrap-controller") {
+				opts.Bootstrap = addr
+			}
+			res, err := lint.Run(img, opts)
+			if err != nil {
+				return usageErrorf(c, "%v", err)
+			}
+			if err := emit(c, report.Lint(res, failOn)); err != nil {
+				return err
+			}
+			return partialResult(src, img)
+		},
+	}
+}
+
+// hasFlagSet says whether the command defines a flag and it was given.
+func hasFlagSet(c *cli.Context, name string) bool { return hasFlag(c, name) && c.String(name) != "" }
+
+// lintRulesReport lists the registry.
+func lintRulesReport() report.Report {
+	type ruleDoc struct {
+		Code     string         `json:"code"`
+		Family   lint.Family    `json:"family"`
+		Severity model.Severity `json:"severity"`
+		Title    string         `json:"title"`
+		Needs    []model.Field  `json:"needs"`
+	}
+	rows := printer.Rows{Columns: []printer.Column{
+		{Header: "RULE", Key: "rule", Essential: true}, {Header: "FAMILY", Key: "family"},
+		{Header: "SEVERITY", Key: "severity"}, {Header: "CHECKS", Key: "checks", Wrap: true, Essential: true},
+	}}
+	var docs []ruleDoc
+	for _, r := range lint.Rules() {
+		docs = append(docs, ruleDoc{r.Code, r.Family, r.Severity, r.Title, r.Needs})
+		rows.Rows = append(rows.Rows, []string{r.Code, string(r.Family), string(r.Severity), r.Title})
+	}
+	return report.Report{Document: printer.Document{JSON: docs, Sections: []printer.Section{{Rows: &rows}}}}
+}

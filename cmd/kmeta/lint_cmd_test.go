@@ -1,0 +1,78 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLintFixtures: lint on the committed real-Kafka fixtures. The KRaft
+// ones are logs of stopped clusters (every broker fenced, its partitions
+// offline), the ZooKeeper one holds RF 1 topics, a reassignment in flight
+// and a pending deletion: each says so, with exit 1 at the default
+// --fail-on, and exit 0 with the findings accepted or below --fail-on.
+func TestLintFixtures(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want []string
+	}{
+		{"kraft:../../testdata/kraft/4.4.0/metadata", []string{"broker-fenced broker 1", "partition-offline partition orders.v1-0", "min-isr-not-below-rf topic payments_v2.eu", "quorum-single-voter quorum"}},
+		{"kraft:../../testdata/kraft/3.9.2/metadata", []string{"broker-fenced broker 3", "replication-factor-below-3 topic orders.v1"}},
+		{"zkdata:../../testdata/zk/datadir", []string{"replication-factor-one topic user_events", "reassignment-in-flight partition orders.v1-0", "topic-deletion-pending topic doomed", "partition-under-replicated partition orders.v1-1"}},
+		{"zkdump:../../testdata/zk/dump.json", []string{"replication-factor-one topic doomed", "min-isr-not-below-rf topic compacted"}},
+	} {
+		r := kmeta("lint", "-o", "json", tc.src)
+		if r.code != 1 {
+			t.Fatalf("%s: exit %d %s", tc.src, r.code, r.stderr)
+		}
+		var doc struct {
+			Findings []struct{ Code, Entity string } `json:"findings"`
+			Failing  bool                            `json:"failing"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, f := range doc.Findings {
+			got[f.Code+" "+f.Entity] = true
+		}
+		for _, w := range tc.want {
+			if !got[w] {
+				t.Errorf("%s: no %s", tc.src, w)
+			}
+		}
+	}
+	// Text and table print; --fail-on critical with every critical rule
+	// skipped exits 0; --rule picks one.
+	src := "zkdata:../../testdata/zk/datadir"
+	if r := kmeta("lint", "-o", "table", src); r.code != 1 || !strings.Contains(r.stdout, "FIX") || !strings.Contains(r.stdout, "not-applicable") {
+		t.Errorf("table: %d\n%s", r.code, r.stdout)
+	}
+	r := kmeta("lint", "--fail-on", "critical", "--skip", "partition-offline", "--skip", "replicas-all-unavailable", src)
+	if r.code != 0 || !strings.Contains(r.stdout, "of 24 rules ran") {
+		t.Errorf("--fail-on critical: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := kmeta("lint", "--rule", "topic-deletion-pending", src); r.code != 0 || !strings.Contains(r.stdout, "1 of 1 rules ran: 1 warning") {
+		t.Errorf("--rule: %d\n%s", r.code, r.stdout)
+	}
+	// An exceptions file accepts what it names.
+	ex := filepath.Join(t.TempDir(), "ex.json")
+	if err := os.WriteFile(ex, []byte(`{"exceptions":[{"rule":"topic-deletion-pending","topics":"doom*","reason":"being deleted"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := kmeta("lint", "--rule", "topic-deletion-pending", "--fail-on", "info", "--exceptions", ex, src); r.code != 0 || !strings.Contains(r.stdout, "accepted topic-deletion-pending topic doomed: being deleted") {
+		t.Errorf("exceptions: %d\n%s", r.code, r.stdout)
+	}
+	// Usage errors and a source that cannot be read: exit 2.
+	for _, args := range [][]string{{"lint", "--rule", "nope", src}, {"lint", "--fail-on", "bad", src}, {"lint", "kraft:/no/such/dir"}} {
+		if r := kmeta(args...); r.code != 2 {
+			t.Errorf("%v: exit %d", args, r.code)
+		}
+	}
+	// A rule that does not apply is no failure.
+	if r := kmeta("lint", "--rule", "quorum-single-voter", src); r.code != 0 || !strings.Contains(r.stdout, "0 of 1 rules ran: clean") {
+		t.Errorf("not applicable only: exit %d\n%s", r.code, r.stdout)
+	}
+}

@@ -1,0 +1,108 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kmeta/kmeta/internal/printer"
+	"github.com/kmeta/kmeta/lint"
+	"github.com/kmeta/kmeta/model"
+)
+
+// LintDoc is lint's JSON document: the run (rules with their status,
+// findings with what each rule saw, why it matters, every entity and
+// the fix) and the threshold it was judged by.
+type LintDoc struct {
+	*lint.Result
+	FailOn model.Severity `json:"failOn"`
+	// Failing: a finding at or above FailOn that no exception covers.
+	Failing bool `json:"failing"`
+	// Counts are the findings per severity, excepted ones left out.
+	Counts map[model.Severity]int `json:"counts"`
+}
+
+// Lint is the report of kmeta lint: the findings (one line or row each,
+// with the fix), the findings an exception covers (with its reason),
+// then the rules that did not run and why, and a summary line. Exit 1
+// when a finding at or above failOn is not excepted; 2 when no selected
+// rule could run (the source reports none of what they read; a rule
+// that does not apply, a quorum rule on ZooKeeper, is not a failure).
+func Lint(r *lint.Result, failOn model.Severity) Report {
+	doc := LintDoc{Result: r, FailOn: failOn, Failing: r.Failing(failOn), Counts: map[model.Severity]int{}}
+	var open, accepted []model.Finding
+	var acceptedLines []string
+	for _, f := range r.Findings {
+		if f.Excepted != "" {
+			accepted = append(accepted, f.Finding)
+			acceptedLines = append(acceptedLines, printer.Clean(fmt.Sprintf("accepted %s %s: %s", f.Code, f.Entity, f.Excepted)))
+			continue
+		}
+		doc.Counts[f.Severity]++
+		open = append(open, f.Finding)
+	}
+	ran, selected := 0, 0
+	var notRun []string
+	rules := printer.Rows{Columns: []printer.Column{
+		{Header: "RULE", Key: "rule", Essential: true}, {Header: "FAMILY", Key: "family"},
+		{Header: "STATUS", Key: "status", Essential: true}, {Header: "FINDINGS", Key: "findings", Essential: true},
+		{Header: "EXCEPTED", Key: "excepted"}, {Header: "WHY", Key: "why", Wrap: true},
+	}}
+	for _, rr := range r.Rules {
+		if rr.Status == lint.StatusSkipped {
+			continue
+		}
+		selected++
+		switch rr.Status {
+		case lint.StatusRan:
+			ran++
+		case lint.StatusNotRun:
+			notRun = append(notRun, printer.Clean(fmt.Sprintf("not run: %s: %s", rr.Code, rr.Why)))
+		}
+		rules.Rows = append(rules.Rows, []string{rr.Code, string(rr.Family), string(rr.Status),
+			fmt.Sprint(rr.Findings), fmt.Sprint(rr.Excepted), printer.Clean(rr.Why)})
+	}
+	var counts []string
+	for _, s := range model.Severities() {
+		if n := doc.Counts[s]; n > 0 {
+			counts = append(counts, fmt.Sprintf("%d %s", n, s))
+		}
+	}
+	summary := fmt.Sprintf("%d of %d rules ran", ran, selected)
+	switch {
+	case len(open) == 0 && len(notRun) == 0:
+		summary += ": clean"
+	case len(open) == 0:
+		summary += fmt.Sprintf(": no findings from those that ran; %d could not run on this source", len(notRun))
+	default:
+		summary += ": " + strings.Join(counts, ", ")
+		if len(notRun) > 0 {
+			summary += fmt.Sprintf("; %d could not run on this source", len(notRun))
+		}
+	}
+	if len(accepted) > 0 {
+		summary += fmt.Sprintf("; %d accepted by exceptions", len(accepted))
+	}
+	out := Report{Document: printer.Document{JSON: doc}}
+	if len(open) > 0 {
+		rows := printer.FindingsRows(open)
+		out.Sections = append(out.Sections,
+			printer.Section{Only: printer.Text, Lines: printer.FindingsLines(open)},
+			printer.Section{Only: printer.Table, Rows: &rows})
+	}
+	if len(accepted) > 0 {
+		out.Sections = append(out.Sections, printer.Section{Only: printer.Text, Lines: acceptedLines})
+	}
+	if len(notRun) > 0 {
+		out.Sections = append(out.Sections, printer.Section{Only: printer.Text, Lines: notRun})
+	}
+	out.Sections = append(out.Sections,
+		printer.Section{Only: printer.Table, Rows: &rules},
+		printer.Section{Lines: []string{summary}})
+	switch {
+	case selected > 0 && len(notRun) == selected:
+		out.Exit, out.Why = Failed, "no selected rule could run on this source (see 'not run')"
+	case doc.Failing:
+		out.Exit, out.Why = Findings, fmt.Sprintf("findings at or above %s", failOn)
+	}
+	return out
+}

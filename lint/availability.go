@@ -1,0 +1,151 @@
+package lint
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/kmeta/kmeta/model"
+)
+
+// The availability rules: what is down or at risk right now.
+const (
+	CodePartitionOffline         = "partition-offline"
+	CodePartitionUnderMinISR     = "partition-under-min-isr"
+	CodePartitionUnderReplicated = "partition-under-replicated"
+	CodeReplicasUnavailable      = "replicas-all-unavailable"
+	CodeBrokerFenced             = "broker-fenced"
+	CodeBrokerShuttingDown       = "broker-in-controlled-shutdown"
+	CodeLeaderRecovering         = "partition-leader-recovering"
+)
+
+// notInISR are p's replicas outside its ISR, those a reassignment is
+// adding left out (they join the ISR when caught up; kafka-topics
+// --under-replicated-partitions leaves them out too).
+func notInISR(p *model.Partition) []int32 {
+	var out []int32
+	for _, r := range p.Replicas {
+		if !slices.Contains(p.ISR, r) && !slices.Contains(p.AddingReplicas, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+var availabilityRules = []*Rule{
+	{
+		Code: CodePartitionOffline, Family: Availability, Severity: model.SevCritical,
+		Title: "a partition without a leader: it takes no reads or writes",
+		Needs: []model.Field{model.FieldTopics},
+		Partition: func(c *Context, t *model.Topic, p *model.Partition) []Finding {
+			if p.Leader != model.NoLeader {
+				return nil
+			}
+			r := rule(CodePartitionOffline)
+			// The fix is to start a replica's broker; Kafka has no
+			// command for that. The check that follows it is one.
+			fix := fmt.Sprintf("start broker(s) %s (its replicas), then check: kafka-topics --bootstrap-server %s --describe --unavailable-partitions", ids(p.Replicas), c.bootstrap)
+			return []Finding{r.finding(fmt.Sprintf("%s has no leader (replicas %s, ISR %s)", tp(t, p), ids(p.Replicas), ids(p.ISR)),
+				"producers and consumers of this partition fail until a replica in the ISR comes back", fix, partitionEntity(t, p))}
+		},
+	},
+	{
+		Code: CodePartitionUnderMinISR, Family: Availability, Severity: model.SevCritical,
+		Title:  "a partition whose ISR is smaller than its effective min.insync.replicas: acks=all writes are refused now",
+		Needs:  []model.Field{model.FieldTopics, model.FieldTopicConfigs, model.FieldBrokerConfigs},
+		Inputs: InputClusterConfig | InputFeatures,
+		Partition: func(c *Context, t *model.Topic, p *model.Partition) []Finding {
+			m, src := c.MinISR(t.Name, p.Leader)
+			if p.Leader == model.NoLeader || len(p.ISR) >= m {
+				return nil
+			}
+			r := rule(CodePartitionUnderMinISR)
+			fix := fmt.Sprintf("start broker(s) %s (out of the ISR), then check: kafka-topics --bootstrap-server %s --describe --under-min-isr-partitions", ids(notInISR(p)), c.bootstrap)
+			return []Finding{r.finding(fmt.Sprintf("%s has ISR %s (%d), min.insync.replicas %d (%s)", tp(t, p), ids(p.ISR), len(p.ISR), m, src),
+				"acks=all producers get NotEnoughReplicas: writes stop", fix, partitionEntity(t, p))}
+		},
+	},
+	{
+		Code: CodePartitionUnderReplicated, Family: Availability, Severity: model.SevError,
+		Title: "a partition with a replica out of its ISR",
+		Needs: []model.Field{model.FieldTopics},
+		Partition: func(c *Context, t *model.Topic, p *model.Partition) []Finding {
+			out := notInISR(p)
+			if p.Leader == model.NoLeader || len(out) == 0 {
+				return nil
+			}
+			r := rule(CodePartitionUnderReplicated)
+			fix := fmt.Sprintf("start broker(s) %s (out of the ISR) or let them catch up, then check: kafka-topics --bootstrap-server %s --describe --under-replicated-partitions", ids(out), c.bootstrap)
+			return []Finding{r.finding(fmt.Sprintf("%s has replicas %s, ISR %s", tp(t, p), ids(p.Replicas), ids(p.ISR)),
+				"the partition has fewer copies than its replication factor: one more failure may take it offline or lose writes", fix, partitionEntity(t, p))}
+		},
+	},
+	{
+		Code: CodeReplicasUnavailable, Family: Availability, Severity: model.SevCritical,
+		Title:  "a partition whose replicas are all on fenced or unregistered brokers",
+		Needs:  []model.Field{model.FieldTopics, model.FieldBrokers, model.FieldBrokerFenced},
+		Inputs: InputBrokers,
+		Partition: func(c *Context, t *model.Topic, p *model.Partition) []Finding {
+			if len(p.Replicas) == 0 || slices.ContainsFunc(p.Replicas, c.available) {
+				return nil
+			}
+			r := rule(CodeReplicasUnavailable)
+			fix := fmt.Sprintf("start broker(s) %s, then check: kafka-topics --bootstrap-server %s --describe --unavailable-partitions", ids(p.Replicas), c.bootstrap)
+			return []Finding{r.finding(fmt.Sprintf("%s: every replica (%s) is on a fenced or unregistered broker", tp(t, p), ids(p.Replicas)),
+				"no broker can serve the partition", fix, partitionEntity(t, p))}
+		},
+	},
+	{
+		Code: CodeBrokerFenced, Family: Availability, Severity: model.SevError,
+		Title: "a registered broker that is fenced (stopped, or not heartbeating to the controller)",
+		Needs: []model.Field{model.FieldBrokers, model.FieldBrokerFenced},
+		Applies: func(c *Context) (bool, string) {
+			if c.Img.ZK != nil {
+				return false, "ZooKeeper mode has no fencing: a stopped broker's registration is gone"
+			}
+			return true, ""
+		},
+		Cluster: func(c *Context) []Finding {
+			r := rule(CodeBrokerFenced)
+			var out []Finding
+			for _, b := range c.Img.SortedBrokers() {
+				if !b.Fenced {
+					continue
+				}
+				out = append(out, r.finding(fmt.Sprintf("broker %d is fenced; it leads nothing and is in no ISR", b.ID),
+					"its replicas are out of the ISR: the cluster runs with less redundancy",
+					fmt.Sprintf("start broker %d, then check: kafka-broker-api-versions --bootstrap-server %s", b.ID, c.bootstrap),
+					brokerEntity(b.ID)))
+			}
+			return out
+		},
+	},
+	{
+		Code: CodeBrokerShuttingDown, Family: Availability, Severity: model.SevWarning,
+		Title: "a broker in controlled shutdown",
+		Needs: []model.Field{model.FieldBrokers, model.FieldBrokerControlledShutdown},
+		Cluster: func(c *Context) []Finding {
+			r := rule(CodeBrokerShuttingDown)
+			var out []Finding
+			for _, b := range c.Img.SortedBrokers() {
+				if b.InControlledShutdown {
+					out = append(out, r.finding(fmt.Sprintf("broker %d is in controlled shutdown", b.ID),
+						"its leaders are moving away and it leaves the ISRs: redundancy drops until it is back", "", brokerEntity(b.ID)))
+				}
+			}
+			return out
+		},
+	},
+	{
+		Code: CodeLeaderRecovering, Family: Availability, Severity: model.SevError,
+		Title: "a partition whose leader is recovering after an unclean election",
+		Needs: []model.Field{model.FieldTopics, model.FieldPartitionLeaderRecovery},
+		Partition: func(c *Context, t *model.Topic, p *model.Partition) []Finding {
+			if p.LeaderRecoveryState != model.Recovering {
+				return nil
+			}
+			r := rule(CodeLeaderRecovering)
+			return []Finding{r.finding(fmt.Sprintf("%s: leader %d is in leader recovery (elected uncleanly)", tp(t, p), p.Leader),
+				"the partition lost its clean history: acknowledged writes may be gone, and its ISR is the leader alone until recovery ends", "", partitionEntity(t, p))}
+		},
+	},
+}

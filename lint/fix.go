@@ -1,0 +1,144 @@
+package lint
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kmeta/kmeta/model"
+)
+
+// The fix commands, as Kafka's distribution names its tools (bin/NAME.sh
+// in Apache Kafka's tarball, NAME in Confluent's packages).
+
+// alterTopicConfig sets (add) or removes (del) topic configs.
+func (c *Context) alterTopicConfig(topic string, add map[string]string, del ...string) string {
+	return c.alterConfig("--entity-type topics --entity-name "+topic, add, del)
+}
+
+// alterBrokerConfig alters a broker's config, or the cluster default
+// (name "").
+func (c *Context) alterBrokerConfig(name string, add map[string]string, del ...string) string {
+	ent := "--entity-type brokers --entity-default"
+	if name != "" {
+		ent = "--entity-type brokers --entity-name " + name
+	}
+	return c.alterConfig(ent, add, del)
+}
+
+func (c *Context) alterConfig(entity string, add map[string]string, del []string) string {
+	cmd := "kafka-configs --bootstrap-server " + c.bootstrap + " --alter " + entity
+	if len(add) > 0 {
+		var kv []string
+		for _, k := range sortedKeys(add) {
+			kv = append(kv, k+"="+add[k])
+		}
+		cmd += " --add-config " + strings.Join(kv, ",")
+	}
+	if len(del) > 0 {
+		cmd += " --delete-config " + strings.Join(del, ",")
+	}
+	return cmd
+}
+
+// reassign is the command that moves partitions to new replica lists:
+// the plan is written to a file first, in kafka-reassign-partitions's
+// format (one file per topic, named after it), then executed.
+func (c *Context) reassign(topic string, moves map[int32][]int32) string {
+	var parts []string
+	for _, p := range sortedKeys(moves) {
+		parts = append(parts, fmt.Sprintf(`{"topic":"%s","partition":%d,"replicas":[%s]}`, topic, p, ids(moves[p])))
+	}
+	file := "kmeta-reassign-" + topic + ".json"
+	return fmt.Sprintf(`echo '{"version":1,"partitions":[%s]}' > %s && kafka-reassign-partitions --bootstrap-server %s --reassignment-json-file %s --execute`,
+		strings.Join(parts, ","), file, c.bootstrap, file)
+}
+
+// electLeaders runs a leader election of a type (preferred, unclean) for
+// one partition, or all partitions (topic "").
+func (c *Context) electLeaders(kind, topic string, partition int32) string {
+	cmd := "kafka-leader-election --bootstrap-server " + c.bootstrap + " --election-type " + kind
+	if topic == "" {
+		return cmd + " --all-topic-partitions"
+	}
+	return fmt.Sprintf("%s --topic %s --partition %d", cmd, topic, partition)
+}
+
+// grow proposes replicas for p raised to rf: the current replicas, then
+// the registered, unfenced brokers that hold none of it, preferring a
+// rack the partition does not use yet, then the broker holding the fewest
+// replicas, then the lowest id. count is updated as brokers are chosen,
+// so a topic's partitions spread. nil when the cluster has too few
+// brokers.
+func (c *Context) grow(replicas []int32, rf int, count map[int32]int) []int32 {
+	out := slices.Clone(replicas)
+	for len(out) < rf {
+		used := map[string]bool{}
+		for _, r := range out {
+			if rack, ok := c.racks[r]; ok {
+				used[rack] = true
+			}
+		}
+		best := int32(-1)
+		better := func(a, b int32) bool {
+			_, ra := c.racks[a]
+			_, rb := c.racks[b]
+			na, nb := ra && !used[c.racks[a]], rb && !used[c.racks[b]]
+			if na != nb {
+				return na
+			}
+			if count[a] != count[b] {
+				return count[a] < count[b]
+			}
+			return a < b
+		}
+		for _, id := range c.brokerIDs {
+			if !c.available(id) || slices.Contains(out, id) {
+				continue
+			}
+			if best < 0 || better(id, best) {
+				best = id
+			}
+		}
+		if best < 0 {
+			return nil
+		}
+		out = append(out, best)
+		count[best]++
+	}
+	return out
+}
+
+// liveBrokers counts registered, unfenced brokers.
+func (c *Context) liveBrokers() int {
+	n := 0
+	for _, id := range c.brokerIDs {
+		if c.available(id) {
+			n++
+		}
+	}
+	return n
+}
+
+func sortedKeys[K int | int32 | string, V any](m map[K]V) []K {
+	ks := make([]K, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// topicEntity, partitionEntity, brokerEntity and configEntity name the
+// entities of findings.
+func topicEntity(t *model.Topic) Entity { return Entity{Kind: "topic", Name: t.Name} }
+func partitionEntity(t *model.Topic, p *model.Partition) Entity {
+	return Entity{Kind: "partition", Name: tp(t, p)}
+}
+func brokerEntity(id int32) Entity { return Entity{Kind: "broker", Name: fmt.Sprint(id)} }
+func configEntity(t model.ConfigResourceType, name string) Entity {
+	if name == "" {
+		name = "<default>"
+	}
+	return Entity{Kind: "config", Name: t.String() + " " + name}
+}
