@@ -95,6 +95,7 @@ type Loss struct {
 	Copy  string `json:"copy"`
 	First int64  `json:"first"`
 	Last  int64  `json:"last"`
+	epoch int32
 }
 
 func (l Loss) String() string { return fmt.Sprintf("%d-%d", l.First, l.Last) }
@@ -149,130 +150,61 @@ func loadCopy(path string) (*copyPos, error) {
 	return &copyPos{path: path, res: res, dir: d, end: res.EndOffset, epoch: res.LastEpoch}, nil
 }
 
-// ahead reports whether a is further than b by Raft's vote rule: the
-// higher last epoch, then the longer log.
-func ahead(a, b *copyPos) bool {
-	if a.epoch != b.epoch {
-		return a.epoch > b.epoch
-	}
-	return a.end > b.end
-}
-
-// checkOtherCopies refuses a rebuild from chosen when another copy is
-// further by the vote rule or disagrees with it on a shared offset,
-// unless acceptLoss names exactly the offsets given up; it returns the
-// losses accepted. (When quorum.Survey lands, its Copies and Best answer
-// the same questions; this is the one place that asks them.)
-func checkOtherCopies(chosen *copyPos, others []*copyPos, acceptLoss string) ([]Loss, error) {
+// checkOtherCopies refuses a rebuild from the first of dirs when another
+// copy is further by Raft's vote rule or disagrees with it on an offset
+// both hold, unless acceptLoss names exactly the offsets given up; it
+// returns the losses accepted. The copies are compared by Survey (end
+// offsets and last epochs after Kafka's recovery, batch by batch
+// divergence).
+func checkOtherCopies(dirs []string, acceptLoss string) ([]Loss, error) {
+	chosenPath := dirs[0]
 	var losses []Loss
-	for _, o := range others {
-		div, err := divergence(chosen, o)
+	if len(dirs) > 1 {
+		sv, err := Survey(dirs)
 		if err != nil {
 			return nil, err
 		}
-		first := int64(-1)
-		switch {
-		case div >= 0:
-			first = div
-		case ahead(o, chosen) && o.end > chosen.end:
-			first = chosen.end
-		case ahead(o, chosen):
-			// A higher epoch on a log no longer: the records of that
-			// epoch are what the chosen copy does not hold.
-			first = min(o.end, chosen.end) - 1
-		}
-		if first < 0 || first >= o.end {
-			continue
-		}
-		losses = append(losses, Loss{Copy: o.path, First: first, Last: o.end - 1})
-	}
-	if len(losses) == 0 {
-		if acceptLoss != "" {
-			return nil, fmt.Errorf("%w: --accept-loss %s given, but no other copy holds records %s lacks", ErrBadInput, acceptLoss, chosen.path)
-		}
-		return nil, nil
-	}
-	lo, hi := losses[0].First, losses[0].Last
-	var why []string
-	for _, l := range losses {
-		lo, hi = min(lo, l.First), max(hi, l.Last)
-		why = append(why, fmt.Sprintf("%s holds offsets %s (last epoch %d, end %d) that %s (last epoch %d, end %d) does not",
-			l.Copy, l, epochOf(others, l.Copy), l.Last+1, chosen.path, chosen.epoch, chosen.end))
-	}
-	want := fmt.Sprintf("%d-%d", lo, hi)
-	if acceptLoss != want {
-		return nil, fmt.Errorf("%w: %s; rebuild from the copy further by Raft's vote rule, or give --accept-loss %s to give those offsets up",
-			ErrRefused, strings.Join(why, "; "), want)
-	}
-	return losses, nil
-}
-
-func epochOf(cs []*copyPos, path string) int32 {
-	for _, c := range cs {
-		if c.path == path {
-			return c.epoch
-		}
-	}
-	return -1
-}
-
-// divergence returns the first offset both copies' segments hold in
-// batches that differ (another epoch or other bytes), or -1. Replicas
-// copy the leader's batches verbatim, so the batches of one offset agree
-// in base offset, last offset, epoch and CRC on every copy that did not
-// diverge.
-func divergence(a, b *copyPos) (int64, error) {
-	ba, err := segmentBatches(a.dir)
-	if err != nil {
-		return -1, err
-	}
-	bb, err := segmentBatches(b.dir)
-	if err != nil {
-		return -1, err
-	}
-	byBase := make(map[int64]batchID, len(ba))
-	for _, x := range ba {
-		byBase[x.base] = x
-	}
-	for _, y := range bb {
-		x, ok := byBase[y.base]
-		if !ok {
-			continue
-		}
-		if x.last != y.last || x.epoch != y.epoch || x.crc != y.crc {
-			return -1, fmt.Errorf("%w: the copies disagree at offset %d: %s holds a batch of epoch %d to offset %d (crc %d), %s one of epoch %d to offset %d (crc %d); one of them diverged and a rebuild would pick a history: compare them with kmeta log dump",
-				ErrRefused, y.base, x.file, x.epoch, x.last, x.crc, y.file, y.epoch, y.last, y.crc)
-		}
-	}
-	return -1, nil
-}
-
-type batchID struct {
-	file       string
-	base, last int64
-	epoch      int32
-	crc        uint32
-}
-
-func segmentBatches(d *metalog.LogDir) ([]batchID, error) {
-	var out []batchID
-	for _, s := range d.Segments {
-		r, err := metalog.OpenReader(s.Path, metalog.ReaderOptions{})
-		if err != nil {
-			return nil, err
-		}
-		for {
-			// The copy read cleanly (loadCopy): an error here is the end,
-			// or the torn tail Kafka truncates.
-			b, err := r.Next()
-			if err != nil || b == nil {
-				break
+		chosen := sv.Copies[0]
+		for _, d := range sv.Divergences {
+			if d.A != 0 && d.B != 0 {
+				continue
 			}
-			out = append(out, batchID{file: s.Path, base: b.BaseOffset, last: b.LastOffset(), epoch: b.PartitionLeaderEpoch, crc: b.CRC})
+			return nil, fmt.Errorf("%w: the copies disagree at offset %d: %s holds a batch of epoch %d to offset %d (crc %d, byte %d), %s one of epoch %d to offset %d (crc %d, byte %d); one of them diverged and a rebuild would pick a history: compare them with kmeta quorum survey",
+				ErrRefused, d.Offset, d.AtA.File, d.AtA.Epoch, d.AtA.LastOffset, d.AtA.CRC, d.AtA.Position,
+				d.AtB.File, d.AtB.Epoch, d.AtB.LastOffset, d.AtB.CRC, d.AtB.Position)
 		}
-		r.Close()
+		for _, o := range sv.Copies[1:] {
+			further := o.LastEpoch > chosen.LastEpoch || o.LastEpoch == chosen.LastEpoch && o.EndOffset > chosen.EndOffset
+			if !further {
+				continue
+			}
+			// A higher epoch on a log no longer than the chosen one: the
+			// records of that epoch are what the chosen copy lacks.
+			first := chosen.EndOffset
+			if o.EndOffset <= chosen.EndOffset {
+				first = o.EndOffset - 1
+			}
+			losses = append(losses, Loss{Copy: o.Dir, First: first, Last: o.EndOffset - 1, epoch: o.LastEpoch})
+		}
+		if len(losses) > 0 {
+			lo, hi := losses[0].First, losses[0].Last
+			var why []string
+			for _, l := range losses {
+				lo, hi = min(lo, l.First), max(hi, l.Last)
+				why = append(why, fmt.Sprintf("%s holds offsets %s (last epoch %d, end %d) that %s (last epoch %d, end %d) does not",
+					l.Copy, l, l.epoch, l.Last+1, chosenPath, chosen.LastEpoch, chosen.EndOffset))
+			}
+			if want := fmt.Sprintf("%d-%d", lo, hi); acceptLoss != want {
+				return nil, fmt.Errorf("%w: %s; rebuild from the copy further by Raft's vote rule, or give --accept-loss %s to give those offsets up",
+					ErrRefused, strings.Join(why, "; "), want)
+			}
+			return losses, nil
+		}
 	}
-	return out, nil
+	if acceptLoss != "" {
+		return nil, fmt.Errorf("%w: --accept-loss %s given, but no other copy holds records %s lacks", ErrBadInput, acceptLoss, chosenPath)
+	}
+	return nil, nil
 }
 
 // PlanRebuild reads the copies and plans the new quorum. It writes
@@ -291,15 +223,12 @@ func PlanRebuild(o RebuildOptions) (*RebuildPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	var others []*copyPos
 	for _, p := range o.Others {
-		c, err := loadCopy(p)
-		if err != nil {
+		if _, err := loadCopy(p); err != nil {
 			return nil, err
 		}
-		others = append(others, c)
 	}
-	losses, err := checkOtherCopies(chosen, others, o.AcceptLoss)
+	losses, err := checkOtherCopies(append([]string{o.From}, o.Others...), o.AcceptLoss)
 	if err != nil {
 		return nil, err
 	}
