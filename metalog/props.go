@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -684,4 +686,52 @@ func ParsePartitionMetadata(data []byte) (*PartitionMetadata, error) {
 func statOK(path string) (os.FileInfo, bool) {
 	st, err := os.Stat(path)
 	return st, err == nil
+}
+
+// FormatJavaProperties renders a Java properties file: a comment, then
+// key=value lines sorted by key, escaped as java.util.Properties reads
+// them.
+func FormatJavaProperties(comment string, props map[string]string) []byte {
+	var b strings.Builder
+	for _, l := range strings.Split(comment, "\n") {
+		b.WriteString("# " + l + "\n")
+	}
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		b.WriteString(escapeProperty(k, true) + "=" + escapeProperty(props[k], false) + "\n")
+	}
+	return []byte(b.String())
+}
+
+func escapeProperty(s string, key bool) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == ' ' && (key || i == 0):
+			b.WriteString(`\ `)
+		case key && (r == '=' || r == ':' || r == '#' || r == '!'):
+			b.WriteString(`\` + string(r))
+		case !key && i == 0 && (r == '#' || r == '!'):
+			b.WriteString(`\` + string(r))
+		case r < 0x20 || r > 0x7e:
+			// Kafka loads properties as ISO-8859-1: escape everything
+			// else, beyond the BMP as a surrogate pair.
+			if r > 0xffff {
+				r1, r2 := utf16.EncodeRune(r)
+				fmt.Fprintf(&b, `\u%04X\u%04X`, r1, r2)
+			} else {
+				fmt.Fprintf(&b, `\u%04X`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -64,6 +64,10 @@ type ImageResult struct {
 	// as its end offset), -1 when it read nothing: an AtOffset at or
 	// beyond it asked for more than the source holds.
 	EndOffset int64
+	// LastEpoch is the leader epoch of the batch holding EndOffset-1 (a
+	// snapshot's epoch when it ends there): with EndOffset, the position
+	// Raft's vote rule compares, and the id of a snapshot taken there.
+	LastEpoch int32
 }
 
 // LoadImage replays path (a metadata log dir, a __cluster_metadata-0 dir, a
@@ -772,7 +776,9 @@ func (l *loader) position(f DataFile, b *Batch, snapshot bool, recOffset int64) 
 		// to the snapshot's position.
 		off = plan.Snapshot.Snapshot.EndOffset - 1
 	}
-	l.res.EndOffset = max(l.res.EndOffset, off+1)
+	if off+1 >= l.res.EndOffset {
+		l.res.EndOffset, l.res.LastEpoch = off+1, b.PartitionLeaderEpoch
+	}
 	if l.opts.AtOffset >= 0 && !snapshot && off > l.opts.AtOffset {
 		return Position{}, false
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/kmeta/kmeta/metalog/records"
+	"github.com/kmeta/kmeta/model"
 )
 
 // BatchParams are the header values a writer chooses. Everything else is
@@ -520,3 +521,26 @@ func (w *SegmentWriter) Commit() error { return w.f.Commit() }
 
 // Abort discards the segment.
 func (w *SegmentWriter) Abort() error { return w.f.Abort() }
+
+// VotersControlRecords are the control records that make a dynamic quorum
+// (kraft.version 1, KIP-853), written after the SnapshotHeader in a
+// snapshot's first batch: KRaftVersionRecord{1} and a VotersRecord naming
+// each voter's id, directory id and endpoints, each supporting
+// kraft.version 0 to 1 (what kafka-storage format --initial-controllers
+// and a 4.x controller's snapshot write).
+func VotersControlRecords(voters []model.Voter) ([]ControlRecord, error) {
+	v := &records.VotersRecord{}
+	for _, vo := range voters {
+		rv := records.VotersRecordVoter{VoterId: vo.ID, VoterDirectoryId: vo.DirectoryID,
+			KRaftVersionFeature: records.VotersRecordKRaftVersionFeature{MinSupportedVersion: 0, MaxSupportedVersion: 1}}
+		for _, e := range vo.Endpoints {
+			rv.Endpoints = append(rv.Endpoints, records.VotersRecordEndpoint{Name: e.Name, Host: e.Host, Port: e.Port})
+		}
+		v.Voters = append(v.Voters, rv)
+	}
+	body, err := records.EncodeControl(nil, v)
+	if err != nil {
+		return nil, err
+	}
+	return []ControlRecord{{Type: ControlKRaftVersion, Value: EncodeKRaftVersion(1)}, {Type: ControlKRaftVoters, Value: body}}, nil
+}

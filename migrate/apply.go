@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/kmeta/kmeta/metalog"
-	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -180,21 +179,15 @@ func Apply(p *Plan, o ApplyOptions) ([]FileResult, error) {
 // {kraft.version 1} and VotersRecord with every controller (its
 // directory.id, its CONTROLLER endpoint, kraft.version 0 to 1 supported).
 func quorumControlRecords(cs []ControllerSpec) ([]metalog.ControlRecord, error) {
-	v := &records.VotersRecord{}
+	voters := make([]model.Voter, 0, len(cs))
 	for _, c := range cs {
 		if c.Port <= 0 || c.Port > 65535 {
 			return nil, fmt.Errorf("%w: controller %d: port %d", ErrBadInput, c.ID, c.Port)
 		}
-		v.Voters = append(v.Voters, records.VotersRecordVoter{VoterId: c.ID, VoterDirectoryId: c.DirectoryID,
-			Endpoints:           []records.VotersRecordEndpoint{{Name: ControllerListener, Host: c.Host, Port: uint16(c.Port)}},
-			KRaftVersionFeature: records.VotersRecordKRaftVersionFeature{MinSupportedVersion: 0, MaxSupportedVersion: 1}})
+		voters = append(voters, model.Voter{ID: c.ID, DirectoryID: c.DirectoryID,
+			Endpoints: []model.Endpoint{{Name: ControllerListener, Host: c.Host, Port: uint16(c.Port)}}})
 	}
-	body, err := records.EncodeControl(nil, v)
-	if err != nil {
-		return nil, err
-	}
-	return []metalog.ControlRecord{{Type: metalog.ControlKRaftVersion, Value: metalog.EncodeKRaftVersion(1)},
-		{Type: metalog.ControlKRaftVoters, Value: body}}, nil
+	return metalog.VotersControlRecords(voters)
 }
 
 // checkTargetDir refuses a controller dir that holds anything but what

@@ -1,7 +1,6 @@
 package migrate
 
 import (
-	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -10,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/kmeta/kmeta/features"
+	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
 )
@@ -53,9 +53,10 @@ func configKey(r model.ConfigResource, key string) string {
 }
 
 // emit turns the image into records in the order Kafka's own image writer
-// uses (MetadataImage.write): features, topics with their partitions,
-// configs, client quotas, producer ids, ACLs, SCRAM, delegation tokens.
-// Brokers and controllers are not written: nodes register themselves.
+// uses (MetadataImage.write, walked by metalog.ImageRecords): features,
+// topics with their partitions, configs, client quotas, producer ids,
+// ACLs, SCRAM, delegation tokens. Brokers and controllers are not
+// written: nodes register themselves.
 func emit(img *model.Image, o emitOptions) ([]Record, error) {
 	mv := o.level.Level
 	nParts := 0
@@ -68,8 +69,6 @@ func emit(img *model.Image, o emitOptions) ([]Record, error) {
 	// encoder grows its buffer field by field), which at a million
 	// partitions is most of what planning allocates.
 	var scratch, chunk []byte
-	var done int64
-	partitionVersion, _ := o.catalog.RecordVersion(mv, features.PartitionRecord)
 	add := func(m records.Metadata) error {
 		v, ok := o.catalog.RecordVersion(mv, m.APIKey())
 		if !ok {
@@ -93,133 +92,37 @@ func emit(img *model.Image, o emitOptions) ([]Record, error) {
 			return nil, err
 		}
 	}
-
-	for _, name := range slices.Sorted(maps.Keys(img.Topics)) {
-		if o.skipTopics[name] {
-			continue
-		}
-		t := img.Topics[name]
-		id := t.ID
-		if id.IsZero() {
-			id = o.topicIDs[name]
-		}
-		if err := add(&records.TopicRecord{Name: name, TopicId: id}); err != nil {
-			return nil, err
-		}
-		for _, pid := range slices.Sorted(maps.Keys(t.Partitions)) {
-			p := t.Partitions[pid]
-			dirs := p.Directories
-			if partitionVersion < 1 {
-				// Directories exist from v1 (3.7-IV2); below, KRaft reads
-				// every replica as MIGRATING anyway.
-				dirs = nil
-			} else if len(dirs) != len(p.Replicas) {
-				// ZooKeeper knows no directories: every replica is
-				// MIGRATING until its broker reports where it lives.
-				dirs = make([]model.UUID, len(p.Replicas))
-			}
-			pr := &records.PartitionRecord{
-				PartitionId: pid, TopicId: id,
-				Replicas: orEmpty(p.Replicas), Isr: orEmpty(p.ISR),
-				RemovingReplicas: orEmpty(p.RemovingReplicas), AddingReplicas: orEmpty(p.AddingReplicas),
-				Leader: p.Leader, LeaderRecoveryState: p.LeaderRecoveryState,
-				LeaderEpoch: p.LeaderEpoch, PartitionEpoch: p.PartitionEpoch,
-				Directories: dirs,
-			}
-			if err := add(pr); err != nil {
-				return nil, err
-			}
-			if done++; o.progress != nil && (done%4096 == 0 || done == int64(nParts)) {
-				o.progress(done, int64(nParts))
-			}
-		}
-	}
-
-	res := slices.SortedFunc(maps.Keys(img.Configs), func(a, b model.ConfigResource) int {
-		return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.Name, b.Name))
-	})
-	for _, r := range res {
-		if r.Type == model.ConfigTopic && o.skipTopics[r.Name] {
-			continue
-		}
-		kv := img.Configs[r]
-		for _, k := range slices.Sorted(maps.Keys(kv)) {
+	err := metalog.ImageRecords(img, metalog.ImageRecordOptions{
+		Versions:  func(apiKey int16) (int16, bool) { return o.catalog.RecordVersion(mv, apiKey) },
+		SkipTopic: func(name string) bool { return o.skipTopics[name] },
+		TopicID:   func(name string) model.UUID { return o.topicIDs[name] },
+		Config: func(r model.ConfigResource, k, v string) (string, bool, error) {
 			ck := configKey(r, k)
 			if o.dropConfigs[ck] {
-				continue
+				return "", false, nil
 			}
-			v := kv[k]
 			if nv, ok := o.configValues[ck]; ok {
 				v = nv
 			}
 			if model.ConfigWithheld(r.Type, k, v) {
-				return nil, fmt.Errorf("%w: config %s %s %s", ErrSecretWithheld, r.Type, displayName(r.Name), k)
+				return "", false, fmt.Errorf("%w: config %s %s %s", ErrSecretWithheld, r.Type, displayName(r.Name), k)
 			}
-			if err := add(&records.ConfigRecord{ResourceType: int8(r.Type), ResourceName: r.Name, Name: k, Value: &v}); err != nil {
-				return nil, err
+			return v, true, nil
+		},
+		SCRAM: func(k model.ScramKey, s *model.ScramCredential) (bool, error) {
+			if o.dropSCRAM || o.skipSCRAM[k] {
+				return false, nil
 			}
-		}
-	}
-
-	for _, key := range slices.Sorted(maps.Keys(img.ClientQuotas)) {
-		q := img.ClientQuotas[key]
-		ent := make([]records.ClientQuotaRecordEntityData, len(q.Entity))
-		for i, e := range q.Entity {
-			ent[i] = records.ClientQuotaRecordEntityData{EntityType: e.Type, EntityName: e.Name}
-		}
-		for _, k := range slices.Sorted(maps.Keys(q.Values)) {
-			if err := add(&records.ClientQuotaRecord{Entity: ent, Key: k, Value: q.Values[k]}); err != nil {
-				return nil, err
-			}
-		}
-	}
-
-	if p := img.ProducerIDs; p != nil && p.NextProducerID >= 0 {
-		if err := add(&records.ProducerIdsRecord{BrokerId: p.BrokerID, BrokerEpoch: -1, NextProducerId: p.NextProducerID}); err != nil {
-			return nil, err
-		}
-	}
-
-	acls := slices.Collect(maps.Values(img.ACLs))
-	slices.SortFunc(acls, func(a, b *model.ACL) int {
-		return cmp.Or(cmp.Compare(a.ResourceType, b.ResourceType), cmp.Compare(a.ResourceName, b.ResourceName),
-			cmp.Compare(a.PatternType, b.PatternType), cmp.Compare(a.Principal, b.Principal), cmp.Compare(a.Host, b.Host),
-			cmp.Compare(a.Operation, b.Operation), cmp.Compare(a.PermissionType, b.PermissionType))
-	})
-	for _, a := range acls {
-		if err := add(&records.AccessControlEntryRecord{Id: a.ID, ResourceType: a.ResourceType, ResourceName: a.ResourceName,
-			PatternType: a.PatternType, Principal: a.Principal, Host: a.Host, Operation: a.Operation, PermissionType: a.PermissionType}); err != nil {
-			return nil, err
-		}
-	}
-
-	if !o.dropSCRAM {
-		keys := slices.SortedFunc(maps.Keys(img.SCRAM), func(a, b model.ScramKey) int {
-			return cmp.Or(cmp.Compare(a.User, b.User), cmp.Compare(a.Mechanism, b.Mechanism))
-		})
-		for _, k := range keys {
-			if o.skipSCRAM[k] {
-				continue
-			}
-			s := img.SCRAM[k]
 			if s.Withheld() {
-				return nil, fmt.Errorf("%w: SCRAM credential %s of user %s has no salt and keys", ErrSecretWithheld, model.ScramMechanismName(k.Mechanism), k.User)
+				return false, fmt.Errorf("%w: SCRAM credential %s of user %s has no salt and keys", ErrSecretWithheld, model.ScramMechanismName(k.Mechanism), k.User)
 			}
-			if err := add(&records.UserScramCredentialRecord{Name: s.User, Mechanism: s.Mechanism, Salt: s.Salt,
-				StoredKey: s.StoredKey, ServerKey: s.ServerKey, Iterations: s.Iterations}); err != nil {
-				return nil, err
-			}
-		}
-	}
-
-	if !o.dropTokens {
-		for _, id := range slices.Sorted(maps.Keys(img.DelegationTokens)) {
-			d := img.DelegationTokens[id]
-			if err := add(&records.DelegationTokenRecord{Owner: d.Owner, Requester: d.Requester, Renewers: orEmptyS(d.Renewers),
-				IssueTimestamp: d.IssueTimestamp, MaxTimestamp: d.MaxTimestamp, ExpirationTimestamp: d.ExpirationTimestamp, TokenId: d.TokenID}); err != nil {
-				return nil, err
-			}
-		}
+			return true, nil
+		},
+		NoTokens: o.dropTokens,
+		Progress: o.progress,
+	}, add)
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -227,13 +130,6 @@ func emit(img *model.Image, o emitOptions) ([]Record, error) {
 func orEmpty(s []int32) []int32 {
 	if s == nil {
 		return []int32{}
-	}
-	return s
-}
-
-func orEmptyS(s []string) []string {
-	if s == nil {
-		return []string{}
 	}
 	return s
 }

@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/kmeta/kmeta/metalog"
 )
@@ -151,50 +148,7 @@ func isPart(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".part")
 }
 
-// formatProperties renders a Java properties file: a comment, then
-// key=value lines sorted by key, escaped as java.util.Properties reads
-// them.
+// formatProperties renders a Java properties file (metalog's writer).
 func formatProperties(comment string, props map[string]string) []byte {
-	var b strings.Builder
-	for _, l := range strings.Split(comment, "\n") {
-		b.WriteString("# " + l + "\n")
-	}
-	for _, k := range slices.Sorted(maps.Keys(props)) {
-		b.WriteString(escapeProperty(k, true) + "=" + escapeProperty(props[k], false) + "\n")
-	}
-	return []byte(b.String())
-}
-
-func escapeProperty(s string, key bool) string {
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == ' ' && (key || i == 0):
-			b.WriteString(`\ `)
-		case key && (r == '=' || r == ':' || r == '#' || r == '!'):
-			b.WriteString(`\` + string(r))
-		case !key && i == 0 && (r == '#' || r == '!'):
-			b.WriteString(`\` + string(r))
-		case r < 0x20 || r > 0x7e:
-			// Kafka loads properties as ISO-8859-1: escape everything
-			// else, beyond the BMP as a surrogate pair.
-			if r > 0xffff {
-				r1, r2 := utf16.EncodeRune(r)
-				fmt.Fprintf(&b, `\u%04X\u%04X`, r1, r2)
-			} else {
-				fmt.Fprintf(&b, `\u%04X`, r)
-			}
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	return metalog.FormatJavaProperties(comment, props)
 }

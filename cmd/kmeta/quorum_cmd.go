@@ -20,7 +20,7 @@ func quorumCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "quorum",
 		Usage:       "the KRaft controller quorum: leader, voters, lag, and whether a controller can be restarted now",
-		Subcommands: []*cli.Command{quorumDescribeCommand(), quorumSurveyCommand()},
+		Subcommands: []*cli.Command{quorumDescribeCommand(), quorumSurveyCommand(), quorumRebuildCommand()},
 	}
 }
 

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kmeta/kmeta/internal/report"
+	"github.com/kmeta/kmeta/migrate"
+	"github.com/kmeta/kmeta/quorum"
+)
+
+func quorumRebuildCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "rebuild",
+		Usage:     "write a new controller quorum's metadata log dirs from a surviving copy of the metadata log",
+		ArgsUsage: "[OTHER_COPY...]",
+		Description: "Disaster recovery when a majority of KRaft controllers is lost. --from is the copy to rebuild\n" +
+			"from (a surviving controller's or a broker's metadata log dir); it is only read. For each controller of\n" +
+			"--controllers, a dir --out/controller-ID gets meta.properties (the copy's cluster id, the node id, a\n" +
+			"fresh directory.id unless given) and __cluster_metadata-0/N-E.checkpoint: a snapshot of the image at\n" +
+			"the copy's end (N its next offset, E its last epoch) holding every record the image holds, at the\n" +
+			"record versions of its metadata.version, with KRaftVersion and Voters records for a dynamic quorum\n" +
+			"(kraft.version 1) and none for a static one. Put each dir in place as the controller's\n" +
+			"metadata.log.dir, start the controllers, then the brokers (not reformatted).\n" +
+			"The other copies still at hand are given as arguments: the rebuild is refused when one is further\n" +
+			"than --from by Raft's vote rule (the highest last epoch, then the highest end offset) or disagrees\n" +
+			"with it on an offset both hold, unless --accept-loss names the offsets given up (the refusal prints\n" +
+			"them); a damaged --from is refused, naming the file and offset.\n" +
+			"It prints what the brokers need: nothing when the voters keep their ids and endpoints, otherwise\n" +
+			"the controller.quorum.voters (static) or controller.quorum.bootstrap.servers (dynamic) value.\n" +
+			"Files are written atomically; a dir holding files is refused unless --force. Exit 0 when written\n" +
+			"(or planned with --dry-run), 1 when refused, 2 on bad input.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "from", Usage: "the copy to rebuild from: a metadata log `DIR`"},
+			&cli.StringFlag{Name: "controllers", Usage: "the new voters, `ID@HOST:PORT[:DIRECTORY_ID],...`"},
+			&cli.StringFlag{Name: "out", Usage: "`DIR` receiving controller-ID/ for each controller"},
+			&cli.StringFlag{Name: "accept-loss", Usage: "give up the `OFFSETS` (FIRST-LAST) other copies hold beyond --from"},
+			&cli.StringFlag{Name: "release-version", Usage: "the Kafka `RELEASE` the new controllers run (default: the copy's software)"},
+			&cli.BoolFlag{Name: "force", Usage: "write into output dirs that hold files"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan, write nothing"},
+		},
+		Action: func(c *cli.Context) error {
+			for _, f := range []string{"from", "controllers", "out"} {
+				if c.String(f) == "" {
+					return missingFlag(c, f)
+				}
+			}
+			cs, err := migrate.ParseControllers(c.String("controllers"))
+			if err != nil {
+				return usageErrorf(c, "--controllers: %v", err)
+			}
+			p, err := quorum.PlanRebuild(quorum.RebuildOptions{From: c.String("from"), Others: c.Args().Slice(), Controllers: cs,
+				AcceptLoss: c.String("accept-loss"), Release: c.String("release-version"), Out: c.String("out")})
+			if err != nil {
+				return rebuildError(c, err)
+			}
+			dry := c.Bool("dry-run")
+			if err := p.Write(quorum.WriteOptions{Force: c.Bool("force"), DryRun: dry}); err != nil {
+				return rebuildError(c, err)
+			}
+			return emit(c, report.Rebuild(p, !dry))
+		},
+	}
+}
+
+func rebuildError(c *cli.Context, err error) error {
+	switch {
+	case errors.Is(err, quorum.ErrBadInput):
+		return usageErrorf(c, "%v", err)
+	case errors.Is(err, quorum.ErrRefused), errors.Is(err, quorum.ErrTargetNotEmpty):
+		return findings(err)
+	}
+	return err
+}

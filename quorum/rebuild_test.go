@@ -1,0 +1,170 @@
+package quorum
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kmeta/kmeta/internal/testkit/fstree"
+	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/migrate"
+	"github.com/kmeta/kmeta/model"
+)
+
+const rebuildFixture44 = "../testdata/kraft/4.4.0/metadata"
+
+var rebuildSeg86 = filepath.Join(metalog.MetadataPartitionDir, "00000000000000000086.log")
+
+func rebuildControllers(t *testing.T) []migrate.ControllerSpec {
+	t.Helper()
+	cs, err := migrate.ParseControllers("3000@127.0.0.1:9093,3001@127.0.0.1:9094,3002@127.0.0.1:9095")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// rebuildBehindCopy is the fixture without its last segment and its snapshot at
+// 99: a copy that stopped at offset 86 (epoch 1), where the whole one
+// ends at 194.
+func rebuildBehindCopy(t *testing.T) string {
+	dst := filepath.Join(t.TempDir(), "behind")
+	fstree.CopyOnly(t, rebuildFixture44, dst, func(rel string) bool {
+		return rel != rebuildSeg86 && !strings.HasSuffix(rel, "00000000000000000099-0000000001.checkpoint")
+	})
+	return dst
+}
+
+// rebuildLastBatchPos returns the byte position of the last batch of a segment.
+func rebuildLastBatchPos(t *testing.T, path string) (int64, int64) {
+	t.Helper()
+	r, err := metalog.OpenReader(path, metalog.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var pos, base int64 = -1, -1
+	for {
+		b, err := r.Next()
+		if err != nil {
+			break
+		}
+		pos, base = b.Position, b.BaseOffset
+	}
+	return pos, base
+}
+
+func TestRebuildRefusesCopyBehind(t *testing.T) {
+	behind := rebuildBehindCopy(t)
+	o := RebuildOptions{From: behind, Others: []string{rebuildFixture44}, Controllers: rebuildControllers(t), Out: t.TempDir()}
+	_, err := PlanRebuild(o)
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), rebuildFixture44) || !strings.Contains(err.Error(), "offsets 86-193") ||
+		!strings.Contains(err.Error(), "--accept-loss 86-193") {
+		t.Fatalf("rebuild from a copy behind another: %v", err)
+	}
+	o.AcceptLoss = "86-100"
+	if _, err := PlanRebuild(o); !errors.Is(err, ErrRefused) {
+		t.Fatalf("--accept-loss naming other offsets: %v", err)
+	}
+	o.AcceptLoss = "86-193"
+	p, err := PlanRebuild(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.EndOffset != 86 || p.Epoch != 1 || len(p.Loss) != 1 || p.Loss[0].String() != "86-193" {
+		t.Fatalf("plan: end %d epoch %d loss %v", p.EndOffset, p.Epoch, p.Loss)
+	}
+	// The other way round is clean: the whole copy is the furthest.
+	o = RebuildOptions{From: rebuildFixture44, Others: []string{behind}, Controllers: rebuildControllers(t), Out: t.TempDir()}
+	if p, err = PlanRebuild(o); err != nil || p.EndOffset != 194 || len(p.Loss) != 0 {
+		t.Fatalf("rebuild from the furthest copy: %v %+v", err, p)
+	}
+}
+
+func TestRebuildRefusesDamagedCopy(t *testing.T) {
+	dmg := fstree.Copy(t, rebuildFixture44)
+	seg := filepath.Join(dmg, rebuildSeg86)
+	pos, base := rebuildLastBatchPos(t, seg)
+	b, err := os.ReadFile(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[pos+metalog.HeaderSize+2] ^= 0xff // inside the CRC'd records
+	if err := os.WriteFile(seg, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = PlanRebuild(RebuildOptions{From: dmg, Controllers: rebuildControllers(t), Out: t.TempDir()})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), seg) || !strings.Contains(err.Error(), "offset "+itoa(base)) {
+		t.Fatalf("rebuild from a damaged copy (batch at offset %d): %v", base, err)
+	}
+}
+
+func TestRebuildRefusesDivergentCopies(t *testing.T) {
+	other := fstree.Copy(t, rebuildFixture44)
+	seg := filepath.Join(other, rebuildSeg86)
+	pos, base := rebuildLastBatchPos(t, seg)
+	b, err := os.ReadFile(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another leader's epoch for the same offsets (the epoch is outside
+	// the CRC, so the copy itself reads cleanly).
+	binary.BigEndian.PutUint32(b[pos+12:], 2)
+	if err := os.WriteFile(seg, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = PlanRebuild(RebuildOptions{From: rebuildFixture44, Others: []string{other}, Controllers: rebuildControllers(t), Out: t.TempDir()})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "disagree at offset "+itoa(base)) || !strings.Contains(err.Error(), seg) {
+		t.Fatalf("copies disagreeing at offset %d: %v", base, err)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestRebuildWrites: the files, their names and content, refusal to write
+// over them without force, and the dynamic quorum's voters.
+func TestRebuildWrites(t *testing.T) {
+	out := t.TempDir()
+	n := byte(0)
+	p, err := PlanRebuild(RebuildOptions{From: rebuildFixture44, Controllers: rebuildControllers(t), Out: out,
+		NewDirectoryID: func() model.UUID { n++; return model.UUID{1, n} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.KRaftVersion != 1 || len(p.Brokers) != 1 || p.Brokers[0].Name != "controller.quorum.bootstrap.servers" ||
+		p.Brokers[0].To != "127.0.0.1:9093,127.0.0.1:9094,127.0.0.1:9095" {
+		t.Fatalf("plan: kraft.version %d, brokers %+v", p.KRaftVersion, p.Brokers)
+	}
+	if err := p.Write(WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range p.Controllers {
+		d, err := metalog.OpenLogDir(c.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mp := d.MetaProperties; mp == nil || mp.NodeID != c.ID || mp.DirectoryID != (model.UUID{1, byte(i + 1)}) || mp.ClusterID != p.ClusterID {
+			t.Fatalf("%s: meta.properties %+v", c.Dir, mp)
+		}
+		if len(d.Snapshots) != 1 || filepath.Base(d.Snapshots[0].Path) != "00000000000000000194-0000000001.checkpoint" {
+			t.Fatalf("%s: snapshots %+v", c.Dir, d.Snapshots)
+		}
+		res, err := metalog.LoadImageDir(d, metalog.ImageOptions{AtOffset: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q := res.Image.Quorum; q == nil || q.KRaftVersion != 1 || len(q.Voters) != 3 || q.Voters[i].DirectoryID != (model.UUID{1, byte(i + 1)}) {
+			t.Fatalf("%s: quorum %+v", c.Dir, res.Image.Quorum)
+		}
+	}
+	if err := p.Write(WriteOptions{}); !errors.Is(err, ErrTargetNotEmpty) {
+		t.Fatalf("second write without force: %v", err)
+	}
+	if err := p.Write(WriteOptions{Force: true}); err != nil {
+		t.Fatalf("second write with force: %v", err)
+	}
+}
