@@ -243,6 +243,16 @@ func StartKRaft(t testing.TB, d *Distribution, opts KRaftOptions) *Cluster {
 	for _, n := range nodes {
 		ids = append(ids, n.ID)
 	}
+	// Several dynamic voters started with the brokers can elect twice, and
+	// a broker that learned the first leader was seen to keep sending its
+	// registration there until it gave up (4.4.0): the brokers start once
+	// the controllers are up.
+	if initialControllers != "" && len(c.Brokers()) > 0 {
+		if err := c.startNodes(opts.StartTimeout, c.Controllers()...); err != nil {
+			t.Fatal(err)
+		}
+		ids = c.Brokers()
+	}
 	if err := c.startNodes(opts.StartTimeout, ids...); err != nil {
 		t.Fatal(err)
 	}
