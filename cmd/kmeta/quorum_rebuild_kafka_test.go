@@ -2,37 +2,194 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
+	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/quorum"
 )
 
-// TestQuorumRebuildKafka is the disaster drill on real Kafka 4.4.0: 3
-// dedicated controllers (a static quorum: the harness formats a dynamic
-// one only with --standalone, for a single controller), 3 brokers, the
-// rich metadata set and messages. The brokers stop, two controllers are
-// killed (kill -9) and their metadata dirs deleted, the survivor stops;
-// kmeta quorum rebuild writes three new controller dirs from the
-// survivor's copy, which replace the controllers' dirs. Real controllers
-// start on them, the brokers rejoin without being reformatted, and then:
-// kmeta diff of a new controller's dir against the survivor's copy
-// at the loss shows no difference but what the restart moves (the
-// brokers' epochs, incarnations, fencing and controlled shutdown, and the
-// partitions' leaders, ISR, ELR and epochs re-elected with them), every message is consumed back, and a new topic can be
-// created. One cluster start, one restart on the rebuilt quorum.
+// TestQuorumRebuildKafka is the disaster drill on real Kafka 4.4.0 with
+// dynamic voters: 3 dedicated controllers formatted with
+// --initial-controllers (kraft.version 1, each voter with its directory
+// id), 3 brokers, the rich metadata set and messages. Two losses, on one
+// cluster:
+//
+//   - two controllers lost: the brokers stop, two controllers are killed
+//     (kill -9) and their metadata dirs deleted, the survivor (the leader)
+//     stops; kmeta quorum rebuild writes three new controller dirs from
+//     the survivor's copy, which replace the controllers' dirs;
+//   - all three lost: everything stops again and every controller's dir is
+//     deleted; kmeta quorum survey over the brokers' metadata dirs names a
+//     broker's copy as the best, and the rebuild is made from it (the other
+//     brokers' copies given, so that it would refuse one further).
+//
+// After each, real controllers start on the new dirs and the brokers
+// rejoin without being reformatted: Kafka's kafka-metadata-quorum shows
+// kraft.version 1 and the voters with the directory ids the rebuild
+// wrote; the rebuild says the brokers need nothing (their
+// controller.quorum.bootstrap.servers still reaches the voters, which
+// keep their ids and endpoints); kmeta diff of a new controller's dir
+// against the leader's copy at the loss shows no difference but what the
+// restart moves; every message is consumed back; a new topic can be
+// created. One cluster start, two restarts on rebuilt quorums.
 func TestQuorumRebuildKafka(t *testing.T) {
 	kafkatest.SkipIfUnitOnly(t)
 	d := kafkatest.Dist(t, "4.4.0")
-	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{Controllers: 3, Brokers: 3, SASL: true, Authorizer: true})
+	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{Controllers: 3, Brokers: 3, SASL: true, Authorizer: true, DynamicQuorum: true})
 	defer c.Stop()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
+	formatted := map[int]string{}
+	for _, id := range c.Controllers() {
+		formatted[id] = c.Node(id).DirectoryID
+	}
+	qs, err := c.WaitQuorum(ctx, 2*time.Minute, c.Controllers()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDynamicVoters(t, qs, formatted)
+	dr := newRebuildDrill(ctx, t, c)
+	dr.twoControllersLost()
+	if t.Failed() {
+		return
+	}
+
+	// All three controllers lost: only the brokers' copies remain.
+	qs, err = c.DescribeQuorum(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leader := qs.LeaderID
+	dr.stopBrokers()
+	for _, id := range c.Controllers() {
+		c.StopNode(id)
+	}
+	beforeAll := filepath.Join(t.TempDir(), "before-all-lost")
+	fstree.CopyTo(t, c.MetadataLogDir(leader), beforeAll)
+	for _, id := range c.Controllers() {
+		if err := os.RemoveAll(c.MetadataLogDir(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var brokerDirs []string
+	for _, b := range c.Brokers() {
+		brokerDirs = append(brokerDirs, c.MetadataLogDir(b))
+	}
+	code, stdout, stderr := runKmeta(t, append([]string{"quorum", "survey", "-o", "json"}, brokerDirs...)...)
+	var sv quorum.SurveyResult
+	if err := json.Unmarshal([]byte(stdout), &sv); err != nil {
+		t.Fatalf("quorum survey: exit %d: %v\n%s%s", code, err, stdout, stderr)
+	}
+	_, text, _ := runKmeta(t, append([]string{"quorum", "survey"}, brokerDirs...)...)
+	t.Logf("kmeta quorum survey (exit %d):\n%s", code, text)
+	best := sv.Copies[sv.Best]
+	if best.Role != quorum.RoleBroker || !sv.CleanRebuild || !sv.Agree {
+		t.Fatalf("survey of the brokers' copies: best %s (role %s), clean %v, agree %v", best.Dir, best.Role, sv.CleanRebuild, sv.Agree)
+	}
+	for _, cp := range sv.Copies {
+		if cp.LastEpoch > best.LastEpoch || cp.LastEpoch == best.LastEpoch && cp.EndOffset > best.EndOffset {
+			t.Fatalf("survey's best copy %s (epoch %d, end %d) is behind %s (epoch %d, end %d) by the vote rule",
+				best.Dir, best.LastEpoch, best.EndOffset, cp.Dir, cp.LastEpoch, cp.EndOffset)
+		}
+	}
+	var others []string
+	for _, dir := range brokerDirs {
+		if dir != best.Dir {
+			others = append(others, dir)
+		}
+	}
+	dr.rebuildAndCheck("all controllers lost", best.Dir, others, beforeAll, "after.rebuild.from.broker")
+}
+
+// twoControllersLost is the first loss of the drills: the brokers stop
+// (they need the quorum for a controlled shutdown), the controllers but
+// the survivor die (kill -9) and lose their metadata dirs, the survivor
+// stops; the quorum is rebuilt from the survivor's copy. The survivor is
+// the leader: it holds every committed record.
+func (dr *rebuildDrill) twoControllersLost() {
+	t, c := dr.t, dr.c
+	t.Helper()
+	qs, err := c.DescribeQuorum(dr.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	survivor := qs.LeaderID
+	var lost []int
+	for _, id := range c.Controllers() {
+		if id != survivor {
+			lost = append(lost, id)
+		}
+	}
+	survivorDir := c.MetadataLogDir(survivor)
+	if code, out, errs := runKmeta(t, "image", "-o", "json", survivorDir); code != exitOK || !strings.Contains(out, `"topics"`) {
+		t.Fatalf("kmeta image of %s before the loss: exit %d: %s", survivorDir, code, errs)
+	}
+	dr.stopBrokers()
+	for _, id := range lost {
+		c.KillNode(id)
+	}
+	c.StopNode(survivor)
+	beforeCopy := filepath.Join(t.TempDir(), "before-two-lost")
+	fstree.CopyTo(t, survivorDir, beforeCopy)
+	for _, id := range lost {
+		if err := os.RemoveAll(c.MetadataLogDir(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dr.rebuildAndCheck("two controllers lost", survivorDir, nil, beforeCopy, "after.rebuild")
+}
+
+// stopBrokers stops the brokers all at once (each in a controlled
+// shutdown: SIGTERM), which is quicker than one after the other.
+func (dr *rebuildDrill) stopBrokers() {
+	start := time.Now()
+	var wg sync.WaitGroup
+	for _, b := range dr.c.Brokers() {
+		wg.Go(func() { dr.c.StopNode(b) })
+	}
+	wg.Wait()
+	dr.t.Logf("brokers stopped in %s", time.Since(start).Round(100*time.Millisecond))
+}
+
+// checkDynamicVoters checks Kafka's own account of the quorum: kraft.version
+// 1 and exactly the voters of want, each with the directory id want gives.
+func checkDynamicVoters(t *testing.T, qs *kafkatest.QuorumStatus, want map[int]string) {
+	t.Helper()
+	if qs.KRaftVersion != 1 {
+		t.Errorf("kafka-features: kraft.version %d, want 1 (a dynamic quorum)\n%s", qs.KRaftVersion, qs.Raw)
+	}
+	if len(qs.Voters) != len(want) {
+		t.Errorf("kafka-metadata-quorum: voters %v, want %v\n%s", qs.VoterIDs(), want, qs.Raw)
+	}
+	for _, v := range qs.Voters {
+		if w, ok := want[v.ID]; !ok || w == "" || v.DirectoryID != w {
+			t.Errorf("kafka-metadata-quorum: voter %d has directory id %q, want %q\n%s", v.ID, v.DirectoryID, w, qs.Raw)
+		}
+	}
+}
+
+// rebuildDrill holds what every phase of TestQuorumRebuildKafka checks
+// against: the messages produced and read back before any loss.
+type rebuildDrill struct {
+	ctx    context.Context
+	t      *testing.T
+	c      *kafkatest.Cluster
+	data   *kafkatest.Data
+	before []kafkatest.Message
+}
+
+func newRebuildDrill(ctx context.Context, t *testing.T, c *kafkatest.Cluster) *rebuildDrill {
+	start := time.Now()
+	defer func() { t.Logf("metadata and messages in %s", time.Since(start).Round(100*time.Millisecond)) }()
 	rich, err := kafkatest.PopulateRich(ctx, c, c.Admin(t), kafkatest.RichOptions{ACLs: true, Tokens: true})
 	if err != nil {
 		t.Fatalf("%v\ndone: %v", err, rich.Log)
@@ -45,50 +202,38 @@ func TestQuorumRebuildKafka(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	qs, err := c.DescribeQuorum(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The survivor is the leader: it holds every committed record.
-	survivor := int(qs.LeaderID)
-	var lost []int
-	for _, id := range c.Controllers() {
-		if id != survivor {
-			lost = append(lost, id)
-		}
-	}
-	survivorDir := c.MetadataLogDir(survivor)
-	if code, out, errs := runKmeta(t, "image", "-o", "json", survivorDir); code != exitOK || !strings.Contains(out, `"topics"`) {
-		t.Fatalf("kmeta image of %s before the loss: exit %d: %s", survivorDir, code, errs)
-	}
+	return &rebuildDrill{ctx: ctx, t: t, c: c, data: data, before: before}
+}
 
-	// The loss: brokers stop (they need the quorum for a controlled
-	// shutdown), two controllers die and lose their disks, the survivor
-	// stops.
-	for _, b := range c.Brokers() {
-		c.StopNode(b)
-	}
-	for _, id := range lost {
-		c.KillNode(id)
-	}
-	c.StopNode(survivor)
-	beforeCopy := filepath.Join(t.TempDir(), "before")
-	fstree.CopyTo(t, survivorDir, beforeCopy)
-	for _, id := range lost {
-		if err := os.RemoveAll(c.MetadataLogDir(id)); err != nil {
-			t.Fatal(err)
-		}
-	}
-
+// rebuildAndCheck rebuilds the quorum from the copy from (the other
+// copies given as arguments), puts the new dirs in place of every
+// controller's, starts the controllers and then the brokers, and checks
+// the cluster against beforeDir (the leader's copy at the loss).
+func (dr *rebuildDrill) rebuildAndCheck(phase, from string, others []string, beforeDir, newTopic string) {
+	t, c := dr.t, dr.c
+	t.Helper()
 	out := filepath.Join(t.TempDir(), "rebuilt")
-	code, stdout, stderr := runKmeta(t, "quorum", "rebuild", "--from", survivorDir, "--controllers", c.QuorumVoters(), "--out", out)
+	args := append([]string{"quorum", "rebuild", "--from", from, "--controllers", c.QuorumVoters(), "--out", out}, others...)
+	code, stdout, stderr := runKmeta(t, args...)
 	if code != exitOK {
-		t.Fatalf("quorum rebuild: exit %d\n%s\n%s", code, stdout, stderr)
+		t.Fatalf("%s: quorum rebuild: exit %d\n%s\n%s", phase, code, stdout, stderr)
 	}
-	t.Logf("quorum rebuild:\n%s", stdout)
+	t.Logf("%s: quorum rebuild:\n%s", phase, stdout)
+	if !strings.Contains(stdout, "dynamic quorum (kraft.version 1)") {
+		t.Errorf("%s: the rebuild of a dynamic quorum should write one:\n%s", phase, stdout)
+	}
+	// The voters keep their ids and endpoints, so the brokers'
+	// controller.quorum.bootstrap.servers still reaches them: the rebuild
+	// must say the brokers need nothing.
+	for _, b := range c.Brokers() {
+		if got, want := c.Node(b).Props["controller.quorum.bootstrap.servers"], c.BootstrapControllers(); got != want {
+			t.Fatalf("%s: broker %d's controller.quorum.bootstrap.servers %q, the new voters are at %q", phase, b, got, want)
+		}
+	}
 	if !strings.Contains(stdout, "Brokers: nothing to change") {
-		t.Errorf("same cluster id and voters: brokers should need nothing:\n%s", stdout)
+		t.Errorf("%s: same cluster id and voters: brokers should need nothing:\n%s", phase, stdout)
 	}
+	written := map[int]string{}
 	for _, id := range c.Controllers() {
 		dir := c.MetadataLogDir(id)
 		if err := os.RemoveAll(dir); err != nil {
@@ -97,18 +242,28 @@ func TestQuorumRebuildKafka(t *testing.T) {
 		if err := os.Rename(filepath.Join(out, "controller-"+strconv.Itoa(id)), dir); err != nil {
 			t.Fatal(err)
 		}
+		ld, err := metalog.OpenLogDir(dir)
+		if err != nil || ld.MetaProperties == nil {
+			t.Fatalf("%s: the rebuilt dir %s: %v", phase, dir, err)
+		}
+		written[id] = ld.MetaProperties.DirectoryID.String()
 	}
 
 	start := time.Now()
 	c.StartNodes(c.Controllers()...)
 	c.StartNodes(c.Brokers()...)
 	c.WaitBrokers(t, 2*time.Minute, c.Brokers()...)
-	t.Logf("rebuilt quorum and brokers up in %s", time.Since(start).Round(time.Second))
+	t.Logf("%s: rebuilt quorum and brokers up in %s", phase, time.Since(start).Round(time.Second))
+	qs, err := c.WaitQuorum(dr.ctx, 2*time.Minute, c.Controllers()...)
+	if err != nil {
+		t.Fatalf("%s: %v", phase, err)
+	}
+	checkDynamicVoters(t, qs, written)
 
 	// The metadata: kmeta diff of the running leader's dir against the
-	// copy before the loss.
-	code, diffOut, diffErr := runKmeta(t, "diff", beforeCopy, c.MetadataLogDir(survivor))
-	t.Logf("kmeta diff (exit %d):\n%s%s", code, diffOut, diffErr)
+	// leader's copy at the loss.
+	code, diffOut, diffErr := runKmeta(t, "diff", beforeDir, c.MetadataLogDir(qs.LeaderID))
+	t.Logf("%s: kmeta diff (exit %d):\n%s%s", phase, code, diffOut, diffErr)
 	// What a restart legitimately moves, and nothing else: the brokers
 	// stopped in a controlled way before the loss (fenced, their
 	// partitions leaderless with ELR), and re-registered after it (a new
@@ -126,21 +281,21 @@ func TestQuorumRebuildKafka(t *testing.T) {
 		}
 		rows++
 		if !moves[f[0]+"/"+f[5]] {
-			t.Errorf("a difference a restart does not explain: %s", ln)
+			t.Errorf("%s: a difference a restart does not explain: %s", phase, ln)
 		}
 	}
 	if code != exitOK && rows == 0 {
-		t.Errorf("kmeta diff exit %d with no difference row: %s", code, diffErr)
+		t.Errorf("%s: kmeta diff exit %d with no difference row: %s", phase, code, diffErr)
 	}
-	after, err := kafkatest.ConsumeAll(ctx, c, data.Topics, len(before))
+	after, err := kafkatest.ConsumeAll(dr.ctx, c, dr.data.Topics, len(dr.before))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", phase, err)
 	}
-	if dd := kafkatest.DiffMessages(before, after); len(dd) > 0 {
-		t.Fatalf("%d records differ after the rebuild, e.g.:\n%s", len(dd), strings.Join(dd[:min(10, len(dd))], "\n"))
+	if dd := kafkatest.DiffMessages(dr.before, after); len(dd) > 0 {
+		t.Fatalf("%s: %d records differ after the rebuild, e.g.:\n%s", phase, len(dd), strings.Join(dd[:min(10, len(dd))], "\n"))
 	}
-	t.Logf("all %d records read back", len(after))
-	if _, err := c.Admin(t).CreateTopic(ctx, 3, 3, nil, "after.rebuild"); err != nil {
-		t.Fatalf("creating a topic on the rebuilt quorum: %v", err)
+	t.Logf("%s: all %d records read back, %s after the restart", phase, len(after), time.Since(start).Round(100*time.Millisecond))
+	if _, err := c.Admin(t).CreateTopic(dr.ctx, 3, 3, nil, newTopic); err != nil {
+		t.Fatalf("%s: creating a topic on the rebuilt quorum: %v", phase, err)
 	}
 }

@@ -59,6 +59,10 @@ type Node struct {
 	SSLAltPort     int               // SSL listener on 127.0.0.2, not named by the certificate; 0 unless SSL
 	SASLSSLPort    int               // SASL_SSL listener; 0 unless SSL and SASL
 	ControllerPort int               // CONTROLLER listener; 0 on brokers
+	// DirectoryID is the directory.id the harness chose for the node at
+	// format time (a controller of a dynamic quorum of several); "" when
+	// format chose it.
+	DirectoryID string
 	// JVM are extra JVM options for the server (e.g. a larger -Xmx: the
 	// last -Xmx on a java command line wins).
 	JVM []string

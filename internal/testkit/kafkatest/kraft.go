@@ -37,8 +37,11 @@ type KRaftOptions struct {
 	// "SCRAM-SHA-256=[name=alice,password=alice-secret]".
 	AddSCRAM []string
 	// DynamicQuorum formats a KIP-853 dynamic quorum (kraft.version 1):
-	// controller.quorum.bootstrap.servers plus --standalone. It needs
-	// exactly one controller (or one combined node).
+	// every node gets controller.quorum.bootstrap.servers, and the
+	// controllers are formatted with --standalone when there is one, or
+	// else each with the same --initial-controllers
+	// ID@HOST:PORT:DIRECTORY_ID list (each controller's own directory id,
+	// made here and kept in Node.DirectoryID).
 	DynamicQuorum bool
 
 	// SASL adds a SASL_PLAINTEXT listener to every broker with PLAIN (user
@@ -108,9 +111,6 @@ func StartKRaft(t testing.TB, d *Distribution, opts KRaftOptions) *Cluster {
 	if combined {
 		nControllers = opts.Brokers
 	}
-	if opts.DynamicQuorum && nControllers != 1 {
-		t.Fatalf("kafkatest: DynamicQuorum supports exactly one controller, not %d", nControllers)
-	}
 
 	type spec struct {
 		id    int
@@ -161,6 +161,21 @@ func StartKRaft(t testing.TB, d *Distribution, opts KRaftOptions) *Cluster {
 		}
 		nodes = append(nodes, n)
 	}
+	// A dynamic quorum of several controllers is formatted from one list
+	// naming each voter's directory id: format writes that id into the
+	// controller's meta.properties and the voters into its bootstrap
+	// snapshot, so every controller must get the same list.
+	var initialControllers string
+	if opts.DynamicQuorum && nControllers > 1 {
+		var vs []string
+		for _, n := range nodes {
+			if n.IsController() {
+				n.DirectoryID = randomUUID()
+				vs = append(vs, fmt.Sprintf("%d@127.0.0.1:%d:%s", n.ID, n.ControllerPort, n.DirectoryID))
+			}
+		}
+		initialControllers = strings.Join(vs, ",")
+	}
 	replication := strconv.Itoa(min(3, max(1, opts.Brokers)))
 	for _, n := range nodes {
 		p := kraftProps(c, n, opts, replication)
@@ -197,7 +212,11 @@ func StartKRaft(t testing.TB, d *Distribution, opts KRaftOptions) *Cluster {
 	for i, n := range nodes {
 		args := slicesClone(formatArgs)
 		if opts.DynamicQuorum && n.IsController() {
-			args = append(args, "--standalone")
+			if initialControllers != "" {
+				args = append(args, "--initial-controllers", initialControllers)
+			} else {
+				args = append(args, "--standalone")
+			}
 		}
 		wg.Go(func() {
 			sem <- struct{}{}
@@ -223,6 +242,16 @@ func StartKRaft(t testing.TB, d *Distribution, opts KRaftOptions) *Cluster {
 	var ids []int
 	for _, n := range nodes {
 		ids = append(ids, n.ID)
+	}
+	// Several dynamic voters started with the brokers can elect twice, and
+	// a broker that learned the first leader was seen to keep sending its
+	// registration there until it gave up (4.4.0): the brokers start once
+	// the controllers are up.
+	if initialControllers != "" && len(c.Brokers()) > 0 {
+		if err := c.startNodes(opts.StartTimeout, c.Controllers()...); err != nil {
+			t.Fatal(err)
+		}
+		ids = c.Brokers()
 	}
 	if err := c.startNodes(opts.StartTimeout, ids...); err != nil {
 		t.Fatal(err)
