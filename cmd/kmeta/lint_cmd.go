@@ -32,14 +32,14 @@ func lintCommand(load imageLoader) *cli.Command {
 			"--exceptions FILE accepts findings on purpose (JSON: {\"exceptions\": [{\"rule\": CODE, \"topics\": GLOB,\n" +
 			"\"reason\": TEXT}]}; topics left out covers the rule everywhere).\n" +
 			"Exit 0 when no finding at or above --fail-on remains, 1 when one does, 2 when the source could not\n" +
-			"be read or no selected rule could run.\n\n" + sourceHelp,
-		Flags: append(sourceFlags(),
+			"be read or no selected rule could run.\n" + htmlHelp + "\n\n" + sourceHelp,
+		Flags: append(append(sourceFlags(),
 			&cli.StringSliceFlag{Name: "rule", Usage: "run only the rule `CODE` (repeatable)"},
 			&cli.StringSliceFlag{Name: "skip", Usage: "leave the rule `CODE` out (repeatable)"},
 			&cli.StringFlag{Name: "exceptions", Usage: "accepted findings, a JSON `FILE` (per rule, per topic pattern, with a reason)"},
 			&cli.StringFlag{Name: "fail-on", Value: string(model.SevError), Usage: "exit 1 on a finding at or above `SEVERITY` (critical, error, warning, info)"},
 			&cli.BoolFlag{Name: "list-rules", Usage: "list the rules (code, family, severity, what each checks) and exit"},
-		),
+		), reportFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.Bool("list-rules") {
 				return emit(c, lintRulesReport())

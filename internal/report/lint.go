@@ -104,5 +104,32 @@ func Lint(r *lint.Result, failOn model.Severity) Report {
 	case doc.Failing:
 		out.Exit, out.Why = Findings, fmt.Sprintf("findings at or above %s", failOn)
 	}
+	out.Sections = append(out.Sections, lintPageLines(acceptedLines, notRun)...)
+	out.Page = lintPage(r, failOn, summary, open, acceptedLines, notRun, out.Exit)
+	return out
+}
+
+// lintPage is lint's page: the open findings grouped by family (each fix
+// with its copy button), the findings by family and severity (the page's
+// own chart), the rules table and, as lines, the accepted findings and
+// the rules that could not run.
+func lintPage(r *lint.Result, failOn model.Severity, summary string, open []model.Finding, accepted, notRun []string, e Exit) *printer.Page {
+	p := &printer.Page{Title: "kmeta lint", Verdict: summary, Status: status(e), Findings: open,
+		Facts: [][2]string{{"source", r.Source}, {"fails on", string(failOn) + " and above"}}}
+	if len(accepted) > 0 || len(notRun) > 0 {
+		p.Facts = append(p.Facts, [2]string{"accepted, not run", fmt.Sprintf("%d accepted by exceptions, %d rules not run (listed under Details)", len(accepted), len(notRun))})
+	}
+	return p
+}
+
+// lintPageLines are the text-only lines the page shows too, under
+// Details: the accepted findings and the rules that could not run.
+func lintPageLines(accepted, notRun []string) []printer.Section {
+	var out []printer.Section
+	for _, ls := range [][]string{accepted, notRun} {
+		if len(ls) > 0 {
+			out = append(out, printer.Section{Only: printer.HTML, Lines: ls})
+		}
+	}
 	return out
 }
