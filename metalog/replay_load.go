@@ -20,6 +20,9 @@ type ImageOptions struct {
 	Reader   ReaderOptions
 	// Progress, when set, is called with bytes read so far and the total.
 	Progress func(done, total int64)
+	// Observe, when set, is the replayer's Observe: called after each
+	// record that took effect (see Replayer.Observe).
+	Observe func(img *model.Image, pos Position, rec records.Message)
 }
 
 // Warning codes LoadImage adds to the model's (model.Warn*).
@@ -125,6 +128,7 @@ func LoadImageDir(d *LogDir, opts ImageOptions) (*ImageResult, error) {
 		check:   NewChecker(d, CheckOptions{Strict: true, Reader: opts.Reader}),
 		unknown: map[string]*model.Location{},
 	}
+	l.rp.Observe = opts.Observe
 	l.planWarnings()
 	for _, f := range d.DataFiles() {
 		l.total += f.Size

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/lint"
@@ -89,6 +90,7 @@ func Lint(r *lint.Result, failOn model.Severity) Report {
 			printer.Section{Only: printer.Text, Lines: printer.FindingsLines(open)},
 			printer.Section{Only: printer.Table, Rows: &rows})
 	}
+	out.Sections = append(out.Sections, lintSince(r.Findings)...)
 	if len(accepted) > 0 {
 		out.Sections = append(out.Sections, printer.Section{Only: printer.Text, Lines: acceptedLines})
 	}
@@ -132,4 +134,30 @@ func lintPageLines(accepted, notRun []string) []printer.Section {
 		}
 	}
 	return out
+}
+
+// lintSince, with --history, says from when each finding has held: a
+// line (text) or row (table) per finding, in the findings' order.
+func lintSince(fs []lint.Finding) []printer.Section {
+	rows := printer.Rows{Columns: []printer.Column{
+		{Header: "RULE", Key: "rule", Essential: true}, {Header: "ENTITY", Key: "entity", Essential: true},
+		{Header: "SINCE OFFSET", Key: "since.offset", Essential: true}, {Header: "SINCE TIME", Key: "since.time"},
+		{Header: "RECORD", Key: "since.record", Essential: true},
+	}}
+	var lines []string
+	for _, f := range fs {
+		if f.Since == nil {
+			continue
+		}
+		t := ""
+		if !f.Since.Time.IsZero() {
+			t = f.Since.Time.Format(time.RFC3339Nano)
+		}
+		lines = append(lines, printer.Clean(fmt.Sprintf("since offset %d (%s, %s): %s %s", f.Since.Offset, t, f.Since.Record, f.Code, f.Entity)))
+		rows.Rows = append(rows.Rows, []string{f.Code, printer.Clean(f.Entity), fmt.Sprint(f.Since.Offset), t, f.Since.Record})
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return []printer.Section{{Only: printer.Text, Lines: lines}, {Only: printer.Table, Rows: &rows}}
 }
