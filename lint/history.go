@@ -56,6 +56,14 @@ type scope struct {
 // finding present, the position since which it has held. Memory is
 // proportional to the findings present (plus the rules' scratch), not to
 // the records replayed.
+//
+// Cost: a partition record costs its partition's and topic's checks,
+// plus the three Cluster rules that walk every partition
+// (InputPartitions: preferred-leader imbalance, brokers without replicas,
+// throttles left set), which is O(partitions) per partition record; a
+// broker, feature or cluster-config record re-runs every check reading
+// it over every partition. Those walks are what an incremental count
+// per broker would remove.
 type Tracker struct {
 	opts  Options
 	rules []*Rule
@@ -88,15 +96,22 @@ func NewTracker(opts Options) (*Tracker, error) {
 // Observe re-evaluates what ch touched on img, the image as of ch.
 func (t *Tracker) Observe(img *model.Image, ch Change) {
 	if t.c == nil || t.c.Img != img {
-		// The first record, or replay started over (a snapshot).
+		// The first record, or replay started over on a new image:
+		// nothing held before holds on it.
 		t.c = newContext(img, t.opts.Bootstrap)
+		clear(t.since)
+		clear(t.byScope)
 	}
 	at := Since{Offset: ch.Offset, Time: ch.Time, Record: ch.Record}
 	in := ch.Inputs
 	if ch.Topic != "" {
-		if ch.Config {
+		switch {
+		case ch.Config:
 			in |= InputTopicConfig
-		} else {
+		case ch.Removed:
+			// Its partitions and its configs go with it.
+			in |= InputPartitions | InputTopicConfig
+		default:
 			in |= InputPartitions
 		}
 		if ch.Partition < 0 && !ch.Config {
