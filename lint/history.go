@@ -57,13 +57,15 @@ type scope struct {
 // proportional to the findings present (plus the rules' scratch), not to
 // the records replayed.
 //
-// Cost: a partition record costs its partition's and topic's checks,
-// plus the three Cluster rules that walk every partition
-// (InputPartitions: preferred-leader imbalance, brokers without replicas,
-// throttles left set), which is O(partitions) per partition record; a
+// Cost: a partition record costs its partition's checks. The checks that
+// walk a whole topic (its Topic rules) or every partition (the three
+// Cluster rules of InputPartitions: preferred-leader imbalance, brokers
+// without replicas, throttles left set) run once per batch that touched
+// them (Flush, after each batch), so their findings hold
+// since the last record of that batch that touched their scope (for a
+// topic's rules, the last record of the batch about that topic). A
 // broker, feature or cluster-config record re-runs every check reading
-// it over every partition. Those walks are what an incremental count
-// per broker would remove.
+// it, over every partition.
 type Tracker struct {
 	opts  Options
 	rules []*Rule
@@ -73,6 +75,13 @@ type Tracker struct {
 	byScope map[scope]map[fkey]struct{}
 	c       *Context
 	scratch []*model.Partition
+	// The checks that walk a whole topic (Topic rules) or every partition
+	// (Cluster rules of InputPartitions) are not re-run after each
+	// partition record but once per batch (the records of one batch
+	// time): pendTopics holds each touched topic's last record, pendWalk
+	// the batch's last partition record, until the caller's Flush.
+	pendTopics map[string]Since
+	pendWalk   *Since
 }
 
 // NewTracker starts a tracker for the rules opts selects.
@@ -83,7 +92,7 @@ func NewTracker(opts Options) (*Tracker, error) {
 	if err := CheckCodes(opts.Skip); err != nil {
 		return nil, err
 	}
-	t := &Tracker{opts: opts, since: map[fkey]Since{}, byScope: map[scope]map[fkey]struct{}{}}
+	t := &Tracker{opts: opts, since: map[fkey]Since{}, byScope: map[scope]map[fkey]struct{}{}, pendTopics: map[string]Since{}}
 	for _, r := range Rules() {
 		if len(opts.Only) > 0 && !slices.Contains(opts.Only, r.Code) || slices.Contains(opts.Skip, r.Code) {
 			continue
@@ -101,6 +110,8 @@ func (t *Tracker) Observe(img *model.Image, ch Change) {
 		t.c = newContext(img, t.opts.Bootstrap)
 		clear(t.since)
 		clear(t.byScope)
+		clear(t.pendTopics)
+		t.pendWalk = nil
 	}
 	at := Since{Offset: ch.Offset, Time: ch.Time, Record: ch.Record}
 	in := ch.Inputs
@@ -144,6 +155,10 @@ func (t *Tracker) Observe(img *model.Image, ch Change) {
 		if r.Cluster == nil || !cluster && r.Inputs&in == 0 {
 			continue
 		}
+		if !cluster && r.Inputs&InputPartitions != 0 && in&InputTopicConfig == 0 {
+			t.pendWalk = &at // once, at the end of the batch
+			continue
+		}
 		if r.Inputs&InputPartitions != 0 {
 			t.ensureTopics()
 			t.c.refreshReplicas()
@@ -171,10 +186,10 @@ func (t *Tracker) applies(r *Rule) bool {
 // evalTopic runs tp's topic checks and the partition checks of part (all
 // its partitions when part is -1).
 func (t *Tracker) evalTopic(tp *model.Topic, part int32, at Since) {
+	t.pendTopics[tp.Name] = at // the topic checks, at the end of the batch
 	for _, r := range t.rules {
 		switch {
 		case r.Topic != nil:
-			t.run(r, tp, nil, at)
 		case r.Partition != nil:
 			if part >= 0 {
 				if p := tp.Partitions[part]; p != nil {
@@ -252,8 +267,48 @@ func (t *Tracker) settle(sc scope, code string, fs []Finding, at Since) {
 	}
 }
 
+// Flush runs the checks the batch left pending, on the image as the
+// batch left it: each touched topic's Topic checks, as of the last record
+// that touched it, and the Cluster checks that walk every partition, as
+// of the batch's last partition record. The caller calls it after each
+// batch (metalog's BatchDone); Annotate calls it too.
+func (t *Tracker) Flush() {
+	if t.c == nil {
+		return
+	}
+	t.flush()
+}
+
+func (t *Tracker) flush() {
+	for name, at := range t.pendTopics {
+		if tp := t.c.Img.Topics[name]; tp != nil {
+			for _, r := range t.rules {
+				if r.Topic != nil {
+					t.run(r, tp, nil, at)
+				}
+			}
+		}
+	}
+	clear(t.pendTopics)
+	if at := t.pendWalk; at != nil {
+		t.pendWalk = nil
+		t.ensureTopics()
+		t.c.refreshReplicas()
+		for _, r := range t.rules {
+			if r.Cluster != nil && r.Inputs&InputPartitions != 0 {
+				var fs []Finding
+				if t.applies(r) {
+					fs = r.Cluster(t.c)
+				}
+				t.settle(scope{cluster: true}, r.Code, fs, *at)
+			}
+		}
+	}
+}
+
 // dropTopic forgets the findings of a topic that is gone.
 func (t *Tracker) dropTopic(name string) {
+	delete(t.pendTopics, name)
 	for sc, have := range t.byScope {
 		if sc.cluster || sc.topic != name {
 			continue
@@ -276,6 +331,7 @@ func (t *Tracker) ensureTopics() {
 // Annotate sets the Since of res's findings (a Run on the image the
 // tracker ended on); a finding the tracker did not see appear keeps nil.
 func (t *Tracker) Annotate(res *Result) {
+	t.Flush()
 	for i := range res.Findings {
 		f := &res.Findings[i]
 		if s, ok := t.since[fkey{f.Code, f.Entity}]; ok {
@@ -284,5 +340,6 @@ func (t *Tracker) Annotate(res *Result) {
 	}
 }
 
-// Tracked is the number of findings present.
+// Tracked is the number of findings present (as of the last Annotate or
+// the last batch).
 func (t *Tracker) Tracked() int { return len(t.since) }

@@ -21,8 +21,11 @@ type ImageOptions struct {
 	// Progress, when set, is called with bytes read so far and the total.
 	Progress func(done, total int64)
 	// Observe, when set, is the replayer's Observe: called after each
-	// record that took effect (see Replayer.Observe).
-	Observe func(img *model.Image, pos Position, rec records.Message)
+	// record that took effect (see Replayer.Observe). BatchDone, when
+	// set, is called after each batch's records were applied (a tracker
+	// evaluates there what it keeps per batch).
+	Observe   func(img *model.Image, pos Position, rec records.Message)
+	BatchDone func()
 }
 
 // Warning codes LoadImage adds to the model's (model.Warn*).
@@ -339,6 +342,9 @@ func (l *loader) apply1(f DataFile, a *batchAhead, snapshot bool, from int64, sk
 	}
 	b.minOffset = from
 	l.apply(f, a, snapshot)
+	if l.opts.BatchDone != nil {
+		l.opts.BatchDone()
+	}
 	if l.opts.AtOffset >= 0 && !snapshot && b.LastOffset() >= l.opts.AtOffset {
 		l.stop = true
 		*skipRest = true

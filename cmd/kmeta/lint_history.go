@@ -86,7 +86,7 @@ func loadHistory(c *cli.Context, raw string, tr *lint.Tracker) (*model.Image, er
 	}
 	defer lessGC()()
 	h := newHistoryObserver(tr)
-	res, err := loadPointWith(c, spec, source.Options{Observe: h.observe})
+	res, err := loadPointWith(c, spec, source.Options{Observe: h.observe, BatchDone: tr.Flush})
 	if err != nil {
 		return nil, err
 	}
