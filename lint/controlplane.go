@@ -41,6 +41,7 @@ func hasVoters(c *Context) (bool, string) {
 var controlPlaneRules = []*Rule{
 	{
 		Code: CodeQuorumSingleVoter, Family: ControlPlane, Severity: model.SevError,
+		Inputs:  InputQuorum,
 		Title:   "a controller quorum of one voter: losing it stops every metadata change",
 		Needs:   []model.Field{model.FieldQuorum},
 		Applies: hasVoters,
@@ -57,6 +58,7 @@ var controlPlaneRules = []*Rule{
 	},
 	{
 		Code: CodeQuorumEvenVoters, Family: ControlPlane, Severity: model.SevWarning,
+		Inputs:  InputQuorum,
 		Title:   "a controller quorum of an even number of voters",
 		Needs:   []model.Field{model.FieldQuorum},
 		Applies: hasVoters,
@@ -122,8 +124,9 @@ var controlPlaneRules = []*Rule{
 	},
 	{
 		Code: CodeMigrationHalfDone, Family: ControlPlane, Severity: model.SevError,
-		Title: "a ZooKeeper to KRaft migration left half done (a /migration znode, or a KRaft migration state short of POST_MIGRATION)",
-		Needs: []model.Field{model.FieldMigration},
+		Inputs: InputMigration,
+		Title:  "a ZooKeeper to KRaft migration left half done (a /migration znode, or a KRaft migration state short of POST_MIGRATION)",
+		Needs:  []model.Field{model.FieldMigration},
 		Cluster: func(c *Context) []Finding {
 			m := c.Img.Migration
 			if m == nil {

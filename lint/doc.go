@@ -23,7 +23,7 @@
 //   - Cluster: called once (brokers, quorum, features, ZooKeeper state,
 //     and rules that weigh every partition together, such as balance).
 //
-// # Incremental evaluation (for a replay-driven tracker)
+// # Incremental evaluation (Tracker, lint --history)
 //
 // The scopes are what makes a tracker fed by replay steps cheap: after a
 // record changes one partition, it calls only the Partition checks for

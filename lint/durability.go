@@ -99,7 +99,7 @@ var durabilityRules = []*Rule{
 		Code: CodeUncleanElection, Family: Durability, Severity: model.SevError,
 		Title:  "unclean.leader.election.enable=true on a topic, a broker or the cluster default",
 		Needs:  []model.Field{model.FieldTopicConfigs, model.FieldBrokerConfigs},
-		Inputs: InputClusterConfig,
+		Inputs: InputClusterConfig | InputTopicConfig,
 		Cluster: func(c *Context) []Finding {
 			const key = "unclean.leader.election.enable"
 			r := rule(CodeUncleanElection)

@@ -55,7 +55,7 @@ var leftoverRules = []*Rule{
 		Code: CodeThrottleLeftSet, Family: Leftovers, Severity: model.SevWarning,
 		Title:  "replication throttles set while no reassignment is in flight",
 		Needs:  []model.Field{model.FieldTopics, model.FieldTopicConfigs, model.FieldBrokerConfigs, model.FieldPartitionReassignment},
-		Inputs: InputClusterConfig,
+		Inputs: InputClusterConfig | InputTopicConfig | InputPartitions,
 		Cluster: func(c *Context) []Finding {
 			r := rule(CodeThrottleLeftSet)
 			why := "replication of these replicas stays capped: after a broker failure they catch up slowly, or never under load"

@@ -30,6 +30,15 @@ const (
 	InputBrokers       Input = 1 << iota // registrations: fenced, racks, ids
 	InputClusterConfig                   // broker and cluster-default configs
 	InputFeatures                        // finalized features (ELR, metadata.version)
+	// InputTopicConfig: a Cluster rule that reads topic configs.
+	InputTopicConfig
+	// InputPartitions: a Cluster rule that walks every partition (so a
+	// tracker re-runs it after any partition change).
+	InputPartitions
+	// InputQuorum and InputMigration: the controller quorum (control
+	// records) and the ZooKeeper migration state.
+	InputQuorum
+	InputMigration
 )
 
 // Rule is one entry of the registry. Exactly one of Partition, Topic and
@@ -85,6 +94,8 @@ type Finding struct {
 	// Excepted is the reason of the exception that covers the finding
 	// (an accepted finding never fails the run).
 	Excepted string `json:"excepted,omitempty"`
+	// Since, with --history, is from when the finding has held.
+	Since *Since `json:"since,omitempty"`
 }
 
 // newFinding builds a finding of rule r.
@@ -185,7 +196,9 @@ func Run(img *model.Image, opts Options) (*Result, error) {
 		return nil, err
 	}
 	c := newContext(img, opts.Bootstrap)
-	res := &Result{Source: img.Provenance.Source}
+	// Rules are counted through pointers into res.Rules: its capacity
+	// is fixed first, so that no append moves them.
+	res := &Result{Source: img.Provenance.Source, Rules: make([]RuleRun, 0, len(Rules()))}
 	var part, topic []*Rule
 	runs := map[string]*RuleRun{}
 	for _, r := range Rules() {
@@ -285,6 +298,12 @@ func newContext(img *model.Image, bootstrap string) *Context {
 // refresh recomputes what the context derives from brokers and
 // partitions (a tracker calls it after a broker change).
 func (c *Context) refresh() {
+	c.refreshBrokers()
+	c.refreshReplicas()
+}
+
+// refreshBrokers recomputes the broker ids and racks.
+func (c *Context) refreshBrokers() {
 	c.brokerIDs = c.brokerIDs[:0]
 	for _, b := range c.Img.SortedBrokers() {
 		c.brokerIDs = append(c.brokerIDs, b.ID)
@@ -295,6 +314,10 @@ func (c *Context) refresh() {
 			c.racks[id] = *b.Rack
 		}
 	}
+}
+
+// refreshReplicas recounts the replicas per broker.
+func (c *Context) refreshReplicas() {
 	c.replicas = map[int32]int{}
 	for _, t := range c.topics {
 		for _, p := range t.Partitions {

@@ -121,7 +121,7 @@ var placementRules = []*Rule{
 		Code: CodeLeaderImbalance, Family: Placement, Severity: model.SevWarning,
 		Title:  "a broker whose partitions are led elsewhere beyond leader.imbalance.per.broker.percentage",
 		Needs:  []model.Field{model.FieldTopics, model.FieldBrokerConfigs},
-		Inputs: InputClusterConfig,
+		Inputs: InputClusterConfig | InputPartitions,
 		Cluster: func(c *Context) []Finding {
 			pct := 10
 			if v, ok := c.config(model.ConfigBroker, "", "leader.imbalance.per.broker.percentage"); ok {
@@ -160,7 +160,7 @@ var placementRules = []*Rule{
 		Code: CodeBrokerNoReplicas, Family: Placement, Severity: model.SevInfo,
 		Title:  "an available broker that holds no replica",
 		Needs:  []model.Field{model.FieldTopics, model.FieldBrokers},
-		Inputs: InputBrokers,
+		Inputs: InputBrokers | InputPartitions,
 		Cluster: func(c *Context) []Finding {
 			if len(c.topics) == 0 {
 				return nil

@@ -47,6 +47,13 @@ type Replayer struct {
 	// took no effect (unknown types, records Kafka refuses, aborted
 	// transactions).
 	Applied, Skipped int64
+	// Observe, when set, is called after each record that took effect
+	// (a metadata record, or a control record), with the image as it
+	// now is: a replay-driven tracker (lint --history) re-evaluates what
+	// the record touched, during the one replay. A transaction's records
+	// are observed one by one at its End. Neither rec nor the image may
+	// be kept past the call (decoders reuse records).
+	Observe func(img *model.Image, pos Position, rec records.Message)
 }
 
 type pending struct {
@@ -150,6 +157,9 @@ func (r *Replayer) ApplyControl(pos Position, c records.Control) {
 			q.Voters = append(q.Voters, mv)
 		}
 	}
+	if r.Observe != nil {
+		r.Observe(r.img, pos, c)
+	}
 }
 
 // maxRFC3339Millis is 9999-12-31T23:59:59.999Z in Unix milliseconds.
@@ -173,6 +183,9 @@ func (r *Replayer) apply(pos Position, rec records.Metadata) {
 	r.mark(pos)
 	if r.applyRecord(rec) {
 		r.Applied++
+		if r.Observe != nil {
+			r.Observe(r.img, pos, rec)
+		}
 	} else {
 		r.Skipped++
 	}
@@ -561,6 +574,9 @@ func (r *Replayer) applyPartition(pos Position, m *records.PartitionRecord, p *m
 	r.mark(pos)
 	if addPartition(r.topic(m.TopicId), m, p) {
 		r.Applied++
+		if r.Observe != nil {
+			r.Observe(r.img, pos, m)
+		}
 	} else {
 		r.Skipped++
 	}

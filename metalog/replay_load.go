@@ -20,6 +20,12 @@ type ImageOptions struct {
 	Reader   ReaderOptions
 	// Progress, when set, is called with bytes read so far and the total.
 	Progress func(done, total int64)
+	// Observe, when set, is the replayer's Observe: called after each
+	// record that took effect (see Replayer.Observe). BatchDone, when
+	// set, is called after each batch's records were applied (a tracker
+	// evaluates there what it keeps per batch).
+	Observe   func(img *model.Image, pos Position, rec records.Message)
+	BatchDone func()
 }
 
 // Warning codes LoadImage adds to the model's (model.Warn*).
@@ -125,6 +131,7 @@ func LoadImageDir(d *LogDir, opts ImageOptions) (*ImageResult, error) {
 		check:   NewChecker(d, CheckOptions{Strict: true, Reader: opts.Reader}),
 		unknown: map[string]*model.Location{},
 	}
+	l.rp.Observe = opts.Observe
 	l.planWarnings()
 	for _, f := range d.DataFiles() {
 		l.total += f.Size
@@ -335,6 +342,9 @@ func (l *loader) apply1(f DataFile, a *batchAhead, snapshot bool, from int64, sk
 	}
 	b.minOffset = from
 	l.apply(f, a, snapshot)
+	if l.opts.BatchDone != nil {
+		l.opts.BatchDone()
+	}
 	if l.opts.AtOffset >= 0 && !snapshot && b.LastOffset() >= l.opts.AtOffset {
 		l.stop = true
 		*skipRest = true

@@ -24,9 +24,11 @@ type wantChart struct {
 
 // finding is what the page must show of each finding.
 type finding struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Class   string `json:"class"`
+	Code     string `json:"code"`
+	Message  string `json:"message"`
+	Class    string `json:"class"`
+	Severity string `json:"severity"`
+	Fix      string `json:"fix"`
 }
 
 // TestHTMLReportsInBrowser renders each command's html report from the
@@ -53,6 +55,7 @@ func TestHTMLReportsInBrowser(t *testing.T) {
 		{"verify", []string{"verify", "--zk", zk, "--kraft", "kraft:" + fixture44}, expectVerify, "kraft:" + fixture44},
 		{"migrate-plan", []string{"migrate", "plan", "--zk", zk, "--controllers", "1@127.0.0.1:9093"}, expectPlan, zk},
 		{"quorum-describe", []string{"quorum", "describe", fixture44}, expectQuorum, "ToAmJGLdjtzIec30sLZozA"},
+		{"lint", []string{"lint", fixture44}, expectLint, fixture44},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, js, stderr := runKmeta(t, append(tc.args, "-o", "json")...)
@@ -118,8 +121,27 @@ func checkReportPage(t *testing.T, p *browsertest.Page, fs []finding, charts []w
 	if !slices.Equal(got, want) {
 		t.Errorf("findings in the page:\n%q\nwant:\n%q", got, want)
 	}
+	// Every fix is on the page as it is in the JSON, with its copy button.
+	var fixes []string
+	for _, f := range fs {
+		if f.Fix != "" {
+			fixes = append(fixes, f.Fix)
+		}
+	}
+	gotFixes := browsertest.Eval[[]string](t, p, `Array.from(document.querySelectorAll("#findings code.fix")).filter(c => c.nextElementSibling && c.nextElementSibling.matches("button.copy")).map(c => c.textContent)`)
+	slices.Sort(fixes)
+	slices.Sort(gotFixes)
+	if !slices.Equal(gotFixes, fixes) {
+		t.Errorf("fixes with a copy button in the page:\n%q\nwant:\n%q", gotFixes, fixes)
+	}
 	if len(fs) > 0 {
-		charts = append(charts, wantChart{"findings", len(findingClasses(fs)), 3})
+		// Error, warning and info; critical too when a finding has it
+		// (lint's alone).
+		sevs := 3
+		if slices.ContainsFunc(fs, func(f finding) bool { return f.Severity == "critical" }) {
+			sevs++
+		}
+		charts = append(charts, wantChart{"findings", len(findingClasses(fs)), sevs})
 	}
 	ids := browsertest.Eval[[]string](t, p, `Array.from(document.querySelectorAll("figure.chart")).map(f => f.id)`)
 	var wantIDs []string
@@ -248,4 +270,27 @@ func expectQuorum(t *testing.T, js []byte) ([]finding, []wantChart) {
 		}
 	}
 	return doc.Findings, []wantChart{{"log-end-offset", n, 1}, {"lag", n, 1}}
+}
+
+// lint: the findings no exception covers, grouped by family, and the
+// chart of them by family and severity (the page's own); every fix in
+// the JSON is on the page with its copy button.
+func expectLint(t *testing.T, js []byte) ([]finding, []wantChart) {
+	var doc struct {
+		Findings []struct {
+			finding
+			Excepted string `json:"excepted"`
+		} `json:"findings"`
+	}
+	decode(t, js, &doc)
+	var out []finding
+	for _, f := range doc.Findings {
+		if f.Excepted == "" {
+			out = append(out, f.finding)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("the fixture lints clean: the lint page's findings and chart go untested")
+	}
+	return out, nil
 }

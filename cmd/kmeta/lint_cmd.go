@@ -32,14 +32,19 @@ func lintCommand(load imageLoader) *cli.Command {
 			"--exceptions FILE accepts findings on purpose (JSON: {\"exceptions\": [{\"rule\": CODE, \"topics\": GLOB,\n" +
 			"\"reason\": TEXT}]}; topics left out covers the rule everywhere).\n" +
 			"Exit 0 when no finding at or above --fail-on remains, 1 when one does, 2 when the source could not\n" +
-			"be read or no selected rule could run.\n\n" + sourceHelp,
-		Flags: append(sourceFlags(),
+			"be read or no selected rule could run.\n" +
+			"--history (a KRaft log dir, snapshots and segments) replays the log once, re-evaluating after each\n" +
+			"record only the checks whose scope it touched, and gives each finding the offset and batch time\n" +
+			"since which it has held, and the record there (since.offset, since.time, since.record); a finding\n" +
+			"that cleared and came back holds since its last appearance. Other sources are refused (exit 2).\n" + htmlHelp + "\n\n" + sourceHelp,
+		Flags: append(append(sourceFlags(),
 			&cli.StringSliceFlag{Name: "rule", Usage: "run only the rule `CODE` (repeatable)"},
 			&cli.StringSliceFlag{Name: "skip", Usage: "leave the rule `CODE` out (repeatable)"},
 			&cli.StringFlag{Name: "exceptions", Usage: "accepted findings, a JSON `FILE` (per rule, per topic pattern, with a reason)"},
 			&cli.StringFlag{Name: "fail-on", Value: string(model.SevError), Usage: "exit 1 on a finding at or above `SEVERITY` (critical, error, warning, info)"},
 			&cli.BoolFlag{Name: "list-rules", Usage: "list the rules (code, family, severity, what each checks) and exit"},
-		),
+			&cli.BoolFlag{Name: "history", Usage: "on a KRaft log: say for each finding since which offset and batch time it has held, and the record that made it so (one replay)"},
+		), reportFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.Bool("list-rules") {
 				return emit(c, lintRulesReport())
@@ -65,8 +70,16 @@ func lintCommand(load imageLoader) *cli.Command {
 			if err != nil {
 				return err
 			}
-			img, err := load(c, src)
-			if err != nil {
+			var tr *lint.Tracker
+			var img *model.Image
+			if c.Bool("history") {
+				if tr, err = lint.NewTracker(opts); err != nil {
+					return usageErrorf(c, "%v", err)
+				}
+				if img, err = loadHistory(c, src, tr); err != nil {
+					return err
+				}
+			} else if img, err = load(c, src); err != nil {
 				return err
 			}
 			// A fix names the live cluster it was read from; from files,
@@ -77,6 +90,9 @@ func lintCommand(load imageLoader) *cli.Command {
 			res, err := lint.Run(img, opts)
 			if err != nil {
 				return usageErrorf(c, "%v", err)
+			}
+			if tr != nil {
+				tr.Annotate(res)
 			}
 			if err := emit(c, report.Lint(res, failOn)); err != nil {
 				return err

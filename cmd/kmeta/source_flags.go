@@ -267,7 +267,12 @@ func loadSpec(c *cli.Context, spec source.Spec) (*source.Result, error) {
 // loadPoint is loadSpec for a spec whose point in time is already set
 // (commands of several sources apply the flags to each, by kind).
 func loadPoint(c *cli.Context, spec source.Spec) (*source.Result, error) {
-	var opts source.Options
+	return loadPointWith(c, spec, source.Options{})
+}
+
+// loadPointWith is loadPoint with options of the caller's (a replay
+// observer); the flags fill the rest.
+func loadPointWith(c *cli.Context, spec source.Spec, opts source.Options) (*source.Result, error) {
 	if spec.World == model.WorldZooKeeper {
 		var err error
 		if opts.ZK, err = zkReadOptions(c); err != nil {

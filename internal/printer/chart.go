@@ -36,6 +36,8 @@ type Series struct {
 	Values []float64
 	// Alert draws the series in the alert colour (differences, errors).
 	Alert bool
+	// Color, when set, is the series' fill (#RRGGBB) whatever its place.
+	Color string
 }
 
 // SeriesColors are the fills of a chart's series in order, and AlertColor
@@ -44,6 +46,9 @@ type Series struct {
 var (
 	SeriesColors = []string{"#3B6FB6", "#9DB8DE", "#E0A526", "#6B8E23", "#7F7F7F"}
 	AlertColor   = "#C0392B"
+	// CriticalColor fills the critical findings of lint's page, darker
+	// than the alert colour of errors.
+	CriticalColor = "#6E1A12"
 )
 
 // Bars is how many bars ch draws: one per label and series.
@@ -51,6 +56,9 @@ func (ch Chart) Bars() int { return len(ch.Labels) * len(ch.Series) }
 
 // SeriesColor is the fill series i of ch is drawn in.
 func (ch Chart) SeriesColor(i int) string {
+	if c := ch.Series[i].Color; c != "" {
+		return c
+	}
 	if ch.Series[i].Alert {
 		return AlertColor
 	}

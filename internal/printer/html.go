@@ -148,6 +148,16 @@ type htmlFinding struct {
 // severityOrder is the order severities are counted and drawn in.
 var severityOrder = []model.Severity{model.SevError, model.SevWarning, model.SevInfo}
 
+// pageSeverities are the severities a page counts and draws: critical
+// (lint's alone) only when a finding has it, so the pages of commands
+// that never report it keep their three rows and series.
+func pageSeverities(fs []model.Finding) []model.Severity {
+	if model.CountSeverity(fs, model.SevCritical) > 0 {
+		return append([]model.Severity{model.SevCritical}, severityOrder...)
+	}
+	return severityOrder
+}
+
 // unclassified is the group of findings that name no class.
 const unclassified = "general"
 
@@ -156,7 +166,7 @@ func pageView(d Document, opt HTMLOptions) (htmlPage, error) {
 	v := htmlPage{Title: p.Title, Verdict: p.Verdict, Status: string(p.Status), Version: opt.Version,
 		Made: opt.Made.UTC().Format(time.RFC3339), CSS: template.CSS(reportCSS), JS: template.JS(reportJS),
 		Facts: p.Facts, Total: len(p.Findings), Collapse: CollapseAbove}
-	for _, s := range severityOrder {
+	for _, s := range pageSeverities(p.Findings) {
 		v.Severities = append(v.Severities, htmlCount{string(s), model.CountSeverity(p.Findings, s)})
 	}
 	// Groups by class, in the order classes first appear (the findings
@@ -243,7 +253,7 @@ func findingView(f model.Finding, rank int) htmlFinding {
 // severity, stacked.
 func findingsChart(fs []model.Finding, classes []string) Chart {
 	ch := Chart{ID: "findings", Title: "Findings by class and severity", XLabel: "class", YLabel: "findings", Labels: classes, Stacked: true}
-	for _, s := range severityOrder {
+	for _, s := range pageSeverities(fs) {
 		vals := make([]float64, len(classes))
 		for _, f := range fs {
 			cl := f.Class
@@ -254,7 +264,11 @@ func findingsChart(fs []model.Finding, classes []string) Chart {
 				vals[slices.Index(classes, cl)]++
 			}
 		}
-		ch.Series = append(ch.Series, Series{Name: string(s), Values: vals, Alert: s == model.SevError})
+		se := Series{Name: string(s), Values: vals, Alert: s == model.SevError}
+		if s == model.SevCritical {
+			se.Color = CriticalColor
+		}
+		ch.Series = append(ch.Series, se)
 	}
 	return ch
 }

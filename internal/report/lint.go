@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/lint"
@@ -89,6 +90,7 @@ func Lint(r *lint.Result, failOn model.Severity) Report {
 			printer.Section{Only: printer.Text, Lines: printer.FindingsLines(open)},
 			printer.Section{Only: printer.Table, Rows: &rows})
 	}
+	out.Sections = append(out.Sections, lintSince(r.Findings)...)
 	if len(accepted) > 0 {
 		out.Sections = append(out.Sections, printer.Section{Only: printer.Text, Lines: acceptedLines})
 	}
@@ -104,5 +106,58 @@ func Lint(r *lint.Result, failOn model.Severity) Report {
 	case doc.Failing:
 		out.Exit, out.Why = Findings, fmt.Sprintf("findings at or above %s", failOn)
 	}
+	out.Sections = append(out.Sections, lintPageLines(acceptedLines, notRun)...)
+	out.Page = lintPage(r, failOn, summary, open, acceptedLines, notRun, out.Exit)
 	return out
+}
+
+// lintPage is lint's page: the open findings grouped by family (each fix
+// with its copy button), the findings by family and severity (the page's
+// own chart), the rules table and, as lines, the accepted findings and
+// the rules that could not run.
+func lintPage(r *lint.Result, failOn model.Severity, summary string, open []model.Finding, accepted, notRun []string, e Exit) *printer.Page {
+	p := &printer.Page{Title: "kmeta lint", Verdict: summary, Status: status(e), Findings: open,
+		Facts: [][2]string{{"source", r.Source}, {"fails on", string(failOn) + " and above"}}}
+	if len(accepted) > 0 || len(notRun) > 0 {
+		p.Facts = append(p.Facts, [2]string{"accepted, not run", fmt.Sprintf("%d accepted by exceptions, %d rules not run (listed under Details)", len(accepted), len(notRun))})
+	}
+	return p
+}
+
+// lintPageLines are the text-only lines the page shows too, under
+// Details: the accepted findings and the rules that could not run.
+func lintPageLines(accepted, notRun []string) []printer.Section {
+	var out []printer.Section
+	for _, ls := range [][]string{accepted, notRun} {
+		if len(ls) > 0 {
+			out = append(out, printer.Section{Only: printer.HTML, Lines: ls})
+		}
+	}
+	return out
+}
+
+// lintSince, with --history, says from when each finding has held: a
+// line (text) or row (table) per finding, in the findings' order.
+func lintSince(fs []lint.Finding) []printer.Section {
+	rows := printer.Rows{Columns: []printer.Column{
+		{Header: "RULE", Key: "rule", Essential: true}, {Header: "ENTITY", Key: "entity", Essential: true},
+		{Header: "SINCE OFFSET", Key: "since.offset", Essential: true}, {Header: "SINCE TIME", Key: "since.time"},
+		{Header: "RECORD", Key: "since.record", Essential: true},
+	}}
+	var lines []string
+	for _, f := range fs {
+		if f.Since == nil {
+			continue
+		}
+		t := ""
+		if !f.Since.Time.IsZero() {
+			t = f.Since.Time.Format(time.RFC3339Nano)
+		}
+		lines = append(lines, printer.Clean(fmt.Sprintf("since offset %d (%s, %s): %s %s", f.Since.Offset, t, f.Since.Record, f.Code, f.Entity)))
+		rows.Rows = append(rows.Rows, []string{f.Code, printer.Clean(f.Entity), fmt.Sprint(f.Since.Offset), t, f.Since.Record})
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return []printer.Section{{Only: printer.Text, Lines: lines}, {Only: printer.Table, Rows: &rows}}
 }

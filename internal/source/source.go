@@ -60,6 +60,7 @@ import (
 
 	"github.com/kmeta/kmeta/kafkaread"
 	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/zkread"
 )
@@ -526,6 +527,11 @@ type Options struct {
 	// Progress reports bytes (KRaft logs, ZooKeeper data dirs) or znodes
 	// (a live ZooKeeper).
 	Progress func(done, total int64)
+	// Observe, on a KRaft log, is called after each replayed record that
+	// took effect (metalog.Replayer.Observe), BatchDone after each batch
+	// (metalog.ImageOptions); other worlds ignore them.
+	Observe   func(img *model.Image, pos metalog.Position, rec records.Message)
+	BatchDone func()
 }
 
 // Result is a loaded view. Its image carries the typed warnings
@@ -575,7 +581,7 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 				return nil, err
 			}
 		}
-		r, err := metalog.LoadImageDir(d, metalog.ImageOptions{AtOffset: at, Progress: opts.Progress})
+		r, err := metalog.LoadImageDir(d, metalog.ImageOptions{AtOffset: at, Progress: opts.Progress, Observe: opts.Observe, BatchDone: opts.BatchDone})
 		if err != nil {
 			return nil, err
 		}

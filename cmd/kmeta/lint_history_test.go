@@ -1,0 +1,248 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/metalog/records"
+	"github.com/kmeta/kmeta/model"
+)
+
+// historyFinding is a finding of lint --history -o json.
+type historyFinding struct {
+	Code   string `json:"code"`
+	Entity string `json:"entity"`
+	Since  *struct {
+		Offset int64     `json:"offset"`
+		Time   time.Time `json:"time"`
+		Record string    `json:"record"`
+	} `json:"since"`
+}
+
+func lintHistory(t *testing.T, src string) map[string]historyFinding {
+	t.Helper()
+	code, out, stderr := runKmeta(t, "lint", "--history", "-o", "json", src)
+	if code == exitFailure {
+		t.Fatalf("lint --history: exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Findings []historyFinding `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	got := map[string]historyFinding{}
+	for _, f := range doc.Findings {
+		got[f.Code+" "+f.Entity] = f
+	}
+	return got
+}
+
+// dumpRecord is a record as kmeta log dump prints it.
+type dumpRecord struct {
+	Offset int64
+	Time   int64
+	Type   string
+	Data   map[string]any
+}
+
+var dumpLine = regexp.MustCompile(`^\| offset: (\d+) CreateTime: (\d+) .* payload: (\{.*\})$`)
+
+// dumpedRecords reads src's records back with kmeta log dump (Kafka's
+// DumpLogSegments format), the oracle the history's offsets are checked
+// against.
+func dumpedRecords(t *testing.T, src string) []dumpRecord {
+	t.Helper()
+	code, out, stderr := runKmeta(t, "log", "dump", src)
+	if code != 0 {
+		t.Fatalf("log dump: exit %d: %s", code, stderr)
+	}
+	var recs []dumpRecord
+	for _, l := range strings.Split(out, "\n") {
+		m := dumpLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		var p struct {
+			Type string         `json:"type"`
+			Data map[string]any `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(m[3]), &p); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		off, _ := strconv.ParseInt(m[1], 10, 64)
+		ts, _ := strconv.ParseInt(m[2], 10, 64)
+		recs = append(recs, dumpRecord{off, ts, p.Type, p.Data})
+	}
+	if len(recs) == 0 {
+		t.Fatalf("log dump printed no records:\n%s", out)
+	}
+	return recs
+}
+
+// lastDumped is the last record of type typ whose data has every field of
+// want (compared as printed).
+func lastDumped(t *testing.T, recs []dumpRecord, typ string, want map[string]string) dumpRecord {
+	t.Helper()
+	var hit *dumpRecord
+	for i, r := range recs {
+		if r.Type != typ {
+			continue
+		}
+		ok := true
+		for k, v := range want {
+			b, _ := json.Marshal(r.Data[k])
+			ok = ok && string(b) == v
+		}
+		if ok {
+			hit = &recs[i]
+		}
+	}
+	if hit == nil {
+		t.Fatalf("log dump has no %s with %v", typ, want)
+	}
+	return *hit
+}
+
+func checkSince(t *testing.T, got map[string]historyFinding, key string, want dumpRecord, record string) {
+	t.Helper()
+	f, ok := got[key]
+	switch {
+	case !ok:
+		t.Errorf("no finding %s", key)
+	case f.Since == nil:
+		t.Errorf("%s: no since", key)
+	case f.Since.Offset != want.Offset || f.Since.Record != record || !f.Since.Time.Equal(time.UnixMilli(want.Time)):
+		t.Errorf("%s: since %+v, want offset %d, time %s, %s", key, *f.Since, want.Offset, time.UnixMilli(want.Time).UTC(), record)
+	}
+}
+
+// TestLintHistory writes a small log with metalog's writer: three
+// brokers, a topic of RF 3; later partition 0's ISR shrinks (and a
+// second change keeps it shrunk), min.insync.replicas is set to 3 (and
+// an unrelated config follows), partition 1 goes under-replicated,
+// recovers and goes under-replicated again. --history names the record
+// of each condition, found in kmeta log dump's output: a finding holds
+// since the record that made it so, not since a later one that kept it,
+// and one that came back since its last appearance.
+func TestLintHistory(t *testing.T) {
+	dir := t.TempDir()
+	w, err := metalog.CreateSegment(dir, 0, metalog.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	topicID := model.UUID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+	ts := int64(1767225600000) // 2026-01-01T00:00:00Z
+	batch := func(recs ...records.Metadata) {
+		t.Helper()
+		var vals [][]byte
+		for _, r := range recs {
+			b, err := records.EncodeMetadata(nil, r, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals = append(vals, b)
+		}
+		ts += 60_000
+		if err := w.AppendData(1, ts, vals); err != nil {
+			t.Fatal(err)
+		}
+	}
+	isr := func(p int32, isr ...int32) *records.PartitionChangeRecord {
+		m := &records.PartitionChangeRecord{}
+		m.SetDefaults()
+		m.TopicId, m.PartitionId, m.Isr = topicID, p, isr
+		return m
+	}
+	config := func(key, value string) *records.ConfigRecord {
+		return &records.ConfigRecord{ResourceType: int8(model.ConfigTopic), ResourceName: "orders", Name: key, Value: &value}
+	}
+	var brokers []records.Metadata
+	for id := int32(1); id <= 3; id++ {
+		b := &records.RegisterBrokerRecord{}
+		b.SetDefaults()
+		b.BrokerId, b.BrokerEpoch, b.Fenced = id, 10, false
+		brokers = append(brokers, b)
+	}
+	batch(brokers...)
+	parts := []records.Metadata{&records.TopicRecord{Name: "orders", TopicId: topicID}}
+	for p := int32(0); p < 2; p++ {
+		pr := &records.PartitionRecord{}
+		pr.SetDefaults()
+		pr.TopicId, pr.PartitionId, pr.Replicas, pr.Isr, pr.Leader = topicID, p, []int32{1, 2, 3}, []int32{1, 2, 3}, 1
+		parts = append(parts, pr)
+	}
+	batch(parts...)
+	batch(isr(0, 1, 2)) // partition 0 under-replicated
+	batch(config("min.insync.replicas", "3"))
+	batch(isr(1, 1, 2))                  // partition 1 under-replicated...
+	batch(isr(0, 2, 1), isr(1, 1, 2, 3)) // ... partition 0 stays so, 1 recovers...
+	batch(config("retention.ms", "1000"))
+	batch(isr(1, 1, 3)) // ... and goes under-replicated again
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+
+	recs := dumpedRecords(t, dir)
+	got := lintHistory(t, "kraft:"+dir)
+	checkSince(t, got, "partition-under-replicated partition orders-0",
+		lastDumped(t, recs, "PARTITION_CHANGE_RECORD", map[string]string{"partitionId": "0", "isr": "[1,2]"}), "PartitionChangeRecord")
+	checkSince(t, got, "min-isr-not-below-rf topic orders",
+		lastDumped(t, recs, "CONFIG_RECORD", map[string]string{"name": `"min.insync.replicas"`}), "ConfigRecord")
+	checkSince(t, got, "partition-under-replicated partition orders-1",
+		lastDumped(t, recs, "PARTITION_CHANGE_RECORD", map[string]string{"partitionId": "1", "isr": "[1,3]"}), "PartitionChangeRecord")
+	// A topic config re-evaluates the topic's partitions: orders-0, two
+	// in its ISR, is under min ISR since min.insync.replicas=3.
+	checkSince(t, got, "partition-under-min-isr partition orders-0",
+		lastDumped(t, recs, "CONFIG_RECORD", map[string]string{"name": `"min.insync.replicas"`}), "ConfigRecord")
+	if f, ok := got["partition-under-replicated partition orders-1"]; ok && f.Since != nil {
+		first := lastDumped(t, recs, "PARTITION_CHANGE_RECORD", map[string]string{"partitionId": "1", "isr": "[1,2]"})
+		if f.Since.Offset <= first.Offset {
+			t.Errorf("orders-1 holds since %d, its first appearance (it cleared after it)", f.Since.Offset)
+		}
+	}
+
+	// --history at an earlier offset: partition 1's first appearance.
+	first := lastDumped(t, recs, "PARTITION_CHANGE_RECORD", map[string]string{"partitionId": "1", "isr": "[1,2]"})
+	early := lintHistory(t, "kraft:"+dir+"@offset="+strconv.FormatInt(first.Offset, 10))
+	checkSince(t, early, "partition-under-replicated partition orders-1", first, "PartitionChangeRecord")
+
+	// Text and table name the offsets too.
+	if code, out, _ := runKmeta(t, "lint", "--history", dir); code != 1 || !strings.Contains(out, "since offset ") {
+		t.Errorf("text: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runKmeta(t, "lint", "--history", "-o", "table", dir); code != 1 || !strings.Contains(out, "SINCE OFFSET") {
+		t.Errorf("table: exit %d\n%s", code, out)
+	}
+}
+
+// TestLintHistoryFixture: on the committed 4.4.0 fixture (a stopped
+// cluster), broker 2 has been fenced since the BrokerRegistrationChange
+// that fenced it, as kmeta log dump reads it; every finding has a since.
+func TestLintHistoryFixture(t *testing.T) {
+	got := lintHistory(t, fixture44)
+	recs := dumpedRecords(t, fixture44)
+	checkSince(t, got, "broker-fenced broker 2",
+		lastDumped(t, recs, "BROKER_REGISTRATION_CHANGE_RECORD", map[string]string{"brokerId": "2", "fenced": "1"}), "BrokerRegistrationChangeRecord")
+	for k, f := range got {
+		if f.Since == nil {
+			t.Errorf("%s: no since", k)
+		}
+	}
+}
+
+// --history refuses sources whose history kmeta does not read: exit 2,
+// saying why.
+func TestLintHistoryRefusesZooKeeper(t *testing.T) {
+	zk := "zkdata:" + filepath.Join(zkFixture, "datadir")
+	code, _, stderr := runKmeta(t, "lint", "--history", zk)
+	if code != exitFailure || !strings.Contains(stderr, "--history reads a KRaft metadata log") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
