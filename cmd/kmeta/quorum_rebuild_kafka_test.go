@@ -57,7 +57,7 @@ func TestQuorumRebuildKafka(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkDynamicVoters(t, qs, formatted)
-	dr := newRebuildDrill(ctx, t, c)
+	dr := newRebuildDrill(ctx, t, c, true)
 	dr.twoControllersLost()
 	if t.Failed() {
 		return
@@ -108,6 +108,30 @@ func TestQuorumRebuildKafka(t *testing.T) {
 		}
 	}
 	dr.rebuildAndCheck("all controllers lost", best.Dir, others, beforeAll, "after.rebuild.from.broker")
+}
+
+// TestQuorumRebuildStaticKafka is the drill with static voters on real
+// Kafka 3.9.2 (controller.quorum.voters, kraft.version 0): 3 dedicated
+// controllers, 3 brokers, the rich metadata set and messages; two
+// controllers lost, the quorum rebuilt from the survivor's copy, and the
+// checks of TestQuorumRebuildKafka (kafka-metadata-quorum's voters at
+// kraft.version 0, brokers needing nothing, kmeta diff, every message
+// back, a new topic).
+func TestQuorumRebuildStaticKafka(t *testing.T) {
+	kafkatest.SkipIfUnitOnly(t)
+	d := kafkatest.Dist(t, "3.9.2")
+	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{Controllers: 3, Brokers: 3, SASL: true, Authorizer: true})
+	defer c.Stop()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+	defer cancel()
+	qs, err := c.WaitQuorum(ctx, 2*time.Minute, c.Controllers()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if qs.KRaftVersion > 0 {
+		t.Errorf("kafka-features: kraft.version %d, want 0 (a static quorum)\n%s", qs.KRaftVersion, qs.Raw)
+	}
+	newRebuildDrill(ctx, t, c, false).twoControllersLost()
 }
 
 // twoControllersLost is the first loss of the drills: the brokers stop
@@ -180,14 +204,16 @@ func checkDynamicVoters(t *testing.T, qs *kafkatest.QuorumStatus, want map[int]s
 // rebuildDrill holds what every phase of TestQuorumRebuildKafka checks
 // against: the messages produced and read back before any loss.
 type rebuildDrill struct {
-	ctx    context.Context
-	t      *testing.T
-	c      *kafkatest.Cluster
-	data   *kafkatest.Data
-	before []kafkatest.Message
+	// dynamic: the quorum is dynamic (kraft.version 1), else static.
+	dynamic bool
+	ctx     context.Context
+	t       *testing.T
+	c       *kafkatest.Cluster
+	data    *kafkatest.Data
+	before  []kafkatest.Message
 }
 
-func newRebuildDrill(ctx context.Context, t *testing.T, c *kafkatest.Cluster) *rebuildDrill {
+func newRebuildDrill(ctx context.Context, t *testing.T, c *kafkatest.Cluster, dynamic bool) *rebuildDrill {
 	start := time.Now()
 	defer func() { t.Logf("metadata and messages in %s", time.Since(start).Round(100*time.Millisecond)) }()
 	rich, err := kafkatest.PopulateRich(ctx, c, c.Admin(t), kafkatest.RichOptions{ACLs: true, Tokens: true})
@@ -202,7 +228,7 @@ func newRebuildDrill(ctx context.Context, t *testing.T, c *kafkatest.Cluster) *r
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &rebuildDrill{ctx: ctx, t: t, c: c, data: data, before: before}
+	return &rebuildDrill{dynamic: dynamic, ctx: ctx, t: t, c: c, data: data, before: before}
 }
 
 // rebuildAndCheck rebuilds the quorum from the copy from (the other
@@ -219,15 +245,20 @@ func (dr *rebuildDrill) rebuildAndCheck(phase, from string, others []string, bef
 		t.Fatalf("%s: quorum rebuild: exit %d\n%s\n%s", phase, code, stdout, stderr)
 	}
 	t.Logf("%s: quorum rebuild:\n%s", phase, stdout)
-	if !strings.Contains(stdout, "dynamic quorum (kraft.version 1)") {
-		t.Errorf("%s: the rebuild of a dynamic quorum should write one:\n%s", phase, stdout)
-	}
 	// The voters keep their ids and endpoints, so the brokers'
-	// controller.quorum.bootstrap.servers still reaches them: the rebuild
+	// controller.quorum.bootstrap.servers (dynamic) or
+	// controller.quorum.voters (static) still reaches them: the rebuild
 	// must say the brokers need nothing.
+	kind, setting, want := "static quorum (kraft.version 0)", "controller.quorum.voters", c.QuorumVoters()
+	if dr.dynamic {
+		kind, setting, want = "dynamic quorum (kraft.version 1)", "controller.quorum.bootstrap.servers", c.BootstrapControllers()
+	}
+	if !strings.Contains(stdout, kind) {
+		t.Errorf("%s: the rebuild should write a %s:\n%s", phase, kind, stdout)
+	}
 	for _, b := range c.Brokers() {
-		if got, want := c.Node(b).Props["controller.quorum.bootstrap.servers"], c.BootstrapControllers(); got != want {
-			t.Fatalf("%s: broker %d's controller.quorum.bootstrap.servers %q, the new voters are at %q", phase, b, got, want)
+		if got := c.Node(b).Props[setting]; got != want {
+			t.Fatalf("%s: broker %d's %s %q, the new voters are %q", phase, b, setting, got, want)
 		}
 	}
 	if !strings.Contains(stdout, "Brokers: nothing to change") {
@@ -258,7 +289,11 @@ func (dr *rebuildDrill) rebuildAndCheck(phase, from string, others []string, bef
 	if err != nil {
 		t.Fatalf("%s: %v", phase, err)
 	}
-	checkDynamicVoters(t, qs, written)
+	if dr.dynamic {
+		checkDynamicVoters(t, qs, written)
+	} else if qs.KRaftVersion > 0 {
+		t.Errorf("%s: kafka-features: kraft.version %d, want 0 (a static quorum)\n%s", phase, qs.KRaftVersion, qs.Raw)
+	}
 
 	// The metadata: kmeta diff of the running leader's dir against the
 	// leader's copy at the loss.
