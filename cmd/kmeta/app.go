@@ -294,8 +294,10 @@ func newApp(constructors []func() *cli.Command, stdout, stderr io.Writer) *cli.A
 		Name:    "kmeta",
 		Usage:   "read and check Kafka cluster metadata (ZooKeeper and KRaft) without a JVM",
 		Version: version,
-		Description: "Reads KRaft metadata logs, snapshots and bootstrap files, and Kafka's ZooKeeper data (live, data dir\n" +
-			"or dump), into one cluster image; checks metadata logs; gates metadata.version changes.\n" +
+		Description: "Reads KRaft metadata logs, snapshots and bootstrap files, Kafka's ZooKeeper data (live, data dir\n" +
+			"or dump) and running clusters (kafka://, through the admin API) into one cluster image; checks\n" +
+			"metadata logs; lints; describes, surveys and rebuilds the controller quorum; gates and makes\n" +
+			"metadata.version changes (features upgrade, downgrade, disable: the only commands that write to a cluster).\n" +
 			"Results go to stdout, diagnostics to stderr.\n" +
 			"Exit status: 0 ok, 1 findings (or a result resting on damaged input), 2 could not run.",
 		Commands:  cmds,
