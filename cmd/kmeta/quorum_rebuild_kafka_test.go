@@ -42,7 +42,7 @@ import (
 // restart moves; every message is consumed back; a new topic can be
 // created. One cluster start, two restarts on rebuilt quorums.
 func TestQuorumRebuildKafka(t *testing.T) {
-	kafkatest.SkipIfUnitOnly(t)
+	drillOnly(t)
 	d := kafkatest.Dist(t, "4.4.0")
 	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{Controllers: 3, Brokers: 3, SASL: true, Authorizer: true, DynamicQuorum: true})
 	defer c.Stop()
@@ -110,6 +110,19 @@ func TestQuorumRebuildKafka(t *testing.T) {
 	dr.rebuildAndCheck("all controllers lost", best.Dir, others, beforeAll, "after.rebuild.from.broker")
 }
 
+// drillOnly skips the disaster-recovery drills unless KMETA_DRILL=1
+// (`make drill`): each stops, wipes and restarts a six-node cluster, one
+// and a half to three minutes apiece, too long for make test's budget.
+// make test keeps the shorter proof that a rebuilt quorum starts
+// (TestQuorumSurveyKafka).
+func drillOnly(t *testing.T) {
+	t.Helper()
+	kafkatest.SkipIfUnitOnly(t)
+	if os.Getenv("KMETA_DRILL") != "1" {
+		t.Skip("disaster-recovery drill: run with `make drill` (KMETA_DRILL=1)")
+	}
+}
+
 // TestQuorumRebuildStaticKafka is the drill with static voters on real
 // Kafka 3.9.2 (controller.quorum.voters, kraft.version 0): 3 dedicated
 // controllers, 3 brokers, the rich metadata set and messages; two
@@ -118,7 +131,7 @@ func TestQuorumRebuildKafka(t *testing.T) {
 // kraft.version 0, brokers needing nothing, kmeta diff, every message
 // back, a new topic).
 func TestQuorumRebuildStaticKafka(t *testing.T) {
-	kafkatest.SkipIfUnitOnly(t)
+	drillOnly(t)
 	d := kafkatest.Dist(t, "3.9.2")
 	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{Controllers: 3, Brokers: 3, SASL: true, Authorizer: true})
 	defer c.Stop()
