@@ -85,7 +85,7 @@ mutate:
 
 # The quorum disaster-recovery drills on real Kafka (issue 20): 4.4.0 with a
 # dynamic quorum losing two controllers, then all three; 3.9.2 static voters
-# losing two. About 5 minutes; make test runs the shorter rebuild proof.
+# losing two. About 2.5 minutes; make test runs the shorter rebuild proof.
 .PHONY: drill
 drill:
 	KMETA_DRILL=1 $(GO) test -p 1 -count=1 -timeout 30m -run '^TestQuorumRebuild(Static)?Kafka$$' -v ./cmd/kmeta/
