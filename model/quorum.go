@@ -69,24 +69,10 @@ const (
 )
 
 // Reports says whether the status holds field f.
-func (s *QuorumStatus) Reports(f Field) bool {
-	for _, n := range s.NotReported {
-		if n == f {
-			return false
-		}
-	}
-	return true
-}
+func (s *QuorumStatus) Reports(f Field) bool { return !slices.Contains(s.NotReported, f) }
 
 // MarkNotReported adds fields to NotReported, once each, sorted.
-func (s *QuorumStatus) MarkNotReported(fs ...Field) {
-	for _, f := range fs {
-		if s.Reports(f) {
-			s.NotReported = append(s.NotReported, f)
-		}
-	}
-	slices.Sort(s.NotReported)
-}
+func (s *QuorumStatus) MarkNotReported(fs ...Field) { s.NotReported = markFields(s.NotReported, fs) }
 
 // Leader returns the leader's entry among the voters, nil when there is
 // no leader or it is not listed.

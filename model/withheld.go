@@ -100,22 +100,20 @@ const (
 
 // Reports says whether the view holds field f (it is not listed in
 // NotReported).
-func (img *Image) Reports(f Field) bool {
-	for _, n := range img.NotReported {
-		if n == f {
-			return false
-		}
-	}
-	return true
-}
+func (img *Image) Reports(f Field) bool { return !slices.Contains(img.NotReported, f) }
 
 // MarkNotReported adds fields to NotReported, once each, keeping the list
 // sorted so that output is deterministic.
-func (img *Image) MarkNotReported(fs ...Field) {
+func (img *Image) MarkNotReported(fs ...Field) { img.NotReported = markFields(img.NotReported, fs) }
+
+// markFields adds fs to a sorted list of fields not reported, once each:
+// the one list logic of Image and QuorumStatus.
+func markFields(list, fs []Field) []Field {
 	for _, f := range fs {
-		if img.Reports(f) {
-			img.NotReported = append(img.NotReported, f)
+		if !slices.Contains(list, f) {
+			list = append(list, f)
 		}
 	}
-	slices.Sort(img.NotReported)
+	slices.Sort(list)
+	return list
 }
