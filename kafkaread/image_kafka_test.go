@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -335,16 +334,7 @@ func imageFacts(img, live *model.Image) []string {
 		f["token "+id] = fmt.Sprintf("%s %s %v %d %d %d", tk.Owner, tk.Requester, slices.Sorted(slices.Values(tk.Renewers)),
 			tk.IssueTimestamp, tk.MaxTimestamp, tk.ExpirationTimestamp)
 	}
-	return sortedLines(f)
-}
-
-func sortedLines(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k, v := range m {
-		out = append(out, k+" = "+v)
-	}
-	sort.Strings(out)
-	return out
+	return imagefacts.SortedLines(f)
 }
 
 func strp(p *string) string {

@@ -75,7 +75,7 @@ func AdminView(v *kafkatest.AdminView) []string {
 			f["feature "+n] = fmt.Sprint(l)
 		}
 	}
-	return sortedLines(f)
+	return SortedLines(f)
 }
 
 // Live renders a live image as fact lines.
@@ -118,7 +118,7 @@ func Live(img *model.Image) []string {
 	for n, l := range img.Features {
 		f["feature "+n] = fmt.Sprint(l)
 	}
-	return sortedLines(f)
+	return SortedLines(f)
 }
 
 // The pieces of a fact line, for a test that reads a live image another
@@ -174,7 +174,9 @@ func TokenFact(owner, requester string, renewers []string, issue, expiry, max in
 	return fmt.Sprintf("owner %s requester %s renewers %v issue %d expiry %d max %d", owner, requester, r, issue, expiry, max)
 }
 
-func sortedLines(m map[string]string) []string {
+// SortedLines is a map of facts as sorted "key = value" lines, the form
+// every comparison of facts here diffs.
+func SortedLines(m map[string]string) []string {
 	out := make([]string, 0, len(m))
 	for k, v := range m {
 		out = append(out, k+" = "+v)
