@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kmeta/kmeta/internal/printer"
+	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -193,7 +194,9 @@ func TestImageShow(t *testing.T) {
 		}
 		return img, nil
 	}
-	cmds := []func() *cli.Command{func() *cli.Command { return imageCommand(load) }}
+	cmds := []func() *cli.Command{func() *cli.Command {
+		return imageCommand(func(c *cli.Context, source string, _ *metalog.Timeline) (*model.Image, error) { return load(c, source) })
+	}}
 
 	var want bytes.Buffer
 	if err := printer.WriteImage(&want, printer.JSON, img, printer.ImageOptions{}); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kmeta/kmeta/internal/testkit/browsertest"
+	"github.com/kmeta/kmeta/metalog"
 )
 
 const testReportTime = "2026-01-02T03:04:05Z"
@@ -38,7 +39,8 @@ type finding struct {
 // picture has one bar per category and series (plus one legend swatch per
 // series when there are several), counted as the SVG paths filled in the
 // series' colour; and a 1280x800 screenshot is written to the test's temp
-// dir (and to $KMETA_SCREENSHOT_DIR when set, to look at).
+// dir (and to $KMETA_SCREENSHOT_DIR when set, to look at, with one of the
+// whole page).
 func TestHTMLReportsInBrowser(t *testing.T) {
 	if browsertest.Find() == "" {
 		t.Skip("no browser: chromium not found (/usr/bin/chromium, $" + browsertest.Env + " or PATH); install Debian's chromium package to run the browser tests")
@@ -50,12 +52,15 @@ func TestHTMLReportsInBrowser(t *testing.T) {
 		// expect reads the command's JSON: its findings and pictures.
 		expect func(t *testing.T, js []byte) ([]finding, []wantChart)
 		source string // a fact the summary must show
+		// check, when set, checks what else the page must show.
+		check func(t *testing.T, p *browsertest.Page)
 	}{
-		{"image", []string{"image", fixture44}, expectImage, fixture44},
-		{"verify", []string{"verify", "--zk", zk, "--kraft", "kraft:" + fixture44}, expectVerify, "kraft:" + fixture44},
-		{"migrate-plan", []string{"migrate", "plan", "--zk", zk, "--controllers", "1@127.0.0.1:9093"}, expectPlan, zk},
-		{"quorum-describe", []string{"quorum", "describe", fixture44}, expectQuorum, "ToAmJGLdjtzIec30sLZozA"},
-		{"lint", []string{"lint", fixture44}, expectLint, fixture44},
+		{"image", []string{"image", fixture44}, expectImageLog(fixture44), fixture44, checkRecordTypes(fixture44)},
+		{"image-zk", []string{"image", zk}, expectImage, zk, nil},
+		{"verify", []string{"verify", "--zk", zk, "--kraft", "kraft:" + fixture44}, expectVerify, "kraft:" + fixture44, nil},
+		{"migrate-plan", []string{"migrate", "plan", "--zk", zk, "--controllers", "1@127.0.0.1:9093"}, expectPlan, zk, nil},
+		{"quorum-describe", []string{"quorum", "describe", fixture44}, expectQuorum, "ToAmJGLdjtzIec30sLZozA", nil},
+		{"lint", []string{"lint", fixture44}, expectLint, fixture44, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, js, stderr := runKmeta(t, append(tc.args, "-o", "json")...)
@@ -73,10 +78,14 @@ func TestHTMLReportsInBrowser(t *testing.T) {
 			}
 			p := browsertest.Open(t, path)
 			checkReportPage(t, p, fs, charts, tc.source)
+			if tc.check != nil {
+				tc.check(t, p)
+			}
 			shot := filepath.Join(t.TempDir(), tc.name+".png")
 			p.Screenshot(t, shot)
 			if dir := os.Getenv("KMETA_SCREENSHOT_DIR"); dir != "" {
 				p.Screenshot(t, filepath.Join(dir, tc.name+".png"))
+				p.FullScreenshot(t, filepath.Join(dir, tc.name+"-full.png"))
 			}
 			t.Logf("screenshot: %s", shot)
 		})
@@ -227,6 +236,55 @@ func expectImage(t *testing.T, js []byte) ([]finding, []wantChart) {
 		}
 	}
 	return img.Warnings, []wantChart{{"brokers", len(brokers), 2}, {"replication-factor", len(rf), 1}}
+}
+
+// expectImageLog is expectImage for an image replayed from the KRaft log
+// in dir: also the pictures of the records replay applied after the
+// snapshot, over offsets and batch time, one bar per bin and series (the
+// types, at most seven and "other"), as a Timeline observing a replay of
+// its own counts them (metalog's TestTimelineKafkaFixtures checks
+// Timeline against Kafka's DumpLogSegments on the same fixtures).
+func expectImageLog(dir string) func(t *testing.T, js []byte) ([]finding, []wantChart) {
+	return func(t *testing.T, js []byte) ([]finding, []wantChart) {
+		fs, charts := expectImage(t, js)
+		tl := replayTimeline(t, dir)
+		series := 0
+		for _, ty := range tl.Types() {
+			if ty.Log > 0 {
+				series++
+			}
+		}
+		series = min(series, 8)
+		if series < 2 || tl.Offsets().Bins() < 2 || tl.Times().Bins() < 2 {
+			t.Fatalf("the fixture's log after the snapshot is too small to draw: %d types, %d and %d bins", series, tl.Offsets().Bins(), tl.Times().Bins())
+		}
+		return fs, append(charts, wantChart{"records-offsets", tl.Offsets().Bins(), series}, wantChart{"records-time", tl.Times().Bins(), series})
+	}
+}
+
+// replayTimeline replays the KRaft log in dir with a Timeline observing.
+func replayTimeline(t *testing.T, dir string) *metalog.Timeline {
+	t.Helper()
+	tl := metalog.NewTimeline()
+	if _, err := metalog.LoadImage(dir, metalog.ImageOptions{AtOffset: -1, Observe: tl.Observe}); err != nil {
+		t.Fatal(err)
+	}
+	return tl
+}
+
+// checkRecordTypes: the page's table of record types lists each type
+// replay applied with its count in the snapshot and after it.
+func checkRecordTypes(dir string) func(t *testing.T, p *browsertest.Page) {
+	return func(t *testing.T, p *browsertest.Page) {
+		var want [][]string
+		for _, ty := range replayTimeline(t, dir).Types() {
+			want = append(want, []string{ty.Name, fmt.Sprint(ty.Snapshot), fmt.Sprint(ty.Log), fmt.Sprint(ty.Snapshot + ty.Log)})
+		}
+		got := browsertest.Eval[[][]string](t, p, `Array.from(document.querySelectorAll("details.table")).filter(d => d.querySelector("th").textContent === "RECORD TYPE").flatMap(d => Array.from(d.querySelectorAll("tbody tr")).map(r => Array.from(r.cells).map(c => c.textContent)))`)
+		if !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("record types in the page:\n%q\nwant:\n%q", got, want)
+		}
+	}
 }
 
 // verify: the compared classes, each side and the differences.

@@ -3,18 +3,25 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/kmeta/kmeta/internal/printer"
+	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
 )
 
 func init() {
-	register(func() *cli.Command { return imageCommand(loadImageSource) })
+	register(func() *cli.Command { return imageCommand(loadImageReport) })
 }
 
 // imageLoader reads the image a SOURCE argument names. The command takes
 // it as a parameter so tests can run the whole CLI path on a built image.
 type imageLoader func(c *cli.Context, source string) (*model.Image, error)
 
-func imageCommand(load imageLoader) *cli.Command {
+// imageReportLoader is imageLoader for image's html report: when tl is
+// set and the source is a KRaft log, it also counts the records replay
+// applied into tl, during the same replay.
+type imageReportLoader func(c *cli.Context, source string, tl *metalog.Timeline) (*model.Image, error)
+
+func imageCommand(load imageReportLoader) *cli.Command {
 	return &cli.Command{
 		Name:      "image",
 		Usage:     "print the cluster metadata image a source holds (KRaft replay or ZooKeeper read)",
@@ -33,11 +40,18 @@ func imageCommand(load imageLoader) *cli.Command {
 			if err != nil {
 				return err
 			}
-			img, err := load(c, src)
+			// The report draws a log's records by type over offsets and
+			// time: counted during the replay that builds the image, in
+			// bins of a fixed number, so memory does not grow with the log.
+			var tl *metalog.Timeline
+			if outputFormat(c) == printer.HTML {
+				tl = metalog.NewTimeline()
+			}
+			img, err := load(c, src, tl)
 			if err != nil {
 				return err
 			}
-			if err := writeImage(c, img); err != nil {
+			if err := writeImageTimeline(c, img, tl); err != nil {
 				return err
 			}
 			return partialResult(src, img)

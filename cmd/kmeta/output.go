@@ -9,12 +9,17 @@ import (
 
 	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/internal/report"
+	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
 )
 
 // writeImage prints img to stdout in the chosen --output format, redacted
 // unless --show-secrets.
-func writeImage(c *cli.Context, img *model.Image) error {
+func writeImage(c *cli.Context, img *model.Image) error { return writeImageTimeline(c, img, nil) }
+
+// writeImageTimeline is writeImage whose html report also shows tl, the
+// records of the KRaft log the image was replayed from (nil: none).
+func writeImageTimeline(c *cli.Context, img *model.Image, tl *metalog.Timeline) error {
 	opt := printer.ImageOptions{ShowSecrets: showSecrets(c)}
 	if outputFormat(c) == printer.HTML {
 		h, err := htmlOptions(c)
@@ -22,6 +27,9 @@ func writeImage(c *cli.Context, img *model.Image) error {
 			return err
 		}
 		opt.HTML = h
+		if tl != nil {
+			opt.Charts, opt.Sections = report.RecordTimeline(tl)
+		}
 	}
 	return printer.WriteImage(stdout(c), outputFormat(c), img, opt)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/internal/source"
 	"github.com/kmeta/kmeta/kafkaread"
+	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/zkread"
 )
@@ -316,16 +317,29 @@ func loadPointWith(c *cli.Context, spec source.Spec, opts source.Options) (*sour
 
 // loadImageSource is the imageLoader the commands use.
 func loadImageSource(c *cli.Context, raw string) (*model.Image, error) {
+	return loadImageReport(c, raw, nil)
+}
+
+// loadImageReport is the imageReportLoader image uses: loadImageSource,
+// with a KRaft log's replay observed by tl when set.
+func loadImageReport(c *cli.Context, raw string, tl *metalog.Timeline) (*model.Image, error) {
 	spec, err := parseSource(c, raw)
 	if err != nil {
 		return nil, err
 	}
+	var opts source.Options
 	if spec.World == model.WorldKRaft {
 		// (A ZooKeeper read leaves its tree behind as garbage: the
 		// default target stays.)
 		defer lessGC()()
+		if tl != nil {
+			opts.Observe = tl.Observe
+		}
 	}
-	res, err := loadSpec(c, spec)
+	if spec, err = withPointFlags(c, spec); err != nil {
+		return nil, err
+	}
+	res, err := loadPointWith(c, spec, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -249,6 +249,11 @@ func findingView(f model.Finding, rank int) htmlFinding {
 		Where: where, Message: f.Message, Fix: f.Fix, Rank: rank}
 }
 
+// severityColors fill the findings chart's series, the same on every page
+// (warning in amber, as the page's tables colour it).
+var severityColors = map[model.Severity]string{model.SevCritical: CriticalColor, model.SevError: AlertColor,
+	model.SevWarning: SeriesColors[2], model.SevInfo: SeriesColors[1]}
+
 // findingsChart counts the findings by class (the groups' order) and
 // severity, stacked.
 func findingsChart(fs []model.Finding, classes []string) Chart {
@@ -264,11 +269,7 @@ func findingsChart(fs []model.Finding, classes []string) Chart {
 				vals[slices.Index(classes, cl)]++
 			}
 		}
-		se := Series{Name: string(s), Values: vals, Alert: s == model.SevError}
-		if s == model.SevCritical {
-			se.Color = CriticalColor
-		}
-		ch.Series = append(ch.Series, se)
+		ch.Series = append(ch.Series, Series{Name: string(s), Values: vals, Color: severityColors[s]})
 	}
 	return ch
 }

@@ -70,8 +70,8 @@ func TestImageHTML(t *testing.T) {
 	}
 	// brokers: 6 labels × 2 series and a legend swatch for each series;
 	// replication factor: 2 bars in the first colour; findings (1 class,
-	// stacked by severity: error in AlertColor, warning and info in the
-	// 2nd and 3rd colours): a bar and a swatch each.
+	// stacked by severity: error in AlertColor, warning in the 3rd colour
+	// and info in the 2nd): a bar and a swatch each.
 	if got, want := countFill(page, SeriesColors[0]), 6+1+2; got != want {
 		t.Errorf("%d paths in %s, want %d", got, SeriesColors[0], want)
 	}

@@ -22,6 +22,11 @@ type ImageOptions struct {
 	ShowSecrets bool
 	// HTML says when and by which version an html report was made.
 	HTML HTMLOptions
+	// Charts and Sections are what the html report adds after the
+	// image's own pictures and tables: what the image's source says
+	// beyond the image (a KRaft log's records over offsets and time).
+	Charts   []Chart
+	Sections []Section
 }
 
 // WriteImage prints img in format f: text (WriteImageText), table
@@ -45,7 +50,7 @@ func WriteImage(w io.Writer, f Format, img *model.Image, opt ImageOptions) error
 	case HTML:
 		// The same redacted view the json printer gets: the page never
 		// redacts on its own.
-		write = func(w io.Writer, img *model.Image) error { return writeImageHTML(w, img, opt.HTML) }
+		write = func(w io.Writer, img *model.Image) error { return writeImageHTML(w, img, opt) }
 	default:
 		return fmt.Errorf("printer: unknown format %q", f)
 	}

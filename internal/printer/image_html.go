@@ -12,9 +12,13 @@ import (
 )
 
 // writeImageHTML writes the html report of an image (already redacted by
-// WriteImage, like the other formats' input): the page of ImagePage.
-func writeImageHTML(w io.Writer, img *model.Image, opt HTMLOptions) error {
-	return WriteHTML(w, ImageDocument(img), opt)
+// WriteImage, like the other formats' input): ImageDocument's page, with
+// the pictures and tables opt adds after the image's own.
+func writeImageHTML(w io.Writer, img *model.Image, opt ImageOptions) error {
+	d := ImageDocument(img)
+	d.Page.Charts = append(d.Page.Charts, opt.Charts...)
+	d.Sections = append(d.Sections, opt.Sections...)
+	return WriteHTML(w, d, opt.HTML)
 }
 
 // ImageDocument is the html report's document of an image: facts,

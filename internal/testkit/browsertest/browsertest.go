@@ -185,6 +185,20 @@ func (p *Page) Screenshot(t testing.TB, path string) {
 	}
 }
 
+// FullScreenshot writes a PNG of the whole page, Width wide and as tall
+// as the page, to path: to look at the parts of a report below the
+// window.
+func (p *Page) FullScreenshot(t testing.TB, path string) {
+	t.Helper()
+	png, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Settle waits briefly for late events (a request or error the page
 // makes after load) to arrive before they are checked.
 func (p *Page) Settle(t testing.TB) {
