@@ -57,6 +57,8 @@ type Page struct {
 	mu       sync.Mutex
 	errors   []string
 	requests []string
+	// wall is how long the navigation took as Open saw it.
+	wall time.Duration
 }
 
 // Width and Height are the window's (and screenshots') size.
@@ -130,10 +132,39 @@ func Open(t testing.TB, path string) *Page {
 	if _, err := chromedp.Call(ctx, log.Enable, cdp.Empty{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(Width, Height), chromedp.Navigate(p.url), chromedp.WaitReady("body")); err != nil {
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(Width, Height)); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := chromedp.Do(ctx, chromedp.Navigate(p.url), chromedp.WaitReady("body")); err != nil {
 		t.Fatalf("open %s in %s: %v", p.url, bin, err)
 	}
+	p.wall = time.Since(start)
 	return p
+}
+
+// Timing is how long the browser took to open a page: the Navigation
+// Timing API's figures, from the start of navigation to the end of the
+// DOMContentLoaded handlers and of the load event, and the wall time the
+// test waited for the navigation and the body (browser already
+// started).
+type Timing struct {
+	DOMContentLoaded, Load, Wall time.Duration
+}
+
+// Timing waits for the page's load event to end and returns its timing.
+func (p *Page) Timing(t testing.TB) Timing {
+	t.Helper()
+	for {
+		v := Eval[[2]float64](t, p, `(e => e ? [e.domContentLoadedEventEnd, e.loadEventEnd] : [0, 0])(performance.getEntriesByType("navigation")[0])`)
+		if v[1] > 0 {
+			ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+			return Timing{DOMContentLoaded: ms(v[0]), Load: ms(v[1]), Wall: p.wall}
+		}
+		if err := chromedp.Do(p.ctx, chromedp.Sleep(20*time.Millisecond)); err != nil {
+			t.Fatal(fmt.Errorf("wait for the load event: %w", err))
+		}
+	}
 }
 
 func argsText(args []*runtime.RemoteObject) string {
