@@ -61,6 +61,7 @@ func TestHTMLReportsInBrowser(t *testing.T) {
 		{"migrate-plan", []string{"migrate", "plan", "--zk", zk, "--controllers", "1@127.0.0.1:9093"}, expectPlan, zk, nil},
 		{"quorum-describe", []string{"quorum", "describe", fixture44}, expectQuorum, "ToAmJGLdjtzIec30sLZozA", nil},
 		{"lint", []string{"lint", fixture44}, expectLint, fixture44, nil},
+		{"log-stats", []string{"log", "stats", fixture44}, expectLogStats, fixture44, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, js, stderr := runKmeta(t, append(tc.args, "-o", "json")...)
@@ -285,6 +286,22 @@ func checkRecordTypes(dir string) func(t *testing.T, p *browsertest.Page) {
 			t.Errorf("record types in the page:\n%q\nwant:\n%q", got, want)
 		}
 	}
+}
+
+// log stats: one bar per record type, data and control; the damage the
+// statistics stop at, if any, is the finding.
+func expectLogStats(t *testing.T, js []byte) ([]finding, []wantChart) {
+	var doc struct {
+		ByAPIKey      []json.RawMessage `json:"byApiKey"`
+		ByControlType []json.RawMessage `json:"byControlType"`
+		Damage        *finding          `json:"damage"`
+	}
+	decode(t, js, &doc)
+	var fs []finding
+	if doc.Damage != nil {
+		fs = append(fs, *doc.Damage)
+	}
+	return fs, []wantChart{{"records", len(doc.ByAPIKey) + len(doc.ByControlType), 1}}
 }
 
 // verify: the compared classes, each side and the differences.

@@ -239,7 +239,8 @@ func logStatsCommand() *cli.Command {
 		ArgsUsage: "PATH",
 		Description: "Exit 0 when every file was read to its end (a torn tail of the active segment is what a crash\n" +
 			"leaves: counted up to the last whole batch), 1 when a batch failed its CRC or reading stopped at damage\n" +
-			"(the statistics are printed, up to there), 2 when the path could not be read.\n\n" + kraftPathHelp,
+			"(the statistics are printed, up to there), 2 when the path could not be read.\n" + htmlHelp + "\n\n" + kraftPathHelp,
+		Flags: reportFlags(),
 		Action: func(c *cli.Context) error {
 			path, err := oneArg(c, "PATH")
 			if err != nil {

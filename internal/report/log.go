@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kmeta/kmeta/internal/printer"
@@ -127,7 +128,45 @@ func LogStats(rep *metalog.Report, unusable int) Report {
 	} else if unusable > 0 {
 		out.Exit, out.Why = Findings, fmt.Sprintf("%s could not be used (see the warnings above)", printer.Count(unusable, "file"))
 	}
+	out.Page = logStatsPage(rep.Path, &doc, out)
 	return out
+}
+
+// logStatsPage is log stats' page: the counts as facts, a picture of the
+// records by type, the damage the statistics stop at as its finding; the
+// tables follow from the document.
+func logStatsPage(path string, doc *StatsDoc, r Report) *printer.Page {
+	st := doc.Stats
+	verdict := fmt.Sprintf("complete: %s in %s", printer.Count(int(st.Records), "record"), printer.Count(int(st.Batches), "batch"))
+	if r.Exit != OK {
+		verdict = "PARTIAL: " + r.Why
+	}
+	facts := [][2]string{{"path", printer.Clean(path)},
+		{"batches", fmt.Sprintf("%d (%d control), %d bytes", st.Batches, st.ControlBatches, st.Bytes)},
+		{"offsets", fmt.Sprintf("%d..%d", st.FirstOffset, st.LastOffset)}}
+	if st.Records > 0 {
+		facts = append(facts, [2]string{"time", fmt.Sprintf("%s .. %s", msTime(st.MinTimestamp), msTime(st.MaxTimestamp))})
+	}
+	if doc.UnusableFiles > 0 {
+		facts = append(facts, [2]string{"unusable files", strconv.Itoa(doc.UnusableFiles)})
+	}
+	p := &printer.Page{Title: "kmeta log stats", Verdict: verdict, Status: status(r.Exit), Facts: facts}
+	if doc.Damage != nil {
+		p.Findings = []model.Finding{*doc.Damage}
+	}
+	// One bar per type, data records then control records, as the table
+	// lists them; "_RECORD", which every data type's name ends with, is
+	// left off so that the turned labels stay short.
+	ch := printer.Chart{ID: "records", Title: "Records by type (data, then control)", XLabel: "record type", YLabel: "records",
+		Series: []printer.Series{{Name: "records"}}}
+	for _, k := range slices.Concat(st.ByAPIKey, st.ByControlType) {
+		ch.Labels = append(ch.Labels, strings.TrimSuffix(k.Name, "_RECORD"))
+		ch.Series[0].Values = append(ch.Series[0].Values, float64(k.Records))
+	}
+	if len(ch.Labels) > 0 {
+		p.Charts = []printer.Chart{ch}
+	}
+	return p
 }
 
 // StatsDoc is log stats' JSON: the statistics, and whether they rest on
