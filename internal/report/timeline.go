@@ -91,15 +91,16 @@ func RecordTimeline(tl *metalog.Timeline) ([]printer.Chart, []printer.Section) {
 	offs, times := tl.Offsets(), tl.Times()
 	var charts []printer.Chart
 	lines := []string{fmt.Sprintf("records replay applied: %d in the snapshot it started from, %d after it", snapTotal, logTotal)}
-	what := "Records applied after the snapshot, by type, over "
+	what, after := "Records applied after the snapshot, by type, over ", " after the snapshot"
 	if snapTotal == 0 {
-		what = "Records applied, by type, over "
+		lines[0] = fmt.Sprintf("records replay applied: %d (no snapshot)", logTotal)
+		what, after = "Records applied, by type, over ", ""
 	}
 	if offs.Bins() > 0 {
 		charts = append(charts, chart("records-offsets", what+"offsets",
 			fmt.Sprintf("offset (bins of %s from %d)", printer.Count(int(offs.Width), "offset"), offs.Start), offs,
 			func(v int64) string { return strconv.FormatInt(v, 10) }))
-		lines = append(lines, fmt.Sprintf("offsets after the snapshot: %d to %d", offs.First, offs.Last))
+		lines = append(lines, fmt.Sprintf("offsets%s: %d to %d", after, offs.First, offs.Last))
 	}
 	if times.Bins() > 0 {
 		first, last := time.UnixMilli(times.First).UTC(), time.UnixMilli(times.Last).UTC()
@@ -115,7 +116,7 @@ func RecordTimeline(tl *metalog.Timeline) ([]printer.Chart, []printer.Section) {
 		charts = append(charts, chart("records-time", what+"batch time",
 			fmt.Sprintf("batch time, UTC, from %s (bins of %s)", first.Format("2006-01-02"), period(times.Width)), times,
 			func(v int64) string { return time.UnixMilli(v).UTC().Format(layout) }))
-		lines = append(lines, fmt.Sprintf("batch times after the snapshot: %s to %s", first.Format(time.RFC3339Nano), last.Format(time.RFC3339Nano)))
+		lines = append(lines, fmt.Sprintf("batch times%s: %s to %s", after, first.Format(time.RFC3339Nano), last.Format(time.RFC3339Nano)))
 	}
 	return charts, []printer.Section{{Lines: lines, Only: printer.HTML}, {Rows: &rows, Only: printer.HTML}}
 }
