@@ -30,10 +30,11 @@ const (
 // minutes of changes after it): `kmeta image -o html` and `kmeta lint
 // -o html` of the log dir, their time and peak RSS, the pages' sizes, and
 // how long headless Chromium takes to open each (the Navigation Timing
-// API's DOMContentLoaded and load event, and the wall time of the
-// navigation; the median of reportOpens opens, each in a fresh browser).
-// The image report must stay under reportMaxBytes and open (load event)
-// in under reportMaxOpen, the issue's acceptance: the test fails when it
+// API's DOMContentLoaded and load event, the first contentful paint, and
+// the wall time of the navigation; the median of reportOpens opens, each
+// in a fresh browser).
+// The image report must stay under reportMaxBytes and open (load event
+// and first contentful paint) in under reportMaxOpen, the issue's acceptance: the test fails when it
 // does not. The lint report lists every finding (one per topic left at
 // the default min.insync.replicas: 10,000 of them), so its figures are
 // reported, not bounded.
@@ -83,20 +84,21 @@ func TestBenchHTMLReport(t *testing.T) {
 	var lines []string
 	for i, page := range pages {
 		st, _ := os.Stat(page)
-		var dcl, load, wall []time.Duration
+		var dcl, load, fcp, wall []time.Duration
 		for range reportOpens {
 			tm := openTimed(t, page)
-			dcl, load, wall = append(dcl, tm.DOMContentLoaded), append(load, tm.Load), append(wall, tm.Wall)
+			dcl, load, fcp, wall = append(dcl, tm.DOMContentLoaded), append(load, tm.Load), append(fcp, tm.FirstContentfulPaint), append(wall, tm.Wall)
 		}
-		d, l, w := durs(dcl), durs(load), durs(wall)
-		lines = append(lines, fmt.Sprintf("%-6s %9.2f MB  DOMContentLoaded %5.2fs  load %5.2fs (min %.2fs, max %.2fs)  navigation wall %5.2fs",
-			filepath.Base(page), float64(st.Size())/1e6, d.med.Seconds(), l.med.Seconds(), l.min.Seconds(), l.max.Seconds(), w.med.Seconds()))
+		d, l, f, w := durs(dcl), durs(load), durs(fcp), durs(wall)
+		lines = append(lines, fmt.Sprintf("%-10s %6.2f MB  DOMContentLoaded %5.2fs  load %5.2fs (min %.2fs, max %.2fs)  first contentful paint %5.2fs  navigation wall %5.2fs",
+			filepath.Base(page), float64(st.Size())/1e6, d.med.Seconds(), l.med.Seconds(), l.min.Seconds(), l.max.Seconds(), f.med.Seconds(), w.med.Seconds()))
 		if i == 0 {
 			if st.Size() >= reportMaxBytes {
 				t.Errorf("the image report of %d partitions is %d bytes, want under %d", parts, st.Size(), reportMaxBytes)
 			}
-			if l.med >= reportMaxOpen {
-				t.Errorf("headless Chromium opens the image report of %d partitions in %s (median load event), want under %s", parts, l.med, reportMaxOpen)
+			// Open: loaded and its content painted, whichever comes last.
+			if open := max(l.med, f.med); open >= reportMaxOpen {
+				t.Errorf("headless Chromium opens the image report of %d partitions in %s (median load event or first contentful paint), want under %s", parts, open, reportMaxOpen)
 			}
 		}
 	}

@@ -144,22 +144,24 @@ func Open(t testing.TB, path string) *Page {
 }
 
 // Timing is how long the browser took to open a page: the Navigation
-// Timing API's figures, from the start of navigation to the end of the
-// DOMContentLoaded handlers and of the load event, and the wall time the
-// test waited for the navigation and the body (browser already
-// started).
+// and Paint Timing APIs' figures, from the start of navigation to the end
+// of the DOMContentLoaded handlers, to the end of the load event and to
+// the first paint of content, and the wall time the test waited for the
+// navigation and the body (browser already started).
 type Timing struct {
-	DOMContentLoaded, Load, Wall time.Duration
+	DOMContentLoaded, Load, FirstContentfulPaint, Wall time.Duration
 }
 
-// Timing waits for the page's load event to end and returns its timing.
+// Timing waits for the page's load event to end and its first content
+// to be painted, and returns its timing.
 func (p *Page) Timing(t testing.TB) Timing {
 	t.Helper()
 	for {
-		v := Eval[[2]float64](t, p, `(e => e ? [e.domContentLoadedEventEnd, e.loadEventEnd] : [0, 0])(performance.getEntriesByType("navigation")[0])`)
-		if v[1] > 0 {
+		v := Eval[[3]float64](t, p, `(e => e ? [e.domContentLoadedEventEnd, e.loadEventEnd,
+			(performance.getEntriesByName("first-contentful-paint")[0] || {startTime: 0}).startTime] : [0, 0, 0])(performance.getEntriesByType("navigation")[0])`)
+		if v[1] > 0 && v[2] > 0 {
 			ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
-			return Timing{DOMContentLoaded: ms(v[0]), Load: ms(v[1]), Wall: p.wall}
+			return Timing{DOMContentLoaded: ms(v[0]), Load: ms(v[1]), FirstContentfulPaint: ms(v[2]), Wall: p.wall}
 		}
 		if err := chromedp.Do(p.ctx, chromedp.Sleep(20*time.Millisecond)); err != nil {
 			t.Fatal(fmt.Errorf("wait for the load event: %w", err))
