@@ -88,7 +88,9 @@ func Lint(r *lint.Result, failOn model.Severity) Report {
 		rows := printer.FindingsRows(open)
 		out.Sections = append(out.Sections,
 			printer.Section{Only: printer.Text, Lines: printer.FindingsLines(open)},
-			printer.Section{Only: printer.Table, Rows: &rows})
+			// The page lists the findings itself (grouped, with copyable
+			// fixes), not this table a second time.
+			printer.Section{Only: printer.Table, Rows: &rows, Findings: true})
 	}
 	out.Sections = append(out.Sections, lintSince(r.Findings)...)
 	if len(accepted) > 0 {

@@ -37,8 +37,9 @@ const (
 	Start = 1_700_000_000_000
 )
 
-// ClusterID is the cluster's id (meta.properties).
-const ClusterID = "YmlnbG9nLWNsdXN0ZXIx"
+// ClusterID is the cluster's id (meta.properties): "biglog-cluster-1" in
+// base64, as kafka-storage format writes ids.
+const ClusterID = "YmlnbG9nLWNsdXN0ZXItMQ"
 
 // Write makes dir a controller's metadata log dir (meta.properties and
 // __cluster_metadata-0/) holding a cluster of partitions partitions.
