@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kmeta/kmeta/model"
@@ -116,12 +117,16 @@ func ImageDocument(img *model.Image) Document {
 // pointInTime says which state of its source a view is: the offset and
 // epoch of the last record applied, its time, and for ZooKeeper the zxid.
 func pointInTime(p model.Provenance) string {
-	s := fmt.Sprintf("offset %d, epoch %d", p.Offset, p.Epoch)
+	var parts []string
+	// A ZooKeeper view has a zxid and no offset (-1): only the zxid.
+	if p.Zxid == 0 || p.Offset >= 0 {
+		parts = append(parts, fmt.Sprintf("offset %d, epoch %d", p.Offset, p.Epoch))
+	}
 	if !p.Timestamp.IsZero() {
-		s += ", " + p.Timestamp.UTC().Format(time.RFC3339Nano)
+		parts = append(parts, p.Timestamp.UTC().Format(time.RFC3339Nano))
 	}
 	if p.Zxid != 0 {
-		s += fmt.Sprintf(", zxid %#x", p.Zxid)
+		parts = append(parts, fmt.Sprintf("zxid %#x", p.Zxid))
 	}
-	return s
+	return strings.Join(parts, ", ")
 }

@@ -24,7 +24,11 @@ func status(e Exit) printer.Status {
 // sideFacts names one view of a comparison: its source and which state of
 // it was read.
 func sideFacts(label string, s ComparedSide) [2]string {
-	v := fmt.Sprintf("%s (%s), offset %d", s.Source, s.Kind, s.Offset)
+	v := fmt.Sprintf("%s (%s)", s.Source, s.Kind)
+	// A ZooKeeper view has a zxid and no offset (-1): only the zxid.
+	if s.Zxid == 0 || s.Offset >= 0 {
+		v += fmt.Sprintf(", offset %d", s.Offset)
+	}
 	if s.Zxid != 0 {
 		v += fmt.Sprintf(", zxid %#x", s.Zxid)
 	}
