@@ -135,9 +135,16 @@ func onlineInput(c *cli.Context) (online.Input, error) {
 	views := make([]*model.Image, len(specs))
 	errs := make([]error, len(specs))
 	var wg sync.WaitGroup
+	watch := online.NewLogWatch()
 	for i, spec := range specs {
 		wg.Go(func() {
-			res, err := loadPoint(c, spec)
+			var opts source.Options
+			if spec.World == model.WorldKRaft {
+				// The controllers' log also says when each migration
+				// state was written and what the copy wrote.
+				opts.Observe = watch.Observe
+			}
+			res, err := loadPointWith(c, spec, opts)
 			if err != nil {
 				errs[i] = fmt.Errorf("reading %s: %w", spec.Raw, err)
 				return
@@ -152,6 +159,7 @@ func onlineInput(c *cli.Context) (online.Input, error) {
 	in.ZK, in.ZKSource = views[0], specs[0].String()
 	if len(views) > 1 {
 		in.KRaft, in.KRaftSource = views[1], specs[1].String()
+		in.Migrated = watch.Result()
 	}
 	return in, nil
 }

@@ -42,6 +42,16 @@ func OnlineStatus(st *online.Status) Report {
 	} else {
 		ls = append(ls, "kraft: not given (--kraft or --bootstrap-controller)")
 	}
+	if m := st.Migrated; m != nil {
+		var parts []string
+		for _, c := range m.States {
+			parts = append(parts, fmt.Sprintf("%s at offset %d (%s)", c.State, c.Offset, c.Time.Format("2006-01-02T15:04:05Z")))
+		}
+		ls = append(ls, "controllers' log: "+strings.Join(parts, ", "))
+		if m.Records > 0 {
+			ls = append(ls, fmt.Sprintf("migrated: %d records from ZooKeeper (offsets %d to %d)", m.Records, m.FirstOffset, m.LastOffset))
+		}
+	}
 	brows := printer.Rows{Columns: []printer.Column{{Header: "BROKER", Key: "id", Essential: true}, {Header: "ZOOKEEPER", Key: "zookeeper", Essential: true},
 		{Header: "KRAFT", Key: "kraft", Essential: true}, {Header: "FENCED", Key: "fenced"}, {Header: "CONFIG", Key: "config"}, {Header: "CAUSE", Key: "cause", Wrap: true}}}
 	for _, b := range st.Brokers {

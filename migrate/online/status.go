@@ -25,6 +25,9 @@ type Input struct {
 	KRaftSource string
 	// Nodes are the nodes' server.properties by id; may be empty.
 	Nodes map[int32]*Node
+	// Migrated is what a LogWatch saw in the controllers' log (nil from
+	// a live quorum, which cannot report it).
+	Migrated *Migrated
 }
 
 // BrokerState is one broker as both sides see it.
@@ -98,6 +101,9 @@ type Status struct {
 	// holds. Differences counts verify's differences.
 	Agree       *bool `json:"agree"`
 	Differences int   `json:"differences,omitempty"`
+	// Migrated says when each ZkMigrationState was written and how many
+	// records the copy wrote (from a controller's log only).
+	Migrated *Migrated `json:"migrated,omitempty"`
 	// NextPhase is the phase stage can take the cluster to from here.
 	NextPhase string `json:"nextPhase,omitempty"`
 }
@@ -166,6 +172,7 @@ func Observe(in Input) (*Status, error) {
 	}
 	o := &observer{in: in, st: &Status{WaitingFor: []string{}, Findings: []model.Finding{}, Brokers: []BrokerState{}, Controllers: []ControllerState{}},
 		cat: features.Catalog39()}
+	o.st.Migrated = in.Migrated
 	o.zookeeperSide()
 	o.kraftSide()
 	o.phase()
