@@ -422,7 +422,7 @@ func (o *observer) brokers() {
 		if n := o.in.Nodes[id]; n != nil {
 			b.Config = n.Profile()
 		}
-		if k != nil {
+		if k != nil && k.Reports(model.FieldBrokers) {
 			r := k.Brokers[id]
 			switch {
 			case r == nil:
@@ -595,10 +595,10 @@ func (o *observer) nodeChecks() {
 				o.add(finding(CodeQuorumMode, model.SevError, fmt.Sprintf("node %d", id),
 					"the controllers were formatted as a dynamic quorum (kraft.version 1) but the file names static voters (controller.quorum.voters)",
 					"use controller.quorum.bootstrap.servers, or format the controllers for a static quorum (kmeta migrate stage KRaftMigration does)"))
-			case k.Quorum.KRaftVersion == 0 && dynamic && len(k.Quorum.Voters) > 0:
+			case k.Quorum.KRaftVersion == 0 && dynamic:
 				o.add(finding(CodeQuorumMode, model.SevError, fmt.Sprintf("node %d", id),
 					"the controllers run a static quorum (kraft.version 0) but the file has only controller.quorum.bootstrap.servers: Kafka fails with \"Starting voters are VoterSet(voters={})\"",
-					"set controller.quorum.voters="+votersOf(k.Quorum.Voters)))
+					"set controller.quorum.voters to the controllers (ID@HOST:PORT,...), as the files kmeta migrate stage writes do"))
 			}
 		}
 	}
@@ -624,6 +624,14 @@ func (o *observer) nodeChecks() {
 func (o *observer) compare() {
 	k := o.in.KRaft
 	if k == nil || (o.st.Phase != KRaftDualWriting && o.st.Phase != KRaftPostMigration) {
+		return
+	}
+	if !k.Reports(model.FieldTopics) {
+		// A live quorum asked through its controllers answers for the
+		// quorum and features only: nothing to compare ZooKeeper with.
+		o.add(finding(CodeKRaftNeeded, model.SevInfo, "zookeeper",
+			"ZooKeeper was not compared with KRaft: the controllers' live view reports no topics or configs",
+			"add --kraft kraft:METADATA_LOG_DIR of a controller (read-only) to know whether a rollback now loses anything"))
 		return
 	}
 	world := model.WorldKRaft
