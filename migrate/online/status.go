@@ -477,11 +477,16 @@ func (o *observer) brokers() {
 		}
 		o.st.Brokers = append(o.st.Brokers, b)
 	}
-	if phase == KRaftMigration && k != nil && o.hasState && o.state == model.MigrationPreMigration && len(o.st.WaitingFor) == 0 {
-		o.wait("the controller to copy the metadata (every broker is registered; it logs \"Completed migration of metadata from ZooKeeper to KRaft\")")
-	}
-	if phase == KRaftMigration && k == nil {
-		o.wait("every broker to register with the KRaft controllers (give --kraft or --bootstrap-controller to see which have)")
+	// KRaftMigration always waits: for the registrations, then the copy.
+	if phase == KRaftMigration && len(o.st.WaitingFor) == 0 {
+		switch {
+		case k == nil:
+			o.wait("every broker to register with the KRaft controllers (give --kraft or --bootstrap-controller to see which have)")
+		case !k.Reports(model.FieldBrokers):
+			o.wait("every broker to register and the controller to copy the metadata (the live controllers do not report broker registrations; --kraft kraft:DIR of a controller does)")
+		default:
+			o.wait("the controller to copy the metadata (every broker is registered; it logs \"Completed migration of metadata from ZooKeeper to KRaft\")")
+		}
 	}
 }
 
