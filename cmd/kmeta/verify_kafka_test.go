@@ -136,6 +136,7 @@ func TestVerifyKafkaMigration(t *testing.T) {
 	v := verifyEventually("after the migration", "--broker-log-dirs", strings.Join(logDirs, ","))
 	t.Logf("a. after Kafka's migration: verify equal; explained: %v", explained(v))
 	verifyLive(ctx, t, c, ctrl, zkSrc)
+	checkOnlineStatus(t, c, zkSrc, ctrl)
 
 	// Parity (issue 10): kmeta's offline migration of this same
 	// ZooKeeper state against the image Kafka's migration wrote.
@@ -452,12 +453,13 @@ func verifyLive(ctx context.Context, t *testing.T, c *kafkatest.Cluster, ctrl in
 	}
 	// What the admin API never reports, and what a controller does not
 	// answer (it answers for controllers, features and the quorum):
-	// the quorum and the controllers' ranges are reported.
+	// the quorum, the controllers' ranges and their migration flags
+	// (ApiVersions' ZkMigrationReady) are reported.
 	want := []model.Field{
 		model.FieldACLs, model.FieldBrokers, model.FieldBrokerCordonedLogDirs, model.FieldBrokerEndpoints, model.FieldBrokerEpoch,
 		model.FieldBrokerFeatures, model.FieldBrokerFenced, model.FieldBrokerControlledShutdown, model.FieldBrokerIncarnationID,
 		model.FieldBrokerMigrating, model.FieldBrokerLogDirs, model.FieldClientQuotas, model.FieldBrokerConfigs, model.FieldTopicConfigs,
-		model.FieldControllerEndpoints, model.FieldControllerIncarnationID, model.FieldControllerZkMigrationReady,
+		model.FieldControllerEndpoints, model.FieldControllerIncarnationID,
 		model.FieldDelegationTokens, model.FieldMigration, model.FieldPartitionReassignment, model.FieldPartitionDirectories,
 		model.FieldPartitionELR, model.FieldPartitionLeaderRecovery, model.FieldPartitionEpoch, model.FieldProducerIDs,
 		model.FieldSCRAM, model.FieldSCRAMSecrets, model.FieldTopics,
