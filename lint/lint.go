@@ -145,11 +145,19 @@ type Options struct {
 	// Bootstrap is the cluster address fix commands name
 	// (--bootstrap-server); "" means BOOTSTRAP, a placeholder.
 	Bootstrap string
+	// ZooKeeper is the ensemble (host:port,...) zookeeper-shell fixes
+	// name, the chroot left out (the image's is appended); "" means
+	// ZOOKEEPER, a placeholder.
+	ZooKeeper string
 }
 
 // Placeholder is the address fix commands name when kmeta cannot know it
 // (the image was read from files).
 const Placeholder = "BOOTSTRAP"
+
+// ZooKeeperPlaceholder is the ensemble zookeeper-shell fixes name when
+// kmeta cannot know it (a data dir or a dump).
+const ZooKeeperPlaceholder = "ZOOKEEPER"
 
 // Result is a lint run.
 type Result struct {
@@ -196,6 +204,9 @@ func Run(img *model.Image, opts Options) (*Result, error) {
 		return nil, err
 	}
 	c := newContext(img, opts.Bootstrap)
+	if opts.ZooKeeper != "" {
+		c.zookeeper = opts.ZooKeeper
+	}
 	// Rules are counted through pointers into res.Rules: its capacity
 	// is fixed first, so that no append moves them.
 	res := &Result{Source: img.Provenance.Source, Rules: make([]RuleRun, 0, len(Rules()))}
@@ -276,6 +287,8 @@ func notReported(img *model.Image, needs []model.Field) []string {
 type Context struct {
 	Img       *model.Image
 	bootstrap string
+	// zookeeper is the ensemble zookeeper-shell fixes name.
+	zookeeper string
 	topics    []*model.Topic
 	// brokerIDs are the registered brokers, sorted; racks maps a broker
 	// to its rack ("" none).
@@ -289,7 +302,7 @@ func newContext(img *model.Image, bootstrap string) *Context {
 	if bootstrap == "" {
 		bootstrap = Placeholder
 	}
-	c := &Context{Img: img, bootstrap: bootstrap}
+	c := &Context{Img: img, bootstrap: bootstrap, zookeeper: ZooKeeperPlaceholder}
 	c.topics = img.SortedTopics()
 	c.refresh()
 	return c
