@@ -543,3 +543,21 @@ func applyPlan(t *testing.T, img *model.Image, fix string) {
 		p.Replicas, p.ISR, p.Leader = m.Replicas, slices.Clone(m.Replicas), m.Replicas[0]
 	}
 }
+
+// TestUnderReplicatedAsKafka: kafka-topics counts a partition under-
+// replicated when its ISR is smaller than its replicas less those being
+// added, so a replica being added that joined the ISR makes up for one
+// that left it (seen on Kafka 3.9.2: [2,3] reassigned to [2,3,1] while
+// broker 3 was down).
+func TestUnderReplicatedAsKafka(t *testing.T) {
+	img := healthy()
+	p := img.Topics["orders"].Partitions[0] // replicas 1,2,3
+	p.Replicas, p.AddingReplicas, p.ISR = []int32{2, 3, 1}, []int32{1}, []int32{2, 1}
+	if got := only(run(t, img, Options{}), CodePartitionUnderReplicated); len(got) > 0 {
+		t.Errorf("ISR 2 of 2 replicas not being added: %v", got)
+	}
+	p.ISR = []int32{2}
+	if got := only(run(t, img, Options{}), CodePartitionUnderReplicated); len(got) != 1 || !strings.HasPrefix(got[0], "partition orders-0: orders-0 has replicas 2,3,1, ISR 2") {
+		t.Errorf("%v", got)
+	}
+}
