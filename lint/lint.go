@@ -294,8 +294,11 @@ type Context struct {
 	// to its rack ("" none).
 	brokerIDs []int32
 	racks     map[int32]string
-	// replicas and leaders count per broker, over every partition.
-	replicas map[int32]int
+	// replicas counts replicas per broker, over every partition, and
+	// preferred the partitions each broker is the first replica of.
+	replicas, preferred map[int32]int
+	// moving: some partition has adding or removing replicas.
+	moving bool
 }
 
 func newContext(img *model.Image, bootstrap string) *Context {
@@ -329,13 +332,19 @@ func (c *Context) refreshBrokers() {
 	}
 }
 
-// refreshReplicas recounts the replicas per broker.
+// refreshReplicas recounts the replicas and preferred leaders per
+// broker, and whether a reassignment is in flight (one walk for all; a
+// tracker calls it before a rule that reads every partition).
 func (c *Context) refreshReplicas() {
-	c.replicas = map[int32]int{}
+	c.replicas, c.preferred, c.moving = map[int32]int{}, map[int32]int{}, false
 	for _, t := range c.topics {
 		for _, p := range t.Partitions {
+			c.moving = c.moving || len(p.AddingReplicas) > 0 || len(p.RemovingReplicas) > 0
 			for _, r := range p.Replicas {
 				c.replicas[r]++
+			}
+			if len(p.Replicas) > 0 {
+				c.preferred[p.Replicas[0]]++
 			}
 		}
 	}

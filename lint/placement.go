@@ -215,7 +215,8 @@ var placementRules = []*Rule{
 		Needs:  []model.Field{model.FieldTopics, model.FieldBrokers},
 		Inputs: InputBrokers | InputPartitions,
 		Cluster: func(c *Context) []Finding {
-			return c.unbalanced(CodeReplicasUnbalanced, "replicas", func(p *model.Partition) []int32 { return p.Replicas },
+			count, avail := c.availableCounts(c.replicas)
+			return c.unbalanced(CodeReplicasUnbalanced, "replicas", count, avail,
 				"disk, network and replication load pile up on the brokers above the mean, and a failure of one of them hits more partitions")
 		},
 	},
@@ -225,46 +226,37 @@ var placementRules = []*Rule{
 		Needs:  []model.Field{model.FieldTopics, model.FieldBrokers},
 		Inputs: InputBrokers | InputPartitions,
 		Cluster: func(c *Context) []Finding {
-			return c.unbalanced(CodePreferredUnbalanced, "preferred leaders", func(p *model.Partition) []int32 { return p.Replicas[:min(1, len(p.Replicas))] },
+			count, avail := c.availableCounts(c.preferred)
+			return c.unbalanced(CodePreferredUnbalanced, "preferred leaders", count, avail,
 				"leaders go to their preferred replicas (auto.leader.rebalance.enable, kafka-leader-election): with these replica orders, produce and fetch load stays uneven even when every leader is preferred")
 		},
 	},
 }
 
-// balanceCounts counts, per available broker, what of(p) names over
-// every partition (replicas on other brokers are left out: the mean is
-// over the brokers that can take load).
-func (c *Context) balanceCounts(of func(*model.Partition) []int32) (map[int32]int, []int32) {
+// availableCounts is all's count (the context's, per broker) of each
+// available broker (registered, not fenced); the others' are left out:
+// the mean is over the brokers that can take load.
+func (c *Context) availableCounts(all map[int32]int) (map[int32]int, []int32) {
 	var avail []int32
 	count := map[int32]int{}
 	for _, id := range c.brokerIDs {
 		if c.available(id) {
 			avail = append(avail, id)
-			count[id] = 0
-		}
-	}
-	for _, t := range c.topics {
-		for _, p := range t.Partitions {
-			for _, r := range of(p) {
-				if _, ok := count[r]; ok {
-					count[r]++
-				}
-			}
+			count[id] = all[id]
 		}
 	}
 	return count, avail
 }
 
-// unbalanced reports the available brokers whose count of what of names
-// is far from the mean, with one plan for them all: replicas moved (or,
-// for preferred leaders, replica lists reordered) from the brokers above
-// to those below until none is far from it. A broker holding none is
+// unbalanced reports the available brokers whose count is far from the
+// mean, with one plan for them all: replicas moved (or, for preferred
+// leaders, replica lists reordered) from the brokers above to those
+// below until none is far from it. A broker holding none is
 // broker-without-replicas's, not reported here (it still counts in the
 // mean and takes the moves). Nothing is reported while a reassignment is
 // in flight: the counts are moving.
-func (c *Context) unbalanced(code, what string, of func(*model.Partition) []int32, why string) []Finding {
-	count, avail := c.balanceCounts(of)
-	if len(avail) < 2 || c.reassigning(nil) {
+func (c *Context) unbalanced(code, what string, count map[int32]int, avail []int32, why string) []Finding {
+	if len(avail) < 2 {
 		return nil
 	}
 	total := 0
@@ -278,7 +270,9 @@ func (c *Context) unbalanced(code, what string, of func(*model.Partition) []int3
 			off = append(off, id)
 		}
 	}
-	if len(off) == 0 {
+	// Checked last: it walks every partition, and most clusters are
+	// balanced.
+	if len(off) == 0 || c.reassigning(nil) {
 		return nil
 	}
 	fix := ""
@@ -311,11 +305,27 @@ func (c *Context) unbalanced(code, what string, of func(*model.Partition) []int3
 // one. Partitions are tried in topic and partition order, so the plan is
 // deterministic. nil when it cannot bring every broker near the mean.
 func (c *Context) planBalance(count map[int32]int, avail []int32, mean float64, reorder bool) map[string]map[int32][]int32 {
+	// Each move takes one from a broker and gives one to another: at
+	// least the excess of the brokers above the band, and the shortfall
+	// of those below, are moves. More than the cap: no plan, at once.
+	band := max(mean*balanceSlackPercent/100, balanceSlackMin-0.001)
+	excess, short := 0, 0
+	for _, id := range avail {
+		if d := float64(count[id]) - mean - band; d > 0 {
+			excess += int(d + 0.999)
+		} else if d := mean - band - float64(count[id]); d > 0 {
+			short += int(d + 0.999)
+		}
+	}
+	if max(excess, short) > maxBalanceMoves {
+		return nil
+	}
 	count = maps.Clone(count)
 	moves := map[string]map[int32][]int32{}
 	// Work is bounded: each move scans partitions from the start, and an
 	// image of a million partitions must lint in well under a second.
 	budget := 20*c.partitionCount() + 10_000
+	sorted := map[string][]*model.Partition{}
 	current := func(t *model.Topic, p *model.Partition) []int32 {
 		if m := moves[t.Name][p.ID]; m != nil {
 			return m
@@ -349,7 +359,7 @@ func (c *Context) planBalance(count map[int32]int, avail []int32, mean float64, 
 				if count[hi]-count[lo] < 2 {
 					break
 				}
-				t, p, next := c.findMove(hi, lo, current, reorder, &budget)
+				t, p, next := c.findMove(hi, lo, current, reorder, sorted, &budget)
 				if budget < 0 {
 					return nil
 				}
@@ -382,18 +392,23 @@ func (c *Context) planBalance(count map[int32]int, avail []int32, mean float64, 
 // the new replica list, or nil. A replica move looks first for a
 // partition hi is not the preferred leader of, so that moving replicas
 // leaves the preferred leaders where they are.
-func (c *Context) findMove(hi, lo int32, current func(*model.Topic, *model.Partition) []int32, reorder bool, budget *int) (*model.Topic, *model.Partition, []int32) {
-	return c.findMoveFrom(hi, lo, current, reorder, true, budget)
+func (c *Context) findMove(hi, lo int32, current func(*model.Topic, *model.Partition) []int32, reorder bool, sorted map[string][]*model.Partition, budget *int) (*model.Topic, *model.Partition, []int32) {
+	return c.findMoveFrom(hi, lo, current, reorder, true, sorted, budget)
 }
 
-func (c *Context) findMoveFrom(hi, lo int32, current func(*model.Topic, *model.Partition) []int32, reorder, keepLeader bool, budget *int) (*model.Topic, *model.Partition, []int32) {
-	var buf []*model.Partition
+// findMoveFrom is findMove; sorted keeps each topic's partitions sorted
+// once for the whole plan.
+func (c *Context) findMoveFrom(hi, lo int32, current func(*model.Topic, *model.Partition) []int32, reorder, keepLeader bool, sorted map[string][]*model.Partition, budget *int) (*model.Topic, *model.Partition, []int32) {
 	for _, t := range c.topics {
 		if *budget -= len(t.Partitions); *budget < 0 {
 			return nil, nil, nil
 		}
-		buf = t.AppendSortedPartitions(buf[:0])
-		for _, p := range buf {
+		ps, ok := sorted[t.Name]
+		if !ok {
+			ps = t.SortedPartitions()
+			sorted[t.Name] = ps
+		}
+		for _, p := range ps {
 			reps := current(t, p)
 			if len(p.AddingReplicas) > 0 || len(p.RemovingReplicas) > 0 || len(reps) == 0 {
 				continue
@@ -417,7 +432,7 @@ func (c *Context) findMoveFrom(hi, lo int32, current func(*model.Topic, *model.P
 	}
 	if !reorder && keepLeader {
 		// Then a preferred leader's own replica, if nothing else moves.
-		return c.findMoveFrom(hi, lo, current, false, false, budget)
+		return c.findMoveFrom(hi, lo, current, false, false, sorted, budget)
 	}
 	return nil, nil, nil
 }
