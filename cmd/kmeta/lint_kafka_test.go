@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
+	"github.com/kmeta/kmeta/lint"
 )
 
 // lintFinding is what the tests read of a kmeta lint finding.
@@ -419,13 +420,23 @@ func (l *lintLab) fixAll() {
 	}
 }
 
-// log prints the rule-by-source table of the run.
+// log prints the rule-by-source table of the run, every rule of the
+// registry in it.
 func (l *lintLab) log(cols ...string) {
 	var rows []string
+	for _, r := range lint.Rules() {
+		if l.table[r.Code] == nil {
+			l.table[r.Code] = map[string]string{}
+		}
+	}
 	for _, code := range slices.Sorted(maps.Keys(l.table)) {
 		row := fmt.Sprintf("%-30s", code)
 		for _, c := range cols {
-			row += fmt.Sprintf(" | %s: %s", c, l.table[code][c])
+			what := l.table[code][c]
+			if what == "" {
+				what = "ran, no condition made here"
+			}
+			row += fmt.Sprintf(" | %s: %s", c, what)
 		}
 		rows = append(rows, row)
 	}
@@ -613,8 +624,13 @@ func lintScenario(l *lintLab, zkMode bool) {
 	l.waitAll("availability findings cleared", l.noneOf(cleared...))
 	for _, v := range l.views {
 		for _, k := range cleared {
-			if code := strings.Fields(k)[0]; strings.HasPrefix(l.table[code][v.col], "fired") {
-				l.mark(code, "fired, cleared by its fix", v)
+			code := strings.Fields(k)[0]
+			what := "fired, cleared by its fix"
+			if code == "topic-deletion-pending" {
+				what = "fired, cleared once the replica's broker was back (no fix command)"
+			}
+			if strings.HasPrefix(l.table[code][v.col], "fired") {
+				l.mark(code, what, v)
 			}
 		}
 	}
