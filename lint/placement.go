@@ -270,8 +270,6 @@ func (c *Context) unbalanced(code, what string, count map[int32]int, avail []int
 			off = append(off, id)
 		}
 	}
-	// Checked last: it walks every partition, and most clusters are
-	// balanced.
 	if len(off) == 0 || c.reassigning(nil) {
 		return nil
 	}
@@ -457,10 +455,8 @@ func (c *Context) rackSafe(reps []int32, i int, id int32) bool {
 		return true
 	}
 	for j, r := range reps {
-		if j != i && c.racks[r] == rack {
-			if _, ok := c.racks[r]; ok {
-				return false
-			}
+		if other, ok := c.racks[r]; ok && j != i && other == rack {
+			return false
 		}
 	}
 	return true
