@@ -285,6 +285,17 @@ func (l *lintLab) runnable(fix string) string {
 	return strings.ReplaceAll(fix, "ZOOKEEPER", l.zkAddr)
 }
 
+// runFix runs a fix as printed (placeholders filled in); after a
+// reassignment it waits until nothing moves: kafka-reassign-partitions
+// refuses to start one while another is in flight.
+func (l *lintLab) runFix(fix string) {
+	l.t.Helper()
+	l.sh(l.runnable(fix))
+	if strings.Contains(fix, "kafka-reassign-partitions") {
+		l.waitAll("the reassignment done", l.quiet())
+	}
+}
+
 // fix runs, as printed, the live view's fix of every finding of code
 // (each distinct command once) and returns how many ran.
 func (l *lintLab) fix(sweep map[*lintView]lintDoc, code string) int {
@@ -299,7 +310,7 @@ func (l *lintLab) fix(sweep map[*lintView]lintDoc, code string) int {
 		l.t.Fatalf("no fix for %s", code)
 	}
 	for _, fx := range fixes {
-		l.sh(l.runnable(fx))
+		l.runFix(fx)
 	}
 	return len(fixes)
 }
@@ -393,8 +404,9 @@ func (l *lintLab) fixAll() {
 		if len(fixes) == 0 || round == 15 {
 			l.t.Fatalf("findings left with no fix to run (round %d):\n%s", round, strings.Join(left, "\n"))
 		}
-		// One reassignment at a time: Kafka refuses a second one of a
-		// partition already moving (two findings' plans may share one).
+		// One reassignment at a time (runFix waits for each), and one
+		// per round: two findings' plans may move the same partition,
+		// and the second is stale once the first ran.
 		moving := false
 		for _, fx := range fixes {
 			if strings.Contains(fx, "kafka-reassign-partitions") {
@@ -403,7 +415,7 @@ func (l *lintLab) fixAll() {
 				}
 				moving = true
 			}
-			l.sh(l.runnable(fx))
+			l.runFix(fx)
 		}
 	}
 	l.waitAll("clean", func(v *lintView, d lintDoc) bool {
@@ -533,7 +545,7 @@ func lintScenario(l *lintLab, zkMode bool) {
 	l.fireAndFix("throttles left", "throttle-left-set topic moved")
 	sweep = l.waitAll("durability findings", l.hasAll(durability...))
 	for _, k := range durability {
-		l.sh(l.runnable(fixOfKey(t, l.liveDoc(sweep), k)))
+		l.runFix(fixOfKey(t, l.liveDoc(sweep), k))
 	}
 	l.waitAll("durability findings cleared", func(v *lintView, d lintDoc) bool {
 		return l.noneOf(durability...)(v, d) && l.quiet()(v, d)
