@@ -825,10 +825,11 @@ func TestLintRulesOnKafka39ZooKeeper(t *testing.T) {
 		t.Errorf("kafka:// on ZooKeeper-mode brokers: exit %d\n%s", r.code, r.stderr)
 	}
 	zkNA := map[string][2]string{
-		"broker-fenced":           {"not-applicable", "ZooKeeper mode has no fencing"},
-		"quorum-single-voter":     {"not-applicable", "a ZooKeeper source has no controller quorum"},
-		"quorum-even-voters":      {"not-applicable", "a ZooKeeper source has no controller quorum"},
-		"metadata-version-behind": {"not-applicable", "ZooKeeper mode has no metadata.version"},
+		"broker-fenced":                {"not-applicable", "ZooKeeper mode has no fencing"},
+		"quorum-single-voter":          {"not-applicable", "a ZooKeeper source has no controller quorum"},
+		"quorum-even-voters":           {"not-applicable", "a ZooKeeper source has no controller quorum"},
+		"metadata-version-behind":      {"not-applicable", "ZooKeeper mode has no metadata.version"},
+		"elr-unclean-recovery-pending": {"not-applicable", "ZooKeeper mode has no eligible leader replicas"},
 	}
 	l.statuses(l.waitAll("first read", func(*lintView, lintDoc) bool { return true }),
 		map[string]map[string][2]string{"zkdata:": zkNA, "zkdump:": zkNA, "zk://": zkNA})
