@@ -66,13 +66,16 @@ var availabilityRules = []*Rule{
 	},
 	{
 		Code: CodePartitionUnderReplicated, Family: Availability, Severity: model.SevError,
-		Title: "a partition with a replica out of its ISR",
+		Title: "a partition whose ISR is smaller than its replicas (those a reassignment is adding left out)",
 		Needs: []model.Field{model.FieldTopics},
 		Partition: func(c *Context, t *model.Topic, p *model.Partition) []Finding {
-			out := notInISR(p)
-			if p.Leader == model.NoLeader || len(out) == 0 {
+			// Kafka's count (kafka-topics --under-replicated-partitions,
+			// the brokers' UnderReplicatedPartitions): an adding replica
+			// that joined the ISR makes up for one that left it.
+			if p.Leader == model.NoLeader || len(p.ISR) >= len(p.Replicas)-len(p.AddingReplicas) {
 				return nil
 			}
+			out := notInISR(p)
 			r := rule(CodePartitionUnderReplicated)
 			fix := fmt.Sprintf("start broker(s) %s (out of the ISR) or let them catch up, then check: kafka-topics --bootstrap-server %s --describe --under-replicated-partitions", ids(out), c.bootstrap)
 			return []Finding{r.finding(fmt.Sprintf("%s has replicas %s, ISR %s", tp(t, p), ids(p.Replicas), ids(p.ISR)),

@@ -15,6 +15,7 @@ const (
 	CodeQuorumEvenVoters  = "quorum-even-voters"
 	CodeMetadataBehind    = "metadata-version-behind"
 	CodeMigrationHalfDone = "migration-half-done"
+	CodeZKController      = "zk-controller-inconsistent"
 )
 
 // addController is the fix that adds a voter: on the new controller's
@@ -124,8 +125,8 @@ var controlPlaneRules = []*Rule{
 	},
 	{
 		Code: CodeMigrationHalfDone, Family: ControlPlane, Severity: model.SevError,
-		Inputs: InputMigration,
-		Title:  "a ZooKeeper to KRaft migration left half done (a /migration znode, or a KRaft migration state short of POST_MIGRATION)",
+		Inputs: InputMigration | InputBrokers,
+		Title:  "a ZooKeeper to KRaft migration left half done (a /migration znode, ZkMigrationState short of POST_MIGRATION, or finalized with ZooKeeper-mode brokers still registered)",
 		Needs:  []model.Field{model.FieldMigration},
 		Cluster: func(c *Context) []Finding {
 			m := c.Img.Migration
@@ -138,12 +139,125 @@ var controlPlaneRules = []*Rule{
 				return []Finding{r.finding(fmt.Sprintf("/migration exists (KRaft controller %d, epoch %d, metadata offset %d)", m.KRaftControllerID, m.KRaftControllerEpoch, m.KRaftMetadataOffset),
 					"a KRaft quorum migrated or is migrating this ZooKeeper cluster: ZooKeeper-mode brokers and tools writing here diverge from KRaft", "",
 					Entity{Kind: "cluster", Name: "/migration"})}
-			case m.HasState && (m.State == model.MigrationMigration || m.State == model.MigrationPreMigration):
-				return []Finding{r.finding("ZkMigrationState is "+m.State.String(),
-					"the cluster is still in dual-write: ZooKeeper is still needed and the migration must be finished or rolled back", "",
+			case !m.HasState:
+				return nil
+			case m.State == model.MigrationPreMigration:
+				return []Finding{r.finding("ZkMigrationState is PRE_MIGRATION",
+					"the quorum was formatted for a migration that has not run (it waits for every ZooKeeper-mode broker to register): ZooKeeper still holds the metadata",
+					"", Entity{Kind: "cluster", Name: "migration"})}
+			case m.State == model.MigrationMigration:
+				// Dual-write: name the step that is left, from what the
+				// registrations still say of ZooKeeper.
+				zkBrokers, ready := c.zkLeftovers()
+				saw, fix := "ZkMigrationState is MIGRATION", ""
+				switch {
+				case len(zkBrokers) > 0:
+					saw += fmt.Sprintf("; broker(s) %s still in ZooKeeper mode", ids(zkBrokers))
+					fix = fmt.Sprintf("restart broker(s) %s in KRaft mode (process.roles=broker, node.id, controller settings, no zookeeper.connect), then remove zookeeper.metadata.migration.enable from the controllers and restart them", ids(zkBrokers))
+				case len(ready) > 0:
+					saw += fmt.Sprintf("; every broker in KRaft mode, controller(s) %s still with zookeeper.metadata.migration.enable", ids(ready))
+					fix = "remove zookeeper.metadata.migration.enable (and zookeeper.connect) from the controllers and restart them one at a time: the first to lead writes POST_MIGRATION"
+				}
+				return []Finding{r.finding(saw,
+					"the cluster is still in dual-write: ZooKeeper is still needed and the migration must be finished or rolled back", fix,
 					Entity{Kind: "cluster", Name: "migration"})}
+			case m.State == model.MigrationPostMigration:
+				zkBrokers, _ := c.zkLeftovers()
+				var out []Finding
+				for _, id := range zkBrokers {
+					out = append(out, r.finding(fmt.Sprintf("ZkMigrationState is POST_MIGRATION and broker %d is still registered as a ZooKeeper-mode broker", id),
+						"the migration was finalized before this broker moved to KRaft: the controller no longer sends ZooKeeper-mode brokers their leadership and metadata",
+						fmt.Sprintf("restart broker %d in KRaft mode (process.roles=broker, node.id, controller settings, no zookeeper.connect)", id),
+						brokerEntity(id)))
+				}
+				return out
 			}
 			return nil
 		},
 	},
+	{
+		Code: CodeZKController, Family: ControlPlane, Severity: model.SevError,
+		Title: "ZooKeeper's /controller and /controller_epoch against the brokers, the migration and the partition states (the controller-epoch guard)",
+		Needs: []model.Field{model.FieldBrokers, model.FieldTopics},
+		Applies: func(c *Context) (bool, string) {
+			if c.Img.ZK == nil {
+				return false, "KRaft has no /controller or /controller_epoch znode: the quorum's leader epoch fences it"
+			}
+			return true, ""
+		},
+		Inputs:  InputBrokers | InputPartitions | InputMigration,
+		Cluster: zkControllerCheck,
+	},
+}
+
+// zkLeftovers are, in a KRaft image, the brokers registered as migrating
+// ZooKeeper-mode brokers and the controllers registered ready for a
+// migration (zookeeper.metadata.migration.enable=true), each nil when
+// the source does not report it.
+func (c *Context) zkLeftovers() (zkBrokers, ready []int32) {
+	if c.Img.Reports(model.FieldBrokerMigrating) {
+		for _, b := range c.Img.SortedBrokers() {
+			if b.IsMigratingZkBroker {
+				zkBrokers = append(zkBrokers, b.ID)
+			}
+		}
+	}
+	if c.Img.Reports(model.FieldControllerZkMigrationReady) {
+		for _, id := range sortedKeys(c.Img.Controllers) {
+			if c.Img.Controllers[id].ZkMigrationReady {
+				ready = append(ready, id)
+			}
+		}
+	}
+	return zkBrokers, ready
+}
+
+// zkControllerCheck compares what ZooKeeper says of its controller with
+// what Kafka checks it against. A ZooKeeper-mode broker becomes
+// controller by creating the ephemeral /controller and raising
+// /controller_epoch in one multi-op; every later controller write is
+// fenced by a check of /controller_epoch's version; and the controller
+// refuses to change a partition whose state znode a higher epoch than its
+// own wrote ("Leader and isr path written by another controller"). A
+// migrating KRaft controller claims /controller the same way, with a
+// persistent znode holding its kraftControllerEpoch, and writes its raft
+// epoch into the states.
+func zkControllerCheck(c *Context) []Finding {
+	z := c.Img.ZK
+	r := rule(CodeZKController)
+	migrating := c.Img.Migration != nil && c.Img.Migration.HasZNode
+	var out []Finding
+	ctl := Entity{Kind: "cluster", Name: "/controller"}
+	epoch := Entity{Kind: "cluster", Name: "/controller_epoch"}
+	if z.ControllerID >= 0 {
+		switch {
+		case z.KRaftControllerEpoch >= 0 && !migrating:
+			out = append(out, r.finding(fmt.Sprintf("/controller names KRaft controller %d (kraftControllerEpoch %d) and no /migration exists", z.ControllerID, z.KRaftControllerEpoch),
+				"a KRaft controller's claim is a persistent znode that only a migration removes: while it stays, no ZooKeeper-mode broker becomes controller (a rollback that removed /migration but not /controller)",
+				c.zkShell("delete /controller"), ctl))
+		case z.KRaftControllerEpoch < 0 && c.Img.Brokers[z.ControllerID] == nil:
+			out = append(out, r.finding(fmt.Sprintf("/controller names broker %d, which is not registered in /brokers/ids", z.ControllerID),
+				"brokers elect a controller only when /controller goes away: while it names a broker that is not there, no controller elects leaders or applies topic and ISR changes",
+				c.zkShell("delete /controller"), ctl))
+		}
+	}
+	// The epoch a new controller must start above: every state's.
+	floor := max(z.MaxStateControllerEpoch, 0)
+	switch {
+	case z.ControllerEpochZkVersion < 0 && z.ControllerID >= 0:
+		out = append(out, r.finding(fmt.Sprintf("/controller names controller %d and /controller_epoch does not exist", z.ControllerID),
+			"every controller write to ZooKeeper is checked against /controller_epoch's version: without the znode they all fail, so the controller changes nothing",
+			c.zkShell(fmt.Sprintf("create /controller_epoch %d", floor), "delete /controller"), epoch))
+	case z.ControllerEpochZkVersion >= 0 && z.MaxStateControllerEpoch > z.ControllerEpoch && !migrating && z.KRaftControllerEpoch < 0:
+		// Recreating /controller_epoch at the states' epoch and forcing an
+		// election gives the next controller an epoch above them.
+		fix := c.zkShell(fmt.Sprintf("set /controller_epoch %d", floor))
+		if z.ControllerID >= 0 {
+			fix = c.zkShell(fmt.Sprintf("set /controller_epoch %d", floor), "delete /controller")
+		}
+		out = append(out, r.finding(fmt.Sprintf("partition states were written by controller epoch %d, above /controller_epoch %d", z.MaxStateControllerEpoch, z.ControllerEpoch),
+			"Kafka's controller refuses to change a partition whose state a higher epoch wrote (\"Leader and isr path written by another controller\"): those partitions get no new leader or ISR",
+			fix, epoch))
+	}
+	return out
 }

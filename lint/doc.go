@@ -39,13 +39,49 @@
 // is derived from the image (Context.refresh recomputes it after a
 // broker or cluster config change).
 //
+// # Thresholds
+//
+// replicas-unbalanced and preferred-leaders-unbalanced flag an available
+// broker whose count differs from the mean over the available brokers by
+// more than 25% of it and by at least 3 (placement.go says why those
+// numbers). Their fix is one plan for the whole cluster, computed here:
+// replicas moved (or replica lists reordered, then a preferred election)
+// from the most to the least loaded broker until none is far from the
+// mean, never putting two replicas of a partition on one rack; a plan of
+// more than 500 moves is left to kafka-reassign-partitions --generate.
+//
+// # The controller-epoch guard (ZooKeeper)
+//
+// zk-controller-inconsistent checks /controller and /controller_epoch as
+// Kafka's ZooKeeper-mode controller relies on them: a KRaft controller's
+// persistent claim left without a /migration (no broker can become
+// controller), a controller id not in /brokers/ids, /controller without
+// /controller_epoch (every controller write is fenced on its version and
+// fails), and partition states written by a higher controller epoch than
+// /controller_epoch (the controller refuses to change them). During a
+// migration the states carry the KRaft controller's raft epoch, so the
+// last check waits until /migration is gone.
+//
+// # Proof on real Kafka
+//
+// cmd/kmeta's lint_kafka_test.go runs one scenario (lintScenario) on
+// Kafka 4.4.0 and 3.9.2 in KRaft mode (views kraft: and kafka://) and
+// 3.9.2 in ZooKeeper mode (zk://, zkdata:, zkdump:; kafka:// refuses
+// ZooKeeper-mode brokers): each condition made with Kafka's tools or
+// zookeeper-shell, each finding awaited on every view that can show it,
+// its fix run as printed, the finding cleared, and the cluster clean at
+// the end. What a view cannot run is asserted with its reason (a view
+// that does not report a field: "not run"; a rule about what the view's
+// mode does not have: "not applicable").
+//
 // # Fixes
 //
 // Each finding's Fix is the Kafka command that applies the fix, printed
 // so that it can be run as is: kafka-configs, kafka-reassign-partitions,
-// kafka-leader-election, kafka-features, kafka-metadata-quorum, with
-// --bootstrap-server the live source's address, or BOOTSTRAP where the
-// image comes from files and kmeta cannot know the address. Where Kafka
-// has no command (start a broker, set broker.rack), the fix says what to
-// do and, where one exists, the command that checks it.
+// kafka-leader-election, kafka-features, kafka-metadata-quorum,
+// zookeeper-shell, with --bootstrap-server the live source's address, or
+// BOOTSTRAP where the image comes from files and kmeta cannot know the
+// address (ZOOKEEPER for zookeeper-shell, the chroot appended). Where
+// Kafka has no command (start a broker, set broker.rack), the fix says
+// what to do and, where one exists, the command that checks it.
 package lint

@@ -136,6 +136,12 @@ var durabilityRules = []*Rule{
 		Title:  "a partition without leader, ISR or eligible leader replicas, only its last known ELR left: recovery needs an unclean election",
 		Needs:  []model.Field{model.FieldTopics, model.FieldPartitionELR},
 		Inputs: InputFeatures,
+		Applies: func(c *Context) (bool, string) {
+			if c.Img.ZK != nil {
+				return false, "ZooKeeper mode has no eligible leader replicas (KIP-966 is KRaft's)"
+			}
+			return true, ""
+		},
 		Partition: func(c *Context, t *model.Topic, p *model.Partition) []Finding {
 			if p.Leader != model.NoLeader || len(p.ISR) > 0 || len(p.ELR) > 0 || len(p.LastKnownELR) == 0 {
 				return nil

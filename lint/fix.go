@@ -45,13 +45,35 @@ func (c *Context) alterConfig(entity string, add map[string]string, del []string
 // the plan is written to a file first, in kafka-reassign-partitions's
 // format (one file per topic, named after it), then executed.
 func (c *Context) reassign(topic string, moves map[int32][]int32) string {
+	return c.reassignAll("kmeta-reassign-"+topic+".json", map[string]map[int32][]int32{topic: moves})
+}
+
+// reassignAll is reassign for moves of several topics (topic, partition,
+// replicas), in one plan file.
+func (c *Context) reassignAll(file string, moves map[string]map[int32][]int32) string {
 	var parts []string
-	for _, p := range sortedKeys(moves) {
-		parts = append(parts, fmt.Sprintf(`{"topic":"%s","partition":%d,"replicas":[%s]}`, topic, p, ids(moves[p])))
+	for _, topic := range sortedKeys(moves) {
+		for _, p := range sortedKeys(moves[topic]) {
+			parts = append(parts, fmt.Sprintf(`{"topic":"%s","partition":%d,"replicas":[%s]}`, topic, p, ids(moves[topic][p])))
+		}
 	}
-	file := "kmeta-reassign-" + topic + ".json"
 	return fmt.Sprintf(`echo '{"version":1,"partitions":[%s]}' > %s && kafka-reassign-partitions --bootstrap-server %s --reassignment-json-file %s --execute`,
 		strings.Join(parts, ","), file, c.bootstrap, file)
+}
+
+// zkShell runs zookeeper-shell commands (Kafka's bin/zookeeper-shell.sh,
+// which takes the ensemble and chroot first and one command after it),
+// joined by &&: each stops the chain if it fails.
+func (c *Context) zkShell(cmds ...string) string {
+	conn := c.zookeeper
+	if c.Img.ZK != nil {
+		conn += c.Img.ZK.Chroot
+	}
+	out := make([]string, len(cmds))
+	for i, cmd := range cmds {
+		out[i] = "zookeeper-shell " + conn + " " + cmd
+	}
+	return strings.Join(out, " && ")
 }
 
 // electLeaders runs a leader election of a type (preferred, unclean) for

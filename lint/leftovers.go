@@ -36,15 +36,12 @@ func (c *Context) reassigning(t *model.Topic) bool {
 			}
 		}
 	}
-	ts := c.topics
-	if t != nil {
-		ts = []*model.Topic{t}
+	if t == nil {
+		return c.moving // counted with the replicas
 	}
-	for _, t := range ts {
-		for _, p := range t.Partitions {
-			if len(p.AddingReplicas) > 0 || len(p.RemovingReplicas) > 0 {
-				return true
-			}
+	for _, p := range t.Partitions {
+		if len(p.AddingReplicas) > 0 || len(p.RemovingReplicas) > 0 {
+			return true
 		}
 	}
 	return false

@@ -145,11 +145,19 @@ type Options struct {
 	// Bootstrap is the cluster address fix commands name
 	// (--bootstrap-server); "" means BOOTSTRAP, a placeholder.
 	Bootstrap string
+	// ZooKeeper is the ensemble (host:port,...) zookeeper-shell fixes
+	// name, the chroot left out (the image's is appended); "" means
+	// ZOOKEEPER, a placeholder.
+	ZooKeeper string
 }
 
 // Placeholder is the address fix commands name when kmeta cannot know it
 // (the image was read from files).
 const Placeholder = "BOOTSTRAP"
+
+// ZooKeeperPlaceholder is the ensemble zookeeper-shell fixes name when
+// kmeta cannot know it (a data dir or a dump).
+const ZooKeeperPlaceholder = "ZOOKEEPER"
 
 // Result is a lint run.
 type Result struct {
@@ -196,6 +204,9 @@ func Run(img *model.Image, opts Options) (*Result, error) {
 		return nil, err
 	}
 	c := newContext(img, opts.Bootstrap)
+	if opts.ZooKeeper != "" {
+		c.zookeeper = opts.ZooKeeper
+	}
 	// Rules are counted through pointers into res.Rules: its capacity
 	// is fixed first, so that no append moves them.
 	res := &Result{Source: img.Provenance.Source, Rules: make([]RuleRun, 0, len(Rules()))}
@@ -276,20 +287,25 @@ func notReported(img *model.Image, needs []model.Field) []string {
 type Context struct {
 	Img       *model.Image
 	bootstrap string
+	// zookeeper is the ensemble zookeeper-shell fixes name.
+	zookeeper string
 	topics    []*model.Topic
 	// brokerIDs are the registered brokers, sorted; racks maps a broker
 	// to its rack ("" none).
 	brokerIDs []int32
 	racks     map[int32]string
-	// replicas and leaders count per broker, over every partition.
-	replicas map[int32]int
+	// replicas counts replicas per broker, over every partition, and
+	// preferred the partitions each broker is the first replica of.
+	replicas, preferred map[int32]int
+	// moving: some partition has adding or removing replicas.
+	moving bool
 }
 
 func newContext(img *model.Image, bootstrap string) *Context {
 	if bootstrap == "" {
 		bootstrap = Placeholder
 	}
-	c := &Context{Img: img, bootstrap: bootstrap}
+	c := &Context{Img: img, bootstrap: bootstrap, zookeeper: ZooKeeperPlaceholder}
 	c.topics = img.SortedTopics()
 	c.refresh()
 	return c
@@ -316,13 +332,19 @@ func (c *Context) refreshBrokers() {
 	}
 }
 
-// refreshReplicas recounts the replicas per broker.
+// refreshReplicas recounts the replicas and preferred leaders per
+// broker, and whether a reassignment is in flight (one walk for all; a
+// tracker calls it before a rule that reads every partition).
 func (c *Context) refreshReplicas() {
-	c.replicas = map[int32]int{}
+	c.replicas, c.preferred, c.moving = map[int32]int{}, map[int32]int{}, false
 	for _, t := range c.topics {
 		for _, p := range t.Partitions {
+			c.moving = c.moving || len(p.AddingReplicas) > 0 || len(p.RemovingReplicas) > 0
 			for _, r := range p.Replicas {
 				c.replicas[r]++
+			}
+			if len(p.Replicas) > 0 {
+				c.preferred[p.Replicas[0]]++
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -30,6 +31,24 @@ func healthy() *model.Image {
 		img.Topics[name] = t
 	}
 	return img
+}
+
+// addTopic adds a topic of n partitions, each on replicas (in order, so
+// the first is every partition's preferred leader), all in the ISR.
+func addTopic(img *model.Image, name string, n int32, replicas ...int32) {
+	t := &model.Topic{Name: name, Partitions: map[int32]*model.Partition{}}
+	for p := range n {
+		t.Partitions[p] = &model.Partition{ID: p, Replicas: slices.Clone(replicas), ISR: slices.Clone(replicas), Leader: replicas[0]}
+	}
+	img.Topics[name] = t
+}
+
+// healthyZK is what ZooKeeper holds of a ZooKeeper-mode controller that
+// is fine: broker 1 is controller at epoch 5 (the znode's version, as
+// Kafka writes both), and the states were written at epochs up to 5.
+func healthyZK() *model.ZKState {
+	return &model.ZKState{Chroot: "/kafka", ControllerID: 1, ControllerEpoch: 5, ControllerEpochZkVersion: 5,
+		KRaftControllerEpoch: -1, MaxStateControllerEpoch: 5, BrokerSequenceID: -1, FeatureStatus: 1}
 }
 
 func run(t *testing.T, img *model.Image, opts Options) *Result {
@@ -125,6 +144,16 @@ func TestEachRuleFires(t *testing.T) {
 		{CodeMigrationHalfDone, "cluster migration", func(img *model.Image) {
 			img.Migration = &model.Migration{HasState: true, State: model.MigrationMigration}
 		}, ""},
+		{CodeReplicasUnbalanced, "broker 3", func(img *model.Image) {
+			addTopic(img, "big", 6, 1, 2) // brokers 1 and 2 hold 12, broker 3 6; the mean is 10
+		}, `"topic":"big","partition":0,"replicas":[3,2]`},
+		{CodePreferredUnbalanced, "broker 1", func(img *model.Image) {
+			addTopic(img, "lead", 6, 1, 2, 3) // broker 1 prefers 8, the mean is 4
+		}, "kafka-leader-election --bootstrap-server BOOTSTRAP --election-type preferred --all-topic-partitions"},
+		{CodeZKController, "cluster /controller_epoch", func(img *model.Image) {
+			img.ZK = healthyZK()
+			img.ZK.MaxStateControllerEpoch = 9
+		}, "zookeeper-shell ZOOKEEPER/kafka set /controller_epoch 9 && zookeeper-shell ZOOKEEPER/kafka delete /controller"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.code, func(t *testing.T) {
@@ -295,5 +324,240 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("rule %s: one scope, a unique code, a title and a family", r.Code)
 		}
 		seen[r.Code] = true
+	}
+}
+
+// only is the findings of one code, as "entity: saw".
+func only(res *Result, code string) []string {
+	var out []string
+	for _, f := range res.Findings {
+		if f.Code == code {
+			out = append(out, f.Entity+": "+f.Saw)
+		}
+	}
+	return out
+}
+
+// TestZKControllerGuard: each way /controller and /controller_epoch can
+// disagree with what Kafka checks them against, and the states that are
+// fine (a migration's KRaft claim, its raft epochs in the states).
+func TestZKControllerGuard(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(*model.Image)
+		want   string // entity and part of the saw; "" quiet
+		fix    string
+	}{
+		{"healthy", func(*model.Image) {}, "", ""},
+		{"no controller", func(img *model.Image) { img.ZK.ControllerID = -1 }, "", ""},
+		{"kraft claim without migration", func(img *model.Image) { img.ZK.ControllerID, img.ZK.KRaftControllerEpoch = 3000, 4 },
+			"cluster /controller: /controller names KRaft controller 3000 (kraftControllerEpoch 4) and no /migration exists", "zookeeper-shell ZOOKEEPER/kafka delete /controller"},
+		{"kraft claim during a migration", func(img *model.Image) {
+			img.ZK.ControllerID, img.ZK.KRaftControllerEpoch, img.ZK.MaxStateControllerEpoch = 3000, 7, 7
+			img.Migration = &model.Migration{HasZNode: true, KRaftControllerID: 3000, KRaftControllerEpoch: 7}
+		}, "", ""},
+		{"controller not registered", func(img *model.Image) { img.ZK.ControllerID = 9 },
+			"cluster /controller: /controller names broker 9, which is not registered", "zookeeper-shell ZOOKEEPER/kafka delete /controller"},
+		{"epoch znode missing", func(img *model.Image) { img.ZK.ControllerEpoch, img.ZK.ControllerEpochZkVersion = 0, -1 },
+			"cluster /controller_epoch: /controller names controller 1 and /controller_epoch does not exist",
+			"zookeeper-shell ZOOKEEPER/kafka create /controller_epoch 5 && zookeeper-shell ZOOKEEPER/kafka delete /controller"},
+		{"no controller, no epoch", func(img *model.Image) {
+			img.ZK.ControllerID, img.ZK.ControllerEpoch, img.ZK.ControllerEpochZkVersion, img.ZK.MaxStateControllerEpoch = -1, 0, -1, -1
+		}, "", ""},
+		{"states above the epoch", func(img *model.Image) { img.ZK.ControllerEpoch = 2 },
+			"cluster /controller_epoch: partition states were written by controller epoch 5, above /controller_epoch 2",
+			"zookeeper-shell ZOOKEEPER/kafka set /controller_epoch 5 && zookeeper-shell ZOOKEEPER/kafka delete /controller"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			img := healthy()
+			img.Quorum, img.Features = nil, map[string]int16{}
+			img.ZK = healthyZK()
+			tc.change(img)
+			res := run(t, img, Options{})
+			got := only(res, CodeZKController)
+			if tc.want == "" {
+				if len(got) > 0 {
+					t.Fatalf("quiet expected: %v", got)
+				}
+				return
+			}
+			if len(got) != 1 || !strings.HasPrefix(got[0], tc.want) {
+				t.Fatalf("want %q, got %v", tc.want, got)
+			}
+			for _, f := range res.Findings {
+				if f.Code == CodeZKController && f.Fix != tc.fix {
+					t.Errorf("fix %q, want %q", f.Fix, tc.fix)
+				}
+			}
+		})
+	}
+	// The live ensemble's address, when the source names it.
+	img := healthy()
+	img.ZK = healthyZK()
+	img.ZK.ControllerID = 9
+	res := run(t, img, Options{ZooKeeper: "zk1:2181,zk2:2181"})
+	if f := res.Findings[len(res.Findings)-1]; f.Code != CodeZKController || f.Fix != "zookeeper-shell zk1:2181,zk2:2181/kafka delete /controller" {
+		t.Errorf("%+v", f)
+	}
+	// On KRaft the rule does not apply.
+	res = run(t, healthy(), Options{Only: []string{CodeZKController}})
+	if rr := res.Rules[slices.IndexFunc(res.Rules, func(r RuleRun) bool { return r.Code == CodeZKController })]; rr.Status != StatusNotApplicable {
+		t.Errorf("KRaft: %+v", rr)
+	}
+}
+
+// TestMigrationHalfDone: each state short of POST_MIGRATION is reported
+// with the step that is left; POST_MIGRATION is reported only for a
+// broker still in ZooKeeper mode; NONE, and POST_MIGRATION with
+// controllers still migration-enabled (Kafka ignores the setting then),
+// are quiet.
+func TestMigrationHalfDone(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(*model.Image)
+		want   []string
+	}{
+		{"none", func(img *model.Image) { img.Migration = &model.Migration{HasState: true, State: model.MigrationNone} }, nil},
+		{"pre-migration", func(img *model.Image) {
+			img.Migration = &model.Migration{HasState: true, State: model.MigrationPreMigration}
+		}, []string{"cluster migration: ZkMigrationState is PRE_MIGRATION"}},
+		{"dual-write, brokers in ZooKeeper mode", func(img *model.Image) {
+			img.Migration = &model.Migration{HasState: true, State: model.MigrationMigration}
+			img.Brokers[1].IsMigratingZkBroker, img.Brokers[3].IsMigratingZkBroker = true, true
+		}, []string{"cluster migration: ZkMigrationState is MIGRATION; broker(s) 1,3 still in ZooKeeper mode"}},
+		{"dual-write, only the controllers left", func(img *model.Image) {
+			img.Migration = &model.Migration{HasState: true, State: model.MigrationMigration}
+			img.Controllers = map[int32]*model.Controller{3000: {ID: 3000, ZkMigrationReady: true}, 3001: {ID: 3001}}
+		}, []string{"cluster migration: ZkMigrationState is MIGRATION; every broker in KRaft mode, controller(s) 3000 still with zookeeper.metadata.migration.enable"}},
+		{"finalized", func(img *model.Image) {
+			img.Migration = &model.Migration{HasState: true, State: model.MigrationPostMigration}
+			img.Controllers = map[int32]*model.Controller{3000: {ID: 3000, ZkMigrationReady: true}}
+		}, nil},
+		{"finalized with a broker in ZooKeeper mode", func(img *model.Image) {
+			img.Migration = &model.Migration{HasState: true, State: model.MigrationPostMigration}
+			img.Brokers[2].IsMigratingZkBroker = true
+		}, []string{"broker 2: ZkMigrationState is POST_MIGRATION and broker 2 is still registered as a ZooKeeper-mode broker"}},
+		{"a /migration znode", func(img *model.Image) {
+			img.ZK = healthyZK()
+			img.Migration = &model.Migration{HasZNode: true, KRaftControllerID: 3000, KRaftControllerEpoch: 2, KRaftMetadataOffset: 40}
+		}, []string{"cluster /migration: /migration exists (KRaft controller 3000, epoch 2, metadata offset 40)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			img := healthy()
+			tc.change(img)
+			if got := only(run(t, img, Options{}), CodeMigrationHalfDone); !slices.Equal(got, tc.want) {
+				t.Errorf("got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestBalance: what the balance rules leave alone (a few replicas apart,
+// a reassignment moving, one broker), and that the plan a finding prints,
+// applied, leaves no broker far from the mean (nor puts two replicas of
+// a partition on one rack).
+func TestBalance(t *testing.T) {
+	codes := []string{CodeReplicasUnbalanced, CodePreferredUnbalanced}
+	quiet := func(t *testing.T, img *model.Image) {
+		t.Helper()
+		res := run(t, img, Options{Only: codes})
+		if len(res.Findings) > 0 {
+			t.Errorf("quiet expected: %v %v", only(res, CodeReplicasUnbalanced), only(res, CodePreferredUnbalanced))
+		}
+	}
+	t.Run("two apart", func(t *testing.T) {
+		img := healthy()
+		addTopic(img, "small", 2, 1, 2) // 8, 8, 6: two from the mean is no imbalance
+		quiet(t, img)
+	})
+	t.Run("reassignment moving", func(t *testing.T) {
+		img := healthy()
+		addTopic(img, "big", 6, 1, 2)
+		img.Topics["big"].Partitions[0].AddingReplicas = []int32{3}
+		quiet(t, img)
+	})
+	t.Run("one broker", func(t *testing.T) {
+		img := healthy()
+		delete(img.Brokers, 2)
+		delete(img.Brokers, 3)
+		quiet(t, img)
+	})
+	t.Run("fenced brokers do not count", func(t *testing.T) {
+		img := healthy()
+		addTopic(img, "big", 6, 1, 2)
+		img.Brokers[3].Fenced = true // 1 and 2 hold 12 each: balanced between them
+		if res := run(t, img, Options{Only: []string{CodeReplicasUnbalanced}}); len(res.Findings) > 0 {
+			t.Errorf("%v", only(res, CodeReplicasUnbalanced))
+		}
+	})
+	for _, tc := range []struct {
+		code   string
+		change func(*model.Image)
+	}{
+		{CodeReplicasUnbalanced, func(img *model.Image) {
+			addTopic(img, "big", 20, 1, 2)
+			img.Brokers[4] = &model.Broker{ID: 4, Rack: img.Brokers[1].Rack} // an empty broker on broker 1's rack
+		}},
+		{CodePreferredUnbalanced, func(img *model.Image) { addTopic(img, "lead", 12, 2, 3, 1) }},
+	} {
+		t.Run("plan clears "+tc.code, func(t *testing.T) {
+			img := healthy()
+			tc.change(img)
+			res := run(t, img, Options{Only: []string{tc.code}})
+			if len(res.Findings) == 0 {
+				t.Fatal("no finding")
+			}
+			fix := res.Findings[0].Fix
+			applyPlan(t, img, fix)
+			if res := run(t, img, Options{Only: []string{tc.code}}); len(res.Findings) > 0 {
+				t.Errorf("after the plan %s: %v", fix, only(res, tc.code))
+			}
+			if res := run(t, img, Options{Only: []string{CodeReplicasSameRack}}); len(res.Findings) > 0 {
+				t.Errorf("the plan put replicas on one rack: %v", only(res, CodeReplicasSameRack))
+			}
+		})
+	}
+}
+
+// applyPlan applies the reassignment plan a fix echoes, as Kafka would
+// once it completes.
+func applyPlan(t *testing.T, img *model.Image, fix string) {
+	t.Helper()
+	_, rest, ok := strings.Cut(fix, "echo '")
+	plan, _, ok2 := strings.Cut(rest, "' >")
+	if !ok || !ok2 {
+		t.Fatalf("no plan in %q", fix)
+	}
+	var doc struct {
+		Partitions []struct {
+			Topic     string  `json:"topic"`
+			Partition int32   `json:"partition"`
+			Replicas  []int32 `json:"replicas"`
+		} `json:"partitions"`
+	}
+	if err := json.Unmarshal([]byte(plan), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range doc.Partitions {
+		p := img.Topics[m.Topic].Partitions[m.Partition]
+		p.Replicas, p.ISR, p.Leader = m.Replicas, slices.Clone(m.Replicas), m.Replicas[0]
+	}
+}
+
+// TestUnderReplicatedAsKafka: kafka-topics counts a partition under-
+// replicated when its ISR is smaller than its replicas less those being
+// added, so a replica being added that joined the ISR makes up for one
+// that left it (seen on Kafka 3.9.2: [2,3] reassigned to [2,3,1] while
+// broker 3 was down).
+func TestUnderReplicatedAsKafka(t *testing.T) {
+	img := healthy()
+	p := img.Topics["orders"].Partitions[0] // replicas 1,2,3
+	p.Replicas, p.AddingReplicas, p.ISR = []int32{2, 3, 1}, []int32{1}, []int32{2, 1}
+	if got := only(run(t, img, Options{}), CodePartitionUnderReplicated); len(got) > 0 {
+		t.Errorf("ISR 2 of 2 replicas not being added: %v", got)
+	}
+	p.ISR = []int32{2}
+	if got := only(run(t, img, Options{}), CodePartitionUnderReplicated); len(got) != 1 || !strings.HasPrefix(got[0], "partition orders-0: orders-0 has replicas 2,3,1, ISR 2") {
+		t.Errorf("%v", got)
 	}
 }

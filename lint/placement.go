@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,11 +12,42 @@ import (
 
 // The placement rules: where replicas and leaders sit.
 const (
-	CodeReplicasSameRack = "replicas-same-rack"
-	CodeBrokerNoRack     = "broker-without-rack"
-	CodeLeaderImbalance  = "preferred-leader-imbalance"
-	CodeBrokerNoReplicas = "broker-without-replicas"
+	CodeReplicasSameRack    = "replicas-same-rack"
+	CodeBrokerNoRack        = "broker-without-rack"
+	CodeLeaderImbalance     = "preferred-leader-imbalance"
+	CodeBrokerNoReplicas    = "broker-without-replicas"
+	CodeReplicasUnbalanced  = "replicas-unbalanced"
+	CodePreferredUnbalanced = "preferred-leaders-unbalanced"
 )
+
+// A broker's count (of replicas, or of partitions it is the preferred
+// leader of) is far from balanced when it differs from the mean over the
+// available brokers by more than balanceSlackPercent of the mean and by
+// at least balanceSlackMin. Cruise Control's default goal is 10%
+// (replica.count.balance.threshold=1.10): lint reports a state rather
+// than steer a rebalancer, so it flags what is clearly off, not what a
+// rebalance would polish. The floor keeps small clusters quiet: Kafka
+// places each topic from a random first broker, so a few single-partition
+// topics leave brokers one or two replicas apart, which is no imbalance.
+const (
+	balanceSlackPercent = 25
+	balanceSlackMin     = 3
+)
+
+// maxBalanceMoves bounds the plan a balance finding prints: a move of
+// more partitions than this is kafka-reassign-partitions --generate's
+// work (and an echo of that size is no command to paste), so the finding
+// then has no fix.
+const maxBalanceMoves = 500
+
+// offBalance says whether n is far from mean.
+func offBalance(n int, mean float64) bool {
+	d := float64(n) - mean
+	if d < 0 {
+		d = -d
+	}
+	return d*100 > balanceSlackPercent*mean && d >= balanceSlackMin
+}
 
 // rackSpread is the number of distinct racks among available brokers.
 func (c *Context) rackSpread() int {
@@ -177,4 +209,255 @@ var placementRules = []*Rule{
 			return out
 		},
 	},
+	{
+		Code: CodeReplicasUnbalanced, Family: Placement, Severity: model.SevWarning,
+		Title:  fmt.Sprintf("an available broker holding more than %d%% (and at least %d) replicas above or below the mean", balanceSlackPercent, balanceSlackMin),
+		Needs:  []model.Field{model.FieldTopics, model.FieldBrokers},
+		Inputs: InputBrokers | InputPartitions,
+		Cluster: func(c *Context) []Finding {
+			count, avail := c.availableCounts(c.replicas)
+			return c.unbalanced(CodeReplicasUnbalanced, "replicas", count, avail,
+				"disk, network and replication load pile up on the brokers above the mean, and a failure of one of them hits more partitions")
+		},
+	},
+	{
+		Code: CodePreferredUnbalanced, Family: Placement, Severity: model.SevWarning,
+		Title:  fmt.Sprintf("an available broker that is the preferred leader of more than %d%% (and at least %d) partitions above or below the mean", balanceSlackPercent, balanceSlackMin),
+		Needs:  []model.Field{model.FieldTopics, model.FieldBrokers},
+		Inputs: InputBrokers | InputPartitions,
+		Cluster: func(c *Context) []Finding {
+			count, avail := c.availableCounts(c.preferred)
+			return c.unbalanced(CodePreferredUnbalanced, "preferred leaders", count, avail,
+				"leaders go to their preferred replicas (auto.leader.rebalance.enable, kafka-leader-election): with these replica orders, produce and fetch load stays uneven even when every leader is preferred")
+		},
+	},
+}
+
+// availableCounts is all's count (the context's, per broker) of each
+// available broker (registered, not fenced); the others' are left out:
+// the mean is over the brokers that can take load.
+func (c *Context) availableCounts(all map[int32]int) (map[int32]int, []int32) {
+	var avail []int32
+	count := map[int32]int{}
+	for _, id := range c.brokerIDs {
+		if c.available(id) {
+			avail = append(avail, id)
+			count[id] = all[id]
+		}
+	}
+	return count, avail
+}
+
+// unbalanced reports the available brokers whose count is far from the
+// mean, with one plan for them all: replicas moved (or, for preferred
+// leaders, replica lists reordered) from the brokers above to those
+// below until none is far from it. A broker holding none is
+// broker-without-replicas's, not reported here (it still counts in the
+// mean and takes the moves). Nothing is reported while a reassignment is
+// in flight: the counts are moving.
+func (c *Context) unbalanced(code, what string, count map[int32]int, avail []int32, why string) []Finding {
+	if len(avail) < 2 {
+		return nil
+	}
+	total := 0
+	for _, n := range count {
+		total += n
+	}
+	mean := float64(total) / float64(len(avail))
+	var off []int32
+	for _, id := range avail {
+		if count[id] > 0 && offBalance(count[id], mean) {
+			off = append(off, id)
+		}
+	}
+	if len(off) == 0 || c.reassigning(nil) {
+		return nil
+	}
+	fix := ""
+	if code == CodeReplicasUnbalanced {
+		if moves := c.planBalance(count, avail, mean, false); moves != nil {
+			fix = c.reassignAll("kmeta-reassign-balance.json", moves)
+		}
+	} else if moves := c.planBalance(count, avail, mean, true); moves != nil {
+		fix = c.reassignAll("kmeta-reorder-leaders.json", moves) + " && " + c.electLeaders("preferred", "", 0)
+	}
+	r := rule(code)
+	var out []Finding
+	for _, id := range off {
+		dir := "above"
+		if float64(count[id]) < mean {
+			dir = "below"
+		}
+		out = append(out, r.finding(fmt.Sprintf("broker %d has %d %s, the mean over %d available brokers is %.1f (%s it by more than %d%%)", id, count[id], what, len(avail), mean, dir, balanceSlackPercent),
+			why, fix, brokerEntity(id)))
+	}
+	return out
+}
+
+// planBalance moves load from the most loaded available broker to the
+// least loaded one, a partition at a time, until no broker is far from
+// the mean (or no move is left): a replica is replaced in place (its
+// position, so its preferred-leader role, is kept), or, with reorder, a
+// replica already in the partition and in its ISR is moved first. A move
+// never puts two replicas of a partition on one rack that did not share
+// one. Partitions are tried in topic and partition order, so the plan is
+// deterministic. nil when it cannot bring every broker near the mean.
+func (c *Context) planBalance(count map[int32]int, avail []int32, mean float64, reorder bool) map[string]map[int32][]int32 {
+	// Each move takes one from a broker and gives one to another: at
+	// least the excess of the brokers above the band, and the shortfall
+	// of those below, are moves. More than the cap: no plan, at once.
+	band := max(mean*balanceSlackPercent/100, balanceSlackMin-0.001)
+	excess, short := 0, 0
+	for _, id := range avail {
+		if d := float64(count[id]) - mean - band; d > 0 {
+			excess += int(d + 0.999)
+		} else if d := mean - band - float64(count[id]); d > 0 {
+			short += int(d + 0.999)
+		}
+	}
+	if max(excess, short) > maxBalanceMoves {
+		return nil
+	}
+	count = maps.Clone(count)
+	moves := map[string]map[int32][]int32{}
+	// Work is bounded: each move scans partitions from the start, and an
+	// image of a million partitions must lint in well under a second.
+	budget := 20*c.partitionCount() + 10_000
+	sorted := map[string][]*model.Partition{}
+	current := func(t *model.Topic, p *model.Partition) []int32 {
+		if m := moves[t.Name][p.ID]; m != nil {
+			return m
+		}
+		return p.Replicas
+	}
+	anyOff := func() bool {
+		return slices.ContainsFunc(avail, func(id int32) bool { return offBalance(count[id], mean) })
+	}
+	// Candidates by load: the most loaded first, then by id.
+	byLoad := func(desc bool) []int32 {
+		out := slices.Clone(avail)
+		slices.SortStableFunc(out, func(a, b int32) int {
+			if count[a] != count[b] {
+				if desc {
+					return count[b] - count[a]
+				}
+				return count[a] - count[b]
+			}
+			return int(a - b)
+		})
+		return out
+	}
+	for n := 0; anyOff(); n++ {
+		if n == maxBalanceMoves {
+			return nil
+		}
+		moved := false
+		for _, hi := range byLoad(true) {
+			for _, lo := range byLoad(false) {
+				if count[hi]-count[lo] < 2 {
+					break
+				}
+				t, p, next := c.findMove(hi, lo, current, reorder, sorted, &budget)
+				if budget < 0 {
+					return nil
+				}
+				if next != nil {
+					if moves[t.Name] == nil {
+						moves[t.Name] = map[int32][]int32{}
+					}
+					moves[t.Name][p.ID] = next
+					count[hi]--
+					count[lo]++
+					moved = true
+					break
+				}
+			}
+			if moved {
+				break
+			}
+		}
+		if !moved {
+			return nil
+		}
+	}
+	if anyOff() || len(moves) == 0 {
+		return nil
+	}
+	return moves
+}
+
+// findMove finds the first partition where hi can hand its share to lo:
+// the new replica list, or nil. A replica move looks first for a
+// partition hi is not the preferred leader of, so that moving replicas
+// leaves the preferred leaders where they are.
+func (c *Context) findMove(hi, lo int32, current func(*model.Topic, *model.Partition) []int32, reorder bool, sorted map[string][]*model.Partition, budget *int) (*model.Topic, *model.Partition, []int32) {
+	return c.findMoveFrom(hi, lo, current, reorder, true, sorted, budget)
+}
+
+// findMoveFrom is findMove; sorted keeps each topic's partitions sorted
+// once for the whole plan.
+func (c *Context) findMoveFrom(hi, lo int32, current func(*model.Topic, *model.Partition) []int32, reorder, keepLeader bool, sorted map[string][]*model.Partition, budget *int) (*model.Topic, *model.Partition, []int32) {
+	for _, t := range c.topics {
+		if *budget -= len(t.Partitions); *budget < 0 {
+			return nil, nil, nil
+		}
+		ps, ok := sorted[t.Name]
+		if !ok {
+			ps = t.SortedPartitions()
+			sorted[t.Name] = ps
+		}
+		for _, p := range ps {
+			reps := current(t, p)
+			if len(p.AddingReplicas) > 0 || len(p.RemovingReplicas) > 0 || len(reps) == 0 {
+				continue
+			}
+			if reorder {
+				i := slices.Index(reps, lo)
+				if reps[0] != hi || i < 0 || !slices.Contains(p.ISR, lo) {
+					continue
+				}
+				next := append([]int32{lo}, slices.Delete(slices.Clone(reps), i, i+1)...)
+				return t, p, next
+			}
+			i := slices.Index(reps, hi)
+			if i < 0 || (i == 0 && keepLeader) || slices.Contains(reps, lo) || !c.rackSafe(reps, i, lo) {
+				continue
+			}
+			next := slices.Clone(reps)
+			next[i] = lo
+			return t, p, next
+		}
+	}
+	if !reorder && keepLeader {
+		// Then a preferred leader's own replica, if nothing else moves.
+		return c.findMoveFrom(hi, lo, current, false, false, sorted, budget)
+	}
+	return nil, nil, nil
+}
+
+// partitionCount is the number of partitions in the image.
+func (c *Context) partitionCount() int {
+	n := 0
+	for _, t := range c.topics {
+		n += len(t.Partitions)
+	}
+	return n
+}
+
+// rackSafe says whether replacing reps[i] by id keeps the partition's
+// racks apart: id's rack is reps[i]'s, or none of the other replicas'.
+func (c *Context) rackSafe(reps []int32, i int, id int32) bool {
+	rack, ok := c.racks[id]
+	if !ok {
+		return true
+	}
+	if old, ok := c.racks[reps[i]]; ok && old == rack {
+		return true
+	}
+	for j, r := range reps {
+		if other, ok := c.racks[r]; ok && j != i && other == rack {
+			return false
+		}
+	}
+	return true
 }

@@ -333,6 +333,12 @@ type ZKState struct {
 	// ControllerEpochZkVersion is /controller_epoch's data version, which
 	// Kafka uses to fence controller writes (-1 when absent).
 	ControllerEpochZkVersion int32 `json:"controllerEpochZkVersion"`
+	// MaxStateControllerEpoch is the highest controller_epoch written in
+	// a partition state znode (-1 when no state has one). Kafka's ZK
+	// controller refuses to change a partition whose state a higher
+	// epoch than its own wrote ("Leader and isr path written by another
+	// controller"), so it must not exceed /controller_epoch.
+	MaxStateControllerEpoch int32 `json:"maxStateControllerEpoch"`
 	// BrokerSequenceID is /brokers/seqid's data version, the base of
 	// generated broker ids (-1 when absent).
 	BrokerSequenceID int32 `json:"brokerSequenceId"`

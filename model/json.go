@@ -243,6 +243,7 @@ type zkJSON struct {
 	ControllerID              int32              `json:"controllerId"`
 	ControllerEpoch           int32              `json:"controllerEpoch"`
 	ControllerEpochZkVersion  int32              `json:"controllerEpochZkVersion"`
+	MaxStateControllerEpoch   int32              `json:"maxStateControllerEpoch"`
 	KRaftControllerEpoch      int32              `json:"kraftControllerEpoch"`
 	BrokerSequenceID          int32              `json:"brokerSequenceId"`
 	FeatureStatus             int32              `json:"featureStatus"`
@@ -383,8 +384,9 @@ func (img *Image) jsonDoc() *imageJSON {
 		// order means nothing. Warnings keep the order they were raised in.
 		zj := &zkJSON{
 			Chroot: z.Chroot, ControllerID: z.ControllerID, ControllerEpoch: z.ControllerEpoch,
-			ControllerEpochZkVersion: z.ControllerEpochZkVersion, KRaftControllerEpoch: z.KRaftControllerEpoch,
-			BrokerSequenceID: z.BrokerSequenceID, FeatureStatus: z.FeatureStatus, MaxZxid: z.MaxZxid,
+			ControllerEpochZkVersion: z.ControllerEpochZkVersion, MaxStateControllerEpoch: z.MaxStateControllerEpoch,
+			KRaftControllerEpoch: z.KRaftControllerEpoch,
+			BrokerSequenceID:     z.BrokerSequenceID, FeatureStatus: z.FeatureStatus, MaxZxid: z.MaxZxid,
 			PendingTopicDeletions:     sortedCopy(z.PendingTopicDeletions),
 			MissingPartitionStates:    sortedCopy(z.MissingPartitionStates),
 			LegacyReassignments:       []reassignmentJSON{},

@@ -36,7 +36,8 @@ func Decode(t *Tree, opts DecodeOptions) (*model.Image, error) {
 	d.img.ZK = &model.ZKState{
 		ControllerID: -1, KRaftControllerEpoch: -1,
 		ControllerEpochZkVersion: -1, BrokerSequenceID: -1, FeatureStatus: -1,
-		MaxZxid: t.MaxZxid, Chroot: t.Chroot,
+		MaxStateControllerEpoch: -1,
+		MaxZxid:                 t.MaxZxid, Chroot: t.Chroot,
 		Warnings: append([]string(nil), t.Warnings...),
 	}
 	d.img.Provenance = model.Provenance{Source: t.Source, Offset: -1, Epoch: -1, Zxid: t.MaxZxid}
@@ -382,6 +383,9 @@ type stateJSON struct {
 	LeaderEpoch         *int32  `json:"leader_epoch"`
 	ISR                 []int32 `json:"isr"`
 	LeaderRecoveryState *int8   `json:"leader_recovery_state"`
+	// ControllerEpoch is read apart: a value that is not an int32 was
+	// accepted before it was read at all, and still is (as -1).
+	ControllerEpoch json.RawMessage `json:"controller_epoch"`
 }
 
 func (d *decoder) topics() error {
@@ -474,7 +478,11 @@ func slowState(data []byte) (partitionState, error) {
 	if s.Leader == nil || s.LeaderEpoch == nil || s.ISR == nil {
 		return partitionState{}, errors.New("state lacks leader, leader_epoch or isr")
 	}
-	return partitionState{Leader: *s.Leader, LeaderEpoch: *s.LeaderEpoch, ISR: s.ISR, LeaderRecoveryState: s.LeaderRecoveryState}, nil
+	ce := int32(-1)
+	if s.ControllerEpoch != nil && json.Unmarshal(s.ControllerEpoch, &ce) != nil {
+		ce = -1
+	}
+	return partitionState{Leader: *s.Leader, LeaderEpoch: *s.LeaderEpoch, ISR: s.ISR, LeaderRecoveryState: s.LeaderRecoveryState, ControllerEpoch: ce}, nil
 }
 
 func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
@@ -544,6 +552,7 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 			if s.LeaderRecoveryState != nil {
 				p.LeaderRecoveryState = *s.LeaderRecoveryState
 			}
+			d.img.ZK.MaxStateControllerEpoch = max(d.img.ZK.MaxStateControllerEpoch, s.ControllerEpoch)
 			p.PartitionEpoch = sn.Stat.Version
 		}
 		t.Partitions[pid] = p

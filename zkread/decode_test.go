@@ -77,7 +77,7 @@ func TestDecodeTopicsAndPartitions(t *testing.T) {
 		"/brokers/topics/old/partitions/0/state": `{"controller_epoch":3,"leader":2,"version":1,"leader_epoch":7,"isr":[2,1],"leader_recovery_state":1}`,
 		// partition 1 has no state znode.
 		"/brokers/topics/new":                    `{"version":3,"partitions":{"0":[5]},"topic_id":"` + topicID + `"}`,
-		"/brokers/topics/new/partitions/0/state": `{"controller_epoch":3,"leader":-1,"version":1,"leader_epoch":2,"isr":[]}`,
+		"/brokers/topics/new/partitions/0/state": `{"controller_epoch":5,"leader":-1,"version":1,"leader_epoch":2,"isr":[]}`,
 		"/admin/delete_topics/new":               "\x00nil",
 	}, map[string]int32{"/brokers/topics/old/partitions/0/state": 9, "/brokers/topics/new/partitions/0/state": 4}, nil)
 	img, err := Decode(tr, DecodeOptions{})
@@ -103,6 +103,11 @@ func TestDecodeTopicsAndPartitions(t *testing.T) {
 	}
 	if !slices.Equal(img.ZK.MissingPartitionStates, []string{"old-1"}) || !slices.Equal(img.ZK.PendingTopicDeletions, []string{"new"}) {
 		t.Errorf("missing %v pending %v", img.ZK.MissingPartitionStates, img.ZK.PendingTopicDeletions)
+	}
+	// The highest controller epoch that wrote a state (a missing state
+	// writes none).
+	if img.ZK.MaxStateControllerEpoch != 5 {
+		t.Errorf("max state controller epoch %d, want 5", img.ZK.MaxStateControllerEpoch)
 	}
 }
 

@@ -163,7 +163,9 @@
 //     partition epoch is the data version of …/partitions/<p>/state; a
 //     missing state znode gives ISR = replicas, leader = first replica,
 //     epochs 0, as Kafka's migration does, and is listed in
-//     ZKState.MissingPartitionStates. Directories are MIGRATING (zero UUID)
+//     ZKState.MissingPartitionStates. The highest controller_epoch of the
+//     states is ZKState.MaxStateControllerEpoch (lint's split-brain guard:
+//     Kafka's controller refuses to change a state a higher epoch wrote). Directories are MIGRATING (zero UUID)
 //     per replica, as a PartitionRecord v0 reads. Topic and state znodes
 //     (millions in a big cluster) take a hand-written fast path for the
 //     shape Kafka writes: known keys exactly spelled and each once,

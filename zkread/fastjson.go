@@ -257,6 +257,9 @@ type partitionState struct {
 	Leader, LeaderEpoch int32
 	ISR                 []int32
 	LeaderRecoveryState *int8
+	// ControllerEpoch is the epoch of the controller that wrote the
+	// state (-1 when absent or not an int32).
+	ControllerEpoch int32
 }
 
 // fastState decodes the usual partition state znode; it also requires
@@ -269,7 +272,7 @@ func fastState(data []byte) (partitionState, bool) {
 // isrs when it fits (a topic's partitions share one array; the ISR's
 // capacity is its length, so an append to it never reaches a neighbour).
 func fastStateInto(data []byte, isrs []int32) (partitionState, bool) {
-	var v partitionState
+	v := partitionState{ControllerEpoch: -1}
 	s := scan{b: data}
 	const (
 		sawLeader = 1 << iota
@@ -330,7 +333,7 @@ func fastStateInto(data []byte, isrs []int32) (partitionState, bool) {
 			if !once(sawControllerEpoch) {
 				return false
 			}
-			_, ok = s.int32()
+			v.ControllerEpoch, ok = s.int32()
 		}
 		return ok
 	})

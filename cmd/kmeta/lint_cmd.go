@@ -25,7 +25,8 @@ func lintCommand(load imageLoader) *cli.Command {
 		Description: "Every rule runs on the image of any source (a KRaft log dir or snapshot at any offset, ZooKeeper live,\n" +
 			"data dir or dump, a live cluster). Each finding has a stable code, a severity (critical, error,\n" +
 			"warning, info), the entities it is about, what the rule saw, why it matters, and the fix as the\n" +
-			"Kafka command that applies it (--bootstrap-server is the live source's address, else BOOTSTRAP).\n" +
+			"Kafka command that applies it (--bootstrap-server is the live source's address, else BOOTSTRAP;\n" +
+			"zookeeper-shell the zk:// source's ensemble, else ZOOKEEPER).\n" +
 			"A rule whose inputs the source does not report (a live cluster has no leader recovery state) is\n" +
 			"listed as not run, never as clean. Only what the metadata holds is seen: a broker default set in\n" +
 			"server.properties alone is not (Kafka's default stands in for it).\n" +
@@ -86,6 +87,11 @@ func lintCommand(load imageLoader) *cli.Command {
 			// kmeta cannot know the address (BOOTSTRAP).
 			if addr, ok := strings.CutPrefix(img.Provenance.Source, "kafka://"); ok && !hasFlagSet(c, "bootstrap-controller") {
 				opts.Bootstrap = addr
+			}
+			// zookeeper-shell fixes name a live ensemble read (zk://), the
+			// chroot left to the image.
+			if zk, ok := strings.CutPrefix(img.Provenance.Source, "zk://"); ok {
+				opts.ZooKeeper, _, _ = strings.Cut(zk, "/")
 			}
 			res, err := lint.Run(img, opts)
 			if err != nil {

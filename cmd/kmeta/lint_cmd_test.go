@@ -51,7 +51,7 @@ func TestLintFixtures(t *testing.T) {
 		t.Errorf("table: %d\n%s", r.code, r.stdout)
 	}
 	r := kmeta("lint", "--fail-on", "critical", "--skip", "partition-offline", "--skip", "replicas-all-unavailable", src)
-	if r.code != 0 || !strings.Contains(r.stdout, "of 24 rules ran") {
+	if r.code != 0 || !strings.Contains(r.stdout, "of 27 rules ran") {
 		t.Errorf("--fail-on critical: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r := kmeta("lint", "--rule", "topic-deletion-pending", src); r.code != 0 || !strings.Contains(r.stdout, "1 of 1 rules ran: 1 warning") {

@@ -84,7 +84,7 @@ func testImage() *model.Image {
 		{ID: 3000, DirectoryID: model.UUID{0x55}, Endpoints: []model.Endpoint{{Name: "CONTROLLER", Host: "localhost", Port: 9093}}}}}
 	img.ZK = &model.ZKState{ControllerID: 1, ControllerEpoch: 4, KRaftControllerEpoch: 1, MaxZxid: 0x300000042,
 		PendingTopicDeletions: []string{"zz-old", "aa-old"}, Raw: map[string][]byte{"/custom/b": []byte("{}"), "/custom/a": {0xff}},
-		Chroot: "/kafka", ControllerEpochZkVersion: 3, BrokerSequenceID: 2, FeatureStatus: 1,
+		Chroot: "/kafka", ControllerEpochZkVersion: 3, MaxStateControllerEpoch: 4, BrokerSequenceID: 2, FeatureStatus: 1,
 		MissingPartitionStates: []string{"orders-2"}, LegacyReassignments: map[string][]int32{"orders-0": {1, 2, 4}},
 		PreferredReplicaElections: []string{"orders-1"}, Notifications: map[string]int32{"isr_change": 3, "config_change": 1},
 		Warnings: []string{"snapshot.2 unreadable, used snapshot.1"}}

@@ -76,8 +76,10 @@ type KRaftOptions struct {
 	IdleInterval time.Duration
 
 	// Props apply to every node, then ControllerProps to controllers and
-	// BrokerProps to brokers; later maps win.
+	// BrokerProps to brokers, then NodeProps[id] to node id (broker.rack);
+	// later maps win.
 	Props, ControllerProps, BrokerProps map[string]string
+	NodeProps                           map[int]map[string]string
 
 	// JVM are extra JVM options for every node (Node.JVM).
 	JVM []string
@@ -187,6 +189,7 @@ func StartKRaft(t testing.TB, d *Distribution, opts KRaftOptions) *Cluster {
 		if n.IsBroker() {
 			maps.Copy(n.Props, opts.BrokerProps)
 		}
+		maps.Copy(n.Props, opts.NodeProps[n.ID])
 	}
 
 	var formatArgs []string

@@ -180,8 +180,10 @@ type ZKClusterOptions struct {
 	// Chroot is the ZooKeeper path Kafka keeps its znodes under, e.g.
 	// "/kafka"; empty means the root. Kafka creates it.
 	Chroot string
-	// Props apply to every broker, after the harness's.
-	Props map[string]string
+	// Props apply to every broker, after the harness's; NodeProps[id]
+	// to broker id after them (broker.rack).
+	Props     map[string]string
+	NodeProps map[int]map[string]string
 	// StartTimeout bounds the start (default 3 min).
 	StartTimeout time.Duration
 	// SASL adds a SASL_PLAINTEXT listener (PLAIN super user, SCRAM,
@@ -244,6 +246,7 @@ func StartZKCluster(t testing.TB, d *Distribution, zk *ZooKeeper, opts ZKCluster
 			n.Props["super.users"] = "User:" + AdminUser + ";User:ANONYMOUS"
 		}
 		maps.Copy(n.Props, opts.Props)
+		maps.Copy(n.Props, opts.NodeProps[id])
 		ids = append(ids, id)
 	}
 	if err := c.startNodes(opts.StartTimeout, ids...); err != nil {
