@@ -61,11 +61,16 @@ type scope struct {
 // walk a whole topic (its Topic rules) or every partition (the three
 // Cluster rules of InputPartitions: preferred-leader imbalance, brokers
 // without replicas, throttles left set) run once per batch that touched
-// them (Flush, after each batch), so their findings hold
-// since the last record of that batch that touched their scope (for a
-// topic's rules, the last record of the batch about that topic). A
-// broker, feature or cluster-config record re-runs every check reading
-// it, over every partition.
+// them through partition records (Flush, after each batch), so their
+// findings hold since the last partition record of that batch that
+// touched their scope (for a topic's rules, the last partition record of
+// the batch about that topic). A record about a topic as a whole (the
+// topic, one of its configs, its ELR cleared) runs the topic's rules at
+// once: a topic config is what makes most of them fire, and it is named
+// exactly (Kafka 4.x writes a ClearElrRecord after a topic's
+// min.insync.replicas in the same batch; the finding holds since the
+// config). A broker, feature or cluster-config record re-runs every
+// check reading it, over every partition.
 type Tracker struct {
 	opts  Options
 	rules []*Rule
@@ -186,10 +191,15 @@ func (t *Tracker) applies(r *Rule) bool {
 // evalTopic runs tp's topic checks and the partition checks of part (all
 // its partitions when part is -1).
 func (t *Tracker) evalTopic(tp *model.Topic, part int32, at Since) {
-	t.pendTopics[tp.Name] = at // the topic checks, at the end of the batch
+	if part >= 0 {
+		t.pendTopics[tp.Name] = at // the topic checks, at the end of the batch
+	}
 	for _, r := range t.rules {
 		switch {
 		case r.Topic != nil:
+			if part < 0 {
+				t.run(r, tp, nil, at)
+			}
 		case r.Partition != nil:
 			if part >= 0 {
 				if p := tp.Partitions[part]; p != nil {
