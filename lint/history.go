@@ -11,10 +11,19 @@ import (
 // the record after which it appeared (and has held ever since), and that
 // record's type. A finding that appeared, cleared and came back holds
 // since its last appearance.
+//
+// On a ZooKeeper data dir the position is a transaction: Offset and Zxid
+// are its zxid, Time the transaction's time, Record the operation on the
+// znode (create, setData, delete, closeSession for an ephemeral its
+// session's end removed; snapshot when the finding was already in the
+// snapshot the replay starts from) and Znode the znode whose change made
+// it so, relative to the chroot.
 type Since struct {
 	Offset int64     `json:"offset"`
 	Time   time.Time `json:"time"`
 	Record string    `json:"record"`
+	Zxid   int64     `json:"zxid,omitempty"`
+	Znode  string    `json:"znode,omitempty"`
 }
 
 // Change is one replayed record as the Tracker sees it: where it is and
@@ -24,6 +33,9 @@ type Change struct {
 	Offset int64
 	Time   time.Time
 	Record string
+	// Zxid and Znode, on a ZooKeeper data dir (see Since).
+	Zxid  int64
+	Znode string
 	// Topic is the topic the record is about ("" none); Partition its
 	// partition, or -1 for the topic as a whole (a TopicRecord, a topic
 	// config, ClearElr). Removed: the topic is gone (RemoveTopicRecord);
@@ -118,7 +130,7 @@ func (t *Tracker) Observe(img *model.Image, ch Change) {
 		clear(t.pendTopics)
 		t.pendWalk = nil
 	}
-	at := Since{Offset: ch.Offset, Time: ch.Time, Record: ch.Record}
+	at := Since{Offset: ch.Offset, Time: ch.Time, Record: ch.Record, Zxid: ch.Zxid, Znode: ch.Znode}
 	in := ch.Inputs
 	if ch.Topic != "" {
 		switch {

@@ -39,6 +39,11 @@ const (
 	// records) and the ZooKeeper migration state.
 	InputQuorum
 	InputMigration
+	// InputZooKeeper: ZooKeeper's own state (the controller znodes,
+	// pending deletions, reassignments and elections, notification
+	// queues). A change of it re-runs the Cluster rules, as every
+	// cluster-wide input does.
+	InputZooKeeper
 )
 
 // Rule is one entry of the registry. Exactly one of Partition, Topic and

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -349,4 +350,200 @@ func recordSnake(name string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// zkStat is a znode's stat as ZooKeeper's own shell prints it.
+type zkStat struct {
+	czxid, mzxid, pzxid int64
+	mtime               time.Time
+	version             int
+}
+
+// zkShellStat asks ZooKeeper for path's stat with its own client
+// (zookeeper-shell's class, from Kafka 3.9's classpath): the oracle of
+// the ZooKeeper history test, apart from kmeta's readers.
+func zkShellStat(t *testing.T, d *kafkatest.Distribution, zk *kafkatest.ZooKeeper, path string) zkStat {
+	t.Helper()
+	out := d.MustRun(t, "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka", "-server", zk.Addr(), "stat", path)
+	var st zkStat
+	seen := 0
+	for _, l := range strings.Split(out, "\n") {
+		k, v, ok := strings.Cut(l, " = ")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		var err error
+		switch k {
+		case "cZxid":
+			st.czxid, err = strconv.ParseInt(v, 0, 64)
+		case "mZxid":
+			st.mzxid, err = strconv.ParseInt(v, 0, 64)
+		case "pZxid":
+			st.pzxid, err = strconv.ParseInt(v, 0, 64)
+		case "mtime":
+			st.mtime, err = time.Parse("Mon Jan 02 15:04:05 MST 2006", v)
+		case "dataVersion":
+			st.version, err = strconv.Atoi(v)
+		default:
+			continue
+		}
+		if err != nil {
+			t.Fatalf("stat %s: %s: %v\n%s", path, l, err, out)
+		}
+		seen++
+	}
+	if seen != 5 {
+		t.Fatalf("stat %s: not a stat:\n%s", path, out)
+	}
+	return st
+}
+
+// TestLintHistoryOnRealZooKeeper: a Kafka 3.9.2 cluster in ZooKeeper
+// mode (three brokers under the chroot /kafka) is put into lint's
+// conditions with Kafka's own tools, as TestLintHistoryOnRealKafka does
+// on KRaft, plus a topic whose only replica is on the broker stopped.
+// kmeta lint --history on ZooKeeper's data dir (snapshot.0, the empty
+// tree, and the transaction log: the chroot appears in a transaction)
+// names for each finding the transaction since which it has held and the
+// znode whose change made it so; ZooKeeper's own shell, asked on the
+// live ensemble, gives that znode's czxid (a topic created), mzxid (a
+// config or partition state set) or, for a broker's registration gone,
+// the pzxid of /brokers/ids (its last child change); the zxids must be
+// the same, the transaction time the znode's mtime (to the second the
+// shell prints) and inside the wall-clock window of the test's change.
+// The condition set, removed and set again holds since its last setting
+// (the config znode's mzxid, at data version 3).
+func TestLintHistoryOnRealZooKeeper(t *testing.T) {
+	d := kafkatest.Dist(t, kafkatest.Kafka39)
+	zk := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{})
+	c := kafkatest.StartZKCluster(t, d, zk, kafkatest.ZKClusterOptions{Brokers: 3, Chroot: "/kafka"})
+	addr := fmt.Sprintf("127.0.0.1:%d", c.Node(1).PlainPort)
+	bs := "--bootstrap-server " + addr
+	tools := kafkaTools(t, d)
+	windows := map[string][2]time.Time{}
+	step := func(name string, cmdlines ...string) {
+		t.Helper()
+		start := time.Now().Truncate(time.Millisecond)
+		for _, cl := range cmdlines {
+			cmd := exec.Command("sh", "-c", cl)
+			cmd.Dir = t.TempDir()
+			cmd.Env = append(os.Environ(), "PATH="+tools+":"+os.Getenv("PATH"))
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", cl, err, out)
+			}
+		}
+		windows[name] = [2]time.Time{start, time.Now()}
+	}
+	alter := func(topic, what string) string {
+		return "kafka-configs " + bs + " --alter --entity-type topics --entity-name " + topic + " " + what
+	}
+	create := func(topic string, parts, rf int) string {
+		return fmt.Sprintf("kafka-topics %s --create --topic %s --partitions %d --replication-factor %d", bs, topic, parts, rf)
+	}
+	step("rf1", create("rf1", 1, 1))
+	step("rf2", create("rf2", 1, 2))
+	step("minisr", alter("rf2", "--add-config min.insync.replicas=2"))
+	step("unclean-topic", create("unclean", 1, 3))
+	step("unclean", alter("unclean", "--add-config unclean.leader.election.enable=true"))
+	step("again-topic", create("again", 1, 2))
+	step("again-first", alter("again", "--add-config min.insync.replicas=2"))
+	step("again-fixed", alter("again", "--delete-config min.insync.replicas"))
+	step("again", alter("again", "--add-config min.insync.replicas=2"))
+	step("gone", create("gone", 1, 1), "kafka-topics "+bs+" --delete --topic gone")
+	step("urp-topic", create("urp", 3, 3), "kafka-topics "+bs+" --create --topic single --replica-assignment 3")
+	start := time.Now().Truncate(time.Millisecond)
+	c.StopNode(3)
+	windows["stop"] = [2]time.Time{start, time.Now()}
+
+	src := "zkdata:" + zk.DataDir
+	down := []string{"partition-offline partition single-0", "replicas-all-unavailable partition single-0",
+		"partition-under-replicated partition urp-0", "partition-under-replicated partition urp-1", "partition-under-replicated partition urp-2"}
+	var got map[string]historyFinding
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		got = lintHistory(t, src)
+		if !slices.ContainsFunc(down, func(k string) bool { _, ok := got[k]; return !ok }) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("broker 3's partitions not down in the data dir after 60 s; findings: %v", slices.Sorted(maps.Keys(got)))
+		}
+		time.Sleep(time.Second)
+	}
+
+	type want struct {
+		key, window, znode, record string
+		zxid                       func(zkStat) int64
+		mtime                      bool // the znode's mtime is the transaction's time
+	}
+	czxid := func(s zkStat) int64 { return s.czxid }
+	mzxid := func(s zkStat) int64 { return s.mzxid }
+	pzxid := func(s zkStat) int64 { return s.pzxid }
+	wants := []want{
+		{"replication-factor-one topic rf1", "rf1", "/brokers/topics/rf1", "create", czxid, true},
+		{"replication-factor-below-3 topic rf2", "rf2", "/brokers/topics/rf2", "create", czxid, true},
+		{"min-isr-not-below-rf topic rf2", "minisr", "/config/topics/rf2", "setData", mzxid, true},
+		{"unclean-leader-election-enabled config TOPIC unclean", "unclean", "/config/topics/unclean", "setData", mzxid, true},
+		{"min-isr-not-below-rf topic again", "again", "/config/topics/again", "setData", mzxid, true},
+		{"partition-offline partition single-0", "stop", "/brokers/topics/single/partitions/0/state", "setData", mzxid, true},
+		// The registration is gone: its parent's pzxid is the zxid of
+		// its last child change, the registration's end.
+		{"replicas-all-unavailable partition single-0", "stop", "/brokers/ids/3", "closeSession", nil, false},
+	}
+	for p := range 3 {
+		wants = append(wants, want{fmt.Sprintf("partition-under-replicated partition urp-%d", p), "stop",
+			fmt.Sprintf("/brokers/topics/urp/partitions/%d/state", p), "setData", mzxid, true})
+	}
+	for _, w := range wants {
+		f, found := got[w.key]
+		if !found || f.Since == nil {
+			t.Errorf("%s: no finding or no since: %+v", w.key, f)
+			continue
+		}
+		var st zkStat
+		var zxid int64
+		if w.zxid != nil {
+			st = zkShellStat(t, d, zk, "/kafka"+w.znode)
+			zxid = w.zxid(st)
+		} else {
+			st = zkShellStat(t, d, zk, "/kafka/brokers/ids")
+			zxid = pzxid(st)
+		}
+		win := windows[w.window]
+		s := f.Since
+		switch {
+		case s.Zxid != zxid || s.Offset != zxid || s.Znode != w.znode || s.Record != w.record:
+			t.Errorf("%s: since zxid %#x (offset %d) %s %s; ZooKeeper's stat gives %#x for %s, %s wanted", w.key, s.Zxid, s.Offset, s.Record, s.Znode, zxid, w.znode, w.record)
+		case s.Time.Before(win[0]) || s.Time.After(win[1]):
+			t.Errorf("%s: transaction time %s is outside the change's window [%s, %s]", w.key, s.Time, win[0].UTC(), win[1].UTC())
+		case w.mtime && !s.Time.Truncate(time.Second).Equal(st.mtime):
+			t.Errorf("%s: transaction time %s, ZooKeeper's mtime of %s is %s", w.key, s.Time, w.znode, st.mtime.UTC())
+		default:
+			t.Logf("%-44s since zxid %#x %-12s %-42s %s", w.key, s.Zxid, s.Record, s.Znode, s.Time.Format(time.RFC3339Nano))
+		}
+	}
+	// Set, removed and set again: three writes after the create.
+	if st := zkShellStat(t, d, zk, "/kafka/config/topics/again"); st.version != 3 {
+		t.Errorf("/config/topics/again: data version %d, want 3 (set, removed, set again)", st.version)
+	}
+	// The topic created and deleted left nothing behind.
+	for k := range got {
+		if strings.HasSuffix(k, " gone") || strings.Contains(k, " gone-") {
+			t.Errorf("finding of the deleted topic: %s", k)
+		}
+	}
+	// At every zxid of the data dir from the creation of Kafka's znodes
+	// to broker 3's end, the history holds every finding a
+	// plain lint of that point reports (each has a since, at or before
+	// the point): the replay's image never lags the tree.
+	ids := zkShellStat(t, d, zk, "/kafka/brokers/ids")
+	for z := ids.czxid; z <= ids.pzxid; z++ {
+		at := src + "@zxid=" + strconv.FormatInt(z, 10)
+		for k, f := range lintHistory(t, at) {
+			if f.Since == nil || f.Since.Zxid > z {
+				t.Errorf("@zxid=%#x: %s since %+v", z, k, f.Since)
+			}
+		}
+	}
 }
