@@ -125,6 +125,7 @@ func (t *Tracker) Observe(img *model.Image, ch Change) {
 		// The first record, or replay started over on a new image:
 		// nothing held before holds on it.
 		t.c = newContext(img, t.opts.Bootstrap)
+		t.c.memoize = true // forgetConfigs below, on every config or feature change
 		clear(t.since)
 		clear(t.byScope)
 		clear(t.pendTopics)
@@ -148,6 +149,9 @@ func (t *Tracker) Observe(img *model.Image, ch Change) {
 	}
 	if in&InputBrokers != 0 {
 		t.c.refreshBrokers()
+	}
+	if in&(InputClusterConfig|InputTopicConfig|InputFeatures) != 0 {
+		t.c.forgetConfigs()
 	}
 	cluster := in&^(InputPartitions|InputTopicConfig) != 0
 	// The topic's own checks.
