@@ -39,6 +39,12 @@
 // is derived from the image (Context.refresh recomputes it after a
 // broker or cluster config change).
 //
+// The same tracker follows a ZooKeeper data dir's replay (zkread's
+// history): each znode a transaction changed is a Change at the
+// transaction's zxid (Change.Zxid, Change.Znode), the transaction a
+// batch; ZooKeeper's own state (controller, admin and notification
+// znodes) is InputZooKeeper.
+//
 // # Thresholds
 //
 // replicas-unbalanced and preferred-leaders-unbalanced flag an available

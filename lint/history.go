@@ -11,10 +11,19 @@ import (
 // the record after which it appeared (and has held ever since), and that
 // record's type. A finding that appeared, cleared and came back holds
 // since its last appearance.
+//
+// On a ZooKeeper data dir the position is a transaction: Offset and Zxid
+// are its zxid, Time the transaction's time, Record the operation on the
+// znode (create, setData, delete, closeSession for an ephemeral its
+// session's end removed; snapshot when the finding was already in the
+// snapshot the replay starts from) and Znode the znode whose change made
+// it so, relative to the chroot.
 type Since struct {
 	Offset int64     `json:"offset"`
 	Time   time.Time `json:"time"`
 	Record string    `json:"record"`
+	Zxid   int64     `json:"zxid,omitempty"`
+	Znode  string    `json:"znode,omitempty"`
 }
 
 // Change is one replayed record as the Tracker sees it: where it is and
@@ -24,6 +33,9 @@ type Change struct {
 	Offset int64
 	Time   time.Time
 	Record string
+	// Zxid and Znode, on a ZooKeeper data dir (see Since).
+	Zxid  int64
+	Znode string
 	// Topic is the topic the record is about ("" none); Partition its
 	// partition, or -1 for the topic as a whole (a TopicRecord, a topic
 	// config, ClearElr). Removed: the topic is gone (RemoveTopicRecord);
@@ -61,11 +73,16 @@ type scope struct {
 // walk a whole topic (its Topic rules) or every partition (the three
 // Cluster rules of InputPartitions: preferred-leader imbalance, brokers
 // without replicas, throttles left set) run once per batch that touched
-// them (Flush, after each batch), so their findings hold
-// since the last record of that batch that touched their scope (for a
-// topic's rules, the last record of the batch about that topic). A
-// broker, feature or cluster-config record re-runs every check reading
-// it, over every partition.
+// them through partition records (Flush, after each batch), so their
+// findings hold since the last partition record of that batch that
+// touched their scope (for a topic's rules, the last partition record of
+// the batch about that topic). A record about a topic as a whole (the
+// topic, one of its configs, its ELR cleared) runs the topic's rules at
+// once: a topic config is what makes most of them fire, and it is named
+// exactly (Kafka 4.x writes a ClearElrRecord after a topic's
+// min.insync.replicas in the same batch; the finding holds since the
+// config). A broker, feature or cluster-config record re-runs every
+// check reading it, over every partition.
 type Tracker struct {
 	opts  Options
 	rules []*Rule
@@ -108,12 +125,13 @@ func (t *Tracker) Observe(img *model.Image, ch Change) {
 		// The first record, or replay started over on a new image:
 		// nothing held before holds on it.
 		t.c = newContext(img, t.opts.Bootstrap)
+		t.c.memoize = true // forgetConfigs below, on every config or feature change
 		clear(t.since)
 		clear(t.byScope)
 		clear(t.pendTopics)
 		t.pendWalk = nil
 	}
-	at := Since{Offset: ch.Offset, Time: ch.Time, Record: ch.Record}
+	at := Since{Offset: ch.Offset, Time: ch.Time, Record: ch.Record, Zxid: ch.Zxid, Znode: ch.Znode}
 	in := ch.Inputs
 	if ch.Topic != "" {
 		switch {
@@ -131,6 +149,9 @@ func (t *Tracker) Observe(img *model.Image, ch Change) {
 	}
 	if in&InputBrokers != 0 {
 		t.c.refreshBrokers()
+	}
+	if in&(InputClusterConfig|InputTopicConfig|InputFeatures) != 0 {
+		t.c.forgetConfigs()
 	}
 	cluster := in&^(InputPartitions|InputTopicConfig) != 0
 	// The topic's own checks.
@@ -186,10 +207,15 @@ func (t *Tracker) applies(r *Rule) bool {
 // evalTopic runs tp's topic checks and the partition checks of part (all
 // its partitions when part is -1).
 func (t *Tracker) evalTopic(tp *model.Topic, part int32, at Since) {
-	t.pendTopics[tp.Name] = at // the topic checks, at the end of the batch
+	if part >= 0 {
+		t.pendTopics[tp.Name] = at // the topic checks, at the end of the batch
+	}
 	for _, r := range t.rules {
 		switch {
 		case r.Topic != nil:
+			if part < 0 {
+				t.run(r, tp, nil, at)
+			}
 		case r.Partition != nil:
 			if part >= 0 {
 				if p := tp.Partitions[part]; p != nil {

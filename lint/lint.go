@@ -39,6 +39,11 @@ const (
 	// records) and the ZooKeeper migration state.
 	InputQuorum
 	InputMigration
+	// InputZooKeeper: ZooKeeper's own state (the controller znodes,
+	// pending deletions, reassignments and elections, notification
+	// queues). A change of it re-runs the Cluster rules, as every
+	// cluster-wide input does.
+	InputZooKeeper
 )
 
 // Rule is one entry of the registry. Exactly one of Partition, Topic and
@@ -207,6 +212,7 @@ func Run(img *model.Image, opts Options) (*Result, error) {
 	if opts.ZooKeeper != "" {
 		c.zookeeper = opts.ZooKeeper
 	}
+	c.memoize = true
 	// Rules are counted through pointers into res.Rules: its capacity
 	// is fixed first, so that no append moves them.
 	res := &Result{Source: img.Provenance.Source, Rules: make([]RuleRun, 0, len(Rules()))}
@@ -299,6 +305,41 @@ type Context struct {
 	replicas, preferred map[int32]int
 	// moving: some partition has adding or removing replicas.
 	moving bool
+	// memo holds what MinISR read of the configs and features (see
+	// forgetConfigs), when memoize: Run's image does not change during
+	// the run, and a tracker says when it does.
+	memo    minISRMemo
+	memoize bool
+}
+
+// minISRMemo keeps what MinISR looks up, which is the same for every
+// partition of a topic and of a leader: a config lookup hashes its
+// resource's name, and was a third of a million-partition lint. topic is
+// the last topic asked about. A tracker forgets it all when a config or
+// a feature changes (forgetConfigs).
+type minISRMemo struct {
+	valid            bool
+	elr              bool
+	cluster          int
+	clusterSet       bool
+	brokers          map[int32]int // leader → its broker config's value, -1 when it sets none
+	topic            string
+	topicN           int
+	topicSet, topicK bool // topicK: topic holds a memo
+}
+
+// forgetConfigs drops what MinISR remembered of the configs and
+// features (a tracker calls it when one of them changed).
+func (c *Context) forgetConfigs() { c.memo = minISRMemo{} }
+
+// minISRConfig reads a min.insync.replicas config value as MinISR does.
+func (c *Context) minISRConfig(t model.ConfigResourceType, name string) (int, bool) {
+	if v, ok := c.config(t, name, "min.insync.replicas"); ok {
+		if n, err := strconv.Atoi(v); err == nil {
+			return n, true
+		}
+	}
+	return 0, false
 }
 
 func newContext(img *model.Image, bootstrap string) *Context {
@@ -334,18 +375,39 @@ func (c *Context) refreshBrokers() {
 
 // refreshReplicas recounts the replicas and preferred leaders per
 // broker, and whether a reassignment is in flight (one walk for all; a
-// tracker calls it before a rule that reads every partition).
+// tracker calls it before a rule that reads every partition). The usual
+// small broker ids are counted in arrays, then put in the maps once: a
+// map update per replica was a sixth of a million-partition lint.
 func (c *Context) refreshReplicas() {
 	c.replicas, c.preferred, c.moving = map[int32]int{}, map[int32]int{}, false
+	var dense, densePref [1024]int
 	for _, t := range c.topics {
 		for _, p := range t.Partitions {
 			c.moving = c.moving || len(p.AddingReplicas) > 0 || len(p.RemovingReplicas) > 0
 			for _, r := range p.Replicas {
-				c.replicas[r]++
+				if uint32(r) < uint32(len(dense)) {
+					dense[r]++
+				} else {
+					c.replicas[r]++
+				}
 			}
 			if len(p.Replicas) > 0 {
-				c.preferred[p.Replicas[0]]++
+				if r := p.Replicas[0]; uint32(r) < uint32(len(densePref)) {
+					densePref[r]++
+				} else {
+					c.preferred[r]++
+				}
 			}
+		}
+	}
+	for id, n := range dense {
+		if n > 0 {
+			c.replicas[int32(id)] += n
+		}
+	}
+	for id, n := range densePref {
+		if n > 0 {
+			c.preferred[int32(id)] += n
 		}
 	}
 }
@@ -380,23 +442,34 @@ func (c *Context) elr() bool { return c.Img.Features["eligible.leader.replicas.v
 // Static server.properties are not in the metadata: a broker default set
 // only there is not seen (Kafka's default stands in for it).
 func (c *Context) MinISR(topic string, leader int32) (int, string) {
-	const key = "min.insync.replicas"
-	if v, ok := c.config(model.ConfigTopic, topic, key); ok {
-		if n, err := strconv.Atoi(v); err == nil {
-			return n, "topic config"
-		}
+	m := &c.memo
+	if !m.valid || !c.memoize {
+		*m = minISRMemo{valid: true, elr: c.elr(), brokers: map[int32]int{}}
+		m.cluster, m.clusterSet = c.minISRConfig(model.ConfigBroker, "")
 	}
-	if !c.elr() && leader >= 0 {
-		if v, ok := c.config(model.ConfigBroker, strconv.Itoa(int(leader)), key); ok {
-			if n, err := strconv.Atoi(v); err == nil {
-				return n, fmt.Sprintf("broker %d config", leader)
+	if !m.topicK || m.topic != topic {
+		m.topicN, m.topicSet = c.minISRConfig(model.ConfigTopic, topic)
+		m.topic, m.topicK = topic, true
+	}
+	if m.topicSet {
+		return m.topicN, "topic config"
+	}
+	if !m.elr && leader >= 0 {
+		n, ok := m.brokers[leader]
+		if !ok {
+			v, set := c.minISRConfig(model.ConfigBroker, strconv.Itoa(int(leader)))
+			n = -1
+			if set {
+				n = v
 			}
+			m.brokers[leader] = n
+		}
+		if n >= 0 {
+			return n, fmt.Sprintf("broker %d config", leader)
 		}
 	}
-	if v, ok := c.config(model.ConfigBroker, "", key); ok {
-		if n, err := strconv.Atoi(v); err == nil {
-			return n, "cluster default"
-		}
+	if m.clusterSet {
+		return m.cluster, "cluster default"
 	}
 	return 1, "Kafka's default"
 }

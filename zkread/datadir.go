@@ -26,6 +26,14 @@ type DataDirOptions struct {
 	// Progress, if set, is called now and then with the bytes of snapshot
 	// and log files read and the bytes to read.
 	Progress func(done, total int64)
+	// Step, when set, follows the replay: it is called with the image as
+	// of the snapshot, then after each transaction that changed what the
+	// image holds, with the image brought up to date and what changed
+	// (history.go). The replay then starts from the oldest snapshot the
+	// logs go on from (zkfile.DirOptions.Oldest). The image is one object,
+	// changed in place between calls; it is not the returned tree's
+	// final decode.
+	Step func(img *model.Image, s Step)
 }
 
 // ReadDataDir rebuilds the tree from a ZooKeeper data dir (the dir holding
@@ -34,7 +42,15 @@ type DataDirOptions struct {
 // makes it fall back to an older one, with a warning in Tree.Warnings.
 // Files are only read.
 func ReadDataDir(dir string, opts DataDirOptions) (*Tree, error) {
-	res, err := zkfile.ReadDir(dir, zkfile.DirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.Progress})
+	zo := zkfile.DirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.Progress}
+	var h *history
+	if opts.Step != nil {
+		h = newHistory("zkdata:"+dir, opts.Chroot, opts.Step)
+		// From the oldest snapshot the logs go on from: the longest
+		// history the files hold.
+		zo.Base, zo.Step, zo.Oldest = h.base, h.txn, true
+	}
+	res, err := zkfile.ReadDir(dir, zo)
 	if err != nil {
 		return nil, err
 	}
@@ -43,6 +59,7 @@ func ReadDataDir(dir string, opts DataDirOptions) (*Tree, error) {
 		return nil, err
 	}
 	t.Source = "zkdata:" + dir
+	t.history = h
 	for _, w := range res.Warnings {
 		t.warn(w)
 	}

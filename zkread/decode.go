@@ -32,15 +32,8 @@ type DecodeOptions struct {
 // every malformed znode (errors.Is(err, ErrMalformed)); the image is valid
 // for everything else.
 func Decode(t *Tree, opts DecodeOptions) (*model.Image, error) {
-	d := &decoder{t: t, img: model.NewImage(), handled: newMarks(t), lenient: opts.Lenient}
-	d.img.ZK = &model.ZKState{
-		ControllerID: -1, KRaftControllerEpoch: -1,
-		ControllerEpochZkVersion: -1, BrokerSequenceID: -1, FeatureStatus: -1,
-		MaxStateControllerEpoch: -1,
-		MaxZxid:                 t.MaxZxid, Chroot: t.Chroot,
-		Warnings: append([]string(nil), t.Warnings...),
-	}
-	d.img.Provenance = model.Provenance{Source: t.Source, Offset: -1, Epoch: -1, Zxid: t.MaxZxid}
+	d := newDecoder(t, opts.Lenient)
+	d.handled = newMarks(t)
 	d.img.Warnings = model.CloneFindings(t.Findings)
 	steps := []func() error{
 		d.cluster, d.controller, d.brokers, d.topics, d.configs, d.acls,
@@ -62,11 +55,31 @@ type decoder struct {
 	t   *Tree
 	img *model.Image
 	// handled holds the znodes something consumed; the rest stay raw.
+	// nil (a history's decoder, which keeps nothing raw) marks nothing.
 	handled   *marks
 	lenient   bool
 	malformed []*ZnodeError
 	// pbuf builds partition paths for lookups without allocating.
 	pbuf []byte
+	// kids, when set, lists a container's children instead of the
+	// node's own list: a history decodes a tree still being replayed,
+	// whose children lists are not built (see history.go).
+	kids func(path string) []string
+}
+
+// newDecoder starts the image of t: empty, with t's provenance and
+// ZooKeeper state.
+func newDecoder(t *Tree, lenient bool) *decoder {
+	d := &decoder{t: t, img: model.NewImage(), lenient: lenient}
+	d.img.ZK = &model.ZKState{
+		ControllerID: -1, KRaftControllerEpoch: -1,
+		ControllerEpochZkVersion: -1, BrokerSequenceID: -1, FeatureStatus: -1,
+		MaxStateControllerEpoch: -1,
+		MaxZxid:                 t.MaxZxid, Chroot: t.Chroot,
+		Warnings: append([]string(nil), t.Warnings...),
+	}
+	d.img.Provenance = model.Provenance{Source: t.Source, Offset: -1, Epoch: -1, Zxid: t.MaxZxid}
+	return d
 }
 
 // marks is a set of nodes: a bit per node of an offline read's tree (see
@@ -98,6 +111,9 @@ func (m *marks) number(n *Node) (int, bool) {
 }
 
 func (m *marks) set(n *Node) {
+	if m == nil {
+		return
+	}
 	if i, ok := m.number(n); ok {
 		m.bits[i/64] |= 1 << (i % 64)
 		return
@@ -106,6 +122,9 @@ func (m *marks) set(n *Node) {
 }
 
 func (m *marks) clear(n *Node) {
+	if m == nil {
+		return
+	}
 	if i, ok := m.number(n); ok {
 		m.bits[i/64] &^= 1 << (i % 64)
 		return
@@ -169,7 +188,11 @@ func (d *decoder) containerNode(n *Node) *Node {
 }
 
 func (d *decoder) children(path string) []string {
-	if n := d.container(path); n != nil {
+	n := d.container(path)
+	if d.kids != nil {
+		return d.kids(path)
+	}
+	if n != nil {
 		return n.Children
 	}
 	return nil
@@ -282,24 +305,26 @@ func (d *decoder) brokers() error {
 		d.img.ZK.BrokerSequenceID = n.Stat.Version
 	}
 	for _, name := range d.children("/brokers/ids") {
-		path := "/brokers/ids/" + name
-		n := d.node(path)
-		id, err := strconv.ParseInt(name, 10, 32)
-		if err != nil {
-			if e := d.bad(path, "broker id", err); e != nil {
-				return e
-			}
-			continue
+		if err := d.broker(name); err != nil {
+			return err
 		}
-		b, err := parseBroker(int32(id), n)
-		if err != nil {
-			if e := d.bad(path, "broker registration", err); e != nil {
-				return e
-			}
-			continue
-		}
-		d.img.Brokers[b.ID] = b
 	}
+	return nil
+}
+
+// broker decodes /brokers/ids/<name> into the image.
+func (d *decoder) broker(name string) error {
+	path := "/brokers/ids/" + name
+	n := d.node(path)
+	id, err := strconv.ParseInt(name, 10, 32)
+	if err != nil {
+		return d.bad(path, "broker id", err)
+	}
+	b, err := parseBroker(int32(id), n)
+	if err != nil {
+		return d.bad(path, "broker registration", err)
+	}
+	d.img.Brokers[b.ID] = b
 	return nil
 }
 
@@ -529,35 +554,53 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 		d.pbuf = append(d.pbuf, "/state"...)
 		sn := d.t.Nodes[string(d.pbuf)]
 		d.mark(sn)
-		if sn == nil {
-			// As Kafka's migration does for a missing state znode.
-			p.ISR = append([]int32{}, replicas...)
-			p.Leader = model.NoLeader
-			if len(replicas) > 0 {
-				p.Leader = replicas[0]
-			}
-			d.img.ZK.MissingPartitionStates = append(d.img.ZK.MissingPartitionStates, name+"-"+strconv.Itoa(int(pid)))
-		} else {
-			s, err := parseStateInto(sn.Data, isrs)
-			if err != nil {
-				if e := d.bad(string(d.pbuf), "partition state", err); e != nil {
-					return nil, e
-				}
-				continue
-			}
-			p.Leader, p.LeaderEpoch, p.ISR = s.Leader, s.LeaderEpoch, s.ISR
-			if n := len(s.ISR); n > 0 && cap(isrs)-len(isrs) >= n && &isrs[:len(isrs)+1][len(isrs)] == &s.ISR[0] {
-				isrs = isrs[:len(isrs)+n]
-			}
-			if s.LeaderRecoveryState != nil {
-				p.LeaderRecoveryState = *s.LeaderRecoveryState
-			}
-			d.img.ZK.MaxStateControllerEpoch = max(d.img.ZK.MaxStateControllerEpoch, s.ControllerEpoch)
-			p.PartitionEpoch = sn.Stat.Version
+		ok, err := d.partitionState(name, p, sn, &isrs)
+		if err != nil {
+			return nil, err
 		}
-		t.Partitions[pid] = p
+		if ok {
+			t.Partitions[pid] = p
+		}
 	}
 	return t, nil
+}
+
+// partitionState sets p's leader, ISR, epochs and leader recovery state
+// from its state znode sn, found at d.pbuf; a missing one as Kafka's
+// migration reads it. The ISR goes into the free capacity of *isrs when
+// it fits there (nil: an array of its own). false: the state is
+// malformed and the decode lenient (the partition is left out).
+func (d *decoder) partitionState(topic string, p *model.Partition, sn *Node, isrs *[]int32) (bool, error) {
+	p.LeaderRecoveryState = 0
+	if sn == nil {
+		// As Kafka's migration does for a missing state znode.
+		p.ISR = append([]int32{}, p.Replicas...)
+		p.Leader = model.NoLeader
+		if len(p.Replicas) > 0 {
+			p.Leader = p.Replicas[0]
+		}
+		p.LeaderEpoch, p.PartitionEpoch = 0, 0
+		d.img.ZK.MissingPartitionStates = append(d.img.ZK.MissingPartitionStates, topic+"-"+strconv.Itoa(int(p.ID)))
+		return true, nil
+	}
+	var buf []int32
+	if isrs != nil {
+		buf = *isrs
+	}
+	s, err := parseStateInto(sn.Data, buf)
+	if err != nil {
+		return false, d.bad(string(d.pbuf), "partition state", err)
+	}
+	p.Leader, p.LeaderEpoch, p.ISR = s.Leader, s.LeaderEpoch, s.ISR
+	if n := len(s.ISR); n > 0 && cap(buf)-len(buf) >= n && &buf[:len(buf)+1][len(buf)] == &s.ISR[0] {
+		*isrs = buf[:len(buf)+n]
+	}
+	if s.LeaderRecoveryState != nil {
+		p.LeaderRecoveryState = *s.LeaderRecoveryState
+	}
+	d.img.ZK.MaxStateControllerEpoch = max(d.img.ZK.MaxStateControllerEpoch, s.ControllerEpoch)
+	p.PartitionEpoch = sn.Stat.Version
+	return true, nil
 }
 
 func orEmpty(s []int32) []int32 {
@@ -598,33 +641,13 @@ const defaultEntity = "<default>"
 func (d *decoder) configs() error {
 	d.container("/config")
 	for _, name := range d.children("/config/topics") {
-		path := "/config/topics/" + name
-		cfg, err := parseConfig(d.node(path))
-		if err != nil {
-			if e := d.bad(path, "topic config", err); e != nil {
-				return e
-			}
-			continue
-		}
-		if len(cfg) > 0 {
-			d.img.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: name}] = cfg
+		if err := d.config(model.ConfigTopic, name); err != nil {
+			return err
 		}
 	}
 	for _, name := range d.children("/config/brokers") {
-		path := "/config/brokers/" + name
-		cfg, err := parseConfig(d.node(path))
-		if err != nil {
-			if e := d.bad(path, "broker config", err); e != nil {
-				return e
-			}
-			continue
-		}
-		res := name
-		if name == defaultEntity {
-			res = ""
-		}
-		if len(cfg) > 0 {
-			d.img.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: res}] = cfg
+		if err := d.config(model.ConfigBroker, name); err != nil {
+			return err
 		}
 	}
 	for _, u := range d.children("/config/users") {
@@ -650,6 +673,27 @@ func (d *decoder) configs() error {
 	}
 	if n := d.container("/config/changes"); n != nil {
 		d.notifications("config_change", "/config/changes")
+	}
+	return nil
+}
+
+// config decodes /config/topics/<name> or /config/brokers/<name> (typ)
+// into the image; an empty config is none.
+func (d *decoder) config(typ model.ConfigResourceType, name string) error {
+	dir, what, res := "/config/topics/", "topic config", name
+	if typ == model.ConfigBroker {
+		dir, what = "/config/brokers/", "broker config"
+		if name == defaultEntity {
+			res = ""
+		}
+	}
+	path := dir + name
+	cfg, err := parseConfig(d.node(path))
+	if err != nil {
+		return d.bad(path, what, err)
+	}
+	if len(cfg) > 0 {
+		d.img.Configs[model.ConfigResource{Type: typ, Name: res}] = cfg
 	}
 	return nil
 }

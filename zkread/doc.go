@@ -130,6 +130,19 @@
 // node record or the log entry that last wrote it), so a *ZnodeError from
 // Decode names the file and offset as well as the znode.
 //
+// # History
+//
+// DataDirOptions.Step follows a data dir's replay for lint --history
+// (history.go): the replay starts from the oldest snapshot the logs go
+// on from, and after each transaction the image is brought up to date
+// for the znodes it changed only (zkfile reports them), with the zxid,
+// the time and what each change touched. The history keeps the children
+// of the containers it decodes itself, since the tree's children lists
+// are built only once the replay ends, and finds the chroot as the
+// replay goes when none is named. TestHistoryMatchesDecodeAtEveryZxid
+// compares its image after every transaction with a full decode at that
+// zxid.
+//
 // # Warnings
 //
 // Tree.Findings are typed (model.Finding): WarnSnapshotFallback,

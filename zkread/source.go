@@ -136,10 +136,16 @@ type ReadOptions struct {
 	// DataProgress is DataDirOptions.Progress for a data dir read (bytes);
 	// a live read reports through Live.Progress (znodes).
 	DataProgress func(done, total int64)
+	// Step follows a data dir's replay (DataDirOptions.Step); other
+	// kinds have no history to follow and are refused with it.
+	Step func(img *model.Image, s Step)
 }
 
 // ReadTree reads the source's raw tree.
 func (s Source) ReadTree(ctx context.Context, opts ReadOptions) (*Tree, error) {
+	if opts.Step != nil && s.Access != AccessDataDir {
+		return nil, fmt.Errorf("%w: %s: only a data dir's transaction logs hold a history", ErrSource, s)
+	}
 	switch s.Access {
 	case AccessLive:
 		lo := opts.Live
@@ -147,15 +153,23 @@ func (s Source) ReadTree(ctx context.Context, opts ReadOptions) (*Tree, error) {
 		return ReadLive(ctx, lo)
 	case AccessDataDir:
 		if opts.Chroot != "" {
-			return ReadDataDir(s.Path, DataDirOptions{Chroot: opts.Chroot, LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress})
+			return ReadDataDir(s.Path, DataDirOptions{Chroot: opts.Chroot, LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress, Step: opts.Step})
 		}
-		full, err := ReadDataDir(s.Path, DataDirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress})
+		full, err := ReadDataDir(s.Path, DataDirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress, Step: opts.Step})
 		if err != nil {
 			return nil, err
 		}
 		chroot, err := DetectChroot(full)
 		if err != nil {
 			return nil, err
+		}
+		if h := full.history; h != nil {
+			// The history found the chroot as the replay went; the
+			// finished tree must agree (a second cluster's chroot made
+			// later would not).
+			if followed, _ := h.chroot(); followed != chroot {
+				return nil, fmt.Errorf("%w: the history followed the Kafka znodes under %q, the data dir's tree has them under %q: name the chroot", ErrSource, followed, chroot)
+			}
 		}
 		if chroot == "" {
 			return full, nil

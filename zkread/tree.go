@@ -58,6 +58,8 @@ type Tree struct {
 	// index numbers the nodes an offline read made (nil otherwise), for
 	// the decoder's marks.
 	index *zkfile.Index
+	// history followed the read (DataDirOptions.Step), nil otherwise.
+	history *history
 }
 
 // warn adds a warning, typed and as text.

@@ -37,14 +37,18 @@ func lintCommand(load imageLoader) *cli.Command {
 			"--history (a KRaft log dir, snapshots and segments) replays the log once, re-evaluating after each\n" +
 			"record only the checks whose scope it touched, and gives each finding the offset and batch time\n" +
 			"since which it has held, and the record there (since.offset, since.time, since.record); a finding\n" +
-			"that cleared and came back holds since its last appearance. Other sources are refused (exit 2).\n" + htmlHelp + "\n\n" + sourceHelp,
+			"that cleared and came back holds since its last appearance. On one ZooKeeper data dir (zkdata:) it\n" +
+			"replays the snapshot and transaction logs once, from the oldest snapshot the logs go on from,\n" +
+			"decoding after each transaction only the znodes it changed: since.zxid (also since.offset) and\n" +
+			"since.time are the transaction's, since.record the operation (create, setData, delete, closeSession,\n" +
+			"snapshot) and since.znode the znode that made it so. Other sources are refused (exit 2).\n" + htmlHelp + "\n\n" + sourceHelp,
 		Flags: append(append(sourceFlags(),
 			&cli.StringSliceFlag{Name: "rule", Usage: "run only the rule `CODE` (repeatable)"},
 			&cli.StringSliceFlag{Name: "skip", Usage: "leave the rule `CODE` out (repeatable)"},
 			&cli.StringFlag{Name: "exceptions", Usage: "accepted findings, a JSON `FILE` (per rule, per topic pattern, with a reason)"},
 			&cli.StringFlag{Name: "fail-on", Value: string(model.SevError), Usage: "exit 1 on a finding at or above `SEVERITY` (critical, error, warning, info)"},
 			&cli.BoolFlag{Name: "list-rules", Usage: "list the rules (code, family, severity, what each checks) and exit"},
-			&cli.BoolFlag{Name: "history", Usage: "on a KRaft log: say for each finding since which offset and batch time it has held, and the record that made it so (one replay)"},
+			&cli.BoolFlag{Name: "history", Usage: "on a KRaft log or a ZooKeeper data dir: say for each finding since which offset (zxid) and time it has held, and the record (znode) that made it so (one replay)"},
 		), reportFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.Bool("list-rules") {

@@ -10,6 +10,7 @@ import (
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/zkread"
 )
 
 // historyObserver feeds a lint.Tracker from replay: each record that took
@@ -70,23 +71,69 @@ func (h *historyObserver) observe(img *model.Image, pos metalog.Position, rec re
 	h.tr.Observe(img, ch)
 }
 
-// loadHistory replays a KRaft log once, feeding tr; other sources are
-// refused: their history (a ZooKeeper data dir's transaction logs by
-// zxid) is not read.
+// zkStep feeds a lint.Tracker from a ZooKeeper data dir's replay: each
+// znode a transaction changed becomes a lint.Change at the transaction's
+// zxid, naming the znode and the scope it touched; the transaction is a
+// batch (Flush after it).
+func zkStep(tr *lint.Tracker) func(*model.Image, zkread.Step) {
+	return func(img *model.Image, s zkread.Step) {
+		for _, zc := range s.Changes {
+			ch := lint.Change{Offset: s.Zxid, Zxid: s.Zxid, Time: s.Time, Record: zc.Op, Znode: zc.Znode, Partition: -1}
+			switch zc.What {
+			case zkread.TouchedAll:
+				// The image was built whole: every topic, and every
+				// cluster-wide input.
+				for _, tp := range img.SortedTopics() {
+					tc := ch
+					tc.Topic = tp.Name
+					tr.Observe(img, tc)
+				}
+				ch.Inputs = lint.InputBrokers | lint.InputClusterConfig | lint.InputFeatures | lint.InputMigration | lint.InputZooKeeper
+			case zkread.TouchedBroker:
+				ch.Inputs = lint.InputBrokers
+			case zkread.TouchedTopic:
+				ch.Topic, ch.Removed = zc.Topic, zc.Removed
+			case zkread.TouchedPartition:
+				ch.Topic, ch.Partition = zc.Topic, zc.Partition
+			case zkread.TouchedTopicConfig:
+				ch.Topic, ch.Config = zc.Topic, true
+			case zkread.TouchedBrokerConfig:
+				ch.Inputs = lint.InputClusterConfig
+			case zkread.TouchedController, zkread.TouchedAdmin:
+				ch.Inputs = lint.InputZooKeeper
+			case zkread.TouchedFeatures:
+				ch.Inputs = lint.InputFeatures
+			case zkread.TouchedMigration:
+				ch.Inputs = lint.InputMigration
+			}
+			tr.Observe(img, ch)
+		}
+		tr.Flush()
+	}
+}
+
+// loadHistory replays a KRaft log, or a ZooKeeper data dir's snapshot
+// and transaction logs, once, feeding tr; other sources (live, a dump,
+// several data dirs) are refused: they hold no history.
 func loadHistory(c *cli.Context, raw string, tr *lint.Tracker) (*model.Image, error) {
 	spec, err := parseSource(c, raw)
 	if err != nil {
 		return nil, err
 	}
-	if spec.World != model.WorldKRaft {
-		return nil, usageErrorf(c, "--history reads a KRaft metadata log (a log dir, its snapshots and segments); %s is a %s source, whose history kmeta does not read", raw, spec.World)
+	zkData := spec.World == model.WorldZooKeeper && spec.ZK.Access == zkread.AccessDataDir && len(spec.DataDirs) <= 1
+	if spec.World != model.WorldKRaft && !zkData {
+		return nil, usageErrorf(c, "--history reads a KRaft metadata log (a log dir, its snapshots and segments) or one ZooKeeper data dir (zkdata:DIR, its snapshot and transaction logs); %s is neither: it holds no history", raw)
 	}
 	if spec, err = withPointFlags(c, spec); err != nil {
 		return nil, err
 	}
 	defer lessGC()()
-	h := newHistoryObserver(tr)
-	res, err := loadPointWith(c, spec, source.Options{Observe: h.observe, BatchDone: tr.Flush})
+	opts := source.Options{ZKStep: zkStep(tr)}
+	if spec.World == model.WorldKRaft {
+		h := newHistoryObserver(tr)
+		opts = source.Options{Observe: h.observe, BatchDone: tr.Flush}
+	}
+	res, err := loadPointWith(c, spec, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,8 @@ type historyFinding struct {
 		Offset int64     `json:"offset"`
 		Time   time.Time `json:"time"`
 		Record string    `json:"record"`
+		Zxid   int64     `json:"zxid"`
+		Znode  string    `json:"znode"`
 	} `json:"since"`
 }
 
@@ -237,12 +239,84 @@ func TestLintHistoryFixture(t *testing.T) {
 	}
 }
 
-// --history refuses sources whose history kmeta does not read: exit 2,
-// saying why.
-func TestLintHistoryRefusesZooKeeper(t *testing.T) {
-	zk := "zkdata:" + filepath.Join(zkFixture, "datadir")
-	code, _, stderr := runKmeta(t, "lint", "--history", zk)
-	if code != exitFailure || !strings.Contains(stderr, "--history reads a KRaft metadata log") {
-		t.Errorf("exit %d: %s", code, stderr)
+// --history refuses sources that hold no history (a dump, several data
+// dirs): exit 2, saying why.
+func TestLintHistoryRefusesNoHistory(t *testing.T) {
+	dir := filepath.Join(zkFixture, "datadir")
+	for _, src := range []string{"zkdump:" + filepath.Join(zkFixture, "dump.json"), "zkdata:" + dir + "," + dir} {
+		code, _, stderr := runKmeta(t, "lint", "--history", src)
+		if code != exitFailure || !strings.Contains(stderr, "holds no history") {
+			t.Errorf("%s: exit %d: %s", src, code, stderr)
+		}
+	}
+}
+
+// TestLintHistoryZooKeeperFixture: on the committed ZooKeeper data dir
+// (written by a real ZooKeeper under Kafka 3.9.2, chroot /kafka/prod),
+// each finding holds since a transaction and names its znode; the zxid
+// is the znode's czxid (a topic or a pending deletion created) or mzxid
+// (a partition state set) as kmeta zk dump reads the data dir's stats,
+// and the time its ctime or mtime. With @zxid, the history of an earlier
+// point.
+func TestLintHistoryZooKeeperFixture(t *testing.T) {
+	dir := filepath.Join(zkFixture, "datadir")
+	code, out, stderr := runKmeta(t, "zk", "dump", "zkdata:"+dir)
+	if code != 0 {
+		t.Fatalf("zk dump: exit %d: %s", code, stderr)
+	}
+	var dump struct {
+		Znodes []struct {
+			Path string `json:"path"`
+			Stat struct {
+				Czxid int64 `json:"czxid"`
+				Mzxid int64 `json:"mzxid"`
+				Ctime int64 `json:"ctime"`
+				Mtime int64 `json:"mtime"`
+			} `json:"stat"`
+		} `json:"znodes"`
+	}
+	if err := json.Unmarshal([]byte(out), &dump); err != nil {
+		t.Fatal(err)
+	}
+	type stat struct{ zxid, ms int64 }
+	created, set := map[string]stat{}, map[string]stat{}
+	for _, z := range dump.Znodes {
+		created[z.Path] = stat{z.Stat.Czxid, z.Stat.Ctime}
+		set[z.Path] = stat{z.Stat.Mzxid, z.Stat.Mtime}
+	}
+	got := lintHistory(t, "zkdata:"+dir)
+	for _, c := range []struct {
+		key, znode, record string
+		want               map[string]stat
+	}{
+		{"replication-factor-one topic user_events", "/brokers/topics/user_events", "create", created},
+		{"replication-factor-below-3 topic orders.v1", "/brokers/topics/orders.v1", "create", created},
+		{"topic-deletion-pending topic doomed", "/admin/delete_topics/doomed", "create", created},
+		{"partition-under-replicated partition orders.v1-1", "/brokers/topics/orders.v1/partitions/1/state", "setData", set},
+		{"partition-offline partition doomed-0", "/brokers/topics/doomed/partitions/0/state", "setData", set},
+	} {
+		f, ok := got[c.key]
+		w := c.want[c.znode]
+		switch {
+		case !ok || f.Since == nil:
+			t.Errorf("%s: no finding or no since", c.key)
+		case f.Since.Zxid != w.zxid || f.Since.Offset != w.zxid || f.Since.Znode != c.znode || f.Since.Record != c.record || !f.Since.Time.Equal(time.UnixMilli(w.ms)):
+			t.Errorf("%s: since %+v; zk dump: %s zxid %#x at %s (%s)", c.key, *f.Since, c.znode, w.zxid, time.UnixMilli(w.ms).UTC(), c.record)
+		}
+	}
+	for k, f := range got {
+		if f.Since == nil || f.Since.Znode == "" || f.Since.Zxid == 0 {
+			t.Errorf("%s: since %+v", k, f.Since)
+		}
+	}
+	// As of the transaction before orders.v1-1's state was set, that
+	// finding is not there; the others created earlier are, with the
+	// same since.
+	early := lintHistory(t, "zkdata:"+dir+"@zxid="+strconv.FormatInt(set["/brokers/topics/orders.v1/partitions/1/state"].zxid-1, 10))
+	if _, ok := early["partition-under-replicated partition orders.v1-1"]; ok {
+		t.Errorf("@zxid before its state was set: orders.v1-1 already under-replicated")
+	}
+	if f := early["replication-factor-one topic user_events"]; f.Since == nil || f.Since.Zxid != created["/brokers/topics/user_events"].zxid {
+		t.Errorf("@zxid: user_events since %+v", f.Since)
 	}
 }

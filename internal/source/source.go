@@ -532,6 +532,10 @@ type Options struct {
 	// (metalog.ImageOptions); other worlds ignore them.
 	Observe   func(img *model.Image, pos metalog.Position, rec records.Message)
 	BatchDone func()
+	// ZKStep, on one ZooKeeper data dir, follows its replay
+	// (zkread.DataDirOptions.Step); other ZooKeeper sources are refused
+	// with it, other worlds ignore it.
+	ZKStep func(img *model.Image, s zkread.Step)
 }
 
 // Result is a loaded view. Its image carries the typed warnings
@@ -596,10 +600,14 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 		res.Image = r.Image
 	case model.WorldZooKeeper:
 		if len(spec.DataDirs) > 1 {
+			if opts.ZKStep != nil {
+				return nil, fmt.Errorf("%w: %s: a history is read from one data dir, not several", ErrSource, spec)
+			}
 			return loadDataDirs(ctx, spec, opts)
 		}
 		zo := opts.ZK
 		zo.AtZxid, zo.AtZxidSet = spec.At.Zxid, spec.At.HasZxid
+		zo.Step = opts.ZKStep
 		if opts.Progress != nil && zo.Live.Progress == nil {
 			zo.Live.Progress = func(done, known int) { opts.Progress(int64(done), int64(known)) }
 		}

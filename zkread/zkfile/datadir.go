@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/kmeta/kmeta/model"
@@ -32,6 +33,32 @@ type DirOptions struct {
 	// and log files read so far and the bytes of the files to read (the
 	// snapshot tried and every log file), from the reading goroutine.
 	Progress func(done, total int64)
+	// Base and Step, when set, follow the replay (zkread's history of a
+	// data dir): Base is called once with the tree the snapshot holds,
+	// before any transaction; Step after each transaction applied, with
+	// the znodes it changed. Between the calls the tree is being built:
+	// its Nodes map, the nodes' data and their stats' zxids, times and
+	// versions are current, but children lists, Cversion, DataLength and
+	// NumChildren are not (they are derived once, when the replay ends).
+	// Neither may change the tree; changed is reused after Step returns.
+	Base func(t *DataTree)
+	Step func(t *DataTree, txn *Txn, changed []Changed)
+	// Oldest starts from the oldest snapshot the logs go on from rather
+	// than the newest: the same end state, with every transaction kept
+	// replayed (a history wants them all). A snapshot qualifies when a
+	// log starts at or before it (or right after it) and the last log
+	// starts after the newest snapshot (ZooKeeper starts a log after
+	// each snapshot, so the logs reach past it); when none does, the
+	// newest is used as without Oldest.
+	Oldest bool
+}
+
+// Changed is a znode one transaction changed.
+type Changed struct {
+	Path string
+	// Op is OpCreate (for every kind of create), OpDelete, OpSetData, or
+	// OpCloseSession for an ephemeral removed by its session's end.
+	Op int32
 }
 
 // at is the point in time the options name, if any.
@@ -208,20 +235,64 @@ func DirBytes(dir string, opts DirOptions) (int64, error) {
 // ReadDir rebuilds the DataTree from a ZooKeeper data directory as a server
 // would at startup: the newest snapshot that decodes (older ones when it does
 // not, with a warning), then every logged transaction after it.
+// DirOptions.Oldest starts from an older snapshot instead.
 func ReadDir(dir string, opts DirOptions) (*DirResult, error) {
 	snapDir, snaps, logs, err := listDir(dir, opts)
 	if err != nil {
 		return nil, err
 	}
-	res := &DirResult{}
 	atZxid, at := opts.at()
 	m := newMeter(opts.Progress)
 	if m != nil {
 		m.total = readBytes(snaps, logs, atZxid, at)
 	}
+	var note *model.Finding
+	if opts.Oldest {
+		if from := continuous(snaps, logs); len(from) > 0 {
+			res, err := readFrom(snapDir, from, logs, opts, m, "a newer one")
+			// The replay must reach what the newest snapshot (at or
+			// before the point) holds; logs that stop short of it
+			// (damaged, or a hole) make the newest the start after all.
+			newest := int64(-1)
+			for _, s := range snaps {
+				if !at || s.zxid <= atZxid {
+					newest = s.zxid
+				}
+			}
+			if err == nil && res.Tree.LastZxid >= newest {
+				res.Tree.finish()
+				m.finish()
+				return res, nil
+			}
+			if err == nil {
+				where := model.At(res.Snapshot, -1, -1)
+				where.Zxid = res.Tree.LastZxid
+				note = &model.Finding{Code: model.WarnCoverageHole, Severity: model.SevWarning, Where: &where,
+					Message: fmt.Sprintf("the logs after snapshot %s stop at zxid %#x, before the newest snapshot's %#x: read from the newest snapshot instead", filepath.Base(res.Snapshot), res.Tree.LastZxid, newest)}
+			}
+		}
+	}
+	order := slices.Clone(snaps)
+	slices.Reverse(order) // newest first
+	res, err := readFrom(snapDir, order, logs, opts, m, "an older one")
+	if note != nil {
+		res.Warnings = append([]model.Finding{*note}, res.Warnings...)
+	}
+	if res.Tree != nil {
+		res.Tree.finish()
+	}
+	m.finish()
+	return res, err
+}
+
+// readFrom reads the first snapshot of order that decodes (and holds
+// nothing past the point) and replays the logs after it, leaving the
+// tree unfinished. fallback names the next snapshot tried, for warnings.
+func readFrom(snapDir string, order, logs []numbered, opts DirOptions, m *meter, fallback string) (*DirResult, error) {
+	res := &DirResult{}
+	atZxid, at := opts.at()
 	var lastErr error
-	for i := len(snaps) - 1; i >= 0 && res.Tree == nil; i-- {
-		s := snaps[i]
+	for _, s := range order {
 		if at && s.zxid > atZxid {
 			res.Later = true
 			continue
@@ -233,7 +304,7 @@ func ReadDir(dir string, opts DirOptions) (*DirResult, error) {
 			if errors.As(err, &fe) {
 				pos = fe.Offset
 			}
-			res.warn(model.WarnSnapshotFallback, s.path, pos, 0, "snapshot %s is unusable, falling back to an older one: %v", filepath.Base(s.path), err)
+			res.warn(model.WarnSnapshotFallback, s.path, pos, 0, "snapshot %s is unusable, falling back to %s: %v", filepath.Base(s.path), fallback, err)
 			lastErr = err
 			continue
 		}
@@ -245,6 +316,7 @@ func ReadDir(dir string, opts DirOptions) (*DirResult, error) {
 			}
 		}
 		res.Tree, res.Snapshot = snap.Tree, s.path
+		break
 	}
 	if res.Tree == nil {
 		if lastErr != nil {
@@ -255,10 +327,29 @@ func ReadDir(dir string, opts DirOptions) (*DirResult, error) {
 		}
 		return res, &FileError{File: snapDir, Msg: "snapshots", Err: ErrNoSnapshot}
 	}
-	err = replay(res, logs, atZxid, at, opts.MaxBuffer, m)
-	res.Tree.finish()
-	m.finish()
+	if opts.Base != nil {
+		opts.Base(res.Tree)
+	}
+	res.Tree.step = opts.Step
+	err := replay(res, logs, atZxid, at, opts.MaxBuffer, m)
+	res.Tree.step = nil
 	return res, err
+}
+
+// continuous lists, oldest first, the snapshots DirOptions.Oldest may
+// start from: the logs go on from them (one starts at or before the
+// snapshot's zxid, or right after it).
+func continuous(snaps, logs []numbered) []numbered {
+	if len(logs) == 0 {
+		return nil
+	}
+	var out []numbered
+	for _, s := range snaps {
+		if logs[0].zxid <= s.zxid+1 {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func maxStatZxid(t *DataTree) int64 {
@@ -377,6 +468,10 @@ func (r *replayer) log(path string, last bool) (bool, error) {
 		t.origin = Origin{File: path, Offset: txn.Offset}
 		t.apply(txn)
 		t.Applied++
+		if t.step != nil {
+			t.step(t, txn, t.changed)
+			t.changed = t.changed[:0]
+		}
 		*prev = txn.Zxid
 	}
 }
@@ -403,6 +498,7 @@ func (r *replayer) pastEnd(l *TxnLog, path string) {
 // apply replays one transaction idempotently.
 func (t *DataTree) apply(txn *Txn) {
 	for _, op := range txn.Ops {
+		t.op = op.Type
 		switch op.Type {
 		case OpCreate, OpCreate2:
 			var owner int64

@@ -98,6 +98,17 @@
 // model.WarnZKLogEntriesPastEnd naming the file, the offset of the zero
 // and how many follow.
 //
+// # Following the replay
+//
+// DirOptions.Base and Step let a caller follow the replay (zkread's
+// history): Base sees the snapshot's tree, Step each transaction with
+// the znodes it created, set or deleted (a closeSession's ephemerals
+// included), collected by the tree's create, setData and remove as they
+// apply. DirOptions.Oldest starts from the oldest snapshot the logs go
+// on from, so that every logged transaction is replayed; when the logs
+// stop short of the newest snapshot, the read starts from the newest
+// after all, with a coverage-hole warning.
+//
 // # How the tree is held
 //
 // A million-partition cluster is two million znodes, so the tree is built

@@ -60,8 +60,13 @@ type DataTree struct {
 	// Applied counts the transactions replayed after the snapshot.
 	Applied int
 
-	// origin is the log entry being applied.
+	// origin is the log entry being applied, op the operation.
 	origin Origin
+	op     int32
+	// step is DirOptions.Step during the replay; changed collects the
+	// znodes the transaction being applied changed, for it.
+	step    func(*DataTree, *Txn, []Changed)
+	changed []Changed
 	// blocks hold every node ever made, in creation order (a parent always
 	// before its children); finish derives the children lists from them.
 	blocks [][]entry
@@ -315,6 +320,15 @@ func (t *DataTree) create(path string, data []byte, acl []ACL, owner int64, pare
 	}
 	t.insert(path, e, parent, name)
 	t.Origins[path] = t.origin
+	t.changes(path, OpCreate)
+}
+
+// changes notes that the transaction being applied changed path, when a
+// replay is followed (DirOptions.Step).
+func (t *DataTree) changes(path string, op int32) {
+	if t.step != nil {
+		t.changed = append(t.changed, Changed{Path: path, Op: op})
+	}
 }
 
 // remove applies a delete as DataTree.deleteNode does: the parent's pzxid
@@ -358,6 +372,11 @@ func (t *DataTree) remove(path string, zxid int64) {
 	e.Data, e.ACL = nil, nil
 	delete(t.Nodes, path)
 	delete(t.Origins, path)
+	op := OpDelete
+	if t.op == OpCloseSession {
+		op = OpCloseSession
+	}
+	t.changes(path, op)
 }
 
 func (t *DataTree) setData(path string, data []byte, version int32, zxid, time int64) {
@@ -370,6 +389,7 @@ func (t *DataTree) setData(path string, data []byte, version int32, zxid, time i
 	n.Stat.Version = version
 	n.Stat.Mzxid = zxid
 	n.Stat.Mtime = time
+	t.changes(path, OpSetData)
 }
 
 func (t *DataTree) setACL(path string, acl []ACL, version int32) {

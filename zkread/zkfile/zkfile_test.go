@@ -331,3 +331,56 @@ func TestSnapshotTruncations(t *testing.T) {
 		t.Errorf("trailing byte: %v", err)
 	}
 }
+
+// TestOldest: DirOptions.Oldest starts from snapshot.0 and replays every
+// logged transaction to the same tree ZooKeeper wrote in its newest
+// snapshot, calling Base once and Step after each transaction with the
+// znodes it changed (creates, setData, closeSession for ephemerals).
+// Without the last log the replay stops
+// short of the newest snapshot, and the read starts from the newest after
+// all, with a coverage-hole warning.
+func TestOldest(t *testing.T) {
+	snaps := snapshots(t)
+	newest := snaps[len(snaps)-1]
+	want, err := ReadSnapshotFile(newest.path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bases, steps int
+	ops := map[int32]int{}
+	res, err := ReadDir(dataDir, DirOptions{Oldest: true,
+		Base: func(t *DataTree) { bases++ },
+		Step: func(_ *DataTree, _ *Txn, changed []Changed) {
+			steps++
+			for _, c := range changed {
+				ops[c.Op]++
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(res.Snapshot) != "snapshot.0" || len(res.Warnings) != 0 {
+		t.Fatalf("used %s, warnings %v", res.Snapshot, res.Warnings)
+	}
+	if d := diffTrees(want.Tree, res.Tree); d != "" {
+		t.Errorf("replay from snapshot.0 differs from %s (-zookeeper +replay):\n%s", newest.path, d)
+	}
+	if bases != 1 || steps != res.Tree.Applied || steps < 200 {
+		t.Errorf("Base called %d times, Step %d for %d transactions", bases, steps, res.Tree.Applied)
+	}
+	for _, op := range []int32{OpCreate, OpSetData, OpCloseSession} { // the fixture deletes nothing but ephemerals
+		if ops[op] == 0 {
+			t.Errorf("no change of op %d reported: %v", op, ops)
+		}
+	}
+
+	logs, _ := list(versionDir(t), "log")
+	dir := copyDir(t, func(name string) bool { return name != filepath.Base(logs[len(logs)-1].path) })
+	res, err = ReadDir(dir, DirOptions{Oldest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(res.Snapshot) != filepath.Base(newest.path) || len(res.Warnings) == 0 || res.Warnings[0].Code != model.WarnCoverageHole {
+		t.Errorf("without the last log: used %s, warnings %v", res.Snapshot, res.Warnings)
+	}
+}

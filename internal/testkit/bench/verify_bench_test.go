@@ -100,23 +100,7 @@ func TestBenchVerify(t *testing.T) {
 func verifyStages(t *testing.T, parts int, zkDir, kraftDir string) string {
 	t.Helper()
 	cells := []string{fmt.Sprintf("%9d", parts)}
-	stage := func(f func() error) {
-		var ms runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		alloc := ms.TotalAlloc
-		var r0, r1 syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
-		start := time.Now()
-		if err := f(); err != nil {
-			t.Fatal(err)
-		}
-		wall := time.Since(start)
-		syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
-		runtime.ReadMemStats(&ms)
-		cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
-		cells = append(cells, fmt.Sprintf("%5.2f s CPU, %5.2f s, %5d MiB", cpu.Seconds(), wall.Seconds(), (ms.TotalAlloc-alloc)>>20))
-	}
+	stage := func(f func() error) { cells = append(cells, measure(t, f).String()) }
 	var tree *zkread.Tree
 	var zk, kr *model.Image
 	stage(func() (err error) { tree, err = zkread.ReadDataDir(zkDir, zkread.DataDirOptions{}); return err })
@@ -140,6 +124,41 @@ func verifyStages(t *testing.T, parts int, zkDir, kraftDir string) string {
 		return err
 	})
 	return "| " + strings.Join(cells, " | ") + " |"
+}
+
+// stageCost is what one stage run in the bench process cost.
+type stageCost struct {
+	cpu, wall time.Duration
+	alloc     uint64 // bytes allocated
+	heap      uint64 // bytes of live heap after it (after a GC)
+}
+
+func (c stageCost) String() string {
+	return fmt.Sprintf("%5.2f s CPU, %5.2f s, %5d MiB", c.cpu.Seconds(), c.wall.Seconds(), c.alloc>>20)
+}
+
+// measure runs f as one stage: its CPU time (user+sys, GC included),
+// wall time, allocation, and the live heap once it is done.
+func measure(t *testing.T, f func() error) stageCost {
+	t.Helper()
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	alloc := ms.TotalAlloc
+	var r0, r1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+	start := time.Now()
+	if err := f(); err != nil {
+		t.Fatal(err)
+	}
+	wall := time.Since(start)
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+	runtime.ReadMemStats(&ms)
+	c := stageCost{cpu: time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano()), wall: wall, alloc: ms.TotalAlloc - alloc}
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	c.heap = ms.HeapAlloc
+	return c
 }
 
 // writeVerifyPair writes the same cluster as a ZooKeeper data dir (one

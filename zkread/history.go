@@ -1,0 +1,436 @@
+package zkread
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/zkread/zkfile"
+)
+
+// A data dir's history (DataDirOptions.Step): the snapshot and the
+// transaction logs are replayed once, as ReadDataDir always does, and
+// after each transaction the image is brought up to date for the znodes
+// that transaction changed only: a partition state re-decodes that
+// partition, a topic znode its topic, /brokers/ids/<id> that broker, a
+// config znode that config, and the controller, admin, notification,
+// feature and migration znodes their part of the ZooKeeper state. The
+// caller (lint --history) learns, per transaction, its zxid and time and
+// what each changed znode touched in the image, and re-evaluates only
+// that. The image is one object, changed in place; it holds what lint's
+// rules read (brokers, topics and partitions, topic and broker configs,
+// features, the controller, pending admin work, the ISR and log dir
+// notification counts, the migration znode), not ACLs, quotas, SCRAM
+// credentials, tokens or raw znodes. The image ReadDataDir's tree
+// decodes to at the end is the full one, as without a history.
+//
+// The tree is still being built while it is replayed: children lists are
+// derived once, at the end (package zkfile). The history keeps the
+// children of the containers whose children it decodes (broker ids,
+// topics, topic and broker configs, pending deletions, the ISR and log
+// dir notification queues) itself, from the created and deleted znodes.
+//
+// The chroot: one given is used from the start. Otherwise it is found as
+// ReadTree finds it (the one path holding brokers/ids or cluster/id), in
+// the snapshot, or else at the transaction that creates the first such
+// znode (Kafka creates its chroot's brokers/ids at its first start,
+// before any topic): the image starts there, from the tree as it then is.
+// ReadTree checks that the chroot of the finished tree is the one the
+// history followed.
+
+// Step is one point of a data dir's history: the snapshot the replay
+// starts from (Changes is one TouchedAll), or one transaction.
+type Step struct {
+	Zxid int64
+	// Time is the transaction's time (zero for the snapshot, which holds
+	// none).
+	Time    time.Time
+	Changes []Change
+}
+
+// Touched says what part of the image a change re-decoded.
+type Touched uint8
+
+// What a change touched.
+const (
+	// TouchedAll: the image was built from the tree as it is (the
+	// snapshot, or the transaction that created the chroot's Kafka
+	// znodes).
+	TouchedAll Touched = iota
+	TouchedBroker
+	// TouchedTopic: the topic znode (its assignment); Removed when the
+	// topic is gone.
+	TouchedTopic
+	// TouchedPartition: one partition's state znode.
+	TouchedPartition
+	TouchedTopicConfig
+	// TouchedBrokerConfig: a broker's or the cluster default's config.
+	TouchedBrokerConfig
+	// TouchedController: /controller or /controller_epoch.
+	TouchedController
+	// TouchedAdmin: pending deletions, reassignment, preferred election,
+	// ISR and log dir notifications.
+	TouchedAdmin
+	TouchedFeatures
+	TouchedMigration
+)
+
+// Change is one znode a transaction changed, and what it touched.
+type Change struct {
+	// Znode is the path relative to the chroot ("" for TouchedAll of
+	// the snapshot).
+	Znode string
+	// Op is what was done to it: "create", "setData", "delete",
+	// "closeSession" (an ephemeral its session's end removed), or
+	// "snapshot".
+	Op   string
+	What Touched
+	// Topic and Partition (-1: the topic as a whole) for the topic
+	// kinds; Removed: the topic is gone.
+	Topic     string
+	Partition int32
+	Removed   bool
+}
+
+// historyContainers are the containers whose children the history keeps.
+var historyContainers = []string{"/brokers/ids", "/brokers/topics", "/config/topics", "/config/brokers",
+	"/admin/delete_topics", "/isr_change_notification", "/log_dir_event_notification"}
+
+// history follows one replay (see the comment at the top).
+type history struct {
+	step   func(*model.Image, Step)
+	source string
+	// root is the chroot's absolute path ("/" for none), known once
+	// ready; fixed when the caller named it.
+	root  string
+	fixed bool
+	ready bool
+	dt    *zkfile.DataTree
+	t     *Tree
+	d     *decoder
+	kids  map[string]map[string]struct{}
+	out   Step
+}
+
+// newHistory follows a replay; chroot as DataDirOptions.Chroot, except
+// that "" means "find it" and "/" the root (ReadOptions.Chroot's sense).
+func newHistory(source, chroot string, step func(*model.Image, Step)) *history {
+	h := &history{step: step, source: source}
+	if chroot != "" {
+		h.root, h.fixed = NormalizeChroot(chroot), true
+		if h.root == "" {
+			h.root = "/"
+		}
+	}
+	return h
+}
+
+// chroot is the chroot the history followed, as Tree.Chroot names one
+// ("" for none); false when it never found Kafka's znodes.
+func (h *history) chroot() (string, bool) {
+	if !h.ready || h.root == "/" {
+		return "", h.ready
+	}
+	return h.root, true
+}
+
+// base starts from the snapshot's tree, when the chroot is known there.
+func (h *history) base(dt *zkfile.DataTree) {
+	h.dt = dt
+	if h.find(dt, nil) {
+		h.start(dt.SnapshotZxid, time.Time{}, Change{Op: "snapshot", What: TouchedAll})
+	}
+}
+
+// find says whether the chroot is known: named and present, or found in
+// the tree (the snapshot: changed nil) or among the znodes a transaction
+// created.
+func (h *history) find(dt *zkfile.DataTree, changed []zkfile.Changed) bool {
+	if h.fixed {
+		return dt.Nodes[h.root] != nil
+	}
+	if changed == nil {
+		c, err := DetectChroot(&Tree{Nodes: dt.Nodes})
+		if err != nil {
+			return false
+		}
+		h.root = c
+	} else {
+		found := false
+		for _, c := range changed {
+			for _, suffix := range []string{"/brokers/ids", "/cluster/id"} {
+				if c.Op == zkfile.OpCreate && strings.HasSuffix(c.Path, suffix) {
+					h.root, found = strings.TrimSuffix(c.Path, suffix), true
+				}
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	if h.root == "" {
+		h.root = "/"
+	}
+	return true
+}
+
+// txn follows one transaction.
+func (h *history) txn(dt *zkfile.DataTree, txn *zkfile.Txn, changed []zkfile.Changed) {
+	if len(changed) == 0 {
+		return
+	}
+	at := time.UnixMilli(txn.Time).UTC()
+	if !h.ready {
+		if h.find(dt, changed) {
+			h.start(txn.Zxid, at, Change{Znode: h.rel(changed[0].Path), Op: opName(changed[0].Op), What: TouchedAll})
+		}
+		return
+	}
+	h.out = Step{Zxid: txn.Zxid, Time: at, Changes: h.out.Changes[:0]}
+	for _, c := range changed {
+		rel, ok := relPath(c.Path, h.root)
+		if !ok {
+			continue
+		}
+		if h.root != "/" {
+			// The decoder's own map of relative paths (with no chroot
+			// it is the tree's).
+			if c.Op == zkfile.OpCreate {
+				h.t.Nodes[rel] = dt.Nodes[c.Path]
+			} else if c.Op != zkfile.OpSetData {
+				delete(h.t.Nodes, rel)
+			}
+		}
+		h.track(rel, c.Op)
+		if ch, ok := h.apply(rel); ok {
+			ch.Op = opName(c.Op)
+			h.out.Changes = append(h.out.Changes, ch)
+		}
+	}
+	h.clean()
+	if len(h.out.Changes) > 0 {
+		h.step(h.d.img, h.out)
+	}
+}
+
+// rel is an absolute path relative to the chroot.
+func (h *history) rel(p string) string {
+	if r, ok := relPath(p, h.root); ok {
+		return r
+	}
+	return p
+}
+
+// start builds the image from the tree as it is and reports it.
+func (h *history) start(zxid int64, at time.Time, ch Change) {
+	h.ready = true
+	chroot, _ := h.chroot()
+	h.t = &Tree{Chroot: chroot, Source: h.source, MaxZxid: zxid}
+	if h.root == "/" {
+		h.t.Nodes = h.dt.Nodes
+	} else {
+		h.t.Nodes = map[string]*Node{}
+		for p, n := range h.dt.Nodes {
+			if rel, ok := relPath(p, h.root); ok {
+				h.t.Nodes[rel] = n
+			}
+		}
+	}
+	h.kids = map[string]map[string]struct{}{}
+	for _, c := range historyContainers {
+		h.kids[c] = map[string]struct{}{}
+	}
+	for p := range h.t.Nodes {
+		h.track(p, zkfile.OpCreate)
+	}
+	// Lenient: a malformed znode leaves its entity out of this step's
+	// image rather than stopping the history (the final decode is the
+	// one that judges the tree).
+	h.d = newDecoder(h.t, true)
+	h.d.kids = func(path string) []string {
+		if s := h.kids[path]; len(s) > 0 {
+			return slices.Sorted(maps.Keys(s))
+		}
+		return nil
+	}
+	d := h.d
+	for _, step := range []func() error{d.cluster, d.controller, d.brokers, d.topics, d.configs, d.feature, d.migration, d.pending} {
+		_ = step() // lenient: nothing stops it
+	}
+	h.clean()
+	h.out = Step{Zxid: zxid, Time: at, Changes: []Change{ch}}
+	h.step(d.img, h.out)
+}
+
+// track keeps the children of the history's containers.
+func (h *history) track(rel string, op int32) {
+	if op == zkfile.OpSetData {
+		return
+	}
+	if s, ok := h.kids[rel]; ok && op != zkfile.OpCreate {
+		clear(s) // the container itself is gone
+	}
+	i := strings.LastIndexByte(rel, '/')
+	if i <= 0 {
+		return
+	}
+	s, ok := h.kids[rel[:i]]
+	if !ok {
+		return
+	}
+	if op == zkfile.OpCreate {
+		s[rel[i+1:]] = struct{}{}
+	} else {
+		delete(s, rel[i+1:])
+	}
+}
+
+// clean drops what a lenient re-decode left behind that no one reads
+// from a history's image (warnings, the list of missing partition
+// states), so that it does not grow with every transaction.
+func (h *history) clean() {
+	h.d.malformed = h.d.malformed[:0]
+	h.d.img.Warnings = h.d.img.Warnings[:0]
+	h.d.img.ZK.Warnings = nil
+	h.d.img.ZK.MissingPartitionStates = nil
+}
+
+// apply re-decodes what the znode at rel (relative to the chroot) is
+// part of; false when it is nothing the history follows.
+func (h *history) apply(rel string) (Change, bool) {
+	d, img := h.d, h.d.img
+	z := img.ZK
+	ch := Change{Znode: rel, Partition: -1}
+	under := func(dir string) (string, bool) {
+		name, ok := strings.CutPrefix(rel, dir)
+		return name, ok && name != "" && !strings.Contains(name, "/")
+	}
+	exists := h.t.Nodes[rel] != nil
+	switch {
+	case rel == "/cluster/id":
+		// No rule reads it; kept so that the image is the decode's.
+		img.ClusterID = ""
+		_ = d.cluster()
+		return ch, false
+	case rel == "/controller" || rel == "/controller_epoch":
+		z.ControllerID, z.KRaftControllerEpoch, z.ControllerEpoch, z.ControllerEpochZkVersion = -1, -1, 0, -1
+		_ = d.controller()
+		ch.What = TouchedController
+	case strings.HasPrefix(rel, "/brokers/ids/"):
+		name, ok := under("/brokers/ids/")
+		id, err := strconv.ParseInt(name, 10, 32)
+		if !ok || err != nil {
+			return ch, false
+		}
+		delete(img.Brokers, int32(id))
+		if exists {
+			_ = d.broker(name)
+		}
+		ch.What = TouchedBroker
+	case strings.HasPrefix(rel, "/brokers/topics/"):
+		name, sub, _ := strings.Cut(rel[len("/brokers/topics/"):], "/")
+		ch.Topic = name
+		if sub == "" {
+			ch.What = TouchedTopic
+			h.topic(name)
+			ch.Removed = img.Topics[name] == nil
+			return ch, true
+		}
+		ps, ok := strings.CutPrefix(sub, "partitions/")
+		ps, ok2 := strings.CutSuffix(ps, "/state")
+		pid, err := strconv.ParseInt(ps, 10, 32)
+		if !ok || !ok2 || err != nil || !h.partition(name, int32(pid), rel) {
+			return ch, false
+		}
+		ch.What, ch.Partition = TouchedPartition, int32(pid)
+	case strings.HasPrefix(rel, "/config/topics/"):
+		name, ok := under("/config/topics/")
+		if !ok {
+			return ch, false
+		}
+		delete(img.Configs, model.ConfigResource{Type: model.ConfigTopic, Name: name})
+		if exists {
+			_ = d.config(model.ConfigTopic, name)
+		}
+		ch.What, ch.Topic = TouchedTopicConfig, name
+	case strings.HasPrefix(rel, "/config/brokers/"):
+		name, ok := under("/config/brokers/")
+		if !ok {
+			return ch, false
+		}
+		res := name
+		if name == defaultEntity {
+			res = ""
+		}
+		delete(img.Configs, model.ConfigResource{Type: model.ConfigBroker, Name: res})
+		if exists {
+			_ = d.config(model.ConfigBroker, name)
+		}
+		ch.What = TouchedBrokerConfig
+	case rel == "/admin/reassign_partitions" || rel == "/admin/preferred_replica_election" ||
+		strings.HasPrefix(rel, "/admin/delete_topics/") || strings.HasPrefix(rel, "/isr_change_notification/") ||
+		strings.HasPrefix(rel, "/log_dir_event_notification/"):
+		z.PendingTopicDeletions, z.LegacyReassignments, z.PreferredReplicaElections = nil, nil, nil
+		delete(z.Notifications, "isr_change")
+		delete(z.Notifications, "log_dir_event")
+		_ = d.pending()
+		ch.What = TouchedAdmin
+	case rel == "/feature":
+		clear(img.Features)
+		z.FeatureStatus = -1
+		_ = d.feature()
+		ch.What = TouchedFeatures
+	case rel == "/migration":
+		img.Migration = nil
+		_ = d.migration()
+		ch.What = TouchedMigration
+	default:
+		return ch, false
+	}
+	return ch, true
+}
+
+// topic re-decodes topic name from its znode (gone: the topic is).
+func (h *history) topic(name string) {
+	img := h.d.img
+	path := "/brokers/topics/" + name
+	n := h.t.Nodes[path]
+	delete(img.Topics, name)
+	if n == nil {
+		return
+	}
+	if t, err := h.d.topic(name, path, n); err == nil && t != nil {
+		img.Topics[name] = t
+	}
+}
+
+// partition re-decodes one partition's state znode (at path); false when
+// the image has no such partition (a state outside the assignment).
+func (h *history) partition(name string, pid int32, path string) bool {
+	t := h.d.img.Topics[name]
+	if t == nil || t.Partitions[pid] == nil {
+		return false
+	}
+	h.d.pbuf = append(h.d.pbuf[:0], path...)
+	ok, _ := h.d.partitionState(name, t.Partitions[pid], h.t.Nodes[path], nil)
+	if !ok {
+		delete(t.Partitions, pid) // malformed: left out, as a decode does
+	}
+	return true
+}
+
+// opName names a zkfile operation as a Change does.
+func opName(op int32) string {
+	switch op {
+	case zkfile.OpCreate:
+		return "create"
+	case zkfile.OpSetData:
+		return "setData"
+	case zkfile.OpCloseSession:
+		return "closeSession"
+	}
+	return "delete"
+}
