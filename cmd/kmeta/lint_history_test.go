@@ -320,3 +320,15 @@ func TestLintHistoryZooKeeperFixture(t *testing.T) {
 		t.Errorf("@zxid: user_events since %+v", f.Since)
 	}
 }
+
+// Text and table name a ZooKeeper history by zxid, as ZooKeeper's own
+// tools print it, with the znode the transaction changed.
+func TestLintHistoryZooKeeperText(t *testing.T) {
+	src := "zkdata:" + filepath.Join(zkFixture, "datadir")
+	if code, out, _ := runKmeta(t, "lint", "--history", src); code != 1 || !strings.Contains(out, "since zxid 0x104 (") || !strings.Contains(out, "closeSession /brokers/ids/3): replicas-all-unavailable partition doomed-0") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if code, out, _ := runKmeta(t, "lint", "--history", "-o", "table", src); code != 1 || !strings.Contains(out, "zxid 0x104") {
+		t.Fatalf("table: exit %d:\n%s", code, out)
+	}
+}

@@ -155,6 +155,13 @@ func lintSince(fs []lint.Finding) []printer.Section {
 		if !f.Since.Time.IsZero() {
 			t = f.Since.Time.Format(time.RFC3339Nano)
 		}
+		if f.Since.Znode != "" {
+			// A ZooKeeper data dir's history: the transaction's zxid, as
+			// ZooKeeper's own tools print it, and the znode it changed.
+			lines = append(lines, printer.Clean(fmt.Sprintf("since zxid 0x%x (%s, %s %s): %s %s", f.Since.Zxid, t, f.Since.Record, f.Since.Znode, f.Code, f.Entity)))
+			rows.Rows = append(rows.Rows, []string{f.Code, printer.Clean(f.Entity), fmt.Sprintf("zxid 0x%x", f.Since.Zxid), t, printer.Clean(f.Since.Record + " " + f.Since.Znode)})
+			continue
+		}
 		lines = append(lines, printer.Clean(fmt.Sprintf("since offset %d (%s, %s): %s %s", f.Since.Offset, t, f.Since.Record, f.Code, f.Entity)))
 		rows.Rows = append(rows.Rows, []string{f.Code, printer.Clean(f.Entity), fmt.Sprint(f.Since.Offset), t, f.Since.Record})
 	}
