@@ -152,6 +152,22 @@ func kraftImage(state model.ZkMigrationState, brokers map[int32]bool, ctlReady b
 	return k
 }
 
+// letGo is ZooKeeper after stage KRaft's cleanup.
+func letGo(img *model.Image) *model.Image {
+	img.ZK.ControllerID, img.ZK.KRaftControllerEpoch = -1, -1
+	img.Migration = nil
+	return img
+}
+
+// live is what a live quorum reports of a log's image: no migration
+// state, no brokers, no topics.
+func live(k *model.Image) *model.Image {
+	k.Migration = nil
+	k.Brokers = map[int32]*model.Broker{}
+	k.MarkNotReported(model.FieldMigration, model.FieldBrokers, model.FieldBrokerMigrating, model.FieldTopics)
+	return k
+}
+
 func TestObservePhases(t *testing.T) {
 	claimed := func(img *model.Image) *model.Image {
 		img.ZK.ControllerID, img.ZK.KRaftControllerEpoch = 3000, 1
@@ -173,7 +189,12 @@ func TestObservePhases(t *testing.T) {
 		{"brokers moved", noZKBrokers(claimed(zkImage())), kraftImage(model.MigrationMigration, all(false), true), KRaftPostMigration},
 		{"brokers half moved", claimed(zkImage()), kraftImage(model.MigrationMigration, map[int32]bool{1: false, 2: true, 3: true}, true), KRaftDualWriting},
 		{"controllers finalizing", noZKBrokers(claimed(zkImage())), kraftImage(model.MigrationPostMigration, all(false), true), PreKRaft},
-		{"kraft", noZKBrokers(claimed(zkImage())), kraftImage(model.MigrationPostMigration, all(false), false), KRaft},
+		{"finalized, zookeeper not let go", noZKBrokers(claimed(zkImage())), kraftImage(model.MigrationPostMigration, all(false), false), PreKRaft},
+		{"kraft", letGo(noZKBrokers(claimed(zkImage()))), kraftImage(model.MigrationPostMigration, all(false), false), KRaft},
+		{"kraft, live controllers", letGo(noZKBrokers(claimed(zkImage()))), live(kraftImage(model.MigrationPostMigration, all(false), false)), KRaft},
+		{"finalizing, live controllers", noZKBrokers(claimed(zkImage())), live(kraftImage(model.MigrationPostMigration, all(false), false)), PreKRaft},
+		{"dual-write, live controllers", claimed(zkImage()), live(kraftImage(model.MigrationMigration, all(true), true)), KRaftDualWriting},
+		{"controllers without migration, live", zkImage(), live(kraftImage(model.MigrationNone, nil, false)), KRaftMigration},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, err := Observe(Input{ZK: tc.zk, KRaft: tc.kraft})

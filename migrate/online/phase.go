@@ -111,13 +111,13 @@ var Phases = []Spec{
 		Broker: BrokerKRaft, Controller: ControllerMigrating, Rolls: "brokers",
 		Reached:    "every broker registered as a KRaft broker; none left in /brokers/ids",
 		RollbackTo: KRaftDualWriting, Rollback: "roll the brokers back to migration mode (ZooKeeper-mode brokers with the migration flag), then as from KRaftDualWriting"},
-	{Phase: PreKRaft, Summary: "the controllers run without migration: ZkMigrationState POST_MIGRATION, ZooKeeper is no longer written",
+	{Phase: PreKRaft, Summary: "the controllers run without migration: ZkMigrationState POST_MIGRATION, ZooKeeper is no longer written but still holds the migration's /controller and /migration",
 		Broker: BrokerKRaft, Controller: ControllerKRaft, Rolls: "controllers",
 		Reached:    "ZkMigrationState POST_MIGRATION and no controller with the migration flag (ZkMigrationReady false everywhere)",
 		RollbackTo: -1, Rollback: "none: once a controller without migration took over, ZooKeeper is no longer written (Kafka: no revert after finalizing)"},
-	{Phase: KRaft, Summary: "a KRaft cluster: ZooKeeper can be decommissioned",
+	{Phase: KRaft, Summary: "a KRaft cluster: ZooKeeper let go (the migration's /controller and /migration deleted, the ensemble free to stop)",
 		Broker: BrokerKRaft, Controller: ControllerKRaft,
-		Reached:    "as PreKRaft, and no node's config mentions ZooKeeper",
+		Reached:    "as PreKRaft, and ZooKeeper holds neither the KRaft controller's /controller claim nor /migration",
 		RollbackTo: -1, Rollback: "none"},
 }
 

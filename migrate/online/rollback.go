@@ -86,14 +86,8 @@ func Rollback(in Input) (*RollbackResult, error) {
 	}
 	ids := slices.Sorted(maps.Keys(brokers))
 	if st.Phase == KRaftPostMigration {
-		q := quorum{}
-		if k := in.KRaft; k != nil && k.Quorum != nil {
-			for _, v := range k.Quorum.Voters {
-				for _, e := range v.Endpoints {
-					q.controllers = append(q.controllers, migrate.ControllerSpec{ID: v.ID, Host: e.Host, Port: int(e.Port)})
-					break
-				}
-			}
+		q := quorum{controllers: (&observer{in: in}).voters()}
+		if k := in.KRaft; k != nil {
 			if mv := k.MetadataVersion(); mv > 0 {
 				q.ibp = levelName(features.Catalog39(), mv)
 			}
@@ -105,7 +99,7 @@ func Rollback(in Input) (*RollbackResult, error) {
 				qq.ibp = v
 			}
 			if len(qq.controllers) == 0 || qq.ibp == "" {
-				return nil, fmt.Errorf("%w: rolling broker %d back to migration mode needs the quorum and its metadata.version: give --kraft kraft:DIR of a controller", ErrBadInput, id)
+				return nil, fmt.Errorf("%w: rolling broker %d back to migration mode needs the quorum and its metadata.version: give --kraft (a controller's log dir or --bootstrap-controller) and the controllers' --config files", ErrBadInput, id)
 			}
 			props := migratingBroker(orig, qq)
 			r.Nodes = append(r.Nodes, NodePlan{ID: id, Role: RoleBroker, Profile: BrokerMigrating, Config: MigratingConfigName(id), Changes: Diff(orig, props), Props: props})

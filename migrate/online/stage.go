@@ -146,7 +146,9 @@ func Stage(in Input, o StageOptions) (*StageResult, error) {
 	switch target {
 	case KRaftMigration:
 		err = s.migration()
-	case KRaftDualWriting, KRaft:
+	case KRaft:
+		s.letGo()
+	case KRaftDualWriting:
 		// Reached by Kafka itself: the check is that it was.
 		if st.Phase == target-1 {
 			for _, w := range st.WaitingFor {
@@ -307,6 +309,7 @@ func (s *stager) migration() error {
 		if err != nil {
 			return err
 		}
+		s.dropTokenSecret(props, fmt.Sprintf("controller %d", c.ID), level.Level)
 		var changes []Change
 		if cur := s.in.Nodes[c.ID]; cur != nil {
 			changes = Diff(cur.Props, props)
@@ -356,6 +359,37 @@ func lastOf(ids []int32, last int32) []int32 {
 	return out
 }
 
+// kraftLevel is the controllers' metadata.version, 0 when unknown.
+func (s *stager) kraftLevel() int16 {
+	if k := s.in.KRaft; k != nil {
+		return k.MetadataVersion()
+	}
+	return 0
+}
+
+// dropTokenSecret takes the delegation-token secret out of a KRaft node's
+// file below 3.6-IV2: a KRaft node of those releases refuses to start
+// with it ("Delegation tokens are not supported", seen on 3.5.2), and the
+// migration does not copy tokens there.
+func (s *stager) dropTokenSecret(props map[string]string, entity string, mv int16) {
+	min, err := s.cat.LevelFor("3.6-IV2")
+	if err != nil || mv == 0 || mv >= min.Level {
+		return
+	}
+	var gone []string
+	for _, k := range []string{"delegation.token.secret.key", "delegation.token.master.key"} {
+		if _, ok := props[k]; ok {
+			delete(props, k)
+			gone = append(gone, k)
+		}
+	}
+	if len(gone) > 0 {
+		s.check(CodeTokensLost, model.SevWarning, entity,
+			fmt.Sprintf("%s left out: a KRaft node below metadata.version 3.6-IV2 (%s) refuses to start with it, and delegation tokens are not migrated there; clients that use tokens must get new credentials", strings.Join(gone, ", "), levelName(s.cat, mv)),
+			"migrate at 3.6 or later to keep delegation tokens")
+	}
+}
+
 func nodeProps(ns []NodePlan, id int32) map[string]string {
 	for _, n := range ns {
 		if n.ID == id {
@@ -366,6 +400,13 @@ func nodeProps(ns []NodePlan, id int32) map[string]string {
 }
 
 func sameProps(a, b map[string]string) bool { return b != nil && maps.Equal(a, b) }
+
+func firstFew(xs []string) string {
+	if len(xs) > 3 {
+		return strings.Join(xs[:3], ", ") + ", ..."
+	}
+	return strings.Join(xs, ", ")
+}
 
 func metadataDir(pattern string, id int32) string {
 	return strings.ReplaceAll(pattern, "{id}", strconv.Itoa(int(id)))
@@ -431,6 +472,26 @@ func (s *stager) levelChecks(l features.Level, files map[int32]*Node) {
 	if l.Level < at("3.6-IV1") {
 		s.check(CodeIBPTooOld, model.SevWarning, "brokers", fmt.Sprintf("metadata.version %s has no metadata transactions: a migration that fails half way leaves partial records (Kafka logs \"Starting ZK Migration without metadata transactions enabled. This is not safe\"), and a 3.9 controller refuses it on an empty log", l.Name),
 			"upgrade to 3.6 or later (inter.broker.protocol.version 3.6-IV1 or later) before migrating")
+	}
+	if l.Level < at("3.8-IV0") {
+		var odd []string
+		for key, q := range s.in.ZK.ClientQuotas {
+			for _, e := range q.Entity {
+				// Kafka's Sanitizer escapes every byte outside these in
+				// ZooKeeper's znode names.
+				if e.Name == nil || strings.IndexFunc(*e.Name, func(r rune) bool {
+					return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-~", r))
+				}) >= 0 {
+					odd = append(odd, key)
+					break
+				}
+			}
+		}
+		if len(odd) > 0 {
+			slices.Sort(odd)
+			s.check(CodeQuotaMigration, model.SevWarning, "quotas", fmt.Sprintf("%d client quotas on default or escaped entity names (%s): Kafka below 3.7.1 migrates them wrong (defaults become the entity named \"\", KAFKA-16411; escaped names stay escaped, KAFKA-16222); kmeta verify shows each after the copy", len(odd), firstFew(odd)),
+				"run the brokers and controllers on 3.7.1 or later for the migration, or set these quotas again in KRaft after it")
+		}
 	}
 	if len(s.in.ZK.SCRAM) > 0 && l.Level < at("3.5-IV2") {
 		s.check(CodeSCRAMLevel, model.SevError, "scram", fmt.Sprintf("ZooKeeper holds %d SCRAM credentials; metadata.version %s cannot hold them (3.5-IV2 can)", len(s.in.ZK.SCRAM), l.Name),
@@ -545,6 +606,9 @@ func (s *stager) roll(role string) error {
 			}
 			props = kraftController(n.Props)
 		}
+		if want == BrokerKRaft {
+			s.dropTokenSecret(props, fmt.Sprintf("broker %d", id), s.kraftLevel())
+		}
 		ch := Diff(n.Props, props)
 		s.r.Nodes = append(s.r.Nodes, NodePlan{ID: id, Role: role, Profile: want, Config: ConfigName(id), Changes: ch, Props: props, From: n.Path})
 		if len(ch) == 0 {
@@ -558,6 +622,41 @@ func (s *stager) roll(role string) error {
 	}
 	s.r.Steps = append(s.r.Steps, Step{Action: ActWait, What: Phases[target].Reached + " (kmeta migrate status says " + target.String() + ")"})
 	return nil
+}
+
+// letGo is KRaft: once no controller runs with the flag, ZooKeeper is
+// let go: its migration state saved and deleted (a ZooKeeper that still
+// names a KRaft controller in /controller, and a /migration, mislead any
+// tool or broker pointed at it later), then the ensemble may stop.
+func (s *stager) letGo() {
+	for _, c := range s.st.Controllers {
+		if c.Migration == "yes" {
+			s.check(CodeNotReached, model.SevError, fmt.Sprintf("controller %d", c.ID), "still runs with the migration flag: stage PreKRaft and restart it first", "")
+		}
+	}
+	if s.st.Phase == PreKRaft && s.in.KRaft != nil && s.in.KRaft.Reports(model.FieldMigration) && (s.in.KRaft.Migration == nil || s.in.KRaft.Migration.State != model.MigrationPostMigration) {
+		s.check(CodeNotReached, model.SevError, "phase KRaft", "ZkMigrationState is not POST_MIGRATION yet: no controller without the flag has led the quorum", "restart the controllers on stage PreKRaft's files")
+	}
+	for _, id := range slices.Sorted(maps.Keys(s.in.Nodes)) {
+		for k := range s.in.Nodes[id].Props {
+			if strings.HasPrefix(k, "zookeeper.") {
+				s.check(CodeNodeConfigMissing, model.SevWarning, fmt.Sprintf("node %d", id), "its file still has "+k+": ZooKeeper is about to go", "restart it on the file kmeta migrate stage wrote for its last phase")
+				break
+			}
+		}
+	}
+	connect := zkConnect(s.in.Nodes)
+	for _, z := range []struct {
+		args []string
+		what string
+	}{
+		{[]string{"get", "/migration"}, "save /migration's content (the record of the migration)"},
+		{[]string{"deleteall", "/migration"}, "delete /migration"},
+		{[]string{"deleteall", "/controller"}, "delete /controller, the KRaft controller's claim: no controller uses this ZooKeeper any more"},
+	} {
+		s.r.Steps = append(s.r.Steps, Step{Action: ActZooKeeper, Args: z.args, Command: zkShell(connect, z.args...), What: z.what})
+	}
+	s.r.Steps = append(s.r.Steps, Step{Action: ActWait, What: "kmeta migrate status says KRaft; then the ZooKeeper ensemble may be stopped (no node of this cluster uses it)"})
 }
 
 // WriteOptions say where a staged phase's files go.

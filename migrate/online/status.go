@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kmeta/kmeta/features"
+	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/verify"
 )
@@ -142,6 +143,8 @@ const (
 	CodeControllerConfig    = "controller-config-wrong"
 	CodeBrokerConfig        = "broker-config-wrong"
 	CodeNotReached          = "phase-not-reached"
+	CodeTokensLost          = "tokens-unsupported" // migrate plan's
+	CodeQuotaMigration      = "quota-migration-bug"
 	CodeNoClusterID         = "no-cluster-id" // migrate plan's
 	CodeNoBrokers           = "empty-source"  // migrate plan's
 	CodeBrokerFenced        = "broker-fenced" // lint's
@@ -322,8 +325,10 @@ func (o *observer) phase() {
 				st.Phase = KRaftPostMigration
 			}
 		case model.MigrationPostMigration:
+			// Finalized. Until ZooKeeper is cleaned up and let go (stage
+			// KRaft), it still holds the migration's claim: PreKRaft.
 			st.Phase = KRaft
-			if flagsKnown && yes > 0 {
+			if flagsKnown && yes > 0 || kraftClaimed || zk.Migration != nil {
 				st.Phase = PreKRaft
 			}
 		}
@@ -339,9 +344,9 @@ func (o *observer) phase() {
 		switch {
 		case kraftClaimed && migrated:
 			switch {
-			case flagsKnown && no > 0 && yes == 0:
-				st.Phase = KRaft
 			case flagsKnown && no > 0:
+				// Some or every controller runs without the flag: the
+				// finalization roll, under way or done.
 				st.Phase = PreKRaft
 			case len(o.in.ZK.Brokers) > 0:
 				st.Phase = KRaftDualWriting
@@ -355,7 +360,19 @@ func (o *observer) phase() {
 			}
 		case kraftClaimed:
 			st.Phase = KRaftMigration
-		case o.in.KRaft != nil || (zk.Migration != nil && !migrated):
+		case o.in.KRaft != nil && flagsKnown && yes == 0 && no > 0 && zk.Migration == nil:
+			// Controllers that run without the flag and a ZooKeeper that
+			// holds no migration state: a KRaft cluster whose ZooKeeper
+			// was let go, or, while ZooKeeper-mode brokers are up,
+			// controllers started without migration.
+			st.Phase = KRaft
+			if len(o.in.ZK.Brokers) > 0 {
+				st.Phase = KRaftMigration
+				o.add(finding(CodeControllerNoMigrate, model.SevError, "controllers",
+					"the controllers answer without ZkMigrationReady (no zookeeper.metadata.migration.enable) while ZooKeeper-mode brokers are up: they cannot take this cluster over",
+					"stop the controllers, delete their metadata log dirs, and start them on the dirs and configs `kmeta migrate stage KRaftMigration` writes"))
+			}
+		case o.in.KRaft != nil || (zk.Migration != nil && !migrated && !zk.Migration.ZNodeNull):
 			// Controllers run (a live quorum answered, or they created
 			// /migration with no offset yet) and wait for the brokers.
 			st.Phase = KRaftMigration
@@ -504,6 +521,9 @@ func (o *observer) notRegisteredCause(id int32) (string, string) {
 	}
 	p := n.Props
 	if !isTrue(p[keyMigration]) {
+		if p[keyListenerNames] != "" {
+			return CodeBrokerNoFlag, "its file sets controller.listener.names without zookeeper.metadata.migration.enable=true: Kafka refuses to start a ZooKeeper-mode broker so (\"controller.listener.names must be empty when not running in KRaft mode\")"
+		}
 		return CodeBrokerNoFlag, "its file has no zookeeper.metadata.migration.enable=true: it was not restarted into migration mode"
 	}
 	if p[keyVoters] == "" && p[keyBootstrap] == "" || p[keyListenerNames] == "" {
@@ -517,13 +537,52 @@ func (o *observer) notRegisteredCause(id int32) (string, string) {
 			return CodeIBPMismatch, fmt.Sprintf("its inter.broker.protocol.version %s is not the controllers' metadata.version %s: the controller refuses its registration", p[keyIBP], levelName(o.cat, k.MetadataVersion()))
 		}
 	}
-	if k := o.in.KRaft; k != nil && k.Quorum != nil && len(k.Quorum.Voters) > 0 && p[keyVoters] != "" && p[keyVoters] != votersOf(k.Quorum.Voters) {
-		return CodeBrokerNoQuorum, fmt.Sprintf("its controller.quorum.voters %s is not the quorum's %s", p[keyVoters], votersOf(k.Quorum.Voters))
+	if want := migrate.QuorumVoters(o.voters()); want != "" && p[keyVoters] != "" && !sameVoters(p[keyVoters], want) {
+		return CodeBrokerNoQuorum, fmt.Sprintf("its controller.quorum.voters %s is not the quorum's %s", p[keyVoters], want)
 	}
 	if o.in.ZK.Brokers[id] == nil {
 		return CodeBrokerNotRegistered, "its file is in migration mode but it is not up (not in /brokers/ids)"
 	}
 	return CodeBrokerNotRegistered, "its file is in migration mode: it has not been restarted since, or cannot reach the quorum from its host"
+}
+
+// voters are the controllers with their addresses: from the quorum's
+// VotersRecord (a dynamic quorum), else from the files given (a static
+// quorum's log names voter ids only): a controller's own, else a
+// migrating or KRaft broker's controller.quorum.voters.
+func (o *observer) voters() []migrate.ControllerSpec {
+	if k := o.in.KRaft; k != nil && k.Quorum != nil {
+		var out []migrate.ControllerSpec
+		for _, v := range k.Quorum.Voters {
+			if len(v.Endpoints) == 0 {
+				out = nil
+				break
+			}
+			out = append(out, migrate.ControllerSpec{ID: v.ID, Host: v.Endpoints[0].Host, Port: int(v.Endpoints[0].Port)})
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	for _, role := range []string{RoleController, RoleBroker} {
+		for _, id := range slices.Sorted(maps.Keys(o.in.Nodes)) {
+			n := o.in.Nodes[id]
+			if n.Role() != role || n.Props[keyVoters] == "" {
+				continue
+			}
+			if cs, err := migrate.ParseControllers(n.Props[keyVoters]); err == nil && len(cs) > 0 {
+				return cs
+			}
+		}
+	}
+	return nil
+}
+
+// sameVoters compares two controller.quorum.voters values as sets.
+func sameVoters(a, b string) bool {
+	x, err1 := migrate.ParseControllers(a)
+	y, err2 := migrate.ParseControllers(b)
+	return err1 == nil && err2 == nil && migrate.QuorumVoters(x) == migrate.QuorumVoters(y)
 }
 
 func votersOf(vs []model.Voter) string {
