@@ -43,6 +43,9 @@ type Tools struct {
 	// ZooKeeper is ZooKeeperServerMain; set only for releases that ship
 	// ZooKeeper (3.x).
 	ZooKeeper string
+	// ZooKeeperShell is what zookeeper-shell.sh runs (ZooKeeper's CLI with
+	// Kafka's TLS options); set only for releases that ship ZooKeeper.
+	ZooKeeperShell string
 }
 
 // release describes how to fetch one Kafka version with Maven.
@@ -99,6 +102,7 @@ var releases = map[string]release{
 			MetadataQuorum: "org.apache.kafka.tools.MetadataQuorumCommand",
 			MetadataShell:  "org.apache.kafka.shell.MetadataShell",
 			ZooKeeper:      "org.apache.zookeeper.server.ZooKeeperServerMain",
+			ZooKeeperShell: "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka",
 		},
 		deps: []mavenDep{
 			{"org.apache.kafka", "kafka-shell", Kafka39},
