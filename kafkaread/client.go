@@ -35,6 +35,10 @@ type Client struct {
 	FinalizedEpoch int64
 	// Supported are that node's supported feature ranges.
 	Supported map[string][2]int16
+	// ZkMigrationReady is what a KRaft controller says in ApiVersions
+	// (KIP-866): it runs with zookeeper.metadata.migration.enable and the
+	// settings the migration needs. Only a 3.4-3.9 controller sets it.
+	ZkMigrationReady bool
 }
 
 // Dial connects to the first bootstrap address that answers and proves
@@ -128,6 +132,7 @@ func (c *Client) noteVersions(r *kmsg.ApiVersionsResponse) {
 		c.Finalized[f.Name] = f.MaxVersionLevel
 	}
 	c.FinalizedEpoch = r.FinalizedFeaturesEpoch
+	c.ZkMigrationReady = r.ZkMigrationReady
 	c.Supported = map[string][2]int16{}
 	for _, f := range r.SupportedFeatures {
 		c.Supported[f.Name] = [2]int16{f.MinVersion, f.MaxVersion}

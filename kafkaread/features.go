@@ -177,15 +177,23 @@ func (c *Client) quorumNodes(ctx context.Context) ([]clusterNode, error) {
 // nodeRanges asks one node for its supported ranges: the answering node
 // itself, or a fresh connection with the same settings.
 func (c *Client) nodeRanges(ctx context.Context, n clusterNode, controller bool) (map[string][2]int16, error) {
+	s, _, err := c.nodeVersions(ctx, n, controller)
+	return s, err
+}
+
+// nodeVersions asks one node its ApiVersions: its supported feature
+// ranges and, from a controller, whether it is ready to migrate from
+// ZooKeeper.
+func (c *Client) nodeVersions(ctx context.Context, n clusterNode, controller bool) (map[string][2]int16, bool, error) {
 	if n.addr == c.Addr && controller == c.cfg.Controllers {
-		return c.Supported, nil
+		return c.Supported, c.ZkMigrationReady, nil
 	}
 	cfg := c.cfg
 	cfg.Bootstrap, cfg.Controllers = []string{n.addr}, controller
 	nc, err := Dial(ctx, cfg)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer nc.Close()
-	return nc.Supported, nil
+	return nc.Supported, nc.ZkMigrationReady, nil
 }

@@ -236,7 +236,7 @@ func (r *imageRead) controllers(ctx context.Context) error {
 		return fmt.Errorf("DescribeCluster (controllers) at %s: %w", r.c.Addr, err)
 	}
 	r.img.ClusterID, r.controllerCluster = dc.ClusterID, dc
-	r.img.MarkNotReported(model.FieldControllerIncarnationID, model.FieldControllerZkMigrationReady, model.FieldControllerEndpoints)
+	r.img.MarkNotReported(model.FieldControllerIncarnationID, model.FieldControllerEndpoints)
 	for _, b := range dc.Brokers {
 		ctl := &model.Controller{ID: b.NodeID, Endpoints: []model.Endpoint{r.endpoint(b.Host, b.Port)}}
 		r.img.Controllers[b.NodeID] = ctl
@@ -244,16 +244,19 @@ func (r *imageRead) controllers(ctx context.Context) error {
 		// (what it registered; kafka-features checks a change against
 		// them).
 		n := clusterNode{id: b.NodeID, addr: net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))}
-		s, err := r.c.nodeRanges(ctx, n, true)
+		// Its answer also says whether it runs with the ZooKeeper
+		// migration (ZkMigrationReady), which no other API reports.
+		s, zkReady, err := r.c.nodeVersions(ctx, n, true)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			r.warn(WarnNotAnswered, "ApiVersions", "controller "+strconv.Itoa(int(b.NodeID)),
-				fmt.Sprintf("the controller did not answer (%v); controllers' supported features are not reported", err),
-				model.FieldControllerFeatures)
+				fmt.Sprintf("the controller did not answer (%v); controllers' supported features and migration flags are not reported", err),
+				model.FieldControllerFeatures, model.FieldControllerZkMigrationReady)
 			continue
 		}
+		ctl.ZkMigrationReady = zkReady
 		ctl.Features = make([]model.FeatureRange, 0, len(s))
 		for name, rg := range s {
 			ctl.Features = append(ctl.Features, model.FeatureRange{Name: name, Min: rg[0], Max: rg[1]})

@@ -54,7 +54,7 @@ func fullImage() *Image {
 	img.NotReported = []Field{FieldBrokerEpoch}
 	img.ProducerIDs = &ProducerIDs{NextProducerID: 5000, BrokerID: 1, BrokerEpoch: -1}
 	img.Migration = &Migration{HasState: true, State: MigrationMigration, HasZNode: true, KRaftControllerID: 3000,
-		KRaftControllerEpoch: 2, KRaftMetadataOffset: 100, KRaftMetadataEpoch: 3, ZNodeVersion: 4}
+		KRaftControllerEpoch: 2, KRaftMetadataOffset: 100, KRaftMetadataEpoch: 3, ZNodeVersion: 4, ZNodeNull: true}
 	img.Quorum = &Quorum{LeaderID: 3000, LeaderEpoch: 6, KRaftVersion: 1,
 		Voters: []Voter{{ID: 3000, DirectoryID: UUID{8}, Endpoints: []Endpoint{ep}}}}
 	img.ZK = &ZKState{ControllerID: 1, ControllerEpoch: 2, KRaftControllerEpoch: 3,

@@ -292,6 +292,10 @@ type Migration struct {
 	KRaftMetadataOffset  int64 `json:"kraftMetadataOffset"`
 	KRaftMetadataEpoch   int32 `json:"kraftMetadataEpoch"`
 	ZNodeVersion         int32 `json:"znodeVersion"`
+	// ZNodeNull: /migration exists without data (left by
+	// zookeeper-security-migration, KAFKA-19480); the other znode fields
+	// are then -1.
+	ZNodeNull bool `json:"znodeNull,omitempty"`
 }
 
 // Voter is a KRaft quorum voter.

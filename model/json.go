@@ -204,6 +204,7 @@ type migrationJSON struct {
 	KRaftMetadataOffset  int64  `json:"kraftMetadataOffset"`
 	KRaftMetadataEpoch   int32  `json:"kraftMetadataEpoch"`
 	ZNodeVersion         int32  `json:"znodeVersion"`
+	ZNodeNull            bool   `json:"znodeNull,omitempty"`
 }
 
 type voterJSON struct {
@@ -366,7 +367,7 @@ func (img *Image) jsonDoc() *imageJSON {
 			HasState: m.HasState, State: m.State.String(), StateCode: int8(m.State),
 			HasZNode: m.HasZNode, KRaftControllerID: m.KRaftControllerID, KRaftControllerEpoch: m.KRaftControllerEpoch,
 			KRaftMetadataOffset: m.KRaftMetadataOffset, KRaftMetadataEpoch: m.KRaftMetadataEpoch,
-			ZNodeVersion: m.ZNodeVersion,
+			ZNodeVersion: m.ZNodeVersion, ZNodeNull: m.ZNodeNull,
 		}
 	}
 	if q := img.Quorum; q != nil {

@@ -995,6 +995,14 @@ func (d *decoder) migration() error {
 	if n == nil {
 		return nil
 	}
+	if len(bytes.TrimSpace(n.Data)) == 0 || string(bytes.TrimSpace(n.Data)) == "null" {
+		// zookeeper-security-migration can leave /migration with no data
+		// (KAFKA-19480); Kafka's migration then hangs on it, so it is a
+		// state to report, not a malformed znode.
+		d.img.Migration = &model.Migration{HasZNode: true, ZNodeNull: true, KRaftControllerID: -1, KRaftControllerEpoch: -1,
+			KRaftMetadataOffset: -1, KRaftMetadataEpoch: -1, ZNodeVersion: n.Stat.Version}
+		return nil
+	}
 	var v struct {
 		ID     *int32 `json:"kraft_controller_id"`
 		Epoch  *int32 `json:"kraft_controller_epoch"`

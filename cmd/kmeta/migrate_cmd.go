@@ -62,11 +62,13 @@ func planFlags() []cli.Flag {
 func migrateCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "migrate",
-		Usage: "convert a stopped ZooKeeper-mode cluster into a Kafka 4.x KRaft cluster, offline",
-		Description: "The procedure: 'migrate plan' (preflight: every blocker with its fix), stop the cluster,\n" +
-			"'migrate apply' (one metadata log dir per controller), 'migrate brokers' on each broker host,\n" +
-			"'migrate configs --plan' for each node, then start the controllers and the brokers on Kafka 4.x.",
-		Subcommands: []*cli.Command{
+		Usage: "move a ZooKeeper-mode cluster to KRaft: offline (plan, apply, brokers, configs) or online, phase by phase (stage, status, rollback)",
+		Description: "Offline, for a stopped cluster: 'migrate plan' (preflight: every blocker with its fix), stop the\n" +
+			"cluster, 'migrate apply' (one metadata log dir per controller), 'migrate brokers' on each broker host,\n" +
+			"'migrate configs --plan' for each node, then start the controllers and the brokers on Kafka 4.x.\n" +
+			"Online, for a running 3.4-3.9 cluster (Kafka's KIP-866 migration): 'migrate stage PHASE' for each\n" +
+			"phase in turn, 'migrate status' at any time, 'migrate rollback' while one is valid.",
+		Subcommands: append([]*cli.Command{
 			{
 				Name:      "plan",
 				Usage:     "preflight: what blocks, and exactly what apply would write",
@@ -130,7 +132,7 @@ func migrateCommand() *cli.Command {
 				},
 				Action: migrateConfigs,
 			},
-		},
+		}, onlineCommands()...),
 	}
 }
 

@@ -136,6 +136,7 @@ func TestVerifyKafkaMigration(t *testing.T) {
 	v := verifyEventually("after the migration", "--broker-log-dirs", strings.Join(logDirs, ","))
 	t.Logf("a. after Kafka's migration: verify equal; explained: %v", explained(v))
 	verifyLive(ctx, t, c, ctrl, zkSrc)
+	checkOnlineStatus(t, c, zkSrc, ctrl)
 
 	// Parity (issue 10): kmeta's offline migration of this same
 	// ZooKeeper state against the image Kafka's migration wrote.

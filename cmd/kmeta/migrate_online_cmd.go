@@ -1,0 +1,283 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kmeta/kmeta/internal/report"
+	"github.com/kmeta/kmeta/internal/source"
+	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/migrate"
+	"github.com/kmeta/kmeta/migrate/online"
+	"github.com/kmeta/kmeta/model"
+)
+
+const onlineHelp = "Phases (Strimzi's names): ZooKeeper → KRaftMigration → KRaftDualWriting → KRaftPostMigration →\n" +
+	"PreKRaft → KRaft. --zk is the cluster's ZooKeeper; --kraft (a controller's metadata log dir, kraft:DIR)\n" +
+	"or --bootstrap-controller HOST:PORT the KRaft side once controllers exist; --config ID=FILE each\n" +
+	"node's server.properties (repeatable). kmeta never restarts a process and never writes to ZooKeeper."
+
+// onlineFlags are the flags migrate stage, status and rollback share.
+func onlineFlags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "zk", Usage: "the ZooKeeper `SOURCE` (zk://HOST:PORT/CHROOT, zkdata:DIR, zkdump:FILE)", Required: true},
+		&cli.StringFlag{Name: "kraft", Usage: "the KRaft `SOURCE`: a controller's metadata log dir (kraft:DIR), or --bootstrap-controller HOST:PORT"},
+		&cli.StringSliceFlag{Name: "config", Usage: "a node's server.properties, `ID=FILE` (repeatable)"},
+	}, sourceFlags()...)
+}
+
+func onlineCommands() []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:      "stage",
+			Usage:     "online migration: check a phase's entry conditions and write every node's file for it, with the steps in order",
+			ArgsUsage: "PHASE",
+			Description: "For PHASE, the exact config changes for each controller and broker from their current\n" +
+				"server.properties (a diff and the full file, written to --out DIR as server-ID.properties, mode 0600),\n" +
+				"and the steps in order (which node to start or restart on which file). KRaftMigration also writes\n" +
+				"each new controller's formatted metadata dir (DIR/controller-ID: ZooKeeper's cluster id, the brokers'\n" +
+				"IBP as metadata.version, a static quorum) and needs --controllers and --metadata-dir. A phase whose\n" +
+				"entry conditions do not hold is refused (exit 1), each condition named with its fix; nothing is\n" +
+				"written then. --out DIR also gets stage.json (the -o json document).\n\n" + onlineHelp,
+			Flags: append(onlineFlags(),
+				&cli.StringFlag{Name: "controllers", Usage: "KRaftMigration: the new controllers `ID@HOST:PORT,...` (controller.quorum.voters)"},
+				&cli.StringFlag{Name: "metadata-dir", Usage: "KRaftMigration: each controller's metadata log `DIR` on its host ({id} is replaced by its id)"},
+				&cli.StringFlag{Name: "metadata-version", Usage: "the brokers' `RELEASE` (e.g. 3.9), when no broker file sets inter.broker.protocol.version"},
+				&cli.StringFlag{Name: "out", Usage: "output `DIR`"},
+				&cli.BoolFlag{Name: "force", Usage: "replace files holding other content"},
+				&cli.BoolFlag{Name: "dry-run", Usage: "check and show, write nothing"}),
+			Action: migrateStage,
+		},
+		{
+			Name:      "status",
+			Usage:     "online migration: the phase, each side's migration state, what is waited for and why, and whether ZooKeeper and KRaft agree",
+			ArgsUsage: " ",
+			Description: "The phase the cluster is in, ZooKeeper's /controller and /migration, the controllers'\n" +
+				"ZkMigrationState, registrations and migration flags, each broker on both sides (and, with its\n" +
+				"--config, why it is not where the phase needs it), and, while dual-writing, verify's verdict of\n" +
+				"ZooKeeper against KRaft: whether a rollback now loses nothing. Exit 0 when healthy in its phase,\n" +
+				"1 when something is waited for or wrong.\n\n" + onlineHelp,
+			Flags:  onlineFlags(),
+			Action: migrateStatus,
+		},
+		{
+			Name:      "rollback",
+			Usage:     "online migration: the rollback valid in the current phase, in order (refused from PreKRaft on)",
+			ArgsUsage: " ",
+			Description: "The steps back to ZooKeeper from the current phase, in order: which node to stop or restart on\n" +
+				"which file, and the ZooKeeper cleanup (/controller, /migration) as commands of ZooKeeper's own CLI.\n" +
+				"--config are each broker's ZooKeeper-mode files (those stage KRaftMigration read), and the\n" +
+				"controllers' current files (their metadata dirs are cleared). --out DIR gets the files to restore.\n" +
+				"From PreKRaft and KRaft there is no way back: refused, exit 1.\n\n" + onlineHelp,
+			Flags: append(onlineFlags(),
+				&cli.StringFlag{Name: "out", Usage: "output `DIR` for the files to restore"},
+				&cli.BoolFlag{Name: "force", Usage: "replace files holding other content"},
+				&cli.BoolFlag{Name: "dry-run", Usage: "show, write nothing"}),
+			Action: migrateRollback,
+		},
+	}
+}
+
+// onlineInput reads both sides concurrently and the nodes' files.
+func onlineInput(c *cli.Context) (online.Input, error) {
+	var in online.Input
+	kraft, err := liveFlag(c)
+	switch {
+	case err != nil:
+		return in, err
+	case kraft != "" && c.String("kraft") != "":
+		return in, usageErrorf(c, "two KRaft sources: --kraft %s and %s", c.String("kraft"), kraft)
+	case kraft == "":
+		kraft = c.String("kraft")
+	}
+	zs, err := source.Parse(c.String("zk"))
+	if err != nil {
+		return in, usageErrorf(c, "%v", err)
+	}
+	zs = liveSpec(c, zs)
+	if zs.World != model.WorldZooKeeper {
+		return in, usageErrorf(c, "--zk %s is not a ZooKeeper source", zs.Raw)
+	}
+	specs := []source.Spec{zs}
+	if kraft != "" {
+		ks, err := source.Parse(kraft)
+		if err != nil {
+			return in, usageErrorf(c, "%v", err)
+		}
+		ks = liveSpec(c, ks)
+		if ks.World != model.WorldKRaft && ks.World != model.WorldKafka {
+			return in, usageErrorf(c, "--kraft %s is not a KRaft source", ks.Raw)
+		}
+		specs = append(specs, ks)
+	}
+	at, err := pointFlags(c)
+	if err != nil {
+		return in, err
+	}
+	ptrs := []*source.Spec{&specs[0]}
+	if len(specs) > 1 {
+		ptrs = append(ptrs, &specs[1])
+	}
+	if err := source.WithPoints(at, ptrs...); err != nil {
+		return in, usageErrorf(c, "%v", err)
+	}
+	in.Nodes, err = readNodeConfigs(c)
+	if err != nil {
+		return in, err
+	}
+	views := make([]*model.Image, len(specs))
+	errs := make([]error, len(specs))
+	var wg sync.WaitGroup
+	watch := online.NewLogWatch()
+	for i, spec := range specs {
+		wg.Go(func() {
+			var opts source.Options
+			if spec.World == model.WorldKRaft {
+				// The controllers' log also says when each migration
+				// state was written and what the copy wrote.
+				opts.Observe = watch.Observe
+			}
+			res, err := loadPointWith(c, spec, opts)
+			if err != nil {
+				errs[i] = fmt.Errorf("reading %s: %w", spec.Raw, err)
+				return
+			}
+			views[i] = res.Image
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return in, err
+	}
+	in.ZK, in.ZKSource = views[0], specs[0].String()
+	if len(views) > 1 {
+		in.KRaft, in.KRaftSource = views[1], specs[1].String()
+		in.Migrated = watch.Result()
+	}
+	return in, nil
+}
+
+// readNodeConfigs reads --config ID=FILE.
+func readNodeConfigs(c *cli.Context) (map[int32]*online.Node, error) {
+	out := map[int32]*online.Node{}
+	for _, kv := range c.StringSlice("config") {
+		idS, path, ok := strings.Cut(kv, "=")
+		id, err := strconv.ParseInt(strings.TrimSpace(idS), 10, 32)
+		if !ok || err != nil || id < 0 || path == "" {
+			return nil, usageErrorf(c, "--config %q: want ID=FILE (the node id, then its server.properties)", kv)
+		}
+		if out[int32(id)] != nil {
+			return nil, usageErrorf(c, "--config: node %d given twice", id)
+		}
+		props, err := metalog.ReadJavaProperties(path)
+		if err != nil {
+			return nil, fmt.Errorf("--config %d: %w", id, err)
+		}
+		abs, _ := filepath.Abs(path)
+		out[int32(id)] = &online.Node{ID: int32(id), Path: abs, Props: props}
+	}
+	return out, nil
+}
+
+func migrateStatus(c *cli.Context) error {
+	if _, err := checkArgs(c, 0, 0, "no arguments (use --zk, --kraft and --config)"); err != nil {
+		return err
+	}
+	in, err := onlineInput(c)
+	if err != nil {
+		return err
+	}
+	st, err := online.Observe(in)
+	if err != nil {
+		return err
+	}
+	return emit(c, report.OnlineStatus(st))
+}
+
+func migrateStage(c *cli.Context) error {
+	args, err := checkArgs(c, 1, 1, "PHASE (KRaftMigration, KRaftDualWriting, KRaftPostMigration, PreKRaft, KRaft)")
+	if err != nil {
+		return err
+	}
+	phase, err := online.ParsePhase(args[0])
+	if err != nil {
+		return usageErrorf(c, "%v", err)
+	}
+	o := online.StageOptions{Phase: phase, MetadataDir: c.String("metadata-dir"), Release: c.String("metadata-version")}
+	if s := c.String("controllers"); s != "" {
+		if o.Controllers, err = migrate.ParseControllers(s); err != nil {
+			return usageErrorf(c, "--controllers: %v", err)
+		}
+	}
+	in, err := onlineInput(c)
+	if err != nil {
+		return err
+	}
+	r, err := online.Stage(in, o)
+	if err != nil {
+		return usageErrorf(c, "%v", err)
+	}
+	d := report.StageDoc{Command: "stage", Phase: r.Phase, Current: r.Current, Ready: r.Ready, Refused: !r.Ready, Checks: r.Checks,
+		Nodes: r.Nodes, Steps: r.Steps, Format: r.Format, Status: r.Status, Out: c.String("out"), DryRun: c.Bool("dry-run")}
+	if r.Ready {
+		if d.Out == "" && !d.DryRun {
+			return missingFlag(c, "out")
+		}
+		if d.Out != "" {
+			if d.Files, err = r.Write(online.WriteOptions{Out: d.Out, Force: c.Bool("force"), DryRun: d.DryRun, Source: in.ZKSource}); err != nil {
+				return err
+			}
+			if err := writeStageDoc(c, d); err != nil {
+				return err
+			}
+		}
+	}
+	return emit(c, report.Stage(d, showSecrets(c)))
+}
+
+// writeStageDoc writes the JSON document beside the files, as -o json
+// prints it (secrets as their hash: it is a preview).
+func writeStageDoc(c *cli.Context, d report.StageDoc) error {
+	b, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return err
+	}
+	fr, err := migrate.WriteConfig(filepath.Join(d.Out, "stage.json"), append(b, '\n'), true, d.DryRun)
+	if err != nil {
+		return err
+	}
+	_ = fr
+	return nil
+}
+
+func migrateRollback(c *cli.Context) error {
+	if _, err := checkArgs(c, 0, 0, "no arguments (use --zk, --kraft and --config)"); err != nil {
+		return err
+	}
+	in, err := onlineInput(c)
+	if err != nil {
+		return err
+	}
+	r, err := online.Rollback(in)
+	if err != nil {
+		return usageErrorf(c, "%v", err)
+	}
+	d := report.StageDoc{Command: "rollback", Phase: online.ZooKeeper, Current: r.Phase, Ready: !r.Refused, Refused: r.Refused, Checks: r.Checks,
+		Nodes: r.Nodes, Steps: r.Steps, Status: r.Status, Out: c.String("out"), DryRun: c.Bool("dry-run")}
+	if !r.Refused && d.Out != "" && len(r.Nodes) > 0 {
+		if d.Files, err = r.Write(online.WriteOptions{Out: d.Out, Force: c.Bool("force"), DryRun: d.DryRun, Source: in.ZKSource}); err != nil {
+			return err
+		}
+		if err := writeStageDoc(c, d); err != nil {
+			return err
+		}
+	}
+	return emit(c, report.Stage(d, showSecrets(c)))
+}

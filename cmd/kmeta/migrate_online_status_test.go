@@ -1,0 +1,163 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
+)
+
+var updateOnline = flag.Bool("update-online", false, "rewrite testdata/zk/migration/ from TestVerifyKafkaMigration's real Kafka 3.9.2 migration")
+
+const onlineFixture = "../../testdata/zk/migration"
+
+// statusDoc is what the tests read of migrate status -o json.
+type statusDoc struct {
+	Phase     string `json:"phase"`
+	Healthy   bool   `json:"healthy"`
+	Agree     *bool  `json:"agree"`
+	ZooKeeper struct {
+		ControllerID         int32 `json:"controllerId"`
+		KRaftControllerEpoch int32 `json:"kraftControllerEpoch"`
+	} `json:"zookeeper"`
+	Brokers []struct {
+		ID    int32  `json:"id"`
+		KRaft string `json:"kraft"`
+		Cause string `json:"cause"`
+	} `json:"brokers"`
+	WaitingFor []string `json:"waitingFor"`
+	Findings   []struct {
+		Code   string `json:"code"`
+		Entity string `json:"entity"`
+	} `json:"findings"`
+}
+
+func migrateStatusJSON(t *testing.T, args ...string) (int, statusDoc, string) {
+	t.Helper()
+	code, out, stderr := runKmeta(t, append([]string{"migrate", "status", "-o", "json"}, args...)...)
+	var d statusDoc
+	if code != exitFailure {
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatalf("migrate status %v: exit %d, not JSON (%v): %s\nstderr: %s", args, code, err, out, stderr)
+		}
+	}
+	return code, d, stderr
+}
+
+// TestOnlineStatusFixtures: migrate status on every ZooKeeper state the
+// project keeps. The data dir (a 3.9.2 ZooKeeper-mode cluster, at each
+// zxid where a snapshot starts, and at the end), its dump and its
+// compressed snapshots are a ZooKeeper-mode cluster: phase ZooKeeper;
+// the dump taken during Kafka's own migration (a KRaft controller holds
+// /controller and /migration) is in KRaftDualWriting, read from
+// ZooKeeper alone.
+func TestOnlineStatusFixtures(t *testing.T) {
+	data := filepath.Join(zkFixture, "datadir")
+	srcs := []string{"zkdata:" + data, "zkdump:" + filepath.Join(zkFixture, "dump.json")}
+	for _, z := range []string{"56", "96", "e8", "10c"} {
+		n, _ := strconv.ParseInt(z, 16, 64)
+		srcs = append(srcs, "zkdata:"+data+"@zxid="+strconv.FormatInt(n, 10))
+	}
+	for _, src := range srcs {
+		code, d, stderr := migrateStatusJSON(t, "--zk", src)
+		if code != exitOK || d.Phase != "ZooKeeper" || !d.Healthy || d.ZooKeeper.KRaftControllerEpoch != -1 {
+			t.Errorf("%s: exit %d, phase %s, healthy %v, /controller %+v; stderr %s", src, code, d.Phase, d.Healthy, d.ZooKeeper, stderr)
+		}
+	}
+	dump := filepath.Join(onlineFixture, "dual-write.dump.json")
+	code, d, stderr := migrateStatusJSON(t, "--zk", "zkdump:"+dump)
+	if code != exitOK || d.Phase != "KRaftDualWriting" || d.ZooKeeper.KRaftControllerEpoch < 0 || d.ZooKeeper.ControllerID != kafkatest.FirstControllerID {
+		t.Fatalf("%s: exit %d, phase %s, /controller %+v, findings %+v; stderr %s", dump, code, d.Phase, d.ZooKeeper, d.Findings, stderr)
+	}
+	// The same ZooKeeper with its /controller gone (a rollback's first
+	// cleanup done, /migration left): a stale /migration, phase ZooKeeper.
+	raw, err := os.ReadFile(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var kept []any
+	for _, z := range doc["znodes"].([]any) {
+		if z.(map[string]any)["path"] != "/controller" {
+			kept = append(kept, z)
+		}
+	}
+	doc["znodes"] = kept
+	rolled := filepath.Join(t.TempDir(), "rolled-back.dump.json")
+	b, _ := json.Marshal(doc)
+	if err := os.WriteFile(rolled, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, d, _ = migrateStatusJSON(t, "--zk", "zkdump:"+rolled)
+	if code != exitFindings || d.Phase != "ZooKeeper" || !hasCode(d, "stale-migration-znode") {
+		t.Fatalf("rolled-back dump: exit %d, phase %s, findings %+v", code, d.Phase, d.Findings)
+	}
+}
+
+func hasCode(d statusDoc, code string) bool {
+	for _, f := range d.Findings {
+		if f.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+// checkOnlineStatus is TestVerifyKafkaMigration's look at a real Kafka
+// 3.9.2 cluster in dual-write (Kafka's own migration, three brokers in
+// migration mode): migrate status names the phase from ZooKeeper alone,
+// with the controller's metadata log dir and with the live controller
+// (--bootstrap-controller), sees every broker registered as migrating,
+// and finds ZooKeeper and KRaft in agreement; rollback is valid.
+// -update-online keeps ZooKeeper's dump as a fixture.
+func checkOnlineStatus(t *testing.T, c *kafkatest.Cluster, zkSrc string, ctrl int) {
+	t.Helper()
+	kraft := []string{"--kraft", "kraft:" + c.MetadataLogDir(ctrl)}
+	live := []string{"--bootstrap-controller", c.BootstrapControllers()}
+	for _, side := range [][]string{nil, kraft, live} {
+		var d statusDoc
+		var code int
+		var stderr string
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			code, d, stderr = migrateStatusJSON(t, append([]string{"--zk", zkSrc}, side...)...)
+			if code == exitOK || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(time.Second)
+		}
+		// The live controllers report no topics: nothing to compare.
+		wantAgree := side != nil && side[0] == "--kraft"
+		if code != exitOK || d.Phase != "KRaftDualWriting" || wantAgree != (d.Agree != nil && *d.Agree) {
+			t.Fatalf("migrate status %v: exit %d, phase %s, agree %v, waiting %v, findings %+v; stderr %s", side, code, d.Phase, d.Agree, d.WaitingFor, d.Findings, stderr)
+		}
+		if wantAgree {
+			for _, b := range d.Brokers {
+				if b.KRaft != "migrating" {
+					t.Fatalf("migrate status %v: broker %d is %q in KRaft, want migrating", side, b.ID, b.KRaft)
+				}
+			}
+		}
+	}
+	t.Logf("migrate status: KRaftDualWriting from ZooKeeper alone, with the controller's log dir and with --bootstrap-controller; ZooKeeper and KRaft agree")
+	if *updateOnline {
+		code, dump, stderr := runKmeta(t, "zk", "dump", zkSrc)
+		if code != exitOK {
+			t.Fatalf("zk dump: %d %s", code, stderr)
+		}
+		if err := os.MkdirAll(onlineFixture, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(onlineFixture, "dual-write.dump.json"), []byte(dump), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

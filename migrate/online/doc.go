@@ -1,0 +1,83 @@
+// Package online walks a running ZooKeeper-mode cluster through Kafka's
+// own online migration (KIP-866, Kafka 3.4–3.9) as a checked procedure:
+// the phases as data (Phases), where a cluster stands (Observe), what a
+// phase needs and writes (Stage), and the way back (Rollback). It never
+// restarts a process and never writes to ZooKeeper: it reads both sides
+// and the nodes' files, and writes new files for the operator.
+//
+// # The phases
+//
+// Strimzi's names, which operators know: ZooKeeper → KRaftMigration →
+// KRaftDualWriting → KRaftPostMigration → PreKRaft → KRaft. Each Spec
+// gives the profile of a broker's and a controller's server.properties in
+// the phase (Profile: a function of the node's file, so stage's new
+// files, status's "this node is not where the phase needs it" and
+// rollback's files to restore all come from one table), which nodes the
+// phase rolls, what "reached" means and the rollback valid there. Only
+// four phases are entered by a roll (KRaftMigration: start the new
+// controllers, then roll the brokers; KRaftPostMigration: roll the
+// brokers; PreKRaft: roll the controllers); KRaftDualWriting and KRaft
+// are reached by Kafka itself, and stage checks that they were.
+//
+// # Observing the phase
+//
+// The controllers' ZkMigrationState (ZkMigrationStateRecord, in their
+// metadata log) is the ground truth where it is read: NONE (controllers
+// that were started without the migration flag: they initialised a new
+// KRaft cluster and can never take this one over), PRE_MIGRATION
+// (KRaftMigration), MIGRATION (KRaftDualWriting while any ZooKeeper-mode
+// broker is left: in /brokers/ids or registered with IsMigratingZkBroker;
+// KRaftPostMigration when none is; PreKRaft once a controller runs
+// without the flag), POST_MIGRATION (written by the first controller that
+// becomes active without the flag: PreKRaft while any controller still
+// has it, then KRaft). A controller's flag is ZkMigrationReady in its
+// RegisterControllerRecord (MV 3.7-IV0+) or in its ApiVersions answer,
+// which is how a live quorum (--bootstrap-controller, which reports no
+// ZkMigrationState) tells it. ZooKeeper alone tells the first phases:
+// /controller with kraftControllerEpoch is a KRaft controller's claim
+// (written at BECOME_CONTROLLER, before the copy), /migration at a KRaft
+// offset >= 0 is a finished copy; /migration with a KRaft offset while a
+// broker holds /controller is an earlier attempt's leftover, which makes
+// a new attempt skip the copy and can wipe ZooKeeper (KAFKA-17146), and
+// /migration without data is what zookeeper-security-migration leaves
+// (KAFKA-19480). While the controllers dual-write, Observe runs verify's
+// comparison of the two views: ZooKeeper holding what KRaft holds is what
+// makes a rollback lose nothing (dual-write gaps: KAFKA-15010, -15003).
+//
+// # The files
+//
+// A migrating broker (BrokerMigrating) adds
+// zookeeper.metadata.migration.enable=true, controller.quorum.voters,
+// controller.listener.names=CONTROLLER (and CONTROLLER:PLAINTEXT in its
+// protocol map), and pins inter.broker.protocol.version: a migrating
+// broker registers with [IBP, IBP] as its only metadata.version, so it
+// must be the controllers' level exactly, and must not move mid-migration.
+// A new controller (ControllerMigrating) is made from a broker's file as
+// migrate.KRaftConfig makes a controller's (its own listener and metadata
+// dir, authorizer — StandardAuthorizer, since migrating brokers forward
+// ACL changes to it —, super users, token and password-encoder secrets),
+// plus the flag, zookeeper.connect and every zookeeper.* client setting,
+// and the brokers' inter-broker listener with the protocol and client
+// settings to reach them on it (KAFKA-16468). Its metadata dir is
+// formatted by migrate.FormatControllers as kafka-storage format does
+// (bootstrap.checkpoint with the release's feature levels,
+// meta.properties v1) with ZooKeeper's /cluster/id and the brokers' IBP,
+// a static quorum (Kafka 3.9 migrates to static quorums only). A KRaft
+// broker (BrokerKRaft) replaces broker.id with node.id and drops the IBP,
+// every zookeeper.* setting and control.plane.listener.name, and
+// AclAuthorizer becomes StandardAuthorizer at this phase, not before (a
+// ZooKeeper-mode broker reads ACLs from ZooKeeper; a KRaft broker with
+// AclAuthorizer does not start). A finalized controller (ControllerKRaft)
+// drops the flag and every zookeeper.* setting.
+//
+// # Rollback
+//
+// Kafka's 3.9 docs and Strimzi agree: from KRaftMigration and
+// KRaftDualWriting, stop the controllers, delete /controller (so a broker
+// becomes ZooKeeper's controller at once; it only helps if the brokers
+// roll soon after, KAFKA-16101), save and delete /migration, and roll the
+// brokers onto their ZooKeeper-mode files; from KRaftPostMigration, first
+// roll the brokers back to migration mode (they must not meet a
+// ZooKeeper-mode controller as KRaft brokers), then the same. From
+// PreKRaft on there is none: ZooKeeper is no longer written.
+package online

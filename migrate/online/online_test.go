@@ -1,0 +1,220 @@
+package online
+
+import (
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/kmeta/kmeta/migrate"
+	"github.com/kmeta/kmeta/model"
+)
+
+// zkImage is a ZooKeeper view of three registered brokers, broker 1
+// ZooKeeper's controller, one topic on all three.
+func zkImage() *model.Image {
+	img := model.NewImage()
+	img.ClusterID = "Y_M1NY68Tu2c3nV89agwIw"
+	img.ZK = &model.ZKState{ControllerID: 1, KRaftControllerEpoch: -1, ControllerEpoch: 3}
+	for id := int32(1); id <= 3; id++ {
+		img.Brokers[id] = &model.Broker{ID: id}
+	}
+	img.Topics["orders"] = &model.Topic{Name: "orders", ID: model.UUID{1}, Partitions: map[int32]*model.Partition{
+		0: {ID: 0, Replicas: []int32{1, 2, 3}, ISR: []int32{1, 2, 3}, Leader: 1}}}
+	return img
+}
+
+func brokerFile(id int32) *Node {
+	return &Node{ID: id, Path: "/etc/kafka/server-" + strconv.Itoa(int(id)) + ".properties", Props: map[string]string{
+		"broker.id": strconv.Itoa(int(id)), "listeners": "PLAINTEXT://127.0.0.1:909" + strconv.Itoa(int(id)),
+		"zookeeper.connect": "zk:2181/kafka", "log.dirs": "/var/kafka", "inter.broker.protocol.version": "3.9",
+		"authorizer.class.name": "kafka.security.authorizer.AclAuthorizer", "super.users": "User:admin;User:ANONYMOUS",
+	}}
+}
+
+func files(ids ...int32) map[int32]*Node {
+	m := map[int32]*Node{}
+	for _, id := range ids {
+		m[id] = brokerFile(id)
+	}
+	return m
+}
+
+var ctl = []migrate.ControllerSpec{{ID: 3000, Host: "127.0.0.1", Port: 9093}}
+
+func codes(fs []model.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Code)
+	}
+	return out
+}
+
+func TestStageMigrationFromZooKeeper(t *testing.T) {
+	in := Input{ZK: zkImage(), Nodes: files(1, 2, 3)}
+	r, err := Stage(in, StageOptions{Phase: KRaftMigration, Controllers: ctl, MetadataDir: "/var/lib/kafka/ctl-{id}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Ready {
+		t.Fatalf("refused: %v", codes(r.Checks))
+	}
+	var acts []string
+	for _, s := range r.Steps {
+		n := "-"
+		if s.Node != nil {
+			n = strconv.Itoa(int(*s.Node))
+		}
+		acts = append(acts, s.Action+":"+n)
+	}
+	// Controllers first, then the brokers with ZooKeeper's controller
+	// (broker 1) last.
+	want := []string{"install-metadata-dir:3000", "start:3000", "wait:-", "restart:2", "restart:3", "restart:1", "wait:-"}
+	if !slices.Equal(acts, want) {
+		t.Fatalf("steps %v, want %v", acts, want)
+	}
+	b := nodeProps(r.Nodes, 2)
+	if b["zookeeper.metadata.migration.enable"] != "true" || b["controller.quorum.voters"] != "3000@127.0.0.1:9093" ||
+		b["authorizer.class.name"] != "kafka.security.authorizer.AclAuthorizer" || b["inter.broker.protocol.version"] != "3.9" {
+		t.Fatalf("broker file %v", b)
+	}
+	c := nodeProps(r.Nodes, 3000)
+	if c["process.roles"] != "controller" || c["zookeeper.connect"] != "zk:2181/kafka" || c["log.dirs"] != "/var/lib/kafka/ctl-3000" ||
+		c["authorizer.class.name"] != migrate.StandardAuthorizer || c["inter.broker.listener.name"] != "PLAINTEXT" || c["zookeeper.metadata.migration.enable"] != "true" {
+		t.Fatalf("controller file %v", c)
+	}
+	if r.Format == nil || r.Format.MetadataVersion != "3.9-IV0" || r.Format.ClusterID != "Y_M1NY68Tu2c3nV89agwIw" {
+		t.Fatalf("format %+v", r.Format)
+	}
+}
+
+// Each stuck state is refused with its own code, and only it.
+func TestStageMigrationRefusals(t *testing.T) {
+	for name, tc := range map[string]struct {
+		edit func(in *Input)
+		code string
+	}{
+		"combined node": {func(in *Input) { in.Nodes[2].Props["process.roles"] = "broker,controller" }, CodeCombinedNode},
+		"stale /migration": {func(in *Input) {
+			in.ZK.Migration = &model.Migration{HasZNode: true, KRaftControllerID: 3000, KRaftControllerEpoch: 5, KRaftMetadataOffset: 120}
+		}, CodeMigrationZNode},
+		"null /migration": {func(in *Input) {
+			in.ZK.Migration = &model.Migration{HasZNode: true, ZNodeNull: true, KRaftMetadataOffset: -1}
+		}, CodeMigrationZNodeNull},
+		"generated id": {func(in *Input) { delete(in.Nodes[3].Props, "broker.id") }, CodeBrokerIDGenerated},
+		"ibp differs":  {func(in *Input) { in.Nodes[3].Props["inter.broker.protocol.version"] = "3.8" }, CodeIBPDiffers},
+		"ibp too old":  {func(in *Input) { setAll(in, "inter.broker.protocol.version", "3.3") }, CodeIBPTooOld},
+		"jbod": {func(in *Input) {
+			setAll(in, "inter.broker.protocol.version", "3.6")
+			in.Nodes[1].Props["log.dirs"] = "/a,/b"
+		}, CodeJBODLevel},
+		"missing config": {func(in *Input) { delete(in.Nodes, 3) }, CodeNodeConfigMissing},
+		"no topic id":    {func(in *Input) { in.ZK.Topics["orders"].ID = model.UUID{} }, CodeTopicWithoutID},
+		"ibl differs":    {func(in *Input) { in.Nodes[3].Props["inter.broker.listener.name"] = "SSL" }, CodeInterBroker},
+		"controllers formatted without migration": {func(in *Input) {
+			k := model.NewImage()
+			k.ClusterID = in.ZK.ClusterID
+			k.Features["metadata.version"] = 21
+			k.Migration = &model.Migration{HasState: true, State: model.MigrationNone}
+			in.KRaft = k
+		}, CodeControllerNoMigrate},
+	} {
+		t.Run(name, func(t *testing.T) {
+			in := Input{ZK: zkImage(), Nodes: files(1, 2, 3)}
+			tc.edit(&in)
+			r, err := Stage(in, StageOptions{Phase: KRaftMigration, Controllers: ctl, MetadataDir: "/d"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Ready || !slices.Contains(codes(r.Checks), tc.code) {
+				t.Fatalf("ready %v, checks %v; want refused with %s", r.Ready, codes(r.Checks), tc.code)
+			}
+		})
+	}
+}
+
+func setAll(in *Input, k, v string) {
+	for _, n := range in.Nodes {
+		n.Props[k] = v
+	}
+}
+
+// kraftImage is a controller's log at a state.
+func kraftImage(state model.ZkMigrationState, brokers map[int32]bool, ctlReady bool) *model.Image {
+	k := model.NewImage()
+	k.ClusterID = "Y_M1NY68Tu2c3nV89agwIw"
+	k.Features["metadata.version"] = 21
+	k.Migration = &model.Migration{HasState: true, State: state}
+	for id, migrating := range brokers {
+		k.Brokers[id] = &model.Broker{ID: id, IsMigratingZkBroker: migrating}
+	}
+	k.Controllers[3000] = &model.Controller{ID: 3000, ZkMigrationReady: ctlReady}
+	k.Quorum = &model.Quorum{LeaderID: 3000, Voters: []model.Voter{{ID: 3000, Endpoints: []model.Endpoint{{Host: "127.0.0.1", Port: 9093}}}}}
+	return k
+}
+
+func TestObservePhases(t *testing.T) {
+	claimed := func(img *model.Image) *model.Image {
+		img.ZK.ControllerID, img.ZK.KRaftControllerEpoch = 3000, 1
+		img.Migration = &model.Migration{HasZNode: true, KRaftControllerID: 3000, KRaftControllerEpoch: 1, KRaftMetadataOffset: 42}
+		return img
+	}
+	noZKBrokers := func(img *model.Image) *model.Image { img.Brokers = map[int32]*model.Broker{}; return img }
+	all := func(m bool) map[int32]bool { return map[int32]bool{1: m, 2: m, 3: m} }
+	for _, tc := range []struct {
+		name  string
+		zk    *model.Image
+		kraft *model.Image
+		want  Phase
+	}{
+		{"zookeeper", zkImage(), nil, ZooKeeper},
+		{"controllers up, brokers rolling", zkImage(), kraftImage(model.MigrationPreMigration, map[int32]bool{1: true}, true), KRaftMigration},
+		{"dual-write", claimed(zkImage()), kraftImage(model.MigrationMigration, all(true), true), KRaftDualWriting},
+		{"dual-write, zookeeper alone", claimed(zkImage()), nil, KRaftDualWriting},
+		{"brokers moved", noZKBrokers(claimed(zkImage())), kraftImage(model.MigrationMigration, all(false), true), KRaftPostMigration},
+		{"brokers half moved", claimed(zkImage()), kraftImage(model.MigrationMigration, map[int32]bool{1: false, 2: true, 3: true}, true), KRaftDualWriting},
+		{"controllers finalizing", noZKBrokers(claimed(zkImage())), kraftImage(model.MigrationPostMigration, all(false), true), PreKRaft},
+		{"kraft", noZKBrokers(claimed(zkImage())), kraftImage(model.MigrationPostMigration, all(false), false), KRaft},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := Observe(Input{ZK: tc.zk, KRaft: tc.kraft})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Phase != tc.want {
+				t.Fatalf("phase %s, want %s (waiting %v, findings %v)", st.Phase, tc.want, st.WaitingFor, codes(st.Findings))
+			}
+		})
+	}
+}
+
+func TestRollback(t *testing.T) {
+	zk := zkImage()
+	zk.ZK.ControllerID, zk.ZK.KRaftControllerEpoch = 3000, 1
+	zk.Migration = &model.Migration{HasZNode: true, KRaftMetadataOffset: 42}
+	r, err := Rollback(Input{ZK: zk, KRaft: kraftImage(model.MigrationMigration, map[int32]bool{1: true, 2: true, 3: true}, true), Nodes: files(1, 2, 3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acts []string
+	for _, s := range r.Steps {
+		acts = append(acts, s.Action)
+	}
+	want := []string{"stop", "zookeeper", "zookeeper", "zookeeper", "restart", "restart", "restart", "wait"}
+	if r.Refused || !slices.Equal(acts, want) {
+		t.Fatalf("refused %v, steps %v, want %v", r.Refused, acts, want)
+	}
+	if r.Steps[1].Command != "zookeeper-shell.sh zk:2181/kafka deleteall /controller" {
+		t.Fatalf("command %q", r.Steps[1].Command)
+	}
+	// From PostMigration the brokers first go back to migration mode.
+	zk.Brokers = map[int32]*model.Broker{}
+	r, err = Rollback(Input{ZK: zk, KRaft: kraftImage(model.MigrationMigration, map[int32]bool{1: false, 2: false, 3: false}, true), Nodes: files(1, 2, 3)})
+	if err != nil || r.Refused || r.Phase != KRaftPostMigration || r.Steps[0].Config != MigratingConfigName(1) {
+		t.Fatalf("post-migration rollback: %v %+v", err, r)
+	}
+	// None from PreKRaft on.
+	r, err = Rollback(Input{ZK: zk, KRaft: kraftImage(model.MigrationPostMigration, map[int32]bool{1: false, 2: false, 3: false}, false), Nodes: files(1, 2, 3)})
+	if err != nil || !r.Refused || !slices.Contains(codes(r.Checks), CodeNoRollback) {
+		t.Fatalf("kraft rollback: %v %+v", err, r)
+	}
+}

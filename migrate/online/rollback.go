@@ -1,0 +1,166 @@
+package online
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/kmeta/kmeta/features"
+	"github.com/kmeta/kmeta/migrate"
+	"github.com/kmeta/kmeta/model"
+)
+
+// RollbackResult is the rollback valid in the current phase: each node's
+// file to restore and the steps in order, or a refusal.
+type RollbackResult struct {
+	Phase   Phase           `json:"phase"`
+	Refused bool            `json:"refused"`
+	Checks  []model.Finding `json:"checks"`
+	Nodes   []NodePlan      `json:"nodes"`
+	Steps   []Step          `json:"steps"`
+	Status  *Status         `json:"-"`
+}
+
+// MigratingConfigName is the file a broker restarts on first when it goes
+// back from KRaftPostMigration: a ZooKeeper-mode broker in migration mode.
+func MigratingConfigName(id int32) string { return fmt.Sprintf("server-%d.migrating.properties", id) }
+
+// Rollback returns the way back to ZooKeeper from the current phase, as
+// Kafka's 3.9 docs give it (reference §6.9) and Strimzi runs it: from
+// KRaftPostMigration the brokers first go back to migration mode (they
+// must not meet a ZooKeeper-mode controller while they are KRaft
+// brokers); then the controllers are stopped, /controller deleted (so a
+// broker becomes ZooKeeper's controller at once) and /migration saved
+// and deleted (a /migration left behind makes a later attempt skip the
+// copy and can wipe ZooKeeper), and the brokers rolled onto their
+// ZooKeeper-mode files. in.Nodes are those files (what stage
+// KRaftMigration read), plus the controllers' current files when their
+// metadata dirs are to be cleared. kmeta restarts nothing and never
+// writes to ZooKeeper: the steps are for the operator.
+func Rollback(in Input) (*RollbackResult, error) {
+	st, err := Observe(in)
+	if err != nil {
+		return nil, err
+	}
+	r := &RollbackResult{Phase: st.Phase, Checks: []model.Finding{}, Nodes: []NodePlan{}, Steps: []Step{}, Status: st}
+	refuse := func(msg string) (*RollbackResult, error) {
+		r.Refused = true
+		r.Checks = append(r.Checks, finding(CodeNoRollback, model.SevError, "phase "+st.Phase.String(), msg, ""))
+		return r, nil
+	}
+	switch {
+	case st.Phase == ZooKeeper:
+		return r, nil
+	case Phases[st.Phase].RollbackTo < 0:
+		return refuse(fmt.Sprintf("no rollback from %s: %s", st.Phase, Phases[st.Phase].Rollback))
+	}
+	if st.Phase >= KRaftDualWriting && in.KRaft == nil {
+		r.Checks = append(r.Checks, finding(CodeKRaftNeeded, model.SevWarning, "phase",
+			"without the controllers' view kmeta cannot rule out PreKRaft, from which there is no rollback", "add --bootstrap-controller HOST:PORT or --kraft kraft:DIR"))
+	}
+	if st.Agree != nil && !*st.Agree {
+		r.Checks = append(r.Checks, finding(CodeZKBehind, model.SevWarning, "zookeeper",
+			fmt.Sprintf("ZooKeeper lacks what KRaft holds (%d differences): after the rollback the cluster has ZooKeeper's metadata, without those changes", st.Differences),
+			"kmeta verify lists them; redo them after the rollback, or wait until dual-write catches up"))
+	}
+	brokers := map[int32]*Node{}
+	controllers := map[int32]*Node{}
+	for _, b := range st.Brokers {
+		n := in.Nodes[b.ID]
+		if n == nil || n.Role() != RoleBroker || n.Profile() == BrokerKRaft {
+			r.Checks = append(r.Checks, finding(CodeNodeConfigMissing, model.SevError, fmt.Sprintf("broker %d", b.ID),
+				"no ZooKeeper-mode file given for it: the rollback restores each broker's ZooKeeper-mode server.properties",
+				fmt.Sprintf("add --config %d=FILE, the file stage KRaftMigration read", b.ID)))
+			continue
+		}
+		brokers[b.ID] = n
+	}
+	for id, n := range in.Nodes {
+		if n.Role() == RoleController {
+			controllers[id] = n
+		}
+	}
+	if slices.ContainsFunc(r.Checks, func(f model.Finding) bool { return f.Severity == model.SevError }) {
+		r.Refused = true
+		return r, nil
+	}
+	ids := slices.Sorted(maps.Keys(brokers))
+	if st.Phase == KRaftPostMigration {
+		q := quorum{}
+		if k := in.KRaft; k != nil && k.Quorum != nil {
+			for _, v := range k.Quorum.Voters {
+				for _, e := range v.Endpoints {
+					q.controllers = append(q.controllers, migrate.ControllerSpec{ID: v.ID, Host: e.Host, Port: int(e.Port)})
+					break
+				}
+			}
+			if mv := k.MetadataVersion(); mv > 0 {
+				q.ibp = levelName(features.Catalog39(), mv)
+			}
+		}
+		for _, id := range ids {
+			orig := brokers[id].Props
+			qq := q
+			if v := orig[keyIBP]; v != "" {
+				qq.ibp = v
+			}
+			if len(qq.controllers) == 0 || qq.ibp == "" {
+				return nil, fmt.Errorf("%w: rolling broker %d back to migration mode needs the quorum and its metadata.version: give --kraft kraft:DIR of a controller", ErrBadInput, id)
+			}
+			props := migratingBroker(orig, qq)
+			r.Nodes = append(r.Nodes, NodePlan{ID: id, Role: RoleBroker, Profile: BrokerMigrating, Config: MigratingConfigName(id), Changes: Diff(orig, props), Props: props})
+			r.Steps = append(r.Steps, Step{Action: ActRestart, Node: nodeRef(id), Config: MigratingConfigName(id),
+				What: fmt.Sprintf("restart broker %d as a ZooKeeper-mode broker in migration mode (%s), keeping zookeeper.metadata.migration.enable", id, MigratingConfigName(id))})
+		}
+		r.Steps = append(r.Steps, Step{Action: ActWait, What: "every broker registered with ZooKeeper again (in /brokers/ids) and with the KRaft controller as migrating (kmeta migrate status says KRaftDualWriting)"})
+	}
+	var ctrlIDs []int32
+	for _, c := range st.Controllers {
+		ctrlIDs = append(ctrlIDs, c.ID)
+	}
+	for _, id := range ctrlIDs {
+		r.Steps = append(r.Steps, Step{Action: ActStop, Node: nodeRef(id), What: fmt.Sprintf("stop controller %d (deprovision the KRaft quorum)", id)})
+	}
+	connect := zkConnect(in.Nodes)
+	for _, z := range []struct {
+		args []string
+		what string
+	}{
+		{[]string{"deleteall", "/controller"}, "delete /controller, so that a broker becomes ZooKeeper's controller at once (do it right after stopping the controllers, and roll the brokers soon: KAFKA-16101)"},
+		{[]string{"get", "/migration"}, "save /migration's content (for a later look at what the attempt did)"},
+		{[]string{"deleteall", "/migration"}, "delete /migration: a /migration left behind makes a later attempt skip the copy and can wipe ZooKeeper (KAFKA-17146)"},
+	} {
+		r.Steps = append(r.Steps, Step{Action: ActZooKeeper, Args: z.args, Command: zkShell(connect, z.args...), What: z.what})
+	}
+	for _, id := range ids {
+		orig := brokers[id].Props
+		r.Nodes = append(r.Nodes, NodePlan{ID: id, Role: RoleBroker, Profile: BrokerZooKeeper, Config: ConfigName(id), Changes: []Change{}, Props: maps.Clone(orig), From: brokers[id].Path})
+		r.Steps = append(r.Steps, Step{Action: ActRestart, Node: nodeRef(id), Config: ConfigName(id),
+			What: fmt.Sprintf("restart broker %d on its ZooKeeper-mode file (%s, a copy of %s)", id, ConfigName(id), brokers[id].Path)})
+	}
+	for _, id := range ctrlIDs {
+		n := controllers[id]
+		if n == nil {
+			continue
+		}
+		for _, d := range logDirs(n.Props) {
+			r.Steps = append(r.Steps, Step{Action: ActDelete, Node: nodeRef(id), Path: d,
+				What: fmt.Sprintf("clear controller %d's metadata log dir %s, so that a later attempt starts from kmeta's freshly formatted dir", id, d)})
+		}
+	}
+	r.Steps = append(r.Steps, Step{Action: ActWait, What: "every broker registered in ZooKeeper, a broker is ZooKeeper's controller, no /migration (kmeta migrate status says ZooKeeper)"})
+	for i := range r.Steps {
+		r.Steps[i].Step = i + 1
+	}
+	return r, nil
+}
+
+// Write writes the files the rollback restores into out (the same
+// atomic, 0600, no-overwrite rules as stage).
+func (r *RollbackResult) Write(o WriteOptions) ([]migrate.FileResult, error) {
+	if r.Refused {
+		return nil, fmt.Errorf("%w: no rollback", ErrRefused)
+	}
+	sr := &StageResult{Ready: true, Phase: r.Phase, Nodes: r.Nodes}
+	return sr.Write(o)
+}

@@ -1,0 +1,668 @@
+package online
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/kmeta/kmeta/features"
+	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/verify"
+)
+
+// Input is what kmeta knows of a cluster mid-migration: ZooKeeper always,
+// the KRaft side once controllers exist, and the nodes' files when the
+// operator gives them.
+type Input struct {
+	ZK       *model.Image
+	ZKSource string
+	// KRaft is a controller's metadata log (everything) or a live quorum
+	// asked through --bootstrap-controller (no ZkMigrationState, no
+	// migrating flag on brokers: Image.NotReported says so); nil when not
+	// given.
+	KRaft       *model.Image
+	KRaftSource string
+	// Nodes are the nodes' server.properties by id; may be empty.
+	Nodes map[int32]*Node
+	// Migrated is what a LogWatch saw in the controllers' log (nil from
+	// a live quorum, which cannot report it).
+	Migrated *Migrated
+}
+
+// BrokerState is one broker as both sides see it.
+type BrokerState struct {
+	ID int32 `json:"id"`
+	// InZooKeeper: registered in /brokers/ids (a ZooKeeper-mode broker
+	// that is up).
+	InZooKeeper bool `json:"inZooKeeper"`
+	// KRaft: "migrating" (registered with the controller as a
+	// ZooKeeper-mode broker in migration mode), "kraft" (a KRaft broker),
+	// "absent", or "not-reported" (no KRaft source given).
+	KRaft  string `json:"kraft"`
+	Fenced bool   `json:"fenced,omitempty"`
+	// Config is the profile of its file, when given.
+	Config Profile `json:"config,omitempty"`
+	// Cause says why it is not where the phase needs it, from its file.
+	Cause string `json:"cause,omitempty"`
+}
+
+// ControllerState is one KRaft controller.
+type ControllerState struct {
+	ID int32 `json:"id"`
+	// Migration: the controller runs with the migration flag
+	// (ZkMigrationReady in its registration or ApiVersions answer):
+	// "yes", "no" or "not-reported".
+	Migration string  `json:"migration"`
+	Voter     bool    `json:"voter"`
+	Config    Profile `json:"config,omitempty"`
+}
+
+// ZooKeeperSide is the migration state ZooKeeper holds.
+type ZooKeeperSide struct {
+	ClusterID string `json:"clusterId"`
+	// ControllerID is /controller's broker id (-1: none); for a KRaft
+	// controller, KRaftControllerEpoch is its epoch (-1: a broker).
+	ControllerID         int32 `json:"controllerId"`
+	KRaftControllerEpoch int32 `json:"kraftControllerEpoch"`
+	ControllerEpoch      int32 `json:"controllerEpoch"`
+	// Migration is /migration (nil: absent).
+	Migration *model.Migration `json:"migration,omitempty"`
+	Brokers   []int32          `json:"brokers"`
+}
+
+// KRaftSide is the migration state the controllers hold.
+type KRaftSide struct {
+	ClusterID string `json:"clusterId"`
+	// State is ZkMigrationState ("not-reported" from a live quorum,
+	// "none-recorded" when the log holds no ZkMigrationStateRecord).
+	State           string            `json:"state"`
+	MetadataVersion string            `json:"metadataVersion"`
+	Controllers     []ControllerState `json:"controllers"`
+	// KRaftVersion is 1 for a dynamic quorum (-1: unknown).
+	KRaftVersion int16 `json:"kraftVersion"`
+}
+
+// Status is where the migration stands.
+type Status struct {
+	Phase Phase `json:"phase"`
+	// Healthy: the cluster is where its phase wants it, nothing waited
+	// for, nothing wrong.
+	Healthy     bool              `json:"healthy"`
+	ZooKeeper   ZooKeeperSide     `json:"zookeeper"`
+	KRaft       *KRaftSide        `json:"kraft,omitempty"`
+	Brokers     []BrokerState     `json:"brokers"`
+	Controllers []ControllerState `json:"controllers"`
+	// WaitingFor says what the phase still waits for, and why.
+	WaitingFor []string        `json:"waitingFor"`
+	Findings   []model.Finding `json:"findings"`
+	// Agree is verify's verdict of ZooKeeper against KRaft, in the phases
+	// that dual-write (nil: not compared): rollback is safe while it
+	// holds. Differences counts verify's differences.
+	Agree       *bool `json:"agree"`
+	Differences int   `json:"differences,omitempty"`
+	// Migrated says when each ZkMigrationState was written and how many
+	// records the copy wrote (from a controller's log only).
+	Migrated *Migrated `json:"migrated,omitempty"`
+	// NextPhase is the phase stage can take the cluster to from here.
+	NextPhase string `json:"nextPhase,omitempty"`
+}
+
+// Finding codes of status, stage and rollback (class "migration").
+const (
+	Class = "migration"
+
+	CodeOutOfOrder          = "stage-out-of-order"
+	CodeCombinedNode        = "combined-mode-node"
+	CodeBrokerIDGenerated   = "broker-id-generated"
+	CodeIBPTooOld           = "ibp-below-migration"
+	CodeIBPUnset            = "ibp-not-set"
+	CodeIBPDiffers          = "ibp-differs-between-brokers"
+	CodeIBPMismatch         = "ibp-mismatch" // verify's: a broker's IBP against metadata.version
+	CodeJBODLevel           = "jbod-needs-newer-ibp"
+	CodeSCRAMLevel          = "scram-needs-newer-ibp"
+	CodeAuthorizer          = "authorizer-wrong-phase"
+	CodeMigrationZNode      = "stale-migration-znode" // verify's
+	CodeMigrationZNodeNull  = "migration-znode-null"
+	CodeControllerNoMigrate = "controller-formatted-without-migration"
+	CodeQuorumMode          = "quorum-mode-mismatch"
+	CodeInterBroker         = "inter-broker-listener-differs"
+	CodeBrokerNotRegistered = "broker-not-registered"
+	CodeBrokerNoFlag        = "broker-migration-flag-missing"
+	CodeBrokerNoQuorum      = "broker-controller-settings-missing"
+	CodeNodeConfigMissing   = "node-config-missing"
+	CodeTopicWithoutID      = "zk-topic-without-id"            // verify's
+	CodeUnregisteredReplica = "replica-on-unregistered-broker" // verify's
+	CodeBrokerStillZK       = "broker-still-zookeeper"
+	CodeClusterIDMismatch   = "cluster-id-mismatch"
+	CodeZKBehind            = "zookeeper-disagrees"
+	CodeNoRollback          = "no-rollback"
+	CodeKRaftNeeded         = "kraft-source-needed"
+	CodeControllerIDTaken   = "controller-id-conflict" // migrate plan's
+	CodeControllerConfig    = "controller-config-wrong"
+	CodeBrokerConfig        = "broker-config-wrong"
+	CodeNotReached          = "phase-not-reached"
+	CodeNoClusterID         = "no-cluster-id" // migrate plan's
+	CodeNoBrokers           = "empty-source"  // migrate plan's
+	CodeBrokerFenced        = "broker-fenced" // lint's
+)
+
+func finding(code string, sev model.Severity, entity, msg, fix string) model.Finding {
+	return model.Finding{Code: code, Severity: sev, Class: Class, Entity: entity, Message: msg, Fix: fix}
+}
+
+// observer holds what Observe derives once.
+type observer struct {
+	in  Input
+	st  *Status
+	cat *features.Catalog
+	// kraftFull: the KRaft side reports migration state and broker flags
+	// (a log dir); a live quorum does not.
+	kraftFull bool
+	state     model.ZkMigrationState
+	hasState  bool
+}
+
+// Observe works out the phase from what both sides hold, each broker's
+// and controller's state, what the phase still waits for and why, and,
+// while dual-writing, whether ZooKeeper and KRaft agree.
+func Observe(in Input) (*Status, error) {
+	if in.ZK == nil {
+		return nil, fmt.Errorf("%w: no ZooKeeper view", ErrBadInput)
+	}
+	o := &observer{in: in, st: &Status{WaitingFor: []string{}, Findings: []model.Finding{}, Brokers: []BrokerState{}, Controllers: []ControllerState{}},
+		cat: features.Catalog39()}
+	o.st.Migrated = in.Migrated
+	o.zookeeperSide()
+	o.kraftSide()
+	o.phase()
+	o.brokers()
+	o.controllers()
+	o.nodeChecks()
+	o.compare()
+	st := o.st
+	model.SortFindings(st.Findings)
+	// One fact found by two checks (a broker's IBP, from its
+	// registration and from its file) is one finding.
+	st.Findings = slices.CompactFunc(st.Findings, func(a, b model.Finding) bool { return a.Code == b.Code && a.Entity == b.Entity })
+	st.Healthy = len(st.WaitingFor) == 0 && !slices.ContainsFunc(st.Findings, func(f model.Finding) bool {
+		return f.Severity == model.SevError || f.Severity == model.SevCritical || f.Severity == model.SevWarning
+	})
+	if st.Phase < KRaft {
+		st.NextPhase = (st.Phase + 1).String()
+	}
+	return st, nil
+}
+
+func (o *observer) add(f model.Finding) { o.st.Findings = append(o.st.Findings, f) }
+func (o *observer) wait(format string, a ...any) {
+	o.st.WaitingFor = append(o.st.WaitingFor, fmt.Sprintf(format, a...))
+}
+
+func (o *observer) zookeeperSide() {
+	zk := o.in.ZK
+	side := ZooKeeperSide{ClusterID: zk.ClusterID, ControllerID: -1, KRaftControllerEpoch: -1, Brokers: []int32{}}
+	if z := zk.ZK; z != nil {
+		side.ControllerID, side.KRaftControllerEpoch, side.ControllerEpoch = z.ControllerID, z.KRaftControllerEpoch, z.ControllerEpoch
+	}
+	if m := zk.Migration; m != nil && m.HasZNode {
+		side.Migration = m
+	}
+	side.Brokers = slices.Sorted(maps.Keys(zk.Brokers))
+	o.st.ZooKeeper = side
+}
+
+func (o *observer) kraftSide() {
+	k := o.in.KRaft
+	if k == nil {
+		return
+	}
+	o.kraftFull = k.Reports(model.FieldMigration)
+	side := &KRaftSide{ClusterID: k.ClusterID, KRaftVersion: -1, Controllers: []ControllerState{}}
+	switch {
+	case !o.kraftFull:
+		side.State = "not-reported"
+	case k.Migration != nil && k.Migration.HasState:
+		o.state, o.hasState = k.Migration.State, true
+		side.State = k.Migration.State.String()
+	default:
+		side.State = "none-recorded"
+	}
+	if mv := k.MetadataVersion(); mv > 0 {
+		side.MetadataVersion = levelName(o.cat, mv)
+	}
+	if q := k.Quorum; q != nil {
+		side.KRaftVersion = q.KRaftVersion
+	}
+	o.st.KRaft = side
+	if o.in.ZK.ClusterID != "" && k.ClusterID != "" && k.ClusterID != o.in.ZK.ClusterID {
+		o.add(finding(CodeClusterIDMismatch, model.SevError, "cluster",
+			fmt.Sprintf("the controllers' cluster id %s is not ZooKeeper's /cluster/id %s: no broker of this cluster can register with them", k.ClusterID, o.in.ZK.ClusterID),
+			"stop the controllers, and start them on the metadata dirs `kmeta migrate stage KRaftMigration` writes (formatted with ZooKeeper's cluster id)"))
+	}
+}
+
+func levelName(cat *features.Catalog, mv int16) string {
+	if l, ok := cat.ByLevel(mv); ok {
+		return l.Name
+	}
+	return fmt.Sprintf("level %d", mv)
+}
+
+// controllerFlags reports the controllers' migration flags: registered
+// controllers from a log (MV 3.7+) or a live quorum's ApiVersions
+// answers; yes/no counts, and whether any is known.
+func (o *observer) controllerFlags() (yes, no int, known bool) {
+	k := o.in.KRaft
+	if k == nil || !k.Reports(model.FieldControllerZkMigrationReady) || len(k.Controllers) == 0 {
+		// Fall back on the controllers' files.
+		for _, n := range o.in.Nodes {
+			switch n.Profile() {
+			case ControllerMigrating:
+				yes++
+				known = true
+			case ControllerKRaft:
+				no++
+				known = true
+			}
+		}
+		return
+	}
+	for _, c := range k.Controllers {
+		if c.ZkMigrationReady {
+			yes++
+		} else {
+			no++
+		}
+	}
+	return yes, no, true
+}
+
+// zkBrokersLeft counts ZooKeeper-mode brokers still up: in /brokers/ids,
+// or registered with KRaft as migrating.
+func (o *observer) zkBrokersLeft() int {
+	n := len(o.in.ZK.Brokers)
+	if k := o.in.KRaft; k != nil && k.Reports(model.FieldBrokerMigrating) {
+		for id, b := range k.Brokers {
+			if b.IsMigratingZkBroker && o.in.ZK.Brokers[id] == nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// phase decides the phase. The KRaft side's ZkMigrationState is the
+// ground truth where it is reported; ZooKeeper's /controller and
+// /migration, the brokers' registrations and the controllers' migration
+// flags tell the rest (and all of it from a live quorum, which does not
+// report the state).
+func (o *observer) phase() {
+	st, zk := o.st, o.st.ZooKeeper
+	kraftClaimed := zk.KRaftControllerEpoch >= 0
+	migrated := zk.Migration != nil && !zk.Migration.ZNodeNull && zk.Migration.KRaftMetadataOffset >= 0
+	yes, no, flagsKnown := o.controllerFlags()
+	switch {
+	case o.hasState:
+		switch o.state {
+		case model.MigrationNone:
+			st.Phase = KRaftMigration
+			o.add(finding(CodeControllerNoMigrate, model.SevError, "controllers",
+				"the controllers' log records ZkMigrationState NONE: they were formatted and started without zookeeper.metadata.migration.enable, so they initialised a new KRaft cluster and can never take this one over",
+				"stop the controllers, delete their metadata log dirs, and start them on the dirs and configs `kmeta migrate stage KRaftMigration` writes"))
+		case model.MigrationPreMigration:
+			st.Phase = KRaftMigration
+		case model.MigrationMigration:
+			switch {
+			case flagsKnown && no > 0:
+				st.Phase = PreKRaft
+			case o.zkBrokersLeft() > 0:
+				st.Phase = KRaftDualWriting
+			default:
+				st.Phase = KRaftPostMigration
+			}
+		case model.MigrationPostMigration:
+			st.Phase = KRaft
+			if flagsKnown && yes > 0 {
+				st.Phase = PreKRaft
+			}
+		}
+	case o.in.KRaft != nil && o.kraftFull:
+		// A log without ZkMigrationStateRecord: formatted, never started
+		// (bootstrap only), or a pre-3.4 KRaft cluster.
+		st.Phase = KRaftMigration
+		if o.in.KRaft.MetadataVersion() == 0 || len(o.in.KRaft.Brokers)+len(o.in.KRaft.Controllers) == 0 {
+			o.wait("the controllers to start: their metadata log holds only the bootstrap records")
+		}
+	default:
+		// ZooKeeper alone, or a live quorum (no state reported).
+		switch {
+		case kraftClaimed && migrated:
+			switch {
+			case flagsKnown && no > 0 && yes == 0:
+				st.Phase = KRaft
+			case flagsKnown && no > 0:
+				st.Phase = PreKRaft
+			case len(o.in.ZK.Brokers) > 0:
+				st.Phase = KRaftDualWriting
+			default:
+				st.Phase = KRaftPostMigration
+				if o.in.KRaft == nil {
+					o.add(finding(CodeKRaftNeeded, model.SevInfo, "phase",
+						"ZooKeeper alone cannot tell KRaftPostMigration from PreKRaft or KRaft: no broker is left in /brokers/ids",
+						"give the controllers: --bootstrap-controller HOST:PORT or --kraft kraft:METADATA_LOG_DIR"))
+				}
+			}
+		case kraftClaimed:
+			st.Phase = KRaftMigration
+		case o.in.KRaft != nil || (zk.Migration != nil && !migrated):
+			// Controllers run (a live quorum answered, or they created
+			// /migration with no offset yet) and wait for the brokers.
+			st.Phase = KRaftMigration
+		default:
+			st.Phase = ZooKeeper
+		}
+	}
+	// /migration at a KRaft offset while a broker is ZooKeeper's
+	// controller: a rolled-back attempt's leftover (a retry would skip
+	// the copy and can wipe ZooKeeper, KAFKA-17146).
+	if zk.Migration != nil && !kraftClaimed && st.Phase <= KRaftMigration {
+		if zk.Migration.ZNodeNull {
+			o.add(finding(CodeMigrationZNodeNull, model.SevError, "znode /migration",
+				"/migration exists without data (zookeeper-security-migration leaves it so, KAFKA-19480): the migration hangs on it",
+				o.zkCommand("delete", "/migration")))
+		} else if migrated {
+			o.add(finding(CodeMigrationZNode, model.SevError, "znode /migration",
+				fmt.Sprintf("/migration records a migration at KRaft offset %d (controller %d, epoch %d) but no KRaft controller holds /controller: it is left from an earlier attempt, and a new migration would skip the copy and can wipe ZooKeeper (KAFKA-17146)",
+					zk.Migration.KRaftMetadataOffset, zk.Migration.KRaftControllerID, zk.Migration.KRaftControllerEpoch),
+				"save it (`"+o.zkCommand("get", "/migration")+"`), then `"+o.zkCommand("delete", "/migration")+"`"))
+		}
+	}
+}
+
+// zkCommand is a command of ZooKeeper's CLI as Kafka ships it, against
+// the cluster's zookeeper.connect (from a node's file; ZK_CONNECT when no
+// file was given).
+func (o *observer) zkCommand(args ...string) string {
+	return zkShell(zkConnect(o.in.Nodes), args...)
+}
+
+func zkConnect(nodes map[int32]*Node) string {
+	for _, id := range slices.Sorted(maps.Keys(nodes)) {
+		if v := nodes[id].Props[keyZKConnect]; v != "" {
+			return v
+		}
+	}
+	return "ZK_CONNECT"
+}
+
+func zkShell(connect string, args ...string) string {
+	return "zookeeper-shell.sh " + connect + " " + strings.Join(args, " ")
+}
+
+func (o *observer) brokers() {
+	ids := map[int32]bool{}
+	for id := range o.in.ZK.Brokers {
+		ids[id] = true
+	}
+	k := o.in.KRaft
+	if k != nil {
+		for id := range k.Brokers {
+			ids[id] = true
+		}
+	}
+	for id, n := range o.in.Nodes {
+		if n.Role() == RoleBroker {
+			ids[id] = true
+		}
+	}
+	phase := o.st.Phase
+	for _, id := range slices.Sorted(maps.Keys(ids)) {
+		b := BrokerState{ID: id, InZooKeeper: o.in.ZK.Brokers[id] != nil, KRaft: "not-reported"}
+		if n := o.in.Nodes[id]; n != nil {
+			b.Config = n.Profile()
+		}
+		if k != nil && k.Reports(model.FieldBrokers) {
+			r := k.Brokers[id]
+			switch {
+			case r == nil:
+				b.KRaft = "absent"
+			case k.Reports(model.FieldBrokerMigrating) && r.IsMigratingZkBroker, !k.Reports(model.FieldBrokerMigrating) && b.InZooKeeper:
+				b.KRaft = "migrating"
+			default:
+				b.KRaft = "kraft"
+			}
+			if r != nil && k.Reports(model.FieldBrokerFenced) {
+				b.Fenced = r.Fenced
+			}
+		}
+		want := Phases[phase].Broker
+		switch {
+		case phase == KRaftMigration || phase == KRaftDualWriting:
+			if k != nil && b.KRaft == "absent" {
+				code, cause := o.notRegisteredCause(id)
+				b.Cause = cause
+				o.wait("broker %d to register with the KRaft controller as a migrating ZooKeeper broker: %s", id, b.Cause)
+				o.add(finding(code, model.SevWarning, fmt.Sprintf("broker %d", id),
+					"not registered with the KRaft controller: "+b.Cause, o.registerFix(id)))
+			}
+		case phase >= KRaftPostMigration:
+			if b.InZooKeeper || b.KRaft == "migrating" {
+				b.Cause = "still a ZooKeeper-mode broker"
+				sev := model.SevWarning
+				if phase >= PreKRaft {
+					// Finalizing with a ZooKeeper-mode broker left strands
+					// it: it can no longer reach a controller that
+					// speaks to it (KAFKA-20960).
+					sev = model.SevError
+				}
+				o.add(finding(CodeBrokerStillZK, sev, fmt.Sprintf("broker %d", id),
+					fmt.Sprintf("broker %d is still a ZooKeeper-mode broker in %s", id, phase),
+					"restart it with the KRaft broker file `kmeta migrate stage KRaftPostMigration` writes"))
+			} else if k != nil && b.KRaft == "absent" {
+				b.Cause = "not registered with the KRaft controller"
+				o.wait("broker %d to register as a KRaft broker", id)
+			}
+		}
+		if b.Fenced {
+			o.wait("broker %d to be unfenced (it is registered but has not caught up with the metadata log)", id)
+		}
+		if b.Config != "" && want != Absent && b.Config != want && phase != ZooKeeper {
+			// A file that is not the phase's: the roll is not done, or
+			// was done with another file.
+			if !(phase == KRaftMigration && b.Config == BrokerZooKeeper) {
+				o.add(finding(CodeBrokerConfig, model.SevInfo, fmt.Sprintf("broker %d", id),
+					fmt.Sprintf("its file is a %s file; %s wants a %s file", b.Config, phase, want), ""))
+			}
+		}
+		o.st.Brokers = append(o.st.Brokers, b)
+	}
+	// KRaftMigration always waits: for the registrations, then the copy.
+	if phase == KRaftMigration && len(o.st.WaitingFor) == 0 {
+		switch {
+		case k == nil:
+			o.wait("every broker to register with the KRaft controllers (give --kraft or --bootstrap-controller to see which have)")
+		case !k.Reports(model.FieldBrokers):
+			o.wait("every broker to register and the controller to copy the metadata (the live controllers do not report broker registrations; --kraft kraft:DIR of a controller does)")
+		default:
+			o.wait("the controller to copy the metadata (every broker is registered; it logs \"Completed migration of metadata from ZooKeeper to KRaft\")")
+		}
+	}
+}
+
+// notRegisteredCause reads why a broker did not register from its file
+// (the causes of field notes §1: not restarted, the migration flag or
+// the controller settings missing, an IBP the controller refuses,
+// another quorum), as a finding code and a sentence.
+func (o *observer) notRegisteredCause(id int32) (string, string) {
+	n := o.in.Nodes[id]
+	if n == nil {
+		if o.in.ZK.Brokers[id] == nil {
+			return CodeBrokerNotRegistered, "it is not up (not in /brokers/ids) and no --config was given for it"
+		}
+		return CodeBrokerNotRegistered, "not restarted in migration mode yet? (give its --config to know)"
+	}
+	p := n.Props
+	if !isTrue(p[keyMigration]) {
+		return CodeBrokerNoFlag, "its file has no zookeeper.metadata.migration.enable=true: it was not restarted into migration mode"
+	}
+	if p[keyVoters] == "" && p[keyBootstrap] == "" || p[keyListenerNames] == "" {
+		return CodeBrokerNoQuorum, "its file lacks the controller settings (controller.quorum.voters, controller.listener.names)"
+	}
+	if k := o.in.KRaft; k != nil && k.MetadataVersion() > 0 {
+		if p[keyIBP] == "" {
+			return CodeIBPMismatch, "its file does not pin inter.broker.protocol.version to the controllers' metadata.version " + levelName(o.cat, k.MetadataVersion())
+		}
+		if l, err := o.cat.LevelFor(p[keyIBP]); err == nil && l.Level != k.MetadataVersion() {
+			return CodeIBPMismatch, fmt.Sprintf("its inter.broker.protocol.version %s is not the controllers' metadata.version %s: the controller refuses its registration", p[keyIBP], levelName(o.cat, k.MetadataVersion()))
+		}
+	}
+	if k := o.in.KRaft; k != nil && k.Quorum != nil && len(k.Quorum.Voters) > 0 && p[keyVoters] != "" && p[keyVoters] != votersOf(k.Quorum.Voters) {
+		return CodeBrokerNoQuorum, fmt.Sprintf("its controller.quorum.voters %s is not the quorum's %s", p[keyVoters], votersOf(k.Quorum.Voters))
+	}
+	if o.in.ZK.Brokers[id] == nil {
+		return CodeBrokerNotRegistered, "its file is in migration mode but it is not up (not in /brokers/ids)"
+	}
+	return CodeBrokerNotRegistered, "its file is in migration mode: it has not been restarted since, or cannot reach the quorum from its host"
+}
+
+func votersOf(vs []model.Voter) string {
+	var parts []string
+	for _, v := range vs {
+		for _, e := range v.Endpoints {
+			parts = append(parts, fmt.Sprintf("%d@%s:%d", v.ID, e.Host, e.Port))
+			break
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+func (o *observer) registerFix(id int32) string {
+	return fmt.Sprintf("restart broker %d with the file `kmeta migrate stage KRaftMigration` writes for it (server-%d.properties)", id, id)
+}
+
+func (o *observer) controllers() {
+	k := o.in.KRaft
+	ids := map[int32]bool{}
+	voters := map[int32]bool{}
+	if k != nil {
+		for id := range k.Controllers {
+			ids[id] = true
+		}
+		if k.Quorum != nil {
+			for _, v := range k.Quorum.Voters {
+				ids[v.ID], voters[v.ID] = true, true
+			}
+		}
+	}
+	for id, n := range o.in.Nodes {
+		if n.Role() == RoleController {
+			ids[id] = true
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(ids)) {
+		c := ControllerState{ID: id, Migration: "not-reported", Voter: voters[id]}
+		if k != nil && k.Reports(model.FieldControllerZkMigrationReady) {
+			if r := k.Controllers[id]; r != nil {
+				c.Migration = map[bool]string{true: "yes", false: "no"}[r.ZkMigrationReady]
+			}
+		}
+		if n := o.in.Nodes[id]; n != nil {
+			c.Config = n.Profile()
+		}
+		o.st.Controllers = append(o.st.Controllers, c)
+		if o.st.KRaft != nil {
+			o.st.KRaft.Controllers = append(o.st.KRaft.Controllers, c)
+		}
+		if o.st.Phase == PreKRaft && c.Migration == "yes" {
+			o.wait("controller %d to restart without the migration flag", id)
+		}
+	}
+}
+
+// nodeChecks are the checks of the given files that hold in any phase:
+// combined nodes, and in the KRaft phases brokers left in ZooKeeper mode.
+func (o *observer) nodeChecks() {
+	for _, id := range slices.Sorted(maps.Keys(o.in.Nodes)) {
+		n := o.in.Nodes[id]
+		if n.Role() == RoleCombined {
+			o.add(finding(CodeCombinedNode, model.SevError, fmt.Sprintf("node %d", id),
+				"process.roles="+n.Props[keyRoles]+": Kafka's migration does not support nodes that are broker and controller at once (they fail with BROKER_ID_NOT_REGISTERED)",
+				"run the controllers as dedicated nodes (process.roles=controller) with ids no broker has"))
+		}
+	}
+	if k := o.in.KRaft; k != nil && k.Quorum != nil && k.Reports(model.FieldQuorum) {
+		for _, id := range slices.Sorted(maps.Keys(o.in.Nodes)) {
+			p := o.in.Nodes[id].Props
+			static, dynamic := p[keyVoters] != "", p[keyBootstrap] != "" && p[keyVoters] == ""
+			switch {
+			case k.Quorum.KRaftVersion >= 1 && static:
+				o.add(finding(CodeQuorumMode, model.SevError, fmt.Sprintf("node %d", id),
+					"the controllers were formatted as a dynamic quorum (kraft.version 1) but the file names static voters (controller.quorum.voters)",
+					"use controller.quorum.bootstrap.servers, or format the controllers for a static quorum (kmeta migrate stage KRaftMigration does)"))
+			case k.Quorum.KRaftVersion == 0 && dynamic:
+				o.add(finding(CodeQuorumMode, model.SevError, fmt.Sprintf("node %d", id),
+					"the controllers run a static quorum (kraft.version 0) but the file has only controller.quorum.bootstrap.servers: Kafka fails with \"Starting voters are VoterSet(voters={})\"",
+					"set controller.quorum.voters to the controllers (ID@HOST:PORT,...), as the files kmeta migrate stage writes do"))
+			}
+		}
+	}
+	if k := o.in.KRaft; k != nil && o.hasState && o.st.Phase <= KRaftPostMigration {
+		// A migrating broker's IBP is its only metadata.version: the
+		// level must not move mid-migration.
+		for _, id := range slices.Sorted(maps.Keys(o.in.Nodes)) {
+			n := o.in.Nodes[id]
+			if n.Profile() != BrokerMigrating || n.Props[keyIBP] == "" || k.MetadataVersion() == 0 {
+				continue
+			}
+			if l, err := o.cat.LevelFor(n.Props[keyIBP]); err == nil && l.Level != k.MetadataVersion() {
+				o.add(finding(CodeIBPMismatch, model.SevError, fmt.Sprintf("broker %d", id),
+					fmt.Sprintf("inter.broker.protocol.version %s is not the controllers' metadata.version %s: the controller refuses the broker's registration (a migrating broker supports only its IBP), and metadata.version must not change mid-migration", n.Props[keyIBP], levelName(o.cat, k.MetadataVersion())),
+					fmt.Sprintf("set inter.broker.protocol.version=%s in its file and restart it", levelName(o.cat, k.MetadataVersion()))))
+			}
+		}
+	}
+}
+
+// compare runs verify while the controllers dual-write: ZooKeeper must
+// hold what KRaft holds for a rollback to lose nothing.
+func (o *observer) compare() {
+	k := o.in.KRaft
+	if k == nil || (o.st.Phase != KRaftDualWriting && o.st.Phase != KRaftPostMigration) {
+		return
+	}
+	if !k.Reports(model.FieldTopics) {
+		// A live quorum asked through its controllers answers for the
+		// quorum and features only: nothing to compare ZooKeeper with.
+		o.add(finding(CodeKRaftNeeded, model.SevInfo, "zookeeper",
+			"ZooKeeper was not compared with KRaft: the controllers' live view reports no topics or configs",
+			"add --kraft kraft:METADATA_LOG_DIR of a controller (read-only) to know whether a rollback now loses anything"))
+		return
+	}
+	world := model.WorldKRaft
+	if !o.kraftFull {
+		world = model.WorldKafka
+	}
+	rep, err := verify.Compare(o.in.ZK, k, verify.Options{
+		Left:  verify.Side{World: model.WorldZooKeeper, Name: o.in.ZKSource},
+		Right: verify.Side{World: world, Name: o.in.KRaftSource},
+		// Brokers differ by design mid-migration (KRaft brokers are not
+		// in ZooKeeper); the migration class is judged above.
+		Ignore: []string{"brokers", "migration", "runtime"},
+	})
+	if err != nil {
+		return
+	}
+	agree := !rep.Differ()
+	o.st.Agree = &agree
+	for _, f := range rep.Findings {
+		if verify.IsDifference(f) {
+			o.st.Differences++
+		}
+	}
+	if !agree {
+		o.add(finding(CodeZKBehind, model.SevWarning, "zookeeper",
+			fmt.Sprintf("ZooKeeper and KRaft differ (%d differences): dual-write has not caught up, or lost writes (KAFKA-15010, KAFKA-15003); a rollback now would land on a ZooKeeper that lacks them", o.st.Differences),
+			"kmeta verify --zk "+o.in.ZKSource+" --kraft "+o.in.KRaftSource+" lists them; wait and check again before rolling back"))
+	}
+}
