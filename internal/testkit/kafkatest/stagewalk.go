@@ -69,6 +69,9 @@ type StageRunner struct {
 	StartTimeout, InSyncTimeout time.Duration
 	// Logf, when set, is told each step as it runs.
 	Logf func(format string, args ...any)
+	// AfterStep, when set, runs after each step (the test checks kmeta
+	// migrate status mid-roll there); an error stops the run.
+	AfterStep func(ctx context.Context, s StageStep) error
 }
 
 // Run performs steps in order. outDir is the --out directory they refer
@@ -83,6 +86,11 @@ func (r *StageRunner) Run(ctx context.Context, outDir string, steps []StageStep)
 		}
 		if r.Logf != nil {
 			r.Logf("kafkatest: step %s done in %s", s, time.Since(start).Round(time.Millisecond))
+		}
+		if r.AfterStep != nil {
+			if err := r.AfterStep(ctx, s); err != nil {
+				return fmt.Errorf("after step %s: %w", s, err)
+			}
 		}
 	}
 	return nil
@@ -182,7 +190,11 @@ func (r *StageRunner) configure(config string, id int) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if got := props["node.id"] + props["broker.id"]; got != strconv.Itoa(id) {
+	got := props["node.id"]
+	if got == "" {
+		got = props["broker.id"]
+	}
+	if strings.TrimSpace(got) != strconv.Itoa(id) {
 		return nil, fmt.Errorf("%s is for node %q, the step names %d", config, got, id)
 	}
 	roles := props["process.roles"]
