@@ -39,7 +39,7 @@ type walkStatus struct {
 	} `json:"kraft"`
 	Brokers []struct {
 		ID          int32  `json:"id"`
-		InZooKeeper bool   `json:"zookeeper"`
+		InZooKeeper bool   `json:"inZooKeeper"`
 		KRaft       string `json:"kraft"`
 		Cause       string `json:"cause"`
 	} `json:"brokers"`
@@ -117,7 +117,10 @@ type onlineWalk struct {
 	live    bool
 	traffic *kafkatest.Traffic
 	data    *kafkatest.Data
-	rich    *kafkatest.RichMetadata
+	// before are the rich set's records as read back before the
+	// migration (ProduceData's and PopulateRich's own).
+	before []kafkatest.Message
+	rich   *kafkatest.RichMetadata
 	// timeline records each status check, for the log.
 	timeline []string
 }
@@ -145,6 +148,9 @@ func startOnlineWalk(t *testing.T, ctx context.Context, o walkOptions) *onlineWa
 		}
 		w.rich = md
 		if w.data, err = kafkatest.ProduceData(ctx, c, kafkatest.DataOptions{Group: "kmeta-walk"}); err != nil {
+			t.Fatal(err)
+		}
+		if w.before, err = kafkatest.ConsumeAll(ctx, c, w.data.Topics, len(w.data.Produced)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -295,6 +301,14 @@ func (w *onlineWalk) stage(phase string, wantExit int, files map[int]string, ext
 	return s, out
 }
 
+// stageMigration stages KRaftMigration, telling kmeta the brokers'
+// release (the harness's files leave inter.broker.protocol.version to it).
+func (w *onlineWalk) stageMigration() (walkStage, string) {
+	w.t.Helper()
+	release := strings.Join(strings.Split(w.d.Version, ".")[:2], ".")
+	return w.stage("KRaftMigration", exitOK, nil, "--metadata-version", release)
+}
+
 // rollback runs migrate rollback with the brokers' ZooKeeper-mode files
 // and the controllers' current files.
 func (w *onlineWalk) rollback(wantExit int) (walkStage, string) {
@@ -425,11 +439,11 @@ func (w *onlineWalk) finish(ctx context.Context) {
 	}
 	w.t.Logf("traffic over %s: %s; committed %v = end %v", res.Duration.Round(time.Second), res, res.Committed, res.End)
 	if w.data != nil {
-		got, err := kafkatest.ConsumeAll(ctx, w.c, w.data.Topics, len(w.data.Produced))
+		got, err := kafkatest.ConsumeAll(ctx, w.c, w.data.Topics, len(w.before))
 		if err != nil {
 			w.t.Fatal(err)
 		}
-		if diff := kafkatest.DiffMessages(w.data.Produced, got); len(diff) > 0 {
+		if diff := kafkatest.DiffMessages(w.before, got); len(diff) > 0 {
 			w.t.Errorf("the rich set's records after the walk differ:\n%s", strings.Join(diff[:min(len(diff), 20)], "\n"))
 		}
 	}
@@ -488,8 +502,7 @@ func walkAll(t *testing.T, o walkOptions) {
 	}
 
 	// KRaftMigration.
-	release := strings.Join(strings.Split(o.version, ".")[:2], ".")
-	s, out := w.stage("KRaftMigration", exitOK, nil, "--metadata-version", release)
+	s, out := w.stageMigration()
 	var actions []string
 	for _, st := range s.Steps {
 		actions = append(actions, st.Action)
