@@ -2,12 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -132,28 +130,16 @@ func onlineInput(c *cli.Context) (online.Input, error) {
 	if err != nil {
 		return in, err
 	}
-	views := make([]*model.Image, len(specs))
-	errs := make([]error, len(specs))
-	var wg sync.WaitGroup
 	watch := online.NewLogWatch()
-	for i, spec := range specs {
-		wg.Go(func() {
-			var opts source.Options
-			if spec.World == model.WorldKRaft {
-				// The controllers' log also says when each migration
-				// state was written and what the copy wrote.
-				opts.Observe = watch.Observe
-			}
-			res, err := loadPointWith(c, spec, opts)
-			if err != nil {
-				errs[i] = fmt.Errorf("reading %s: %w", spec.Raw, err)
-				return
-			}
-			views[i] = res.Image
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	views, err := loadViews(c, specs, func(spec source.Spec) source.Options {
+		if spec.World == model.WorldKRaft {
+			// The controllers' log also says when each migration state
+			// was written and what the copy wrote.
+			return source.Options{Observe: watch.Observe}
+		}
+		return source.Options{}
+	})
+	if err != nil {
 		return in, err
 	}
 	in.ZK, in.ZKSource = views[0], specs[0].String()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -312,6 +313,32 @@ func loadPointWith(c *cli.Context, spec source.Spec, opts source.Options) (*sour
 	}
 	printWarnings(c, res.Image.Warnings)
 	return res, nil
+}
+
+// loadViews loads several sources concurrently (verify's two sides,
+// migrate status's ZooKeeper and KRaft); opts, when set, gives a source
+// options of the caller's (a replay observer). Any unreadable source
+// fails the whole.
+func loadViews(c *cli.Context, specs []source.Spec, opts func(source.Spec) source.Options) ([]*model.Image, error) {
+	views := make([]*model.Image, len(specs))
+	errs := make([]error, len(specs))
+	var wg sync.WaitGroup
+	for i, spec := range specs {
+		wg.Go(func() {
+			var o source.Options
+			if opts != nil {
+				o = opts(spec)
+			}
+			res, err := loadPointWith(c, spec, o)
+			if err != nil {
+				errs[i] = fmt.Errorf("reading %s: %w", spec.Raw, err)
+				return
+			}
+			views[i] = res.Image
+		})
+	}
+	wg.Wait()
+	return views, errors.Join(errs...)
 }
 
 // loadImageSource is the imageLoader the commands use.

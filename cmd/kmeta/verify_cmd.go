@@ -1,13 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -118,22 +116,9 @@ func compareSources(c *cli.Context, verb, leftRaw, rightRaw string, check func(l
 			return usageErrorf(c, "--ignore %s: %v", cl, verify.ErrUnknownClass)
 		}
 	}
-	var views [2]*model.Image
-	var errs [2]error
-	var wg sync.WaitGroup
-	for i, spec := range []source.Spec{ls, rs} {
-		wg.Go(func() {
-			res, err := loadPoint(c, spec)
-			if err != nil {
-				errs[i] = fmt.Errorf("reading %s: %w", spec.Raw, err)
-				return
-			}
-			views[i] = res.Image
-		})
-	}
-	wg.Wait()
 	// An unreadable source is never "no differences".
-	if err := errors.Join(errs[0], errs[1]); err != nil {
+	views, err := loadViews(c, []source.Spec{ls, rs}, nil)
+	if err != nil {
 		return err
 	}
 	opts.Left = verify.Side{World: ls.World, Name: ls.String()}

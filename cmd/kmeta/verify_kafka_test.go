@@ -453,12 +453,13 @@ func verifyLive(ctx context.Context, t *testing.T, c *kafkatest.Cluster, ctrl in
 	}
 	// What the admin API never reports, and what a controller does not
 	// answer (it answers for controllers, features and the quorum):
-	// the quorum and the controllers' ranges are reported.
+	// the quorum, the controllers' ranges and their migration flags
+	// (ApiVersions' ZkMigrationReady) are reported.
 	want := []model.Field{
 		model.FieldACLs, model.FieldBrokers, model.FieldBrokerCordonedLogDirs, model.FieldBrokerEndpoints, model.FieldBrokerEpoch,
 		model.FieldBrokerFeatures, model.FieldBrokerFenced, model.FieldBrokerControlledShutdown, model.FieldBrokerIncarnationID,
 		model.FieldBrokerMigrating, model.FieldBrokerLogDirs, model.FieldClientQuotas, model.FieldBrokerConfigs, model.FieldTopicConfigs,
-		model.FieldControllerEndpoints, model.FieldControllerIncarnationID, model.FieldControllerZkMigrationReady,
+		model.FieldControllerEndpoints, model.FieldControllerIncarnationID,
 		model.FieldDelegationTokens, model.FieldMigration, model.FieldPartitionReassignment, model.FieldPartitionDirectories,
 		model.FieldPartitionELR, model.FieldPartitionLeaderRecovery, model.FieldPartitionEpoch, model.FieldProducerIDs,
 		model.FieldSCRAM, model.FieldSCRAMSecrets, model.FieldTopics,

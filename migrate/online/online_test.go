@@ -218,3 +218,38 @@ func TestRollback(t *testing.T) {
 		t.Fatalf("kraft rollback: %v %+v", err, r)
 	}
 }
+
+// A broker that did not register is named with the cause its file shows.
+func TestNotRegisteredCauses(t *testing.T) {
+	in := Input{ZK: zkImage(), KRaft: kraftImage(model.MigrationPreMigration, map[int32]bool{1: true}, true), Nodes: files(1, 2, 3)}
+	q := quorum{controllers: ctl, ibp: "3.9"}
+	in.Nodes[1].Props = migratingBroker(in.Nodes[1].Props, q)
+	// Broker 2: restarted without the flag; broker 3: an IBP the
+	// controller refuses.
+	in.Nodes[3].Props = migratingBroker(in.Nodes[3].Props, quorum{controllers: ctl, ibp: "3.8"})
+	st, err := Observe(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range st.Findings {
+		got[f.Entity] = f.Code
+	}
+	want := map[string]string{"broker 2": CodeBrokerNoFlag, "broker 3": CodeIBPMismatch}
+	for e, c := range want {
+		if got[e] != c {
+			t.Errorf("%s: finding %q, want %q (all: %v)", e, got[e], c, got)
+		}
+	}
+	if st.Phase != KRaftMigration || st.Healthy || len(st.WaitingFor) != 2 {
+		t.Fatalf("phase %s healthy %v waiting %v", st.Phase, st.Healthy, st.WaitingFor)
+	}
+	// Broker 3 without the controller settings.
+	delete(in.Nodes[3].Props, "controller.quorum.voters")
+	st, _ = Observe(in)
+	for _, f := range st.Findings {
+		if f.Entity == "broker 3" && f.Code != CodeBrokerNoQuorum && f.Code != CodeIBPMismatch {
+			t.Errorf("broker 3: %s", f.Code)
+		}
+	}
+}

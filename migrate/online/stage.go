@@ -330,16 +330,7 @@ func (s *stager) migration() error {
 		s.r.Steps = append(s.r.Steps, Step{Action: ActWait, What: "the controllers elect a leader and write ZkMigrationState PRE_MIGRATION (kmeta migrate status says KRaftMigration)"})
 	}
 	zkController := s.st.ZooKeeper.ControllerID
-	order := slices.Clone(brokers)
-	slices.SortStableFunc(order, func(a, b int32) int {
-		switch {
-		case a == zkController && b != zkController:
-			return 1
-		case b == zkController && a != zkController:
-			return -1
-		}
-		return 0
-	})
+	order := lastOf(brokers, zkController)
 	for _, id := range order {
 		if files[id] == nil || files[id].Profile() == BrokerMigrating && sameProps(files[id].Props, nodeProps(s.r.Nodes, id)) {
 			continue
@@ -352,6 +343,17 @@ func (s *stager) migration() error {
 	}
 	s.r.Steps = append(s.r.Steps, Step{Action: ActWait, What: "every broker registers with the KRaft controller; the controller copies the metadata and starts dual-writing (kmeta migrate status says KRaftDualWriting)"})
 	return nil
+}
+
+// lastOf orders ids with last at the end: ZooKeeper's controller among
+// the brokers, the quorum's leader among the controllers, so the roll
+// moves leadership once instead of once per node.
+func lastOf(ids []int32, last int32) []int32 {
+	out := slices.DeleteFunc(slices.Clone(ids), func(id int32) bool { return id == last })
+	if len(out) < len(ids) {
+		out = append(out, last)
+	}
+	return out
 }
 
 func nodeProps(ns []NodePlan, id int32) map[string]string {
@@ -518,16 +520,7 @@ func (s *stager) roll(role string) error {
 	if k := s.in.KRaft; k != nil && k.Quorum != nil {
 		leader = k.Quorum.LeaderID
 	}
-	order := slices.Clone(ids)
-	slices.SortStableFunc(order, func(a, b int32) int {
-		switch {
-		case a == leader && b != leader:
-			return 1
-		case b == leader && a != leader:
-			return -1
-		}
-		return 0
-	})
+	order := lastOf(ids, leader)
 	for _, id := range order {
 		n := s.needFile(id, role)
 		if n == nil {
