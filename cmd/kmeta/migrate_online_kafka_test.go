@@ -16,6 +16,7 @@ import (
 
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/model"
 )
 
 // The real-Kafka proof of the online migration commands (issue 21): a
@@ -114,7 +115,8 @@ type onlineWalk struct {
 	// started: the controllers were started (a KRaft source exists).
 	started bool
 	// live: the release answers --bootstrap-controller (KIP-919, 3.7+).
-	live    bool
+	live      bool
+	quotaBugs bool
 	traffic *kafkatest.Traffic
 	data    *kafkatest.Data
 	// before are the rich set's records as read back before the
@@ -131,6 +133,13 @@ type walkOptions struct {
 	// rich: SASL, AclAuthorizer, the rich metadata set with ACLs and a
 	// token (3.6+: tokens migrate from 3.6, SCRAM and ACLs from 3.5).
 	rich, tokens bool
+	// brokerProps apply to the ZooKeeper-mode brokers' files.
+	brokerProps map[string]string
+	// quotaBugs: the release's own migration writes client quotas wrong
+	// (sanitized entity names kept, KAFKA-16222; default entities turned
+	// into the entity named "", KAFKA-16411; fixed in 3.7.1), so verify in
+	// dual-write must report exactly such quota differences, nothing else.
+	quotaBugs bool
 }
 
 func startOnlineWalk(t *testing.T, ctx context.Context, o walkOptions) *onlineWalk {
@@ -138,9 +147,9 @@ func startOnlineWalk(t *testing.T, ctx context.Context, o walkOptions) *onlineWa
 	d := kafkatest.Dist(t, o.version)
 	zks := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{})
 	const chroot = "/kafka"
-	c := kafkatest.StartZKCluster(t, d, zks, kafkatest.ZKClusterOptions{Brokers: 3, Chroot: chroot, SASL: o.rich, Authorizer: o.rich})
+	c := kafkatest.StartZKCluster(t, d, zks, kafkatest.ZKClusterOptions{Brokers: 3, Chroot: chroot, SASL: o.rich, Authorizer: o.rich, Props: o.brokerProps})
 	w := &onlineWalk{t: t, d: d, zk: zks, c: c, zkSrc: "zk://" + zks.Connect(chroot), zkFiles: map[int]string{}, current: map[int]string{},
-		live: o.version >= "3.7"}
+		live: o.version >= "3.7", quotaBugs: o.quotaBugs}
 	if o.rich {
 		md, err := kafkatest.PopulateRich(ctx, c, c.Admin(t), kafkatest.RichOptions{ACLs: true, Tokens: o.tokens})
 		if err != nil {
@@ -413,8 +422,13 @@ func (w *onlineWalk) verifyDualWrite(when string) {
 	deadline := time.Now().Add(45 * time.Second)
 	for {
 		code, v, stderr := runVerify(w.t, "--zk", w.zkSrc, "--kraft", "kraft:"+w.metaDir(w.ctrlIDs[0]))
-		if code == exitOK && len(differences(v)) == 0 {
+		diffs := differences(v)
+		if code == exitOK && len(diffs) == 0 && !w.quotaBugs {
 			w.timeline = append(w.timeline, fmt.Sprintf("verify %s: equal", when))
+			return
+		}
+		if w.quotaBugs && code == exitFindings && len(diffs) > 0 && !slices.ContainsFunc(diffs, func(f model.Finding) bool { return f.Class != "quotas" }) {
+			w.timeline = append(w.timeline, fmt.Sprintf("verify %s: only the release's quota bugs (%d quota differences)", when, len(diffs)))
 			return
 		}
 		if time.Now().After(deadline) {
