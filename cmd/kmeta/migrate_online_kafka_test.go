@@ -117,8 +117,8 @@ type onlineWalk struct {
 	// live: the release answers --bootstrap-controller (KIP-919, 3.7+).
 	live      bool
 	quotaBugs bool
-	traffic *kafkatest.Traffic
-	data    *kafkatest.Data
+	traffic   *kafkatest.Traffic
+	data      *kafkatest.Data
 	// before are the rich set's records as read back before the
 	// migration (ProduceData's and PopulateRich's own).
 	before []kafkatest.Message
