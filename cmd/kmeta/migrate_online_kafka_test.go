@@ -612,3 +612,169 @@ func walkAll(t *testing.T, o walkOptions) {
 	}
 	t.Logf("walk on Kafka %s: setup %s, walk %s", o.version, setup.Round(time.Second), (time.Since(start) - setup).Round(time.Second))
 }
+
+// TestOnlineStuckStatesKafka: the stuck states of field notes §1, each
+// made on a real Kafka 3.9.2 cluster (ZooKeeper, three ZooKeeper-mode
+// brokers, traffic throughout) and named with its cause by migrate status
+// (finding codes matched in its JSON) and refused by the next stage:
+// a /migration left by an earlier attempt, a null /migration (both made
+// with ZooKeeper's own CLI, in the shape Kafka writes), a combined-mode
+// node's file, a controller formatted by Kafka's storage tool and started
+// without the migration flag (it initialises a new KRaft cluster), and,
+// with kmeta's controller up, a broker given its migration-mode file but
+// not restarted, a broker restarted without the migration flag, and a
+// broker restarted with an IBP other than the controllers' level.
+func TestOnlineStuckStatesKafka(t *testing.T) {
+	kafkatest.SkipIfUnitOnly(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+	defer cancel()
+	w := startOnlineWalk(t, ctx, walkOptions{version: kafkatest.Kafka39, controllers: 1})
+	ctrl := w.ctrlIDs[0]
+	zkcli := func(args ...string) string {
+		t.Helper()
+		out, stderr, err := w.d.Run(ctx, w.d.Tools.ZooKeeperShell, append([]string{"-server", strings.TrimPrefix(w.zkSrc, "zk://")}, args...)...)
+		if err != nil {
+			t.Fatalf("zookeeper-shell %v: %v\n%s%s", args, err, out, stderr)
+		}
+		return string(out)
+	}
+	release := []string{"--metadata-version", "3.9"}
+
+	// stuck checks status names code (on entity, when given) and exits 1,
+	// and that stage phase is refused naming it too (or, with refusal,
+	// that code).
+	stuck := func(what, code, entity, phase, refusal string) {
+		t.Helper()
+		for i, src := range w.kraftSources() {
+			if i > 0 {
+				// The live quorum reports no ZkMigrationState and no
+				// broker registrations: logged, not required.
+				c, s := w.status(src)
+				w.timeline = append(w.timeline, fmt.Sprintf("%-36s %-26s exit %d: %s", what, sourceName(src), c, s))
+				continue
+			}
+			c, s := w.status(src)
+			w.timeline = append(w.timeline, fmt.Sprintf("%-36s %-26s exit %d: %s", what, sourceName(src), c, s))
+			if c != exitFindings || !slices.ContainsFunc(s.Findings, func(f walkFinding) bool {
+				return f.Code == code && (entity == "" || f.Entity == entity)
+			}) {
+				t.Errorf("%s: status from %s: exit %d, want 1 with %s on %q: %s", what, sourceName(src), c, code, entity, s)
+			}
+		}
+		if refusal == "" {
+			refusal = code
+		}
+		var extra []string
+		if phase == "KRaftMigration" {
+			extra = release
+		}
+		if s, _ := w.stage(phase, exitFindings, nil, extra...); !s.hasCheck(refusal) {
+			t.Errorf("%s: stage %s refused with %s, want %s", what, phase, codes(s.Checks), refusal)
+		}
+	}
+
+	// A /migration left by an earlier attempt, then a null one.
+	zkcli("create", "/migration", `{"version":0,"kraft_metadata_offset":189,"kraft_controller_id":3001,"kraft_metadata_epoch":3,"kraft_controller_epoch":4}`)
+	stuck("stale /migration", "stale-migration-znode", "", "KRaftMigration", "")
+	zkcli("delete", "/migration")
+	zkcli("create", "/migration")
+	stuck("null /migration", "migration-znode-null", "", "KRaftMigration", "")
+	zkcli("delete", "/migration")
+	w.expectPhase("znodes removed", "ZooKeeper")
+
+	// A combined-mode node's file.
+	combined := filepath.Join(t.TempDir(), "combined.properties")
+	b, err := os.ReadFile(w.zkFiles[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, []byte(fmt.Sprintf("process.roles=broker,controller\nnode.id=%d\n", ctrl))...)
+	if err := os.WriteFile(combined, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.current[ctrl] = combined
+	stuck("combined-mode node", "combined-mode-node", fmt.Sprintf("node %d", ctrl), "KRaftMigration", "")
+	delete(w.current, ctrl)
+
+	// A controller formatted by Kafka's storage tool and started without
+	// the migration flag.
+	meta, err := w.c.Admin(t).BrokerMetadata(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := strings.Cut(strings.Split(w.controllers, "@")[1], ":")
+	n := w.c.AddNode(ctrl, "controller", map[string]string{
+		"process.roles": "controller", "node.id": strconv.Itoa(ctrl), "controller.quorum.voters": w.controllers,
+		"controller.listener.names": "CONTROLLER", "listeners": "CONTROLLER://127.0.0.1:" + port,
+		"listener.security.protocol.map": "CONTROLLER:PLAINTEXT", "log.dirs": w.metaDir(ctrl),
+	})
+	n.ControllerPort, _ = strconv.Atoi(port)
+	w.c.ClusterID = meta.Cluster
+	w.c.FormatNode(ctrl, "--release-version", "3.9")
+	w.c.StartNode(ctrl)
+	w.started = true
+	stuck("controller without migration", "controller-formatted-without-migration", "", "KRaftDualWriting", "")
+	w.c.StopNode(ctrl)
+	if err := os.RemoveAll(w.metaDir(ctrl)); err != nil {
+		t.Fatal(err)
+	}
+	w.started = false
+	w.expectPhase("that controller removed", "ZooKeeper")
+
+	// kmeta's controller up; the brokers not rolled as staged.
+	s, out := w.stageMigration()
+	wait := slices.IndexFunc(s.Steps, func(st kafkatest.StageStep) bool { return st.Action == "wait" })
+	w.apply(ctx, out, s.Steps[:wait+1], nil)
+	w.current[1] = filepath.Join(out, "server-1.properties")
+	stuck("broker 1 not restarted", "broker-not-registered", "broker 1", "KRaftDualWriting", "phase-not-reached")
+	w.current[1] = w.zkFiles[1]
+
+	edited := func(id int, change func(map[string]string)) string {
+		t.Helper()
+		p, err := metalog.ReadJavaProperties(filepath.Join(out, fmt.Sprintf("server-%d.properties", id)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		change(p)
+		name := fmt.Sprintf("server-%d.edited.properties", id)
+		if err := os.WriteFile(filepath.Join(out, name), metalog.FormatJavaProperties("edited by the test", p), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return name
+	}
+	// Broker 2 restarted, but on its old file: Kafka 3.9 refuses to
+	// start a broker with the controller settings and no migration flag
+	// ("controller.listener.names must be empty when not running in KRaft
+	// mode"), so the flag can only be missing this way. Kafka's own
+	// startup config dump is the oracle.
+	zk2 := filepath.Join(out, "server-2.zookeeper.properties")
+	if b, err := os.ReadFile(w.zkFiles[2]); err != nil || os.WriteFile(zk2, b, 0o600) != nil {
+		t.Fatal(err)
+	}
+	f3 := edited(3, func(p map[string]string) { p["inter.broker.protocol.version"] = "3.8" })
+	w.apply(ctx, out, []kafkatest.StageStep{
+		{Step: 1, Action: "restart", Node: 2, Config: filepath.Base(zk2)},
+		{Step: 2, Action: "restart", Node: 3, Config: f3},
+	}, nil)
+	if lb, err := os.ReadFile(w.c.Node(2).LogPath()); err != nil || !strings.Contains(string(lb[strings.LastIndex(string(lb), "==== kafkatest: starting"):]), "zookeeper.metadata.migration.enable = false") {
+		t.Errorf("broker 2's last start does not log zookeeper.metadata.migration.enable = false (%v)", err)
+	}
+	stuck("broker 2 without the migration flag", "broker-migration-flag-missing", "broker 2", "KRaftDualWriting", "phase-not-reached")
+	stuck("broker 3 on IBP 3.8", "ibp-mismatch", "broker 3", "KRaftDualWriting", "phase-not-reached")
+	// Kafka's side of broker 3's refusal: the controller answers its
+	// registration with UNSUPPORTED_VERSION.
+	const refused = "Unable to register broker 3 because the controller returned error UNSUPPORTED_VERSION"
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Second) {
+		lb, _ := os.ReadFile(w.c.Node(3).LogPath())
+		if strings.Contains(string(lb), refused) {
+			w.timeline = append(w.timeline, "broker 3's log: "+refused)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("broker 3 on IBP 3.8: its log never says %q", refused)
+			break
+		}
+	}
+	w.advance(ctx, "stuck")
+	w.finish(ctx)
+}

@@ -24,7 +24,14 @@ import (
 // quorum, ZooKeeper's CLI removing /controller and /migration, the brokers
 // rolled back to their ZooKeeper-mode files). At the end every
 // acknowledged record was consumed and the group committed up to the end.
+//
+// make drill runs it (KMETA_DRILL=1): cmd/kmeta's online-migration walk
+// exercises the same pieces in make test.
 func TestStageRunnerMigration(t *testing.T) {
+	SkipIfUnitOnly(t)
+	if os.Getenv("KMETA_DRILL") != "1" {
+		t.Skip("run with `make drill` (KMETA_DRILL=1)")
+	}
 	d := Dist(t, Kafka39)
 	zk := StartZooKeeper(t, d, ZKOptions{})
 	const chroot = "/kafka"
