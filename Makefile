@@ -86,9 +86,13 @@ mutate:
 # The quorum disaster-recovery drills on real Kafka (issue 20): 4.4.0 with a
 # dynamic quorum losing two controllers, then all three; 3.9.2 static voters
 # losing two. About 2.5 minutes; make test runs the shorter rebuild proof.
+# The online-migration drills (issue 21): rollback from KRaftMigration,
+# KRaftDualWriting and KRaftPostMigration, the walk on Kafka 3.5.2, and the
+# harness's own hand-written migration and rollback; about 10 more minutes.
 .PHONY: drill
 drill:
-	KMETA_DRILL=1 $(GO) test -p 1 -count=1 -timeout 30m -run '^TestQuorumRebuild(Static)?Kafka$$' -v ./cmd/kmeta/
+	KMETA_DRILL=1 $(GO) test -p 1 -count=1 -timeout 40m -run '^(TestQuorumRebuild(Static)?Kafka|TestOnlineRollbackKafka|TestOnlineMigrationWalkOldKafka)$$' -v ./cmd/kmeta/
+	KMETA_DRILL=1 $(GO) test -p 1 -count=1 -timeout 10m -run '^TestStageRunnerMigration$$' -v ./internal/testkit/kafkatest/
 
 # The main job, the full migration rehearsal: a throwaway Kafka 3.9
 # ZooKeeper-mode cluster with data is planned, stopped, migrated offline by

@@ -66,6 +66,11 @@ type Node struct {
 	// JVM are extra JVM options for the server (e.g. a larger -Xmx: the
 	// last -Xmx on a java command line wins).
 	JVM []string
+	// ConfigSource, when set, is a server.properties written by someone
+	// else (kmeta migrate stage): it is copied to Config byte for byte
+	// before every start instead of rendering Props, so Kafka reads
+	// exactly that file. Props then only describe it to the harness.
+	ConfigSource string
 
 	proc *process
 }
@@ -256,14 +261,26 @@ func (c *Cluster) MetadataPartitionDir(id int) string {
 	return filepath.Join(c.MetadataLogDir(id), "__cluster_metadata-0")
 }
 
-// writeConfig writes the node's Props as a properties file, sorted by key.
+// writeConfig writes the node's Props as a properties file, sorted by key,
+// or copies ConfigSource.
 func (n *Node) writeConfig() error {
-	keys := slices.Sorted(maps.Keys(n.Props))
-	var b strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%s=%s\n", k, escapeProp(n.Props[k]))
+	if n.ConfigSource != "" {
+		b, err := os.ReadFile(n.ConfigSource)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(n.Config, b, 0o600)
 	}
-	return os.WriteFile(n.Config, []byte(b.String()), 0o644)
+	return os.WriteFile(n.Config, renderProps(n.Props), 0o644)
+}
+
+// renderProps renders props as a properties file, sorted by key.
+func renderProps(props map[string]string) []byte {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		fmt.Fprintf(&b, "%s=%s\n", k, escapeProp(props[k]))
+	}
+	return []byte(b.String())
 }
 
 // escapeProp escapes what java.util.Properties would otherwise interpret:

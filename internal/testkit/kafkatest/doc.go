@@ -68,6 +68,22 @@
 // lose one from its image (Kafka's ScramDelta.apply; see
 // testdata/kraft/README.md and TestKafkaSCRAMImageAfterRestart).
 //
+// # Online migration
+//
+// StartTraffic runs an idempotent acks=all producer and a committing
+// consumer group member in the background (topic RF 3, min.insync 2) that
+// live through restarts; Stop drains and reports what was acknowledged and
+// consumed (TrafficResult.Problems: an acknowledged record not consumed,
+// a committed offset short of the end). StageRunner performs the steps
+// `kmeta migrate stage` and `rollback` print (install-metadata-dir, start,
+// restart, stop, wait, zookeeper, delete-metadata-dir) on a Cluster: a
+// started node runs the staged server.properties byte for byte
+// (Node.ConfigSource), a "zookeeper" step runs ZooKeeper's CLI as
+// zookeeper-shell.sh does with the connect string the printed command
+// names, and each broker (re)start waits for full ISRs (WaitInSync). Old
+// 3.x releases (3.4.1, Kafka35 = 3.5.2, 3.6.2) are known for the server,
+// the storage tool and ZooKeeper only.
+//
 // # Fixtures
 //
 // TestGenerateFixtures (go test -run TestGenerateFixtures -args -generate,

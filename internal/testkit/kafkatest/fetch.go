@@ -240,7 +240,7 @@ func pick(a, b string) [2]string { return [2]string{a, b} }
 func checkClasses(lib string, jars []string, tools Tools) error {
 	want := map[string]bool{}
 	for _, c := range []string{tools.Kafka, tools.DumpLog, tools.Storage, tools.Features, tools.Topics,
-		tools.Configs, tools.Acls, tools.MetadataQuorum, tools.MetadataShell, tools.ZooKeeper} {
+		tools.Configs, tools.Acls, tools.MetadataQuorum, tools.MetadataShell, tools.ZooKeeper, tools.ZooKeeperShell} {
 		if c != "" {
 			want[strings.ReplaceAll(c, ".", "/")+".class"] = false
 		}

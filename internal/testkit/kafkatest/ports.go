@@ -27,3 +27,8 @@ func freePorts(n int) ([]int, error) {
 	}
 	return ports, nil
 }
+
+// FreePorts reserves n distinct free ports on 127.0.0.1 for a test that
+// must name a server's port before the harness starts it (the controllers
+// kmeta migrate stage writes files for).
+func FreePorts(n int) ([]int, error) { return freePorts(n) }

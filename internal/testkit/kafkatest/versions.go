@@ -19,6 +19,9 @@ const (
 	// kafka-tools artifact; its admin tools are kafka.admin.* in kafka_2.13.
 	// Use Kafka39's ZooKeeper with it (Tools.ZooKeeper is empty).
 	Kafka27 = "2.7.2"
+	// Kafka35 is the oldest release whose ZooKeeper to KRaft migration the
+	// online-migration walk runs (3.4 had it as an early-access preview).
+	Kafka35 = "3.5.2"
 )
 
 // Versions lists the KRaft-capable releases the harness tests against,
@@ -43,6 +46,9 @@ type Tools struct {
 	// ZooKeeper is ZooKeeperServerMain; set only for releases that ship
 	// ZooKeeper (3.x).
 	ZooKeeper string
+	// ZooKeeperShell is what zookeeper-shell.sh runs (ZooKeeper's CLI with
+	// Kafka's TLS options); set only for releases that ship ZooKeeper.
+	ZooKeeperShell string
 }
 
 // release describes how to fetch one Kafka version with Maven.
@@ -99,6 +105,7 @@ var releases = map[string]release{
 			MetadataQuorum: "org.apache.kafka.tools.MetadataQuorumCommand",
 			MetadataShell:  "org.apache.kafka.shell.MetadataShell",
 			ZooKeeper:      "org.apache.zookeeper.server.ZooKeeperServerMain",
+			ZooKeeperShell: "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka",
 		},
 		deps: []mavenDep{
 			{"org.apache.kafka", "kafka-shell", Kafka39},
@@ -108,6 +115,12 @@ var releases = map[string]release{
 		},
 		zk: true,
 	},
+	// The old 3.x lines run only ZooKeeper-mode brokers, their controllers
+	// and ZooKeeper in the tests (the online migration walk); their admin
+	// tools are not named.
+	Kafka35: old3(Kafka35),
+	"3.4.1": old3("3.4.1"),
+	"3.6.2": old3("3.6.2"),
 	Kafka27: {
 		version: Kafka27,
 		tools: Tools{
@@ -123,6 +136,27 @@ var releases = map[string]release{
 		zk:              true,
 		noToolsArtifact: true,
 	},
+}
+
+// old3 is an older 3.x release: the server, the storage tool, ZooKeeper
+// and its CLI, logging through slf4j-reload4j as 3.9's distributions do.
+func old3(version string) release {
+	return release{
+		version: version,
+		tools: Tools{
+			Kafka:          "kafka.Kafka",
+			DumpLog:        "kafka.tools.DumpLogSegments",
+			Storage:        "kafka.tools.StorageTool",
+			ZooKeeper:      "org.apache.zookeeper.server.ZooKeeperServerMain",
+			ZooKeeperShell: "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka",
+		},
+		deps: []mavenDep{
+			{"org.slf4j", "slf4j-reload4j", "1.7.36"},
+			{"ch.qos.reload4j", "reload4j", "1.2.25"},
+		},
+		zk:              true,
+		noToolsArtifact: true,
+	}
 }
 
 func lookupRelease(version string) (release, error) {

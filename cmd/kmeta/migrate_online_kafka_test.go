@@ -1,0 +1,780 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
+	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/model"
+)
+
+// The real-Kafka proof of the online migration commands (issue 21): a
+// ZooKeeper-mode cluster driven through Kafka's own migration using only
+// the files, dirs and steps `kmeta migrate stage` and `rollback` print,
+// with `kmeta migrate status` asked at every step.
+
+// walkStatus is what the walk reads of migrate status -o json.
+type walkStatus struct {
+	Phase     string `json:"phase"`
+	Healthy   bool   `json:"healthy"`
+	Agree     *bool  `json:"agree"`
+	NextPhase string `json:"nextPhase"`
+	ZooKeeper struct {
+		ControllerID         int32 `json:"controllerId"`
+		KRaftControllerEpoch int32 `json:"kraftControllerEpoch"`
+	} `json:"zookeeper"`
+	KRaft *struct {
+		State           string `json:"state"`
+		MetadataVersion string `json:"metadataVersion"`
+	} `json:"kraft"`
+	Brokers []struct {
+		ID          int32  `json:"id"`
+		InZooKeeper bool   `json:"inZooKeeper"`
+		KRaft       string `json:"kraft"`
+		Cause       string `json:"cause"`
+	} `json:"brokers"`
+	WaitingFor []string      `json:"waitingFor"`
+	Findings   []walkFinding `json:"findings"`
+}
+
+type walkFinding struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Entity   string `json:"entity"`
+	Message  string `json:"message"`
+}
+
+func (s walkStatus) String() string {
+	var bs []string
+	for _, b := range s.Brokers {
+		bs = append(bs, fmt.Sprintf("%d:zk=%v,kraft=%s", b.ID, b.InZooKeeper, b.KRaft))
+	}
+	state := "-"
+	if s.KRaft != nil {
+		state = s.KRaft.State
+	}
+	return fmt.Sprintf("%s healthy=%v state=%s brokers=[%s] waiting=%q findings=%s", s.Phase, s.Healthy, state,
+		strings.Join(bs, " "), s.WaitingFor, codes(s.Findings))
+}
+
+func codes(fs []walkFinding) string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Severity+":"+f.Code+"("+f.Entity+")")
+	}
+	return "[" + strings.Join(out, " ") + "]"
+}
+
+// walkStage is what the walk reads of migrate stage/rollback -o json.
+type walkStage struct {
+	Phase   string                `json:"phase"`
+	Current string                `json:"current"`
+	Ready   bool                  `json:"ready"`
+	Refused bool                  `json:"refused"`
+	Checks  []walkFinding         `json:"checks"`
+	Steps   []kafkatest.StageStep `json:"steps"`
+	Nodes   []struct {
+		ID     int32  `json:"id"`
+		Role   string `json:"role"`
+		Config string `json:"config"`
+	} `json:"nodes"`
+}
+
+func (s walkStage) hasCheck(code string) bool {
+	return slices.ContainsFunc(s.Checks, func(f walkFinding) bool { return f.Code == code })
+}
+
+// onlineWalk is one cluster under migration and what the test knows of
+// it: every node's current file, the staged outputs, the traffic.
+type onlineWalk struct {
+	t      *testing.T
+	d      *kafkatest.Distribution
+	zk     *kafkatest.ZooKeeper
+	c      *kafkatest.Cluster
+	zkSrc  string
+	runner *kafkatest.StageRunner
+	// controllers is --controllers; metaDirs is --metadata-dir.
+	controllers string
+	ctrlIDs     []int
+	metaDirs    string
+	// zkFiles are the brokers' ZooKeeper-mode files (copies taken before
+	// any restart); current is the file each node runs now.
+	zkFiles map[int]string
+	current map[int]string
+	// started: the controllers were started (a KRaft source exists).
+	started bool
+	// live: the release answers --bootstrap-controller (KIP-919, 3.7+).
+	live      bool
+	quotaBugs bool
+	traffic   *kafkatest.Traffic
+	data      *kafkatest.Data
+	// before are the rich set's records as read back before the
+	// migration (ProduceData's and PopulateRich's own).
+	before []kafkatest.Message
+	rich   *kafkatest.RichMetadata
+	// timeline records each status check, for the log.
+	timeline []string
+}
+
+type walkOptions struct {
+	version     string
+	controllers int
+	// rich: SASL, AclAuthorizer, the rich metadata set with ACLs and a
+	// token (3.6+: tokens migrate from 3.6, SCRAM and ACLs from 3.5).
+	rich, tokens bool
+	// brokerProps apply to the ZooKeeper-mode brokers' files.
+	brokerProps map[string]string
+	// quotaBugs: the release's own migration writes client quotas wrong
+	// (sanitized entity names kept, KAFKA-16222; default entities turned
+	// into the entity named "", KAFKA-16411; fixed in 3.7.1), so verify in
+	// dual-write must report exactly such quota differences, nothing else.
+	quotaBugs bool
+}
+
+func startOnlineWalk(t *testing.T, ctx context.Context, o walkOptions) *onlineWalk {
+	t.Helper()
+	d := kafkatest.Dist(t, o.version)
+	zks := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{})
+	const chroot = "/kafka"
+	c := kafkatest.StartZKCluster(t, d, zks, kafkatest.ZKClusterOptions{Brokers: 3, Chroot: chroot, SASL: o.rich, Authorizer: o.rich, Props: o.brokerProps})
+	w := &onlineWalk{t: t, d: d, zk: zks, c: c, zkSrc: "zk://" + zks.Connect(chroot), zkFiles: map[int]string{}, current: map[int]string{},
+		live: o.version >= "3.7", quotaBugs: o.quotaBugs}
+	if o.rich {
+		md, err := kafkatest.PopulateRich(ctx, c, c.Admin(t), kafkatest.RichOptions{ACLs: true, Tokens: o.tokens})
+		if err != nil {
+			t.Fatalf("%v\ndone: %v", err, md.Log)
+		}
+		w.rich = md
+		if w.data, err = kafkatest.ProduceData(ctx, c, kafkatest.DataOptions{Group: "kmeta-walk"}); err != nil {
+			t.Fatal(err)
+		}
+		if w.before, err = kafkatest.ConsumeAll(ctx, c, w.data.Topics, len(w.data.Produced)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	zkDir := t.TempDir()
+	for _, id := range c.Brokers() {
+		b, err := os.ReadFile(c.Node(id).Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(zkDir, fmt.Sprintf("zk-server-%d.properties", id))
+		if err := os.WriteFile(f, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		w.zkFiles[id], w.current[id] = f, f
+	}
+	ports, err := kafkatest.FreePorts(o.controllers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cs []string
+	for i, p := range ports {
+		id := kafkatest.FirstControllerID + i
+		w.ctrlIDs = append(w.ctrlIDs, id)
+		cs = append(cs, fmt.Sprintf("%d@127.0.0.1:%d", id, p))
+	}
+	w.controllers = strings.Join(cs, ",")
+	w.metaDirs = filepath.Join(c.Dir, "kraft-{id}", "metadata")
+	t.Cleanup(func() { t.Logf("timeline:\n%s", strings.Join(w.timeline, "\n")) })
+	w.runner = &kafkatest.StageRunner{Cluster: c, ReadProps: metalog.ReadJavaProperties, Logf: t.Logf, Wait: w.waitStep}
+	tr, err := kafkatest.StartTraffic(ctx, t, c, kafkatest.TrafficOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.traffic = tr
+	w.advance(ctx, "before the migration")
+	return w
+}
+
+func (w *onlineWalk) advance(ctx context.Context, when string) {
+	w.t.Helper()
+	if err := w.traffic.Advance(ctx, 30, 90*time.Second); err != nil {
+		w.t.Fatalf("%s: %v", when, err)
+	}
+}
+
+// metaDir is controller id's metadata log dir.
+func (w *onlineWalk) metaDir(id int) string {
+	return strings.ReplaceAll(w.metaDirs, "{id}", strconv.Itoa(id))
+}
+
+// kraftSources are the KRaft sources status is asked with: a
+// controller's metadata log dir (read-only, no lock taken) and, on 3.7+,
+// the live quorum.
+func (w *onlineWalk) kraftSources() [][]string {
+	if !w.started {
+		return [][]string{nil}
+	}
+	srcs := [][]string{{"--kraft", "kraft:" + w.metaDir(w.ctrlIDs[0])}}
+	if w.live {
+		srcs = append(srcs, []string{"--bootstrap-controller", w.c.BootstrapControllers()})
+	}
+	return srcs
+}
+
+func (w *onlineWalk) configArgs(files map[int]string) []string {
+	var args []string
+	for _, id := range slices.Sorted(maps.Keys(files)) {
+		args = append(args, "--config", fmt.Sprintf("%d=%s", id, files[id]))
+	}
+	return args
+}
+
+// status runs migrate status with one KRaft source (nil: ZooKeeper alone).
+func (w *onlineWalk) status(src []string) (int, walkStatus) {
+	w.t.Helper()
+	args := append([]string{"migrate", "status", "-o", "json", "--zk", w.zkSrc}, src...)
+	args = append(args, w.configArgs(w.current)...)
+	code, out, stderr := runKmeta(w.t, args...)
+	var s walkStatus
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		w.t.Fatalf("migrate status %v: exit %d, not JSON (%v): %s\nstderr: %s", src, code, err, out, stderr)
+	}
+	return code, s
+}
+
+// expectPhase asks status from every KRaft source and checks the phase
+// is one of want. It returns the log-dir source's answer.
+func (w *onlineWalk) expectPhase(when string, want ...string) walkStatus {
+	w.t.Helper()
+	var first walkStatus
+	for i, src := range w.kraftSources() {
+		code, s := w.status(src)
+		if i == 0 {
+			first = s
+		}
+		line := fmt.Sprintf("%-44s %-26s exit %d: %s", when, sourceName(src), code, s)
+		w.timeline = append(w.timeline, line)
+		if !slices.Contains(want, s.Phase) {
+			w.t.Errorf("status at %q from %s: phase %s, want %v (exit %d): %s", when, sourceName(src), s.Phase, want, code, s)
+		}
+		if (code == exitOK) != s.Healthy {
+			w.t.Errorf("status at %q from %s: exit %d but healthy=%v", when, sourceName(src), code, s.Healthy)
+		}
+	}
+	return first
+}
+
+func sourceName(src []string) string {
+	if len(src) == 0 {
+		return "zk alone"
+	}
+	if strings.HasPrefix(src[1], "kraft:") {
+		return "zk + kraft:DIR"
+	}
+	return "zk + --bootstrap-controller"
+}
+
+// stage runs migrate stage PHASE with the KRaft log-dir source and every
+// node's current file (or files, when given), into a fresh --out dir.
+func (w *onlineWalk) stage(phase string, wantExit int, files map[int]string, extra ...string) (walkStage, string) {
+	w.t.Helper()
+	out := filepath.Join(w.t.TempDir(), "stage-"+phase)
+	if files == nil {
+		files = w.current
+	}
+	args := []string{"migrate", "stage", phase, "-o", "json", "--zk", w.zkSrc, "--out", out}
+	if w.started {
+		args = append(args, w.kraftSources()[0]...)
+	}
+	if phase == "KRaftMigration" {
+		args = append(args, "--controllers", w.controllers, "--metadata-dir", w.metaDirs)
+	}
+	args = append(append(args, w.configArgs(files)...), extra...)
+	code, stdout, stderr := runKmeta(w.t, args...)
+	var s walkStage
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		w.t.Fatalf("migrate stage %s: exit %d, not JSON (%v): %s\nstderr: %s", phase, code, err, stdout, stderr)
+	}
+	if code != wantExit {
+		w.t.Fatalf("migrate stage %s: exit %d, want %d; checks %s\nsteps %v\nstderr: %s", phase, code, wantExit, codes(s.Checks), s.Steps, stderr)
+	}
+	if code != exitOK {
+		if ents, _ := os.ReadDir(out); len(ents) > 0 {
+			w.t.Errorf("migrate stage %s refused but wrote %d entries into --out", phase, len(ents))
+		}
+	}
+	w.timeline = append(w.timeline, fmt.Sprintf("stage %-20s exit %d (current %s): checks %s", phase, code, s.Current, codes(s.Checks)))
+	return s, out
+}
+
+// stageMigration stages KRaftMigration, telling kmeta the brokers'
+// release (the harness's files leave inter.broker.protocol.version to it).
+func (w *onlineWalk) stageMigration() (walkStage, string) {
+	w.t.Helper()
+	release := strings.Join(strings.Split(w.d.Version, ".")[:2], ".")
+	return w.stage("KRaftMigration", exitOK, nil, "--metadata-version", release)
+}
+
+// rollback runs migrate rollback with the brokers' ZooKeeper-mode files
+// and the controllers' current files.
+func (w *onlineWalk) rollback(wantExit int) (walkStage, string) {
+	w.t.Helper()
+	out := filepath.Join(w.t.TempDir(), "rollback")
+	files := map[int]string{}
+	for id, f := range w.current {
+		files[id] = f
+	}
+	for id, f := range w.zkFiles {
+		files[id] = f
+	}
+	args := []string{"migrate", "rollback", "-o", "json", "--zk", w.zkSrc, "--out", out}
+	if w.started {
+		args = append(args, w.kraftSources()[0]...)
+	}
+	args = append(args, w.configArgs(files)...)
+	code, stdout, stderr := runKmeta(w.t, args...)
+	var s walkStage
+	if code != wantExit {
+		// Not fatal: the walk goes on without it.
+		w.t.Errorf("migrate rollback: exit %d, want %d: %s\nstderr: %s", code, wantExit, stdout, stderr)
+		return s, out
+	}
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		w.t.Fatalf("migrate rollback: exit %d, not JSON (%v): %s\nstderr: %s", code, err, stdout, stderr)
+	}
+	w.timeline = append(w.timeline, fmt.Sprintf("rollback from %-13s exit %d: checks %s, %d steps", s.Current, code, codes(s.Checks), len(s.Steps)))
+	return s, out
+}
+
+// apply performs the steps as printed; after is called after each one.
+func (w *onlineWalk) apply(ctx context.Context, out string, steps []kafkatest.StageStep, after func(kafkatest.StageStep) error) {
+	w.t.Helper()
+	if len(steps) == 0 {
+		return
+	}
+	w.runner.AfterStep = func(_ context.Context, s kafkatest.StageStep) error {
+		switch s.Action {
+		case "start", "restart":
+			w.current[s.Node] = filepath.Join(out, s.Config)
+			if !w.started && slices.Contains(w.ctrlIDs, s.Node) {
+				w.started = true
+			}
+		case "delete-metadata-dir":
+			w.started = false
+			delete(w.current, s.Node)
+		}
+		if after != nil {
+			return after(s)
+		}
+		return nil
+	}
+	if err := w.runner.Run(ctx, out, steps); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+var saysPhase = regexp.MustCompile(`status says (\w+)`)
+
+// waitStep is the runner's "wait": poll status (the controller's log dir
+// when controllers run) until it names the phase the step names.
+func (w *onlineWalk) waitStep(ctx context.Context, s kafkatest.StageStep) error {
+	m := saysPhase.FindStringSubmatch(s.What)
+	if m == nil {
+		return fmt.Errorf("wait step names no phase status would say: %q", s.What)
+	}
+	want := m[1]
+	start := time.Now()
+	deadline := start.Add(3 * time.Minute)
+	var last walkStatus
+	var code int
+	for {
+		code, last = w.status(w.kraftSources()[0])
+		if want == "PreKRaft" && last.Phase == "KRaft" {
+			// Status calls the cluster KRaft as soon as no node's file
+			// mentions ZooKeeper, which the PreKRaft roll itself makes
+			// true: the wait can never see PreKRaft. Reported, and the
+			// walk goes on.
+			w.t.Errorf("wait for %s: status already says KRaft (exit %d): %s", want, code, last)
+			return nil
+		}
+		if last.Phase == want {
+			w.t.Logf("wait: status says %s after %s (exit %d)", want, time.Since(start).Round(100*time.Millisecond), code)
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("status still says %s after 3 min, want %s: %s", last.Phase, want, last)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// verifyDualWrite runs kmeta verify --zk --kraft kraft:DIR until it is
+// clean (dual-write lags a commit a little; leaders move under traffic).
+func (w *onlineWalk) verifyDualWrite(when string) {
+	w.t.Helper()
+	deadline := time.Now().Add(45 * time.Second)
+	for {
+		code, v, stderr := runVerify(w.t, "--zk", w.zkSrc, "--kraft", "kraft:"+w.metaDir(w.ctrlIDs[0]))
+		diffs := differences(v)
+		if code == exitOK && len(diffs) == 0 && !w.quotaBugs {
+			w.timeline = append(w.timeline, fmt.Sprintf("verify %s: equal", when))
+			return
+		}
+		if w.quotaBugs && code == exitFindings && len(diffs) > 0 && !slices.ContainsFunc(diffs, func(f model.Finding) bool { return f.Class != "quotas" }) {
+			w.timeline = append(w.timeline, fmt.Sprintf("verify %s: only the release's quota bugs (%d quota differences)", when, len(diffs)))
+			return
+		}
+		if time.Now().After(deadline) {
+			w.t.Errorf("verify %s: exit %d (%s), differences:%s\nstderr: %s", when, code, v.Result, showFindings(differences(v)), stderr)
+			return
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// finish stops the traffic and checks every acknowledged record was
+// consumed and, with the rich set, every record ProduceData wrote reads
+// back.
+func (w *onlineWalk) finish(ctx context.Context) {
+	w.t.Helper()
+	res, err := w.traffic.Stop(ctx, 90*time.Second)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if p := res.Problems(); len(p) > 0 {
+		w.t.Errorf("traffic: %s; %d problems:\n%s", res, len(p), strings.Join(p[:min(len(p), 20)], "\n"))
+	}
+	w.t.Logf("traffic over %s: %s; committed %v = end %v", res.Duration.Round(time.Second), res, res.Committed, res.End)
+	if w.data != nil {
+		got, err := kafkatest.ConsumeAll(ctx, w.c, w.data.Topics, len(w.before))
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		if diff := kafkatest.DiffMessages(w.before, got); len(diff) > 0 {
+			w.t.Errorf("the rich set's records after the walk differ:\n%s", strings.Join(diff[:min(len(diff), 20)], "\n"))
+		}
+	}
+}
+
+func (w *onlineWalk) brokerFiles() map[int]string {
+	out := map[int]string{}
+	for _, id := range w.c.Brokers() {
+		out[id] = w.current[id]
+	}
+	return out
+}
+
+// TestOnlineMigrationWalkKafka is the acceptance walk of issue 21 on real
+// Kafka 3.9.2: ZooKeeper and three ZooKeeper-mode brokers (SASL,
+// AclAuthorizer) with the rich metadata set and its records, a producer
+// and a consumer group running throughout, three new KRaft controllers.
+// The cluster goes ZooKeeper → KRaftMigration → KRaftDualWriting →
+// KRaftPostMigration → PreKRaft → KRaft using only what `kmeta migrate
+// stage` writes and prints (its formatted dirs, its files byte for byte,
+// its steps in order, ZooKeeper's CLI for nothing: stage never needs it).
+// At each phase the next stage is first refused while its conditions do
+// not hold, then passes; status names the phase at every step from
+// ZooKeeper plus the controller's log dir and plus the live quorum;
+// rollback is offered up to KRaftPostMigration and refused from PreKRaft
+// on; verify is clean during dual-write; at the end every acknowledged
+// record was consumed, the group committed to the end, every record of
+// the rich set reads back and lint finds nothing critical on the KRaft
+// side.
+func TestOnlineMigrationWalkKafka(t *testing.T) {
+	kafkatest.SkipIfUnitOnly(t)
+	walkAll(t, walkOptions{version: kafkatest.Kafka39, controllers: 3, rich: true, tokens: true})
+}
+
+func walkAll(t *testing.T, o walkOptions) {
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Minute)
+	defer cancel()
+	start := time.Now()
+	w := startOnlineWalk(t, ctx, o)
+	setup := time.Since(start)
+
+	// ZooKeeper.
+	w.expectPhase("start", "ZooKeeper")
+	if s, _ := w.stage("KRaftDualWriting", exitFindings, nil); !s.hasCheck("stage-out-of-order") {
+		t.Errorf("stage KRaftDualWriting from ZooKeeper: checks %s, want stage-out-of-order", codes(s.Checks))
+	}
+	partial := map[int]string{1: w.zkFiles[1], 2: w.zkFiles[2]}
+	if s, _ := w.stage("KRaftMigration", exitFindings, partial); !s.hasCheck("node-config-missing") {
+		t.Errorf("stage KRaftMigration without broker 3's file: checks %s, want node-config-missing", codes(s.Checks))
+	}
+
+	// The harness's brokers leave inter.broker.protocol.version to their
+	// release, which no file says: kmeta must be told.
+	if s, _ := w.stage("KRaftMigration", exitFindings, nil); !s.hasCheck("ibp-not-set") {
+		t.Errorf("stage KRaftMigration with no IBP in any file: checks %s, want ibp-not-set", codes(s.Checks))
+	}
+
+	// KRaftMigration.
+	s, out := w.stageMigration()
+	var actions []string
+	for _, st := range s.Steps {
+		actions = append(actions, st.Action)
+	}
+	t.Logf("stage KRaftMigration steps: %v", actions)
+	brokersRolled := 0
+	w.apply(ctx, out, s.Steps, func(st kafkatest.StageStep) error {
+		switch {
+		case st.Action == "wait" && brokersRolled == 0:
+			// Controllers up, no broker rolled: the copy cannot start.
+			w.expectPhase("controllers up", "KRaftMigration")
+			if s, _ := w.stage("KRaftDualWriting", exitFindings, nil); !s.hasCheck("phase-not-reached") {
+				t.Errorf("stage KRaftDualWriting before the brokers rolled: checks %s, want phase-not-reached", codes(s.Checks))
+			}
+			if s, _ := w.stage("KRaftPostMigration", exitFindings, nil); !s.hasCheck("stage-out-of-order") {
+				t.Errorf("stage KRaftPostMigration in KRaftMigration: checks %s, want stage-out-of-order", codes(s.Checks))
+			}
+			w.rollback(exitOK)
+		case st.Action == "restart":
+			brokersRolled++
+			if brokersRolled < len(w.c.Brokers()) {
+				w.expectPhase(fmt.Sprintf("%d broker(s) in migration mode", brokersRolled), "KRaftMigration")
+			}
+		}
+		return nil
+	})
+	w.expectPhase("migration done", "KRaftDualWriting")
+	w.advance(ctx, "in dual-write")
+	w.verifyDualWrite("in dual-write")
+
+	// KRaftDualWriting: a checkpoint.
+	s, out = w.stage("KRaftDualWriting", exitOK, nil)
+	w.apply(ctx, out, s.Steps, nil)
+	if r, _ := w.rollback(exitOK); len(r.Steps) == 0 {
+		t.Errorf("rollback from KRaftDualWriting printed no step")
+	}
+
+	// KRaftPostMigration.
+	if s, _ := w.stage("PreKRaft", exitFindings, nil); !s.hasCheck("stage-out-of-order") {
+		t.Errorf("stage PreKRaft in KRaftDualWriting: checks %s, want stage-out-of-order", codes(s.Checks))
+	}
+	s, out = w.stage("KRaftPostMigration", exitOK, nil)
+	rolled := 0
+	w.apply(ctx, out, s.Steps, func(st kafkatest.StageStep) error {
+		if st.Action != "restart" {
+			return nil
+		}
+		rolled++
+		if rolled == 1 {
+			w.expectPhase("1 broker a KRaft broker", "KRaftDualWriting")
+			if s, _ := w.stage("PreKRaft", exitFindings, nil); !s.hasCheck("broker-still-zookeeper") && !s.hasCheck("stage-out-of-order") {
+				t.Errorf("stage PreKRaft with ZooKeeper-mode brokers left: checks %s, want broker-still-zookeeper", codes(s.Checks))
+			}
+		}
+		return nil
+	})
+	w.expectPhase("brokers are KRaft brokers", "KRaftPostMigration")
+	w.advance(ctx, "in KRaftPostMigration")
+	w.verifyDualWrite("in KRaftPostMigration")
+	if s, _ := w.stage("KRaft", exitFindings, nil); !s.hasCheck("stage-out-of-order") {
+		t.Errorf("stage KRaft in KRaftPostMigration: checks %s, want stage-out-of-order", codes(s.Checks))
+	}
+	if r, _ := w.rollback(exitOK); len(r.Steps) == 0 {
+		t.Errorf("rollback from KRaftPostMigration printed no step")
+	}
+
+	// PreKRaft.
+	s, out = w.stage("PreKRaft", exitOK, nil)
+	w.apply(ctx, out, s.Steps, func(st kafkatest.StageStep) error {
+		if st.Action == "restart" {
+			w.expectPhase("controller "+strconv.Itoa(st.Node)+" finalized", "KRaftPostMigration", "PreKRaft")
+		}
+		return nil
+	})
+	w.expectPhase("controllers finalized", "PreKRaft", "KRaft")
+	w.advance(ctx, "in PreKRaft")
+	if r, _ := w.rollback(exitFindings); !r.hasCheck("no-rollback") {
+		t.Errorf("rollback from PreKRaft: checks %s, want no-rollback", codes(r.Checks))
+	}
+
+	// KRaft.
+	s, out = w.stage("KRaft", exitOK, nil)
+	w.apply(ctx, out, s.Steps, nil)
+	w.expectPhase("end", "KRaft")
+	if r, _ := w.rollback(exitFindings); !r.hasCheck("no-rollback") {
+		t.Errorf("rollback from KRaft: checks %s, want no-rollback", codes(r.Checks))
+	}
+	w.advance(ctx, "in KRaft")
+	w.finish(ctx)
+	code, lint, stderr := runKmeta(t, "lint", "--fail-on", "critical", "kraft:"+w.metaDir(w.ctrlIDs[0]))
+	if code != exitOK {
+		t.Errorf("lint of the migrated cluster: exit %d:\n%s\n%s", code, lint, stderr)
+	}
+	t.Logf("walk on Kafka %s: setup %s, walk %s", o.version, setup.Round(time.Second), (time.Since(start) - setup).Round(time.Second))
+}
+
+// TestOnlineStuckStatesKafka: the stuck states of field notes §1, each
+// made on a real Kafka 3.9.2 cluster (ZooKeeper, three ZooKeeper-mode
+// brokers, traffic throughout) and named with its cause by migrate status
+// (finding codes matched in its JSON) and refused by the next stage:
+// a /migration left by an earlier attempt, a null /migration (both made
+// with ZooKeeper's own CLI, in the shape Kafka writes), a combined-mode
+// node's file, a controller formatted by Kafka's storage tool and started
+// without the migration flag (it initialises a new KRaft cluster), and,
+// with kmeta's controller up, a broker given its migration-mode file but
+// not restarted, a broker restarted without the migration flag, and a
+// broker restarted with an IBP other than the controllers' level.
+func TestOnlineStuckStatesKafka(t *testing.T) {
+	kafkatest.SkipIfUnitOnly(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+	defer cancel()
+	w := startOnlineWalk(t, ctx, walkOptions{version: kafkatest.Kafka39, controllers: 1})
+	ctrl := w.ctrlIDs[0]
+	zkcli := func(args ...string) string {
+		t.Helper()
+		out, stderr, err := w.d.Run(ctx, w.d.Tools.ZooKeeperShell, append([]string{"-server", strings.TrimPrefix(w.zkSrc, "zk://")}, args...)...)
+		if err != nil {
+			t.Fatalf("zookeeper-shell %v: %v\n%s%s", args, err, out, stderr)
+		}
+		return string(out)
+	}
+	release := []string{"--metadata-version", "3.9"}
+
+	// stuck checks status names code (on entity, when given) and exits 1,
+	// and that stage phase is refused naming it too (or, with refusal,
+	// that code).
+	stuck := func(what, code, entity, phase, refusal string) {
+		t.Helper()
+		for i, src := range w.kraftSources() {
+			if i > 0 {
+				// The live quorum reports no ZkMigrationState and no
+				// broker registrations: logged, not required.
+				c, s := w.status(src)
+				w.timeline = append(w.timeline, fmt.Sprintf("%-36s %-26s exit %d: %s", what, sourceName(src), c, s))
+				continue
+			}
+			c, s := w.status(src)
+			w.timeline = append(w.timeline, fmt.Sprintf("%-36s %-26s exit %d: %s", what, sourceName(src), c, s))
+			if c != exitFindings || !slices.ContainsFunc(s.Findings, func(f walkFinding) bool {
+				return f.Code == code && (entity == "" || f.Entity == entity)
+			}) {
+				t.Errorf("%s: status from %s: exit %d, want 1 with %s on %q: %s", what, sourceName(src), c, code, entity, s)
+			}
+		}
+		if refusal == "" {
+			refusal = code
+		}
+		var extra []string
+		if phase == "KRaftMigration" {
+			extra = release
+		}
+		if s, _ := w.stage(phase, exitFindings, nil, extra...); !s.hasCheck(refusal) {
+			t.Errorf("%s: stage %s refused with %s, want %s", what, phase, codes(s.Checks), refusal)
+		}
+	}
+
+	// A /migration left by an earlier attempt, then a null one.
+	zkcli("create", "/migration", `{"version":0,"kraft_metadata_offset":189,"kraft_controller_id":3001,"kraft_metadata_epoch":3,"kraft_controller_epoch":4}`)
+	stuck("stale /migration", "stale-migration-znode", "", "KRaftMigration", "")
+	zkcli("delete", "/migration")
+	zkcli("create", "/migration")
+	stuck("null /migration", "migration-znode-null", "", "KRaftMigration", "")
+	zkcli("delete", "/migration")
+	w.expectPhase("znodes removed", "ZooKeeper")
+
+	// A combined-mode node's file.
+	combined := filepath.Join(t.TempDir(), "combined.properties")
+	b, err := os.ReadFile(w.zkFiles[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, []byte(fmt.Sprintf("process.roles=broker,controller\nnode.id=%d\n", ctrl))...)
+	if err := os.WriteFile(combined, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.current[ctrl] = combined
+	stuck("combined-mode node", "combined-mode-node", fmt.Sprintf("node %d", ctrl), "KRaftMigration", "")
+	delete(w.current, ctrl)
+
+	// A controller formatted by Kafka's storage tool and started without
+	// the migration flag.
+	meta, err := w.c.Admin(t).BrokerMetadata(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := strings.Cut(strings.Split(w.controllers, "@")[1], ":")
+	n := w.c.AddNode(ctrl, "controller", map[string]string{
+		"process.roles": "controller", "node.id": strconv.Itoa(ctrl), "controller.quorum.voters": w.controllers,
+		"controller.listener.names": "CONTROLLER", "listeners": "CONTROLLER://127.0.0.1:" + port,
+		"listener.security.protocol.map": "CONTROLLER:PLAINTEXT", "log.dirs": w.metaDir(ctrl),
+	})
+	n.ControllerPort, _ = strconv.Atoi(port)
+	w.c.ClusterID = meta.Cluster
+	w.c.FormatNode(ctrl, "--release-version", "3.9")
+	w.c.StartNode(ctrl)
+	w.started = true
+	stuck("controller without migration", "controller-formatted-without-migration", "", "KRaftDualWriting", "")
+	w.c.StopNode(ctrl)
+	if err := os.RemoveAll(w.metaDir(ctrl)); err != nil {
+		t.Fatal(err)
+	}
+	w.started = false
+	w.expectPhase("that controller removed", "ZooKeeper")
+
+	// kmeta's controller up; the brokers not rolled as staged.
+	s, out := w.stageMigration()
+	wait := slices.IndexFunc(s.Steps, func(st kafkatest.StageStep) bool { return st.Action == "wait" })
+	w.apply(ctx, out, s.Steps[:wait+1], nil)
+	w.current[1] = filepath.Join(out, "server-1.properties")
+	stuck("broker 1 not restarted", "broker-not-registered", "broker 1", "KRaftDualWriting", "phase-not-reached")
+	w.current[1] = w.zkFiles[1]
+
+	edited := func(id int, change func(map[string]string)) string {
+		t.Helper()
+		p, err := metalog.ReadJavaProperties(filepath.Join(out, fmt.Sprintf("server-%d.properties", id)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		change(p)
+		name := fmt.Sprintf("server-%d.edited.properties", id)
+		if err := os.WriteFile(filepath.Join(out, name), metalog.FormatJavaProperties("edited by the test", p), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return name
+	}
+	// Broker 2 restarted, but on its old file: Kafka 3.9 refuses to
+	// start a broker with the controller settings and no migration flag
+	// ("controller.listener.names must be empty when not running in KRaft
+	// mode"), so the flag can only be missing this way. Kafka's own
+	// startup config dump is the oracle.
+	zk2 := filepath.Join(out, "server-2.zookeeper.properties")
+	if b, err := os.ReadFile(w.zkFiles[2]); err != nil || os.WriteFile(zk2, b, 0o600) != nil {
+		t.Fatal(err)
+	}
+	f3 := edited(3, func(p map[string]string) { p["inter.broker.protocol.version"] = "3.8" })
+	w.apply(ctx, out, []kafkatest.StageStep{
+		{Step: 1, Action: "restart", Node: 2, Config: filepath.Base(zk2)},
+		{Step: 2, Action: "restart", Node: 3, Config: f3},
+	}, nil)
+	if lb, err := os.ReadFile(w.c.Node(2).LogPath()); err != nil || !strings.Contains(string(lb[strings.LastIndex(string(lb), "==== kafkatest: starting"):]), "zookeeper.metadata.migration.enable = false") {
+		t.Errorf("broker 2's last start does not log zookeeper.metadata.migration.enable = false (%v)", err)
+	}
+	stuck("broker 2 without the migration flag", "broker-migration-flag-missing", "broker 2", "KRaftDualWriting", "phase-not-reached")
+	stuck("broker 3 on IBP 3.8", "ibp-mismatch", "broker 3", "KRaftDualWriting", "phase-not-reached")
+	// Kafka's side of broker 3's refusal: the controller answers its
+	// registration with UNSUPPORTED_VERSION.
+	const refused = "Unable to register broker 3 because the controller returned error UNSUPPORTED_VERSION"
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Second) {
+		lb, _ := os.ReadFile(w.c.Node(3).LogPath())
+		if strings.Contains(string(lb), refused) {
+			w.timeline = append(w.timeline, "broker 3's log: "+refused)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("broker 3 on IBP 3.8: its log never says %q", refused)
+			break
+		}
+	}
+	w.advance(ctx, "stuck")
+	w.finish(ctx)
+}
