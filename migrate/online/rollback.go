@@ -115,7 +115,7 @@ func Rollback(in Input) (*RollbackResult, error) {
 	for _, id := range ctrlIDs {
 		r.Steps = append(r.Steps, Step{Action: ActStop, Node: nodeRef(id), What: fmt.Sprintf("stop controller %d (deprovision the KRaft quorum)", id)})
 	}
-	connect := zkConnect(in.Nodes)
+	connect := zkConnect(in)
 	for _, z := range []struct {
 		args []string
 		what string

@@ -645,7 +645,7 @@ func (s *stager) letGo() {
 			}
 		}
 	}
-	connect := zkConnect(s.in.Nodes)
+	connect := zkConnect(s.in)
 	for _, z := range []struct {
 		args []string
 		what string

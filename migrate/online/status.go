@@ -401,14 +401,20 @@ func (o *observer) phase() {
 // the cluster's zookeeper.connect (from a node's file; ZK_CONNECT when no
 // file was given).
 func (o *observer) zkCommand(args ...string) string {
-	return zkShell(zkConnect(o.in.Nodes), args...)
+	return zkShell(zkConnect(o.in), args...)
 }
 
-func zkConnect(nodes map[int32]*Node) string {
-	for _, id := range slices.Sorted(maps.Keys(nodes)) {
-		if v := nodes[id].Props[keyZKConnect]; v != "" {
+// zkConnect is the cluster's zookeeper.connect for ZooKeeper's CLI: a
+// node's file's, else the --zk source's when it is a live ensemble
+// (zk://HOSTS/CHROOT), else ZK_CONNECT for the operator to fill in.
+func zkConnect(in Input) string {
+	for _, id := range slices.Sorted(maps.Keys(in.Nodes)) {
+		if v := in.Nodes[id].Props[keyZKConnect]; v != "" {
 			return v
 		}
+	}
+	if rest, ok := strings.CutPrefix(in.ZKSource, "zk://"); ok && rest != "" {
+		return rest
 	}
 	return "ZK_CONNECT"
 }

@@ -242,13 +242,23 @@ func (tr *Traffic) Stop(ctx context.Context, drain time.Duration) (*TrafficResul
 	<-tr.consDone
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	cerr := tr.cons.CommitUncommittedOffsets(cctx)
 	res := tr.snapshot()
 	res.Duration = time.Since(tr.started)
 	adm := kadm.NewClient(tr.prod)
-	committed, err := adm.FetchOffsets(cctx, tr.Group)
-	if err = errors.Join(cerr, err, committed.Error()); err != nil {
-		return res, fmt.Errorf("kafkatest: traffic group offsets: %w", err)
+	// Right after a roll a broker connection may still close under the
+	// client (EOF): the commit and the fetch are retried until the
+	// minute is up, as a client would.
+	var committed kadm.OffsetResponses
+	for {
+		cerr := tr.cons.CommitUncommittedOffsets(cctx)
+		var err error
+		committed, err = adm.FetchOffsets(cctx, tr.Group)
+		if err = errors.Join(cerr, err, committed.Error()); err == nil {
+			break
+		} else if cctx.Err() != nil {
+			return res, fmt.Errorf("kafkatest: traffic group offsets: %w", err)
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 	ends, err := adm.ListEndOffsets(cctx, tr.Topic)
 	if err = errors.Join(err, ends.Error()); err != nil {
