@@ -89,9 +89,11 @@ mutate:
 # The online-migration drills (issue 21): rollback from KRaftMigration,
 # KRaftDualWriting and KRaftPostMigration, the walk on Kafka 3.5.2, and the
 # harness's own hand-written migration and rollback; about 10 more minutes.
+# lint's rules on Kafka 3.9.2 KRaft (make test runs 4.4.0 KRaft and 3.9.2
+# ZooKeeper mode); about 1.5 minutes.
 .PHONY: drill
 drill:
-	KMETA_DRILL=1 $(GO) test -p 1 -count=1 -timeout 40m -run '^(TestQuorumRebuild(Static)?Kafka|TestOnlineRollbackKafka|TestOnlineMigrationWalkOldKafka)$$' -v ./cmd/kmeta/
+	KMETA_DRILL=1 $(GO) test -p 1 -count=1 -timeout 40m -run '^(TestQuorumRebuild(Static)?Kafka|TestOnlineRollbackKafka|TestOnlineMigrationWalkOldKafka|TestLintRulesOnKafka39KRaft)$$' -v ./cmd/kmeta/
 	KMETA_DRILL=1 $(GO) test -p 1 -count=1 -timeout 10m -run '^TestStageRunnerMigration$$' -v ./internal/testkit/kafkatest/
 
 # The main job, the full migration rehearsal: a throwaway Kafka 3.9
