@@ -1,6 +1,7 @@
 // Package migrate converts a stopped ZooKeeper-mode Kafka cluster into the
 // files a Kafka 4.x KRaft cluster starts on, offline: no migration bridge,
-// no dual writes, no 3.9 hop.
+// no dual writes, no 3.9 hop. (A cluster that cannot stop takes Kafka's
+// own online migration, phase by phase: package migrate/online.)
 //
 // # The procedure
 //
