@@ -135,42 +135,79 @@ func Apply(p *Plan, o ApplyOptions) ([]FileResult, error) {
 		if len(o.Nodes) > 0 && !slices.Contains(o.Nodes, c.ID) {
 			continue
 		}
-		dir := ControllerDir(o.Out, c.ID)
-		if err := checkTargetDir(dir, o.Force); err != nil {
-			return out, err
-		}
-		meta := formatProperties("Written by kmeta migrate apply from "+p.Source, map[string]string{
-			"version": "1", "node.id": strconv.Itoa(int(c.ID)), "cluster.id": p.ClusterID, "directory.id": c.DirectoryID.String(),
-		})
 		bootSummary := fmt.Sprintf("%d records at metadata.version %s", p.Records.Total, p.MetadataVersion.Name)
 		if p.Quorum == QuorumDynamic {
 			bootSummary = fmt.Sprintf("kraft.version 1, %d voters, %s", len(p.Controllers), bootSummary)
 		}
-		for _, f := range []struct {
-			name, kind, summary string
-			data                []byte
-		}{
-			{bootName, bootKind, bootSummary, boot},
-			{metaPropertiesFile, "meta.properties", fmt.Sprintf("version=1 node.id=%d cluster.id=%s directory.id=%s", c.ID, p.ClusterID, c.DirectoryID), meta},
-		} {
-			path := filepath.Join(dir, f.name)
-			if !o.DryRun {
-				if err := metalog.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					return out, err
-				}
-			}
-			var report func(int)
-			if f.name == bootName {
-				report = progress
-			}
-			act, err := putFileProgress(path, f.data, o.Force, o.DryRun, 0, report, o.FileHook)
-			if err != nil {
-				return out, err
-			}
-			out = append(out, FileResult{Path: path, Kind: f.kind, Action: act, Bytes: len(f.data), Summary: f.summary})
+		frs, err := writeControllerDir(controllerDir{out: o.Out, c: c, clusterID: p.ClusterID, made: "migrate apply from " + p.Source,
+			bootName: bootName, bootKind: bootKind, bootSummary: bootSummary, boot: boot,
+			force: o.Force, dryRun: o.DryRun, progress: progress, hook: o.FileHook})
+		out = append(out, frs...)
+		if err != nil {
+			return out, err
 		}
 	}
 	return out, nil
+}
+
+// controllerDir is one controller's metadata dir as apply and
+// FormatControllers write it: the bootstrap file and meta.properties v1.
+type controllerDir struct {
+	out       string
+	c         ControllerSpec
+	clusterID string
+	// made says what wrote it, in meta.properties' comment.
+	made                            string
+	bootName, bootKind, bootSummary string
+	boot                            []byte
+	force, dryRun                   bool
+	progress                        func(int)
+	hook                            FileHook
+}
+
+// writeControllerDir writes DIR/controller-ID/: refused over a dir Kafka
+// already ran in (checkTargetDir), each file atomic.
+func writeControllerDir(d controllerDir) ([]FileResult, error) {
+	c := d.c
+	dir := ControllerDir(d.out, c.ID)
+	if err := checkTargetDir(dir, d.force); err != nil {
+		return nil, err
+	}
+	meta := formatProperties("Written by kmeta "+d.made, map[string]string{
+		"version": "1", "node.id": strconv.Itoa(int(c.ID)), "cluster.id": d.clusterID, "directory.id": c.DirectoryID.String(),
+	})
+	var out []FileResult
+	for _, f := range []struct {
+		name, kind, summary string
+		data                []byte
+	}{
+		{d.bootName, d.bootKind, d.bootSummary, d.boot},
+		{metaPropertiesFile, "meta.properties", fmt.Sprintf("version=1 node.id=%d cluster.id=%s directory.id=%s", c.ID, d.clusterID, c.DirectoryID), meta},
+	} {
+		path := filepath.Join(dir, f.name)
+		if !d.dryRun {
+			if err := metalog.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return out, err
+			}
+		}
+		var report func(int)
+		if f.name == d.bootName {
+			report = d.progress
+		}
+		act, err := putFileProgress(path, f.data, d.force, d.dryRun, 0, report, d.hook)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, FileResult{Path: path, Kind: f.kind, Action: act, Bytes: len(f.data), Summary: f.summary})
+	}
+	return out, nil
+}
+
+// defaultDirectoryID is a controller's directory.id when none is given:
+// derived from the cluster id and the node id, so a rerun writes the
+// same files.
+func defaultDirectoryID(clusterID string, id int32) model.UUID {
+	return derivedUUID("directory.id", clusterID, strconv.Itoa(int(id)), "metadata")
 }
 
 // quorumControlRecords are the control records of a dynamic quorum's

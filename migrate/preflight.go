@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/kmeta/kmeta/features"
@@ -354,7 +353,7 @@ func checkControllers(c *planCtx) error {
 				fmt.Sprintf("controller id %d is also a broker id", ctl.ID), "choose controller ids no broker uses (e.g. from 3000)")
 		}
 		if !ctl.DirectoryGiven {
-			ctl.DirectoryID = derivedUUID("directory.id", p.ClusterID, strconv.Itoa(int(ctl.ID)), "metadata")
+			ctl.DirectoryID = defaultDirectoryID(p.ClusterID, ctl.ID)
 		}
 	}
 	return nil
