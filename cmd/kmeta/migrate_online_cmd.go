@@ -235,12 +235,8 @@ func writeStageDoc(c *cli.Context, d report.StageDoc) error {
 	if err != nil {
 		return err
 	}
-	fr, err := migrate.WriteConfig(filepath.Join(d.Out, "stage.json"), append(b, '\n'), true, d.DryRun)
-	if err != nil {
-		return err
-	}
-	_ = fr
-	return nil
+	_, err = migrate.WriteConfig(filepath.Join(d.Out, "stage.json"), append(b, '\n'), true, d.DryRun)
+	return err
 }
 
 func migrateRollback(c *cli.Context) error {

@@ -183,7 +183,7 @@ func kraftBroker(cur map[string]string, q quorum) (map[string]string, error) {
 	return out, nil
 }
 
-// interBrokerClientPrefixes are the settings a controller needs to reach
+// interBrokerClient says whether k is a setting a controller needs to reach
 // the ZooKeeper-mode brokers on their inter-broker listener, as a broker
 // does: the listener's own overrides and the client SASL and SSL settings.
 func interBrokerClient(k, listener string) bool {

@@ -155,6 +155,9 @@ func (r *RollbackResult) Write(o WriteOptions) ([]migrate.FileResult, error) {
 	if r.Refused {
 		return nil, fmt.Errorf("%w: no rollback", ErrRefused)
 	}
+	if o.Made == "" {
+		o.Made = "migrate rollback from " + r.Phase.String()
+	}
 	sr := &StageResult{Ready: true, Phase: r.Phase, Nodes: r.Nodes}
 	return sr.Write(o)
 }

@@ -182,7 +182,7 @@ func Stage(in Input, o StageOptions) (*StageResult, error) {
 	return s.r, nil
 }
 
-// brokerNodes are the brokers the phase rolls: every broker ZooKeeper or
+// brokerIDs are the brokers the phase rolls: every broker ZooKeeper or
 // KRaft knows, each with its file.
 func (s *stager) brokerIDs() []int32 {
 	ids := map[int32]bool{}
@@ -661,6 +661,9 @@ func (s *stager) letGo() {
 
 // WriteOptions say where a staged phase's files go.
 type WriteOptions struct {
+	// Made names what wrote the files, in their first comment line
+	// ("migrate stage KRaftMigration", "migrate rollback from ...").
+	Made   string
 	Out    string
 	Force  bool
 	DryRun bool
@@ -679,6 +682,9 @@ func (r *StageResult) Write(o WriteOptions) ([]migrate.FileResult, error) {
 	if o.Out == "" {
 		return nil, fmt.Errorf("%w: no output dir (--out)", ErrBadInput)
 	}
+	if o.Made == "" {
+		o.Made = "migrate stage " + r.Phase.String()
+	}
 	if !o.DryRun {
 		if err := metalog.MkdirAll(o.Out, 0o755); err != nil {
 			return nil, err
@@ -692,11 +698,15 @@ func (r *StageResult) Write(o WriteOptions) ([]migrate.FileResult, error) {
 				return out, err
 			}
 		}
-		fr, err := migrate.WriteConfig(path, metalog.FormatJavaProperties(fmt.Sprintf("%s server.properties of %s %d, written by kmeta migrate stage %s", n.Profile, n.Role, n.ID, r.Phase), n.Props), o.Force, o.DryRun)
+		fr, err := migrate.WriteConfig(path, metalog.FormatJavaProperties(fmt.Sprintf("%s server.properties of %s %d, written by kmeta %s", n.Profile, n.Role, n.ID, o.Made), n.Props), o.Force, o.DryRun)
 		if err != nil {
 			return out, err
 		}
 		out = append(out, fr)
+		if len(n.Changes) == 0 {
+			// A file restored as it was (rollback) has no diff to show.
+			continue
+		}
 		diff := FormatDiff(n.Changes, false)
 		dr, err := migrate.WriteConfig(path+".diff", []byte(diff), o.Force, o.DryRun)
 		if err != nil {

@@ -591,17 +591,6 @@ func sameVoters(a, b string) bool {
 	return err1 == nil && err2 == nil && migrate.QuorumVoters(x) == migrate.QuorumVoters(y)
 }
 
-func votersOf(vs []model.Voter) string {
-	var parts []string
-	for _, v := range vs {
-		for _, e := range v.Endpoints {
-			parts = append(parts, fmt.Sprintf("%d@%s:%d", v.ID, e.Host, e.Port))
-			break
-		}
-	}
-	return strings.Join(parts, ",")
-}
-
 func (o *observer) registerFix(id int32) string {
 	return fmt.Sprintf("restart broker %d with the file `kmeta migrate stage KRaftMigration` writes for it (server-%d.properties)", id, id)
 }
