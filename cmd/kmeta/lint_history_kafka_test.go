@@ -202,6 +202,42 @@ func fencedSince(recs []jsonRecord, id int64) (jsonRecord, bool) {
 	})
 }
 
+// historySteps makes the history tests' conditions with Kafka's own
+// tools, run as a shell would, and notes each change's wall-clock window
+// (to the millisecond, as batch times are).
+type historySteps struct {
+	t       *testing.T
+	tools   string
+	bs      string
+	windows map[string][2]time.Time
+}
+
+func newHistorySteps(t *testing.T, d *kafkatest.Distribution, bs string) *historySteps {
+	return &historySteps{t: t, tools: kafkaTools(t, d), bs: bs, windows: map[string][2]time.Time{}}
+}
+
+func (h *historySteps) step(name string, cmdlines ...string) {
+	h.t.Helper()
+	start := time.Now().Truncate(time.Millisecond)
+	for _, cl := range cmdlines {
+		cmd := exec.Command("sh", "-c", cl)
+		cmd.Dir = h.t.TempDir()
+		cmd.Env = append(os.Environ(), "PATH="+h.tools+":"+os.Getenv("PATH"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			h.t.Fatalf("%s: %v\n%s", cl, err, out)
+		}
+	}
+	h.windows[name] = [2]time.Time{start, time.Now()}
+}
+
+func (h *historySteps) alter(topic, what string) string {
+	return "kafka-configs " + h.bs + " --alter --entity-type topics --entity-name " + topic + " " + what
+}
+
+func (h *historySteps) create(topic string, parts, rf int) string {
+	return fmt.Sprintf("kafka-topics %s --create --topic %s --partitions %d --replication-factor %d", h.bs, topic, parts, rf)
+}
+
 // TestLintHistoryOnRealKafka: a Kafka 4.4.0 cluster (a controller, three
 // brokers) is put into lint's conditions with Kafka's own tools, one
 // change at a time, each inside a wall-clock window the test notes: a
@@ -222,29 +258,8 @@ func TestLintHistoryOnRealKafka(t *testing.T) {
 	ctl := c.Controllers()[0]
 	addr := fmt.Sprintf("127.0.0.1:%d", c.Node(1).PlainPort)
 	bs := "--bootstrap-server " + addr
-	tools := kafkaTools(t, d)
-	windows := map[string][2]time.Time{}
-	// step runs Kafka's tools as a shell would and notes the wall-clock
-	// window (to the millisecond, as batch times are) of the change.
-	step := func(name string, cmdlines ...string) {
-		t.Helper()
-		start := time.Now().Truncate(time.Millisecond)
-		for _, cl := range cmdlines {
-			cmd := exec.Command("sh", "-c", cl)
-			cmd.Dir = t.TempDir()
-			cmd.Env = append(os.Environ(), "PATH="+tools+":"+os.Getenv("PATH"))
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("%s: %v\n%s", cl, err, out)
-			}
-		}
-		windows[name] = [2]time.Time{start, time.Now()}
-	}
-	alter := func(topic, what string) string {
-		return "kafka-configs " + bs + " --alter --entity-type topics --entity-name " + topic + " " + what
-	}
-	create := func(topic string, parts, rf int) string {
-		return fmt.Sprintf("kafka-topics %s --create --topic %s --partitions %d --replication-factor %d", bs, topic, parts, rf)
-	}
+	h := newHistorySteps(t, d, bs)
+	windows, step, alter, create := h.windows, h.step, h.alter, h.create
 
 	step("rf1", create("rf1", 1, 1))
 	step("rf2", create("rf2", 1, 2))
@@ -420,27 +435,8 @@ func TestLintHistoryOnRealZooKeeper(t *testing.T) {
 	c := kafkatest.StartZKCluster(t, d, zk, kafkatest.ZKClusterOptions{Brokers: 3, Chroot: "/kafka"})
 	addr := fmt.Sprintf("127.0.0.1:%d", c.Node(1).PlainPort)
 	bs := "--bootstrap-server " + addr
-	tools := kafkaTools(t, d)
-	windows := map[string][2]time.Time{}
-	step := func(name string, cmdlines ...string) {
-		t.Helper()
-		start := time.Now().Truncate(time.Millisecond)
-		for _, cl := range cmdlines {
-			cmd := exec.Command("sh", "-c", cl)
-			cmd.Dir = t.TempDir()
-			cmd.Env = append(os.Environ(), "PATH="+tools+":"+os.Getenv("PATH"))
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("%s: %v\n%s", cl, err, out)
-			}
-		}
-		windows[name] = [2]time.Time{start, time.Now()}
-	}
-	alter := func(topic, what string) string {
-		return "kafka-configs " + bs + " --alter --entity-type topics --entity-name " + topic + " " + what
-	}
-	create := func(topic string, parts, rf int) string {
-		return fmt.Sprintf("kafka-topics %s --create --topic %s --partitions %d --replication-factor %d", bs, topic, parts, rf)
-	}
+	h := newHistorySteps(t, d, bs)
+	windows, step, alter, create := h.windows, h.step, h.alter, h.create
 	step("rf1", create("rf1", 1, 1))
 	step("rf2", create("rf2", 1, 2))
 	step("minisr", alter("rf2", "--add-config min.insync.replicas=2"))
