@@ -438,6 +438,57 @@ func TestJVMTestFilesRuleSees(t *testing.T) {
 	}
 }
 
+// declaredChecks returns the codes a package declares in its tables of
+// model.Check (a composite literal with a Code field, written as a
+// string or as one of the package's constants).
+func declaredChecks(t *testing.T, dir string, files []string) map[string]bool {
+	t.Helper()
+	consts := map[string]string{}
+	var lits []*ast.CompositeLit
+	for _, name := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, name), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ValueSpec:
+				for i, id := range n.Names {
+					if i < len(n.Values) {
+						if lit, ok := n.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+							consts[id.Name] = strings.Trim(lit.Value, "\"`")
+						}
+					}
+				}
+			case *ast.CompositeLit:
+				lits = append(lits, n)
+			}
+			return true
+		})
+	}
+	out := map[string]bool{}
+	for _, cl := range lits {
+		for _, e := range cl.Elts {
+			kv, ok := e.(*ast.KeyValueExpr)
+			if !ok {
+				continue
+			}
+			if k, ok := kv.Key.(*ast.Ident); !ok || k.Name != "Code" {
+				continue
+			}
+			switch v := kv.Value.(type) {
+			case *ast.BasicLit:
+				out[strings.Trim(v.Value, "\"`")] = true
+			case *ast.Ident:
+				if c, ok := consts[v.Name]; ok {
+					out[c] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
 // codeConst names the constants that hold finding and warning codes.
 var (
 	codeConst = regexp.MustCompile(`^(Code|Kind|Warn)[A-Z]`)
@@ -453,6 +504,7 @@ func TestFindingCodesOneStyle(t *testing.T) {
 	}
 	n := 0
 	for _, p := range packages(t) {
+		declared := declaredChecks(t, p.Dir, p.GoFiles)
 		for _, name := range p.GoFiles {
 			fset := token.NewFileSet()
 			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, 0)
@@ -486,7 +538,7 @@ func TestFindingCodesOneStyle(t *testing.T) {
 						if !kebab.MatchString(code) {
 							t.Errorf("%s: code %q of %s is not kebab-case", where, code, id.Name)
 						}
-						if !strings.Contains(string(readme), documented) {
+						if !declared[code] && !strings.Contains(string(readme), documented) {
 							t.Errorf("%s: code %q is not in the README's list of finding codes", where, code)
 						}
 					}
