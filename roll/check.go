@@ -308,19 +308,23 @@ func (v *view) checkBroker(node int32, out *Verdict, missing func(string, string
 		n := plural(len(g.parts), "partition", "partitions")
 		list := partList(g.parts, maxListed)
 		var msg string
+		have, them := "have", "them"
+		if len(g.parts) == 1 {
+			have, them = "has", "it"
+		}
 		switch g.rule {
 		case CodeTakesOffline:
-			msg = fmt.Sprintf("%s (%s): broker %d is the last live in-sync replica; stopping it leaves them without a leader", n, list, node)
+			msg = fmt.Sprintf("%s (%s): broker %d is the last live in-sync replica; stopping it leaves %s without a leader", n, list, node, them)
 		case CodeAlreadyUnder:
 			if g.minISR == 0 {
-				msg = fmt.Sprintf("%s (%s) have no live in-sync replica; broker %d holds one of their replicas", n, list, node)
+				msg = fmt.Sprintf("%s (%s) %s no live in-sync replica; broker %d holds a replica", n, list, have, node)
 			} else {
-				msg = fmt.Sprintf("%s (%s) are already under min.insync.replicas %d (%s) with %s in sync; broker %d holds one of their replicas",
-					n, list, g.minISR, g.from, isrSizes(g.isrs), node)
+				msg = fmt.Sprintf("%s (%s) %s %s in sync, under min.insync.replicas %d (%s) already; broker %d holds a replica",
+					n, list, have, isrSizes(g.isrs), g.minISR, g.from, node)
 			}
 		case CodeUnderMinISR:
-			msg = fmt.Sprintf("%s (%s) have %s in sync, broker %d among them, at min.insync.replicas %d (%s): stopping it leaves them under, and acks=all producers get NOT_ENOUGH_REPLICAS",
-				n, list, isrSizes(g.isrs), node, g.minISR, g.from)
+			msg = fmt.Sprintf("%s (%s) %s %s in sync, broker %d among them, at min.insync.replicas %d (%s): stopping it leaves %s under, and acks=all producers get NOT_ENOUGH_REPLICAS",
+				n, list, have, isrSizes(g.isrs), node, g.minISR, g.from, them)
 		case CodeCannotTell:
 			continue // said once per missing fact
 		}

@@ -296,6 +296,8 @@ func TestBack(t *testing.T) {
 	lg.Quorum = &model.Quorum{LeaderID: 3000, Voters: []model.Voter{{ID: 3000}, {ID: 3001}}}
 	p = Back(Input{Image: lg, Quorum: QuorumFromImage(lg)}, 3001)
 	eq(t, "log dir", [2]any{p.Unknown, p.Back}, [2]any{true, false})
+	p = Back(Input{Image: lg, Quorum: QuorumFromImage(lg)}, 3000)
+	eq(t, "log dir, its leader", [2]any{p.Unknown, p.Back}, [2]any{true, false})
 }
 
 func TestOrder(t *testing.T) {

@@ -133,7 +133,8 @@ func (v *view) controllerBack(node int32, wait func(string, ...any), missing fun
 		return // an observer: nothing of the quorum waits on it
 	}
 	vs := v.voterState(node)
-	if vs == nil || vs.CaughtUp == "unknown" && v.in.Quorum.Leader() != nil {
+	if vs == nil || !v.in.Quorum.Reports(model.QuorumFieldLastFetch) || !v.in.Quorum.Reports(model.QuorumFieldLastCaughtUp) ||
+		vs.CaughtUp == "unknown" && v.in.Quorum.Leader() != nil {
 		missing(timesMissing, timesHow)
 		return
 	}

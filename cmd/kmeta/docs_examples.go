@@ -104,6 +104,19 @@ var docExamples = map[string][]docExample{
 	"quorum rebuild": {
 		{What: "a new quorum from the best surviving copy", Line: "kmeta quorum rebuild --from /backup/broker-1/meta --controllers 3000@c1:9093,3001@c2:9093,3002@c3:9093 --out /tmp/rebuilt --dry-run"},
 	},
+	"roll check": {
+		{What: "may broker 2 be stopped now", Line: "kmeta roll check --node 2 --bootstrap-server b1:9092"},
+		{What: "a ZooKeeper-mode cluster, min.insync.replicas from the brokers' files", Line: "kmeta roll check --node 2 zk://zk1:2181/kafka --config 1=b1.properties --config 3=b3.properties"},
+		{What: "a controller, from its metadata log dir (no fetch times: could not tell)", Line: "kmeta roll check --node 3000 " + fxKRaft44, Run: true},
+	},
+	"roll wait": {
+		{What: "block until broker 2 is back in every ISR", Line: "kmeta roll wait --node 2 --bootstrap-server b1:9092,b3:9092 --timeout 15m"},
+		{What: "until controller 3001 is caught up", Line: "kmeta roll wait --node 3001 --bootstrap-controller c1:9093,c2:9093"},
+	},
+	"roll plan": {
+		{What: "every broker, each step between its check and its wait", Line: "kmeta roll plan --bootstrap-server b1:9092 --all-brokers"},
+		{What: "the order from a controller's log", Line: "kmeta roll plan " + fxKRaft44 + " --all-brokers", Run: true},
+	},
 	"migrate plan": {
 		{What: "preflight of a stopped cluster's ZooKeeper data dir", Line: "kmeta migrate plan --zk zkdata:" + fxZKData + " --controllers 3000@ctl1:9093 --metadata-version 4.4", Run: true},
 		{What: "write the plan the other steps follow", Line: "kmeta migrate plan --zk zkdata:/var/lib/zookeeper --controllers 3000@ctl1:9093,3001@ctl2:9093,3002@ctl3:9093 --metadata-version 4.4 --write plan.json"},
@@ -153,6 +166,9 @@ var docExit = map[string][3]string{
 	"quorum describe":    {"no finding at warning or above", "a finding at warning or above", "the quorum could not be read"},
 	"quorum survey":      {"a clean rebuild is possible and nothing is wrong", "findings: divergence, damage, a copy behind the best, a directory id mismatch", "a dir could not be read"},
 	"quorum rebuild":     {"written (or, with --dry-run, the plan printed)", "refused: the plan's findings say why; nothing was written", "could not run"},
+	"roll check":         {"safe to stop now", "not safe: the findings say which partitions or which quorum rule blocks", "could not tell (a fact the source does not report is named) or could not read the source"},
+	"roll wait":          {"the node is back", "not back at --timeout: what is still waited for is named", "the source cannot report what being back needs, or could not run"},
+	"roll plan":          {"the plan was printed", "", "a node is not known to the source, or could not run"},
 	"migrate plan":       {"ready", "blocked: the findings say what blocks and how to fix it", "could not run"},
 	"migrate apply":      {"written (or, with --dry-run, listed)", "the plan is blocked; nothing was written", "could not run"},
 	"migrate brokers":    {"checked and converted (or, with --dry-run, listed)", "a dir failed a check; nothing was written", "could not run"},

@@ -275,6 +275,17 @@ func loadPoint(c *cli.Context, spec source.Spec) (*source.Result, error) {
 // loadPointWith is loadPoint with options of the caller's (a replay
 // observer); the flags fill the rest.
 func loadPointWith(c *cli.Context, spec source.Spec, opts source.Options) (*source.Result, error) {
+	res, err := readPoint(c, spec, opts, true)
+	if err == nil {
+		printWarnings(c, res.Image.Warnings)
+	}
+	return res, err
+}
+
+// readPoint is loadPointWith without the warnings printed, and without
+// progress unless showProgress: for a command that reads a source again
+// and again (roll wait).
+func readPoint(c *cli.Context, spec source.Spec, opts source.Options, showProgress bool) (*source.Result, error) {
 	if spec.World == model.WorldZooKeeper {
 		var err error
 		if opts.ZK, err = zkReadOptions(c); err != nil {
@@ -294,8 +305,11 @@ func loadPointWith(c *cli.Context, spec source.Spec, opts source.Options) (*sour
 	if spec.World == model.WorldZooKeeper && spec.ZK.Access != zkread.AccessDataDir {
 		unit = progressCount
 	}
-	p := newProgress(c, "reading "+spec.String(), unit)
-	opts.Progress = p.Update
+	var p *progress
+	if showProgress {
+		p = newProgress(c, "reading "+spec.String(), unit)
+		opts.Progress = p.Update
+	}
 	res, err := source.Load(c.Context, spec, opts)
 	p.Done()
 	if err != nil {
@@ -312,7 +326,6 @@ func loadPointWith(c *cli.Context, spec source.Spec, opts source.Options) (*sour
 		}
 		return nil, pathErr(spec.Raw, err)
 	}
-	printWarnings(c, res.Image.Warnings)
 	return res, nil
 }
 

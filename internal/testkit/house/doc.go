@@ -9,7 +9,7 @@
 //   - readers (metalog, zkread, and the live reader kafkaread): bytes or
 //     answers in, model out. They never import a judge, a planner, internal/
 //     (their own internal/ below them excepted) or cmd.
-//   - judges (verify, features, lint): model in, findings out. They never
+//   - judges (verify, features, lint, roll): model in, findings out. They never
 //     import a reader.
 //   - planners (migrate, quorum): they may use a reader's writer (metalog).
 //   - internal/source, internal/printer, internal/report and cmd/kmeta: the

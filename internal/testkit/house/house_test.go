@@ -24,7 +24,7 @@ const module = "github.com/kmeta/kmeta"
 // The floors of the house (see doc.go). Paths are relative to the module.
 var (
 	readers  = []string{"metalog", "zkread", "kafkaread"}
-	judges   = []string{"verify", "features", "lint"}
+	judges   = []string{"verify", "features", "lint", "roll"}
 	planners = []string{"migrate", "quorum"}
 )
 

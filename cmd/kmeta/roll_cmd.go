@@ -1,0 +1,375 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kmeta/kmeta/internal/printer"
+	"github.com/kmeta/kmeta/internal/report"
+	"github.com/kmeta/kmeta/internal/source"
+	"github.com/kmeta/kmeta/kafkaread"
+	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/quorum"
+	"github.com/kmeta/kmeta/roll"
+)
+
+func init() { register(rollCommand) }
+
+const rollHelp = "SOURCE is the cluster as it is now: kafka://HOST:PORT or --bootstrap-server (brokers: partitions, ISR,\n" +
+	"configs, and the quorum through them), --bootstrap-controller (controllers: the quorum only), a\n" +
+	"ZooKeeper-mode cluster's zk://HOST:PORT/CHROOT, or a KRaft metadata log dir (no fetch times: a\n" +
+	"controller's verdict then needs a live source). --config ID=FILE passes a broker's server.properties\n" +
+	"for what the source cannot report (min.insync.replicas set only there: a log dir and ZooKeeper hold\n" +
+	"no static configs)."
+
+func rollCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "roll",
+		Usage:       "rolling restarts an operator can trust: is a node safe to stop, is it back, in which order",
+		Subcommands: []*cli.Command{rollCheckCommand(), rollWaitCommand(), rollPlanCommand()},
+	}
+}
+
+// rollFlags are the flags every roll command takes: the source's, the
+// nodes' server.properties and the quorum's fetch timeout.
+func rollFlags() []cli.Flag {
+	return append(sourceFlags(),
+		&cli.StringSliceFlag{Name: "config", Usage: "a broker's server.properties, `ID=FILE` (repeatable): its static configs, which no metadata record holds"},
+		&cli.Int64Flag{Name: "controller-quorum-fetch-timeout-ms", Value: quorum.DefaultFetchTimeoutMs,
+			Usage: "the controllers' controller.quorum.fetch.timeout.ms, in `MS`: how far behind the leader a voter may be and count as caught up"},
+	)
+}
+
+func rollCheckCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "is it safe to stop node N now (Strimzi's roller rules: min ISR, offline partitions, the quorum's majority)",
+		ArgsUsage: "--node N SOURCE",
+		Description: "For a broker: every partition holding one of its replicas that its stop would take offline\n" +
+			"(it is the last live in-sync replica), leave under its effective min.insync.replicas (it is in an\n" +
+			"ISR at the minimum), or that is already under it (Strimzi refuses those too), grouped by topic;\n" +
+			"internal topics included. min.insync.replicas is the value Kafka applies: topic config, the broker's\n" +
+			"dynamic config, the cluster default, the broker's server.properties, Kafka's default, for the\n" +
+			"broker that leads the partition once N is down. Partitions N leads with followers out of sync are\n" +
+			"said. For a controller: whether the voters caught up without it keep a majority (quorum describe's\n" +
+			"RestartSafe), and whether it leads the quorum (restart it last); a combined node gets both; a\n" +
+			"broker holding ZooKeeper's /controller is said (restart it last).\n" +
+			"A fact the answer needs and the source does not report is named with how to get it, and the\n" +
+			"answer is then 'could not tell', never 'safe' on a guess. -o json carries safe (bool) and blocking\n" +
+			"(each partition with topic and partition, or the quorum's reason).\n" +
+			"Exit 0 safe, 1 not safe, 2 could not tell (or could not read the source).\n\n" + rollHelp,
+		Flags: append(rollFlags(),
+			&cli.IntFlag{Name: "node", Usage: "the node `ID` to stop", Required: true}),
+		Action: func(c *cli.Context) error {
+			node, err := rollNode(c)
+			if err != nil {
+				return err
+			}
+			raw, err := sourceArg(c)
+			if err != nil {
+				return err
+			}
+			in, err := rollRead(c, raw, false)
+			if err != nil {
+				return err
+			}
+			return emit(c, report.RollCheck(roll.Check(in, node)))
+		},
+	}
+}
+
+func rollWaitCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "wait",
+		Usage:     "block until node N is back after its restart: registered, unfenced, back in every ISR, a controller caught up",
+		ArgsUsage: "--node N SOURCE",
+		Description: "Re-reads SOURCE every --interval until node N is back, as an operator checks it by hand:\n" +
+			"a broker registered and unfenced and not in controlled shutdown (KRaft) or in /brokers/ids\n" +
+			"(ZooKeeper mode), and in the ISR of every partition it hosts that has a live leader (partitions\n" +
+			"without one cannot take it back: named, not waited for); a voter fetching and caught up with the\n" +
+			"quorum's leader. Run it once the node was started again. A read that fails (the node asked is the\n" +
+			"one restarting) is tried again. On a terminal, what is still waited for is shown on stderr.\n" +
+			"Exit 0 back, 1 not back at --timeout (what is still waited for is named), 2 when the source cannot\n" +
+			"report what being back needs (a log dir has no fetch times).\n\n" + rollHelp,
+		Flags: append(rollFlags(),
+			&cli.IntFlag{Name: "node", Usage: "the node `ID` restarted", Required: true},
+			&cli.DurationFlag{Name: "timeout", Value: 10 * time.Minute, Usage: "give up after `DURATION`"},
+			&cli.DurationFlag{Name: "interval", Value: time.Second, Usage: "read the source again every `DURATION`"}),
+		Action: rollWait,
+	}
+}
+
+func rollPlanCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "plan",
+		Usage:     "the order to restart nodes one at a time, each step between its roll check and its roll wait",
+		ArgsUsage: "SOURCE --nodes N,... | --all-brokers | --all-controllers",
+		Description: "The order: the voting controllers first (dedicated before combined), the quorum's leader last\n" +
+			"of them; then the brokers, those leading fewer partitions first, the broker holding ZooKeeper's\n" +
+			"/controller last. Each step is framed by the exact kmeta roll check (before the stop) and kmeta roll\n" +
+			"wait (after the start) commands, with the source and flags given here. Exit 0, 2 when a node is not\n" +
+			"known to the source.\n\n" + rollHelp,
+		Flags: append(rollFlags(),
+			&cli.StringFlag{Name: "nodes", Usage: "the nodes to restart, `ID,ID,...`"},
+			&cli.BoolFlag{Name: "all-brokers", Usage: "every broker the source knows"},
+			&cli.BoolFlag{Name: "all-controllers", Usage: "every voter of the quorum"}),
+		Action: rollPlan,
+	}
+}
+
+func rollNode(c *cli.Context) (int32, error) {
+	n := c.Int("node")
+	if n < 0 || n > 1<<31-1 {
+		return 0, usageErrorf(c, "--node %d: want a node id", n)
+	}
+	return int32(n), nil
+}
+
+// rollSpec parses the source once; a point in time is refused (a roll is
+// about the cluster now).
+func rollSpec(c *cli.Context, raw string) (source.Spec, error) {
+	spec, err := parseSource(c, raw)
+	if err != nil {
+		return spec, usageErrorf(c, "%v", err)
+	}
+	return withPointFlags(c, spec)
+}
+
+// rollRead reads the source once into the judge's input: the image with
+// the --config files' static configs, and the quorum's replication state
+// (DescribeQuorum on a live cluster; a log dir's voters without times).
+// quiet leaves warnings and progress out (roll wait reads again and
+// again).
+func rollRead(c *cli.Context, raw string, quiet bool) (roll.Input, error) {
+	in := roll.Input{FetchTimeoutMs: c.Int64("controller-quorum-fetch-timeout-ms")}
+	if in.FetchTimeoutMs <= 0 {
+		return in, usageErrorf(c, "--controller-quorum-fetch-timeout-ms %d: want a positive number of milliseconds", in.FetchTimeoutMs)
+	}
+	spec, err := rollSpec(c, raw)
+	if err != nil {
+		return in, err
+	}
+	nodes, err := readNodeConfigs(c)
+	if err != nil {
+		return in, err
+	}
+	res, err := readPoint(c, spec, source.Options{}, !quiet)
+	if err != nil {
+		return in, err
+	}
+	if !quiet {
+		printWarnings(c, res.Image.Warnings)
+	}
+	in.Image = res.Image
+	for id, n := range nodes {
+		in.Image.SetStaticConfigs(id, n.Props)
+	}
+	switch spec.World {
+	case model.WorldKafka:
+		cfg, err := kafkaConfig(c)
+		if err != nil {
+			return in, err
+		}
+		cfg.Bootstrap, cfg.Controllers = spec.Bootstrap, spec.Controllers
+		cl, err := kafkaread.Dial(c.Context, cfg)
+		if err != nil {
+			return in, err
+		}
+		defer cl.Close()
+		st, err := cl.QuorumStatus(c.Context)
+		switch {
+		case errors.Is(err, kafkaread.ErrMissingAPI):
+			in.QuorumMissing = fmt.Sprintf("the cluster does not answer DescribeQuorum (%v)", err)
+		case err != nil:
+			return in, err
+		default:
+			in.Quorum = st
+		}
+	case model.WorldKRaft:
+		in.Quorum = roll.QuorumFromImage(in.Image)
+		if in.Quorum == nil {
+			in.QuorumMissing = "the log holds no voter set (a static quorum: its voters are in controller.quorum.voters): ask the controllers, --bootstrap-controller HOST:PORT"
+		}
+	}
+	return in, nil
+}
+
+func rollWait(c *cli.Context) error {
+	node, err := rollNode(c)
+	if err != nil {
+		return err
+	}
+	raw, err := sourceArg(c)
+	if err != nil {
+		return err
+	}
+	timeout, interval := c.Duration("timeout"), c.Duration("interval")
+	if timeout <= 0 || interval <= 0 {
+		return usageErrorf(c, "--timeout %s, --interval %s: want positive durations", timeout, interval)
+	}
+	spec, err := rollSpec(c, raw) // a usage error now, not at every read
+	if err != nil {
+		return err
+	}
+	status := newStatusLine(c)
+	start := time.Now()
+	deadline := start.Add(timeout)
+	d := report.RollWaitDoc{Source: spec.String()}
+	read := false
+	for {
+		in, err := rollRead(c, raw, read)
+		var ue *exitError
+		switch {
+		case errors.As(err, &ue):
+			return err // a usage error: reading again will not help
+		case err != nil:
+			d.ReadError = err.Error()
+			status.show(fmt.Sprintf("waiting for node %d: reading %s: %v", node, printer.Clean(spec.String()), err))
+		default:
+			if !read {
+				printWarnings(c, in.Image.Warnings)
+				read = true
+			}
+			d.Progress, d.ReadError = roll.Back(in, node), ""
+			if len(d.Waiting) > 0 {
+				status.show(fmt.Sprintf("waiting for %s [%s]", d.Waiting[0], time.Since(start).Round(time.Second)))
+			}
+		}
+		if err == nil && (d.Back || d.Unknown) {
+			break
+		}
+		if !time.Now().Before(deadline) {
+			d.TimedOut = true
+			if d.ReadError != "" && !read {
+				d.Node, d.Waiting = node, []string{"a read of " + spec.String()}
+			}
+			break
+		}
+		select {
+		case <-c.Context.Done():
+			status.clear()
+			return c.Context.Err()
+		case <-time.After(min(interval, time.Until(deadline)+time.Millisecond)):
+		}
+	}
+	status.clear()
+	d.Seconds = time.Since(start).Seconds()
+	return emit(c, report.RollWait(d))
+}
+
+func rollPlan(c *cli.Context) error {
+	raw, err := sourceArg(c)
+	if err != nil {
+		return err
+	}
+	picks := 0
+	for _, f := range []string{"nodes", "all-brokers", "all-controllers"} {
+		if c.IsSet(f) {
+			picks++
+		}
+	}
+	if picks != 1 {
+		return usageErrorf(c, "give one of --nodes ID,..., --all-brokers, --all-controllers")
+	}
+	in, err := rollRead(c, raw, false)
+	if err != nil {
+		return err
+	}
+	var nodes []int32
+	switch {
+	case c.Bool("all-brokers"):
+		nodes = roll.Brokers(in)
+	case c.Bool("all-controllers"):
+		ids, ok := roll.Controllers(in)
+		if !ok {
+			return fmt.Errorf("%s does not name the quorum's voters: %s", printer.Clean(raw), in.QuorumMissing)
+		}
+		nodes = ids
+	default:
+		for _, s := range strings.Split(c.String("nodes"), ",") {
+			n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
+			if err != nil || n < 0 {
+				return usageErrorf(c, "--nodes %q: want node ids, ID,ID,...", c.String("nodes"))
+			}
+			nodes = append(nodes, int32(n))
+		}
+	}
+	steps, err := roll.Order(in, nodes)
+	if err != nil {
+		return fmt.Errorf("%s: %w", printer.Clean(raw), err)
+	}
+	words := rollSourceWords(c)
+	d := report.RollPlanDoc{Source: in.Image.Provenance.Source, Steps: []report.RollPlanStep{}}
+	for _, s := range steps {
+		d.Steps = append(d.Steps, report.RollPlanStep{Step: s, Gates: roll.GatesFor(s.Node, words)})
+	}
+	return emit(c, report.RollPlan(d))
+}
+
+// rollSourceWords are the words that name the source in the gate
+// commands roll plan prints: the SOURCE or --bootstrap-* flag as given,
+// and the flags that tune the read and were set. A ZooKeeper password is
+// never printed: the printed commands read it from KMETA_ZK_AUTH.
+func rollSourceWords(c *cli.Context) []string {
+	var w []string
+	switch {
+	case c.String("bootstrap-server") != "":
+		w = append(w, "--bootstrap-server", c.String("bootstrap-server"))
+	case c.String("bootstrap-controller") != "":
+		w = append(w, "--bootstrap-controller", c.String("bootstrap-controller"))
+	default:
+		w = append(w, c.Args().First())
+	}
+	for _, f := range []string{"command-config", "zk-tls-ca", "zk-tls-cert", "zk-tls-key"} {
+		if c.IsSet(f) {
+			w = append(w, "--"+f, c.String(f))
+		}
+	}
+	for _, f := range []string{"kafka-timeout", "zk-session-timeout"} {
+		if c.IsSet(f) {
+			w = append(w, "--"+f, c.Duration(f).String())
+		}
+	}
+	if c.IsSet("controller-quorum-fetch-timeout-ms") {
+		w = append(w, "--controller-quorum-fetch-timeout-ms", strconv.FormatInt(c.Int64("controller-quorum-fetch-timeout-ms"), 10))
+	}
+	for _, kv := range c.StringSlice("config") {
+		w = append(w, "--config", kv)
+	}
+	return w
+}
+
+// statusLine shows one changing line on stderr when it is a terminal
+// (and --no-progress was not given); otherwise it does nothing.
+type statusLine struct {
+	w    io.Writer
+	last string
+}
+
+func newStatusLine(c *cli.Context) *statusLine {
+	if commonBool(c, flagNoProgress) || !isTerminal(stderr(c)) {
+		return &statusLine{}
+	}
+	return &statusLine{w: stderr(c)}
+}
+
+func (s *statusLine) show(line string) {
+	if s.w == nil || line == s.last {
+		return
+	}
+	s.last = line
+	_, _ = io.WriteString(s.w, "\r\x1b[K"+printer.Clean(line))
+}
+
+func (s *statusLine) clear() {
+	if s.w != nil && s.last != "" {
+		_, _ = io.WriteString(s.w, "\r\x1b[K")
+		s.last = ""
+	}
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kmeta/kmeta/internal/report"
+	"github.com/kmeta/kmeta/roll"
+)
+
+// The roll commands on the committed fixtures: exit codes, the JSON
+// contract, and the gates roll plan prints with the source as given.
+func TestRollCommandsOnFixtures(t *testing.T) {
+	dump := filepath.Join("..", "..", "testdata", "zk", "dump.json")
+	log := filepath.Join("..", "..", "testdata", "kraft", "4.4.0", "metadata")
+
+	// The dump's topics set min.insync.replicas where it matters; the
+	// rest needs the brokers' files.
+	r := kmeta("roll", "check", "--node", "2", "-o", "json", dump)
+	var v roll.Verdict
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+		t.Fatalf("%v\n%s%s", err, r.stdout, r.stderr)
+	}
+	if r.code != 1 || v.Safe || v.Answer != roll.Unsafe {
+		t.Fatalf("check 2: exit %d answer %s\n%s", r.code, v.Answer, r.stderr)
+	}
+	want := []roll.TopicCount{{Topic: "compacted", Rule: roll.CodeUnderMinISR, Count: 2},
+		{Topic: "orders.v1", Rule: roll.CodeTakesOffline, Count: 1}, {Topic: "user_events", Rule: roll.CodeTakesOffline, Count: 2}}
+	if !reflect.DeepEqual(v.Topics, want) {
+		t.Errorf("topics %+v, want %+v", v.Topics, want)
+	}
+	for _, b := range v.Blocking {
+		if b.Topic == "" || b.Partition == nil {
+			t.Errorf("a partition's block without topic and partition: %+v", b)
+		}
+	}
+
+	// A controller from a log dir: no fetch times, so exit 2, named.
+	r = kmeta("roll", "check", "--node", "3000", log)
+	if r.code != 2 || !strings.Contains(r.stdout, "roll-cannot-tell controller 3000: the source does not report the voters' fetch times") {
+		t.Errorf("check 3000: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = kmeta("roll", "wait", "--node", "3000", "--timeout", "1m", log)
+	if r.code != 2 || !strings.Contains(r.stdout, "could not tell whether it is back") {
+		t.Errorf("wait 3000: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	// A node nobody names.
+	if r = kmeta("roll", "check", "--node", "77", dump); r.code != 2 {
+		t.Errorf("check 77: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	// The plan: ZooKeeper's controller (1) last, the others by the
+	// partitions they lead; each step's gates name the source as given,
+	// with --config.
+	cfg := filepath.Join(t.TempDir(), "b 1.properties")
+	if err := os.WriteFile(cfg, []byte("min.insync.replicas=2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = kmeta("roll", "plan", "-o", "json", dump, "--all-brokers", "--config", "1="+cfg)
+	var p report.RollPlanDoc
+	if err := json.Unmarshal([]byte(r.stdout), &p); err != nil || r.code != 0 {
+		t.Fatalf("plan: exit %d %v\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	var order []int32
+	for _, s := range p.Steps {
+		order = append(order, s.Node)
+	}
+	if !reflect.DeepEqual(order, []int32{3, 2, 1}) {
+		t.Errorf("order %v, want [3 2 1]", order)
+	}
+	if got, want := p.Steps[0].Check, "kmeta roll check --node 3 "+dump+" --config '1="+cfg+"'"; got != want {
+		t.Errorf("check line\n got %s\nwant %s", got, want)
+	}
+	if got, want := p.Steps[2].Wait, "kmeta roll wait --node 1 "+dump+" --config '1="+cfg+"'"; got != want {
+		t.Errorf("wait line\n got %s\nwant %s", got, want)
+	}
+	if r = kmeta("roll", "plan", dump); r.code != 2 {
+		t.Errorf("plan without nodes: exit %d", r.code)
+	}
+	if r = kmeta("roll", "plan", dump, "--nodes", "1,9"); r.code != 2 || !strings.Contains(r.stderr, "no broker or controller 9") {
+		t.Errorf("plan with node 9: exit %d\n%s", r.code, r.stderr)
+	}
+
+	// roll wait on a cluster that does not answer: each read fails and is
+	// tried again until the timeout, which names what it waited for.
+	r = kmeta("roll", "wait", "--node", "1", "--timeout", "1500ms", "--interval", "200ms", "-o", "json", "--bootstrap-server", "127.0.0.1:1")
+	var w report.RollWaitDoc
+	if err := json.Unmarshal([]byte(r.stdout), &w); err != nil || r.code != 1 || !w.TimedOut || w.ReadError == "" ||
+		!reflect.DeepEqual(w.Waiting, []string{"a read of kafka://127.0.0.1:1"}) {
+		t.Errorf("wait on nothing: exit %d %v %+v\n%s", r.code, err, w, r.stderr)
+	}
+}
