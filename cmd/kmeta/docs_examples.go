@@ -137,6 +137,7 @@ var docExamples = map[string][]docExample{
 	"migrate status": {
 		{What: "where a migration stands, from ZooKeeper alone", Line: "kmeta migrate status --zk zkdump:" + fxDualDump, Run: true},
 		{What: "with the controllers' log for everything", Line: "kmeta migrate status --zk zk://zk1:2181/kafka --kraft kraft:/var/lib/kafka-meta"},
+		{What: "follow it, one line per change, until the brokers run KRaft", Line: "kmeta migrate status --watch --zk zk://zk1:2181/kafka --kraft kraft:/var/lib/kafka-meta --until KRaftPostMigration"},
 	},
 	"migrate rollback": {
 		{What: "the rollback valid now, in order", Line: "kmeta migrate rollback --zk zk://zk1:2181/kafka --bootstrap-controller c1:9093 --config 1=b1.properties --out rollback"},
@@ -174,6 +175,6 @@ var docExit = map[string][3]string{
 	"migrate brokers":    {"checked and converted (or, with --dry-run, listed)", "a dir failed a check; nothing was written", "could not run"},
 	"migrate configs":    {"written", "", "could not run"},
 	"migrate stage":      {"the phase's files were written, with the steps", "refused: the checks say why; nothing was written", "could not run"},
-	"migrate status":     {"no problem found", "a problem that blocks the migration", "could not run"},
+	"migrate status":     {"no problem found (--watch: --until reached)", "a problem that blocks the migration (--watch: a broker out past --grace, ZooKeeper behind past --max-behind, --timeout)", "could not run"},
 	"migrate rollback":   {"the rollback's steps were written", "no rollback is valid now, or a check refused it", "could not run"},
 }

@@ -2,13 +2,17 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/internal/source"
 	"github.com/kmeta/kmeta/metalog"
@@ -61,8 +65,22 @@ func onlineCommands() []*cli.Command {
 				"ZkMigrationState, registrations and migration flags, each broker on both sides (and, with its\n" +
 				"--config, why it is not where the phase needs it), and, while dual-writing, verify's verdict of\n" +
 				"ZooKeeper against KRaft: whether a rollback now loses nothing. Exit 0 when healthy in its phase,\n" +
-				"1 when something is waited for or wrong.\n\n" + onlineHelp,
-			Flags:  onlineFlags(),
+				"1 when something is waited for or wrong.\n" +
+				"--watch follows the migration: it reads both sides every --interval and prints one line per change\n" +
+				"(the phase, the brokers up in ZooKeeper, registered with KRaft and migrating, the records the copy\n" +
+				"wrote, whether ZooKeeper agrees with KRaft, /migration's offset against KRaft's, whether a rollback\n" +
+				"is safe, unsafe or no longer possible, a broker that went out or came back; -o json: one JSON object\n" +
+				"per line). It exits 0 once --until PHASE is reached, 1 when something goes wrong: a broker out for\n" +
+				"longer than --grace (a restart takes less), ZooKeeper differing from KRaft for longer than\n" +
+				"--max-behind, or --timeout. KRaft brokers are seen through a controller's log dir (--kraft kraft:DIR),\n" +
+				"which also gives the copy's records and the comparison.\n\n" + onlineHelp,
+			Flags: append(onlineFlags(),
+				&cli.BoolFlag{Name: "watch", Usage: "follow the migration: one line per change, until --until or something goes wrong"},
+				&cli.DurationFlag{Name: "interval", Value: 2 * time.Second, Usage: "--watch: read both sides every `DURATION`"},
+				&cli.StringFlag{Name: "until", Usage: "--watch: exit 0 once the cluster is in `PHASE` (or past it)"},
+				&cli.DurationFlag{Name: "grace", Value: 2 * time.Minute, Usage: "--watch: how long a broker may be out (a restart) before the watch fails, `DURATION`"},
+				&cli.DurationFlag{Name: "max-behind", Value: time.Minute, Usage: "--watch: how long ZooKeeper may differ from KRaft in dual-write before the watch fails, `DURATION`"},
+				&cli.DurationFlag{Name: "timeout", Usage: "--watch: give up (exit 1) after `DURATION` (0: never)"}),
 			Action: migrateStatus,
 		},
 		{
@@ -85,6 +103,12 @@ func onlineCommands() []*cli.Command {
 
 // onlineInput reads both sides concurrently and the nodes' files.
 func onlineInput(c *cli.Context) (online.Input, error) {
+	return onlineInputWarn(c, func(ws []model.Finding) { printWarnings(c, ws) })
+}
+
+// onlineInputWarn is onlineInput with the sources' warnings handed to
+// warn (status --watch says each once).
+func onlineInputWarn(c *cli.Context, warn func([]model.Finding)) (online.Input, error) {
 	var in online.Input
 	kraft, err := liveFlag(c)
 	switch {
@@ -131,14 +155,14 @@ func onlineInput(c *cli.Context) (online.Input, error) {
 		return in, err
 	}
 	watch := online.NewLogWatch()
-	views, err := loadViews(c, specs, func(spec source.Spec) source.Options {
+	views, err := loadViewsWarn(c, specs, func(spec source.Spec) source.Options {
 		if spec.World == model.WorldKRaft {
 			// The controllers' log also says when each migration state
 			// was written and what the copy wrote.
 			return source.Options{Observe: watch.Observe}
 		}
 		return source.Options{}
-	})
+	}, warn)
 	if err != nil {
 		return in, err
 	}
@@ -175,6 +199,9 @@ func readNodeConfigs(c *cli.Context) (map[int32]*online.Node, error) {
 func migrateStatus(c *cli.Context) error {
 	if _, err := checkArgs(c, 0, 0, "no arguments (use --zk, --kraft and --config)"); err != nil {
 		return err
+	}
+	if c.Bool("watch") {
+		return migrateStatusWatch(c)
 	}
 	in, err := onlineInput(c)
 	if err != nil {
@@ -262,4 +289,81 @@ func migrateRollback(c *cli.Context) error {
 		}
 	}
 	return emit(c, report.Stage(d, showSecrets(c)))
+}
+
+// migrateStatusWatch is migrate status --watch: Observe again every
+// --interval, one line per change (online.Watch decides), until --until
+// (exit 0) or something goes wrong (exit 1). A read that fails is said
+// once and tried again.
+func migrateStatusWatch(c *cli.Context) error {
+	opts := online.WatchOptions{Grace: c.Duration("grace"), MaxBehind: c.Duration("max-behind")}
+	if u := c.String("until"); u != "" {
+		p, err := online.ParsePhase(u)
+		if err != nil {
+			return usageErrorf(c, "--until: %v", err)
+		}
+		opts.Until, opts.HasUntil = p, true
+	}
+	interval, timeout := c.Duration("interval"), c.Duration("timeout")
+	if interval <= 0 || timeout < 0 {
+		return usageErrorf(c, "--interval %s, --timeout %s: want a positive interval and a timeout of 0 or more", interval, timeout)
+	}
+	w := online.NewWatch(opts)
+	said := map[string]bool{}
+	warn := func(ws []model.Finding) {
+		for _, f := range ws {
+			if k := f.Code + "\x00" + f.Message; !said[k] {
+				said[k] = true
+				printWarnings(c, []model.Finding{f})
+			}
+		}
+	}
+	start := time.Now()
+	asJSON := outputFormat(c) == printer.JSON
+	for {
+		in, err := onlineInputWarn(c, warn)
+		var ue *exitError
+		switch {
+		case errors.As(err, &ue):
+			return err
+		case err != nil:
+			if msg := err.Error(); !said[msg] {
+				said[msg] = true
+				warnf(c, "%v (trying again every %s)", err, interval)
+			}
+		default:
+			st, err := online.Observe(in)
+			if err != nil {
+				return err
+			}
+			off := int64(-1)
+			if in.KRaft != nil {
+				off = in.KRaft.Provenance.Offset
+			}
+			if ev := w.Next(online.Point(st, off), time.Now()); ev != nil {
+				if asJSON {
+					err = printer.WriteJSONLine(stdout(c), ev)
+				} else {
+					_, err = io.WriteString(stdout(c), printer.Clean(ev.Line())+"\n")
+				}
+				if err != nil {
+					return err
+				}
+				switch {
+				case ev.Failed != "":
+					return findings(errors.New(ev.Failed))
+				case ev.Reached:
+					return nil
+				}
+			}
+		}
+		if timeout > 0 && time.Since(start) > timeout {
+			return findingsf("--timeout %s: %s not reached", timeout, c.String("until"))
+		}
+		select {
+		case <-c.Context.Done():
+			return c.Context.Err()
+		case <-time.After(interval):
+		}
+	}
 }

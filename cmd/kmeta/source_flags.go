@@ -334,6 +334,13 @@ func readPoint(c *cli.Context, spec source.Spec, opts source.Options, showProgre
 // options of the caller's (a replay observer). Any unreadable source
 // fails the whole.
 func loadViews(c *cli.Context, specs []source.Spec, opts func(source.Spec) source.Options) ([]*model.Image, error) {
+	return loadViewsWarn(c, specs, opts, func(ws []model.Finding) { printWarnings(c, ws) })
+}
+
+// loadViewsWarn is loadViews with the warnings handed to warn, in the
+// sources' order, once every source was read (a command that reads
+// again and again says each once).
+func loadViewsWarn(c *cli.Context, specs []source.Spec, opts func(source.Spec) source.Options, warn func([]model.Finding)) ([]*model.Image, error) {
 	views := make([]*model.Image, len(specs))
 	errs := make([]error, len(specs))
 	var wg sync.WaitGroup
@@ -343,7 +350,7 @@ func loadViews(c *cli.Context, specs []source.Spec, opts func(source.Spec) sourc
 			if opts != nil {
 				o = opts(spec)
 			}
-			res, err := loadPointWith(c, spec, o)
+			res, err := readPoint(c, spec, o, true)
 			if err != nil {
 				errs[i] = fmt.Errorf("reading %s: %w", spec.Raw, err)
 				return
@@ -352,7 +359,13 @@ func loadViews(c *cli.Context, specs []source.Spec, opts func(source.Spec) sourc
 		})
 	}
 	wg.Wait()
-	return views, errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return views, err
+	}
+	for _, v := range views {
+		warn(v.Warnings)
+	}
+	return views, nil
 }
 
 // loadImageSource is the imageLoader the commands use.

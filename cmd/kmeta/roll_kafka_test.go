@@ -1,0 +1,407 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/kmeta/kmeta/internal/report"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
+	"github.com/kmeta/kmeta/roll"
+)
+
+// The roll gates against real Kafka. Three brokers, topics of replication
+// factor 3 with min.insync.replicas=2 set once as a topic config
+// (roll.topic) and once only in the brokers' server.properties
+// (roll.static), a topic whose own config lowers it to 1 (roll.one), and
+// the consumer offsets topic (internal, min ISR 2 from the files too).
+// The oracle is an acks=all producer: Kafka answers NOT_ENOUGH_REPLICAS
+// exactly while a partition's ISR is under its min ISR. Each case asks
+// roll check, stops the broker anyway, and compares the partitions kmeta
+// said would block with those Kafka refuses; roll wait must return only
+// once the broker is back in every ISR (Kafka's kafka-topics
+// --under-replicated-partitions, and the admin API's ISRs at the moment it
+// returns).
+func TestRollKRaftKafka(t *testing.T) {
+	start := time.Now()
+	d := kafkatest.Dist(t, kafkatest.Latest4)
+	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{Controllers: 3, Brokers: 3, IdleInterval: time.Hour,
+		BrokerProps: map[string]string{"min.insync.replicas": "2"}})
+	ctx := context.Background()
+	if _, err := c.WaitQuorum(ctx, 2*time.Minute, c.Controllers()...); err != nil {
+		t.Fatal(err)
+	}
+	// Until the live source reports static configs, the brokers' files
+	// are passed as an operator passes them.
+	src := append([]string{"--bootstrap-server", c.BootstrapServers()}, configFlags(c)...)
+	l := newRollLab(t, c, src)
+	t.Logf("cluster up in %s", time.Since(start).Round(time.Second))
+	l.brokerCases()
+
+	t.Run("controllers", func(t *testing.T) {
+		l.t = t
+		at := time.Now()
+		ctl := []string{"--bootstrap-controller", c.BootstrapControllers()}
+		q, err := c.DescribeQuorum(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var followers []int
+		for _, id := range q.VoterIDs() {
+			if id != q.LeaderID {
+				followers = append(followers, id)
+			}
+		}
+		// The plan: followers first, the leader last.
+		r := kmeta(append([]string{"roll", "plan", "-o", "json", "--all-controllers"}, ctl...)...)
+		var p report.RollPlanDoc
+		if err := json.Unmarshal([]byte(r.stdout), &p); err != nil || r.code != 0 {
+			t.Fatalf("plan: exit %d %v\n%s%s", r.code, err, r.stdout, r.stderr)
+		}
+		var order []int
+		for _, s := range p.Steps {
+			order = append(order, int(s.Node))
+		}
+		if want := append(slices.Clone(followers), q.LeaderID); !reflect.DeepEqual(order, want) {
+			t.Errorf("plan order %v, want %v (leader %d last)", order, want, q.LeaderID)
+		}
+		f1, f2 := followers[0], followers[1]
+		if v, code := l.check(f1, ctl...); code != 0 || !v.Safe {
+			t.Fatalf("check %d with every voter up: exit %d %+v", f1, code, v)
+		}
+		c.StopNode(f1)
+		// Once the leader sees f1 behind (the fetch timeout), every
+		// other voter is refused.
+		var v roll.Verdict
+		var code int
+		deadline := time.Now().Add(time.Minute)
+		for v, code = l.check(f2, ctl...); code != 1 && time.Now().Before(deadline); v, code = l.check(f2, ctl...) {
+			time.Sleep(500 * time.Millisecond)
+		}
+		if code != 1 || len(v.Blocking) != 1 || v.Blocking[0].Rule != roll.CodeQuorumMajority || v.Blocking[0].Partition != nil {
+			t.Fatalf("check %d with %d down: exit %d %+v", f2, f1, code, v)
+		}
+		if v, code := l.check(q.LeaderID, ctl...); code != 1 || !v.QuorumLeader || v.Blocking[0].Rule != roll.CodeQuorumMajority {
+			t.Errorf("check the leader %d with %d down: exit %d %+v", q.LeaderID, f1, code, v)
+		}
+		// Stopped anyway, the quorum stops: a metadata write fails.
+		c.StopNode(f2)
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		resp, err := l.adm.CreateTopic(wctx, 1, 1, nil, "roll.quorum-lost")
+		cancel()
+		if err == nil && resp.Err == nil {
+			t.Errorf("a topic was created with two of three controllers down")
+		}
+		c.StartNodes(f1, f2)
+		for _, id := range []int{f1, f2} {
+			w := l.wait(id, ctl...)
+			qs, err := c.DescribeQuorum(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st := qs.Replication[id]; st != "Follower" {
+				t.Errorf("roll wait %d returned; kafka-metadata-quorum says %q", id, st)
+			}
+			t.Logf("controller %d back after %.1fs", id, w.Seconds)
+		}
+		t.Logf("controllers: %s", time.Since(at).Round(time.Second))
+	})
+	t.Logf("TestRollKRaftKafka: %s", time.Since(start).Round(time.Second))
+}
+
+// The same on ZooKeeper-mode 3.9.2, read from ZooKeeper (zk://), the
+// brokers' files passed with --config; the broker holding /controller is
+// restarted last.
+func TestRollZooKeeperKafka(t *testing.T) {
+	start := time.Now()
+	d := kafkatest.Dist(t, kafkatest.Kafka39)
+	zk := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{})
+	c := kafkatest.StartZKCluster(t, d, zk, kafkatest.ZKClusterOptions{Brokers: 3, Chroot: "/kafka",
+		Props: map[string]string{"min.insync.replicas": "2"}})
+	src := append([]string{"zk://" + zk.Connect("/kafka")}, configFlags(c)...)
+	l := newRollLab(t, c, src)
+	t.Logf("cluster up in %s", time.Since(start).Round(time.Second))
+
+	t.Run("controller last", func(t *testing.T) {
+		l.t = t
+		md, err := l.adm.BrokerMetadata(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := kmeta(append([]string{"roll", "plan", "-o", "json", "--all-brokers"}, src...)...)
+		var p report.RollPlanDoc
+		if err := json.Unmarshal([]byte(r.stdout), &p); err != nil || r.code != 0 || len(p.Steps) != 3 {
+			t.Fatalf("plan: exit %d %v\n%s%s", r.code, err, r.stdout, r.stderr)
+		}
+		if last := p.Steps[2]; int32(last.Node) != md.Controller || !last.ZKController {
+			t.Errorf("plan ends with %+v; the controller is %d", last, md.Controller)
+		}
+		v, code := l.check(int(md.Controller))
+		if code != 0 || !v.ZKController {
+			t.Errorf("check the controller %d: exit %d %+v", md.Controller, code, v)
+		}
+	})
+	l.brokerCases()
+	t.Logf("TestRollZooKeeperKafka: %s", time.Since(start).Round(time.Second))
+}
+
+// configFlags are --config ID=FILE for every broker's server.properties.
+func configFlags(c *kafkatest.Cluster) []string {
+	var out []string
+	for _, id := range c.Brokers() {
+		out = append(out, "--config", fmt.Sprintf("%d=%s", id, filepath.Join(c.Node(id).Dir, "server.properties")))
+	}
+	return out
+}
+
+// rollLab is one cluster the roll cases run on.
+type rollLab struct {
+	t   *testing.T
+	c   *kafkatest.Cluster
+	adm *kadm.Client
+	src []string
+	// probed are the topics the acks=all probe produces to.
+	probed []string
+	// gated are the partitions that have min ISR 2 and replication 3.
+	gated []string
+}
+
+var rollTopics = map[string]map[string]*string{
+	"roll.topic":  {"min.insync.replicas": kadm.StringPtr("2")},
+	"roll.static": nil,
+	"roll.one":    {"min.insync.replicas": kadm.StringPtr("1")},
+}
+
+func newRollLab(t *testing.T, c *kafkatest.Cluster, src []string) *rollLab {
+	l := &rollLab{t: t, c: c, adm: c.Admin(t), src: src}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for k := range rollTopics {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		r, err := l.adm.CreateTopic(ctx, 3, 3, rollTopics[name], name)
+		if err != nil || r.Err != nil {
+			t.Fatalf("create %s: %v %v", name, err, r.Err)
+		}
+		l.probed = append(l.probed, name)
+	}
+	// The consumer offsets topic exists once a group commits.
+	offs := kadm.Offsets{}
+	offs.Add(kadm.Offset{Topic: "roll.topic", Partition: 0, At: 0})
+	if r, err := l.adm.CommitOffsets(ctx, "kmeta-roll", offs); err != nil || r.Error() != nil {
+		t.Fatalf("commit: %v %v", err, r.Error())
+	}
+	for _, tp := range []string{"roll.topic", "roll.static", "__consumer_offsets"} {
+		for p := range 3 {
+			l.gated = append(l.gated, fmt.Sprintf("%s-%d", tp, p))
+		}
+	}
+	slices.Sort(l.gated)
+	l.waitInSync()
+	return l
+}
+
+// waitInSync waits until no partition is under-replicated (admin API).
+func (l *rollLab) waitInSync() {
+	l.t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		under, err := l.underReplicated()
+		if err == nil && len(under) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			l.t.Fatalf("partitions not in sync after 2 minutes: %v %v", under, err)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// underReplicated lists, from the admin API, the partitions whose ISR is
+// short, "topic-N isr=[...]".
+func (l *rollLab) underReplicated() ([]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	md, err := l.adm.Metadata(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, t := range md.Topics.Sorted() {
+		for _, p := range t.Partitions.Sorted() {
+			if len(p.ISR) < len(p.Replicas) {
+				out = append(out, fmt.Sprintf("%s-%d isr=%v", t.Topic, p.Partition, p.ISR))
+			}
+		}
+	}
+	return out, nil
+}
+
+func (l *rollLab) check(node int, src ...string) (roll.Verdict, int) {
+	l.t.Helper()
+	if len(src) == 0 {
+		src = l.src
+	}
+	r := kmeta(append([]string{"roll", "check", "-o", "json", "--node", strconv.Itoa(node)}, src...)...)
+	var v roll.Verdict
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+		l.t.Fatalf("roll check --node %d: exit %d: %v\n%s%s", node, r.code, err, r.stdout, r.stderr)
+	}
+	if want := map[roll.Answer]int{roll.Safe: 0, roll.Unsafe: 1, roll.Unknown: 2}[v.Answer]; r.code != want || v.Safe != (v.Answer == roll.Safe) {
+		l.t.Errorf("roll check --node %d: exit %d for answer %s (safe %v)", node, r.code, v.Answer, v.Safe)
+	}
+	return v, r.code
+}
+
+// wait runs roll wait and requires exit 0.
+func (l *rollLab) wait(node int, src ...string) report.RollWaitDoc {
+	l.t.Helper()
+	if len(src) == 0 {
+		src = l.src
+	}
+	r := kmeta(append([]string{"roll", "wait", "-o", "json", "--node", strconv.Itoa(node), "--timeout", "4m", "--interval", "500ms"}, src...)...)
+	var d report.RollWaitDoc
+	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || r.code != 0 || !d.Back {
+		l.t.Fatalf("roll wait --node %d: exit %d %v\n%s%s", node, r.code, err, r.stdout, r.stderr)
+	}
+	return d
+}
+
+// blocked are the partitions a verdict blocks on, "topic-N", sorted.
+func blocked(v roll.Verdict) []string {
+	var out []string
+	for _, b := range v.Blocking {
+		if b.Partition != nil {
+			out = append(out, fmt.Sprintf("%s-%d", b.Topic, *b.Partition))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// probeUntil produces to the probed topics until Kafka refuses exactly
+// want with NOT_ENOUGH_REPLICAS and acknowledges the rest (a leader that
+// moves is tried again), and fails at a minute with the last answer.
+func (l *rollLab) probeUntil(want []string) {
+	l.t.Helper()
+	want = slices.DeleteFunc(slices.Clone(want), func(p string) bool { return strings.HasPrefix(p, "__") })
+	if want == nil {
+		want = []string{}
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		res, err := l.c.ProduceProbe(context.Background(), 10*time.Second, l.probed...)
+		if err == nil {
+			got := res.NotEnoughReplicas()
+			if got == nil {
+				got = []string{}
+			}
+			if reflect.DeepEqual(got, want) && len(res.Other()) == 0 {
+				return
+			}
+			err = fmt.Errorf("NOT_ENOUGH_REPLICAS on %v, want %v; other errors %v", got, want, res.Other())
+		}
+		if time.Now().After(deadline) {
+			l.t.Fatalf("acks=all producer: %v", err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+var urpLine = regexp.MustCompile(`Topic: (\S+)\s+Partition: (\d+)\s+Leader: (-?\d+)\s+Replicas: ([\d,]*)\s+Isr: ([\d,]*)`)
+
+// backEverywhere is the oracle at the moment roll wait returned: the
+// admin API's ISRs at once, then Kafka's kafka-topics
+// --under-replicated-partitions: no partition of node's lacks it.
+func (l *rollLab) backEverywhere(node int) {
+	l.t.Helper()
+	under, err := l.underReplicated()
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	for _, u := range under {
+		if !strings.Contains(u, "isr=[") || !slices.Contains(strings.Fields(strings.Trim(u[strings.Index(u, "isr=[")+5:], "]")), strconv.Itoa(node)) {
+			l.t.Errorf("roll wait %d returned; the admin API has %s", node, u)
+		}
+	}
+	out := l.c.Dist.MustRun(l.t, l.c.Dist.Tools.Topics, "--bootstrap-server", l.c.BootstrapServers(), "--describe", "--under-replicated-partitions")
+	for _, m := range urpLine.FindAllStringSubmatch(out, -1) {
+		if !slices.Contains(strings.Split(m[5], ","), strconv.Itoa(node)) {
+			l.t.Errorf("roll wait %d returned; kafka-topics --under-replicated-partitions lists %s-%s with ISR %s", node, m[1], m[2], m[5])
+		}
+	}
+}
+
+func (l *rollLab) brokerCases() {
+	root := l.t
+	root.Run("all up: safe, and Kafka refuses nothing", func(t *testing.T) {
+		l.t = t
+		at := time.Now()
+		v, code := l.check(1)
+		if code != 0 || len(v.Blocking) != 0 || len(v.Missing) != 0 || v.Hosted != 12 {
+			t.Fatalf("check 1: exit %d %+v", code, v)
+		}
+		l.c.StopNode(1)
+		l.probeUntil(nil)
+		l.c.StartNode(1)
+		w := l.wait(1)
+		l.backEverywhere(1)
+		if under, _ := l.underReplicated(); len(under) > 0 {
+			t.Errorf("roll wait 1 returned with %v under-replicated", under)
+		}
+		t.Logf("broker 1 back after %.1fs; case %s", w.Seconds, time.Since(at).Round(time.Second))
+	})
+	root.Run("one down: unsafe, and Kafka refuses exactly there", func(t *testing.T) {
+		l.t = t
+		at := time.Now()
+		if _, code := l.check(3); code != 0 {
+			t.Fatalf("check 3: exit %d", code)
+		}
+		l.c.StopNode(3)
+		v, code := l.check(1)
+		if code != 1 {
+			t.Fatalf("check 1 with 3 down: exit %d %+v", code, v)
+		}
+		if got := blocked(v); !reflect.DeepEqual(got, l.gated) {
+			t.Errorf("blocked %v, want %v", got, l.gated)
+		}
+		for _, b := range v.Blocking {
+			from := map[string]string{"roll.topic": "topic config"}[b.Topic]
+			if b.Rule != roll.CodeUnderMinISR || b.MinISR != 2 || from != "" && b.MinISRFrom != from ||
+				from == "" && !regexp.MustCompile(`^broker [12] server\.properties$`).MatchString(b.MinISRFrom) {
+				t.Errorf("block %+v", b)
+			}
+		}
+		// Stopped anyway: acks=all producers are refused exactly on the
+		// partitions kmeta named.
+		l.c.StopNode(1)
+		l.probeUntil(blocked(v))
+		l.c.StartNode(1)
+		w := l.wait(1)
+		l.backEverywhere(1)
+		t.Logf("broker 1 back after %.1fs", w.Seconds)
+		l.c.StartNode(3)
+		w = l.wait(3)
+		l.backEverywhere(3)
+		if under, _ := l.underReplicated(); len(under) > 0 {
+			t.Errorf("roll wait 3 returned with %v under-replicated", under)
+		}
+		l.probeUntil(nil)
+		t.Logf("broker 3 back after %.1fs; case %s", w.Seconds, time.Since(at).Round(time.Second))
+	})
+	l.t = root
+}
