@@ -212,7 +212,7 @@ func (v *view) checkBroker(node int32, out *Verdict, missing func(string, string
 	var groups []*group
 	var gi = map[[2]string]*group{}
 	add := func(topic, rule string, p *model.Partition, isr []int32, m model.EffectiveConfig, mv int64, reason string) {
-		b := Block{Rule: rule, Topic: topic, Partition: &p.ID, ISR: isr, Reason: reason}
+		b := Block{Rule: rule, Topic: topic, Partition: &p.ID, ISR: slices.Clone(isr), Reason: reason}
 		if mv > 0 {
 			b.MinISR, b.MinISRFrom = mv, m.Source()
 		}
@@ -236,7 +236,12 @@ func (v *view) checkBroker(node int32, out *Verdict, missing func(string, string
 		parts []int32
 	}
 	var outOfSync []lead
+	// One partition's live ISR (copied only into a Block), and the
+	// topic's min ISR by resolving broker (a topic has few leaders).
+	isr := make([]int32, 0, 8)
+	mins := map[int32]model.EffectiveConfig{}
 	for _, t := range v.img.SortedTopics() {
+		clear(mins)
 		ids := make([]int32, 0, len(t.Partitions))
 		for id, p := range t.Partitions {
 			if slices.Contains(p.Replicas, node) {
@@ -260,7 +265,7 @@ func (v *view) checkBroker(node int32, out *Verdict, missing func(string, string
 					}
 				}
 			}
-			isr := make([]int32, 0, len(p.ISR))
+			isr = isr[:0]
 			for _, r := range p.ISR {
 				if v.liveIn(r, p) {
 					isr = append(isr, r)
@@ -281,7 +286,12 @@ func (v *view) checkBroker(node int32, out *Verdict, missing func(string, string
 				add(t.Name, CodeAlreadyUnder, p, isr, model.EffectiveConfig{}, 0, "no live in-sync replica")
 				continue
 			}
-			m := res.TopicConfig(t.Name, "min.insync.replicas", v.nextLeader(node, p, isr))
+			lb := v.nextLeader(node, p, isr)
+			m, ok := mins[lb]
+			if !ok {
+				m = res.TopicConfig(t.Name, "min.insync.replicas", lb)
+				mins[lb] = m
+			}
 			mv, err := m.Int()
 			switch {
 			case !m.Known || err != nil:

@@ -2,6 +2,7 @@ package roll
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -207,4 +208,37 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// QuorumFromFiles is the voter set the nodes' server.properties name
+// (controller.quorum.voters, ID@HOST:PORT,...: a static quorum's voters
+// are in no metadata record), with the leader the image last knew; nil
+// when no file names voters. Like QuorumFromImage it has no fetch times.
+func QuorumFromFiles(img *model.Image, files map[int32]map[string]string) *model.QuorumStatus {
+	ids := slices.Sorted(maps.Keys(files))
+	for _, id := range ids {
+		v := strings.TrimSpace(files[id]["controller.quorum.voters"])
+		if v == "" {
+			continue
+		}
+		q := &model.Quorum{LeaderID: -1}
+		if img != nil && img.Quorum != nil {
+			q.LeaderID, q.LeaderEpoch, q.KRaftVersion = img.Quorum.LeaderID, img.Quorum.LeaderEpoch, img.Quorum.KRaftVersion
+		}
+		for _, part := range strings.Split(v, ",") {
+			idS, _, ok := strings.Cut(strings.TrimSpace(part), "@")
+			n, err := strconv.ParseInt(idS, 10, 32)
+			if !ok || err != nil {
+				return nil
+			}
+			q.Voters = append(q.Voters, model.Voter{ID: int32(n)})
+		}
+		tmp := model.NewImage()
+		tmp.Quorum = q
+		if img != nil {
+			tmp.ClusterID, tmp.Provenance = img.ClusterID, img.Provenance
+		}
+		return QuorumFromImage(tmp)
+	}
+	return nil
 }

@@ -347,3 +347,17 @@ func TestChecksTable(t *testing.T) {
 		seen[c.Code] = true
 	}
 }
+
+func TestQuorumFromFiles(t *testing.T) {
+	img := cluster(2, map[string][]part{"t": {{[]int32{1, 2}, []int32{1, 2}, 1}}})
+	img.Quorum = &model.Quorum{LeaderID: 3001, LeaderEpoch: 3}
+	st := QuorumFromFiles(img, map[int32]map[string]string{1: {"process.roles": "broker", "controller.quorum.voters": "3000@c1:9093, 3001@c2:9093,3002@c3:9093"}})
+	if st == nil || st.LeaderID != 3001 || len(st.Voters) != 3 || st.Voters[2].ID != 3002 || st.Reports(model.QuorumFieldLastFetch) {
+		t.Fatalf("%+v", st)
+	}
+	v := Check(Input{Image: img, Quorum: st}, 1)
+	eq(t, "broker, voters from its file", [2]any{v.Roles, v.Missing}, [2]any{[]Role{RoleBroker}, []Missing{{"broker 2's server.properties (min.insync.replicas may be set there)", "pass it: --config 2=FILE"}}})
+	if QuorumFromFiles(img, map[int32]map[string]string{1: {"process.roles": "broker"}}) != nil {
+		t.Error("voters from a file without controller.quorum.voters")
+	}
+}

@@ -194,7 +194,14 @@ func rollRead(c *cli.Context, raw string, quiet bool) (roll.Input, error) {
 	case model.WorldKRaft:
 		in.Quorum = roll.QuorumFromImage(in.Image)
 		if in.Quorum == nil {
-			in.QuorumMissing = "the log holds no voter set (a static quorum: its voters are in controller.quorum.voters): ask the controllers, --bootstrap-controller HOST:PORT"
+			files := map[int32]map[string]string{}
+			for id, n := range nodes {
+				files[id] = n.Props
+			}
+			in.Quorum = roll.QuorumFromFiles(in.Image, files)
+		}
+		if in.Quorum == nil {
+			in.QuorumMissing = "the log holds no voter set (a static quorum: its voters are in controller.quorum.voters): pass a node's server.properties, --config ID=FILE, or ask the controllers, --bootstrap-controller HOST:PORT"
 		}
 	}
 	return in, nil
