@@ -14,17 +14,30 @@ import (
 type Gates struct {
 	Check string `json:"check"`
 	Wait  string `json:"wait"`
+	// CheckArgs and WaitArgs are the same commands as words, after
+	// "kmeta" (for a script that runs them without a shell).
+	CheckArgs []string `json:"checkArgs"`
+	WaitArgs  []string `json:"waitArgs"`
 }
 
 // GatesFor are the gate commands for node with the source words given.
 func GatesFor(node int32, source []string) Gates {
-	return Gates{Check: command("check", node, source), Wait: command("wait", node, source)}
+	g := Gates{CheckArgs: Args("check", node, source), WaitArgs: Args("wait", node, source)}
+	g.Check, g.Wait = CommandLine(g.CheckArgs), CommandLine(g.WaitArgs)
+	return g
 }
 
-func command(verb string, node int32, source []string) string {
-	words := append([]string{"kmeta", "roll", verb, "--node", strconv.Itoa(int(node))}, source...)
-	for i, w := range words {
-		words[i] = Quote(w)
+// Args are the words of `kmeta roll VERB --node N SOURCE...` after "kmeta".
+func Args(verb string, node int32, source []string) []string {
+	return append([]string{"roll", verb, "--node", strconv.Itoa(int(node))}, source...)
+}
+
+// CommandLine is "kmeta" and args as one shell line, each word quoted
+// where it needs it.
+func CommandLine(args []string) string {
+	words := []string{"kmeta"}
+	for _, w := range args {
+		words = append(words, Quote(w))
 	}
 	return strings.Join(words, " ")
 }

@@ -52,7 +52,7 @@ func Order(in Input, nodes []int32) ([]Step, error) {
 			unknown = append(unknown, fmt.Sprint(n))
 			continue
 		}
-		s := Step{Node: n, Roles: roles, Leads: leads[n], QuorumLeader: v.votersKnown && v.leader == n && slices.Contains(v.voters, n),
+		s := Step{Node: n, Roles: roles, Leads: leads[n], QuorumLeader: v.leader == n && slices.Contains(roles, RoleController),
 			ZKController: v.zk && v.img.ZK.ControllerID == n}
 		if !v.topicsKnown {
 			s.Leads = -1

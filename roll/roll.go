@@ -105,6 +105,10 @@ func newView(in Input) *view {
 			v.voters = append(v.voters, r.ID)
 		}
 		v.votersKnown, v.leader = true, img.Quorum.LeaderID
+	case img.Quorum != nil && img.Quorum.LeaderID >= 0 && len(img.Controllers) > 0:
+		// A static quorum's log: no voter set, but the controllers
+		// registered (MV 3.7+) and the log names its leader.
+		v.leader = img.Quorum.LeaderID
 	case v.zk && img.Migration == nil:
 		// A ZooKeeper-mode cluster that never started a migration has
 		// no KRaft quorum at all.

@@ -280,9 +280,12 @@ func TestBack(t *testing.T) {
 	delete(img.Brokers, 1)
 	p = Back(Input{Image: img}, 1)
 	eq(t, "not registered", p.Waiting, []string{"broker 1 to register"})
-	img.ZK = &model.ZKState{}
+	img.ZK = &model.ZKState{ControllerID: 2, KRaftControllerEpoch: -1}
 	p = Back(Input{Image: img}, 1)
 	eq(t, "zk", p.Waiting, []string{"broker 1 in /brokers/ids"})
+	img.ZK = &model.ZKState{ControllerID: 3000, KRaftControllerEpoch: 4}
+	p = Back(Input{Image: img}, 1)
+	eq(t, "zk, KRaft leads", p.Waiting, []string{"broker 1 in /brokers/ids (a KRaft broker never appears there: while the KRaft controller leads, read its metadata log dir, kraft:DIR)"})
 
 	ctl := model.NewImage()
 	ctl.MarkNotReported(model.FieldBrokers, model.FieldTopics)

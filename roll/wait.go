@@ -79,6 +79,8 @@ func (v *view) brokerBack(node int32, out *Progress, wait func(string, ...any), 
 	}
 	b := v.img.Brokers[node]
 	switch {
+	case b == nil && v.zk && v.img.ZK.KRaftControllerEpoch >= 0:
+		wait("broker %d in /brokers/ids (a KRaft broker never appears there: while the KRaft controller leads, read its metadata log dir, kraft:DIR)", node)
 	case b == nil && v.zk:
 		wait("broker %d in /brokers/ids", node)
 	case b == nil:

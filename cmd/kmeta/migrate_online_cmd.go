@@ -233,6 +233,7 @@ func migrateStage(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	in.Gates = onlineGates(c, in)
 	r, err := online.Stage(in, o)
 	if err != nil {
 		return usageErrorf(c, "%v", err)
@@ -274,6 +275,7 @@ func migrateRollback(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	in.Gates = onlineGates(c, in)
 	r, err := online.Rollback(in)
 	if err != nil {
 		return usageErrorf(c, "%v", err)

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -11,12 +14,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/migrate/online"
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/roll"
 )
 
 // The real-Kafka proof of the online migration commands (issue 21): a
@@ -125,6 +131,8 @@ type onlineWalk struct {
 	rich   *kafkatest.RichMetadata
 	// timeline records each status check, for the log.
 	timeline []string
+	// phaseSeen is when a status first said each phase.
+	phaseSeen map[string]time.Time
 }
 
 type walkOptions struct {
@@ -149,9 +157,9 @@ func startOnlineWalk(t *testing.T, ctx context.Context, o walkOptions) *onlineWa
 	const chroot = "/kafka"
 	c := kafkatest.StartZKCluster(t, d, zks, kafkatest.ZKClusterOptions{Brokers: 3, Chroot: chroot, SASL: o.rich, Authorizer: o.rich, Props: o.brokerProps})
 	w := &onlineWalk{t: t, d: d, zk: zks, c: c, zkSrc: "zk://" + zks.Connect(chroot), zkFiles: map[int]string{}, current: map[int]string{},
-		live: o.version >= "3.7", quotaBugs: o.quotaBugs}
+		live: o.version >= "3.7", quotaBugs: o.quotaBugs, phaseSeen: map[string]time.Time{}}
 	if o.rich {
-		md, err := kafkatest.PopulateRich(ctx, c, c.Admin(t), kafkatest.RichOptions{ACLs: true, Tokens: o.tokens})
+		md, err := kafkatest.PopulateRich(ctx, c, c.Admin(t), kafkatest.RichOptions{ACLs: true, Tokens: o.tokens, RollSafe: true})
 		if err != nil {
 			t.Fatalf("%v\ndone: %v", err, md.Log)
 		}
@@ -188,8 +196,16 @@ func startOnlineWalk(t *testing.T, ctx context.Context, o walkOptions) *onlineWa
 	w.controllers = strings.Join(cs, ",")
 	w.metaDirs = filepath.Join(c.Dir, "kraft-{id}", "metadata")
 	t.Cleanup(func() { t.Logf("timeline:\n%s", strings.Join(w.timeline, "\n")) })
-	w.runner = &kafkatest.StageRunner{Cluster: c, ReadProps: metalog.ReadJavaProperties, Logf: t.Logf, Wait: w.waitStep}
-	tr, err := kafkatest.StartTraffic(ctx, t, c, kafkatest.TrafficOptions{})
+	// The runner follows kmeta's gates (roll check, roll wait, roll
+	// plan) and waits for nothing of its own.
+	w.runner = &kafkatest.StageRunner{Cluster: c, ReadProps: metalog.ReadJavaProperties, Logf: t.Logf, Wait: w.waitStep,
+		Kmeta: func(ctx context.Context, args []string) (string, int) {
+			var out, errb bytes.Buffer
+			code := run(ctx, append([]string{"kmeta"}, args...), &out, &errb)
+			w.timeline = append(w.timeline, fmt.Sprintf("kmeta %s: exit %d", strings.Join(args[:min(4, len(args))], " "), code))
+			return out.String() + errb.String(), code
+		}}
+	tr, err := kafkatest.StartTraffic(ctx, t, c, kafkatest.TrafficOptions{Probe: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,6 +257,9 @@ func (w *onlineWalk) status(src []string) (int, walkStatus) {
 	var s walkStatus
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		w.t.Fatalf("migrate status %v: exit %d, not JSON (%v): %s\nstderr: %s", src, code, err, out, stderr)
+	}
+	if _, ok := w.phaseSeen[s.Phase]; !ok && w.phaseSeen != nil {
+		w.phaseSeen[s.Phase] = time.Now()
 	}
 	return code, s
 }
@@ -443,6 +462,12 @@ func (w *onlineWalk) finish(ctx context.Context) {
 	if p := res.Problems(); len(p) > 0 {
 		w.t.Errorf("traffic: %s; %d problems:\n%s", res, len(p), strings.Join(p[:min(len(p), 20)], "\n"))
 	}
+	// Every roll followed kmeta's gates: an acks=all producer was never
+	// refused for an ISR under min.insync.replicas, and no record failed.
+	if n := res.NotEnoughReplicas(); n > 0 || len(res.Failed) > 0 {
+		w.t.Errorf("traffic: %d NOT_ENOUGH_REPLICAS answers (first seen %v), %d failed records: %s", n, res.ProbeFirst, len(res.Failed), res)
+	}
+	w.t.Logf("gates: %d run, %d roll checks refused before one passed", w.runner.Gates, w.runner.Refusals)
 	w.t.Logf("traffic over %s: %s; committed %v = end %v", res.Duration.Round(time.Second), res, res.Committed, res.End)
 	if w.data != nil {
 		got, err := kafkatest.ConsumeAll(ctx, w.c, w.data.Topics, len(w.before))
@@ -490,6 +515,9 @@ func walkAll(t *testing.T, o walkOptions) {
 	start := time.Now()
 	w := startOnlineWalk(t, ctx, o)
 	setup := time.Since(start)
+	// migrate status --watch follows the whole walk (its reads fail and
+	// are retried until the controllers' log dir exists).
+	watch := w.startWatch(ctx)
 
 	// ZooKeeper.
 	w.expectPhase("start", "ZooKeeper")
@@ -538,6 +566,9 @@ func walkAll(t *testing.T, o walkOptions) {
 	w.expectPhase("migration done", "KRaftDualWriting")
 	w.advance(ctx, "in dual-write")
 	w.verifyDualWrite("in dual-write")
+	// A broker stopped mid-dual-write (after kmeta's roll check said it
+	// may be): the watch names it, then sees it back.
+	w.stopAndWatch(ctx, watch, 2)
 
 	// KRaftDualWriting: a checkpoint.
 	s, out = w.stage("KRaftDualWriting", exitOK, nil)
@@ -597,6 +628,7 @@ func walkAll(t *testing.T, o walkOptions) {
 		t.Errorf("rollback from KRaft: checks %s, want no-rollback", codes(r.Checks))
 	}
 	w.advance(ctx, "in KRaft")
+	w.checkWatch(watch, "KRaft")
 	w.finish(ctx)
 	code, lint, stderr := runKmeta(t, "lint", "--fail-on", "critical", "kraft:"+w.metaDir(w.ctrlIDs[0]))
 	if code != exitOK {
@@ -621,6 +653,9 @@ func TestOnlineStuckStatesKafka(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
 	w := startOnlineWalk(t, ctx, walkOptions{version: kafkatest.Kafka39, controllers: 1})
+	// The stuck states restart brokers on files kmeta did not stage: no
+	// gates, the harness's own wait for full ISRs.
+	w.runner.Kmeta = nil
 	ctrl := w.ctrlIDs[0]
 	zkcli := func(args ...string) string {
 		t.Helper()
@@ -769,4 +804,126 @@ func TestOnlineStuckStatesKafka(t *testing.T) {
 	}
 	w.advance(ctx, "stuck")
 	w.finish(ctx)
+}
+
+// walkWatch is a migrate status --watch running beside the walk.
+type walkWatch struct {
+	interval time.Duration
+	mu       sync.Mutex
+	events   []online.WatchEvent
+	cancel   context.CancelFunc
+	done     chan int
+}
+
+// startWatch runs kmeta migrate status --watch (the controller's log dir
+// as the KRaft source, -o json: one event a line) until checkWatch.
+func (w *onlineWalk) startWatch(ctx context.Context) *walkWatch {
+	w.t.Helper()
+	ww := &walkWatch{interval: 2 * time.Second, done: make(chan int, 1)}
+	wctx, cancel := context.WithCancel(ctx)
+	ww.cancel = cancel
+	pr, pw := io.Pipe()
+	args := []string{"kmeta", "migrate", "status", "--watch", "-o", "json", "--interval", ww.interval.String(), "--grace", "10m", "--max-behind", "10m",
+		"--zk", w.zkSrc, "--kraft", "kraft:" + w.metaDir(w.ctrlIDs[0])}
+	go func() {
+		var errb bytes.Buffer
+		code := run(wctx, args, pw, &errb)
+		pw.Close()
+		ww.done <- code
+	}()
+	go func() {
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var ev online.WatchEvent
+			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+				continue
+			}
+			ww.mu.Lock()
+			ww.events = append(ww.events, ev)
+			ww.mu.Unlock()
+		}
+	}()
+	w.t.Cleanup(cancel)
+	return ww
+}
+
+// wait waits until an event's change starts with prefix.
+func (ww *walkWatch) wait(prefix string, timeout time.Duration) (online.WatchEvent, bool) {
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		ww.mu.Lock()
+		for _, ev := range ww.events {
+			for _, ch := range ev.Changes {
+				if strings.HasPrefix(ch, prefix) {
+					ww.mu.Unlock()
+					return ev, true
+				}
+			}
+		}
+		ww.mu.Unlock()
+	}
+	return online.WatchEvent{}, false
+}
+
+// stopAndWatch stops broker id as an operator would (kmeta roll check
+// first, from ZooKeeper), waits for the watch to name it, starts it again
+// and waits for kmeta roll wait.
+func (w *onlineWalk) stopAndWatch(ctx context.Context, ww *walkWatch, id int) {
+	w.t.Helper()
+	src := append([]string{w.zkSrc}, w.configArgs(w.current)...)
+	g := roll.GatesFor(int32(id), src)
+	w.runner.AfterStep = nil
+	if err := w.runner.Run(ctx, "", []kafkatest.StageStep{{Step: 1, Action: "roll-check", Node: id, Args: g.CheckArgs}, {Step: 2, Action: "stop", Node: id}}); err != nil {
+		w.t.Fatal(err)
+	}
+	ev, ok := ww.wait(fmt.Sprintf("broker %d out", id), time.Minute)
+	if !ok {
+		w.t.Errorf("migrate status --watch did not name broker %d, stopped mid-dual-write", id)
+	}
+	w.timeline = append(w.timeline, "watch: "+ev.Line())
+	if err := w.runner.Run(ctx, "", []kafkatest.StageStep{{Step: 3, Action: "start", Node: id, Config: w.current[id]}, {Step: 4, Action: "roll-wait", Node: id, Args: g.WaitArgs}}); err != nil {
+		w.t.Fatal(err)
+	}
+	if ev, ok := ww.wait(fmt.Sprintf("broker %d back", id), time.Minute); !ok {
+		w.t.Errorf("migrate status --watch did not see broker %d back", id)
+	} else {
+		w.timeline = append(w.timeline, "watch: "+ev.Line())
+	}
+}
+
+// checkWatch stops the watch and checks it printed every phase change
+// from KRaftMigration to last, in order, each within two intervals of the
+// walk's first status saying it.
+func (w *onlineWalk) checkWatch(ww *walkWatch, last string) {
+	w.t.Helper()
+	// The last phase is printed within two intervals of the walk seeing it.
+	time.Sleep(2 * ww.interval)
+	ww.cancel()
+	<-ww.done
+	ww.mu.Lock()
+	defer ww.mu.Unlock()
+	var phases []string
+	for _, ev := range ww.events {
+		w.timeline = append(w.timeline, "watch: "+ev.Line())
+		for _, ch := range ev.Changes {
+			if rest, ok := strings.CutPrefix(ch, "phase "); ok {
+				_, to, _ := strings.Cut(rest, " → ")
+				phases = append(phases, to)
+				seen, ok := w.phaseSeen[to]
+				if !ok {
+					continue
+				}
+				if d := ev.Time.Sub(seen); d > 2*ww.interval {
+					w.t.Errorf("migrate status --watch printed %s %s after the walk's status said it (more than two intervals of %s)", to, d.Round(100*time.Millisecond), ww.interval)
+				}
+			}
+		}
+	}
+	want := []string{"KRaftDualWriting", "KRaftPostMigration", "PreKRaft", "KRaft"}
+	if last != "KRaft" {
+		want = want[:slices.Index(want, last)+1]
+	}
+	if !slices.Equal(phases, want) {
+		w.t.Errorf("migrate status --watch printed the phase changes %v, want %v", phases, want)
+	}
 }

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +17,8 @@ import (
 	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/internal/source"
 	"github.com/kmeta/kmeta/kafkaread"
+	"github.com/kmeta/kmeta/migrate"
+	"github.com/kmeta/kmeta/migrate/online"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/quorum"
 	"github.com/kmeta/kmeta/roll"
@@ -379,4 +384,73 @@ func (s *statusLine) clear() {
 		_, _ = io.WriteString(s.w, "\r\x1b[K")
 		s.last = ""
 	}
+}
+
+// onlineGates are the gate sources migrate stage and rollback print
+// their restarts with: the user's --zk (and the ZooKeeper flags set) for
+// ZooKeeper-mode brokers, their --kraft log dir for brokers while the
+// KRaft controller leads, their --bootstrap-controller (else the
+// quorum's addresses) for controllers; each with the --config files
+// given (the brokers' static min.insync.replicas).
+func onlineGates(c *cli.Context, in online.Input) *online.Gates {
+	var configs []string
+	for _, kv := range c.StringSlice("config") {
+		configs = append(configs, "--config", kv)
+	}
+	tuned := func(names ...string) []string {
+		var w []string
+		for _, f := range names {
+			if c.IsSet(f) {
+				w = append(w, "--"+f, fmt.Sprint(c.Value(f)))
+			}
+		}
+		return w
+	}
+	g := &online.Gates{}
+	g.ZooKeeper = slices.Concat([]string{c.String("zk")}, tuned("zk-session-timeout", "zk-tls-ca", "zk-tls-cert", "zk-tls-key"), configs)
+	if k := c.String("kraft"); k != "" && !strings.HasPrefix(k, "kafka:") {
+		g.KRaft = slices.Concat([]string{k}, configs)
+	}
+	if ctl := c.String("bootstrap-controller"); ctl != "" {
+		g.Controllers = slices.Concat([]string{"--bootstrap-controller", ctl}, tuned("command-config", "kafka-timeout"))
+	} else if addrs := quorumAddresses(c, in); addrs != "" {
+		g.Controllers = slices.Concat([]string{"--bootstrap-controller", addrs}, tuned("command-config", "kafka-timeout"))
+	}
+	return g
+}
+
+// quorumAddresses are the controllers' HOST:PORT list: the voters'
+// endpoints the KRaft view names, else controller.quorum.voters of the
+// files given, else --controllers.
+func quorumAddresses(c *cli.Context, in online.Input) string {
+	var addrs []string
+	if k := in.KRaft; k != nil && k.Quorum != nil {
+		for _, v := range k.Quorum.Voters {
+			if len(v.Endpoints) > 0 {
+				addrs = append(addrs, net.JoinHostPort(v.Endpoints[0].Host, strconv.Itoa(int(v.Endpoints[0].Port))))
+			}
+		}
+		if len(addrs) == len(k.Quorum.Voters) && len(addrs) > 0 {
+			return strings.Join(addrs, ",")
+		}
+	}
+	spec := ""
+	for _, id := range slices.Sorted(maps.Keys(in.Nodes)) {
+		if v := in.Nodes[id].Props["controller.quorum.voters"]; v != "" {
+			spec = v
+			break
+		}
+	}
+	if spec == "" && hasFlag(c, "controllers") {
+		spec = c.String("controllers")
+	}
+	cs, err := migrate.ParseControllers(spec)
+	if err != nil {
+		return ""
+	}
+	addrs = addrs[:0]
+	for _, cs := range cs {
+		addrs = append(addrs, net.JoinHostPort(cs.Host, strconv.Itoa(cs.Port)))
+	}
+	return strings.Join(addrs, ",")
 }

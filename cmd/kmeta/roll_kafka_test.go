@@ -202,8 +202,17 @@ func newRollLab(t *testing.T, c *kafkatest.Cluster, src []string) *rollLab {
 	// The consumer offsets topic exists once a group commits.
 	offs := kadm.Offsets{}
 	offs.Add(kadm.Offset{Topic: "roll.topic", Partition: 0, At: 0})
-	if r, err := l.adm.CommitOffsets(ctx, "kmeta-roll", offs); err != nil || r.Error() != nil {
-		t.Fatalf("commit: %v %v", err, r.Error())
+	for deadline := time.Now().Add(40 * time.Second); ; {
+		// The new topic reaches the group coordinator's metadata a little
+		// after CreateTopics returns.
+		r, err := l.adm.CommitOffsets(ctx, "kmeta-roll", offs)
+		if err == nil && r.Error() == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("commit: %v %v", err, r.Error())
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 	for _, tp := range []string{"roll.topic", "roll.static", "__consumer_offsets"} {
 		for p := range 3 {

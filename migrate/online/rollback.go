@@ -92,7 +92,14 @@ func Rollback(in Input) (*RollbackResult, error) {
 				q.ibp = levelName(features.Catalog39(), mv)
 			}
 		}
-		for _, id := range ids {
+		// The KRaft controller leads: its log dir orders and gates the
+		// roll back to migration mode when given.
+		view := in.ZK
+		if k := in.KRaft; k != nil && k.Reports(model.FieldTopics) {
+			view = k
+		}
+		src := in.Gates.brokerSource(true, func(f model.Finding) { r.Checks = append(r.Checks, f) })
+		for _, id := range rollOrder(view, ids, -1) {
 			orig := brokers[id].Props
 			qq := q
 			if v := orig[keyIBP]; v != "" {
@@ -103,8 +110,8 @@ func Rollback(in Input) (*RollbackResult, error) {
 			}
 			props := migratingBroker(orig, qq)
 			r.Nodes = append(r.Nodes, NodePlan{ID: id, Role: RoleBroker, Profile: BrokerMigrating, Config: MigratingConfigName(id), Changes: Diff(orig, props), Props: props})
-			r.Steps = append(r.Steps, Step{Action: ActRestart, Node: nodeRef(id), Config: MigratingConfigName(id),
-				What: fmt.Sprintf("restart broker %d as a ZooKeeper-mode broker in migration mode (%s), keeping zookeeper.metadata.migration.enable", id, MigratingConfigName(id))})
+			r.Steps = append(r.Steps, gated(Step{Action: ActRestart, Node: nodeRef(id), Config: MigratingConfigName(id),
+				What: fmt.Sprintf("restart broker %d as a ZooKeeper-mode broker in migration mode (%s), keeping zookeeper.metadata.migration.enable", id, MigratingConfigName(id))}, src)...)
 		}
 		r.Steps = append(r.Steps, Step{Action: ActWait, What: "every broker registered with ZooKeeper again (in /brokers/ids) and with the KRaft controller as migrating (kmeta migrate status says KRaftDualWriting)"})
 	}
@@ -129,8 +136,18 @@ func Rollback(in Input) (*RollbackResult, error) {
 	for _, id := range ids {
 		orig := brokers[id].Props
 		r.Nodes = append(r.Nodes, NodePlan{ID: id, Role: RoleBroker, Profile: BrokerZooKeeper, Config: ConfigName(id), Changes: []Change{}, Props: maps.Clone(orig), From: brokers[id].Path})
-		r.Steps = append(r.Steps, Step{Action: ActRestart, Node: nodeRef(id), Config: ConfigName(id),
-			What: fmt.Sprintf("restart broker %d on its ZooKeeper-mode file (%s, a copy of %s)", id, ConfigName(id), brokers[id].Path)})
+	}
+	if src := in.Gates.brokerSource(false, nil); src != nil {
+		// ZooKeeper's next controller is elected once /controller is
+		// deleted: roll plan orders the roll then (it last, as stage
+		// orders the forward rolls), each broker between its gates.
+		r.Steps = append(r.Steps, rollPlanStep(ids, src,
+			"restart each broker on its ZooKeeper-mode file (server-ID.properties, a copy of the file stage KRaftMigration read), one at a time in the order this prints (ZooKeeper's controller, elected when /controller was deleted, last), each between the roll check and the roll wait it prints"))
+	} else {
+		for _, id := range ids {
+			r.Steps = append(r.Steps, Step{Action: ActRestart, Node: nodeRef(id), Config: ConfigName(id),
+				What: fmt.Sprintf("restart broker %d on its ZooKeeper-mode file (%s, a copy of %s)", id, ConfigName(id), brokers[id].Path)})
+		}
 	}
 	for _, id := range ctrlIDs {
 		n := controllers[id]

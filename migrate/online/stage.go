@@ -43,7 +43,10 @@ type Step struct {
 	// Args are the ZooKeeper CLI's arguments, Command the whole line.
 	Args    []string `json:"args,omitempty"`
 	Command string   `json:"command,omitempty"`
-	What    string   `json:"what"`
+	// Nodes are a roll-plan step's nodes (Config then names their files
+	// with {id} for the node's id).
+	Nodes []int32 `json:"nodes,omitempty"`
+	What  string  `json:"what"`
 }
 
 // Step actions.
@@ -332,8 +335,11 @@ func (s *stager) migration() error {
 		}
 		s.r.Steps = append(s.r.Steps, Step{Action: ActWait, What: "the controllers elect a leader and write ZkMigrationState PRE_MIGRATION (kmeta migrate status says KRaftMigration)"})
 	}
+	// The brokers are ZooKeeper-mode brokers before and after: ZooKeeper
+	// orders the roll (its controller last) and gates it.
 	zkController := s.st.ZooKeeper.ControllerID
-	order := lastOf(brokers, zkController)
+	order := rollOrder(s.in.ZK, brokers, zkController)
+	src := s.in.Gates.brokerSource(false, nil)
 	for _, id := range order {
 		if files[id] == nil || files[id].Profile() == BrokerMigrating && sameProps(files[id].Props, nodeProps(s.r.Nodes, id)) {
 			continue
@@ -342,7 +348,7 @@ func (s *stager) migration() error {
 		if id == zkController {
 			what += "; it is ZooKeeper's controller, so it goes last"
 		}
-		s.r.Steps = append(s.r.Steps, Step{Action: ActRestart, Node: nodeRef(id), Config: ConfigName(id), What: what})
+		s.r.Steps = append(s.r.Steps, gated(Step{Action: ActRestart, Node: nodeRef(id), Config: ConfigName(id), What: what}, src)...)
 	}
 	s.r.Steps = append(s.r.Steps, Step{Action: ActWait, What: "every broker registers with the KRaft controller; the controller copies the metadata and starts dual-writing (kmeta migrate status says KRaftDualWriting)"})
 	return nil
@@ -581,7 +587,19 @@ func (s *stager) roll(role string) error {
 	if k := s.in.KRaft; k != nil && k.Quorum != nil {
 		leader = k.Quorum.LeaderID
 	}
-	order := lastOf(ids, leader)
+	// Brokers: the KRaft controller leads, so a controller's log dir
+	// (every registration, the ISRs) orders and gates the roll when
+	// given; controllers: followers first, the leader last, gated by
+	// the live quorum.
+	view := s.in.ZK
+	if k := s.in.KRaft; k != nil && (role == RoleController || k.Reports(model.FieldTopics)) {
+		view = k
+	}
+	order := rollOrder(view, ids, leader)
+	src := s.in.Gates.controllerSource()
+	if role == RoleBroker {
+		src = s.in.Gates.brokerSource(true, func(f model.Finding) { s.r.Checks = append(s.r.Checks, f) })
+	}
 	for _, id := range order {
 		n := s.needFile(id, role)
 		if n == nil {
@@ -618,7 +636,7 @@ func (s *stager) roll(role string) error {
 		if id == leader {
 			what += "; it leads the quorum, so it goes last"
 		}
-		s.r.Steps = append(s.r.Steps, Step{Action: ActRestart, Node: nodeRef(id), Config: ConfigName(id), What: what})
+		s.r.Steps = append(s.r.Steps, gated(Step{Action: ActRestart, Node: nodeRef(id), Config: ConfigName(id), What: what}, src)...)
 	}
 	s.r.Steps = append(s.r.Steps, Step{Action: ActWait, What: Phases[target].Reached + " (kmeta migrate status says " + target.String() + ")"})
 	return nil

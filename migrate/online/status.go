@@ -29,6 +29,9 @@ type Input struct {
 	// Migrated is what a LogWatch saw in the controllers' log (nil from
 	// a live quorum, which cannot report it).
 	Migrated *Migrated
+	// Gates, when set, frame every restart stage and rollback print with
+	// kmeta roll check and kmeta roll wait.
+	Gates *Gates
 }
 
 // BrokerState is one broker as both sides see it.

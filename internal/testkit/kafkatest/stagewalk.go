@@ -2,6 +2,7 @@ package kafkatest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -32,6 +33,9 @@ type StageStep struct {
 	Command string   `json:"command,omitempty"`
 	// Path: a "delete-metadata-dir" step.
 	Path string `json:"path,omitempty"`
+	// Nodes: a "roll-plan" step's nodes (Config names their files with
+	// {id}).
+	Nodes []int `json:"nodes,omitempty"`
 }
 
 func (s StageStep) String() string {
@@ -72,6 +76,18 @@ type StageRunner struct {
 	// AfterStep, when set, runs after each step (the test checks kmeta
 	// migrate status mid-roll there); an error stops the run.
 	AfterStep func(ctx context.Context, s StageStep) error
+	// Kmeta, when set, runs kmeta with args (the words after "kmeta")
+	// and returns its stdout and exit code: the runner then performs the
+	// gates kmeta prints (roll-check, roll-wait, roll-plan) and waits for
+	// nothing of its own after a restart. Without it, a gate step is an
+	// error and each broker (re)start waits for full ISRs (WaitInSync).
+	Kmeta func(ctx context.Context, args []string) (string, int)
+	// CheckTimeout bounds how long a roll-check is run again while it
+	// exits 1 (default 3 min), as an operator waits and asks again.
+	CheckTimeout time.Duration
+	// Gates counts the gates run, and Refusals the roll checks that
+	// exited 1 before one exited 0.
+	Gates, Refusals int
 }
 
 // Run performs steps in order. outDir is the --out directory they refer
@@ -125,10 +141,12 @@ func (r *StageRunner) step(ctx context.Context, outDir string, s StageStep) erro
 		if err := c.startNodes(cmpOr(r.StartTimeout, 3*time.Minute), n.ID); err != nil {
 			return err
 		}
-		if n.IsBroker() {
+		if n.IsBroker() && r.Kmeta == nil {
 			return c.WaitInSync(ctx, cmpOr(r.InSyncTimeout, 2*time.Minute))
 		}
 		return nil
+	case "roll-check", "roll-wait", "roll-plan":
+		return r.gate(ctx, outDir, s)
 	case "stop":
 		if r.node(s.Node) == nil {
 			return fmt.Errorf("no node %d", s.Node)
@@ -311,4 +329,88 @@ func (c *Cluster) WaitInSync(ctx context.Context, timeout time.Duration) error {
 		case <-time.After(300 * time.Millisecond):
 		}
 	}
+}
+
+// gate performs a gate step with kmeta itself: roll check until it exits
+// 0 (exit 1: not safe yet, asked again), roll wait once (it blocks until
+// the node is back; anything but 0 fails), roll plan run with -o json and
+// its order performed: for each node, its check, its restart on the
+// step's Config ({id} replaced), its wait.
+func (r *StageRunner) gate(ctx context.Context, outDir string, s StageStep) error {
+	if r.Kmeta == nil {
+		return fmt.Errorf("a %s step and no Kmeta function", s.Action)
+	}
+	if len(s.Args) == 0 {
+		return errors.New("no arguments")
+	}
+	r.Gates++
+	switch s.Action {
+	case "roll-check":
+		deadline := time.Now().Add(cmpOr(r.CheckTimeout, 3*time.Minute))
+		for {
+			out, code := r.Kmeta(ctx, s.Args)
+			if code == 0 {
+				return nil
+			}
+			if code != 1 || time.Now().After(deadline) {
+				return fmt.Errorf("kmeta %s: exit %d:\n%s", strings.Join(s.Args, " "), code, out)
+			}
+			r.Refusals++
+			if r.Logf != nil {
+				r.Logf("kafkatest: kmeta %s: exit 1 (not safe yet), asking again", strings.Join(s.Args, " "))
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(2 * time.Second):
+			}
+		}
+	case "roll-wait":
+		if out, code := r.Kmeta(ctx, s.Args); code != 0 {
+			return fmt.Errorf("kmeta %s: exit %d:\n%s", strings.Join(s.Args, " "), code, out)
+		}
+		return nil
+	}
+	out, code := r.Kmeta(ctx, append(slices.Clone(s.Args), "-o", "json"))
+	if code != 0 {
+		return fmt.Errorf("kmeta %s: exit %d:\n%s", strings.Join(s.Args, " "), code, out)
+	}
+	var plan struct {
+		Steps []struct {
+			Node      int      `json:"node"`
+			CheckArgs []string `json:"checkArgs"`
+			WaitArgs  []string `json:"waitArgs"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &plan); err != nil {
+		return fmt.Errorf("kmeta %s -o json: %w", strings.Join(s.Args, " "), err)
+	}
+	var got []int
+	for _, p := range plan.Steps {
+		got = append(got, p.Node)
+	}
+	if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(s.Nodes))) {
+		return fmt.Errorf("roll plan orders %v; the step names %v", got, s.Nodes)
+	}
+	if r.Logf != nil {
+		r.Logf("kafkatest: roll plan's order: %v", got)
+	}
+	for _, p := range plan.Steps {
+		cfg := strings.ReplaceAll(s.Config, "{id}", strconv.Itoa(p.Node))
+		for _, sub := range []StageStep{
+			{Step: s.Step, Action: "roll-check", Node: p.Node, Args: p.CheckArgs},
+			{Step: s.Step, Action: "restart", Node: p.Node, Config: cfg},
+			{Step: s.Step, Action: "roll-wait", Node: p.Node, Args: p.WaitArgs},
+		} {
+			if err := r.step(ctx, outDir, sub); err != nil {
+				return fmt.Errorf("%s: %w", sub, err)
+			}
+			if r.AfterStep != nil {
+				if err := r.AfterStep(ctx, sub); err != nil {
+					return fmt.Errorf("after %s: %w", sub, err)
+				}
+			}
+		}
+	}
+	return nil
 }

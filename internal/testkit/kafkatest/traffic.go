@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -25,6 +27,13 @@ type TrafficOptions struct {
 	Group string
 	// Interval is the pause between two produced records (default 20 ms).
 	Interval time.Duration
+	// Probe also runs an acks=all producer that never retries, one
+	// record to every partition every ProbeInterval (default 500 ms), and
+	// counts each answer: an error its retrying sibling hides (Kafka's
+	// NOT_ENOUGH_REPLICAS while a partition's ISR is under its
+	// min.insync.replicas) shows there.
+	Probe         bool
+	ProbeInterval time.Duration
 }
 
 // Traffic is a producer and a consumer group member running in the
@@ -53,6 +62,10 @@ type Traffic struct {
 	consumed    map[string]Message
 	redelivered int
 	fetchErrs   map[string]int
+	probeOK     int
+	probeErrs   map[string]int
+	probeFirst  map[string]time.Time
+	probeDone   chan struct{}
 }
 
 // TrafficResult is what Traffic.Stop returns.
@@ -76,6 +89,12 @@ type TrafficResult struct {
 	Committed, End map[int32]int64
 	// Duration is how long the traffic ran.
 	Duration time.Duration
+	// ProbeOK counts the probe's acknowledged records, ProbeErrors its
+	// refused ones by error (TrafficOptions.Probe), ProbeFirst when each
+	// error was first seen.
+	ProbeOK     int
+	ProbeErrors map[string]int
+	ProbeFirst  map[string]time.Time
 }
 
 // StartTraffic creates the topic and starts producing and consuming. Stop
@@ -103,7 +122,8 @@ func StartTraffic(ctx context.Context, t testing.TB, c *Cluster, opts TrafficOpt
 	if err = errors.Join(err, r.Err); err != nil {
 		return nil, fmt.Errorf("kafkatest: create traffic topic %s: %w", opts.Topic, err)
 	}
-	tr := &Traffic{Topic: opts.Topic, Group: opts.Group, c: c, consumed: map[string]Message{}, fetchErrs: map[string]int{}}
+	tr := &Traffic{Topic: opts.Topic, Group: opts.Group, c: c, consumed: map[string]Message{}, fetchErrs: map[string]int{},
+		probeErrs: map[string]int{}, probeFirst: map[string]time.Time{}}
 	// franz-go producers are idempotent with acks=all by default; both are
 	// spelled out because they are what makes an acknowledged record safe
 	// across a broker restart. The delivery timeout bounds how long a
@@ -129,7 +149,50 @@ func StartTraffic(ctx context.Context, t testing.TB, c *Cluster, opts TrafficOpt
 	tr.started = time.Now()
 	go tr.produce(pctx, opts.Interval)
 	go tr.consume(cctx)
+	if opts.Probe {
+		if opts.ProbeInterval == 0 {
+			opts.ProbeInterval = 500 * time.Millisecond
+		}
+		tr.probeDone = make(chan struct{})
+		go tr.probe(pctx, opts.ProbeInterval)
+	}
 	return tr, nil
+}
+
+// probe produces to every partition with acks=all and no retry, every
+// interval, until ctx ends, and counts the answers.
+func (tr *Traffic) probe(ctx context.Context, interval time.Duration) {
+	defer close(tr.probeDone)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+		res, err := tr.c.ProduceProbe(ctx, 10*time.Second, tr.Topic)
+		if ctx.Err() != nil {
+			return
+		}
+		tr.mu.Lock()
+		if err != nil {
+			tr.noteProbe("probe: " + err.Error())
+		}
+		for _, e := range res {
+			if e == nil {
+				tr.probeOK++
+			} else {
+				tr.noteProbe(e.Error())
+			}
+		}
+		tr.mu.Unlock()
+	}
+}
+
+func (tr *Traffic) noteProbe(e string) {
+	if tr.probeErrs[e] == 0 {
+		tr.probeFirst[e] = time.Now()
+	}
+	tr.probeErrs[e]++
 }
 
 func (tr *Traffic) produce(ctx context.Context, interval time.Duration) {
@@ -225,6 +288,9 @@ func (tr *Traffic) Advance(ctx context.Context, n int, timeout time.Duration) er
 func (tr *Traffic) Stop(ctx context.Context, drain time.Duration) (*TrafficResult, error) {
 	tr.stopProd()
 	<-tr.prodDone
+	if tr.probeDone != nil {
+		<-tr.probeDone
+	}
 	fctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
 	err := tr.prod.Flush(fctx)
 	cancel()
@@ -280,7 +346,8 @@ func (tr *Traffic) snapshot() *TrafficResult {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	r := &TrafficResult{Topic: tr.Topic, Group: tr.Group, Acked: slices.Clone(tr.acked),
-		Failed: slices.Clone(tr.failed), Redelivered: tr.redelivered, FetchErrors: map[string]int{}}
+		Failed: slices.Clone(tr.failed), Redelivered: tr.redelivered, FetchErrors: map[string]int{},
+		ProbeOK: tr.probeOK, ProbeErrors: maps.Clone(tr.probeErrs), ProbeFirst: maps.Clone(tr.probeFirst)}
 	for _, m := range tr.consumed {
 		r.Consumed = append(r.Consumed, m)
 	}
@@ -330,8 +397,25 @@ func (r *TrafficResult) Problems() []string {
 	return out
 }
 
+// NotEnoughReplicas counts the probe's NOT_ENOUGH_REPLICAS and
+// NOT_ENOUGH_REPLICAS_AFTER_APPEND answers: the times an acks=all
+// producer was refused because an ISR was under min.insync.replicas.
+func (r *TrafficResult) NotEnoughReplicas() int {
+	n := 0
+	for e, c := range r.ProbeErrors {
+		if strings.Contains(e, "NOT_ENOUGH_REPLICAS") {
+			n += c
+		}
+	}
+	return n
+}
+
 // String summarises the run.
 func (r *TrafficResult) String() string {
-	return fmt.Sprintf("%d records acknowledged, %d consumed (%d redelivered), %d failed, fetch errors %v",
+	s := fmt.Sprintf("%d records acknowledged, %d consumed (%d redelivered), %d failed, fetch errors %v",
 		len(r.Acked), len(r.Consumed), r.Redelivered, len(r.Failed), r.FetchErrors)
+	if r.ProbeOK > 0 || len(r.ProbeErrors) > 0 {
+		s += fmt.Sprintf("; acks=all probe: %d acknowledged, refused %v", r.ProbeOK, r.ProbeErrors)
+	}
+	return s
 }

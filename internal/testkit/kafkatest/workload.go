@@ -23,6 +23,11 @@ type RichOptions struct {
 	// With fewer, replication factors are capped at it and the configs of
 	// missing brokers are not set: the set fits a one-node cluster.
 	Brokers int
+	// RollSafe gives the topic that sets min.insync.replicas=2
+	// (payments_v2.eu) a third replica, so that a rolling restart gated
+	// by kmeta roll check may stop one broker at a time (with two, every
+	// stop takes it under its min ISR, and roll check rightly refuses).
+	RollSafe bool
 }
 
 // RichMetadata is what PopulateRich did, for tests to check against.
@@ -70,6 +75,9 @@ func PopulateRich(ctx context.Context, c *Cluster, adm *kadm.Client, opts RichOp
 		{"compacted", 2, 2, map[string]*string{"cleanup.policy": s("compact"), "segment.bytes": s("1048576")}},
 		{md.Deleted, 1, 1, nil},
 	} {
+		if opts.RollSafe && tp.configs["min.insync.replicas"] != nil {
+			tp.rf = 3
+		}
 		r, err := adm.CreateTopic(ctx, tp.parts, min(tp.rf, int16(brokers)), tp.configs, tp.name)
 		if err = errors.Join(err, r.Err); err != nil {
 			return md, fmt.Errorf("create topic %s: %w", tp.name, err)
