@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/internal/source"
+	"github.com/kmeta/kmeta/kafkaread"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/migrate/online"
@@ -162,7 +164,17 @@ func onlineInputWarn(c *cli.Context, warn func([]model.Finding)) (online.Input, 
 			return source.Options{Observe: watch.Observe}
 		}
 		return source.Options{}
-	}, warn)
+	}, func(ws []model.Finding) {
+		// Live controllers answer for the quorum and features only: the
+		// status report says once what that source cannot show and how
+		// to get it, rather than a warning on every call.
+		if len(specs) > 1 && specs[1].World == model.WorldKafka && specs[1].Controllers {
+			ws = slices.DeleteFunc(slices.Clone(ws), func(f model.Finding) bool {
+				return f.Code == kafkaread.WarnNotAnswered && strings.Contains(f.Message, "--bootstrap-controller")
+			})
+		}
+		warn(ws)
+	})
 	if err != nil {
 		return in, err
 	}

@@ -69,7 +69,7 @@ func (g *Gates) brokerSource(kraftLeads bool, warn func(model.Finding)) []string
 		if g.KRaft != nil {
 			return g.KRaft
 		}
-		c := gateChecks.Must(CodeGatesReadZooKeeper)
+		c := rollChecks.Must(CodeGatesReadZooKeeper)
 		warn(c.Findingf("brokers", "the brokers' roll check and roll wait read %s, which lists no KRaft broker", strings.Join(g.ZooKeeper[:1], " ")))
 	}
 	return g.ZooKeeper

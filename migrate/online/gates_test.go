@@ -120,3 +120,19 @@ func TestRollbackGates(t *testing.T) {
 		t.Errorf("the last roll: %+v", last)
 	}
 }
+
+// Staging KRaft with a controller still in migration mode names every
+// ZooKeeper key its file sets, and the stage that drops them.
+func TestZooKeeperSettingsLeft(t *testing.T) {
+	n := &Node{ID: 3000, Props: map[string]string{"process.roles": "controller", "node.id": "3000",
+		"zookeeper.metadata.migration.enable": "true", "zookeeper.connect": "zk:2181", "zookeeper.session.timeout.ms": "18000"}}
+	f, ok := zookeeperSettingsLeft(3000, n)
+	if !ok || f.Code != CodeZKSettingsLeft || f.Entity != "controller 3000" ||
+		f.Message != "its file still sets zookeeper.connect, zookeeper.metadata.migration.enable, zookeeper.session.timeout.ms: ZooKeeper is about to be let go" ||
+		f.Fix != "stage PreKRaft and restart controller 3000 on the file it writes (without the ZooKeeper settings), then stage KRaft" {
+		t.Errorf("%+v", f)
+	}
+	if _, ok := zookeeperSettingsLeft(1, &Node{ID: 1, Props: map[string]string{"process.roles": "broker"}}); ok {
+		t.Error("a file without ZooKeeper settings")
+	}
+}

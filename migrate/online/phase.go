@@ -114,12 +114,16 @@ var Phases = []Spec{
 	{Phase: PreKRaft, Summary: "the controllers run without migration: ZkMigrationState POST_MIGRATION, ZooKeeper is no longer written but still holds the migration's /controller and /migration",
 		Broker: BrokerKRaft, Controller: ControllerKRaft, Rolls: "controllers",
 		Reached:    "ZkMigrationState POST_MIGRATION and no controller with the migration flag (ZkMigrationReady false everywhere)",
-		RollbackTo: -1, Rollback: "none: once a controller without migration took over, ZooKeeper is no longer written (Kafka: no revert after finalizing)"},
+		RollbackTo: -1, Rollback: "none: once a controller without the migration flag took over, ZooKeeper is no longer written (Kafka has no revert after finalizing)"},
 	{Phase: KRaft, Summary: "a KRaft cluster: ZooKeeper let go (the migration's /controller and /migration deleted, the ensemble free to stop)",
 		Broker: BrokerKRaft, Controller: ControllerKRaft,
 		Reached:    "as PreKRaft, and ZooKeeper holds neither the KRaft controller's /controller claim nor /migration",
-		RollbackTo: -1, Rollback: "none"},
+		RollbackTo: -1, Rollback: "none: ZooKeeper was let go, and has not been written since PreKRaft"},
 }
+
+// noRollback says why there is no rollback from p, as a clause
+// ("once a controller ... took over, ..."): its Rollback without "none: ".
+func (p Phase) noRollback() string { return strings.TrimPrefix(Phases[p].Rollback, "none: ") }
 
 // Profile returns the profile of a node of role in phase p.
 func (p Phase) Profile(role string) Profile {

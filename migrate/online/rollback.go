@@ -8,6 +8,7 @@ import (
 	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/roll"
 )
 
 // RollbackResult is the rollback valid in the current phase: each node's
@@ -52,7 +53,7 @@ func Rollback(in Input) (*RollbackResult, error) {
 	case st.Phase == ZooKeeper:
 		return r, nil
 	case Phases[st.Phase].RollbackTo < 0:
-		return refuse(fmt.Sprintf("no rollback from %s: %s", st.Phase, Phases[st.Phase].Rollback))
+		return refuse(fmt.Sprintf("no rollback from %s: %s", st.Phase, st.Phase.noRollback()))
 	}
 	if st.Phase >= KRaftDualWriting && in.KRaft == nil {
 		r.Checks = append(r.Checks, finding(CodeKRaftNeeded, model.SevWarning, "phase",
@@ -155,8 +156,8 @@ func Rollback(in Input) (*RollbackResult, error) {
 			continue
 		}
 		for _, d := range logDirs(n.Props) {
-			r.Steps = append(r.Steps, Step{Action: ActDelete, Node: nodeRef(id), Path: d,
-				What: fmt.Sprintf("clear controller %d's metadata log dir %s, so that a later attempt starts from kmeta's freshly formatted dir", id, d)})
+			r.Steps = append(r.Steps, Step{Action: ActDelete, Node: nodeRef(id), Path: d, Command: "rm -rf " + roll.Quote(d),
+				What: fmt.Sprintf("delete controller %d's metadata log dir %s, the dir itself and everything in it (a later attempt installs the freshly formatted dir stage KRaftMigration writes there)", id, d)})
 		}
 	}
 	r.Steps = append(r.Steps, Step{Action: ActWait, What: "every broker registered in ZooKeeper, a broker is ZooKeeper's controller, no /migration (kmeta migrate status says ZooKeeper)"})

@@ -656,11 +656,8 @@ func (s *stager) letGo() {
 		s.check(CodeNotReached, model.SevError, "phase KRaft", "ZkMigrationState is not POST_MIGRATION yet: no controller without the flag has led the quorum", "restart the controllers on stage PreKRaft's files")
 	}
 	for _, id := range slices.Sorted(maps.Keys(s.in.Nodes)) {
-		for k := range s.in.Nodes[id].Props {
-			if strings.HasPrefix(k, "zookeeper.") {
-				s.check(CodeNodeConfigMissing, model.SevWarning, fmt.Sprintf("node %d", id), "its file still has "+k+": ZooKeeper is about to go", "restart it on the file kmeta migrate stage wrote for its last phase")
-				break
-			}
+		if f, ok := zookeeperSettingsLeft(id, s.in.Nodes[id]); ok {
+			s.r.Checks = append(s.r.Checks, f)
 		}
 	}
 	connect := zkConnect(s.in)

@@ -241,6 +241,13 @@ func (o *observer) kraftSide() {
 		side.KRaftVersion = q.KRaftVersion
 	}
 	o.st.KRaft = side
+	if !k.Reports(model.FieldBrokers) {
+		// A live quorum asked through its controllers: said once here,
+		// not as a reader's warning on every call.
+		o.add(finding(CodeKRaftNeeded, model.SevInfo, "kraft",
+			"the live controllers (--bootstrap-controller) answer for the quorum, the features and their migration flags only: no ZkMigrationState, no broker registrations, no topics or configs, so ZooKeeper is not compared with KRaft (whether a rollback now loses anything)",
+			"add --kraft kraft:METADATA_LOG_DIR of a controller (read-only) to see them"))
+	}
 	if o.in.ZK.ClusterID != "" && k.ClusterID != "" && k.ClusterID != o.in.ZK.ClusterID {
 		o.add(finding(CodeClusterIDMismatch, model.SevError, "cluster",
 			fmt.Sprintf("the controllers' cluster id %s is not ZooKeeper's /cluster/id %s: no broker of this cluster can register with them", k.ClusterID, o.in.ZK.ClusterID),
@@ -690,10 +697,8 @@ func (o *observer) compare() {
 	}
 	if !k.Reports(model.FieldTopics) {
 		// A live quorum asked through its controllers answers for the
-		// quorum and features only: nothing to compare ZooKeeper with.
-		o.add(finding(CodeKRaftNeeded, model.SevInfo, "zookeeper",
-			"ZooKeeper was not compared with KRaft: the controllers' live view reports no topics or configs",
-			"add --kraft kraft:METADATA_LOG_DIR of a controller (read-only) to know whether a rollback now loses anything"))
+		// quorum and features only: nothing to compare ZooKeeper with
+		// (kraftSide said so).
 		return
 	}
 	world := model.WorldKRaft

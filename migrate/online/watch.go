@@ -236,7 +236,7 @@ func outWhere(p WatchPoint) string {
 func rollbackChange(from string, p WatchPoint) string {
 	switch p.Rollback {
 	case RollbackNone:
-		return fmt.Sprintf("rollback no longer possible: %s (%s)", p.Phase, Phases[p.Phase].Rollback)
+		return fmt.Sprintf("rollback no longer possible: %s (%s)", p.Phase, p.Phase.noRollback())
 	case RollbackUnsafe:
 		return fmt.Sprintf("rollback no longer safe: ZooKeeper lacks what KRaft holds (%d differences)", p.Differences)
 	case RollbackSafe:

@@ -37,7 +37,7 @@ func TestWatch(t *testing.T) {
 		{st: watchStatus(KRaftDualWriting, &yes, zk(1), kr(2)), at: 24 * time.Second, changes: []string{"rollback safe again: ZooKeeper agrees with KRaft"}},
 		{st: watchStatus(PreKRaft, nil, kr(1), kr(2)), at: 30 * time.Second, reached: true, changes: []string{
 			"phase KRaftDualWriting → PreKRaft",
-			"rollback no longer possible: PreKRaft (none: once a controller without migration took over, ZooKeeper is no longer written (Kafka: no revert after finalizing))",
+			"rollback no longer possible: PreKRaft (once a controller without the migration flag took over, ZooKeeper is no longer written (Kafka has no revert after finalizing))",
 			"migrating brokers []", "reached PreKRaft"}},
 	} {
 		ev := w.Next(Point(s.st, 50), t0.Add(s.at))
