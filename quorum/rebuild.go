@@ -397,6 +397,10 @@ type WriteOptions struct {
 // then meta.properties, which makes the dir "formatted" for Kafka (a
 // crash between leaves a dir Kafka refuses to start on, and a rerun with
 // Force completes it). Every file is written atomically.
+// View is the image the plan rebuilds from (its brokers, partitions and
+// their leaders), for what follows the rebuild (the brokers' roll).
+func (p *RebuildPlan) View() *model.Image { return p.img }
+
 func (p *RebuildPlan) Write(o WriteOptions) error {
 	if p.img == nil {
 		return fmt.Errorf("%w: the plan was not made by PlanRebuild", ErrBadInput)

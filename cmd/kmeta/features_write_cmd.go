@@ -175,6 +175,9 @@ func featuresChange(c *cli.Context, op string) error {
 		return err
 	}
 	d.After, d.Outcome = after, report.ChangeDone
+	if len(d.Verdict.ConfigRoll) > 0 {
+		d.Roll, d.BootstrapServers = quorumConfigRoll(c, cl)
+	}
 	return emit(c, report.FeatureChangeReport(d))
 }
 

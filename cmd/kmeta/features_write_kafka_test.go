@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -112,6 +113,15 @@ func TestFeaturesWriteKafka44(t *testing.T) {
 			t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 		}
 		t.Log(r.stdout)
+		// The config roll is gated: each node between its roll check and
+		// its roll wait, with the source given here.
+		for _, id := range c.Controllers() {
+			for _, verb := range []string{"check", "wait"} {
+				if line := fmt.Sprintf("kmeta roll %s --node %d %s", verb, id, src); !strings.Contains(r.stdout, line) {
+					t.Errorf("the kraft.version roll does not print %q", line)
+				}
+			}
+		}
 		q, err = c.DescribeQuorum(ctx)
 		if err != nil || q.KRaftVersion != 1 {
 			t.Fatalf("after: kafka-features says kraft.version %d (%v)\n%s", q.KRaftVersion, err, q.Raw)

@@ -59,7 +59,8 @@ func quorumRebuildCommand() *cli.Command {
 			if err := p.Write(quorum.WriteOptions{Force: c.Bool("force"), DryRun: dry}); err != nil {
 				return rebuildError(c, err)
 			}
-			return emit(c, report.Rebuild(p, !dry))
+			waits, roll := rebuildGates(p, cs)
+			return emit(c, report.Rebuild(p, !dry, waits, roll))
 		},
 	}
 }

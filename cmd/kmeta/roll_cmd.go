@@ -454,3 +454,81 @@ func quorumAddresses(c *cli.Context, in online.Input) string {
 	}
 	return strings.Join(addrs, ",")
 }
+
+// rebuildGates are what follows quorum rebuild, gated: a roll wait for
+// each new controller (the new quorum, --bootstrap-controller of its
+// endpoints), and, when the brokers' settings change, their roll in
+// roll's order (on the copy's image: fewer leaderships first), each
+// between a roll check and a roll wait against the brokers' addresses as
+// their registrations in the copy name them.
+func rebuildGates(p *quorum.RebuildPlan, cs []migrate.ControllerSpec) ([]string, []report.RollPlanStep) {
+	var addrs []string
+	for _, c := range cs {
+		addrs = append(addrs, net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
+	}
+	ctl := []string{"--bootstrap-controller", strings.Join(addrs, ",")}
+	var waits []string
+	for _, c := range cs {
+		waits = append(waits, roll.GatesFor(c.ID, ctl).Wait)
+	}
+	img := p.View()
+	if len(p.Brokers) == 0 || img == nil {
+		return waits, nil
+	}
+	in := roll.Input{Image: img}
+	var brokers []string
+	for _, b := range img.SortedBrokers() {
+		if len(b.Endpoints) > 0 {
+			brokers = append(brokers, net.JoinHostPort(b.Endpoints[0].Host, strconv.Itoa(int(b.Endpoints[0].Port))))
+		}
+	}
+	steps, err := roll.Order(in, roll.Brokers(in))
+	if err != nil || len(brokers) == 0 {
+		return waits, nil
+	}
+	src := []string{"--bootstrap-server", strings.Join(brokers, ",")}
+	var out []report.RollPlanStep
+	for _, s := range steps {
+		out = append(out, report.RollPlanStep{Step: s, Gates: roll.GatesFor(s.Node, src)})
+	}
+	return waits, out
+}
+
+// quorumConfigRoll is kraft.version 0→1's config roll: every voter and
+// broker the cluster names, in roll's order (controllers first, the
+// quorum's leader last of them, then the brokers), each gated with the
+// source the user gave; and the controller.quorum.bootstrap.servers value
+// from the voters' endpoints. Nothing when the cluster cannot be read
+// again (the report then prints the roll in words).
+func quorumConfigRoll(c *cli.Context, cl *kafkaread.Client) ([]report.RollPlanStep, string) {
+	img, err := cl.Image(c.Context)
+	if err != nil {
+		return nil, ""
+	}
+	st, err := cl.QuorumStatus(c.Context)
+	if err != nil {
+		return nil, ""
+	}
+	in := roll.Input{Image: img, Quorum: st}
+	var servers []string
+	for _, v := range st.Voters {
+		if len(v.Endpoints) > 0 {
+			servers = append(servers, net.JoinHostPort(v.Endpoints[0].Host, strconv.Itoa(int(v.Endpoints[0].Port))))
+		}
+	}
+	bs := ""
+	if len(servers) == len(st.Voters) {
+		bs = strings.Join(servers, ",")
+	}
+	ids, _ := roll.Controllers(in)
+	steps, err := roll.Order(in, append(ids, roll.Brokers(in)...))
+	if err != nil {
+		return nil, bs
+	}
+	words := rollSourceWords(c)
+	var out []report.RollPlanStep
+	for _, s := range steps {
+		out = append(out, report.RollPlanStep{Step: s, Gates: roll.GatesFor(s.Node, words)})
+	}
+	return out, bs
+}

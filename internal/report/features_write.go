@@ -61,6 +61,12 @@ type FeatureChange struct {
 	Gaps []string `json:"gaps,omitempty"`
 	// Findings are kmeta's and Kafka's, sorted.
 	Findings []model.Finding `json:"findings"`
+	// Roll is kraft.version 0→1's config roll, node by node in roll's
+	// order, each between its roll check and its roll wait;
+	// BootstrapServers the controller.quorum.bootstrap.servers value
+	// each node gets (from the voters' endpoints, "" when unknown).
+	Roll             []RollPlanStep `json:"roll,omitempty"`
+	BootstrapServers string         `json:"bootstrapServers,omitempty"`
 }
 
 // FeatureChangeReport renders a feature change: one line per feature with
@@ -141,7 +147,21 @@ func FeatureChangeReport(d FeatureChange) Report {
 		ls = append(ls, "not asked for its supported ranges (the controller checks them): "+printer.Clean(g))
 	}
 	ls = append(ls, printer.FindingsLines(fs)...)
-	if d.Written && len(d.Verdict.ConfigRoll) > 0 {
+	if d.Written && len(d.Verdict.ConfigRoll) > 0 && len(d.Roll) > 0 {
+		bs := d.BootstrapServers
+		if bs == "" {
+			bs = "the controllers' HOST:PORT list"
+		}
+		ls = append(ls, "now roll the quorum configs:", "  1. "+d.Verdict.ConfigRoll[0],
+			"  2. then one node at a time, in this order: set controller.quorum.bootstrap.servers="+printer.Clean(bs)+", remove controller.quorum.voters, restart it:")
+		for i, s := range d.Roll {
+			ls = append(ls, fmt.Sprintf("     %d. %s %d (%s)", i+1, rollRoles(s.Roles), s.Node, printer.Clean(s.Why)),
+				"        "+printer.Clean(s.Check)+"    # go on only when it exits 0",
+				fmt.Sprintf("        change node %d's file as above and restart it", s.Node),
+				"        "+printer.Clean(s.Wait)+"    # go on only when it exits 0")
+		}
+		ls = append(ls, "  3. "+d.Verdict.ConfigRoll[len(d.Verdict.ConfigRoll)-1])
+	} else if d.Written && len(d.Verdict.ConfigRoll) > 0 {
 		ls = append(ls, "now roll the quorum configs, in this order:")
 		for i, s := range d.Verdict.ConfigRoll {
 			ls = append(ls, fmt.Sprintf("  %d. %s", i+1, s))

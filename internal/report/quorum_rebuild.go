@@ -13,11 +13,18 @@ type RebuildDoc struct {
 	*quorum.RebuildPlan
 	// Written is false with --dry-run.
 	Written bool `json:"written"`
+	// ControllerWaits are the roll wait commands, one per new
+	// controller, run once they are all started; Roll the brokers'
+	// restarts in order, each between its roll check and its roll wait
+	// (when their settings change).
+	ControllerWaits []string       `json:"controllerWaits,omitempty"`
+	Roll            []RollPlanStep `json:"roll,omitempty"`
 }
 
 // Rebuild is the report of quorum rebuild: the plan (what each new
-// controller's dir gets), what is given up, and what the brokers need.
-func Rebuild(p *quorum.RebuildPlan, written bool) Report {
+// controller's dir gets), what is given up, and what the brokers need,
+// as gated steps when waits and roll are given.
+func Rebuild(p *quorum.RebuildPlan, written bool, waits []string, roll []RollPlanStep) Report {
 	verb := "would write"
 	if written {
 		verb = "wrote"
@@ -50,7 +57,22 @@ func Rebuild(p *quorum.RebuildPlan, written bool) Report {
 			brokers = append(brokers, fmt.Sprintf("  %s=%s   (was %s)", s.Name, printer.Clean(s.To), printer.Clean(s.From)))
 		}
 	}
-	doc := printer.Document{JSON: RebuildDoc{RebuildPlan: p, Written: written},
+	if len(waits) > 0 {
+		brokers = append(brokers, "", "Start every new controller on its dir, then wait for each (go on only when it exits 0):")
+		for _, w := range waits {
+			brokers = append(brokers, "  "+printer.Clean(w))
+		}
+	}
+	if len(roll) > 0 {
+		brokers = append(brokers, "", "Then restart the brokers with the settings above, one at a time, in this order:")
+		for i, s := range roll {
+			brokers = append(brokers, fmt.Sprintf("  %d. broker %d (%s)", i+1, s.Node, printer.Clean(s.Why)),
+				"     "+printer.Clean(s.Check)+"    # go on only when it exits 0",
+				fmt.Sprintf("     restart broker %d with the settings above", s.Node),
+				"     "+printer.Clean(s.Wait)+"    # go on only when it exits 0")
+		}
+	}
+	doc := printer.Document{JSON: RebuildDoc{RebuildPlan: p, Written: written, ControllerWaits: waits, Roll: roll},
 		Sections: appendFindings([]printer.Section{{Lines: lines}, {Rows: &r}, {Lines: brokers}}, p.Findings)}
 	return Report{Document: doc}
 }

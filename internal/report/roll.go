@@ -10,6 +10,9 @@ import (
 	"github.com/kmeta/kmeta/roll"
 )
 
+// rollRoles is a node's roles as a word ("controller", "broker+controller").
+func rollRoles(rs []roll.Role) string { return rolesText(rs) }
+
 func rolesText(rs []roll.Role) string {
 	if len(rs) == 0 {
 		return "node"
