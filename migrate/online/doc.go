@@ -80,4 +80,31 @@
 // roll the brokers back to migration mode (they must not meet a
 // ZooKeeper-mode controller as KRaft brokers), then the same. From
 // PreKRaft on there is none: ZooKeeper is no longer written.
+//
+// # Gated restarts
+//
+// With Input.Gates, every restart stage and rollback print is framed by
+// `kmeta roll check` (before the stop: go on only on exit 0) and `kmeta
+// roll wait` (after the start: go on only on exit 0), in roll's order
+// (roll.Order: ZooKeeper's controller last, the brokers leading fewer
+// partitions first, the quorum's leader last of the controllers). The
+// source each gate reads is the one that sees the nodes: ZooKeeper for
+// ZooKeeper-mode brokers (KRaftMigration's roll, rollback's last roll); a
+// controller's metadata log dir while the KRaft controller leads
+// (KRaftPostMigration's roll and rollback's roll back to migration mode:
+// KRaft brokers are in no /brokers/ids; without --kraft kraft:DIR the
+// gates read ZooKeeper and gates-read-zookeeper says so); the live quorum
+// for controllers (PreKRaft). Rollback's last roll is a roll-plan step:
+// once /controller is deleted a broker becomes ZooKeeper's controller,
+// which only `kmeta roll plan` run then can put last.
+//
+// # Watching
+//
+// Watch follows a migration one Status at a time (migrate status
+// --watch): a WatchEvent for each change (the phase, the brokers up in
+// ZooKeeper and registered with KRaft, the copy's records, ZooKeeper's
+// agreement with KRaft, /migration's offset against KRaft's, whether a
+// rollback is safe, unsafe or no longer possible, a broker out and back),
+// failing when a broker stays out past the grace or ZooKeeper differs
+// from KRaft past the allowed time.
 package online

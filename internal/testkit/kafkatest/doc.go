@@ -80,7 +80,13 @@
 // started node runs the staged server.properties byte for byte
 // (Node.ConfigSource), a "zookeeper" step runs ZooKeeper's CLI as
 // zookeeper-shell.sh does with the connect string the printed command
-// names, and each broker (re)start waits for full ISRs (WaitInSync). Old
+// names, and each broker (re)start waits for full ISRs (WaitInSync), unless
+// StageRunner.Kmeta is set: then the runner performs kmeta's gates
+// (roll-check asked again while it exits 1, roll-wait, roll-plan's order)
+// and waits for nothing of its own. TrafficOptions.Probe adds an acks=all
+// producer that never retries, whose refusals (NOT_ENOUGH_REPLICAS while
+// an ISR is under min.insync.replicas) its retrying sibling would hide;
+// Cluster.ProduceProbe is one such round. Old
 // 3.x releases (3.4.1, Kafka35 = 3.5.2, 3.6.2) are known for the server,
 // the storage tool and ZooKeeper only.
 //
