@@ -35,7 +35,12 @@ import (
 func TestRollKRaftKafka(t *testing.T) {
 	start := time.Now()
 	d := kafkatest.Dist(t, kafkatest.Latest4)
+	// Eligible leader replicas off (4.1+ formats them on): with them on,
+	// the controller writes a cluster-level min.insync.replicas (its own
+	// value) that hides the brokers' files; the "ELR on" case below
+	// turns them on and shows kmeta and Kafka agree on that too.
 	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{Controllers: 3, Brokers: 3, IdleInterval: time.Hour,
+		Features:    []string{"eligible.leader.replicas.version=0"},
 		BrokerProps: map[string]string{"min.insync.replicas": "2"}})
 	ctx := context.Background()
 	if _, err := c.WaitQuorum(ctx, 2*time.Minute, c.Controllers()...); err != nil {
@@ -47,6 +52,16 @@ func TestRollKRaftKafka(t *testing.T) {
 	l := newRollLab(t, c, src)
 	t.Logf("cluster up in %s", time.Since(start).Round(time.Second))
 	l.brokerCases()
+
+	// ELR on: the controller writes min.insync.replicas=1 as the
+	// cluster-level value (a dynamic cluster default, above the brokers'
+	// files): roll.static and the offsets topic stop blocking, and Kafka
+	// stops refusing them.
+	if _, _, err := d.Run(ctx, d.Tools.Features, "--bootstrap-server", c.BootstrapServers(), "upgrade", "--feature", "eligible.leader.replicas.version=1"); err != nil {
+		t.Fatal(err)
+	}
+	l.gated = gatedOf("roll.topic")
+	l.oneDown("ELR on: the brokers' files no longer count, for kmeta as for Kafka")
 
 	t.Run("controllers", func(t *testing.T) {
 		l.t = t
@@ -214,14 +229,21 @@ func newRollLab(t *testing.T, c *kafkatest.Cluster, src []string) *rollLab {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	for _, tp := range []string{"roll.topic", "roll.static", "__consumer_offsets"} {
-		for p := range 3 {
-			l.gated = append(l.gated, fmt.Sprintf("%s-%d", tp, p))
-		}
-	}
-	slices.Sort(l.gated)
+	l.gated = gatedOf("roll.topic", "roll.static", "__consumer_offsets")
 	l.waitInSync()
 	return l
+}
+
+// gatedOf are the partitions of topics (three each), sorted.
+func gatedOf(topics ...string) []string {
+	var out []string
+	for _, tp := range topics {
+		for p := range 3 {
+			out = append(out, fmt.Sprintf("%s-%d", tp, p))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // waitInSync waits until no partition is under-replicated (admin API).
@@ -374,7 +396,15 @@ func (l *rollLab) brokerCases() {
 		}
 		t.Logf("broker 1 back after %.1fs; case %s", w.Seconds, time.Since(at).Round(time.Second))
 	})
-	root.Run("one down: unsafe, and Kafka refuses exactly there", func(t *testing.T) {
+	l.t = root
+	l.oneDown("one down: unsafe, and Kafka refuses exactly there")
+}
+
+// oneDown: with broker 3 stopped, roll check refuses broker 1 on exactly
+// l.gated; stopped anyway, Kafka refuses acks=all produces exactly there.
+func (l *rollLab) oneDown(name string) {
+	root := l.t
+	root.Run(name, func(t *testing.T) {
 		l.t = t
 		at := time.Now()
 		if _, code := l.check(3); code != 0 {
@@ -389,6 +419,7 @@ func (l *rollLab) brokerCases() {
 			t.Errorf("blocked %v, want %v", got, l.gated)
 		}
 		for _, b := range v.Blocking {
+			t.Logf("%s-%d: min.insync.replicas %d from %s", b.Topic, *b.Partition, b.MinISR, b.MinISRFrom)
 			from := map[string]string{"roll.topic": "topic config"}[b.Topic]
 			if b.Rule != roll.CodeUnderMinISR || b.MinISR != 2 || from != "" && b.MinISRFrom != from ||
 				from == "" && !regexp.MustCompile(`^broker [12] server\.properties$`).MatchString(b.MinISRFrom) {
