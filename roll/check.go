@@ -120,6 +120,8 @@ func Check(in Input, node int32) Verdict {
 			missing(fmt.Sprintf("the brokers and partitions (whether node %d is a broker)", node), howBrokers)
 		case !v.votersKnown:
 			missing(fmt.Sprintf("the quorum's voters (whether node %d is a controller)", node), quorumHow(in))
+		case v.zk && v.img.Migration != nil:
+			missing(fmt.Sprintf("whether node %d is a KRaft controller (ZooKeeper does not list them)", node), quorumHow(in))
 		}
 		if len(out.Missing) == 0 {
 			// The source reports every role, and node has none.

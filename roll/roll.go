@@ -109,9 +109,10 @@ func newView(in Input) *view {
 		// A static quorum's log: no voter set, but the controllers
 		// registered (MV 3.7+) and the log names its leader.
 		v.leader = img.Quorum.LeaderID
-	case v.zk && img.Migration == nil:
-		// A ZooKeeper-mode cluster that never started a migration has
-		// no KRaft quorum at all.
+	case v.zk:
+		// ZooKeeper lists ZooKeeper-mode brokers, none of which votes in
+		// a KRaft quorum (a migration has dedicated controllers, which
+		// ZooKeeper does not list: see zkController).
 		v.votersKnown = true
 	}
 	slices.Sort(v.voters)

@@ -257,6 +257,14 @@ func TestCheckZooKeeper(t *testing.T) {
 	// A node no source names.
 	v = Check(Input{Image: img}, 9)
 	eq(t, "unknown node", [2]any{v.Answer, len(v.Missing)}, [2]any{Unknown, 1})
+	// Mid-migration ZooKeeper still judges its brokers (none votes), and
+	// says it cannot see the KRaft controllers.
+	img.Migration = &model.Migration{HasZNode: true, KRaftControllerID: 3000, KRaftMetadataOffset: -1}
+	static(img, map[string]string{"min.insync.replicas": "2"}, 2)
+	v = Check(Input{Image: img}, 1)
+	eq(t, "migrating broker", [2]any{v.Answer, v.Missing}, [2]any{Safe, []Missing{}})
+	v = Check(Input{Image: img}, 3000)
+	eq(t, "a controller ZooKeeper cannot see", [2]any{v.Answer, v.Missing[0].Fact}, [2]any{Unknown, "whether node 3000 is a KRaft controller (ZooKeeper does not list them)"})
 }
 
 func TestBack(t *testing.T) {

@@ -55,6 +55,8 @@ func Back(in Input, node int32) Progress {
 			missing(fmt.Sprintf("the brokers and partitions (whether node %d is a broker)", node), howBrokers)
 		case !v.votersKnown:
 			missing(fmt.Sprintf("the quorum's voters (whether node %d is a controller)", node), quorumHow(in))
+		case v.zk && v.img.Migration != nil && v.img.ZK.KRaftControllerEpoch >= 0:
+			missing(fmt.Sprintf("whether node %d is a KRaft controller (ZooKeeper does not list them)", node), quorumHow(in))
 		default:
 			// A broker that holds no replica and has not registered yet
 			// looks like no node at all: wait for its registration.
