@@ -13,7 +13,12 @@
 // Kafka resolves it (model.ConfigResolver: topic config, the broker's
 // dynamic config, the cluster default, the broker's server.properties,
 // Kafka's default, for the broker that will lead the partition once N is
-// down, since the leader checks it on every acks=all produce). For every
+// down, since the leader checks it on every acks=all produce). With
+// eligible leader replicas on (Kafka 4.1+ formats them on), the
+// controller writes a cluster-level min.insync.replicas (its own value,
+// 1 by default) as a dynamic cluster default: it hides what the brokers'
+// server.properties set, for Kafka and so for roll (the real-Kafka test
+// turns ELR on and sees both stop refusing). For every
 // partition with a replica on broker N, counting only live in-sync
 // replicas (registered, not fenced, not in controlled shutdown, not
 // reported offline):
