@@ -43,6 +43,11 @@ type Verdict struct {
 	// many it leads.
 	Hosted int `json:"partitions"`
 	Leads  int `json:"leads"`
+	// UnderReplicated is how many partitions of the cluster have an ISR
+	// short of their replicas now (-1: the source has no partitions):
+	// what roll wait --under-replicated-at-most compares with after the
+	// restart.
+	UnderReplicated int `json:"underReplicated"`
 	// QuorumLeader: the node leads the metadata quorum; ZKController: it
 	// holds ZooKeeper's /controller. Either is restarted last.
 	QuorumLeader bool            `json:"quorumLeader"`
@@ -128,6 +133,7 @@ func Check(in Input, node int32) Verdict {
 			missing(fmt.Sprintf("a broker or controller %d", node), "check the node id: the source names no broker or controller of that id")
 		}
 	}
+	out.UnderReplicated = v.underReplicated()
 	if slices.Contains(out.Roles, RoleBroker) {
 		v.checkBroker(node, &out, missing)
 	}

@@ -119,6 +119,23 @@ func newView(in Input) *view {
 	return v
 }
 
+// underReplicated counts the partitions whose ISR is short of their
+// replicas (-1 when the source has no partitions).
+func (v *view) underReplicated() int {
+	if !v.topicsKnown {
+		return -1
+	}
+	n := 0
+	for _, t := range v.img.Topics {
+		for _, p := range t.Partitions {
+			if len(p.ISR) < len(p.Replicas) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // liveIn says whether broker b serves partition p: live, and not among
 // the replicas the cluster reports offline for it.
 func (v *view) liveIn(b int32, p *model.Partition) bool {

@@ -285,6 +285,14 @@ func TestBack(t *testing.T) {
 	img.Brokers[3].Fenced = true
 	p = Back(Input{Image: img}, 1)
 	eq(t, "leaderless", [3]any{p.Back, p.NotWaited, p.Behind}, [3]any{true, []string{"orders-2"}, []string{}})
+	// Back in every ISR but one, with the cluster no shorter than roll
+	// check saw it before the stop: back with --under-replicated-at-most.
+	img.Topics["orders"].Partitions[0].ISR = []int32{2, 3}
+	p = BackWith(Input{Image: img}, 1, WaitOptions{MaxUnderReplicated: 0})
+	eq(t, "short", [2]any{p.Back, p.UnderReplicated}, [2]any{false, 2})
+	p = BackWith(Input{Image: img}, 1, WaitOptions{MaxUnderReplicated: 2})
+	eq(t, "no shorter than before", [3]any{p.Back, p.NotWaited, p.Behind}, [3]any{true, []string{"orders-2", "orders-0"}, []string{}})
+	img.Topics["orders"].Partitions[0].ISR = []int32{2, 3, 1}
 	delete(img.Brokers, 1)
 	p = Back(Input{Image: img}, 1)
 	eq(t, "not registered", p.Waiting, []string{"broker 1 to register"})

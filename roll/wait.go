@@ -21,9 +21,24 @@ type Progress struct {
 	// Behind are the partitions whose ISR the broker is not in yet.
 	Behind []string `json:"behind"`
 	// NotWaited are partitions the broker cannot rejoin by itself (they
-	// have no live leader): they are said, not waited for.
+	// have no live leader), and, with MaxUnderReplicated, those it still
+	// lacks once the cluster is no shorter than before the stop: said,
+	// not waited for.
 	NotWaited []string  `json:"notWaited"`
 	Missing   []Missing `json:"missing"`
+	// UnderReplicated counts the cluster's partitions with a short ISR
+	// (-1: the source has no partitions).
+	UnderReplicated int `json:"underReplicated"`
+}
+
+// WaitOptions tune Back.
+type WaitOptions struct {
+	// MaxUnderReplicated, when >= 0, lets a broker be back while
+	// partitions it hosts still lack it, once the cluster has no more
+	// under-replicated partitions than that (the count roll check said
+	// before the stop: what was already short is not waited for). -1:
+	// every partition it hosts.
+	MaxUnderReplicated int
 }
 
 // Back says whether node is back after a restart, as an operator checks
@@ -41,8 +56,14 @@ type Progress struct {
 // before Kafka 4.0 lists only unfenced brokers, so being listed is being
 // unfenced; no source but a log dir says controlled shutdown.
 func Back(in Input, node int32) Progress {
+	return BackWith(in, node, WaitOptions{MaxUnderReplicated: -1})
+}
+
+// BackWith is Back with options.
+func BackWith(in Input, node int32, opts WaitOptions) Progress {
 	v := newView(in)
-	out := Progress{Node: node, Roles: v.roles(node), Waiting: []string{}, Behind: []string{}, NotWaited: []string{}, Missing: []Missing{}}
+	out := Progress{Node: node, Roles: v.roles(node), Waiting: []string{}, Behind: []string{}, NotWaited: []string{}, Missing: []Missing{},
+		UnderReplicated: v.underReplicated()}
 	missing := func(fact, how string) {
 		if m := (Missing{fact, how}); !slices.Contains(out.Missing, m) {
 			out.Missing = append(out.Missing, m)
@@ -64,7 +85,7 @@ func Back(in Input, node int32) Progress {
 		}
 	}
 	if slices.Contains(out.Roles, RoleBroker) {
-		v.brokerBack(node, &out, wait, missing)
+		v.brokerBack(node, &out, wait, missing, opts)
 	}
 	if slices.Contains(out.Roles, RoleController) {
 		v.controllerBack(node, wait, missing)
@@ -74,7 +95,7 @@ func Back(in Input, node int32) Progress {
 	return out
 }
 
-func (v *view) brokerBack(node int32, out *Progress, wait func(string, ...any), missing func(string, string)) {
+func (v *view) brokerBack(node int32, out *Progress, wait func(string, ...any), missing func(string, string), opts WaitOptions) {
 	if !v.brokersKnown {
 		missing("the live brokers", howBrokers)
 		return
@@ -118,7 +139,12 @@ func (v *view) brokerBack(node int32, out *Progress, wait func(string, ...any), 
 			out.Behind = append(out.Behind, name)
 		}
 	}
-	if n := len(out.Behind); n > 0 {
+	if n := len(out.Behind); n > 0 && opts.MaxUnderReplicated >= 0 && out.UnderReplicated <= opts.MaxUnderReplicated {
+		// No more partitions short than before the stop: those N still
+		// lacks were short then too.
+		out.NotWaited = append(out.NotWaited, out.Behind...)
+		out.Behind = []string{}
+	} else if n > 0 {
 		list := out.Behind
 		more := ""
 		if n > maxListed {

@@ -105,7 +105,8 @@ func rollWaitCommand() *cli.Command {
 		Flags: append(rollFlags(),
 			&cli.IntFlag{Name: "node", Usage: "the node `ID` restarted", Required: true},
 			&cli.DurationFlag{Name: "timeout", Value: 10 * time.Minute, Usage: "give up after `DURATION`"},
-			&cli.DurationFlag{Name: "interval", Value: time.Second, Usage: "read the source again every `DURATION`"}),
+			&cli.DurationFlag{Name: "interval", Value: time.Second, Usage: "read the source again every `DURATION`"},
+			&cli.IntFlag{Name: "under-replicated-at-most", Value: -1, Usage: "a broker is back once registered and the cluster has at most `N` under-replicated partitions (roll check's underReplicated before the stop), even if it is not yet in every ISR", DefaultText: "every ISR"}),
 		Action: rollWait,
 	}
 }
@@ -248,7 +249,7 @@ func rollWait(c *cli.Context) error {
 				printWarnings(c, in.Image.Warnings)
 				read = true
 			}
-			d.Progress, d.ReadError = roll.Back(in, node), ""
+			d.Progress, d.ReadError = roll.BackWith(in, node, roll.WaitOptions{MaxUnderReplicated: c.Int("under-replicated-at-most")}), ""
 			if len(d.Waiting) > 0 {
 				status.show(fmt.Sprintf("waiting for %s [%s]", d.Waiting[0], time.Since(start).Round(time.Second)))
 			}

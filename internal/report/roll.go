@@ -40,7 +40,7 @@ func RollCheck(v roll.Verdict) Report {
 	}
 	lines := []string{head + " (" + printer.Clean(v.Source) + ")"}
 	if len(v.Roles) > 0 && v.Roles[0] == roll.RoleBroker {
-		lines = append(lines, fmt.Sprintf("  hosts %d partitions, leads %d", v.Hosted, v.Leads))
+		lines = append(lines, fmt.Sprintf("  hosts %d partitions, leads %d; %d partitions of the cluster under-replicated now", v.Hosted, v.Leads, v.UnderReplicated))
 	}
 	if n := len(v.Blocking); n > 0 {
 		parts := 0
