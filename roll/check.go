@@ -394,6 +394,9 @@ func (v *view) missingConfig(m model.EffectiveConfig, missing func(string, strin
 		case g.Layer == model.LayerStatic && g.Broker != model.AnyBroker:
 			missing(fmt.Sprintf("broker %d's server.properties (min.insync.replicas may be set there)", g.Broker),
 				fmt.Sprintf("pass it: --config %d=FILE", g.Broker))
+		case (g.Layer == model.LayerBroker || g.Layer == model.LayerClusterDefault) && !v.img.Reports(model.FieldBrokerConfigs):
+			missing("the brokers' dynamic configs (min.insync.replicas may be set there; the source reported none of them)",
+				"ask again once every broker answers DescribeConfigs (a live read that misses one reports none)")
 		case g.Layer == model.LayerBroker && g.Broker != model.AnyBroker:
 			missing(fmt.Sprintf("broker %d's dynamic configs (min.insync.replicas may be set there)", g.Broker),
 				fmt.Sprintf("ask the brokers while broker %d answers (--bootstrap-server HOST:PORT)", g.Broker))

@@ -145,6 +145,7 @@ func TestRollZooKeeperKafka(t *testing.T) {
 		Props: map[string]string{"min.insync.replicas": "2"}})
 	src := append([]string{"zk://" + zk.Connect("/kafka")}, configFlags(c)...)
 	l := newRollLab(t, c, src)
+	l.zk = true
 	t.Logf("cluster up in %s", time.Since(start).Round(time.Second))
 
 	t.Run("controller last", func(t *testing.T) {
@@ -166,6 +167,7 @@ func TestRollZooKeeperKafka(t *testing.T) {
 			t.Errorf("check the controller %d: exit %d %+v", md.Controller, code, v)
 		}
 	})
+	l.t = t
 	l.brokerCases()
 	t.Logf("TestRollZooKeeperKafka: %s", time.Since(start).Round(time.Second))
 }
@@ -185,6 +187,9 @@ type rollLab struct {
 	c   *kafkatest.Cluster
 	adm *kadm.Client
 	src []string
+	// zk: the source is ZooKeeper, whose ISRs the brokers' metadata
+	// (what the admin API and kafka-topics show) follows a little later.
+	zk bool
 	// probed are the topics the acks=all probe produces to.
 	probed []string
 	// gated are the partitions that have min ISR 2 and replication 3.
@@ -312,6 +317,18 @@ func (l *rollLab) wait(node int, src ...string) report.RollWaitDoc {
 	return d
 }
 
+// undecided are the partitions a verdict could not decide, sorted.
+func undecided(v roll.Verdict) []string {
+	var out []string
+	for _, b := range v.Undecided {
+		if b.Partition != nil {
+			out = append(out, fmt.Sprintf("%s-%d", b.Topic, *b.Partition))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // blocked are the partitions a verdict blocks on, "topic-N", sorted.
 func blocked(v roll.Verdict) []string {
 	var out []string
@@ -324,27 +341,28 @@ func blocked(v roll.Verdict) []string {
 	return out
 }
 
-// probeUntil produces to the probed topics until Kafka refuses exactly
-// want with NOT_ENOUGH_REPLICAS and acknowledges the rest (a leader that
-// moves is tried again), and fails at a minute with the last answer.
-func (l *rollLab) probeUntil(want []string) {
+// probeUntil produces to the probed topics until Kafka refuses with
+// NOT_ENOUGH_REPLICAS every partition of want, and none kmeta called
+// safe (those of neither want nor maybe, kmeta's undecided ones), and
+// acknowledges the rest (a leader that moves is tried again); it fails
+// at a minute with the last answer.
+func (l *rollLab) probeUntil(want, maybe []string) {
 	l.t.Helper()
-	want = slices.DeleteFunc(slices.Clone(want), func(p string) bool { return strings.HasPrefix(p, "__") })
-	if want == nil {
-		want = []string{}
+	probed := func(ps []string) []string {
+		return slices.DeleteFunc(slices.Clone(ps), func(p string) bool { return strings.HasPrefix(p, "__") })
 	}
+	want, maybe = probed(want), probed(maybe)
 	deadline := time.Now().Add(time.Minute)
 	for {
 		res, err := l.c.ProduceProbe(context.Background(), 10*time.Second, l.probed...)
 		if err == nil {
 			got := res.NotEnoughReplicas()
-			if got == nil {
-				got = []string{}
-			}
-			if reflect.DeepEqual(got, want) && len(res.Other()) == 0 {
+			rest := slices.DeleteFunc(slices.Clone(got), func(p string) bool { return slices.Contains(want, p) || slices.Contains(maybe, p) })
+			all := !slices.ContainsFunc(want, func(p string) bool { return !slices.Contains(got, p) })
+			if all && len(rest) == 0 && len(res.Other()) == 0 {
 				return
 			}
-			err = fmt.Errorf("NOT_ENOUGH_REPLICAS on %v, want %v; other errors %v", got, want, res.Other())
+			err = fmt.Errorf("NOT_ENOUGH_REPLICAS on %v, want %v (and maybe %v); other errors %v", got, want, maybe, res.Other())
 		}
 		if time.Now().After(deadline) {
 			l.t.Fatalf("acks=all producer: %v", err)
@@ -360,14 +378,33 @@ var urpLine = regexp.MustCompile(`Topic: (\S+)\s+Partition: (\d+)\s+Leader: (-?\
 // --under-replicated-partitions: no partition of node's lacks it.
 func (l *rollLab) backEverywhere(node int) {
 	l.t.Helper()
-	under, err := l.underReplicated()
-	if err != nil {
-		l.t.Fatal(err)
-	}
-	for _, u := range under {
-		if !strings.Contains(u, "isr=[") || !slices.Contains(strings.Fields(strings.Trim(u[strings.Index(u, "isr=[")+5:], "]")), strconv.Itoa(node)) {
-			l.t.Errorf("roll wait %d returned; the admin API has %s", node, u)
+	lacking := func() []string {
+		under, err := l.underReplicated()
+		if err != nil {
+			l.t.Fatal(err)
 		}
+		var out []string
+		for _, u := range under {
+			if !slices.Contains(strings.Fields(strings.Trim(u[strings.Index(u, "isr=[")+5:], "]")), strconv.Itoa(node)) {
+				out = append(out, u)
+			}
+		}
+		return out
+	}
+	start := time.Now()
+	got := lacking()
+	// In ZooKeeper mode kmeta reads the ISRs ZooKeeper holds, which the
+	// controller writes before the brokers' metadata learns them (Kafka
+	// propagates ISR changes to the brokers in batches): the admin API
+	// may lag a few seconds behind what roll wait saw.
+	for l.zk && len(got) > 0 && time.Since(start) < 30*time.Second {
+		time.Sleep(200 * time.Millisecond)
+		got = lacking()
+	}
+	if len(got) > 0 {
+		l.t.Errorf("roll wait %d returned; the admin API has %v", node, got)
+	} else if lag := time.Since(start); lag > 100*time.Millisecond {
+		l.t.Logf("roll wait %d returned; the brokers' metadata showed it in every ISR %s later", node, lag.Round(100*time.Millisecond))
 	}
 	out := l.c.Dist.MustRun(l.t, l.c.Dist.Tools.Topics, "--bootstrap-server", l.c.BootstrapServers(), "--describe", "--under-replicated-partitions")
 	for _, m := range urpLine.FindAllStringSubmatch(out, -1) {
@@ -387,7 +424,7 @@ func (l *rollLab) brokerCases() {
 			t.Fatalf("check 1: exit %d %+v", code, v)
 		}
 		l.c.StopNode(1)
-		l.probeUntil(nil)
+		l.probeUntil(nil, nil)
 		l.c.StartNode(1)
 		w := l.wait(1)
 		l.backEverywhere(1)
@@ -415,8 +452,16 @@ func (l *rollLab) oneDown(name string) {
 		if code != 1 {
 			t.Fatalf("check 1 with 3 down: exit %d %+v", code, v)
 		}
-		if got := blocked(v); !reflect.DeepEqual(got, l.gated) {
-			t.Errorf("blocked %v, want %v", got, l.gated)
+		// A partition kmeta could not decide (a layer the source did not
+		// report: the live source marks every broker's configs unknown
+		// when one broker does not answer DescribeConfigs) is named with
+		// the missing fact; blocked and undecided are the gated ones.
+		und := undecided(v)
+		if got := slices.Sorted(slices.Values(append(blocked(v), und...))); !reflect.DeepEqual(got, l.gated) {
+			t.Errorf("blocked %v and undecided %v, want %v", blocked(v), und, l.gated)
+		}
+		if len(und) > 0 {
+			t.Logf("undecided %v: missing %+v", und, v.Missing)
 		}
 		for _, b := range v.Blocking {
 			t.Logf("%s-%d: min.insync.replicas %d from %s", b.Topic, *b.Partition, b.MinISR, b.MinISRFrom)
@@ -428,8 +473,16 @@ func (l *rollLab) oneDown(name string) {
 		}
 		// Stopped anyway: acks=all producers are refused exactly on the
 		// partitions kmeta named.
+		t.Cleanup(func() {
+			// A failed case leaves the cluster whole for the next.
+			for _, id := range []int{1, 3} {
+				if !l.c.Node(id).Running() {
+					l.c.StartNode(id)
+				}
+			}
+		})
 		l.c.StopNode(1)
-		l.probeUntil(blocked(v))
+		l.probeUntil(blocked(v), und)
 		l.c.StartNode(1)
 		w := l.wait(1)
 		l.backEverywhere(1)
@@ -440,7 +493,7 @@ func (l *rollLab) oneDown(name string) {
 		if under, _ := l.underReplicated(); len(under) > 0 {
 			t.Errorf("roll wait 3 returned with %v under-replicated", under)
 		}
-		l.probeUntil(nil)
+		l.probeUntil(nil, nil)
 		t.Logf("broker 3 back after %.1fs; case %s", w.Seconds, time.Since(at).Round(time.Second))
 	})
 	l.t = root
