@@ -876,11 +876,11 @@ func (w *onlineWalk) stopAndWatch(ctx context.Context, ww *walkWatch, id int) {
 	if err := w.runner.Run(ctx, "", []kafkatest.StageStep{{Step: 1, Action: "roll-check", Node: id, Args: g.CheckArgs}, {Step: 2, Action: "stop", Node: id}}); err != nil {
 		w.t.Fatal(err)
 	}
-	ev, ok := ww.wait(fmt.Sprintf("broker %d out", id), time.Minute)
-	if !ok {
+	if ev, ok := ww.wait(fmt.Sprintf("broker %d out", id), time.Minute); !ok {
 		w.t.Errorf("migrate status --watch did not name broker %d, stopped mid-dual-write", id)
+	} else {
+		w.timeline = append(w.timeline, "watch: "+ev.Line())
 	}
-	w.timeline = append(w.timeline, "watch: "+ev.Line())
 	if err := w.runner.Run(ctx, "", []kafkatest.StageStep{{Step: 3, Action: "start", Node: id, Config: w.current[id]}, {Step: 4, Action: "roll-wait", Node: id, Args: g.WaitArgs}}); err != nil {
 		w.t.Fatal(err)
 	}

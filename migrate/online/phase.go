@@ -31,6 +31,16 @@ func (p Phase) String() string {
 // MarshalText writes the phase's name (JSON shows names, not numbers).
 func (p Phase) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 
+// UnmarshalText reads a phase's name, so that a document with phases
+// (status --watch's lines) reads back.
+func (p *Phase) UnmarshalText(b []byte) error {
+	v, err := ParsePhase(string(b))
+	if err == nil {
+		*p = v
+	}
+	return err
+}
+
 // ParsePhase reads a phase name, case-insensitively.
 func ParsePhase(s string) (Phase, error) {
 	for i, n := range phaseNames {

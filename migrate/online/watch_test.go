@@ -1,6 +1,7 @@
 package online
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
@@ -81,5 +82,20 @@ func TestWatch(t *testing.T) {
 	w.Next(Point(watchStatus(KRaftDualWriting, nil, nr(1, true), nr(2, true)), -1), t0)
 	if ev := w.Next(Point(watchStatus(KRaftDualWriting, nil, nr(1, true)), -1), t0.Add(time.Minute)); ev != nil {
 		t.Errorf("a broker unseen by a live quorum called out: %+v", ev)
+	}
+}
+
+// A watch line read back is the event printed (-o json is one event a
+// line, read by scripts and by the walk's test).
+func TestWatchEventJSON(t *testing.T) {
+	yes := true
+	ev := NewWatch(WatchOptions{}).Next(Point(watchStatus(KRaftDualWriting, &yes, BrokerState{ID: 1, InZooKeeper: true, KRaft: "migrating"}), 50), time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	b, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back WatchEvent
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(&back, ev) {
+		t.Errorf("read back %+v (%v), want %+v", back, err, ev)
 	}
 }
