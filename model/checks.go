@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"slices"
 )
 
@@ -75,7 +76,7 @@ var commonChecks = Checks{
 		Commands: CommandList(KRaftViewCommands),
 	},
 	{
-		Code: WarnTornTail, Room: "model", Class: "log", Severity: SevWarning,
+		Code: WarnTornTail, Room: "model", ClassFrom: imageClass, Severity: SevWarning,
 		Escalated:     SevError,
 		EscalatedWhen: "log check, log dump and log stats find a torn batch anywhere but at the end of the active (last) segment: damage, not a crash's leftover (log check --strict fails on any torn tail, at either severity)",
 		Title:         "a file ends inside a batch (or a ZooKeeper transaction log inside a transaction)",
@@ -201,3 +202,12 @@ var commonChecks = Checks{
 // CommonChecks is the model's table: the image warnings and the facts
 // several rooms report.
 func CommonChecks() Checks { return commonChecks }
+
+// Warning is the image warning of one of the model's checks (a Warn*
+// code) at where (nil: nowhere in particular), its message formatted.
+// It panics on a code the model does not declare.
+func Warning(code string, where *Location, format string, args ...any) Finding {
+	f := commonChecks.Must(code).Finding("", fmt.Sprintf(format, args...), "")
+	f.Where = where
+	return f
+}
