@@ -18,7 +18,8 @@ const (
 )
 
 var (
-	planCommands    = []string{"migrate apply", "migrate plan"}
+	// brokers prints the plan when it is blocked.
+	planCommands    = []string{"migrate apply", "migrate brokers", "migrate plan"}
 	stageCommands   = []string{"migrate stage"}
 	brokersCommands = []string{"migrate brokers"}
 	configsCommands = []string{"migrate configs"}

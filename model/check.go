@@ -13,7 +13,7 @@ import (
 // severity, the class or the wording of the fix. kmeta's `codes` command,
 // the generated reference in docs/ and the test that no command prints an
 // undeclared code all read these tables, through one collector
-// (internal/codes). A room exports its table as Checks() (model's own,
+// (internal/registry). A room exports its table as Checks() (model's own,
 // the image warnings and the facts several rooms report, as
 // CommonChecks()).
 //

@@ -82,7 +82,7 @@ var commonChecks = Checks{
 		Title:         "a file ends inside a batch (or a ZooKeeper transaction log inside a transaction)",
 		Meaning:       "The active segment ends in a torn batch, as a crash or a Kafka still appending leaves it. Kafka's recovery truncates it at start, and never committed those bytes, so the image is not partial: it is a warning naming the bytes and offsets lost, and the exit code stays 0. A ZooKeeper transaction log that ends in a torn transaction is the same case. A torn batch anywhere else is damage.",
 		Fix:           "nothing, when the copy was taken from a running or crashed node; kmeta log check --strict {PATH} fails a copy that should be complete",
-		Commands:      CommandList(KRaftViewCommands, ZKViewCommands, []string{"log check", "log dump", "log stats"}),
+		Commands:      CommandList(KRaftViewCommands, ZKViewCommands, []string{"log check", "log dump", "log stats", "quorum survey"}),
 	},
 	{
 		Code: WarnSnapshotFallback, Room: "model", ClassFrom: imageClass, Severity: SevWarning,
@@ -149,11 +149,11 @@ var commonChecks = Checks{
 		Code: CodePartitionMetadataTopicID, Room: "model", Severity: SevError,
 		ClassFrom:   `the reporting command's: "log" (log check), "brokers" (migrate brokers), "topics" (verify)`,
 		Relaxed:     SevWarning,
-		RelaxedWhen: "log check, about the metadata log's own __cluster_metadata-0/partition.metadata (Kafka's raft layer does not read its topic id)",
+		RelaxedWhen: "log check, about the metadata log's own __cluster_metadata-0/partition.metadata, which should hold the fixed metadata topic id: the log itself still reads",
 		Title:       "a partition.metadata names another topic id than the one expected",
 		Meaning:     "A partition dir's partition.metadata holds the topic id the dir belongs to. A data partition whose file names another id than ZooKeeper's (or the migration plan's) holds an older incarnation of the topic: a broker refuses the partition (inconsistent topic id) once KRaft serves the expected id. __cluster_metadata-0's file should hold the fixed metadata topic id.",
 		Fix:         "move the dir of the older incarnation away (migrate brokers refuses to convert it until then)",
-		Commands:    CommandList([]string{"log check", "log dump", "log stats", "migrate brokers", "verify"}, KRaftViewCommands),
+		Commands:    CommandList([]string{"log check", "log dump", "log stats", "migrate brokers", "quorum survey", "verify"}, KRaftViewCommands),
 	},
 	{
 		Code: CodeZKPartitionStateMissing, Room: "model", Severity: SevWarning,
@@ -161,7 +161,7 @@ var commonChecks = Checks{
 		Title:     "a ZooKeeper partition has no state znode (/brokers/topics/T/partitions/N/state)",
 		Meaning:   "The assignment names the partition but its leader and ISR znode is missing. Kafka's migration writes such a partition with ISR = replicas, leader = the first replica and epochs 0, and so does migrate plan; verify expects that in KRaft.",
 		Fix:       "nothing to do: the first leader election after the migration sets a real state",
-		Commands:  []string{"migrate apply", "migrate plan", "verify"},
+		Commands:  []string{"migrate apply", "migrate brokers", "migrate plan", "verify"},
 	},
 	{
 		Code: CodeReassignmentInFlight, Room: "model", Severity: SevError,
@@ -171,7 +171,7 @@ var commonChecks = Checks{
 		Title:       "a partition reassignment in flight (replicas being added or removed)",
 		Meaning:     "A partition carries adding or removing replicas. A migration that copies it hands the KRaft controller a half-done move; migrate plan blocks unless told to keep it. On a running cluster the partition carries extra replicas and the move's throttles until the new replicas join the ISR, and one that does not progress is stuck.",
 		Fix:         "let it finish (kafka-reassign-partitions --verify) or cancel it (--cancel)",
-		Commands:    []string{"lint", "migrate apply", "migrate plan"},
+		Commands:    []string{"lint", "migrate apply", "migrate brokers", "migrate plan"},
 	},
 	{
 		Code: CodeBrokerFenced, Room: "model", Severity: SevError,

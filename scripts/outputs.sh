@@ -94,7 +94,9 @@ for k in "${kraft[@]}"; do
   run features describe "kraft:$k"
   run features check "kraft:$k" --to 4.4
   run features check "kraft:$k" --to 3.3 --kafka 3.9
-  run features check "kraft:$k" --to 4.5 --allow-unstable
+  run features check "kraft:$k" --to 34
+  run features check "kraft:$k" --to 34 --allow-unstable
+  run features check "kraft:$k" --to 3.7
   FORMATS="text table json html" run lint "kraft:$k"
   FORMATS="text table json html" run quorum describe "$k"
   run quorum survey "$k"
@@ -117,7 +119,8 @@ for z in "${zk[@]}"; do
   FORMATS="text table json html" run lint "$z"
   FORMATS="text table json html" run migrate plan --zk "$z" --controllers 3000@localhost:9093
   run migrate plan --zk "$z" --controllers 3000@localhost:9093 --metadata-version 3.4 --override drop-scram --override drop-delegation-tokens
-  run migrate plan --zk "$z" --controllers 3000@localhost:9093 --metadata-version 3.3 --quorum dynamic
+  run migrate plan --zk "$z" --controllers 3000@localhost:9093 --metadata-version 3.3
+  run migrate plan --zk "$z" --controllers 3000@localhost:9093 --metadata-version 3.6 --quorum dynamic
   run migrate plan --zk "$z" --controllers 1@localhost:9093 --cluster-id AAAAAAAAAAAAAAAAAAAAAA --override ignore-migration-znode --override drop-pending-deletions --override keep-reassignments --override copy-encrypted-passwords
   run migrate status --zk "$z"
   run migrate status --zk "$z" --kraft "kraft:$k39"
@@ -133,7 +136,10 @@ run verify --zk "zkdata:$zkd" --kraft "kraft:$k44" --ignore runtime --ignore con
 run diff "zkdump:$dual" "zkdump:$dump"
 
 # Plan files for apply, brokers and configs.
-"$kmeta" migrate plan --zk "zkdata:$zkd" --controllers 3000@localhost:9093 --write "$work/plan.json" >/dev/null 2>&1
+"$kmeta" migrate plan --zk "zkdata:$zkd" --controllers 3000@localhost:9093 --write "$work/blocked-plan.json" >/dev/null 2>&1
+"$kmeta" migrate plan --zk "zkdata:$zkd" --controllers 3000@localhost:9093 --write "$work/plan.json" \
+  --override drop-pending-deletions --override keep-reassignments --override copy-encrypted-passwords >/dev/null 2>&1
+run migrate brokers --plan "$work/blocked-plan.json" --log-dirs "$b" --dry-run
 run migrate apply --plan "$work/plan.json" --out "$work/apply" --dry-run
 run migrate apply --zk "zkdata:$zkd" --controllers 3000@localhost:9093 --out "$work/apply" --dry-run
 run migrate brokers --plan "$work/plan.json" --log-dirs "$b" --dry-run

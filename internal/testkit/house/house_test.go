@@ -18,7 +18,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kmeta/kmeta/internal/codes"
+	"github.com/kmeta/kmeta/internal/registry"
 )
 
 const module = "github.com/kmeta/kmeta"
@@ -514,11 +514,11 @@ func codeUses(fset *token.FileSet, f *ast.File) []codeUse {
 
 // TestFindingCodesOneStyle: every code a command can print is spelled
 // one way (kebab-case) and declared in the one registry of checks
-// (internal/codes, which reads every room's table): each Code*, Kind* and
+// (internal/registry, which reads every room's table): each Code*, Kind* and
 // Warn* constant, and each code string a finding is made with.
 func TestFindingCodesOneStyle(t *testing.T) {
 	registered := map[string]bool{}
-	for _, c := range codes.All() {
+	for _, c := range registry.All() {
 		registered[c.Code] = true
 	}
 	n := 0

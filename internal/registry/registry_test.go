@@ -1,4 +1,4 @@
-package codes
+package registry
 
 import (
 	"encoding/json"
@@ -125,7 +125,7 @@ func TestEveryTableCollected(t *testing.T) {
 				}
 				found++
 				if !listed[rel] {
-					t.Errorf("%s exports a table of checks (%s) that internal/codes does not read: add it to tables", rel, fd.Name.Name)
+					t.Errorf("%s exports a table of checks (%s) that internal/registry does not read: add it to tables", rel, fd.Name.Name)
 				}
 			}
 		}

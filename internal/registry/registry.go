@@ -1,4 +1,4 @@
-// Package codes is the one collector of kmeta's finding codes: every
+// Package registry is the one collector of kmeta's finding codes: every
 // room declares its checks as a table of model.Check (a checks.go file,
 // exported as Checks(); the model's own as model.CommonChecks()), and
 // this package lists those tables, so that `kmeta codes`, the generated
@@ -9,7 +9,7 @@
 // package fails when a package exports a table this list leaves out, when
 // two tables declare one code, and when a declaration is incomplete
 // (model.Check.Validate).
-package codes
+package registry
 
 import (
 	"cmp"
