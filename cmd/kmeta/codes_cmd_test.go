@@ -159,7 +159,9 @@ func TestEveryPrintedCodeRegistered(t *testing.T) {
 		damaged(t, func(d string) {
 			os.WriteFile(filepath.Join(d, "__cluster_metadata-0", "quorum-state"), []byte(`{"leaderId":3000,"leaderEpo`), 0o644)
 		}),
-		damaged(t, func(d string) { os.WriteFile(filepath.Join(d, "meta.properties"), []byte("version=7\nnode.id=x\n"), 0o644) }),
+		damaged(t, func(d string) {
+			os.WriteFile(filepath.Join(d, "meta.properties"), []byte("version=7\nnode.id=x\n"), 0o644)
+		}),
 		damaged(t, func(d string) {
 			os.WriteFile(filepath.Join(d, "__cluster_metadata-0", "partition.metadata"), []byte("version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAg"), 0o644)
 		}),
