@@ -25,7 +25,9 @@ if [ -n "$(git status --porcelain)" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+# HEAD as it is now: a commit made while this runs changes nothing below.
 head=$(git rev-parse HEAD)
+short=$(git rev-parse --short=12 "$head")
 start=$SECONDS
 
 echo "== make dist (this checkout, the usual build cache)"
@@ -63,8 +65,8 @@ if [ "$("$GO" env GOHOSTOS)/$("$GO" env GOHOSTARCH)" = linux/amd64 ]; then
   version=$("$dir/kmeta" --version) || { echo "dist-check: kmeta --version failed" >&2; fail=1; }
   echo "$version"
   case $version in
-  *"(commit $(git rev-parse --short=12 HEAD),"*) ;;
-  *) echo "dist-check: --version does not name commit $(git rev-parse --short=12 HEAD)" >&2; fail=1 ;;
+  *"(commit $short,"*) ;;
+  *) echo "dist-check: --version does not name commit $short" >&2; fail=1 ;;
   esac
   fixture=kraft:testdata/kraft/4.4.0/metadata/__cluster_metadata-0
   "$dir/kmeta" image "$fixture" >"$tmp/released.txt" || { echo "dist-check: kmeta image $fixture failed" >&2; fail=1; }
