@@ -57,7 +57,7 @@ func (s *stager) secureQuorum(files map[int32]*Node, template *Node, proto strin
 			s.addChecks(SecureChecks.Must(CodeCtlSettingsMissing).Finding(ent, fmt.Sprintf("the controller listener is to be %s, but %s", proto, problem), SecureChecks.Must(CodeCtlSettingsMissing).Fix))
 		}
 		if files[id] == template {
-			why := "the brokers' inter-broker listener " + interBrokerListener(template.Props) + " is " + defaultProtocol(template.Props)
+			why := "the protocol of the brokers' inter-broker listener " + interBrokerListener(template.Props)
 			if s.o.ControllerProtocol != "" {
 				why = "--controller-listener-protocol"
 			}
