@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
@@ -78,15 +79,27 @@ func (p *aclProbe) ask(t *testing.T, ctx context.Context) error {
 	defer cl.Close()
 	mctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	md, err := kadm.NewClient(cl).Metadata(mctx, aclTopic, "kmeta.traffic")
+	req := kmsg.NewPtrMetadataRequest()
+	for _, name := range []string{aclTopic, "kmeta.traffic"} {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(name)
+		req.Topics = append(req.Topics, rt)
+	}
+	resp, err := req.RequestWith(mctx, cl)
 	if err != nil {
 		return err
 	}
-	if td, ok := md.Topics[aclTopic]; !ok || td.Err != nil {
-		return errors.New("the ACL's topic " + aclTopic + " is not described to the allowed principal: " + errString(td.Err))
+	got := map[string]error{}
+	for _, td := range resp.Topics {
+		if td.Topic != nil {
+			got[*td.Topic] = kerr.ErrorForCode(td.ErrorCode)
+		}
 	}
-	if td := md.Topics["kmeta.traffic"]; !errors.Is(td.Err, kerr.TopicAuthorizationFailed) {
-		return errors.New("the traffic's topic is described to a principal without ACL: " + errString(td.Err))
+	if err, ok := got[aclTopic]; !ok || err != nil {
+		return errors.New("the ACL's topic " + aclTopic + " is not described to the allowed principal: " + errString(err))
+	}
+	if err := got["kmeta.traffic"]; !errors.Is(err, kerr.TopicAuthorizationFailed) {
+		return errors.New("the traffic's topic is described to a principal without ACL: " + errString(err))
 	}
 	err = cl.ProduceSync(mctx, &kgo.Record{Topic: "kmeta.traffic", Value: []byte("denied")}).FirstErr()
 	if !errors.Is(err, kerr.TopicAuthorizationFailed) {
