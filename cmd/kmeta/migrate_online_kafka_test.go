@@ -148,6 +148,9 @@ type walkOptions struct {
 	// /kafka).
 	zk     *kafkatest.ZooKeeper
 	chroot string
+	// tls are the certificates the secured shapes share (made by the
+	// cluster when nil).
+	tls *kafkatest.TLSFiles
 	// quotaBugs: the release's own migration writes client quotas wrong
 	// (sanitized entity names kept, KAFKA-16222; default entities turned
 	// into the entity named "", KAFKA-16411; fixed in 3.7.1), so verify in
@@ -167,7 +170,7 @@ func startOnlineWalk(t *testing.T, ctx context.Context, o walkOptions) *onlineWa
 		chroot = "/kafka"
 	}
 	c := kafkatest.StartZKCluster(t, d, zks, kafkatest.ZKClusterOptions{Brokers: 3, Chroot: chroot, SASL: o.rich, Authorizer: o.rich, Props: o.brokerProps,
-		Security: o.security})
+		Security: o.security, TLS: o.tls})
 	w := &onlineWalk{t: t, d: d, zk: zks, c: c, zkSrc: "zk://" + zks.Connect(chroot), zkFiles: map[int]string{}, current: map[int]string{},
 		live: o.version >= "3.7", quotaBugs: o.quotaBugs}
 	if o.security != "" {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -153,11 +154,13 @@ func TestOnlineMigrationWalkSecuredKafka(t *testing.T) {
 func walkSecured(t *testing.T, version string) {
 	start := time.Now()
 	d := kafkatest.Dist(t, version)
+	// One ZooKeeper and one set of certificates for both shapes.
 	zks := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{})
+	tf := kafkatest.MakeTLS(t, d, filepath.Join(t.TempDir(), "tls"), "")
 	for _, shape := range []string{kafkatest.SecuritySSL, kafkatest.SecuritySASLSSL} {
 		t.Run(shape, func(t *testing.T) {
 			begin := time.Now()
-			walkAll(t, walkOptions{version: version, controllers: 3, security: shape, zk: zks, chroot: "/" + shape})
+			walkAll(t, walkOptions{version: version, controllers: 3, security: shape, zk: zks, chroot: "/" + shape, tls: tf})
 			t.Logf("the %s walk on Kafka %s took %s", shape, version, time.Since(begin).Round(time.Second))
 		})
 	}
