@@ -142,7 +142,7 @@ func TestOnlineQuorumWithoutLeaderKafka(t *testing.T) {
 			code, d, stderr = migrateStatusJSON(t, append(append([]string{"--zk", zkSrc}, src...), configs...)...)
 			done := code == exitFailure || time.Now().After(deadline)
 			for _, f := range d.Findings {
-				done = done || f.Code == "quorum-no-leader" || f.Code == "controllers-not-answering"
+				done = done || f.Code == "controllers-no-leader" || f.Code == "controllers-not-answering"
 			}
 			if done {
 				break

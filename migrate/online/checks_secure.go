@@ -17,11 +17,12 @@ const (
 	CodeCtlSettingsMissing    = "controller-listener-settings-missing"
 	CodeCtlListenerChosen     = "controller-listener-security"
 	CodeCtlSuperUsersAdded    = "controller-super-users-added"
-	CodeQuorumNoLeader        = "quorum-no-leader"
+	CodeQuorumNoLeader        = "controllers-no-leader"
 	CodeControllersUnanswered = "controllers-not-answering"
 )
 
-var secureCommands = []string{"migrate stage", "migrate status"}
+// Status's findings are printed by stage and rollback too.
+var secureCommands = statusCommands
 
 // SecureChecks declares the checks above.
 var SecureChecks = model.Checks{
@@ -73,11 +74,11 @@ var SecureChecks = model.Checks{
 		Title:   "principals added to the controllers' super.users",
 		Meaning: "The principals the controllers and brokers present on the controller listener must be super users of the controllers (their authorizer refuses everyone else before it has loaded the metadata); kmeta adds those it found missing to the controllers' super.users.",
 	},
-	{Code: CodeQuorumNoLeader, Room: "online", Class: Class, Severity: model.SevError, Commands: []string{"migrate status"},
+	{Code: CodeQuorumNoLeader, Room: "online", Class: Class, Severity: model.SevError, Commands: statusCommands,
 		Title:   "the controllers run but have no leader",
 		Meaning: "The controllers were started but the quorum elected no leader: nothing of the migration can happen. The controllers' own state (quorum-state, their answers) says so; the other findings say why when the files show it.",
 		Fix:     "fix what the other findings name and restart the controllers; their server.log names the refused Votes"},
-	{Code: CodeControllersUnanswered, Room: "online", Class: Class, Severity: model.SevWarning, Commands: []string{"migrate status", "migrate stage", "migrate rollback"},
+	{Code: CodeControllersUnanswered, Room: "online", Class: Class, Severity: model.SevWarning, Commands: statusCommands,
 		Title:   "the controllers cannot answer yet",
 		Meaning: "A controller answers direct requests (--bootstrap-controller, KIP-919) only once it has loaded metadata at 3.7-IV0 or later; before the quorum has a leader it answers UNSUPPORTED_VERSION. kmeta goes on with ZooKeeper's view.",
 		Fix:     "read a controller's metadata log dir (--kraft kraft:DIR), or ask again once the quorum has a leader"},
