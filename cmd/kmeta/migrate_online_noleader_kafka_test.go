@@ -152,7 +152,7 @@ func TestOnlineQuorumWithoutLeaderKafka(t *testing.T) {
 		for _, f := range d.Findings {
 			got = append(got, f.Code+"("+f.Entity+")")
 		}
-		want := "quorum-no-leader(controllers)"
+		want := "controllers-no-leader(controllers)"
 		if src[0] == "--bootstrap-controller" {
 			want = "controllers-not-answering(controllers)"
 		}

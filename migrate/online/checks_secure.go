@@ -17,7 +17,7 @@ const (
 	CodeCtlSettingsMissing    = "controller-listener-settings-missing"
 	CodeCtlListenerChosen     = "controller-listener-security"
 	CodeCtlSuperUsersAdded    = "controller-super-users-added"
-	CodeQuorumNoLeader        = "controllers-no-leader"
+	CodeQuorumNoLeader        = "controllers-no-leader" // quorum-no-leader is quorum's
 	CodeControllersUnanswered = "controllers-not-answering"
 )
 
