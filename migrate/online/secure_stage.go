@@ -111,6 +111,11 @@ func (s *stager) secureQuorum(files map[int32]*Node, template *Node, proto strin
 // checkListener checks the controller listener after a roll phase made
 // its files: the new files with the other role's current ones.
 func (s *stager) checkListener() {
+	if s.st.Phase != s.o.Phase && s.st.Phase != s.o.Phase-1 {
+		// Out of order (refused already): the files made from the
+		// wrong phase's are nobody's.
+		return
+	}
 	all := map[int32]map[string]string{}
 	for id, n := range s.in.Nodes {
 		all[id] = n.Props

@@ -452,3 +452,30 @@ func TestStatusQuorumWithoutLeader(t *testing.T) {
 		t.Errorf("waiting for %q, healthy %v", s.WaitingFor, s.Healthy)
 	}
 }
+
+// A roll staged out of order is refused for that alone: the files it
+// would make from the wrong phase's are not checked (they are nobody's).
+func TestOutOfOrderRollHasNoListenerFindings(t *testing.T) {
+	st := tlsWorld(t)
+	r := stageSecured(t, securedFiles("ssl"), st, "")
+	nodes := securedFiles("ssl")
+	for _, n := range r.Nodes {
+		if n.Role == RoleController {
+			nodes[n.ID] = &Node{ID: n.ID, Props: n.Props}
+		}
+	}
+	k := model.NewImage()
+	k.ClusterID = zkImage().ClusterID
+	out, err := Stage(Input{ZK: zkImage(), KRaft: k, Nodes: nodes, Stores: st}, StageOptions{Phase: KRaftPostMigration})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range out.Checks {
+		if strings.HasPrefix(f.Code, "controller-") {
+			t.Errorf("out-of-order KRaftPostMigration: %s(%s): %s", f.Code, f.Entity, f.Message)
+		}
+	}
+	if out.Ready {
+		t.Error("out-of-order KRaftPostMigration is ready")
+	}
+}
