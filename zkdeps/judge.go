@@ -299,13 +299,9 @@ func (j *judge) history() {
 
 // clients adds the live ensemble's connections.
 func (j *judge) clients() {
-	own := map[int64]bool{}
-	for _, id := range j.in.Tree.ReaderSessions {
-		own[id] = true
-	}
 	for _, sc := range j.in.Clients {
 		for _, c := range sc.Connections {
-			if c.Session == 0 || own[c.Session] {
+			if c.Session == 0 || j.own(c.Session) {
 				continue
 			}
 			s := j.session(c.Session)
@@ -314,6 +310,9 @@ func (j *judge) clients() {
 		}
 	}
 }
+
+// own says whether a session is one of kmeta's own live read.
+func (j *judge) own(id int64) bool { return slices.Contains(j.in.Tree.ReaderSessions, id) }
 
 func hexID(id int64) string { return fmt.Sprintf("0x%x", uint64(id)) }
 
@@ -520,13 +519,16 @@ func (j *judge) writeGroups(a *activity) (out []Writes, tools []string, owners [
 }
 
 // areaPrefix is the part of Kafka's tree a relative path is grouped by:
-// its first two segments (/config/changes, /admin/reassign_partitions).
+// its first segment (/kafka-acl, /isr_change_notification), or its first
+// two under the containers of several kinds of znodes (/config/changes,
+// /config/users, /admin/reassign_partitions, /brokers/topics).
 func areaPrefix(r string) string {
 	segs := strings.SplitN(strings.TrimPrefix(r, "/"), "/", 3)
-	if len(segs) > 2 {
-		segs = segs[:2]
+	n := 1
+	if slices.Contains([]string{"config", "admin", "brokers", "delegation_token", "consumers"}, segs[0]) {
+		n = 2
 	}
-	return "/" + strings.Join(segs, "/")
+	return "/" + strings.Join(segs[:min(n, len(segs))], "/")
 }
 
 // sessionDependent makes a session's dependent; ok false when the
@@ -788,7 +790,7 @@ func (j *judge) coverage(r *Result) {
 			if sc.Why == "" {
 				n := 0
 				for _, c := range sc.Connections {
-					if c.Session != 0 {
+					if c.Session != 0 && !j.own(c.Session) {
 						n++
 					}
 				}

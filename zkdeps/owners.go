@@ -1,15 +1,10 @@
 package zkdeps
 
-import (
-	"strings"
-)
-
 // knownOwners are the systems known to keep state in ZooKeeper, by the
 // name of the top-level znode they use (at the ensemble's root, or at the
 // top of Kafka's chroot for the tools that connect with Kafka's connect
-// string). Names are matched exactly; Prefix entries also match a name
-// that starts with them (hbase-unsecure). Where: the setting that moves
-// or names the path, so the fix can say what to change.
+// string). Names are matched exactly. Where: the setting that moves or
+// names the path, so the fix can say what to change.
 //
 // Sources: each project's documentation of its default path (HBase
 // zookeeper.znode.parent /hbase, HDP's /hbase-unsecure and
@@ -27,12 +22,11 @@ import (
 // Marathon). Curator has no default root; /curator is the name its
 // recipes' examples use.
 var knownOwners = []struct {
-	Names  []string
-	Prefix bool
-	Owner  string
-	Where  string
+	Names []string
+	Owner string
+	Where string
 }{
-	{Names: []string{"hbase"}, Prefix: true, Owner: "Apache HBase", Where: "hbase-site.xml zookeeper.znode.parent"},
+	{Names: []string{"hbase", "hbase-unsecure", "hbase-secure"}, Owner: "Apache HBase", Where: "hbase-site.xml zookeeper.znode.parent"},
 	{Names: []string{"solr"}, Owner: "Apache Solr (SolrCloud)", Where: "Solr's zkHost chroot"},
 	{Names: []string{"live_nodes", "collections", "configs", "overseer", "overseer_elect", "aliases.json", "clusterstate.json", "clusterprops.json", "security.json", "autoscaling.json"}, Owner: "Apache Solr (SolrCloud without a chroot)", Where: "Solr's zkHost (add a chroot such as /solr when moving it)"},
 	{Names: []string{"hadoop-ha"}, Owner: "Apache Hadoop HDFS NameNode HA (ZKFailoverController)", Where: "core-site.xml ha.zookeeper.quorum and ha.zookeeper.parent-znode"},
@@ -61,7 +55,7 @@ var knownOwners = []struct {
 func ownerOf(name string) (owner, where string) {
 	for _, o := range knownOwners {
 		for _, n := range o.Names {
-			if name == n || (o.Prefix && strings.HasPrefix(name, n)) {
+			if name == n {
 				return o.Owner, o.Where
 			}
 		}
