@@ -729,8 +729,11 @@ func (j *judge) result() *Result {
 		}
 		why = append(why, strings.Join(parts, " and ")+" still use this ensemble")
 	}
-	if len(connected) > 0 {
-		why = append(why, fmt.Sprintf("Kafka itself still does (%s open)", plural(len(connected), "session", "sessions")))
+	switch {
+	case len(connected) > 0 && len(why) == 0:
+		why = append(why, fmt.Sprintf("nothing but Kafka uses this ensemble, but Kafka itself still does (%s open)", plural(len(connected), "session", "sessions")))
+	case len(connected) > 0:
+		why = append(why, fmt.Sprintf("Kafka itself still does too (%s open)", plural(len(connected), "session", "sessions")))
 	}
 	if len(r.Damaged) > 0 {
 		why = append(why, "the history is damaged, so what it hides is unknown")

@@ -196,7 +196,7 @@ func TestZKDependentsKafka(t *testing.T) {
 		}
 		// The text form says the same.
 		text, _, code := kmetaRun(t, "zk", "dependents", src, "--zk-admin-port", adminPort)
-		if code != 1 || !strings.HasPrefix(text, "not safe to stop: 3 trees of data that are not Kafka's and 1 session that is not Kafka's still use this ensemble; Kafka itself still does (1 session open)\n") {
+		if code != 1 || !strings.HasPrefix(text, "not safe to stop: 3 trees of data that are not Kafka's and 1 session that is not Kafka's still use this ensemble; Kafka itself still does too (1 session open)\n") {
 			t.Errorf("text (exit %d):\n%s", code, text)
 		}
 	})
