@@ -982,3 +982,14 @@ func clientHost(addr string) string {
 	}
 	return addr
 }
+
+// NotCheckedFinding is what could not be checked as one finding
+// (zk-dependents-not-checked), for a caller that shows it beside the
+// findings (migrate stage KRaft); false when everything was checked.
+func (r *Result) NotCheckedFinding() (model.Finding, bool) {
+	if len(r.NotChecked) == 0 {
+		return model.Finding{}, false
+	}
+	c := Checks.Must(CodeNotChecked)
+	return c.Finding(r.Source, "zk dependents could not check: "+strings.Join(r.NotChecked, "; "), c.Fix), true
+}

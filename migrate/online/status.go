@@ -29,6 +29,14 @@ type Input struct {
 	// Migrated is what a LogWatch saw in the controllers' log (nil from
 	// a live quorum, which cannot report it).
 	Migrated *Migrated
+	// ZKDependents are zk dependents' findings on the ensemble (package
+	// zkdeps: what else still uses it), ZKNotChecked what it could not
+	// check; the command reads them once the cluster is in PreKRaft.
+	// From PreKRaft on, status reports ZKDependents (a dependent keeps
+	// the phase from its end: the ensemble cannot be let go), and stage
+	// KRaft is refused on one and warns with ZKNotChecked.
+	ZKDependents []model.Finding
+	ZKNotChecked []model.Finding
 }
 
 // BrokerState is one broker as both sides see it.
@@ -183,6 +191,9 @@ func Observe(in Input) (*Status, error) {
 	o.controllers()
 	o.nodeChecks()
 	o.compare()
+	if o.st.Phase >= PreKRaft {
+		o.st.Findings = append(o.st.Findings, in.ZKDependents...)
+	}
 	st := o.st
 	model.SortFindings(st.Findings)
 	// One fact found by two checks (a broker's IBP, from its
