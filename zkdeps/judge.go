@@ -486,12 +486,16 @@ func (j *judge) writeGroups(a *activity) (out []Writes, tools []string, owners [
 		default:
 			onlyCleanup = false
 			area, kind := "znodes Kafka does not define", "foreign"
+			name := grp[strings.LastIndexByte(grp, '/')+1:]
+			o, _ := ownerOf(name)
 			if code == CodeOldConsumerOffsets {
 				area, kind = "old consumer offsets and registrations", "consumer"
+				o, _ = j.groupOwner(&group{code: code})
 			}
-			name := grp[strings.LastIndexByte(grp, '/')+1:]
-			if o, _ := ownerOf(name); o != "" {
-				area = o + "'s znodes"
+			if o != "" {
+				if kind == "foreign" {
+					area = o + "'s znodes"
+				}
 				if !slices.Contains(owners, o) {
 					owners = append(owners, o)
 				}
@@ -580,8 +584,8 @@ func (j *judge) sessionDependent(s *session) (Dependent, bool, bool) {
 		slices.Sort(s.ephemerals)
 		d.Evidence = append(d.Evidence, fmt.Sprintf("holds %s: %s", plural(len(s.ephemerals), "ephemeral znode", "ephemeral znodes"), examples(s.ephemerals)))
 		for _, e := range s.ephemerals {
-			if g, _ := j.place(e); g != "" {
-				if o, _ := ownerOf(g[strings.LastIndexByte(g, '/')+1:]); o != "" && !slices.Contains(owners, o) {
+			if g, _ := j.place(e); g != "" && j.groups[g] != nil {
+				if o, _ := j.groupOwner(j.groups[g]); o != "" && !slices.Contains(owners, o) {
 					owners = append(owners, o)
 				}
 			}

@@ -244,7 +244,7 @@ func TestGroupsAndOwners(t *testing.T) {
 		"zk-foreign-data /kafka/prod/schema_registry Confluent Schema Registry (ZooKeeper leader election)",
 		"zk-foreign-data /mystery ",
 		"zk-session-open 0x22 Confluent Schema Registry (ZooKeeper leader election)",
-		"zk-session-open 0x33 ",
+		"zk-session-open 0x33 another Kafka cluster (chroot /kafka/dev)",
 		"zk-session-open 0x44 Apache HBase",
 	}
 	if got := deps(r); !slices.Equal(got, want) {
@@ -307,7 +307,7 @@ func TestHistorySessions(t *testing.T) {
 	r := Judge(Input{Access: zkread.AccessDataDir, Tree: tr, Chroot: "/kafka/prod", History: h})
 	want := []string{
 		"zk-session-kafka-writes 0x3 ",
-		"zk-session-consumer-commits 0x4 ",
+		"zk-session-consumer-commits 0x4 an old ZooKeeper-based consumer (Kafka's Scala consumer, removed in Kafka 2.0)",
 		"zk-session-kafka-writes 0x5 ",
 	}
 	if got := deps(r); !slices.Equal(got, want) {

@@ -57,7 +57,7 @@ var kafkaAreas = []struct {
 	Prefix, Area, Tools string
 }{
 	{"/config/changes", "config change notifications", "kafka-configs --zookeeper, CMAK"},
-	{"/config", "configs (quotas, SCRAM credentials, topic and broker configs)", "kafka-configs --zookeeper, CMAK"},
+	{"/config", "configs", "kafka-configs --zookeeper, CMAK"},
 	{"/admin/delete_topics", "topic deletions", "kafka-topics --zookeeper (Kafka before 3.0), CMAK"},
 	{"/admin/reassign_partitions", "partition reassignments", "kafka-reassign-partitions --zookeeper, CMAK, Cruise Control with ZooKeeper"},
 	{"/admin/preferred_replica_election", "preferred leader elections", "kafka-preferred-replica-election, CMAK"},
