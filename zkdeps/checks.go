@@ -20,10 +20,11 @@ const (
 // classDependents is the class of every finding here.
 const classDependents = "zookeeper-dependents"
 
-var commands = []string{"zk dependents", "migrate stage", "migrate status"}
+var commands = []string{"migrate stage", "migrate status", "zk dependents"}
 
-// Checks is this room's table.
-var Checks = model.Checks{
+// checks is this room's table (zk dependents', which migrate stage and
+// status print from PreKRaft on).
+var checks = model.Checks{
 	{Code: CodeForeignData, Room: "zkdeps", Class: classDependents, Severity: model.SevError, Commands: commands,
 		Title:   "znodes that are not Kafka's: another system keeps state in this ensemble",
 		Meaning: "Outside Kafka's chroot, or inside it at a path Kafka 3.9 never writes, znodes hold another system's state; stopping the ensemble takes it away.",
@@ -56,8 +57,11 @@ var Checks = model.Checks{
 		Title:   "the transaction logs are damaged: the verdict rests on part of the history",
 		Meaning: "A torn or damaged transaction log (or a hole in the logs) hides transactions: a dependent may have written there, so the ensemble is never called safe to stop on such a history.",
 		Fix:     "read the data dirs of the other servers too (zkdata:DIR1,DIR2,DIR3) or check the ensemble live (zk://HOST:PORT/CHROOT with cons allowed)"},
-	{Code: CodeNotChecked, Room: "zkdeps", Class: classDependents, Severity: model.SevWarning, Commands: []string{"migrate stage", "migrate status"},
+	{Code: CodeNotChecked, Room: "zkdeps", Class: classDependents, Severity: model.SevWarning, Commands: []string{"migrate stage"},
 		Title:   "some uses of ZooKeeper could not be checked",
 		Meaning: "What the source cannot show (connected clients when cons is not allowed, writes by sessions that have ended on a live ensemble) was not checked: no dependent was found in what was.",
 		Fix:     "run kmeta zk dependents on the ensemble with cons allowed (4lw.commands.whitelist) and on a server's data dir (zkdata:)"},
 }
+
+// Checks is zkdeps' table.
+func Checks() model.Checks { return checks }

@@ -393,7 +393,7 @@ func (j *judge) dataDependent(g *group) Dependent {
 		d.Ephemerals += len(ps)
 		d.Evidence = append(d.Evidence, fmt.Sprintf("session %s holds %s (%s): its client is connected", hexID(id), plural(len(ps), "ephemeral znode", "ephemeral znodes"), examples(ps)))
 	}
-	c := Checks.Must(g.code)
+	c := checks.Must(g.code)
 	switch g.code {
 	case CodeOldConsumerOffsets:
 		d.Fix = c.FillFix("GROUP", g.path[strings.LastIndexByte(g.path, '/')+1:], "PATH", g.path)

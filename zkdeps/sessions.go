@@ -202,21 +202,21 @@ func (j *judge) sessionDependent(s *session) (Dependent, bool, bool) {
 	var c *model.Check
 	switch {
 	case kafka:
-		c = Checks.Must(CodeSessionKafkaWrites)
+		c = checks.Must(CodeSessionKafkaWrites)
 		ts := slices.DeleteFunc(tools, func(t string) bool { return t == "" })
 		d.Fix = c.FillFix("TOOLS", strings.Join(ts, "; "))
 	case consumer:
-		c = Checks.Must(CodeSessionConsumerWrite)
+		c = checks.Must(CodeSessionConsumerWrite)
 		d.Fix = c.FillFix()
 	case len(writes) > 0:
-		c = Checks.Must(CodeSessionOtherWrites)
+		c = checks.Must(CodeSessionOtherWrites)
 		o := strings.Join(owners, ", ")
 		if o == "" {
 			o = "the client"
 		}
 		d.Fix = c.FillFix("OWNER", o)
 	default:
-		c = Checks.Must(CodeSessionOpen)
+		c = checks.Must(CodeSessionOpen)
 		d.Fix = c.FillFix()
 	}
 	d.Code = c.Code

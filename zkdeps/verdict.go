@@ -47,7 +47,7 @@ func (j *judge) result() *Result {
 		if len(d.Evidence) > 1 {
 			msg += "; " + strings.Join(d.Evidence[1:], "; ")
 		}
-		f := Checks.Must(d.Code).Finding(entity, msg, d.Fix)
+		f := checks.Must(d.Code).Finding(entity, msg, d.Fix)
 		r.Findings = append(r.Findings, f)
 	}
 	if len(r.Damaged) > 0 {
@@ -55,7 +55,7 @@ func (j *judge) result() *Result {
 		for _, f := range r.Damaged {
 			what = append(what, f.Message)
 		}
-		c := Checks.Must(CodeHistoryDamaged)
+		c := checks.Must(CodeHistoryDamaged)
 		f := c.Finding(in.Source, fmt.Sprintf("%s: %s", plural(len(r.Damaged), "damaged place", "damaged places"), strings.Join(what, "; ")), c.Fix)
 		f.Where = r.Damaged[0].Where
 		r.Findings = append(r.Findings, f)
@@ -67,7 +67,7 @@ func (j *judge) result() *Result {
 		}
 	}
 	if len(connected) > 0 {
-		r.Findings = append(r.Findings, Checks.Must(CodeKafkaConnected).Findingf("cluster under "+r.Chroot,
+		r.Findings = append(r.Findings, checks.Must(CodeKafkaConnected).Findingf("cluster under "+r.Chroot,
 			"%s of the cluster still open: %s", plural(len(connected), "session", "sessions"), strings.Join(connected, ", ")))
 	}
 	model.SortFindings(r.Findings)
@@ -201,6 +201,6 @@ func (r *Result) NotCheckedFinding() (model.Finding, bool) {
 	if len(r.NotChecked) == 0 {
 		return model.Finding{}, false
 	}
-	c := Checks.Must(CodeNotChecked)
+	c := checks.Must(CodeNotChecked)
 	return c.Finding(r.Source, "zk dependents could not check: "+strings.Join(r.NotChecked, "; "), c.Fix), true
 }
