@@ -19,7 +19,8 @@ import (
 func ZKDependents(r *zkdeps.Result) Report {
 	out := Report{Document: printer.Document{JSON: r}}
 	verdict := printer.Clean(r.Verdict)
-	out.Sections = append(out.Sections, printer.Section{Lines: []string{verdict}})
+	// The page shows the verdict itself: the line is for text and table.
+	out.Sections = append(out.Sections, printer.Section{Only: printer.Text, Lines: []string{verdict}}, printer.Section{Only: printer.Table, Lines: []string{verdict}})
 
 	var lines []string
 	rows := printer.Rows{Columns: []printer.Column{
