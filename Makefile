@@ -96,6 +96,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzReadDump$$' -fuzztime $(FUZZTIME) ./zkread
 	$(GO) test -run '^$$' -fuzz '^FuzzFastJSON$$' -fuzztime $(FUZZTIME) ./zkread
 	$(GO) test -run '^$$' -fuzz '^FuzzWireDecode$$' -fuzztime $(FUZZTIME) ./zkread
+	$(GO) test -run '^$$' -fuzz '^FuzzParseCons$$' -fuzztime $(FUZZTIME) ./zkread
+	$(GO) test -run '^$$' -fuzz '^FuzzParseAdminConnections$$' -fuzztime $(FUZZTIME) ./zkread
 	$(GO) test -run '^$$' -fuzz '^FuzzSnapshot$$' -fuzztime $(FUZZTIME) ./zkread/zkfile
 	$(GO) test -run '^$$' -fuzz '^FuzzTxn$$' -fuzztime $(FUZZTIME) ./zkread/zkfile
 

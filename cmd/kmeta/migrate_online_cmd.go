@@ -17,6 +17,7 @@ import (
 	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/migrate/online"
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/zkdeps"
 )
 
 const onlineHelp = "Phases (Strimzi's names): ZooKeeper → KRaftMigration → KRaftDualWriting → KRaftPostMigration →\n" +
@@ -52,7 +53,7 @@ func onlineCommands() []*cli.Command {
 				"authenticate controllers), in the controllers' and brokers' files alike; the principals the nodes\n" +
 				"present on it are added to the controllers' super.users, and a combination that cannot elect a\n" +
 				"leader or register a broker is refused. --controller-listener-protocol chooses another protocol.\n\n" + onlineHelp,
-			Flags: append(append(onlineFlags(),
+			Flags: append(append(append(onlineFlags(), zkDependentsFlags()...),
 				&cli.StringFlag{Name: "controllers", Usage: "KRaftMigration: the new controllers `ID@HOST:PORT,...` (controller.quorum.voters)"},
 				&cli.StringFlag{Name: "metadata-dir", Usage: "KRaftMigration: each controller's metadata log `DIR` on its host ({id} is replaced by its id)"},
 				&cli.StringFlag{Name: "metadata-version", Usage: "the brokers' `RELEASE` (e.g. 3.9), when no broker file sets inter.broker.protocol.version"},
@@ -69,7 +70,7 @@ func onlineCommands() []*cli.Command {
 				"--config, why it is not where the phase needs it), and, while dual-writing, verify's verdict of\n" +
 				"ZooKeeper against KRaft: whether a rollback now loses nothing. Exit 0 when healthy in its phase,\n" +
 				"1 when something is waited for or wrong.\n\n" + onlineHelp,
-			Flags:  onlineFlags(),
+			Flags:  append(onlineFlags(), zkDependentsFlags()...),
 			Action: migrateStatus,
 		},
 		{
@@ -211,6 +212,9 @@ func migrateStatus(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := withZKDependents(c, &in); err != nil {
+		return err
+	}
 	st, err := online.Observe(in)
 	if err != nil {
 		return err
@@ -241,6 +245,11 @@ func migrateStage(c *cli.Context, w writeOptions) error {
 	in, err := onlineInput(c)
 	if err != nil {
 		return err
+	}
+	if phase == online.KRaft {
+		if err := withZKDependents(c, &in); err != nil {
+			return err
+		}
 	}
 	r, err := online.Stage(in, o)
 	if err != nil {
@@ -298,4 +307,32 @@ func migrateRollback(c *cli.Context, w writeOptions) error {
 		}
 	}
 	return emit(c, report.Stage(d, showSecrets(c)))
+}
+
+// withZKDependents runs zk dependents on --zk once the cluster is in
+// PreKRaft or KRaft (ZooKeeper about to be, or just, let go), for status
+// and stage KRaft: what else still uses the ensemble, and what could not
+// be checked (a read that fails is said so, not taken for nothing).
+func withZKDependents(c *cli.Context, in *online.Input) error {
+	st, err := online.Observe(*in)
+	if err != nil || st.Phase < online.PreKRaft {
+		return err
+	}
+	spec, err := source.Parse(c.String("zk"))
+	if err != nil {
+		return usageErrorf(c, "%v", err)
+	}
+	if spec, err = withPointFlags(c, liveSpec(c, spec)); err != nil {
+		return err
+	}
+	res, _, err := zkDependents(c, spec)
+	if err != nil {
+		in.ZKNotChecked = []model.Finding{zkdeps.Checks().Must(zkdeps.CodeNotChecked).Findingf(spec.String(), "zk dependents could not read the ensemble: %v", err)}
+		return nil
+	}
+	in.ZKDependents = res.Findings
+	if f, ok := res.NotCheckedFinding(); ok {
+		in.ZKNotChecked = []model.Finding{f}
+	}
+	return nil
 }

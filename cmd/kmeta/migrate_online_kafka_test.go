@@ -17,6 +17,7 @@ import (
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/zkdeps"
 )
 
 // The real-Kafka proof of the online migration commands (issue 21): a
@@ -643,6 +644,15 @@ func walkAll(t *testing.T, o walkOptions) {
 	code, lint, stderr := runKmeta(t, "lint", "--fail-on", "critical", "kraft:"+w.metaDir(w.ctrlIDs[0]))
 	if code != exitOK {
 		t.Errorf("lint of the migrated cluster: exit %d:\n%s\n%s", code, lint, stderr)
+	}
+	// ZooKeeper let go (issue 34): nothing but Kafka used the ensemble and
+	// Kafka no longer does, so zk dependents says it may stop, listing
+	// what it could not check (cons is not whitelisted here).
+	code, out, stderr = runKmeta(t, "zk", "dependents", "-o", "json", "--zk-admin-port", "0", w.zkSrc)
+	var deps zkdeps.Result
+	if err := json.Unmarshal([]byte(out), &deps); code != exitOK || err != nil || !deps.SafeToStop || len(deps.Dependents) != 0 ||
+		len(deps.Findings) != 0 || len(deps.Kafka) != 0 || len(deps.NotChecked) != 2 || !strings.Contains(deps.NotChecked[0], "4lw.commands.whitelist") {
+		t.Errorf("zk dependents after the walk: exit %d, %v, %+v\n%s", code, err, deps, stderr)
 	}
 	t.Logf("walk on Kafka %s: setup %s, walk %s", o.version, setup.Round(time.Second), (time.Since(start) - setup).Round(time.Second))
 }

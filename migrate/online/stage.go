@@ -650,6 +650,10 @@ func (s *stager) letGo() {
 			}
 		}
 	}
+	// What else uses the ensemble: status's findings carry zk
+	// dependents' (a dependent refuses the phase); what it could not
+	// check is said before the steps.
+	s.r.Checks = append(s.r.Checks, s.in.ZKNotChecked...)
 	connect := zkConnect(s.in)
 	for _, z := range []struct {
 		args []string
