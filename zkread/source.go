@@ -139,6 +139,8 @@ type ReadOptions struct {
 	// Step follows a data dir's replay (DataDirOptions.Step); other
 	// kinds have no history to follow and are refused with it.
 	Step func(img *model.Image, s Step)
+	// Before goes with Step (DataDirOptions.Before).
+	Before func(img *model.Image, s Step)
 }
 
 // ReadTree reads the source's raw tree.
@@ -153,9 +155,9 @@ func (s Source) ReadTree(ctx context.Context, opts ReadOptions) (*Tree, error) {
 		return ReadLive(ctx, lo)
 	case AccessDataDir:
 		if opts.Chroot != "" {
-			return ReadDataDir(s.Path, DataDirOptions{Chroot: opts.Chroot, LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress, Step: opts.Step})
+			return ReadDataDir(s.Path, DataDirOptions{Chroot: opts.Chroot, LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress, Step: opts.Step, Before: opts.Before})
 		}
-		full, err := ReadDataDir(s.Path, DataDirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress, Step: opts.Step})
+		full, err := ReadDataDir(s.Path, DataDirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress, Step: opts.Step, Before: opts.Before})
 		if err != nil {
 			return nil, err
 		}
