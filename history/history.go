@@ -165,18 +165,21 @@ func (j *Judge) Before(img *model.Image, p Point, touches []Touch) {
 		if !j.kinds[t.Ref.Kind] {
 			continue
 		}
-		pd := pending{touch: t}
 		if t.Ref.Kind == model.EntityPartition && t.Ref.ID != model.AllIDs {
-			pd.fast = true
+			if len(j.opts.Entities) > 0 && !verify.MatchAny(j.opts.Entities, verify.Entity{Kind: model.EntityPartition,
+				Key: t.Ref.Name + "-" + strconv.Itoa(int(t.Ref.ID)), Topic: t.Ref.Name}) {
+				continue // not selected: not read
+			}
+			j.pend = append(j.pend, pending{touch: t, fast: true})
+			pd := &j.pend[len(j.pend)-1]
 			if tp := img.Topics[t.Ref.Name]; tp != nil {
 				if pt := tp.Partitions[t.Ref.ID]; pt != nil {
 					pd.part, pd.hasPart = *pt, true
 				}
 			}
-		} else {
-			pd.before = verify.Entities(img, t.Ref, j.fieldOpts(), nil)
+			continue
 		}
-		j.pend = append(j.pend, pd)
+		j.pend = append(j.pend, pending{touch: t, before: verify.Entities(img, t.Ref, j.fieldOpts(), nil)})
 	}
 }
 
@@ -303,6 +306,19 @@ func (j *Judge) report() {
 // AppendJSON appends c as one JSON object (see the package doc), without
 // a newline.
 func AppendJSON(b []byte, c *Change) []byte {
+	var e Encoder
+	return e.Append(b, c)
+}
+
+// Encoder is AppendJSON for a stream of changes: the changes of one batch
+// share a time, which it formats once.
+type Encoder struct {
+	last     time.Time
+	lastText []byte
+}
+
+// Append is AppendJSON.
+func (e *Encoder) Append(b []byte, c *Change) []byte {
 	if c.World == model.WorldZooKeeper {
 		b = append(b, `{"zxid":`...)
 		b = strconv.AppendInt(b, c.Zxid, 10)
@@ -311,8 +327,11 @@ func AppendJSON(b []byte, c *Change) []byte {
 		b = strconv.AppendInt(b, c.Offset, 10)
 	}
 	if !c.Time.IsZero() {
+		if e.lastText == nil || !c.Time.Equal(e.last) {
+			e.last, e.lastText = c.Time, c.Time.UTC().AppendFormat(e.lastText[:0], time.RFC3339Nano)
+		}
 		b = append(b, `,"time":"`...)
-		b = c.Time.UTC().AppendFormat(b, time.RFC3339Nano)
+		b = append(b, e.lastText...)
 		b = append(b, '"')
 	}
 	b = append(b, `,"record":`...)
@@ -359,15 +378,34 @@ func appendFields(b []byte, open string, fs []verify.FieldChange, before bool) [
 	return append(b, '}')
 }
 
+// jsonPlain are the bytes a JSON string holds as they are.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // appendString appends s as a JSON string: encoding/json's escapes, HTML
 // characters left as they are (as kmeta's JSON printers do).
 func appendString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if !jsonPlain[s[i]] {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
+		if jsonPlain[c] {
 			i++
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kmeta/kmeta/model"
 )
@@ -273,8 +274,55 @@ func FieldChanges(before, after []Field, dst []FieldChange) []FieldChange {
 	return dst
 }
 
-// ints renders a replica list as diff does: [1,2,3].
+// ints renders a replica list as diff does: [1,2,3]. Short lists of
+// small ids, which most are, come from a table made once: a busy log
+// renders millions of them.
 func ints(s []int32) string {
+	if len(s) <= 3 && small(s) {
+		return shortLists()[shortKey(s)]
+	}
+	return renderInts(s)
+}
+
+func small(s []int32) bool {
+	for _, n := range s {
+		if n < 0 || n >= shortIDs {
+			return false
+		}
+	}
+	return true
+}
+
+// shortIDs bounds the ids of the lists in shortLists.
+const shortIDs = 32
+
+func shortKey(s []int32) int {
+	k := 0
+	for _, n := range s {
+		k = k*(shortIDs+1) + int(n) + 1
+	}
+	return k
+}
+
+// shortLists are the renderings of every list of up to three ids below
+// shortIDs, by shortKey.
+var shortLists = sync.OnceValue(func() []string {
+	out := make([]string, (shortIDs+1)*(shortIDs+1)*(shortIDs+1))
+	var walk func(prefix []int32)
+	walk = func(prefix []int32) {
+		out[shortKey(prefix)] = renderInts(prefix)
+		if len(prefix) == 3 {
+			return
+		}
+		for n := int32(0); n < shortIDs; n++ {
+			walk(append(prefix, n))
+		}
+	}
+	walk(nil)
+	return out
+})
+
+func renderInts(s []int32) string {
 	b := make([]byte, 0, 2+4*len(s))
 	b = append(b, '[')
 	for i, n := range s {

@@ -160,6 +160,7 @@ func historyRun(c *cli.Context) error {
 	w := bufio.NewWriterSize(stdout(c), 1<<20)
 	var (
 		buf    []byte
+		enc    history.Encoder
 		rows   [][]string
 		listed []history.Change
 		tl     = report.NewHistoryTimeline()
@@ -168,7 +169,7 @@ func historyRun(c *cli.Context) error {
 		var err error
 		switch format {
 		case printer.JSON:
-			buf = append(history.AppendJSON(buf[:0], ch), '\n')
+			buf = append(enc.Append(buf[:0], ch), '\n')
 			_, err = w.Write(buf)
 		case printer.Table:
 			rows = report.HistoryRows(rows, ch)
