@@ -210,6 +210,7 @@ func historyRun(c *cli.Context) error {
 		if err := printer.WriteRows(w, printer.Table, printer.Rows{Columns: report.HistoryColumns, Rows: rows}); err != nil {
 			return err
 		}
+		w.WriteString("\n")
 		fallthrough
 	case printer.Text:
 		if format == printer.Text && sum.Reported > 0 {

@@ -374,7 +374,15 @@ func TestHistoryRestoreZooKeeper39(t *testing.T) {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		st := kmeta("image", "-o", "json", "zk://"+zk.Addr())
-		if st.code == exitOK && !strings.Contains(st.stdout, "payments_v2.eu") {
+		var img struct {
+			Topics  []struct{ Name string }
+			Configs []struct{ ResourceName string }
+			ZK      struct{ PendingTopicDeletions []string }
+		}
+		gone := st.code == exitOK && json.Unmarshal([]byte(st.stdout), &img) == nil && len(img.ZK.PendingTopicDeletions) == 0 &&
+			!slices.ContainsFunc(img.Topics, func(t struct{ Name string }) bool { return t.Name == "payments_v2.eu" }) &&
+			!slices.ContainsFunc(img.Configs, func(c struct{ ResourceName string }) bool { return c.ResourceName == "payments_v2.eu" })
+		if gone {
 			break
 		}
 		if time.Now().After(deadline) {

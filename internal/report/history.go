@@ -239,6 +239,16 @@ func (tl *HistoryTimeline) Add(k model.EntityKind, t time.Time) {
 	tl.counts[k][floorDiv(v, historyWidths[tl.step])-tl.base]++
 }
 
+// Bins is the number of bins the picture draws (0: no change had a
+// time).
+func (tl *HistoryTimeline) Bins() int {
+	if tl == nil || tl.n == 0 {
+		return 0
+	}
+	w := historyWidths[tl.step]
+	return int(floorDiv(tl.hi, w) - tl.base + 1)
+}
+
 // chart is the timeline's picture: changes by kind, stacked, over time.
 func (tl *HistoryTimeline) chart() (printer.Chart, bool) {
 	if tl == nil || tl.n == 0 {
