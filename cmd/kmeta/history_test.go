@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kmeta/kmeta/internal/testkit/fstree"
 )
 
 // historyChange is one line of kmeta history -o json.
@@ -248,4 +250,20 @@ func TestHistoryMatchesDiff(t *testing.T) {
 			t.Logf("zxids %#x→%#x: %d entities changed, as diff says", a, b, len(got))
 		}
 	})
+}
+
+// TestHistorySeveralDataDirs: several data dirs of one ensemble are one
+// history, the newest's (here two copies of one dir).
+func TestHistorySeveralDataDirs(t *testing.T) {
+	dir := filepath.Join(zkFixture, "datadir")
+	one := historyJSON(t, "zkdata:"+dir)
+	two := historyJSON(t, "zkdata:"+dir+","+fstree.Copy(t, dir))
+	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	if len(one) == 0 || js(one) != js(two) {
+		t.Errorf("zkdata:A,B lists %d changes, zkdata:A %d", len(two), len(one))
+	}
+	// A source that holds no history is refused by name.
+	if r := kmeta("history", "zkdump:"+filepath.Join(zkFixture, "dump.json")); r.code != exitFailure || !strings.Contains(r.stderr, "holds no history") {
+		t.Errorf("history of a dump: exit %d: %s", r.code, r.stderr)
+	}
 }
