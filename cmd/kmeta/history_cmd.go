@@ -59,7 +59,7 @@ func historyCommand() *cli.Command {
 		Name:        "history",
 		Usage:       "the metadata log as an audit trail: every change of every entity, when, where, before → after",
 		ArgsUsage:   "SOURCE",
-		Description: historyHelp + "\n" + htmlHelp,
+		Description: historyHelp + "\n\n" + htmlHelp,
 		Flags:       flags,
 		Action:      historyRun,
 	}
