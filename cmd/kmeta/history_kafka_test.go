@@ -341,7 +341,7 @@ func TestHistoryRestoreKafka44(t *testing.T) {
 // controller rewrites as it deletes the topic), each at the zxid
 // ZooKeeper's own shell gives (the mzxid of a config znode set, the pzxid
 // of the parent of a znode deleted), its time inside the change's
-// window; `restore --to zkdata:DIR@zxid=BEFORE zk://... --print` prints
+// window and, for a znode set, its mtime; `restore --to zkdata:DIR@zxid=BEFORE zk://... --print` prints
 // Kafka's commands, the test runs them with Kafka 3.9.2's tools, and
 // `diff zkdata:DIR@zxid=BEFORE zk://...` then shows only the re-created
 // topic's id.
@@ -436,12 +436,14 @@ func TestHistoryRestoreZooKeeper39(t *testing.T) {
 				}
 			}
 			var zxid int64
+			var mtime time.Time // the znode's, to the second: a set's transaction time
 			how := "mzxid of " + c.Znode
 			if c.Record == "delete" {
 				parent := c.Znode[:strings.LastIndexByte(c.Znode, '/')]
 				zxid, how = zkShellStat(t, d, zk, parent).pzxid, "pzxid of "+parent
 			} else {
-				zxid = zkShellStat(t, d, zk, c.Znode).mzxid
+				st := zkShellStat(t, d, zk, c.Znode)
+				zxid, mtime = st.mzxid, st.mtime
 			}
 			win := h.windows[window]
 			ct, err := time.Parse(time.RFC3339Nano, c.Time)
@@ -452,6 +454,8 @@ func TestHistoryRestoreZooKeeper39(t *testing.T) {
 				t.Errorf("%s: zxid %#x, ZooKeeper's %s is %#x", changeKey(c), *c.Zxid, how, zxid)
 			case ct.Before(win[0]) || ct.After(win[1]):
 				t.Errorf("%s: time %s outside the change's window [%s, %s]", changeKey(c), ct, win[0].UTC(), win[1].UTC())
+			case !mtime.IsZero() && !ct.Truncate(time.Second).Equal(mtime):
+				t.Errorf("%s: time %s, ZooKeeper's mtime of %s is %s", changeKey(c), ct, c.Znode, mtime.UTC())
 			default:
 				t.Logf("zxid %#x (%s) %s %s %s", *c.Zxid, how, c.Time, c.Znode, changeKey(c))
 			}

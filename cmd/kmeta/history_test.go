@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -265,5 +266,29 @@ func TestHistorySeveralDataDirs(t *testing.T) {
 	// A source that holds no history is refused by name.
 	if r := kmeta("history", "zkdump:"+filepath.Join(zkFixture, "dump.json")); r.code != exitFailure || !strings.Contains(r.stderr, "holds no history") {
 		t.Errorf("history of a dump: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestRestoreRefusesPartialViews: a point read from a damaged log (replay
+// stopped at a bad CRC) is never planned from: what the damage hid would
+// be "restored" away.
+func TestRestoreRefusesPartialViews(t *testing.T) {
+	dir := copyFixture(t, "4.4.0")
+	seg := filepath.Join(dir, "__cluster_metadata-0", "00000000000000000086.log")
+	b, err := os.ReadFile(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0xff
+	if err := os.WriteFile(seg, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := kmeta("restore", "--to", "kraft:"+dir, "kraft:"+fixture44, "--print")
+	if r.code != exitFindings || r.stdout != "" || !strings.Contains(r.stderr, "partial input") {
+		t.Errorf("restore from a damaged log: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// The intact log plans (the same log: nothing to do).
+	if r := kmeta("restore", "--to", "kraft:"+fixture44, "kraft:"+fixture44, "--print"); r.code != exitOK || !strings.Contains(r.stdout, "nothing to restore") {
+		t.Errorf("restore of a log onto itself: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
