@@ -161,6 +161,7 @@ func historyRun(c *cli.Context) error {
 	var (
 		buf    []byte
 		enc    history.Encoder
+		text   report.HistoryText
 		rows   [][]string
 		listed []history.Change
 		tl     = report.NewHistoryTimeline()
@@ -179,7 +180,8 @@ func historyRun(c *cli.Context) error {
 				listed = append(listed, ch.Clone())
 			}
 		default:
-			_, err = w.WriteString(report.HistoryLine(ch) + "\n")
+			buf = append(text.Append(buf[:0], ch), '\n')
+			_, err = w.Write(buf)
 		}
 		return err
 	})

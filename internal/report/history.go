@@ -51,31 +51,62 @@ func historyRecord(c *history.Change) string {
 // fields as they were; a changed one each field before → after, (unset)
 // for a field without a value on one side. Cluster strings are cleaned.
 func HistoryLine(c *history.Change) string {
-	var b strings.Builder
-	b.WriteString(historyWhen(c))
-	b.WriteByte(' ')
-	b.WriteString(HistoryWhere(c))
-	b.WriteByte(' ')
-	b.WriteString(historyRecord(c))
-	b.WriteString(": ")
-	b.WriteString(printer.Clean(c.Entity))
-	b.WriteByte(' ')
-	b.WriteString(c.Action)
-	b.WriteString(": ")
+	var t HistoryText
+	return string(t.Append(nil, c))
+}
+
+// HistoryText is HistoryLine for a stream of changes: the changes of one
+// batch share a time, which it formats once.
+type HistoryText struct {
+	last     time.Time
+	lastText string
+}
+
+// Append appends c's line, without a newline.
+func (t *HistoryText) Append(b []byte, c *history.Change) []byte {
+	if c.Time.IsZero() {
+		b = append(b, "(no time)"...)
+	} else {
+		if t.lastText == "" || !c.Time.Equal(t.last) {
+			t.last, t.lastText = c.Time, historyWhen(c)
+		}
+		b = append(b, t.lastText...)
+	}
+	b = append(b, ' ')
+	if c.World == model.WorldZooKeeper {
+		b = fmt.Appendf(b, "zxid %#x", c.Zxid)
+	} else {
+		b = strconv.AppendInt(append(b, "offset "...), c.Offset, 10)
+	}
+	b = append(b, ' ')
+	b = append(b, c.Record...)
+	if c.Znode != "" {
+		b = append(b, ' ')
+		b = append(b, printer.Clean(c.Znode)...)
+	}
+	b = append(b, ": "...)
+	b = append(b, printer.Clean(c.Entity)...)
+	b = append(b, ' ')
+	b = append(b, c.Action...)
+	b = append(b, ": "...)
 	for i, f := range c.Fields {
 		if i > 0 {
-			b.WriteString(", ")
+			b = append(b, ", "...)
 		}
+		b = append(b, printer.Clean(f.Name)...)
 		switch c.Action {
 		case history.ActionCreated:
-			b.WriteString(printer.Clean(f.Name) + "=" + printer.Clean(f.After))
+			b = append(append(b, '='), printer.Clean(f.After)...)
 		case history.ActionDeleted:
-			b.WriteString(printer.Clean(f.Name) + "=" + printer.Clean(f.Before))
+			b = append(append(b, '='), printer.Clean(f.Before)...)
 		default:
-			b.WriteString(printer.Clean(f.Name) + " " + unset(f.Before, f.In) + " → " + unset(f.After, f.Out))
+			b = append(b, ' ')
+			b = append(b, unset(f.Before, f.In)...)
+			b = append(b, " → "...)
+			b = append(b, unset(f.After, f.Out)...)
 		}
 	}
-	return b.String()
+	return b
 }
 
 func unset(v string, ok bool) string {
