@@ -137,7 +137,7 @@ var restoreActions = []string{
 // kafka://...` shows only the re-created topic's id; the history of the
 // restore lists its own changes.
 func TestHistoryRestoreKafka44(t *testing.T) {
-	kafkatest.SkipIfUnitOnly(t)
+	kafkatest.Concurrently(t) // its own cluster: shares nothing
 	began := time.Now()
 	defer func() { t.Logf("TestHistoryRestoreKafka44 took %s", time.Since(began).Round(time.Second)) }()
 	d := kafkatest.Dist(t, kafkatest.Latest4)
@@ -346,7 +346,7 @@ func TestHistoryRestoreKafka44(t *testing.T) {
 // `diff zkdata:DIR@zxid=BEFORE zk://...` then shows only the re-created
 // topic's id.
 func TestHistoryRestoreZooKeeper39(t *testing.T) {
-	kafkatest.SkipIfUnitOnly(t)
+	kafkatest.Concurrently(t) // its own cluster: shares nothing
 	began := time.Now()
 	defer func() { t.Logf("TestHistoryRestoreZooKeeper39 took %s", time.Since(began).Round(time.Second)) }()
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
