@@ -29,6 +29,15 @@ type Input struct {
 	// Migrated is what a LogWatch saw in the controllers' log (nil from
 	// a live quorum, which cannot report it).
 	Migrated *Migrated
+	// Stores reads the TLS stores the nodes' files name, for the checks
+	// of the controller listener (nil: not read).
+	Stores StoreReader
+	// Election is the controller's quorum-state (from --kraft kraft:DIR;
+	// nil otherwise).
+	Election *Election
+	// KRaftUnanswered, when set, says why the live controllers
+	// (--bootstrap-controller) gave no view (KRaft is nil then).
+	KRaftUnanswered string
 }
 
 // BrokerState is one broker as both sides see it.
@@ -182,6 +191,7 @@ func Observe(in Input) (*Status, error) {
 	o.brokers()
 	o.controllers()
 	o.nodeChecks()
+	o.secureChecks()
 	o.compare()
 	st := o.st
 	model.SortFindings(st.Findings)
