@@ -39,6 +39,11 @@ type DataDirOptions struct {
 	// Step, the replay then starts from the oldest snapshot the logs go
 	// on from. Both may be set.
 	Replay *Replay
+	// Before, with Step, is called before each transaction Step will be
+	// called after, with the image as it still is and what the
+	// transaction is about to change (each Change's Refs: the entities
+	// it touches), so that a judge reads them before and after (history).
+	Before func(img *model.Image, s Step)
 }
 
 // ReadDataDir rebuilds the tree from a ZooKeeper data dir (the dir holding
@@ -51,6 +56,7 @@ func ReadDataDir(dir string, opts DataDirOptions) (*Tree, error) {
 	var h *history
 	if opts.Step != nil {
 		h = newHistory("zkdata:"+dir, opts.Chroot, opts.Step)
+		h.before = opts.Before
 		// From the oldest snapshot the logs go on from: the longest
 		// history the files hold.
 		zo.Base, zo.Step, zo.Oldest = h.base, h.txn, true

@@ -143,6 +143,8 @@ type ReadOptions struct {
 	// (DataDirOptions.Replay); other kinds hold none and are refused
 	// with it.
 	Replay *Replay
+	// Before goes with Step (DataDirOptions.Before).
+	Before func(img *model.Image, s Step)
 }
 
 // ReadTree reads the source's raw tree.
@@ -157,9 +159,9 @@ func (s Source) ReadTree(ctx context.Context, opts ReadOptions) (*Tree, error) {
 		return ReadLive(ctx, lo)
 	case AccessDataDir:
 		if opts.Chroot != "" {
-			return ReadDataDir(s.Path, DataDirOptions{Chroot: opts.Chroot, LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress, Step: opts.Step, Replay: opts.Replay})
+			return ReadDataDir(s.Path, DataDirOptions{Chroot: opts.Chroot, LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress, Step: opts.Step, Replay: opts.Replay, Before: opts.Before})
 		}
-		full, err := ReadDataDir(s.Path, DataDirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress, Step: opts.Step, Replay: opts.Replay})
+		full, err := ReadDataDir(s.Path, DataDirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress, Step: opts.Step, Replay: opts.Replay, Before: opts.Before})
 		if err != nil {
 			return nil, err
 		}

@@ -8,9 +8,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/internal/testkit/browsertest"
 	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/model"
 )
 
 const testReportTime = "2026-01-02T03:04:05Z"
@@ -63,10 +66,11 @@ func TestHTMLReportsInBrowser(t *testing.T) {
 		{"lint", []string{"lint", fixture44}, expectLint, fixture44, nil},
 		{"log-stats", []string{"log", "stats", fixture44}, expectLogStats, fixture44, nil},
 		{"zk-dependents", []string{"zk", "dependents", zk}, expectZKDependents, zk, nil},
+		{"history", []string{"history", fixture44}, expectHistory, "kraft:" + fixture44, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, js, stderr := runKmeta(t, append(tc.args, "-o", "json")...)
-			if !json.Valid([]byte(js)) {
+			if !json.Valid([]byte(js)) && !validLines(js) {
 				t.Fatalf("-o json: %s", stderr)
 			}
 			fs, charts := tc.expect(t, []byte(js))
@@ -92,6 +96,35 @@ func TestHTMLReportsInBrowser(t *testing.T) {
 			t.Logf("screenshot: %s", shot)
 		})
 	}
+}
+
+// validLines says whether s is JSON lines (history's -o json).
+func validLines(s string) bool {
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	return len(lines) > 1 && !slices.ContainsFunc(lines, func(l string) bool { return !json.Valid([]byte(l)) })
+}
+
+// expectHistory: no findings; the timeline over the changes' times, by
+// kind (seven colours, then the rest as one), and the changes by kind.
+func expectHistory(t *testing.T, js []byte) ([]finding, []wantChart) {
+	tl := report.NewHistoryTimeline()
+	kinds := map[model.EntityKind]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(string(js)), "\n") {
+		var c struct {
+			Kind string    `json:"kind"`
+			Time time.Time `json:"time"`
+		}
+		if err := json.Unmarshal([]byte(l), &c); err != nil {
+			t.Fatal(err)
+		}
+		k, ok := model.ParseEntityKind(c.Kind)
+		if !ok {
+			t.Fatalf("kind %q", c.Kind)
+		}
+		kinds[k] = true
+		tl.Add(k, c.Time)
+	}
+	return nil, []wantChart{{"history-time", tl.Bins(), min(len(kinds), 8)}, {"history-kinds", len(kinds), 1}}
 }
 
 func checkReportPage(t *testing.T, p *browsertest.Page, fs []finding, charts []wantChart, source string) {
