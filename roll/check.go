@@ -144,7 +144,7 @@ func Check(in Input, node int32) Verdict {
 	}
 	if v.zk && v.img.ZK.ControllerID == node {
 		out.ZKController = true
-		out.Findings = append(out.Findings, Checks.Must(CodeZKController).Findingf(nodeEntity(out.Roles, node),
+		out.Findings = append(out.Findings, checks.Must(CodeZKController).Findingf(nodeEntity(out.Roles, node),
 			"node %d holds ZooKeeper's /controller (controller epoch %d): restart it after the other brokers", node, v.img.ZK.ControllerEpoch))
 	}
 	switch {
@@ -157,7 +157,7 @@ func Check(in Input, node int32) Verdict {
 	}
 	out.Safe = out.Answer == Safe
 	for _, m := range out.Missing {
-		c := Checks.Must(CodeCannotTell)
+		c := checks.Must(CodeCannotTell)
 		out.Findings = append(out.Findings, c.Finding(nodeEntity(out.Roles, node), "the source does not report "+m.Fact, c.FillFix("FIX", m.How)))
 	}
 	model.SortFindings(out.Findings)
@@ -213,7 +213,7 @@ func (v *view) checkBroker(node int32, out *Verdict, missing func(string, string
 		if v.zk {
 			what = "is not in /brokers/ids"
 		}
-		out.Findings = append(out.Findings, Checks.Must(CodeNotRegistered).Findingf(entity,
+		out.Findings = append(out.Findings, checks.Must(CodeNotRegistered).Findingf(entity,
 			"broker %d %s: it is down already; its replicas are judged as they are", node, what))
 	}
 	res := model.NewConfigResolver(v.img)
@@ -321,7 +321,7 @@ func (v *view) checkBroker(node int32, out *Verdict, missing func(string, string
 	}
 	for _, g := range groups {
 		out.Topics = append(out.Topics, TopicCount{Topic: g.topic, Rule: g.rule, Count: len(g.parts)})
-		c := Checks.Must(g.rule)
+		c := checks.Must(g.rule)
 		ent := "topic " + g.topic
 		n := plural(len(g.parts), "partition", "partitions")
 		list := partList(g.parts, maxListed)
@@ -354,7 +354,7 @@ func (v *view) checkBroker(node int32, out *Verdict, missing func(string, string
 	// The undecided partitions are counted in Topics; one finding per
 	// missing fact says why (Check adds them).
 	for _, l := range outOfSync {
-		out.Findings = append(out.Findings, Checks.Must(CodeLeadsOutOfSync).Findingf("topic "+l.topic,
+		out.Findings = append(out.Findings, checks.Must(CodeLeadsOutOfSync).Findingf("topic "+l.topic,
 			"broker %d leads %s (%s) whose followers are not all in sync: after its stop they run with fewer copies until those catch up",
 			node, plural(len(l.parts), "partition", "partitions"), partList(l.parts, maxListed)))
 	}
@@ -423,13 +423,13 @@ func (v *view) checkController(node int32, out *Verdict, missing func(string, st
 		return
 	}
 	if !slices.Contains(v.voters, node) {
-		out.Findings = append(out.Findings, Checks.Must(CodeControllerUnknown).Findingf(entity,
+		out.Findings = append(out.Findings, checks.Must(CodeControllerUnknown).Findingf(entity,
 			"controller %d is not among the voters %s: its restart does not weigh on the majority", node, idList(v.voters)))
 		return
 	}
 	if v.leader == node {
 		out.QuorumLeader = true
-		out.Findings = append(out.Findings, Checks.Must(CodeQuorumLeader).Findingf(entity,
+		out.Findings = append(out.Findings, checks.Must(CodeQuorumLeader).Findingf(entity,
 			"controller %d leads the metadata quorum: restart it after the other controllers", node))
 	}
 	vs := v.voterState(node)
@@ -439,7 +439,7 @@ func (v *view) checkController(node int32, out *Verdict, missing func(string, st
 	case v.in.Quorum.Leader() == nil:
 		reason := fmt.Sprintf("the metadata quorum has no leader (leader id %d, epoch %d)", v.in.Quorum.LeaderID, v.in.Quorum.LeaderEpoch)
 		out.Blocking = append(out.Blocking, Block{Rule: CodeQuorumNoLeader, Reason: reason})
-		out.Findings = append(out.Findings, Checks.Must(CodeQuorumNoLeader).Findingf(entity, "%s: restarting controller %d now may keep it from electing one", reason, node))
+		out.Findings = append(out.Findings, checks.Must(CodeQuorumNoLeader).Findingf(entity, "%s: restarting controller %d now may keep it from electing one", reason, node))
 	case vs.RestartSafe == "yes":
 	case vs.RestartSafe == "no":
 		var behind []int32
@@ -451,7 +451,7 @@ func (v *view) checkController(node int32, out *Verdict, missing func(string, st
 		reason := fmt.Sprintf("without controller %d, %d of the %d voters are caught up with the leader, under the majority of %d (not caught up: %s)",
 			node, vs.CaughtUpWithout, len(v.voters), v.assessment.Majority, idList(behind))
 		out.Blocking = append(out.Blocking, Block{Rule: CodeQuorumMajority, Reason: reason})
-		out.Findings = append(out.Findings, Checks.Must(CodeQuorumMajority).Findingf(entity, "%s: the metadata quorum would stop", reason))
+		out.Findings = append(out.Findings, checks.Must(CodeQuorumMajority).Findingf(entity, "%s: the metadata quorum would stop", reason))
 	default:
 		missing(timesMissing, timesHow)
 	}

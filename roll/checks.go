@@ -22,8 +22,10 @@ const (
 
 var rollCommands = []string{"roll check", "roll plan"}
 
-// Checks is roll's table of checks.
-var Checks = model.Checks{
+// Checks is roll's table of checks (the registry's, internal/registry).
+func Checks() model.Checks { return checks }
+
+var checks = model.Checks{
 	{Code: CodeTakesOffline, Room: "roll", Class: Class, Severity: model.SevError,
 		Title:    "stopping the broker takes partitions offline",
 		Meaning:  "the broker is the last live in-sync replica of these partitions: while it is down they have no leader, and neither producers nor consumers are served (an unclean election would lose data)",

@@ -46,6 +46,7 @@ func featuresChangeCommands() []*cli.Command {
 }
 
 func featuresChangeCommand(op, usage string) *cli.Command {
+	var w writeOptions
 	flags := []cli.Flag{}
 	if op != features.OpDisable {
 		flags = append(flags,
@@ -59,8 +60,8 @@ func featuresChangeCommand(op, usage string) *cli.Command {
 	if op != features.OpUpgrade {
 		flags = append(flags, &cli.BoolFlag{Name: "unsafe", Usage: "send UNSAFE_DOWNGRADE (Kafka still refuses an unsafe metadata.version downgrade)"})
 	}
+	flags = append(flags, w.flags(writeUsage{DryRun: "gate and validate with Kafka (validate-only), write nothing"})...)
 	flags = append(flags,
-		&cli.BoolFlag{Name: "dry-run", Usage: "gate and validate with Kafka (validate-only), write nothing"},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation before writing"},
 		&cli.BoolFlag{Name: "allow-unstable", Usage: "the cluster runs with unstable.feature.versions.enable=true"},
 		sourceCatalogFlag(),
@@ -72,11 +73,11 @@ func featuresChangeCommand(op, usage string) *cli.Command {
 		ArgsUsage:   "[SOURCE]",
 		Description: featureChangeHelp,
 		Flags:       flags,
-		Action:      func(c *cli.Context) error { return featuresChange(c, op) },
+		Action:      func(c *cli.Context) error { return featuresChange(c, op, w) },
 	}
 }
 
-func featuresChange(c *cli.Context, op string) error {
+func featuresChange(c *cli.Context, op string, w writeOptions) error {
 	args, err := checkArgs(c, 0, 1, "SOURCE")
 	if err != nil {
 		return err
@@ -124,7 +125,7 @@ func featuresChange(c *cli.Context, op string) error {
 	for _, n := range view.Nodes {
 		cluster.Nodes = append(cluster.Nodes, features.NodeSupport{Kind: n.Kind, ID: n.ID, Supported: n.Supported})
 	}
-	d := report.FeatureChange{Source: src, Op: op, DryRun: c.Bool("dry-run"), Gaps: view.Gaps,
+	d := report.FeatureChange{Source: src, Op: op, DryRun: w.DryRun, Gaps: view.Gaps,
 		Before:  maps.Clone(view.Finalized),
 		Verdict: cat.Judge(cluster, op, targets, features.CheckOptions{AllowUnstable: c.Bool("allow-unstable")})}
 	if !d.Verdict.Allowed {
@@ -233,19 +234,27 @@ func waitLevels(ctx context.Context, cl *kafkaread.Client, targets []features.Fe
 // terminal there is nobody to ask: that is a refusal to run (exit 2),
 // never a silent yes.
 func confirm(c *cli.Context, op, src string, targets []features.FeatureTarget) (bool, error) {
+	var parts []string
+	for _, t := range targets {
+		parts = append(parts, fmt.Sprintf("%s=%d (%s)", t.Feature, t.Level, t.Type))
+	}
+	return askYes(c, "features "+op, fmt.Sprintf("%s %s on %s: Kafka validated it. Write it now? [y/N] ", op, strings.Join(parts, ", "), src))
+}
+
+// askYes asks question on stderr and reads a yes or no from stdin: the
+// confirmation of every command that writes to a cluster (what, e.g.
+// "features upgrade", names it). Without a terminal it refuses to run
+// (exit 2): --yes says yes on the command line.
+func askYes(c *cli.Context, what, question string) (bool, error) {
 	in := c.App.Reader
 	if in == nil {
 		in = os.Stdin
 	}
 	f, isFile := in.(*os.File)
 	if !isFile || !term.IsTerminal(int(f.Fd())) {
-		return false, usageErrorf(c, "features %s writes to the cluster and asks for confirmation first, but stdin is not a terminal: add --yes to confirm on the command line (or --dry-run to only validate)", op)
+		return false, usageErrorf(c, "%s writes to the cluster and asks for confirmation first, but stdin is not a terminal: add --yes to confirm on the command line (or --dry-run to only validate)", what)
 	}
-	var parts []string
-	for _, t := range targets {
-		parts = append(parts, fmt.Sprintf("%s=%d (%s)", t.Feature, t.Level, t.Type))
-	}
-	fmt.Fprintf(stderr(c), "%s %s on %s: Kafka validated it. Write it now? [y/N] ", op, strings.Join(parts, ", "), src)
+	fmt.Fprint(stderr(c), question)
 	line, err := bufio.NewReader(in).ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
 		return false, err

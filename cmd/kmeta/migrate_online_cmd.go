@@ -21,6 +21,7 @@ import (
 	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/migrate/online"
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/zkdeps"
 )
 
 const onlineHelp = "Phases (Strimzi's names): ZooKeeper → KRaftMigration → KRaftDualWriting → KRaftPostMigration →\n" +
@@ -38,6 +39,7 @@ func onlineFlags() []cli.Flag {
 }
 
 func onlineCommands() []*cli.Command {
+	var stageW, rollbackW writeOptions
 	return []*cli.Command{
 		{
 			Name:      "stage",
@@ -49,15 +51,19 @@ func onlineCommands() []*cli.Command {
 				"each new controller's formatted metadata dir (DIR/controller-ID: ZooKeeper's cluster id, the brokers'\n" +
 				"IBP as metadata.version, a static quorum) and needs --controllers and --metadata-dir. A phase whose\n" +
 				"entry conditions do not hold is refused (exit 1), each condition named with its fix; nothing is\n" +
-				"written then. --out DIR also gets stage.json (the -o json document).\n\n" + onlineHelp,
-			Flags: append(onlineFlags(),
+				"written then. --out DIR also gets stage.json (the -o json document, secrets as their hash).\n\n" +
+				"The controller listener is secured as the brokers' inter-broker listener is (its protocol, TLS\n" +
+				"stores, SASL mechanism and JAAS; PLAIN for an inter-broker SCRAM user, since SCRAM cannot\n" +
+				"authenticate controllers), in the controllers' and brokers' files alike; the principals the nodes\n" +
+				"present on it are added to the controllers' super.users, and a combination that cannot elect a\n" +
+				"leader or register a broker is refused. --controller-listener-protocol chooses another protocol.\n\n" + onlineHelp,
+			Flags: append(append(append(onlineFlags(), zkDependentsFlags()...),
 				&cli.StringFlag{Name: "controllers", Usage: "KRaftMigration: the new controllers `ID@HOST:PORT,...` (controller.quorum.voters)"},
 				&cli.StringFlag{Name: "metadata-dir", Usage: "KRaftMigration: each controller's metadata log `DIR` on its host ({id} is replaced by its id)"},
 				&cli.StringFlag{Name: "metadata-version", Usage: "the brokers' `RELEASE` (e.g. 3.9), when no broker file sets inter.broker.protocol.version"},
-				&cli.StringFlag{Name: "out", Usage: "output `DIR`"},
-				&cli.BoolFlag{Name: "force", Usage: "replace files holding other content"},
-				&cli.BoolFlag{Name: "dry-run", Usage: "check and show, write nothing"}),
-			Action: migrateStage,
+				&cli.StringFlag{Name: "controller-listener-protocol", Usage: "KRaftMigration: the controller listener's security `PROTOCOL` (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL; default: the brokers' inter-broker listener's)"}),
+				stageW.flags(writeUsage{Out: "output `DIR`", Force: "replace files holding other content", DryRun: "check and show, write nothing"})...),
+			Action: func(c *cli.Context) error { return migrateStage(c, stageW) },
 		},
 		{
 			Name:      "status",
@@ -76,7 +82,7 @@ func onlineCommands() []*cli.Command {
 				"longer than --grace (a restart takes less), ZooKeeper differing from KRaft for longer than\n" +
 				"--max-behind, or --timeout. KRaft brokers are seen through a controller's log dir (--kraft kraft:DIR),\n" +
 				"which also gives the copy's records and the comparison.\n\n" + onlineHelp,
-			Flags: append(onlineFlags(),
+			Flags: append(append(onlineFlags(), zkDependentsFlags()...),
 				&cli.BoolFlag{Name: "watch", Usage: "follow the migration: one line per change, until --until or something goes wrong"},
 				&cli.DurationFlag{Name: "interval", Value: 2 * time.Second, Usage: "--watch: read both sides every `DURATION`"},
 				&cli.StringFlag{Name: "until", Usage: "--watch: exit 0 once the cluster is in `PHASE` (or past it)"},
@@ -94,11 +100,9 @@ func onlineCommands() []*cli.Command {
 				"--config are each broker's ZooKeeper-mode files (those stage KRaftMigration read), and the\n" +
 				"controllers' current files (their metadata dirs are cleared). --out DIR gets the files to restore.\n" +
 				"From PreKRaft and KRaft there is no way back: refused, exit 1.\n\n" + onlineHelp,
-			Flags: append(onlineFlags(),
-				&cli.StringFlag{Name: "out", Usage: "output `DIR` for the files to restore"},
-				&cli.BoolFlag{Name: "force", Usage: "replace files holding other content"},
-				&cli.BoolFlag{Name: "dry-run", Usage: "show, write nothing"}),
-			Action: migrateRollback,
+			Flags: append(onlineFlags(), rollbackW.flags(writeUsage{Out: "output `DIR` for the files to restore",
+				Force: "replace files holding other content", DryRun: "show, write nothing"})...),
+			Action: func(c *cli.Context) error { return migrateRollback(c, rollbackW) },
 		},
 	}
 }
@@ -175,6 +179,12 @@ func onlineInputWarn(c *cli.Context, warn func([]model.Finding)) (online.Input, 
 		}
 		warn(ws)
 	})
+	if err != nil && len(views) > 1 && views[0] != nil && views[1] == nil && errors.Is(err, kafkaread.ErrControllerNotLoaded) {
+		// Live controllers that cannot answer yet (no leader): say so,
+		// and go on with ZooKeeper's view.
+		in.KRaftUnanswered, err = err.Error(), nil
+		views = views[:1]
+	}
 	if err != nil {
 		return in, err
 	}
@@ -182,8 +192,28 @@ func onlineInputWarn(c *cli.Context, warn func([]model.Finding)) (online.Input, 
 	if len(views) > 1 {
 		in.KRaft, in.KRaftSource = views[1], specs[1].String()
 		in.Migrated = watch.Result()
+		if s := specs[1]; s.World == model.WorldKRaft {
+			in.Election = election(s)
+		}
 	}
+	in.Stores = online.FileStores{}
 	return in, nil
+}
+
+// election reads the quorum-state of a controller's metadata log dir
+// (nil when it has none: a dir of a controller never started).
+func election(s source.Spec) *online.Election {
+	d := s.Dir
+	if d == nil {
+		var err error
+		if d, err = metalog.OpenLogDir(s.Path); err != nil {
+			return nil
+		}
+	}
+	if q := d.QuorumState; q != nil {
+		return &online.Election{LeaderID: q.LeaderID, LeaderEpoch: q.LeaderEpoch, VotedID: q.VotedID}
+	}
+	return nil
 }
 
 // readNodeConfigs reads --config ID=FILE.
@@ -219,6 +249,9 @@ func migrateStatus(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := withZKDependents(c, &in); err != nil {
+		return err
+	}
 	st, err := online.Observe(in)
 	if err != nil {
 		return err
@@ -226,7 +259,7 @@ func migrateStatus(c *cli.Context) error {
 	return emit(c, report.OnlineStatus(st))
 }
 
-func migrateStage(c *cli.Context) error {
+func migrateStage(c *cli.Context, w writeOptions) error {
 	args, err := checkArgs(c, 1, 1, "PHASE (KRaftMigration, KRaftDualWriting, KRaftPostMigration, PreKRaft, KRaft)")
 	if err != nil {
 		return err
@@ -236,6 +269,11 @@ func migrateStage(c *cli.Context) error {
 		return usageErrorf(c, "%v", err)
 	}
 	o := online.StageOptions{Phase: phase, MetadataDir: c.String("metadata-dir"), Release: c.String("metadata-version")}
+	if v := c.String("controller-listener-protocol"); v != "" {
+		if o.ControllerProtocol, err = online.ParseProtocol(v); err != nil {
+			return usageErrorf(c, "--controller-listener-protocol: %v", err)
+		}
+	}
 	if s := c.String("controllers"); s != "" {
 		if o.Controllers, err = migrate.ParseControllers(s); err != nil {
 			return usageErrorf(c, "--controllers: %v", err)
@@ -246,18 +284,23 @@ func migrateStage(c *cli.Context) error {
 		return err
 	}
 	in.Gates = onlineGates(c, in)
+	if phase == online.KRaft {
+		if err := withZKDependents(c, &in); err != nil {
+			return err
+		}
+	}
 	r, err := online.Stage(in, o)
 	if err != nil {
 		return usageErrorf(c, "%v", err)
 	}
 	d := report.StageDoc{Command: "stage", Phase: r.Phase, Current: r.Current, Ready: r.Ready, Refused: !r.Ready, Checks: r.Checks,
-		Nodes: r.Nodes, Steps: r.Steps, Format: r.Format, Status: r.Status, Out: c.String("out"), DryRun: c.Bool("dry-run")}
+		Nodes: r.Nodes, Steps: r.Steps, Format: r.Format, Status: r.Status, Out: w.Out, DryRun: w.DryRun}
 	if r.Ready {
 		if d.Out == "" && !d.DryRun {
 			return missingFlag(c, "out")
 		}
 		if d.Out != "" {
-			if d.Files, err = r.Write(online.WriteOptions{Out: d.Out, Force: c.Bool("force"), DryRun: d.DryRun, Source: in.ZKSource}); err != nil {
+			if d.Files, err = r.Write(online.WriteOptions{Out: d.Out, Force: w.Force, DryRun: d.DryRun, Source: in.ZKSource}); err != nil {
 				return err
 			}
 			if err := writeStageDoc(c, d); err != nil {
@@ -271,7 +314,7 @@ func migrateStage(c *cli.Context) error {
 // writeStageDoc writes the JSON document beside the files, as -o json
 // prints it (secrets as their hash: it is a preview).
 func writeStageDoc(c *cli.Context, d report.StageDoc) error {
-	b, err := json.MarshalIndent(d, "", "  ")
+	b, err := json.MarshalIndent(d.Redacted(), "", "  ")
 	if err != nil {
 		return err
 	}
@@ -279,7 +322,7 @@ func writeStageDoc(c *cli.Context, d report.StageDoc) error {
 	return err
 }
 
-func migrateRollback(c *cli.Context) error {
+func migrateRollback(c *cli.Context, w writeOptions) error {
 	if _, err := checkArgs(c, 0, 0, "no arguments (use --zk, --kraft and --config)"); err != nil {
 		return err
 	}
@@ -293,9 +336,9 @@ func migrateRollback(c *cli.Context) error {
 		return usageErrorf(c, "%v", err)
 	}
 	d := report.StageDoc{Command: "rollback", Phase: online.ZooKeeper, Current: r.Phase, Ready: !r.Refused, Refused: r.Refused, Checks: r.Checks,
-		Nodes: r.Nodes, Steps: r.Steps, Status: r.Status, Out: c.String("out"), DryRun: c.Bool("dry-run")}
+		Nodes: r.Nodes, Steps: r.Steps, Status: r.Status, Out: w.Out, DryRun: w.DryRun}
 	if !r.Refused && d.Out != "" && len(r.Nodes) > 0 {
-		if d.Files, err = r.Write(online.WriteOptions{Out: d.Out, Force: c.Bool("force"), DryRun: d.DryRun, Source: in.ZKSource}); err != nil {
+		if d.Files, err = r.Write(online.WriteOptions{Out: d.Out, Force: w.Force, DryRun: d.DryRun, Source: in.ZKSource}); err != nil {
 			return err
 		}
 		if err := writeStageDoc(c, d); err != nil {
@@ -380,4 +423,32 @@ func migrateStatusWatch(c *cli.Context) error {
 		case <-time.After(interval):
 		}
 	}
+}
+
+// withZKDependents runs zk dependents on --zk once the cluster is in
+// PreKRaft or KRaft (ZooKeeper about to be, or just, let go), for status
+// and stage KRaft: what else still uses the ensemble, and what could not
+// be checked (a read that fails is said so, not taken for nothing).
+func withZKDependents(c *cli.Context, in *online.Input) error {
+	st, err := online.Observe(*in)
+	if err != nil || st.Phase < online.PreKRaft {
+		return err
+	}
+	spec, err := source.Parse(c.String("zk"))
+	if err != nil {
+		return usageErrorf(c, "%v", err)
+	}
+	if spec, err = withPointFlags(c, liveSpec(c, spec)); err != nil {
+		return err
+	}
+	res, _, err := zkDependents(c, spec)
+	if err != nil {
+		in.ZKNotChecked = []model.Finding{zkdeps.Checks().Must(zkdeps.CodeNotChecked).Findingf(spec.String(), "zk dependents could not read the ensemble: %v", err)}
+		return nil
+	}
+	in.ZKDependents = res.Findings
+	if f, ok := res.NotCheckedFinding(); ok {
+		in.ZKNotChecked = []model.Finding{f}
+	}
+	return nil
 }
