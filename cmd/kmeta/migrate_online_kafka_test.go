@@ -345,6 +345,12 @@ func (w *onlineWalk) stage(phase string, wantExit int, files map[int]string, ext
 	if phase == "KRaftMigration" {
 		args = append(args, "--controllers", w.controllers, "--metadata-dir", w.metaDirs)
 	}
+	if w.commandConfig != "" {
+		// The controllers' roll gates (kmeta roll check and wait over
+		// --bootstrap-controller) reach the secured controller listener
+		// with these client settings, as an operator passes them.
+		args = append(args, "--command-config", w.commandConfig)
+	}
 	args = append(append(args, w.configArgs(files)...), extra...)
 	code, stdout, stderr := runKmeta(w.t, args...)
 	var s walkStage
