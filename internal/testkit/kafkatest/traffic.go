@@ -141,10 +141,19 @@ func StartTraffic(ctx context.Context, t testing.TB, c *Cluster, opts TrafficOpt
 		tr.prod.Close()
 		return nil, err
 	}
-	t.Cleanup(func() { tr.prod.Close(); tr.cons.Close() })
 	pctx, pcancel := context.WithCancel(context.Background())
 	cctx, ccancel := context.WithCancel(context.Background())
 	tr.stopProd, tr.stopCons = pcancel, ccancel
+	t.Cleanup(func() {
+		// A test that ends without Stop: the probe goes first (it opens
+		// clients with the cluster's files, which later cleanups remove).
+		pcancel()
+		if tr.probeDone != nil {
+			<-tr.probeDone
+		}
+		tr.prod.Close()
+		tr.cons.Close()
+	})
 	tr.prodDone, tr.consDone = make(chan struct{}), make(chan struct{})
 	tr.started = time.Now()
 	go tr.produce(pctx, opts.Interval)
