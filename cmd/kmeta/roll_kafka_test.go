@@ -303,18 +303,25 @@ func (l *rollLab) check(node int, src ...string) (roll.Verdict, int) {
 	return v, r.code
 }
 
+// waited is roll wait's document and the moment it returned.
+type waited struct {
+	report.RollWaitDoc
+	at time.Time
+}
+
 // wait runs roll wait and requires exit 0.
-func (l *rollLab) wait(node int, src ...string) report.RollWaitDoc {
+func (l *rollLab) wait(node int, src ...string) waited {
 	l.t.Helper()
 	if len(src) == 0 {
 		src = l.src
 	}
 	r := kmeta(append([]string{"roll", "wait", "-o", "json", "--node", strconv.Itoa(node), "--timeout", "4m", "--interval", "500ms"}, src...)...)
+	at := time.Now()
 	var d report.RollWaitDoc
 	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || r.code != 0 || !d.Back {
 		l.t.Fatalf("roll wait --node %d: exit %d %v\n%s%s", node, r.code, err, r.stdout, r.stderr)
 	}
-	return d
+	return waited{d, at}
 }
 
 // undecided are the partitions a verdict could not decide, sorted.
@@ -373,11 +380,25 @@ func (l *rollLab) probeUntil(want, maybe []string) {
 
 var urpLine = regexp.MustCompile(`Topic: (\S+)\s+Partition: (\d+)\s+Leader: (-?\d+)\s+Replicas: ([\d,]*)\s+Isr: ([\d,]*)`)
 
-// backEverywhere is the oracle at the moment roll wait returned: the
-// admin API's ISRs at once, then Kafka's kafka-topics
-// --under-replicated-partitions: no partition of node's lacks it.
-func (l *rollLab) backEverywhere(node int) {
+// backEverywhere is the oracle of roll wait's "back", returned at time
+// at: on KRaft, Kafka's own account of the metadata log (kafka-dump-log
+// --cluster-metadata-decoder of a controller's log, every partition's
+// replicas and ISR as of the records written before at): node is in the
+// ISR of every partition it holds. Then, in both modes, the brokers'
+// metadata (the admin API's ISRs, and kafka-topics
+// --under-replicated-partitions) shows it too; the brokers learn the
+// ISRs after the controller (KRaft) or ZooKeeper (ZooKeeper mode) has
+// them, by batches in ZooKeeper mode, so they are given a few seconds,
+// said in the log.
+func (l *rollLab) backEverywhere(node int, at time.Time) {
 	l.t.Helper()
+	if !l.zk {
+		for p, st := range l.isrAt(at) {
+			if slices.Contains(st[0], node) && !slices.Contains(st[1], node) {
+				l.t.Errorf("roll wait %d returned at %s; the metadata log then had %s with replicas %v, ISR %v", node, at.Format("15:04:05.000"), p, st[0], st[1])
+			}
+		}
+	}
 	lacking := func() []string {
 		under, err := l.underReplicated()
 		if err != nil {
@@ -391,20 +412,14 @@ func (l *rollLab) backEverywhere(node int) {
 		}
 		return out
 	}
-	start := time.Now()
 	got := lacking()
-	polled := false
-	// In ZooKeeper mode kmeta reads the ISRs ZooKeeper holds, which the
-	// controller writes before the brokers' metadata learns them (Kafka
-	// propagates ISR changes to the brokers in batches): the admin API
-	// may lag a few seconds behind what roll wait saw.
-	for l.zk && len(got) > 0 && time.Since(start) < 30*time.Second {
+	for len(got) > 0 && time.Since(at) < 30*time.Second {
 		time.Sleep(200 * time.Millisecond)
-		got, polled = lacking(), true
+		got = lacking()
 	}
 	if len(got) > 0 {
-		l.t.Errorf("roll wait %d returned; the admin API has %v", node, got)
-	} else if lag := time.Since(start); polled {
+		l.t.Errorf("roll wait %d returned; 30 s later the admin API still has %v", node, got)
+	} else if lag := time.Since(at); lag > time.Second {
 		l.t.Logf("roll wait %d returned; the brokers' metadata showed it in every ISR %s later", node, lag.Round(100*time.Millisecond))
 	}
 	out := l.c.Dist.MustRun(l.t, l.c.Dist.Tools.Topics, "--bootstrap-server", l.c.BootstrapServers(), "--describe", "--under-replicated-partitions")
@@ -414,6 +429,54 @@ func (l *rollLab) backEverywhere(node int) {
 		}
 	}
 }
+
+// isrAt reads a controller's metadata log with Kafka's kafka-dump-log
+// and returns every partition's replicas and ISR as of the records
+// written before at ("topicId-N" → [replicas, isr]).
+func (l *rollLab) isrAt(at time.Time) map[string][2][]int {
+	l.t.Helper()
+	dir := l.c.MetadataPartitionDir(l.c.Controllers()[0])
+	files, err := filepath.Glob(filepath.Join(dir, "*.log"))
+	if err != nil || len(files) == 0 {
+		l.t.Fatalf("no segments in %s: %v", dir, err)
+	}
+	slices.Sort(files)
+	out := map[string][2][]int{}
+	for _, line := range strings.Split(l.c.Dist.DumpLog(l.t, files), "\n") {
+		m := rollDumpRecord.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		ms, _ := strconv.ParseInt(m[1], 10, 64)
+		if time.UnixMilli(ms).After(at) {
+			break
+		}
+		var rec struct {
+			Type string `json:"type"`
+			Data struct {
+				TopicID     string `json:"topicId"`
+				PartitionID int    `json:"partitionId"`
+				Replicas    []int  `json:"replicas"`
+				ISR         []int  `json:"isr"`
+			} `json:"data"`
+		}
+		if json.Unmarshal([]byte(m[2]), &rec) != nil || rec.Type != "PARTITION_RECORD" && rec.Type != "PARTITION_CHANGE_RECORD" {
+			continue
+		}
+		key := fmt.Sprintf("%s-%d", rec.Data.TopicID, rec.Data.PartitionID)
+		st := out[key]
+		if rec.Data.Replicas != nil {
+			st[0] = rec.Data.Replicas
+		}
+		if rec.Data.ISR != nil {
+			st[1] = rec.Data.ISR
+		}
+		out[key] = st
+	}
+	return out
+}
+
+var rollDumpRecord = regexp.MustCompile(`^\| offset: \d+ CreateTime: (\d+) .*payload: (\{.*\})\s*$`)
 
 func (l *rollLab) brokerCases() {
 	root := l.t
@@ -428,10 +491,7 @@ func (l *rollLab) brokerCases() {
 		l.probeUntil(nil, nil)
 		l.c.StartNode(1)
 		w := l.wait(1)
-		l.backEverywhere(1)
-		if under, _ := l.underReplicated(); len(under) > 0 {
-			t.Errorf("roll wait 1 returned with %v under-replicated", under)
-		}
+		l.backEverywhere(1, w.at)
 		t.Logf("broker 1 back after %.1fs; case %s", w.Seconds, time.Since(at).Round(time.Second))
 	})
 	l.t = root
@@ -496,13 +556,13 @@ func (l *rollLab) oneDown(name string) {
 		l.probeUntil(blocked(v), und)
 		l.c.StartNode(1)
 		w := l.wait(1)
-		l.backEverywhere(1)
+		l.backEverywhere(1, w.at)
 		t.Logf("broker 1 back after %.1fs", w.Seconds)
 		l.c.StartNode(3)
 		w = l.wait(3)
-		l.backEverywhere(3)
+		l.backEverywhere(3, w.at)
 		if under, _ := l.underReplicated(); len(under) > 0 {
-			t.Errorf("roll wait 3 returned with %v under-replicated", under)
+			t.Errorf("roll wait 3 returned; the cluster still has %v under-replicated", under)
 		}
 		l.probeUntil(nil, nil)
 		t.Logf("broker 3 back after %.1fs; case %s", w.Seconds, time.Since(at).Round(time.Second))
