@@ -496,9 +496,10 @@ var (
 )
 
 // TestFindingCodesOneStyle: every command's codes are spelled one way
-// (kebab-case) and each is in the README's one list of codes.
+// (kebab-case) and each is declared in a table of checks (or, until every
+// room has its table, listed in docs/codes.md).
 func TestFindingCodesOneStyle(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(root(t), "README.md"))
+	readme, err := os.ReadFile(filepath.Join(root(t), "docs", "codes.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -539,7 +540,7 @@ func TestFindingCodesOneStyle(t *testing.T) {
 							t.Errorf("%s: code %q of %s is not kebab-case", where, code, id.Name)
 						}
 						if !declared[code] && !strings.Contains(string(readme), documented) {
-							t.Errorf("%s: code %q is not in the README's list of finding codes", where, code)
+							t.Errorf("%s: code %q is not in docs/codes.md nor declared in a table of checks", where, code)
 						}
 					}
 				}
