@@ -139,6 +139,11 @@ type RuleRun struct {
 	Why      string     `json:"why,omitempty"`
 	Findings int        `json:"findings"`
 	Excepted int        `json:"excepted"`
+	// Assumes, for a rule that ran, says which configs it judged by
+	// assumption: layers the source does not report (static configs of
+	// a log dir or a ZooKeeper read; a broker that did not answer) were
+	// taken to set nothing.
+	Assumes string `json:"assumes,omitempty"`
 }
 
 // Options select and tune a run.
@@ -150,6 +155,10 @@ type Options struct {
 	// Bootstrap is the cluster address fix commands name
 	// (--bootstrap-server); "" means BOOTSTRAP, a placeholder.
 	Bootstrap string
+	// CommandConfig is the client settings file fix commands pass to
+	// Kafka's tools (--command-config), as the user read the cluster
+	// with it; "" for none.
+	CommandConfig string
 	// ZooKeeper is the ensemble (host:port,...) zookeeper-shell fixes
 	// name, the chroot left out (the image's is appended); "" means
 	// ZOOKEEPER, a placeholder.
@@ -208,11 +217,9 @@ func Run(img *model.Image, opts Options) (*Result, error) {
 	if err := CheckCodes(opts.Skip); err != nil {
 		return nil, err
 	}
-	c := newContext(img, opts.Bootstrap)
-	if opts.ZooKeeper != "" {
-		c.zookeeper = opts.ZooKeeper
-	}
+	c := newContext(img, opts)
 	c.memoize = true
+	c.assumed, c.noted = map[string]*assumption{}, map[notedKey]bool{}
 	// Rules are counted through pointers into res.Rules: its capacity
 	// is fixed first, so that no append moves them.
 	res := &Result{Source: img.Provenance.Source, Rules: make([]RuleRun, 0, len(Rules()))}
@@ -262,6 +269,9 @@ func Run(img *model.Image, opts Options) (*Result, error) {
 			}
 		}
 	}
+	for code, a := range c.assumed {
+		runs[code].Assumes = a.String()
+	}
 	for i := range res.Findings {
 		f := &res.Findings[i]
 		if opts.Exceptions != nil {
@@ -293,6 +303,8 @@ func notReported(img *model.Image, needs []model.Field) []string {
 type Context struct {
 	Img       *model.Image
 	bootstrap string
+	// commandConfig is the client settings file fixes pass (Options).
+	commandConfig string
 	// zookeeper is the ensemble zookeeper-shell fixes name.
 	zookeeper string
 	topics    []*model.Topic
@@ -305,48 +317,38 @@ type Context struct {
 	replicas, preferred map[int32]int
 	// moving: some partition has adding or removing replicas.
 	moving bool
-	// memo holds what MinISR read of the configs and features (see
-	// forgetConfigs), when memoize: Run's image does not change during
-	// the run, and a tracker says when it does.
-	memo    minISRMemo
+	// res resolves the configs Kafka applies (model.ConfigResolver),
+	// remembering the broker-level ones when memoize: Run's image does
+	// not change during the run, and a tracker says when it does
+	// (forgetConfigs).
+	res     *model.ConfigResolver
 	memoize bool
+	// assumed are, per rule, the keys a check resolved with layers the
+	// source did not report, and what was missing (see noteAssumed);
+	// noted are the resolutions already counted in it (a resolution's
+	// gaps are the resolver's, shared by every partition it answered).
+	assumed map[string]*assumption
+	noted   map[notedKey]bool
 }
 
-// minISRMemo keeps what MinISR looks up, which is the same for every
-// partition of a topic and of a leader: a config lookup hashes its
-// resource's name, and was a third of a million-partition lint. topic is
-// the last topic asked about. A tracker forgets it all when a config or
-// a feature changes (forgetConfigs).
-type minISRMemo struct {
-	valid            bool
-	elr              bool
-	cluster          int
-	clusterSet       bool
-	brokers          map[int32]int // leader → its broker config's value, -1 when it sets none
-	topic            string
-	topicN           int
-	topicSet, topicK bool // topicK: topic holds a memo
+type notedKey struct {
+	code, key string
+	gaps      *model.ConfigGap
 }
 
-// forgetConfigs drops what MinISR remembered of the configs and
-// features (a tracker calls it when one of them changed).
-func (c *Context) forgetConfigs() { c.memo = minISRMemo{} }
+// forgetConfigs drops what the resolver remembered of the configs,
+// brokers and features (a tracker calls it when one of them changed).
+func (c *Context) forgetConfigs() { c.res.Forget() }
 
-// minISRConfig reads a min.insync.replicas config value as MinISR does.
-func (c *Context) minISRConfig(t model.ConfigResourceType, name string) (int, bool) {
-	if v, ok := c.config(t, name, "min.insync.replicas"); ok {
-		if n, err := strconv.Atoi(v); err == nil {
-			return n, true
-		}
+func newContext(img *model.Image, opts Options) *Context {
+	c := &Context{Img: img, bootstrap: opts.Bootstrap, commandConfig: opts.CommandConfig, zookeeper: opts.ZooKeeper,
+		res: model.NewConfigResolver(img)}
+	if c.bootstrap == "" {
+		c.bootstrap = Placeholder
 	}
-	return 0, false
-}
-
-func newContext(img *model.Image, bootstrap string) *Context {
-	if bootstrap == "" {
-		bootstrap = Placeholder
+	if c.zookeeper == "" {
+		c.zookeeper = ZooKeeperPlaceholder
 	}
-	c := &Context{Img: img, bootstrap: bootstrap, zookeeper: ZooKeeperPlaceholder}
 	c.topics = img.SortedTopics()
 	c.refresh()
 	return c
@@ -431,47 +433,123 @@ func (c *Context) config(t model.ConfigResourceType, name, key string) (string, 
 
 // elr says whether eligible leader replicas are on (KIP-966): then the
 // cluster-level min.insync.replicas is the one that counts, not a
-// broker's.
-func (c *Context) elr() bool { return c.Img.Features["eligible.leader.replicas.version"] >= 1 }
+// broker's dynamic override.
+func (c *Context) elr() bool { return c.res.ELR() }
+
+// resolver is the run's resolver, fresh unless the run memoizes.
+func (c *Context) resolver() *model.ConfigResolver {
+	if !c.memoize {
+		c.res.Forget()
+	}
+	return c.res
+}
+
+// TopicConfig is the value of topic config key on topic's partitions led
+// by leader (model.NoLeader: no broker in particular), as Kafka resolves
+// it (model.ConfigResolver).
+func (c *Context) TopicConfig(topic, key string, leader int32) model.EffectiveConfig {
+	if leader < 0 {
+		leader = model.AnyBroker
+	}
+	return c.resolver().TopicConfig(topic, key, leader)
+}
 
 // MinISR is the effective min.insync.replicas of a partition of topic
-// led by leader, as Kafka resolves it: the topic's config; else, with ELR
-// on, the cluster default (the broker-level value is not used); without
-// ELR, the leader's own broker config, then the cluster default; else
-// Kafka's default, 1. The second result says where the value comes from.
-// Static server.properties are not in the metadata: a broker default set
-// only there is not seen (Kafka's default stands in for it).
-func (c *Context) MinISR(topic string, leader int32) (int, string) {
-	m := &c.memo
-	if !m.valid || !c.memoize {
-		*m = minISRMemo{valid: true, elr: c.elr(), brokers: map[int32]int{}}
-		m.cluster, m.clusterSet = c.minISRConfig(model.ConfigBroker, "")
+// led by leader, as Kafka resolves it (topic; broker dynamic, skipped
+// with ELR on; cluster default; broker static; Kafka's default), and the
+// resolution: where the value comes from, and what the source did not
+// report (then the value is an assumption, and says so).
+func (c *Context) MinISR(topic string, leader int32) (int, model.EffectiveConfig) {
+	e := c.TopicConfig(topic, "min.insync.replicas", leader)
+	n, err := strconv.Atoi(strings.TrimSpace(e.Value))
+	if err != nil {
+		// Kafka refuses such a value; one taken from a damaged view is
+		// not one to judge by.
+		e.Known = false
+		n = 1
 	}
-	if !m.topicK || m.topic != topic {
-		m.topicN, m.topicSet = c.minISRConfig(model.ConfigTopic, topic)
-		m.topic, m.topicK = topic, true
+	return n, e
+}
+
+// source says where an effective value comes from, for a finding: its
+// layer, the ELR rule where it applied, and what it assumes.
+func source(e model.EffectiveConfig) string {
+	s := e.Source()
+	if e.ELR && e.Layer != model.LayerTopic {
+		s += ", ELR on: no broker-level override counts"
 	}
-	if m.topicSet {
-		return m.topicN, "topic config"
+	if !e.Known {
+		s += "; " + assumes(e)
 	}
-	if !m.elr && leader >= 0 {
-		n, ok := m.brokers[leader]
-		if !ok {
-			v, set := c.minISRConfig(model.ConfigBroker, strconv.Itoa(int(leader)))
-			n = -1
-			if set {
-				n = v
-			}
-			m.brokers[leader] = n
+	return s
+}
+
+// assumes says what a value that is not Known assumes: that the layers
+// the source did not report set nothing, with the flag that supplies a
+// node's static configs where those are missing.
+func assumes(e model.EffectiveConfig) string {
+	s := "assumes no override in " + e.Missing()
+	if b := e.StaticGapBrokers(); len(b) > 0 {
+		s += fmt.Sprintf(" (not in this source: pass --config %d=server.properties)", b[0])
+		if len(b) > 1 {
+			s = strings.Replace(s, fmt.Sprintf("pass --config %d=server.properties", b[0]), "pass --config ID=server.properties for brokers "+ids(b), 1)
 		}
-		if n >= 0 {
-			return n, fmt.Sprintf("broker %d config", leader)
+	}
+	return s
+}
+
+// assumption is what a rule's checks assumed, for its RuleRun.
+type assumption struct {
+	keys    []string
+	missing []string
+	static  []int32
+}
+
+// noteAssumed records that rule code judged with e, a value that is not
+// Known, so that the run says what the rule assumed even where the
+// assumption gave no finding.
+func (c *Context) noteAssumed(code string, e model.EffectiveConfig) {
+	if e.Known || c.assumed == nil {
+		return
+	}
+	k := notedKey{code: code, key: e.Key}
+	if len(e.Gaps) > 0 {
+		k.gaps = &e.Gaps[0]
+	}
+	if c.noted[k] {
+		return
+	}
+	c.noted[k] = true
+	a := c.assumed[code]
+	if a == nil {
+		a = &assumption{}
+		c.assumed[code] = a
+	}
+	if !slices.Contains(a.keys, e.Key) {
+		a.keys = append(a.keys, e.Key)
+	}
+	for _, m := range strings.Split(e.Missing(), ", ") {
+		if !slices.Contains(a.missing, m) {
+			a.missing = append(a.missing, m)
 		}
 	}
-	if m.clusterSet {
-		return m.cluster, "cluster default"
+	for _, b := range e.StaticGapBrokers() {
+		if !slices.Contains(a.static, b) {
+			a.static = append(a.static, b)
+		}
 	}
-	return 1, "Kafka's default"
+}
+
+// String says the assumption as a rule's run prints it.
+func (a *assumption) String() string {
+	slices.Sort(a.keys)
+	slices.Sort(a.missing)
+	slices.Sort(a.static)
+	s := fmt.Sprintf("assumes no override of %s in %s", strings.Join(a.keys, ", "), strings.Join(a.missing, ", "))
+	if len(a.static) > 0 {
+		s += " (not in this source: pass --config ID=server.properties for broker(s) " + ids(a.static) + ")"
+	}
+	return s
 }
 
 // tp names a topic-partition as Kafka's tools do.

@@ -233,7 +233,7 @@ func TestOfflineIsNotUnderReplicated(t *testing.T) {
 // used.
 func TestMinISRResolution(t *testing.T) {
 	img := healthy()
-	c := newContext(img, "")
+	c := newContext(img, Options{})
 	if n, _ := c.MinISR("orders", 1); n != 2 {
 		t.Errorf("cluster default: %d", n)
 	}
@@ -242,16 +242,22 @@ func TestMinISRResolution(t *testing.T) {
 		t.Errorf("ELR on: the broker's value is not used, got %d", n)
 	}
 	img.Features["eligible.leader.replicas.version"] = 0
-	if n, src := c.MinISR("orders", 1); n != 3 || src != "broker 1 config" {
-		t.Errorf("ELR off: %d %s", n, src)
+	if n, src := c.MinISR("orders", 1); n != 3 || src.Source() != "broker 1 config" {
+		t.Errorf("ELR off: %d %+v", n, src)
 	}
 	img.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "orders"}] = map[string]string{"min.insync.replicas": "1"}
-	if n, src := c.MinISR("orders", 1); n != 1 || src != "topic config" {
-		t.Errorf("topic: %d %s", n, src)
+	if n, src := c.MinISR("orders", 1); n != 1 || src.Source() != "topic config" || !src.Known {
+		t.Errorf("topic: %d %+v", n, src)
 	}
 	delete(img.Configs, model.ConfigResource{Type: model.ConfigBroker})
-	if n, src := c.MinISR("other", 2); n != 1 || src != "Kafka's default" {
-		t.Errorf("default: %d %s", n, src)
+	// A view without static configs: Kafka's default is an assumption.
+	if n, src := c.MinISR("other", 2); n != 1 || src.Source() != "Kafka's default" || src.Known ||
+		source(src) != "Kafka's default; assumes no override in broker 2's server.properties (not in this source: pass --config 2=server.properties)" {
+		t.Errorf("default: %d %s", n, source(src))
+	}
+	img.SetStaticConfigs(2, map[string]string{"min.insync.replicas": "2"})
+	if n, src := c.MinISR("other", 2); n != 2 || source(src) != "broker 2 server.properties" {
+		t.Errorf("static: %d %s", n, source(src))
 	}
 }
 

@@ -262,6 +262,7 @@ var kafkaDefaults = map[ConfigResourceType]map[string]string{
 		"auto.leader.rebalance.enable":                   "true",
 		"default.replication.factor":                     "1",
 		"follower.replication.throttled.rate":            "9223372036854775807",
+		"leader.imbalance.per.broker.percentage":         "10",
 		"leader.replication.throttled.rate":              "9223372036854775807",
 		"log.cleanup.policy":                             "delete",
 		"log.retention.bytes":                            "-1",
