@@ -296,7 +296,6 @@ func quorum(q *model.Quorum) string {
 	return fmt.Sprintf("leader=%d leaderEpoch=%d kraft.version=%d", q.LeaderID, q.LeaderEpoch, q.KRaftVersion)
 }
 
-
 func zkState(z *model.ZKState) string {
 	chroot := z.Chroot
 	if chroot == "" {
