@@ -430,13 +430,14 @@ func (r *imageRead) partition(id, leader, epoch int32, replicas, isr, offline, e
 		p.OfflineReplicas = offline
 	}
 	// The API answers an empty list both where the metadata log holds
-	// none (null: a partition never given one, or ELR off) and where it
-	// holds an empty one; nil, "none", is what is known.
-	if len(elr) > 0 {
-		p.ELR = elr
+	// none (null: ELR off) and where it holds an empty one. With ELR on
+	// (eligible.leader.replicas.version >= 1) the controller tracks it:
+	// an empty answer is tracked and empty. Off, nil says "not tracked".
+	if len(elr) > 0 || r.img.Features["eligible.leader.replicas.version"] >= 1 && elr != nil {
+		p.ELR = orEmpty(elr)
 	}
-	if len(lastELR) > 0 {
-		p.LastKnownELR = lastELR
+	if len(lastELR) > 0 || r.img.Features["eligible.leader.replicas.version"] >= 1 && lastELR != nil {
+		p.LastKnownELR = orEmpty(lastELR)
 	}
 	return p
 }

@@ -139,7 +139,11 @@ var availabilityRules = []*Rule{
 			r := rule(CodeBrokerShuttingDown)
 			var out []Finding
 			for _, b := range c.Img.SortedBrokers() {
-				if b.InControlledShutdown {
+				// A fenced broker's flag is stale: the log keeps the
+				// last BrokerRegistrationChangeRecord's flag after the
+				// shutdown ended in fencing (a stopped broker), and
+				// broker-fenced says what holds now.
+				if b.InControlledShutdown && !b.Fenced {
 					out = append(out, r.finding(fmt.Sprintf("broker %d is in controlled shutdown", b.ID),
 						"its leaders are moving away and it leaves the ISRs: redundancy drops until it is back", "", brokerEntity(b.ID)))
 				}

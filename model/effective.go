@@ -286,6 +286,17 @@ func KafkaDefault(t ConfigResourceType, key string) (string, bool) {
 	return v, ok
 }
 
+// DefaultedKeys are the keys of resource type t (ConfigTopic or
+// ConfigBroker) whose Kafka default kmeta knows, sorted.
+func DefaultedKeys(t ConfigResourceType) []string {
+	keys := make([]string, 0, len(kafkaDefaults[t]))
+	for k := range kafkaDefaults[t] {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
 // ConfigResolver resolves effective configs over one image. It remembers
 // the broker-level results (a million partitions share a few leaders);
 // after the image's configs, brokers or features change, call Forget. The

@@ -83,6 +83,8 @@ func ImageDocument(img *model.Image) Document {
 			switch {
 			case !img.Reports(model.FieldBrokerControlledShutdown):
 				state += " (controlled shutdown: not reported)"
+			case b.InControlledShutdown && b.Fenced:
+				state += " (its in-controlled-shutdown flag is stale)"
 			case b.InControlledShutdown:
 				state = "in controlled shutdown"
 			}

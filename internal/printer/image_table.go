@@ -94,7 +94,7 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 			rack = *b.Rack
 		}
 		rows = append(rows, []string{itoa(b.ID), cell(model.FieldBrokerEpoch, strconv.FormatInt(b.Epoch, 10)), rack,
-			cell(model.FieldBrokerFenced, yes(b.Fenced)), cell(model.FieldBrokerControlledShutdown, yes(b.InControlledShutdown)),
+			cell(model.FieldBrokerFenced, yes(b.Fenced)), cell(model.FieldBrokerControlledShutdown, shutdownCell(b)),
 			cell(model.FieldBrokerMigrating, yes(b.IsMigratingZkBroker)), endpointsOf(img, b.Endpoints, model.FieldBrokerEndpoints),
 			cell(model.FieldBrokerIncarnationID, uuidText(b.IncarnationID))})
 	}
@@ -218,6 +218,15 @@ type tableSection struct {
 }
 
 func itoa(v int32) string { return strconv.FormatInt(int64(v), 10) }
+
+// shutdownCell is a broker's controlled-shutdown flag; a fenced broker's
+// is the log's last, stale once the shutdown ended in fencing.
+func shutdownCell(b *model.Broker) string {
+	if b.Fenced && b.InControlledShutdown {
+		return "stale (fenced)"
+	}
+	return yes(b.InControlledShutdown)
+}
 
 func yes(b bool) string {
 	if b {

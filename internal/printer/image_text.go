@@ -72,7 +72,13 @@ func WriteImageText(w io.Writer, img *model.Image) error {
 				}
 			}
 			flag(b.Fenced, "fenced", model.FieldBrokerFenced)
-			flag(b.InControlledShutdown, "in-controlled-shutdown", model.FieldBrokerControlledShutdown)
+			if b.Fenced && b.InControlledShutdown && img.Reports(model.FieldBrokerControlledShutdown) {
+				// The log's last flag of a broker whose shutdown ended
+				// in fencing: not today's state.
+				flags = append(flags, "in-controlled-shutdown=stale(fenced)")
+			} else {
+				flag(b.InControlledShutdown, "in-controlled-shutdown", model.FieldBrokerControlledShutdown)
+			}
 			flag(b.IsMigratingZkBroker, "migrating-zk-broker", model.FieldBrokerMigrating)
 			line := fmt.Sprintf("broker %d: epoch=%s rack=%s incarnation=%s", b.ID,
 				reported(img, model.FieldBrokerEpoch, strconv.FormatInt(b.Epoch, 10)), optString(b.Rack),
