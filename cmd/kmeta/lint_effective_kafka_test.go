@@ -75,6 +75,8 @@ func (d effLintDoc) partitionsOf(code string) []string {
 // metadata log dir with and without the brokers' files (--config). One
 // cluster, started once; the subtests run in order on it:
 //
+//   - pkcs12-without-type: a PKCS12 trust store without
+//     ssl.truststore.type, taken by Kafka's tools and by kmeta;
 //   - configs: the resolver, on both views, gives every topic and broker
 //     config kmeta knows a default of exactly as kafka-configs --describe
 //     --all shows it;
@@ -285,6 +287,20 @@ func TestLintEffectiveConfigsSecuredKafka(t *testing.T) {
 			}
 		}
 		t.Logf("%d effective values equal to kafka-configs --describe --all on both views", checked)
+	})
+
+	t.Run("pkcs12-without-type", func(t *testing.T) {
+		// A PKCS12 trust store named without ssl.truststore.type: the
+		// JDK's default (JKS) store reads it, so Kafka's tools accept it;
+		// kmeta reads it the same way.
+		props := c.ClientSettings(t, kafkatest.ClientSASLSSL)
+		props["ssl.truststore.location"], props["ssl.truststore.password"] = c.TLS.TrustPKCS12, kafkatest.TLSPassword
+		delete(props, "ssl.truststore.type")
+		p12 := c.WriteClientProperties(t, "sasl-ssl-pkcs12-untyped", props)
+		mustSh("kafka-topics --bootstrap-server " + boot + " --command-config " + p12 + " --list")
+		if r := kmeta("image", "-o", "json", "--command-config", p12, live); r.code != 0 {
+			t.Errorf("kmeta with %s: exit %d\n%s", p12, r.code, r.stderr)
+		}
 	})
 
 	t.Run("all-up", func(t *testing.T) {
