@@ -2,6 +2,7 @@ package features
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/kmeta/kmeta/model"
 )
@@ -91,12 +92,22 @@ func (cat *Catalog) Describe(img *model.Image) State {
 		st.MetadataVersion = &r
 		st.LoadableBy4x = mv >= catalog4x.MinimumLoadable
 	}
-	for _, n := range sortedFeatureNames(img.Features) {
+	levels := maps.Clone(img.Features)
+	// kraft.version is finalized in control records, not a
+	// FeatureLevelRecord: the quorum's (a log's voter set, a live
+	// cluster's ApiVersions), listed with the others as kafka-features
+	// describe lists it.
+	if q := img.Quorum; q != nil && img.Reports(model.FieldQuorum) {
+		if _, ok := levels[KRaftVersion]; !ok {
+			levels[KRaftVersion] = q.KRaftVersion
+		}
+	}
+	for _, n := range sortedFeatureNames(levels) {
 		if n == MetadataVersionFeature {
 			continue
 		}
 		f, ok := cat.Feature(n)
-		st.Features = append(st.Features, FeatureState{Name: n, Level: img.Features[n], Known: ok && img.Features[n] <= f.MaxLevel()})
+		st.Features = append(st.Features, FeatureState{Name: n, Level: levels[n], Known: ok && levels[n] <= f.MaxLevel()})
 	}
 	for _, r := range st.Requirements {
 		if st.RequiredMinimum == nil || r.Minimum.Level > st.RequiredMinimum.Level {

@@ -80,6 +80,11 @@ func (d effLintDoc) partitionsOf(code string) []string {
 //   - configs: the resolver, on both views, gives every topic and broker
 //     config kmeta knows a default of exactly as kafka-configs --describe
 //     --all shows it;
+//   - controllers: features describe of the brokers (kafka://) and the
+//     controllers (--bootstrap-controller) as one view, with every node's
+//     ranges and kraft.version; a feature change reaches the PLAINTEXT
+//     controllers with --controller-command-config or the file's
+//     listener.name.controller.* keys, and says it cannot without;
 //   - all-up: the exact findings (rf1-topic RF 1 and min ISR 2 above it,
 //     app-events and compacted min ISR = RF, durable RF 2 only); Kafka's
 //     --under-min-isr-partitions lists rf1-topic-0 too (it does not cap
@@ -300,6 +305,74 @@ func TestLintEffectiveConfigsSecuredKafka(t *testing.T) {
 		mustSh("kafka-topics --bootstrap-server " + boot + " --command-config " + p12 + " --list")
 		if r := kmeta("image", "-o", "json", "--command-config", p12, live); r.code != 0 {
 			t.Errorf("kmeta with %s: exit %d\n%s", p12, r.code, r.stderr)
+		}
+	})
+
+	t.Run("controllers", func(t *testing.T) {
+		// The controllers listen on PLAINTEXT, the brokers' clients on
+		// SASL_SSL: the controllers' own client settings reach them.
+		plain := c.ClientProperties(t, kafkatest.ClientPlaintext)
+		ctlAddrs := c.BootstrapControllers()
+		r := kmeta("features", "describe", "-o", "json", "--command-config", cfg, "--controller-command-config", plain, live, "--bootstrap-controller", ctlAddrs)
+		var st struct {
+			Features []struct {
+				Name  string `json:"name"`
+				Level int16  `json:"level"`
+			} `json:"features"`
+			Nodes []struct {
+				Kind string `json:"kind"`
+				ID   int32  `json:"id"`
+			} `json:"nodes"`
+			NodesNotReported []string `json:"nodesNotReported"`
+		}
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &st) != nil {
+			t.Fatalf("features describe: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		var nodes, feats []string
+		for _, n := range st.Nodes {
+			nodes = append(nodes, fmt.Sprintf("%s %d", n.Kind, n.ID))
+		}
+		for _, f := range st.Features {
+			feats = append(feats, f.Name)
+		}
+		var want []string
+		for _, id := range c.Brokers() {
+			want = append(want, fmt.Sprintf("broker %d", id))
+		}
+		for _, id := range c.Controllers() {
+			want = append(want, fmt.Sprintf("controller %d", id))
+		}
+		if !slices.Equal(nodes, want) || len(st.NodesNotReported) > 0 || !slices.Contains(feats, "kraft.version") {
+			t.Errorf("features describe brokers and controllers: nodes %v (not reported %v), features %v; want nodes %v and kraft.version",
+				nodes, st.NodesNotReported, feats, want)
+		}
+		// A feature change asks every node for its ranges: with the
+		// brokers' settings alone the controllers cannot be asked; with
+		// --controller-command-config, or listener.name.controller.* keys
+		// in the one file, they are.
+		perListener := c.ClientSettings(t, kafkatest.ClientSASLSSL)
+		perListener["listener.name.controller.security.protocol"] = "PLAINTEXT"
+		both := c.WriteClientProperties(t, "sasl-ssl-and-controller", perListener)
+		for _, tc := range []struct {
+			name string
+			args []string
+			gaps int
+		}{
+			{"brokers' settings only", []string{"--command-config", cfg}, 3},
+			{"--controller-command-config", []string{"--command-config", cfg, "--controller-command-config", plain}, 0},
+			{"listener.name.controller.*", []string{"--command-config", both}, 0},
+		} {
+			args := slices.Concat([]string{"features", "upgrade", "--dry-run", "-o", "json", "--feature", "group.version=1"}, tc.args, []string{live})
+			r := kmeta(args...)
+			var d struct {
+				Gaps []string `json:"gaps"`
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
+				t.Fatalf("%s: exit %d: %v\n%s%s", tc.name, r.code, err, r.stdout, r.stderr)
+			}
+			if len(d.Gaps) != tc.gaps {
+				t.Errorf("%s: gaps %q, want %d", tc.name, d.Gaps, tc.gaps)
+			}
 		}
 	})
 
