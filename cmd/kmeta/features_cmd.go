@@ -162,10 +162,10 @@ func featuresDepsCommand() *cli.Command {
 
 func featuresDescribeCommand(load imageLoader) *cli.Command {
 	return &cli.Command{
-		Name:        "describe",
-		Usage:       "show a source's finalized features and the minimum metadata.version its content needs",
-		ArgsUsage:   "SOURCE",
-		Flags:       append([]cli.Flag{sourceCatalogFlag()}, sourceFlags()...),
+		Name:      "describe",
+		Usage:     "show a source's finalized features and the minimum metadata.version its content needs",
+		ArgsUsage: "SOURCE",
+		Flags:     append([]cli.Flag{sourceCatalogFlag()}, sourceFlags()...),
 		Description: "kraft.version (the quorum's, from control records or a live cluster's ApiVersions) is listed with the\n" +
 			"other features. A live cluster's brokers (kafka://... or --bootstrap-server) and its controllers\n" +
 			"(--bootstrap-controller) given together are one view: every node's supported ranges, brokers' and\n" +
