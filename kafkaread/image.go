@@ -133,8 +133,14 @@ func (r *imageRead) warn(code, api, entity, msg string, fields ...model.Field) {
 	if api != "" {
 		msg = api + ": " + msg
 	}
+	// Field names what the gap leaves unreported, so that a consumer
+	// that cannot use a field can say which node or section lacks it.
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = string(f)
+	}
 	r.img.Warnings = append(r.img.Warnings, model.Finding{Code: code, Severity: model.SevWarning, Class: "live",
-		Entity: entity, Message: msg})
+		Entity: entity, Field: strings.Join(names, ","), Message: msg})
 	r.img.MarkNotReported(fields...)
 }
 

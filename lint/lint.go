@@ -232,7 +232,7 @@ func Run(img *model.Image, opts Options) (*Result, error) {
 			rr.Status = StatusSkipped
 		default:
 			if missing := notReported(img, r.Needs); len(missing) > 0 {
-				rr.Status, rr.Why = StatusNotRun, "the source does not report "+strings.Join(missing, ", ")
+				rr.Status, rr.Why = StatusNotRun, "the source does not report "+strings.Join(missing, ", ")+gapEntities(img, missing)
 			} else if r.Applies != nil {
 				if ok, why := r.Applies(c); !ok {
 					rr.Status, rr.Why = StatusNotApplicable, why
@@ -286,6 +286,28 @@ func Run(img *model.Image, opts Options) (*Result, error) {
 	}
 	slices.SortStableFunc(res.Findings, func(a, b Finding) int { return model.CompareFindings(a.Finding, b.Finding) })
 	return res, nil
+}
+
+// gapEntities names, from the image's warnings, what left the fields
+// unreported (" (broker 2)": a node that did not answer), "" when no
+// warning says.
+func gapEntities(img *model.Image, fields []string) string {
+	var ents []string
+	for _, w := range img.Warnings {
+		if w.Field == "" || slices.Contains(ents, w.Entity) {
+			continue
+		}
+		for _, f := range strings.Split(w.Field, ",") {
+			if slices.Contains(fields, f) {
+				ents = append(ents, w.Entity)
+				break
+			}
+		}
+	}
+	if len(ents) == 0 {
+		return ""
+	}
+	return " (not answered for: " + strings.Join(ents, ", ") + ")"
 }
 
 // notReported names the fields of needs img does not report.

@@ -105,7 +105,11 @@ func TestLintEffectiveConfigsSecuredKafka(t *testing.T) {
 	defer func() { t.Logf("TestLintEffectiveConfigsSecuredKafka: %s", time.Since(start).Round(time.Second)) }()
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{Controllers: 3, Brokers: 2, SASL: true, SSL: true, SCRAMUsers: true,
-		Features:    []string{"eligible.leader.replicas.version=0"},
+		Features: []string{"eligible.leader.replicas.version=0"},
+		// Leaders stay where broker 2's stop put them (the controllers
+		// would move them back in their own time): a finding whose fix,
+		// kafka-leader-election, runs as printed.
+		Props:       map[string]string{"auto.leader.rebalance.enable": "false"},
 		BrokerProps: map[string]string{"min.insync.replicas": "2"}})
 	t.Logf("cluster up: %s", time.Since(start).Round(time.Second))
 	b1, b2 := kafkatest.FirstBrokerID, kafkatest.FirstBrokerID+1
@@ -213,10 +217,10 @@ func TestLintEffectiveConfigsSecuredKafka(t *testing.T) {
 		"replication-factor-below-3 topic app-events", "replication-factor-below-3 topic compacted", "replication-factor-below-3 topic durable",
 	}
 	minISR := []string{"min-isr-not-below-rf topic rf1-topic", "min-isr-not-below-rf topic app-events", "min-isr-not-below-rf topic compacted"}
-	assumesStatic := func(d effLintDoc, code string) {
+	assumesStatic := func(d effLintDoc, code string, brokers string) {
 		t.Helper()
 		_, _, as := d.rule(code)
-		want := fmt.Sprintf("pass --config ID=server.properties for broker(s) %d,%d", b1, b2)
+		want := "pass --config ID=server.properties for broker(s) " + brokers
 		if !strings.Contains(as, "min.insync.replicas") || !strings.Contains(as, want) {
 			t.Errorf("kraft: without --config: %s assumes %q, want it to name min.insync.replicas and %q", code, as, want)
 		}
@@ -387,8 +391,8 @@ func TestLintEffectiveConfigsSecuredKafka(t *testing.T) {
 			}
 		}
 		d := waitFor(noFiles, durable)
-		assumesStatic(d, "min-isr-not-below-rf")
-		assumesStatic(d, "partition-under-min-isr")
+		assumesStatic(d, "min-isr-not-below-rf", fmt.Sprintf("%d,%d", b1, b2))
+		assumesStatic(d, "partition-under-min-isr", fmt.Sprintf("%d,%d", b1, b2))
 		// Kafka's tool lists rf1-topic-0 (ISR 1 < min ISR 2); the broker
 		// caps min ISR at the replication factor, so a write is taken.
 		if got := parts(mustSh(tool("kafka-topics") + " --describe --under-min-isr-partitions")); !slices.Equal(got, []string{"rf1-topic-0"}) {
@@ -412,7 +416,16 @@ func TestLintEffectiveConfigsSecuredKafka(t *testing.T) {
 		for _, v := range []view{liveView, withFiles} {
 			d := waitFor(v, want)
 			for _, r := range d.Rules {
-				if r.Status == "not-run" && v.name == "kafka://" && !slices.Contains([]string{"partition-leader-recovering", "migration-half-done", "broker-in-controlled-shutdown"}, r.Code) {
+				switch {
+				case r.Status != "not-run" || v.name != "kafka://":
+				case slices.Contains([]string{"partition-leader-recovering", "migration-half-done", "broker-in-controlled-shutdown"}, r.Code):
+				case r.Code == "metadata-version-behind":
+					// Every node's range is needed, and the stopped
+					// broker's is not answered: said, with the broker.
+					if want := fmt.Sprintf("brokers.features (not answered for: broker %d)", b2); !strings.Contains(r.Why, want) {
+						t.Errorf("%s: %s not run: %q, want it to name %q", v.name, r.Code, r.Why, want)
+					}
+				default:
 					t.Errorf("%s: %s not run with one broker down: %s", v.name, r.Code, r.Why)
 				}
 			}
@@ -436,7 +449,8 @@ func TestLintEffectiveConfigsSecuredKafka(t *testing.T) {
 			"partition-under-replicated partition app-events-0", "partition-under-replicated partition app-events-1",
 			"partition-under-replicated partition app-events-2", "partition-under-replicated partition compacted-0",
 			"partition-under-replicated partition durable-0", "partition-under-replicated partition durable-1"}))
-		assumesStatic(d, "partition-under-min-isr")
+		// Broker 2 leads nothing now: only broker 1's file is assumed.
+		assumesStatic(d, "partition-under-min-isr", strconv.Itoa(b1))
 		err := produce("app-events")
 		if !errors.Is(err, kerr.NotEnoughReplicas) && !errors.Is(err, kerr.NotEnoughReplicasAfterAppend) {
 			t.Errorf("acks=all to app-events with broker %d down: %v, want NOT_ENOUGH_REPLICAS", b2, err)
@@ -445,23 +459,24 @@ func TestLintEffectiveConfigsSecuredKafka(t *testing.T) {
 
 	t.Run("fixes", func(t *testing.T) {
 		c.WaitBrokers(t, 2*time.Minute, b1, b2)
-		d := waitFor(liveView, slices.Concat(durable, minISR))
+		d := waitFor(liveView, slices.Concat(durable, minISR, []string{fmt.Sprintf("preferred-leader-imbalance broker %d", b2)}))
 		ran := 0
 		for _, f := range d.Findings {
 			if f.Fix == "" || strings.HasPrefix(f.Fix, "start ") {
 				continue
 			}
-			if !strings.Contains(f.Fix, "--command-config "+cfg) {
-				t.Errorf("%s: fix without --command-config: %s", f.key(), f.Fix)
+			if !strings.Contains(f.Fix, "--command-config "+cfg) && !strings.Contains(f.Fix, "--admin.config "+cfg) {
+				t.Errorf("%s: fix without the client settings: %s", f.key(), f.Fix)
 			}
 			mustSh(f.Fix)
 			ran++
 		}
 		// min.insync.replicas of rf1-topic, app-events and compacted; the
 		// reassignment that gives rf1-topic a second replica (RF 3 needs
-		// a third broker: no command for the others).
-		if ran != 4 {
-			t.Errorf("%d fixes run, want 4", ran)
+		// a third broker: no command for the others); the preferred
+		// leader election (kafka-leader-election takes --admin.config).
+		if ran != 5 {
+			t.Errorf("%d fixes run, want 5", ran)
 		}
 		for _, v := range []view{liveView, withFiles} {
 			waitFor(v, []string{"replication-factor-below-3 topic app-events", "replication-factor-below-3 topic compacted",
