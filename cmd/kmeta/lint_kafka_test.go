@@ -237,6 +237,13 @@ func (l *lintLab) waitAll(what string, want func(v *lintView, d lintDoc) bool) m
 			got[v] = d
 		}
 		if failed == nil {
+			if os.Getenv("KMETA_LINT_DISCOVER") == "1" {
+				for _, v := range l.views {
+					ks := got[v].keys()
+					sort.Strings(ks)
+					l.t.Logf("DISCOVER %s @ %s:\n  %s", v.col, what, strings.Join(ks, "\n  "))
+				}
+			}
 			return got
 		}
 		if time.Now().After(deadline) {
