@@ -567,3 +567,79 @@ func TestUnderReplicatedAsKafka(t *testing.T) {
 		t.Errorf("%v", got)
 	}
 }
+
+// TestInternalTopicsAnyClusterSize: an internal topic below RF 3 is named
+// on a one-broker cluster too (with no reassignment to print: there are
+// no brokers to add), as a user topic below 3 is.
+func TestInternalTopicsAnyClusterSize(t *testing.T) {
+	img := model.NewImage()
+	img.Features["metadata.version"] = 27
+	img.Brokers[1] = &model.Broker{ID: 1}
+	img.Configs[model.ConfigResource{Type: model.ConfigBroker}] = map[string]string{"min.insync.replicas": "1"}
+	addTopic(img, "__consumer_offsets", 3, 1)
+	addTopic(img, "__transaction_state", 1, 1)
+	res := run(t, img, Options{Only: []string{CodeInternalTopicRF}})
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, f.Entity)
+		if f.Fix != "" || !strings.Contains(f.Why, "add brokers first") {
+			t.Errorf("%s: fix %q, why %q: want no fix, and brokers to add", f.Entity, f.Fix, f.Why)
+		}
+	}
+	if want := []string{"topic __consumer_offsets", "topic __transaction_state"}; !slices.Equal(got, want) {
+		t.Errorf("findings on %v, want %v", got, want)
+	}
+}
+
+// TestAssumptionsSaid: without the brokers' static configs a min ISR
+// rule judges by Kafka's default and says so, in its run and in a
+// finding; with them (--config) it judges by the file and assumes
+// nothing; a stopped broker's configs (a live view) are named.
+func TestAssumptionsSaid(t *testing.T) {
+	img := healthy()
+	delete(img.Configs, model.ConfigResource{Type: model.ConfigBroker})
+	img.Features["eligible.leader.replicas.version"] = 0
+	addTopic(img, "pair", 1, 1, 2)
+	res := run(t, img, Options{Only: []string{CodeMinISRNotBelowRF, CodeMinISROne}})
+	for _, rr := range res.Rules {
+		if rr.Status == StatusRan && !strings.Contains(rr.Assumes, "pass --config ID=server.properties for broker(s) 1,2,3") {
+			t.Errorf("%s assumes %q", rr.Code, rr.Assumes)
+		}
+	}
+	// min-isr-one fires on the assumed default, and says it is one.
+	var one *Finding
+	for i, f := range res.Findings {
+		if f.Code == CodeMinISROne && f.Entity == "topic orders" {
+			one = &res.Findings[i]
+		}
+	}
+	if one == nil || !strings.Contains(one.Saw, "Kafka's default; assumes no override in broker 1's server.properties") {
+		t.Fatalf("min-isr-one on orders: %+v", one)
+	}
+	for id := int32(1); id <= 3; id++ {
+		img.SetStaticConfigs(id, map[string]string{"min.insync.replicas": "2"})
+	}
+	res = run(t, img, Options{Only: []string{CodeMinISRNotBelowRF, CodeMinISROne}})
+	var keys []string
+	for _, f := range res.Findings {
+		keys = append(keys, f.Code+" "+f.Entity)
+		if !strings.Contains(f.Saw, "server.properties") || strings.Contains(f.Saw, "assumes") {
+			t.Errorf("%s: %s", f.Entity, f.Saw)
+		}
+	}
+	if want := []string{"min-isr-not-below-rf topic pair"}; !slices.Equal(keys, want) {
+		t.Errorf("with the files: %v, want %v", keys, want)
+	}
+	for _, rr := range res.Rules {
+		if rr.Assumes != "" {
+			t.Errorf("with every file: %s assumes %q", rr.Code, rr.Assumes)
+		}
+	}
+	// A live view whose broker 2 did not answer: broker 2 is named.
+	img.MarkConfigsUnreported(model.ConfigResource{Type: model.ConfigBroker, Name: "2"})
+	delete(img.StaticConfigs, 2)
+	res = run(t, img, Options{Only: []string{CodeMinISRNotBelowRF}})
+	if rr := res.Rules[slices.IndexFunc(res.Rules, func(r RuleRun) bool { return r.Code == CodeMinISRNotBelowRF })]; !strings.Contains(rr.Assumes, "broker 2's dynamic configs") {
+		t.Errorf("broker 2 not answering: %q", rr.Assumes)
+	}
+}
