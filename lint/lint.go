@@ -520,11 +520,13 @@ func assumes(e model.EffectiveConfig) string {
 	return s
 }
 
-// assumption is what a rule's checks assumed, for its RuleRun.
+// assumption is what a rule's checks assumed, for its RuleRun: the keys,
+// the brokers whose static or dynamic configs were missing, and any other
+// gap (the cluster default, the topic configs, brokers that disagree).
 type assumption struct {
-	keys    []string
-	missing []string
-	static  []int32
+	keys            []string
+	static, dynamic []int32
+	other           []string
 }
 
 // noteAssumed records that rule code judged with e, a value that is not
@@ -547,31 +549,57 @@ func (c *Context) noteAssumed(code string, e model.EffectiveConfig) {
 		a = &assumption{}
 		c.assumed[code] = a
 	}
-	if !slices.Contains(a.keys, e.Key) {
-		a.keys = append(a.keys, e.Key)
-	}
-	for _, m := range strings.Split(e.Missing(), ", ") {
-		if !slices.Contains(a.missing, m) {
-			a.missing = append(a.missing, m)
-		}
-	}
-	for _, b := range e.StaticGapBrokers() {
-		if !slices.Contains(a.static, b) {
-			a.static = append(a.static, b)
+	a.keys = appendOnce(a.keys, e.Key)
+	for _, g := range e.Gaps {
+		switch {
+		case g.Reason == model.GapNotReported && g.Layer == model.LayerStatic && g.Broker != model.AnyBroker:
+			a.static = appendOnce(a.static, g.Broker)
+		case g.Reason == model.GapNotReported && g.Layer == model.LayerBroker && g.Broker != model.AnyBroker:
+			a.dynamic = appendOnce(a.dynamic, g.Broker)
+		default:
+			one := e
+			one.Gaps = []model.ConfigGap{g}
+			a.other = appendOnce(a.other, one.Missing())
 		}
 	}
 }
 
-// String says the assumption as a rule's run prints it.
+func appendOnce[T comparable](s []T, v T) []T {
+	if slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
+}
+
+// String says the assumption as a rule's run prints it: "assumes no
+// override of min.insync.replicas in the server.properties of brokers
+// 1,2 (not in this source: pass --config ID=server.properties)".
 func (a *assumption) String() string {
 	slices.Sort(a.keys)
-	slices.Sort(a.missing)
 	slices.Sort(a.static)
-	s := fmt.Sprintf("assumes no override of %s in %s", strings.Join(a.keys, ", "), strings.Join(a.missing, ", "))
+	slices.Sort(a.dynamic)
+	slices.Sort(a.other)
+	var where []string
+	if len(a.dynamic) > 0 {
+		where = append(where, "the dynamic configs of "+brokerList(a.dynamic)+" (not answered)")
+	}
+	if len(a.static) > 0 {
+		where = append(where, "the server.properties of "+brokerList(a.static))
+	}
+	where = append(where, a.other...)
+	s := fmt.Sprintf("assumes no override of %s in %s", strings.Join(a.keys, ", "), strings.Join(where, ", "))
 	if len(a.static) > 0 {
 		s += " (not in this source: pass --config ID=server.properties for broker(s) " + ids(a.static) + ")"
 	}
 	return s
+}
+
+// brokerList names brokers: "broker 2", "brokers 1,2,3".
+func brokerList(b []int32) string {
+	if len(b) == 1 {
+		return "broker " + ids(b)
+	}
+	return "brokers " + ids(b)
 }
 
 // tp names a topic-partition as Kafka's tools do.

@@ -639,7 +639,7 @@ func TestAssumptionsSaid(t *testing.T) {
 	img.MarkConfigsUnreported(model.ConfigResource{Type: model.ConfigBroker, Name: "2"})
 	delete(img.StaticConfigs, 2)
 	res = run(t, img, Options{Only: []string{CodeMinISRNotBelowRF}})
-	if rr := res.Rules[slices.IndexFunc(res.Rules, func(r RuleRun) bool { return r.Code == CodeMinISRNotBelowRF })]; !strings.Contains(rr.Assumes, "broker 2's dynamic configs") {
+	if rr := res.Rules[slices.IndexFunc(res.Rules, func(r RuleRun) bool { return r.Code == CodeMinISRNotBelowRF })]; !strings.Contains(rr.Assumes, "the dynamic configs of broker 2 (not answered)") {
 		t.Errorf("broker 2 not answering: %q", rr.Assumes)
 	}
 }

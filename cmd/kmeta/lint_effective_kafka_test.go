@@ -431,7 +431,7 @@ func TestLintEffectiveConfigsSecuredKafka(t *testing.T) {
 			}
 			if v.name == "kafka://" {
 				_, _, as := d.rule("unclean-leader-election-enabled")
-				if !strings.Contains(as, fmt.Sprintf("broker %d's dynamic configs", b2)) || !strings.Contains(as, fmt.Sprintf("broker %d's server.properties", b2)) {
+				if !strings.Contains(as, fmt.Sprintf("the dynamic configs of broker %d (not answered)", b2)) || !strings.Contains(as, fmt.Sprintf("the server.properties of broker %d", b2)) {
 					t.Errorf("kafka:// with broker %d down: unclean-leader-election-enabled assumes %q, want broker %d's configs named", b2, as, b2)
 				}
 			}
