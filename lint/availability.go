@@ -52,24 +52,30 @@ var availabilityRules = []*Rule{
 		Code: CodePartitionUnderMinISR, Family: Availability, Severity: model.SevCritical,
 		Title:  "a partition whose ISR is smaller than its effective min.insync.replicas: acks=all writes are refused now",
 		Needs:  []model.Field{model.FieldTopics, model.FieldTopicConfigs, model.FieldBrokerConfigs},
-		Inputs: InputClusterConfig | InputFeatures,
+		Inputs: InputClusterConfig | InputFeatures | InputBrokers,
 		Partition: func(c *Context, t *model.Topic, p *model.Partition) []Finding {
 			if p.Leader == model.NoLeader {
 				return nil
 			}
 			m, e := c.MinISR(t.Name, p.Leader)
 			c.noteAssumed(CodePartitionUnderMinISR, e)
-			// The leader applies min(min.insync.replicas, replicas)
-			// (Kafka 3.7+, KAFKA-15583; the brokers' UnderMinIsr count
-			// does too): a min ISR above the replication factor is
-			// min-isr-not-below-rf's.
-			need := min(m, len(p.Replicas))
+			// A leader on Kafka 3.7+ applies min(min.insync.replicas,
+			// replicas) (KAFKA-15583; the brokers' UnderMinIsr count
+			// does too): a min ISR above the replication factor is then
+			// min-isr-not-below-rf's alone. Where the view cannot tell
+			// the release, the finding says what 3.7+ would do.
+			need, note := m, ""
+			if c.caps37 {
+				need = min(m, len(p.Replicas))
+			} else if m > len(p.Replicas) && len(p.ISR) >= len(p.Replicas) {
+				note = fmt.Sprintf(" (brokers on Kafka 3.7 or later cap it at the replication factor, %d, and take these writes)", len(p.Replicas))
+			}
 			if len(p.ISR) >= need {
 				return nil
 			}
 			r := rule(CodePartitionUnderMinISR)
 			fix := fmt.Sprintf("start broker(s) %s (out of the ISR), then check: %s --describe --under-min-isr-partitions", ids(notInISR(p)), c.tool("kafka-topics"))
-			return []Finding{r.finding(fmt.Sprintf("%s has ISR %s (%d), min.insync.replicas %d (%s)", tp(t, p), ids(p.ISR), len(p.ISR), m, source(e)),
+			return []Finding{r.finding(fmt.Sprintf("%s has ISR %s (%d), min.insync.replicas %d (%s)%s", tp(t, p), ids(p.ISR), len(p.ISR), m, source(e), note),
 				"acks=all producers get NotEnoughReplicas: writes stop", fix, partitionEntity(t, p))}
 		},
 	},

@@ -29,10 +29,14 @@
 // model.ConfigResolver in Kafka's order: the topic's config, the broker's
 // dynamic config (skipped for min.insync.replicas with ELR on), the
 // cluster default, the broker's static server.properties, Kafka's
-// default; a partition's topic configs are resolved for its leader. The
-// leader caps min.insync.replicas at the replication factor (Kafka 3.7+,
-// KAFKA-15583), so partition-under-min-isr judges by the capped value and
-// a value above the replication factor is min-isr-not-below-rf's.
+// default; a partition's topic configs are resolved for its leader. A
+// leader on Kafka 3.7+ caps min.insync.replicas at the replication factor
+// (KAFKA-15583): where the view shows the brokers run 3.7+ (a registration
+// supports metadata.version 3.7-IV0, or a server.properties sets
+// inter.broker.protocol.version 3.7+), partition-under-min-isr judges by
+// the capped value and a value above the replication factor is
+// min-isr-not-below-rf's alone; where it cannot tell, the finding says
+// what 3.7+ would do.
 // Static configs are in no metadata record: a live cluster reports its
 // brokers' (DescribeConfigs synonyms), and --config ID=server.properties
 // gives them for a log dir, a ZooKeeper source or a dump. A value that

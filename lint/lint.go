@@ -334,6 +334,11 @@ type Context struct {
 	// to its rack ("" none).
 	brokerIDs []int32
 	racks     map[int32]string
+	// caps37: the brokers run Kafka 3.7 or later (a registration
+	// supports metadata.version 3.7-IV0, or a server.properties sets
+	// inter.broker.protocol.version 3.7+), whose leaders cap
+	// min.insync.replicas at the replication factor (KAFKA-15583).
+	caps37 bool
 	// replicas counts replicas per broker, over every partition, and
 	// preferred the partitions each broker is the first replica of.
 	replicas, preferred map[int32]int
@@ -390,12 +395,28 @@ func (c *Context) refreshBrokers() {
 		c.brokerIDs = append(c.brokerIDs, b.ID)
 	}
 	c.racks = map[int32]string{}
+	c.caps37 = false
 	for id, b := range c.Img.Brokers {
 		if b.Rack != nil {
 			c.racks[id] = *b.Rack
 		}
+		for _, f := range b.Features {
+			if f.Name == "metadata.version" && f.Max >= level37 {
+				c.caps37 = true
+			}
+		}
+	}
+	for _, kv := range c.Img.StaticConfigs {
+		if ibp := strings.TrimSpace(kv["inter.broker.protocol.version"]); ibp != "" && !strings.HasPrefix(ibp, "0.") &&
+			!strings.HasPrefix(ibp, "1.") && !strings.HasPrefix(ibp, "2.") && ibp >= "3.7" {
+			c.caps37 = true
+		}
 	}
 }
+
+// level37 is metadata.version 3.7-IV0: a broker that supports it runs
+// Kafka 3.7 or later.
+const level37 = 15
 
 // refreshReplicas recounts the replicas and preferred leaders per
 // broker, and whether a reassignment is in flight (one walk for all; a
