@@ -135,7 +135,7 @@ var durabilityRules = []*Rule{
 			// assumes where the source does not hold it.
 			for _, id := range c.brokerIDs {
 				e := c.resolver().BrokerConfig(key, id)
-				c.noteAssumed(CodeUncleanElection, e)
+				c.noteAssumed(CodeUncleanElection, &e)
 				if e.Layer != model.LayerStatic || !e.Bool() {
 					continue
 				}
@@ -226,7 +226,7 @@ func minISRRule(c *Context, t *model.Topic, code string, bad func(rf, minISR int
 	r := rule(code)
 	var hit []*model.Partition
 	lowest, value := 0, 0
-	var from model.EffectiveConfig
+	var from *model.EffectiveConfig
 	for _, p := range t.SortedPartitions() {
 		n := rf(p)
 		if n == 0 {

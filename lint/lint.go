@@ -356,6 +356,7 @@ type Context struct {
 	// gaps are the resolver's, shared by every partition it answered).
 	assumed map[string]*assumption
 	noted   map[notedKey]bool
+	minISR  minISRMemo
 }
 
 type notedKey struct {
@@ -365,7 +366,10 @@ type notedKey struct {
 
 // forgetConfigs drops what the resolver remembered of the configs,
 // brokers and features (a tracker calls it when one of them changed).
-func (c *Context) forgetConfigs() { c.res.Forget() }
+func (c *Context) forgetConfigs() {
+	c.res.Forget()
+	c.minISR.ok = false
+}
 
 func newContext(img *model.Image, opts Options) *Context {
 	c := &Context{Img: img, bootstrap: opts.Bootstrap, commandConfig: opts.CommandConfig, zookeeper: opts.ZooKeeper,
@@ -502,21 +506,53 @@ func (c *Context) TopicConfig(topic, key string, leader int32) model.EffectiveCo
 // with ELR on; cluster default; broker static; Kafka's default), and the
 // resolution: where the value comes from, and what the source did not
 // report (then the value is an assumption, and says so).
-func (c *Context) MinISR(topic string, leader int32) (int, model.EffectiveConfig) {
-	e := c.TopicConfig(topic, "min.insync.replicas", leader)
-	n, err := strconv.Atoi(strings.TrimSpace(e.Value))
+//
+// The result points into a memo (a topic's partitions share a few
+// leaders): do not modify it.
+func (c *Context) MinISR(topic string, leader int32) (int, *model.EffectiveConfig) {
+	m := &c.minISR
+	if c.memoize {
+		if !m.ok || m.topic != topic {
+			m.ok, m.topic = true, topic
+			if m.byLeader == nil {
+				m.byLeader = map[int32]*minISRResult{}
+			}
+			clear(m.byLeader)
+		}
+		if r := m.byLeader[leader]; r != nil {
+			return r.n, &r.e
+		}
+	}
+	r := &minISRResult{e: c.TopicConfig(topic, "min.insync.replicas", leader)}
+	n, err := strconv.Atoi(strings.TrimSpace(r.e.Value))
 	if err != nil {
 		// Kafka refuses such a value; one taken from a damaged view is
 		// not one to judge by.
-		e.Known = false
+		r.e.Known = false
 		n = 1
 	}
-	return n, e
+	r.n = n
+	if c.memoize {
+		m.byLeader[leader] = r
+	}
+	return r.n, &r.e
+}
+
+// minISRMemo keeps MinISR's answers for the last topic asked, by leader.
+type minISRMemo struct {
+	ok       bool
+	topic    string
+	byLeader map[int32]*minISRResult
+}
+
+type minISRResult struct {
+	n int
+	e model.EffectiveConfig
 }
 
 // source says where an effective value comes from, for a finding: its
 // layer, the ELR rule where it applied, and what it assumes.
-func source(e model.EffectiveConfig) string {
+func source(e *model.EffectiveConfig) string {
 	s := e.Source()
 	if e.ELR && e.Layer != model.LayerTopic {
 		s += ", ELR on: no broker-level override counts"
@@ -530,7 +566,7 @@ func source(e model.EffectiveConfig) string {
 // assumes says what a value that is not Known assumes: that the layers
 // the source did not report set nothing, with the flag that supplies a
 // node's static configs where those are missing.
-func assumes(e model.EffectiveConfig) string {
+func assumes(e *model.EffectiveConfig) string {
 	s := "assumes no override in " + e.Missing()
 	if b := e.StaticGapBrokers(); len(b) > 0 {
 		s += fmt.Sprintf(" (not in this source: pass --config %d=server.properties)", b[0])
@@ -553,7 +589,7 @@ type assumption struct {
 // noteAssumed records that rule code judged with e, a value that is not
 // Known, so that the run says what the rule assumed even where the
 // assumption gave no finding.
-func (c *Context) noteAssumed(code string, e model.EffectiveConfig) {
+func (c *Context) noteAssumed(code string, e *model.EffectiveConfig) {
 	if e.Known || c.assumed == nil {
 		return
 	}
@@ -578,7 +614,7 @@ func (c *Context) noteAssumed(code string, e model.EffectiveConfig) {
 		case g.Reason == model.GapNotReported && g.Layer == model.LayerBroker && g.Broker != model.AnyBroker:
 			a.dynamic = appendOnce(a.dynamic, g.Broker)
 		default:
-			one := e
+			one := *e
 			one.Gaps = []model.ConfigGap{g}
 			a.other = appendOnce(a.other, one.Missing())
 		}

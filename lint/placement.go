@@ -174,12 +174,12 @@ var placementRules = []*Rule{
 				// The controller's threshold: any broker may be it (in
 				// ZooKeeper mode), so the one every broker applies.
 				e := c.resolver().BrokerConfig("leader.imbalance.per.broker.percentage", model.AnyBroker)
-				c.noteAssumed(CodeLeaderImbalance, e)
+				c.noteAssumed(CodeLeaderImbalance, &e)
 				pct, err := e.Int()
 				if err != nil || n*100 <= int(pct)*of {
 					continue
 				}
-				out = append(out, r.finding(fmt.Sprintf("broker %d is the preferred leader of %d partitions and leads %d fewer of them (%d%%, above leader.imbalance.per.broker.percentage %d, %s)", id, of, n, n*100/of, pct, source(e)),
+				out = append(out, r.finding(fmt.Sprintf("broker %d is the preferred leader of %d partitions and leads %d fewer of them (%d%%, above leader.imbalance.per.broker.percentage %d, %s)", id, of, n, n*100/of, pct, source(&e)),
 					"leaders, and with them produce and fetch load, pile up on fewer brokers",
 					c.electLeaders("preferred", "", 0), brokerEntity(id)))
 			}
