@@ -36,6 +36,10 @@ var docExamples = map[string][]docExample{
 	"completion": {
 		{What: "load the completion into the current bash", Line: "kmeta completion bash"},
 	},
+	"codes": {
+		{What: "what a code printed by a command means, and its fix", Line: "kmeta codes copies-diverge", Run: true},
+		{What: "every code a command can print, as JSON", Line: "kmeta codes -o json"},
+	},
 	"image": {
 		{What: "a KRaft controller's metadata log", Line: "kmeta image " + fxKRaft44, Run: true},
 		{What: "the same log as it was at offset 40", Line: "kmeta image kraft:" + fxKRaft44 + "@offset=40 -o table", Run: true},
@@ -134,6 +138,7 @@ var docExamples = map[string][]docExample{
 var docExit = map[string][3]string{
 	"":                   {"ok", "the command ran and found something, or its result rests on damaged or partial input", "could not run"},
 	"completion":         {"the script was printed", "", "an unknown shell"},
+	"codes":              {"the codes were printed", "", "an unknown code"},
 	"image":              {"the image is complete (a torn tail of the active segment is a warning)", "the image rests on damaged or partial input (the warnings say which)", "the source could not be read"},
 	"diff":               {"the views are the same", "they differ", "a view could not be read, or rests on partial input"},
 	"verify":             {"equal (explained differences only)", "different", "a view could not be read, or rests on partial input without --allow-partial"},

@@ -241,9 +241,18 @@ func parseOnly(args []string) error {
 		return errParsed
 	}
 	// A command's name alone, as prose names it ("kmeta migrate stage"),
-	// is a reference to the command, not a line to parse.
+	// or with its arguments and no options ("kmeta migrate stage
+	// KRaftMigration"), is a reference to the command: the command must
+	// exist. A line with options must parse whole.
 	if isCommandPath(app, args[1:]) {
 		return nil
+	}
+	if !slices.ContainsFunc(args[1:], func(a string) bool { return strings.HasPrefix(a, "-") }) {
+		for n := len(args) - 1; n > 1; n-- {
+			if isCommandPath(app, args[1:n]) {
+				return nil
+			}
+		}
 	}
 	args, err := reorderArgs(app, args)
 	if err != nil {
