@@ -85,6 +85,8 @@ func (d effLintDoc) partitionsOf(code string) []string {
 //     ranges and kraft.version; a feature change reaches the PLAINTEXT
 //     controllers with --controller-command-config or the file's
 //     listener.name.controller.* keys, and says it cannot without;
+//   - printers: the live view's text, table and html say "not reported"
+//     for every field its JSON lists in notReported, never a value;
 //   - all-up: the exact findings (rf1-topic RF 1 and min ISR 2 above it,
 //     app-events and compacted min ISR = RF, durable RF 2 only); Kafka's
 //     --under-min-isr-partitions lists rf1-topic-0 too (it does not cap
@@ -377,6 +379,60 @@ func TestLintEffectiveConfigsSecuredKafka(t *testing.T) {
 			if len(d.Gaps) != tc.gaps {
 				t.Errorf("%s: gaps %q, want %d", tc.name, d.Gaps, tc.gaps)
 			}
+		}
+	})
+
+	t.Run("printers", func(t *testing.T) {
+		// The live view's text, table and html print what it does not
+		// report (its JSON's notReported) as not reported, never as the
+		// zero value the reader left.
+		r := kmeta("image", "-o", "json", "--command-config", cfg, live)
+		var doc struct {
+			NotReported []string `json:"notReported"`
+		}
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &doc) != nil {
+			t.Fatalf("image -o json: exit %d\n%s", r.code, r.stderr)
+		}
+		// Per field: what its value would look like printed, and what
+		// must be printed instead, in the text format.
+		text := map[string][2]string{
+			"brokers.epoch":                {`broker \d+: epoch=\d`, `epoch=not-reported`},
+			"brokers.incarnationId":        {`incarnation=[A-Za-z0-9_-]{22}`, `incarnation=not-reported`},
+			"brokers.inControlledShutdown": {`in-controlled-shutdown(\s|$)`, `in-controlled-shutdown=not-reported`},
+			"partitions.partitionEpoch":    {`partitionEpoch=\d`, `partitionEpoch=not-reported`},
+			"producerIds":                  {`producer ids: (none|next=)`, `producer ids: not-reported`},
+			"migration":                    {`migration: (none|state=)`, `migration: not-reported`},
+			"controllers":                  {`controllers: none`, `controllers: not-reported`},
+			"brokers.endpoints":            {`://[^ ]+\(SASL_SSL\)`, `SASL_SSL://127.0.0.1:`},
+		}
+		r = kmeta("image", "--command-config", cfg, live)
+		for _, f := range doc.NotReported {
+			pat, ok := text[f]
+			if !ok {
+				continue
+			}
+			if m := regexp.MustCompile(`(?m)` + pat[0]).FindString(r.stdout); m != "" {
+				t.Errorf("text prints %s, which the view does not report, as %q", f, m)
+			}
+			if !strings.Contains(r.stdout, pat[1]) {
+				t.Errorf("text does not say %q for %s", pat[1], f)
+			}
+		}
+		if len(doc.NotReported) < len(text) {
+			t.Errorf("notReported %v: want at least the %d fields checked here", doc.NotReported, len(text))
+		}
+		tbl := kmeta("image", "-o", "table", "--command-config", cfg, live)
+		for _, bad := range []string{"| producer ids      | none", "| migration         | none"} {
+			if strings.Contains(strings.ReplaceAll(tbl.stdout, " ", ""), strings.ReplaceAll(bad, " ", "")) {
+				t.Errorf("table prints %q", bad)
+			}
+		}
+		if !strings.Contains(tbl.stdout, "not-reported") {
+			t.Errorf("table says nothing is not reported:\n%s", tbl.stdout)
+		}
+		html := kmeta("image", "-o", "html", "--command-config", cfg, live)
+		if strings.Contains(html.stdout, "complete:") || !strings.Contains(html.stdout, "as the source reports it") || !strings.Contains(html.stdout, "not reported") {
+			t.Errorf("html: a live view called complete, or its gaps not named")
 		}
 	})
 
