@@ -460,7 +460,7 @@ func (w *onlineWalk) finish(ctx context.Context) {
 // log with every broker's file (--config), finding by finding: the rich
 // set's topics as Kafka's tools create them (orders.v1, compacted RF 2;
 // payments_v2.eu RF 2 with min ISR 2; user_events RF 3 with the brokers'
-// min ISR, 1). Leaders the rolls moved off their preferred replica are
+// min ISR, 1) and Kafka's own topics (RF 3, min ISR 1). Leaders the rolls moved off their preferred replica are
 // put back first with the preferred-leader-imbalance fix, run as printed.
 func (w *onlineWalk) lintMigrated(ctx context.Context) {
 	t := w.t
@@ -474,6 +474,11 @@ func (w *onlineWalk) lintMigrated(ctx context.Context) {
 		"replication-factor-below-3 topic orders.v1", "replication-factor-below-3 topic compacted",
 		"replication-factor-below-3 topic payments_v2.eu", "min-isr-not-below-rf topic payments_v2.eu",
 		"min-isr-one topic user_events",
+		// Kafka's own topics, RF 3: __consumer_offsets with the brokers'
+		// min ISR (their files set none: 1), __transaction_state with the
+		// min ISR Kafka gives it from transaction.state.log.min.isr (the
+		// harness's brokers set 1).
+		"min-isr-one topic __consumer_offsets", "min-isr-one topic __transaction_state",
 	}
 	slices.Sort(want)
 	tools := kafkaTools(t, w.d)
