@@ -92,6 +92,10 @@ var docExamples = map[string][]docExample{
 	"log stats": {
 		{What: "records and bytes per type", Line: "kmeta log stats " + fxKRaft39 + " -o table", Run: true},
 	},
+	"zk dependents": {
+		{What: "before switching the ensemble off: what else uses it, live (the connected clients when cons is allowed)", Line: "kmeta zk dependents zk://zk1:2181,zk2:2181,zk3:2181/kafka"},
+		{What: "who wrote what, from a server's data dir (its session table and transaction logs)", Line: "kmeta zk dependents zkdata:" + fxZKData, Run: true},
+	},
 	"zk dump": {
 		{What: "Kafka's znodes as one JSON document (secrets hashed)", Line: "kmeta zk dump zk://zk1:2181/kafka --out cluster.json"},
 	},
@@ -153,6 +157,7 @@ var docExit = map[string][3]string{
 	"log dump":           {"everything decoded (a torn tail of the active segment is a warning)", "a batch or record could not be read or decoded", "a path could not be read"},
 	"log check":          {"healthy (a torn tail of the active segment is a warning unless --strict)", "problems were found", "the path could not be read"},
 	"log stats":          {"every file was read to its end", "reading stopped at damage (the statistics cover what was read)", "the path could not be read"},
+	"zk dependents":      {"safe to stop: nothing but Kafka uses the ensemble in what was checked (what could not be is listed)", "something still uses it (a dependent, or Kafka itself)", "the source could not be read, or nothing was found in a damaged history"},
 	"zk dump":            {"the dump was written", "the tree rests on damaged or partial input", "the source could not be read"},
 	"zk image":           {"the image is complete", "the image rests on damaged or partial input", "the source could not be read"},
 	"quorum describe":    {"no finding at warning or above", "a finding at warning or above", "the quorum could not be read"},

@@ -62,6 +62,7 @@ func TestHTMLReportsInBrowser(t *testing.T) {
 		{"quorum-describe", []string{"quorum", "describe", fixture44}, expectQuorum, "ToAmJGLdjtzIec30sLZozA", nil},
 		{"lint", []string{"lint", fixture44}, expectLint, fixture44, nil},
 		{"log-stats", []string{"log", "stats", fixture44}, expectLogStats, fixture44, nil},
+		{"zk-dependents", []string{"zk", "dependents", zk}, expectZKDependents, zk, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, js, stderr := runKmeta(t, append(tc.args, "-o", "json")...)
@@ -350,6 +351,19 @@ func expectQuorum(t *testing.T, js []byte) ([]finding, []wantChart) {
 // lint: the findings no exception covers, grouped by family, and the
 // chart of them by family and severity (the page's own); every fix in
 // the JSON is on the page with its copy button.
+// zk dependents: every finding of its JSON (on the fixture: Kafka's own
+// brokers still connected when the data dir was written).
+func expectZKDependents(t *testing.T, js []byte) ([]finding, []wantChart) {
+	var doc struct {
+		Findings []finding `json:"findings"`
+	}
+	decode(t, js, &doc)
+	if len(doc.Findings) == 0 {
+		t.Fatal("no finding on the fixture: the page's findings go untested")
+	}
+	return doc.Findings, nil
+}
+
 func expectLint(t *testing.T, js []byte) ([]finding, []wantChart) {
 	var doc struct {
 		Findings []struct {
