@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 # Integration tests start real Kafka and ZooKeeper JVMs; one package at a
 # time keeps a 2-core machine from starving them.
-TESTFLAGS ?= -p 1 -timeout 80m
+TESTFLAGS ?= -p 1 -parallel 4 -timeout 80m
 FUZZTIME  ?= 20s
 
 .PHONY: build test unit bench pgo fuzz demo demo-kraft fixtures generate check-generated vet clean man
