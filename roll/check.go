@@ -396,7 +396,7 @@ func (v *view) missingConfig(m model.EffectiveConfig, missing func(string, strin
 				fmt.Sprintf("pass it: --config %d=FILE", g.Broker))
 		case (g.Layer == model.LayerBroker || g.Layer == model.LayerClusterDefault) && !v.img.Reports(model.FieldBrokerConfigs):
 			missing("the brokers' dynamic configs (min.insync.replicas may be set there; the source reported none of them)",
-				"ask again once every broker answers DescribeConfigs (a live read that misses one reports none)")
+				"ask the brokers again (--bootstrap-server HOST:PORT): the read of their dynamic configs failed")
 		case g.Layer == model.LayerBroker && g.Broker != model.AnyBroker:
 			missing(fmt.Sprintf("broker %d's dynamic configs (min.insync.replicas may be set there)", g.Broker),
 				fmt.Sprintf("ask the brokers while broker %d answers (--bootstrap-server HOST:PORT)", g.Broker))

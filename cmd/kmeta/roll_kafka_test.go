@@ -514,9 +514,9 @@ func (l *rollLab) oneDown(name string) {
 			t.Fatalf("check 1 with 3 down: exit %d %+v", code, v)
 		}
 		// A partition kmeta could not decide (a layer the source did not
-		// report: the live source marks every broker's configs unknown
-		// when one broker does not answer DescribeConfigs) is named with
-		// the missing fact; blocked and undecided are the gated ones.
+		// report, such as the configs of a broker that does not answer
+		// DescribeConfigs when it could lead) is named with the missing
+		// fact; blocked and undecided are the gated ones.
 		und := undecided(v)
 		for _, p := range blocked(v) {
 			if !slices.Contains(l.gated, p) {
