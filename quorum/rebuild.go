@@ -404,14 +404,14 @@ type WriteOptions struct {
 	DryRun bool
 }
 
-// Write writes each controller's metadata log dir: the snapshot first,
-// then meta.properties, which makes the dir "formatted" for Kafka (a
-// crash between leaves a dir Kafka refuses to start on, and a rerun with
-// Force completes it). Every file is written atomically.
 // View is the image the plan rebuilds from (its brokers, partitions and
 // their leaders), for what follows the rebuild (the brokers' roll).
 func (p *RebuildPlan) View() *model.Image { return p.img }
 
+// Write writes each controller's metadata log dir: the snapshot first,
+// then meta.properties, which makes the dir "formatted" for Kafka (a
+// crash between leaves a dir Kafka refuses to start on, and a rerun with
+// Force completes it). Every file is written atomically.
 func (p *RebuildPlan) Write(o WriteOptions) error {
 	if p.img == nil {
 		return fmt.Errorf("%w: the plan was not made by PlanRebuild", ErrBadInput)
