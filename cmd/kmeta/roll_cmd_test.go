@@ -95,3 +95,33 @@ func TestRollCommandsOnFixtures(t *testing.T) {
 		t.Errorf("wait on nothing: exit %d %v %+v\n%s", r.code, err, w, r.stderr)
 	}
 }
+
+// quorum rebuild's printout is gated: a roll wait per new controller
+// against the new quorum, then, as the brokers' settings change, their
+// roll in roll's order, each step between a roll check and a roll wait
+// against the brokers' addresses as the copy registers them.
+func TestQuorumRebuildGates(t *testing.T) {
+	log := filepath.Join("..", "..", "testdata", "kraft", "4.4.0", "metadata")
+	r := kmeta("quorum", "rebuild", "--dry-run", "-o", "json", "--from", log, "--out", t.TempDir(),
+		"--controllers", "3000@127.0.0.1:19093,3001@127.0.0.1:19094,3002@127.0.0.1:19095")
+	var doc report.RebuildDoc
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || r.code != 0 {
+		t.Fatalf("rebuild: exit %d %v\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	ctl := "--bootstrap-controller 127.0.0.1:19093,127.0.0.1:19094,127.0.0.1:19095"
+	if want := []string{"kmeta roll wait --node 3000 " + ctl, "kmeta roll wait --node 3001 " + ctl, "kmeta roll wait --node 3002 " + ctl}; !reflect.DeepEqual(doc.ControllerWaits, want) {
+		t.Errorf("controller waits\n got %q\nwant %q", doc.ControllerWaits, want)
+	}
+	// The fixture's brokers, as their registrations in the copy name them.
+	src := "--bootstrap-server 127.0.0.1:36657,127.0.0.1:40753,127.0.0.1:45071"
+	var got, want []string
+	for _, s := range doc.Roll {
+		got = append(got, s.Check, s.Wait)
+	}
+	for _, id := range []string{"1", "2", "3"} {
+		want = append(want, "kmeta roll check --node "+id+" "+src, "kmeta roll wait --node "+id+" "+src)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("brokers' roll\n got %q\nwant %q", got, want)
+	}
+}
