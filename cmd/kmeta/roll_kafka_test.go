@@ -33,6 +33,7 @@ import (
 // --under-replicated-partitions, and the admin API's ISRs at the moment it
 // returns).
 func TestRollKRaftKafka(t *testing.T) {
+	kafkatest.Concurrently(t)
 	start := time.Now()
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	// Eligible leader replicas off (4.1+ formats them on): with them on,
@@ -138,6 +139,7 @@ func TestRollKRaftKafka(t *testing.T) {
 // brokers' files passed with --config; the broker holding /controller is
 // restarted last.
 func TestRollZooKeeperKafka(t *testing.T) {
+	kafkatest.Concurrently(t)
 	start := time.Now()
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
 	zk := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{})
