@@ -143,6 +143,17 @@ func ParseMetaProperties(data []byte) (*MetaProperties, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !slices.ContainsFunc(metaPropertiesKeys, func(k string) bool { _, ok := props[k]; return ok }) {
+		// Kafka would read such a file as version 0 with no ids; no
+		// Kafka tool writes one, so it is damage, not a dir without ids.
+		what := "none of Kafka's keys"
+		if binaryText(data) {
+			what = "binary data, none of Kafka's keys"
+		} else if len(bytes.TrimSpace(data)) == 0 {
+			what = "nothing"
+		}
+		return nil, placed(1, -1, "holds %s (%s): not a meta.properties Kafka wrote", what, strings.Join(metaPropertiesKeys, ", "))
+	}
 	mp := &MetaProperties{NodeID: -1, Props: props, Lines: lines}
 	bad := func(key, format string, args ...any) error {
 		return placed(lines[key], -1, "%s: %s", key, fmt.Sprintf(format, args...))
@@ -192,6 +203,24 @@ func ParseMetaProperties(data []byte) (*MetaProperties, error) {
 		mp.DirectoryID, mp.HasDirectoryID = u, true
 	}
 	return mp, nil
+}
+
+// metaPropertiesKeys are the keys Kafka's MetaProperties reads.
+var metaPropertiesKeys = []string{"version", "node.id", "broker.id", "cluster.id", "directory.id"}
+
+// binaryText says whether data looks like binary rather than text: a NUL
+// byte, or more than a tenth of control bytes other than blanks.
+func binaryText(data []byte) bool {
+	ctl := 0
+	for _, c := range data {
+		switch {
+		case c == 0:
+			return true
+		case c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f', c == 0x7f:
+			ctl++
+		}
+	}
+	return ctl*10 > len(data)
 }
 
 // ParseJavaProperties parses the java.util.Properties text format: '#' and
@@ -539,6 +568,10 @@ func ParseQuorumState(data []byte) (*QuorumState, error) {
 		case "leaderEpoch":
 			err = get(f, &qs.LeaderEpoch)
 			qs.LeaderEpochPos = pos[f]
+			if err == nil && qs.LeaderEpoch < 0 {
+				// Kafka's quorum state starts at epoch 0 and only grows.
+				err = placed(1, pos[f], "quorum-state: leaderEpoch %d is negative: no election writes one", qs.LeaderEpoch)
+			}
 		case "votedId":
 			err = get(f, &qs.VotedID)
 		case "appliedOffset":

@@ -1,0 +1,129 @@
+package quorum
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kmeta/kmeta/internal/testkit/fstree"
+	"github.com/kmeta/kmeta/metalog"
+)
+
+// Issue 29's wrong answers and writes from the quorum's side.
+
+// epoch999Copy is the fixture with its last batch's leader epoch set to
+// 999 (outside the CRC; no leader ever opened epoch 999).
+func epoch999Copy(t *testing.T) string {
+	t.Helper()
+	dir := fixtureCopy(t)
+	pos, _ := rebuildLastBatchPos(t, segPath(dir))
+	b, err := os.ReadFile(segPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.BigEndian.PutUint32(b[pos+12:], 999)
+	if err := os.WriteFile(segPath(dir), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestSurveyEpochJumpIsDamage: survey does not take the copy whose last
+// epoch jumped to 999 for the best (its usable log ends before that
+// batch), and a rebuild from the intact copy goes ahead.
+func TestSurveyEpochJumpIsDamage(t *testing.T) {
+	bad := epoch999Copy(t)
+	intact := fixtureCopy(t)
+	r := survey(t, bad, intact)
+	if c := r.Copies[0]; c.Integrity != IntegrityDamaged || c.LastEpoch != 1 || c.EndOffset != 193 || c.Problem.Code != metalog.KindEpochNoLeaderChange {
+		t.Fatalf("epoch-999 copy: %s end %d epoch %d problem %+v", c.Integrity, c.EndOffset, c.LastEpoch, c.Problem)
+	}
+	if r.Best != 1 || !r.CleanRebuild || !r.Failing() {
+		t.Fatalf("best %d (%s), clean %v", r.Best, r.BestRule, r.CleanRebuild)
+	}
+	p, err := PlanRebuild(RebuildOptions{From: intact, Others: []string{bad}, Controllers: rebuildControllers(t), Out: t.TempDir()})
+	if err != nil || p.EndOffset != 194 || p.Epoch != 1 || len(p.Loss) != 0 {
+		t.Fatalf("rebuild from the intact copy: %v %+v", err, p)
+	}
+	_, err = PlanRebuild(RebuildOptions{From: bad, Others: []string{intact}, Controllers: rebuildControllers(t), Out: t.TempDir()})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "epoch 999") {
+		t.Fatalf("rebuild from the epoch-999 copy: %v", err)
+	}
+}
+
+// TestRebuildRefusesDamagedLength: the flipped length of the active
+// segment's first batch hides offsets 86-193, how many no one can tell;
+// a rebuild from that copy is refused, --accept-loss or not, naming the
+// file, offset and byte.
+func TestRebuildRefusesDamagedLength(t *testing.T) {
+	dir := fixtureCopy(t)
+	b, err := os.ReadFile(segPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[10] ^= 0x40
+	if err := os.WriteFile(segPath(dir), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, accept := range []string{"", "99-193"} {
+		_, err = PlanRebuild(RebuildOptions{From: dir, Controllers: rebuildControllers(t), Out: t.TempDir(), AcceptLoss: accept})
+		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), segPath(dir)+" at offset 86 (byte 0)") || !strings.Contains(err.Error(), "no --accept-loss range can name what the damage hides") {
+			t.Fatalf("--accept-loss %q: %v", accept, err)
+		}
+	}
+}
+
+// TestRebuildAcceptLossMismatch: a --accept-loss that names other offsets
+// than those given up is told apart from no --accept-loss.
+func TestRebuildAcceptLossMismatch(t *testing.T) {
+	dmg := fixtureCopy(t)
+	pos, _ := rebuildLastBatchPos(t, segPath(dmg))
+	b, err := os.ReadFile(segPath(dmg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[pos+metalog.HeaderSize+2] ^= 0xff
+	if err := os.WriteFile(segPath(dmg), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := RebuildOptions{From: dmg, Controllers: rebuildControllers(t), Out: t.TempDir()}
+	_, errNone := PlanRebuild(o)
+	o.AcceptLoss = "0-999"
+	_, errWrong := PlanRebuild(o)
+	if !errors.Is(errNone, ErrRefused) || !strings.Contains(errNone.Error(), "give --accept-loss 193-193") || strings.Contains(errNone.Error(), "does not name") {
+		t.Fatalf("no --accept-loss: %v", errNone)
+	}
+	if !errors.Is(errWrong, ErrRefused) || !strings.Contains(errWrong.Error(), "--accept-loss 0-999 does not name the offsets this rebuild gives up, 193-193") {
+		t.Fatalf("--accept-loss 0-999: %v", errWrong)
+	}
+}
+
+// TestRebuildOutInsideInput: an output dir equal to a copy, inside one
+// (its partition dir), or reaching one through a symlink is refused
+// before anything is read or written.
+func TestRebuildOutInsideInput(t *testing.T) {
+	from := fixtureCopy(t)
+	other := fixtureCopy(t)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(other, link); err != nil {
+		t.Fatal(err)
+	}
+	before := fstree.Hash(t, from) + fstree.Hash(t, other)
+	for _, out := range []string{from, from + "/", filepath.Join(from, metalog.MetadataPartitionDir), filepath.Join(from, "new", "dir"),
+		other, filepath.Join(link, "out")} {
+		_, err := PlanRebuild(RebuildOptions{From: from, Others: []string{other}, Controllers: rebuildControllers(t), Out: out})
+		if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "never writes into a source") {
+			t.Errorf("--out %s: %v", out, err)
+		}
+	}
+	if after := fstree.Hash(t, from) + fstree.Hash(t, other); after != before {
+		t.Fatal("a copy changed")
+	}
+	// A sibling dir is fine.
+	if _, err := PlanRebuild(RebuildOptions{From: from, Controllers: rebuildControllers(t), Out: filepath.Join(filepath.Dir(from), "rebuilt")}); err != nil {
+		t.Fatalf("sibling --out: %v", err)
+	}
+}
