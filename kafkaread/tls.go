@@ -7,11 +7,12 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
-	"os"
 	"strings"
 
 	keystore "github.com/pavlo-v-chernykh/keystore-go/v4"
 	pkcs12 "software.sslmate.com/src/go-pkcs12"
+
+	"github.com/kmeta/kmeta/model"
 )
 
 // tlsConfig builds the TLS configuration of the ssl.* settings: the trust
@@ -77,7 +78,7 @@ func (c Config) trustStore() (*x509.CertPool, error) {
 		}
 		data = []byte(inline)
 	} else {
-		b, err := os.ReadFile(loc)
+		b, err := model.ReadInput(loc, model.InputKeyStore)
 		if err != nil {
 			return nil, c.settingError(ErrConfig, "ssl.truststore.location: %v", err)
 		}
@@ -137,7 +138,7 @@ func (c Config) keyStore() (*tls.Certificate, error) {
 		}
 		return c.pemKeyPair([]byte(chainPEM), []byte(keyPEM), "ssl.keystore.key")
 	}
-	data, err := os.ReadFile(loc)
+	data, err := model.ReadInput(loc, model.InputKeyStore)
 	if err != nil {
 		return nil, c.settingError(ErrConfig, "ssl.keystore.location: %v", err)
 	}

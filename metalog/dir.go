@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/kmeta/kmeta/model"
 )
 
 // DataFile is a file made of record batches: a segment, a raft snapshot or
@@ -188,26 +190,9 @@ func notPartitionDir(pd string) string {
 		return fmt.Sprintf("cannot be read: %v", unwrapPath(err))
 	}
 	if !st.IsDir() {
-		return fmt.Sprintf("a %s, not a directory", fileTypeName(st.Mode()))
+		return fmt.Sprintf("%s, not a directory", model.FileTypeName(st.Mode()))
 	}
 	return ""
-}
-
-// fileTypeName names a file's type in words.
-func fileTypeName(m fs.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "regular file"
-	case m&fs.ModeNamedPipe != 0:
-		return "FIFO"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	case m.IsDir():
-		return "directory"
-	}
-	return "special file (" + m.Type().String() + ")"
 }
 
 // unwrapPath drops the path an *fs.PathError repeats.

@@ -233,20 +233,40 @@ func ParseJavaProperties(data []byte) (map[string]string, error) {
 	return m, err
 }
 
+// InputJavaProperties is the kind of a java.util.Properties file kmeta
+// reads: a node's server.properties, a client's client.properties.
+var InputJavaProperties = model.InputKind{Name: "Java properties file", Max: 1 << 20}
+
 // ReadJavaProperties reads and parses a java.util.Properties file (a
-// broker's server.properties); a parse error names the file. The file is
-// the operator's, not a log dir's: it is read whole, whatever its size.
+// broker's server.properties, a client.properties): a regular file of at
+// most InputJavaProperties.Max bytes, and text (binary data would read as
+// keys of garbage). A refusal names the file, and the line where the
+// parse failed; it never quotes a value, which may be a secret.
 func ReadJavaProperties(path string) (map[string]string, error) {
-	b, err := os.ReadFile(path)
+	b, err := model.ReadInput(path, InputJavaProperties)
 	if err != nil {
 		return nil, err
 	}
+	if binaryText(b) {
+		return nil, &javaPropsError{fmt.Sprintf("%s: binary data, not a Java properties file", path)}
+	}
 	m, err := ParseJavaProperties(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		var pe *PropsError
+		if errors.As(err, &pe) {
+			return nil, &javaPropsError{fmt.Sprintf("%s: line %d: not a valid Java properties file: %s", path, pe.Line, strings.TrimPrefix(pe.Err.Error(), ErrProperties.Error()+": "))}
+		}
+		return nil, &javaPropsError{fmt.Sprintf("%s: not a valid Java properties file: %v", path, err)}
 	}
 	return m, nil
 }
+
+// javaPropsError is a refusal of an operator's properties file: it
+// unwraps to ErrProperties, but does not call the file a metadata file.
+type javaPropsError struct{ msg string }
+
+func (e *javaPropsError) Error() string { return e.msg }
+func (e *javaPropsError) Unwrap() error { return ErrProperties }
 
 // parseJavaProperties also returns the line each key was read from. It is
 // linear in the input: a logical line is assembled once, whatever the
@@ -395,12 +415,14 @@ func unescapeProperty(s string) (string, error) {
 		case 'f':
 			b.WriteByte('\f')
 		case 'u':
+			// The errors never quote the escape: the value may be a
+			// secret.
 			if i+4 >= len(s) {
 				return "", fmt.Errorf("truncated \\u escape")
 			}
 			r, err := strconv.ParseUint(s[i+1:i+5], 16, 16)
 			if err != nil {
-				return "", fmt.Errorf("bad \\u escape %q", s[i+1:i+5])
+				return "", fmt.Errorf("bad \\u escape (\\u takes four hex digits)")
 			}
 			i += 4
 			// Java reads each escape as one UTF-16 char, so a high and a

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"os"
+
+	"github.com/kmeta/kmeta/model"
 )
 
 // ReaderOptions tunes a Reader. The zero value is ready to use.
@@ -97,18 +99,14 @@ func openData(path string) (*os.File, error) {
 	if isLockName(path) {
 		return nil, &FileError{File: path, Err: errors.New("refusing to open Kafka's .lock file")}
 	}
-	f, err := os.Open(path)
+	// A device or FIFO would be read without end, or hang.
+	f, _, err := model.OpenRegular(path)
 	if err != nil {
+		var ie *model.InputError
+		if errors.As(err, &ie) {
+			err = ie.Err
+		}
 		return nil, &FileError{File: path, Err: err}
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, &FileError{File: path, Err: err}
-	}
-	if st.IsDir() {
-		f.Close()
-		return nil, &FileError{File: path, Err: errors.New("is a directory, want a file")}
 	}
 	return f, nil
 }

@@ -370,4 +370,10 @@ type Provenance struct {
 	Timestamp time.Time `json:"timestamp,omitzero"`
 	// Zxid is the highest zxid the ZooKeeper read saw.
 	Zxid int64 `json:"zxid,omitempty"`
+	// ZKChroot and ZKServers are, for a ZooKeeper view, the chroot it was
+	// read under ("" none) and the servers (host:port) of the ensemble it
+	// was read from (nil when unknown: a data dir); what a node's
+	// zookeeper.connect must name. Not part of the view's JSON.
+	ZKChroot  string   `json:"-"`
+	ZKServers []string `json:"-"`
 }

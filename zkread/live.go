@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -64,7 +63,7 @@ type LiveOptions struct {
 func TLSConfig(caFile, certFile, keyFile, serverName string) (*tls.Config, error) {
 	cfg := &tls.Config{ServerName: serverName, MinVersion: tls.VersionTLS12}
 	if caFile != "" {
-		pem, err := os.ReadFile(caFile)
+		pem, err := model.ReadInput(caFile, model.InputKeyStore)
 		if err != nil {
 			return nil, fmt.Errorf("zkread: TLS CA: %w", err)
 		}
@@ -178,6 +177,7 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*Tree, error) {
 		changed = diffSentinels(before, after, t)
 		if len(changed) == 0 || !opts.Consistent || attempt >= opts.Retries {
 			t.Source = "zk://" + strings.Join(opts.Servers, ",") + chroot
+			t.Origin = t.Source
 			if len(changed) > 0 {
 				t.Changed = true
 				t.warnf(model.WarnTreeChanged, nil, "the tree changed while it was read (%s moved); the result may mix states", strings.Join(changed, ", "))

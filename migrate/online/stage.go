@@ -686,10 +686,23 @@ func (r *StageResult) Write(o WriteOptions) ([]migrate.FileResult, error) {
 		o.Made = "migrate stage " + r.Phase.String()
 	}
 	if !o.DryRun {
+		// Every target is checked before the first is written: a refusal
+		// (a file that differs, the input itself) leaves --out as it was,
+		// not half the nodes' files written.
+		dry := o
+		dry.DryRun = true
+		if _, err := r.write(dry); err != nil {
+			return nil, err
+		}
 		if err := metalog.MkdirAll(o.Out, 0o755); err != nil {
 			return nil, err
 		}
 	}
+	return r.write(o)
+}
+
+// write writes (or, dry, checks) every file of the stage.
+func (r *StageResult) write(o WriteOptions) ([]migrate.FileResult, error) {
 	var out []migrate.FileResult
 	for _, n := range r.Nodes {
 		path := filepath.Join(o.Out, n.Config)
