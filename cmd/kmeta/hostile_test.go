@@ -4,10 +4,15 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kmeta/kmeta/internal/testkit/fstree"
 )
 
 // Issue 29: hostile and damaged input on the newer surfaces. Each test
@@ -32,8 +37,12 @@ func dumpWith(t *testing.T, src string, data map[string]*string) string {
 		t.Fatal(err)
 	}
 	var kept []any
+	seen := map[string]bool{}
+	var stat any
 	for _, z := range doc["znodes"].([]any) {
 		m := z.(map[string]any)
+		stat = m["stat"]
+		seen[m["path"].(string)] = true
 		v, ok := data[m["path"].(string)]
 		switch {
 		case !ok:
@@ -44,6 +53,17 @@ func dumpWith(t *testing.T, src string, data map[string]*string) string {
 			m["stat"].(map[string]any)["dataLength"] = len(*v)
 		}
 		kept = append(kept, m)
+	}
+	// Znodes not there yet are added (with the last znode's stat).
+	for _, p := range slices.Sorted(maps.Keys(data)) {
+		if v := data[p]; !seen[p] && v != nil {
+			st := map[string]any{}
+			for k, x := range stat.(map[string]any) {
+				st[k] = x
+			}
+			st["dataLength"], st["numChildren"] = len(*v), 0
+			kept = append(kept, map[string]any{"path": p, "data": base64.StdEncoding.EncodeToString([]byte(*v)), "stat": st})
+		}
 	}
 	doc["znodes"] = kept
 	out := filepath.Join(t.TempDir(), "variant.dump.json")
@@ -211,6 +231,127 @@ func TestHostileMigrateStatus(t *testing.T) {
 		r := kmeta("migrate", "status", "--zk", "zkdump:"+onlineDump, "--config", "1="+f)
 		if r.code != exitFailure || !strings.Contains(r.stderr, says) {
 			t.Errorf("--config %s: exit %d\n%s%s", f, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+// brokerProps writes a ZooKeeper-mode broker's server.properties for the
+// fixture clusters (extra lines appended) and returns its path.
+func brokerProps(t *testing.T, dir string, id int, connect string, extra ...string) string {
+	t.Helper()
+	p := filepath.Join(dir, fmt.Sprintf("broker-%d.properties", id))
+	body := fmt.Sprintf("broker.id=%d\nlisteners=PLAINTEXT://127.0.0.1:%d\nzookeeper.connect=%s\nlog.dirs=/var/kafka-%d\ninter.broker.protocol.version=3.9\n%s",
+		id, 9090+id, connect, id, strings.Join(extra, "\n"))
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// stageFixture is the ZooKeeper fixture's dump (chroot /kafka/prod) with
+// broker 3, which holds replicas, registered too, so that KRaftMigration
+// can be staged; and the three brokers' files.
+func stageFixture(t *testing.T) (dump string, configs []string) {
+	t.Helper()
+	reg := `{"features":{},"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},"endpoints":["PLAINTEXT://127.0.0.1:9093"],"jmx_port":-1,"port":9093,"host":"127.0.0.1","version":5,"timestamp":"1796025889554"}`
+	dump = dumpWith(t, filepath.Join(zkFixture, "dump.json"), map[string]*string{"/brokers/ids/3": &reg})
+	dir := t.TempDir()
+	for id := 1; id <= 3; id++ {
+		configs = append(configs, "--config", fmt.Sprintf("%d=%s", id, brokerProps(t, dir, id, "127.0.0.1:2181/kafka/prod")))
+	}
+	return dump, configs
+}
+
+func stageArgs(dump, out string, configs ...string) []string {
+	return append([]string{"migrate", "stage", "KRaftMigration", "--zk", "zkdump:" + dump, "--controllers", "3000@127.0.0.1:9093",
+		"--metadata-dir", "/var/lib/kafka/ctl", "--out", out}, configs...)
+}
+
+// §2: migrate stage checks every target before it writes: a conflicting
+// file in --out (the controller's, written last) is refused with --out
+// left as it was, not with the brokers' files written beside it.
+func TestHostileStageChecksBeforeWriting(t *testing.T) {
+	dump, configs := stageFixture(t)
+	if r := kmeta(stageArgs(dump, filepath.Join(t.TempDir(), "out"), configs...)...); r.code != exitOK {
+		t.Fatalf("stage: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "server-3000.properties"), []byte("# the operator's own\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := fstree.Hash(t, out)
+	r := kmeta(stageArgs(dump, out, configs...)...)
+	if r.code == exitOK || !strings.Contains(r.stderr, "server-3000.properties") {
+		t.Errorf("stage over a conflicting file: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if fstree.Hash(t, out) != before {
+		ents, _ := os.ReadDir(out)
+		t.Errorf("a refused stage changed --out: %v", ents)
+	}
+}
+
+// §2: migrate rollback checks every target before it writes.
+func TestHostileRollbackChecksBeforeWriting(t *testing.T) {
+	dir := t.TempDir()
+	var configs []string
+	for id := 1; id <= 3; id++ {
+		configs = append(configs, "--config", fmt.Sprintf("%d=%s", id, brokerProps(t, dir, id, "127.0.0.1:34139/kafka",
+			"zookeeper.metadata.migration.enable=true", "controller.quorum.voters=3000@127.0.0.1:9093", "controller.listener.names=CONTROLLER",
+			"listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT")))
+	}
+	args := func(out string) []string {
+		return append([]string{"migrate", "rollback", "--zk", "zkdump:" + onlineDump, "--out", out}, configs...)
+	}
+	if r := kmeta(args(filepath.Join(t.TempDir(), "out"))...); r.code != exitOK {
+		t.Fatalf("rollback: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "server-3.properties"), []byte("# the operator's own\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := fstree.Hash(t, out)
+	r := kmeta(args(out)...)
+	if r.code == exitOK || !strings.Contains(r.stderr, "server-3.properties") {
+		t.Errorf("rollback over a conflicting file: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if fstree.Hash(t, out) != before {
+		ents, _ := os.ReadDir(out)
+		t.Errorf("a refused rollback changed --out: %v", ents)
+	}
+}
+
+// §2: migrate stage refuses inputs that disagree with the cluster: a
+// --config for a broker ZooKeeper does not know, a broker file whose
+// zookeeper.connect names another chroot or ensemble; and a file of
+// another broker id is said to be one (not a generated id).
+func TestHostileStageRefusesForeignInputs(t *testing.T) {
+	dump, configs := stageFixture(t)
+	dir := t.TempDir()
+	cases := []struct {
+		name  string
+		extra []string
+		says  string
+	}{
+		{"unknown broker 7", []string{"--config", "7=" + brokerProps(t, dir, 7, "127.0.0.1:2181/kafka/prod")}, "node-not-in-cluster --config 7"},
+		{"another chroot", nil, "zookeeper-connect-mismatch --config 2"},
+		{"another broker's file", nil, "broker.id=1, --config names broker 2"},
+	}
+	for i, tc := range cases {
+		cfg := slices.Clone(configs)
+		switch i {
+		case 1:
+			other := t.TempDir()
+			cfg[3] = "2=" + brokerProps(t, other, 2, "127.0.0.1:2181/kafka/other")
+		case 2:
+			cfg[3] = "2=" + strings.TrimPrefix(cfg[1], "1=")
+		}
+		out := filepath.Join(t.TempDir(), "out")
+		r := kmeta(stageArgs(dump, out, append(cfg, tc.extra...)...)...)
+		if r.code != exitFindings || !strings.Contains(r.stdout, tc.says) || strings.Contains(r.stdout, "restart broker 7") {
+			t.Errorf("%s: exit %d\n%s%s", tc.name, r.code, r.stdout, r.stderr)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%s: a refused stage wrote %s", tc.name, out)
 		}
 	}
 }

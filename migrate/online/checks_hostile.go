@@ -1,6 +1,13 @@
 package online
 
-import "github.com/kmeta/kmeta/model"
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kmeta/kmeta/model"
+)
 
 // Codes of what ZooKeeper's /controller says that no cluster can be in
 // (issue 29: status called such states healthy).
@@ -10,6 +17,12 @@ const (
 	// CodeControllerUnknown: /controller names a broker /brokers/ids does
 	// not hold, or a KRaft controller the quorum does not hold.
 	CodeControllerUnknown = "controller-not-registered"
+	// CodeNodeNotInCluster: a --config names a broker the cluster does
+	// not know.
+	CodeNodeNotInCluster = "node-not-in-cluster"
+	// CodeZKConnectMismatch: a node's zookeeper.connect names another
+	// ensemble or chroot than the ZooKeeper read.
+	CodeZKConnectMismatch = "zookeeper-connect-mismatch"
 )
 
 // HostileChecks declares the codes above (see model.Check).
@@ -28,4 +41,48 @@ var HostileChecks = model.Checks{
 		Fix:      "read the state again; if it stays, check the node /controller names (its log, its session) before any migration step",
 		Commands: []string{"migrate status", "migrate stage", "migrate rollback"},
 	},
+	{
+		Code: CodeNodeNotInCluster, Room: "online", Class: Class, Severity: model.SevError,
+		Title:    "a --config file names a broker the cluster does not know",
+		Meaning:  "the broker id of --config ID=FILE is registered neither in ZooKeeper's /brokers/ids nor with the KRaft controllers, and no partition has a replica on it: the file is not one of this cluster's brokers' (a mistyped id, another cluster's file), and a stage would tell the operator to restart a broker that does not exist",
+		Fix:      "give --config for the cluster's brokers only (kmeta migrate status lists them)",
+		Commands: []string{"migrate stage", "migrate rollback"},
+	},
+	{
+		Code: CodeZKConnectMismatch, Room: "online", Class: Class, Severity: model.SevError,
+		Title:    "a node's zookeeper.connect is not the ZooKeeper read",
+		Meaning:  "the node's file names another ZooKeeper ensemble or another chroot than the one kmeta read: it is another cluster's file, or kmeta read the wrong ZooKeeper; the controllers' files inherit zookeeper.connect from a broker's, so they would migrate the wrong cluster",
+		Fix:      "give the files of the cluster at --zk, or read the ZooKeeper (and chroot) the brokers' zookeeper.connect names",
+		Commands: []string{"migrate stage", "migrate rollback"},
+	},
+}
+
+// zkConnectMismatch says how a zookeeper.connect value disagrees with
+// the ZooKeeper a view was read from: another chroot, or no server in
+// common with the ensemble (when the view knows it); "" when it agrees or
+// cannot be told.
+func zkConnectMismatch(connect string, prov model.Provenance) string {
+	if prov.Source == "" {
+		return "" // not read from a ZooKeeper: nothing to compare
+	}
+	hosts, chroot, _ := strings.Cut(strings.TrimSpace(connect), "/")
+	if chroot = "/" + strings.TrimSuffix(chroot, "/"); chroot == "/" {
+		chroot = ""
+	}
+	if want := strings.TrimSuffix(prov.ZKChroot, "/"); chroot != want {
+		return fmt.Sprintf("its chroot is %q, ZooKeeper was read under %q", cmp.Or(chroot, "/"), cmp.Or(want, "/"))
+	}
+	if len(prov.ZKServers) == 0 {
+		return ""
+	}
+	for _, h := range strings.Split(hosts, ",") {
+		h = strings.TrimSpace(h)
+		if !strings.Contains(h, ":") || strings.HasSuffix(h, "]") {
+			h += ":2181"
+		}
+		if slices.Contains(prov.ZKServers, h) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("its servers %s share none with the ensemble read (%s)", hosts, strings.Join(prov.ZKServers, ","))
 }
