@@ -3,6 +3,8 @@ package kafkaread
 import (
 	"crypto/tls"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -155,20 +157,20 @@ func (c Config) saslCredentials() (saslCreds, error) {
 	e := entries[0]
 	cr := saslCreds{mech: mech, user: e.opts["username"], pass: e.opts["password"],
 		token: strings.EqualFold(e.opts["tokenauth"], "true")}
-	// The module name and the user are not secrets; the password is never
-	// put in a message.
+	// No value of sasl.jaas.config is put in a message, whatever its
+	// key: only a login module's class name (safeModule).
 	if cr.user == "" {
-		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config (%s) has no username", e.module)
+		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config (%s) has no username", safeModule(e.module, 0))
 	}
 	if cr.pass == "" {
-		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config (%s) has no password for user %s", e.module, cr.user)
+		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config (%s) has no password", safeModule(e.module, 0))
 	}
 	short := e.module[strings.LastIndex(e.module, ".")+1:]
 	switch {
 	case mech == "PLAIN" && short == "PlainLoginModule":
 	case strings.HasPrefix(mech, "SCRAM-") && short == "ScramLoginModule":
 	default:
-		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config uses %s, which does not fit sasl.mechanism %s", e.module, mech)
+		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config uses %s, which does not fit sasl.mechanism %s", safeModule(e.module, 0), mech)
 	}
 	if cr.token && mech == "PLAIN" {
 		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config sets tokenauth, which only SCRAM mechanisms take")
@@ -201,6 +203,10 @@ func parseJAAS(s string) ([]jaasEntry, error) {
 		if kind != jaasWord {
 			return nil, fmt.Errorf("a login module name must come first")
 		}
+		// Only what cannot be a secret is named: a login module's class
+		// name, an option Kafka's modules know. Anything else (a value
+		// where a name was expected) is named by its place.
+		moduleName := safeModule(module, tk.i-len(module)+1)
 		kind, flag, err := tk.next()
 		if err != nil {
 			return nil, err
@@ -208,7 +214,7 @@ func parseJAAS(s string) ([]jaasEntry, error) {
 		switch f := strings.ToLower(flag); {
 		case kind == jaasWord && (f == "required" || f == "requisite" || f == "sufficient" || f == "optional"):
 		default:
-			return nil, fmt.Errorf("%s: the control flag (required, requisite, sufficient or optional) is missing", module)
+			return nil, fmt.Errorf("%s: the control flag (required, requisite, sufficient or optional) is missing", moduleName)
 		}
 		e := jaasEntry{module: module, flag: flag, opts: map[string]string{}}
 		for {
@@ -220,14 +226,18 @@ func parseJAAS(s string) ([]jaasEntry, error) {
 				break
 			}
 			if kind == jaasEOF {
-				return nil, fmt.Errorf("%s: the entry does not end with ';'", module)
+				return nil, fmt.Errorf("%s: the entry does not end with ';'", moduleName)
 			}
 			if kind != jaasWord {
-				return nil, fmt.Errorf("%s: an option name is missing", module)
+				return nil, fmt.Errorf("%s: an option name is missing at character %d", moduleName, tk.i)
+			}
+			optName := fmt.Sprintf("the option at character %d", tk.i-len(key)+1)
+			if knownJAASOptions[key] {
+				optName = "option " + key
 			}
 			if kind, _, err = tk.next(); err != nil || kind != '=' {
 				if err == nil {
-					err = fmt.Errorf("%s: option %s has no '='", module, key)
+					err = fmt.Errorf("%s: %s has no '=' (a JAAS option is name=value)", moduleName, optName)
 				}
 				return nil, err
 			}
@@ -236,13 +246,37 @@ func parseJAAS(s string) ([]jaasEntry, error) {
 				return nil, err
 			}
 			if kind != jaasWord && kind != jaasQuoted {
-				return nil, fmt.Errorf("%s: option %s has no value", module, key)
+				return nil, fmt.Errorf("%s: %s has no value", moduleName, optName)
 			}
 			e.opts[key] = val
 		}
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// safeModule names a login module in a message: its class name when it
+// is one (a Java class name ending in LoginModule, as every JAAS module's
+// does), else by its place (at, 1-based; 0: "a login module"), so that a
+// value written where the module belongs is never printed.
+func safeModule(module string, at int) string {
+	switch {
+	case javaClassName.MatchString(module) && strings.HasSuffix(module, "LoginModule"):
+		return module
+	case at > 0:
+		return "the login module at character " + strconv.Itoa(at)
+	}
+	return "a login module"
+}
+
+// javaClassName is a login module's name as Java spells a class.
+var javaClassName = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$`)
+
+// knownJAASOptions are the options of the login modules Kafka's clients
+// use: names, never secrets, so errors may say them.
+var knownJAASOptions = map[string]bool{
+	"username": true, "password": true, "tokenauth": true, "serviceName": true, "useKeyTab": true, "keyTab": true,
+	"principal": true, "storeKey": true, "useTicketCache": true, "debug": true, "unsecuredLoginStringClaim_sub": true,
 }
 
 // Token kinds of jaasTokenizer; other tokens are their own character.

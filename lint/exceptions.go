@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path"
 	"strings"
 )
@@ -33,15 +34,22 @@ type Exception struct {
 	Reason string `json:"reason"`
 }
 
-// ParseExceptions reads an exceptions file, refusing unknown fields, a
-// rule that does not exist, a bad pattern and an exception without a
-// reason.
+// ParseExceptions reads an exceptions file, refusing what is not one
+// JSON object (null, a second document, anything after it), unknown
+// fields, a rule that does not exist, a bad pattern and an exception
+// without a reason.
 func ParseExceptions(data []byte) (*Exceptions, error) {
 	var ex Exceptions
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return nil, fmt.Errorf("exceptions: the file is not a JSON object ({\"exceptions\": [...]})")
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&ex); err != nil {
 		return nil, fmt.Errorf("exceptions: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("exceptions: more after the JSON object, at byte position %d: one object per file", dec.InputOffset())
 	}
 	for i, e := range ex.Exceptions {
 		if _, ok := Lookup(e.Rule); !ok {

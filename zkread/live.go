@@ -74,9 +74,17 @@ func TLSConfig(caFile, certFile, keyFile, serverName string) (*tls.Config, error
 		cfg.RootCAs = pool
 	}
 	if certFile != "" || keyFile != "" {
-		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+		certPEM, err := model.ReadInput(certFile, model.InputKeyStore)
 		if err != nil {
 			return nil, fmt.Errorf("zkread: TLS client certificate: %w", err)
+		}
+		keyPEM, err := model.ReadInput(keyFile, model.InputKeyStore)
+		if err != nil {
+			return nil, fmt.Errorf("zkread: TLS client key: %w", err)
+		}
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
+		if err != nil {
+			return nil, fmt.Errorf("zkread: TLS client certificate %s and key %s: %w", certFile, keyFile, err)
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 	}
