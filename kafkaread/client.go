@@ -74,9 +74,9 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	to := cfg.timeout()
-	deadline := time.Now().Add(to)
+	deadline, wait := time.Now().Add(to), to
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
+		deadline, wait = d, time.Until(d).Round(time.Millisecond)
 	}
 	pctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
@@ -84,7 +84,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	c := &Client{cfg: cfg, sec: sec, deadline: deadline, wait: time.Until(deadline).Round(time.Millisecond), dead: map[int32]error{}}
+	c := &Client{cfg: cfg, sec: sec, deadline: deadline, wait: wait, dead: map[int32]error{}}
 	type answer struct {
 		i    int
 		resp *kmsg.ApiVersionsResponse

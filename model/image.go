@@ -327,6 +327,11 @@ type ZKState struct {
 
 	// Chroot the znode paths are relative to ("" for none).
 	Chroot string `json:"chroot,omitempty"`
+	// Servers are the servers (host:port) of the ensemble the view was
+	// read from, also through a dump of a live read (nil when unknown: a
+	// data dir): with Chroot, what a node's zookeeper.connect must name.
+	// Not part of the view's JSON.
+	Servers []string `json:"-"`
 	// Warnings from reading: snapshot fallbacks, torn log tails, a tree
 	// that changed while it was read live.
 	Warnings []string `json:"warnings,omitempty"`
@@ -370,10 +375,4 @@ type Provenance struct {
 	Timestamp time.Time `json:"timestamp,omitzero"`
 	// Zxid is the highest zxid the ZooKeeper read saw.
 	Zxid int64 `json:"zxid,omitempty"`
-	// ZKChroot and ZKServers are, for a ZooKeeper view, the chroot it was
-	// read under ("" none) and the servers (host:port) of the ensemble it
-	// was read from (nil when unknown: a data dir); what a node's
-	// zookeeper.connect must name. Not part of the view's JSON.
-	ZKChroot  string   `json:"-"`
-	ZKServers []string `json:"-"`
 }

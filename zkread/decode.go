@@ -78,9 +78,9 @@ func newDecoder(t *Tree, lenient bool) *decoder {
 		MaxZxid:                 t.MaxZxid, Chroot: t.Chroot,
 		Warnings: append([]string(nil), t.Warnings...),
 	}
-	d.img.Provenance = model.Provenance{Source: t.Source, Offset: -1, Epoch: -1, Zxid: t.MaxZxid, ZKChroot: t.Chroot}
+	d.img.Provenance = model.Provenance{Source: t.Source, Offset: -1, Epoch: -1, Zxid: t.MaxZxid}
 	if servers, _, err := ParseConnect(strings.TrimPrefix(t.Origin, "zk://")); t.Origin != "" && err == nil {
-		d.img.Provenance.ZKServers = servers
+		d.img.ZK.Servers = servers
 	}
 	return d
 }

@@ -37,7 +37,7 @@ func TestHostileLiveDeadline(t *testing.T) {
 			[]string{hung1.Addr + " did not answer within 3s", hung2.Addr + " did not answer within 3s"}, nil},
 		{"three hung brokers", []string{"quorum", "describe", "--bootstrap-server", hung1.Addr + "," + hung2.Addr + "," + hung3.Addr, "--kafka-timeout", "2s"}, 2500 * time.Millisecond, exitFailure,
 			[]string{hung1.Addr, hung2.Addr, hung3.Addr}, nil},
-		{"lint, hung address first", []string{"lint", "kafka://" + hung1.Addr + "," + good.Addr, "--kafka-timeout", "5s"}, 2 * time.Second, exitOK, nil, nil},
+		{"lint, hung address first", []string{"lint", "kafka://" + hung1.Addr + "," + good.Addr, "--kafka-timeout", "5s"}, 2 * time.Second, exitFindings, []string{"findings at or above error"}, nil},
 	} {
 		start := time.Now()
 		r := kmeta(tc.args...)

@@ -3,6 +3,7 @@ package online
 import (
 	"cmp"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 
@@ -61,28 +62,49 @@ var HostileChecks = model.Checks{
 // the ZooKeeper a view was read from: another chroot, or no server in
 // common with the ensemble (when the view knows it); "" when it agrees or
 // cannot be told.
-func zkConnectMismatch(connect string, prov model.Provenance) string {
-	if prov.Source == "" {
+func zkConnectMismatch(connect string, zk *model.ZKState) string {
+	if zk == nil {
 		return "" // not read from a ZooKeeper: nothing to compare
 	}
 	hosts, chroot, _ := strings.Cut(strings.TrimSpace(connect), "/")
 	if chroot = "/" + strings.TrimSuffix(chroot, "/"); chroot == "/" {
 		chroot = ""
 	}
-	if want := strings.TrimSuffix(prov.ZKChroot, "/"); chroot != want {
+	if want := strings.TrimSuffix(zk.Chroot, "/"); chroot != want {
 		return fmt.Sprintf("its chroot is %q, ZooKeeper was read under %q", cmp.Or(chroot, "/"), cmp.Or(want, "/"))
 	}
-	if len(prov.ZKServers) == 0 {
+	if len(zk.Servers) == 0 {
 		return ""
 	}
+	read := make([]string, len(zk.Servers))
+	for i, h := range zk.Servers {
+		read[i] = serverKey(h)
+	}
 	for _, h := range strings.Split(hosts, ",") {
-		h = strings.TrimSpace(h)
-		if !strings.Contains(h, ":") || strings.HasSuffix(h, "]") {
-			h += ":2181"
-		}
-		if slices.Contains(prov.ZKServers, h) {
+		if slices.Contains(read, serverKey(h)) {
 			return ""
 		}
 	}
-	return fmt.Sprintf("its servers %s share none with the ensemble read (%s)", hosts, strings.Join(prov.ZKServers, ","))
+	return fmt.Sprintf("its servers %s share none with the ensemble read (%s)", hosts, strings.Join(zk.Servers, ","))
+}
+
+// serverKey is a ZooKeeper server as compared across spellings, without
+// resolving names (kmeta never resolves a host it does not connect to):
+// lower case, the default port added, the loopback names one, and a
+// host name by its first label (zk1 and zk1.example.com are one server).
+func serverKey(hostPort string) string {
+	hp := strings.ToLower(strings.TrimSpace(hostPort))
+	host, port, err := net.SplitHostPort(hp)
+	if err != nil {
+		host, port = strings.Trim(hp, "[]"), "2181"
+	}
+	switch host {
+	case "localhost", "127.0.0.1", "::1":
+		host = "loopback"
+	default:
+		if net.ParseIP(host) == nil {
+			host, _, _ = strings.Cut(host, ".")
+		}
+	}
+	return host + ":" + port
 }
