@@ -128,3 +128,10 @@ check-generated: generate
 
 clean:
 	rm -rf bin
+
+# The command reference, docs/reference, generated from the command tree
+# and run on the committed fixtures (kmeta's hidden "docs" command). It is
+# committed; TestDocsInSync fails when it is stale.
+.PHONY: docs
+docs: build
+	COLUMNS= $(BIN) docs docs/reference

@@ -302,8 +302,8 @@ func (c *Catalog) Judge(cl ClusterFeatures, op string, targets []FeatureTarget, 
 				"then, one node at a time (controllers first, then brokers): set controller.quorum.bootstrap.servers to the controllers' host:port list, remove controller.quorum.voters, restart the node and wait until it has caught up",
 				"then voters can be added and removed online (kafka-metadata-quorum add-controller / remove-controller)",
 			}
-			ch.Findings = append(ch.Findings, Finding{Severity: model.SevInfo, Code: KindQuorumConfigRoll, Entity: KRaftVersion,
-				Message: "kraft.version 1 makes the quorum dynamic; roll the configs afterwards: controller.quorum.bootstrap.servers replaces controller.quorum.voters"})
+			ch.Findings = append(ch.Findings, checks.Must(KindQuorumConfigRoll).Finding(KRaftVersion,
+				"kraft.version 1 makes the quorum dynamic; roll the configs afterwards: controller.quorum.bootstrap.servers replaces controller.quorum.voters", ""))
 		}
 		v.Changes = append(v.Changes, ch)
 	}
@@ -323,8 +323,8 @@ func (c *Catalog) Judge(cl ClusterFeatures, op string, targets []FeatureTarget, 
 				}
 				for _, d := range f.Levels[lvl].Dependencies {
 					if d.Feature == MetadataVersionFeature && mv < d.Level {
-						ch.Findings = append(ch.Findings, Finding{Severity: model.SevError, Code: KindFeatureDependency, Entity: name,
-							Message: fmt.Sprintf("%s=%d depends on metadata.version %s (%d); lower or disable it first", name, lvl, c.name(d.Level), d.Level)})
+						ch.Findings = append(ch.Findings, checks.Must(KindFeatureDependency).Finding(name,
+							fmt.Sprintf("%s=%d depends on metadata.version %s (%d); lower or disable it first", name, lvl, c.name(d.Level), d.Level), ""))
 					}
 				}
 			}
@@ -352,8 +352,8 @@ func (c *Catalog) Judge(cl ClusterFeatures, op string, targets []FeatureTarget, 
 func (c *Catalog) judgeOne(cl ClusterFeatures, t FeatureTarget, proposed map[string]int16, opts CheckOptions) FeatureChange {
 	cur := cl.Finalized[t.Feature]
 	ch := FeatureChange{Feature: t.Feature, From: cur, To: t.Level, UpgradeType: t.Type}
-	add := func(sev model.Severity, code, msg string) {
-		ch.Findings = append(ch.Findings, Finding{Severity: sev, Code: code, Entity: t.Feature, Message: msg})
+	add := func(code, msg string) {
+		ch.Findings = append(ch.Findings, checks.Must(code).Finding(t.Feature, msg, ""))
 	}
 	isMV := t.Feature == MetadataVersionFeature
 	show := func(n int16) string {
@@ -369,16 +369,16 @@ func (c *Catalog) judgeOne(cl ClusterFeatures, t FeatureTarget, proposed map[str
 	case t.Level > cur:
 		ch.Direction = "upgrade"
 		if t.Type != Upgrade {
-			add(model.SevError, KindWrongDirection, fmt.Sprintf("%s %s is higher than the finalized %s: that is an upgrade, not a downgrade", t.Feature, show(t.Level), show(cur)))
+			add(KindWrongDirection, fmt.Sprintf("%s %s is higher than the finalized %s: that is an upgrade, not a downgrade", t.Feature, show(t.Level), show(cur)))
 		}
 	case t.Level < cur:
 		ch.Direction = "downgrade"
 		if t.Type == Upgrade {
-			add(model.SevError, KindWrongDirection, fmt.Sprintf("%s %s is lower than the finalized %s: Kafka downgrades only when asked to (kmeta features downgrade)", t.Feature, show(t.Level), show(cur)))
+			add(KindWrongDirection, fmt.Sprintf("%s %s is lower than the finalized %s: Kafka downgrades only when asked to (kmeta features downgrade)", t.Feature, show(t.Level), show(cur)))
 		}
 	default:
 		ch.Direction = "unchanged"
-		add(model.SevInfo, KindUnchanged, fmt.Sprintf("%s is already at %s", t.Feature, show(cur)))
+		add(KindUnchanged, fmt.Sprintf("%s is already at %s", t.Feature, show(cur)))
 	}
 
 	// Known feature and level, production unless allowed.
@@ -387,23 +387,23 @@ func (c *Catalog) judgeOne(cl ClusterFeatures, t FeatureTarget, proposed map[str
 		l, ok := c.ByLevel(t.Level)
 		switch {
 		case t.Level < 0:
-			add(model.SevError, KindUnknownLevel, fmt.Sprintf("metadata.version %d: a feature level cannot be below 0", t.Level))
+			add(KindUnknownLevel, fmt.Sprintf("metadata.version %d: a feature level cannot be below 0", t.Level))
 		case !ok:
-			add(model.SevError, KindUnknownLevel, fmt.Sprintf("metadata.version %d is not a level of the %s catalog (%s)", t.Level, c.Name, c.rangeText()))
+			add(KindUnknownLevel, fmt.Sprintf("metadata.version %d is not a level of the %s catalog (%s)", t.Level, c.Name, c.rangeText()))
 		case t.Level < c.MinimumBootstrap:
-			add(model.SevError, KindBelowMinimum, fmt.Sprintf("metadata.version %s is below the %s minimum %s", l.Name, c.Name, c.name(c.MinimumBootstrap)))
+			add(KindBelowMinimum, fmt.Sprintf("metadata.version %s is below the %s minimum %s", l.Name, c.Name, c.name(c.MinimumBootstrap)))
 		case !l.Production && !opts.AllowUnstable:
-			add(model.SevError, KindUnstableLevel, fmt.Sprintf("%s is not a production level; Kafka accepts it only with unstable.feature.versions.enable=true", l.Name))
+			add(KindUnstableLevel, fmt.Sprintf("%s is not a production level; Kafka accepts it only with unstable.feature.versions.enable=true", l.Name))
 		}
 	} else {
 		f, ok := c.Feature(t.Feature)
 		switch {
 		case !ok:
-			add(model.SevError, KindUnknownFeature, fmt.Sprintf("%s is not a feature of the %s catalog", t.Feature, c.Name))
+			add(KindUnknownFeature, fmt.Sprintf("%s is not a feature of the %s catalog", t.Feature, c.Name))
 		case t.Level < 0 || t.Level > f.MaxLevel():
-			add(model.SevError, KindUnknownFeatureLvl, fmt.Sprintf("%s has no level %d (0 to %d)", t.Feature, t.Level, f.MaxLevel()))
+			add(KindUnknownFeatureLvl, fmt.Sprintf("%s has no level %d (0 to %d)", t.Feature, t.Level, f.MaxLevel()))
 		case t.Level > f.LatestProduction && !opts.AllowUnstable:
-			add(model.SevError, KindUnstableLevel, fmt.Sprintf("%s=%d is not a production level; Kafka accepts it only with unstable.feature.versions.enable=true", t.Feature, t.Level))
+			add(KindUnstableLevel, fmt.Sprintf("%s=%d is not a production level; Kafka accepts it only with unstable.feature.versions.enable=true", t.Feature, t.Level))
 		default:
 			feat = f
 		}
@@ -414,9 +414,9 @@ func (c *Catalog) judgeOne(cl ClusterFeatures, t FeatureTarget, proposed map[str
 		r, ok := n.Supported[t.Feature]
 		switch {
 		case !ok && t.Level > 0:
-			add(model.SevError, KindNodeMissingFeature, fmt.Sprintf("%s %d does not support %s at all; Kafka refuses any level above 0 until it runs software that does", n.Kind, n.ID, t.Feature))
+			add(KindNodeMissingFeature, fmt.Sprintf("%s %d does not support %s at all; Kafka refuses any level above 0 until it runs software that does", n.Kind, n.ID, t.Feature))
 		case ok && (t.Level < r[0] || t.Level > r[1]):
-			add(model.SevError, KindNodeUnsupported, fmt.Sprintf("%s %d supports %s %s to %s, not %s", n.Kind, n.ID, t.Feature, show(r[0]), show(r[1]), show(t.Level)))
+			add(KindNodeUnsupported, fmt.Sprintf("%s %d supports %s %s to %s, not %s", n.Kind, n.ID, t.Feature, show(r[0]), show(r[1]), show(t.Level)))
 		}
 	}
 
@@ -434,28 +434,28 @@ func (c *Catalog) judgeOne(cl ClusterFeatures, t FeatureTarget, proposed map[str
 				if t.Type == UnsafeDowngrade {
 					how = "Kafka refuses it even with --unsafe (no unsafe metadata downgrade exists)"
 				}
-				add(model.SevError, KindMetadataChanged, fmt.Sprintf("downgrade from %s to %s crosses %d level(s) that changed the metadata format (%s); %s",
+				add(KindMetadataChanged, fmt.Sprintf("downgrade from %s to %s crosses %d level(s) that changed the metadata format (%s); %s",
 					c.name(cur), c.name(t.Level), len(changed), strings.Join(changed, ", "), how))
 			}
 			ch.Loses = c.mvLoses(cur, t.Level)
 		}
 		if m := cl.Migration; m != nil && m.HasState && ch.Direction != "unchanged" &&
 			(m.State == model.MigrationPreMigration || m.State == model.MigrationMigration) {
-			add(model.SevError, KindMigrationActive, fmt.Sprintf("metadata.version cannot change while the ZooKeeper migration state is %s", m.State))
+			add(KindMigrationActive, fmt.Sprintf("metadata.version cannot change while the ZooKeeper migration state is %s", m.State))
 		}
 	case t.Feature == KRaftVersion:
 		if t.Type != Upgrade {
-			add(model.SevError, KindKRaftVersionDowngrade, "Kafka never lowers kraft.version: a dynamic quorum cannot become static again")
+			add(KindKRaftVersionDowngrade, "Kafka never lowers kraft.version: a dynamic quorum cannot become static again")
 		} else if ch.Direction == "upgrade" && !c.movesKRaftVersion() {
 			// Kafka 3.9.2 accepts the request, but finalizes kraft.version 1
 			// with voters that have no directory id (kafka-metadata-quorum
 			// shows "directoryId": null): not a working dynamic quorum.
 			// kmeta refuses where Kafka would leave that state.
-			add(model.SevError, KindKRaftVersionUpgrade, fmt.Sprintf("Kafka %s does not move a quorum to kraft.version 1 online properly (it finalizes the level but leaves the voters without directory ids); upgrade to Kafka 4.1 or newer first", c.Software))
+			add(KindKRaftVersionUpgrade, fmt.Sprintf("Kafka %s does not move a quorum to kraft.version 1 online properly (it finalizes the level but leaves the voters without directory ids); upgrade to Kafka 4.1 or newer first", c.Software))
 		}
 	case feat != nil:
 		if t.Level >= 1 && proposed[MetadataVersionFeature] < c.MinimumBootstrap {
-			add(model.SevError, KindFeatureDependency, fmt.Sprintf("%s=%d needs metadata.version at least %s", t.Feature, t.Level, c.name(c.MinimumBootstrap)))
+			add(KindFeatureDependency, fmt.Sprintf("%s=%d needs metadata.version at least %s", t.Feature, t.Level, c.name(c.MinimumBootstrap)))
 		}
 		for _, d := range feat.Levels[t.Level].Dependencies {
 			if have := proposed[d.Feature]; have < d.Level {
@@ -463,7 +463,7 @@ func (c *Catalog) judgeOne(cl ClusterFeatures, t FeatureTarget, proposed map[str
 				if d.Feature == MetadataVersionFeature {
 					need = fmt.Sprintf("%s (%d)", c.name(d.Level), d.Level)
 				}
-				add(model.SevError, KindFeatureDependency, fmt.Sprintf("%s=%d depends on %s %s, which would be %s", t.Feature, t.Level, d.Feature, need, c.levelText(d.Feature, have)))
+				add(KindFeatureDependency, fmt.Sprintf("%s=%d depends on %s %s, which would be %s", t.Feature, t.Level, d.Feature, need, c.levelText(d.Feature, have)))
 			}
 		}
 		if ch.Direction == "downgrade" {
@@ -475,7 +475,7 @@ func (c *Catalog) judgeOne(cl ClusterFeatures, t FeatureTarget, proposed map[str
 		}
 	}
 	if len(ch.Loses) > 0 {
-		add(model.SevWarning, KindDowngradeDisables, fmt.Sprintf("the downgrade turns off: %s", strings.Join(ch.Loses, "; ")))
+		add(KindDowngradeDisables, fmt.Sprintf("the downgrade turns off: %s", strings.Join(ch.Loses, "; ")))
 	}
 	ch.Allowed = !slices.ContainsFunc(ch.Findings, IsBlock)
 	return ch

@@ -118,41 +118,37 @@ func (c *Catalog) Check(img *model.Image, target Level, opts CheckOptions) Verdi
 	known, ok := c.ByLevel(target.Level)
 	// Compare more than the name: 3.9 and 4.x share names for 22 and 23.
 	if !ok || known.Name != target.Name || known.MetadataChanged != target.MetadataChanged || known.Enables != target.Enables {
-		add(Finding{Severity: model.SevError, Code: KindUnknownLevel,
-			Message: fmt.Sprintf("%s (%d) is not a level of the %s catalog", target.Name, target.Level, c.Name)})
+		add(checks.Must(KindUnknownLevel).Finding("", fmt.Sprintf("%s (%d) is not a level of the %s catalog", target.Name, target.Level, c.Name), ""))
 	} else {
 		target = known
 		if !target.Production {
-			sev, msg := model.SevError, "is not a production level; Kafka accepts it only with unstable.feature.versions.enable=true"
+			chk := checks.Must(KindUnstableLevel)
+			f := chk.Finding("", target.Name+" is not a production level; Kafka accepts it only with unstable.feature.versions.enable=true", "")
 			if opts.AllowUnstable {
-				sev, msg = model.SevWarning, "is not a production level (allowed by unstable.feature.versions.enable)"
+				f = chk.Relax(chk.Finding("", target.Name+" is not a production level (allowed by unstable.feature.versions.enable)", ""))
 			}
-			add(Finding{Severity: sev, Code: KindUnstableLevel, Message: target.Name + " " + msg})
+			add(f)
 		}
 	}
 	if target.Level < c.MinimumBootstrap {
-		add(Finding{Severity: model.SevError, Code: KindBelowMinimum,
-			Message: fmt.Sprintf("%s is below the %s minimum %s", target.Name, c.Name, c.name(c.MinimumBootstrap))})
+		add(checks.Must(KindBelowMinimum).Finding("", fmt.Sprintf("%s is below the %s minimum %s", target.Name, c.Name, c.name(c.MinimumBootstrap)), ""))
 	}
 	v.LoadableBy4x = target.Level >= catalog4x.MinimumLoadable
 	if !v.LoadableBy4x {
-		add(Finding{Severity: model.SevWarning, Code: KindNotLoadable4x,
-			Message: fmt.Sprintf("Kafka 4.x cannot load metadata at %s; it needs at least %s", target.Name, catalog4x.name(catalog4x.MinimumLoadable))})
+		add(checks.Must(KindNotLoadable4x).Finding("", fmt.Sprintf("Kafka 4.x cannot load metadata at %s; it needs at least %s", target.Name, catalog4x.name(catalog4x.MinimumLoadable)), ""))
 	}
 
 	cur := img.MetadataVersion()
 	switch {
 	case cur == 0:
 		v.Direction = "initial"
-		add(Finding{Severity: model.SevInfo, Code: KindNoMetadataVersion,
-			Message: "the image has no metadata.version; the target is its first level"})
+		add(checks.Must(KindNoMetadataVersion).Finding("", "the image has no metadata.version; the target is its first level", ""))
 	default:
 		v.CurrentLoadableBy4x = cur >= catalog4x.MinimumLoadable
 		r := c.ref(cur)
 		v.Current = &r
 		if _, ok := c.ByLevel(cur); !ok {
-			add(Finding{Severity: model.SevError, Code: KindCurrentUnknown,
-				Message: fmt.Sprintf("the image's metadata.version %d is not a level of the %s catalog", cur, c.Name)})
+			add(checks.Must(KindCurrentUnknown).Finding("", fmt.Sprintf("the image's metadata.version %d is not a level of the %s catalog", cur, c.Name), ""))
 		}
 		switch {
 		case target.Level > cur:
@@ -166,13 +162,12 @@ func (c *Catalog) Check(img *model.Image, target Level, opts CheckOptions) Verdi
 				}
 			}
 			if len(changed) > 0 {
-				add(Finding{Severity: model.SevError, Code: KindMetadataChanged,
-					Message: fmt.Sprintf("downgrade from %s to %s crosses %d level(s) that changed the metadata format (%s); Kafka refuses it and has no unsafe downgrade",
-						r.Name, target.Name, len(changed), strings.Join(changed, ", "))})
+				add(checks.Must(KindMetadataChanged).Finding("", fmt.Sprintf("downgrade from %s to %s crosses %d level(s) that changed the metadata format (%s); Kafka refuses it and has no unsafe downgrade",
+					r.Name, target.Name, len(changed), strings.Join(changed, ", ")), ""))
 			}
 		default:
 			v.Direction = "unchanged"
-			add(Finding{Severity: model.SevInfo, Code: KindUnchanged, Message: "the image is already at " + r.Name})
+			add(checks.Must(KindUnchanged).Finding("", "the image is already at "+r.Name, ""))
 		}
 	}
 
@@ -184,8 +179,7 @@ func (c *Catalog) Check(img *model.Image, target Level, opts CheckOptions) Verdi
 
 	if m := img.Migration; m != nil && m.HasState && v.Direction != "unchanged" &&
 		(m.State == model.MigrationPreMigration || m.State == model.MigrationMigration) {
-		add(Finding{Severity: model.SevError, Code: KindMigrationActive,
-			Message: fmt.Sprintf("metadata.version cannot change while the ZooKeeper migration state is %s", m.State)})
+		add(checks.Must(KindMigrationActive).Finding("", fmt.Sprintf("metadata.version cannot change while the ZooKeeper migration state is %s", m.State), ""))
 	}
 
 	for _, name := range sortedFeatureNames(img.Features) {
@@ -196,11 +190,12 @@ func (c *Catalog) Check(img *model.Image, target Level, opts CheckOptions) Verdi
 		f, ok := c.Feature(name)
 		switch {
 		case !ok:
-			add(Finding{Severity: model.SevWarning, Code: KindUnknownFeature, Entity: name,
-				Message: fmt.Sprintf("feature %s=%d is not known to the %s catalog", name, lvl, c.Name)})
+			// The image holds it: a fact to know, not a request to refuse.
+			chk := checks.Must(KindUnknownFeature)
+			add(chk.Relax(chk.Finding(name, fmt.Sprintf("feature %s=%d is not known to the %s catalog", name, lvl, c.Name), "")))
 		case lvl > f.MaxLevel() || lvl < 0:
-			add(Finding{Severity: model.SevWarning, Code: KindUnknownFeatureLvl, Entity: name,
-				Message: fmt.Sprintf("feature %s has no level %d in the %s catalog", name, lvl, c.Name)})
+			chk := checks.Must(KindUnknownFeatureLvl)
+			add(chk.Relax(chk.Finding(name, fmt.Sprintf("feature %s has no level %d in the %s catalog", name, lvl, c.Name), "")))
 		}
 	}
 
@@ -213,8 +208,7 @@ func (c *Catalog) Check(img *model.Image, target Level, opts CheckOptions) Verdi
 			continue
 		}
 		if r.Kind == ReqFeatureDependency {
-			add(Finding{Severity: model.SevError, Code: KindFeatureDependency, Entity: r.Subject,
-				Message: r.Reason + "; lower or disable the feature first"})
+			add(checks.Must(KindFeatureDependency).Finding(r.Subject, r.Reason+"; lower or disable the feature first", ""))
 			continue
 		}
 		msg := fmt.Sprintf("%s; it cannot be written at %s", r.Reason, target.Name)
@@ -222,7 +216,7 @@ func (c *Catalog) Check(img *model.Image, target Level, opts CheckOptions) Verdi
 			msg += " (Kafka drops it without reporting a loss)"
 		}
 		v.Lossy = true
-		add(Finding{Severity: model.SevError, Code: KindLossPrefix + r.Kind, Entity: r.Subject, Message: msg})
+		add(checks.Must(KindLossPrefix+r.Kind).Finding(r.Subject, msg, ""))
 	}
 	if maxReq > 0 {
 		r := c.ref(maxReq)
@@ -255,9 +249,9 @@ func unsupportedByNodes(img *model.Image, target Level) []Finding {
 				if fenced {
 					state = " (fenced, still registered)"
 				}
-				out = append(out, Finding{Severity: model.SevError, Code: KindNodeUnsupported, Entity: fmt.Sprintf("%s %d", kind, id),
-					Message: fmt.Sprintf("%s %d%s supports metadata.version %d-%d, not %s (%d); Kafka refuses the change until every node runs software that supports it",
-						kind, id, state, r.Min, r.Max, target.Name, target.Level)})
+				out = append(out, checks.Must(KindNodeUnsupported).Finding(fmt.Sprintf("%s %d", kind, id),
+					fmt.Sprintf("%s %d%s supports metadata.version %d-%d, not %s (%d); Kafka refuses the change until every node runs software that supports it",
+						kind, id, state, r.Min, r.Max, target.Name, target.Level), ""))
 			}
 		}
 	}
@@ -332,14 +326,11 @@ func (c *Catalog) ValidateFeatures(levels map[string]int16, opts CheckOptions) [
 		l, ok := c.ByLevel(mv)
 		switch {
 		case !ok:
-			out = append(out, Finding{Severity: model.SevError, Code: KindUnknownLevel, Entity: MetadataVersionFeature,
-				Message: fmt.Sprintf("metadata.version %d is not a level of the %s catalog", mv, c.Name)})
+			out = append(out, checks.Must(KindUnknownLevel).Finding(MetadataVersionFeature, fmt.Sprintf("metadata.version %d is not a level of the %s catalog", mv, c.Name), ""))
 		case mv < c.MinimumBootstrap:
-			out = append(out, Finding{Severity: model.SevError, Code: KindBelowMinimum, Entity: MetadataVersionFeature,
-				Message: fmt.Sprintf("metadata.version %s is below the %s minimum %s", l.Name, c.Name, c.name(c.MinimumBootstrap))})
+			out = append(out, checks.Must(KindBelowMinimum).Finding(MetadataVersionFeature, fmt.Sprintf("metadata.version %s is below the %s minimum %s", l.Name, c.Name, c.name(c.MinimumBootstrap)), ""))
 		case !l.Production && !opts.AllowUnstable:
-			out = append(out, Finding{Severity: model.SevError, Code: KindUnstableLevel, Entity: MetadataVersionFeature,
-				Message: fmt.Sprintf("metadata.version %s is not a production level; Kafka accepts it only with unstable.feature.versions.enable=true", l.Name)})
+			out = append(out, checks.Must(KindUnstableLevel).Finding(MetadataVersionFeature, fmt.Sprintf("metadata.version %s is not a production level; Kafka accepts it only with unstable.feature.versions.enable=true", l.Name), ""))
 		}
 	}
 	for _, name := range sortedFeatureNames(levels) {
@@ -349,23 +340,19 @@ func (c *Catalog) ValidateFeatures(levels map[string]int16, opts CheckOptions) [
 		lvl := levels[name]
 		f, ok := c.Feature(name)
 		if !ok {
-			out = append(out, Finding{Severity: model.SevError, Code: KindUnknownFeature, Entity: name,
-				Message: "unknown feature " + name})
+			out = append(out, checks.Must(KindUnknownFeature).Finding(name, "unknown feature "+name, ""))
 			continue
 		}
 		if lvl < 0 || lvl > f.MaxLevel() {
-			out = append(out, Finding{Severity: model.SevError, Code: KindUnknownFeatureLvl, Entity: name,
-				Message: fmt.Sprintf("feature level %d is not supported for feature %s", lvl, name)})
+			out = append(out, checks.Must(KindUnknownFeatureLvl).Finding(name, fmt.Sprintf("feature level %d is not supported for feature %s", lvl, name), ""))
 			continue
 		}
 		if lvl > f.LatestProduction && !opts.AllowUnstable {
-			out = append(out, Finding{Severity: model.SevError, Code: KindUnstableLevel, Entity: name,
-				Message: fmt.Sprintf("%s=%d is not a production level; Kafka accepts it only with unstable.feature.versions.enable=true", name, lvl)})
+			out = append(out, checks.Must(KindUnstableLevel).Finding(name, fmt.Sprintf("%s=%d is not a production level; Kafka accepts it only with unstable.feature.versions.enable=true", name, lvl), ""))
 			continue
 		}
 		if lvl >= 1 && hasMV && mv < c.MinimumBootstrap {
-			out = append(out, Finding{Severity: model.SevError, Code: KindFeatureDependency, Entity: name,
-				Message: fmt.Sprintf("%s=%d needs metadata.version at least %s", name, lvl, c.name(c.MinimumBootstrap))})
+			out = append(out, checks.Must(KindFeatureDependency).Finding(name, fmt.Sprintf("%s=%d needs metadata.version at least %s", name, lvl, c.name(c.MinimumBootstrap)), ""))
 		}
 		for _, d := range f.Levels[lvl].Dependencies {
 			have := levels[d.Feature]
@@ -374,8 +361,7 @@ func (c *Catalog) ValidateFeatures(levels map[string]int16, opts CheckOptions) [
 				if d.Feature == MetadataVersionFeature {
 					need = fmt.Sprintf("%d (%s)", d.Level, c.name(d.Level))
 				}
-				out = append(out, Finding{Severity: model.SevError, Code: KindFeatureDependency, Entity: name,
-					Message: fmt.Sprintf("%s=%d requires %s=%s, have %d", name, lvl, d.Feature, need, have)})
+				out = append(out, checks.Must(KindFeatureDependency).Finding(name, fmt.Sprintf("%s=%d requires %s=%s, have %d", name, lvl, d.Feature, need, have), ""))
 			}
 		}
 	}

@@ -104,8 +104,15 @@ func ConvertBrokers(p *Plan, o BrokerOptions) (*BrokerReport, error) {
 		return nil, err
 	}
 	r := &BrokerReport{Dirs: []BrokerDir{}, Files: []FileResult{}, Findings: []model.Finding{}}
-	add := func(code string, sev model.Severity, entity, msg, fix string) {
-		r.Findings = append(r.Findings, model.Finding{Code: code, Severity: sev, Class: "brokers", Entity: entity, Message: msg, Fix: fix})
+	// add reports a finding of a check; relaxed takes its relaxed
+	// severity (the operator allowed what it is about).
+	add := func(code string, relaxed bool, entity, msg, fix string) {
+		chk := check(code)
+		f := finding(chk, ClassBrokers, entity, msg, fix)
+		if relaxed {
+			f = chk.Relax(f)
+		}
+		r.Findings = append(r.Findings, f)
 	}
 	topics := map[string]*PlanTopic{}
 	replicas := map[string]map[int32][]int32{}
@@ -124,7 +131,7 @@ func ConvertBrokers(p *Plan, o BrokerOptions) (*BrokerReport, error) {
 	// seen[broker]["topic-N"] = dir, for the same partition in two dirs.
 	seen := map[int32]map[string]string{}
 	var writes []brokerWrite
-	strayFix := "move it out of the log dir (Kafka 4.x would rename it *-stray), or rerun with --allow-stray to let Kafka set it aside"
+	strayFix := check(CodeStrayPartition).Fix
 
 	for _, dir := range o.LogDirs {
 		dir = filepath.Clean(dir)
@@ -133,10 +140,10 @@ func ConvertBrokers(p *Plan, o BrokerOptions) (*BrokerReport, error) {
 		mp, err := metalog.ReadMetaProperties(mpPath)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				add(CodeBrokerNoMeta, model.SevError, ent, "no meta.properties: not a ZooKeeper-mode broker dir that has started",
-					"check --log-dirs against the broker's log.dirs")
+				add(CodeBrokerNoMeta, false, ent, "no meta.properties: not a ZooKeeper-mode broker dir that has started",
+					check(CodeBrokerNoMeta).Fix)
 			} else {
-				add(CodeBrokerBadMeta, model.SevError, ent, err.Error(), "repair meta.properties")
+				add(CodeBrokerBadMeta, false, ent, err.Error(), check(CodeBrokerBadMeta).Fix)
 			}
 			continue
 		}
@@ -144,18 +151,18 @@ func ConvertBrokers(p *Plan, o BrokerOptions) (*BrokerReport, error) {
 		ent = fmt.Sprintf("broker %d log dir %s", mp.NodeID, dir)
 		switch {
 		case mp.ClusterID == "":
-			add(CodeBrokerClusterID, model.SevError, ent, "meta.properties has no cluster.id (written by a very old release)",
+			add(CodeBrokerClusterID, false, ent, "meta.properties has no cluster.id (written by a very old release)",
 				fmt.Sprintf("check this dir belongs to cluster %s, then add cluster.id=%s to it", p.ClusterID, p.ClusterID))
 		case mp.ClusterID != p.ClusterID:
-			add(CodeBrokerClusterID, model.SevError, ent, fmt.Sprintf("cluster.id %s differs from ZooKeeper's %s", mp.ClusterID, p.ClusterID),
-				"this dir belongs to another cluster: check --log-dirs and --zk")
+			add(CodeBrokerClusterID, false, ent, fmt.Sprintf("cluster.id %s differs from ZooKeeper's %s", mp.ClusterID, p.ClusterID),
+				check(CodeBrokerClusterID).Fix)
 		}
 		if !planBrokers[mp.NodeID] {
-			add(CodeBrokerUnknown, model.SevWarning, ent, fmt.Sprintf("broker %d holds no replica in ZooKeeper's assignment", mp.NodeID), "")
+			add(CodeBrokerUnknown, false, ent, fmt.Sprintf("broker %d holds no replica in ZooKeeper's assignment", mp.NodeID), "")
 		}
 		if _, err := os.Stat(filepath.Join(dir, "__cluster_metadata-0")); err == nil {
-			add(CodeBrokerKRaftMetadata, model.SevError, ent, "the dir already holds KRaft metadata (__cluster_metadata-0) beside ZooKeeper-mode data",
-				"a KRaft broker refuses a data dir holding another metadata log: move __cluster_metadata-0 away after checking where it came from")
+			add(CodeBrokerKRaftMetadata, false, ent, "the dir already holds KRaft metadata (__cluster_metadata-0) beside ZooKeeper-mode data",
+				check(CodeBrokerKRaftMetadata).Fix)
 		}
 		ents, err := os.ReadDir(dir)
 		if err != nil {
@@ -171,49 +178,41 @@ func ConvertBrokers(p *Plan, o BrokerOptions) (*BrokerReport, error) {
 			name := e.Name()
 			pent := fmt.Sprintf("broker %d partition dir %s", mp.NodeID, filepath.Join(dir, name))
 			if strings.HasSuffix(name, "-delete") || strings.HasSuffix(name, "-future") || strings.HasSuffix(name, "-stray") {
-				add(CodeSpecialPartitionDir, model.SevInfo, pent, "left as it is: Kafka deletes (-delete), resumes (-future) or keeps aside (-stray) such dirs itself", "")
+				add(CodeSpecialPartitionDir, false, pent, "left as it is: Kafka deletes (-delete), resumes (-future) or keeps aside (-stray) such dirs itself", "")
 				continue
 			}
 			i := strings.LastIndexByte(name, '-')
 			pid, err := strconv.ParseInt(name[i+1:], 10, 32)
 			if i <= 0 || err != nil || pid < 0 {
-				add(CodeBadPartitionDir, model.SevError, pent, "not a topic-partition dir: Kafka takes the whole log dir offline on it",
-					"move it out of the log dir")
+				add(CodeBadPartitionDir, false, pent, "not a topic-partition dir: Kafka takes the whole log dir offline on it",
+					check(CodeBadPartitionDir).Fix)
 				continue
 			}
 			topic := name[:i]
 			if prev, dup := seen[mp.NodeID][name]; dup {
-				add(CodePartitionDuplicate, model.SevError, pent, fmt.Sprintf("partition %s is also in %s", name, prev),
-					"keep the copy the broker used (compare the segments' end offsets) and move the other away")
+				add(CodePartitionDuplicate, false, pent, fmt.Sprintf("partition %s is also in %s", name, prev),
+					check(CodePartitionDuplicate).Fix)
 				continue
 			}
 			seen[mp.NodeID][name] = dir
 			bd.Partitions++
 			pt := topics[topic]
 			if pt == nil {
-				sev := model.SevError
-				if o.AllowStray {
-					sev = model.SevWarning
-				}
-				add(CodeStrayPartition, sev, pent, fmt.Sprintf("ZooKeeper knows no topic %s", topic), strayFix)
+				add(CodeStrayPartition, o.AllowStray, pent, fmt.Sprintf("ZooKeeper knows no topic %s", topic), strayFix)
 				continue
 			}
 			if pt.Skipped {
-				add(CodePartitionSkipped, model.SevWarning, pent, fmt.Sprintf("topic %s is pending deletion and not migrated: Kafka sets this dir aside as stray", topic), "")
+				add(CodePartitionSkipped, false, pent, fmt.Sprintf("topic %s is pending deletion and not migrated: Kafka sets this dir aside as stray", topic), "")
 				continue
 			}
 			if !slices.Contains(replicas[topic][int32(pid)], mp.NodeID) {
-				sev := model.SevError
-				if o.AllowStray {
-					sev = model.SevWarning
-				}
-				add(CodePartitionNotAssigned, sev, pent, fmt.Sprintf("ZooKeeper does not assign %s to broker %d", name, mp.NodeID), strayFix)
+				add(CodePartitionNotAssigned, o.AllowStray, pent, fmt.Sprintf("ZooKeeper does not assign %s to broker %d", name, mp.NodeID), strayFix)
 				continue
 			}
 			if n := oldFormatSegments(filepath.Join(dir, name)); n > 0 {
-				add(CodeOldRecordFormat, model.SevWarning, pent,
+				add(CodeOldRecordFormat, false, pent,
 					fmt.Sprintf("%d segments start with record format v0/v1 batches (magic below 2), written under an old message.format.version", n),
-					"nothing to do before the migration: Kafka 4.4.0 serves them to consumers (checked); it writes only v2")
+					check(CodeOldRecordFormat).Fix)
 			}
 			pmPath := filepath.Join(dir, name, partitionMetadata)
 			pm, err := metalog.ReadPartitionMetadata(pmPath)
@@ -223,19 +222,19 @@ func ConvertBrokers(p *Plan, o BrokerOptions) (*BrokerReport, error) {
 				writes = append(writes, brokerWrite{path: pmPath, kind: "partition.metadata",
 					summary: "topic_id " + pt.ID.String(), data: partitionMetadataBytes(pt.ID)})
 			case err != nil:
-				add(CodeBadPartitionDir, model.SevError, pent, err.Error(), "remove the damaged partition.metadata; kmeta then writes it")
+				add(CodeBadPartitionDir, false, pent, err.Error(), "remove the damaged partition.metadata; kmeta then writes it")
 			case pm.TopicID != pt.ID:
-				add(CodeTopicIDMismatch, model.SevError, pent, fmt.Sprintf("partition.metadata topic_id %s differs from ZooKeeper's %s", pm.TopicID, pt.ID),
+				add(CodeTopicIDMismatch, false, pent, fmt.Sprintf("partition.metadata topic_id %s differs from ZooKeeper's %s", pm.TopicID, pt.ID),
 					"the dir holds an older incarnation of the topic: move it away")
 			}
 		}
 		if bd.MissingMetadata > 0 {
-			add(CodePartitionMetaMissing, model.SevInfo, ent, fmt.Sprintf("%d partition dirs have no partition.metadata: kmeta writes ZooKeeper's topic ids", bd.MissingMetadata), "")
+			add(CodePartitionMetaMissing, false, ent, fmt.Sprintf("%d partition dirs have no partition.metadata: kmeta writes ZooKeeper's topic ids", bd.MissingMetadata), "")
 		}
 		// meta.properties last: it is what says the dir is converted.
 		switch {
 		case mp.Version == 1 && mp.ClusterID == p.ClusterID:
-			add(CodeBrokerAlreadyConverted, model.SevInfo, ent, "meta.properties is already version 1", "")
+			add(CodeBrokerAlreadyConverted, false, ent, "meta.properties is already version 1", "")
 		case mp.Version == 0:
 			raw, err := model.ReadInput(mpPath, model.InputSmallMeta)
 			if err != nil {
@@ -245,7 +244,7 @@ func ConvertBrokers(p *Plan, o BrokerOptions) (*BrokerReport, error) {
 			if exists, same, err := sameContent(bak, raw); err != nil {
 				return nil, err
 			} else if exists && !same {
-				add(CodeBrokerBackupDiffers, model.SevError, ent, bak+" exists and differs from meta.properties", "move the old backup away")
+				add(CodeBrokerBackupDiffers, false, ent, bak+" exists and differs from meta.properties", check(CodeBrokerBackupDiffers).Fix)
 			}
 			dirID := mp.DirectoryID
 			if !mp.HasDirectoryID || dirID == model.DirMigrating || dirID == model.DirUnassigned || dirID == model.DirLost {
@@ -259,7 +258,7 @@ func ConvertBrokers(p *Plan, o BrokerOptions) (*BrokerReport, error) {
 				brokerWrite{path: bak, kind: "backup", summary: "the ZooKeeper-mode meta.properties, unchanged", data: raw},
 				brokerWrite{path: mpPath, kind: "meta.properties", overwrite: true,
 					summary: fmt.Sprintf("version 0 -> 1: node.id=%d cluster.id=%s directory.id=%s", mp.NodeID, p.ClusterID, dirID), data: meta})
-			add(CodeBrokerConverted, model.SevInfo, ent, "meta.properties version 0 becomes version 1 (backup kept)", "")
+			add(CodeBrokerConverted, false, ent, "meta.properties version 0 becomes version 1 (backup kept)", "")
 		}
 		r.Dirs = append(r.Dirs, bd)
 	}

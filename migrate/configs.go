@@ -141,7 +141,9 @@ func sameControllers(given, planned []ControllerSpec) bool {
 func KRaftConfig(in map[string]string, o ConfigOptions) (map[string]string, []model.Finding, error) {
 	var fs []model.Finding
 	note := func(code, key, msg, fix string) {
-		fs = append(fs, model.Finding{Code: code, Severity: model.SevInfo, Class: "configs", Entity: "setting " + key, Field: key, Message: msg, Fix: fix})
+		f := finding(check(code), ClassConfigs, "setting "+key, msg, fix)
+		f.Field = key
+		fs = append(fs, f)
 	}
 	if o.Plan != nil {
 		if err := o.fromPlan(); err != nil {
@@ -249,9 +251,9 @@ func KRaftConfig(in map[string]string, o ConfigOptions) (map[string]string, []mo
 	if o.Role == RoleController && out["authorizer.class.name"] != "" {
 		su := out["super.users"]
 		if !slices.Contains(strings.Split(su, ";"), "User:ANONYMOUS") {
-			fs = append(fs, model.Finding{Code: CodeControllerAccess, Severity: model.SevWarning, Class: "configs", Entity: "setting super.users",
-				Message: "brokers reach the controllers on the PLAINTEXT controller listener as User:ANONYMOUS, which the authorizer must let register",
-				Fix:     "add User:ANONYMOUS to super.users on the controllers, or secure the controller listener and name its principal in super.users"})
+			chk := check(CodeControllerAccess)
+			fs = append(fs, finding(chk, ClassConfigs, "setting super.users",
+				"brokers reach the controllers on the PLAINTEXT controller listener as User:ANONYMOUS, which the authorizer must let register", chk.Fix))
 		}
 	}
 	out["process.roles"] = o.Role

@@ -77,12 +77,23 @@ type planCtx struct {
 
 func (c *planCtx) add(f model.Finding) { c.p.Findings = append(c.p.Findings, f) }
 
-// block adds a blocker, or when its override is given, a warning saying
-// what the override does instead; it reports whether it was overridden.
+// note adds a finding of a check that does not block.
+func (c *planCtx) note(code, entity, msg, fix string) model.Finding {
+	f := finding(check(code), ClassPlan, entity, msg, fix)
+	c.add(f)
+	return f
+}
+
+// block adds a blocker, or when its override is given, the check's
+// relaxed finding saying what the override does instead; it reports
+// whether it was overridden.
 func (c *planCtx) block(code, override, entity, msg, fix string) bool {
+	chk := check(code)
 	if override != "" && c.over[override] {
-		c.add(model.Finding{Code: code, Severity: model.SevWarning, Class: "migrate", Entity: entity,
-			Message: msg + " (overridden with --override " + override + ")"})
+		if chk.Relaxed == "" {
+			panic("migrate: check " + code + " has an override but no relaxed severity")
+		}
+		c.add(chk.Relax(finding(chk, ClassPlan, entity, msg+" (overridden with --override "+override+")", "")))
 		return true
 	}
 	if override != "" {
@@ -91,7 +102,7 @@ func (c *planCtx) block(code, override, entity, msg, fix string) bool {
 		}
 		fix += "rerun with --override " + override
 	}
-	c.add(model.Finding{Code: code, Severity: model.SevError, Class: "migrate", Entity: entity, Message: msg, Fix: fix})
+	c.add(finding(chk, ClassPlan, entity, msg, fix))
 	return false
 }
 
@@ -112,8 +123,7 @@ func checkLevel(c *planCtx) error {
 	}
 	if err != nil {
 		c.block(CodeLevelUnsupported, "", "metadata.version", err.Error(),
-			fmt.Sprintf("choose a level from %s to %s (e.g. --metadata-version %s)",
-				minimum.Name, cat.LatestProductionLevel().Name, cat.LatestProductionLevel().Release))
+			check(CodeLevelUnsupported).FillFix("MIN", minimum.Name, "MAX", cat.LatestProductionLevel().Name, "RELEASE", cat.LatestProductionLevel().Release))
 		level = cat.LatestProductionLevel()
 		c.done = true
 	}
@@ -127,7 +137,7 @@ func checkDynamicQuorumLevel(c *planCtx) error {
 		dyn := levelName(c.cat, features.LevelDynamicQuorum)
 		c.block(CodeDynamicQuorumLevel, "", "kraft.version",
 			fmt.Sprintf("a dynamic quorum (kraft.version 1) needs metadata.version %s or later; the target is %s", dyn, c.level.Name),
-			fmt.Sprintf("choose --metadata-version %s or later, or --quorum %s", dyn, QuorumStatic))
+			check(CodeDynamicQuorumLevel).FillFix("LEVEL", dyn))
 	}
 	return nil
 }
@@ -147,9 +157,9 @@ func planFeatures(c *planCtx) error {
 			// unclean elections of the migrated partitions (seen on
 			// 4.4.0). So the cluster starts without ELR; the operator
 			// turns it on once every broker has registered.
-			c.add(model.Finding{Code: CodeELRDeferred, Severity: model.SevInfo, Class: "migrate", Entity: "feature " + f.Name,
-				Message: fmt.Sprintf("%s=%d (the default of %s) is left at 0 for the first start: with ELR on, Kafka would treat each broker's first registration as an unclean shutdown", f.Name, f.Level, c.level.Name),
-				Fix:     fmt.Sprintf("once every broker is up: kafka-features.sh --bootstrap-server HOST:PORT upgrade --feature %s=%d", f.Name, f.Level)})
+			c.note(CodeELRDeferred, "feature "+f.Name,
+				fmt.Sprintf("%s=%d (the default of %s) is left at 0 for the first start: with ELR on, Kafka would treat each broker's first registration as an unclean shutdown", f.Name, f.Level, c.level.Name),
+				check(CodeELRDeferred).FillFix("FEATURE", f.Name, "LEVEL", fmt.Sprint(f.Level)))
 			continue
 		}
 		c.p.Features = append(c.p.Features, FeatureLevel{Name: f.Name, Level: f.Level})
@@ -167,8 +177,7 @@ func checkPartialSource(c *planCtx) error {
 			what = append(what, w.Message)
 		}
 	}
-	c.block(CodePartialSource, "", "source", "the source view may lack content: "+strings.Join(what, "; "),
-		"read a complete source (a healthy data dir, or the live ensemble)")
+	c.block(CodePartialSource, "", "source", "the source view may lack content: "+strings.Join(what, "; "), check(CodePartialSource).Fix)
 	return nil
 }
 
@@ -251,8 +260,7 @@ func firstFew(names []string) string {
 
 func checkEmptySource(c *planCtx) error {
 	if len(c.img.Topics) == 0 && c.img.ClusterID == "" && len(c.img.Brokers) == 0 {
-		c.block(CodeEmptySource, "", "source", "the source holds no Kafka state (no /cluster/id, no topics): wrong data dir or chroot?",
-			"point --zk at the ZooKeeper data dir and chroot the brokers' zookeeper.connect names")
+		c.block(CodeEmptySource, "", "source", "the source holds no Kafka state (no /cluster/id, no topics): wrong data dir or chroot?", check(CodeEmptySource).Fix)
 	}
 	return nil
 }
@@ -265,12 +273,11 @@ func checkClusterID(c *planCtx) error {
 	if p.ClusterID == "" {
 		p.ClusterID = opts.ClusterID
 	}
+	fix := check(CodeNoClusterID).Fix
 	if p.ClusterID == "" {
-		c.block(CodeNoClusterID, "", "/cluster/id", "ZooKeeper has no /cluster/id",
-			"pass --cluster-id with the cluster.id the brokers' meta.properties hold")
+		c.block(CodeNoClusterID, "", "/cluster/id", "ZooKeeper has no /cluster/id", fix)
 	} else if u, err := model.ParseUUID(p.ClusterID); err != nil || u.IsZero() {
-		c.block(CodeNoClusterID, "", "/cluster/id", fmt.Sprintf("cluster id %q is not a valid Kafka Uuid", p.ClusterID),
-			"pass --cluster-id with the cluster.id the brokers' meta.properties hold")
+		c.block(CodeNoClusterID, "", "/cluster/id", fmt.Sprintf("cluster id %q is not a valid Kafka Uuid", p.ClusterID), fix)
 	} else if opts.ClusterID != "" && img.ClusterID != "" && opts.ClusterID != img.ClusterID {
 		c.block(CodeNoClusterID, "", "/cluster/id", fmt.Sprintf("--cluster-id %s differs from ZooKeeper's %s", opts.ClusterID, img.ClusterID),
 			"drop --cluster-id")
@@ -285,12 +292,11 @@ func checkRegisteredBrokers(c *planCtx) error {
 	ids := slices.Sorted(maps.Keys(c.img.Brokers))
 	if c.opts.Live {
 		c.block(CodeBrokersRegistered, OverrideRegisteredBrokers, "/brokers/ids",
-			fmt.Sprintf("brokers %s are registered: the cluster is still running", joinIDs(ids)),
-			"stop every broker and wait for its /brokers/ids znode to go away")
+			fmt.Sprintf("brokers %s are registered: the cluster is still running", joinIDs(ids)), check(CodeBrokersRegistered).Fix)
 	} else {
-		c.add(model.Finding{Code: CodeRegistrationsInSnap, Severity: model.SevWarning, Class: "migrate", Entity: "/brokers/ids",
-			Message: fmt.Sprintf("brokers %s are still registered in the data dir (ephemeral znodes left when ZooKeeper stopped before them)", joinIDs(ids)),
-			Fix:     "make sure every broker is stopped before converting"})
+		c.note(CodeRegistrationsInSnap, "/brokers/ids",
+			fmt.Sprintf("brokers %s are still registered in the data dir (ephemeral znodes left when ZooKeeper stopped before them)", joinIDs(ids)),
+			check(CodeRegistrationsInSnap).Fix)
 	}
 	return nil
 }
@@ -310,12 +316,11 @@ func checkZKDataDirs(c *planCtx) error {
 		others = append(others, fmt.Sprintf("%s at zxid %#x", d.Path, d.MaxZxid))
 		if d.Diverged != "" {
 			c.block(CodeZKDataDirsDiverge, "", "zkdata "+d.Path,
-				fmt.Sprintf("%s (zxid %#x) is not a prefix of %s's history: %s", d.Path, d.MaxZxid, used.Path, d.Diverged),
-				"give only the data dirs of one ensemble's servers (a dir of another cluster, or of a server that diverged, is not this cluster's state); read the newest alone if you are sure of it")
+				fmt.Sprintf("%s (zxid %#x) is not a prefix of %s's history: %s", d.Path, d.MaxZxid, used.Path, d.Diverged), check(CodeZKDataDirsDiverge).Fix)
 		}
 	}
-	c.add(model.Finding{Code: CodeZKDataDirUsed, Severity: model.SevInfo, Class: "migrate", Entity: "zkdata " + used.Path,
-		Message: fmt.Sprintf("read %s (zxid %#x), the newest of %d data dirs; checked against %s", used.Path, used.MaxZxid, len(dirs), strings.Join(others, ", "))})
+	c.note(CodeZKDataDirUsed, "zkdata "+used.Path,
+		fmt.Sprintf("read %s (zxid %#x), the newest of %d data dirs; checked against %s", used.Path, used.MaxZxid, len(dirs), strings.Join(others, ", ")), "")
 	return nil
 }
 
@@ -323,7 +328,7 @@ func checkMigrationZnode(c *planCtx) error {
 	if m := c.img.Migration; m != nil && m.HasZNode {
 		c.block(CodeMigrationZnode, OverrideMigrationZnode, "/migration",
 			fmt.Sprintf("a /migration znode from an earlier migration attempt exists (KRaft controller %d, offset %d)", m.KRaftControllerID, m.KRaftMetadataOffset),
-			"finish or roll back that migration first (Kafka's rollback: rmr /controller and /migration)")
+			check(CodeMigrationZnode).Fix)
 	}
 	return nil
 }
@@ -333,7 +338,7 @@ func checkMigrationZnode(c *planCtx) error {
 func checkControllers(c *planCtx) error {
 	p := c.p
 	if len(p.Controllers) == 0 {
-		c.block(CodeNoControllers, "", "controllers", "no controllers given", "pass --controllers ID@HOST:PORT,...")
+		c.block(CodeNoControllers, "", "controllers", "no controllers given", check(CodeNoControllers).Fix)
 	}
 	c.brokerIDs = map[int32]bool{}
 	for id := range c.img.Brokers {
@@ -350,7 +355,7 @@ func checkControllers(c *planCtx) error {
 		ctl := &p.Controllers[i]
 		if c.brokerIDs[ctl.ID] {
 			c.block(CodeControllerIDConflict, "", fmt.Sprintf("controller %d", ctl.ID),
-				fmt.Sprintf("controller id %d is also a broker id", ctl.ID), "choose controller ids no broker uses (e.g. from 3000)")
+				fmt.Sprintf("controller id %d is also a broker id", ctl.ID), check(CodeControllerIDConflict).Fix)
 		}
 		if !ctl.DirectoryGiven {
 			ctl.DirectoryID = defaultDirectoryID(p.ClusterID, ctl.ID)
@@ -362,8 +367,8 @@ func checkControllers(c *planCtx) error {
 func planBrokers(c *planCtx) error {
 	c.p.Brokers = slices.Sorted(maps.Keys(c.brokerIDs))
 	if len(c.p.Brokers) > 0 {
-		c.add(model.Finding{Code: CodeBrokersToConvert, Severity: model.SevInfo, Class: "migrate", Entity: "brokers",
-			Message: fmt.Sprintf("brokers %s hold replicas: run `kmeta migrate brokers` on each broker's log dirs before it starts", joinIDs(c.p.Brokers))})
+		c.note(CodeBrokersToConvert, "brokers",
+			fmt.Sprintf("brokers %s hold replicas: run `kmeta migrate brokers` on each broker's log dirs before it starts", joinIDs(c.p.Brokers)), "")
 	}
 	return nil
 }
@@ -376,8 +381,7 @@ func checkPendingDeletions(c *planCtx) error {
 	}
 	for _, t := range c.img.ZK.PendingTopicDeletions {
 		if c.block(CodePendingDeletion, OverrideDropPendingDeletions, "topic "+t,
-			fmt.Sprintf("topic %s is pending deletion", t),
-			"let the deletion finish: start the brokers holding its replicas until /admin/delete_topics/"+t+" is gone") {
+			fmt.Sprintf("topic %s is pending deletion", t), check(CodePendingDeletion).FillFix("TOPIC", t)) {
 			c.eo.skipTopics[t] = true
 		}
 	}
@@ -395,9 +399,8 @@ func checkConfigOnlyTopics(c *planCtx) error {
 			continue
 		}
 		c.eo.skipTopics[r.Name] = true
-		c.add(model.Finding{Code: CodeConfigWithoutTopic, Severity: model.SevWarning, Class: "migrate",
-			Entity:  fmt.Sprintf("config %s %s", r.Type, r.Name),
-			Message: fmt.Sprintf("/config/topics/%s has no topic (/brokers/topics/%s): its configs are not migrated, as in Kafka's migration, so that a topic created later under this name does not inherit them", r.Name, r.Name)})
+		c.note(CodeConfigWithoutTopic, fmt.Sprintf("config %s %s", r.Type, r.Name),
+			fmt.Sprintf("/config/topics/%s has no topic (/brokers/topics/%s): its configs are not migrated, as in Kafka's migration, so that a topic created later under this name does not inherit them", r.Name, r.Name), "")
 	}
 	return nil
 }
@@ -408,12 +411,14 @@ func checkLegacyAdminZnodes(c *planCtx) error {
 		return nil
 	}
 	if len(zk.LegacyReassignments) > 0 {
-		c.add(model.Finding{Code: CodeLegacyAdminZnode, Severity: model.SevWarning, Class: "migrate", Entity: "/admin/reassign_partitions",
-			Message: fmt.Sprintf("/admin/reassign_partitions lists %d partitions; it is not migrated (as in Kafka's migration)", len(zk.LegacyReassignments))})
+		c.note(CodeLegacyAdminZnode, "/admin/reassign_partitions",
+			fmt.Sprintf("/admin/reassign_partitions lists %d partitions; it is not migrated (as in Kafka's migration)", len(zk.LegacyReassignments)), "")
 	}
 	if len(zk.PreferredReplicaElections) > 0 {
-		c.add(model.Finding{Code: CodeLegacyAdminZnode, Severity: model.SevInfo, Class: "migrate", Entity: "/admin/preferred_replica_election",
-			Message: "a pending preferred replica election is not migrated; run kafka-leader-election after the migration"})
+		// Nothing is lost: the election can be asked for again.
+		chk := check(CodeLegacyAdminZnode)
+		c.add(chk.Relax(finding(chk, ClassPlan, "/admin/preferred_replica_election",
+			"a pending preferred replica election is not migrated; run kafka-leader-election after the migration", "")))
 	}
 	return nil
 }
@@ -430,10 +435,10 @@ func checkZKConsumerOffsets(c *planCtx) error {
 	if len(shown) > 5 {
 		shown = append(slices.Clone(shown[:5]), fmt.Sprintf("… %d more", len(groups)-5))
 	}
-	c.add(model.Finding{Code: CodeZKConsumerOffsets, Severity: model.SevWarning, Class: "migrate", Entity: "/consumers",
-		Message: fmt.Sprintf("%d consumer group(s) keep %d offset(s) in ZooKeeper (/consumers: the old consumer's offsets.storage=zookeeper): neither Kafka's migration nor kmeta moves them, and Kafka 4.x cannot read them (%s)",
+	c.note(CodeZKConsumerOffsets, "/consumers",
+		fmt.Sprintf("%d consumer group(s) keep %d offset(s) in ZooKeeper (/consumers: the old consumer's offsets.storage=zookeeper): neither Kafka's migration nor kmeta moves them, and Kafka 4.x cannot read them (%s)",
 			len(groups), offsets, strings.Join(shown, ", ")),
-		Fix: "before the migration, let each group commit its offsets to Kafka (a consumer with offsets.storage=kafka and dual.commit.enabled, or kafka-consumer-groups --reset-offsets from the values under /consumers)"})
+		check(CodeZKConsumerOffsets).Fix)
 	return nil
 }
 
@@ -442,8 +447,8 @@ func checkMissingPartitionStates(c *planCtx) error {
 		return nil
 	}
 	for _, tp := range c.img.ZK.MissingPartitionStates {
-		c.add(model.Finding{Code: CodeMissingPartitionState, Severity: model.SevWarning, Class: "migrate", Entity: "partition " + tp,
-			Message: "partition has no state znode: written as Kafka's migration does (ISR = replicas, leader = first replica, epochs 0)"})
+		c.note(CodeMissingPartitionState, "partition "+tp,
+			"partition has no state znode: written as Kafka's migration does (ISR = replicas, leader = first replica, epochs 0)", "")
 	}
 	return nil
 }
@@ -458,15 +463,15 @@ func checkTopics(c *planCtx) error {
 		}
 		if t.ID.IsZero() {
 			c.eo.topicIDs[name] = derivedUUID("topic_id", c.p.ClusterID, name)
-			c.add(model.Finding{Code: CodeTopicIDAssigned, Severity: model.SevInfo, Class: "migrate", Entity: "topic " + name,
-				Message: fmt.Sprintf("topic has no topic_id (created before Kafka 2.8): kmeta assigns %s; `migrate brokers` writes it into partition.metadata", c.eo.topicIDs[name])})
+			c.note(CodeTopicIDAssigned, "topic "+name,
+				fmt.Sprintf("topic has no topic_id (created before Kafka 2.8): kmeta assigns %s; `migrate brokers` writes it into partition.metadata", c.eo.topicIDs[name]), "")
 		}
 		for _, pid := range slices.Sorted(maps.Keys(t.Partitions)) {
 			pt := t.Partitions[pid]
 			if len(pt.AddingReplicas) > 0 || len(pt.RemovingReplicas) > 0 {
 				c.block(CodeReassignmentInFlight, OverrideKeepReassignments, fmt.Sprintf("partition %s-%d", name, pid),
 					fmt.Sprintf("reassignment in flight (adding %v, removing %v)", pt.AddingReplicas, pt.RemovingReplicas),
-					"let it finish (kafka-reassign-partitions --verify) or cancel it (--cancel)")
+					check(CodeReassignmentInFlight).Fix)
 			}
 		}
 	}
@@ -482,8 +487,8 @@ func checkTopicCaseCollisions(c *planCtx) error {
 	}
 	for _, names := range lower {
 		if len(names) > 1 {
-			c.add(model.Finding{Code: CodeTopicCaseCollision, Severity: model.SevWarning, Class: "migrate", Entity: "topics " + strings.Join(names, ", "),
-				Message: "topic names differ only in case: their partition dirs collide on a case-insensitive file system"})
+			c.note(CodeTopicCaseCollision, "topics "+strings.Join(names, ", "),
+				"topic names differ only in case: their partition dirs collide on a case-insensitive file system", "")
 		}
 	}
 	return nil
@@ -504,8 +509,9 @@ func checkConfigs(c *planCtx) error {
 			ent := fmt.Sprintf("config %s %s", r.Type, displayName(r.Name))
 			if why, ok := model.RemovedConfig(k); ok {
 				c.eo.dropConfigs[configKey(r, k)] = true
-				c.add(model.Finding{Code: CodeConfigRemoved, Severity: model.SevWarning, Class: "migrate", Entity: ent, Field: k,
-					Message: fmt.Sprintf("%s is not written: %s", k, why)})
+				f := finding(check(CodeConfigRemoved), ClassPlan, ent, fmt.Sprintf("%s is not written: %s", k, why), "")
+				f.Field = k
+				c.add(f)
 				continue
 			}
 			if !model.IsPasswordConfig(k) || !model.IsEncryptedPassword(v) {
@@ -519,13 +525,14 @@ func checkConfigs(c *planCtx) error {
 					continue
 				}
 				c.eo.configValues[configKey(r, k)] = plain
-				c.add(model.Finding{Code: CodePasswordDecrypted, Severity: model.SevInfo, Class: "migrate", Entity: ent, Field: k,
-					Message: "decrypted with --password-encoder-secret; KRaft stores it in plain text, as Kafka's migration does"})
+				f := finding(check(CodePasswordDecrypted), ClassPlan, ent, "decrypted with --password-encoder-secret; KRaft stores it in plain text, as Kafka's migration does", "")
+				f.Field = k
+				c.add(f)
 				continue
 			}
 			c.block(CodeEncryptedPassword, OverrideCopyEncryptedPasswords, ent,
 				fmt.Sprintf("%s is encrypted with the brokers' password.encoder.secret", k),
-				"pass --password-encoder-secret")
+				check(CodeEncryptedPassword).Fix)
 		}
 	}
 	return nil
@@ -557,7 +564,7 @@ func (c *planCtx) blockUnwritable(n int, what, entity string, apiKey, since int1
 	need := levelName(c.cat, since)
 	c.block(code, override, entity,
 		fmt.Sprintf("%d %s cannot be written below %s (target %s)", n, what, need, c.level.Name),
-		fmt.Sprintf("choose --metadata-version %s or later", need))
+		check(code).FillFix("LEVEL", need))
 	return true
 }
 
@@ -579,7 +586,7 @@ func checkAtomicBatch(c *planCtx) error {
 		txn := levelName(c.cat, features.LevelTransactions)
 		c.block(CodeTooManyRecords, "", "metadata.version",
 			fmt.Sprintf("%d records: below %s the controller appends them as one atomic batch, which Kafka limits to %d records", n, txn, maxAtomicRecords),
-			fmt.Sprintf("choose --metadata-version %s or later", txn))
+			check(CodeTooManyRecords).FillFix("LEVEL", txn))
 	}
 	return nil
 }
@@ -622,8 +629,7 @@ func planFiles(c *planCtx) error {
 
 func noteOverrides(c *planCtx) error {
 	for _, o := range c.p.Overrides {
-		c.add(model.Finding{Code: CodeOverrideUsed, Severity: model.SevInfo, Class: "migrate", Entity: "override " + o,
-			Message: "override given: --override " + o})
+		c.note(CodeOverrideUsed, "override "+o, "override given: --override "+o, "")
 	}
 	return nil
 }

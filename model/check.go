@@ -2,6 +2,8 @@ package model
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -11,7 +13,14 @@ import (
 // severity, the class or the wording of the fix. kmeta's `codes` command,
 // the generated reference in docs/ and the test that no command prints an
 // undeclared code all read these tables, through one collector
-// (internal/registry).
+// (internal/registry). A room exports its table as Checks() (model's own,
+// the image warnings and the facts several rooms report, as
+// CommonChecks()).
+//
+// A check has one severity. Where a documented policy gives some of its
+// findings another, the check says so as data: Escalated (higher, under
+// EscalatedWhen) and Relaxed (lower, under RelaxedWhen), and the call
+// site applies it with Escalate or Relax; it never names a severity.
 type Check struct {
 	// Code is the stable kebab-case name scripts match on.
 	Code string `json:"code"`
@@ -33,6 +42,13 @@ type Check struct {
 	// of a check has a severity other than Severity.
 	Escalated     Severity `json:"escalated,omitempty"`
 	EscalatedWhen string   `json:"escalatedWhen,omitempty"`
+	// Relaxed, when set, is the lower severity the check takes under the
+	// condition RelaxedWhen says (an override the operator gave, a class
+	// whose state moves on its own, a source too coarse to be sure). It
+	// and Escalated are the only ways a finding of a check has a severity
+	// other than Severity.
+	Relaxed     Severity `json:"relaxed,omitempty"`
+	RelaxedWhen string   `json:"relaxedWhen,omitempty"`
 	// Title says in one line what the check finds.
 	Title string `json:"title"`
 	// Meaning says what it means and why it matters.
@@ -65,6 +81,90 @@ func (c *Check) Escalate(f Finding) Finding {
 		f.Severity = c.Escalated
 	}
 	return f
+}
+
+// Relax returns f at the check's relaxed severity. A check that declares
+// none keeps its severity.
+func (c *Check) Relax(f Finding) Finding {
+	if c.Relaxed != "" {
+		f.Severity = c.Relaxed
+	}
+	return f
+}
+
+// Severities are the severities the check's findings may have, most
+// severe first: Escalated, Severity, Relaxed (those set).
+func (c *Check) Severities() []Severity {
+	out := make([]Severity, 0, 3)
+	for _, s := range []Severity{c.Escalated, c.Severity, c.Relaxed} {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Allows reports whether a finding of the check may have severity s.
+func (c *Check) Allows(s Severity) bool { return slices.Contains(c.Severities(), s) }
+
+// kebab is the one spelling of a code.
+var kebab = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+
+// Validate says what is wrong with a declaration: a code that is not
+// kebab-case, no room, title or command, a title over one line, a
+// severity outside the one set, an escalation that is not above the
+// severity or a relaxation not below it, or either without its condition.
+func (c *Check) Validate() error {
+	var errs []string
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	if !kebab.MatchString(c.Code) {
+		bad("code %q is not kebab-case", c.Code)
+	}
+	if c.Room == "" {
+		bad("no room")
+	}
+	if strings.TrimSpace(c.Title) == "" {
+		bad("no title")
+	}
+	if strings.ContainsAny(c.Title, "\n\r") {
+		bad("a title of more than one line")
+	}
+	if strings.TrimSpace(c.Meaning) == "" {
+		bad("no meaning")
+	}
+	if c.Class == "" && c.ClassFrom == "" {
+		bad("no class, and no ClassFrom saying where it comes from")
+	}
+	if len(c.Commands) == 0 {
+		bad("no command prints it")
+	}
+	if !slices.Contains(Severities(), c.Severity) {
+		bad("severity %q is not one of %v", c.Severity, Severities())
+	}
+	if c.Escalated != "" {
+		if !slices.Contains(Severities(), c.Escalated) || c.Escalated.rank() >= c.Severity.rank() {
+			bad("escalated severity %q is not a severity above %q", c.Escalated, c.Severity)
+		}
+		if c.EscalatedWhen == "" {
+			bad("escalated without EscalatedWhen")
+		}
+	} else if c.EscalatedWhen != "" {
+		bad("EscalatedWhen without an escalated severity")
+	}
+	if c.Relaxed != "" {
+		if !slices.Contains(Severities(), c.Relaxed) || c.Relaxed.rank() <= c.Severity.rank() {
+			bad("relaxed severity %q is not a severity below %q", c.Relaxed, c.Severity)
+		}
+		if c.RelaxedWhen == "" {
+			bad("relaxed without RelaxedWhen")
+		}
+	} else if c.RelaxedWhen != "" {
+		bad("RelaxedWhen without a relaxed severity")
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("check %q: %s", c.Code, strings.Join(errs, "; "))
 }
 
 // FillFix fills the check's fix template: kv are pairs of a placeholder's

@@ -18,4 +18,12 @@
 //   - nil slices and empty slices differ where Kafka distinguishes them: an
 //     ELR of nil means "not tracked" (pre-ELR metadata), an empty one means
 //     "tracked and empty".
+//   - Effective configs (effective.go): ConfigResolver gives the value Kafka
+//     applies for a key on a topic's partitions or a broker, resolved in
+//     Kafka's layers (topic, broker dynamic, cluster default, broker
+//     static, Kafka's default) with the layer it came from, and says which
+//     layers a source did not report (Image.StaticConfigs,
+//     Image.UnreportedConfigs) rather than fall through them silently.
+//     Judges (lint, roll) read configs through it, never Image.Configs
+//     directly for a value Kafka applies.
 package model

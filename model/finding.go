@@ -285,9 +285,10 @@ func (img *Image) IsPartial() bool {
 	return slices.ContainsFunc(img.Warnings, Partial)
 }
 
-// Warn adds a warning to the image.
+// Warn adds a warning of one of the model's checks (a Warn* code) to the
+// image.
 func (img *Image) Warn(code string, where *Location, format string, args ...any) {
-	img.Warnings = append(img.Warnings, Finding{Code: code, Severity: SevWarning, Message: fmt.Sprintf(format, args...), Where: where})
+	img.Warnings = append(img.Warnings, Warning(code, where, format, args...))
 }
 
 // CloneFindings deep-copies findings: no pointer is shared with fs.

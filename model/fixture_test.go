@@ -39,6 +39,8 @@ func fullImage() *Image {
 		"log.retention.ms":                                      "1000",
 	}
 	img.Configs[ConfigResource{Type: ConfigTopic, Name: "foo"}] = map[string]string{"cleanup.policy": "compact"}
+	img.SetStaticConfigs(1, map[string]string{"min.insync.replicas": "2", "ssl.keystore.password": "static-secret"})
+	img.MarkConfigsUnreported(ConfigResource{Type: ConfigBroker, Name: "2"})
 	img.ClientQuotas["q"] = &ClientQuota{
 		Entity: []QuotaEntityPart{{Type: "user", Name: strp("alice")}, {Type: "client-id", Name: nil}},
 		Values: map[string]float64{"producer_byte_rate": 1024},

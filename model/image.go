@@ -19,11 +19,22 @@ type Image struct {
 	// zero ID; that is visible, not papered over.
 	Topics map[string]*Topic `json:"topics"`
 
-	Configs          map[ConfigResource]map[string]string `json:"-"`
-	ClientQuotas     map[string]*ClientQuota              `json:"-"` // keyed by QuotaEntity.Key()
-	ACLs             map[UUID]*ACL                        `json:"-"`
-	SCRAM            map[ScramKey]*ScramCredential        `json:"-"`
-	DelegationTokens map[string]*DelegationToken          `json:"-"`
+	Configs map[ConfigResource]map[string]string `json:"-"`
+	// StaticConfigs are the nodes' static configs by node id: the keys
+	// their server.properties set, as DescribeConfigs reports them
+	// (STATIC_BROKER_CONFIG) or as the operator passed the file (--config
+	// ID=FILE). No metadata record holds them: a node not in the map has
+	// static configs the view does not know, which ConfigResolver says
+	// rather than take for none. nil for a source that holds none.
+	StaticConfigs map[int32]map[string]string `json:"-"`
+	// UnreportedConfigs are config resources the source could not read
+	// (a stopped broker does not answer DescribeConfigs for its own
+	// configs): their absence from Configs is not "none set". Sorted.
+	UnreportedConfigs []ConfigResource              `json:"-"`
+	ClientQuotas      map[string]*ClientQuota       `json:"-"` // keyed by QuotaEntity.Key()
+	ACLs              map[UUID]*ACL                 `json:"-"`
+	SCRAM             map[ScramKey]*ScramCredential `json:"-"`
+	DelegationTokens  map[string]*DelegationToken   `json:"-"`
 
 	// ProducerIDs is the next producer id block start; nil when never
 	// allocated.

@@ -85,6 +85,22 @@ type imageJSON struct {
 	// NotReported is written only when a source could not report some
 	// fields (the kafka:// source), so that other documents are unchanged.
 	NotReported []Field `json:"notReported,omitempty"`
+	// StaticConfigs (the nodes' server.properties keys a source reported
+	// or the operator passed) and UnreportedConfigs (config resources the
+	// source could not read) are written only when present.
+	StaticConfigs     []staticConfigsJSON  `json:"staticConfigs,omitempty"`
+	UnreportedConfigs []configResourceJSON `json:"unreportedConfigs,omitempty"`
+}
+
+type staticConfigsJSON struct {
+	Node    int32         `json:"node"`
+	Configs []ConfigEntry `json:"configs"`
+}
+
+type configResourceJSON struct {
+	ResourceType     string `json:"resourceType"`
+	ResourceTypeCode int8   `json:"resourceTypeCode"`
+	ResourceName     string `json:"resourceName"`
 }
 
 type endpointJSON struct {
@@ -334,6 +350,13 @@ func (img *Image) jsonDoc() *imageJSON {
 			ResourceType: rc.Resource.Type.String(), ResourceTypeCode: int8(rc.Resource.Type),
 			ResourceName: rc.Resource.Name, Configs: rc.Entries,
 		})
+	}
+	for _, id := range slices.Sorted(maps.Keys(img.StaticConfigs)) {
+		doc.StaticConfigs = append(doc.StaticConfigs, staticConfigsJSON{Node: id, Configs: SortedConfigEntries(img.StaticConfigs[id])})
+	}
+	for _, rc := range img.UnreportedConfigs {
+		doc.UnreportedConfigs = append(doc.UnreportedConfigs, configResourceJSON{
+			ResourceType: rc.Type.String(), ResourceTypeCode: int8(rc.Type), ResourceName: rc.Name})
 	}
 	for _, q := range img.SortedClientQuotas() {
 		qj := clientQuotaJSON{Key: QuotaEntityKey(q.Entity), Entity: []quotaEntityJSON{}, Values: []quotaValueJSON{}}

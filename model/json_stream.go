@@ -83,6 +83,14 @@ func (img *Image) writeJSON(w io.Writer, indent string, newline bool) error {
 		s.key(1, "notReported", false)
 		s.value(1, doc.NotReported)
 	}
+	if len(doc.StaticConfigs) > 0 {
+		s.key(1, "staticConfigs", false)
+		s.value(1, doc.StaticConfigs)
+	}
+	if len(doc.UnreportedConfigs) > 0 {
+		s.key(1, "unreportedConfigs", false)
+		s.value(1, doc.UnreportedConfigs)
+	}
 	s.nl(0)
 	s.raw("}")
 	if newline {

@@ -69,6 +69,9 @@ func (img *Image) Redacted() *Image {
 	for res, kv := range out.Configs {
 		redactConfigs(res.Type, kv)
 	}
+	for _, kv := range out.StaticConfigs {
+		redactConfigs(ConfigBroker, kv)
+	}
 	if out.ZK != nil {
 		for p, data := range out.ZK.Raw {
 			out.ZK.Raw[p] = RedactRawZnode(p, data)
@@ -349,22 +352,29 @@ func (img *Image) Clone() *Image {
 		return nil
 	}
 	out := &Image{
-		ClusterID:        img.ClusterID,
-		Features:         cloneMap(img.Features),
-		Brokers:          cloneMapWith(img.Brokers, cloneBroker),
-		Controllers:      cloneMapWith(img.Controllers, cloneController),
-		Topics:           cloneMapWith(img.Topics, cloneTopic),
-		ClientQuotas:     cloneMapWith(img.ClientQuotas, cloneClientQuota),
-		ACLs:             cloneMapWith(img.ACLs, clonePtr[ACL]),
-		SCRAM:            cloneMapWith(img.SCRAM, cloneScram),
-		DelegationTokens: cloneMapWith(img.DelegationTokens, cloneToken),
-		ProducerIDs:      clonePtr(img.ProducerIDs),
-		Migration:        clonePtr(img.Migration),
-		Quorum:           cloneQuorum(img.Quorum),
-		ZK:               cloneZK(img.ZK),
-		Provenance:       img.Provenance,
-		Warnings:         CloneFindings(img.Warnings),
-		NotReported:      slices.Clone(img.NotReported),
+		ClusterID:         img.ClusterID,
+		Features:          cloneMap(img.Features),
+		Brokers:           cloneMapWith(img.Brokers, cloneBroker),
+		Controllers:       cloneMapWith(img.Controllers, cloneController),
+		Topics:            cloneMapWith(img.Topics, cloneTopic),
+		ClientQuotas:      cloneMapWith(img.ClientQuotas, cloneClientQuota),
+		ACLs:              cloneMapWith(img.ACLs, clonePtr[ACL]),
+		SCRAM:             cloneMapWith(img.SCRAM, cloneScram),
+		DelegationTokens:  cloneMapWith(img.DelegationTokens, cloneToken),
+		ProducerIDs:       clonePtr(img.ProducerIDs),
+		Migration:         clonePtr(img.Migration),
+		Quorum:            cloneQuorum(img.Quorum),
+		ZK:                cloneZK(img.ZK),
+		Provenance:        img.Provenance,
+		Warnings:          CloneFindings(img.Warnings),
+		NotReported:       slices.Clone(img.NotReported),
+		UnreportedConfigs: slices.Clone(img.UnreportedConfigs),
+	}
+	if img.StaticConfigs != nil {
+		out.StaticConfigs = make(map[int32]map[string]string, len(img.StaticConfigs))
+		for id, kv := range img.StaticConfigs {
+			out.StaticConfigs[id] = cloneMap(kv)
+		}
 	}
 	if img.Configs != nil {
 		out.Configs = make(map[ConfigResource]map[string]string, len(img.Configs))

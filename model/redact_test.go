@@ -111,10 +111,17 @@ func TestRedacted(t *testing.T) {
 	if got := bc["log.retention.ms"]; got != "1000" {
 		t.Errorf("plain config changed: %q", got)
 	}
+	if got, want := r.StaticConfigs[1]["ssl.keystore.password"], RedactedValue("static-secret"); got != want {
+		t.Errorf("static password = %q, want %q", got, want)
+	}
+	if got := r.StaticConfigs[1]["min.insync.replicas"]; got != "2" {
+		t.Errorf("plain static config changed: %q", got)
+	}
 	// Everything else is untouched.
 	r2 := r.Clone()
 	r2.SCRAM = before.SCRAM
 	r2.Configs = before.Configs
+	r2.StaticConfigs = before.StaticConfigs
 	if diff := cmp.Diff(before, r2); diff != "" {
 		t.Errorf("Redacted changed more than secrets (-orig +redacted):\n%s", diff)
 	}

@@ -117,3 +117,30 @@ func markFields(list, fs []Field) []Field {
 	slices.Sort(list)
 	return list
 }
+
+// ConfigsUnreported says whether the configs of res were not reported
+// (UnreportedConfigs lists it).
+func (img *Image) ConfigsUnreported(res ConfigResource) bool {
+	_, ok := slices.BinarySearchFunc(img.UnreportedConfigs, res, CompareConfigResource)
+	return ok
+}
+
+// MarkConfigsUnreported adds res to UnreportedConfigs, once, in order.
+func (img *Image) MarkConfigsUnreported(res ConfigResource) {
+	i, ok := slices.BinarySearchFunc(img.UnreportedConfigs, res, CompareConfigResource)
+	if !ok {
+		img.UnreportedConfigs = slices.Insert(img.UnreportedConfigs, i, res)
+	}
+}
+
+// SetStaticConfigs records node id's static configs (its server.properties
+// keys and values), replacing what was known of them.
+func (img *Image) SetStaticConfigs(id int32, kv map[string]string) {
+	if img.StaticConfigs == nil {
+		img.StaticConfigs = map[int32]map[string]string{}
+	}
+	if kv == nil {
+		kv = map[string]string{}
+	}
+	img.StaticConfigs[id] = kv
+}

@@ -86,7 +86,7 @@ func Judge(st *model.QuorumStatus, opts Options) Assessment {
 	case n == 0:
 		add(model.SevError, CodeNoVoters, "quorum", "", "the source names no voters")
 	case n == 1:
-		add(model.SevWarning, CodeSingleVoter, "quorum", "add controllers until there are three (kafka-metadata-quorum add-controller on a dynamic quorum)",
+		add(model.SevError, CodeSingleVoter, "quorum", "add controllers until there are three (kafka-metadata-quorum add-controller on a dynamic quorum)",
 			"a single voter: losing controller %d stops the cluster's metadata", st.Voters[0].ID)
 	case n%2 == 0:
 		add(model.SevWarning, CodeEvenVoters, "quorum", fmt.Sprintf("run %d or %d voters", n-1, n+1),

@@ -82,7 +82,7 @@ func TestJudgeVoterCounts(t *testing.T) {
 		ids  []int32
 		want string
 	}{
-		{[]int32{1}, "warning quorum-single-voter quorum"},
+		{[]int32{1}, "error quorum-single-voter quorum"},
 		{[]int32{1, 2}, "warning quorum-even-voters quorum"},
 		{[]int32{1, 2, 3, 4}, "warning quorum-even-voters quorum"},
 	} {

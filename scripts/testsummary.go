@@ -2,8 +2,10 @@
 
 // testsummary reads `go test -json` on stdin (one run or several), prints each package's result
 // line as `go test` would, the output of every failed test, and a last
-// line "N passed, N failed, N skipped" (tests and subtests). It exits 1
-// when a test or package failed, so `make test` fails as go test would.
+// line "N passed, N failed, N skipped" (tests and subtests), after the ten
+// slowest top-level tests so that the next slowdown is seen where it is.
+// It exits 1 when a test or package failed, so `make test` fails as go
+// test would.
 //
 //	go test -json ./... | go run scripts/testsummary.go
 package main
@@ -28,6 +30,11 @@ type event struct {
 func main() {
 	var passed, failed, skipped int
 	var failedNames []string
+	type timed struct {
+		name    string
+		elapsed float64
+	}
+	var tests []timed
 	outputs := map[string]*strings.Builder{}
 	pkgOut := map[string]*strings.Builder{}
 	badPkg := false
@@ -73,6 +80,9 @@ func main() {
 				delete(pkgOut, e.Package)
 				continue
 			}
+			if !strings.Contains(e.Test, "/") && e.Action != "skip" {
+				tests = append(tests, timed{strings.TrimPrefix(e.Package, "github.com/kmeta/kmeta/") + "." + e.Test, e.Elapsed})
+			}
 			switch e.Action {
 			case "pass":
 				passed++
@@ -93,6 +103,21 @@ func main() {
 		fmt.Println("failed:")
 		for _, n := range failedNames {
 			fmt.Println("  " + n)
+		}
+	}
+	slices.SortStableFunc(tests, func(a, b timed) int {
+		switch {
+		case a.elapsed > b.elapsed:
+			return -1
+		case a.elapsed < b.elapsed:
+			return 1
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	if len(tests) > 0 {
+		fmt.Println("slowest tests:")
+		for _, t := range tests[:min(10, len(tests))] {
+			fmt.Printf("  %7.1fs  %s\n", t.elapsed, t.name)
 		}
 	}
 	fmt.Printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped)

@@ -2,7 +2,6 @@ package zkread
 
 import (
 	"bytes"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -67,16 +66,14 @@ type Tree struct {
 
 // warn adds a warning, typed and as text.
 func (t *Tree) warn(f model.Finding) {
-	if f.Severity == "" {
-		f.Severity = model.SevWarning
-	}
 	t.Findings = append(t.Findings, f)
 	t.Warnings = append(t.Warnings, f.Message)
 }
 
-// warnf adds a warning with a code and a location (nil: none).
+// warnf adds a warning of one of the model's checks (a model.Warn* code)
+// with a location (nil: none).
 func (t *Tree) warnf(code string, where *model.Location, format string, args ...any) {
-	t.warn(model.Finding{Code: code, Message: fmt.Sprintf(format, args...), Where: where})
+	t.warn(model.Warning(code, where, format, args...))
 }
 
 // sortWarnings orders the warnings by message (concurrent readers add

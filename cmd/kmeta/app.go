@@ -89,6 +89,17 @@ package main
 // result rests on damaged or partial input prints it and then returns
 // partialResult(src, img) (exit 1); a torn tail of the active segment is
 // not partial (exit 0 with the warning).
+//
+// # Finding codes
+//
+// Every code a command prints (a finding, a warning, a check) is declared
+// once, as data, in a table of model.Check in the checks.go of the room
+// that reports it (model's for what several rooms report), and read
+// through internal/registry: `kmeta codes` lists them, and
+// TestEveryPrintedCodeRegistered runs every command over the fixtures and
+// fails on a code the registry does not hold, at a severity its check
+// does not allow, or from a command its check does not name. A command
+// adds no code of its own here: it prints what the rooms decided.
 
 import (
 	"context"

@@ -226,7 +226,7 @@ func manPage(app *cli.App, tree []cmdNode) string {
 		writeManFlags(&b, own)
 	}
 	b.WriteString(".SH EXIT STATUS\n0 ok; 1 the command ran and found something, or its result rests on damaged or\npartial input; 2 could not run.\n")
-	b.WriteString(".SH SEE ALSO\nREADME.md in the kmeta sources; kmeta COMMAND --help.\n")
+	b.WriteString(".SH SEE ALSO\nREADME.md and docs/ in the kmeta sources; kmeta COMMAND --help.\n")
 	return b.String()
 }
 

@@ -46,6 +46,7 @@ func featuresChangeCommands() []*cli.Command {
 }
 
 func featuresChangeCommand(op, usage string) *cli.Command {
+	var w writeOptions
 	flags := []cli.Flag{}
 	if op != features.OpDisable {
 		flags = append(flags,
@@ -59,8 +60,8 @@ func featuresChangeCommand(op, usage string) *cli.Command {
 	if op != features.OpUpgrade {
 		flags = append(flags, &cli.BoolFlag{Name: "unsafe", Usage: "send UNSAFE_DOWNGRADE (Kafka still refuses an unsafe metadata.version downgrade)"})
 	}
+	flags = append(flags, w.flags(writeUsage{DryRun: "gate and validate with Kafka (validate-only), write nothing"})...)
 	flags = append(flags,
-		&cli.BoolFlag{Name: "dry-run", Usage: "gate and validate with Kafka (validate-only), write nothing"},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation before writing"},
 		&cli.BoolFlag{Name: "allow-unstable", Usage: "the cluster runs with unstable.feature.versions.enable=true"},
 		sourceCatalogFlag(),
@@ -72,11 +73,11 @@ func featuresChangeCommand(op, usage string) *cli.Command {
 		ArgsUsage:   "[SOURCE]",
 		Description: featureChangeHelp,
 		Flags:       flags,
-		Action:      func(c *cli.Context) error { return featuresChange(c, op) },
+		Action:      func(c *cli.Context) error { return featuresChange(c, op, w) },
 	}
 }
 
-func featuresChange(c *cli.Context, op string) error {
+func featuresChange(c *cli.Context, op string, w writeOptions) error {
 	args, err := checkArgs(c, 0, 1, "SOURCE")
 	if err != nil {
 		return err
@@ -124,7 +125,7 @@ func featuresChange(c *cli.Context, op string) error {
 	for _, n := range view.Nodes {
 		cluster.Nodes = append(cluster.Nodes, features.NodeSupport{Kind: n.Kind, ID: n.ID, Supported: n.Supported})
 	}
-	d := report.FeatureChange{Source: src, Op: op, DryRun: c.Bool("dry-run"), Gaps: view.Gaps,
+	d := report.FeatureChange{Source: src, Op: op, DryRun: w.DryRun, Gaps: view.Gaps,
 		Before:  maps.Clone(view.Finalized),
 		Verdict: cat.Judge(cluster, op, targets, features.CheckOptions{AllowUnstable: c.Bool("allow-unstable")})}
 	if !d.Verdict.Allowed {

@@ -29,7 +29,7 @@ func imageCommand(load imageReportLoader) *cli.Command {
 		Description: "KRaft sources replay the newest usable snapshot plus every later segment (or up to --at-offset):\n" +
 			"partition changes as deltas, metadata transactions applied only when committed.\n" +
 			"Secrets (SCRAM keys, sensitive config values) are shown as a short hash unless --show-secrets.\n" +
-			"--output json prints one document; its shape is described in the README.\n" +
+			"--output json prints one document; its shape is described in docs/guide/output.md.\n" +
 			"Exit 0 when the image is complete, 1 when it rests on damaged or partial input (replay stopped at a\n" +
 			"damaged batch, records skipped, a coverage hole, a lenient decode; the warnings on stderr say which),\n" +
 			"2 when the source could not be read. A torn tail of the active segment is what a crash leaves: a\n" +

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -60,6 +61,7 @@ func planFlags() []cli.Flag {
 }
 
 func migrateCommand() *cli.Command {
+	var planW, applyW, brokersW, configsW writeOptions
 	return &cli.Command{
 		Name:  "migrate",
 		Usage: "move a ZooKeeper-mode cluster to KRaft: offline (plan, apply, brokers, configs) or online, phase by phase (stage, status, rollback)",
@@ -76,10 +78,10 @@ func migrateCommand() *cli.Command {
 				Description: "Reads the ZooKeeper state (--zk), builds the KRaft records a controller would start from and\n" +
 					"checks them: every blocker comes with its fix. Writes nothing unless --write FILE, a plan that\n" +
 					"'migrate apply --plan', 'brokers --plan' and 'configs --plan' then follow. Exit 1 when blocked.\n" + htmlHelp,
-				Flags: append(append(planFlags(),
-					&cli.StringFlag{Name: "write", Usage: "also write the plan as JSON to `FILE` (for apply --plan and brokers --plan)"},
-					&cli.BoolFlag{Name: "force", Usage: "replace an existing --write file"}), reportFlags()...),
-				Action: migratePlan,
+				Flags: slices.Concat(planFlags(),
+					[]cli.Flag{&cli.StringFlag{Name: "write", Usage: "also write the plan as JSON to `FILE` (for apply --plan and brokers --plan)"}},
+					planW.flags(writeUsage{Force: "replace an existing --write file"}), reportFlags()),
+				Action: func(c *cli.Context) error { return migratePlan(c, planW) },
 			},
 			{
 				Name:      "apply",
@@ -88,13 +90,12 @@ func migrateCommand() *cli.Command {
 				Description: "Plans again (from --zk, or from --plan FILE, whose source must not have changed) and, when\n" +
 					"nothing blocks, writes each controller's metadata log dir under --out: bootstrap.checkpoint and\n" +
 					"meta.properties. Run it with the cluster stopped. --dry-run shows the files and writes nothing.",
-				Flags: append(planFlags(),
+				Flags: slices.Concat(planFlags(), []cli.Flag{
 					&cli.StringFlag{Name: "plan", Usage: "execute the plan `FILE` written by 'migrate plan --write' (its source must not have changed)"},
-					&cli.StringFlag{Name: "out", Usage: "output `DIR`"},
 					&cli.StringFlag{Name: "node", Usage: "only these controller `IDS` (comma-separated)"},
-					&cli.BoolFlag{Name: "force", Usage: "replace files holding other content"},
-					&cli.BoolFlag{Name: "dry-run", Usage: "show each file and its content, write nothing"}),
-				Action: migrateApply,
+				}, applyW.flags(writeUsage{Out: "output `DIR`", Force: "replace files holding other content",
+					DryRun: "show each file and its content, write nothing"})),
+				Action: func(c *cli.Context) error { return migrateApply(c, applyW) },
 			},
 			{
 				Name:      "brokers",
@@ -103,12 +104,12 @@ func migrateCommand() *cli.Command {
 				Description: "On each broker host, with the broker stopped: checks every --log-dirs dir against the plan\n" +
 					"(cluster id, partitions, topic ids) and rewrites meta.properties and partition.metadata for\n" +
 					"KRaft. --dry-run checks and shows what would be written.",
-				Flags: append(planFlags(),
+				Flags: slices.Concat(planFlags(), []cli.Flag{
 					&cli.StringFlag{Name: "plan", Usage: "check against the plan `FILE` instead of reading --zk"},
 					&cli.StringSliceFlag{Name: "log-dirs", Usage: "the broker's log.dirs `DIR,...`"},
 					&cli.BoolFlag{Name: "allow-stray", Usage: "leave partition dirs ZooKeeper does not account for (Kafka renames them *-stray)"},
-					&cli.BoolFlag{Name: "dry-run", Usage: "check and show what would be written, write nothing"}),
-				Action: migrateBrokers,
+				}, brokersW.flags(writeUsage{DryRun: "check and show what would be written, write nothing"})),
+				Action: func(c *cli.Context) error { return migrateBrokers(c, brokersW) },
 			},
 			{
 				Name:      "configs",
@@ -117,7 +118,7 @@ func migrateCommand() *cli.Command {
 				Description: "Turns the ZooKeeper-mode broker's --server-properties into a KRaft broker's or controller's\n" +
 					"(--role): drops the ZooKeeper settings, adds process.roles, node.id and the quorum (from --plan\n" +
 					"or --controllers), and says which settings it removed or replaced. Prints it, or writes --out.",
-				Flags: []cli.Flag{
+				Flags: append([]cli.Flag{
 					&cli.StringFlag{Name: "server-properties", Usage: "the ZooKeeper-mode broker's `FILE`"},
 					&cli.StringFlag{Name: "role", Usage: "the node's `ROLE`: broker or controller", Value: "broker"},
 					&cli.Int64Flag{Name: "node-id", Value: -1, Usage: "node.id `ID`", DefaultText: "the file's broker.id"},
@@ -126,17 +127,18 @@ func migrateCommand() *cli.Command {
 					quorumFlag(),
 					&cli.StringFlag{Name: "metadata-dir", Usage: "controller: its metadata log `DIR` (from apply); broker: metadata.log.dir"},
 					&cli.StringSliceFlag{Name: "set", Usage: "extra setting `KEY=VALUE`; repeatable"},
-					&cli.StringFlag{Name: "out", Usage: "write to `FILE`, mode 0600, never the --server-properties file (default: print it, passwords redacted unless --show-secrets)"},
-					&cli.BoolFlag{Name: "force", Usage: "replace an existing --out file"},
-					&cli.BoolFlag{Name: "dry-run", Usage: "show what would be written"},
-				},
-				Action: migrateConfigs,
+				}, configsW.flags(writeUsage{
+					Out:    "write to `FILE`, mode 0600, never the --server-properties file (default: print it, passwords redacted unless --show-secrets)",
+					Force:  "replace an existing --out file",
+					DryRun: "show what would be written",
+				})...),
+				Action: func(c *cli.Context) error { return migrateConfigs(c, configsW) },
 			},
 		}, onlineCommands()...),
 	}
 }
 
-func migratePlan(c *cli.Context) error {
+func migratePlan(c *cli.Context, w writeOptions) error {
 	if _, err := checkArgs(c, 0, 0, "no arguments"); err != nil {
 		return err
 	}
@@ -144,19 +146,19 @@ func migratePlan(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if w := c.String("write"); w != "" {
-		if err := migrate.WritePlan(w, p, c.Bool("force")); err != nil {
+	if file := c.String("write"); file != "" {
+		if err := migrate.WritePlan(file, p, w.Force); err != nil {
 			return err
 		}
 	}
 	return emit(c, report.Plan(p))
 }
 
-func migrateApply(c *cli.Context) error {
+func migrateApply(c *cli.Context, w writeOptions) error {
 	if _, err := checkArgs(c, 0, 0, "no arguments"); err != nil {
 		return err
 	}
-	if c.String("out") == "" {
+	if w.Out == "" {
 		return missingFlag(c, "out")
 	}
 	p, _, err := migratePlanFromFlags(c)
@@ -167,7 +169,7 @@ func migrateApply(c *cli.Context) error {
 		_ = printer.WriteDocument(stdout(c), outputFormat(c), report.Plan(p).Document)
 		return findingsf("refusing to apply: the plan has %s (each names its fix or override)", printer.Count(len(p.Blockers()), "blocker"))
 	}
-	o, err := applyOptions(c)
+	o, err := applyOptions(c, w)
 	if err != nil {
 		return err
 	}
@@ -185,8 +187,8 @@ func migrateApply(c *cli.Context) error {
 
 // applyOptions are apply's flags as migrate.ApplyOptions (without
 // progress).
-func applyOptions(c *cli.Context) (migrate.ApplyOptions, error) {
-	o := migrate.ApplyOptions{Out: c.String("out"), Force: c.Bool("force"), DryRun: c.Bool("dry-run"), FileHook: killHook()}
+func applyOptions(c *cli.Context, w writeOptions) (migrate.ApplyOptions, error) {
+	o := migrate.ApplyOptions{Out: w.Out, Force: w.Force, DryRun: w.DryRun, FileHook: killHook()}
 	if s := c.String("node"); s != "" {
 		for _, f := range strings.Split(s, ",") {
 			n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 32)
@@ -199,11 +201,11 @@ func applyOptions(c *cli.Context) (migrate.ApplyOptions, error) {
 	return o, nil
 }
 
-func migrateBrokers(c *cli.Context) error {
+func migrateBrokers(c *cli.Context, w writeOptions) error {
 	if _, err := checkArgs(c, 0, 0, "no arguments"); err != nil {
 		return err
 	}
-	o := migrate.BrokerOptions{AllowStray: c.Bool("allow-stray"), DryRun: c.Bool("dry-run"), FileHook: killHook()}
+	o := migrate.BrokerOptions{AllowStray: c.Bool("allow-stray"), DryRun: w.DryRun, FileHook: killHook()}
 	for _, d := range c.StringSlice("log-dirs") {
 		for _, s := range strings.Split(d, ",") {
 			if s = strings.TrimSpace(s); s != "" {
@@ -353,7 +355,7 @@ func quorumFlag() cli.Flag {
 		Usage: "`static` (kraft.version 0, controller.quorum.voters) or dynamic (kraft.version 1, KIP-853: the controllers are the initial voters, controller.quorum.bootstrap.servers; needs metadata.version 3.9-IV0 or later)"}
 }
 
-func migrateConfigs(c *cli.Context) error {
+func migrateConfigs(c *cli.Context, w writeOptions) error {
 	if _, err := checkArgs(c, 0, 0, "no arguments"); err != nil {
 		return err
 	}
@@ -384,11 +386,11 @@ func migrateConfigs(c *cli.Context) error {
 		return usageErrorf(c, "%v", err)
 	}
 	abs, _ := filepath.Abs(in)
-	if path := c.String("out"); path != "" {
+	if path := w.Out; path != "" {
 		if err := migrate.CheckConfigOut(path, in); err != nil {
 			return usageErrorf(c, "%v", err)
 		}
-		fr, err := migrate.WriteConfig(path, migrate.FormatConfig(out, abs), c.Bool("force"), c.Bool("dry-run"))
+		fr, err := migrate.WriteConfig(path, migrate.FormatConfig(out, abs), w.Force, w.DryRun)
 		if err != nil {
 			return err
 		}

@@ -32,6 +32,7 @@ func onlineFlags() []cli.Flag {
 }
 
 func onlineCommands() []*cli.Command {
+	var stageW, rollbackW writeOptions
 	return []*cli.Command{
 		{
 			Name:      "stage",
@@ -44,14 +45,12 @@ func onlineCommands() []*cli.Command {
 				"IBP as metadata.version, a static quorum) and needs --controllers and --metadata-dir. A phase whose\n" +
 				"entry conditions do not hold is refused (exit 1), each condition named with its fix; nothing is\n" +
 				"written then. --out DIR also gets stage.json (the -o json document).\n\n" + onlineHelp,
-			Flags: append(onlineFlags(),
+			Flags: append(append(onlineFlags(),
 				&cli.StringFlag{Name: "controllers", Usage: "KRaftMigration: the new controllers `ID@HOST:PORT,...` (controller.quorum.voters)"},
 				&cli.StringFlag{Name: "metadata-dir", Usage: "KRaftMigration: each controller's metadata log `DIR` on its host ({id} is replaced by its id)"},
-				&cli.StringFlag{Name: "metadata-version", Usage: "the brokers' `RELEASE` (e.g. 3.9), when no broker file sets inter.broker.protocol.version"},
-				&cli.StringFlag{Name: "out", Usage: "output `DIR`"},
-				&cli.BoolFlag{Name: "force", Usage: "replace files holding other content"},
-				&cli.BoolFlag{Name: "dry-run", Usage: "check and show, write nothing"}),
-			Action: migrateStage,
+				&cli.StringFlag{Name: "metadata-version", Usage: "the brokers' `RELEASE` (e.g. 3.9), when no broker file sets inter.broker.protocol.version"}),
+				stageW.flags(writeUsage{Out: "output `DIR`", Force: "replace files holding other content", DryRun: "check and show, write nothing"})...),
+			Action: func(c *cli.Context) error { return migrateStage(c, stageW) },
 		},
 		{
 			Name:      "status",
@@ -74,11 +73,9 @@ func onlineCommands() []*cli.Command {
 				"--config are each broker's ZooKeeper-mode files (those stage KRaftMigration read), and the\n" +
 				"controllers' current files (their metadata dirs are cleared). --out DIR gets the files to restore.\n" +
 				"From PreKRaft and KRaft there is no way back: refused, exit 1.\n\n" + onlineHelp,
-			Flags: append(onlineFlags(),
-				&cli.StringFlag{Name: "out", Usage: "output `DIR` for the files to restore"},
-				&cli.BoolFlag{Name: "force", Usage: "replace files holding other content"},
-				&cli.BoolFlag{Name: "dry-run", Usage: "show, write nothing"}),
-			Action: migrateRollback,
+			Flags: append(onlineFlags(), rollbackW.flags(writeUsage{Out: "output `DIR` for the files to restore",
+				Force: "replace files holding other content", DryRun: "show, write nothing"})...),
+			Action: func(c *cli.Context) error { return migrateRollback(c, rollbackW) },
 		},
 	}
 }
@@ -192,7 +189,7 @@ func migrateStatus(c *cli.Context) error {
 	return emit(c, report.OnlineStatus(st))
 }
 
-func migrateStage(c *cli.Context) error {
+func migrateStage(c *cli.Context, w writeOptions) error {
 	args, err := checkArgs(c, 1, 1, "PHASE (KRaftMigration, KRaftDualWriting, KRaftPostMigration, PreKRaft, KRaft)")
 	if err != nil {
 		return err
@@ -216,13 +213,13 @@ func migrateStage(c *cli.Context) error {
 		return usageErrorf(c, "%v", err)
 	}
 	d := report.StageDoc{Command: "stage", Phase: r.Phase, Current: r.Current, Ready: r.Ready, Refused: !r.Ready, Checks: r.Checks,
-		Nodes: r.Nodes, Steps: r.Steps, Format: r.Format, Status: r.Status, Out: c.String("out"), DryRun: c.Bool("dry-run")}
+		Nodes: r.Nodes, Steps: r.Steps, Format: r.Format, Status: r.Status, Out: w.Out, DryRun: w.DryRun}
 	if r.Ready {
 		if d.Out == "" && !d.DryRun {
 			return missingFlag(c, "out")
 		}
 		if d.Out != "" {
-			if d.Files, err = r.Write(online.WriteOptions{Out: d.Out, Force: c.Bool("force"), DryRun: d.DryRun, Source: in.ZKSource}); err != nil {
+			if d.Files, err = r.Write(online.WriteOptions{Out: d.Out, Force: w.Force, DryRun: d.DryRun, Source: in.ZKSource}); err != nil {
 				return err
 			}
 			if err := writeStageDoc(c, d); err != nil {
@@ -244,7 +241,7 @@ func writeStageDoc(c *cli.Context, d report.StageDoc) error {
 	return err
 }
 
-func migrateRollback(c *cli.Context) error {
+func migrateRollback(c *cli.Context, w writeOptions) error {
 	if _, err := checkArgs(c, 0, 0, "no arguments (use --zk, --kraft and --config)"); err != nil {
 		return err
 	}
@@ -257,9 +254,9 @@ func migrateRollback(c *cli.Context) error {
 		return usageErrorf(c, "%v", err)
 	}
 	d := report.StageDoc{Command: "rollback", Phase: online.ZooKeeper, Current: r.Phase, Ready: !r.Refused, Refused: r.Refused, Checks: r.Checks,
-		Nodes: r.Nodes, Steps: r.Steps, Status: r.Status, Out: c.String("out"), DryRun: c.Bool("dry-run")}
+		Nodes: r.Nodes, Steps: r.Steps, Status: r.Status, Out: w.Out, DryRun: w.DryRun}
 	if !r.Refused && d.Out != "" && len(r.Nodes) > 0 {
-		if d.Files, err = r.Write(online.WriteOptions{Out: d.Out, Force: c.Bool("force"), DryRun: d.DryRun, Source: in.ZKSource}); err != nil {
+		if d.Files, err = r.Write(online.WriteOptions{Out: d.Out, Force: w.Force, DryRun: d.DryRun, Source: in.ZKSource}); err != nil {
 			return err
 		}
 		if err := writeStageDoc(c, d); err != nil {

@@ -15,7 +15,7 @@ func TestQuorumDescribeExits(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{[]string{"quorum", "describe", fixture44}, 1, "warning quorum-single-voter quorum", ""},
+		{[]string{"quorum", "describe", fixture44}, 1, "error   quorum-single-voter quorum", ""},
 		{[]string{"quorum", "describe", "-o", "json", fixture44}, 1, `"maxFollowerLagTimeMs": -1`, ""},
 		{[]string{"quorum", "describe"}, 2, "", "missing SOURCE"},
 		{[]string{"quorum", "describe", "--controller-quorum-fetch-timeout-ms", "0", fixture44}, 2, "", "want a positive number"},

@@ -11,6 +11,7 @@ import (
 )
 
 func quorumRebuildCommand() *cli.Command {
+	var w writeOptions
 	return &cli.Command{
 		Name:      "rebuild",
 		Usage:     "write a new controller quorum's metadata log dirs from a surviving copy of the metadata log",
@@ -31,15 +32,13 @@ func quorumRebuildCommand() *cli.Command {
 			"the controller.quorum.voters (static) or controller.quorum.bootstrap.servers (dynamic) value.\n" +
 			"Files are written atomically; a dir holding files is refused unless --force. Exit 0 when written\n" +
 			"(or planned with --dry-run), 1 when refused, 2 on bad input.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "from", Usage: "the copy to rebuild from: a metadata log `DIR`"},
 			&cli.StringFlag{Name: "controllers", Usage: "the new voters, `ID@HOST:PORT[:DIRECTORY_ID],...`"},
-			&cli.StringFlag{Name: "out", Usage: "`DIR` receiving controller-ID/ for each controller"},
 			&cli.StringFlag{Name: "accept-loss", Usage: "give up the `OFFSETS` (FIRST-LAST) other copies hold beyond --from"},
 			&cli.StringFlag{Name: "release-version", Usage: "the Kafka `RELEASE` the new controllers run (default: the copy's software)"},
-			&cli.BoolFlag{Name: "force", Usage: "write into output dirs that hold files"},
-			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan, write nothing"},
-		},
+		}, w.flags(writeUsage{Out: "`DIR` receiving controller-ID/ for each controller",
+			Force: "write into output dirs that hold files", DryRun: "print the plan, write nothing"})...),
 		Action: func(c *cli.Context) error {
 			for _, f := range []string{"from", "controllers", "out"} {
 				if c.String(f) == "" {
@@ -51,15 +50,14 @@ func quorumRebuildCommand() *cli.Command {
 				return usageErrorf(c, "--controllers: %v", err)
 			}
 			p, err := quorum.PlanRebuild(quorum.RebuildOptions{From: c.String("from"), Others: c.Args().Slice(), Controllers: cs,
-				AcceptLoss: c.String("accept-loss"), Release: c.String("release-version"), Out: c.String("out")})
+				AcceptLoss: c.String("accept-loss"), Release: c.String("release-version"), Out: w.Out})
 			if err != nil {
 				return rebuildError(c, err)
 			}
-			dry := c.Bool("dry-run")
-			if err := p.Write(quorum.WriteOptions{Force: c.Bool("force"), DryRun: dry}); err != nil {
+			if err := p.Write(quorum.WriteOptions{Force: w.Force, DryRun: w.DryRun}); err != nil {
 				return rebuildError(c, err)
 			}
-			return emit(c, report.Rebuild(p, !dry))
+			return emit(c, report.Rebuild(p, !w.DryRun))
 		},
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -23,6 +24,7 @@ const zkSourceHelp = `SOURCE is one of:
    zk:// is never taken for a host.`
 
 func zkCommand() *cli.Command {
+	var dumpW writeOptions
 	return &cli.Command{
 		Name:  "zk",
 		Usage: "read Kafka's ZooKeeper data (live, data dir or dump)",
@@ -36,12 +38,11 @@ func zkCommand() *cli.Command {
 					"SCRAM keys and sensitive config values are replaced by a short hash unless --show-secrets; such a\n" +
 					"dump still reads back (credentials without keys). Keep a --show-secrets dump as safe as ZooKeeper.\n" +
 					"The dump is JSON whatever --output says; -o text and -o table are refused (exit 2).\n\n" + zkSourceHelp,
-				Flags: append(zkSourceFlags(),
-					&cli.StringFlag{Name: "out", Usage: "write the dump to `FILE` (atomically) instead of stdout"},
-					&cli.BoolFlag{Name: "force", Usage: "overwrite --out if it exists"},
-					&cli.BoolFlag{Name: "acls", Usage: "live sources: also read every znode's ACL"},
+				Flags: slices.Concat(zkSourceFlags(),
+					dumpW.flags(writeUsage{Out: "write the dump to `FILE` (atomically) instead of stdout", Force: "overwrite --out if it exists"}),
+					[]cli.Flag{&cli.BoolFlag{Name: "acls", Usage: "live sources: also read every znode's ACL"}},
 				),
-				Action: zkDumpAction,
+				Action: func(c *cli.Context) error { return zkDumpAction(c, dumpW) },
 			},
 			{
 				Name:      "image",
@@ -85,7 +86,7 @@ func zkSpec(c *cli.Context, raw string) (source.Spec, error) {
 	return spec, nil
 }
 
-func zkDumpAction(c *cli.Context) error {
+func zkDumpAction(c *cli.Context, w writeOptions) error {
 	raw, err := oneArg(c, "SOURCE")
 	if err != nil {
 		return err
@@ -129,8 +130,8 @@ func zkDumpAction(c *cli.Context) error {
 			n.Data = model.RedactRawZnode(path, n.Data)
 		}
 	}
-	if out := c.String("out"); out != "" {
-		if err := zkread.WriteDumpFile(out, t, c.Bool("force")); err != nil {
+	if out := w.Out; out != "" {
+		if err := zkread.WriteDumpFile(out, t, w.Force); err != nil {
 			return err
 		}
 		verbosef(c, "wrote %s to %s", printer.Count(len(t.Nodes), "znode"), out)

@@ -1,6 +1,8 @@
-// Package printer renders kmeta's results in the three output formats a
-// user picks with --output: text (a readable, deterministic tree or aligned
-// columns), table (tablewriter tables) and json (one stable document).
+// Package printer renders kmeta's results in the output formats a user
+// picks with --output: text (a readable, deterministic tree or aligned
+// columns), table (tablewriter tables that fit the terminal, fit.go), json
+// (one stable document) and, for the commands that build a report Page,
+// html (one self-contained page with its charts, html.go and chart.go).
 //
 // Printers are fed plain data: a *model.Image, or generic Rows built by a
 // command. They never reach into readers, never sort by map order, and

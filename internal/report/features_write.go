@@ -74,8 +74,7 @@ func FeatureChangeReport(d FeatureChange) Report {
 	for _, set := range [][]KafkaAnswer{d.Validated, d.Applied} {
 		for _, a := range set {
 			if a.Error != "" {
-				fs = append(fs, model.Finding{Class: features.Class, Severity: model.SevError, Code: KindKafkaRefused, Entity: a.Feature,
-					Message: printer.Clean(strings.TrimSpace(a.Error + ": " + a.Message))})
+				fs = append(fs, checks.Must(KindKafkaRefused).Finding(a.Feature, printer.Clean(strings.TrimSpace(a.Error+": "+a.Message)), ""))
 			}
 		}
 	}

@@ -19,12 +19,12 @@ func DirWarnings(d *metalog.LogDir) []model.Finding {
 	}
 	var out []model.Finding
 	for _, p := range d.Problems {
-		out = append(out, model.Finding{Code: unusableFile, Severity: model.SevError, Message: p.Error() + " (read without it)"})
+		out = append(out, checks.Must(unusableFile).Finding("", p.Error()+" (read without it)", ""))
 	}
 	return out
 }
 
 // unusableFile is the code of a file in the log dir that is present but
 // unusable (a meta.properties or quorum-state that does not parse, a badly
-// named data file). Severity error: partial.
+// named data file); its check (checks.go) is of severity error: partial.
 const unusableFile = "unusable-file"

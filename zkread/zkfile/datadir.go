@@ -144,7 +144,7 @@ type DirResult struct {
 func (res *DirResult) warn(code, file string, pos, zxid int64, format string, args ...any) {
 	where := model.At(file, pos, -1)
 	where.Zxid = zxid
-	res.Warnings = append(res.Warnings, model.Finding{Code: code, Severity: model.SevWarning, Message: fmt.Sprintf(format, args...), Where: &where})
+	res.Warnings = append(res.Warnings, model.Warning(code, &where, format, args...))
 }
 
 type numbered struct {
@@ -267,8 +267,8 @@ func ReadDir(dir string, opts DirOptions) (*DirResult, error) {
 			if err == nil {
 				where := model.At(res.Snapshot, -1, -1)
 				where.Zxid = res.Tree.LastZxid
-				note = &model.Finding{Code: model.WarnCoverageHole, Severity: model.SevWarning, Where: &where,
-					Message: fmt.Sprintf("the logs after snapshot %s stop at zxid %#x, before the newest snapshot's %#x: read from the newest snapshot instead", filepath.Base(res.Snapshot), res.Tree.LastZxid, newest)}
+				w := model.Warning(model.WarnCoverageHole, &where, "the logs after snapshot %s stop at zxid %#x, before the newest snapshot's %#x: read from the newest snapshot instead", filepath.Base(res.Snapshot), res.Tree.LastZxid, newest)
+				note = &w
 			}
 		}
 	}

@@ -17,6 +17,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kmeta/kmeta/internal/registry"
 )
 
 const module = "github.com/kmeta/kmeta"
@@ -438,55 +440,11 @@ func TestJVMTestFilesRuleSees(t *testing.T) {
 	}
 }
 
-// declaredChecks returns the codes a package declares in its tables of
-// model.Check (a composite literal with a Code field, written as a
-// string or as one of the package's constants).
-func declaredChecks(t *testing.T, dir string, files []string) map[string]bool {
-	t.Helper()
-	consts := map[string]string{}
-	var lits []*ast.CompositeLit
-	for _, name := range files {
-		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, name), nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.ValueSpec:
-				for i, id := range n.Names {
-					if i < len(n.Values) {
-						if lit, ok := n.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-							consts[id.Name] = strings.Trim(lit.Value, "\"`")
-						}
-					}
-				}
-			case *ast.CompositeLit:
-				lits = append(lits, n)
-			}
-			return true
-		})
-	}
-	out := map[string]bool{}
-	for _, cl := range lits {
-		for _, e := range cl.Elts {
-			kv, ok := e.(*ast.KeyValueExpr)
-			if !ok {
-				continue
-			}
-			if k, ok := kv.Key.(*ast.Ident); !ok || k.Name != "Code" {
-				continue
-			}
-			switch v := kv.Value.(type) {
-			case *ast.BasicLit:
-				out[strings.Trim(v.Value, "\"`")] = true
-			case *ast.Ident:
-				if c, ok := consts[v.Name]; ok {
-					out[c] = true
-				}
-			}
-		}
-	}
-	return out
+// codeUse is a finding code a file names.
+type codeUse struct {
+	code, where, what string
+	// family: a *Prefix constant (lossy-…), whose members start with it.
+	family bool
 }
 
 // codeConst names the constants that hold finding and warning codes.
@@ -495,58 +453,137 @@ var (
 	kebab     = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 )
 
-// TestFindingCodesOneStyle: every command's codes are spelled one way
-// (kebab-case) and each is in the README's one list of codes.
+// codeUses returns the finding codes a file names: its string constants
+// named Code*, Kind* or Warn*, and the string literals a finding is made
+// with (a Code field of a composite literal, an assignment to a .Code, the
+// argument of a table's Must or Lookup).
+func codeUses(fset *token.FileSet, f *ast.File) []codeUse {
+	var out []codeUse
+	str := func(e ast.Expr) (string, bool) {
+		lit, ok := e.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return "", false
+		}
+		return strings.Trim(lit.Value, "\"`"), true
+	}
+	add := func(code string, at token.Pos, what string, family bool) {
+		out = append(out, codeUse{code: code, where: fset.Position(at).String(), what: what, family: family})
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.GenDecl:
+			if n.Tok != token.CONST {
+				return true
+			}
+			for _, s := range n.Specs {
+				vs := s.(*ast.ValueSpec)
+				for i, id := range vs.Names {
+					if !codeConst.MatchString(id.Name) || i >= len(vs.Values) {
+						continue
+					}
+					if code, ok := str(vs.Values[i]); ok {
+						add(code, id.Pos(), id.Name, strings.HasSuffix(id.Name, "Prefix"))
+					}
+				}
+			}
+		case *ast.KeyValueExpr:
+			if k, ok := n.Key.(*ast.Ident); ok && k.Name == "Code" {
+				if code, ok := str(n.Value); ok {
+					add(code, n.Pos(), "a Code field", false)
+				}
+			}
+		case *ast.AssignStmt:
+			for i, l := range n.Lhs {
+				if sel, ok := l.(*ast.SelectorExpr); ok && sel.Sel.Name == "Code" && i < len(n.Rhs) {
+					if code, ok := str(n.Rhs[i]); ok {
+						add(code, n.Pos(), "an assignment to .Code", false)
+					}
+				}
+			}
+		case *ast.CallExpr:
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "Must" || sel.Sel.Name == "Lookup") && len(n.Args) == 1 {
+				if code, ok := str(n.Args[0]); ok {
+					add(code, n.Pos(), sel.Sel.Name, false)
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// TestFindingCodesOneStyle: every code a command can print is spelled
+// one way (kebab-case) and declared in the one registry of checks
+// (internal/registry, which reads every room's table): each Code*, Kind* and
+// Warn* constant, and each code string a finding is made with.
 func TestFindingCodesOneStyle(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(root(t), "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	registered := map[string]bool{}
+	for _, c := range registry.All() {
+		registered[c.Code] = true
 	}
 	n := 0
 	for _, p := range packages(t) {
-		declared := declaredChecks(t, p.Dir, p.GoFiles)
 		for _, name := range p.GoFiles {
 			fset := token.NewFileSet()
 			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, d := range f.Decls {
-				g, ok := d.(*ast.GenDecl)
-				if !ok || g.Tok != token.CONST {
-					continue
+			for _, u := range codeUses(fset, f) {
+				n++
+				code := u.code
+				if u.family {
+					code = strings.TrimSuffix(code, "-") + "-x"
 				}
-				for _, s := range g.Specs {
-					vs := s.(*ast.ValueSpec)
-					for i, id := range vs.Names {
-						if !codeConst.MatchString(id.Name) || i >= len(vs.Values) {
-							continue
-						}
-						lit, ok := vs.Values[i].(*ast.BasicLit)
-						if !ok || lit.Kind != token.STRING {
-							continue
-						}
-						code := strings.Trim(lit.Value, "\"`")
-						documented := "`" + code + "`"
-						if strings.HasSuffix(id.Name, "Prefix") {
-							// A family (lossy-…): its members are documented.
-							documented = "`" + code
-							code = strings.TrimSuffix(code, "-") + "-x"
-						}
-						n++
-						where := fset.Position(id.Pos()).String()
-						if !kebab.MatchString(code) {
-							t.Errorf("%s: code %q of %s is not kebab-case", where, code, id.Name)
-						}
-						if !declared[code] && !strings.Contains(string(readme), documented) {
-							t.Errorf("%s: code %q is not in the README's list of finding codes", where, code)
-						}
+				if !kebab.MatchString(code) {
+					t.Errorf("%s: code %q of %s is not kebab-case", u.where, u.code, u.what)
+				}
+				switch {
+				case u.family:
+					if !slices.ContainsFunc(slices.Collect(maps.Keys(registered)), func(c string) bool { return strings.HasPrefix(c, u.code) }) {
+						t.Errorf("%s: no code of the family %q (%s) is in the registry of checks", u.where, u.code, u.what)
 					}
+				case !registered[u.code]:
+					t.Errorf("%s: code %q (%s) is not in the registry of checks: declare it in its room's checks.go table", u.where, u.code, u.what)
 				}
 			}
 		}
 	}
 	if n < 100 {
 		t.Fatalf("found %d codes; the check no longer sees them", n)
+	}
+}
+
+// The rule sees the ways a code is named.
+func TestFindingCodesRuleSees(t *testing.T) {
+	src := `package p
+const (
+	CodeA = "a-code"
+	KindLossPrefix = "lossy-"
+	Other = "not-a-code"
+)
+func f() {
+	_ = model.Finding{Code: "b-code"}
+	x.Code = "c-code"
+	_ = checks.Must("d-code")
+	_, _ = checks.Lookup("e-code")
+	_ = fmt.Sprint("f-not")
+}`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "x.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range codeUses(fset, f) {
+		s := u.code
+		if u.family {
+			s += "*"
+		}
+		got = append(got, s)
+	}
+	slices.Sort(got)
+	if want := []string{"a-code", "b-code", "c-code", "d-code", "e-code", "lossy-*"}; !slices.Equal(got, want) {
+		t.Errorf("codes %q, want %q", got, want)
 	}
 }

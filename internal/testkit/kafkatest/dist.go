@@ -65,7 +65,9 @@ func (d *Distribution) Run(ctx context.Context, mainClass string, args ...string
 	cmd := d.Command(ctx, mainClass, args...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
+	start := time.Now()
 	err = cmd.Run()
+	logJVM("tool", d.Version, mainClass, start, cmd.ProcessState)
 	if err != nil {
 		err = fmt.Errorf("kafkatest: %s %s: %w\n%s", mainClass, strings.Join(args, " "), err, tail(e.Bytes(), 30))
 	}

@@ -38,8 +38,10 @@ func (d *Distribution) startServer(name, dir, logPath string, jvm []string, main
 		return nil, fmt.Errorf("kafkatest: start %s: %w", name, err)
 	}
 	p := &process{name: name, logPath: logPath, cmd: cmd, done: make(chan struct{})}
+	start := time.Now()
 	go func() {
 		p.waitErr = cmd.Wait()
+		logJVM("server", d.Version, mainClass, start, cmd.ProcessState)
 		lf.Close()
 		close(p.done)
 	}()
