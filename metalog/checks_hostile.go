@@ -17,20 +17,23 @@ const (
 	KindEpochNoLeaderChange = "epoch-without-leader-change"
 )
 
-// HostileChecks declares the codes above (see model.Check).
-var HostileChecks = model.Checks{
+// hostileChecks declares the codes above (see model.Check); init adds
+// them to the room's table.
+var hostileChecks = model.Checks{
 	{
 		Code: KindNoMetadataLog, Room: "metalog", Class: FindingClass, Severity: model.SevError,
 		Title:    "the metadata partition dir is missing its log",
 		Meaning:  "__cluster_metadata-0 is a dangling symlink, a symlink loop, a plain file, or a dir without a segment or snapshot: the node's metadata log is not there, whatever meta.properties says. Read as it is it would be an empty, healthy log.",
 		Fix:      "restore __cluster_metadata-0 from the node's backup or another copy of the quorum (kmeta quorum survey), or point kmeta at the dir that holds it",
-		Commands: []string{"log check", "log dump", "image", "lint", "quorum survey", "quorum rebuild"},
+		Commands: model.CommandList(logCommands, []string{"quorum rebuild"}),
 	},
 	{
 		Code: KindEpochNoLeaderChange, Room: "metalog", Class: FindingClass, Severity: model.SevError,
 		Title:    "a leader epoch starts without a LeaderChange",
 		Meaning:  "every Raft leader writes a LeaderChange control batch first in its epoch; a batch that raises the epoch without one has a damaged partitionLeaderEpoch (the field is not covered by the CRC) and would win an election it never took part in",
 		Fix:      "treat the copy as damaged from that batch on: rebuild from another copy (kmeta quorum survey picks it)",
-		Commands: []string{"log check", "log dump", "image", "quorum survey", "quorum rebuild"},
+		Commands: model.CommandList(logCommands, []string{"quorum rebuild"}),
 	},
 }
+
+func init() { checks = append(checks, hostileChecks...) }

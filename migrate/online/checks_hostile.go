@@ -26,8 +26,9 @@ const (
 	CodeZKConnectMismatch = "zookeeper-connect-mismatch"
 )
 
-// HostileChecks declares the codes above (see model.Check).
-var HostileChecks = model.Checks{
+// hostileChecks declares the codes above (see model.Check); init adds
+// them to the room's table.
+var hostileChecks = model.Checks{
 	{
 		Code: CodeControllerZNodeInvalid, Room: "online", Class: Class, Severity: model.SevError,
 		Title:    "/controller names no possible node",
@@ -57,6 +58,8 @@ var HostileChecks = model.Checks{
 		Commands: []string{"migrate stage", "migrate rollback"},
 	},
 }
+
+func init() { checks = append(checks, hostileChecks...) }
 
 // zkConnectMismatch says how a zookeeper.connect value disagrees with
 // the ZooKeeper a view was read from: another chroot, or no server in

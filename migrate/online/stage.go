@@ -207,12 +207,12 @@ func (s *stager) inputChecks() {
 		n := s.in.Nodes[id]
 		ent := fmt.Sprintf("--config %d", id)
 		if n.Role() == RoleBroker && !known[id] {
-			s.r.Checks = append(s.r.Checks, HostileChecks.Must(CodeNodeNotInCluster).Findingf(ent,
+			s.r.Checks = append(s.r.Checks, checks.Must(CodeNodeNotInCluster).Findingf(ent,
 				"%s is the file of broker %d, which neither ZooKeeper's /brokers/ids nor the KRaft controllers know and which holds no replica", n.Path, id))
 		}
 		if v := n.Props[keyZKConnect]; v != "" {
 			if why := zkConnectMismatch(v, s.in.ZK.ZK); why != "" {
-				s.r.Checks = append(s.r.Checks, HostileChecks.Must(CodeZKConnectMismatch).Findingf(ent,
+				s.r.Checks = append(s.r.Checks, checks.Must(CodeZKConnectMismatch).Findingf(ent,
 					"%s: zookeeper.connect=%s is not the ZooKeeper read (%s): %s", n.Path, v, s.in.ZKSource, why))
 			}
 		}

@@ -222,11 +222,11 @@ func (o *observer) zookeeperSide() {
 	}
 	switch c := side.ControllerID; {
 	case c < -1 || c == -1 && side.KRaftControllerEpoch >= 0:
-		ch := HostileChecks.Must(CodeControllerZNodeInvalid)
+		ch := checks.Must(CodeControllerZNodeInvalid)
 		o.add(ch.Finding("znode /controller", fmt.Sprintf("/controller names node %d: no broker or controller has a negative id", c),
 			ch.FillFix("ZK_GET", o.zkCommand("get", "/controller"))))
 	case c >= 0 && side.KRaftControllerEpoch < 0 && zk.Brokers[c] == nil:
-		o.add(HostileChecks.Must(CodeControllerUnknown).Findingf("znode /controller",
+		o.add(checks.Must(CodeControllerUnknown).Findingf("znode /controller",
 			"/controller names ZooKeeper-mode broker %d, which /brokers/ids does not hold (registered: %s)", c, idList(side.Brokers)))
 	}
 }
@@ -268,7 +268,7 @@ func (o *observer) kraftSide() {
 	o.st.KRaft = side
 	if zs := o.st.ZooKeeper; zs.ControllerID >= 0 && zs.KRaftControllerEpoch >= 0 && k.Quorum != nil && len(k.Quorum.Voters) > 0 &&
 		!slices.ContainsFunc(k.Quorum.Voters, func(v model.Voter) bool { return v.ID == zs.ControllerID }) {
-		o.add(HostileChecks.Must(CodeControllerUnknown).Findingf("znode /controller",
+		o.add(checks.Must(CodeControllerUnknown).Findingf("znode /controller",
 			"/controller names KRaft controller %d, which is not a voter of the quorum (%s)", zs.ControllerID, votersText(k.Quorum.Voters)))
 	}
 	if o.in.ZK.ClusterID != "" && k.ClusterID != "" && k.ClusterID != o.in.ZK.ClusterID {
