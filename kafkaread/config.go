@@ -102,7 +102,32 @@ func (c Config) settingError(class error, format string, a ...any) error {
 	if c.PropertiesFile != "" {
 		where = c.PropertiesFile
 	}
-	return fmt.Errorf("%w: %s: %s", class, where, fmt.Sprintf(format, a...))
+	return fmt.Errorf("%w: %s: %s", class, where, c.redactSecrets(fmt.Sprintf(format, a...)))
+}
+
+// secretValue finds a secret written as key=value or key:value inside a
+// message: a line of the settings that ran into another (a deleted line
+// end) carries its secret into the value printed.
+var secretValue = regexp.MustCompile(`(?i)((?:password|secret|jaas[.]config|token)[\w.-]*\s*[=:]\s*)("[^"]*"?|'[^']*'?|[^\s;,)]+)`)
+
+// redactSecrets keeps every secret of the settings out of a message,
+// whatever the message quotes (a value, a path, a reader's error): the
+// values of the secret settings, and anything written as a secret
+// setting's key=value.
+func (c Config) redactSecrets(msg string) string {
+	for k, v := range c.Properties {
+		if len(v) >= 4 && secretKey(k) {
+			msg = strings.ReplaceAll(msg, v, "<redacted>")
+		}
+	}
+	return secretValue.ReplaceAllString(msg, "${1}<redacted>")
+}
+
+// secretKey says whether a client setting holds a secret.
+func secretKey(k string) bool {
+	k = strings.ToLower(k)
+	return strings.Contains(k, "password") || strings.Contains(k, "jaas") || strings.HasSuffix(k, ".key") ||
+		strings.Contains(k, "secret") || strings.Contains(k, "token")
 }
 
 // saslMechanism builds the mechanism sasl.mechanism names, with the

@@ -20,6 +20,12 @@ func TestExceptionsStrictJSON(t *testing.T) {
 		{good + good, "more after the JSON object"},
 		{good + "\n{}", "more after the JSON object"},
 		{good + " null", "more after the JSON object"},
+		{strings.Replace(good, `"exceptions"`, `"Exceptions"`, 1), `unknown field "Exceptions"`},
+		{strings.Replace(good, `"rule"`, `"RULE"`, 1), `unknown field "RULE"`},
+		{`{"exceptions": null}`, `no "exceptions" array`},
+		{`{}`, `no "exceptions" array`},
+		{strings.Replace(good, `"topics": "scratch-*"`, `"topics": 1, "topics": "scratch-*"`, 1), `field "topics" given twice`},
+		{`{"exceptions": [], "exceptions": []}`, `field "exceptions" given twice`},
 	} {
 		if _, err := ParseExceptions([]byte(bad.data)); err == nil || !strings.Contains(err.Error(), bad.says) {
 			t.Errorf("%q: %v, want %q", bad.data, err, bad.says)

@@ -290,6 +290,11 @@ func PlanRebuild(o RebuildOptions) (*RebuildPlan, error) {
 	}
 	clusterID := img.ClusterID
 	if mp := chosen.dir.MetaProperties; mp != nil && mp.ClusterID != "" {
+		if mp.ClusterIDProblem != nil {
+			// Every new controller would get it, and every broker refuse
+			// them.
+			return nil, fmt.Errorf("%w: %s: %v; the brokers' meta.properties hold the cluster's id: repair the copy's meta.properties first", ErrRefused, o.From, mp.ClusterIDProblem)
+		}
 		clusterID = mp.ClusterID
 	}
 	if clusterID == "" {

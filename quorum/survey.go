@@ -263,6 +263,11 @@ func SurveyLogDirs(dirs []*metalog.LogDir) (*SurveyResult, error) {
 	res.compare()
 	res.givenUp()
 	res.inferRoles()
+	mps := map[string]*metalog.MetaProperties{}
+	for _, d := range dirs {
+		mps[d.Path] = d.MetaProperties
+	}
+	res.metaPropertiesFindings(mps)
 	res.judge()
 	return res, nil
 }
