@@ -77,7 +77,7 @@ func (c Config) parseSecurity() (*security, error) {
 	case "SASL_SSL":
 		useSASL, useTLS = true, true
 	default:
-		return nil, c.settingError(ErrConfig, "security.protocol %q is not one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL", p["security.protocol"])
+		return nil, c.settingError(ErrConfig, "security.protocol %s is not one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL", shownName(p["security.protocol"]))
 	}
 	if useSASL {
 		m, err := c.saslMechanism()
@@ -104,6 +104,30 @@ func (c Config) settingError(class error, format string, a ...any) error {
 	}
 	return fmt.Errorf("%w: %s: %s", class, where, c.redactSecrets(fmt.Sprintf(format, a...)))
 }
+
+// shownName is a setting's value as a message may quote it: a name
+// (letters, digits, '.', '_', '-', '+'), quoted; anything else may be a
+// line that ran into the next one, secret and all, and is not printed.
+func shownName(v string) string {
+	if nameValue.MatchString(v) {
+		return strconv.Quote(v)
+	}
+	return "(a value that is no name, not printed)"
+}
+
+// shownPath is a file setting's value as a message may quote it: a path
+// without blanks, quotes, '=' or ';', else not printed (see shownName).
+func shownPath(v string) string {
+	if len(v) <= 4096 && pathValue.MatchString(v) {
+		return v
+	}
+	return "(a value that is no path, not printed)"
+}
+
+var (
+	nameValue = regexp.MustCompile(`^[A-Za-z0-9._+-]{1,64}$`)
+	pathValue = regexp.MustCompile(`^[^\s"'=;]+$`)
+)
 
 // secretValue finds a secret written as key=value or key:value inside a
 // message: a line of the settings that ran into another (a deleted line
@@ -166,7 +190,7 @@ func (c Config) saslCredentials() (saslCreds, error) {
 	case "OAUTHBEARER":
 		return saslCreds{}, c.settingError(ErrUnsupported, "sasl.mechanism OAUTHBEARER is not supported by kmeta; PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are")
 	default:
-		return saslCreds{}, c.settingError(ErrUnsupported, "sasl.mechanism %q is not supported by kmeta; PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are", p["sasl.mechanism"])
+		return saslCreds{}, c.settingError(ErrUnsupported, "sasl.mechanism %s is not supported by kmeta; PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are", shownName(p["sasl.mechanism"]))
 	}
 	jaas := strings.TrimSpace(p["sasl.jaas.config"])
 	if jaas == "" {
