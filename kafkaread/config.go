@@ -26,8 +26,8 @@ type Config struct {
 	Properties map[string]string
 	// PropertiesFile is where Properties were read, for messages.
 	PropertiesFile string
-	// Timeout bounds connecting and each request (default 30s, Kafka's
-	// request.timeout.ms).
+	// Timeout is the deadline of a client's whole read: Dial and every
+	// request after it (default 30s, Kafka's request.timeout.ms).
 	Timeout time.Duration
 }
 

@@ -51,7 +51,7 @@ func kafkaSourceFlags() []cli.Flag {
 		&cli.StringFlag{Name: "bootstrap-server", Usage: "a live cluster's brokers `HOST:PORT[,HOST:PORT]` (the same as SOURCE kafka://HOST:PORT,...)"},
 		&cli.StringFlag{Name: "bootstrap-controller", Usage: "a live cluster's controllers `HOST:PORT[,HOST:PORT]`, asked directly (KIP-919, Kafka 3.7+)"},
 		&cli.StringFlag{Name: "command-config", Usage: "Kafka client settings `FILE` (client.properties: security.protocol, sasl.mechanism, sasl.jaas.config, ssl.*)"},
-		&cli.DurationFlag{Name: "kafka-timeout", Value: kafkaread.DefaultTimeout, Usage: "Kafka: bound on connecting and on each request, `DURATION` (as request.timeout.ms)"},
+		&cli.DurationFlag{Name: "kafka-timeout", Value: kafkaread.DefaultTimeout, Usage: "Kafka: the deadline of the whole read, `DURATION`: connecting (every bootstrap address at once) and every request after it"},
 	}
 }
 
