@@ -30,12 +30,12 @@ func TestHostileLiveDeadline(t *testing.T) {
 	}{
 		{"hung address first", []string{"image", "kafka://" + hung1.Addr + "," + good.Addr, "--kafka-timeout", "5s"}, 2 * time.Second, exitOK, nil, []string{good.Addr + " did not answer"}},
 		{"hung address last", []string{"image", "kafka://" + good.Addr + "," + hung1.Addr, "--kafka-timeout", "5s"}, 2 * time.Second, exitOK, nil, nil},
-		{"brokers listed that do not answer", []string{"image", "kafka://" + dead.Addr, "--kafka-timeout", "4s"}, 4500 * time.Millisecond, exitOK,
+		{"brokers listed that do not answer", []string{"image", "kafka://" + dead.Addr, "--kafka-timeout", "2s"}, 2500 * time.Millisecond, exitOK,
 			[]string{"broker 2: unreachable: " + hung1.Addr, "broker 3: unreachable: " + hung2.Addr, "broker 4: unreachable: " + hung3.Addr, "broker 5: connection refused by " + closed},
 			[]string{dead.Addr + " did not answer"}},
-		{"two hung controllers", []string{"image", "--bootstrap-controller", hung1.Addr + "," + hung2.Addr, "--kafka-timeout", "3s"}, 3500 * time.Millisecond, exitFailure,
-			[]string{hung1.Addr + " did not answer within 3s", hung2.Addr + " did not answer within 3s"}, nil},
-		{"three hung brokers", []string{"quorum", "describe", "--bootstrap-server", hung1.Addr + "," + hung2.Addr + "," + hung3.Addr, "--kafka-timeout", "2s"}, 2500 * time.Millisecond, exitFailure,
+		{"two hung controllers", []string{"image", "--bootstrap-controller", hung1.Addr + "," + hung2.Addr, "--kafka-timeout", "1500ms"}, 2 * time.Second, exitFailure,
+			[]string{hung1.Addr + " did not answer within 1.5s", hung2.Addr + " did not answer within 1.5s"}, nil},
+		{"three hung brokers", []string{"quorum", "describe", "--bootstrap-server", hung1.Addr + "," + hung2.Addr + "," + hung3.Addr, "--kafka-timeout", "1s"}, 1500 * time.Millisecond, exitFailure,
 			[]string{hung1.Addr, hung2.Addr, hung3.Addr}, nil},
 		{"lint, hung address first", []string{"lint", "kafka://" + hung1.Addr + "," + good.Addr, "--kafka-timeout", "5s"}, 2 * time.Second, exitFindings, []string{"findings at or above error"}, nil},
 	} {
