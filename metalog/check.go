@@ -272,6 +272,13 @@ func NewChecker(d *LogDir, opts CheckOptions) *Checker {
 	if qs := d.QuorumState; qs != nil && qs.Problem != nil {
 		c.add(errorFinding(qs.Problem, model.SevWarning))
 	}
+	// Files Kafka's readers take but no Kafka writes (issue 29).
+	if mp := d.MetaProperties; mp != nil && mp.Damage != nil {
+		c.fileProblem(mp.Damage)
+	}
+	if qs := d.QuorumState; qs != nil && qs.Damage != nil {
+		c.fileProblem(qs.Damage)
+	}
 	for _, u := range d.Unknown {
 		dir := d.PartitionDir
 		if dir == "" {
@@ -833,7 +840,7 @@ func (c *Checker) crossChecks(d *LogDir) {
 			c.addf(KindCoverageHole, model.SevError, dir, -1, start, "log starts at offset %d and no snapshot reaches it: offsets [0, %d) are missing", start, start)
 		}
 	}
-	if qs := d.QuorumState; qs != nil && c.maxEpoch >= 0 && qs.LeaderEpoch < c.maxEpoch {
+	if qs := d.QuorumState; qs != nil && qs.Damage == nil && c.maxEpoch >= 0 && qs.LeaderEpoch < c.maxEpoch {
 		f := finding(KindQuorumStateEpoch, model.SevWarning, filepath.Join(dir, QuorumStateFileName), qs.LeaderEpochPos, -1,
 			"leaderEpoch %d is below the log's last epoch %d (Kafka warns and uses the log's)", qs.LeaderEpoch, c.maxEpoch)
 		f.Where.Line = 1

@@ -146,14 +146,16 @@ func TestRaisedEpochWithoutLeaderChange(t *testing.T) {
 // and quorum-state with a negative leader epoch, are errors (problems of
 // the dir), not a dir without ids or a warning.
 func TestGarbageSmallFiles(t *testing.T) {
+	// Kafka's readers take both (TestPropsMatchKafkaReaders): the parse
+	// succeeds, and the damage is said apart.
 	for _, data := range [][]byte{
 		{0x9c, 0x00, 0x41, 0xff, 0x13, 0x37, '\n', 0x80, 0x01},
 		[]byte("this is not\na properties file = at all\n"),
 		{},
 	} {
-		_, err := ParseMetaProperties(data)
-		if !errors.Is(err, ErrProperties) || !strings.Contains(err.Error(), "not a meta.properties Kafka wrote") {
-			t.Errorf("meta.properties %q: %v", data, err)
+		mp, err := ParseMetaProperties(data)
+		if err != nil || mp.Damage == nil || !errors.Is(mp.Damage, ErrProperties) || !strings.Contains(mp.Damage.Error(), "not a meta.properties Kafka wrote") {
+			t.Errorf("meta.properties %q: %v, damage %v", data, err, mp.Damage)
 		}
 	}
 	dir := fstree.Copy(t, fixture44)
@@ -164,16 +166,16 @@ func TestGarbageSmallFiles(t *testing.T) {
 		t.Fatalf("garbage meta.properties: %s\n%s", got, dumpFindings(rep))
 	}
 
-	_, err = ParseQuorumState([]byte(`{"leaderId":3000,"leaderEpoch":-5,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}`))
+	qs, err := ParseQuorumState([]byte(`{"leaderId":3000,"leaderEpoch":-5,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}`))
 	var pe *PropsError
-	if !errors.As(err, &pe) || pe.Position != 31 || !strings.Contains(err.Error(), "leaderEpoch -5 is negative") {
-		t.Fatalf("negative epoch: %v", err)
+	if err != nil || !errors.As(qs.Damage, &pe) || pe.Position != 31 || !strings.Contains(qs.Damage.Error(), "leaderEpoch -5 is negative") {
+		t.Fatalf("negative epoch: %v, damage %v", err, qs.Damage)
 	}
 	dir = fstree.Copy(t, fixture44)
-	qs := filepath.Join(dir, MetadataPartitionDir, QuorumStateFileName)
-	b, err := os.ReadFile(qs)
+	qsPath := filepath.Join(dir, MetadataPartitionDir, QuorumStateFileName)
+	b, err := os.ReadFile(qsPath)
 	must(t, err)
-	must(t, os.WriteFile(qs, []byte(strings.Replace(string(b), `"leaderEpoch":1`, `"leaderEpoch":-5`, 1)), 0o644))
+	must(t, os.WriteFile(qsPath, []byte(strings.Replace(string(b), `"leaderEpoch":1`, `"leaderEpoch":-5`, 1)), 0o644))
 	rep, err = Check(dir, CheckOptions{})
 	must(t, err)
 	if got := strings.Join(kinds(rep), ","); got != "error:bad-properties" || rep.OK() {

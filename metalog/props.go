@@ -107,6 +107,10 @@ type MetaProperties struct {
 	// ClusterIDProblem is set (a *PropsError) when cluster.id is not a
 	// base64 UUID; Kafka accepts such an id, so it is not a parse error.
 	ClusterIDProblem error `json:"-"`
+	// Damage is set (a *PropsError) when the file holds none of Kafka's
+	// keys: Kafka's reader takes it (version 0, no ids), but no Kafka
+	// tool writes it, so log check makes it an error.
+	Damage error `json:"-"`
 }
 
 // ReadMetaProperties reads and validates a meta.properties file, v0
@@ -123,6 +127,9 @@ func ReadMetaProperties(path string) (*MetaProperties, error) {
 	}
 	if mp.ClusterIDProblem != nil {
 		mp.ClusterIDProblem = withFile(path, mp.ClusterIDProblem)
+	}
+	if mp.Damage != nil {
+		mp.Damage = withFile(path, mp.Damage)
 	}
 	return mp, nil
 }
@@ -143,18 +150,18 @@ func ParseMetaProperties(data []byte) (*MetaProperties, error) {
 	if err != nil {
 		return nil, err
 	}
+	mp := &MetaProperties{NodeID: -1, Props: props, Lines: lines}
 	if !slices.ContainsFunc(metaPropertiesKeys, func(k string) bool { _, ok := props[k]; return ok }) {
-		// Kafka would read such a file as version 0 with no ids; no
-		// Kafka tool writes one, so it is damage, not a dir without ids.
+		// Kafka reads such a file as version 0 with no ids; no Kafka
+		// tool writes one, so it is damage, not a dir without ids.
 		what := "none of Kafka's keys"
 		if binaryText(data) {
 			what = "binary data, none of Kafka's keys"
 		} else if len(bytes.TrimSpace(data)) == 0 {
 			what = "nothing"
 		}
-		return nil, placed(1, -1, "holds %s (%s): not a meta.properties Kafka wrote", what, strings.Join(metaPropertiesKeys, ", "))
+		mp.Damage = placed(1, -1, "holds %s (%s): not a meta.properties Kafka wrote", what, strings.Join(metaPropertiesKeys, ", "))
 	}
-	mp := &MetaProperties{NodeID: -1, Props: props, Lines: lines}
 	bad := func(key, format string, args ...any) error {
 		return placed(lines[key], -1, "%s: %s", key, fmt.Sprintf(format, args...))
 	}
@@ -201,6 +208,9 @@ func ParseMetaProperties(data []byte) (*MetaProperties, error) {
 			return nil, bad("directory.id", "%q is not a UUID", d)
 		}
 		mp.DirectoryID, mp.HasDirectoryID = u, true
+	}
+	if mp.Damage != nil {
+		mp.ClusterIDProblem = nil // one finding for one damaged file
 	}
 	return mp, nil
 }
@@ -461,6 +471,10 @@ type QuorumState struct {
 	// LeaderEpochPos is the byte position of leaderEpoch's value (of the
 	// last one, the one read, when the key repeats).
 	LeaderEpochPos int64 `json:"-"`
+	// Damage is set (a *PropsError) when a value parses as Kafka's reader
+	// parses it but no Kafka writes it (a negative leaderEpoch): log
+	// check makes it an error.
+	Damage error `json:"-"`
 	// Problem is set (a *PropsError placed at the first repetition) when
 	// a key repeats. Kafka accepts that and reads the last value (Jackson's
 	// readTree, as FileQuorumStateStore reads the file, keeps the last),
@@ -487,6 +501,9 @@ func ReadQuorumState(path string) (*QuorumState, error) {
 	}
 	if qs.Problem != nil {
 		qs.Problem = withFile(path, qs.Problem)
+	}
+	if qs.Damage != nil {
+		qs.Damage = withFile(path, qs.Damage)
 	}
 	return qs, nil
 }
@@ -591,8 +608,9 @@ func ParseQuorumState(data []byte) (*QuorumState, error) {
 			err = get(f, &qs.LeaderEpoch)
 			qs.LeaderEpochPos = pos[f]
 			if err == nil && qs.LeaderEpoch < 0 {
-				// Kafka's quorum state starts at epoch 0 and only grows.
-				err = placed(1, pos[f], "quorum-state: leaderEpoch %d is negative: no election writes one", qs.LeaderEpoch)
+				// Kafka's reader takes it, but its quorum state starts at
+				// epoch 0 and only grows: damage.
+				qs.Damage = placed(1, pos[f], "quorum-state: leaderEpoch %d is negative: no election writes one", qs.LeaderEpoch)
 			}
 		case "votedId":
 			err = get(f, &qs.VotedID)

@@ -41,8 +41,11 @@ func FromLogDirs(dirs []*metalog.LogDir) (*model.QuorumStatus, []model.Finding, 
 	seen := map[int32]string{}
 	for _, d := range dirs {
 		mp := d.MetaProperties
-		if bad := metaPropertiesProblem(d); mp == nil && bad != nil {
+		if bad := metaPropertiesProblem(d); mp == nil && bad != nil || mp != nil && mp.Damage != nil {
 			// Present but unreadable: damage, not a dir without one.
+			if bad == nil {
+				bad = mp.Damage
+			}
 			return nil, nil, fmt.Errorf("%s: meta.properties cannot be read (%v): repair it from the node's backup, or give another copy", d.Path, bad)
 		}
 		if mp == nil || mp.NodeID < 0 {
