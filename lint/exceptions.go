@@ -103,9 +103,14 @@ func exactKeys(data []byte) error {
 		return err
 	}
 	for i, e := range entries {
-		for k := range e {
+		for k, v := range e {
 			if k != "rule" && k != "topics" && k != "reason" {
 				return fmt.Errorf("exceptions[%d]: unknown field %q (rule, topics and reason are known)", i, k)
+			}
+			// encoding/json reads null as "": a null topics would cover
+			// every topic.
+			if string(bytes.TrimSpace(v)) == "null" {
+				return fmt.Errorf("exceptions[%d]: %s is null (leave the field out, or give a string)", i, k)
 			}
 		}
 	}

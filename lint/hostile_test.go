@@ -26,6 +26,7 @@ func TestExceptionsStrictJSON(t *testing.T) {
 		{`{}`, `no "exceptions" array`},
 		{strings.Replace(good, `"topics": "scratch-*"`, `"topics": 1, "topics": "scratch-*"`, 1), `field "topics" given twice`},
 		{`{"exceptions": [], "exceptions": []}`, `field "exceptions" given twice`},
+		{strings.Replace(good, `"scratch-*"`, `null`, 1), `exceptions[0]: topics is null`},
 	} {
 		if _, err := ParseExceptions([]byte(bad.data)); err == nil || !strings.Contains(err.Error(), bad.says) {
 			t.Errorf("%q: %v, want %q", bad.data, err, bad.says)

@@ -506,7 +506,7 @@ func TestMutateCampaignHostile(t *testing.T) {
 			t.Errorf("%s: %s", k, v)
 		}
 	}
-	if total == 0 && len(cells) < 6 {
+	if os.Getenv("KMETA_HOSTILE_SURFACES") == "" && len(cells) < 6 {
 		t.Fatalf("%d surfaces ran: the campaign no longer reaches them all", len(cells))
 	}
 }
