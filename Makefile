@@ -73,7 +73,7 @@ vet:
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./metalog/... ./zkread/...
-	KMETA_BENCH=1 $(GO) test -p 1 -timeout 60m -run 'TestBenchSideBySide|TestBenchVerify|TestBenchMigrate|TestBenchHTMLReport|TestBenchLint' -v ./internal/testkit/bench/...
+	KMETA_BENCH=1 $(GO) test -p 1 -timeout 60m -run 'TestBenchSideBySide|TestBenchVerify|TestBenchMigrate|TestBenchHTMLReport|TestBenchLint|TestBenchHistory' -v ./internal/testkit/bench/...
 
 # Profile-guided optimisation: go build uses cmd/kmeta/default.pgo, a CPU
 # profile of kmeta on the benchmark's KRaft workloads. Regenerate it after
@@ -96,6 +96,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzReadDump$$' -fuzztime $(FUZZTIME) ./zkread
 	$(GO) test -run '^$$' -fuzz '^FuzzFastJSON$$' -fuzztime $(FUZZTIME) ./zkread
 	$(GO) test -run '^$$' -fuzz '^FuzzWireDecode$$' -fuzztime $(FUZZTIME) ./zkread
+	$(GO) test -run '^$$' -fuzz '^FuzzParseCons$$' -fuzztime $(FUZZTIME) ./zkread
+	$(GO) test -run '^$$' -fuzz '^FuzzParseAdminConnections$$' -fuzztime $(FUZZTIME) ./zkread
 	$(GO) test -run '^$$' -fuzz '^FuzzSnapshot$$' -fuzztime $(FUZZTIME) ./zkread/zkfile
 	$(GO) test -run '^$$' -fuzz '^FuzzTxn$$' -fuzztime $(FUZZTIME) ./zkread/zkfile
 

@@ -30,6 +30,10 @@ const (
 	ClassFeatures    = "features"
 	ClassBrokers     = "brokers"
 	ClassMigration   = "migration"
+	// ClassQuorum is the controller quorum's voters, compared when both
+	// sides report them (two KRaft views: a log dir's voter set and a
+	// live quorum's).
+	ClassQuorum = "quorum"
 	// ClassZooKeeper is state only ZooKeeper holds (pending deletions,
 	// missing partition states, legacy reassignments, /consumers),
 	// compared between two ZooKeeper views.
@@ -38,7 +42,7 @@ const (
 
 // Classes lists every class.
 var Classes = []string{ClassCluster, ClassTopics, ClassPartitions, ClassRuntime, ClassConfigs, ClassQuotas,
-	ClassACLs, ClassSCRAM, ClassTokens, ClassProducerIDs, ClassFeatures, ClassBrokers, ClassMigration, ClassZooKeeper}
+	ClassACLs, ClassSCRAM, ClassTokens, ClassProducerIDs, ClassFeatures, ClassBrokers, ClassMigration, ClassQuorum, ClassZooKeeper}
 
 // Finding codes.
 const (
@@ -325,7 +329,12 @@ func (c *comparison) run() {
 	}
 	compareClass(c, ClassFeatures, lv.features, rv.features, eqMap(func(a, b int16) bool { return a == b }), c.explainFeature)
 	if !c.mask.brokers {
+		reconcileEndpoints(lv, rv)
 		compareClass(c, ClassBrokers, lv.brokers, rv.brokers, brokerN.equal, func(f *model.Finding, d rawDiff) { c.explainBroker(f, d, lv, rv) })
+	}
+	if lv.voters != nil && rv.voters != nil {
+		unreportedVoterFields(lv.voters, rv.voters)
+		compareClass(c, ClassQuorum, lv.voters, rv.voters, eqComparable, nil)
 	}
 	if lv.zkOnly != nil && rv.zkOnly != nil {
 		c.compareZooKeeperOnly(lv, rv)
@@ -340,6 +349,55 @@ func (c *comparison) run() {
 	if c.cross {
 		c.ibp()
 		c.readiness()
+	}
+}
+
+// reconcileEndpoints compares the brokers' endpoints where one side
+// names only the address it was asked through (a live view): that
+// address (host, port, protocol) must be one the other side registered;
+// when it is, the other side's list is taken as equal. Listener names,
+// which a live view does not report, are not compared.
+func reconcileEndpoints(lv, rv *view) {
+	if lv.partialEndpoints == rv.partialEndpoints {
+		return
+	}
+	part, full := lv, rv
+	if rv.partialEndpoints {
+		part, full = rv, lv
+	}
+	for k, pb := range part.brokers {
+		fb, ok := full.brokers[k]
+		if !ok || len(pb.Endpoints) == 0 {
+			continue
+		}
+		if !slices.ContainsFunc(pb.Endpoints, func(e string) bool { return !slices.Contains(fb.Endpoints, e) }) {
+			fb.Endpoints = pb.Endpoints
+			full.brokers[k] = fb
+		}
+	}
+}
+
+// unreportedVoterFields leaves out of both sides a voter field one side
+// does not report (a live quorum before DescribeQuorum v2: no directory
+// ids or endpoints).
+func unreportedVoterFields(l, r map[string]voterN) {
+	dirs, eps := true, true
+	for _, m := range []map[string]voterN{l, r} {
+		for _, v := range m {
+			dirs = dirs && v.DirectoryID != ""
+			eps = eps && v.Endpoints != ""
+		}
+	}
+	for _, m := range []map[string]voterN{l, r} {
+		for k, v := range m {
+			if !dirs {
+				v.DirectoryID = ""
+			}
+			if !eps {
+				v.Endpoints = ""
+			}
+			m[k] = v
+		}
 	}
 }
 

@@ -56,6 +56,15 @@ type Tree struct {
 	// Changed is set by a live read that saw the tree change while reading
 	// and could not get a stable view.
 	Changed bool
+	// Sessions is the session table (session id → timeout in ms) a data
+	// dir holds: its snapshot's, brought up to date by the logged
+	// createSession and closeSession transactions. Nil for a live read or
+	// a dump, which hold none.
+	Sessions map[int64]int32
+	// ReaderSessions are the ids of the sessions a live read itself
+	// opened (nil otherwise), so that a caller listing the ensemble's
+	// clients can leave kmeta's own out.
+	ReaderSessions []int64
 
 	// index numbers the nodes an offline read made (nil otherwise), for
 	// the decoder's marks.
@@ -167,7 +176,7 @@ func fromDataTree(dt *zkfile.DataTree, chroot string) (*Tree, error) {
 	if dt.Nodes[root] == nil {
 		return nil, &ZnodeError{Path: root, Err: ErrNoNode, Msg: "chroot does not exist"}
 	}
-	t := &Tree{Chroot: chroot, MaxZxid: dt.LastZxid, index: dt.Index()}
+	t := &Tree{Chroot: chroot, MaxZxid: dt.LastZxid, index: dt.Index(), Sessions: dt.Sessions}
 	if root == "/" {
 		t.Nodes, t.Origins = dt.Nodes, dt.Origins
 		dt.Nodes, dt.Origins = nil, nil

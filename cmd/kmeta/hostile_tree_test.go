@@ -32,14 +32,15 @@ const secret = "Zq8xWv7Kp3"
 // fileFlags are the flags that name a file kmeta reads, with the most
 // bytes a file of the kind may hold.
 var fileFlags = map[string]int64{
-	"command-config":    1 << 20,
-	"config":            1 << 20,
-	"server-properties": 1 << 20,
-	"plan":              64 << 20,
-	"exceptions":        4 << 20,
-	"zk-tls-ca":         16 << 20,
-	"zk-tls-cert":       16 << 20,
-	"zk-tls-key":        16 << 20,
+	"command-config":            1 << 20,
+	"controller-command-config": 1 << 20,
+	"config":                    1 << 20,
+	"server-properties":         1 << 20,
+	"plan":                      64 << 20,
+	"exceptions":                4 << 20,
+	"zk-tls-ca":                 16 << 20,
+	"zk-tls-cert":               16 << 20,
+	"zk-tls-key":                16 << 20,
 }
 
 // treeArgs makes a command line that reaches the reading of flag's file:
@@ -74,7 +75,7 @@ func treeArgs(t *testing.T, path string, cmd *cli.Command, flag, file string) []
 		args = append(args, "--bootstrap-controller", "127.0.0.1:1")
 	}
 	if path == "verify" {
-		if flag == "command-config" {
+		if strings.HasSuffix(flag, "command-config") {
 			args = append(args, "--bootstrap-server", "127.0.0.1:1")
 		} else {
 			args = append(args, "--kraft", "kraft:"+fixture44)
@@ -98,6 +99,8 @@ func treeArgs(t *testing.T, path string, cmd *cli.Command, flag, file string) []
 		}
 	case "migrate stage":
 		args = append(args, "--controllers", "3000@127.0.0.1:9093", "--metadata-dir", "/var/lib/kafka/ctl", "--out", filepath.Join(t.TempDir(), "out"))
+	case "restore":
+		args = append(args, "--to", "kraft:"+fixture44+"@offset=150")
 	}
 	switch flag {
 	case "config":
@@ -124,9 +127,15 @@ func treeFiles(t *testing.T) map[string][]string {
 			if _, ok := fileFlags[name]; !ok {
 				continue
 			}
-			if name == "command-config" && slices.Contains([]string{"migrate plan", "migrate apply", "migrate brokers"}, path) {
-				// A live cluster is never a migration source: these
-				// refuse it before any client setting is read.
+			switch {
+			case strings.HasSuffix(name, "command-config") && slices.Contains([]string{"migrate plan", "migrate apply", "migrate brokers", "history"}, path):
+				// A live cluster is never a migration source, nor a log
+				// with a history: these refuse it before any client
+				// setting is read.
+				continue
+			case strings.HasPrefix(name, "zk-tls") && slices.Contains([]string{"history", "restore"}, path):
+				// They read no live ZooKeeper: history reads data dirs,
+				// restore writes to a Kafka cluster.
 				continue
 			}
 			out[path] = append(out[path], name)
@@ -208,18 +217,35 @@ func TestTreeStoresInClientSettings(t *testing.T) {
 		t.Skip("no FIFOs here")
 	}
 	for path, flags := range treeFiles(t) {
-		if !slices.Contains(flags, "command-config") {
-			continue
-		}
 		cmd := commandOf(path)
-		for _, key := range []string{"ssl.truststore.location", "ssl.keystore.location"} {
-			for _, store := range []string{fifo, "/dev/zero"} {
-				props := filepath.Join(t.TempDir(), "client.properties")
-				body := "security.protocol=SSL\nssl.truststore.type=PKCS12\nssl.keystore.type=PKCS12\n" + key + "=" + store + "\n"
-				os.WriteFile(props, []byte(body), 0o600)
-				r := kmetaWithin(t, 10*time.Second, treeArgs(t, path, cmd, "command-config", props)...)
-				if r.code != exitFailure || !strings.Contains(r.stderr, key) || !strings.Contains(r.stderr, "not a regular file") {
-					t.Errorf("%s, %s=%s: exit %d\nstderr %s", path, key, store, r.code, r.stderr)
+		for _, flag := range flags {
+			if !strings.HasSuffix(flag, "command-config") {
+				continue
+			}
+			for _, key := range []string{"ssl.truststore.location", "ssl.keystore.location"} {
+				for _, store := range []string{fifo, "/dev/zero"} {
+					props := filepath.Join(t.TempDir(), "client.properties")
+					body := "security.protocol=SSL\nssl.truststore.type=PKCS12\nssl.keystore.type=PKCS12\n" + key + "=" + store + "\n"
+					os.WriteFile(props, []byte(body), 0o600)
+					args := treeArgs(t, path, cmd, flag, props)
+					if flag == "controller-command-config" {
+						// The controllers' settings are used when a
+						// controller is asked: ask one.
+						if strings.Contains(cmd.ArgsUsage, "BEFORE AFTER") || strings.Contains(cmd.ArgsUsage, "TARGET") ||
+							!hasFlagName(cmd.Flags, []string{"bootstrap-controller"}) {
+							continue
+						}
+						args = slices.DeleteFunc(args, func(a string) bool { return a == "kafka://127.0.0.1:1" })
+						if i := slices.Index(args, "--bootstrap-server"); i >= 0 {
+							args[i] = "--bootstrap-controller"
+						} else if !slices.Contains(args, "--bootstrap-controller") {
+							args = append(args, "--bootstrap-controller", "127.0.0.1:1")
+						}
+					}
+					r := kmetaWithin(t, 10*time.Second, args...)
+					if r.code != exitFailure || !strings.Contains(r.stderr, key) || !strings.Contains(r.stderr, "not a regular file") {
+						t.Errorf("%s --%s, %s=%s: exit %d\nstderr %s", path, flag, key, store, r.code, r.stderr)
+					}
 				}
 			}
 		}
@@ -252,7 +278,7 @@ func TestTreeSecretsNeverEchoed(t *testing.T) {
 		for _, flag := range flags {
 			var bodies []string
 			switch flag {
-			case "command-config":
+			case "command-config", "controller-command-config":
 				for _, b := range client {
 					bodies = append(bodies, "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"+b+"\n")
 				}

@@ -55,8 +55,10 @@ type DataTree struct {
 	Sessions map[int64]int32
 	// LastZxid is the highest zxid applied (snapshot name or last txn).
 	LastZxid int64
-	// SnapshotZxid is the zxid in the snapshot's file name.
+	// SnapshotZxid is the zxid in the snapshot's file name, and
+	// SnapshotFile the file (set once ReadDir chose it).
 	SnapshotZxid int64
+	SnapshotFile string
 	// Applied counts the transactions replayed after the snapshot.
 	Applied int
 
@@ -234,6 +236,10 @@ func cmpAddr(a, b uintptr) int {
 	}
 	return 0
 }
+
+// Applying is where the transaction being applied was read (its log
+// file and the offset of its entry), for DirOptions.Step.
+func (t *DataTree) Applying() Origin { return t.origin }
 
 // Index returns the numbering of the tree's nodes (nil before the tree
 // is complete).
