@@ -253,6 +253,7 @@ func (h *historySteps) create(topic string, parts, rf int) string {
 // that the batch time falls in the window of the test's change. The
 // condition that came back holds since its second appearance.
 func TestLintHistoryOnRealKafka(t *testing.T) {
+	kafkatest.Concurrently(t)
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{Controllers: 1, Brokers: 3})
 	ctl := c.Controllers()[0]
@@ -430,6 +431,7 @@ func zkShellStat(t *testing.T, d *kafkatest.Distribution, zk *kafkatest.ZooKeepe
 // The condition set, removed and set again holds since its last setting
 // (the config znode's mzxid, at data version 3).
 func TestLintHistoryOnRealZooKeeper(t *testing.T) {
+	kafkatest.Concurrently(t)
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
 	zk := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{})
 	c := kafkatest.StartZKCluster(t, d, zk, kafkatest.ZKClusterOptions{Brokers: 3, Chroot: "/kafka"})

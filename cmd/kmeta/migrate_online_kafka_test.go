@@ -577,7 +577,7 @@ func (w *onlineWalk) brokerFiles() map[int]string {
 // the rich set reads back and lint finds nothing critical on the KRaft
 // side.
 func TestOnlineMigrationWalkKafka(t *testing.T) {
-	kafkatest.SkipIfUnitOnly(t)
+	kafkatest.Concurrently(t)
 	walkAll(t, walkOptions{version: kafkatest.Kafka39, controllers: 3, rich: true, tokens: true})
 }
 
@@ -735,7 +735,7 @@ func walkAll(t *testing.T, o walkOptions) {
 // not restarted, a broker restarted without the migration flag, and a
 // broker restarted with an IBP other than the controllers' level.
 func TestOnlineStuckStatesKafka(t *testing.T) {
-	kafkatest.SkipIfUnitOnly(t)
+	kafkatest.Concurrently(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
 	w := startOnlineWalk(t, ctx, walkOptions{version: kafkatest.Kafka39, controllers: 1})
