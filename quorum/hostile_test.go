@@ -127,3 +127,30 @@ func TestRebuildOutInsideInput(t *testing.T) {
 		t.Fatalf("sibling --out: %v", err)
 	}
 }
+
+// TestRebuildRefusesOddClusterID: a copy whose meta.properties holds a
+// cluster.id that is no Kafka Uuid (what kafka-storage format writes) is
+// named by survey (copy-meta-properties, the one finding), and a rebuild
+// from it is refused: every new controller would carry that id and every
+// broker refuse them (found by TestMutateCampaignHostile).
+func TestRebuildRefusesOddClusterID(t *testing.T) {
+	dir := fixtureCopy(t)
+	p := filepath.Join(dir, metalog.MetaPropertiesFileName)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = []byte(strings.Replace(string(b), "cluster.id=ToAmJGLdjtzIec30sLZozA", "cluster.id=ToAmJGLdjtzIec30sLZo", 1))
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := survey(t, dir)
+	if got := findingCodes(r.Findings); len(got) != 1 || got[0] != "warning "+CodeCopyMetaProperties+" copy "+dir+" (node 3000)" ||
+		!strings.Contains(r.Findings[0].Message, `cluster.id "ToAmJGLdjtzIec30sLZo" is not a Kafka Uuid`) {
+		t.Fatalf("survey findings: %q %+v", got, r.Findings)
+	}
+	_, err = PlanRebuild(RebuildOptions{From: dir, Controllers: rebuildControllers(t), Out: t.TempDir()})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), `"ToAmJGLdjtzIec30sLZo" is not a base64 UUID`) {
+		t.Fatalf("rebuild from a copy with an odd cluster.id: %v", err)
+	}
+}

@@ -121,6 +121,9 @@ type copyPos struct {
 	// damage is the refusal of a damaged copy ("" when clean): the file,
 	// offset and byte where it is, and what.
 	damage string
+	// damagedFile is the damaged file when the damage is the file as a
+	// whole (meta.properties, quorum-state, a FIFO), not a batch in it.
+	damagedFile string
 }
 
 func loadCopy(path string) (*copyPos, error) {
@@ -136,11 +139,14 @@ func loadCopy(path string) (*copyPos, error) {
 	if dmg := res.Damage; dmg != nil || res.Image.IsPartial() {
 		where := "it"
 		if dmg != nil && dmg.Where != nil {
-			where = fmt.Sprintf("%s at offset %d (byte %d)", dmg.Where.File, dmg.Where.Offset, dmg.Where.Position)
+			where = damageWhere(*dmg.Where)
+			if dmg.Where.Offset < 0 {
+				c.damagedFile = dmg.Where.File
+			}
 		} else if dmg == nil {
 			for _, w := range res.Warnings {
 				if model.Partial(w) && w.Where != nil {
-					where = fmt.Sprintf("%s at offset %d (byte %d)", w.Where.File, w.Where.Offset, w.Where.Position)
+					where = damageWhere(*w.Where)
 					break
 				}
 			}
@@ -152,6 +158,15 @@ func loadCopy(path string) (*copyPos, error) {
 		c.damage = fmt.Sprintf("the copy %s is damaged: %s: %s", path, where, msg)
 	}
 	return c, nil
+}
+
+// damageWhere says where a copy is damaged: a batch's offset and byte,
+// or the file (with its line) when the damage is the file as a whole.
+func damageWhere(l model.Location) string {
+	if l.Offset >= 0 && l.Position >= 0 {
+		return fmt.Sprintf("%s at offset %d (byte %d)", l.File, l.Offset, l.Position)
+	}
+	return l.String()
 }
 
 // checkCopies refuses a rebuild from the first of dirs (chosen, loaded)
@@ -184,6 +199,10 @@ func checkCopies(dirs []string, chosenCopy *copyPos, acceptLoss string) ([]Loss,
 	var losses []Loss
 	var why []string
 	if chosenCopy.damage != "" {
+		if chosenCopy.damagedFile != "" {
+			return nil, fmt.Errorf("%w: %s; a rebuild needs a clean copy (kmeta log check names every damage): rebuild from another copy, or from a copy of this dir with %s repaired",
+				ErrRefused, chosenCopy.damage, chosenCopy.damagedFile)
+		}
 		if chosen.WrittenEndOffset <= end {
 			// Nothing past the usable end to name: the damage is in what
 			// the image rests on, or hides how far the log goes (a

@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kmeta/kmeta/internal/testkit/fstree"
 )
@@ -112,6 +114,58 @@ func TestHostileNoMetadataLog(t *testing.T) {
 	}
 }
 
+// §3: a FIFO as a segment, quorum-state or meta.properties of a
+// controller dir is refused at once, naming the file (before the fix,
+// every command waited for a writer forever); a rebuild from it writes
+// nothing. The exit codes are each command's for damage it meets while
+// reading (1) or a source it cannot read (2).
+func TestHostileFIFOInControllerDir(t *testing.T) {
+	codes := map[string][4]int{ // log check, image, quorum survey, lint; then rebuild below
+		activeSeg: {exitFindings, exitFailure, exitFindings, exitFailure},
+		filepath.Join("__cluster_metadata-0", "quorum-state"): {exitFindings, exitFindings, exitFindings, exitFindings},
+		"meta.properties": {exitFindings, exitFindings, exitFindings, exitFindings},
+	}
+	for _, rel := range slices.Sorted(maps.Keys(codes)) {
+		dir := damaged(t, func(dir string) {
+			p := filepath.Join(dir, rel)
+			os.Remove(p)
+			if err := syscall.Mkfifo(p, 0o600); err != nil {
+				t.Skip("no FIFOs here")
+			}
+		})
+		fifo := filepath.Join(dir, rel)
+		for i, cmd := range [][]string{{"log", "check"}, {"image"}, {"quorum", "survey"}, {"lint"}} {
+			r := kmetaBounded(t, 10*time.Second, append(cmd, dir)...)
+			if r.code != codes[rel][i] || !strings.Contains(r.stdout+r.stderr, fifo) || !strings.Contains(r.stdout+r.stderr, "not a regular file (a FIFO)") {
+				t.Errorf("%s a FIFO: kmeta %s: exit %d, want %d\nstdout %s\nstderr %s", rel, strings.Join(cmd, " "), r.code, codes[rel][i], r.stdout, r.stderr)
+			}
+		}
+		out := filepath.Join(t.TempDir(), "out")
+		r := kmetaBounded(t, 10*time.Second, "quorum", "rebuild", "--from", dir, "--controllers", "3000@127.0.0.1:9093", "--out", out)
+		if r.code == exitOK || !strings.Contains(r.stderr, fifo+": not a regular file (a FIFO)") {
+			t.Errorf("%s a FIFO: rebuild: exit %d\nstderr %s", rel, r.code, r.stderr)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%s a FIFO: a refused rebuild wrote %s", rel, out)
+		}
+	}
+}
+
+// kmetaBounded runs kmeta and fails the test at once when it has not
+// returned within d (a run blocked on a FIFO never would).
+func kmetaBounded(t *testing.T, d time.Duration, args ...string) cliResult {
+	t.Helper()
+	done := make(chan cliResult, 1)
+	go func() { done <- kmeta(args...) }()
+	select {
+	case r := <-done:
+		return r
+	case <-time.After(d):
+		t.Fatalf("kmeta %s: no answer within %s", strings.Join(args, " "), d)
+		return cliResult{}
+	}
+}
+
 // flipLength flips one bit of the length of the active segment's first
 // batch (not covered by the CRC): 7 KB of whole batches follow.
 func flipLength(dir string) {
@@ -191,12 +245,22 @@ func TestHostileGarbageSmallFiles(t *testing.T) {
 		b, _ := os.ReadFile(p)
 		os.WriteFile(p, []byte(strings.Replace(string(b), `"leaderEpoch":1`, `"leaderEpoch":-5`, 1)), 0o644)
 	})
-	for _, dir := range []string{garbage, negative} {
+	for dir, file := range map[string]string{garbage: filepath.Join(garbage, "meta.properties"), negative: filepath.Join(negative, "__cluster_metadata-0", "quorum-state")} {
 		for _, cmd := range [][]string{{"log", "check"}, {"quorum", "survey"}, {"image"}} {
 			r := kmeta(append(cmd, dir)...)
 			if r.code == exitOK || !strings.Contains(r.stdout+r.stderr, "bad-properties") || strings.Contains(r.stdout, "Integrity\n") && strings.Contains(r.stdout, " clean\n") {
 				t.Errorf("kmeta %s %s: exit %d\n%s%s", strings.Join(cmd, " "), dir, r.code, r.stdout, r.stderr)
 			}
+		}
+		// Not "no meta.properties" (it is there, damaged) and not a
+		// rebuild: the damaged file is named, to repair.
+		out := filepath.Join(t.TempDir(), "out")
+		r := kmeta("quorum", "rebuild", "--from", dir, "--controllers", "3000@127.0.0.1:9093", "--out", out)
+		if r.code != exitFindings || !strings.HasSuffix(r.stderr, "rebuild from another copy, or from a copy of this dir with "+file+" repaired\n") {
+			t.Errorf("rebuild from %s: exit %d\n%s%s", dir, r.code, r.stdout, r.stderr)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("a refused rebuild from %s wrote %s", dir, out)
 		}
 	}
 }
