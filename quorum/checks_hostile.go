@@ -20,7 +20,7 @@ var hostileChecks = model.Checks{
 	{
 		Code: CodeCopyMetaProperties, Room: "quorum", Class: Class, Severity: model.SevWarning,
 		Title:    "a copy's meta.properties is not as Kafka writes it",
-		Meaning:  "The copy's meta.properties holds a cluster.id that is not a Kafka Uuid, keys kafka-storage does not write, or (in a dynamic quorum) no directory.id for a voter: the file was edited or damaged. A rebuild takes the cluster id from it, and refuses one that is not a Kafka Uuid.",
+		Meaning:  "The copy's meta.properties holds a cluster.id that is not a Kafka Uuid, keys kafka-storage does not write, no node id (version 0 without broker.id), or (in a dynamic quorum) no directory.id for a voter: the file was edited or damaged. A rebuild takes the cluster id from it, and refuses one that is not a Kafka Uuid.",
 		Fix:      "compare the file with another node's meta.properties (the cluster.id is the same on every node of the cluster) and repair it",
 		Commands: []string{"quorum survey", "quorum rebuild"},
 	},
@@ -51,6 +51,12 @@ func (r *SurveyResult) metaPropertiesFindings(dirs map[string]*metalog.MetaPrope
 		var why []string
 		if mp.ClusterIDProblem != nil {
 			why = append(why, fmt.Sprintf("its cluster.id %q is not a Kafka Uuid", mp.ClusterID))
+		}
+		if mp.Version == 0 && mp.NodeID < 0 && mp.Damage == nil {
+			// Kafka's parser takes it (version 0, ids optional), but no
+			// Kafka writes it: a KRaft node's dir says version=1 and
+			// node.id, a ZooKeeper-mode broker's version=0 and broker.id.
+			why = append(why, "it names no node: version 0 (no version=1) and no broker.id, which no Kafka writes; a KRaft node's meta.properties says version=1 and its node.id")
 		}
 		var odd []string
 		for _, k := range slices.Sorted(maps.Keys(mp.Props)) {

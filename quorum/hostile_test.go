@@ -154,3 +154,44 @@ func TestRebuildRefusesOddClusterID(t *testing.T) {
 		t.Fatalf("rebuild from a copy with an odd cluster.id: %v", err)
 	}
 }
+
+// TestSurveyNamesNodelessMetaProperties: a copy's meta.properties without
+// its version line, or with version=0, parses as Kafka's parser takes it
+// (version 0, ids optional) and names no node; no Kafka writes that, so
+// survey says so (the one finding; exit 1) rather than calling the copy
+// clean (found by TestMutateCampaignHostile with 200 mutants). A version
+// 0 file with a broker.id, a ZooKeeper-mode broker's, is not named.
+func TestSurveyNamesNodelessMetaProperties(t *testing.T) {
+	const says = "meta.properties: it names no node: version 0 (no version=1) and no broker.id, which no Kafka writes; a KRaft node's meta.properties says version=1 and its node.id"
+	for _, c := range []struct {
+		name, from, to string
+		named          bool
+	}{
+		{"no version", "version=1\n", "", true},
+		{"version=0", "version=1\n", "version=0\n", true},
+		{"version=0 with broker.id", "version=1\n", "version=0\nbroker.id=3000\n", false},
+	} {
+		dir := fixtureCopy(t)
+		p := filepath.Join(dir, metalog.MetaPropertiesFileName)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(strings.Replace(string(b), c.from, c.to, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := survey(t, dir)
+		var msgs []string
+		for _, f := range r.Findings {
+			if f.Code == CodeCopyMetaProperties {
+				msgs = append(msgs, f.Message)
+			}
+		}
+		if c.named && (len(r.Findings) != 1 || len(msgs) != 1 || msgs[0] != says || !r.Failing()) {
+			t.Errorf("%s: findings %q, failing %v", c.name, findingCodes(r.Findings), r.Failing())
+		}
+		if !c.named && len(msgs) != 0 {
+			t.Errorf("%s: %q", c.name, msgs)
+		}
+	}
+}
