@@ -3,7 +3,8 @@ package migrate
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+
+	"github.com/kmeta/kmeta/model"
 )
 
 // The plan file is what 'migrate plan --write' saves and apply, brokers
@@ -46,7 +47,7 @@ type skipJSON struct{}
 func (*skipJSON) UnmarshalJSON([]byte) error { return nil }
 
 func readPlan(path string, topics bool) (*Plan, error) {
-	b, err := os.ReadFile(path)
+	b, err := model.ReadInput(path, model.InputPlan)
 	if err != nil {
 		return nil, err
 	}

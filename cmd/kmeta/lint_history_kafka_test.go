@@ -274,7 +274,9 @@ func TestLintHistoryOnRealKafka(t *testing.T) {
 	step("urp-topic", create("urp", 3, 3))
 	start := time.Now().Truncate(time.Millisecond)
 	c.StopNode(3)
-	windows["stop"] = [2]time.Time{start, time.Now()}
+	// The stop's changes are the controller's, made once it sees the
+	// broker go: the window ends when the test has seen them (below),
+	// not when the process ended.
 
 	src := "kraft:" + c.MetadataLogDir(ctl)
 	// The controller fences the broker as its controlled shutdown ends;
@@ -291,6 +293,7 @@ func TestLintHistoryOnRealKafka(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 	}
+	windows["stop"] = [2]time.Time{start, time.Now()}
 	recs := dumpedSegments(t, filepath.Join(c.MetadataLogDir(ctl), "__cluster_metadata-0"))
 
 	type want struct {
@@ -452,7 +455,9 @@ func TestLintHistoryOnRealZooKeeper(t *testing.T) {
 	step("urp-topic", create("urp", 3, 3), "kafka-topics "+bs+" --create --topic single --replica-assignment 3")
 	start := time.Now().Truncate(time.Millisecond)
 	c.StopNode(3)
-	windows["stop"] = [2]time.Time{start, time.Now()}
+	// The stop's changes are the controller's, made once it sees the
+	// broker go: the window ends when the test has seen them (below),
+	// not when the process ended.
 
 	src := "zkdata:" + zk.DataDir
 	down := []string{"partition-offline partition single-0", "replicas-all-unavailable partition single-0",
@@ -469,6 +474,7 @@ func TestLintHistoryOnRealZooKeeper(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 	}
+	windows["stop"] = [2]time.Time{start, time.Now()}
 
 	type want struct {
 		key, window, znode, record string

@@ -230,6 +230,18 @@ func rollWait(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// The local files (the nodes' server.properties, the client settings
+	// and the stores they name) are read once first: one kmeta refuses
+	// (a FIFO, a device, too large, malformed) is exit 2 at once, not a
+	// read retried until the timeout.
+	if _, err := readNodeConfigs(c); err != nil {
+		return err
+	}
+	if spec.World == model.WorldKafka {
+		if _, err := kafkaConfig(c); err != nil {
+			return err
+		}
+	}
 	status := newStatusLine(c)
 	start := time.Now()
 	deadline := start.Add(timeout)
@@ -239,8 +251,11 @@ func rollWait(c *cli.Context) error {
 		in, err := rollRead(c, raw, read)
 		var ue *exitError
 		switch {
-		case errors.As(err, &ue):
-			return err // a usage error: reading again will not help
+		case errors.As(err, &ue), errors.Is(err, model.ErrNotRegular), errors.Is(err, model.ErrTooLarge), errors.Is(err, kafkaread.ErrConfig):
+			// A usage error, or a local file kmeta refuses (a FIFO, a
+			// device, too large, client settings or the stores they
+			// name): reading again will not help.
+			return err
 		case err != nil:
 			d.ReadError = err.Error()
 			status.show(fmt.Sprintf("waiting for node %d: reading %s: %v", node, printer.Clean(spec.String()), err))

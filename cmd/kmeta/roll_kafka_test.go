@@ -121,7 +121,12 @@ func TestRollKRaftKafka(t *testing.T) {
 		c.StartNodes(f1, f2)
 		for _, id := range []int{f1, f2} {
 			w := l.wait(id, ctl...)
+			// kafka-metadata-quorum, a JVM, may time out on a loaded
+			// machine: asked again for up to a minute.
 			qs, err := c.DescribeQuorum(ctx)
+			for deadline := time.Now().Add(time.Minute); err != nil && time.Now().Before(deadline); qs, err = c.DescribeQuorum(ctx) {
+				time.Sleep(time.Second)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
