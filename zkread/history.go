@@ -99,6 +99,11 @@ type Change struct {
 var historyContainers = []string{"/brokers/ids", "/brokers/topics", "/config/topics", "/config/brokers",
 	"/admin/delete_topics", "/isr_change_notification", "/log_dir_event_notification"}
 
+// trackedParent holds the names of historyContainers: a node whose
+// parent has another name is in none of them.
+var trackedParent = map[string]bool{"ids": true, "topics": true, "brokers": true, "delete_topics": true,
+	"isr_change_notification": true, "log_dir_event_notification": true}
+
 // history follows one replay (see the comment at the top).
 type history struct {
 	step   func(*model.Image, Step)
@@ -150,10 +155,10 @@ func (h *history) base(dt *zkfile.DataTree) {
 // created.
 func (h *history) find(dt *zkfile.DataTree, changed []zkfile.Changed) bool {
 	if h.fixed {
-		return dt.Nodes[h.root] != nil
+		return dt.Lookup(h.root) != zkfile.NoRef
 	}
 	if changed == nil {
-		c, err := DetectChroot(&Tree{Nodes: dt.Nodes})
+		c, err := DetectChroot(offlineTree(dt, dt.Root(), "/"))
 		if err != nil {
 			return false
 		}
@@ -195,15 +200,6 @@ func (h *history) txn(dt *zkfile.DataTree, txn *zkfile.Txn, changed []zkfile.Cha
 		if !ok {
 			continue
 		}
-		if h.root != "/" {
-			// The decoder's own map of relative paths (with no chroot
-			// it is the tree's).
-			if c.Op == zkfile.OpCreate {
-				h.t.Nodes[rel] = dt.Nodes[c.Path]
-			} else if c.Op != zkfile.OpSetData {
-				delete(h.t.Nodes, rel)
-			}
-		}
 		h.track(rel, c.Op)
 		if ch, ok := h.apply(rel); ok {
 			ch.Op = opName(c.Op)
@@ -228,24 +224,29 @@ func (h *history) rel(p string) string {
 func (h *history) start(zxid int64, at time.Time, ch Change) {
 	h.ready = true
 	chroot, _ := h.chroot()
-	h.t = &Tree{Chroot: chroot, Source: h.source, MaxZxid: zxid}
-	if h.root == "/" {
-		h.t.Nodes = h.dt.Nodes
-	} else {
-		h.t.Nodes = map[string]*Node{}
-		for p, n := range h.dt.Nodes {
-			if rel, ok := relPath(p, h.root); ok {
-				h.t.Nodes[rel] = n
-			}
-		}
-	}
+	// The decoder reads the replay's tree as it goes, through a view
+	// rooted at the chroot: its nodes are looked up by path each time.
+	h.t = offlineTree(h.dt, h.dt.Lookup(h.root), h.root)
+	h.t.Chroot, h.t.Source, h.t.MaxZxid = chroot, h.source, zxid
 	h.kids = map[string]map[string]struct{}{}
 	for _, c := range historyContainers {
 		h.kids[c] = map[string]struct{}{}
 	}
-	for p := range h.t.Nodes {
-		h.track(p, zkfile.OpCreate)
-	}
+	// The children of the containers the history keeps, from every node
+	// in the tree (its children lists are not laid out while it is
+	// replayed).
+	h.dt.Range(func(r zkfile.Ref) bool {
+		name := h.dt.Name(r)
+		if p := h.dt.Parent(r); p != zkfile.NoRef {
+			name = h.dt.Name(p)
+		}
+		return trackedParent[name]
+	}, func(p string, _ zkfile.Ref) bool {
+		if rel, ok := relPath(p, h.root); ok && p != "" {
+			h.track(rel, zkfile.OpCreate)
+		}
+		return true
+	})
 	// Lenient: a malformed znode leaves its entity out of this step's
 	// image rather than stopping the history (the final decode is the
 	// one that judges the tree).
@@ -308,7 +309,7 @@ func (h *history) apply(rel string) (Change, bool) {
 		name, ok := strings.CutPrefix(rel, dir)
 		return name, ok && name != "" && !strings.Contains(name, "/")
 	}
-	exists := h.t.Nodes[rel] != nil
+	exists := h.t.Has(rel)
 	switch {
 	case rel == "/cluster/id":
 		// No rule reads it; kept so that the image is the decode's.
@@ -397,7 +398,7 @@ func (h *history) apply(rel string) (Change, bool) {
 func (h *history) topic(name string) {
 	img := h.d.img
 	path := "/brokers/topics/" + name
-	n := h.t.Nodes[path]
+	n := h.t.Get(path)
 	delete(img.Topics, name)
 	if n == nil {
 		return
@@ -415,7 +416,13 @@ func (h *history) partition(name string, pid int32, path string) bool {
 		return false
 	}
 	h.d.pbuf = append(h.d.pbuf[:0], path...)
-	ok, _ := h.d.partitionState(name, t.Partitions[pid], h.t.Nodes[path], nil)
+	var data []byte
+	var version int32
+	n := h.t.Get(path)
+	if n != nil {
+		data, version = n.Data, n.Stat.Version
+	}
+	ok, _ := h.d.partitionState(name, t.Partitions[pid], data, version, n != nil, nil)
 	if !ok {
 		delete(t.Partitions, pid) // malformed: left out, as a decode does
 	}

@@ -312,7 +312,7 @@ func diffSentinels(before, after map[string]*Stat, t *Tree) []string {
 	for _, p := range sentinels {
 		b, a := before[p], after[p]
 		moved := (a == nil) != (b == nil) || (a != nil && (a.Mzxid != b.Mzxid || a.Pzxid != b.Pzxid || a.Cversion != b.Cversion))
-		if n := t.Nodes[p]; !moved && a != nil && n != nil && (n.Stat.Mzxid != a.Mzxid || n.Stat.Pzxid != a.Pzxid) {
+		if n := t.Get(p); !moved && a != nil && n != nil && (n.Stat.Mzxid != a.Mzxid || n.Stat.Pzxid != a.Pzxid) {
 			moved = true
 		}
 		if moved {
@@ -416,7 +416,7 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 				if n.kids == nil {
 					n.kids = []string{} // as every source: never nil
 				}
-				t.Nodes[n.rel] = &Node{Data: n.data, Stat: n.stat, Children: n.kids, ACL: n.acl}
+				t.nodes[n.rel] = &Node{Data: n.data, Stat: n.stat, Children: n.kids, ACL: n.acl}
 				for _, k := range n.kids {
 					next = append(next, Child(n.rel, k))
 				}
@@ -462,10 +462,10 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 	}
 	// A node whose child vanished keeps the stale name; drop such names so
 	// Children always points at nodes of the tree.
-	for p, n := range t.Nodes {
+	for p, n := range t.nodes {
 		kept := n.Children[:0]
 		for _, c := range n.Children {
-			if _, ok := t.Nodes[Child(p, c)]; ok {
+			if _, ok := t.nodes[Child(p, c)]; ok {
 				kept = append(kept, c)
 			}
 		}

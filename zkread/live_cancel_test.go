@@ -321,8 +321,8 @@ func TestLiveFallbackFake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tree.Nodes) != 201 {
-		t.Errorf("read %d znodes, want 201", len(tree.Nodes))
+	if tree.Len() != 201 {
+		t.Errorf("read %d znodes, want 201", tree.Len())
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -342,8 +342,8 @@ func TestMultiReadTooLarge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tree.Nodes) != 201 {
-		t.Errorf("read %d znodes, want 201", len(tree.Nodes))
+	if tree.Len() != 201 {
+		t.Errorf("read %d znodes, want 201", tree.Len())
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -390,7 +390,7 @@ func TestLiveZnodeLargerThanMaxBuffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := tree.Nodes["/c007"]; n == nil || len(n.Data) != 3000 {
+	if n := tree.Get("/c007"); n == nil || len(n.Data) != 3000 {
 		t.Errorf("znode /c007: %+v", n)
 	}
 }

@@ -57,7 +57,7 @@ func memProfile(path string) {
 	}
 	f, err := os.Create(path)
 	if err == nil {
-		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		err = pprof.WriteHeapProfile(f)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}

@@ -327,6 +327,7 @@ func readFrom(snapDir string, order, logs []numbered, opts DirOptions, m *meter,
 		}
 		return res, &FileError{File: snapDir, Msg: "snapshots", Err: ErrNoSnapshot}
 	}
+	res.Tree.startReplay()
 	if opts.Base != nil {
 		opts.Base(res.Tree)
 	}
@@ -354,8 +355,10 @@ func continuous(snaps, logs []numbered) []numbered {
 
 func maxStatZxid(t *DataTree) int64 {
 	var m int64
-	for _, n := range t.Nodes {
-		m = max(m, n.Stat.Czxid, n.Stat.Mzxid, n.Stat.Pzxid)
+	for r := Ref(0); r < t.n; r++ {
+		if c := t.at(r); !c.gone() {
+			m = max(m, c.stat.Czxid, c.stat.Mzxid, c.stat.Pzxid)
+		}
 	}
 	return m
 }
