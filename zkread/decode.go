@@ -62,6 +62,10 @@ type decoder struct {
 	malformed []*ZnodeError
 	// pbuf builds partition paths for lookups without allocating.
 	pbuf []byte
+	// topicScratch holds the topic assignment being decoded; zeroDirs
+	// the directories every partition shares.
+	topicScratch topicScratch
+	zeroDirs     []model.UUID
 	// kids, when set, lists a container's children instead of the
 	// node's own list: a history decodes a tree still being replayed,
 	// whose children lists are not built (see history.go).
@@ -456,7 +460,13 @@ func parsePartitionMap(m map[string][]int32, what string) (map[int32][]int32, er
 // parseTopic decodes a topic znode: the fast path for Kafka's usual
 // shape, encoding/json (and its errors) for anything else.
 func parseTopic(data []byte) (topicAssignment, error) {
-	if v, ok := fastTopic(data); ok {
+	return parseTopicInto(data, &topicScratch{})
+}
+
+// parseTopicInto is parseTopic reusing sc (see fastTopicInto): the
+// result holds until the next call with sc.
+func parseTopicInto(data []byte, sc *topicScratch) (topicAssignment, error) {
+	if v, ok := fastTopicInto(data, sc); ok {
 		return v, nil
 	}
 	return slowTopic(data)
@@ -514,7 +524,9 @@ func slowState(data []byte) (partitionState, error) {
 }
 
 func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
-	v, err := parseTopic(n.Data)
+	// The assignment's maps and lists are the decoder's scratch: the
+	// partitions made here copy what they keep.
+	v, err := parseTopicInto(n.Data, &d.topicScratch)
 	if err != nil {
 		return nil, err
 	}
@@ -551,7 +563,6 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 	}
 	slices.Sort(pids)
 	ps := make([]model.Partition, len(pids))
-	dirs := make([]model.UUID, nrep)
 	reps := make([]int32, 0, nrep)
 	// The ISRs of the topic in one array: at most the replicas, usually.
 	isrs := make([]int32, 0, nrep)
@@ -562,12 +573,11 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 		p := &ps[i]
 		*p = model.Partition{
 			ID: pid, Replicas: replicas,
-			AddingReplicas: orEmpty(v.Adding[pid]), RemovingReplicas: orEmpty(v.Removing[pid]),
+			AddingReplicas: cloneOrEmpty(v.Adding[pid]), RemovingReplicas: cloneOrEmpty(v.Removing[pid]),
 			// Kafka's migration writes PartitionRecord v0: no directories,
 			// which KRaft reads as MIGRATING for every replica.
-			Directories: dirs[:len(replicas):len(replicas)],
+			Directories: d.migrating(len(replicas)),
 		}
-		dirs = dirs[len(replicas):]
 		d.pbuf = appendPartitionPath(d.pbuf[:0], path, pid)
 		var data []byte
 		var version int32
@@ -640,6 +650,25 @@ func (d *decoder) partitionState(topic string, p *model.Partition, data []byte, 
 	d.img.ZK.MaxStateControllerEpoch = max(d.img.ZK.MaxStateControllerEpoch, s.ControllerEpoch)
 	p.PartitionEpoch = version
 	return true, nil
+}
+
+// migrating returns n zero directories (MIGRATING), capped at n: one
+// array shared by every partition of the image. Nothing writes into an
+// image's lists in place (see metalog's partitionArena), and an append
+// copies.
+func (d *decoder) migrating(n int) []model.UUID {
+	if n > len(d.zeroDirs) {
+		d.zeroDirs = make([]model.UUID, max(n, 16))
+	}
+	return d.zeroDirs[:n:n]
+}
+
+// cloneOrEmpty is a copy of s, empty (not nil) when s is nil.
+func cloneOrEmpty(s []int32) []int32 {
+	if len(s) == 0 {
+		return orEmpty(s)
+	}
+	return slices.Clone(s)
 }
 
 func orEmpty(s []int32) []int32 {
@@ -1229,7 +1258,8 @@ func (d *decoder) raw() {
 	walk = func(r zkfile.Ref) {
 		kids := dt.Kids(r)
 		if !d.handled.hasRef(r) && (len(dt.Data(r)) > 0 || len(kids) == 0) {
-			keep(t.relPath(r), dt.Data(r))
+			// A copy: the image must not keep the tree's arena alive.
+			keep(t.relPath(r), bytes.Clone(dt.Data(r)))
 		}
 		for _, k := range kids {
 			if r == t.root && dt.Name(k) == "zookeeper" {

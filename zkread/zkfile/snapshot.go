@@ -240,18 +240,18 @@ func (s *stream) buffer(what string) []byte {
 	return b
 }
 
-// bufferIn reads a jute buffer into an arena (see arena): the node data
-// of a snapshot, kept as long as the tree.
-func (s *stream) bufferIn(what string, buf *[]byte) []byte {
+// bufferInto reads a jute buffer into the tree (the node data of a
+// snapshot, kept as long as the tree).
+func (s *stream) bufferInto(what string, t *DataTree) bref {
 	n, ok := s.length(what)
 	if !ok {
-		return nil
+		return nullRef
 	}
-	b := arena(buf, n)
+	b, r := t.alloc(n)
 	if !s.read(b, what) {
-		return nil
+		return nullRef
 	}
-	return b
+	return r
 }
 
 // bytesInto reads a jute buffer into *buf, reused from one call to the
@@ -402,7 +402,7 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 			return nil, fail(at(start, "node path", fmt.Errorf("%w: null path", ErrCorrupt)))
 		}
 		r, c := t.newNode()
-		c.data = s.bufferIn("node data", &t.bytes)
+		c.data = s.bufferInto("node data", t)
 		// The fixed part (acl id and StatPersisted) in one read: a read
 		// per field was a tenth of the whole data-dir read.
 		fixed := s.fixed[:]

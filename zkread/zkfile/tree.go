@@ -102,10 +102,13 @@ type DataTree struct {
 	// acls is the ACL table cnode.acl numbers; files the origin files.
 	acls  [][]ACL
 	files []string
-	// names and bytes are the arenas names and data are read into: a few
-	// large allocations instead of millions of small ones, for the
-	// allocator and for the garbage collector.
-	names, bytes []byte
+	// chunks hold the names and data the nodes refer to (bref): arenas
+	// of 1 MiB that snapshot names and data are read into (a few large
+	// allocations instead of millions of small ones), a value of more
+	// than 128 KiB, or a transaction's data, each in a chunk of its own.
+	chunks [][]byte
+	arena  uint32 // the chunk being filled
+	free   []byte // what it has left
 	// kidsOK: kids is up to date (no node was added or removed since).
 	kidsOK   bool
 	finished bool
@@ -113,10 +116,12 @@ type DataTree struct {
 
 // cnode is a node. Until finish, stat.Cversion is ZooKeeper's stored
 // count of child creations; finish makes it the client's and sets
-// DataLength and NumChildren.
+// DataLength and NumChildren. It holds no pointer, so the garbage
+// collector never scans the blocks: a tree of millions of nodes costs it
+// nothing after it is built.
 type cnode struct {
-	data []byte
-	name string
+	data bref
+	name bref
 	stat Stat
 	off  int64 // where the data was read (files[file])
 	// parent is NoRef for the root; kids and nkids the run of t.kids
@@ -130,6 +135,14 @@ type cnode struct {
 }
 
 const fileGone = -2
+
+// bref is bytes held by the tree: n bytes at off in chunk (n -1: null).
+type bref struct {
+	chunk, off uint32
+	n          int32
+}
+
+var nullRef = bref{n: -1}
 
 func (c *cnode) gone() bool { return c.file == fileGone }
 
@@ -177,34 +190,67 @@ func (t *DataTree) newNode() (Ref, *cnode) {
 	return r, c
 }
 
-// arena returns n bytes from buf's current chunk (a new chunk when it is
-// full; a big value gets its own). The result's capacity is its length,
-// so an append by a caller never runs into the next value.
-func arena(buf *[]byte, n int) []byte {
-	const chunk = 1 << 20
-	if n == 0 {
-		return []byte{}
+// alloc returns n bytes held by the tree, to be filled by the caller
+// before anyone reads them, and their bref.
+func (t *DataTree) alloc(n int) ([]byte, bref) {
+	const arena = 1 << 20
+	if n > arena/8 {
+		b := make([]byte, n)
+		return b, t.hold(b)
 	}
-	if n > chunk/8 {
-		return make([]byte, n)
+	if len(t.free) < n {
+		t.chunks = append(t.chunks, make([]byte, arena))
+		t.arena = uint32(len(t.chunks) - 1)
+		t.free = t.chunks[t.arena]
 	}
-	if cap(*buf)-len(*buf) < n {
-		*buf = make([]byte, 0, chunk)
-	}
-	b := *buf
-	*buf = b[:len(b)+n]
-	return b[len(b) : len(b)+n : len(b)+n]
+	off := arena - len(t.free)
+	b := t.free[:n:n]
+	t.free = t.free[n:]
+	return b, bref{chunk: t.arena, off: uint32(off), n: int32(n)}
 }
 
-// keep copies s into the names arena, whose bytes are never written
-// again, so the string can share them.
-func (t *DataTree) keep(s []byte) string {
-	if len(s) == 0 {
+// hold keeps b (nil: null) as it is, in a chunk of its own.
+func (t *DataTree) hold(b []byte) bref {
+	if b == nil {
+		return nullRef
+	}
+	if len(b) == 0 {
+		return bref{}
+	}
+	t.chunks = append(t.chunks, b)
+	return bref{chunk: uint32(len(t.chunks) - 1), n: int32(len(b))}
+}
+
+// bytes returns what b refers to (nil for null, empty for empty); its
+// capacity is its length, so an append never runs into a neighbour.
+func (t *DataTree) bytes(b bref) []byte {
+	switch {
+	case b.n < 0:
+		return nil
+	case b.n == 0:
+		return []byte{}
+	}
+	end := b.off + uint32(b.n)
+	return t.chunks[b.chunk][b.off:end:end]
+}
+
+// str returns what b refers to as a string sharing the tree's bytes,
+// which are never written again.
+func (t *DataTree) str(b bref) string {
+	if b.n <= 0 {
 		return ""
 	}
-	b := arena(&t.names, len(s))
+	return unsafe.String(&t.chunks[b.chunk][b.off], int(b.n))
+}
+
+// keep copies s into the tree.
+func (t *DataTree) keep(s []byte) bref {
+	if len(s) == 0 {
+		return bref{}
+	}
+	b, r := t.alloc(len(s))
 	copy(b, s)
-	return unsafe.String(&b[0], len(b))
+	return r
 }
 
 // fileIndex numbers an origin file.
@@ -286,13 +332,13 @@ func (t *DataTree) buildKids() (dup Ref) {
 			continue
 		}
 		run := t.kids[c.kids : c.kids+c.nkids]
-		less := func(a, b Ref) int { return strings.Compare(t.at(a).name, t.at(b).name) }
+		less := func(a, b Ref) int { return strings.Compare(t.str(t.at(a).name), t.str(t.at(b).name)) }
 		if !slices.IsSortedFunc(run, less) {
 			slices.SortStableFunc(run, less)
 		}
 		for i := 1; i < len(run); i++ {
 			a, b := t.at(run[i-1]), t.at(run[i])
-			if a.name != b.name {
+			if t.str(a.name) != t.str(b.name) {
 				continue
 			}
 			later := run[i]
@@ -316,14 +362,14 @@ func (t *DataTree) child(p Ref, name string) Ref {
 	lo, hi := 0, len(run)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if t.at(run[m]).name < name {
+		if t.str(t.at(run[m]).name) < name {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
 	if lo < len(run) {
-		if k := t.at(run[lo]); k.name == name && !k.gone() {
+		if k := t.at(run[lo]); t.str(k.name) == name && !k.gone() {
 			return run[lo]
 		}
 	}
@@ -428,13 +474,13 @@ func (t *DataTree) Cap() int { return int(t.n) }
 
 // Data returns r's data (nil: null). The bytes are the tree's: never
 // change them.
-func (t *DataTree) Data(r Ref) []byte { return t.at(r).data }
+func (t *DataTree) Data(r Ref) []byte { return t.bytes(t.at(r).data) }
 
 // Stat returns r's stat.
 func (t *DataTree) Stat(r Ref) Stat { return t.at(r).stat }
 
 // Name returns r's name ("" for the root).
-func (t *DataTree) Name(r Ref) string { return t.at(r).name }
+func (t *DataTree) Name(r Ref) string { return t.str(t.at(r).name) }
 
 // Parent returns r's parent (NoRef for the root).
 func (t *DataTree) Parent(r Ref) Ref { return t.at(r).parent }
@@ -454,19 +500,22 @@ func (t *DataTree) ACL(r Ref) []ACL {
 	return nil
 }
 
-// Node returns r as a client sees it, made for the caller. Before the
-// tree is finished (DirOptions.Step) its Children are not known and
-// left empty.
+// Node returns r as a client sees it, made for the caller: its Data is
+// the tree's (never change it; a copy to keep it past the tree), its
+// Children names copies. Before the tree is finished (DirOptions.Step)
+// its Children are not known and left empty.
 func (t *DataTree) Node(r Ref) *Node {
 	if r == NoRef {
 		return nil
 	}
 	c := t.at(r)
-	n := &Node{Data: c.data, Stat: c.stat, ACL: t.ACL(r), Children: []string{}}
+	n := &Node{Data: t.bytes(c.data), Stat: c.stat, ACL: t.ACL(r), Children: []string{}}
 	if t.finished && c.nkids > 0 {
 		n.Children = make([]string, c.nkids)
 		for i, k := range t.kids[c.kids : c.kids+c.nkids] {
-			n.Children[i] = t.at(k).name
+			// A copy: a name kept (a topic's, in an image) must not
+			// keep the tree's arena alive.
+			n.Children[i] = strings.Clone(t.Name(k))
 		}
 	}
 	return n
@@ -483,8 +532,8 @@ func (t *DataTree) Path(r Ref) string {
 	var names []string
 	n := 0
 	for ; r != NoRef && r != t.root; r = t.at(r).parent {
-		names = append(names, t.at(r).name)
-		n += 1 + len(t.at(r).name)
+		names = append(names, t.Name(r))
+		n += 1 + len(names[len(names)-1])
 	}
 	b := make([]byte, 0, n)
 	for i := len(names) - 1; i >= 0; i-- {
@@ -527,7 +576,7 @@ func (t *DataTree) Walk(from Ref, prefix string, fn func(path string, r Ref) boo
 			if l != 1 || buf[0] != '/' {
 				buf = append(buf, '/')
 			}
-			buf = append(buf, t.at(k).name...)
+			buf = append(buf, t.Name(k)...)
 			if !walk(k, len(buf)) {
 				return false
 			}
@@ -558,7 +607,7 @@ func (t *DataTree) Range(want func(r Ref) bool, fn func(path string, r Ref) bool
 
 // SetData replaces r's data (a caller's redaction, say); the tree keeps
 // data, so no one else may change it afterwards.
-func (t *DataTree) SetData(r Ref, data []byte) { t.at(r).data = data }
+func (t *DataTree) SetData(r Ref, data []byte) { t.at(r).data = t.hold(data) }
 
 // finish turns the built nodes into what a client reads: children lists
 // (sorted, one array for all), client cversion, dataLength,
@@ -568,7 +617,7 @@ func (t *DataTree) finish() {
 	for r := Ref(0); r < t.n; r++ {
 		c := t.at(r)
 		c.stat.Cversion = c.stat.Cversion*2 - c.nkids
-		c.stat.DataLength = int32(len(c.data))
+		c.stat.DataLength = max(c.data.n, 0)
 		c.stat.NumChildren = c.nkids
 	}
 	t.created, t.byPath = nil, nil
@@ -627,7 +676,7 @@ func (t *DataTree) create(path string, data []byte, acl []ACL, owner int64, pare
 		return
 	}
 	r, c := t.newNode()
-	c.data, c.acl, c.name = data, t.aclIndex(acl), name
+	c.data, c.acl, c.name = t.hold(data), t.aclIndex(acl), t.keep([]byte(name))
 	c.stat = Stat{
 		Czxid: zxid, Mzxid: zxid, Pzxid: zxid,
 		Ctime: time, Mtime: time,
@@ -672,7 +721,7 @@ func (t *DataTree) remove(path string, zxid int64) {
 		var kids []string
 		for _, k := range t.kids[c.kids : c.kids+c.nkids] {
 			if !t.at(k).gone() {
-				kids = append(kids, path+"/"+t.at(k).name)
+				kids = append(kids, path+"/"+t.Name(k))
 			}
 		}
 		for p, k := range t.created {
@@ -691,7 +740,7 @@ func (t *DataTree) remove(path string, zxid int64) {
 	t.live--
 	t.kidsOK = false
 	c.file = fileGone
-	c.data, c.acl = nil, -1
+	c.data, c.acl = nullRef, -1
 	delete(t.created, path)
 	op := OpDelete
 	if t.op == OpCloseSession {
@@ -706,7 +755,7 @@ func (t *DataTree) setData(path string, data []byte, version int32, zxid, time i
 		return
 	}
 	c := t.at(r)
-	c.data = data
+	c.data = t.hold(data)
 	c.file, c.off = t.fileIndex(t.origin.File), t.origin.Offset
 	c.stat.Version = version
 	c.stat.Mzxid = zxid
