@@ -7,12 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/url"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/kmeta/kmeta/model"
@@ -92,6 +96,8 @@ func newDecoder(t *Tree, lenient bool) *decoder {
 type marks struct {
 	bits  []uint64
 	other map[*Node]struct{}
+	// atomic: several decoders mark bits at once (topicsParallel).
+	atomic bool
 }
 
 // nodeID is what marks a node: an offline tree's Ref, another tree's
@@ -114,7 +120,11 @@ func (m *marks) set(id nodeID) {
 	}
 	if m.bits != nil {
 		if id.r != zkfile.NoRef {
-			m.bits[id.r/64] |= 1 << (id.r % 64)
+			if m.atomic {
+				atomic.OrUint64(&m.bits[id.r/64], 1<<(id.r%64))
+			} else {
+				m.bits[id.r/64] |= 1 << (id.r % 64)
+			}
 		}
 		return
 	}
@@ -129,7 +139,11 @@ func (m *marks) clear(id nodeID) {
 	}
 	if m.bits != nil {
 		if id.r != zkfile.NoRef {
-			m.bits[id.r/64] &^= 1 << (id.r % 64)
+			if m.atomic {
+				atomic.AndUint64(&m.bits[id.r/64], ^uint64(1<<(id.r%64)))
+			} else {
+				m.bits[id.r/64] &^= 1 << (id.r % 64)
+			}
 		}
 		return
 	}
@@ -421,7 +435,22 @@ type stateJSON struct {
 }
 
 func (d *decoder) topics() error {
-	for _, name := range d.children("/brokers/topics") {
+	names := d.children("/brokers/topics")
+	if d.t.dt == nil || !d.t.dt.Finished() || len(names) < parallelTopics || runtime.GOMAXPROCS(0) < 2 {
+		if err := d.topicsOf(names); err != nil {
+			return err
+		}
+	} else if err := d.topicsParallel(names); err != nil {
+		return err
+	}
+	// Sorted once: per topic it made a read of many topics quadratic.
+	sort.Strings(d.img.ZK.MissingPartitionStates)
+	return nil
+}
+
+// topicsOf decodes the topics named, in order.
+func (d *decoder) topicsOf(names []string) error {
+	for _, name := range names {
 		path := "/brokers/topics/" + name
 		n := d.node(path)
 		t, err := d.topic(name, path, n)
@@ -437,8 +466,65 @@ func (d *decoder) topics() error {
 		}
 		d.img.Topics[name] = t
 	}
-	// Sorted once: per topic it made a read of many topics quadratic.
-	sort.Strings(d.img.ZK.MissingPartitionStates)
+	return nil
+}
+
+// parallelTopics is how many topics an offline tree holds before they
+// are decoded on every core: topics are independent, and at a million
+// partitions their decode was half the ZooKeeper side's CPU.
+var parallelTopics = 256
+
+// topicsParallel is topicsOf on every core: the names in chunks, each
+// decoded by a decoder of its own (marking nodes in the shared bitset
+// atomically), and the results taken in chunk order, so that the image,
+// the warnings and the malformed znodes of a lenient decode, and the
+// error of a strict one, are those of topicsOf.
+func (d *decoder) topicsParallel(names []string) error {
+	const chunk = 64
+	type part struct {
+		w   *decoder
+		err error
+	}
+	parts := make([]part, (len(names)+chunk-1)/chunk)
+	d.handled.atomic = true
+	defer func() { d.handled.atomic = false }()
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(parts)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(parts) || failed.Load() {
+					return
+				}
+				w := &decoder{t: d.t, img: model.NewImage(), handled: d.handled, lenient: d.lenient}
+				w.img.ZK = &model.ZKState{MaxStateControllerEpoch: -1}
+				err := w.topicsOf(names[i*chunk : min((i+1)*chunk, len(names))])
+				parts[i] = part{w, err}
+				if err != nil {
+					// A strict decode stops at its first error; no chunk
+					// after this one can come before it.
+					failed.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, p := range parts {
+		if p.err != nil {
+			return p.err
+		}
+		if p.w == nil {
+			continue // after a failed chunk: unreachable, the loop returned
+		}
+		maps.Copy(d.img.Topics, p.w.img.Topics)
+		d.malformed = append(d.malformed, p.w.malformed...)
+		d.img.Warnings = append(d.img.Warnings, p.w.img.Warnings...)
+		z := d.img.ZK
+		z.MissingPartitionStates = append(z.MissingPartitionStates, p.w.img.ZK.MissingPartitionStates...)
+		z.MaxStateControllerEpoch = max(z.MaxStateControllerEpoch, p.w.img.ZK.MaxStateControllerEpoch)
+	}
 	return nil
 }
 

@@ -31,7 +31,8 @@ type DirOptions struct {
 	MaxBuffer int
 	// Progress, if set, is called now and then with the bytes of snapshot
 	// and log files read so far and the bytes of the files to read (the
-	// snapshot tried and every log file), from the reading goroutine.
+	// snapshot tried and every log file), from the goroutine reading the
+	// files (a snapshot's is one of its own), never from two at once.
 	Progress func(done, total int64)
 	// Base and Step, when set, follow the replay (zkread's history of a
 	// data dir): Base is called once with the tree the snapshot holds,

@@ -7,8 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash"
-	"hash/adler32"
 	"io"
 	"strings"
 	"unsafe"
@@ -154,9 +152,8 @@ func (x *xerialReader) Read(p []byte) (int, error) {
 // byte consumed, for the seals, and the offset for errors.
 type stream struct {
 	name  string
-	r     *bufio.Reader
+	r     *readAhead
 	off   int64
-	sum   hash.Hash32
 	limit int
 	err   error
 	at    int64
@@ -178,8 +175,7 @@ func (s *stream) read(b []byte, what string) bool {
 	if s.err != nil {
 		return false
 	}
-	n, err := io.ReadFull(s.r, b)
-	s.sum.Write(b[:n])
+	n, err := s.r.read(b)
 	if err != nil {
 		var fe *FileError
 		switch {
@@ -336,7 +332,8 @@ func DecodeSnapshot(name string, data []byte) (*Snapshot, error) {
 }
 
 func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) {
-	s := &stream{name: name, r: bufio.NewReaderSize(r, 256<<10), sum: adler32.New(), limit: LengthLimit(maxBuffer)}
+	s := &stream{name: name, r: newReadAhead(r), limit: LengthLimit(maxBuffer)}
+	defer s.r.stop()
 	at := func(off int64, msg string, err error) error {
 		return &FileError{File: name, Offset: off, Msg: msg, Err: err}
 	}
@@ -475,8 +472,8 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 		return nil, err
 	}
 	snap := &Snapshot{Tree: t}
-	ahead, perr := s.r.Peek(maxTrailer + 1)
-	if perr != nil && perr != io.EOF && perr != bufio.ErrBufferFull {
+	ahead, perr := s.r.peek(maxTrailer + 1)
+	if perr != nil && perr != io.EOF {
 		var fe *FileError
 		if errors.As(perr, &fe) {
 			return nil, perr
@@ -518,7 +515,7 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 // "/".
 func (s *stream) seal() error {
 	at := s.off
-	want := s.sum.Sum32()
+	want := s.r.sum()
 	got := s.i64("checksum")
 	if s.err != nil {
 		return s.error()

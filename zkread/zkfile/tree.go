@@ -296,15 +296,13 @@ func (t *DataTree) buildKids() (dup Ref) {
 		return dup
 	}
 	t.kidsOK = true
-	for r := Ref(0); r < t.n; r++ {
-		c := t.at(r)
-		c.nkids = 0
-	}
+	// One pass lays the runs out: a parent is always made before its
+	// children (a lower Ref), so its run starts before they are placed,
+	// and nlive is how long it is.
 	total := 0
 	for r := Ref(0); r < t.n; r++ {
-		if c := t.at(r); !c.gone() && c.parent != NoRef {
-			t.at(c.parent).nkids++
-			total++
+		if c := t.at(r); !c.gone() {
+			total += int(c.nlive)
 		}
 	}
 	if cap(t.kids) >= total {
@@ -315,12 +313,12 @@ func (t *DataTree) buildKids() (dup Ref) {
 	next := int32(0)
 	for r := Ref(0); r < t.n; r++ {
 		c := t.at(r)
-		c.kids = next
-		next += c.nkids
-		c.nkids = 0
-	}
-	for r := Ref(0); r < t.n; r++ {
-		if c := t.at(r); !c.gone() && c.parent != NoRef {
+		c.kids, c.nkids = next, 0
+		if c.gone() {
+			continue
+		}
+		next += c.nlive
+		if c.parent != NoRef {
 			p := t.at(c.parent)
 			t.kids[p.kids+p.nkids] = r
 			p.nkids++
