@@ -596,7 +596,7 @@ func checkAtomicBatch(c *planCtx) error {
 func planTopics(c *planCtx) error {
 	for _, name := range slices.Sorted(maps.Keys(c.img.Topics)) {
 		t := c.img.Topics[name]
-		pt := PlanTopic{Name: name, ID: t.ID, Skipped: c.eo.skipTopics[name], Partitions: []PlanPartition{}}
+		pt := PlanTopic{Name: name, ID: t.ID, Skipped: c.eo.skipTopics[name], Partitions: make([]PlanPartition, 0, len(t.Partitions))}
 		if pt.ID.IsZero() {
 			pt.ID = c.eo.topicIDs[name]
 		}

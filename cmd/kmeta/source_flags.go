@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -321,12 +320,12 @@ func loadPointWith(c *cli.Context, spec source.Spec, opts source.Options) (*sour
 // ZooKeeper and KRaft); opts, when set, gives a source options of the
 // caller's (a replay observer). Any unreadable source fails the whole.
 //
-// A ZooKeeper data dir is read first and alone, and its tree collected
-// before the others load, concurrently: the tree is the largest thing
-// kmeta holds (more than the image it decodes to), and read alongside
-// the other side's it made the peak the sum of both (a million
-// partitions: 1 GiB instead of 700 MiB). Its read is CPU work, so
-// overlapping it with the other side's saved little.
+// A ZooKeeper data dir is read first and alone (its tree collected once
+// decoded, by source.Load), then the others concurrently: the tree is
+// the largest thing kmeta holds (more than the image it decodes to), and
+// read alongside the other side's it made the peak the sum of both (a
+// million partitions: 1 GiB instead of 700 MiB). Its read is CPU work,
+// on every core already, so overlapping it saved little.
 func loadViews(c *cli.Context, specs []source.Spec, opts func(source.Spec) source.Options) ([]*model.Image, error) {
 	views := make([]*model.Image, len(specs))
 	errs := make([]error, len(specs))
@@ -347,9 +346,6 @@ func loadViews(c *cli.Context, specs []source.Spec, opts func(source.Spec) sourc
 	for i, spec := range specs {
 		if spec.World == model.WorldZooKeeper && spec.ZK.Access == zkread.AccessDataDir {
 			load(i)
-			// The tree is garbage now: collect it before the next side
-			// allocates, rather than let the heap grow past both.
-			runtime.GC()
 			continue
 		}
 		rest = append(rest, i)
