@@ -51,6 +51,9 @@
 // # Reading only
 //
 // Everything in this package reads, except writes.go: the one file of the
-// product that sends a request which changes a cluster (UpdateFeatures).
-// A test of the house keeps every other request out of the product.
+// product that sends a request which changes a cluster (UpdateFeatures
+// for features upgrade and downgrade; CreateTopics, CreatePartitions,
+// IncrementalAlterConfigs, AlterClientQuotas, CreateAcls and DeleteAcls
+// for restore). A test of the house keeps every other request out of the
+// product.
 package kafkaread

@@ -233,6 +233,9 @@ func (r *imageRead) controllers(ctx context.Context) error {
 	}
 	dc := resp.(*kmsg.DescribeClusterResponse)
 	if err := codeErr(dc.ErrorCode, dc.ErrorMessage); err != nil {
+		if errors.Is(err, kerr.UnsupportedVersion) {
+			err = fmt.Errorf("%w (it answered %w)", ErrControllerNotLoaded, err)
+		}
 		return fmt.Errorf("DescribeCluster (controllers) at %s: %w", r.c.Addr, err)
 	}
 	r.img.ClusterID, r.controllerCluster = dc.ClusterID, dc

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -349,6 +350,43 @@ func (d *LogDir) PlanReplayBefore(end int64) *ReplayPlan {
 	}
 	if p.Snapshot == nil && len(d.Segments) == 0 {
 		p.Bootstrap = d.Bootstrap
+	}
+	return p
+}
+
+// PlanReplayOldest is PlanReplayBefore for the longest history the files
+// hold (history, which lists changes from where replay starts): the
+// whole log when it starts at offset 0, else the oldest usable snapshot
+// that reaches the log start, else PlanReplayBefore's choice. A log
+// Kafka would discard for a newer snapshot (Truncated) is not replayed
+// either way.
+func (d *LogDir) PlanReplayOldest(end int64) *ReplayPlan {
+	p := d.PlanReplayBefore(end)
+	if p.Truncated || len(d.Segments) == 0 {
+		return p
+	}
+	start := d.LogStartOffset()
+	if start == 0 {
+		return &ReplayPlan{Segments: slices.Clone(d.Segments)}
+	}
+	for _, s := range d.Snapshots {
+		if s.Snapshot == nil || s.Snapshot.EndOffset < start || end >= 0 && s.Snapshot.EndOffset > end {
+			continue
+		}
+		if p.Snapshot != nil && p.Snapshot.Path == s.Path {
+			return p
+		}
+		if checkSnapshotStart(s.Path) != nil {
+			continue
+		}
+		o := &ReplayPlan{Snapshot: &s, StartOffset: s.Snapshot.EndOffset}
+		for i, seg := range d.Segments {
+			if i+1 < len(d.Segments) && d.Segments[i+1].BaseOffset <= o.StartOffset {
+				continue
+			}
+			o.Segments = append(o.Segments, seg)
+		}
+		return o
 	}
 	return p
 }

@@ -185,3 +185,30 @@ func TestStreamTornTail(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanReplayOldest: history's plan starts where the longest history
+// the files hold does: the log's first record when the log starts at 0,
+// else the oldest usable snapshot that reaches the log start.
+func TestPlanReplayOldest(t *testing.T) {
+	segs := []segSpec{{90, []batchSpec{{2, 10}, {2, 20}}}, {120, []batchSpec{{3, 5}}}}
+	root, _ := buildLogDir(t, []SnapshotID{{EndOffset: 50, Epoch: 1}, {EndOffset: 95, Epoch: 2}, {EndOffset: 100, Epoch: 2}}, segs)
+	d, err := OpenLogDir(root)
+	must(t, err)
+	if p := d.PlanReplay(); p.Snapshot.Snapshot.EndOffset != 100 {
+		t.Fatalf("newest plan %+v", p)
+	}
+	p := d.PlanReplayOldest(-1)
+	if p.Snapshot == nil || p.Snapshot.Snapshot.EndOffset != 95 || p.StartOffset != 95 || len(p.Segments) != 2 || p.Hole {
+		t.Fatalf("oldest plan %+v", p)
+	}
+	// The snapshot at 50 does not reach the log start (90): never used.
+	if p := d.PlanReplayOldest(94); p.Snapshot == nil || p.Snapshot.Snapshot.EndOffset != 50 || !p.Hole {
+		t.Fatalf("oldest plan before 95: %+v", p)
+	}
+	root, _ = buildLogDir(t, []SnapshotID{{EndOffset: 30, Epoch: 2}}, []segSpec{{0, []batchSpec{{2, 40}}}})
+	d, err = OpenLogDir(root)
+	must(t, err)
+	if p := d.PlanReplayOldest(-1); p.Snapshot != nil || p.StartOffset != 0 || len(p.Segments) != 1 {
+		t.Fatalf("a log from offset 0: %+v", p)
+	}
+}

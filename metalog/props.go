@@ -597,7 +597,14 @@ func ReadLeaderEpochCheckpoint(path string) ([]EpochEntry, error) {
 }
 
 // ParseLeaderEpochCheckpoint parses "0\n<count>\n<epoch> <offset>\n...".
+// An empty file is no entries: Kafka creates the file empty when it
+// opens the log (CheckpointFile), before any epoch is written, and
+// reads it back as empty, so a live controller's dir holds one until
+// its first election.
 func ParseLeaderEpochCheckpoint(data []byte) ([]EpochEntry, error) {
+	if strings.TrimSpace(string(data)) == "" {
+		return []EpochEntry{}, nil
+	}
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 	if len(lines) < 2 {
 		return nil, fmt.Errorf("leader-epoch-checkpoint: want version and count lines")

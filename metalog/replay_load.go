@@ -26,6 +26,12 @@ type ImageOptions struct {
 	// evaluates there what it keeps per batch).
 	Observe   func(img *model.Image, pos Position, rec records.Message)
 	BatchDone func()
+	// Before, when set, is the replayer's Before (see Replayer.Before).
+	Before func(r *Replayer, pos Position, rec records.Message)
+	// Oldest replays the longest history the files hold
+	// (LogDir.PlanReplayOldest) rather than from the newest snapshot:
+	// for a history of changes. The image at the end is the same.
+	Oldest bool
 }
 
 // Warning codes LoadImage adds to the model's (model.Warn*).
@@ -112,6 +118,9 @@ func LoadImageDir(d *LogDir, opts ImageOptions) (*ImageResult, error) {
 		end = opts.AtOffset + 1
 	}
 	plan := d.PlanReplayBefore(end)
+	if opts.Oldest {
+		plan = d.PlanReplayOldest(end)
+	}
 	if opts.AtOffset >= 0 && plan.Snapshot == nil && plan.Bootstrap == nil &&
 		(len(d.Snapshots) > 0 || len(d.Segments) > 0) &&
 		(len(d.Segments) == 0 || d.LogStartOffset() > opts.AtOffset) {
@@ -131,7 +140,7 @@ func LoadImageDir(d *LogDir, opts ImageOptions) (*ImageResult, error) {
 		check:   NewChecker(d, CheckOptions{Strict: true, Reader: opts.Reader}),
 		unknown: map[string]*model.Location{},
 	}
-	l.rp.Observe = opts.Observe
+	l.rp.Observe, l.rp.Before = opts.Observe, opts.Before
 	l.planWarnings()
 	for _, f := range d.DataFiles() {
 		l.total += f.Size
@@ -792,7 +801,7 @@ func (l *loader) position(f DataFile, b *Batch, snapshot bool, recOffset int64) 
 	if l.opts.AtOffset >= 0 && !snapshot && off > l.opts.AtOffset {
 		return Position{}, false
 	}
-	return Position{Offset: off, Epoch: b.PartitionLeaderEpoch, Timestamp: b.BaseTimestamp}, true
+	return Position{Offset: off, Epoch: b.PartitionLeaderEpoch, Timestamp: b.BaseTimestamp, Snapshot: snapshot}, true
 }
 
 // decode decodes a data record that is applied before the next is

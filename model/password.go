@@ -48,3 +48,47 @@ var dynamicPasswordConfigs = []string{
 	"ssl.keystore.key", "ssl.keystore.certificate.chain", "ssl.truststore.certificates",
 	"sasl.jaas.config",
 }
+
+// IsSecretSetting reports whether a server.properties setting holds a
+// secret, for showing a node's file (a diff, a generated config): a
+// password-typed key (IsPasswordConfig); else a key Kafka's broker
+// config knows (directly or as a listener override) is shown as it is,
+// and so are the authorizers' own settings (super.users,
+// allow.everyone.if.no.acl.found), which a reviewer must see carried
+// over; a key no table knows is hidden when its name speaks of a secret
+// (password, secret, key, jaas, credential, token), since a plugin's
+// password is as secret as Kafka's own. Kafka's DescribeConfigs rule
+// (SensitiveConfig: every unknown key is sensitive) answers another
+// question: what a broker may tell a client.
+func IsSecretSetting(name string) bool {
+	if IsPasswordConfig(name) {
+		return true
+	}
+	if _, ok := knownConfigKeys[ConfigBroker][name]; ok || authorizerSettings[name] {
+		return false
+	}
+	if base, ok := listenerBase(name); ok {
+		if _, known := knownConfigKeys[ConfigBroker][base]; known {
+			return false
+		}
+	}
+	n := strings.ToLower(name)
+	for _, w := range []string{"password", "passwd", "secret", "key", "jaas", "credential", "token"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// authorizerSettings are the settings of Kafka's authorizers
+// (AclAuthorizer, StandardAuthorizer) that are not in the broker's
+// ConfigDef and hold no secret.
+var authorizerSettings = map[string]bool{
+	"super.users":                                 true,
+	"allow.everyone.if.no.acl.found":              true,
+	"authorizer.zookeeper.url":                    true,
+	"authorizer.zookeeper.connection.timeout.ms":  true,
+	"authorizer.zookeeper.session.timeout.ms":     true,
+	"authorizer.zookeeper.max.in.flight.requests": true,
+}

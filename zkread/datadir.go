@@ -34,6 +34,16 @@ type DataDirOptions struct {
 	// changed in place between calls; it is not the returned tree's
 	// final decode.
 	Step func(img *model.Image, s Step)
+	// Replay, when set, follows the transaction stream itself (replay.go):
+	// the snapshot the replay starts from, then each transaction. As with
+	// Step, the replay then starts from the oldest snapshot the logs go
+	// on from. Both may be set.
+	Replay *Replay
+	// Before, with Step, is called before each transaction Step will be
+	// called after, with the image as it still is and what the
+	// transaction is about to change (each Change's Refs: the entities
+	// it touches), so that a judge reads them before and after (history).
+	Before func(img *model.Image, s Step)
 }
 
 // ReadDataDir rebuilds the tree from a ZooKeeper data dir (the dir holding
@@ -46,9 +56,27 @@ func ReadDataDir(dir string, opts DataDirOptions) (*Tree, error) {
 	var h *history
 	if opts.Step != nil {
 		h = newHistory("zkdata:"+dir, opts.Chroot, opts.Step)
+		h.before = opts.Before
 		// From the oldest snapshot the logs go on from: the longest
 		// history the files hold.
 		zo.Base, zo.Step, zo.Oldest = h.base, h.txn, true
+	}
+	if opts.Replay != nil {
+		p := &replayer{r: opts.Replay}
+		base, step := zo.Base, zo.Step
+		zo.Base = func(dt *zkfile.DataTree) {
+			if base != nil {
+				base(dt)
+			}
+			p.base(dt)
+		}
+		zo.Step = func(dt *zkfile.DataTree, txn *zkfile.Txn, changed []zkfile.Changed) {
+			if step != nil {
+				step(dt, txn, changed)
+			}
+			p.step(dt, txn)
+		}
+		zo.Oldest = true
 	}
 	res, err := zkfile.ReadDir(dir, zo)
 	if err != nil {

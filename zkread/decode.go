@@ -1036,7 +1036,7 @@ func (d *decoder) acls() error {
 
 func (d *decoder) aclTree(root string, pattern int8) error {
 	d.container(root)
-	for _, typ := range d.t.childrenOf(root) {
+	for _, typ := range d.children(root) {
 		rt, ok := aclResourceTypes[enumKey(typ)]
 		if !ok {
 			// Kafka reads such a directory as resource type UNKNOWN and
@@ -1044,50 +1044,46 @@ func (d *decoder) aclTree(root string, pattern int8) error {
 			continue
 		}
 		for _, name := range d.children(root + "/" + typ) {
-			path := root + "/" + typ + "/" + name
-			n := d.node(path)
-			var v struct {
-				ACLs []struct {
-					Principal      *string `json:"principal"`
-					PermissionType *string `json:"permissionType"`
-					Operation      *string `json:"operation"`
-					Host           *string `json:"host"`
-				} `json:"acls"`
-			}
-			if err := strictJSON(n.Data, &v); err != nil {
-				if e := d.bad(path, "acls", err); e != nil {
-					return e
-				}
-				continue
-			}
-			var acls []*model.ACL
-			var perr error
-			for i, a := range v.ACLs {
-				if a.Principal == nil || a.PermissionType == nil || a.Operation == nil || a.Host == nil {
-					perr = fmt.Errorf("acl %d lacks a field", i)
-					break
-				}
-				op, ok1 := aclOperations[enumKey(*a.Operation)]
-				perm, ok2 := aclPermissions[enumKey(*a.PermissionType)]
-				if !ok1 || !ok2 || !strings.Contains(*a.Principal, ":") {
-					perr = fmt.Errorf("acl %d: operation %q, permission %q or principal %q not understood", i, *a.Operation, *a.PermissionType, *a.Principal)
-					break
-				}
-				acl := &model.ACL{ResourceType: rt, ResourceName: name, PatternType: pattern,
-					Principal: *a.Principal, Host: *a.Host, Operation: op, PermissionType: perm}
-				acl.ID = model.ACLContentID(acl)
-				acls = append(acls, acl)
-			}
-			if perr != nil {
-				if e := d.bad(path, "acls", perr); e != nil {
-					return e
-				}
-				continue
-			}
-			for _, a := range acls {
-				d.img.ACLs[a.ID] = a
+			if err := d.aclNode(root+"/"+typ+"/"+name, rt, name, pattern); err != nil {
+				return err
 			}
 		}
+	}
+	return nil
+}
+
+// aclNode decodes the ACLs of one resource: the znode at path, of
+// resource type rt, pattern and name.
+func (d *decoder) aclNode(path string, rt int8, name string, pattern int8) error {
+	n := d.node(path)
+	var v struct {
+		ACLs []struct {
+			Principal      *string `json:"principal"`
+			PermissionType *string `json:"permissionType"`
+			Operation      *string `json:"operation"`
+			Host           *string `json:"host"`
+		} `json:"acls"`
+	}
+	if err := strictJSON(n.Data, &v); err != nil {
+		return d.bad(path, "acls", err)
+	}
+	var acls []*model.ACL
+	for i, a := range v.ACLs {
+		if a.Principal == nil || a.PermissionType == nil || a.Operation == nil || a.Host == nil {
+			return d.bad(path, "acls", fmt.Errorf("acl %d lacks a field", i))
+		}
+		op, ok1 := aclOperations[enumKey(*a.Operation)]
+		perm, ok2 := aclPermissions[enumKey(*a.PermissionType)]
+		if !ok1 || !ok2 || !strings.Contains(*a.Principal, ":") {
+			return d.bad(path, "acls", fmt.Errorf("acl %d: operation %q, permission %q or principal %q not understood", i, *a.Operation, *a.PermissionType, *a.Principal))
+		}
+		acl := &model.ACL{ResourceType: rt, ResourceName: name, PatternType: pattern,
+			Principal: *a.Principal, Host: *a.Host, Operation: op, PermissionType: perm}
+		acl.ID = model.ACLContentID(acl)
+		acls = append(acls, acl)
+	}
+	for _, a := range acls {
+		d.img.ACLs[a.ID] = a
 	}
 	return nil
 }
@@ -1122,48 +1118,53 @@ func (d *decoder) producerIDs() error {
 func (d *decoder) tokens() error {
 	d.container("/delegation_token")
 	for _, id := range d.children("/delegation_token/tokens") {
-		path := "/delegation_token/tokens/" + id
-		n := d.node(path)
-		var v struct {
-			Owner     *string  `json:"owner"`
-			Requester *string  `json:"tokenRequester"`
-			Renewers  []string `json:"renewers"`
-			Issue     *int64   `json:"issueTimestamp"`
-			Max       *int64   `json:"maxTimestamp"`
-			Expiry    *int64   `json:"expiryTimestamp"`
-			TokenID   *string  `json:"tokenId"`
+		if err := d.token(id); err != nil {
+			return err
 		}
-		err := strictJSON(n.Data, &v)
-		if err == nil && (v.Owner == nil || v.Issue == nil || v.Max == nil || v.Expiry == nil || v.TokenID == nil) {
-			err = errors.New("token lacks owner, timestamps or tokenId")
-		}
-		var tok *model.DelegationToken
-		if err == nil {
-			tok = &model.DelegationToken{TokenID: *v.TokenID, IssueTimestamp: *v.Issue, MaxTimestamp: *v.Max, ExpirationTimestamp: *v.Expiry, Renewers: []string{}}
-			if tok.Owner, err = desanitize(*v.Owner); err == nil {
-				tok.Requester = tok.Owner
-				if v.Requester != nil {
-					tok.Requester, err = desanitize(*v.Requester)
-				}
-			}
-			for _, r := range v.Renewers {
-				if err != nil {
-					break
-				}
-				var dr string
-				dr, err = desanitize(r)
-				tok.Renewers = append(tok.Renewers, dr)
-			}
-		}
-		if err != nil {
-			if e := d.bad(path, "delegation token", err); e != nil {
-				return e
-			}
-			continue
-		}
-		d.img.DelegationTokens[tok.TokenID] = tok
 	}
 	d.notifications("token_change", "/delegation_token/token_changes")
+	return nil
+}
+
+// token decodes /delegation_token/tokens/<id>.
+func (d *decoder) token(id string) error {
+	path := "/delegation_token/tokens/" + id
+	n := d.node(path)
+	var v struct {
+		Owner     *string  `json:"owner"`
+		Requester *string  `json:"tokenRequester"`
+		Renewers  []string `json:"renewers"`
+		Issue     *int64   `json:"issueTimestamp"`
+		Max       *int64   `json:"maxTimestamp"`
+		Expiry    *int64   `json:"expiryTimestamp"`
+		TokenID   *string  `json:"tokenId"`
+	}
+	err := strictJSON(n.Data, &v)
+	if err == nil && (v.Owner == nil || v.Issue == nil || v.Max == nil || v.Expiry == nil || v.TokenID == nil) {
+		err = errors.New("token lacks owner, timestamps or tokenId")
+	}
+	var tok *model.DelegationToken
+	if err == nil {
+		tok = &model.DelegationToken{TokenID: *v.TokenID, IssueTimestamp: *v.Issue, MaxTimestamp: *v.Max, ExpirationTimestamp: *v.Expiry, Renewers: []string{}}
+		if tok.Owner, err = desanitize(*v.Owner); err == nil {
+			tok.Requester = tok.Owner
+			if v.Requester != nil {
+				tok.Requester, err = desanitize(*v.Requester)
+			}
+		}
+		for _, r := range v.Renewers {
+			if err != nil {
+				break
+			}
+			var dr string
+			dr, err = desanitize(r)
+			tok.Renewers = append(tok.Renewers, dr)
+		}
+	}
+	if err != nil {
+		return d.bad(path, "delegation token", err)
+	}
+	d.img.DelegationTokens[tok.TokenID] = tok
 	return nil
 }
 

@@ -149,6 +149,36 @@
 // compares its image after every transaction with a full decode at that
 // zxid.
 //
+// # Sessions and who wrote what
+//
+// An offline read keeps the data dir's session table (Tree.Sessions:
+// the snapshot's, brought up to date by the logged createSession and
+// closeSession). DataDirOptions.Replay (replay.go) follows the
+// transaction stream for a judge of who wrote what (zkdeps): the
+// snapshot the replay starts from (its session table and ephemeral
+// owners), then every transaction with its session, zxid, time, file
+// and offset and its operations named ("create", "delete", "setData",
+// "setACL", "check", "createSession", "closeSession", "error"); the read
+// then starts from the oldest snapshot the logs go on from, as with
+// Step. A live read records the ids of its own sessions
+// (Tree.ReaderSessions) so a list of the ensemble's clients can leave
+// kmeta out.
+//
+// Who is connected (clients.go): the four-letter word cons (one TCP
+// connection to the client port, "cons" written, the answer read to
+// EOF: a line per connection, ServerCnxn.dumpConnectionInfo's "
+// /ADDR[ops](queued=..,recved=..,sent=..,sid=0x..,lop=..,est=ms,to=ms,
+// lcxid=0x..,lzxid=0x..,...)", sid and what follows only for a
+// connection with a session; "cons is not executed because it is not in
+// the whitelist." when 4lw.commands.whitelist leaves it out), or the
+// AdminServer's connections command (GET
+// http://HOST:admin.serverPort/commands/connections, JSON
+// {"connections":[{"remote_socket_address","session_id" (a number),
+// "last_operation","established" (ms),"session_timeout","last_zxid"}],
+// "secure_connections":[...]}). Both are ZooKeeper's read-only
+// monitoring; AskConnections tries cons, then the AdminServer, and says
+// why neither answered with the setting that enables each.
+//
 // # Warnings
 //
 // Tree.Findings are typed (model.Finding): WarnSnapshotFallback,

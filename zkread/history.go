@@ -17,15 +17,20 @@ import (
 // that transaction changed only: a partition state re-decodes that
 // partition, a topic znode its topic, /brokers/ids/<id> that broker, a
 // config znode that config, and the controller, admin, notification,
-// feature and migration znodes their part of the ZooKeeper state. The
-// caller (lint --history) learns, per transaction, its zxid and time and
-// what each changed znode touched in the image, and re-evaluates only
-// that. The image is one object, changed in place; it holds what lint's
-// rules read (brokers, topics and partitions, topic and broker configs,
-// features, the controller, pending admin work, the ISR and log dir
-// notification counts, the migration znode), not ACLs, quotas, SCRAM
-// credentials, tokens or raw znodes. The image ReadDataDir's tree
-// decodes to at the end is the full one, as without a history.
+// feature and migration znodes their part of the ZooKeeper state, a
+// user's, client's or IP's config znode its quotas (and a user's SCRAM
+// credentials), an ACL znode its resource's ACLs, a token znode that
+// token. The caller (lint --history, history) learns, per transaction,
+// its zxid and time and what each changed znode touched in the image,
+// and re-evaluates only that; with DataDirOptions.Before it also learns,
+// before the transaction is applied, the entities it touches
+// (Change.Refs), so that it can read them as they were. The image is
+// one object, changed in place; it holds brokers, topics and partitions,
+// topic and broker configs, client quotas, SCRAM credentials, ACLs,
+// delegation tokens, the producer-id block, features, the controller,
+// pending admin work, the ISR and log dir notification counts and the
+// migration znode, not raw znodes. The image ReadDataDir's tree decodes
+// to at the end is the full one, as without a history.
 //
 // The tree is still being built while it is replayed: children lists are
 // derived once, at the end (package zkfile). The history keeps the
@@ -76,6 +81,13 @@ const (
 	TouchedAdmin
 	TouchedFeatures
 	TouchedMigration
+	// TouchedQuota: a user's, client's or IP's config znode: its client
+	// quotas, and a user's SCRAM credentials.
+	TouchedQuota
+	// TouchedACL: the ACLs of one resource.
+	TouchedACL
+	TouchedToken
+	TouchedProducerIDs
 )
 
 // Change is one znode a transaction changed, and what it touched.
@@ -93,20 +105,53 @@ type Change struct {
 	Topic     string
 	Partition int32
 	Removed   bool
+	// Refs are the entities the change touches (set in the Step given
+	// to DataDirOptions.Before).
+	Refs []model.EntityRef
 }
 
-// historyContainers are the containers whose children the history keeps.
-var historyContainers = []string{"/brokers/ids", "/brokers/topics", "/config/topics", "/config/brokers",
-	"/admin/delete_topics", "/isr_change_notification", "/log_dir_event_notification"}
+// historyContainers are the containers whose children the history keeps;
+// followed adds those one level of names below them (a user's clients,
+// the resource types of ACLs).
+var (
+	historyContainers = []string{"/brokers/ids", "/brokers/topics", "/config/topics", "/config/brokers",
+		"/admin/delete_topics", "/isr_change_notification", "/log_dir_event_notification",
+		"/config/users", "/config/clients", "/config/ips", "/kafka-acl", "/kafka-acl-extended/prefixed",
+		"/delegation_token/tokens"}
+)
 
-// trackedParent holds the names of historyContainers: a node whose
-// parent has another name is in none of them.
-var trackedParent = map[string]bool{"ids": true, "topics": true, "brokers": true, "delete_topics": true,
-	"isr_change_notification": true, "log_dir_event_notification": true}
+// followedParent and followedGrandparent name the last component of a
+// container the history keeps the children of (followedParent) or of its
+// parent (the resource types under the ACL roots): a node whose parent
+// and grandparent have other names is in none of them.
+var (
+	followedParent = map[string]bool{"ids": true, "topics": true, "brokers": true, "delete_topics": true,
+		"isr_change_notification": true, "log_dir_event_notification": true, "users": true, "clients": true,
+		"ips": true, "kafka-acl": true, "prefixed": true, "tokens": true}
+	followedGrandparent = map[string]bool{"kafka-acl": true, "prefixed": true}
+)
+
+// followed says whether the history keeps the children of the container
+// at rel.
+func followed(rel string) bool {
+	if slices.Contains(historyContainers, rel) {
+		return true
+	}
+	switch {
+	case strings.HasPrefix(rel, "/config/users/"):
+		return strings.HasSuffix(rel, "/clients") && strings.Count(rel, "/") == 4
+	case strings.HasPrefix(rel, "/kafka-acl/"):
+		return strings.Count(rel, "/") == 2
+	case strings.HasPrefix(rel, "/kafka-acl-extended/prefixed/"):
+		return strings.Count(rel, "/") == 3
+	}
+	return false
+}
 
 // history follows one replay (see the comment at the top).
 type history struct {
 	step   func(*model.Image, Step)
+	before func(*model.Image, Step)
 	source string
 	// root is the chroot's absolute path ("/" for none), known once
 	// ready; fixed when the caller named it.
@@ -194,6 +239,9 @@ func (h *history) txn(dt *zkfile.DataTree, txn *zkfile.Txn, changed []zkfile.Cha
 		}
 		return
 	}
+	if h.before != nil {
+		h.announce(txn.Zxid, at, changed)
+	}
 	h.out = Step{Zxid: txn.Zxid, Time: at, Changes: h.out.Changes[:0]}
 	for _, c := range changed {
 		rel, ok := relPath(c.Path, h.root)
@@ -210,6 +258,157 @@ func (h *history) txn(dt *zkfile.DataTree, txn *zkfile.Txn, changed []zkfile.Cha
 	if len(h.out.Changes) > 0 {
 		h.step(h.d.img, h.out)
 	}
+}
+
+// announce calls before with what the transaction's changes touch, the
+// image still as it was.
+func (h *history) announce(zxid int64, at time.Time, changed []zkfile.Changed) {
+	pre := Step{Zxid: zxid, Time: at}
+	for _, c := range changed {
+		rel, ok := relPath(c.Path, h.root)
+		if !ok {
+			continue
+		}
+		if refs := h.refs(rel); len(refs) > 0 {
+			pre.Changes = append(pre.Changes, Change{Znode: rel, Op: opName(c.Op), Partition: -1, Refs: refs})
+		}
+	}
+	if len(pre.Changes) > 0 {
+		h.before(h.d.img, pre)
+	}
+}
+
+// refs are the entities a change of the znode at rel (relative to the
+// chroot) touches: what apply re-decodes, as entities.
+func (h *history) refs(rel string) []model.EntityRef {
+	under := func(dir string) (string, bool) {
+		name, ok := strings.CutPrefix(rel, dir)
+		return name, ok && name != "" && !strings.Contains(name, "/")
+	}
+	one := func(r model.EntityRef) []model.EntityRef { return []model.EntityRef{r} }
+	switch {
+	case rel == "/controller" || rel == "/controller_epoch":
+		return one(model.EntityRef{Kind: model.EntityQuorum})
+	case rel == "/feature":
+		return one(model.EntityRef{Kind: model.EntityFeature, ID: model.AllIDs})
+	case rel == "/migration":
+		return one(model.EntityRef{Kind: model.EntityMigration})
+	case rel == "/latest_producer_id_block":
+		return one(model.EntityRef{Kind: model.EntityProducerIDs})
+	case strings.HasPrefix(rel, "/brokers/ids/"):
+		name, ok := under("/brokers/ids/")
+		id, err := strconv.ParseInt(name, 10, 32)
+		if ok && err == nil {
+			return one(model.EntityRef{Kind: model.EntityBroker, ID: int32(id)})
+		}
+	case strings.HasPrefix(rel, "/brokers/topics/"):
+		name, sub, _ := strings.Cut(rel[len("/brokers/topics/"):], "/")
+		if sub == "" {
+			// The assignment: the topic, and every partition's replicas.
+			return []model.EntityRef{{Kind: model.EntityTopic, Name: name}, {Kind: model.EntityPartition, Name: name, ID: model.AllIDs}}
+		}
+		ps, ok := strings.CutPrefix(sub, "partitions/")
+		ps, ok2 := strings.CutSuffix(ps, "/state")
+		if pid, err := strconv.ParseInt(ps, 10, 32); ok && ok2 && err == nil {
+			return one(model.EntityRef{Kind: model.EntityPartition, Name: name, ID: int32(pid)})
+		}
+	case strings.HasPrefix(rel, "/config/topics/"):
+		if name, ok := under("/config/topics/"); ok {
+			return one(model.EntityRef{Kind: model.EntityConfig, Config: model.ConfigResource{Type: model.ConfigTopic, Name: name}})
+		}
+	case strings.HasPrefix(rel, "/config/brokers/"):
+		if name, ok := under("/config/brokers/"); ok {
+			if name == defaultEntity {
+				name = ""
+			}
+			return one(model.EntityRef{Kind: model.EntityConfig, Config: model.ConfigResource{Type: model.ConfigBroker, Name: name}})
+		}
+	case strings.HasPrefix(rel, "/config/users/") || strings.HasPrefix(rel, "/config/clients/") || strings.HasPrefix(rel, "/config/ips/"):
+		parts, ok := quotaZnode(rel)
+		if !ok {
+			break
+		}
+		key, err := znodeQuotaKey(parts)
+		if err != nil {
+			break
+		}
+		refs := []model.EntityRef{{Kind: model.EntityQuota, Name: key}}
+		if len(parts) == 1 && parts[0].typ == "user" && parts[0].name != defaultEntity {
+			if u, err := desanitize(parts[0].name); err == nil {
+				refs = append(refs, model.EntityRef{Kind: model.EntitySCRAM, Name: u, ID: model.AllIDs})
+			}
+		}
+		return refs
+	case strings.HasPrefix(rel, "/kafka-acl"):
+		if rt, name, pattern, ok := aclZnode(rel); ok {
+			return one(model.EntityRef{Kind: model.EntityACL, Name: name, ResourceType: rt, PatternType: pattern})
+		}
+	case strings.HasPrefix(rel, "/delegation_token/tokens/"):
+		if id, ok := under("/delegation_token/tokens/"); ok {
+			return one(model.EntityRef{Kind: model.EntityToken, Name: id})
+		}
+	}
+	return nil
+}
+
+// quotaZnode reads the entity of a quota znode: /config/users/U,
+// /config/users/U/clients/C, /config/clients/C or /config/ips/I.
+func quotaZnode(rel string) ([]part, bool) {
+	segs := strings.Split(strings.TrimPrefix(rel, "/config/"), "/")
+	for _, s := range segs {
+		if s == "" {
+			return nil, false
+		}
+	}
+	switch {
+	case len(segs) == 2 && segs[0] == "users":
+		return []part{{"user", segs[1]}}, true
+	case len(segs) == 4 && segs[0] == "users" && segs[2] == "clients":
+		return []part{{"user", segs[1]}, {"client-id", segs[3]}}, true
+	case len(segs) == 2 && segs[0] == "clients":
+		return []part{{"client-id", segs[1]}}, true
+	case len(segs) == 2 && segs[0] == "ips":
+		return []part{{"ip", segs[1]}}, true
+	}
+	return nil, false
+}
+
+// znodeQuotaKey is the image's key of a quota entity named by znode names
+// (decoder.quota's reading of them).
+func znodeQuotaKey(parts []part) (string, error) {
+	entity := make([]model.QuotaEntityPart, len(parts))
+	for i, p := range parts {
+		entity[i].Type = p.typ
+		if p.name == defaultEntity {
+			continue
+		}
+		name, err := desanitize(p.name)
+		if err != nil {
+			return "", err
+		}
+		entity[i].Name = &name
+	}
+	return model.QuotaEntityKey(entity), nil
+}
+
+// aclZnode reads the resource of an ACL znode: /kafka-acl/TYPE/NAME
+// (literal) or /kafka-acl-extended/prefixed/TYPE/NAME.
+func aclZnode(rel string) (rt int8, name string, pattern int8, ok bool) {
+	rest, pattern := "", patternLiteral
+	switch {
+	case strings.HasPrefix(rel, "/kafka-acl/"):
+		rest = rel[len("/kafka-acl/"):]
+	case strings.HasPrefix(rel, "/kafka-acl-extended/prefixed/"):
+		rest, pattern = rel[len("/kafka-acl-extended/prefixed/"):], patternPrefixed
+	default:
+		return 0, "", 0, false
+	}
+	typ, name, found := strings.Cut(rest, "/")
+	rt, known := aclResourceTypes[enumKey(typ)]
+	if !found || !known || name == "" || strings.Contains(name, "/") {
+		return 0, "", 0, false
+	}
+	return rt, name, pattern, true
 }
 
 // rel is an absolute path relative to the chroot.
@@ -229,18 +428,23 @@ func (h *history) start(zxid int64, at time.Time, ch Change) {
 	h.t = offlineTree(h.dt, h.dt.Lookup(h.root), h.root)
 	h.t.Chroot, h.t.Source, h.t.MaxZxid = chroot, h.source, zxid
 	h.kids = map[string]map[string]struct{}{}
-	for _, c := range historyContainers {
-		h.kids[c] = map[string]struct{}{}
-	}
 	// The children of the containers the history keeps, from every node
 	// in the tree (its children lists are not laid out while it is
-	// replayed).
-	h.dt.Range(func(r zkfile.Ref) bool {
-		name := h.dt.Name(r)
-		if p := h.dt.Parent(r); p != zkfile.NoRef {
-			name = h.dt.Name(p)
+	// replayed); a path is made only for a node whose parent's or
+	// grandparent's name may be such a container's.
+	dt := h.dt
+	name := func(r zkfile.Ref) string {
+		if r == zkfile.NoRef {
+			return ""
 		}
-		return trackedParent[name]
+		return dt.Name(r)
+	}
+	dt.Range(func(r zkfile.Ref) bool {
+		p := dt.Parent(r)
+		if p == zkfile.NoRef {
+			return false
+		}
+		return followedParent[name(p)] || followedGrandparent[name(dt.Parent(p))]
 	}, func(p string, _ zkfile.Ref) bool {
 		if rel, ok := relPath(p, h.root); ok && p != "" {
 			h.track(rel, zkfile.OpCreate)
@@ -258,7 +462,7 @@ func (h *history) start(zxid int64, at time.Time, ch Change) {
 		return nil
 	}
 	d := h.d
-	for _, step := range []func() error{d.cluster, d.controller, d.brokers, d.topics, d.configs, d.feature, d.migration, d.pending} {
+	for _, step := range []func() error{d.cluster, d.controller, d.brokers, d.topics, d.configs, d.acls, d.producerIDs, d.tokens, d.feature, d.migration, d.pending} {
 		_ = step() // lenient: nothing stops it
 	}
 	h.clean()
@@ -280,7 +484,11 @@ func (h *history) track(rel string, op int32) {
 	}
 	s, ok := h.kids[rel[:i]]
 	if !ok {
-		return
+		if !followed(rel[:i]) {
+			return
+		}
+		s = map[string]struct{}{}
+		h.kids[rel[:i]] = s
 	}
 	if op == zkfile.OpCreate {
 		s[rel[i+1:]] = struct{}{}
@@ -388,6 +596,55 @@ func (h *history) apply(rel string) (Change, bool) {
 		img.Migration = nil
 		_ = d.migration()
 		ch.What = TouchedMigration
+	case rel == "/latest_producer_id_block":
+		img.ProducerIDs = nil
+		_ = d.producerIDs()
+		ch.What = TouchedProducerIDs
+	case strings.HasPrefix(rel, "/config/users/") || strings.HasPrefix(rel, "/config/clients/") || strings.HasPrefix(rel, "/config/ips/"):
+		parts, ok := quotaZnode(rel)
+		if !ok {
+			return ch, false
+		}
+		key, err := znodeQuotaKey(parts)
+		if err != nil {
+			return ch, false
+		}
+		delete(img.ClientQuotas, key)
+		scram := len(parts) == 1 && parts[0].typ == "user"
+		if scram && parts[0].name != defaultEntity {
+			if u, err := desanitize(parts[0].name); err == nil {
+				delete(img.SCRAM, model.ScramKey{User: u, Mechanism: model.ScramSHA256})
+				delete(img.SCRAM, model.ScramKey{User: u, Mechanism: model.ScramSHA512})
+			}
+		}
+		if exists {
+			_ = d.quota(rel, scram, parts...)
+		}
+		ch.What = TouchedQuota
+	case strings.HasPrefix(rel, "/kafka-acl"):
+		rt, name, pattern, ok := aclZnode(rel)
+		if !ok {
+			return ch, false
+		}
+		for id, a := range img.ACLs {
+			if a.ResourceType == rt && a.PatternType == pattern && a.ResourceName == name {
+				delete(img.ACLs, id)
+			}
+		}
+		if exists {
+			_ = d.aclNode(rel, rt, name, pattern)
+		}
+		ch.What = TouchedACL
+	case strings.HasPrefix(rel, "/delegation_token/tokens/"):
+		id, ok := under("/delegation_token/tokens/")
+		if !ok {
+			return ch, false
+		}
+		delete(img.DelegationTokens, id)
+		if exists {
+			_ = d.token(id)
+		}
+		ch.What = TouchedToken
 	default:
 		return ch, false
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -178,6 +179,7 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*Tree, error) {
 		changed = diffSentinels(before, after, t)
 		if len(changed) == 0 || !opts.Consistent || attempt >= opts.Retries {
 			t.Source = "zk://" + strings.Join(opts.Servers, ",") + chroot
+			t.ReaderSessions = r.sessionIDs()
 			if len(changed) > 0 {
 				t.Changed = true
 				t.warnf(model.WarnTreeChanged, nil, "the tree changed while it was read (%s moved); the result may mix states", strings.Join(changed, ", "))
@@ -261,6 +263,19 @@ type liveReader struct {
 	chroot string
 	// multi: the server answers multiRead (ZooKeeper 3.6+).
 	multi bool
+	// replaced are the ids of sessions the read opened and replaced (the
+	// multiRead probe's, closed by a server without multiRead).
+	replaced []int64
+}
+
+// sessionIDs are the ids of every session the read opened, sorted.
+func (r *liveReader) sessionIDs() []int64 {
+	ids := slices.Clone(r.replaced)
+	for _, c := range r.conns {
+		ids = append(ids, c.id)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }
 
 func (r *liveReader) abs(rel string) string {
@@ -346,6 +361,7 @@ func (r *liveReader) probeMultiRead(ctx context.Context, root string) error {
 		return r.zkErr(root, err)
 	}
 	r.conns[0].abort() // the server closed it
+	r.replaced = append(r.replaced, r.conns[0].id)
 	s, err := dialSession(ctx, r.opts, 0)
 	if err != nil {
 		return err

@@ -140,11 +140,17 @@ type ReadOptions struct {
 	// Step follows a data dir's replay (DataDirOptions.Step); other
 	// kinds have no history to follow and are refused with it.
 	Step func(img *model.Image, s Step)
+	// Replay follows a data dir's transaction stream
+	// (DataDirOptions.Replay); other kinds hold none and are refused
+	// with it.
+	Replay *Replay
+	// Before goes with Step (DataDirOptions.Before).
+	Before func(img *model.Image, s Step)
 }
 
 // ReadTree reads the source's raw tree.
 func (s Source) ReadTree(ctx context.Context, opts ReadOptions) (*Tree, error) {
-	if opts.Step != nil && s.Access != AccessDataDir {
+	if (opts.Step != nil || opts.Replay != nil) && s.Access != AccessDataDir {
 		return nil, fmt.Errorf("%w: %s: only a data dir's transaction logs hold a history", ErrSource, s)
 	}
 	switch s.Access {
@@ -154,9 +160,9 @@ func (s Source) ReadTree(ctx context.Context, opts ReadOptions) (*Tree, error) {
 		return ReadLive(ctx, lo)
 	case AccessDataDir:
 		if opts.Chroot != "" {
-			return ReadDataDir(s.Path, DataDirOptions{Chroot: opts.Chroot, LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress, Step: opts.Step})
+			return ReadDataDir(s.Path, DataDirOptions{Chroot: opts.Chroot, LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress, Step: opts.Step, Replay: opts.Replay, Before: opts.Before})
 		}
-		full, err := ReadDataDir(s.Path, DataDirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress, Step: opts.Step})
+		full, err := ReadDataDir(s.Path, DataDirOptions{LogDir: opts.LogDir, AtZxid: opts.AtZxid, AtZxidSet: opts.AtZxidSet, MaxBuffer: opts.MaxBuffer, Progress: opts.DataProgress, Step: opts.Step, Replay: opts.Replay, Before: opts.Before})
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package zkread
 
 import (
 	"bytes"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -54,6 +55,15 @@ type Tree struct {
 	// Changed is set by a live read that saw the tree change while reading
 	// and could not get a stable view.
 	Changed bool
+	// Sessions is the session table (session id → timeout in ms) a data
+	// dir holds: its snapshot's, brought up to date by the logged
+	// createSession and closeSession transactions. Nil for a live read or
+	// a dump, which hold none.
+	Sessions map[int64]int32
+	// ReaderSessions are the ids of the sessions a live read itself
+	// opened (nil otherwise), so that a caller listing the ensemble's
+	// clients can leave kmeta's own out.
+	ReaderSessions []int64
 
 	// nodes holds a live read's, a dump's or a hand-made tree's nodes by
 	// path; nil for an offline read's.
@@ -161,6 +171,11 @@ func (t *Tree) Map() map[string]*Node {
 	m := make(map[string]*Node, t.Len())
 	t.Range(func(p string, n *Node) bool { m[p] = n; return true })
 	return m
+}
+
+// All is Range as an iterator: every node and its path, in no set order.
+func (t *Tree) All() iter.Seq2[string, *Node] {
+	return func(yield func(string, *Node) bool) { t.Range(yield) }
 }
 
 // Set puts n at path. An offline tree becomes a tree of nodes by path
@@ -343,7 +358,7 @@ func fromDataTree(dt *zkfile.DataTree, chroot string) (*Tree, error) {
 		return nil, &ZnodeError{Path: root, Err: ErrNoNode, Msg: "chroot does not exist"}
 	}
 	t := offlineTree(dt, r, root)
-	t.Chroot, t.MaxZxid = chroot, dt.LastZxid
+	t.Chroot, t.MaxZxid, t.Sessions = chroot, dt.LastZxid, dt.Sessions
 	return t, nil
 }
 

@@ -45,6 +45,16 @@ var docExamples = map[string][]docExample{
 		{What: "the same log as it was at offset 40", Line: "kmeta image kraft:" + fxKRaft44 + "@offset=40 -o table", Run: true},
 		{What: "a running cluster through its admin API", Line: "kmeta image kafka://b1:9092 --command-config client.properties"},
 	},
+	"history": {
+		{What: "every change of a topic, its partitions and its config, as text", Line: "kmeta history kraft:" + fxKRaft44 + " --entity topic:orders.v1", Run: true},
+		{What: "the ACL and quota changes of a ZooKeeper data dir, one JSON object per change", Line: "kmeta history zkdata:" + fxZKData + " --entity acl --entity quota -o json", Run: true},
+		{What: "who changed retention.ms, and when, in the last day", Line: "kmeta history kraft:/var/lib/kafka/meta --field retention.ms --since 24h"},
+	},
+	"restore": {
+		{What: "what restoring a log's state at offset 140 takes, as Kafka's commands", Line: "kmeta restore --to kraft:" + fxKRaft44 + "@offset=140 kraft:" + fxKRaft44, Run: true},
+		{What: "validate with the cluster, write nothing", Line: "kmeta restore --to kraft:/var/lib/kafka/meta@offset=1200 --bootstrap-server b1:9092 --command-config client.properties --dry-run"},
+		{What: "restore ACLs and quotas only, without asking", Line: "kmeta restore --to kraft:/var/lib/kafka/meta@offset=1200 kafka://b1:9092 --entity acl --entity quota --yes"},
+	},
 	"diff": {
 		{What: "what changed between two points of one log", Line: "kmeta diff kraft:" + fxKRaft44 + "@offset=40 kraft:" + fxKRaft44, Run: true},
 		{What: "a controller's log against the running cluster", Line: "kmeta diff kraft:/var/lib/kafka/meta --bootstrap-server b1:9092"},
@@ -91,6 +101,10 @@ var docExamples = map[string][]docExample{
 	},
 	"log stats": {
 		{What: "records and bytes per type", Line: "kmeta log stats " + fxKRaft39 + " -o table", Run: true},
+	},
+	"zk dependents": {
+		{What: "before switching the ensemble off: what else uses it, live (the connected clients when cons is allowed)", Line: "kmeta zk dependents zk://zk1:2181,zk2:2181,zk3:2181/kafka"},
+		{What: "who wrote what, from a server's data dir (its session table and transaction logs)", Line: "kmeta zk dependents zkdata:" + fxZKData, Run: true},
 	},
 	"zk dump": {
 		{What: "Kafka's znodes as one JSON document (secrets hashed)", Line: "kmeta zk dump zk://zk1:2181/kafka --out cluster.json"},
@@ -141,6 +155,8 @@ var docExit = map[string][3]string{
 	"codes":              {"the codes were printed", "", "an unknown code"},
 	"image":              {"the image is complete (a torn tail of the active segment is a warning)", "the image rests on damaged or partial input (the warnings say which)", "the source could not be read"},
 	"diff":               {"the views are the same", "they differ", "a view could not be read, or rests on partial input"},
+	"history":            {"the history was read", "it rests on damaged or partial input (the warnings say which)", "the source could not be read"},
+	"restore":            {"done and read back, printed, validated by --dry-run, or nothing to do", "refused by kmeta or Kafka, not confirmed, or the read back still finds changes; nothing unconfirmed was written", "could not run, or no terminal to ask and no --yes"},
 	"verify":             {"equal (explained differences only)", "different", "a view could not be read, or rests on partial input without --allow-partial"},
 	"lint":               {"no finding at or above --fail-on (default error) remains", "one does", "the source could not be read, or no selected rule could run"},
 	"features list":      {"the catalog was printed", "", "an unknown release"},
@@ -153,6 +169,7 @@ var docExit = map[string][3]string{
 	"log dump":           {"everything decoded (a torn tail of the active segment is a warning)", "a batch or record could not be read or decoded", "a path could not be read"},
 	"log check":          {"healthy (a torn tail of the active segment is a warning unless --strict)", "problems were found", "the path could not be read"},
 	"log stats":          {"every file was read to its end", "reading stopped at damage (the statistics cover what was read)", "the path could not be read"},
+	"zk dependents":      {"safe to stop: nothing but Kafka uses the ensemble in what was checked (what could not be is listed)", "something still uses it (a dependent, or Kafka itself)", "the source could not be read, or nothing was found in a damaged history"},
 	"zk dump":            {"the dump was written", "the tree rests on damaged or partial input", "the source could not be read"},
 	"zk image":           {"the image is complete", "the image rests on damaged or partial input", "the source could not be read"},
 	"quorum describe":    {"no finding at warning or above", "a finding at warning or above", "the quorum could not be read"},

@@ -231,19 +231,27 @@ func waitLevels(ctx context.Context, cl *kafkaread.Client, targets []features.Fe
 // terminal there is nobody to ask: that is a refusal to run (exit 2),
 // never a silent yes.
 func confirm(c *cli.Context, op, src string, targets []features.FeatureTarget) (bool, error) {
+	var parts []string
+	for _, t := range targets {
+		parts = append(parts, fmt.Sprintf("%s=%d (%s)", t.Feature, t.Level, t.Type))
+	}
+	return askYes(c, "features "+op, fmt.Sprintf("%s %s on %s: Kafka validated it. Write it now? [y/N] ", op, strings.Join(parts, ", "), src))
+}
+
+// askYes asks question on stderr and reads a yes or no from stdin: the
+// confirmation of every command that writes to a cluster (what, e.g.
+// "features upgrade", names it). Without a terminal it refuses to run
+// (exit 2): --yes says yes on the command line.
+func askYes(c *cli.Context, what, question string) (bool, error) {
 	in := c.App.Reader
 	if in == nil {
 		in = os.Stdin
 	}
 	f, isFile := in.(*os.File)
 	if !isFile || !term.IsTerminal(int(f.Fd())) {
-		return false, usageErrorf(c, "features %s writes to the cluster and asks for confirmation first, but stdin is not a terminal: add --yes to confirm on the command line (or --dry-run to only validate)", op)
+		return false, usageErrorf(c, "%s writes to the cluster and asks for confirmation first, but stdin is not a terminal: add --yes to confirm on the command line (or --dry-run to only validate)", what)
 	}
-	var parts []string
-	for _, t := range targets {
-		parts = append(parts, fmt.Sprintf("%s=%d (%s)", t.Feature, t.Level, t.Type))
-	}
-	fmt.Fprintf(stderr(c), "%s %s on %s: Kafka validated it. Write it now? [y/N] ", op, strings.Join(parts, ", "), src)
+	fmt.Fprint(stderr(c), question)
 	line, err := bufio.NewReader(in).ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
 		return false, err

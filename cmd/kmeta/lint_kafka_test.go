@@ -105,6 +105,7 @@ func kafkaTools(t *testing.T, d *kafkatest.Distribution) string {
 	tools := map[string]tool{
 		"kafka-configs":             {class: d.Tools.Configs},
 		"kafka-topics":              {class: d.Tools.Topics},
+		"kafka-acls":                {class: d.Tools.Acls},
 		"kafka-features":            {class: d.Tools.Features},
 		"kafka-metadata-quorum":     {class: d.Tools.MetadataQuorum},
 		"kafka-reassign-partitions": {class: "org.apache.kafka.tools.reassign.ReassignPartitionsCommand"},

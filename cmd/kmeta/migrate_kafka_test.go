@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,12 +54,11 @@ func kmetaProcess(t testing.TB, env []string, args ...string) (string, error) {
 
 func freePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := kafkatest.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return p[0]
 }
 
 func readProps(t testing.TB, path string) map[string]string {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -11,10 +12,12 @@ import (
 
 	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/internal/source"
+	"github.com/kmeta/kmeta/kafkaread"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/migrate/online"
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/zkdeps"
 )
 
 const onlineHelp = "Phases (Strimzi's names): ZooKeeper → KRaftMigration → KRaftDualWriting → KRaftPostMigration →\n" +
@@ -44,11 +47,17 @@ func onlineCommands() []*cli.Command {
 				"each new controller's formatted metadata dir (DIR/controller-ID: ZooKeeper's cluster id, the brokers'\n" +
 				"IBP as metadata.version, a static quorum) and needs --controllers and --metadata-dir. A phase whose\n" +
 				"entry conditions do not hold is refused (exit 1), each condition named with its fix; nothing is\n" +
-				"written then. --out DIR also gets stage.json (the -o json document).\n\n" + onlineHelp,
-			Flags: append(append(onlineFlags(),
+				"written then. --out DIR also gets stage.json (the -o json document, secrets as their hash).\n\n" +
+				"The controller listener is secured as the brokers' inter-broker listener is (its protocol, TLS\n" +
+				"stores, SASL mechanism and JAAS; PLAIN for an inter-broker SCRAM user, since SCRAM cannot\n" +
+				"authenticate controllers), in the controllers' and brokers' files alike; the principals the nodes\n" +
+				"present on it are added to the controllers' super.users, and a combination that cannot elect a\n" +
+				"leader or register a broker is refused. --controller-listener-protocol chooses another protocol.\n\n" + onlineHelp,
+			Flags: append(append(append(onlineFlags(), zkDependentsFlags()...),
 				&cli.StringFlag{Name: "controllers", Usage: "KRaftMigration: the new controllers `ID@HOST:PORT,...` (controller.quorum.voters)"},
 				&cli.StringFlag{Name: "metadata-dir", Usage: "KRaftMigration: each controller's metadata log `DIR` on its host ({id} is replaced by its id)"},
-				&cli.StringFlag{Name: "metadata-version", Usage: "the brokers' `RELEASE` (e.g. 3.9), when no broker file sets inter.broker.protocol.version"}),
+				&cli.StringFlag{Name: "metadata-version", Usage: "the brokers' `RELEASE` (e.g. 3.9), when no broker file sets inter.broker.protocol.version"},
+				&cli.StringFlag{Name: "controller-listener-protocol", Usage: "KRaftMigration: the controller listener's security `PROTOCOL` (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL; default: the brokers' inter-broker listener's)"}),
 				stageW.flags(writeUsage{Out: "output `DIR`", Force: "replace files holding other content", DryRun: "check and show, write nothing"})...),
 			Action: func(c *cli.Context) error { return migrateStage(c, stageW) },
 		},
@@ -61,7 +70,7 @@ func onlineCommands() []*cli.Command {
 				"--config, why it is not where the phase needs it), and, while dual-writing, verify's verdict of\n" +
 				"ZooKeeper against KRaft: whether a rollback now loses nothing. Exit 0 when healthy in its phase,\n" +
 				"1 when something is waited for or wrong.\n\n" + onlineHelp,
-			Flags:  onlineFlags(),
+			Flags:  append(onlineFlags(), zkDependentsFlags()...),
 			Action: migrateStatus,
 		},
 		{
@@ -136,6 +145,12 @@ func onlineInput(c *cli.Context) (online.Input, error) {
 		}
 		return source.Options{}
 	})
+	if err != nil && len(views) > 1 && views[0] != nil && views[1] == nil && errors.Is(err, kafkaread.ErrControllerNotLoaded) {
+		// Live controllers that cannot answer yet (no leader): say so,
+		// and go on with ZooKeeper's view.
+		in.KRaftUnanswered, err = err.Error(), nil
+		views = views[:1]
+	}
 	if err != nil {
 		return in, err
 	}
@@ -143,8 +158,28 @@ func onlineInput(c *cli.Context) (online.Input, error) {
 	if len(views) > 1 {
 		in.KRaft, in.KRaftSource = views[1], specs[1].String()
 		in.Migrated = watch.Result()
+		if s := specs[1]; s.World == model.WorldKRaft {
+			in.Election = election(s)
+		}
 	}
+	in.Stores = online.FileStores{}
 	return in, nil
+}
+
+// election reads the quorum-state of a controller's metadata log dir
+// (nil when it has none: a dir of a controller never started).
+func election(s source.Spec) *online.Election {
+	d := s.Dir
+	if d == nil {
+		var err error
+		if d, err = metalog.OpenLogDir(s.Path); err != nil {
+			return nil
+		}
+	}
+	if q := d.QuorumState; q != nil {
+		return &online.Election{LeaderID: q.LeaderID, LeaderEpoch: q.LeaderEpoch, VotedID: q.VotedID}
+	}
+	return nil
 }
 
 // readNodeConfigs reads --config ID=FILE.
@@ -177,6 +212,9 @@ func migrateStatus(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := withZKDependents(c, &in); err != nil {
+		return err
+	}
 	st, err := online.Observe(in)
 	if err != nil {
 		return err
@@ -194,6 +232,11 @@ func migrateStage(c *cli.Context, w writeOptions) error {
 		return usageErrorf(c, "%v", err)
 	}
 	o := online.StageOptions{Phase: phase, MetadataDir: c.String("metadata-dir"), Release: c.String("metadata-version")}
+	if v := c.String("controller-listener-protocol"); v != "" {
+		if o.ControllerProtocol, err = online.ParseProtocol(v); err != nil {
+			return usageErrorf(c, "--controller-listener-protocol: %v", err)
+		}
+	}
 	if s := c.String("controllers"); s != "" {
 		if o.Controllers, err = migrate.ParseControllers(s); err != nil {
 			return usageErrorf(c, "--controllers: %v", err)
@@ -202,6 +245,11 @@ func migrateStage(c *cli.Context, w writeOptions) error {
 	in, err := onlineInput(c)
 	if err != nil {
 		return err
+	}
+	if phase == online.KRaft {
+		if err := withZKDependents(c, &in); err != nil {
+			return err
+		}
 	}
 	r, err := online.Stage(in, o)
 	if err != nil {
@@ -228,7 +276,7 @@ func migrateStage(c *cli.Context, w writeOptions) error {
 // writeStageDoc writes the JSON document beside the files, as -o json
 // prints it (secrets as their hash: it is a preview).
 func writeStageDoc(c *cli.Context, d report.StageDoc) error {
-	b, err := json.MarshalIndent(d, "", "  ")
+	b, err := json.MarshalIndent(d.Redacted(), "", "  ")
 	if err != nil {
 		return err
 	}
@@ -259,4 +307,32 @@ func migrateRollback(c *cli.Context, w writeOptions) error {
 		}
 	}
 	return emit(c, report.Stage(d, showSecrets(c)))
+}
+
+// withZKDependents runs zk dependents on --zk once the cluster is in
+// PreKRaft or KRaft (ZooKeeper about to be, or just, let go), for status
+// and stage KRaft: what else still uses the ensemble, and what could not
+// be checked (a read that fails is said so, not taken for nothing).
+func withZKDependents(c *cli.Context, in *online.Input) error {
+	st, err := online.Observe(*in)
+	if err != nil || st.Phase < online.PreKRaft {
+		return err
+	}
+	spec, err := source.Parse(c.String("zk"))
+	if err != nil {
+		return usageErrorf(c, "%v", err)
+	}
+	if spec, err = withPointFlags(c, liveSpec(c, spec)); err != nil {
+		return err
+	}
+	res, _, err := zkDependents(c, spec)
+	if err != nil {
+		in.ZKNotChecked = []model.Finding{zkdeps.Checks().Must(zkdeps.CodeNotChecked).Findingf(spec.String(), "zk dependents could not read the ensemble: %v", err)}
+		return nil
+	}
+	in.ZKDependents = res.Findings
+	if f, ok := res.NotCheckedFinding(); ok {
+		in.ZKNotChecked = []model.Finding{f}
+	}
+	return nil
 }

@@ -106,12 +106,14 @@ var campCommands = map[string][][]string{
 		{"log", "check", "ROOT"},
 		{"log", "stats", "ROOT"},
 		{"features", "describe", "kraft:ROOT"},
+		{"history", "kraft:ROOT"},
 	},
 	"zkdata": {
 		{"image", "zkdata:ROOT"},
 		{"zk", "dump", "zkdata:ROOT"},
 		{"zk", "image", "zkdata:ROOT"},
 		{"features", "describe", "zkdata:ROOT"},
+		{"history", "zkdata:ROOT"},
 	},
 	"zkdump": {
 		{"image", "zkdump:ROOT/dump.json"},
@@ -444,7 +446,7 @@ func campHard(r campRun, format string, secrets []string) []string {
 	if format == "json" && (r.code == 0 || r.code == 1 || strings.TrimSpace(r.stdout) != "") {
 		if !utf8.ValidString(r.stdout) {
 			v = append(v, "json-invalid-utf8")
-		} else if r.args[0] == "log" && r.args[1] == "dump" {
+		} else if r.args[0] == "log" && r.args[1] == "dump" || r.args[0] == "history" { // JSON lines
 			for _, l := range strings.Split(strings.TrimRight(r.stdout, "\n"), "\n") {
 				if l != "" && !json.Valid([]byte(l)) {
 					v = append(v, "json-lines-invalid")

@@ -29,6 +29,7 @@ func zkCommand() *cli.Command {
 		Name:  "zk",
 		Usage: "read Kafka's ZooKeeper data (live, data dir or dump)",
 		Subcommands: []*cli.Command{
+			zkDependentsCommand(),
 			{
 				Name:      "dump",
 				Usage:     "write every znode under the chroot (data, stat, decoded JSON) as one JSON document",

@@ -129,6 +129,22 @@ func Clean(s string) string {
 	if s == "" {
 		return s
 	}
+	// Printable ASCII, the common case, is decided byte by byte; white
+	// space at either end is then a blank (other white space is a
+	// control character).
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		if s[0] == ' ' || s[len(s)-1] == ' ' {
+			return strconv.Quote(s)
+		}
+		return s
+	}
 	if strings.TrimSpace(s) != s {
 		return strconv.Quote(s)
 	}

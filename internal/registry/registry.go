@@ -27,6 +27,7 @@ import (
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/quorum"
 	"github.com/kmeta/kmeta/verify"
+	"github.com/kmeta/kmeta/zkdeps"
 )
 
 // Table is one room's table: the package that declares it (its import
@@ -49,6 +50,7 @@ var tables = []Table{
 	{"migrate/online", online.Checks},
 	{"quorum", quorum.Checks},
 	{"internal/report", report.Checks},
+	{"zkdeps", zkdeps.Checks},
 }
 
 // Tables lists the rooms' tables.

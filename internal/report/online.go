@@ -147,10 +147,20 @@ type StageDoc struct {
 	DryRun  bool                 `json:"dryRun"`
 }
 
+// Redacted is the document with the values of secret settings in the
+// nodes' changes replaced by their short hash (online.RedactedNodes).
+func (d StageDoc) Redacted() StageDoc {
+	d.Nodes = online.RedactedNodes(d.Nodes)
+	return d
+}
+
 // Stage renders a staged phase or a rollback: the checks, each node's
 // changes (secrets shown as their hash unless showSecrets), the steps in
 // order and the files written. Exit 1 when refused.
 func Stage(d StageDoc, showSecrets bool) Report {
+	if !showSecrets {
+		d = d.Redacted()
+	}
 	if d.Checks == nil {
 		d.Checks = []model.Finding{}
 	}

@@ -533,10 +533,18 @@ type Options struct {
 	// (metalog.ImageOptions); other worlds ignore them.
 	Observe   func(img *model.Image, pos metalog.Position, rec records.Message)
 	BatchDone func()
+	// Before, on a KRaft log, is called before each record is applied
+	// (metalog.Replayer.Before).
+	Before func(r *metalog.Replayer, pos metalog.Position, rec records.Message)
+	// Oldest, on a KRaft log, replays the longest history the files hold
+	// (metalog.ImageOptions.Oldest), as a ZooKeeper history always does.
+	Oldest bool
 	// ZKStep, on one ZooKeeper data dir, follows its replay
 	// (zkread.DataDirOptions.Step); other ZooKeeper sources are refused
-	// with it, other worlds ignore it.
-	ZKStep func(img *model.Image, s zkread.Step)
+	// with it, other worlds ignore it. ZKBefore goes with it
+	// (zkread.DataDirOptions.Before).
+	ZKStep   func(img *model.Image, s zkread.Step)
+	ZKBefore func(img *model.Image, s zkread.Step)
 }
 
 // Result is a loaded view. Its image carries the typed warnings
@@ -590,7 +598,7 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 				return nil, err
 			}
 		}
-		r, err := metalog.LoadImageDir(d, metalog.ImageOptions{AtOffset: at, Progress: opts.Progress, Observe: opts.Observe, BatchDone: opts.BatchDone})
+		r, err := metalog.LoadImageDir(d, metalog.ImageOptions{AtOffset: at, Progress: opts.Progress, Observe: opts.Observe, BatchDone: opts.BatchDone, Before: opts.Before, Oldest: opts.Oldest})
 		if err != nil {
 			return nil, err
 		}
@@ -612,7 +620,7 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 		}
 		zo := opts.ZK
 		zo.AtZxid, zo.AtZxidSet = spec.At.Zxid, spec.At.HasZxid
-		zo.Step = opts.ZKStep
+		zo.Step, zo.Before = opts.ZKStep, opts.ZKBefore
 		if opts.Progress != nil && zo.Live.Progress == nil {
 			zo.Live.Progress = func(done, known int) { opts.Progress(int64(done), int64(known)) }
 		}

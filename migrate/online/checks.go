@@ -1,6 +1,10 @@
 package online
 
-import "github.com/kmeta/kmeta/model"
+import (
+	"slices"
+
+	"github.com/kmeta/kmeta/model"
+)
 
 // online's table of checks: status's, stage's and rollback's (class
 // "migration"). stage and rollback carry the status they were made from,
@@ -217,4 +221,4 @@ var checks = model.Checks{
 }
 
 // Checks is online's table: status's, stage's and rollback's.
-func Checks() model.Checks { return checks }
+func Checks() model.Checks { return append(slices.Clone(checks), SecureChecks...) }

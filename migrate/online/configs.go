@@ -132,6 +132,17 @@ type quorum struct {
 	// ibp is the metadata.version the controllers were formatted with,
 	// as a release name (inter.broker.protocol.version's spelling).
 	ibp string
+	// protocol is the controller listener's security protocol ("":
+	// PLAINTEXT); each node's settings for it come from its own file
+	// (ctlSettings).
+	protocol string
+}
+
+func (q quorum) proto() string {
+	if q.protocol == "" {
+		return ProtoPlaintext
+	}
+	return q.protocol
 }
 
 // migratingBroker is a ZooKeeper-mode broker's file in migration mode
@@ -142,7 +153,11 @@ func migratingBroker(cur map[string]string, q quorum) map[string]string {
 	out[keyVoters] = migrate.QuorumVoters(q.controllers)
 	delete(out, keyBootstrap)
 	out[keyListenerNames] = migrate.ControllerListener
-	out[keyProtocolMap] = withController(cur[keyProtocolMap])
+	// The controller listener as the broker connects to it: the
+	// quorum's protocol, with the broker's own TLS stores and SASL
+	// credentials (those of its inter-broker listener).
+	settings, _, _ := ctlSettings(cur, q.proto())
+	applyCtlSettings(out, q.proto(), settings)
 	// A migrating broker registers with [IBP, IBP] as its metadata.version
 	// range: the IBP must be the controllers' level, spelled out so that
 	// a Kafka upgrade of the binaries cannot move it.
@@ -214,18 +229,12 @@ func migratingController(broker map[string]string, c migrate.ControllerSpec, met
 	out[keyMigration] = "true"
 	out[keyInterBroker] = ibl
 	delete(out, keySecurityInter)
-	// The controller's map: its own listener, and the brokers' protocols
+	// The controller's map: its own listener, secured as the brokers'
+	// inter-broker listener is (ctlSettings), and the brokers' protocols
 	// so it can reach them on the inter-broker listener.
-	pm := migrate.ControllerListener + ":PLAINTEXT"
-	for _, e := range strings.Split(broker[keyProtocolMap], ",") {
-		if e = strings.TrimSpace(e); e != "" && !strings.HasPrefix(e, migrate.ControllerListener+":") {
-			pm += "," + e
-		}
-	}
-	if broker[keyProtocolMap] == "" {
-		pm = withController(defaultProtocolMap)
-	}
-	out[keyProtocolMap] = pm
+	settings, _, _ := ctlSettings(broker, q.proto())
+	out[keyProtocolMap] = broker[keyProtocolMap]
+	applyCtlSettings(out, q.proto(), settings)
 	return out, nil
 }
 

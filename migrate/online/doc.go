@@ -48,8 +48,9 @@
 //
 // A migrating broker (BrokerMigrating) adds
 // zookeeper.metadata.migration.enable=true, controller.quorum.voters,
-// controller.listener.names=CONTROLLER (and CONTROLLER:PLAINTEXT in its
-// protocol map), and pins inter.broker.protocol.version: a migrating
+// controller.listener.names=CONTROLLER (and CONTROLLER's protocol in its
+// protocol map, with what the protocol needs: see below), and pins
+// inter.broker.protocol.version: a migrating
 // broker registers with [IBP, IBP] as its only metadata.version, so it
 // must be the controllers' level exactly, and must not move mid-migration.
 // A new controller (ControllerMigrating) is made from a broker's file as
@@ -69,6 +70,46 @@
 // ZooKeeper-mode broker reads ACLs from ZooKeeper; a KRaft broker with
 // AclAuthorizer does not start). A finalized controller (ControllerKRaft)
 // drops the flag and every zookeeper.* setting.
+//
+// # The controller listener
+//
+// The controller listener is secured as the brokers' inter-broker
+// listener is (--controller-listener-protocol chooses another):
+// PLAINTEXT only for a PLAINTEXT cluster; SSL with the node's key and
+// trust stores, and ssl.client.auth=required (certificates are an SSL
+// listener's only authentication); SASL_SSL or SASL_PLAINTEXT with the
+// inter-broker mechanism and JAAS — except SCRAM, which cannot
+// authenticate controllers to each other (its credentials are in the
+// metadata log, which they cannot read before electing a leader,
+// KAFKA-15513): the inter-broker user then gets PLAIN with its own name
+// and password. Each node's settings come from its own file (a
+// controller's from the lowest-id broker's: its key store and JAAS are
+// that broker's until the operator gives it its own) and are written as
+// listener.name.controller.* and sasl.mechanism.controller.protocol in
+// the controllers' and the brokers' files alike.
+//
+// Under an authorizer the controllers' StandardAuthorizer lets in only
+// super users until it has loaded the metadata, which takes a leader:
+// the principal every controller and broker presents on the listener
+// (the TLS subject under ssl.principal.mapping.rules, the SASL user) must
+// be in the controllers' super.users, or no Vote is ever granted
+// (AuthorizerNotReadyException; allow.everyone.if.no.acl.found does not
+// apply before the load). Stage adds the principals it can read (key
+// stores are read where kmeta runs, JKS, PKCS12 or PEM) and refuses
+// User:ANONYMOUS (a PLAINTEXT listener) without it in super.users. The
+// checks (checks_secure.go) refuse, in stage and name in status, what
+// cannot elect a leader or register a broker: protocols that differ, a
+// TLS listener without a key store or a trust store holding the peers'
+// CA, required client certificates a node lacks, SASL mechanisms that do
+// not match or SCRAM between controllers, a principal that is no super
+// user. Status also names a quorum that has controllers but no leader
+// (their quorum-state), with the files' reason when they show one.
+//
+// Shown values: a diff hides the values of secret settings
+// (model.IsSecretSetting: passwords, keys, JAAS) in every output format
+// unless --show-secrets, and shows the rest (super.users,
+// allow.everyone.if.no.acl.found); the written files keep every value
+// (mode 0600).
 //
 // # Rollback
 //

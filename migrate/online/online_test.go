@@ -274,3 +274,37 @@ func TestNotRegisteredCauses(t *testing.T) {
 		}
 	}
 }
+
+// TestZKDependentsLetGo: zk dependents' findings (the command reads them
+// from PreKRaft on) keep ZooKeeper from being let go: status reports
+// them, stage KRaft is refused on a dependent, and warns with what could
+// not be checked before its let-go steps. Before PreKRaft they are not
+// the status's concern.
+func TestZKDependentsLetGo(t *testing.T) {
+	zk := zkImage()
+	zk.ZK.ControllerID, zk.ZK.KRaftControllerEpoch = 3000, 1
+	zk.Migration = &model.Migration{HasZNode: true, KRaftControllerID: 3000, KRaftControllerEpoch: 1, KRaftMetadataOffset: 42}
+	zk.Brokers = map[int32]*model.Broker{}
+	kraft := kraftImage(model.MigrationPostMigration, map[int32]bool{1: false, 2: false, 3: false}, false)
+	dep := model.Finding{Code: "zk-foreign-data", Severity: model.SevError, Entity: "/hbase", Message: "9 znodes"}
+	unchecked := model.Finding{Code: "zk-dependents-not-checked", Severity: model.SevWarning, Entity: "zk://zk:2181/kafka", Message: "cons refused"}
+	in := Input{ZK: zk, KRaft: kraft, ZKDependents: []model.Finding{dep}, ZKNotChecked: []model.Finding{unchecked}}
+	st, err := Observe(in)
+	if err != nil || st.Phase != PreKRaft || st.Healthy || !slices.Contains(codes(st.Findings), "zk-foreign-data") {
+		t.Fatalf("status: %v, %s healthy %v, findings %v", err, st.Phase, st.Healthy, codes(st.Findings))
+	}
+	r, err := Stage(in, StageOptions{Phase: KRaft})
+	if err != nil || r.Ready || len(r.Steps) != 0 || !slices.Contains(codes(r.Checks), "zk-foreign-data") {
+		t.Fatalf("stage KRaft with a dependent: %v, ready %v, checks %v", err, r.Ready, codes(r.Checks))
+	}
+	in.ZKDependents = nil
+	r, err = Stage(in, StageOptions{Phase: KRaft})
+	if err != nil || !r.Ready || !slices.Equal(codes(r.Checks), []string{"zk-dependents-not-checked"}) || len(r.Steps) != 4 {
+		t.Fatalf("stage KRaft with nothing found: %v, ready %v, checks %v, %d steps", err, r.Ready, codes(r.Checks), len(r.Steps))
+	}
+	// Before PreKRaft, status does not report them.
+	in = Input{ZK: zkImage(), ZKDependents: []model.Finding{dep}}
+	if st, err := Observe(in); err != nil || slices.Contains(codes(st.Findings), "zk-foreign-data") {
+		t.Fatalf("status in %s reports zk dependents: %v %v", st.Phase, err, codes(st.Findings))
+	}
+}

@@ -86,7 +86,7 @@ func Rollback(in Input) (*RollbackResult, error) {
 	}
 	ids := slices.Sorted(maps.Keys(brokers))
 	if st.Phase == KRaftPostMigration {
-		q := quorum{controllers: (&observer{in: in}).voters()}
+		q := quorum{controllers: (&observer{in: in}).voters(), protocol: ctlProtocolOf(in.Nodes)}
 		if k := in.KRaft; k != nil {
 			if mv := k.MetadataVersion(); mv > 0 {
 				q.ibp = levelName(features.Catalog39(), mv)

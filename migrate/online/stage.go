@@ -26,6 +26,9 @@ type StageOptions struct {
 	// inter.broker.protocol.version (it then defaults to the release
 	// the brokers run, which kmeta cannot see).
 	Release string
+	// ControllerProtocol is the controller listener's security protocol
+	// (KRaftMigration); "" follows the brokers' inter-broker listener.
+	ControllerProtocol string
 }
 
 // Step is one thing the operator does, in order.
@@ -269,7 +272,7 @@ func (s *stager) migration() error {
 	level, ok := s.brokerLevel(brokers, files)
 	var q quorum
 	if ok {
-		q = quorum{controllers: s.o.Controllers, ibp: level.Name}
+		q = quorum{controllers: s.o.Controllers, ibp: level.Name, protocol: s.ctlProtocol(files)}
 		s.levelChecks(level, files)
 	}
 	s.brokerFileChecks(files)
@@ -318,6 +321,7 @@ func (s *stager) migration() error {
 		}
 		s.r.Nodes = append(s.r.Nodes, NodePlan{ID: c.ID, Role: RoleController, Profile: ControllerMigrating, Config: ConfigName(c.ID), Changes: changes, Props: props})
 	}
+	s.secureQuorum(files, template, q.proto())
 	// Steps. Controllers already running (a rerun mid-roll) are left as
 	// they are.
 	running := s.in.KRaft != nil
@@ -621,6 +625,7 @@ func (s *stager) roll(role string) error {
 		s.r.Steps = append(s.r.Steps, Step{Action: ActRestart, Node: nodeRef(id), Config: ConfigName(id), What: what})
 	}
 	s.r.Steps = append(s.r.Steps, Step{Action: ActWait, What: Phases[target].Reached + " (kmeta migrate status says " + target.String() + ")"})
+	s.checkListener()
 	return nil
 }
 
@@ -645,6 +650,10 @@ func (s *stager) letGo() {
 			}
 		}
 	}
+	// What else uses the ensemble: status's findings carry zk
+	// dependents' (a dependent refuses the phase); what it could not
+	// check is said before the steps.
+	s.r.Checks = append(s.r.Checks, s.in.ZKNotChecked...)
 	connect := zkConnect(s.in)
 	for _, z := range []struct {
 		args []string
@@ -733,7 +742,7 @@ func (r *StageResult) Write(o WriteOptions) ([]migrate.FileResult, error) {
 func FormatDiff(cs []Change, show bool) string {
 	var b strings.Builder
 	val := func(k, v string) string {
-		if !show && model.IsSensitiveConfig(k) {
+		if !show && model.IsSecretSetting(k) && !model.IsRedacted(v) {
 			return model.RedactedValue(v)
 		}
 		return v

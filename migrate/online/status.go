@@ -29,6 +29,23 @@ type Input struct {
 	// Migrated is what a LogWatch saw in the controllers' log (nil from
 	// a live quorum, which cannot report it).
 	Migrated *Migrated
+	// Stores reads the TLS stores the nodes' files name, for the checks
+	// of the controller listener (nil: not read).
+	Stores StoreReader
+	// Election is the controller's quorum-state (from --kraft kraft:DIR;
+	// nil otherwise).
+	Election *Election
+	// KRaftUnanswered, when set, says why the live controllers
+	// (--bootstrap-controller) gave no view (KRaft is nil then).
+	KRaftUnanswered string
+	// ZKDependents are zk dependents' findings on the ensemble (package
+	// zkdeps: what else still uses it), ZKNotChecked what it could not
+	// check; the command reads them once the cluster is in PreKRaft.
+	// From PreKRaft on, status reports ZKDependents (a dependent keeps
+	// the phase from its end: the ensemble cannot be let go), and stage
+	// KRaft is refused on one and warns with ZKNotChecked.
+	ZKDependents []model.Finding
+	ZKNotChecked []model.Finding
 }
 
 // BrokerState is one broker as both sides see it.
@@ -182,7 +199,11 @@ func Observe(in Input) (*Status, error) {
 	o.brokers()
 	o.controllers()
 	o.nodeChecks()
+	o.secureChecks()
 	o.compare()
+	if o.st.Phase >= PreKRaft {
+		o.st.Findings = append(o.st.Findings, in.ZKDependents...)
+	}
 	st := o.st
 	model.SortFindings(st.Findings)
 	// One fact found by two checks (a broker's IBP, from its

@@ -317,6 +317,7 @@ func readFrom(snapDir string, order, logs []numbered, opts DirOptions, m *meter,
 			}
 		}
 		res.Tree, res.Snapshot = snap.Tree, s.path
+		res.Tree.SnapshotFile = s.path
 		break
 	}
 	if res.Tree == nil {

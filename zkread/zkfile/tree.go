@@ -70,8 +70,10 @@ type DataTree struct {
 	Sessions map[int64]int32
 	// LastZxid is the highest zxid applied (snapshot name or last txn).
 	LastZxid int64
-	// SnapshotZxid is the zxid in the snapshot's file name.
+	// SnapshotZxid is the zxid in the snapshot's file name, and
+	// SnapshotFile the file (set once ReadDir chose it).
 	SnapshotZxid int64
+	SnapshotFile string
 	// Applied counts the transactions replayed after the snapshot.
 	Applied int
 
@@ -286,6 +288,10 @@ func (t *DataTree) attach(r Ref, c *cnode, p Ref) {
 	}
 	t.live++
 }
+
+// Applying is where the transaction being applied was read (its log
+// file and the offset of its entry), for DirOptions.Step.
+func (t *DataTree) Applying() Origin { return t.origin }
 
 // buildKids lays out every node's children in t.kids, sorted by name,
 // and returns the first duplicate: two children of one parent with the

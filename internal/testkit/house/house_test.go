@@ -26,8 +26,8 @@ const module = "github.com/kmeta/kmeta"
 // The floors of the house (see doc.go). Paths are relative to the module.
 var (
 	readers  = []string{"metalog", "zkread", "kafkaread"}
-	judges   = []string{"verify", "features", "lint"}
-	planners = []string{"migrate", "quorum"}
+	judges   = []string{"verify", "features", "lint", "history"}
+	planners = []string{"migrate", "quorum", "restore"}
 )
 
 // under reports whether rel is root or below it.

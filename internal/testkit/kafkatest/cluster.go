@@ -97,6 +97,12 @@ type Cluster struct {
 	ClusterID string    // KRaft cluster id; empty for ZooKeeper mode until brokers register
 	SASL      bool      // brokers have a SASL_PLAINTEXT listener (PLAIN, SCRAM-SHA-256/512)
 	TLS       *TLSFiles // the TLS listeners' certificates and stores; nil without SSL
+	// Security is a ZooKeeper-mode cluster's secured shape (SecuritySSL,
+	// SecuritySASLSSL; "" for none): clients then connect to its one
+	// listener as its super user. DeniedKeyStore is DeniedUser's
+	// certificate (SecuritySSL).
+	Security       string
+	DeniedKeyStore string
 
 	t     testing.TB
 	mu    sync.Mutex
@@ -415,6 +421,14 @@ func (c *Cluster) Client(t testing.TB, opts ...kgo.Opt) *kgo.Client {
 // ClientOpts are the options Client connects with: the SASL listeners as
 // the PLAIN super user on a SASL cluster, else the PLAINTEXT ones.
 func (c *Cluster) ClientOpts() []kgo.Opt {
+	if c.Security != "" {
+		o, err := c.securedClientOpts(false)
+		if err != nil {
+			// The stores were made by the harness: a test bug.
+			panic(err)
+		}
+		return o
+	}
 	if c.SASL {
 		return []kgo.Opt{
 			kgo.SeedBrokers(strings.Split(c.SASLBootstrapServers(), ",")...),

@@ -44,7 +44,10 @@ func (d *Distribution) logConfigArg(server bool) string {
 // release with tool JVM settings (log output: warnings, on stderr). Set its
 // Dir, Stdout or Stderr as needed.
 func (d *Distribution) Command(ctx context.Context, mainClass string, args ...string) *exec.Cmd {
-	return exec.CommandContext(ctx, d.Java, d.javaArgs(false, nil, mainClass, args)...)
+	// The caller runs the command: it maps a class archive that exists
+	// but cannot finish writing one (cds.go).
+	cds, _ := d.cdsArgs(false, mainClass, false)
+	return exec.CommandContext(ctx, d.Java, d.javaArgs(false, cds, mainClass, args)...)
 }
 
 func (d *Distribution) javaArgs(server bool, extra []string, mainClass string, args []string) []string {
@@ -62,11 +65,13 @@ func (d *Distribution) javaArgs(server bool, extra []string, mainClass string, a
 // Run runs mainClass to completion and returns what it printed. err is
 // non-nil when the JVM exits non-zero; stderr then says why.
 func (d *Distribution) Run(ctx context.Context, mainClass string, args ...string) (stdout, stderr []byte, err error) {
-	cmd := d.Command(ctx, mainClass, args...)
+	cds, tmp := d.cdsArgs(false, mainClass, true)
+	cmd := exec.CommandContext(ctx, d.Java, d.javaArgs(false, cds, mainClass, args)...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	start := time.Now()
 	err = cmd.Run()
+	d.cdsFinish(false, mainClass, tmp, cmd.ProcessState)
 	logJVM("tool", d.Version, mainClass, start, cmd.ProcessState)
 	if err != nil {
 		err = fmt.Errorf("kafkatest: %s %s: %w\n%s", mainClass, strings.Join(args, " "), err, tail(e.Bytes(), 30))

@@ -3,7 +3,17 @@ package kafkatest
 import (
 	"fmt"
 	"net"
+	"sync"
 )
+
+// given are the ports handed out in this process: tests that run
+// concurrently (Concurrently) reserve ports at the same time, and the
+// kernel may offer a port again once its listener here is closed, before
+// the server it was meant for binds it.
+var given struct {
+	sync.Mutex
+	ports map[int]bool
+}
 
 // freePorts reserves n distinct free TCP ports on 127.0.0.1. All listeners
 // stay open until every port is chosen, so the n ports differ; another
@@ -16,14 +26,24 @@ func freePorts(n int) ([]int, error) {
 			l.Close()
 		}
 	}()
+	given.Lock()
+	defer given.Unlock()
+	if given.ports == nil {
+		given.ports = map[int]bool{}
+	}
 	ports := make([]int, 0, n)
-	for range n {
+	for len(ports) < n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, fmt.Errorf("kafkatest: reserve port: %w", err)
 		}
 		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		p := l.Addr().(*net.TCPAddr).Port
+		if given.ports[p] {
+			continue
+		}
+		given.ports[p] = true
+		ports = append(ports, p)
 	}
 	return ports, nil
 }

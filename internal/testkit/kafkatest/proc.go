@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"syscall"
 	"time"
 )
@@ -29,7 +30,8 @@ func (d *Distribution) startServer(name, dir, logPath string, jvm []string, main
 	if err != nil {
 		return nil, fmt.Errorf("kafkatest: %s: %w", name, err)
 	}
-	cmd := exec.Command(d.Java, d.javaArgs(true, jvm, mainClass, args)...)
+	cds, tmp := d.cdsArgs(true, mainClass, true)
+	cmd := exec.Command(d.Java, d.javaArgs(true, append(slices.Clone(jvm), cds...), mainClass, args)...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = lf, lf
 	setParentDeathSignal(cmd)
@@ -41,6 +43,7 @@ func (d *Distribution) startServer(name, dir, logPath string, jvm []string, main
 	start := time.Now()
 	go func() {
 		p.waitErr = cmd.Wait()
+		d.cdsFinish(true, mainClass, tmp, cmd.ProcessState)
 		logJVM("server", d.Version, mainClass, start, cmd.ProcessState)
 		lf.Close()
 		close(p.done)

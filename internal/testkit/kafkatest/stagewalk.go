@@ -205,7 +205,7 @@ func (r *StageRunner) configure(config string, id int) (*Node, error) {
 	n.Roles = roles
 	n.Props = props
 	n.ConfigSource = config
-	n.PlainPort, n.SASLPort, n.ControllerPort = 0, 0, 0
+	n.PlainPort, n.SASLPort, n.SSLPort, n.SASLSSLPort, n.ControllerPort = 0, 0, 0, 0, 0
 	for _, l := range strings.Split(props["listeners"], ",") {
 		name, port, ok := listenerPort(l)
 		if !ok {
@@ -216,6 +216,10 @@ func (r *StageRunner) configure(config string, id int) (*Node, error) {
 			n.PlainPort = port
 		case "SASL_PLAINTEXT":
 			n.SASLPort = port
+		case "SSL":
+			n.SSLPort = port
+		case "SASL_SSL":
+			n.SASLSSLPort = port
 		default:
 			if slices.Contains(strings.Split(props["controller.listener.names"], ","), name) && strings.Contains(roles, "controller") {
 				n.ControllerPort = port

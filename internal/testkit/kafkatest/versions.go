@@ -116,8 +116,9 @@ var releases = map[string]release{
 		zk: true,
 	},
 	// The old 3.x lines run only ZooKeeper-mode brokers, their controllers
-	// and ZooKeeper in the tests (the online migration walk); their admin
-	// tools are not named.
+	// and ZooKeeper in the tests (the online migration walk); of their
+	// admin tools only ConfigCommand is named (SCRAM users made in
+	// ZooKeeper before the brokers start).
 	Kafka35: old3(Kafka35),
 	"3.4.1": old3("3.4.1"),
 	"3.6.2": old3("3.6.2"),
@@ -147,6 +148,7 @@ func old3(version string) release {
 			Kafka:          "kafka.Kafka",
 			DumpLog:        "kafka.tools.DumpLogSegments",
 			Storage:        "kafka.tools.StorageTool",
+			Configs:        "kafka.admin.ConfigCommand",
 			ZooKeeper:      "org.apache.zookeeper.server.ZooKeeperServerMain",
 			ZooKeeperShell: "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka",
 		},

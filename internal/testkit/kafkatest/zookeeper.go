@@ -192,6 +192,11 @@ type ZKClusterOptions struct {
 	// Authorizer enables ZooKeeper mode's AclAuthorizer with the PLAIN
 	// super user and ANONYMOUS as super users.
 	Authorizer bool
+	// Security makes the brokers one of the secured shapes (SecuritySSL,
+	// SecuritySASLSSL) instead: one listener, no PLAINTEXT, SASL and
+	// Authorizer ignored. TLS are its certificates (made when nil).
+	Security string
+	TLS      *TLSFiles
 }
 
 // ZKAuthorizer is ZooKeeper mode's authorizer class.
@@ -213,6 +218,25 @@ func StartZKCluster(t testing.TB, d *Distribution, zk *ZooKeeper, opts ZKCluster
 	}
 	c := NewCluster(t, d)
 	c.SASL = opts.SASL
+	if opts.Security != "" {
+		c.SASL, c.Security, c.TLS = false, opts.Security, opts.TLS
+		if c.TLS == nil {
+			c.TLS = MakeTLS(t, d, filepath.Join(c.Dir, "tls"), "")
+		}
+		switch opts.Security {
+		case SecuritySSL:
+			c.DeniedKeyStore = filepath.Join(c.TLS.Dir, DeniedUser+".p12")
+			if _, err := os.Stat(c.DeniedKeyStore); err != nil {
+				c.DeniedKeyStore = MakeClientCert(t, d, c.TLS, DeniedUser)
+			}
+		case SecuritySASLSSL:
+			if err := addSCRAMInZooKeeper(d, zk, opts.Chroot, map[string]string{AdminUser: AdminPassword, DeniedUser: DeniedPassword}); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Fatalf("kafkatest: security %q", opts.Security)
+		}
+	}
 	ports, err := freePorts(2 * opts.Brokers)
 	if err != nil {
 		t.Fatal(err)
@@ -244,6 +268,18 @@ func StartZKCluster(t testing.TB, d *Distribution, zk *ZooKeeper, opts ZKCluster
 		if opts.Authorizer {
 			n.Props["authorizer.class.name"] = ZKAuthorizer
 			n.Props["super.users"] = "User:" + AdminUser + ";User:ANONYMOUS"
+		}
+		if opts.Security != "" {
+			n.PlainPort, n.SASLPort = 0, 0
+			for _, k := range []string{"listeners", "advertised.listeners", "listener.security.protocol.map"} {
+				delete(n.Props, k)
+			}
+			if opts.Security == SecuritySSL {
+				n.SSLPort = ports[2*i]
+			} else {
+				n.SASLSSLPort = ports[2*i]
+			}
+			maps.Copy(n.Props, securedProps(opts.Security, c.TLS, ports[2*i]))
 		}
 		maps.Copy(n.Props, opts.Props)
 		maps.Copy(n.Props, opts.NodeProps[id])

@@ -1,0 +1,294 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kmeta/kmeta/internal/testkit/fstree"
+)
+
+// historyChange is one line of kmeta history -o json.
+type historyChange struct {
+	Offset *int64            `json:"offset"`
+	Zxid   *int64            `json:"zxid"`
+	Time   string            `json:"time"`
+	Record string            `json:"record"`
+	Znode  string            `json:"znode"`
+	Kind   string            `json:"kind"`
+	Entity string            `json:"entity"`
+	Action string            `json:"action"`
+	Before map[string]string `json:"before"`
+	After  map[string]string `json:"after"`
+}
+
+// pos is the change's offset or zxid.
+func (c historyChange) pos() int64 {
+	if c.Zxid != nil {
+		return *c.Zxid
+	}
+	return *c.Offset
+}
+
+// historyJSON runs kmeta history -o json and reads its lines.
+func historyJSON(t *testing.T, args ...string) []historyChange {
+	t.Helper()
+	r := kmeta(append([]string{"history", "-o", "json"}, args...)...)
+	if r.code != exitOK {
+		t.Fatalf("kmeta history %v: exit %d\n%s", args, r.code, r.stderr)
+	}
+	var out []historyChange
+	for _, l := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		var c historyChange
+		dec := json.NewDecoder(strings.NewReader(l))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			t.Fatalf("history line %q: %v", l, err)
+		}
+		if (c.Offset == nil) == (c.Zxid == nil) {
+			t.Fatalf("history line %q: want one of offset and zxid", l)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// netEntities is what the changes in (from, to] did to each entity, in
+// the names kmeta diff gives them: an entity that changed and changed
+// back is not there. Partitions and configs of topics created or
+// deleted, and the topic's partition count, go with the topic, as diff
+// rolls them up; features are diff's one "finalized features" entity;
+// the quorum and controllers, which diff does not compare, are left
+// out.
+func netEntities(changes []historyChange, from, to int64) []string {
+	type state struct {
+		existed, exists bool
+		first           map[string]*string // a field's value before the first change
+		last            map[string]*string
+	}
+	net := map[string]*state{}
+	var order []string
+	for _, c := range changes {
+		if c.pos() <= from || c.pos() > to || c.Kind == "quorum" || c.Kind == "controller" {
+			continue
+		}
+		name := c.Entity
+		if c.Kind == "feature" {
+			name = "finalized features"
+		}
+		s := net[name]
+		if s == nil {
+			s = &state{existed: c.Action != "created", first: map[string]*string{}, last: map[string]*string{}}
+			if c.Kind == "feature" {
+				s.existed = true // one entity, always there
+			}
+			net[name] = s
+			order = append(order, name)
+		}
+		s.exists = c.Action != "deleted" || c.Kind == "feature"
+		fields := map[string]bool{}
+		for k := range c.Before {
+			fields[k] = true
+		}
+		for k := range c.After {
+			fields[k] = true
+		}
+		for f := range fields {
+			key := f
+			if c.Kind == "feature" {
+				key = strings.TrimPrefix(c.Entity, "feature ")
+			}
+			if _, seen := s.first[key]; !seen {
+				if v, ok := c.Before[f]; ok {
+					s.first[key] = &v
+				} else {
+					s.first[key] = nil
+				}
+			}
+			if v, ok := c.After[f]; ok {
+				s.last[key] = &v
+			} else {
+				s.last[key] = nil
+			}
+		}
+	}
+	gone := map[string]bool{} // topics created or deleted
+	for name, s := range net {
+		if t, ok := strings.CutPrefix(name, "topic "); ok && s.existed != s.exists {
+			gone[t] = true
+		}
+	}
+	var out []string
+	for _, name := range order {
+		s := net[name]
+		changed := s.existed != s.exists
+		if !changed && s.exists {
+			for f, v := range s.first {
+				if strings.HasPrefix(name, "topic ") && f == "partitions" {
+					continue // diff names the partitions
+				}
+				w := s.last[f]
+				if (v == nil) != (w == nil) || v != nil && *v != *w {
+					changed = true
+				}
+			}
+		}
+		if !changed {
+			continue
+		}
+		if p, ok := strings.CutPrefix(name, "partition "); ok && gone[p[:strings.LastIndexByte(p, '-')]] {
+			continue
+		}
+		if t, ok := strings.CutPrefix(name, "config TOPIC "); ok && gone[t] {
+			continue
+		}
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// diffEntities are the entities kmeta diff reports between two points.
+func diffEntities(t *testing.T, a, b string) []string {
+	t.Helper()
+	code, out, stderr := runKmeta(t, "diff", "-o", "json", a, b)
+	var rep verifyOutput
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("diff %s %s: exit %d, %v\n%s", a, b, code, err, stderr)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		// A comparison of two ZooKeeper views also compares the state
+		// only ZooKeeper holds (pending deletions, missing partition
+		// states): history follows entities, not those.
+		if f.Class != "zookeeper" && !slices.Contains(got, f.Entity) {
+			got = append(got, f.Entity)
+		}
+	}
+	sort.Strings(got)
+	return got
+}
+
+// TestHistoryMatchesDiff: on the real fixture logs (written by Kafka
+// 3.9.2 and 4.4.0) and the ZooKeeper data dir (Kafka 3.9.2's ZooKeeper),
+// what kmeta history lists between two points, taken together, is what
+// kmeta diff of the two points reports, entity for entity (diff is
+// proven against Kafka's own replay in TestDiffMatchesKafkaReplay). And
+// each KRaft change sits at the offset and batch time where kmeta log
+// dump shows a record of its type.
+func TestHistoryMatchesDiff(t *testing.T) {
+	for _, v := range []string{"3.9.2", "4.4.0"} {
+		t.Run(v, func(t *testing.T) {
+			dir := filepath.Join("..", "..", "testdata", "kraft", v, "metadata")
+			changes := historyJSON(t, "kraft:"+dir)
+			if len(changes) < 50 {
+				t.Fatalf("%d changes: the fixture holds more", len(changes))
+			}
+			dump := dumpedSegments(t, dir)
+			byOffset := map[int64]jsonRecord{}
+			for _, r := range dump {
+				byOffset[r.Offset] = r
+			}
+			norm := func(s string) string { return strings.ToLower(strings.ReplaceAll(s, "_", "")) }
+			// The control records, as log dump and the record's schema
+			// name them.
+			control := map[string]string{"LEADER_CHANGE": "LeaderChangeMessage", "KRAFT_VERSION": "KRaftVersionRecord", "KRAFT_VOTERS": "VotersRecord"}
+			for _, c := range changes {
+				r, ok := byOffset[*c.Offset]
+				if !ok {
+					t.Errorf("change at offset %d (%s %s): log dump has no record there", *c.Offset, c.Record, c.Entity)
+					continue
+				}
+				if norm(r.Type) != norm(c.Record) && control[r.Type] != c.Record {
+					t.Errorf("offset %d: history says %s, log dump %s", *c.Offset, c.Record, r.Type)
+				}
+				if want := time.UnixMilli(r.Time).UTC().Format(time.RFC3339Nano); c.Time != want {
+					t.Errorf("offset %d: history time %s, the batch's %s", *c.Offset, c.Time, want)
+				}
+			}
+			ends := batchEnds(t, dir)
+			points := []int64{-1, ends[len(ends)/4], ends[len(ends)/2], ends[3*len(ends)/4], ends[len(ends)-1]}
+			for i := 1; i+1 < len(points); i++ {
+				a, b := points[i], points[i+1]
+				want := diffEntities(t, fmt.Sprintf("kraft:%s@offset=%d", dir, a), fmt.Sprintf("kraft:%s@offset=%d", dir, b))
+				got := netEntities(changes, a, b)
+				if !slices.Equal(got, want) {
+					t.Errorf("offsets %d→%d:\n history %q\n diff    %q", a, b, got, want)
+				}
+				t.Logf("offsets %d→%d: %d entities changed, as diff says", a, b, len(got))
+			}
+		})
+	}
+	t.Run("zookeeper", func(t *testing.T) {
+		dir := filepath.Join(zkFixture, "datadir")
+		changes := historyJSON(t, "zkdata:"+dir)
+		var zxids []int64
+		for _, c := range changes {
+			if len(zxids) == 0 || zxids[len(zxids)-1] != *c.Zxid {
+				zxids = append(zxids, *c.Zxid)
+			}
+		}
+		if len(zxids) < 20 {
+			t.Fatalf("%d transactions with changes: the fixture holds more", len(zxids))
+		}
+		points := []int64{zxids[0] - 1, zxids[len(zxids)/3], zxids[2*len(zxids)/3], zxids[len(zxids)-1]}
+		for i := 0; i+1 < len(points); i++ {
+			a, b := points[i], points[i+1]
+			want := diffEntities(t, fmt.Sprintf("zkdata:%s@zxid=%d", dir, a), fmt.Sprintf("zkdata:%s@zxid=%d", dir, b))
+			got := netEntities(changes, a, b)
+			if !slices.Equal(got, want) {
+				t.Errorf("zxids %#x→%#x:\n history %q\n diff    %q", a, b, got, want)
+			}
+			t.Logf("zxids %#x→%#x: %d entities changed, as diff says", a, b, len(got))
+		}
+	})
+}
+
+// TestHistorySeveralDataDirs: several data dirs of one ensemble are one
+// history, the newest's (here two copies of one dir).
+func TestHistorySeveralDataDirs(t *testing.T) {
+	dir := filepath.Join(zkFixture, "datadir")
+	one := historyJSON(t, "zkdata:"+dir)
+	two := historyJSON(t, "zkdata:"+dir+","+fstree.Copy(t, dir))
+	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	if len(one) == 0 || js(one) != js(two) {
+		t.Errorf("zkdata:A,B lists %d changes, zkdata:A %d", len(two), len(one))
+	}
+	// A source that holds no history is refused by name.
+	if r := kmeta("history", "zkdump:"+filepath.Join(zkFixture, "dump.json")); r.code != exitFailure || !strings.Contains(r.stderr, "holds no history") {
+		t.Errorf("history of a dump: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestRestoreRefusesPartialViews: a point read from a damaged log (replay
+// stopped at a bad CRC) is never planned from: what the damage hid would
+// be "restored" away.
+func TestRestoreRefusesPartialViews(t *testing.T) {
+	dir := copyFixture(t, "4.4.0")
+	seg := filepath.Join(dir, "__cluster_metadata-0", "00000000000000000086.log")
+	b, err := os.ReadFile(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0xff
+	if err := os.WriteFile(seg, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := kmeta("restore", "--to", "kraft:"+dir, "kraft:"+fixture44, "--print")
+	if r.code != exitFindings || r.stdout != "" || !strings.Contains(r.stderr, "partial input") {
+		t.Errorf("restore from a damaged log: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// The intact log plans (the same log: nothing to do).
+	if r := kmeta("restore", "--to", "kraft:"+fixture44, "kraft:"+fixture44, "--print"); r.code != exitOK || !strings.Contains(r.stdout, "nothing to restore") {
+		t.Errorf("restore of a log onto itself: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

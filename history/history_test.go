@@ -1,0 +1,115 @@
+package history
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/verify"
+)
+
+// step runs one step through j: touches read before, change applied to
+// img, then After.
+func step(j *Judge, img *model.Image, p Point, touches []Touch, change func()) {
+	j.Before(img, p, touches)
+	change()
+	j.After(img, p)
+}
+
+func lines(t *testing.T, opts Options, run func(j *Judge)) []string {
+	t.Helper()
+	var out []string
+	j := New(opts, func(c *Change) error {
+		b := AppendJSON(nil, c)
+		if !json.Valid(b) {
+			t.Fatalf("invalid JSON: %s", b)
+		}
+		out = append(out, string(b))
+		return nil
+	})
+	run(j)
+	return out
+}
+
+func TestJudge(t *testing.T) {
+	at := func(off int64) Point {
+		return Point{World: model.WorldKRaft, Offset: off, Time: time.UnixMilli(1700000000000 + off).UTC()}
+	}
+	topicCfg := model.ConfigResource{Type: model.ConfigTopic, Name: "orders"}
+	cfgRef := Touch{Ref: model.EntityRef{Kind: model.EntityConfig, Config: topicCfg}, Record: "ConfigRecord"}
+	partRef := Touch{Ref: model.EntityRef{Kind: model.EntityPartition, Name: "orders", ID: 0}, Record: "PartitionChangeRecord"}
+	aclRef := func(id model.UUID) Touch {
+		return Touch{Ref: model.EntityRef{Kind: model.EntityACL, ACL: id}, Record: "AccessControlEntryRecord"}
+	}
+	run := func(j *Judge) {
+		img := model.NewImage()
+		img.Topics["orders"] = &model.Topic{Name: "orders", Partitions: map[int32]*model.Partition{
+			0: {ID: 0, Replicas: []int32{1, 2}, ISR: []int32{1, 2}, Leader: 1}}}
+		step(j, img, at(1), []Touch{cfgRef}, func() { img.Configs[topicCfg] = map[string]string{"retention.ms": "1000"} })
+		step(j, img, at(2), []Touch{cfgRef}, func() { img.Configs[topicCfg]["retention.ms"] = "2000" })
+		step(j, img, at(3), []Touch{partRef}, func() {
+			p := *img.Topics["orders"].Partitions[0]
+			p.ISR, p.LeaderEpoch, p.PartitionEpoch = []int32{1}, 1, 1
+			img.Topics["orders"].Partitions[0] = &p
+		})
+		// A record Kafka refuses: Before, no After; the next Before
+		// forgets it.
+		j.Before(img, at(4), []Touch{cfgRef})
+		a := &model.ACL{ID: model.UUID{9}, ResourceType: 2, ResourceName: "orders", PatternType: 3, Principal: "User:a\"b", Host: "*", Operation: 3, PermissionType: 3}
+		step(j, img, at(5), []Touch{aclRef(a.ID)}, func() { img.ACLs[a.ID] = a })
+		step(j, img, at(6), []Touch{aclRef(a.ID)}, func() { delete(img.ACLs, a.ID) })
+		step(j, img, at(7), []Touch{cfgRef}, func() { delete(img.Configs, topicCfg) })
+		// A sensitive broker config: its hash, not its value.
+		bc := model.ConfigResource{Type: model.ConfigBroker, Name: "1"}
+		step(j, img, at(8), []Touch{{Ref: model.EntityRef{Kind: model.EntityConfig, Config: bc}, Record: "ConfigRecord"}},
+			func() { img.Configs[bc] = map[string]string{"ssl.key.password": "s3cret"} })
+	}
+	ts := func(off int64) string { return at(off).Time.Format(time.RFC3339Nano) }
+	got := lines(t, Options{}, run)
+	want := []string{
+		`{"offset":1,"time":"` + ts(1) + `","record":"ConfigRecord","kind":"config","entity":"config TOPIC orders","action":"created","after":{"retention.ms":"1000"}}`,
+		`{"offset":2,"time":"` + ts(2) + `","record":"ConfigRecord","kind":"config","entity":"config TOPIC orders","action":"changed","before":{"retention.ms":"1000"},"after":{"retention.ms":"2000"}}`,
+		`{"offset":3,"time":"` + ts(3) + `","record":"PartitionChangeRecord","kind":"partition","entity":"partition orders-0","action":"changed","before":{"isr":"[1,2]","leaderEpoch":"0","partitionEpoch":"0"},"after":{"isr":"[1]","leaderEpoch":"1","partitionEpoch":"1"}}`,
+		`{"offset":5,"time":"` + ts(5) + `","record":"AccessControlEntryRecord","kind":"acl","entity":"acl TOPIC:LITERAL:orders User:a\"b@* READ ALLOW","action":"created","after":{"host":"*","operation":"READ","patternType":"LITERAL","permissionType":"ALLOW","principal":"User:a\"b","resourceName":"orders","resourceType":"TOPIC"}}`,
+		`{"offset":6,"time":"` + ts(6) + `","record":"AccessControlEntryRecord","kind":"acl","entity":"acl TOPIC:LITERAL:orders User:a\"b@* READ ALLOW","action":"deleted","before":{"host":"*","operation":"READ","patternType":"LITERAL","permissionType":"ALLOW","principal":"User:a\"b","resourceName":"orders","resourceType":"TOPIC"}}`,
+		`{"offset":7,"time":"` + ts(7) + `","record":"ConfigRecord","kind":"config","entity":"config TOPIC orders","action":"deleted","before":{"retention.ms":"2000"}}`,
+		`{"offset":8,"time":"` + ts(8) + `","record":"ConfigRecord","kind":"config","entity":"config BROKER 1","action":"created","after":{"ssl.key.password":"` + model.RedactedValue("s3cret") + `"}}`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := lines(t, Options{ShowSecrets: true, Entities: []verify.Selector{{Kind: model.EntityConfig, Glob: "BROKER *"}}}, run); len(got) != 1 || !strings.Contains(got[0], `"ssl.key.password":"s3cret"`) {
+		t.Errorf("--show-secrets --entity config:'BROKER *': %q", got)
+	}
+	// Selectors: a topic takes its partitions and config along.
+	sel, _ := verify.ParseSelector("topic:ord*")
+	if got := lines(t, Options{Entities: []verify.Selector{sel}}, run); len(got) != 4 {
+		t.Errorf("--entity topic:ord*: %d changes, want the config's 3 and the partition's 1:\n%s", len(got), strings.Join(got, "\n"))
+	}
+	if got := lines(t, Options{Fields: []string{"isr"}}, run); len(got) != 1 || !strings.Contains(got[0], `"before":{"isr":"[1,2]"},"after":{"isr":"[1]"}`) {
+		t.Errorf("--field isr: %q", got)
+	}
+	w := Options{Since: Bound{Position: 2, HasPosition: true}, Until: Bound{Time: at(5).Time}}
+	if got := lines(t, w, run); len(got) != 3 {
+		t.Errorf("--since 2 --until <time of 5>: %d changes, want 3 (offsets 2, 3, 5):\n%s", len(got), strings.Join(got, "\n"))
+	}
+}
+
+func TestAppendJSONStrings(t *testing.T) {
+	for _, s := range []string{"plain", "quote\" back\\slash", "tab\tnl\n", "\x00\x1f", "é ü 日本", "bad \xff utf8", "line\u2028sep", "<html>&"} {
+		c := &Change{Point: Point{World: model.WorldZooKeeper, Zxid: 0x1f}, Record: "setData", Znode: s, Kind: model.EntityTopic, Entity: s, Action: ActionChanged,
+			Fields: []verify.FieldChange{{Name: s, Before: s, After: s, In: true, Out: true}}}
+		b := AppendJSON(nil, c)
+		var v map[string]any
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatalf("%q: %v: %s", s, err, b)
+		}
+		want := strings.ToValidUTF8(s, "\ufffd")
+		if v["entity"] != want || v["znode"] != want || v["zxid"] != float64(0x1f) || v["time"] != nil {
+			t.Errorf("%q: decoded %v", s, v)
+		}
+	}
+}

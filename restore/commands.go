@@ -1,0 +1,330 @@
+package restore
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/verify"
+)
+
+// CommandOptions tune Commands.
+type CommandOptions struct {
+	// Bootstrap is the --bootstrap-server the commands name; empty:
+	// "$BOOTSTRAP_SERVER", for the shell to fill.
+	Bootstrap string
+	// CommandConfig, when set, is every command's --command-config.
+	CommandConfig string
+	// ShowSecrets prints sensitive values as they are; otherwise as
+	// their hash, and such a command is commented out.
+	ShowSecrets bool
+	// Script names the tools with .sh (kafka-topics.sh), as Kafka's
+	// distribution ships them; otherwise as package managers install them
+	// (kafka-topics).
+	Script bool
+}
+
+// Command is one action as Kafka's command line.
+type Command struct {
+	// Line is the command, quoted for a POSIX shell.
+	Line string `json:"command"`
+	// Runnable is false when the command holds a value it cannot show
+	// (a secret without ShowSecrets): Line is then commented out.
+	Runnable bool `json:"runnable"`
+	// Entity is the action's entity.
+	Entity string `json:"entity"`
+}
+
+// Commands are the plan's actions as Kafka's commands, in order.
+func Commands(p *Plan, o CommandOptions) []Command {
+	out := make([]Command, 0, len(p.Actions))
+	for _, a := range p.Actions {
+		c := o.command(a)
+		c.Entity = a.Entity
+		if !c.Runnable {
+			c.Line = "# " + c.Line
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func (o CommandOptions) tool(name string) []string {
+	if o.Script {
+		name += ".sh"
+	}
+	bs := o.Bootstrap
+	if bs == "" {
+		bs = "$BOOTSTRAP_SERVER"
+	}
+	args := []string{name, "--bootstrap-server", bs}
+	if o.CommandConfig != "" {
+		args = append(args, "--command-config", o.CommandConfig)
+	}
+	return args
+}
+
+func (o CommandOptions) command(a Action) Command {
+	c := Command{Runnable: true}
+	var args []string
+	switch a.Kind {
+	case CreateTopic:
+		t := a.Topic
+		args = append(o.tool("kafka-topics"), "--create", "--topic", t.Name)
+		if len(t.Assignment) > 0 {
+			var parts []string
+			for _, rs := range t.Assignment {
+				parts = append(parts, joinInts(rs, ":"))
+			}
+			args = append(args, "--replica-assignment", strings.Join(parts, ","))
+		} else {
+			args = append(args, "--partitions", strconv.Itoa(int(t.Partitions)), "--replication-factor", strconv.Itoa(int(t.ReplicationFactor)))
+		}
+		for _, cv := range t.Configs {
+			v, ok := o.value(model.ConfigTopic, cv.Key, cv.Value)
+			c.Runnable = c.Runnable && ok
+			args = append(args, "--config", cv.Key+"="+v)
+		}
+	case CreatePartitions:
+		args = append(o.tool("kafka-topics"), "--alter", "--topic", a.Topic.Name, "--partitions", strconv.Itoa(int(a.Topic.Partitions)))
+	case AlterConfigs:
+		ch := a.Config
+		args = append(o.tool("kafka-configs"), "--alter")
+		args = append(args, configEntityArgs(ch.Resource)...)
+		var set []string
+		for _, cv := range ch.Set {
+			v, ok := o.value(ch.Resource.Type, cv.Key, cv.Value)
+			c.Runnable = c.Runnable && ok
+			set = append(set, cv.Key+"="+bracket(v))
+		}
+		if len(set) > 0 {
+			args = append(args, "--add-config", strings.Join(set, ","))
+		}
+		if len(ch.Delete) > 0 {
+			var del []string
+			for _, cv := range ch.Delete {
+				del = append(del, cv.Key)
+			}
+			args = append(args, "--delete-config", strings.Join(del, ","))
+		}
+	case AlterQuotas:
+		q := a.Quota
+		args = append(o.tool("kafka-configs"), "--alter")
+		args = append(args, quotaEntityArgs(q.Entity)...)
+		var set []string
+		for _, v := range q.Set {
+			set = append(set, v.Key+"="+verify.QuotaValue(v.Value))
+		}
+		if len(set) > 0 {
+			args = append(args, "--add-config", strings.Join(set, ","))
+		}
+		if len(q.Remove) > 0 {
+			var del []string
+			for _, v := range q.Remove {
+				del = append(del, v.Key)
+			}
+			args = append(args, "--delete-config", strings.Join(del, ","))
+		}
+	case CreateACL, DeleteACL:
+		acl := a.ACL
+		args = o.tool("kafka-acls")
+		if a.Kind == CreateACL {
+			args = append(args, "--add")
+		} else {
+			args = append(args, "--remove", "--force")
+		}
+		who := "allow"
+		if acl.PermissionType == 2 {
+			who = "deny"
+		}
+		args = append(args, "--"+who+"-principal", acl.Principal, "--"+who+"-host", acl.Host,
+			"--operation", aclOperation(acl.Operation))
+		args = append(args, aclResourceArgs(&acl.ACL)...)
+	}
+	c.Line = shellJoin(args)
+	return c
+}
+
+// value is a config value as a command shows it: a sensitive one as its
+// hash unless ShowSecrets (false: the command is not runnable).
+func (o CommandOptions) value(t model.ConfigResourceType, k, v string) (string, bool) {
+	if o.ShowSecrets || !model.SensitiveConfig(t, k) {
+		return v, true
+	}
+	return model.RedactedValue(v), false
+}
+
+// bracket puts a value holding commas in kafka-configs' [...] so that it
+// stays one value (follower.replication.throttled.replicas=[0:1,1:2]).
+func bracket(v string) string {
+	if strings.Contains(v, ",") {
+		return "[" + v + "]"
+	}
+	return v
+}
+
+func configEntityArgs(r model.ConfigResource) []string {
+	var typ string
+	switch r.Type {
+	case model.ConfigTopic:
+		typ = "topics"
+	case model.ConfigBroker:
+		typ = "brokers"
+	case model.ConfigClientMetrics:
+		typ = "client-metrics"
+	case model.ConfigGroup:
+		typ = "groups"
+	default:
+		typ = strings.ToLower(r.Type.String())
+	}
+	if r.Type == model.ConfigBroker && r.Name == "" {
+		return []string{"--entity-type", typ, "--entity-default"}
+	}
+	return []string{"--entity-type", typ, "--entity-name", r.Name}
+}
+
+// quotaEntityArgs are kafka-configs' entity flags for a quota entity:
+// users before clients, as the tool wants them.
+func quotaEntityArgs(parts []model.QuotaEntityPart) []string {
+	order := map[string]int{"user": 0, "client-id": 1, "ip": 2}
+	ps := slices.Clone(parts)
+	slices.SortStableFunc(ps, func(a, b model.QuotaEntityPart) int { return order[a.Type] - order[b.Type] })
+	var args []string
+	for _, p := range ps {
+		typ := map[string]string{"user": "users", "client-id": "clients", "ip": "ips"}[p.Type]
+		if typ == "" {
+			typ = p.Type
+		}
+		args = append(args, "--entity-type", typ)
+		if p.Name == nil {
+			args = append(args, "--entity-default")
+		} else {
+			args = append(args, "--entity-name", *p.Name)
+		}
+	}
+	return args
+}
+
+// aclOperation is kafka-acls' --operation spelling (AclOperation's
+// PascalCase name).
+func aclOperation(op int8) string {
+	return pascal(model.ACLOperationName(op))
+}
+
+func pascal(s string) string {
+	var b strings.Builder
+	for _, w := range strings.Split(strings.ToLower(s), "_") {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String()
+}
+
+func aclResourceArgs(a *model.ACL) []string {
+	var args []string
+	switch model.ACLResourceTypeName(a.ResourceType) {
+	case "TOPIC":
+		args = []string{"--topic", a.ResourceName}
+	case "GROUP":
+		args = []string{"--group", a.ResourceName}
+	case "CLUSTER":
+		args = []string{"--cluster"}
+	case "TRANSACTIONAL_ID":
+		args = []string{"--transactional-id", a.ResourceName}
+	case "DELEGATION_TOKEN":
+		args = []string{"--delegation-token", a.ResourceName}
+	case "USER":
+		args = []string{"--user-principal", a.ResourceName}
+	default:
+		args = []string{"--resource-type-unknown", a.ResourceName}
+	}
+	return append(args, "--resource-pattern-type", strings.ToLower(model.ACLPatternTypeName(a.PatternType)))
+}
+
+func joinInts(s []int32, sep string) string {
+	parts := make([]string, len(s))
+	for i, n := range s {
+		parts[i] = strconv.Itoa(int(n))
+	}
+	return strings.Join(parts, sep)
+}
+
+// shellJoin quotes args for a POSIX shell: a word of safe characters as it
+// is, any other in single quotes. $BOOTSTRAP_SERVER stays a variable.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = shellQuote(a)
+	}
+	return strings.Join(out, " ")
+}
+
+func shellQuote(s string) string {
+	if s == "$BOOTSTRAP_SERVER" {
+		return `"$BOOTSTRAP_SERVER"`
+	}
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,:/=@+%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ReassignmentJSON is the plan's reassignment as the file
+// kafka-reassign-partitions takes ("" when none).
+func (p *Plan) ReassignmentJSON() string {
+	if p.Reassignment == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(`{"version":1,"partitions":[`)
+	for i, r := range p.Reassignment.Partitions {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"topic":%q,"partition":%d,"replicas":[%s]}`, r.Topic, r.Partition, joinInts(r.Replicas, ","))
+	}
+	b.WriteString("]}")
+	return b.String()
+}
+
+// Redacted is a copy of p whose sensitive config values are their hash
+// (model.RedactedValue), for printing without --show-secrets.
+func (p *Plan) Redacted() *Plan {
+	out := *p
+	out.Actions = make([]Action, len(p.Actions))
+	for i, a := range p.Actions {
+		switch {
+		case a.Topic != nil && a.Kind == CreateTopic:
+			t := *a.Topic
+			t.Configs = redactValues(model.ConfigTopic, t.Configs)
+			a.Topic = &t
+		case a.Config != nil:
+			ch := *a.Config
+			ch.Set = redactValues(ch.Resource.Type, ch.Set)
+			ch.Delete = redactValues(ch.Resource.Type, ch.Delete)
+			a.Config = &ch
+		}
+		out.Actions[i] = a
+	}
+	return &out
+}
+
+func redactValues(t model.ConfigResourceType, vs []ConfigValue) []ConfigValue {
+	out := slices.Clone(vs)
+	for i, v := range out {
+		if !model.SensitiveConfig(t, v.Key) {
+			continue
+		}
+		if v.Value != "" {
+			out[i].Value = model.RedactedValue(v.Value)
+		}
+		if v.Was != nil && !model.SecretWithheld(*v.Was) {
+			w := model.RedactedValue(*v.Was)
+			out[i].Was = &w
+		}
+	}
+	return out
+}

@@ -1,0 +1,63 @@
+// Package restore is the undo of the metadata log: a planner that takes
+// two images, what a cluster held at a point of its history (SOURCE@POINT,
+// "want") and what it holds now (TARGET, "have"), and says which admin
+// changes bring TARGET back, as data (Plan). It never reads, writes or
+// prints: kmeta restore loads the views, prints the plan as Kafka's own
+// commands (Commands) or sends it through kafkaread's writes after
+// validate-only and a confirmation, then reads TARGET again and plans once
+// more to show what is left.
+//
+// # What is restored
+//
+//   - Topics deleted since the point: re-created empty, with their
+//     partition count, replication factor and configs (with the point's
+//     replica assignment when every broker of it is registered in TARGET,
+//     else Kafka places the replicas). Their data is gone: the plan says
+//     so, and the topic gets a new id.
+//   - Partition counts that shrank (a topic deleted and re-created
+//     smaller): grown back. A count that grew cannot shrink: listed.
+//   - Configs of topics, brokers, the cluster default, client metrics and
+//     groups: keys set back to the point's value, keys added since
+//     deleted (IncrementalAlterConfigs SET and DELETE).
+//   - Client quotas: values set back, values added since removed.
+//   - ACLs, compared by content: those deleted since re-created, those
+//     added since deleted.
+//
+// # What is not, and is listed (Plan.NotRestored), never skipped silently
+//
+//   - SCRAM credentials: the log holds salted keys, not the password that
+//     AlterUserScramCredentials needs; `kmeta quorum rebuild` at the point
+//     rebuilds the whole metadata, credentials included.
+//   - Delegation tokens, broker registrations (they come from the brokers
+//     themselves), finalized features (kmeta features upgrade/downgrade),
+//     topics created since the point (kmeta never deletes a topic), the
+//     data of deleted topics.
+//   - Partition assignments: a kafka-reassign-partitions plan
+//     (Plan.Reassignment) is offered instead; leaders follow the replica
+//     order (a preferred leader election).
+//   - Secrets a view does not hold: a sensitive config value the point's
+//     view withholds (a redacted dump, a live cluster) or holds encrypted
+//     with password.encoder.secret (ZooKeeper); a sensitive value TARGET
+//     does not report is not compared, and set only where TARGET lacks
+//     the key.
+//
+// Sections either view does not report (model.Image.NotReported: ACLs a
+// principal may not describe, say) are not compared, with a note: an
+// unreported section would otherwise read as empty and be "restored" by
+// deleting everything.
+//
+// # Refusals
+//
+// Two views of different clusters (their cluster ids differ) are refused
+// unless Options.ClusterIDMismatchOK: restoring one cluster's state onto
+// another is a migration, not an undo. The plan then holds no action.
+//
+// # Commands
+//
+// Commands prints each action as the Kafka command an operator runs:
+// kafka-topics --create (and --alter --partitions), kafka-configs --alter
+// for configs and client quotas (Kafka has no kafka-client-quotas tool;
+// kafka-configs alters quotas), kafka-acls --add and --remove --force.
+// Sensitive values are printed as their hash unless ShowSecrets, and the
+// command then says that it is not runnable as printed.
+package restore
