@@ -160,6 +160,18 @@ var durabilityRules = []*Rule{
 // low, with the reassignment that raises them to 3 (or to the number of
 // brokers, when fewer).
 func lowRF(c *Context, t *model.Topic, code string, bad func(int) bool, why string) []Finding {
+	// Most topics have no such partition: found out without sorting them
+	// (a tracker runs this for each topic a batch of a replay touched).
+	hitAny := false
+	for _, p := range t.Partitions {
+		if bad(rf(p)) {
+			hitAny = true
+			break
+		}
+	}
+	if !hitAny {
+		return nil
+	}
 	r := rule(code)
 	var hit []*model.Partition
 	seen := map[int]bool{}
@@ -206,6 +218,19 @@ func lowRF(c *Context, t *model.Topic, code string, bad func(int) bool, why stri
 // is bad against its replication factor, with the topic config that
 // fixes it (to(rf), the smallest replication factor among those hit).
 func minISRRule(c *Context, t *model.Topic, code string, bad func(rf, minISR int) bool, to func(int) int, why string) []Finding {
+	// As lowRF: most topics have no such partition.
+	hitAny := false
+	for _, p := range t.Partitions {
+		if n := rf(p); n != 0 {
+			if m, _ := c.MinISR(t.Name, p.Leader); bad(n, m) {
+				hitAny = true
+				break
+			}
+		}
+	}
+	if !hitAny {
+		return nil
+	}
 	r := rule(code)
 	var hit []*model.Partition
 	lowest, value, from := 0, 0, ""

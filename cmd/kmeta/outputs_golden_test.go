@@ -192,8 +192,8 @@ func sum(b []byte) string {
 // one unregistered; topics created, one removed; partition changes moving
 // leaders off and back to their preferred replica, shrinking and
 // restoring ISRs, reassignments started and finished; replication
-// throttles set on topics and brokers and removed; batches of 1 to 20
-// records. It is a pure function of the seed. Returns the log dir.
+// throttles set on topics and brokers and removed; brokers' own
+// min.insync.replicas set and removed; batches of 1 to 20 records. It is a pure function of the seed. Returns the log dir.
 func churnLog(t *testing.T, dir string) string {
 	t.Helper()
 	part := filepath.Join(dir, "__cluster_metadata-0")
@@ -302,6 +302,12 @@ func churnLog(t *testing.T, dir string) string {
 			add(&records.BrokerRegistrationChangeRecord{BrokerId: int32((step - 28) % brokers), BrokerEpoch: int64(10 + (step-28)%brokers), Fenced: -1}, 0)
 		case 23:
 			add(&records.ConfigRecord{ResourceType: int8(model.ConfigBroker), Name: "leader.imbalance.per.broker.percentage", Value: str(fmt.Sprint(5 + step%20))}, 0)
+		case 45: // a broker's own min.insync.replicas: a partition's leader then counts
+			v := str(fmt.Sprint(1 + step/50%3))
+			if step/50%4 == 3 {
+				v = nil
+			}
+			add(&records.ConfigRecord{ResourceType: int8(model.ConfigBroker), ResourceName: fmt.Sprint(step / 50 % brokers), Name: "min.insync.replicas", Value: v}, 0)
 		}
 		if step == 250 { // a topic removed
 			add(&records.RemoveTopicRecord{TopicId: id(3)}, 0)
