@@ -109,6 +109,12 @@ func offlineTree(dt *zkfile.DataTree, r zkfile.Ref, rootPath string) *Tree {
 	return &Tree{dt: dt, root: r, rootPath: rootPath, size: -1}
 }
 
+// adopt makes t the tree dt holds (from its root), its nodes by path
+// dropped.
+func (t *Tree) adopt(dt *zkfile.DataTree) {
+	t.nodes, t.dt, t.root, t.rootPath, t.size = nil, dt, dt.Root(), "/", -1
+}
+
 // ref returns the node of an offline tree at path (relative), NoRef when
 // there is none.
 func (t *Tree) ref(path string) zkfile.Ref {

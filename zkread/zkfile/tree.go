@@ -806,3 +806,36 @@ func (t *DataTree) killSession(session int64, paths []string, hasList bool, zxid
 func errDuplicate(name string, off int64, path string) error {
 	return &FileError{File: name, Offset: off, Msg: "node " + path, Err: fmt.Errorf("%w: duplicate node", ErrCorrupt)}
 }
+
+// Builder makes a DataTree node by node, each parent before its children
+// (a live read's tree, level by level), with the stats as a client reads
+// them: they are kept as given.
+type Builder struct{ t *DataTree }
+
+// NewBuilder starts an empty tree.
+func NewBuilder() *Builder { return &Builder{t: newDataTree()} }
+
+// Add adds a node: the root when parent is NoRef (first, and once), else
+// the child name of parent. data nil is null; the tree keeps a copy.
+func (b *Builder) Add(parent Ref, name string, data []byte, st Stat, acl []ACL) Ref {
+	t := b.t
+	r, c := t.newNode()
+	if data == nil {
+		c.data = nullRef
+	} else {
+		c.data = t.keep(data)
+	}
+	c.name, c.stat, c.acl = t.keep([]byte(name)), st, t.aclIndex(acl)
+	t.attach(r, c, parent)
+	if parent == NoRef {
+		t.root = r
+	}
+	return r
+}
+
+// Finish lays the children out and returns the tree.
+func (b *Builder) Finish() *DataTree {
+	b.t.buildKids()
+	b.t.finished = true
+	return b.t
+}
