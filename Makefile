@@ -10,7 +10,7 @@ SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 3155328
 DIST    ?= dist
 # Integration tests start real Kafka and ZooKeeper JVMs; one package at a
 # time keeps a 2-core machine from starving them.
-TESTFLAGS ?= -p 1 -timeout 80m
+TESTFLAGS ?= -p 1 -parallel 4 -timeout 80m
 FUZZTIME  ?= 20s
 
 .PHONY: build test unit bench pgo fuzz demo demo-kraft fixtures generate check-generated vet clean man dist dist-check

@@ -2,6 +2,8 @@ package features
 
 import (
 	"fmt"
+	"maps"
+	"strings"
 
 	"github.com/kmeta/kmeta/model"
 )
@@ -10,10 +12,13 @@ import (
 // its content needs, and its ZooKeeper migration state. It is the JSON
 // shape of `kmeta features describe`.
 type State struct {
-	Catalog         string         `json:"catalog"`
-	MetadataVersion *LevelRef      `json:"metadataVersion"`
-	Features        []FeatureState `json:"features"`
-	Requirements    []Requirement  `json:"requirements"`
+	Catalog         string    `json:"catalog"`
+	MetadataVersion *LevelRef `json:"metadataVersion"`
+	// MetadataVersionImplied: the source sets no metadata.version (a
+	// KRaft log written before 3.3), which Kafka reads as 3.0-IV1.
+	MetadataVersionImplied bool           `json:"metadataVersionImplied,omitempty"`
+	Features               []FeatureState `json:"features"`
+	Requirements           []Requirement  `json:"requirements"`
 	// RequiredMinimum is the lowest level the content can be written at.
 	RequiredMinimum *LevelRef `json:"requiredMinimum"`
 	LoadableBy4x    bool      `json:"loadableBy4x"`
@@ -78,25 +83,60 @@ type FeatureState struct {
 	Known bool   `json:"known"`
 }
 
+// ImpliedMetadataVersion is the level Kafka reads a KRaft log at when the
+// log holds no metadata.version FeatureLevelRecord (one written before
+// 3.3, KIP-778): 3.0-IV1, MetadataVersion.MINIMUM_KRAFT_VERSION.
+const (
+	ImpliedMetadataVersion     int16 = 1
+	ImpliedMetadataVersionName       = "3.0-IV1"
+)
+
+// MetadataVersionOf is the metadata.version a view stands at, and
+// whether it is implied: a KRaft log that applied records but set no
+// metadata.version stands at 3.0-IV1, as Kafka reads it. A ZooKeeper view
+// has none (0): its level is the brokers' inter.broker.protocol.version.
+func MetadataVersionOf(img *model.Image) (int16, bool) {
+	if mv := img.MetadataVersion(); mv != 0 {
+		return mv, false
+	}
+	if img.ZK == nil && img.Provenance.Offset >= 0 && !strings.HasPrefix(img.Provenance.Source, "kafka://") {
+		return ImpliedMetadataVersion, true
+	}
+	return 0, false
+}
+
 func (cat *Catalog) Describe(img *model.Image) State {
 	st := State{Catalog: cat.Name, Requirements: cat.Requirements(img), Features: []FeatureState{}}
 	if st.Requirements == nil {
 		st.Requirements = []Requirement{}
 	}
-	if mv := img.MetadataVersion(); mv != 0 {
+	if mv, implied := MetadataVersionOf(img); mv != 0 {
 		r := LevelRef{Level: mv, Name: fmt.Sprintf("level %d", mv)}
 		if l, ok := cat.ByLevel(mv); ok {
 			r = l.Ref()
+		} else if implied {
+			r.Name = ImpliedMetadataVersionName
 		}
 		st.MetadataVersion = &r
+		st.MetadataVersionImplied = implied
 		st.LoadableBy4x = mv >= catalog4x.MinimumLoadable
 	}
-	for _, n := range sortedFeatureNames(img.Features) {
+	levels := maps.Clone(img.Features)
+	// kraft.version is finalized in control records, not a
+	// FeatureLevelRecord: the quorum's (a log's voter set, a live
+	// cluster's ApiVersions), listed with the others as kafka-features
+	// describe lists it.
+	if q := img.Quorum; q != nil && img.Reports(model.FieldQuorum) {
+		if _, ok := levels[KRaftVersion]; !ok {
+			levels[KRaftVersion] = q.KRaftVersion
+		}
+	}
+	for _, n := range sortedFeatureNames(levels) {
 		if n == MetadataVersionFeature {
 			continue
 		}
 		f, ok := cat.Feature(n)
-		st.Features = append(st.Features, FeatureState{Name: n, Level: img.Features[n], Known: ok && img.Features[n] <= f.MaxLevel()})
+		st.Features = append(st.Features, FeatureState{Name: n, Level: levels[n], Known: ok && levels[n] <= f.MaxLevel()})
 	}
 	for _, r := range st.Requirements {
 		if st.RequiredMinimum == nil || r.Minimum.Level > st.RequiredMinimum.Level {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kmeta/kmeta/metalog/records"
+	"github.com/kmeta/kmeta/model"
 )
 
 // TestNamedLevels: each named level is the level of that name in the
@@ -60,6 +61,32 @@ func TestRecordRegistryMatchesGenerated(t *testing.T) {
 					t.Errorf("%s catalog, level %s: %s v%d, but records.def has v%d-v%d", c.Name, l.Name, r.Name, r.Version, mt.MinVersion, mt.MaxVersion)
 				}
 			}
+		}
+	}
+}
+
+// TestImpliedMetadataVersion: a KRaft log that applied records but sets
+// no metadata.version (written before 3.3) stands at 3.0-IV1, as Kafka
+// reads it, and features describe says it is implied; a ZooKeeper view, a
+// live one and an empty log have no level.
+func TestImpliedMetadataVersion(t *testing.T) {
+	img := model.NewImage()
+	img.Provenance = model.Provenance{Source: "kraft:/old", Offset: 41}
+	st := Default().Describe(img)
+	if mv, implied := MetadataVersionOf(img); mv != 1 || !implied || st.MetadataVersion == nil || st.MetadataVersion.Name != "3.0-IV1" || !st.MetadataVersionImplied {
+		t.Fatalf("a log without a level: %d %v, describe %+v", mv, implied, st.MetadataVersion)
+	}
+	img.Features["metadata.version"] = 7
+	if mv, implied := MetadataVersionOf(img); mv != 7 || implied {
+		t.Errorf("a log with a level: %d %v", mv, implied)
+	}
+	for name, o := range map[string]*model.Image{
+		"empty log": {Provenance: model.Provenance{Source: "kraft:/x", Offset: -1}},
+		"zookeeper": {ZK: &model.ZKState{}, Provenance: model.Provenance{Offset: 3}},
+		"live":      {Provenance: model.Provenance{Source: "kafka://h:9092", Offset: 3}},
+	} {
+		if mv, _ := MetadataVersionOf(o); mv != 0 {
+			t.Errorf("%s: level %d, want none", name, mv)
 		}
 	}
 }

@@ -47,7 +47,13 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	if len(cfg.Bootstrap) == 0 {
 		return nil, fmt.Errorf("%w: no bootstrap address", ErrConfig)
 	}
-	sec, err := cfg.parseSecurity()
+	// The connection's own settings: a controller's, where they differ.
+	// The Client keeps cfg as given, for the other nodes it dials.
+	conn := cfg
+	if cfg.Controllers {
+		conn = cfg.forControllers()
+	}
+	sec, err := conn.parseSecurity()
 	if err != nil {
 		return nil, err
 	}

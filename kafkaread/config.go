@@ -24,6 +24,19 @@ type Config struct {
 	Properties map[string]string
 	// PropertiesFile is where Properties were read, for messages.
 	PropertiesFile string
+	// ControllerProperties are the client settings for the controllers'
+	// listener (--controller-command-config), where they differ from the
+	// brokers' (a PLAINTEXT or SSL controller listener behind SASL_SSL
+	// brokers): used for a --bootstrap-controller read and for every
+	// controller asked directly. Without them, Properties apply, with
+	// their listener.name.<listener>.* keys (the controller listener's
+	// name, lower case, as DescribeQuorum names it) over the others: the
+	// same file, applied per listener.
+	ControllerProperties     map[string]string
+	ControllerPropertiesFile string
+	// listener is the name of the listener a controller is asked
+	// through, when known (DescribeQuorum's endpoints name it).
+	listener string
 	// Timeout bounds connecting and each request (default 30s, Kafka's
 	// request.timeout.ms).
 	Timeout time.Duration
@@ -31,6 +44,43 @@ type Config struct {
 
 // DefaultTimeout is request.timeout.ms's default in Kafka's clients.
 const DefaultTimeout = 30 * time.Second
+
+// forControllers is c as a connection to controllers uses it: the
+// controllers' client settings (ControllerProperties, or the
+// listener.name.<listener>. keys of Properties over the rest).
+func (c Config) forControllers() Config {
+	if c.ControllerProperties != nil {
+		c.Properties, c.PropertiesFile = c.ControllerProperties, c.ControllerPropertiesFile
+		return c
+	}
+	if c.listener == "" {
+		return c
+	}
+	prefix := "listener.name." + strings.ToLower(c.listener) + "."
+	var over map[string]string
+	for k, v := range c.Properties {
+		if rest, ok := strings.CutPrefix(k, prefix); ok {
+			if over == nil {
+				over = map[string]string{}
+			}
+			over[rest] = v
+		}
+	}
+	if over == nil {
+		return c
+	}
+	p := make(map[string]string, len(c.Properties))
+	for k, v := range c.Properties {
+		if !strings.HasPrefix(k, "listener.name.") {
+			p[k] = v
+		}
+	}
+	for k, v := range over {
+		p[k] = v
+	}
+	c.Properties = p
+	return c
+}
 
 func (c Config) timeout() time.Duration {
 	if c.Timeout > 0 {

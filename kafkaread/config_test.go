@@ -126,3 +126,27 @@ func TestSCRAMToken(t *testing.T) {
 		t.Errorf("%+v, want %+v", cr, want)
 	}
 }
+
+// TestForControllers: a controller is dialled with
+// --controller-command-config's settings; without them, with the client
+// file's listener.name.<listener>. keys over the rest.
+func TestForControllers(t *testing.T) {
+	base := map[string]string{"security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
+		"listener.name.controller.security.protocol": "PLAINTEXT"}
+	c := Config{Properties: base, PropertiesFile: "client.properties"}
+	if got := c.forControllers().Properties; got["security.protocol"] != "SASL_SSL" {
+		t.Errorf("no listener known: %v", got)
+	}
+	c.listener = "CONTROLLER"
+	got := c.forControllers().Properties
+	if got["security.protocol"] != "PLAINTEXT" || got["sasl.mechanism"] != "SCRAM-SHA-512" || len(got) != 2 {
+		t.Errorf("listener CONTROLLER: %v", got)
+	}
+	if base["security.protocol"] != "SASL_SSL" {
+		t.Error("the client's own settings were changed")
+	}
+	c.ControllerProperties, c.ControllerPropertiesFile = map[string]string{"security.protocol": "SSL"}, "ctl.properties"
+	if g := c.forControllers(); g.Properties["security.protocol"] != "SSL" || g.PropertiesFile != "ctl.properties" {
+		t.Errorf("--controller-command-config: %+v", g)
+	}
+}

@@ -20,6 +20,12 @@
 //	                       ssl.keystore.certificate.chain and ssl.keystore.key
 //	ssl.endpoint.identification.algorithm   "" turns host name checks off
 //
+// A store of type JKS (Kafka's default type) that is a PKCS12 file is read
+// as PKCS12, as the JDK's JKS key store reads it. Controllers reached on
+// another listener (a PLAINTEXT controller listener behind SASL_SSL
+// brokers) take Config.ControllerProperties (--controller-command-config),
+// or the file's listener.name.<listener>.* keys over the rest.
+//
 // Kerberos (GSSAPI) and OAUTHBEARER are Kafka mechanisms kmeta does not
 // speak; they are refused by name (ErrUnsupported), never attempted.
 //
@@ -44,7 +50,11 @@
 // Client.Image reads what the admin API exposes into a model.Image and
 // lists in Image.NotReported what it cannot (epochs, incarnation ids,
 // directories, producer ids, the migration state, secrets; the quorum is
-// quorum describe's). A section the principal may not read or the node
+// quorum describe's). Each broker's static configs come from its own
+// DescribeConfigs answer with synonyms (Image.StaticConfigs); a broker
+// that does not answer for its configs is listed in
+// Image.UnreportedConfigs, and the other brokers' and the cluster's
+// configs are still read. A section the principal may not read or the node
 // does not answer is marked as well and named by a warning
 // (live-not-authorized, live-not-answered); the rest is read.
 //

@@ -110,6 +110,9 @@ type clusterNode struct {
 	id     int32
 	addr   string
 	fenced bool
+	// listener is the listener's name, where the answer names it
+	// (DescribeQuorum's voter endpoints).
+	listener string
 }
 
 // describeCluster lists brokers (endpointType 1) or controllers (2).
@@ -165,7 +168,7 @@ func (c *Client) quorumNodes(ctx context.Context) ([]clusterNode, error) {
 			continue
 		}
 		l := n.Listeners[0]
-		out = append(out, clusterNode{id: n.NodeID, addr: net.JoinHostPort(l.Host, strconv.Itoa(int(l.Port)))})
+		out = append(out, clusterNode{id: n.NodeID, addr: net.JoinHostPort(l.Host, strconv.Itoa(int(l.Port))), listener: l.Name})
 	}
 	slices.SortFunc(out, func(a, b clusterNode) int { return int(a.id) - int(b.id) })
 	if len(out) == 0 {
@@ -189,7 +192,7 @@ func (c *Client) nodeVersions(ctx context.Context, n clusterNode, controller boo
 		return c.Supported, c.ZkMigrationReady, nil
 	}
 	cfg := c.cfg
-	cfg.Bootstrap, cfg.Controllers = []string{n.addr}, controller
+	cfg.Bootstrap, cfg.Controllers, cfg.listener = []string{n.addr}, controller, n.listener
 	nc, err := Dial(ctx, cfg)
 	if err != nil {
 		return nil, false, err

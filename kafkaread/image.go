@@ -58,8 +58,12 @@ const topicConfigBatch = 500
 //     (ListPartitionReassignments). Partitions carry OfflineReplicas.
 //   - Dynamic topic, broker and cluster-default broker configs
 //     (DescribeConfigs, sources DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG,
-//     DYNAMIC_DEFAULT_BROKER_CONFIG: what the metadata log holds); a
-//     sensitive value, which Kafka answers as null, is model.NotReported.
+//     DYNAMIC_DEFAULT_BROKER_CONFIG: what the metadata log holds), and
+//     each broker's static configs (its answer with synonyms, source
+//     STATIC_BROKER_CONFIG: Image.StaticConfigs); a sensitive value, which
+//     Kafka answers as null, is model.NotReported. A broker that does not
+//     answer for its own configs (stopped) is named by a warning and in
+//     Image.UnreportedConfigs; the rest is still read.
 //   - Client quotas, ACLs, SCRAM users (mechanism and iterations; never
 //     salts and keys), delegation tokens (only over SASL: Kafka refuses
 //     them to other connections), finalized features (ApiVersions;
@@ -129,8 +133,14 @@ func (r *imageRead) warn(code, api, entity, msg string, fields ...model.Field) {
 	if api != "" {
 		msg = api + ": " + msg
 	}
+	// Field names what the gap leaves unreported, so that a consumer
+	// that cannot use a field can say which node or section lacks it.
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = string(f)
+	}
 	r.img.Warnings = append(r.img.Warnings, model.Finding{Code: code, Severity: model.SevWarning, Class: "live",
-		Entity: entity, Message: msg})
+		Entity: entity, Field: strings.Join(names, ","), Message: msg})
 	r.img.MarkNotReported(fields...)
 }
 
@@ -429,13 +439,14 @@ func (r *imageRead) partition(id, leader, epoch int32, replicas, isr, offline, e
 		p.OfflineReplicas = offline
 	}
 	// The API answers an empty list both where the metadata log holds
-	// none (null: a partition never given one, or ELR off) and where it
-	// holds an empty one; nil, "none", is what is known.
-	if len(elr) > 0 {
-		p.ELR = elr
+	// none (null: ELR off) and where it holds an empty one. With ELR on
+	// (eligible.leader.replicas.version >= 1) the controller tracks it:
+	// an empty answer is tracked and empty. Off, nil says "not tracked".
+	if len(elr) > 0 || r.img.Features["eligible.leader.replicas.version"] >= 1 && elr != nil {
+		p.ELR = orEmpty(elr)
 	}
-	if len(lastELR) > 0 {
-		p.LastKnownELR = lastELR
+	if len(lastELR) > 0 || r.img.Features["eligible.leader.replicas.version"] >= 1 && lastELR != nil {
+		p.LastKnownELR = orEmpty(lastELR)
 	}
 	return p
 }
@@ -540,10 +551,12 @@ func (r *imageRead) configs(ctx context.Context) error {
 		}
 	}
 	// A broker's configs are answered by that broker only; the default
-	// by any.
+	// by any. With synonyms, a broker's answer also holds its static
+	// configs (STATIC_BROKER_CONFIG), which no metadata record has.
 	ids := slices.Sorted(maps.Keys(r.img.Brokers))
 	for _, id := range ids {
 		req := kmsg.NewPtrDescribeConfigsRequest()
+		req.IncludeSynonyms = true
 		res := kmsg.NewDescribeConfigsRequestResource()
 		res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeBroker, strconv.Itoa(int(id))
 		req.Resources = append(req.Resources, res)
@@ -551,10 +564,13 @@ func (r *imageRead) configs(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return err
 			}
-			// A broker that is down or fenced does not answer; the others
-			// and the default are still read.
+			// A broker that is down or fenced does not answer: its
+			// configs (dynamic and static) are not reported, the others'
+			// and the default still are, so that what needs only those
+			// can still be judged.
 			r.warn(WarnNotAnswered, "DescribeConfigs", "broker "+strconv.Itoa(int(id)),
-				fmt.Sprintf("%v; broker configs are not reported", err), model.FieldBrokerConfigs)
+				fmt.Sprintf("%v; broker %d's configs (dynamic and server.properties) are not reported", err, id))
+			r.img.MarkConfigsUnreported(model.ConfigResource{Type: model.ConfigBroker, Name: strconv.Itoa(int(id))})
 		}
 	}
 	req := kmsg.NewPtrDescribeConfigsRequest()
@@ -606,28 +622,55 @@ func (r *imageRead) describeConfigs(ctx context.Context, req *kmsg.DescribeConfi
 			res, source = model.ConfigResource{Type: model.ConfigBroker, Name: rc.ResourceName}, kmsg.ConfigSourceDynamicBrokerConfig
 		}
 		var kv map[string]string
+		// A broker's own answer with synonyms: its server.properties
+		// keys (each key's STATIC_BROKER_CONFIG synonyms, the key's own
+		// value among them), known even when it sets none.
+		var static map[string]string
+		if rc.ResourceType == kmsg.ConfigResourceTypeBroker && rc.ResourceName != "" && req.IncludeSynonyms {
+			static = map[string]string{}
+		}
 		for _, e := range rc.Configs {
+			if static != nil {
+				if e.Source == kmsg.ConfigSourceStaticBrokerConfig {
+					static[e.Name] = r.configValue(e.Value, e.IsSensitive)
+				}
+				for _, syn := range e.ConfigSynonyms {
+					if syn.Source == kmsg.ConfigSourceStaticBrokerConfig {
+						static[syn.Name] = r.configValue(syn.Value, e.IsSensitive)
+					}
+				}
+			}
 			if e.Source != source {
 				continue
 			}
 			if kv == nil {
 				kv = map[string]string{}
 			}
-			switch {
-			case e.Value != nil:
-				kv[e.Name] = *e.Value
-			case e.IsSensitive:
-				kv[e.Name] = model.NotReported
-				r.img.MarkNotReported(model.FieldSensitiveConfigs)
-			default:
-				kv[e.Name] = ""
-			}
+			kv[e.Name] = r.configValue(e.Value, e.IsSensitive)
 		}
 		if kv != nil {
 			r.img.Configs[res] = kv
 		}
+		if static != nil {
+			if id, err := strconv.ParseInt(rc.ResourceName, 10, 32); err == nil {
+				r.img.SetStaticConfigs(int32(id), static)
+			}
+		}
 	}
 	return nil
+}
+
+// configValue is a config value as DescribeConfigs answers it: a
+// sensitive one is null, which the view holds as model.NotReported.
+func (r *imageRead) configValue(v *string, sensitive bool) string {
+	switch {
+	case v != nil:
+		return *v
+	case sensitive:
+		r.img.MarkNotReported(model.FieldSensitiveConfigs)
+		return model.NotReported
+	}
+	return ""
 }
 
 func (r *imageRead) quotas(ctx context.Context) error {

@@ -60,6 +60,22 @@ func storeType(v string) string {
 	return v
 }
 
+// jksMagic starts a JKS store (0xFEEDFEED).
+var jksMagic = []byte{0xfe, 0xed, 0xfe, 0xed}
+
+// storeFormat is the format a store of type typ is read in. The JDK's
+// "JKS" key store (Java 9+, keystore.type.compat) reads a PKCS12 file
+// too: a store of type JKS, which is also Kafka's default when
+// ssl.*store.type is not set, that is not a JKS file (no magic) and is
+// DER (a PKCS12 PFX is an ASN.1 SEQUENCE) is read as PKCS12, as the
+// client Kafka runs on would.
+func storeFormat(typ string, data []byte) string {
+	if typ == "JKS" && !bytes.HasPrefix(data, jksMagic) && len(data) > 0 && data[0] == 0x30 {
+		return "PKCS12"
+	}
+	return typ
+}
+
 // trustStore reads the certificates the server's chain must end in; nil
 // (the system's roots) when no trust store is set.
 func (c Config) trustStore() (*x509.CertPool, error) {
@@ -85,6 +101,9 @@ func (c Config) trustStore() (*x509.CertPool, error) {
 	}
 	pass := p["ssl.truststore.password"]
 	var err error
+	if inline == "" {
+		typ = storeFormat(typ, data)
+	}
 	switch typ {
 	case "PEM":
 		certs, err = pemCertificates(data)
@@ -141,7 +160,7 @@ func (c Config) keyStore() (*tls.Certificate, error) {
 	if err != nil {
 		return nil, c.settingError(ErrConfig, "ssl.keystore.location: %v", err)
 	}
-	switch typ {
+	switch typ = storeFormat(typ, data); typ {
 	case "PEM":
 		// One file with the chain and the key, as Kafka's PEM key store.
 		return c.pemKeyPair(data, data, loc)

@@ -152,6 +152,10 @@ func TestTLSStores(t *testing.T) {
 		{"JKS wrong password", ssl("ssl.truststore.location", writeFile(t, "t.jks", trustedJKS), "ssl.truststore.password", "wr0ng-secret"),
 			ErrConfig, []string{"wrong password", "JKS"}, false},
 		{"PKCS12", ssl("ssl.truststore.type", "pkcs12", "ssl.truststore.location", writeFile(t, "t.p12", trustP12), "ssl.truststore.password", storePass), nil, nil, false},
+		// The JDK's JKS store (Kafka's default type) reads PKCS12 too.
+		{"PKCS12 without a type", ssl("ssl.truststore.location", writeFile(t, "t.p12", trustP12), "ssl.truststore.password", storePass), nil, nil, false},
+		{"PKCS12 typed JKS", ssl("ssl.truststore.type", "JKS", "ssl.truststore.location", writeFile(t, "t.p12", trustP12), "ssl.truststore.password", storePass), nil, nil, false},
+		{"PKCS12 key store without a type", ssl("ssl.keystore.location", writeFile(t, "k.p12", keyP12), "ssl.keystore.password", storePass), nil, nil, true},
 		{"PKCS12 wrong password", ssl("ssl.truststore.type", "PKCS12", "ssl.truststore.location", writeFile(t, "t.p12", trustP12), "ssl.truststore.password", "wr0ng-secret"),
 			ErrConfig, []string{"PKCS12", "password"}, false},
 		{"JKS that is PEM", ssl("ssl.truststore.location", caPEM), ErrConfig, []string{"not a JKS store"}, false},

@@ -43,7 +43,7 @@ var availabilityRules = []*Rule{
 			r := rule(CodePartitionOffline)
 			// The fix is to start a replica's broker; Kafka has no
 			// command for that. The check that follows it is one.
-			fix := fmt.Sprintf("start broker(s) %s (its replicas), then check: kafka-topics --bootstrap-server %s --describe --unavailable-partitions", ids(p.Replicas), c.bootstrap)
+			fix := fmt.Sprintf("start broker(s) %s (its replicas), then check: %s --describe --unavailable-partitions", ids(p.Replicas), c.tool("kafka-topics"))
 			return []Finding{r.finding(fmt.Sprintf("%s has no leader (replicas %s, ISR %s)", tp(t, p), ids(p.Replicas), ids(p.ISR)),
 				"producers and consumers of this partition fail until a replica in the ISR comes back", fix, partitionEntity(t, p))}
 		},
@@ -52,15 +52,30 @@ var availabilityRules = []*Rule{
 		Code: CodePartitionUnderMinISR, Family: Availability, Severity: model.SevCritical,
 		Title:  "a partition whose ISR is smaller than its effective min.insync.replicas: acks=all writes are refused now",
 		Needs:  []model.Field{model.FieldTopics, model.FieldTopicConfigs, model.FieldBrokerConfigs},
-		Inputs: InputClusterConfig | InputFeatures,
+		Inputs: InputClusterConfig | InputFeatures | InputBrokers,
 		Partition: func(c *Context, t *model.Topic, p *model.Partition) []Finding {
-			m, src := c.MinISR(t.Name, p.Leader)
-			if p.Leader == model.NoLeader || len(p.ISR) >= m {
+			if p.Leader == model.NoLeader {
+				return nil
+			}
+			m, e := c.MinISR(t.Name, p.Leader)
+			c.noteAssumed(CodePartitionUnderMinISR, e)
+			// A leader on Kafka 3.7+ applies min(min.insync.replicas,
+			// replicas) (KAFKA-15583; the brokers' UnderMinIsr count
+			// does too): a min ISR above the replication factor is then
+			// min-isr-not-below-rf's alone. Where the view cannot tell
+			// the release, the finding says what 3.7+ would do.
+			need, note := m, ""
+			if c.caps37 {
+				need = min(m, len(p.Replicas))
+			} else if m > len(p.Replicas) && len(p.ISR) >= len(p.Replicas) {
+				note = fmt.Sprintf(" (brokers on Kafka 3.7 or later cap it at the replication factor, %d, and take these writes)", len(p.Replicas))
+			}
+			if len(p.ISR) >= need {
 				return nil
 			}
 			r := rule(CodePartitionUnderMinISR)
-			fix := fmt.Sprintf("start broker(s) %s (out of the ISR), then check: kafka-topics --bootstrap-server %s --describe --under-min-isr-partitions", ids(notInISR(p)), c.bootstrap)
-			return []Finding{r.finding(fmt.Sprintf("%s has ISR %s (%d), min.insync.replicas %d (%s)", tp(t, p), ids(p.ISR), len(p.ISR), m, src),
+			fix := fmt.Sprintf("start broker(s) %s (out of the ISR), then check: %s --describe --under-min-isr-partitions", ids(notInISR(p)), c.tool("kafka-topics"))
+			return []Finding{r.finding(fmt.Sprintf("%s has ISR %s (%d), min.insync.replicas %d (%s)%s", tp(t, p), ids(p.ISR), len(p.ISR), m, source(e), note),
 				"acks=all producers get NotEnoughReplicas: writes stop", fix, partitionEntity(t, p))}
 		},
 	},
@@ -77,7 +92,7 @@ var availabilityRules = []*Rule{
 			}
 			out := notInISR(p)
 			r := rule(CodePartitionUnderReplicated)
-			fix := fmt.Sprintf("start broker(s) %s (out of the ISR) or let them catch up, then check: kafka-topics --bootstrap-server %s --describe --under-replicated-partitions", ids(out), c.bootstrap)
+			fix := fmt.Sprintf("start broker(s) %s (out of the ISR) or let them catch up, then check: %s --describe --under-replicated-partitions", ids(out), c.tool("kafka-topics"))
 			return []Finding{r.finding(fmt.Sprintf("%s has replicas %s, ISR %s", tp(t, p), ids(p.Replicas), ids(p.ISR)),
 				"the partition has fewer copies than its replication factor: one more failure may take it offline or lose writes", fix, partitionEntity(t, p))}
 		},
@@ -92,7 +107,7 @@ var availabilityRules = []*Rule{
 				return nil
 			}
 			r := rule(CodeReplicasUnavailable)
-			fix := fmt.Sprintf("start broker(s) %s, then check: kafka-topics --bootstrap-server %s --describe --unavailable-partitions", ids(p.Replicas), c.bootstrap)
+			fix := fmt.Sprintf("start broker(s) %s, then check: %s --describe --unavailable-partitions", ids(p.Replicas), c.tool("kafka-topics"))
 			return []Finding{r.finding(fmt.Sprintf("%s: every replica (%s) is on a fenced or unregistered broker", tp(t, p), ids(p.Replicas)),
 				"no broker can serve the partition", fix, partitionEntity(t, p))}
 		},
@@ -116,7 +131,7 @@ var availabilityRules = []*Rule{
 				}
 				out = append(out, r.finding(fmt.Sprintf("broker %d is fenced; it leads nothing and is in no ISR", b.ID),
 					"its replicas are out of the ISR: the cluster runs with less redundancy",
-					fmt.Sprintf("start broker %d, then check: kafka-broker-api-versions --bootstrap-server %s", b.ID, c.bootstrap),
+					fmt.Sprintf("start broker %d, then check: %s", b.ID, c.tool("kafka-broker-api-versions")),
 					brokerEntity(b.ID)))
 			}
 			return out
@@ -130,7 +145,11 @@ var availabilityRules = []*Rule{
 			r := rule(CodeBrokerShuttingDown)
 			var out []Finding
 			for _, b := range c.Img.SortedBrokers() {
-				if b.InControlledShutdown {
+				// A fenced broker's flag is stale: the log keeps the
+				// last BrokerRegistrationChangeRecord's flag after the
+				// shutdown ended in fencing (a stopped broker), and
+				// broker-fenced says what holds now.
+				if b.InControlledShutdown && !b.Fenced {
 					out = append(out, r.finding(fmt.Sprintf("broker %d is in controlled shutdown", b.ID),
 						"its leaders are moving away and it leaves the ISRs: redundancy drops until it is back", "", brokerEntity(b.ID)))
 				}

@@ -24,7 +24,7 @@ const (
 func (c *Context) addController() string {
 	cmd := "kafka-metadata-quorum --bootstrap-server " + c.bootstrap + " --command-config NEW_CONTROLLER.properties add-controller"
 	if c.Img.Quorum != nil && c.Img.Quorum.KRaftVersion < 1 {
-		cmd = "kafka-features --bootstrap-server " + c.bootstrap + " upgrade --feature kraft.version=1 && " + cmd
+		cmd = c.tool("kafka-features") + " upgrade --feature kraft.version=1 && " + cmd
 	}
 	return cmd
 }
@@ -120,7 +120,7 @@ var controlPlaneRules = []*Rule{
 			}
 			return []Finding{r.finding(fmt.Sprintf("metadata.version is %s (%d); %s supports %s (%d)", name, cur, seen, to.Name, top),
 				"features of the newer levels (and their fixes) stay off until the level is raised",
-				"kafka-features --bootstrap-server "+c.bootstrap+" upgrade --metadata "+to.Name, Entity{Kind: "cluster", Name: "metadata.version"})}
+				c.tool("kafka-features")+" upgrade --metadata "+to.Name, Entity{Kind: "cluster", Name: "metadata.version"})}
 		},
 	},
 	{

@@ -23,6 +23,32 @@
 //   - Cluster: called once (brokers, quorum, features, ZooKeeper state,
 //     and rules that weigh every partition together, such as balance).
 //
+// # Effective configs
+//
+// Every config a rule reads is the value Kafka applies, resolved by
+// model.ConfigResolver in Kafka's order: the topic's config, the broker's
+// dynamic config (skipped for min.insync.replicas with ELR on), the
+// cluster default, the broker's static server.properties, Kafka's
+// default; a partition's topic configs are resolved for its leader. A
+// leader on Kafka 3.7+ caps min.insync.replicas at the replication factor
+// (KAFKA-15583): where the view shows the brokers run 3.7+ (a registration
+// supports metadata.version 3.7-IV0, or a server.properties sets
+// inter.broker.protocol.version 3.7+), partition-under-min-isr judges by
+// the capped value and a value above the replication factor is
+// min-isr-not-below-rf's alone; where it cannot tell, the finding says
+// what 3.7+ would do.
+// Static configs are in no metadata record: a live cluster reports its
+// brokers' (DescribeConfigs synonyms), and --config ID=server.properties
+// gives them for a log dir, a ZooKeeper source or a dump. A value that
+// rests on a layer the source did not report (a file not given, a
+// stopped broker's configs) is an assumption: the finding's text says
+// what it assumes ("assumes no override in broker 2's server.properties
+// (not in this source: pass --config 2=server.properties)"), and the
+// rule's run (RuleRun.Assumes) says it too when the assumption gave no
+// finding. One broker that does not answer stops no rule: the others'
+// configs and the cluster's are judged, and what needs its configs says
+// so.
+//
 // # Incremental evaluation (Tracker, lint --history)
 //
 // The scopes are what makes a tracker fed by replay steps cheap: after a
@@ -87,7 +113,9 @@
 // kafka-leader-election, kafka-features, kafka-metadata-quorum,
 // zookeeper-shell, with --bootstrap-server the live source's address, or
 // BOOTSTRAP where the image comes from files and kmeta cannot know the
-// address (ZOOKEEPER for zookeeper-shell, the chroot appended). Where
+// address (ZOOKEEPER for zookeeper-shell, the chroot appended), and the
+// client settings file the live source was read with (Options.
+// CommandConfig: --command-config, kafka-leader-election's --admin.config). Where
 // Kafka has no command (start a broker, set broker.rack), the fix says
 // what to do and, where one exists, the command that checks it.
 package lint

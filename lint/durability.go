@@ -61,15 +61,17 @@ var durabilityRules = []*Rule{
 	},
 	{
 		Code: CodeInternalTopicRF, Family: Durability, Severity: model.SevError,
-		Title:  "an internal topic (__consumer_offsets, __transaction_state, __share_group_state, __remote_log_metadata) replicated below 3 where the cluster has 3 brokers",
+		Title:  "an internal topic (__consumer_offsets, __transaction_state, __share_group_state, __remote_log_metadata) replicated below 3, on a cluster of any size",
 		Needs:  []model.Field{model.FieldTopics, model.FieldBrokers},
 		Inputs: InputBrokers,
 		Topic: func(c *Context, t *model.Topic) []Finding {
 			if !isInternal(t.Name) {
 				return nil
 			}
-			want := min(3, c.liveBrokers())
-			return lowRF(c, t, CodeInternalTopicRF, func(n int) bool { return n < want },
+			// Named on a cluster of any size, as user topics are: a
+			// one- or two-broker cluster holds its offsets and
+			// transactions on as few copies as it has brokers.
+			return lowRF(c, t, CodeInternalTopicRF, func(n int) bool { return n < 3 },
 				"Kafka's own state (offsets, transactions, share groups, remote log metadata) is lost or unavailable with one broker")
 		},
 	},
@@ -97,9 +99,9 @@ var durabilityRules = []*Rule{
 	},
 	{
 		Code: CodeUncleanElection, Family: Durability, Severity: model.SevError,
-		Title:  "unclean.leader.election.enable=true on a topic, a broker or the cluster default",
+		Title:  "unclean.leader.election.enable=true on a topic, a broker (dynamic or in its server.properties) or the cluster default",
 		Needs:  []model.Field{model.FieldTopicConfigs, model.FieldBrokerConfigs},
-		Inputs: InputClusterConfig | InputTopicConfig,
+		Inputs: InputClusterConfig | InputTopicConfig | InputBrokers,
 		Cluster: func(c *Context) []Finding {
 			const key = "unclean.leader.election.enable"
 			r := rule(CodeUncleanElection)
@@ -127,6 +129,19 @@ var durabilityRules = []*Rule{
 					out = append(out, r.finding(fmt.Sprintf("%s %s=true", what, key), why,
 						c.alterBrokerConfig(rc.Resource.Name, map[string]string{key: "false"}), es...))
 				}
+			}
+			// A broker's server.properties: where it is what the broker
+			// applies (no dynamic config hides it), and what the view
+			// assumes where the source does not hold it.
+			for _, id := range c.brokerIDs {
+				e := c.resolver().BrokerConfig(key, id)
+				c.noteAssumed(CodeUncleanElection, &e)
+				if e.Layer != model.LayerStatic || !e.Bool() {
+					continue
+				}
+				out = append(out, r.finding(fmt.Sprintf("broker %d's server.properties sets %s=true, which no dynamic config overrides", id, key), why,
+					c.alterBrokerConfig(strconv.Itoa(int(id)), map[string]string{key: "false"}),
+					brokerEntity(id)))
 			}
 			return out
 		},
@@ -217,12 +232,17 @@ func lowRF(c *Context, t *model.Topic, code string, bad func(int) bool, why stri
 // minISRRule reports t when a partition's effective min.insync.replicas
 // is bad against its replication factor, with the topic config that
 // fixes it (to(rf), the smallest replication factor among those hit).
+// why says why it matters for a min ISR of at most the replication
+// factor; above it, Kafka caps the value (see aboveRF).
 func minISRRule(c *Context, t *model.Topic, code string, bad func(rf, minISR int) bool, to func(int) int, why string) []Finding {
-	// As lowRF: most topics have no such partition.
+	// As lowRF: most topics have no such partition. Every partition's
+	// config assumptions are noted either way (the notes are sets).
 	hitAny := false
 	for _, p := range t.Partitions {
 		if n := rf(p); n != 0 {
-			if m, _ := c.MinISR(t.Name, p.Leader); bad(n, m) {
+			m, e := c.MinISR(t.Name, p.Leader)
+			c.noteAssumed(code, e)
+			if bad(n, m) {
 				hitAny = true
 				break
 			}
@@ -233,32 +253,43 @@ func minISRRule(c *Context, t *model.Topic, code string, bad func(rf, minISR int
 	}
 	r := rule(code)
 	var hit []*model.Partition
-	lowest, value, from := 0, 0, ""
+	lowest, value := 0, 0
+	var from *model.EffectiveConfig
 	for _, p := range t.SortedPartitions() {
 		n := rf(p)
-		m, src := c.MinISR(t.Name, p.Leader)
-		if n == 0 || !bad(n, m) {
+		if n == 0 {
+			continue
+		}
+		m, e := c.MinISR(t.Name, p.Leader)
+		c.noteAssumed(code, e)
+		if !bad(n, m) {
 			continue
 		}
 		if len(hit) == 0 || n < lowest {
-			lowest, value, from = n, m, src
+			lowest, value, from = n, m, e
 		}
 		hit = append(hit, p)
 	}
 	if len(hit) == 0 {
 		return nil
 	}
-	if c.elr() && from != "topic config" {
-		from += " (ELR is on: the cluster-level value counts)"
-	}
 	es := []Entity{topicEntity(t), configEntity(model.ConfigTopic, t.Name)}
 	for _, p := range hit {
 		es = append(es, partitionEntity(t, p))
 	}
-	saw := fmt.Sprintf("topic %s: min.insync.replicas %d (%s), replication factor %d", t.Name, value, from, lowest)
+	saw := fmt.Sprintf("topic %s: min.insync.replicas %d (%s), replication factor %d", t.Name, value, source(from), lowest)
 	if len(hit) < len(t.Partitions) {
 		saw += fmt.Sprintf(" (%d of %d partitions)", len(hit), len(t.Partitions))
+	}
+	if value > lowest {
+		why = aboveRF
 	}
 	fix := c.alterTopicConfig(t.Name, map[string]string{"min.insync.replicas": strconv.Itoa(to(lowest))})
 	return []Finding{r.finding(saw, why, fix, es...)}
 }
+
+// aboveRF is why a min.insync.replicas above the replication factor
+// matters. Kafka's leader (3.7 and later, KAFKA-15583) applies
+// min(min.insync.replicas, replicas): writes go on, with fewer copies
+// than the config asks.
+const aboveRF = "min.insync.replicas is above the replication factor: Kafka 3.7 and later cap it at the replication factor, so an acks=all write is acknowledged with fewer copies than it asks for and fails as soon as one replica is out of the ISR (before 3.7, every acks=all write fails)"

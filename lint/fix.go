@@ -11,6 +11,32 @@ import (
 // The fix commands, as Kafka's distribution names its tools (bin/NAME.sh
 // in Apache Kafka's tarball, NAME in Confluent's packages).
 
+// tool is a Kafka tool's command line up to its own options: the
+// cluster's address and, for a secured cluster, the client settings file
+// the user read it with (--command-config; kafka-leader-election names
+// the same option --admin.config), so that the fix runs as printed.
+func (c *Context) tool(name string) string {
+	cmd := name + " --bootstrap-server " + c.bootstrap
+	if c.commandConfig != "" {
+		opt := "--command-config"
+		if name == "kafka-leader-election" {
+			opt = "--admin.config"
+		}
+		cmd += " " + opt + " " + shellWord(c.commandConfig)
+	}
+	return cmd
+}
+
+// shellWord quotes s for a POSIX shell where it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,@+%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // alterTopicConfig sets (add) or removes (del) topic configs.
 func (c *Context) alterTopicConfig(topic string, add map[string]string, del ...string) string {
 	return c.alterConfig("--entity-type topics --entity-name "+topic, add, del)
@@ -27,7 +53,7 @@ func (c *Context) alterBrokerConfig(name string, add map[string]string, del ...s
 }
 
 func (c *Context) alterConfig(entity string, add map[string]string, del []string) string {
-	cmd := "kafka-configs --bootstrap-server " + c.bootstrap + " --alter " + entity
+	cmd := c.tool("kafka-configs") + " --alter " + entity
 	if len(add) > 0 {
 		var kv []string
 		for _, k := range sortedKeys(add) {
@@ -57,8 +83,8 @@ func (c *Context) reassignAll(file string, moves map[string]map[int32][]int32) s
 			parts = append(parts, fmt.Sprintf(`{"topic":"%s","partition":%d,"replicas":[%s]}`, topic, p, ids(moves[topic][p])))
 		}
 	}
-	return fmt.Sprintf(`echo '{"version":1,"partitions":[%s]}' > %s && kafka-reassign-partitions --bootstrap-server %s --reassignment-json-file %s --execute`,
-		strings.Join(parts, ","), file, c.bootstrap, file)
+	return fmt.Sprintf(`echo '{"version":1,"partitions":[%s]}' > %s && %s --reassignment-json-file %s --execute`,
+		strings.Join(parts, ","), file, c.tool("kafka-reassign-partitions"), file)
 }
 
 // zkShell runs zookeeper-shell commands (Kafka's bin/zookeeper-shell.sh,
@@ -79,7 +105,7 @@ func (c *Context) zkShell(cmds ...string) string {
 // electLeaders runs a leader election of a type (preferred, unclean) for
 // one partition, or all partitions (topic "").
 func (c *Context) electLeaders(kind, topic string, partition int32) string {
-	cmd := "kafka-leader-election --bootstrap-server " + c.bootstrap + " --election-type " + kind
+	cmd := c.tool("kafka-leader-election") + " --election-type " + kind
 	if topic == "" {
 		return cmd + " --all-topic-partitions"
 	}

@@ -317,7 +317,7 @@ func (t *Tracker) Observe(img *model.Image, ch Change) {
 	if t.c == nil || t.c.Img != img {
 		// The first record, or replay started over on a new image:
 		// nothing held before holds on it.
-		t.c = newContext(img, t.opts.Bootstrap)
+		t.c = newContext(img, t.opts)
 		t.c.memoize = true // forgetConfigs below, on every config or feature change
 		t.counts.reset(img)
 		t.counts.into(t.c)

@@ -100,7 +100,7 @@ func TestTrackerMatchesRun(t *testing.T) {
 // not those a recount of img gives.
 func checkCounts(t *testing.T, step string, tr *Tracker, img *model.Image) {
 	t.Helper()
-	c := newContext(img, "")
+	c := newContext(img, Options{})
 	tr.counts.into(tr.c) // as before any rule reads them
 	if !maps.Equal(tr.c.replicas, c.replicas) || !maps.Equal(tr.c.preferred, c.preferred) ||
 		!maps.Equal(tr.c.notLeading, c.notLeading) || tr.c.moving != c.moving {
@@ -133,7 +133,7 @@ func TestTopicRulesReadOnlyTopicInputs(t *testing.T) {
 	img.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "min-isr-one"}] = map[string]string{"min.insync.replicas": "1"}
 	img.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: "2"}] = map[string]string{"min.insync.replicas": "4"}
 	findings := func() map[string][]Finding {
-		c := newContext(img, "")
+		c := newContext(img, Options{})
 		out := map[string][]Finding{}
 		for _, r := range Rules() {
 			if r.Topic == nil {

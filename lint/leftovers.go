@@ -118,7 +118,7 @@ var leftoverRules = []*Rule{
 			r := rule(CodeReassignmentInFlight)
 			return []Finding{r.finding(fmt.Sprintf("%s: replicas %s, adding %s, removing %s", tp(t, p), ids(p.Replicas), ids(p.AddingReplicas), ids(p.RemovingReplicas)),
 				"until the new replicas join the ISR the partition carries extra replicas and the move's throttles; one that does not progress is stuck",
-				"kafka-reassign-partitions --bootstrap-server "+c.bootstrap+" --list", partitionEntity(t, p))}
+				c.tool("kafka-reassign-partitions")+" --list", partitionEntity(t, p))}
 		},
 	},
 	{

@@ -139,6 +139,11 @@ type RuleRun struct {
 	Why      string     `json:"why,omitempty"`
 	Findings int        `json:"findings"`
 	Excepted int        `json:"excepted"`
+	// Assumes, for a rule that ran, says which configs it judged by
+	// assumption: layers the source does not report (static configs of
+	// a log dir or a ZooKeeper read; a broker that did not answer) were
+	// taken to set nothing.
+	Assumes string `json:"assumes,omitempty"`
 }
 
 // Options select and tune a run.
@@ -150,6 +155,10 @@ type Options struct {
 	// Bootstrap is the cluster address fix commands name
 	// (--bootstrap-server); "" means BOOTSTRAP, a placeholder.
 	Bootstrap string
+	// CommandConfig is the client settings file fix commands pass to
+	// Kafka's tools (--command-config), as the user read the cluster
+	// with it; "" for none.
+	CommandConfig string
 	// ZooKeeper is the ensemble (host:port,...) zookeeper-shell fixes
 	// name, the chroot left out (the image's is appended); "" means
 	// ZOOKEEPER, a placeholder.
@@ -208,11 +217,9 @@ func Run(img *model.Image, opts Options) (*Result, error) {
 	if err := CheckCodes(opts.Skip); err != nil {
 		return nil, err
 	}
-	c := newContext(img, opts.Bootstrap)
-	if opts.ZooKeeper != "" {
-		c.zookeeper = opts.ZooKeeper
-	}
+	c := newContext(img, opts)
 	c.memoize = true
+	c.assumed, c.noted = map[string]*assumption{}, map[notedKey]bool{}
 	// Rules are counted through pointers into res.Rules: its capacity
 	// is fixed first, so that no append moves them.
 	res := &Result{Source: img.Provenance.Source, Rules: make([]RuleRun, 0, len(Rules()))}
@@ -225,7 +232,7 @@ func Run(img *model.Image, opts Options) (*Result, error) {
 			rr.Status = StatusSkipped
 		default:
 			if missing := notReported(img, r.Needs); len(missing) > 0 {
-				rr.Status, rr.Why = StatusNotRun, "the source does not report "+strings.Join(missing, ", ")
+				rr.Status, rr.Why = StatusNotRun, "the source does not report "+strings.Join(missing, ", ")+gapEntities(img, missing)
 			} else if r.Applies != nil {
 				if ok, why := r.Applies(c); !ok {
 					rr.Status, rr.Why = StatusNotApplicable, why
@@ -262,6 +269,9 @@ func Run(img *model.Image, opts Options) (*Result, error) {
 			}
 		}
 	}
+	for code, a := range c.assumed {
+		runs[code].Assumes = a.String()
+	}
 	for i := range res.Findings {
 		f := &res.Findings[i]
 		if opts.Exceptions != nil {
@@ -276,6 +286,28 @@ func Run(img *model.Image, opts Options) (*Result, error) {
 	}
 	slices.SortStableFunc(res.Findings, func(a, b Finding) int { return model.CompareFindings(a.Finding, b.Finding) })
 	return res, nil
+}
+
+// gapEntities names, from the image's warnings, what left the fields
+// unreported (" (broker 2)": a node that did not answer), "" when no
+// warning says.
+func gapEntities(img *model.Image, fields []string) string {
+	var ents []string
+	for _, w := range img.Warnings {
+		if w.Field == "" || slices.Contains(ents, w.Entity) {
+			continue
+		}
+		for _, f := range strings.Split(w.Field, ",") {
+			if slices.Contains(fields, f) {
+				ents = append(ents, w.Entity)
+				break
+			}
+		}
+	}
+	if len(ents) == 0 {
+		return ""
+	}
+	return " (not answered for: " + strings.Join(ents, ", ") + ")"
 }
 
 // notReported names the fields of needs img does not report.
@@ -293,6 +325,8 @@ func notReported(img *model.Image, needs []model.Field) []string {
 type Context struct {
 	Img       *model.Image
 	bootstrap string
+	// commandConfig is the client settings file fixes pass (Options).
+	commandConfig string
 	// zookeeper is the ensemble zookeeper-shell fixes name.
 	zookeeper string
 	topics    []*model.Topic
@@ -300,6 +334,11 @@ type Context struct {
 	// to its rack ("" none).
 	brokerIDs []int32
 	racks     map[int32]string
+	// caps37: the brokers run Kafka 3.7 or later (a registration
+	// supports metadata.version 3.7-IV0, or a server.properties sets
+	// inter.broker.protocol.version 3.7+), whose leaders cap
+	// min.insync.replicas at the replication factor (KAFKA-15583).
+	caps37 bool
 	// replicas counts replicas per broker, over every partition,
 	// preferred the partitions each broker is the first replica of, and
 	// notLeading those of them it does not lead though it is in the ISR
@@ -308,48 +347,42 @@ type Context struct {
 	replicas, preferred, notLeading map[int32]int
 	// moving: some partition has adding or removing replicas.
 	moving bool
-	// memo holds what MinISR read of the configs and features (see
-	// forgetConfigs), when memoize: Run's image does not change during
-	// the run, and a tracker says when it does.
-	memo    minISRMemo
+	// res resolves the configs Kafka applies (model.ConfigResolver),
+	// remembering the broker-level ones when memoize: Run's image does
+	// not change during the run, and a tracker says when it does
+	// (forgetConfigs).
+	res     *model.ConfigResolver
 	memoize bool
+	// assumed are, per rule, the keys a check resolved with layers the
+	// source did not report, and what was missing (see noteAssumed);
+	// noted are the resolutions already counted in it (a resolution's
+	// gaps are the resolver's, shared by every partition it answered).
+	assumed map[string]*assumption
+	noted   map[notedKey]bool
+	minISR  minISRMemo
 }
 
-// minISRMemo keeps what MinISR looks up, which is the same for every
-// partition of a topic and of a leader: a config lookup hashes its
-// resource's name, and was a third of a million-partition lint. topic is
-// the last topic asked about. A tracker forgets it all when a config or
-// a feature changes (forgetConfigs).
-type minISRMemo struct {
-	valid            bool
-	elr              bool
-	cluster          int
-	clusterSet       bool
-	brokers          map[int32]int // leader → its broker config's value, -1 when it sets none
-	topic            string
-	topicN           int
-	topicSet, topicK bool // topicK: topic holds a memo
+type notedKey struct {
+	code, key string
+	gaps      *model.ConfigGap
 }
 
-// forgetConfigs drops what MinISR remembered of the configs and
-// features (a tracker calls it when one of them changed).
-func (c *Context) forgetConfigs() { c.memo = minISRMemo{} }
+// forgetConfigs drops what the resolver remembered of the configs,
+// brokers and features (a tracker calls it when one of them changed).
+func (c *Context) forgetConfigs() {
+	c.res.Forget()
+	c.minISR.ok = false
+}
 
-// minISRConfig reads a min.insync.replicas config value as MinISR does.
-func (c *Context) minISRConfig(t model.ConfigResourceType, name string) (int, bool) {
-	if v, ok := c.config(t, name, "min.insync.replicas"); ok {
-		if n, err := strconv.Atoi(v); err == nil {
-			return n, true
-		}
+func newContext(img *model.Image, opts Options) *Context {
+	c := &Context{Img: img, bootstrap: opts.Bootstrap, commandConfig: opts.CommandConfig, zookeeper: opts.ZooKeeper,
+		res: model.NewConfigResolver(img)}
+	if c.bootstrap == "" {
+		c.bootstrap = Placeholder
 	}
-	return 0, false
-}
-
-func newContext(img *model.Image, bootstrap string) *Context {
-	if bootstrap == "" {
-		bootstrap = Placeholder
+	if c.zookeeper == "" {
+		c.zookeeper = ZooKeeperPlaceholder
 	}
-	c := &Context{Img: img, bootstrap: bootstrap, zookeeper: ZooKeeperPlaceholder}
 	c.topics = img.SortedTopics()
 	c.refresh()
 	return c
@@ -369,12 +402,28 @@ func (c *Context) refreshBrokers() {
 		c.brokerIDs = append(c.brokerIDs, b.ID)
 	}
 	c.racks = map[int32]string{}
+	c.caps37 = false
 	for id, b := range c.Img.Brokers {
 		if b.Rack != nil {
 			c.racks[id] = *b.Rack
 		}
+		for _, f := range b.Features {
+			if f.Name == "metadata.version" && f.Max >= level37 {
+				c.caps37 = true
+			}
+		}
+	}
+	for _, kv := range c.Img.StaticConfigs {
+		if ibp := strings.TrimSpace(kv["inter.broker.protocol.version"]); ibp != "" && !strings.HasPrefix(ibp, "0.") &&
+			!strings.HasPrefix(ibp, "1.") && !strings.HasPrefix(ibp, "2.") && ibp >= "3.7" {
+			c.caps37 = true
+		}
 	}
 }
+
+// level37 is metadata.version 3.7-IV0: a broker that supports it runs
+// Kafka 3.7 or later.
+const level37 = 15
 
 // refreshReplicas recounts the replicas and preferred leaders per
 // broker, and whether a reassignment is in flight (one walk for all; a
@@ -444,47 +493,183 @@ func (c *Context) config(t model.ConfigResourceType, name, key string) (string, 
 
 // elr says whether eligible leader replicas are on (KIP-966): then the
 // cluster-level min.insync.replicas is the one that counts, not a
-// broker's.
-func (c *Context) elr() bool { return c.Img.Features["eligible.leader.replicas.version"] >= 1 }
+// broker's dynamic override.
+func (c *Context) elr() bool { return c.res.ELR() }
+
+// resolver is the run's resolver, fresh unless the run memoizes.
+func (c *Context) resolver() *model.ConfigResolver {
+	if !c.memoize {
+		c.res.Forget()
+	}
+	return c.res
+}
+
+// TopicConfig is the value of topic config key on topic's partitions led
+// by leader (model.NoLeader: no broker in particular), as Kafka resolves
+// it (model.ConfigResolver).
+func (c *Context) TopicConfig(topic, key string, leader int32) model.EffectiveConfig {
+	if leader < 0 {
+		leader = model.AnyBroker
+	}
+	return c.resolver().TopicConfig(topic, key, leader)
+}
 
 // MinISR is the effective min.insync.replicas of a partition of topic
-// led by leader, as Kafka resolves it: the topic's config; else, with ELR
-// on, the cluster default (the broker-level value is not used); without
-// ELR, the leader's own broker config, then the cluster default; else
-// Kafka's default, 1. The second result says where the value comes from.
-// Static server.properties are not in the metadata: a broker default set
-// only there is not seen (Kafka's default stands in for it).
-func (c *Context) MinISR(topic string, leader int32) (int, string) {
-	m := &c.memo
-	if !m.valid || !c.memoize {
-		*m = minISRMemo{valid: true, elr: c.elr(), brokers: map[int32]int{}}
-		m.cluster, m.clusterSet = c.minISRConfig(model.ConfigBroker, "")
-	}
-	if !m.topicK || m.topic != topic {
-		m.topicN, m.topicSet = c.minISRConfig(model.ConfigTopic, topic)
-		m.topic, m.topicK = topic, true
-	}
-	if m.topicSet {
-		return m.topicN, "topic config"
-	}
-	if !m.elr && leader >= 0 {
-		n, ok := m.brokers[leader]
-		if !ok {
-			v, set := c.minISRConfig(model.ConfigBroker, strconv.Itoa(int(leader)))
-			n = -1
-			if set {
-				n = v
+// led by leader, as Kafka resolves it (topic; broker dynamic, skipped
+// with ELR on; cluster default; broker static; Kafka's default), and the
+// resolution: where the value comes from, and what the source did not
+// report (then the value is an assumption, and says so).
+//
+// The result points into a memo (a topic's partitions share a few
+// leaders): do not modify it.
+func (c *Context) MinISR(topic string, leader int32) (int, *model.EffectiveConfig) {
+	m := &c.minISR
+	if c.memoize {
+		if !m.ok || m.topic != topic {
+			m.ok, m.topic = true, topic
+			if m.byLeader == nil {
+				m.byLeader = map[int32]*minISRResult{}
 			}
-			m.brokers[leader] = n
+			clear(m.byLeader)
 		}
-		if n >= 0 {
-			return n, fmt.Sprintf("broker %d config", leader)
+		if r := m.byLeader[leader]; r != nil {
+			return r.n, &r.e
 		}
 	}
-	if m.clusterSet {
-		return m.cluster, "cluster default"
+	r := &minISRResult{e: c.TopicConfig(topic, "min.insync.replicas", leader)}
+	n, err := strconv.Atoi(strings.TrimSpace(r.e.Value))
+	if err != nil {
+		// Kafka refuses such a value; one taken from a damaged view is
+		// not one to judge by.
+		r.e.Known = false
+		n = 1
 	}
-	return 1, "Kafka's default"
+	r.n = n
+	if c.memoize {
+		m.byLeader[leader] = r
+	}
+	return r.n, &r.e
+}
+
+// minISRMemo keeps MinISR's answers for the last topic asked, by leader.
+type minISRMemo struct {
+	ok       bool
+	topic    string
+	byLeader map[int32]*minISRResult
+}
+
+type minISRResult struct {
+	n int
+	e model.EffectiveConfig
+}
+
+// source says where an effective value comes from, for a finding: its
+// layer, the ELR rule where it applied, and what it assumes.
+func source(e *model.EffectiveConfig) string {
+	s := e.Source()
+	if e.ELR && e.Layer != model.LayerTopic {
+		s += ", ELR on: no broker-level override counts"
+	}
+	if !e.Known {
+		s += "; " + assumes(e)
+	}
+	return s
+}
+
+// assumes says what a value that is not Known assumes: that the layers
+// the source did not report set nothing, with the flag that supplies a
+// node's static configs where those are missing.
+func assumes(e *model.EffectiveConfig) string {
+	s := "assumes no override in " + e.Missing()
+	if b := e.StaticGapBrokers(); len(b) > 0 {
+		s += fmt.Sprintf(" (not in this source: pass --config %d=server.properties)", b[0])
+		if len(b) > 1 {
+			s = strings.Replace(s, fmt.Sprintf("pass --config %d=server.properties", b[0]), "pass --config ID=server.properties for brokers "+ids(b), 1)
+		}
+	}
+	return s
+}
+
+// assumption is what a rule's checks assumed, for its RuleRun: the keys,
+// the brokers whose static or dynamic configs were missing, and any other
+// gap (the cluster default, the topic configs, brokers that disagree).
+type assumption struct {
+	keys            []string
+	static, dynamic []int32
+	other           []string
+}
+
+// noteAssumed records that rule code judged with e, a value that is not
+// Known, so that the run says what the rule assumed even where the
+// assumption gave no finding.
+func (c *Context) noteAssumed(code string, e *model.EffectiveConfig) {
+	if e.Known || c.assumed == nil {
+		return
+	}
+	k := notedKey{code: code, key: e.Key}
+	if len(e.Gaps) > 0 {
+		k.gaps = &e.Gaps[0]
+	}
+	if c.noted[k] {
+		return
+	}
+	c.noted[k] = true
+	a := c.assumed[code]
+	if a == nil {
+		a = &assumption{}
+		c.assumed[code] = a
+	}
+	a.keys = appendOnce(a.keys, e.Key)
+	for _, g := range e.Gaps {
+		switch {
+		case g.Reason == model.GapNotReported && g.Layer == model.LayerStatic && g.Broker != model.AnyBroker:
+			a.static = appendOnce(a.static, g.Broker)
+		case g.Reason == model.GapNotReported && g.Layer == model.LayerBroker && g.Broker != model.AnyBroker:
+			a.dynamic = appendOnce(a.dynamic, g.Broker)
+		default:
+			one := *e
+			one.Gaps = []model.ConfigGap{g}
+			a.other = appendOnce(a.other, one.Missing())
+		}
+	}
+}
+
+func appendOnce[T comparable](s []T, v T) []T {
+	if slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
+}
+
+// String says the assumption as a rule's run prints it: "assumes no
+// override of min.insync.replicas in the server.properties of brokers
+// 1,2 (not in this source: pass --config ID=server.properties)".
+func (a *assumption) String() string {
+	slices.Sort(a.keys)
+	slices.Sort(a.static)
+	slices.Sort(a.dynamic)
+	slices.Sort(a.other)
+	var where []string
+	if len(a.dynamic) > 0 {
+		where = append(where, "the dynamic configs of "+brokerList(a.dynamic)+" (not answered)")
+	}
+	if len(a.static) > 0 {
+		where = append(where, "the server.properties of "+brokerList(a.static))
+	}
+	where = append(where, a.other...)
+	s := fmt.Sprintf("assumes no override of %s in %s", strings.Join(a.keys, ", "), strings.Join(where, ", "))
+	if len(a.static) > 0 {
+		s += " (not in this source: pass --config ID=server.properties for broker(s) " + ids(a.static) + ")"
+	}
+	return s
+}
+
+// brokerList names brokers: "broker 2", "brokers 1,2,3".
+func brokerList(b []int32) string {
+	if len(b) == 1 {
+		return "broker " + ids(b)
+	}
+	return "brokers " + ids(b)
 }
 
 // tp names a topic-partition as Kafka's tools do.

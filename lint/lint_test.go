@@ -233,7 +233,7 @@ func TestOfflineIsNotUnderReplicated(t *testing.T) {
 // used.
 func TestMinISRResolution(t *testing.T) {
 	img := healthy()
-	c := newContext(img, "")
+	c := newContext(img, Options{})
 	if n, _ := c.MinISR("orders", 1); n != 2 {
 		t.Errorf("cluster default: %d", n)
 	}
@@ -242,16 +242,22 @@ func TestMinISRResolution(t *testing.T) {
 		t.Errorf("ELR on: the broker's value is not used, got %d", n)
 	}
 	img.Features["eligible.leader.replicas.version"] = 0
-	if n, src := c.MinISR("orders", 1); n != 3 || src != "broker 1 config" {
-		t.Errorf("ELR off: %d %s", n, src)
+	if n, src := c.MinISR("orders", 1); n != 3 || src.Source() != "broker 1 config" {
+		t.Errorf("ELR off: %d %+v", n, src)
 	}
 	img.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "orders"}] = map[string]string{"min.insync.replicas": "1"}
-	if n, src := c.MinISR("orders", 1); n != 1 || src != "topic config" {
-		t.Errorf("topic: %d %s", n, src)
+	if n, src := c.MinISR("orders", 1); n != 1 || src.Source() != "topic config" || !src.Known {
+		t.Errorf("topic: %d %+v", n, src)
 	}
 	delete(img.Configs, model.ConfigResource{Type: model.ConfigBroker})
-	if n, src := c.MinISR("other", 2); n != 1 || src != "Kafka's default" {
-		t.Errorf("default: %d %s", n, src)
+	// A view without static configs: Kafka's default is an assumption.
+	if n, src := c.MinISR("other", 2); n != 1 || src.Source() != "Kafka's default" || src.Known ||
+		source(src) != "Kafka's default; assumes no override in broker 2's server.properties (not in this source: pass --config 2=server.properties)" {
+		t.Errorf("default: %d %s", n, source(src))
+	}
+	img.SetStaticConfigs(2, map[string]string{"min.insync.replicas": "2"})
+	if n, src := c.MinISR("other", 2); n != 2 || source(src) != "broker 2 server.properties" {
+		t.Errorf("static: %d %s", n, source(src))
 	}
 }
 
@@ -559,5 +565,81 @@ func TestUnderReplicatedAsKafka(t *testing.T) {
 	p.ISR = []int32{2}
 	if got := only(run(t, img, Options{}), CodePartitionUnderReplicated); len(got) != 1 || !strings.HasPrefix(got[0], "partition orders-0: orders-0 has replicas 2,3,1, ISR 2") {
 		t.Errorf("%v", got)
+	}
+}
+
+// TestInternalTopicsAnyClusterSize: an internal topic below RF 3 is named
+// on a one-broker cluster too (with no reassignment to print: there are
+// no brokers to add), as a user topic below 3 is.
+func TestInternalTopicsAnyClusterSize(t *testing.T) {
+	img := model.NewImage()
+	img.Features["metadata.version"] = 27
+	img.Brokers[1] = &model.Broker{ID: 1}
+	img.Configs[model.ConfigResource{Type: model.ConfigBroker}] = map[string]string{"min.insync.replicas": "1"}
+	addTopic(img, "__consumer_offsets", 3, 1)
+	addTopic(img, "__transaction_state", 1, 1)
+	res := run(t, img, Options{Only: []string{CodeInternalTopicRF}})
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, f.Entity)
+		if f.Fix != "" || !strings.Contains(f.Why, "add brokers first") {
+			t.Errorf("%s: fix %q, why %q: want no fix, and brokers to add", f.Entity, f.Fix, f.Why)
+		}
+	}
+	if want := []string{"topic __consumer_offsets", "topic __transaction_state"}; !slices.Equal(got, want) {
+		t.Errorf("findings on %v, want %v", got, want)
+	}
+}
+
+// TestAssumptionsSaid: without the brokers' static configs a min ISR
+// rule judges by Kafka's default and says so, in its run and in a
+// finding; with them (--config) it judges by the file and assumes
+// nothing; a stopped broker's configs (a live view) are named.
+func TestAssumptionsSaid(t *testing.T) {
+	img := healthy()
+	delete(img.Configs, model.ConfigResource{Type: model.ConfigBroker})
+	img.Features["eligible.leader.replicas.version"] = 0
+	addTopic(img, "pair", 1, 1, 2)
+	res := run(t, img, Options{Only: []string{CodeMinISRNotBelowRF, CodeMinISROne}})
+	for _, rr := range res.Rules {
+		if rr.Status == StatusRan && !strings.Contains(rr.Assumes, "pass --config ID=server.properties for broker(s) 1,2,3") {
+			t.Errorf("%s assumes %q", rr.Code, rr.Assumes)
+		}
+	}
+	// min-isr-one fires on the assumed default, and says it is one.
+	var one *Finding
+	for i, f := range res.Findings {
+		if f.Code == CodeMinISROne && f.Entity == "topic orders" {
+			one = &res.Findings[i]
+		}
+	}
+	if one == nil || !strings.Contains(one.Saw, "Kafka's default; assumes no override in broker 1's server.properties") {
+		t.Fatalf("min-isr-one on orders: %+v", one)
+	}
+	for id := int32(1); id <= 3; id++ {
+		img.SetStaticConfigs(id, map[string]string{"min.insync.replicas": "2"})
+	}
+	res = run(t, img, Options{Only: []string{CodeMinISRNotBelowRF, CodeMinISROne}})
+	var keys []string
+	for _, f := range res.Findings {
+		keys = append(keys, f.Code+" "+f.Entity)
+		if !strings.Contains(f.Saw, "server.properties") || strings.Contains(f.Saw, "assumes") {
+			t.Errorf("%s: %s", f.Entity, f.Saw)
+		}
+	}
+	if want := []string{"min-isr-not-below-rf topic pair"}; !slices.Equal(keys, want) {
+		t.Errorf("with the files: %v, want %v", keys, want)
+	}
+	for _, rr := range res.Rules {
+		if rr.Assumes != "" {
+			t.Errorf("with every file: %s assumes %q", rr.Code, rr.Assumes)
+		}
+	}
+	// A live view whose broker 2 did not answer: broker 2 is named.
+	img.MarkConfigsUnreported(model.ConfigResource{Type: model.ConfigBroker, Name: "2"})
+	delete(img.StaticConfigs, 2)
+	res = run(t, img, Options{Only: []string{CodeMinISRNotBelowRF}})
+	if rr := res.Rules[slices.IndexFunc(res.Rules, func(r RuleRun) bool { return r.Code == CodeMinISRNotBelowRF })]; !strings.Contains(rr.Assumes, "the dynamic configs of broker 2 (not answered)") {
+		t.Errorf("broker 2 not answering: %q", rr.Assumes)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/kmeta/kmeta/model"
@@ -179,12 +178,6 @@ var placementRules = []*Rule{
 		Needs:  []model.Field{model.FieldTopics, model.FieldBrokerConfigs},
 		Inputs: InputClusterConfig | InputPartitions,
 		Cluster: func(c *Context) []Finding {
-			pct := 10
-			if v, ok := c.config(model.ConfigBroker, "", "leader.imbalance.per.broker.percentage"); ok {
-				if n, err := strconv.Atoi(v); err == nil {
-					pct = n
-				}
-			}
 			// Counted with the replicas (refreshReplicas; a tracker keeps
 			// the counts record by record).
 			preferred, notLeading := c.preferred, c.notLeading
@@ -192,10 +185,15 @@ var placementRules = []*Rule{
 			var out []Finding
 			for _, id := range sortedKeys(notLeading) {
 				n, of := notLeading[id], preferred[id]
-				if n*100 <= pct*of {
+				// The controller's threshold: any broker may be it (in
+				// ZooKeeper mode), so the one every broker applies.
+				e := c.resolver().BrokerConfig("leader.imbalance.per.broker.percentage", model.AnyBroker)
+				c.noteAssumed(CodeLeaderImbalance, &e)
+				pct, err := e.Int()
+				if err != nil || n*100 <= int(pct)*of {
 					continue
 				}
-				out = append(out, r.finding(fmt.Sprintf("broker %d is the preferred leader of %d partitions and leads %d fewer of them (%d%%, above %d%%)", id, of, n, n*100/of, pct),
+				out = append(out, r.finding(fmt.Sprintf("broker %d is the preferred leader of %d partitions and leads %d fewer of them (%d%%, above leader.imbalance.per.broker.percentage %d, %s)", id, of, n, n*100/of, pct, source(&e)),
 					"leaders, and with them produce and fetch load, pile up on fewer brokers",
 					c.electLeaders("preferred", "", 0), brokerEntity(id)))
 			}

@@ -32,6 +32,13 @@ type ImageRecordOptions struct {
 	// migration: no features (the caller writes its own first), no
 	// registrations, the producer-id block's broker.
 	Snapshot bool
+	// ImpliedLevel: the image sets no metadata.version and stands at the
+	// level Kafka reads such a log at, 3.0-IV1 (a log written before 3.3,
+	// whose level no record can say: FeatureLevelRecord carries
+	// metadata.version from 3.3-IV0): a snapshot of it writes no level,
+	// as the log held none. Without it, an image without a level is
+	// refused.
+	ImpliedLevel bool
 	// The hooks below let a planner leave out or replace what it must;
 	// nil hooks keep everything.
 	//
@@ -210,11 +217,13 @@ func ImageRecords(img *model.Image, o ImageRecordOptions, add func(records.Metad
 func featureRecords(img *model.Image, o ImageRecordOptions, add func(records.Metadata) error) error {
 	const mvName = "metadata.version"
 	mv, ok := img.Features[mvName]
-	if !ok {
+	switch {
+	case !ok && !o.ImpliedLevel:
 		return fmt.Errorf("%w: the image has no metadata.version", ErrCannotWrite)
-	}
-	if err := add(&records.FeatureLevelRecord{Name: mvName, FeatureLevel: mv}); err != nil {
-		return err
+	case ok:
+		if err := add(&records.FeatureLevelRecord{Name: mvName, FeatureLevel: mv}); err != nil {
+			return err
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(img.Features)) {
 		if name == mvName {
@@ -335,7 +344,7 @@ func WriteImageSnapshot(path string, img *model.Image, versions RecordVersions, 
 	}
 	var n int64
 	var buf []byte
-	err = ImageRecords(img, ImageRecordOptions{Versions: versions, Snapshot: true}, func(m records.Metadata) error {
+	err = ImageRecords(img, ImageRecordOptions{Versions: versions, Snapshot: true, ImpliedLevel: opts.ImpliedLevel}, func(m records.Metadata) error {
 		v, ok := versions(m.APIKey())
 		if !ok {
 			return fmt.Errorf("%w: %s", ErrCannotWrite, m.RecordName())

@@ -355,6 +355,9 @@ type SnapshotOptions struct {
 	// HeaderRecords are extra control records for the header batch, after
 	// the SnapshotHeader: KRaftVersion and Voters when kraft.version >= 1.
 	HeaderRecords []ControlRecord
+	// ImpliedLevel, for WriteImageSnapshot: the image stands at the
+	// implied 3.0-IV1 (ImageRecordOptions.ImpliedLevel).
+	ImpliedLevel bool
 	// MaxBatchBytes caps data batches; default MaxKRaftBatchBytes.
 	MaxBatchBytes int
 	Write         WriteOptions

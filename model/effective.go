@@ -262,6 +262,7 @@ var kafkaDefaults = map[ConfigResourceType]map[string]string{
 		"auto.leader.rebalance.enable":                   "true",
 		"default.replication.factor":                     "1",
 		"follower.replication.throttled.rate":            "9223372036854775807",
+		"leader.imbalance.per.broker.percentage":         "10",
 		"leader.replication.throttled.rate":              "9223372036854775807",
 		"log.cleanup.policy":                             "delete",
 		"log.retention.bytes":                            "-1",
@@ -285,6 +286,17 @@ func KafkaDefault(t ConfigResourceType, key string) (string, bool) {
 	return v, ok
 }
 
+// DefaultedKeys are the keys of resource type t (ConfigTopic or
+// ConfigBroker) whose Kafka default kmeta knows, sorted.
+func DefaultedKeys(t ConfigResourceType) []string {
+	keys := make([]string, 0, len(kafkaDefaults[t]))
+	for k := range kafkaDefaults[t] {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
 // ConfigResolver resolves effective configs over one image. It remembers
 // the broker-level results (a million partitions share a few leaders);
 // after the image's configs, brokers or features change, call Forget. The
@@ -292,13 +304,32 @@ func KafkaDefault(t ConfigResourceType, key string) (string, bool) {
 type ConfigResolver struct {
 	img  *Image
 	elr  bool
-	memo map[resolveKey]EffectiveConfig
+	memo map[memoKey]map[int32]EffectiveConfig
+	// byBroker is memo's map of the last key asked (a key's string is
+	// hashed once per key change, not once per partition).
+	byBroker memoLast
+	// last is the topic layer of the last topic and key asked: callers
+	// walk a topic's partitions together, and a lookup hashes the
+	// topic's name (a third of a million-partition lint, once).
+	last topicLayer
 }
 
-type resolveKey struct {
-	t      ConfigResourceType
-	key    string
-	broker int32
+// topicLayer is what the topic layer gave for one topic and key: its
+// value (set), or nothing, or a gap.
+type topicLayer struct {
+	ok, set, gap bool
+	topic, key   string
+	e            EffectiveConfig
+}
+
+type memoKey struct {
+	t   ConfigResourceType
+	key string
+}
+
+type memoLast struct {
+	k memoKey
+	m map[int32]EffectiveConfig
 }
 
 // NewConfigResolver returns a resolver over img.
@@ -310,7 +341,9 @@ func NewConfigResolver(img *Image) *ConfigResolver {
 
 // Forget drops what the resolver remembered of the image.
 func (r *ConfigResolver) Forget() {
-	r.memo = map[resolveKey]EffectiveConfig{}
+	r.memo = map[memoKey]map[int32]EffectiveConfig{}
+	r.byBroker = memoLast{}
+	r.last = topicLayer{}
 	r.elr = r.img.Features["eligible.leader.replicas.version"] >= 1
 }
 
@@ -321,15 +354,21 @@ func (r *ConfigResolver) ELR() bool { return r.elr }
 // broker (the partition's leader; AnyBroker for none in particular)
 // applies it.
 func (r *ConfigResolver) TopicConfig(topic, key string, broker int32) EffectiveConfig {
-	var gaps []ConfigGap
-	if !r.img.Reports(FieldTopicConfigs) || r.img.ConfigsUnreported(ConfigResource{Type: ConfigTopic, Name: topic}) {
-		gaps = []ConfigGap{{Layer: LayerTopic, Broker: AnyBroker, Reason: GapNotReported}}
-	} else if v, ok := r.img.Configs[ConfigResource{Type: ConfigTopic, Name: topic}][key]; ok {
-		return EffectiveConfig{Key: key, Value: v, Known: true, Layer: LayerTopic, Name: key, Broker: AnyBroker}
+	l := &r.last
+	if !l.ok || l.topic != topic || l.key != key {
+		*l = topicLayer{ok: true, topic: topic, key: key}
+		if !r.img.Reports(FieldTopicConfigs) || r.img.ConfigsUnreported(ConfigResource{Type: ConfigTopic, Name: topic}) {
+			l.gap = true
+		} else if v, ok := r.img.Configs[ConfigResource{Type: ConfigTopic, Name: topic}][key]; ok {
+			l.set, l.e = true, EffectiveConfig{Key: key, Value: v, Known: true, Layer: LayerTopic, Name: key, Broker: AnyBroker}
+		}
+	}
+	if l.set {
+		return l.e
 	}
 	e := r.below(ConfigTopic, key, broker)
-	if gaps != nil {
-		e.Gaps = append(gaps, e.Gaps...)
+	if l.gap {
+		e.Gaps = append([]ConfigGap{{Layer: LayerTopic, Broker: AnyBroker, Reason: GapNotReported}}, e.Gaps...)
 		e.Known = false
 	}
 	return e
@@ -344,8 +383,17 @@ func (r *ConfigResolver) BrokerConfig(key string, broker int32) EffectiveConfig 
 // below resolves the layers below the topic's, remembered per key and
 // broker.
 func (r *ConfigResolver) below(t ConfigResourceType, key string, broker int32) EffectiveConfig {
-	k := resolveKey{t, key, broker}
-	if e, ok := r.memo[k]; ok {
+	k := memoKey{t, key}
+	if r.byBroker.m == nil || r.byBroker.k != k {
+		m := r.memo[k]
+		if m == nil {
+			m = map[int32]EffectiveConfig{}
+			r.memo[k] = m
+		}
+		r.byBroker = memoLast{k, m}
+	}
+	m := r.byBroker.m
+	if e, ok := m[broker]; ok {
 		return e
 	}
 	var e EffectiveConfig
@@ -354,7 +402,7 @@ func (r *ConfigResolver) below(t ConfigResourceType, key string, broker int32) E
 	} else {
 		e = r.forBroker(t, key, broker)
 	}
-	r.memo[k] = e
+	m[broker] = e
 	return e
 }
 

@@ -61,7 +61,10 @@ func (img *Image) Redacted() *Image {
 		if c == nil {
 			continue
 		}
-		if c.Salt != nil || c.StoredKey != nil || c.ServerKey != nil || c.Fingerprint == "" {
+		// A credential whose secret the source never gave (a live
+		// cluster's) gets no fingerprint: one of nothing would make
+		// every such credential look like one equal secret.
+		if !c.Withheld() {
 			c.Fingerprint = ScramFingerprint(c)
 		}
 		c.Salt, c.StoredKey, c.ServerKey = nil, nil, nil

@@ -44,7 +44,7 @@ var checks = model.Checks{
 		Code: CodeRestartUnsafe, Room: "quorum", Class: Class, Severity: model.SevWarning,
 		Title:    "restarting this controller now leaves fewer caught-up voters than a majority",
 		Meaning:  "Without it, the caught-up voters are under the majority: the metadata quorum would stop until it is back.",
-		Fix:      "wait until the other voters are caught up",
+		Fix:      "start the voters that are down first, and wait until the others are caught up (the finding names them)",
 		Commands: describeCommands,
 	},
 	{

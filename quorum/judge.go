@@ -2,6 +2,7 @@ package quorum
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kmeta/kmeta/model"
 )
@@ -122,6 +123,11 @@ func Judge(st *model.QuorumStatus, opts Options) Assessment {
 			}
 		}
 		caught[i] = vs.CaughtUp
+		if vs.Down == Yes {
+			// A voter that stopped fetching keeps no majority, however
+			// recently it was caught up.
+			caught[i] = No
+		}
 		a.Voters = append(a.Voters, vs)
 	}
 	for i := range a.Voters {
@@ -163,8 +169,9 @@ func Judge(st *model.QuorumStatus, opts Options) Assessment {
 				"voter %d's log ends %d records before the leader's", v.ID, leader.LogEndOffset-v.LogEndOffset)
 		}
 		if vs.RestartSafe == No {
-			add(model.SevWarning, CodeRestartUnsafe, entity, "wait until the other voters are caught up",
-				"restarting controller %d now leaves %d caught-up voters, under the majority of %d: the metadata quorum would stop", v.ID, vs.CaughtUpWithout, a.Majority)
+			add(model.SevWarning, CodeRestartUnsafe, entity, restartFix(st, a, caught, i),
+				"restarting controller %d now leaves %s, under the majority of %d: the metadata quorum would stop", v.ID,
+				plural(vs.CaughtUpWithout, "caught-up voter"), a.Majority)
 		}
 		if st.KRaftVersion >= 1 && v.HasMetaDirectoryID && v.MetaDirectoryID != v.DirectoryID {
 			a.Findings = append(a.Findings, directoryIDMismatch(v.ID, v.DirectoryID, v.LogDir, v.MetaDirectoryID))
@@ -187,6 +194,52 @@ func directoryIDMismatch(id int32, voterDir model.UUID, logDir string, metaDir m
 	return model.Finding{Code: CodeDirectoryIDMismatch, Severity: model.SevError, Class: Class, Entity: fmt.Sprintf("controller %d", id),
 		Message: fmt.Sprintf("voter %d's directory id in the voter set is %s, but its meta.properties (%s) says %s: Kafka will not count it as that voter", id, voterDir, logDir, metaDir),
 		Fix:     "do not restart it with this dir: remove the voter (kafka-metadata-quorum remove-controller) and add it back with its current dir (add-controller)"}
+}
+
+// restartFix says what must happen before voter i may restart: the other
+// voters that are down started, those lagging caught up.
+func restartFix(st *model.QuorumStatus, a Assessment, caught []Answer, i int) string {
+	var down, behind []int32
+	for j, vs := range a.Voters {
+		switch {
+		case j == i || caught[j] == Yes:
+		case vs.Down == Yes:
+			down = append(down, st.Voters[j].ID)
+		default:
+			behind = append(behind, st.Voters[j].ID)
+		}
+	}
+	var steps []string
+	if len(down) > 0 {
+		steps = append(steps, fmt.Sprintf("start %s first", voterList(down)))
+	}
+	if len(behind) > 0 {
+		steps = append(steps, fmt.Sprintf("wait until %s %s caught up", voterList(behind), map[bool]string{true: "is", false: "are"}[len(behind) == 1]))
+	}
+	if len(steps) == 0 {
+		return "wait until the other voters are caught up"
+	}
+	return strings.Join(steps, ", then ") + " (kafka-metadata-quorum describe --replication shows it)"
+}
+
+// voterList names voters: "voter 3", "voters 2 and 3".
+func voterList(ids []int32) string {
+	if len(ids) == 1 {
+		return fmt.Sprintf("voter %d", ids[0])
+	}
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprint(id)
+	}
+	return "voters " + strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// plural is "1 thing", "2 things".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // lag is Kafka's Lag column: the leader's log end offset minus the

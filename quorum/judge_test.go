@@ -57,6 +57,19 @@ func TestJudgeDownVoter(t *testing.T) {
 	if restart(a) != "nny" || a.Voters[2].Down != Yes || a.Voters[2].CaughtUp != No {
 		t.Fatalf("restart %s, voters %+v", restart(a), a.Voters)
 	}
+	// The finding counts what is left and says what to do first.
+	f := a.Findings[0]
+	if !strings.Contains(f.Message, "leaves 1 caught-up voter,") || !strings.HasPrefix(f.Fix, "start voter 3 first") {
+		t.Errorf("restart-loses-majority: %q, fix %q", f.Message, f.Fix)
+	}
+	// A voter down just now, its last catch-up within the fetch timeout
+	// of the leader's: down is not caught up.
+	st := live(1, 1, nil, 1, 2, 3)
+	st.Voters[2].LastFetchTimestamp = now - 3000
+	st.Voters[2].LastCaughtUpTimestamp = now - 1500
+	if a := Judge(st, Options{}); restart(a) != "nny" || a.Voters[0].CaughtUpWithout != 1 {
+		t.Errorf("a voter down but lately caught up: restart %s, voters %+v", restart(a), a.Voters)
+	}
 	// A longer fetch timeout (the flag) calls it up and caught up.
 	if a := Judge(live(1, 1, map[int32]int64{3: 10_000}, 1, 2, 3), Options{FetchTimeoutMs: 20_000}); len(a.Findings) != 0 {
 		t.Fatalf("with 20 s: %q", codes(a))

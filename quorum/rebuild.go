@@ -77,6 +77,9 @@ type RebuildPlan struct {
 	Findings     []model.Finding `json:"findings"`
 	img          *model.Image    `json:"-"`
 	versions     metalog.RecordVersions
+	// impliedLevel: the copy sets no metadata.version (a log before 3.3)
+	// and is rebuilt as it is, at 3.0-IV1 (MetadataVersion says so).
+	impliedLevel bool
 	voters       []model.Voter
 }
 
@@ -233,16 +236,24 @@ func PlanRebuild(o RebuildOptions) (*RebuildPlan, error) {
 		return nil, err
 	}
 	img := chosen.res.Image
-	mv := img.MetadataVersion()
+	// A log written before 3.3 sets no metadata.version: Kafka reads it
+	// as 3.0-IV1, and so is it rebuilt (the snapshot, as the log, holds
+	// no level: a 3.x controller reads it the same way).
+	mv, implied := features.MetadataVersionOf(img)
 	if mv == 0 {
-		return nil, fmt.Errorf("%w: %s sets no metadata.version up to offset %d: nothing to rebuild from", ErrRefused, o.From, chosen.end-1)
+		return nil, fmt.Errorf("%w: %s holds no record up to offset %d: nothing to rebuild from", ErrRefused, o.From, chosen.end-1)
 	}
+
 	var cat *features.Catalog
-	if o.Release != "" {
+	switch {
+	case o.Release != "":
 		if cat, err = features.CatalogFor(o.Release); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
 		}
-	} else {
+	case implied:
+		// Only the 3.x line loads a log below 3.3-IV3.
+		cat, _ = features.CatalogFor("3.9")
+	default:
 		cat, _ = features.CatalogForImage(img)
 	}
 	lvl, ok := cat.ByLevel(mv)
@@ -258,7 +269,7 @@ func PlanRebuild(o RebuildOptions) (*RebuildPlan, error) {
 	}
 	p := &RebuildPlan{Source: o.From, ClusterID: clusterID, EndOffset: chosen.end, Epoch: chosen.epoch,
 		MetadataVersion: lvl.Name, Catalog: cat.Software, Loss: losses, Brokers: []SettingChange{}, Findings: []model.Finding{},
-		img: img, versions: func(k int16) (int16, bool) { return cat.RecordVersion(mv, k) }}
+		img: img, versions: func(k int16) (int16, bool) { return cat.RecordVersion(mv, k) }, impliedLevel: implied}
 	if p.Loss == nil {
 		p.Loss = []Loss{}
 	}
@@ -296,7 +307,7 @@ func PlanRebuild(o RebuildOptions) (*RebuildPlan, error) {
 	}
 	// Count what the snapshot will hold, and fail now on what the level
 	// cannot express, not halfway through the writes.
-	err = metalog.ImageRecords(img, metalog.ImageRecordOptions{Versions: p.versions, Snapshot: true}, func(m records.Metadata) error {
+	err = metalog.ImageRecords(img, metalog.ImageRecordOptions{Versions: p.versions, Snapshot: true, ImpliedLevel: implied}, func(m records.Metadata) error {
 		if _, ok := p.versions(m.APIKey()); !ok {
 			return fmt.Errorf("%w: %T at metadata.version %s", metalog.ErrCannotWrite, m, lvl.Name)
 		}
@@ -427,7 +438,7 @@ func (p *RebuildPlan) Write(o WriteOptions) error {
 		}
 		snap := filepath.Join(t.Dir, t.Files[1])
 		if _, err := metalog.WriteImageSnapshot(snap, p.img, p.versions, metalog.SnapshotOptions{Epoch: p.Epoch, Timestamp: ts,
-			LastContainedLogTimestamp: ts, HeaderRecords: hdr, Write: metalog.WriteOptions{Overwrite: o.Force}}); err != nil {
+			LastContainedLogTimestamp: ts, HeaderRecords: hdr, ImpliedLevel: p.impliedLevel, Write: metalog.WriteOptions{Overwrite: o.Force}}); err != nil {
 			return err
 		}
 		meta := metalog.FormatJavaProperties("Written by kmeta quorum rebuild from "+p.Source, map[string]string{

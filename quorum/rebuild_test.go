@@ -9,8 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/model"
 )
@@ -166,5 +168,81 @@ func TestRebuildWrites(t *testing.T) {
 	}
 	if err := p.Write(WriteOptions{Force: true}); err != nil {
 		t.Fatalf("second write with force: %v", err)
+	}
+}
+
+// TestRebuildPre33Copy: a copy whose log sets no metadata.version (one
+// written before Kafka 3.3) is rebuilt at 3.0-IV1, the level Kafka reads
+// it at, not refused. The copy is the 3.9.2 fixture's image written
+// without its FeatureLevelRecords into a snapshot at 3.0-IV1's record
+// versions (no pre-3.3 release is in the harness).
+func TestRebuildPre33Copy(t *testing.T) {
+	res, err := metalog.LoadImage("../testdata/kraft/3.9.2/metadata", metalog.ImageOptions{AtOffset: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := res.Image
+	clear(img.Features)
+	img.Quorum = nil
+	cat, err := features.CatalogFor("3.9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions := func(k int16) (int16, bool) { return cat.RecordVersion(features.ImpliedMetadataVersion, k) }
+	from := t.TempDir()
+	part := filepath.Join(from, metalog.MetadataPartitionDir)
+	if err := os.MkdirAll(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The records a log before 3.3 holds of these topics and configs: no
+	// FeatureLevelRecord (kmeta's own writer refuses to write a snapshot
+	// without the level, so the records are encoded one by one).
+	var values [][]byte
+	if err := metalog.ImageRecords(img, metalog.ImageRecordOptions{Versions: versions}, func(m records.Metadata) error {
+		v, ok := versions(m.APIKey())
+		if !ok {
+			return nil // what 3.0-IV1 has no record for (SCRAM, ...): not in such a log
+		}
+		b, err := records.EncodeMetadata(nil, m, v)
+		values = append(values, b)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := metalog.WriteSnapshotFile(filepath.Join(part, metalog.SnapshotID{EndOffset: 90, Epoch: 1}.FileName()), values, metalog.SnapshotOptions{Epoch: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := metalog.LoadImage(from, metalog.ImageOptions{AtOffset: -1}); err != nil || c.Image.MetadataVersion() != 0 || len(c.Image.Topics) == 0 {
+		t.Fatalf("the copy: %v", err)
+	}
+	meta, err := os.ReadFile("../testdata/kraft/3.9.2/metadata/meta.properties")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(from, metalog.MetaPropertiesFileName), meta, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	p, err := PlanRebuild(RebuildOptions{From: from, Controllers: rebuildControllers(t), Out: out})
+	if err != nil {
+		t.Fatalf("rebuild from a copy without metadata.version: %v", err)
+	}
+	if p.MetadataVersion != "3.0-IV1" || p.Catalog != cat.Software {
+		t.Fatalf("plan at %s (Kafka %s), want 3.0-IV1 (Kafka %s)", p.MetadataVersion, p.Catalog, cat.Software)
+	}
+	if err := p.Write(WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := metalog.LoadImage(p.Controllers[0].Dir, metalog.ImageOptions{AtOffset: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The rebuilt snapshot, as the copy, sets no level: 3.0-IV1, implied
+	// (no record can say a level below 3.3-IV0).
+	if len(got.Image.Topics) != len(img.Topics) || got.Image.MetadataVersion() != 0 {
+		t.Fatalf("rebuilt: %d topics (want %d), metadata.version %d (want none, as the copy)", len(got.Image.Topics), len(img.Topics), got.Image.MetadataVersion())
+	}
+	if mv, implied := features.MetadataVersionOf(got.Image); mv != features.ImpliedMetadataVersion || !implied {
+		t.Fatalf("the rebuilt log reads at %d (implied %v), want 3.0-IV1 implied", mv, implied)
 	}
 }

@@ -30,6 +30,10 @@ const (
 	ClassFeatures    = "features"
 	ClassBrokers     = "brokers"
 	ClassMigration   = "migration"
+	// ClassQuorum is the controller quorum's voters, compared when both
+	// sides report them (two KRaft views: a log dir's voter set and a
+	// live quorum's).
+	ClassQuorum = "quorum"
 	// ClassZooKeeper is state only ZooKeeper holds (pending deletions,
 	// missing partition states, legacy reassignments, /consumers),
 	// compared between two ZooKeeper views.
@@ -38,7 +42,7 @@ const (
 
 // Classes lists every class.
 var Classes = []string{ClassCluster, ClassTopics, ClassPartitions, ClassRuntime, ClassConfigs, ClassQuotas,
-	ClassACLs, ClassSCRAM, ClassTokens, ClassProducerIDs, ClassFeatures, ClassBrokers, ClassMigration, ClassZooKeeper}
+	ClassACLs, ClassSCRAM, ClassTokens, ClassProducerIDs, ClassFeatures, ClassBrokers, ClassMigration, ClassQuorum, ClassZooKeeper}
 
 // Finding codes.
 const (
@@ -325,7 +329,12 @@ func (c *comparison) run() {
 	}
 	compareClass(c, ClassFeatures, lv.features, rv.features, eqMap(func(a, b int16) bool { return a == b }), c.explainFeature)
 	if !c.mask.brokers {
+		reconcileEndpoints(lv, rv)
 		compareClass(c, ClassBrokers, lv.brokers, rv.brokers, brokerN.equal, func(f *model.Finding, d rawDiff) { c.explainBroker(f, d, lv, rv) })
+	}
+	if lv.voters != nil && rv.voters != nil {
+		unreportedVoterFields(lv.voters, rv.voters)
+		compareClass(c, ClassQuorum, lv.voters, rv.voters, eqComparable, nil)
 	}
 	if lv.zkOnly != nil && rv.zkOnly != nil {
 		c.compareZooKeeperOnly(lv, rv)
@@ -340,6 +349,55 @@ func (c *comparison) run() {
 	if c.cross {
 		c.ibp()
 		c.readiness()
+	}
+}
+
+// reconcileEndpoints compares the brokers' endpoints where one side
+// names only the address it was asked through (a live view): that
+// address (host, port, protocol) must be one the other side registered;
+// when it is, the other side's list is taken as equal. Listener names,
+// which a live view does not report, are not compared.
+func reconcileEndpoints(lv, rv *view) {
+	if lv.partialEndpoints == rv.partialEndpoints {
+		return
+	}
+	part, full := lv, rv
+	if rv.partialEndpoints {
+		part, full = rv, lv
+	}
+	for k, pb := range part.brokers {
+		fb, ok := full.brokers[k]
+		if !ok || len(pb.Endpoints) == 0 {
+			continue
+		}
+		if !slices.ContainsFunc(pb.Endpoints, func(e string) bool { return !slices.Contains(fb.Endpoints, e) }) {
+			fb.Endpoints = pb.Endpoints
+			full.brokers[k] = fb
+		}
+	}
+}
+
+// unreportedVoterFields leaves out of both sides a voter field one side
+// does not report (a live quorum before DescribeQuorum v2: no directory
+// ids or endpoints).
+func unreportedVoterFields(l, r map[string]voterN) {
+	dirs, eps := true, true
+	for _, m := range []map[string]voterN{l, r} {
+		for _, v := range m {
+			dirs = dirs && v.DirectoryID != ""
+			eps = eps && v.Endpoints != ""
+		}
+	}
+	for _, m := range []map[string]voterN{l, r} {
+		for k, v := range m {
+			if !dirs {
+				v.DirectoryID = ""
+			}
+			if !eps {
+				v.Endpoints = ""
+			}
+			m[k] = v
+		}
 	}
 }
 
@@ -399,7 +457,7 @@ func (c *comparison) pendingDeletions() map[string]bool {
 			continue
 		}
 		skip[name] = true
-		f := model.Finding{Code: CodeExpectedPendingDeletion, Severity: model.SevInfo, Class: ClassTopics, Entity: topicEntity(name),
+		f := model.Finding{Code: CodeExpectedPendingDeletion, Severity: checkSeverity(CodeExpectedPendingDeletion), Class: ClassTopics, Entity: topicEntity(name),
 			Message: "pending deletion in ZooKeeper (/admin/delete_topics): Kafka's migration skips it and deletes the znodes during reconciliation; not compared",
 			Where:   &model.Location{Position: -1, Offset: -1, Znode: "/admin/delete_topics/" + name}}
 		if c.kr.Topics[name] != nil {
@@ -410,7 +468,7 @@ func (c *comparison) pendingDeletions() map[string]bool {
 			if c.opts.Left.World != model.WorldZooKeeper {
 				f.Left, f.Right = ks, zs
 			}
-			f.Code, f.Severity, f.Field = CodeDifferent, model.SevError, "state"
+			f.Code, f.Severity, f.Field = CodeDifferent, checkSeverity(CodeDifferent), "state"
 			f.Message = "pending deletion in ZooKeeper (/admin/delete_topics) yet present in KRaft: Kafka's migration skips such topics, so KRaft got it some other way; its content is not compared"
 		}
 		c.add(f)
@@ -435,7 +493,7 @@ func (c *comparison) configOnlyTopics(zv *view) {
 		}
 		delete(zv.configs, e)
 		delete(zv.encrypted, e)
-		c.add(model.Finding{Code: CodeExpectedConfigOnlyTopic, Severity: model.SevInfo, Class: ClassConfigs, Entity: e,
+		c.add(model.Finding{Code: CodeExpectedConfigOnlyTopic, Severity: checkSeverity(CodeExpectedConfigOnlyTopic), Class: ClassConfigs, Entity: e,
 			Message: "a topic config in ZooKeeper without its topic (/brokers/topics/" + r.Name + "): a migration does not carry it; not compared",
 			Where:   &model.Location{Position: -1, Offset: -1, Znode: "/config/topics/" + r.Name}})
 	}
@@ -604,17 +662,9 @@ func (c *comparison) comparePartitions(skipL, skipR map[string]bool) {
 	c.counts = append(c.counts, ClassCount{Class: ClassPartitions, Left: nl, Right: nr}, ClassCount{Class: ClassRuntime, Left: nl, Right: nr})
 }
 
-// severity of a difference in class: runtime state legitimately moves.
-func severity(class string) model.Severity {
-	if class == ClassRuntime {
-		return model.SevWarning
-	}
-	return model.SevError
-}
-
 // finding turns a raw difference into a finding with side-aware codes.
 func (c *comparison) finding(class string, d rawDiff) model.Finding {
-	f := model.Finding{Class: class, Entity: d.entity, Field: d.field, Severity: severity(class)}
+	f := model.Finding{Class: class, Entity: d.entity, Field: d.field}
 	lok, rok := d.left.IsValid(), d.right.IsValid()
 	if class == ClassACLs {
 		// An ACL's entity is its whole content: it is there or not.
@@ -646,10 +696,13 @@ func (c *comparison) finding(class string, d rawDiff) model.Finding {
 		}
 		f.Message = fmt.Sprintf("%s: %s has %s, %s has %s", what, c.opts.Left.Name, *f.Left, c.opts.Right.Name, *f.Right)
 	}
-	if !c.cross {
-		// Between two views of one world a difference is a change, not a
-		// fault.
-		f.Severity = model.SevInfo
+	// Between two views of one world a difference is a change, not a
+	// fault (added, removed, changed: info); across worlds runtime state
+	// legitimately moves between two reads (the checks' relaxed severity).
+	ch := checks.Must(f.Code)
+	f.Severity = ch.Severity
+	if class == ClassRuntime {
+		f = ch.Relax(f)
 	}
 	return f
 }
@@ -743,19 +796,19 @@ func (c *comparison) explainConfig(f *model.Finding, d rawDiff, lv, rv *view) {
 		// A whole entity on one side: resource types ZooKeeper cannot
 		// hold exist in KRaft only.
 		if f.Code == CodeMissingInZooKeeper && (strings.HasPrefix(d.entity, "config CLIENT_METRICS ") || strings.HasPrefix(d.entity, "config GROUP ")) {
-			f.Code, f.Severity = CodeExpectedKRaftOnly, model.SevInfo
+			f.Code, f.Severity = CodeExpectedKRaftOnly, checkSeverity(CodeExpectedKRaftOnly)
 			f.Message = d.entity + " exists in KRaft only: ZooKeeper has no such resource type"
 		}
 		// An entity that holds only configs Kafka 4.x removed.
 		if f.Code == CodeMissingInKRaft && len(zkv.configs[d.entity]) > 0 && removedOnly(zkv.configs[d.entity]) {
-			f.Code, f.Severity = CodeExpectedRemovedConfig, model.SevInfo
+			f.Code, f.Severity = CodeExpectedRemovedConfig, checkSeverity(CodeExpectedRemovedConfig)
 			f.Message = fmt.Sprintf("%s is not in KRaft: it holds only configs Kafka 4.x removed (%s), which a migration to 4.x leaves out",
 				d.entity, strings.Join(slices.Sorted(maps.Keys(zkv.configs[d.entity])), ", "))
 		}
 		return
 	}
 	if why, ok := model.RemovedConfig(d.field); ok && f.Code == CodeMissingInKRaft {
-		f.Code, f.Severity = CodeExpectedRemovedConfig, model.SevInfo
+		f.Code, f.Severity = CodeExpectedRemovedConfig, checkSeverity(CodeExpectedRemovedConfig)
 		f.Message = fmt.Sprintf("%s %s is not in KRaft: %s; a migration to 4.x leaves it out", d.entity, d.field, why)
 		return
 	}
@@ -771,7 +824,7 @@ func (c *comparison) explainConfig(f *model.Finding, d rawDiff, lv, rv *view) {
 	case ep.decrypted:
 		f.Message = fmt.Sprintf("%s %s: ZooKeeper's value, decrypted with --password-encoder-secret, differs from KRaft's (fingerprints %s, %s)", d.entity, d.field, *f.Left, *f.Right)
 	default:
-		f.Code, f.Severity = CodeExpectedEncryptedPassword, model.SevInfo
+		f.Code, f.Severity = CodeExpectedEncryptedPassword, checkSeverity(CodeExpectedEncryptedPassword)
 		f.Message = fmt.Sprintf("%s %s: ZooKeeper holds it encrypted with password.encoder.secret and Kafka's migration stores the plaintext in KRaft; not compared without --password-encoder-secret", d.entity, d.field)
 	}
 }
@@ -800,14 +853,14 @@ func (c *comparison) explainTopic(f *model.Finding, d rawDiff) {
 		return
 	}
 	if c.opts.PlanTopicIDs == nil {
-		f.Code, f.Severity = CodeExpectedAssignedTopicID, model.SevInfo
+		f.Code, f.Severity = CodeExpectedAssignedTopicID, checkSeverity(CodeExpectedAssignedTopicID)
 		f.Message = fmt.Sprintf("ZooKeeper holds no topic id (a topic created before Kafka 2.8); KRaft carries %s, assigned by the migration: not checked without --plan", kt.ID)
 		c.notes = append(c.notes, "the ids KRaft carries for topics that have none in ZooKeeper (pass --plan with the migration's plan file to check them)")
 		return
 	}
 	want, ok := c.opts.PlanTopicIDs[name]
 	if ok && want == kt.ID {
-		f.Code, f.Severity = CodeExpectedAssignedTopicID, model.SevInfo
+		f.Code, f.Severity = CodeExpectedAssignedTopicID, checkSeverity(CodeExpectedAssignedTopicID)
 		f.Message = fmt.Sprintf("ZooKeeper holds no topic id (a topic created before Kafka 2.8); KRaft carries %s, the id the plan assigned", kt.ID)
 		return
 	}
@@ -831,7 +884,7 @@ func (c *comparison) explainRuntime(f *model.Finding, d rawDiff) {
 		zkE, krE = krE, zkE
 	}
 	if krE > zkE {
-		f.Code, f.Severity = CodeExpectedPartitionEpoch, model.SevInfo
+		f.Code, f.Severity = CodeExpectedPartitionEpoch, checkSeverity(CodeExpectedPartitionEpoch)
 		f.Message = fmt.Sprintf("%s partitionEpoch: ZooKeeper %d, KRaft %d: the controller dual-writes a state znode once per batch of changes, so its version lags KRaft's partition epoch", d.entity, zkE, krE)
 	}
 }
@@ -846,7 +899,7 @@ func (c *comparison) explainFeature(f *model.Finding, d rawDiff) {
 	if !c.cross || f.Code != CodeMissingInZooKeeper || d.field == "" || d.field == "metadata.version" {
 		return
 	}
-	f.Code, f.Severity = CodeExpectedKRaftOnly, model.SevInfo
+	f.Code, f.Severity = CodeExpectedKRaftOnly, checkSeverity(CodeExpectedKRaftOnly)
 	f.Message = fmt.Sprintf("feature %s is finalized in KRaft only: ZooKeeper mode has no such feature, and KRaft bootstraps it at the default for its metadata.version", d.field)
 }
 
@@ -857,7 +910,7 @@ func (c *comparison) explainBroker(f *model.Finding, d rawDiff, lv, rv *view) {
 		return
 	}
 	if f.Code == CodeMissingInKRaft && c.offline() {
-		f.Code, f.Severity = CodeExpectedZooKeeperOnly, model.SevInfo
+		f.Code, f.Severity = CodeExpectedZooKeeperOnly, checkSeverity(CodeExpectedZooKeeperOnly)
 		f.Message = d.entity + " is registered in ZooKeeper, and no broker has registered with KRaft yet (an offline migration, before its brokers start): " +
 			"the registration is ephemeral, left in the snapshot by a broker that was killed rather than stopped, or by one still running"
 		return
@@ -870,7 +923,7 @@ func (c *comparison) explainBroker(f *model.Finding, d rawDiff, lv, rv *view) {
 		krv = lv
 	}
 	if !krv.brokerMigrating[d.entity] {
-		f.Code, f.Severity = CodeExpectedKRaftOnly, model.SevInfo
+		f.Code, f.Severity = CodeExpectedKRaftOnly, checkSeverity(CodeExpectedKRaftOnly)
 		f.Message = d.entity + " is a KRaft broker (not a migrating ZooKeeper broker): ZooKeeper does not list it"
 	}
 }
@@ -931,7 +984,7 @@ func (c *comparison) producerIDs() {
 	f := model.Finding{Class: ClassProducerIDs, Entity: "producer-ids", Field: "nextProducerId", Left: show(l), Right: show(r)}
 	if !c.cross {
 		if (l == nil) != (r == nil) || l != nil && l.NextProducerID != r.NextProducerID {
-			f.Severity, f.Code = model.SevInfo, CodeChanged
+			f.Severity, f.Code = checkSeverity(CodeChanged), CodeChanged
 			if l == nil {
 				f.Code = CodeAdded
 			} else if r == nil {
@@ -947,10 +1000,10 @@ func (c *comparison) producerIDs() {
 	case zk == nil && kr == nil:
 		return
 	case kr == nil:
-		f.Severity, f.Code = model.SevError, CodeMissingInKRaft
+		f.Severity, f.Code = checkSeverity(CodeMissingInKRaft), CodeMissingInKRaft
 		f.Message = "ZooKeeper has /latest_producer_id_block, KRaft has no producer-id block: new producers could be given ids ZooKeeper-mode brokers already handed out"
 	case zk == nil:
-		f.Severity, f.Code = model.SevInfo, CodeKRaftAhead
+		f.Severity, f.Code = checkSeverity(CodeKRaftAhead), CodeKRaftAhead
 		f.Message = "KRaft has allocated producer ids, ZooKeeper has no /latest_producer_id_block"
 	default:
 		zkNext := zk.NextProducerID
@@ -963,10 +1016,10 @@ func (c *comparison) producerIDs() {
 		}
 		switch {
 		case kr.NextProducerID < zkNext:
-			f.Severity, f.Code = model.SevError, CodeKRaftBehind
+			f.Severity, f.Code = checkSeverity(CodeKRaftBehind), CodeKRaftBehind
 			f.Message = fmt.Sprintf("KRaft's next producer id %d is behind ZooKeeper's %d (%s): ids could be handed out twice", kr.NextProducerID, zkNext, how)
 		case kr.NextProducerID > zkNext:
-			f.Severity, f.Code = model.SevInfo, CodeKRaftAhead
+			f.Severity, f.Code = checkSeverity(CodeKRaftAhead), CodeKRaftAhead
 			f.Message = fmt.Sprintf("KRaft's next producer id %d is ahead of ZooKeeper's %d (%s): KRaft allocated more since", kr.NextProducerID, zkNext, how)
 		default:
 			return
@@ -1002,7 +1055,7 @@ func (c *comparison) migration() {
 	if !c.cross {
 		l, r := migrationString(c.left.Migration, c.opts.Left.World), migrationString(c.right.Migration, c.opts.Right.World)
 		if orNone(l) != orNone(r) {
-			c.add(model.Finding{Code: CodeChanged, Severity: model.SevInfo, Class: ClassMigration, Entity: "migration",
+			c.add(model.Finding{Code: CodeChanged, Severity: checkSeverity(CodeChanged), Class: ClassMigration, Entity: "migration",
 				Field: "state", Left: l, Right: r, Message: fmt.Sprintf("migration state: %s → %s", orNone(l), orNone(r))})
 		}
 		return
@@ -1022,14 +1075,14 @@ func (c *comparison) migration() {
 		Where: &model.Location{Position: -1, Offset: -1, Znode: "/migration"}}
 	switch {
 	case zdone && (kstate == model.MigrationNone || kstate == model.MigrationPreMigration):
-		f.Code, f.Severity = CodeStaleMigrationZnode, model.SevError
+		f.Code, f.Severity = CodeStaleMigrationZnode, checkSeverity(CodeStaleMigrationZnode)
 		f.Message = fmt.Sprintf("/migration says the migration is done (KRaft offset %d) but KRaft's migration state is %s: a controller would skip the migration and reconcile ZooKeeper to what KRaft holds", zm.KRaftMetadataOffset, kstate)
 		f.Fix = "save /migration (get /migration), then delete it before starting the migration (3.9 docs, reverting)"
 	case kstate == model.MigrationMigration && !zdone:
-		f.Code, f.Severity = CodeMigrationZnodeMissing, model.SevError
+		f.Code, f.Severity = CodeMigrationZnodeMissing, checkSeverity(CodeMigrationZnodeMissing)
 		f.Message = "KRaft's migration state is MIGRATION but ZooKeeper has no completed /migration: ZooKeeper was not migrated from, or /migration was removed"
 	case kstate == model.MigrationMigration && zdone && c.kr.Provenance.Offset >= 0 && zm.KRaftMetadataOffset > c.kr.Provenance.Offset:
-		f.Code, f.Severity = CodeKRaftViewBehind, model.SevWarning
+		f.Code, f.Severity = CodeKRaftViewBehind, checkSeverity(CodeKRaftViewBehind)
 		f.Message = fmt.Sprintf("/migration says KRaft offset %d was dual-written to ZooKeeper but the KRaft view ends at offset %d: the views may differ for that reason alone", zm.KRaftMetadataOffset, c.kr.Provenance.Offset)
 	default:
 		return
@@ -1061,7 +1114,7 @@ func (c *comparison) ibp() {
 			if c.opts.Left.World != model.WorldZooKeeper {
 				l, r = krSide, zkSide
 			}
-			c.add(model.Finding{Code: CodeIBPMismatch, Severity: model.SevError, Class: ClassFeatures, Entity: brokerEntity(id),
+			c.add(model.Finding{Code: CodeIBPMismatch, Severity: checkSeverity(CodeIBPMismatch), Class: ClassFeatures, Entity: brokerEntity(id),
 				Field: "metadata.version", Left: l, Right: r,
 				Message: fmt.Sprintf("broker %d registered with metadata.version %s (its inter.broker.protocol.version) but KRaft's finalized metadata.version is %d: every ZooKeeper broker's IBP must equal it", id, ibp, mv),
 				Fix:     "set inter.broker.protocol.version on every broker to the KRaft cluster's metadata.version"})

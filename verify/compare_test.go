@@ -474,7 +474,8 @@ func live(kr *model.Image) *model.Image {
 	for _, b := range kr.Brokers {
 		b.Epoch, b.IncarnationID, b.Features, b.IsMigratingZkBroker = 0, model.UUID{}, nil, false
 		// The one address it was asked through, without the listener's name.
-		b.Endpoints = []model.Endpoint{{Host: "10.0.0.1", Port: 9093, SecurityProtocol: 2}}
+		e := b.Endpoints[0]
+		b.Endpoints = []model.Endpoint{{Host: e.Host, Port: e.Port, SecurityProtocol: e.SecurityProtocol}}
 	}
 	for _, p := range kr.Topics["orders"].Partitions {
 		p.PartitionEpoch = 0
@@ -522,6 +523,13 @@ func TestLiveViewComparesWhatItReports(t *testing.T) {
 	rep := diff(kr, lv)
 	if len(rep.Findings) != 0 || rep.CrossWorld {
 		t.Fatalf("a log and its live view: cross %v, findings %q", rep.CrossWorld, codes(rep))
+	}
+	// The live address is compared (host, port, protocol): one the log
+	// does not register is a difference.
+	_, kr2, lv2 := build()
+	lv2.Brokers[1].Endpoints[0].Port++
+	if got := codes(diff(kr2, lv2)); !slices.Equal(got, []string{"brokers/changed broker 1 endpoints"}) {
+		t.Errorf("a live address the log does not register: %q", got)
 	}
 	if want := lv.NotReported; !slices.Equal(rep.NotComparedFields, want) {
 		t.Errorf("not compared %q, want %q", rep.NotComparedFields, want)
@@ -614,5 +622,39 @@ func TestLiveSectionsNotReported(t *testing.T) {
 	}
 	if got := codes(rep); !slices.Contains(got, "topics/"+CodeMissingInKRaft+" topic orders ") || slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "acls/") }) {
 		t.Errorf("findings %q", got)
+	}
+}
+
+// TestQuorumVotersCompared: two KRaft views that both hold the quorum's
+// voters compare them (directory ids and endpoints where both report
+// them); a view without voters (ZooKeeper, a static quorum's log) leaves
+// the class out.
+func TestQuorumVotersCompared(t *testing.T) {
+	ep := model.Endpoint{Name: "CONTROLLER", Host: "c1", Port: 9093}
+	withQuorum := func(dir byte) *model.Image {
+		_, kr := pair()
+		kr.Quorum = &model.Quorum{LeaderID: 3000, Voters: []model.Voter{{ID: 3000, DirectoryID: model.UUID{dir}, Endpoints: []model.Endpoint{ep}}}}
+		return kr
+	}
+	opts := Options{Left: Side{World: model.WorldKRaft, Name: "a"}, Right: Side{World: model.WorldKRaft, Name: "b"}}
+	rep, err := Compare(withQuorum(1), withQuorum(1), opts)
+	if err != nil || len(rep.Findings) != 0 {
+		t.Fatalf("equal voters: %v %q", err, codes(rep))
+	}
+	rep, _ = Compare(withQuorum(1), withQuorum(2), opts)
+	if got := codes(rep); !slices.Equal(got, []string{"quorum/changed voter 3000 directoryID"}) {
+		t.Errorf("another directory id: %q", got)
+	}
+	// A live quorum before DescribeQuorum v2: no directory ids.
+	l := withQuorum(2)
+	l.MarkNotReported(model.FieldQuorumVoterDirectoryIDs)
+	if rep, _ = Compare(withQuorum(1), l, opts); len(rep.Findings) != 0 {
+		t.Errorf("directory ids one side does not report: %q", codes(rep))
+	}
+	// One side without voters: not compared.
+	n := withQuorum(1)
+	n.Quorum = nil
+	if rep, _ = Compare(withQuorum(1), n, opts); len(rep.Findings) != 0 {
+		t.Errorf("one side without voters: %q", codes(rep))
 	}
 }

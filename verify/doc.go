@@ -30,8 +30,12 @@
 // KRaft views), runtime (leader, ISR, ELR, last known ELR, leader epoch,
 // partition epoch, leader recovery state: they legitimately move after a
 // migration, so they are warnings, not errors), configs, quotas, acls,
-// scram, tokens, producer-ids, features, brokers, migration, and between
-// two ZooKeeper views zookeeper (pending deletions, missing partition
+// scram, tokens, producer-ids, features, brokers (endpoints by listener;
+// against a live view, which names only the address it was asked through,
+// that address's host, port and protocol must be one the other side
+// registered), migration, quorum (the voters, their directory ids and
+// endpoints, when both sides hold a voter set: two KRaft views), and
+// between two ZooKeeper views zookeeper (pending deletions, missing partition
 // states, legacy reassignments, /consumers: state Kafka's migration does
 // not carry). --ignore CLASS drops a class; the report says how many
 // findings it dropped.

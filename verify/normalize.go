@@ -113,6 +113,12 @@ type tokenN struct {
 	ExpirationTimestamp int64
 }
 
+// voterN is a quorum voter as compared: what the side reports of it.
+type voterN struct {
+	DirectoryID string
+	Endpoints   string
+}
+
 type brokerN struct {
 	Rack      string
 	Endpoints []string
@@ -150,6 +156,13 @@ type view struct {
 	zkRaw  map[string]string
 	// brokerIsMigrating: KRaft brokers that are migrating ZK brokers.
 	brokerMigrating map[string]bool
+	// partialEndpoints: this side names, per broker, only the address it
+	// was asked through (model.FieldBrokerEndpoints not reported).
+	partialEndpoints bool
+	// voters are the quorum's voters (nil when the side has none to
+	// compare): "voter N" → directory id and endpoints, each "" when the
+	// side does not report it.
+	voters map[string]voterN
 	// notes say what this side could not be compared on.
 	notes []string
 }
@@ -184,6 +197,11 @@ func aclEntity(a *model.ACL) string {
 
 func scramEntity(user string, mech int8) string {
 	return "scram " + user + " " + model.ScramMechanismName(mech)
+}
+
+// addressString is an endpoint without its listener name.
+func addressString(e model.Endpoint) string {
+	return fmt.Sprintf("%s:%d(%s)", e.Host, e.Port, model.SecurityProtocolName(e.SecurityProtocol))
 }
 
 func endpointString(e model.Endpoint) string {
@@ -223,6 +241,25 @@ func normalize(img *model.Image, world model.World, cross bool, m mask, skipTopi
 	}
 	if world == model.WorldZooKeeper && !cross {
 		v.zkOnly, v.zkRaw = zooKeeperOnly(img)
+	}
+	v.partialEndpoints = !img.Reports(model.FieldBrokerEndpoints)
+	if q := img.Quorum; q != nil && len(q.Voters) > 0 && img.Reports(model.FieldQuorum) {
+		v.voters = map[string]voterN{}
+		for _, vt := range q.Voters {
+			vn := voterN{}
+			if img.Reports(model.FieldQuorumVoterDirectoryIDs) {
+				vn.DirectoryID = vt.DirectoryID.String()
+			}
+			if img.Reports(model.FieldQuorumVoterEndpoints) {
+				var eps []string
+				for _, e := range vt.Endpoints {
+					eps = append(eps, endpointString(e))
+				}
+				slices.Sort(eps)
+				vn.Endpoints = strings.Join(eps, " ")
+			}
+			v.voters["voter "+strconv.Itoa(int(vt.ID))] = vn
+		}
 	}
 	undecrypted, unreported := 0, 0
 	v.cluster["cluster"] = clusterN{ID: img.ClusterID}
@@ -328,7 +365,11 @@ func normalize(img *model.Image, world model.World, cross bool, m mask, skipTopi
 		eps := make([]string, 0, len(b.Endpoints))
 		for _, e := range b.Endpoints {
 			if m.endpoints {
-				break
+				// A side that names the address it was asked through,
+				// not the listener (a live view): host, port and
+				// protocol are compared (reconcileEndpoints).
+				eps = append(eps, addressString(e))
+				continue
 			}
 			eps = append(eps, endpointString(e))
 		}

@@ -27,7 +27,7 @@ func (c *comparison) readiness() {
 			continue
 		}
 		if t.ID.IsZero() && !pending[t.Name] {
-			c.add(model.Finding{Code: CodeTopicWithoutID, Severity: model.SevError, Class: ClassTopics, Entity: topicEntity(t.Name),
+			c.add(model.Finding{Code: CodeTopicWithoutID, Severity: checkSeverity(CodeTopicWithoutID), Class: ClassTopics, Entity: topicEntity(t.Name),
 				Message: "the topic znode has no topic_id: Kafka's migration aborts on it (and the controller with it)",
 				Fix:     "let a ZooKeeper-mode controller with inter.broker.protocol.version >= 2.8 assign ids (restart the controller broker) before migrating",
 				Where:   &model.Location{Position: -1, Offset: -1, Znode: "/brokers/topics/" + t.Name}})
@@ -42,7 +42,7 @@ func (c *comparison) readiness() {
 			if pending[topic] {
 				continue
 			}
-			c.add(model.Finding{Code: CodePartitionStateMissing, Severity: model.SevWarning, Class: ClassPartitions, Entity: "partition " + p,
+			c.add(model.Finding{Code: CodePartitionStateMissing, Severity: checkSeverity(CodePartitionStateMissing), Class: ClassPartitions, Entity: "partition " + p,
 				Message: "the partition has no state znode: Kafka's migration invents ISR = replicas, leader = first replica and epochs 0 for it",
 				Where:   &model.Location{Position: -1, Offset: -1, Znode: "/brokers/topics/" + strings.Replace(p, "-", "/partitions/", 1) + "/state"}})
 		}
@@ -69,7 +69,7 @@ func (c *comparison) readiness() {
 		if len(zk.Brokers) > 0 {
 			msg = "no broker is registered in KRaft and KRaft is not migrating online (an offline migration, before its brokers start): replica placement is not checked against registrations"
 		}
-		c.add(model.Finding{Code: CodeNoBrokerRegistered, Severity: model.SevInfo, Class: ClassBrokers, Entity: "brokers", Message: msg})
+		c.add(model.Finding{Code: CodeNoBrokerRegistered, Severity: checkSeverity(CodeNoBrokerRegistered), Class: ClassBrokers, Entity: "brokers", Message: msg})
 		c.partitionMetadata(pending)
 		return
 	}
@@ -101,7 +101,7 @@ func (c *comparison) readiness() {
 		if len(shown) > 5 {
 			shown = append(slices.Clone(shown[:5]), fmt.Sprintf("… %d more", len(parts)-5))
 		}
-		c.add(model.Finding{Code: CodeReplicaOnUnregisteredBroker, Severity: model.SevError, Class: ClassPartitions, Entity: brokerEntity(id),
+		c.add(model.Finding{Code: CodeReplicaOnUnregisteredBroker, Severity: checkSeverity(CodeReplicaOnUnregisteredBroker), Class: ClassPartitions, Entity: brokerEntity(id),
 			Message: fmt.Sprintf("%d partition(s) have a replica on broker %d, which is registered neither in ZooKeeper nor in KRaft: Kafka's migration waits for it forever (%s)",
 				len(parts), id, strings.Join(shown, ", ")),
 			Fix: "start that broker, or reassign its replicas away before migrating"})
@@ -125,7 +125,7 @@ func (c *comparison) partitionMetadata(pending map[string]bool) {
 		if want.IsZero() || want == pm.TopicID {
 			continue
 		}
-		c.add(model.Finding{Code: CodePartitionMetadataTopicID, Severity: model.SevError, Class: ClassTopics,
+		c.add(model.Finding{Code: CodePartitionMetadataTopicID, Severity: checkSeverity(CodePartitionMetadataTopicID), Class: ClassTopics,
 			Entity: partitionEntity(pm.Topic, pm.Partition), Field: "topicId",
 			Left: strp(want.String()), Right: strp(pm.TopicID.String()),
 			Message: fmt.Sprintf("%s topic id %s differs from %s in %s: the broker will refuse the partition (inconsistent topic id) once KRaft serves %s id", whose, want, pm.TopicID, pm.Path, whose),

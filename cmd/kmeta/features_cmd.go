@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -160,19 +162,32 @@ func featuresDepsCommand() *cli.Command {
 
 func featuresDescribeCommand(load imageLoader) *cli.Command {
 	return &cli.Command{
-		Name:        "describe",
-		Usage:       "show a source's finalized features and the minimum metadata.version its content needs",
-		ArgsUsage:   "SOURCE",
-		Flags:       append([]cli.Flag{sourceCatalogFlag()}, sourceFlags()...),
-		Description: "Exit 0, or 1 when the source rests on damaged or partial input, 2 when it cannot be read.\n\n" + sourceHelp,
+		Name:      "describe",
+		Usage:     "show a source's finalized features and the minimum metadata.version its content needs",
+		ArgsUsage: "SOURCE",
+		Flags:     append([]cli.Flag{sourceCatalogFlag()}, sourceFlags()...),
+		Description: "kraft.version (the quorum's, from control records or a live cluster's ApiVersions) is listed with the\n" +
+			"other features. A live cluster's brokers (kafka://... or --bootstrap-server) and its controllers\n" +
+			"(--bootstrap-controller) given together are one view: every node's supported ranges, brokers' and\n" +
+			"controllers' (--controller-command-config when their listener needs other client settings).\n" +
+			"Exit 0, or 1 when the source rests on damaged or partial input, 2 when it cannot be read.\n\n" + sourceHelp,
 		Action: func(c *cli.Context) error {
-			src, err := sourceArg(c)
+			src, ctlSrc, err := describeSources(c)
 			if err != nil {
 				return err
 			}
 			img, cat, err := loadWithCatalog(c, load, src)
 			if err != nil {
 				return err
+			}
+			if ctlSrc != "" {
+				ctl, err := load(c, ctlSrc)
+				if err != nil {
+					return err
+				}
+				if err := withControllers(img, ctl); err != nil {
+					return err
+				}
 			}
 			st := cat.Describe(img)
 			if spec, err := source.Parse(src); err == nil && spec.World == model.WorldKafka {
@@ -258,4 +273,58 @@ func targetArg(c *cli.Context) (string, error) {
 		return "", usageErrorf(c, "missing the target: --to RELEASE (or --release-version, --metadata, --feature metadata.version=LEVEL)")
 	}
 	return want, nil
+}
+
+// describeSources is features describe's SOURCE, and the controllers'
+// view to add to it: a live cluster's brokers (kafka://... or
+// --bootstrap-server) with --bootstrap-controller are one cluster, read
+// twice and shown as one view.
+func describeSources(c *cli.Context) (src, ctl string, err error) {
+	ctlAddr := c.String("bootstrap-controller")
+	brokers := ""
+	switch args := c.Args().Slice(); {
+	case ctlAddr == "":
+	case len(args) == 1 && strings.HasPrefix(args[0], "kafka://") && c.String("bootstrap-server") == "":
+		brokers = args[0]
+	case len(args) == 0 && c.String("bootstrap-server") != "":
+		brokers = "kafka://" + c.String("bootstrap-server")
+	}
+	if brokers == "" {
+		src, err = sourceArg(c)
+		return src, "", err
+	}
+	if _, err := source.Live(ctlAddr, true); err != nil {
+		return "", "", usageErrorf(c, "%v", err)
+	}
+	return brokers, "kafka://" + ctlAddr, nil
+}
+
+// withControllers gives a live brokers' view what the controllers' view
+// of the same cluster holds and the brokers do not answer: the
+// controllers (their supported ranges and migration flags) and, where
+// the brokers' lacks it, the quorum.
+func withControllers(img, ctl *model.Image) error {
+	if ctl.ClusterID != "" && img.ClusterID != "" && ctl.ClusterID != img.ClusterID {
+		return fmt.Errorf("--bootstrap-controller answers for cluster %s, the brokers for cluster %s: not one cluster", ctl.ClusterID, img.ClusterID)
+	}
+	img.Controllers = ctl.Controllers
+	if img.Quorum == nil && ctl.Quorum != nil {
+		img.Quorum = ctl.Quorum
+	}
+	ctlFields := []model.Field{model.FieldControllers, model.FieldControllerFeatures, model.FieldControllerZkMigrationReady,
+		model.FieldControllerIncarnationID, model.FieldControllerEndpoints}
+	img.NotReported = slices.DeleteFunc(img.NotReported, func(f model.Field) bool {
+		return slices.Contains(ctlFields, f) || f == model.FieldQuorum && img.Quorum != nil
+	})
+	for _, f := range ctlFields {
+		if !ctl.Reports(f) {
+			img.MarkNotReported(f)
+		}
+	}
+	for _, w := range ctl.Warnings {
+		if strings.HasPrefix(w.Entity, "controller") {
+			img.Warnings = append(img.Warnings, w)
+		}
+	}
+	return nil
 }

@@ -64,6 +64,7 @@ func kafkaDryRun(t *testing.T, c *kafkatest.Cluster, args ...string) (bool, stri
 // change must show in Kafka's finalized levels, and kraft.version 0→1
 // must end in a dynamic quorum kafka-metadata-quorum reports.
 func TestFeaturesWriteKafka44(t *testing.T) {
+	kafkatest.Concurrently(t)
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{ReleaseVersion: "3.9-IV0"})
 	node := c.Controllers()[0]
@@ -225,6 +226,7 @@ func runFeatureSteps(t *testing.T, c *kafkatest.Cluster, node int, src string, s
 // 3.9.2 with the rich metadata set (delegation tokens need 3.6-IV2, so
 // not before): one 3.9.2 KRaft start for both.
 func TestFeaturesWriteKafka39(t *testing.T) {
+	kafkatest.Concurrently(t)
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
 	c := kafkatest.StartKRaft(t, d, liveOptions(kafkatest.KRaftOptions{ReleaseVersion: "3.5-IV2"}))
 	node := c.Controllers()[0]

@@ -28,8 +28,10 @@ func lintCommand(load imageLoader) *cli.Command {
 			"Kafka command that applies it (--bootstrap-server is the live source's address, else BOOTSTRAP;\n" +
 			"zookeeper-shell the zk:// source's ensemble, else ZOOKEEPER).\n" +
 			"A rule whose inputs the source does not report (a live cluster has no leader recovery state) is\n" +
-			"listed as not run, never as clean. Only what the metadata holds is seen: a broker default set in\n" +
-			"server.properties alone is not (Kafka's default stands in for it).\n" +
+			"listed as not run, never as clean. Every config a rule reads is the value Kafka applies (topic, broker\n" +
+			"dynamic, cluster default, broker static server.properties, Kafka's default). A live cluster reports its\n" +
+			"brokers' static configs; a log dir, ZooKeeper or a dump holds none: --config ID=FILE passes a node's\n" +
+			"server.properties, and without it a finding or rule that depends on one says what it assumes.\n" +
 			"--exceptions FILE accepts findings on purpose (JSON: {\"exceptions\": [{\"rule\": CODE, \"topics\": GLOB,\n" +
 			"\"reason\": TEXT}]}; topics left out covers the rule everywhere).\n" +
 			"Exit 0 when no finding at or above --fail-on remains, 1 when one does, 2 when the source could not\n" +
@@ -48,6 +50,7 @@ func lintCommand(load imageLoader) *cli.Command {
 			&cli.StringFlag{Name: "exceptions", Usage: "accepted findings, a JSON `FILE` (per rule, per topic pattern, with a reason)"},
 			&cli.StringFlag{Name: "fail-on", Value: string(model.SevError), Usage: "exit 1 on a finding at or above `SEVERITY` (critical, error, warning, info)"},
 			&cli.BoolFlag{Name: "list-rules", Usage: "list the rules (code, family, severity, what each checks) and exit"},
+			&cli.StringSliceFlag{Name: "config", Usage: "a node's server.properties `ID=FILE` (repeatable): its static configs, which no metadata record holds (on a live source, it replaces what the broker reported)"},
 			&cli.BoolFlag{Name: "history", Usage: "on a KRaft log or a ZooKeeper data dir: say for each finding since which offset (zxid) and time it has held, and the record (znode) that made it so (one replay)"},
 		), reportFlags()...),
 		Action: func(c *cli.Context) error {
@@ -75,22 +78,28 @@ func lintCommand(load imageLoader) *cli.Command {
 			if err != nil {
 				return err
 			}
+			static, err := readStaticConfigs(c)
+			if err != nil {
+				return err
+			}
 			var tr *lint.Tracker
 			var img *model.Image
 			if c.Bool("history") {
 				if tr, err = lint.NewTracker(opts); err != nil {
 					return usageErrorf(c, "%v", err)
 				}
-				if img, err = loadHistory(c, src, tr); err != nil {
+				if img, err = loadHistory(c, src, tr, static); err != nil {
 					return err
 				}
 			} else if img, err = load(c, src); err != nil {
 				return err
 			}
+			applyStatic(img, static)
 			// A fix names the live cluster it was read from; from files,
 			// kmeta cannot know the address (BOOTSTRAP).
 			if addr, ok := strings.CutPrefix(img.Provenance.Source, "kafka://"); ok && !hasFlagSet(c, "bootstrap-controller") {
 				opts.Bootstrap = addr
+				opts.CommandConfig = c.String("command-config")
 			}
 			// zookeeper-shell fixes name a live ensemble read (zk://), the
 			// chroot left to the image.
@@ -109,6 +118,28 @@ func lintCommand(load imageLoader) *cli.Command {
 			}
 			return partialResult(src, img)
 		},
+	}
+}
+
+// readStaticConfigs reads --config ID=FILE: each node's server.properties,
+// its static configs.
+func readStaticConfigs(c *cli.Context) (map[int32]map[string]string, error) {
+	nodes, err := readNodeConfigs(c)
+	if err != nil || len(nodes) == 0 {
+		return nil, err
+	}
+	out := make(map[int32]map[string]string, len(nodes))
+	for id, n := range nodes {
+		out[id] = n.Props
+	}
+	return out, nil
+}
+
+// applyStatic puts the nodes' static configs into img (a file replaces
+// what a live source reported for that node).
+func applyStatic(img *model.Image, static map[int32]map[string]string) {
+	for id, kv := range static {
+		img.SetStaticConfigs(id, kv)
 	}
 }
 

@@ -117,7 +117,11 @@ func zkStep(tr *lint.Tracker) func(*model.Image, zkread.Step) {
 // loadHistory replays a KRaft log, or a ZooKeeper data dir's snapshot
 // and transaction logs, once, feeding tr; other sources (live, a dump,
 // several data dirs) are refused: they hold no history.
-func loadHistory(c *cli.Context, raw string, tr *lint.Tracker) (*model.Image, error) {
+//
+// static are the nodes' static configs (--config): they are put into the
+// replay's image before its first record is judged, so that the findings
+// held since a point are those of the image Run judges at the end.
+func loadHistory(c *cli.Context, raw string, tr *lint.Tracker, static map[int32]map[string]string) (*model.Image, error) {
 	spec, err := parseSource(c, raw)
 	if err != nil {
 		return nil, err
@@ -130,10 +134,19 @@ func loadHistory(c *cli.Context, raw string, tr *lint.Tracker) (*model.Image, er
 		return nil, err
 	}
 	defer lessGC()()
-	opts := source.Options{ZKStep: zkStep(tr)}
+	withStatic := func(img *model.Image) {
+		if static != nil && img.StaticConfigs == nil {
+			applyStatic(img, static)
+		}
+	}
+	step := zkStep(tr)
+	opts := source.Options{ZKStep: func(img *model.Image, s zkread.Step) { withStatic(img); step(img, s) }}
 	if spec.World == model.WorldKRaft {
 		h := newHistoryObserver(tr)
-		opts = source.Options{Observe: h.observe, BatchDone: tr.Flush}
+		opts = source.Options{Observe: func(img *model.Image, pos metalog.Position, rec records.Message) {
+			withStatic(img)
+			h.observe(img, pos, rec)
+		}, BatchDone: tr.Flush}
 	}
 	res, err := loadPointWith(c, spec, opts)
 	if err != nil {

@@ -253,6 +253,7 @@ func (h *historySteps) create(topic string, parts, rf int) string {
 // that the batch time falls in the window of the test's change. The
 // condition that came back holds since its second appearance.
 func TestLintHistoryOnRealKafka(t *testing.T) {
+	kafkatest.Concurrently(t)
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{Controllers: 1, Brokers: 3})
 	ctl := c.Controllers()[0]
@@ -273,7 +274,9 @@ func TestLintHistoryOnRealKafka(t *testing.T) {
 	step("urp-topic", create("urp", 3, 3))
 	start := time.Now().Truncate(time.Millisecond)
 	c.StopNode(3)
-	windows["stop"] = [2]time.Time{start, time.Now()}
+	// The stop's changes are the controller's, made once it sees the
+	// broker go: the window ends when the test has seen them (below),
+	// not when the process ended.
 
 	src := "kraft:" + c.MetadataLogDir(ctl)
 	// The controller fences the broker as its controlled shutdown ends;
@@ -290,6 +293,7 @@ func TestLintHistoryOnRealKafka(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 	}
+	windows["stop"] = [2]time.Time{start, time.Now()}
 	recs := dumpedSegments(t, filepath.Join(c.MetadataLogDir(ctl), "__cluster_metadata-0"))
 
 	type want struct {
@@ -430,6 +434,7 @@ func zkShellStat(t *testing.T, d *kafkatest.Distribution, zk *kafkatest.ZooKeepe
 // The condition set, removed and set again holds since its last setting
 // (the config znode's mzxid, at data version 3).
 func TestLintHistoryOnRealZooKeeper(t *testing.T) {
+	kafkatest.Concurrently(t)
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
 	zk := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{})
 	c := kafkatest.StartZKCluster(t, d, zk, kafkatest.ZKClusterOptions{Brokers: 3, Chroot: "/kafka"})
@@ -450,7 +455,9 @@ func TestLintHistoryOnRealZooKeeper(t *testing.T) {
 	step("urp-topic", create("urp", 3, 3), "kafka-topics "+bs+" --create --topic single --replica-assignment 3")
 	start := time.Now().Truncate(time.Millisecond)
 	c.StopNode(3)
-	windows["stop"] = [2]time.Time{start, time.Now()}
+	// The stop's changes are the controller's, made once it sees the
+	// broker go: the window ends when the test has seen them (below),
+	// not when the process ended.
 
 	src := "zkdata:" + zk.DataDir
 	down := []string{"partition-offline partition single-0", "replicas-all-unavailable partition single-0",
@@ -467,6 +474,7 @@ func TestLintHistoryOnRealZooKeeper(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 	}
+	windows["stop"] = [2]time.Time{start, time.Now()}
 
 	type want struct {
 		key, window, znode, record string

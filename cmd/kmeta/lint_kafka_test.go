@@ -159,6 +159,75 @@ type lintLab struct {
 	// cluster of one controller: quorum-single-voter).
 	allowed []string
 	table   map[string]map[string]string
+	// state is every finding the cluster's conditions make, as the
+	// scenario made them (each derived from what it ran, or from Kafka's
+	// tools): at each stable point every view must show exactly these,
+	// those of rules it cannot run left out (waitExact).
+	state map[string]bool
+}
+
+// expect records what an action makes and clears.
+func (l *lintLab) expect(add []string, drop ...string) {
+	if l.state == nil {
+		l.state = map[string]bool{}
+	}
+	for _, k := range add {
+		l.state[k] = true
+	}
+	for _, k := range drop {
+		if !l.state[k] {
+			l.t.Fatalf("expect: %s was not expected, so cannot clear", k)
+		}
+		delete(l.state, k)
+	}
+}
+
+// dropCode clears every expected finding of code.
+func (l *lintLab) dropCode(code string) {
+	for k := range l.state {
+		if strings.Fields(k)[0] == code {
+			delete(l.state, k)
+		}
+	}
+}
+
+// waitExact lints every view until each shows exactly the expected
+// findings (state, less the rules the view does not run; extra, per view,
+// for what only the moment says), and returns that sweep: an extra
+// finding fails as a missing one does.
+func (l *lintLab) waitExact(what string, extra func(v *lintView) []string) map[*lintView]lintDoc {
+	l.t.Helper()
+	want := func(v *lintView, d lintDoc) []string {
+		var ks []string
+		for k := range l.state {
+			if ran(d, strings.Fields(k)[0]) {
+				ks = append(ks, k)
+			}
+		}
+		if extra != nil {
+			ks = append(ks, extra(v)...)
+		}
+		sort.Strings(ks)
+		return ks
+	}
+	var last map[*lintView]lintDoc
+	defer func() {
+		if l.t.Failed() && last != nil {
+			for _, v := range l.views {
+				got := last[v].keys()
+				sort.Strings(got)
+				if w := want(v, last[v]); !slices.Equal(got, w) {
+					l.t.Logf("%s @ %s: findings\n  %s\nwant exactly\n  %s", v.col, what, strings.Join(got, "\n  "), strings.Join(w, "\n  "))
+				}
+			}
+		}
+	}()
+	last = l.waitAll(what+" (exactly)", func(v *lintView, d lintDoc) bool {
+		got := d.keys()
+		sort.Strings(got)
+		return slices.Equal(got, want(v, d))
+	})
+	return last
 }
 
 func (l *lintLab) sh(cmdline string) string {
@@ -238,6 +307,13 @@ func (l *lintLab) waitAll(what string, want func(v *lintView, d lintDoc) bool) m
 			got[v] = d
 		}
 		if failed == nil {
+			if os.Getenv("KMETA_LINT_DISCOVER") == "1" {
+				for _, v := range l.views {
+					ks := got[v].keys()
+					sort.Strings(ks)
+					l.t.Logf("DISCOVER %s @ %s:\n  %s", v.col, what, strings.Join(ks, "\n  "))
+				}
+			}
 			return got
 		}
 		if time.Now().After(deadline) {
@@ -347,9 +423,11 @@ func (l *lintLab) fireAndFix(what string, ks ...string) {
 	}
 	for _, c := range codes {
 		l.mark(c, "fired")
+		l.dropCode(c)
 		l.fix(sweep, c)
 	}
 	l.waitAll(what+" cleared", l.quiet(codes...))
+	l.waitExact(what+" cleared", nil)
 	for _, c := range codes {
 		l.mark(c, "fired, cleared by its fix")
 	}
@@ -463,6 +541,10 @@ func (l *lintLab) log(cols ...string) {
 // clear; at the end every fix left is run and the cluster lints clean.
 func lintScenario(l *lintLab, zkMode bool) {
 	t, c := l.t, l.c
+	// Before any condition: broker 3 has no rack, and what the test's
+	// cluster keeps on purpose.
+	l.expect(append([]string{"broker-without-rack broker 3"}, l.allowed...))
+	l.waitExact("before the conditions", nil)
 	bs := "--bootstrap-server " + l.addr
 	create := func(topic, assignment string, configs ...string) string {
 		cmd := "kafka-topics " + bs + " --create --topic " + topic + " --replica-assignment " + assignment
@@ -490,11 +572,21 @@ func lintScenario(l *lintLab, zkMode bool) {
 			"kafka-reassign-partitions "+bs+" --reassignment-json-file moved.json --execute --throttle 50000000",
 	)
 	// What lint must say of the durability topics, derived from Kafka's
-	// own describe.
-	desc := l.sh("kafka-topics " + bs + " --describe --topic 'rf1|rf2|minisr|unclean|rf3isr1|good'")
+	// own describe (single, strict and heavy are the other conditions'
+	// topics: their replication factors are findings too, fixed last).
+	desc := l.sh("kafka-topics " + bs + " --describe --topic 'rf1|rf2|minisr|unclean|rf3isr1|good|single|strict|heavy'")
 	rfRe := regexp.MustCompile(`(?m)^Topic: (\S+)\s+TopicId: \S+\s+PartitionCount: \d+\s+ReplicationFactor: (\d+)\s+Configs:\s*(.*)$`)
-	var durability []string
+	var durability, others []string
 	for _, m := range rfRe.FindAllStringSubmatch(desc, -1) {
+		if m[1] == "single" || m[1] == "strict" || m[1] == "heavy" {
+			switch m[2] {
+			case "1":
+				others = append(others, "replication-factor-one topic "+m[1])
+			case "2":
+				others = append(others, "replication-factor-below-3 topic "+m[1])
+			}
+			continue
+		}
 		topic, rf := m[1], atoiT(t, m[2])
 		minISR, unclean := 1, false
 		for _, kv := range strings.Split(m[3], ",") {
@@ -522,14 +614,20 @@ func lintScenario(l *lintLab, zkMode bool) {
 			durability = append(durability, "unclean-leader-election-enabled topic "+topic)
 		}
 	}
-	if len(durability) != 6 {
-		t.Fatalf("Kafka's describe gives %d conditions, want 6:\n%s", len(durability), desc)
+	if len(durability) != 6 || len(others) != 3 {
+		t.Fatalf("Kafka's describe gives %d and %d conditions, want 6 and 3:\n%s", len(durability), len(others), desc)
 	}
-	// Replicas: 1 and 2 hold 20 each, 3 holds 9 (mean 16.3); preferred
-	// leaders: 1 is first of 17 partitions, 2 of 4, 3 of 2 (mean 7.7).
-	balance := []string{"replicas-unbalanced broker 3", "preferred-leaders-unbalanced broker 1"}
-	sweep := l.waitAll("durability, placement, balance and throttle findings",
-		l.hasAll(slices.Concat(durability, balance, []string{"broker-without-rack broker 3", "throttle-left-set topic moved"}, l.allowed)...))
+	// Replicas: 1 and 2 hold 20 each, 3 holds 9 (mean 16.3: 3 is 7.3
+	// below, beyond 25% of the mean and 3; 1 and 2 are 3.7 above, within
+	// 25%); preferred leaders: 1 is first of 17 partitions, 2 of 4, 3 of
+	// 2 (mean 7.7: all three beyond). The move of moved with --throttle
+	// set the throttled replicas on the topic and the rates on every
+	// broker, which the tool leaves until --verify.
+	balance := []string{"replicas-unbalanced broker 3", "preferred-leaders-unbalanced broker 1",
+		"preferred-leaders-unbalanced broker 2", "preferred-leaders-unbalanced broker 3"}
+	throttles := []string{"throttle-left-set topic moved", "throttle-left-set broker 1", "throttle-left-set broker 2", "throttle-left-set broker 3"}
+	l.expect(slices.Concat(durability, others, balance, throttles))
+	sweep := l.waitExact("durability, placement, balance and throttle findings", nil)
 	for _, v := range l.views {
 		for _, f := range sweep[v].Findings {
 			if slices.Contains(f.names("topic"), "good") {
@@ -545,12 +643,18 @@ func lintScenario(l *lintLab, zkMode bool) {
 	l.fireAndFix("replicas unbalanced", "replicas-unbalanced broker 3")
 	l.fireAndFix("throttles left", "throttle-left-set topic moved")
 	sweep = l.waitAll("durability findings", l.hasAll(durability...))
+	// Their fixes: rf1 and rf2 raised to 3 replicas and minisr too, with
+	// minisr's min ISR lowered to 1 (min-isr-not-below-rf's fix, made
+	// for 2 replicas), so that rf1, rf2 and minisr are then RF 3 with
+	// min ISR 1, the cluster default: min-isr-one.
+	l.expect([]string{"min-isr-one topic rf1", "min-isr-one topic rf2", "min-isr-one topic minisr"}, durability...)
 	for _, k := range durability {
 		l.runFix(fixOfKey(t, l.liveDoc(sweep), k))
 	}
 	l.waitAll("durability findings cleared", func(v *lintView, d lintDoc) bool {
 		return l.noneOf(durability...)(v, d) && l.quiet()(v, d)
 	})
+	l.waitExact("durability findings cleared", nil)
 	for _, k := range durability {
 		l.mark(strings.Fields(k)[0], "fired, cleared by its fix")
 	}
@@ -592,6 +696,21 @@ func lintScenario(l *lintLab, zkMode bool) {
 	without := func(ps, drop []string) []string {
 		return slices.DeleteFunc(slices.Clone(ps), func(p string) bool { return slices.Contains(drop, p) })
 	}
+	// Exactly: what broker 3's stop makes (strict's min ISR 2 is its
+	// replication factor), and the partitions Kafka's tools list.
+	l.expect(slices.Concat(down, []string{underMinISR, "broker-fenced broker 3", "min-isr-not-below-rf topic strict"}))
+	if zkMode {
+		// A stopped ZooKeeper-mode broker's registration is gone: no
+		// broker 3 to lack a rack.
+		l.expect(nil, "broker-without-rack broker 3")
+	}
+	avail = l.waitExact("availability findings", func(*lintView) []string {
+		var ks []string
+		for _, p := range without(underRepl, unavailable) {
+			ks = append(ks, "partition-under-replicated partition "+p)
+		}
+		return ks
+	})
 	for _, v := range l.views {
 		byCode := map[string][]string{}
 		for _, f := range avail[v].Findings {
@@ -624,6 +743,7 @@ func lintScenario(l *lintLab, zkMode bool) {
 		l.sh("kafka-topics " + bs + " --delete --topic single")
 		l.waitAll("deletion pending", l.hasAll("topic-deletion-pending topic single"))
 		l.mark("topic-deletion-pending", "fired")
+		l.expect([]string{"topic-deletion-pending topic single"})
 	}
 
 	// 3. Broker 3 back, now on rack r1 (broker-without-rack's fix: set
@@ -635,6 +755,19 @@ func lintScenario(l *lintLab, zkMode bool) {
 	c.StartNode(3)
 	cleared := slices.Concat(down, []string{underMinISR, "broker-fenced broker 3", "broker-without-rack broker 3", "topic-deletion-pending topic single"})
 	l.waitAll("availability findings cleared", l.noneOf(cleared...))
+	// Broker 3 back on rack r1: strict (1:3) and the heavy partitions the
+	// balance plan moved to 3 have two replicas on r1; the leaders its
+	// stop moved stay away (auto.leader.rebalance.enable=false). On
+	// ZooKeeper the controller deleted single once its broker was back.
+	for _, k := range cleared {
+		delete(l.state, k)
+	}
+	if zkMode {
+		l.expect(nil, "replication-factor-one topic single")
+	}
+	l.expect([]string{"preferred-leader-imbalance broker 3", "replicas-same-rack topic strict", "replicas-same-rack topic heavy"})
+	l.waitAll("broker 3 back in the ISRs", l.quiet("partition-under-replicated"))
+	l.waitExact("broker 3 back", nil)
 	for _, v := range l.views {
 		for _, k := range cleared {
 			code := strings.Fields(k)[0]
@@ -753,6 +886,7 @@ var kafkaLiveNotReported = map[string][2]string{
 // every fix run as printed and cleared on both views, and a clean
 // cluster at the end but for its single voter.
 func TestLintRulesOnRealKafka(t *testing.T) {
+	kafkatest.Concurrently(t)
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{Controllers: 1, Brokers: 3, IdleInterval: time.Hour,
 		Props:     map[string]string{"auto.leader.rebalance.enable": "false"},
@@ -797,6 +931,7 @@ func TestLintRulesOnKafka39KRaft(t *testing.T) {
 	live["replicas-all-unavailable"] = [2]string{"not-run", "brokers.fenced"}
 	l.statuses(l.waitAll("first read", func(*lintView, lintDoc) bool { return true }), kraftStatuses("kafka:// (KRaft)", live))
 	// Formatted at 3.8-IV0: every node supports 3.9-IV0.
+	l.expect([]string{"broker-without-rack broker 3", "metadata-version-behind cluster metadata.version"})
 	l.fireAndFix("metadata.version behind", "metadata-version-behind cluster metadata.version")
 	lintScenario(l, false)
 	l.log("kraft:", "kafka:// (KRaft)")
@@ -811,6 +946,7 @@ func TestLintRulesOnKafka39KRaft(t *testing.T) {
 // with zookeeper-shell; their fixes are zookeeper-shell commands, run as
 // printed.
 func TestLintRulesOnKafka39ZooKeeper(t *testing.T) {
+	kafkatest.Concurrently(t)
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
 	zk := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{})
 	c := kafkatest.StartZKCluster(t, d, zk, kafkatest.ZKClusterOptions{Brokers: 3, Chroot: "/kafka",

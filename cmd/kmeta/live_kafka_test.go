@@ -48,7 +48,7 @@ func populateLive(t *testing.T, c *kafkatest.Cluster, brokers int) {
 // 3 controllers + 2 brokers shape runs it in TestQuorumDescribeMatchesKafka
 // and 3.9.2 in TestFeaturesWriteKafka39, on their clusters.
 func TestLiveKafka44(t *testing.T) {
-	kafkatest.SkipIfUnitOnly(t)
+	kafkatest.Concurrently(t)
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	c := kafkatest.StartKRaft(t, d, liveOptions(kafkatest.KRaftOptions{SSLServerStoreType: "JKS"}))
 	populateLive(t, c, 1)
@@ -313,7 +313,7 @@ func liveWrongPassword(t *testing.T, c *kafkatest.Cluster) {
 // kafka-broker-api-versions shows why: the broker lists LeaderAndIsr,
 // an API only ZooKeeper-mode brokers have.
 func TestLiveZooKeeperModeBroker(t *testing.T) {
-	kafkatest.SkipIfUnitOnly(t)
+	kafkatest.Concurrently(t)
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
 	zk := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{})
 	c := kafkatest.StartZKCluster(t, d, zk, kafkatest.ZKClusterOptions{})

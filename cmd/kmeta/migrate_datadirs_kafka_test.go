@@ -25,6 +25,7 @@ import (
 // with ErrDataDirsDiverge and migrate plan is blocked with
 // zk-data-dirs-diverge, naming the dir and the differences.
 func TestMigrateSeveralZKDataDirs(t *testing.T) {
+	kafkatest.Concurrently(t)
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -91,6 +91,7 @@ func step(t testing.TB, format string, args ...any) {
 // every topic, message, group offset, config, quota, ACL, SCRAM login and
 // delegation token.
 func TestMigrateZKClusterToKRaft(t *testing.T) {
+	kafkatest.Concurrently(t)
 	d39 := kafkatest.Dist(t, kafkatest.Kafka39)
 	d4 := kafkatest.Dist(t, kafkatest.Latest4)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)

@@ -28,6 +28,7 @@ import (
 // kafka-features describes the level (from 3.7-IV0, where controllers
 // answer it).
 func TestMigrateLevelsStartOnKafka(t *testing.T) {
+	kafkatest.Concurrently(t)
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	for _, level := range []string{"3.3-IV3", "3.6-IV1", "3.7-IV2"} {
 		t.Run(level, func(t *testing.T) {
@@ -110,6 +111,7 @@ func TestMigrateLevelsStartOnKafka(t *testing.T) {
 // Kafka 4.4.0 controller started on apply's bootstrap.checkpoint for
 // 30,000 partitions appends them all in its bootstrap transaction.
 func TestMigrateManyRecordsStartOnKafka(t *testing.T) {
+	kafkatest.Concurrently(t)
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	work := t.TempDir()
 	port := freePort(t)

@@ -135,7 +135,7 @@ func secureWalkChecks(t *testing.T, s walkStage) {
 
 // TestOnlineMigrationWalkSecuredKafka is the walk of issue 36 on real
 // Kafka 3.9.2, on the two shapes production clusters run, one after the
-// other on one ZooKeeper (a chroot each): (a) one SSL listener per
+// other (a ZooKeeper and a chroot each): (a) one SSL listener per
 // broker with mutual TLS, AclAuthorizer, super users by TLS subject,
 // allow.everyone.if.no.acl.found=false; (b) one SASL_SSL listener,
 // SCRAM-SHA-512 between brokers and for clients, AclAuthorizer, the same
@@ -155,12 +155,15 @@ func TestOnlineMigrationWalkSecuredKafka(t *testing.T) {
 func walkSecured(t *testing.T, version string) {
 	start := time.Now()
 	d := kafkatest.Dist(t, version)
-	// One ZooKeeper and one set of certificates for both shapes.
-	zks := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{})
+	// One set of certificates for both shapes, and a ZooKeeper each: an
+	// ensemble that holds another Kafka cluster's tree is not one the
+	// let-go may stop (zk dependents names it: zk-foreign-data, "another
+	// Kafka cluster"), so the shapes must not share one.
 	tf := kafkatest.MakeTLS(t, d, filepath.Join(t.TempDir(), "tls"), "")
 	for _, shape := range []string{kafkatest.SecuritySSL, kafkatest.SecuritySASLSSL} {
 		t.Run(shape, func(t *testing.T) {
 			begin := time.Now()
+			zks := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{})
 			walkAll(t, walkOptions{version: version, controllers: 3, security: shape, zk: zks, chroot: "/" + shape, tls: tf})
 			t.Logf("the %s walk on Kafka %s took %s", shape, version, time.Since(begin).Round(time.Second))
 		})

@@ -29,6 +29,7 @@ import (
 // three controllers (kraft.version 0): Kafka's kafka-metadata-quorum
 // reports them as the voters, one Leader and two Followers.
 func TestMigrateFromKafka27(t *testing.T) {
+	kafkatest.Concurrently(t)
 	d27 := kafkatest.Dist(t, kafkatest.Kafka27)
 	d39 := kafkatest.Dist(t, kafkatest.Kafka39)
 	d4 := kafkatest.Dist(t, kafkatest.Latest4)

@@ -533,6 +533,10 @@ func TestMutateCampaign(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the mutation campaign takes minutes; run without -short (make mutate)")
 	}
+	// It needs no JVM and keeps its two workers busy for minutes: beside
+	// the real-Kafka tests, which mostly wait, it costs make test little
+	// wall time (kafkatest.Concurrently says why they run side by side).
+	t.Parallel()
 	start := time.Now()
 	bin := campBinary(t)
 	secrets := campSecrets(t, bin)

@@ -34,6 +34,7 @@ import (
 // rich metadata set, and hosts, first, the live acceptance on this shape
 // (liveAcceptance, and what only controllers answer: liveControllers).
 func TestQuorumDescribeMatchesKafka(t *testing.T) {
+	kafkatest.Concurrently(t)
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	c := kafkatest.StartKRaft(t, d, liveOptions(kafkatest.KRaftOptions{Controllers: 3, Brokers: 2, IdleInterval: time.Hour}))
 	ctx := context.Background()

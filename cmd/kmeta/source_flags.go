@@ -51,6 +51,7 @@ func kafkaSourceFlags() []cli.Flag {
 		&cli.StringFlag{Name: "bootstrap-server", Usage: "a live cluster's brokers `HOST:PORT[,HOST:PORT]` (the same as SOURCE kafka://HOST:PORT,...)"},
 		&cli.StringFlag{Name: "bootstrap-controller", Usage: "a live cluster's controllers `HOST:PORT[,HOST:PORT]`, asked directly (KIP-919, Kafka 3.7+)"},
 		&cli.StringFlag{Name: "command-config", Usage: "Kafka client settings `FILE` (client.properties: security.protocol, sasl.mechanism, sasl.jaas.config, ssl.*)"},
+		&cli.StringFlag{Name: "controller-command-config", Usage: "client settings `FILE` for the controllers' listener, where it differs from the brokers' (without it, --command-config's listener.name.LISTENER.* keys apply to a controller asked through LISTENER)"},
 		&cli.DurationFlag{Name: "kafka-timeout", Value: kafkaread.DefaultTimeout, Usage: "Kafka: bound on connecting and on each request, `DURATION` (as request.timeout.ms)"},
 	}
 }
@@ -161,6 +162,13 @@ func kafkaConfig(c *cli.Context) (kafkaread.Config, error) {
 			return cfg, fmt.Errorf("--command-config: %w", err)
 		}
 		cfg.Properties, cfg.PropertiesFile = p, f
+	}
+	if f := c.String("controller-command-config"); hasFlag(c, "controller-command-config") && f != "" {
+		p, err := kafkaread.ReadProperties(f)
+		if err != nil {
+			return cfg, fmt.Errorf("--controller-command-config: %w", err)
+		}
+		cfg.ControllerProperties, cfg.ControllerPropertiesFile = p, f
 	}
 	return cfg, nil
 }

@@ -91,7 +91,7 @@ func showFindings(fs []model.Finding) string {
 //
 // The clusters start once; everything else is kmeta reading them.
 func TestVerifyKafkaMigration(t *testing.T) {
-	kafkatest.SkipIfUnitOnly(t)
+	kafkatest.Concurrently(t)
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
 	zks := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{})
 	const chroot = "/kafka"

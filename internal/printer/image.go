@@ -114,12 +114,79 @@ func uuidList(s []model.UUID) string {
 	return "[" + strings.Join(parts, ",") + "]"
 }
 
+// endpoint prints a listener as NAME://HOST:PORT(PROTOCOL). An endpoint
+// whose listener name the source did not report (the admin API gives
+// the address only) is PROTOCOL://HOST:PORT, as a listener named after
+// its protocol is written in advertised.listeners.
 func endpoint(e model.Endpoint) string {
 	host := e.Host
 	if strings.Contains(host, ":") {
 		host = "[" + host + "]" // IPv6
 	}
+	if e.Name == "" {
+		return fmt.Sprintf("%s://%s:%d", model.SecurityProtocolName(e.SecurityProtocol), Clean(host), e.Port)
+	}
 	return fmt.Sprintf("%s://%s:%d(%s)", Clean(e.Name), Clean(host), e.Port, model.SecurityProtocolName(e.SecurityProtocol))
+}
+
+// notReportedText is what a text line or a table cell shows for a field
+// the source does not report (one token, so that lines split into
+// fields): never the field's zero value.
+const notReportedText = "not-reported"
+
+// NotReportedText is notReportedText, for documents built elsewhere.
+const NotReportedText = notReportedText
+
+// reportsAll says whether img reports every field of fs.
+func reportsAll(img *model.Image, fs ...model.Field) bool {
+	for _, f := range fs {
+		if !img.Reports(f) {
+			return false
+		}
+	}
+	return true
+}
+
+// reported is v, or not-reported when img does not report f.
+func reported(img *model.Image, f model.Field, v string) string {
+	if !img.Reports(f) {
+		return notReportedText
+	}
+	return v
+}
+
+// fieldList joins field names.
+func fieldList(fs []model.Field) string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
+}
+
+// endpointsOf prints a node's endpoints; where the source reports only
+// some (the admin API names the one a client reached), it says so.
+func endpointsOf(img *model.Image, eps []model.Endpoint, f model.Field) string {
+	if img.Reports(f) {
+		return endpointList(eps)
+	}
+	if len(eps) == 0 {
+		return notReportedText
+	}
+	return endpointList(eps) + " (other listeners not reported)"
+}
+
+// voterOf prints a voter, its directory id and endpoints as the source
+// reports them.
+func voterOf(img *model.Image, v model.Voter) string {
+	s := fmt.Sprintf("voter %d directory=%s", v.ID, reported(img, model.FieldQuorumVoterDirectoryIDs, v.DirectoryID.String()))
+	switch {
+	case !img.Reports(model.FieldQuorumVoterEndpoints):
+		s += " endpoints=" + notReportedText
+	case len(v.Endpoints) > 0:
+		s += " endpoints=" + endpointList(v.Endpoints)
+	}
+	return s
 }
 
 func endpointList(eps []model.Endpoint) string {
@@ -180,9 +247,23 @@ func provenance(p model.Provenance) string {
 	return b.String()
 }
 
+// scramSecretOf is scramSecret where img reports SCRAM secrets at all.
+func scramSecretOf(img *model.Image, s *model.ScramCredential) string {
+	if !img.Reports(model.FieldSCRAMSecrets) {
+		return "secret=" + notReportedText
+	}
+	return scramSecret(s)
+}
+
 func scramSecret(s *model.ScramCredential) string {
 	if s.Fingerprint != "" && s.Salt == nil && s.StoredKey == nil && s.ServerKey == nil {
 		return "fingerprint=" + s.Fingerprint
+	}
+	if s.Withheld() {
+		// The source never gave the secret (a live cluster gives the
+		// mechanism and iterations only): no fingerprint, which would
+		// make every such credential look like one equal secret.
+		return "secret=" + notReportedText
 	}
 	// Standard base64, as Kafka writes them (ScramCredentialUtils in a
 	// ZooKeeper user znode, the JSON of a UserScramCredentialRecord) and
@@ -213,14 +294,6 @@ func migration(m *model.Migration) string {
 
 func quorum(q *model.Quorum) string {
 	return fmt.Sprintf("leader=%d leaderEpoch=%d kraft.version=%d", q.LeaderID, q.LeaderEpoch, q.KRaftVersion)
-}
-
-func voter(v model.Voter) string {
-	s := fmt.Sprintf("voter %d directory=%s", v.ID, v.DirectoryID)
-	if len(v.Endpoints) > 0 {
-		s += " endpoints=" + endpointList(v.Endpoints)
-	}
-	return s
 }
 
 func zkState(z *model.ZKState) string {

@@ -65,15 +65,27 @@ func ImageDocument(img *model.Image) Document {
 		balance.Series[0].Values = append(balance.Series[0].Values, float64(c[0]))
 		balance.Series[1].Values = append(balance.Series[1].Values, float64(c[1]))
 		rack, state := "", "not registered"
+		if !img.Reports(model.FieldBrokers) {
+			state = "not listed by the source"
+		}
 		if b := img.Brokers[id]; b != nil {
 			state = "registered"
 			if b.Rack != nil {
 				rack = *b.Rack
 			}
-			if b.Fenced {
+			// A state the source does not report is not "no".
+			switch {
+			case !img.Reports(model.FieldBrokerFenced):
+				state += " (fenced: not reported)"
+			case b.Fenced:
 				state = "fenced"
 			}
-			if b.InControlledShutdown {
+			switch {
+			case !img.Reports(model.FieldBrokerControlledShutdown):
+				state += " (controlled shutdown: not reported)"
+			case b.InControlledShutdown && b.Fenced:
+				state += " (its in-controlled-shutdown flag is stale)"
+			case b.InControlledShutdown:
 				state = "in controlled shutdown"
 			}
 		}
@@ -85,12 +97,24 @@ func ImageDocument(img *model.Image) Document {
 		hist.Labels = append(hist.Labels, strconv.Itoa(n))
 		hist.Series[0].Values = append(hist.Series[0].Values, float64(rf[n]))
 	}
+	// count is n, or what the source left out of it: a count of what the
+	// source does not report is not a count.
+	count := func(n int, fs ...model.Field) string {
+		switch {
+		case reportsAll(img, fs...):
+			return strconv.Itoa(n)
+		case n == 0:
+			return "not reported"
+		}
+		return strconv.Itoa(n) + " (others not reported)"
+	}
 	counts := Rows{Columns: []Column{{Header: "CLASS", Key: "class"}, {Header: "COUNT", Key: "count"}}, Rows: [][]string{
-		{"brokers", strconv.Itoa(len(img.Brokers))}, {"controllers", strconv.Itoa(len(img.Controllers))},
-		{"topics", strconv.Itoa(len(img.Topics))}, {"partitions", strconv.Itoa(partitions)},
-		{"config resources", strconv.Itoa(len(img.Configs))}, {"client quotas", strconv.Itoa(len(img.ClientQuotas))},
-		{"ACLs", strconv.Itoa(len(img.ACLs))}, {"SCRAM credentials", strconv.Itoa(len(img.SCRAM))},
-		{"delegation tokens", strconv.Itoa(len(img.DelegationTokens))},
+		{"brokers", count(len(img.Brokers), model.FieldBrokers)}, {"controllers", count(len(img.Controllers), model.FieldControllers)},
+		{"topics", count(len(img.Topics), model.FieldTopics)}, {"partitions", count(partitions, model.FieldTopics)},
+		{"config resources", count(len(img.Configs), model.FieldTopicConfigs, model.FieldBrokerConfigs)},
+		{"client quotas", count(len(img.ClientQuotas), model.FieldClientQuotas)},
+		{"ACLs", count(len(img.ACLs), model.FieldACLs)}, {"SCRAM credentials", count(len(img.SCRAM), model.FieldSCRAM)},
+		{"delegation tokens", count(len(img.DelegationTokens), model.FieldDelegationTokens)},
 	}}
 	facts := [][2]string{{"cluster id", img.ClusterID}, {"source", img.Provenance.Source}}
 	pv := img.Provenance
@@ -100,7 +124,14 @@ func ImageDocument(img *model.Image) Document {
 	}
 	fs := slices.Clone(img.Warnings)
 	model.SortFindings(fs)
-	page := &Page{Title: "kmeta image", Verdict: fmt.Sprintf("complete: %s, %s, %s", Count(len(img.Brokers), "broker"), Count(len(img.Topics), "topic"), Count(partitions, "partition")),
+	verdict := "complete"
+	if len(img.NotReported) > 0 {
+		// A live view holds what the admin API answers: what it leaves
+		// out is named, and the view is never called complete.
+		verdict = "as the source reports it"
+		facts = append(facts, [2]string{"not reported", fieldList(img.NotReported)})
+	}
+	page := &Page{Title: "kmeta image", Verdict: fmt.Sprintf("%s: %s, %s, %s", verdict, Count(len(img.Brokers), "broker"), Count(len(img.Topics), "topic"), Count(partitions, "partition")),
 		Status: StatusOK, Facts: facts, Findings: fs}
 	if img.IsPartial() {
 		page.Verdict, page.Status = "PARTIAL: the image rests on damaged or partial input (see the findings)", StatusFindings

@@ -35,20 +35,46 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 		{"cluster id", img.ClusterID},
 		{"provenance", provenance(img.Provenance)},
 	}
-	opt := func(name string, present bool, f func() string) {
+	if len(img.NotReported) > 0 {
+		summary = append(summary, []string{"not reported", fieldList(img.NotReported)})
+	}
+	opt := func(name string, present bool, field model.Field, f func() string) {
 		v := "none"
-		if present {
+		switch {
+		case !img.Reports(field):
+			v = notReportedText
+		case present:
 			v = f()
 		}
 		summary = append(summary, []string{name, v})
 	}
-	opt("producer ids", img.ProducerIDs != nil, func() string { return producerIDs(img.ProducerIDs) })
-	opt("migration", img.Migration != nil, func() string { return migration(img.Migration) })
-	opt("quorum", img.Quorum != nil, func() string { return quorum(img.Quorum) })
-	opt("zookeeper", img.ZK != nil, func() string { return zkState(img.ZK) })
+	opt("producer ids", img.ProducerIDs != nil, model.FieldProducerIDs, func() string { return producerIDs(img.ProducerIDs) })
+	opt("migration", img.Migration != nil, model.FieldMigration, func() string { return migration(img.Migration) })
+	opt("quorum", img.Quorum != nil, model.FieldQuorum, func() string { return quorum(img.Quorum) })
+	opt("zookeeper", img.ZK != nil, "", func() string { return zkState(img.ZK) })
 	if img.ZK != nil {
 		for _, kv := range zkLists(img.ZK) {
 			summary = append(summary, []string{kv[0], kv[1]})
+		}
+	}
+	// A collection the source does not report has no table (it would
+	// have no rows, or some): the summary says so, never "none".
+	for _, sec := range []struct {
+		name  string
+		n     int
+		field model.Field
+	}{
+		{"brokers", len(img.Brokers), model.FieldBrokers}, {"controllers", len(img.Controllers), model.FieldControllers},
+		{"topics", len(img.Topics), model.FieldTopics}, {"client quotas", len(img.ClientQuotas), model.FieldClientQuotas},
+		{"acls", len(img.ACLs), model.FieldACLs}, {"scram credentials", len(img.SCRAM), model.FieldSCRAM},
+		{"delegation tokens", len(img.DelegationTokens), model.FieldDelegationTokens},
+	} {
+		switch {
+		case img.Reports(sec.field):
+		case sec.n == 0:
+			summary = append(summary, []string{sec.name, notReportedText})
+		default:
+			summary = append(summary, []string{sec.name, fmt.Sprintf("%d listed, others not reported", sec.n)})
 		}
 	}
 	add("CLUSTER", []string{"FIELD", "VALUE"}, summary, "FIELD", "VALUE")
@@ -59,21 +85,26 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 	}
 	add("FEATURES", []string{"NAME", "LEVEL"}, rows, "NAME", "LEVEL")
 
+	// cell is v, or not-reported for a field the source does not report.
+	cell := func(f model.Field, v string) string { return reported(img, f, v) }
 	rows = nil
 	for _, b := range img.SortedBrokers() {
 		rack := "<none>"
 		if b.Rack != nil {
 			rack = *b.Rack
 		}
-		rows = append(rows, []string{itoa(b.ID), strconv.FormatInt(b.Epoch, 10), rack, yes(b.Fenced),
-			yes(b.InControlledShutdown), yes(b.IsMigratingZkBroker), endpointList(b.Endpoints), uuidText(b.IncarnationID)})
+		rows = append(rows, []string{itoa(b.ID), cell(model.FieldBrokerEpoch, strconv.FormatInt(b.Epoch, 10)), rack,
+			cell(model.FieldBrokerFenced, yes(b.Fenced)), cell(model.FieldBrokerControlledShutdown, shutdownCell(b)),
+			cell(model.FieldBrokerMigrating, yes(b.IsMigratingZkBroker)), endpointsOf(img, b.Endpoints, model.FieldBrokerEndpoints),
+			cell(model.FieldBrokerIncarnationID, uuidText(b.IncarnationID))})
 	}
 	add("BROKERS", []string{"ID", "EPOCH", "RACK", "FENCED", "CONTROLLED SHUTDOWN", "MIGRATING ZK", "ENDPOINTS", "INCARNATION ID"}, rows,
 		"ID", "FENCED", "ENDPOINTS")
 
 	rows = nil
 	for _, c := range img.SortedControllers() {
-		rows = append(rows, []string{itoa(c.ID), yes(c.ZkMigrationReady), endpointList(c.Endpoints), uuidText(c.IncarnationID)})
+		rows = append(rows, []string{itoa(c.ID), cell(model.FieldControllerZkMigrationReady, yes(c.ZkMigrationReady)),
+			endpointsOf(img, c.Endpoints, model.FieldControllerEndpoints), cell(model.FieldControllerIncarnationID, uuidText(c.IncarnationID))})
 	}
 	add("CONTROLLERS", []string{"ID", "ZK MIGRATION READY", "ENDPOINTS", "INCARNATION ID"}, rows, "ID", "ENDPOINTS")
 
@@ -90,8 +121,10 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 				elr = int32List(p.ELR)
 			}
 			rows = append(rows, []string{t.Name, uuidText(t.ID), itoa(p.ID), itoa(p.Leader), itoa(p.LeaderEpoch),
-				itoa(p.PartitionEpoch), int32List(p.Replicas), int32List(p.ISR), elr,
-				int32List(p.AddingReplicas), int32List(p.RemovingReplicas), model.LeaderRecoveryStateName(p.LeaderRecoveryState)})
+				cell(model.FieldPartitionEpoch, itoa(p.PartitionEpoch)), int32List(p.Replicas), int32List(p.ISR),
+				cell(model.FieldPartitionELR, elr), cell(model.FieldPartitionReassignment, int32List(p.AddingReplicas)),
+				cell(model.FieldPartitionReassignment, int32List(p.RemovingReplicas)),
+				cell(model.FieldPartitionLeaderRecovery, model.LeaderRecoveryStateName(p.LeaderRecoveryState))})
 		}
 	}
 	add("PARTITIONS", []string{"TOPIC", "TOPIC ID", "PARTITION", "LEADER", "LEADER EPOCH", "PARTITION EPOCH",
@@ -130,7 +163,7 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 
 	rows = nil
 	for _, s := range img.SortedSCRAM() {
-		rows = append(rows, []string{s.User, model.ScramMechanismName(s.Mechanism), strconv.Itoa(int(s.Iterations)), scramSecret(s)})
+		rows = append(rows, []string{s.User, model.ScramMechanismName(s.Mechanism), strconv.Itoa(int(s.Iterations)), scramSecretOf(img, s)})
 	}
 	add("SCRAM CREDENTIALS", []string{"USER", "MECHANISM", "ITERATIONS", "SECRET"}, rows, "USER", "MECHANISM")
 
@@ -145,7 +178,11 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 	rows = nil
 	if img.Quorum != nil {
 		for _, v := range img.Quorum.Voters {
-			rows = append(rows, []string{itoa(v.ID), v.DirectoryID.String(), endpointList(v.Endpoints)})
+			eps := endpointList(v.Endpoints)
+			if !img.Reports(model.FieldQuorumVoterEndpoints) {
+				eps = notReportedText
+			}
+			rows = append(rows, []string{itoa(v.ID), cell(model.FieldQuorumVoterDirectoryIDs, v.DirectoryID.String()), eps})
 		}
 	}
 	add("QUORUM VOTERS", []string{"ID", "DIRECTORY ID", "ENDPOINTS"}, rows, "ID", "ENDPOINTS")
@@ -181,6 +218,15 @@ type tableSection struct {
 }
 
 func itoa(v int32) string { return strconv.FormatInt(int64(v), 10) }
+
+// shutdownCell is a broker's controlled-shutdown flag; a fenced broker's
+// is the log's last, stale once the shutdown ended in fencing.
+func shutdownCell(b *model.Broker) string {
+	if b.Fenced && b.InControlledShutdown {
+		return "stale (fenced)"
+	}
+	return yes(b.InControlledShutdown)
+}
 
 func yes(b bool) string {
 	if b {

@@ -126,6 +126,10 @@ func Describe(cat *features.Catalog, st features.State) Report {
 	mv := "none"
 	if st.MetadataVersion != nil {
 		mv = fmt.Sprintf("%d (%s)", st.MetadataVersion.Level, st.MetadataVersion.Name)
+		if st.MetadataVersionImplied {
+			mv = fmt.Sprintf("%d (%s, implied: the log sets no metadata.version, and Kafka reads such a log, written before 3.3, as %s)",
+				st.MetadataVersion.Level, st.MetadataVersion.Name, st.MetadataVersion.Name)
+		}
 	}
 	rows.Rows = append(rows.Rows, []string{features.MetadataVersionFeature, mv})
 	for _, f := range st.Features {

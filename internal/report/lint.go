@@ -42,7 +42,7 @@ func Lint(r *lint.Result, failOn model.Severity) Report {
 		open = append(open, f.Finding)
 	}
 	ran, selected := 0, 0
-	var notRun []string
+	var notRun, assumed []string
 	rules := printer.Rows{Columns: []printer.Column{
 		{Header: "RULE", Key: "rule", Essential: true}, {Header: "FAMILY", Key: "family"},
 		{Header: "STATUS", Key: "status", Essential: true}, {Header: "FINDINGS", Key: "findings", Essential: true},
@@ -59,8 +59,14 @@ func Lint(r *lint.Result, failOn model.Severity) Report {
 		case lint.StatusNotRun:
 			notRun = append(notRun, printer.Clean(fmt.Sprintf("not run: %s: %s", rr.Code, rr.Why)))
 		}
+		why := rr.Why
+		if rr.Assumes != "" {
+			// A rule that judged by assumption says so, findings or not.
+			assumed = append(assumed, printer.Clean(fmt.Sprintf("assumed: %s: %s", rr.Code, rr.Assumes)))
+			why = rr.Assumes
+		}
 		rules.Rows = append(rules.Rows, []string{rr.Code, string(rr.Family), string(rr.Status),
-			fmt.Sprint(rr.Findings), fmt.Sprint(rr.Excepted), printer.Clean(rr.Why)})
+			fmt.Sprint(rr.Findings), fmt.Sprint(rr.Excepted), printer.Clean(why)})
 	}
 	var counts []string
 	for _, s := range model.Severities() {
@@ -99,6 +105,9 @@ func Lint(r *lint.Result, failOn model.Severity) Report {
 	if len(notRun) > 0 {
 		out.Sections = append(out.Sections, printer.Section{Only: printer.Text, Lines: notRun})
 	}
+	if len(assumed) > 0 {
+		out.Sections = append(out.Sections, printer.Section{Only: printer.Text, Lines: assumed})
+	}
 	out.Sections = append(out.Sections,
 		printer.Section{Only: printer.Table, Rows: &rules},
 		printer.Section{Lines: []string{summary}})
@@ -108,7 +117,7 @@ func Lint(r *lint.Result, failOn model.Severity) Report {
 	case doc.Failing:
 		out.Exit, out.Why = Findings, fmt.Sprintf("findings at or above %s", failOn)
 	}
-	out.Sections = append(out.Sections, lintPageLines(acceptedLines, notRun)...)
+	out.Sections = append(out.Sections, lintPageLines(acceptedLines, notRun, assumed)...)
 	out.Page = lintPage(r, failOn, summary, open, acceptedLines, notRun, out.Exit)
 	return out
 }
@@ -127,10 +136,11 @@ func lintPage(r *lint.Result, failOn model.Severity, summary string, open []mode
 }
 
 // lintPageLines are the text-only lines the page shows too, under
-// Details: the accepted findings and the rules that could not run.
-func lintPageLines(accepted, notRun []string) []printer.Section {
+// Details: the accepted findings, the rules that could not run and what
+// rules assumed.
+func lintPageLines(accepted, notRun, assumed []string) []printer.Section {
 	var out []printer.Section
-	for _, ls := range [][]string{accepted, notRun} {
+	for _, ls := range [][]string{accepted, notRun, assumed} {
 		if len(ls) > 0 {
 			out = append(out, printer.Section{Only: printer.HTML, Lines: ls})
 		}

@@ -20,9 +20,16 @@ import (
 // archive; later runs map it (-XX:SharedArchiveFile). A missing, stale or
 // damaged archive is ignored by the JVM without a word, so a run never
 // depends on one. KMETA_JVM_CDS=0 turns it off.
+//
+// The JVM prints CDS warnings on stdout ("Pre JDK 6 class not supported
+// by CDS" while dumping an archive of a release that ships old jars),
+// where a test reads a tool's answer: -Xlog:cds*=off silences them, as
+// the archive is an optimisation and never part of an answer.
 const envCDS = "KMETA_JVM_CDS"
 
 var cdsSeq atomic.Int64
+
+const cdsQuiet = "-Xlog:cds*=off"
 
 // cdsArchive is where a main class's archive of this release lives:
 // <release dir>/cds/<kind>-<main class>.jsa.
@@ -44,7 +51,7 @@ func (d *Distribution) cdsArgs(server bool, mainClass string, dump bool) (opts [
 	}
 	final := d.cdsArchive(server, mainClass)
 	if _, err := os.Stat(final); err == nil {
-		return []string{"-XX:SharedArchiveFile=" + final}, ""
+		return []string{cdsQuiet, "-XX:SharedArchiveFile=" + final}, ""
 	}
 	if !dump {
 		return nil, ""
@@ -53,7 +60,7 @@ func (d *Distribution) cdsArgs(server bool, mainClass string, dump bool) (opts [
 		return nil, ""
 	}
 	tmp = fmt.Sprintf("%s.%d-%d.tmp", final, os.Getpid(), cdsSeq.Add(1))
-	return []string{"-XX:ArchiveClassesAtExit=" + tmp}, tmp
+	return []string{cdsQuiet, "-XX:ArchiveClassesAtExit=" + tmp}, tmp
 }
 
 // cdsFinish moves a dumped archive into place once its JVM is gone. A JVM
