@@ -452,10 +452,14 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 				known += len(n.kids)
 				t.MaxZxid = max(t.MaxZxid, n.stat.Czxid, n.stat.Mzxid, n.stat.Pzxid)
 				if st := n.state; st != nil {
-					// Read with its parent: it is in the tree now.
+					// Read with its parent: it is in the tree now, and
+					// Progress hears of each (one call per znode).
 					b.Add(ref, stateChild, st.Data, st.Stat, nil)
-					done++
 					t.MaxZxid = max(t.MaxZxid, st.Stat.Czxid, st.Stat.Mzxid, st.Stat.Pzxid)
+					if r.opts.Progress != nil {
+						r.opts.Progress(done, known)
+					}
+					done++
 					break
 				}
 				for _, k := range n.kids {
