@@ -3,6 +3,8 @@ package kafkaread
 import (
 	"crypto/tls"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,8 +39,8 @@ type Config struct {
 	// listener is the name of the listener a controller is asked
 	// through, when known (DescribeQuorum's endpoints name it).
 	listener string
-	// Timeout bounds connecting and each request (default 30s, Kafka's
-	// request.timeout.ms).
+	// Timeout is the deadline of a client's whole read: Dial and every
+	// request after it (default 30s, Kafka's request.timeout.ms).
 	Timeout time.Duration
 }
 
@@ -125,7 +127,7 @@ func (c Config) parseSecurity() (*security, error) {
 	case "SASL_SSL":
 		useSASL, useTLS = true, true
 	default:
-		return nil, c.settingError(ErrConfig, "security.protocol %q is not one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL", p["security.protocol"])
+		return nil, c.settingError(ErrConfig, "security.protocol %s is not one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL", shownName(p["security.protocol"]))
 	}
 	if useSASL {
 		m, err := c.saslMechanism()
@@ -150,7 +152,56 @@ func (c Config) settingError(class error, format string, a ...any) error {
 	if c.PropertiesFile != "" {
 		where = c.PropertiesFile
 	}
-	return fmt.Errorf("%w: %s: %s", class, where, fmt.Sprintf(format, a...))
+	return fmt.Errorf("%w: %s: %s", class, where, c.redactSecrets(fmt.Sprintf(format, a...)))
+}
+
+// shownName is a setting's value as a message may quote it: a name
+// (letters, digits, '.', '_', '-', '+'), quoted; anything else may be a
+// line that ran into the next one, secret and all, and is not printed.
+func shownName(v string) string {
+	if nameValue.MatchString(v) {
+		return strconv.Quote(v)
+	}
+	return "(a value that is no name, not printed)"
+}
+
+// shownPath is a file setting's value as a message may quote it: a path
+// without blanks, quotes, '=' or ';', else not printed (see shownName).
+func shownPath(v string) string {
+	if len(v) <= 4096 && pathValue.MatchString(v) {
+		return v
+	}
+	return "(a value that is no path, not printed)"
+}
+
+var (
+	nameValue = regexp.MustCompile(`^[A-Za-z0-9._+-]{1,64}$`)
+	pathValue = regexp.MustCompile(`^[^\s"'=;]+$`)
+)
+
+// secretValue finds a secret written as key=value or key:value inside a
+// message: a line of the settings that ran into another (a deleted line
+// end) carries its secret into the value printed.
+var secretValue = regexp.MustCompile(`(?i)((?:password|secret|jaas[.]config|token)[\w.-]*\s*[=:]\s*)("[^"]*"?|'[^']*'?|[^\s;,)]+)`)
+
+// redactSecrets keeps every secret of the settings out of a message,
+// whatever the message quotes (a value, a path, a reader's error): the
+// values of the secret settings, and anything written as a secret
+// setting's key=value.
+func (c Config) redactSecrets(msg string) string {
+	for k, v := range c.Properties {
+		if len(v) >= 4 && secretKey(k) {
+			msg = strings.ReplaceAll(msg, v, "<redacted>")
+		}
+	}
+	return secretValue.ReplaceAllString(msg, "${1}<redacted>")
+}
+
+// secretKey says whether a client setting holds a secret.
+func secretKey(k string) bool {
+	k = strings.ToLower(k)
+	return strings.Contains(k, "password") || strings.Contains(k, "jaas") || strings.HasSuffix(k, ".key") ||
+		strings.Contains(k, "secret") || strings.Contains(k, "token")
 }
 
 // saslMechanism builds the mechanism sasl.mechanism names, with the
@@ -189,7 +240,7 @@ func (c Config) saslCredentials() (saslCreds, error) {
 	case "OAUTHBEARER":
 		return saslCreds{}, c.settingError(ErrUnsupported, "sasl.mechanism OAUTHBEARER is not supported by kmeta; PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are")
 	default:
-		return saslCreds{}, c.settingError(ErrUnsupported, "sasl.mechanism %q is not supported by kmeta; PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are", p["sasl.mechanism"])
+		return saslCreds{}, c.settingError(ErrUnsupported, "sasl.mechanism %s is not supported by kmeta; PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are", shownName(p["sasl.mechanism"]))
 	}
 	jaas := strings.TrimSpace(p["sasl.jaas.config"])
 	if jaas == "" {
@@ -205,20 +256,20 @@ func (c Config) saslCredentials() (saslCreds, error) {
 	e := entries[0]
 	cr := saslCreds{mech: mech, user: e.opts["username"], pass: e.opts["password"],
 		token: strings.EqualFold(e.opts["tokenauth"], "true")}
-	// The module name and the user are not secrets; the password is never
-	// put in a message.
+	// No value of sasl.jaas.config is put in a message, whatever its
+	// key: only a login module's class name (safeModule).
 	if cr.user == "" {
-		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config (%s) has no username", e.module)
+		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config (%s) has no username", safeModule(e.module, 0))
 	}
 	if cr.pass == "" {
-		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config (%s) has no password for user %s", e.module, cr.user)
+		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config (%s) has no password", safeModule(e.module, 0))
 	}
 	short := e.module[strings.LastIndex(e.module, ".")+1:]
 	switch {
 	case mech == "PLAIN" && short == "PlainLoginModule":
 	case strings.HasPrefix(mech, "SCRAM-") && short == "ScramLoginModule":
 	default:
-		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config uses %s, which does not fit sasl.mechanism %s", e.module, mech)
+		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config uses %s, which does not fit sasl.mechanism %s", safeModule(e.module, 0), mech)
 	}
 	if cr.token && mech == "PLAIN" {
 		return saslCreds{}, c.settingError(ErrConfig, "sasl.jaas.config sets tokenauth, which only SCRAM mechanisms take")
@@ -251,6 +302,10 @@ func parseJAAS(s string) ([]jaasEntry, error) {
 		if kind != jaasWord {
 			return nil, fmt.Errorf("a login module name must come first")
 		}
+		// Only what cannot be a secret is named: a login module's class
+		// name, an option Kafka's modules know. Anything else (a value
+		// where a name was expected) is named by its place.
+		moduleName := safeModule(module, tk.i-len(module)+1)
 		kind, flag, err := tk.next()
 		if err != nil {
 			return nil, err
@@ -258,7 +313,7 @@ func parseJAAS(s string) ([]jaasEntry, error) {
 		switch f := strings.ToLower(flag); {
 		case kind == jaasWord && (f == "required" || f == "requisite" || f == "sufficient" || f == "optional"):
 		default:
-			return nil, fmt.Errorf("%s: the control flag (required, requisite, sufficient or optional) is missing", module)
+			return nil, fmt.Errorf("%s: the control flag (required, requisite, sufficient or optional) is missing", moduleName)
 		}
 		e := jaasEntry{module: module, flag: flag, opts: map[string]string{}}
 		for {
@@ -270,14 +325,18 @@ func parseJAAS(s string) ([]jaasEntry, error) {
 				break
 			}
 			if kind == jaasEOF {
-				return nil, fmt.Errorf("%s: the entry does not end with ';'", module)
+				return nil, fmt.Errorf("%s: the entry does not end with ';'", moduleName)
 			}
 			if kind != jaasWord {
-				return nil, fmt.Errorf("%s: an option name is missing", module)
+				return nil, fmt.Errorf("%s: an option name is missing at character %d", moduleName, tk.i)
+			}
+			optName := fmt.Sprintf("the option at character %d", tk.i-len(key)+1)
+			if knownJAASOptions[key] {
+				optName = "option " + key
 			}
 			if kind, _, err = tk.next(); err != nil || kind != '=' {
 				if err == nil {
-					err = fmt.Errorf("%s: option %s has no '='", module, key)
+					err = fmt.Errorf("%s: %s has no '=' (a JAAS option is name=value)", moduleName, optName)
 				}
 				return nil, err
 			}
@@ -286,13 +345,37 @@ func parseJAAS(s string) ([]jaasEntry, error) {
 				return nil, err
 			}
 			if kind != jaasWord && kind != jaasQuoted {
-				return nil, fmt.Errorf("%s: option %s has no value", module, key)
+				return nil, fmt.Errorf("%s: %s has no value", moduleName, optName)
 			}
 			e.opts[key] = val
 		}
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// safeModule names a login module in a message: its class name when it
+// is one (a Java class name ending in LoginModule, as every JAAS module's
+// does), else by its place (at, 1-based; 0: "a login module"), so that a
+// value written where the module belongs is never printed.
+func safeModule(module string, at int) string {
+	switch {
+	case javaClassName.MatchString(module) && strings.HasSuffix(module, "LoginModule"):
+		return module
+	case at > 0:
+		return "the login module at character " + strconv.Itoa(at)
+	}
+	return "a login module"
+}
+
+// javaClassName is a login module's name as Java spells a class.
+var javaClassName = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$`)
+
+// knownJAASOptions are the options of the login modules Kafka's clients
+// use: names, never secrets, so errors may say them.
+var knownJAASOptions = map[string]bool{
+	"username": true, "password": true, "tokenauth": true, "serviceName": true, "useKeyTab": true, "keyTab": true,
+	"principal": true, "storeKey": true, "useTicketCache": true, "debug": true, "unsecuredLoginStringClaim_sub": true,
 }
 
 // Token kinds of jaasTokenizer; other tokens are their own character.

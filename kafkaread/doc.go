@@ -40,6 +40,27 @@
 // node lists), and an API kmeta needs that the node does not have
 // (ErrMissingAPI, naming the API and the first release that has it).
 //
+// Every bootstrap address is asked at once, and the client then talks to
+// the first that answered, and to it alone: a hung address costs nothing
+// when another answers, and an error names the address that failed
+// (every one, in the order given, when none answers). Every request goes
+// to that node (a broker forwards to the controller what only it
+// answers), but for what one broker alone answers (its own configs, its
+// supported features), asked of all brokers at once with a quarter of
+// the timeout each; a broker that did not answer is not asked again and
+// is named in a warning. One deadline, Config.Timeout (--kafka-timeout)
+// from Dial, bounds Dial and every request after it, so that a command's
+// read of a cluster ends within it whatever the peers do.
+//
+// What a peer sends is bounded: an answer of at most 64 MiB, a quorum of
+// at most MaxVoters voters and MaxObservers observers, topic names Kafka
+// accepts. A peer that breaks the protocol (bytes that are no Kafka
+// answer, a connection closed after ApiVersions was answered, counts or
+// names no Kafka sends) is ErrNotKafka, never a gap in the image. A
+// message quotes a setting's value only when it is a name or a path, and
+// never a secret setting's value (a line of the settings file that ran
+// into the next carries its secret along).
+//
 // With Config.Controllers (--bootstrap-controller, KIP-919) the addresses
 // are controllers: they answer no Metadata request, so every request goes
 // straight to a bootstrap address rather than through franz-go's

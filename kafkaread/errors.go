@@ -29,4 +29,8 @@ var (
 	// ErrDenied: the principal may not do what was asked (an
 	// authorization error on the whole request, not one resource).
 	ErrDenied = errors.New("not authorized")
+	// ErrNotKafka: the peer answered something no Kafka node answers
+	// (bytes that are no Kafka answer, a connection closed mid-answer,
+	// counts beyond any cluster's).
+	ErrNotKafka = errors.New("not a Kafka answer")
 )

@@ -6,6 +6,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -41,7 +42,7 @@ type FeatureView struct {
 // Finalize asks the answering node again for the finalized features
 // (ApiVersions), as kafka-features describe does.
 func (c *Client) Finalize(ctx context.Context) (map[string]int16, int64, error) {
-	rctx, cancel := context.WithTimeout(ctx, c.cfg.timeout())
+	rctx, cancel := c.bounded(ctx)
 	defer cancel()
 	req := kmsg.NewPtrApiVersionsRequest()
 	req.ClientSoftwareName, req.ClientSoftwareVersion = "kmeta", "1"
@@ -88,20 +89,36 @@ func (c *Client) Features(ctx context.Context) (*FeatureView, error) {
 			v.Gaps = append(v.Gaps, fmt.Sprintf("controllers: %v", err))
 		}
 	}
-	ask := func(kind string, n clusterNode) {
-		nf := NodeFeatures{Kind: kind, ID: n.id, Addr: n.addr, Fenced: n.fenced}
-		if s, ok := c.nodeRanges(ctx, n, kind == "controller"); ok == nil {
-			nf.Supported = s
-			v.Nodes = append(v.Nodes, nf)
-		} else {
-			v.Gaps = append(v.Gaps, fmt.Sprintf("%s %d (%s): %v", kind, n.id, n.addr, ok))
-		}
+	// Every node is asked at once (nodes that do not answer cost one
+	// node's bound), and the answers are kept in the order asked.
+	type asked struct {
+		kind string
+		n    clusterNode
+		s    map[string][2]int16
+		err  error
 	}
+	var all []*asked
 	for _, n := range brokers {
-		ask("broker", n)
+		all = append(all, &asked{kind: "broker", n: n})
 	}
 	for _, n := range controllers {
-		ask("controller", n)
+		all = append(all, &asked{kind: "controller", n: n})
+	}
+	var wg sync.WaitGroup
+	for _, a := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.s, a.err = c.nodeRanges(ctx, a.n, a.kind == "controller")
+		}()
+	}
+	wg.Wait()
+	for _, a := range all {
+		if a.err == nil {
+			v.Nodes = append(v.Nodes, NodeFeatures{Kind: a.kind, ID: a.n.id, Addr: a.n.addr, Fenced: a.n.fenced, Supported: a.s})
+		} else {
+			v.Gaps = append(v.Gaps, fmt.Sprintf("%s %d (%s): %v", a.kind, a.n.id, a.n.addr, a.err))
+		}
 	}
 	return v, nil
 }
@@ -193,7 +210,9 @@ func (c *Client) nodeVersions(ctx context.Context, n clusterNode, controller boo
 	}
 	cfg := c.cfg
 	cfg.Bootstrap, cfg.Controllers, cfg.listener = []string{n.addr}, controller, n.listener
-	nc, err := Dial(ctx, cfg)
+	nctx, cancel, _ := c.nodeBounded(ctx)
+	defer cancel()
+	nc, err := Dial(nctx, cfg)
 	if err != nil {
 		return nil, false, err
 	}

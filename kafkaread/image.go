@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -155,6 +156,9 @@ func (r *imageRead) unanswered(what, why string, fields ...model.Field) {
 func (r *imageRead) gap(api, entity string, err error, fields ...model.Field) error {
 	var ke *kerr.Error
 	switch {
+	case errors.Is(err, ErrNotKafka):
+		// A peer that lies or breaks the protocol is no gap.
+		return fmt.Errorf("%s: %w", entity, err)
 	case errors.Is(err, ErrDenied), errors.As(err, &ke) && isAuthz(ke.Code):
 		r.warn(WarnNotAuthorized, api, entity, fmt.Sprintf("not authorized (%v); not reported", err), fields...)
 		return nil
@@ -190,7 +194,7 @@ func codeErr(code int16, msg *string) error {
 func (r *imageRead) features(ctx context.Context) error {
 	req := kmsg.NewPtrApiVersionsRequest()
 	req.ClientSoftwareName, req.ClientSoftwareVersion = "kmeta", "1"
-	rctx, cancel := context.WithTimeout(ctx, r.c.cfg.timeout())
+	rctx, cancel := r.c.bounded(ctx)
 	resp, err := r.c.seed.Request(rctx, req)
 	cancel()
 	if err != nil {
@@ -250,16 +254,32 @@ func (r *imageRead) controllers(ctx context.Context) error {
 	}
 	r.img.ClusterID, r.controllerCluster = dc.ClusterID, dc
 	r.img.MarkNotReported(model.FieldControllerIncarnationID, model.FieldControllerEndpoints)
-	for _, b := range dc.Brokers {
+	// Each controller's supported ranges, from its own ApiVersions (what
+	// it registered; kafka-features checks a change against them); its
+	// answer also says whether it runs with the ZooKeeper migration
+	// (ZkMigrationReady), which no other API reports. All are asked at
+	// once: controllers that do not answer cost one node's bound.
+	type asked struct {
+		s       map[string][2]int16
+		zkReady bool
+		err     error
+	}
+	answers := make([]asked, len(dc.Brokers))
+	var wg sync.WaitGroup
+	for i, b := range dc.Brokers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n := clusterNode{id: b.NodeID, addr: net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))}
+			a := &answers[i]
+			a.s, a.zkReady, a.err = r.c.nodeVersions(ctx, n, true)
+		}()
+	}
+	wg.Wait()
+	for i, b := range dc.Brokers {
 		ctl := &model.Controller{ID: b.NodeID, Endpoints: []model.Endpoint{r.endpoint(b.Host, b.Port)}}
 		r.img.Controllers[b.NodeID] = ctl
-		// Each controller's supported ranges, from its own ApiVersions
-		// (what it registered; kafka-features checks a change against
-		// them).
-		n := clusterNode{id: b.NodeID, addr: net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))}
-		// Its answer also says whether it runs with the ZooKeeper
-		// migration (ZkMigrationReady), which no other API reports.
-		s, zkReady, err := r.c.nodeVersions(ctx, n, true)
+		s, zkReady, err := answers[i].s, answers[i].zkReady, answers[i].err
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -280,8 +300,9 @@ func (r *imageRead) controllers(ctx context.Context) error {
 }
 
 func (r *imageRead) brokers(ctx context.Context) error {
-	// A Metadata request without topics names the cluster's brokers to
-	// franz-go, which routes the per-broker requests below by them.
+	// A Metadata request without topics proves the answering broker
+	// answers it; franz-go learns the brokers (to route the requests
+	// only one broker answers) through the same broker when first asked.
 	mreq := kmsg.NewPtrMetadataRequest()
 	mreq.Topics = []kmsg.MetadataRequestTopic{}
 	if _, err := r.c.request(ctx, mreq); err != nil {
@@ -315,15 +336,26 @@ func (r *imageRead) brokers(ctx context.Context) error {
 }
 
 // brokerFeatures asks every broker for its supported feature ranges
-// (ApiVersions), as it registered them.
+// (ApiVersions), as it registered them: all at once, so that brokers
+// that do not answer cost one node's bound, not one each.
 func (r *imageRead) brokerFeatures(ctx context.Context) error {
-	for _, id := range slices.Sorted(maps.Keys(r.img.Brokers)) {
+	ids := slices.Sorted(maps.Keys(r.img.Brokers))
+	resps := make([]kmsg.Response, len(ids))
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := kmsg.NewPtrApiVersionsRequest()
+			req.ClientSoftwareName, req.ClientSoftwareVersion = "kmeta", "1"
+			resps[i], errs[i] = r.c.brokerRequest(ctx, id, req)
+		}()
+	}
+	wg.Wait()
+	for i, id := range ids {
 		b := r.img.Brokers[id]
-		req := kmsg.NewPtrApiVersionsRequest()
-		req.ClientSoftwareName, req.ClientSoftwareVersion = "kmeta", "1"
-		rctx, cancel := context.WithTimeout(ctx, r.c.cfg.timeout())
-		resp, err := r.c.cl.Broker(int(id)).Request(rctx, req)
-		cancel()
+		resp, err := resps[i], errs[i]
 		if err == nil {
 			av := resp.(*kmsg.ApiVersionsResponse)
 			if err = kerr.ErrorForCode(av.ErrorCode); err == nil {
@@ -355,7 +387,7 @@ func (r *imageRead) quorum(ctx context.Context) error {
 	}
 	q, err := r.c.describeQuorum(ctx, r.controllerCluster)
 	if err != nil {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || errors.Is(err, ErrNotKafka) {
 			return err
 		}
 		var ke *kerr.Error
@@ -371,6 +403,21 @@ func (r *imageRead) quorum(ctx context.Context) error {
 	r.img.Quorum = quorum
 	r.img.MarkNotReported(missing...)
 	return nil
+}
+
+// checkTopicName refuses a topic name Kafka never accepts (its names are
+// 1 to 249 of [a-zA-Z0-9._-]): a peer that answers one is no Kafka node,
+// and the name would be printed.
+func (r *imageRead) checkTopicName(name string) error {
+	ok := len(name) > 0 && len(name) <= 249 && name != "." && name != ".."
+	for i := 0; ok && i < len(name); i++ {
+		c := name[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+	}
+	if ok {
+		return nil
+	}
+	return fmt.Errorf("%w: %s names a topic %q, which no Kafka accepts (1 to 249 of a-z, A-Z, 0-9, '.', '_', '-')", ErrNotKafka, r.c.Addr, name)
 }
 
 func (r *imageRead) topic(name string, id [16]byte) *model.Topic {
@@ -410,6 +457,9 @@ func (r *imageRead) topics(ctx context.Context) error {
 				return err
 			}
 			continue
+		}
+		if err := r.checkTopicName(name); err != nil {
+			return err
 		}
 		t := r.topic(name, mt.TopicID)
 		for _, p := range mt.Partitions {
@@ -484,6 +534,9 @@ func (r *imageRead) topicsDTP(ctx context.Context) error {
 				continue
 			}
 			// A topic may span two pages: its partitions are added to it.
+			if err := r.checkTopicName(name); err != nil {
+				return err
+			}
 			t := r.topic(name, dt.TopicID)
 			for _, p := range dt.Partitions {
 				t.Partitions[p.Partition] = r.partition(p.Partition, p.LeaderID, p.LeaderEpoch, p.Replicas, p.ISR,

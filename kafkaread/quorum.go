@@ -13,6 +13,14 @@ import (
 	"github.com/kmeta/kmeta/model"
 )
 
+// MaxVoters and MaxObservers bound what a DescribeQuorum answer may list:
+// Raft needs a majority of the voters for every commit, so real quorums
+// have a handful; observers are the brokers.
+const (
+	MaxVoters    = 256
+	MaxObservers = 50_000
+)
+
 // metadataTopic is the KRaft metadata partition's topic (partition 0).
 const metadataTopic = "__cluster_metadata"
 
@@ -112,6 +120,12 @@ func (c *Client) askQuorum(ctx context.Context) (*kmsg.DescribeQuorumResponse, e
 		return nil, fmt.Errorf("DescribeQuorum at %s: the answer holds %d topics, want %s-0 alone", c.Addr, len(r.Topics), metadataTopic)
 	}
 	part := r.Topics[0].Partitions[0]
+	if len(part.CurrentVoters) > MaxVoters || len(part.Observers) > MaxObservers || len(r.Nodes) > MaxVoters+MaxObservers {
+		// What a peer says is held in memory and printed: an answer no
+		// quorum gives is refused, not rendered.
+		return nil, fmt.Errorf("%w: DescribeQuorum at %s lists %d voters, %d observers and %d nodes; no quorum has more than %d voters or %d observers",
+			ErrNotKafka, c.Addr, len(part.CurrentVoters), len(part.Observers), len(r.Nodes), MaxVoters, MaxObservers)
+	}
 	if err := kerr.ErrorForCode(part.ErrorCode); err != nil {
 		if errors.Is(err, kerr.NotLeaderForPartition) {
 			return nil, &notLeaderError{c.Addr}
@@ -131,7 +145,9 @@ func (c *Client) askLeader(ctx context.Context, cluster *kmsg.DescribeClusterRes
 		}
 		cfg := c.cfg
 		cfg.Bootstrap = []string{net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))}
-		lc, err := Dial(ctx, cfg)
+		bctx, cancel := c.bounded(ctx)
+		defer cancel()
+		lc, err := Dial(bctx, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("the quorum's leader, controller %d: %w", b.NodeID, err)
 		}

@@ -7,11 +7,12 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
-	"os"
 	"strings"
 
 	keystore "github.com/pavlo-v-chernykh/keystore-go/v4"
 	pkcs12 "software.sslmate.com/src/go-pkcs12"
+
+	"github.com/kmeta/kmeta/model"
 )
 
 // tlsConfig builds the TLS configuration of the ssl.* settings: the trust
@@ -93,9 +94,9 @@ func (c Config) trustStore() (*x509.CertPool, error) {
 		}
 		data = []byte(inline)
 	} else {
-		b, err := os.ReadFile(loc)
+		b, err := model.ReadInput(loc, model.InputKeyStore)
 		if err != nil {
-			return nil, c.settingError(ErrConfig, "ssl.truststore.location: %v", err)
+			return nil, c.fileSettingError("ssl.truststore.location", loc, err)
 		}
 		data = b
 	}
@@ -121,13 +122,13 @@ func (c Config) trustStore() (*x509.CertPool, error) {
 	case "JKS":
 		certs, err = jksCertificates(data, pass)
 	default:
-		return nil, c.settingError(ErrUnsupported, "ssl.truststore.type %s is not supported by kmeta; PEM, PKCS12 and JKS are", typ)
+		return nil, c.settingError(ErrUnsupported, "ssl.truststore.type %s is not supported by kmeta; PEM, PKCS12 and JKS are", shownName(typ))
 	}
 	if err != nil {
-		return nil, c.settingError(ErrConfig, "trust store %s (%s): %v", loc, typ, err)
+		return nil, c.settingError(ErrConfig, "trust store %s (%s): %v", shownPath(loc), typ, err)
 	}
 	if len(certs) == 0 {
-		return nil, c.settingError(ErrConfig, "trust store %s (%s) holds no certificate", loc, typ)
+		return nil, c.settingError(ErrConfig, "trust store %s (%s) holds no certificate", shownPath(loc), typ)
 	}
 	pool := x509.NewCertPool()
 	for _, ct := range certs {
@@ -156,9 +157,9 @@ func (c Config) keyStore() (*tls.Certificate, error) {
 		}
 		return c.pemKeyPair([]byte(chainPEM), []byte(keyPEM), "ssl.keystore.key")
 	}
-	data, err := os.ReadFile(loc)
+	data, err := model.ReadInput(loc, model.InputKeyStore)
 	if err != nil {
-		return nil, c.settingError(ErrConfig, "ssl.keystore.location: %v", err)
+		return nil, c.fileSettingError("ssl.keystore.location", loc, err)
 	}
 	switch typ = storeFormat(typ, data); typ {
 	case "PEM":
@@ -167,17 +168,17 @@ func (c Config) keyStore() (*tls.Certificate, error) {
 	case "PKCS12":
 		key, leaf, cas, err := pkcs12.DecodeChain(data, storePass)
 		if err != nil {
-			return nil, c.settingError(ErrConfig, "key store %s (PKCS12): %v", loc, err)
+			return nil, c.settingError(ErrConfig, "key store %s (PKCS12): %v", shownPath(loc), err)
 		}
 		return chainCert(key, append([]*x509.Certificate{leaf}, cas...)), nil
 	case "JKS":
 		cert, err := jksKeyPair(data, storePass, keyPass)
 		if err != nil {
-			return nil, c.settingError(ErrConfig, "key store %s (JKS): %v", loc, err)
+			return nil, c.settingError(ErrConfig, "key store %s (JKS): %v", shownPath(loc), err)
 		}
 		return cert, nil
 	}
-	return nil, c.settingError(ErrUnsupported, "ssl.keystore.type %s is not supported by kmeta; PEM, PKCS12 and JKS are", typ)
+	return nil, c.settingError(ErrUnsupported, "ssl.keystore.type %s is not supported by kmeta; PEM, PKCS12 and JKS are", shownName(typ))
 }
 
 func chainCert(key crypto.PrivateKey, chain []*x509.Certificate) *tls.Certificate {
@@ -327,4 +328,13 @@ func jksKeyPair(data []byte, storePass, keyPass string) (*tls.Certificate, error
 		return chainCert(key, chain), nil
 	}
 	return nil, fmt.Errorf("no private key entry")
+}
+
+// fileSettingError is the refusal of a store a setting names: the reader's
+// error, which quotes the path, only when the path is one (shownPath).
+func (c Config) fileSettingError(key, loc string, err error) error {
+	if shownPath(loc) != loc {
+		return c.settingError(ErrConfig, "%s %s cannot be read", key, shownPath(loc))
+	}
+	return c.settingError(ErrConfig, "%s: %v", key, err)
 }

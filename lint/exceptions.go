@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path"
 	"strings"
 )
@@ -33,14 +34,33 @@ type Exception struct {
 	Reason string `json:"reason"`
 }
 
-// ParseExceptions reads an exceptions file, refusing unknown fields, a
-// rule that does not exist, a bad pattern and an exception without a
-// reason.
+// ParseExceptions reads an exceptions file, refusing what is not one
+// JSON object (null, a second document, anything after it), unknown
+// fields, a rule that does not exist, a bad pattern and an exception
+// without a reason.
 func ParseExceptions(data []byte) (*Exceptions, error) {
 	var ex Exceptions
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return nil, fmt.Errorf("exceptions: the file is not a JSON object ({\"exceptions\": [...]})")
+	}
+	// One JSON value and nothing after it; field names as spelled, each
+	// once; then the fields' types.
 	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&ex); err != nil {
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("exceptions: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("exceptions: more after the JSON object, at byte position %d: one object per file", dec.InputOffset())
+	}
+	// encoding/json matches field names without regard to case
+	// ("Exceptions" fills exceptions): the names are checked as written.
+	if err := exactKeys(raw); err != nil {
+		return nil, fmt.Errorf("exceptions: %w", err)
+	}
+	strict := json.NewDecoder(bytes.NewReader(raw))
+	strict.DisallowUnknownFields()
+	if err := strict.Decode(&ex); err != nil {
 		return nil, fmt.Errorf("exceptions: %w", err)
 	}
 	for i, e := range ex.Exceptions {
@@ -57,6 +77,44 @@ func ParseExceptions(data []byte) (*Exceptions, error) {
 		}
 	}
 	return &ex, nil
+}
+
+// exactKeys refuses a field name spelled otherwise than the format's, or
+// given twice in one object (encoding/json would take the last).
+func exactKeys(data []byte) error {
+	if err := noRepeatedKeys(data); err != nil {
+		return err
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return err
+	}
+	for k := range top {
+		if k != "exceptions" {
+			return fmt.Errorf("unknown field %q (the file holds \"exceptions\" alone)", k)
+		}
+	}
+	list, ok := top["exceptions"]
+	if !ok || string(bytes.TrimSpace(list)) == "null" {
+		return fmt.Errorf("no \"exceptions\" array")
+	}
+	var entries []map[string]json.RawMessage
+	if err := json.Unmarshal(list, &entries); err != nil {
+		return err
+	}
+	for i, e := range entries {
+		for k, v := range e {
+			if k != "rule" && k != "topics" && k != "reason" {
+				return fmt.Errorf("exceptions[%d]: unknown field %q (rule, topics and reason are known)", i, k)
+			}
+			// encoding/json reads null as "": a null topics would cover
+			// every topic.
+			if string(bytes.TrimSpace(v)) == "null" {
+				return fmt.Errorf("exceptions[%d]: %s is null (leave the field out, or give a string)", i, k)
+			}
+		}
+	}
+	return nil
 }
 
 // Match is the reason of the first exception covering f, "" when none
@@ -84,4 +142,61 @@ func (ex *Exceptions) Match(f *Finding) string {
 		}
 	}
 	return ""
+}
+
+// noRepeatedKeys walks the document's tokens and refuses an object that
+// names a field twice.
+func noRepeatedKeys(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		object bool
+		keys   map[string]bool
+		key    bool // the next string token of an object is a key
+	}
+	var stack []*frame
+	for {
+		t, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		top := (*frame)(nil)
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch v := t.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				if top != nil && top.object {
+					top.key = true
+				}
+				stack = append(stack, &frame{object: true, keys: map[string]bool{}, key: true})
+				continue
+			case '[':
+				if top != nil && top.object {
+					top.key = true
+				}
+				stack = append(stack, &frame{})
+				continue
+			default:
+				stack = stack[:len(stack)-1]
+				continue
+			}
+		case string:
+			if top != nil && top.object && top.key {
+				if top.keys[v] {
+					return fmt.Errorf("field %q given twice in one object, at byte position %d", v, dec.InputOffset())
+				}
+				top.keys[v] = true
+				top.key = false
+				continue
+			}
+		}
+		if top != nil && top.object {
+			top.key = true
+		}
+	}
 }

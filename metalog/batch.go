@@ -1,6 +1,7 @@
 package metalog
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/crc32"
 	"math"
@@ -173,6 +174,9 @@ func ParseBatch(data []byte, file string, pos int64) (*Batch, error) {
 		return nil, err
 	}
 	if int64(len(data)) < b.Size() {
+		if why := lengthDamage(b, bytes.NewReader(data), int64(len(data)), DefaultMaxBatchBytes); why != "" {
+			return nil, corrupt(file, pos, b.BaseOffset, ErrBadLength, "%s", why)
+		}
 		return nil, corrupt(file, pos, b.BaseOffset, ErrTornTail, "%d bytes left, batch needs %d", len(data), b.Size())
 	}
 	b.raw = data[:b.Size()]

@@ -272,6 +272,13 @@ func NewChecker(d *LogDir, opts CheckOptions) *Checker {
 	if qs := d.QuorumState; qs != nil && qs.Problem != nil {
 		c.add(errorFinding(qs.Problem, model.SevWarning))
 	}
+	// Files Kafka's readers take but no Kafka writes (issue 29).
+	if mp := d.MetaProperties; mp != nil && mp.Damage != nil {
+		c.fileProblem(mp.Damage)
+	}
+	if qs := d.QuorumState; qs != nil && qs.Damage != nil {
+		c.fileProblem(qs.Damage)
+	}
 	for _, u := range d.Unknown {
 		dir := d.PartitionDir
 		if dir == "" {
@@ -402,6 +409,13 @@ func (c *Checker) segmentBatch(b *Batch) {
 	switch {
 	case e < c.lastEpoch:
 		c.addf(KindEpochRegression, model.SevError, f.Path, b.Position, b.BaseOffset, "partitionLeaderEpoch %d after epoch %d", e, c.lastEpoch)
+	case e > c.lastEpoch && c.lastEpoch >= 0 && !c.leaderChangeStarts(b):
+		// Kept out of lastEpoch and the epochs seen, so that the next
+		// batch is compared with the last trustworthy one and one bad
+		// field is one finding.
+		c.addf(KindEpochNoLeaderChange, model.SevError, f.Path, b.Position, b.BaseOffset,
+			"partitionLeaderEpoch %d after epoch %d, but the batch is not the LeaderChange a leader of epoch %d writes first (partitionLeaderEpoch is not covered by the CRC)", e, c.lastEpoch, e)
+		return
 	case e > c.lastEpoch:
 		if _, ok := c.epochSeen[e]; !ok {
 			c.epochSeen[e] = b.BaseOffset
@@ -409,6 +423,18 @@ func (c *Checker) segmentBatch(b *Batch) {
 	}
 	c.lastEpoch = e
 	c.maxEpoch = max(c.maxEpoch, e)
+}
+
+// leaderChangeStarts says whether b may open a leader epoch: a control
+// batch whose first record is a LeaderChange, or an epoch already met
+// (a batch whose epoch was reported once returns to it), or a batch whose
+// CRC fails (its contents are reported already and cannot be trusted).
+func (c *Checker) leaderChangeStarts(b *Batch) bool {
+	if _, seen := c.epochSeen[b.PartitionLeaderEpoch]; seen || (b.CRCChecked && !b.CRCValid) {
+		return true
+	}
+	t, ok := firstControlType(b)
+	return ok && t == ControlLeaderChange
 }
 
 // snapshotBatch checks what a snapshot or bootstrap file must hold: every
@@ -636,6 +662,8 @@ func errorKind(err error) string {
 		return KindBadProperties
 	case errors.Is(err, ErrSnapshot):
 		return KindSnapshotHeader
+	case errors.Is(err, ErrNoLog):
+		return KindNoMetadataLog
 	}
 	return KindUnreadable
 }
@@ -812,7 +840,7 @@ func (c *Checker) crossChecks(d *LogDir) {
 			c.addf(KindCoverageHole, model.SevError, dir, -1, start, "log starts at offset %d and no snapshot reaches it: offsets [0, %d) are missing", start, start)
 		}
 	}
-	if qs := d.QuorumState; qs != nil && c.maxEpoch >= 0 && qs.LeaderEpoch < c.maxEpoch {
+	if qs := d.QuorumState; qs != nil && qs.Damage == nil && c.maxEpoch >= 0 && qs.LeaderEpoch < c.maxEpoch {
 		f := finding(KindQuorumStateEpoch, model.SevWarning, filepath.Join(dir, QuorumStateFileName), qs.LeaderEpochPos, -1,
 			"leaderEpoch %d is below the log's last epoch %d (Kafka warns and uses the log's)", qs.LeaderEpoch, c.maxEpoch)
 		f.Where.Line = 1

@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/kmeta/kmeta/model"
 )
 
 // DataFile is a file made of record batches: a segment, a raft snapshot or
@@ -90,6 +93,11 @@ func OpenLogDir(path string) (*LogDir, error) {
 		if st, err := os.Stat(pd); err == nil && st.IsDir() {
 			d.PartitionDir = pd
 			d.Root = path
+		} else if why := notPartitionDir(pd); why != "" {
+			// Something is there by that name, but no log can be read
+			// from it: damage, never an empty log.
+			d.Root = path
+			d.Problems = append(d.Problems, &FileError{File: pd, Err: fmt.Errorf("%w: %s", ErrNoLog, why)})
 		} else if looksLikeRoot(path) {
 			d.Root = path
 		} else if hasDataFiles(path) {
@@ -108,6 +116,12 @@ func OpenLogDir(path string) (*LogDir, error) {
 	if d.PartitionDir != "" {
 		if err := d.scanPartition(); err != nil {
 			return nil, err
+		}
+		if len(d.Segments) == 0 && len(d.Snapshots) == 0 {
+			// Kafka creates the partition dir with its first segment:
+			// an empty one is a log that was removed, not a new one.
+			d.Problems = append(d.Problems, &FileError{File: d.PartitionDir,
+				Err: fmt.Errorf("%w: the partition dir holds no segment and no snapshot (Kafka creates it with its first segment)", ErrNoLog)})
 		}
 	}
 	sort.Slice(d.Segments, func(i, j int) bool {
@@ -149,6 +163,46 @@ func classifyDataFile(path string, size int64) (DataFile, error) {
 		return f, &FileError{File: path, Err: fmt.Errorf("%w: not a .log or .checkpoint file (%s)", ErrNotKRaft, kind)}
 	}
 	return f, nil
+}
+
+// notPartitionDir says why an entry named __cluster_metadata-0 that is
+// not a readable directory cannot be one ("" when there is no such
+// entry at all: a formatted dir Kafka has not started on yet).
+func notPartitionDir(pd string) string {
+	lst, err := os.Lstat(pd)
+	if err != nil {
+		return ""
+	}
+	if lst.Mode()&os.ModeSymlink != 0 {
+		target, _ := os.Readlink(pd)
+		_, err := os.Stat(pd)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Sprintf("a dangling symlink (to %s)", target)
+		case err != nil && isLoop(err):
+			return fmt.Sprintf("a symlink loop (to %s)", target)
+		case err != nil:
+			return fmt.Sprintf("a symlink (to %s) that cannot be followed: %v", target, unwrapPath(err))
+		}
+		return fmt.Sprintf("a symlink to %s, which is not a directory", target)
+	}
+	st, err := os.Stat(pd)
+	if err != nil {
+		return fmt.Sprintf("cannot be read: %v", unwrapPath(err))
+	}
+	if !st.IsDir() {
+		return fmt.Sprintf("%s, not a directory", model.FileTypeName(st.Mode()))
+	}
+	return ""
+}
+
+// unwrapPath drops the path an *fs.PathError repeats.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func looksLikeRoot(dir string) bool {

@@ -101,6 +101,19 @@
 // opened, so a directory a running Kafka uses stays readable; its active
 // segment may then end inside a batch, which is reported as a torn tail
 // (ErrTornTail), not as corruption: Kafka's own recovery truncates it.
+// A torn tail is a file that ends inside its last batch. The length field
+// is outside the CRC, so a batch whose length runs past the end is
+// corruption (ErrBadLength, at its position) when what is left says the
+// file goes on: the stored CRC matches the bytes left (the batch is whole)
+// or a whole batch at the next offset starts in them (framing.go).
+//
+// A Raft leader writes a LeaderChange control batch first in its epoch: a
+// segment batch that raises the leader epoch without one has a damaged
+// partitionLeaderEpoch (also outside the CRC) and is damage
+// (epoch-without-leader-change), which replay stops before. A
+// __cluster_metadata-0 that is a dangling symlink, a symlink loop, a file
+// or a dir without a segment or snapshot is damage too (no-metadata-log),
+// never an empty log.
 //
 // # Directory layout
 //

@@ -50,6 +50,10 @@ var (
 	// below the first snapshot's end and below the log start), so no image
 	// at that offset can be built.
 	ErrOffsetNotCovered = errors.New("metalog: offset not covered by the source")
+	// ErrNoLog means a metadata partition dir is not usable as one: a
+	// dangling symlink, a symlink loop, a file, or a dir holding no
+	// segment and no snapshot.
+	ErrNoLog = errors.New("metalog: no metadata log")
 	// ErrExists is returned by writers asked to create a file that already
 	// exists without WriteOptions.Overwrite.
 	ErrExists = errors.New("metalog: target exists")

@@ -107,6 +107,10 @@ type MetaProperties struct {
 	// ClusterIDProblem is set (a *PropsError) when cluster.id is not a
 	// base64 UUID; Kafka accepts such an id, so it is not a parse error.
 	ClusterIDProblem error `json:"-"`
+	// Damage is set (a *PropsError) when the file holds none of Kafka's
+	// keys: Kafka's reader takes it (version 0, no ids), but no Kafka
+	// tool writes it, so log check makes it an error.
+	Damage error `json:"-"`
 }
 
 // ReadMetaProperties reads and validates a meta.properties file, v0
@@ -123,6 +127,9 @@ func ReadMetaProperties(path string) (*MetaProperties, error) {
 	}
 	if mp.ClusterIDProblem != nil {
 		mp.ClusterIDProblem = withFile(path, mp.ClusterIDProblem)
+	}
+	if mp.Damage != nil {
+		mp.Damage = withFile(path, mp.Damage)
 	}
 	return mp, nil
 }
@@ -144,6 +151,17 @@ func ParseMetaProperties(data []byte) (*MetaProperties, error) {
 		return nil, err
 	}
 	mp := &MetaProperties{NodeID: -1, Props: props, Lines: lines}
+	if !slices.ContainsFunc(metaPropertiesKeys, func(k string) bool { _, ok := props[k]; return ok }) {
+		// Kafka reads such a file as version 0 with no ids; no Kafka
+		// tool writes one, so it is damage, not a dir without ids.
+		what := "none of Kafka's keys"
+		if binaryText(data) {
+			what = "binary data, none of Kafka's keys"
+		} else if len(bytes.TrimSpace(data)) == 0 {
+			what = "nothing"
+		}
+		mp.Damage = placed(1, -1, "holds %s (%s): not a meta.properties Kafka wrote", what, strings.Join(metaPropertiesKeys, ", "))
+	}
 	bad := func(key, format string, args ...any) error {
 		return placed(lines[key], -1, "%s: %s", key, fmt.Sprintf(format, args...))
 	}
@@ -191,7 +209,28 @@ func ParseMetaProperties(data []byte) (*MetaProperties, error) {
 		}
 		mp.DirectoryID, mp.HasDirectoryID = u, true
 	}
+	if mp.Damage != nil {
+		mp.ClusterIDProblem = nil // one finding for one damaged file
+	}
 	return mp, nil
+}
+
+// metaPropertiesKeys are the keys Kafka's MetaProperties reads.
+var metaPropertiesKeys = []string{"version", "node.id", "broker.id", "cluster.id", "directory.id"}
+
+// binaryText says whether data looks like binary rather than text: a NUL
+// byte, or more than a tenth of control bytes other than blanks.
+func binaryText(data []byte) bool {
+	ctl := 0
+	for _, c := range data {
+		switch {
+		case c == 0:
+			return true
+		case c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f', c == 0x7f:
+			ctl++
+		}
+	}
+	return ctl*10 > len(data)
 }
 
 // ParseJavaProperties parses the java.util.Properties text format: '#' and
@@ -204,20 +243,40 @@ func ParseJavaProperties(data []byte) (map[string]string, error) {
 	return m, err
 }
 
+// InputJavaProperties is the kind of a java.util.Properties file kmeta
+// reads: a node's server.properties, a client's client.properties.
+var InputJavaProperties = model.InputKind{Name: "Java properties file", Max: 1 << 20}
+
 // ReadJavaProperties reads and parses a java.util.Properties file (a
-// broker's server.properties); a parse error names the file. The file is
-// the operator's, not a log dir's: it is read whole, whatever its size.
+// broker's server.properties, a client.properties): a regular file of at
+// most InputJavaProperties.Max bytes, and text (binary data would read as
+// keys of garbage). A refusal names the file, and the line where the
+// parse failed; it never quotes a value, which may be a secret.
 func ReadJavaProperties(path string) (map[string]string, error) {
-	b, err := os.ReadFile(path)
+	b, err := model.ReadInput(path, InputJavaProperties)
 	if err != nil {
 		return nil, err
 	}
+	if binaryText(b) {
+		return nil, &javaPropsError{fmt.Sprintf("%s: binary data, not a Java properties file", path)}
+	}
 	m, err := ParseJavaProperties(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		var pe *PropsError
+		if errors.As(err, &pe) {
+			return nil, &javaPropsError{fmt.Sprintf("%s: line %d: not a valid Java properties file: %s", path, pe.Line, strings.TrimPrefix(pe.Err.Error(), ErrProperties.Error()+": "))}
+		}
+		return nil, &javaPropsError{fmt.Sprintf("%s: not a valid Java properties file: %v", path, err)}
 	}
 	return m, nil
 }
+
+// javaPropsError is a refusal of an operator's properties file: it
+// unwraps to ErrProperties, but does not call the file a metadata file.
+type javaPropsError struct{ msg string }
+
+func (e *javaPropsError) Error() string { return e.msg }
+func (e *javaPropsError) Unwrap() error { return ErrProperties }
 
 // parseJavaProperties also returns the line each key was read from. It is
 // linear in the input: a logical line is assembled once, whatever the
@@ -366,12 +425,14 @@ func unescapeProperty(s string) (string, error) {
 		case 'f':
 			b.WriteByte('\f')
 		case 'u':
+			// The errors never quote the escape: the value may be a
+			// secret.
 			if i+4 >= len(s) {
 				return "", fmt.Errorf("truncated \\u escape")
 			}
 			r, err := strconv.ParseUint(s[i+1:i+5], 16, 16)
 			if err != nil {
-				return "", fmt.Errorf("bad \\u escape %q", s[i+1:i+5])
+				return "", fmt.Errorf("bad \\u escape (\\u takes four hex digits)")
 			}
 			i += 4
 			// Java reads each escape as one UTF-16 char, so a high and a
@@ -410,6 +471,10 @@ type QuorumState struct {
 	// LeaderEpochPos is the byte position of leaderEpoch's value (of the
 	// last one, the one read, when the key repeats).
 	LeaderEpochPos int64 `json:"-"`
+	// Damage is set (a *PropsError) when a value parses as Kafka's reader
+	// parses it but no Kafka writes it (a negative leaderEpoch): log
+	// check makes it an error.
+	Damage error `json:"-"`
 	// Problem is set (a *PropsError placed at the first repetition) when
 	// a key repeats. Kafka accepts that and reads the last value (Jackson's
 	// readTree, as FileQuorumStateStore reads the file, keeps the last),
@@ -436,6 +501,9 @@ func ReadQuorumState(path string) (*QuorumState, error) {
 	}
 	if qs.Problem != nil {
 		qs.Problem = withFile(path, qs.Problem)
+	}
+	if qs.Damage != nil {
+		qs.Damage = withFile(path, qs.Damage)
 	}
 	return qs, nil
 }
@@ -539,6 +607,11 @@ func ParseQuorumState(data []byte) (*QuorumState, error) {
 		case "leaderEpoch":
 			err = get(f, &qs.LeaderEpoch)
 			qs.LeaderEpochPos = pos[f]
+			if err == nil && qs.LeaderEpoch < 0 {
+				// Kafka's reader takes it, but its quorum state starts at
+				// epoch 0 and only grows: damage.
+				qs.Damage = placed(1, pos[f], "quorum-state: leaderEpoch %d is negative: no election writes one", qs.LeaderEpoch)
+			}
 		case "votedId":
 			err = get(f, &qs.VotedID)
 		case "appliedOffset":

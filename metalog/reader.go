@@ -2,9 +2,12 @@ package metalog
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"os"
+
+	"github.com/kmeta/kmeta/model"
 )
 
 // ReaderOptions tunes a Reader. The zero value is ready to use.
@@ -96,18 +99,14 @@ func openData(path string) (*os.File, error) {
 	if isLockName(path) {
 		return nil, &FileError{File: path, Err: errors.New("refusing to open Kafka's .lock file")}
 	}
-	f, err := os.Open(path)
+	// A device or FIFO would be read without end, or hang.
+	f, _, err := model.OpenRegular(path)
 	if err != nil {
+		var ie *model.InputError
+		if errors.As(err, &ie) {
+			err = ie.Err
+		}
 		return nil, &FileError{File: path, Err: err}
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, &FileError{File: path, Err: err}
-	}
-	if st.IsDir() {
-		f.Close()
-		return nil, &FileError{File: path, Err: errors.New("is a directory, want a file")}
 	}
 	return f, nil
 }
@@ -157,7 +156,7 @@ func (r *Reader) next() (*Batch, error) {
 	}
 	size := int(b.Size())
 	if r.size >= 0 && int64(size) > r.size-r.pos {
-		return nil, corrupt(r.name, r.pos, b.BaseOffset, ErrTornTail, "%d bytes left, batch needs %d", r.size-r.pos, size)
+		return nil, r.pastEnd(b, r.size-r.pos, size)
 	}
 	var raw []byte
 	if size <= r.br.Size() {
@@ -166,7 +165,7 @@ func (r *Reader) next() (*Batch, error) {
 			return nil, r.ioError(err)
 		}
 		if len(raw) < size {
-			return nil, corrupt(r.name, r.pos, b.BaseOffset, ErrTornTail, "%d bytes left, batch needs %d", len(raw), size)
+			return nil, r.pastEnd(b, int64(len(raw)), size)
 		}
 		if _, err := r.br.Discard(size); err != nil {
 			return nil, r.ioError(err)
@@ -190,6 +189,25 @@ func (r *Reader) next() (*Batch, error) {
 		}
 	}
 	return b, nil
+}
+
+// pastEnd is the error for a batch of size bytes with only left bytes
+// left: a torn tail, or a damaged length when what is left says the file
+// goes on past the batch (lengthDamage). The bytes left are read from the
+// file when there is one, from the read buffer otherwise.
+func (r *Reader) pastEnd(b *Batch, left int64, size int) error {
+	var rest io.ReaderAt
+	if r.f != nil {
+		rest = offsetReaderAt{r.f, r.pos}
+	} else if buf, _ := r.br.Peek(int(min(left, int64(r.br.Size())))); len(buf) > 0 {
+		rest, left = bytes.NewReader(buf), int64(len(buf))
+	}
+	if rest != nil {
+		if why := lengthDamage(b, rest, left, r.opts.MaxBatchBytes); why != "" {
+			return corrupt(r.name, r.pos, b.BaseOffset, ErrBadLength, "%s", why)
+		}
+	}
+	return corrupt(r.name, r.pos, b.BaseOffset, ErrTornTail, "%d bytes left, batch needs %d", left, size)
 }
 
 // readLarge reads a batch bigger than the read buffer into r.buf. It grows

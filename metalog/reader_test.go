@@ -189,7 +189,12 @@ func TestReaderHeaderDamage(t *testing.T) {
 		{"length below header", func(d []byte) { set32(d, pos[1]+8, 48) }, ErrBadLength, pos[1], 1},
 		{"negative length", func(d []byte) { set32(d, pos[1]+8, 0xffffffff) }, ErrBadLength, pos[1], 1},
 		{"length above max", func(d []byte) { set32(d, pos[1]+8, 1<<30) }, ErrBadLength, pos[1], 1},
-		{"length past end of file", func(d []byte) { set32(d, pos[2]+8, 1<<20) }, ErrTornTail, pos[2], 3},
+		// The last batch is whole (its CRC matches what is left): a
+		// damaged length, not a file that ends inside its last batch.
+		{"length past end of file", func(d []byte) { set32(d, pos[2]+8, 1<<20) }, ErrBadLength, pos[2], 3},
+		{"length past end of file, batch cut", func(d []byte) { set32(d, pos[2]+8, 1<<20); d[len(d)-1] ^= 1 }, ErrTornTail, pos[2], 3},
+		// A whole batch follows: the length is damaged.
+		{"length of a middle batch past end of file", func(d []byte) { set32(d, pos[1]+8, 1<<20) }, ErrBadLength, pos[1], 1},
 		{"negative record count", func(d []byte) { set32(d, pos[0]+57, 0x80000000) }, ErrBadRecord, pos[0], 0},
 		{"zeroed tail", func(d []byte) { clear(d[pos[2]:]) }, ErrBadLength, pos[2], 0},
 	}

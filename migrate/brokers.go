@@ -236,7 +236,7 @@ func ConvertBrokers(p *Plan, o BrokerOptions) (*BrokerReport, error) {
 		case mp.Version == 1 && mp.ClusterID == p.ClusterID:
 			add(CodeBrokerAlreadyConverted, false, ent, "meta.properties is already version 1", "")
 		case mp.Version == 0:
-			raw, err := os.ReadFile(mpPath)
+			raw, err := model.ReadInput(mpPath, model.InputSmallMeta)
 			if err != nil {
 				return nil, err
 			}
@@ -303,7 +303,7 @@ func oldFormatSegments(dir string) int {
 	ms, _ := filepath.Glob(filepath.Join(dir, "*.log"))
 	n := 0
 	for _, m := range ms {
-		f, err := os.Open(m)
+		f, _, err := model.OpenRegular(m)
 		if err != nil {
 			continue
 		}

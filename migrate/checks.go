@@ -105,7 +105,7 @@ var checks = model.Checks{
 		Title:    "no usable cluster id: ZooKeeper has no /cluster/id, or it is not a Kafka Uuid, or --cluster-id disagrees",
 		Meaning:  "The controllers must be formatted with the cluster id the brokers' meta.properties hold: a broker refuses a controller of another cluster.",
 		Fix:      "pass --cluster-id with the cluster.id the brokers' meta.properties hold",
-		Commands: model.CommandList(planCommands, stageCommands),
+		Commands: model.CommandList(planCommands, stageCommands, []string{"migrate status", "migrate rollback"}),
 	},
 	{
 		Code: CodeBrokersRegistered, Room: "migrate", Class: ClassPlan, Severity: model.SevError,

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/model"
 )
 
 // FileHook, when set in ApplyOptions or BrokerOptions, is called at every
@@ -55,12 +57,19 @@ const (
 	ActionWouldDo   = "would write"
 )
 
-// sameContent reports whether path holds exactly data.
+// sameContent reports whether path holds exactly data. A target that is
+// not a regular file (a FIFO, a device) is an error, not a wait or an
+// endless read, and no more than data and one byte is read of it.
 func sameContent(path string, data []byte) (exists, same bool, err error) {
-	b, err := os.ReadFile(path)
+	f, _, err := model.OpenRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, false, nil
 	}
+	if err != nil {
+		return false, false, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, int64(len(data))+1))
 	if err != nil {
 		return false, false, err
 	}

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
+
+	"github.com/kmeta/kmeta/model"
 )
 
 // The plan file is what 'migrate plan --write' saves and apply, brokers
@@ -47,7 +48,7 @@ type skipJSON struct{}
 func (*skipJSON) UnmarshalJSON([]byte) error { return nil }
 
 func readPlan(path string, topics bool) (*Plan, error) {
-	b, err := os.ReadFile(path)
+	b, err := model.ReadInput(path, model.InputPlan)
 	if err != nil {
 		return nil, err
 	}

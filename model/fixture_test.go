@@ -61,7 +61,7 @@ func fullImage() *Image {
 		Voters: []Voter{{ID: 3000, DirectoryID: UUID{8}, Endpoints: []Endpoint{ep}}}}
 	img.ZK = &ZKState{ControllerID: 1, ControllerEpoch: 2, KRaftControllerEpoch: 3,
 		PendingTopicDeletions: []string{"bar"}, MaxZxid: 0x100000002, Raw: map[string][]byte{"/x": []byte("y")},
-		Chroot: "/kafka", Warnings: []string{"w"}, ControllerEpochZkVersion: 4, MaxStateControllerEpoch: 6, BrokerSequenceID: 5, FeatureStatus: 1,
+		Chroot: "/kafka", Servers: []string{"zk1:2181"}, Warnings: []string{"w"}, ControllerEpochZkVersion: 4, MaxStateControllerEpoch: 6, BrokerSequenceID: 5, FeatureStatus: 1,
 		MissingPartitionStates: []string{"foo-1"}, LegacyReassignments: map[string][]int32{"foo-0": {1, 2}},
 		PreferredReplicaElections: []string{"foo-0"}, Notifications: map[string]int32{"isr_change": 2}}
 	img.Provenance = Provenance{Source: "kraft:/tmp/meta", Offset: 99, Epoch: 6,

@@ -338,6 +338,11 @@ type ZKState struct {
 
 	// Chroot the znode paths are relative to ("" for none).
 	Chroot string `json:"chroot,omitempty"`
+	// Servers are the servers (host:port) of the ensemble the view was
+	// read from, also through a dump of a live read (nil when unknown: a
+	// data dir): with Chroot, what a node's zookeeper.connect must name.
+	// Not part of the view's JSON.
+	Servers []string `json:"-"`
 	// Warnings from reading: snapshot fallbacks, torn log tails, a tree
 	// that changed while it was read live.
 	Warnings []string `json:"warnings,omitempty"`

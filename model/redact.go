@@ -521,6 +521,7 @@ func cloneZK(z *ZKState) *ZKState {
 	}
 	c := *z
 	c.PendingTopicDeletions = slices.Clone(z.PendingTopicDeletions)
+	c.Servers = slices.Clone(z.Servers)
 	c.Warnings = slices.Clone(z.Warnings)
 	c.MissingPartitionStates = slices.Clone(z.MissingPartitionStates)
 	c.PreferredReplicaElections = slices.Clone(z.PreferredReplicaElections)

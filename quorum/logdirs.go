@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
@@ -39,6 +41,13 @@ func FromLogDirs(dirs []*metalog.LogDir) (*model.QuorumStatus, []model.Finding, 
 	seen := map[int32]string{}
 	for _, d := range dirs {
 		mp := d.MetaProperties
+		if bad := metaPropertiesProblem(d); mp == nil && bad != nil || mp != nil && mp.Damage != nil {
+			// Present but unreadable: damage, not a dir without one.
+			if bad == nil {
+				bad = mp.Damage
+			}
+			return nil, nil, fmt.Errorf("%s: meta.properties cannot be read (%v): repair it from the node's backup, or give another copy", d.Path, bad)
+		}
 		if mp == nil || mp.NodeID < 0 {
 			return nil, nil, fmt.Errorf("%s: no meta.properties with a node.id: give each controller's metadata log dir (the dir holding meta.properties and %s/)", d.Path, metalog.MetadataPartitionDir)
 		}
@@ -152,4 +161,19 @@ func fillDir(r *model.QuorumReplica, d *metalog.LogDir, end int64) {
 	if mp := d.MetaProperties; mp.HasDirectoryID {
 		r.MetaDirectoryID, r.HasMetaDirectoryID = mp.DirectoryID, true
 	}
+}
+
+// metaPropertiesProblem is the error that made a dir's meta.properties
+// unusable (nil when it read, or is absent).
+func metaPropertiesProblem(d *metalog.LogDir) error {
+	if d.Root == "" {
+		return nil
+	}
+	mp := filepath.Join(d.Root, metalog.MetaPropertiesFileName)
+	for _, p := range d.Problems {
+		if strings.Contains(p.Error(), mp) {
+			return p
+		}
+	}
+	return nil
 }

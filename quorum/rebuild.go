@@ -118,6 +118,12 @@ type copyPos struct {
 	dir   *metalog.LogDir
 	end   int64
 	epoch int32
+	// damage is the refusal of a damaged copy ("" when clean): the file,
+	// offset and byte where it is, and what.
+	damage string
+	// damagedFile is the damaged file when the damage is the file as a
+	// whole (meta.properties, quorum-state, a FIFO), not a batch in it.
+	damagedFile string
 }
 
 func loadCopy(path string) (*copyPos, error) {
@@ -129,14 +135,18 @@ func loadCopy(path string) (*copyPos, error) {
 	if err != nil {
 		return nil, err
 	}
+	c := &copyPos{path: path, res: res, dir: d, end: res.EndOffset, epoch: res.LastEpoch}
 	if dmg := res.Damage; dmg != nil || res.Image.IsPartial() {
 		where := "it"
 		if dmg != nil && dmg.Where != nil {
-			where = fmt.Sprintf("%s at offset %d (byte %d)", dmg.Where.File, dmg.Where.Offset, dmg.Where.Position)
+			where = damageWhere(*dmg.Where)
+			if dmg.Where.Offset < 0 {
+				c.damagedFile = dmg.Where.File
+			}
 		} else if dmg == nil {
 			for _, w := range res.Warnings {
 				if model.Partial(w) && w.Where != nil {
-					where = fmt.Sprintf("%s at offset %d (byte %d)", w.Where.File, w.Where.Offset, w.Where.Position)
+					where = damageWhere(*w.Where)
 					break
 				}
 			}
@@ -145,69 +155,116 @@ func loadCopy(path string) (*copyPos, error) {
 		if dmg != nil {
 			msg = dmg.Message
 		}
-		return nil, fmt.Errorf("%w: the copy %s is damaged: %s: %s; a rebuild needs a clean copy (kmeta log check names every damage)", ErrRefused, path, where, msg)
+		c.damage = fmt.Sprintf("the copy %s is damaged: %s: %s", path, where, msg)
 	}
-	if res.EndOffset < 0 {
-		return nil, fmt.Errorf("%w: the copy %s holds no metadata", ErrRefused, path)
-	}
-	return &copyPos{path: path, res: res, dir: d, end: res.EndOffset, epoch: res.LastEpoch}, nil
+	return c, nil
 }
 
-// checkOtherCopies refuses a rebuild from the first of dirs when another
-// copy is further by Raft's vote rule or disagrees with it on an offset
-// both hold, unless acceptLoss names exactly the offsets given up; it
-// returns the losses accepted. The copies are compared by Survey (end
-// offsets and last epochs after Kafka's recovery, batch by batch
+// damageWhere says where a copy is damaged: a batch's offset and byte,
+// or the file (with its line) when the damage is the file as a whole.
+func damageWhere(l model.Location) string {
+	if l.Offset >= 0 && l.Position >= 0 {
+		return fmt.Sprintf("%s at offset %d (byte %d)", l.File, l.Offset, l.Position)
+	}
+	return l.String()
+}
+
+// checkCopies refuses a rebuild from the first of dirs (chosen, loaded)
+// when it would give up records another copy, or the chosen copy itself,
+// holds, unless acceptLoss names exactly the offsets given up; it returns
+// the losses accepted. Records are given up when another copy is further
+// by Raft's vote rule, when a damaged copy (the chosen one included)
+// wrote offsets past where the chosen copy's usable log ends (its damage
+// hides what they held), and never silently. Copies that disagree on an
+// offset both hold are refused whatever acceptLoss says: a rebuild would
+// pick a history. The copies are compared by Survey (end offsets and last
+// epochs after Kafka's recovery, damage cut off, batch by batch
 // divergence).
-func checkOtherCopies(dirs []string, acceptLoss string) ([]Loss, error) {
+func checkCopies(dirs []string, chosenCopy *copyPos, acceptLoss string) ([]Loss, error) {
 	chosenPath := dirs[0]
+	sv, err := Survey(dirs)
+	if err != nil {
+		return nil, err
+	}
+	chosen := sv.Copies[0]
+	for _, d := range sv.Divergences {
+		if d.A != 0 && d.B != 0 {
+			continue
+		}
+		return nil, fmt.Errorf("%w: the copies disagree at offset %d: %s holds a batch of epoch %d to offset %d (crc %d, byte %d), %s one of epoch %d to offset %d (crc %d, byte %d); one of them diverged and a rebuild would pick a history: compare them with kmeta quorum survey",
+			ErrRefused, d.Offset, d.AtA.File, d.AtA.Epoch, d.AtA.LastOffset, d.AtA.CRC, d.AtA.Position,
+			d.AtB.File, d.AtB.Epoch, d.AtB.LastOffset, d.AtB.CRC, d.AtB.Position)
+	}
+	end := chosenCopy.end
 	var losses []Loss
-	if len(dirs) > 1 {
-		sv, err := Survey(dirs)
-		if err != nil {
-			return nil, err
+	var why []string
+	if chosenCopy.damage != "" {
+		if chosenCopy.damagedFile != "" {
+			return nil, fmt.Errorf("%w: %s; a rebuild needs a clean copy (kmeta log check names every damage): rebuild from another copy, or from a copy of this dir with %s repaired",
+				ErrRefused, chosenCopy.damage, chosenCopy.damagedFile)
 		}
-		chosen := sv.Copies[0]
-		for _, d := range sv.Divergences {
-			if d.A != 0 && d.B != 0 {
-				continue
-			}
-			return nil, fmt.Errorf("%w: the copies disagree at offset %d: %s holds a batch of epoch %d to offset %d (crc %d, byte %d), %s one of epoch %d to offset %d (crc %d, byte %d); one of them diverged and a rebuild would pick a history: compare them with kmeta quorum survey",
-				ErrRefused, d.Offset, d.AtA.File, d.AtA.Epoch, d.AtA.LastOffset, d.AtA.CRC, d.AtA.Position,
-				d.AtB.File, d.AtB.Epoch, d.AtB.LastOffset, d.AtB.CRC, d.AtB.Position)
+		if chosen.WrittenEndOffset <= end {
+			// Nothing past the usable end to name: the damage is in what
+			// the image rests on, or hides how far the log goes (a
+			// damaged batch length), so no offset range gives it up.
+			return nil, fmt.Errorf("%w: %s; a rebuild needs a clean copy (kmeta log check names every damage); no --accept-loss range can name what the damage hides: rebuild from another copy, or from a copy of this dir whose damaged file is cut at the damage",
+				ErrRefused, chosenCopy.damage)
 		}
-		for _, o := range sv.Copies[1:] {
-			further := o.LastEpoch > chosen.LastEpoch || o.LastEpoch == chosen.LastEpoch && o.EndOffset > chosen.EndOffset
-			if !further {
-				continue
-			}
+		l := Loss{Copy: chosenPath, First: end, Last: chosen.WrittenEndOffset - 1, epoch: chosen.LastEpoch}
+		losses = append(losses, l)
+		why = append(why, fmt.Sprintf("%s; its offsets %s are past the damage and a rebuild from it gives them up", chosenCopy.damage, l))
+	}
+	for _, o := range sv.Copies[1:] {
+		further := o.LastEpoch > chosen.LastEpoch || o.LastEpoch == chosen.LastEpoch && o.EndOffset > chosen.EndOffset
+		if further {
 			// A higher epoch on a log no longer than the chosen one: the
 			// records of that epoch are what the chosen copy lacks.
-			first := chosen.EndOffset
-			if o.EndOffset <= chosen.EndOffset {
+			first := end
+			if o.EndOffset <= end {
 				first = o.EndOffset - 1
 			}
-			losses = append(losses, Loss{Copy: o.Dir, First: first, Last: o.EndOffset - 1, epoch: o.LastEpoch})
+			l := Loss{Copy: o.Dir, First: first, Last: o.EndOffset - 1, epoch: o.LastEpoch}
+			losses = append(losses, l)
+			why = append(why, fmt.Sprintf("%s holds offsets %s (last epoch %d, end %d) that %s (last epoch %d, end %d) does not",
+				l.Copy, l, l.epoch, l.Last+1, chosenPath, chosen.LastEpoch, chosen.EndOffset))
 		}
-		if len(losses) > 0 {
-			lo, hi := losses[0].First, losses[0].Last
-			var why []string
-			for _, l := range losses {
-				lo, hi = min(lo, l.First), max(hi, l.Last)
-				why = append(why, fmt.Sprintf("%s holds offsets %s (last epoch %d, end %d) that %s (last epoch %d, end %d) does not",
-					l.Copy, l, l.epoch, l.Last+1, chosenPath, chosen.LastEpoch, chosen.EndOffset))
-			}
-			if want := fmt.Sprintf("%d-%d", lo, hi); acceptLoss != want {
-				return nil, fmt.Errorf("%w: %s; rebuild from the copy further by Raft's vote rule, or give --accept-loss %s to give those offsets up",
-					ErrRefused, strings.Join(why, "; "), want)
-			}
+		if o.Integrity == IntegrityDamaged && o.WrittenEndOffset > max(end, o.EndOffset) {
+			// What a damaged copy wrote past its damage cannot be read,
+			// and may be records the chosen copy lacks.
+			l := Loss{Copy: o.Dir, First: max(end, o.EndOffset), Last: o.WrittenEndOffset - 1, epoch: o.LastEpoch}
+			losses = append(losses, l)
+			why = append(why, fmt.Sprintf("%s is damaged (%s at %s) and wrote offsets %s that %s (end %d) does not hold",
+				o.Dir, o.Problem.Code, locText(o.Problem.Where), l, chosenPath, end))
+		}
+	}
+	if len(losses) > 0 {
+		lo, hi := losses[0].First, losses[0].Last
+		for _, l := range losses {
+			lo, hi = min(lo, l.First), max(hi, l.Last)
+		}
+		want := fmt.Sprintf("%d-%d", lo, hi)
+		switch acceptLoss {
+		case want:
 			return losses, nil
+		case "":
+			return nil, fmt.Errorf("%w: %s; rebuild from the copy further by Raft's vote rule, or give --accept-loss %s to give those offsets up",
+				ErrRefused, strings.Join(why, "; "), want)
 		}
+		return nil, fmt.Errorf("%w: --accept-loss %s does not name the offsets this rebuild gives up, %s (%s); give --accept-loss %s to give exactly those up",
+			ErrRefused, acceptLoss, want, strings.Join(why, "; "), want)
 	}
 	if acceptLoss != "" {
-		return nil, fmt.Errorf("%w: --accept-loss %s given, but no other copy holds records %s lacks", ErrBadInput, acceptLoss, chosenPath)
+		return nil, fmt.Errorf("%w: --accept-loss %s given, but no copy holds records %s lacks", ErrBadInput, acceptLoss, chosenPath)
 	}
 	return nil, nil
+}
+
+// locText names a finding's place: file, byte position and offset.
+func locText(w *model.Location) string {
+	if w == nil {
+		return "an unknown place"
+	}
+	return fmt.Sprintf("%s byte %d offset %d", w.File, w.Position, w.Offset)
 }
 
 // PlanRebuild reads the copies and plans the new quorum. It writes
@@ -222,18 +279,19 @@ func PlanRebuild(o RebuildOptions) (*RebuildPlan, error) {
 	if o.Out == "" {
 		return nil, fmt.Errorf("%w: no output directory (--out)", ErrBadInput)
 	}
+	if err := outsideInputs(o.Out, append([]string{o.From}, o.Others...)); err != nil {
+		return nil, err
+	}
 	chosen, err := loadCopy(o.From)
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range o.Others {
-		if _, err := loadCopy(p); err != nil {
-			return nil, err
-		}
-	}
-	losses, err := checkOtherCopies(append([]string{o.From}, o.Others...), o.AcceptLoss)
+	losses, err := checkCopies(append([]string{o.From}, o.Others...), chosen, o.AcceptLoss)
 	if err != nil {
 		return nil, err
+	}
+	if chosen.end < 0 {
+		return nil, fmt.Errorf("%w: the copy %s holds no metadata", ErrRefused, o.From)
 	}
 	img := chosen.res.Image
 	// A log written before 3.3 sets no metadata.version: Kafka reads it
@@ -262,6 +320,11 @@ func PlanRebuild(o RebuildOptions) (*RebuildPlan, error) {
 	}
 	clusterID := img.ClusterID
 	if mp := chosen.dir.MetaProperties; mp != nil && mp.ClusterID != "" {
+		if mp.ClusterIDProblem != nil {
+			// Every new controller would get it, and every broker refuse
+			// them.
+			return nil, fmt.Errorf("%w: %s: %v; the brokers' meta.properties hold the cluster's id: repair the copy's meta.properties first", ErrRefused, o.From, mp.ClusterIDProblem)
+		}
 		clusterID = mp.ClusterID
 	}
 	if clusterID == "" {
@@ -362,6 +425,42 @@ func brokerSettings(kraftVersion int16, old []model.Voter, img *model.Image, cs 
 		return []SettingChange{{Name: "controller.quorum.bootstrap.servers", From: strings.Join(oldServers, ","), To: migrate.QuorumBootstrapServers(cs)}}
 	}
 	return []SettingChange{{Name: "controller.quorum.voters", From: strings.Join(oldVoters, ","), To: migrate.QuorumVoters(cs)}}
+}
+
+// outsideInputs refuses an output dir that is an input copy or lies
+// inside one (a rebuild would write into a surviving copy), whatever the
+// spelling: both are compared once symlinks are resolved, as far as the
+// output path exists.
+func outsideInputs(out string, inputs []string) error {
+	o := resolvePath(out)
+	for _, in := range inputs {
+		i := resolvePath(in)
+		if rel, err := filepath.Rel(i, o); err == nil && (rel == "." || rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))) {
+			return fmt.Errorf("%w: --out %s is inside the copy %s; the rebuild never writes into a source: give an output dir outside every copy", ErrBadInput, out, in)
+		}
+	}
+	return nil
+}
+
+// resolvePath is path made absolute with symlinks resolved in the part
+// of it that exists (the rest, not yet created, is appended as given).
+func resolvePath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	rest := ""
+	for p := abs; ; {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }
 
 func sameDir(a, b string) bool {

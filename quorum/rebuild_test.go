@@ -1,7 +1,6 @@
 package quorum
 
 import (
-	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -100,8 +99,14 @@ func TestRebuildRefusesDamagedCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = PlanRebuild(RebuildOptions{From: dmg, Controllers: rebuildControllers(t), Out: t.TempDir()})
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), seg) || !strings.Contains(err.Error(), "offset "+itoa(base)) {
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), seg) || !strings.Contains(err.Error(), "offset "+itoa(base)) ||
+		!strings.Contains(err.Error(), "--accept-loss 193-193") {
 		t.Fatalf("rebuild from a damaged copy (batch at offset %d): %v", base, err)
+	}
+	// Giving up what the damage hides is the operator's call, named.
+	p, err := PlanRebuild(RebuildOptions{From: dmg, Controllers: rebuildControllers(t), Out: t.TempDir(), AcceptLoss: "193-193"})
+	if err != nil || p.EndOffset != 193 || len(p.Loss) != 1 || p.Loss[0].String() != "193-193" {
+		t.Fatalf("rebuild accepting the damaged tail: %v %+v", err, p)
 	}
 }
 
@@ -113,12 +118,12 @@ func TestRebuildRefusesDivergentCopies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Another leader's epoch for the same offsets (the epoch is outside
-	// the CRC, so the copy itself reads cleanly).
-	binary.BigEndian.PutUint32(b[pos+12:], 2)
-	if err := os.WriteFile(seg, b, 0o644); err != nil {
+	// Another leader's epoch for the same offset: epoch 2's leader wrote
+	// its LeaderChange at 193 where the chosen copy holds epoch 1's batch.
+	if err := os.WriteFile(seg, b[:pos], 0o644); err != nil {
 		t.Fatal(err)
 	}
+	appendNoOps(t, other, base, 2, 1)
 	_, err = PlanRebuild(RebuildOptions{From: rebuildFixture44, Others: []string{other}, Controllers: rebuildControllers(t), Out: t.TempDir()})
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "disagree at offset "+itoa(base)) || !strings.Contains(err.Error(), seg) {
 		t.Fatalf("copies disagreeing at offset %d: %v", base, err)

@@ -263,6 +263,11 @@ func SurveyLogDirs(dirs []*metalog.LogDir) (*SurveyResult, error) {
 	res.compare()
 	res.givenUp()
 	res.inferRoles()
+	mps := map[string]*metalog.MetaProperties{}
+	for _, d := range dirs {
+		mps[d.Path] = d.MetaProperties
+	}
+	res.metaPropertiesFindings(mps)
 	res.judge()
 	return res, nil
 }
@@ -460,6 +465,8 @@ func (r *SurveyResult) inferRoles() {
 			c.Role, c.RoleEvidence = RoleController, fmt.Sprintf("node %d is a voter (%s)", c.NodeID, from)
 		case broker != "":
 			c.Role, c.RoleEvidence = RoleBroker, "the dir holds "+broker
+		case c.NodeID < 0 && c.Integrity == IntegrityDamaged && c.Problem != nil && c.Problem.Where != nil && filepath.Base(c.Problem.Where.File) == metalog.MetaPropertiesFileName:
+			c.Role, c.RoleEvidence = RoleUnknown, "meta.properties cannot be read: "+c.Problem.Message
 		case c.NodeID < 0:
 			c.Role, c.RoleEvidence = RoleUnknown, "no meta.properties node id"
 		case len(voters) == 0:

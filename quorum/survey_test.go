@@ -43,22 +43,36 @@ func truncateAt(t *testing.T, dir string, pos int64) {
 	}
 }
 
-// appendNoOps appends one data batch of n NoOpRecords at base with the
-// given leader epoch, through metalog's writer: a tail another leader
-// wrote.
+// appendNoOps appends, through metalog's writer, a tail another leader
+// wrote at the given epoch from base on, n offsets in all: the
+// LeaderChange control batch a Raft leader writes first in its epoch
+// (leader 3000, voted for by itself), then a data batch of n-1
+// NoOpRecords.
 func appendNoOps(t *testing.T, dir string, base int64, epoch int32, n int) {
 	t.Helper()
-	v, err := records.EncodeMetadata(nil, &records.NoOpRecord{}, 0)
+	lc, err := records.EncodeControl(nil, &records.LeaderChangeMessage{LeaderId: 3000,
+		Voters: []records.LeaderChangeMessageVoter{{VoterId: 3000}}, GrantingVoters: []records.LeaderChangeMessageVoter{{VoterId: 3000}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	vals := make([][]byte, n)
-	for i := range vals {
-		vals[i] = v
-	}
-	b, err := metalog.AppendDataBatch(nil, metalog.BatchParams{BaseOffset: base, Epoch: epoch, Timestamp: 1796024500000}, vals)
+	b, err := metalog.AppendControlBatch(nil, metalog.BatchParams{BaseOffset: base, Epoch: epoch, Timestamp: 1796024500000},
+		[]metalog.ControlRecord{{Type: metalog.ControlLeaderChange, Value: lc}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n > 1 {
+		v, err := records.EncodeMetadata(nil, &records.NoOpRecord{}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals := make([][]byte, n-1)
+		for i := range vals {
+			vals[i] = v
+		}
+		b, err = metalog.AppendDataBatch(b, metalog.BatchParams{BaseOffset: base + 1, Epoch: epoch, Timestamp: 1796024500000}, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	f, err := os.OpenFile(segPath(dir), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -160,7 +174,11 @@ func TestSurveyVoteRule(t *testing.T) {
 		if c.EndOffset != w.end || c.LastEpoch != w.epoch || c.Integrity != w.integrity || c.Role != w.role {
 			t.Errorf("copy %d (%s): end %d epoch %d %s %s (%s), want %+v", i, c.Dir, c.EndOffset, c.LastEpoch, c.Integrity, c.Role, c.RoleEvidence, w)
 		}
-		if c.CommittedEnd != 99 || c.KRaftVersion != 1 || len(c.Voters) != 1 || c.Voters[0].ID != 3000 || len(c.LeaderChanges) != 1 || c.LeaderChanges[0].LeaderID != 3000 {
+		lcs := 1
+		if i == 4 {
+			lcs = 2 // epoch 2's leader wrote its own
+		}
+		if c.CommittedEnd != 99 || c.KRaftVersion != 1 || len(c.Voters) != 1 || c.Voters[0].ID != 3000 || len(c.LeaderChanges) != lcs || c.LeaderChanges[0].LeaderID != 3000 {
 			t.Errorf("copy %d: committed %d kraft %d voters %+v leader changes %+v", i, c.CommittedEnd, c.KRaftVersion, c.Voters, c.LeaderChanges)
 		}
 	}

@@ -88,6 +88,9 @@ func newDecoder(t *Tree, lenient bool) *decoder {
 		Warnings: append([]string(nil), t.Warnings...),
 	}
 	d.img.Provenance = model.Provenance{Source: t.Source, Offset: -1, Epoch: -1, Zxid: t.MaxZxid}
+	if servers, _, err := ParseConnect(strings.TrimPrefix(t.Origin, "zk://")); t.Origin != "" && err == nil {
+		d.img.ZK.Servers = servers
+	}
 	return d
 }
 

@@ -247,6 +247,9 @@ func ReadDump(r io.Reader, name string, maxBuffer int) (*Tree, error) {
 	}
 	h.MaxZxid, h.Chroot = *maxZxid, *chroot
 	t.Source, t.Chroot, t.MaxZxid, t.Changed = "zkdump:"+name, h.Chroot, h.MaxZxid, h.Changed
+	if strings.HasPrefix(h.Source, "zk://") {
+		t.Origin = h.Source
+	}
 	t.Warnings = h.Warnings
 	t.Findings = h.Findings
 	if len(t.Findings) != len(t.Warnings) {

@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -66,7 +65,7 @@ type LiveOptions struct {
 func TLSConfig(caFile, certFile, keyFile, serverName string) (*tls.Config, error) {
 	cfg := &tls.Config{ServerName: serverName, MinVersion: tls.VersionTLS12}
 	if caFile != "" {
-		pem, err := os.ReadFile(caFile)
+		pem, err := model.ReadInput(caFile, model.InputKeyStore)
 		if err != nil {
 			return nil, fmt.Errorf("zkread: TLS CA: %w", err)
 		}
@@ -77,9 +76,17 @@ func TLSConfig(caFile, certFile, keyFile, serverName string) (*tls.Config, error
 		cfg.RootCAs = pool
 	}
 	if certFile != "" || keyFile != "" {
-		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+		certPEM, err := model.ReadInput(certFile, model.InputKeyStore)
 		if err != nil {
 			return nil, fmt.Errorf("zkread: TLS client certificate: %w", err)
+		}
+		keyPEM, err := model.ReadInput(keyFile, model.InputKeyStore)
+		if err != nil {
+			return nil, fmt.Errorf("zkread: TLS client key: %w", err)
+		}
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
+		if err != nil {
+			return nil, fmt.Errorf("zkread: TLS client certificate %s and key %s: %w", certFile, keyFile, err)
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 	}
@@ -180,6 +187,7 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*Tree, error) {
 		changed = diffSentinels(before, after, t)
 		if len(changed) == 0 || !opts.Consistent || attempt >= opts.Retries {
 			t.Source = "zk://" + strings.Join(opts.Servers, ",") + chroot
+			t.Origin = t.Source
 			t.ReaderSessions = r.sessionIDs()
 			if len(changed) > 0 {
 				t.Changed = true

@@ -44,6 +44,9 @@ type Tree struct {
 	Source string
 	// Chroot the paths are relative to ("" when none).
 	Chroot string
+	// Origin is the live source (zk://HOSTS/CHROOT) the tree was read
+	// from, also through a dump that recorded it; "" when unknown.
+	Origin string
 	// Warnings: snapshot fallbacks, torn tails, a tree that changed while it
 	// was read. Never empty-string entries. Each is the Message of the
 	// Findings entry at the same index.

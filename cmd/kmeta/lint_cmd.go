@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -66,7 +65,7 @@ func lintCommand(load imageLoader) *cli.Command {
 				return usageErrorf(c, "%v", err)
 			}
 			if f := c.String("exceptions"); f != "" {
-				data, err := os.ReadFile(f)
+				data, err := model.ReadInput(f, model.InputExceptions)
 				if err != nil {
 					return fmt.Errorf("--exceptions: %w", err)
 				}

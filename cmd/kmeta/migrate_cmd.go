@@ -371,6 +371,9 @@ func migrateConfigs(c *cli.Context, w writeOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(props) == 0 {
+		return fmt.Errorf("--server-properties: %s holds no settings: not a node's server.properties", in)
+	}
 	for _, kv := range c.StringSlice("set") {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
@@ -419,8 +422,11 @@ func configOptions(c *cli.Context) (migrate.ConfigOptions, error) {
 	}
 	if s := c.String("controllers"); s != "" || o.Plan == nil {
 		cs, err := migrate.ParseControllers(s)
-		if err != nil || len(cs) == 0 {
-			return o, usageErrorf(c, "--controllers ID@HOST:PORT,... (or --plan FILE) is required (%v)", err)
+		switch {
+		case err != nil:
+			return o, usageErrorf(c, "--controllers: %v", err)
+		case len(cs) == 0:
+			return o, usageErrorf(c, "--controllers ID@HOST:PORT,... (or --plan FILE) is required")
 		}
 		o.Controllers = cs
 	}

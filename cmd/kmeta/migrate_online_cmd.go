@@ -198,6 +198,11 @@ func readNodeConfigs(c *cli.Context) (map[int32]*online.Node, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--config %d: %w", id, err)
 		}
+		if len(props) == 0 {
+			// Read as a node with every setting at Kafka's default, it
+			// would pass for a ZooKeeper-mode broker's file.
+			return nil, fmt.Errorf("--config %d: %s holds no settings: not a node's server.properties", id, path)
+		}
 		abs, _ := filepath.Abs(path)
 		out[int32(id)] = &online.Node{ID: int32(id), Path: abs, Props: props}
 	}

@@ -52,7 +52,7 @@ func kafkaSourceFlags() []cli.Flag {
 		&cli.StringFlag{Name: "bootstrap-controller", Usage: "a live cluster's controllers `HOST:PORT[,HOST:PORT]`, asked directly (KIP-919, Kafka 3.7+)"},
 		&cli.StringFlag{Name: "command-config", Usage: "Kafka client settings `FILE` (client.properties: security.protocol, sasl.mechanism, sasl.jaas.config, ssl.*)"},
 		&cli.StringFlag{Name: "controller-command-config", Usage: "client settings `FILE` for the controllers' listener, where it differs from the brokers' (without it, --command-config's listener.name.LISTENER.* keys apply to a controller asked through LISTENER)"},
-		&cli.DurationFlag{Name: "kafka-timeout", Value: kafkaread.DefaultTimeout, Usage: "Kafka: bound on connecting and on each request, `DURATION` (as request.timeout.ms)"},
+		&cli.DurationFlag{Name: "kafka-timeout", Value: kafkaread.DefaultTimeout, Usage: "Kafka: the deadline of the whole read, `DURATION`: connecting (every bootstrap address at once) and every request after it"},
 	}
 }
 

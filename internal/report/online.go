@@ -24,6 +24,12 @@ func OnlineStatus(st *online.Status) Report {
 		ctl = fmt.Sprintf("KRaft controller %d (kraftControllerEpoch %d)", z.ControllerID, z.KRaftControllerEpoch)
 	case z.ControllerID >= 0:
 		ctl = fmt.Sprintf("broker %d", z.ControllerID)
+	case z.ControllerID < -1 || z.KRaftControllerEpoch >= 0:
+		ctl = fmt.Sprintf("node %d (no node has that id)", z.ControllerID)
+	}
+	cluster := z.ClusterID
+	if cluster == "" {
+		cluster = "(none: no /cluster/id)"
 	}
 	mig := "absent"
 	if m := z.Migration; m != nil {
@@ -32,7 +38,7 @@ func OnlineStatus(st *online.Status) Report {
 			mig = "present, without data"
 		}
 	}
-	ls = append(ls, fmt.Sprintf("zookeeper: cluster %s, /controller %s, /migration %s, brokers in /brokers/ids: %s", z.ClusterID, ctl, mig, ids(z.Brokers)))
+	ls = append(ls, fmt.Sprintf("zookeeper: cluster %s, /controller %s, /migration %s, brokers in /brokers/ids: %s", cluster, ctl, mig, ids(z.Brokers)))
 	if k := st.KRaft; k != nil {
 		kv := "static"
 		if k.KRaftVersion == 1 {

@@ -61,8 +61,11 @@ func QuorumSurvey(r *quorum.SurveyResult) Report {
 			voters = strings.Join(ids, ",")
 		}
 		integrity := string(c.Integrity)
-		if c.Problem != nil && c.Problem.Where != nil {
-			integrity += fmt.Sprintf(" at %s position %d", c.Problem.Where.File, c.Problem.Where.Position)
+		if w := c.Problem; w != nil && w.Where != nil {
+			integrity += " at " + w.Where.File
+			if w.Where.Position >= 0 { // -1: the file as a whole (a FIFO, a garbage meta.properties)
+				integrity += fmt.Sprintf(" position %d", w.Where.Position)
+			}
 		}
 		logStart := "-"
 		if c.LogStartOffset >= 0 {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/zkread"
 )
 
@@ -82,6 +83,12 @@ func readDirError(p string, err error) error {
 		return saw(p, ErrUnreadable, "permission denied: the directory cannot be listed (run as a user that can, e.g. the one Kafka or ZooKeeper runs as)")
 	}
 	return saw(p, ErrUnreadable, "the directory cannot be listed: %v", unwrapPathError(err))
+}
+
+// notRegular refuses a path that is neither a directory nor a regular
+// file: a device or a FIFO would be read without end, or hang.
+func notRegular(p string, st fs.FileInfo) error {
+	return saw(p, ErrUnrecognised, "%s, not a regular file or a directory: kmeta reads only those", model.FileTypeName(st.Mode()))
 }
 
 // unwrapPathError drops the path an *fs.PathError repeats.
@@ -249,6 +256,8 @@ func OpenKRaft(p string) (*metalog.LogDir, error) {
 		if isZKDataDir(p, ents) {
 			return nil, saw(p, ErrUnrecognised, "a ZooKeeper data dir, not KRaft metadata (read it as zkdata:%s)", p)
 		}
+	} else if !st.Mode().IsRegular() {
+		return nil, notRegular(p, st)
 	} else if st.Size() == 0 {
 		if k, _ := metalog.ClassifyName(filepath.Base(p)); k != metalog.KindSegment {
 			return nil, saw(p, ErrEmpty, "an empty file")
@@ -314,7 +323,7 @@ func describeOther(p string, st fs.FileInfo) string {
 
 // sniff names what a file's first bytes look like, for refusals.
 func sniff(p string) string {
-	f, err := os.Open(p)
+	f, _, err := model.OpenRegular(p)
 	if err != nil {
 		return "unreadable"
 	}
@@ -340,7 +349,7 @@ func sniff(p string) string {
 // looksLikeDump says whether a file starts like a JSON document, as a dump
 // written by 'kmeta zk dump' does.
 func looksLikeDump(p string) bool {
-	f, err := os.Open(p)
+	f, _, err := model.OpenRegular(p)
 	if err != nil {
 		return false
 	}
@@ -368,7 +377,7 @@ func notDump(p string) string {
 	if k, _ := metalog.ClassifyName(filepath.Base(p)); k == metalog.KindQuorumState {
 		return "a KRaft quorum-state file (a controller's election state), not a dump written by 'kmeta zk dump'; give the metadata log dir holding it (kraft:DIR)"
 	}
-	f, err := os.Open(p)
+	f, _, err := model.OpenRegular(p)
 	if err != nil {
 		return ""
 	}

@@ -449,6 +449,9 @@ func infer(p string) (Spec, error) {
 	zk := func(access zkread.Access, why string) (Spec, error) {
 		return Spec{Raw: p, World: model.WorldZooKeeper, ZK: zkread.Source{Access: access, Path: p}, Inferred: true, Why: why}, nil
 	}
+	if !st.IsDir() && !st.Mode().IsRegular() {
+		return Spec{}, notRegular(p, st)
+	}
 	if !st.IsDir() {
 		name := filepath.Base(p)
 		switch kind, _ := metalog.ClassifyName(name); kind {

@@ -14,7 +14,7 @@ import (
 func zkImage() *model.Image {
 	img := model.NewImage()
 	img.ClusterID = "Y_M1NY68Tu2c3nV89agwIw"
-	img.ZK = &model.ZKState{ControllerID: 1, KRaftControllerEpoch: -1, ControllerEpoch: 3}
+	img.ZK = &model.ZKState{ControllerID: 1, KRaftControllerEpoch: -1, ControllerEpoch: 3, Chroot: "/kafka"}
 	for id := int32(1); id <= 3; id++ {
 		img.Brokers[id] = &model.Broker{ID: id}
 	}
@@ -272,6 +272,51 @@ func TestNotRegisteredCauses(t *testing.T) {
 		if f.Entity == "broker 3" && f.Code != CodeBrokerNoQuorum && f.Code != CodeIBPMismatch {
 			t.Errorf("broker 3: %s", f.Code)
 		}
+	}
+}
+
+// TestStageRefusesForeignInputs (issue 29): a --config for a broker the
+// cluster does not know, and a zookeeper.connect naming another chroot or
+// ensemble, refuse the stage.
+func TestStageRefusesForeignInputs(t *testing.T) {
+	stage := func(zk *model.Image, nodes map[int32]*Node) []string {
+		r, err := Stage(Input{ZK: zk, Nodes: nodes}, StageOptions{Phase: KRaftMigration, Controllers: ctl, MetadataDir: "/var/lib/kafka/ctl-{id}"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range r.Checks {
+			if c.Code == CodeNodeNotInCluster || c.Code == CodeZKConnectMismatch {
+				got = append(got, c.Code+" "+c.Entity)
+			}
+		}
+		if len(got) > 0 && r.Ready {
+			t.Errorf("ready despite %v", got)
+		}
+		return got
+	}
+	if got := stage(zkImage(), files(1, 2, 3)); len(got) != 0 {
+		t.Fatalf("the cluster's own files: %v", got)
+	}
+	if got := stage(zkImage(), files(1, 2, 3, 7)); !slices.Equal(got, []string{"node-not-in-cluster --config 7"}) {
+		t.Errorf("broker 7: %v", got)
+	}
+	other := files(1, 2, 3)
+	other[2].Props["zookeeper.connect"] = "zk:2181/kafka/other"
+	if got := stage(zkImage(), other); !slices.Equal(got, []string{"zookeeper-connect-mismatch --config 2"}) {
+		t.Errorf("another chroot: %v", got)
+	}
+	// The ensemble is compared when the view knows it (a live read, or a
+	// dump of one).
+	zk := zkImage()
+	zk.ZK.Servers = []string{"zk:2181"}
+	other = files(1, 2, 3)
+	other[3].Props["zookeeper.connect"] = "elsewhere:2181,elsewhere2/kafka"
+	if got := stage(zk, other); !slices.Equal(got, []string{"zookeeper-connect-mismatch --config 3"}) {
+		t.Errorf("another ensemble: %v", got)
+	}
+	if got := stage(zk, files(1, 2, 3)); len(got) != 0 {
+		t.Errorf("the same ensemble: %v", got)
 	}
 }
 

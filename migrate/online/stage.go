@@ -135,6 +135,7 @@ func Stage(in Input, o StageOptions) (*StageResult, error) {
 		s.check(CodeOutOfOrder, model.SevError, "phase "+target.String(),
 			fmt.Sprintf("the cluster is in %s; %s follows %s", st.Phase, target, target-1), fix)
 	}
+	s.inputChecks()
 	// The status's problems block every phase.
 	for _, f := range st.Findings {
 		if f.Severity == model.SevError || f.Severity == model.SevCritical {
@@ -183,6 +184,42 @@ func Stage(in Input, o StageOptions) (*StageResult, error) {
 		s.r.Steps[i].Step = n
 	}
 	return s.r, nil
+}
+
+// inputChecks refuse node files that disagree with the cluster read: a
+// broker it does not know, a zookeeper.connect naming another ensemble or
+// chroot (the controllers' files inherit a broker's).
+func (s *stager) inputChecks() {
+	known := map[int32]bool{}
+	for id := range s.in.ZK.Brokers {
+		known[id] = true
+	}
+	if k := s.in.KRaft; k != nil {
+		for id := range k.Brokers {
+			known[id] = true
+		}
+	}
+	for _, t := range s.in.ZK.Topics {
+		for _, p := range t.Partitions {
+			for _, r := range p.Replicas {
+				known[r] = true
+			}
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(s.in.Nodes)) {
+		n := s.in.Nodes[id]
+		ent := fmt.Sprintf("--config %d", id)
+		if n.Role() == RoleBroker && !known[id] {
+			s.r.Checks = append(s.r.Checks, checks.Must(CodeNodeNotInCluster).Findingf(ent,
+				"%s is the file of broker %d, which neither ZooKeeper's /brokers/ids nor the KRaft controllers know and which holds no replica", n.Path, id))
+		}
+		if v := n.Props[keyZKConnect]; v != "" {
+			if why := zkConnectMismatch(v, s.in.ZK.ZK); why != "" {
+				s.r.Checks = append(s.r.Checks, checks.Must(CodeZKConnectMismatch).Findingf(ent,
+					"%s: zookeeper.connect=%s is not the ZooKeeper read (%s): %s", n.Path, v, s.in.ZKSource, why))
+			}
+		}
+	}
 }
 
 // brokerIDs are the brokers the phase rolls: every broker ZooKeeper or
@@ -528,7 +565,12 @@ func (s *stager) brokerFileChecks(files map[int32]*Node) {
 			continue
 		}
 		bid, err := strconv.ParseInt(strings.TrimSpace(p[keyBrokerID]), 10, 32)
-		if err != nil || bid < 0 || int32(bid) != id {
+		switch {
+		case err == nil && bid >= 0 && int32(bid) != id:
+			// Another broker's file, not a generated id.
+			s.check(CodeBrokerConfig, model.SevError, ent, fmt.Sprintf("the file sets broker.id=%d, --config names broker %d: it is another broker's file", bid, id),
+				fmt.Sprintf("give broker %d's own server.properties as --config %d=FILE", id, id))
+		case err != nil || bid < 0:
 			s.check(CodeBrokerIDGenerated, model.SevError, ent, fmt.Sprintf("the file sets no broker.id %d (broker.id=%q): an auto-generated broker id cannot migrate (KAFKA-17042)", id, p[keyBrokerID]),
 				fmt.Sprintf("set broker.id=%d in the file and roll the broker first", id))
 		}
@@ -695,10 +737,23 @@ func (r *StageResult) Write(o WriteOptions) ([]migrate.FileResult, error) {
 		o.Made = "migrate stage " + r.Phase.String()
 	}
 	if !o.DryRun {
+		// Every target is checked before the first is written: a refusal
+		// (a file that differs, the input itself) leaves --out as it was,
+		// not half the nodes' files written.
+		dry := o
+		dry.DryRun = true
+		if _, err := r.write(dry); err != nil {
+			return nil, err
+		}
 		if err := metalog.MkdirAll(o.Out, 0o755); err != nil {
 			return nil, err
 		}
 	}
+	return r.write(o)
+}
+
+// write writes (or, dry, checks) every file of the stage.
+func (r *StageResult) write(o WriteOptions) ([]migrate.FileResult, error) {
 	var out []migrate.FileResult
 	for _, n := range r.Nodes {
 		path := filepath.Join(o.Out, n.Config)

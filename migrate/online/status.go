@@ -234,6 +234,34 @@ func (o *observer) zookeeperSide() {
 	}
 	side.Brokers = slices.Sorted(maps.Keys(zk.Brokers))
 	o.st.ZooKeeper = side
+	if zk.ClusterID == "" {
+		// Kafka's first broker writes it: without it the chroot is wrong,
+		// or the tree is damaged, and no phase can be told healthy.
+		o.add(finding(CodeNoClusterID, model.SevError, "/cluster/id",
+			"ZooKeeper has no /cluster/id: Kafka's first broker writes it, so this is not a Kafka cluster's tree (a wrong chroot?) or the tree is damaged",
+			"check the chroot of --zk against the brokers' zookeeper.connect"))
+	}
+	switch c := side.ControllerID; {
+	case c < -1 || c == -1 && side.KRaftControllerEpoch >= 0:
+		ch := checks.Must(CodeControllerZNodeInvalid)
+		o.add(ch.Finding("znode /controller", fmt.Sprintf("/controller names node %d: no broker or controller has a negative id", c),
+			ch.FillFix("ZK_GET", o.zkCommand("get", "/controller"))))
+	case c >= 0 && side.KRaftControllerEpoch < 0 && zk.Brokers[c] == nil:
+		o.add(checks.Must(CodeControllerUnknown).Findingf("znode /controller",
+			"/controller names ZooKeeper-mode broker %d, which /brokers/ids does not hold (registered: %s)", c, idList(side.Brokers)))
+	}
+}
+
+// idList prints ids as 1,2,3 ("none" when empty).
+func idList(ids []int32) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = fmt.Sprint(id)
+	}
+	return strings.Join(s, ",")
 }
 
 func (o *observer) kraftSide() {
@@ -259,11 +287,25 @@ func (o *observer) kraftSide() {
 		side.KRaftVersion = q.KRaftVersion
 	}
 	o.st.KRaft = side
+	if zs := o.st.ZooKeeper; zs.ControllerID >= 0 && zs.KRaftControllerEpoch >= 0 && k.Quorum != nil && len(k.Quorum.Voters) > 0 &&
+		!slices.ContainsFunc(k.Quorum.Voters, func(v model.Voter) bool { return v.ID == zs.ControllerID }) {
+		o.add(checks.Must(CodeControllerUnknown).Findingf("znode /controller",
+			"/controller names KRaft controller %d, which is not a voter of the quorum (%s)", zs.ControllerID, votersText(k.Quorum.Voters)))
+	}
 	if o.in.ZK.ClusterID != "" && k.ClusterID != "" && k.ClusterID != o.in.ZK.ClusterID {
 		o.add(finding(CodeClusterIDMismatch, model.SevError, "cluster",
 			fmt.Sprintf("the controllers' cluster id %s is not ZooKeeper's /cluster/id %s: no broker of this cluster can register with them", k.ClusterID, o.in.ZK.ClusterID),
 			"stop the controllers, and start them on the metadata dirs `kmeta migrate stage KRaftMigration` writes (formatted with ZooKeeper's cluster id)"))
 	}
+}
+
+func votersText(vs []model.Voter) string {
+	ids := make([]int32, len(vs))
+	for i, v := range vs {
+		ids[i] = v.ID
+	}
+	slices.Sort(ids)
+	return "voters " + idList(ids)
 }
 
 func levelName(cat *features.Catalog, mv int16) string {

@@ -2,8 +2,9 @@ package zkfile
 
 import (
 	"errors"
-	"fmt"
 	"os"
+
+	"github.com/kmeta/kmeta/model"
 )
 
 // DefaultJuteMaxBuffer is ZooKeeper's default jute.maxbuffer (0xfffff, one
@@ -13,7 +14,7 @@ const DefaultJuteMaxBuffer = 0xfffff
 // ErrNotRegular: a snapshot, log or dump path is not a regular file (after
 // symlinks are resolved): a device, a FIFO or a directory could be read
 // without end.
-var ErrNotRegular = errors.New("zkfile: not a regular file")
+var ErrNotRegular = model.ErrNotRegular
 
 // LengthLimit is the largest buffer or string length ZooKeeper's
 // BinaryInputArchive accepts: jute.maxbuffer plus
@@ -30,21 +31,17 @@ func LengthLimit(maxBuffer int) int {
 }
 
 // OpenRegular opens path read-only and refuses anything that is not a
-// regular file once symlinks are followed. The check is made on the open
-// descriptor, so the file cannot be swapped between check and read.
+// regular file once symlinks are followed (model.OpenRegular: the check
+// is made on the open descriptor, and a FIFO is refused without waiting
+// for its writer).
 func OpenRegular(path string) (*os.File, os.FileInfo, error) {
-	f, err := os.Open(path)
+	f, st, err := model.OpenRegular(path)
 	if err != nil {
+		var ie *model.InputError
+		if errors.As(err, &ie) {
+			err = ie.Err
+		}
 		return nil, nil, &FileError{File: path, Msg: "open", Err: err}
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, &FileError{File: path, Msg: "stat", Err: err}
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, &FileError{File: path, Msg: "open", Err: fmt.Errorf("%w: mode %v", ErrNotRegular, st.Mode().Type())}
 	}
 	return f, st, nil
 }

@@ -46,6 +46,20 @@
 //     must still not leak), bad base64, stat edits, missing fields, top-level
 //     values, malformed paths.
 //
+// Issue 29's kinds (hostile.go), read by the commands added since:
+//
+//   - client-config (client.properties for --command-config) and
+//     server-properties (a node's server.properties): the meta.properties
+//     operators on Java properties, and for client settings edits that
+//     break sasl.jaas.config as a hand does (a value where an option
+//     belongs, an open quote, ':' for '=', a bad \u escape). No validator:
+//     what a peer makes of other settings is the peer's to say; the
+//     campaign checks the invariants (no secret printed above all).
+//   - exceptions (lint --exceptions JSON): trailing bytes, a second
+//     document, null and other top-level values, renamed keys (also only
+//     by case), bad values; the validator is the format's: one object,
+//     one "exceptions" array of {rule, reason, topics} as spelled.
+//
 // # Damage versus another valid input
 //
 // The campaign's verdict rule says a mutant is rejected, or accepted with the

@@ -3,6 +3,7 @@ package mutate
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 )
 
 // Kind is a file kind the mutator knows the structure of.
@@ -72,25 +73,9 @@ type op struct {
 // index) always gives the same mutant.
 func Make(kind Kind, orig []byte, ctx Context, seed uint64, index int) (Mutant, error) {
 	r := rand.New(rand.NewPCG(seed, uint64(index)*0x9E3779B97F4A7C15+uint64(len(kind))))
-	var ops []op
-	var valid func(orig, mut []byte, ctx Context) error
-	switch kind {
-	case Segment, Snapshot, Bootstrap:
-		ops, valid = kafkaOps(kind), func(o, m []byte, c Context) error { return validKafka(kind, o, m, c) }
-	case QuorumState:
-		ops, valid = textOps(quorumEdits), validQuorumState
-	case MetaProperties:
-		ops, valid = textOps(propsEdits), validProps
-	case ZKSnapshot:
-		ops, valid = zkSnapOps(), validZKSnap
-	case ZKSnapshotPacked:
-		ops, valid = packedOps(), validPacked
-	case ZKTxnLog:
-		ops, valid = txnOps(), validTxnLog
-	case Dump:
-		ops, valid = textOps(dumpEdits), validDump
-	default:
-		return Mutant{}, fmt.Errorf("mutate: unknown kind %q", kind)
+	ops, valid, err := kindOps(kind)
+	if err != nil {
+		return Mutant{}, err
 	}
 	for try := 0; try < 64; try++ {
 		o := ops[r.IntN(len(ops))]
@@ -175,3 +160,43 @@ func splice(b []byte, from, to int, ins []byte) []byte {
 
 // pick returns one of vs.
 func pick[T any](r *rand.Rand, vs ...T) T { return vs[r.IntN(len(vs))] }
+
+// kindOps are a kind's operators and its validator.
+func kindOps(kind Kind) (ops []op, valid func(orig, mut []byte, ctx Context) error, err error) {
+	switch kind {
+	case Segment, Snapshot, Bootstrap:
+		ops, valid = kafkaOps(kind), func(o, m []byte, c Context) error { return validKafka(kind, o, m, c) }
+	case QuorumState:
+		ops, valid = textOps(quorumEdits), validQuorumState
+	case MetaProperties:
+		ops, valid = textOps(propsEdits), validProps
+	case ZKSnapshot:
+		ops, valid = zkSnapOps(), validZKSnap
+	case ZKSnapshotPacked:
+		ops, valid = packedOps(), validPacked
+	case ZKTxnLog:
+		ops, valid = txnOps(), validTxnLog
+	case Dump:
+		ops, valid = textOps(dumpEdits), validDump
+	case ClientConfig:
+		ops, valid = textOps(append(slices.Clone(propsEdits), jaasEdits...)), noValidator
+	case ServerProperties:
+		ops, valid = textOps(propsEdits), noValidator
+	case Exceptions:
+		ops, valid = textOps(exceptionsEdits), validExceptions
+	default:
+		return nil, nil, fmt.Errorf("mutate: unknown kind %q", kind)
+	}
+	return ops, valid, nil
+}
+
+// Valid says whether mut is sound by the rules the real reader applies
+// to a file of the kind (the validator Make sets Mutant.Preserving with):
+// nil, or the first rule it breaks.
+func Valid(kind Kind, orig, mut []byte, ctx Context) error {
+	_, valid, err := kindOps(kind)
+	if err != nil {
+		return err
+	}
+	return valid(orig, mut, ctx)
+}

@@ -478,8 +478,9 @@ func withData(r *rand.Rand, zs []any, prefix string) (map[string]any, []byte, bo
 var dumpEdits = []textEdit{
 	dumpEdit("drop-znode", func(r *rand.Rand, top map[string]any, zs []any) (string, bool) {
 		i := 1 + r.IntN(len(zs)-1)
+		p := zs[i].(map[string]any)["path"] // before Delete shifts the rest
 		top["znodes"] = slices.Delete(zs, i, i+1)
-		return fmt.Sprintf("drop znode %v", zs[i].(map[string]any)["path"]), true
+		return fmt.Sprintf("drop znode %v", p), true
 	}),
 	dumpEdit("duplicate-znode", func(r *rand.Rand, top map[string]any, zs []any) (string, bool) {
 		i := r.IntN(len(zs))

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package metalog
+
+func isLoop(error) bool { return false }
