@@ -178,7 +178,7 @@ func (d *decoder) bad(path, msg string, err error) error {
 	if err == nil {
 		ze.Err = ErrMalformed
 	}
-	if o, ok := d.t.Origin(path); ok {
+	if o, ok := d.t.NodeOrigin(path); ok {
 		ze.File, ze.Offset = o.File, o.Offset
 	}
 	if !d.lenient {

@@ -125,7 +125,7 @@
 // jute.maxbuffer; files that are not regular are refused). Stats are
 // converted to what a client sees: ZooKeeper stores a node's cversion as
 // the count of child creations and reports 2*stored - children;
-// dataLength and numChildren are derived. Tree.Origin gives, per znode,
+// dataLength and numChildren are derived. Tree.NodeOrigin gives, per znode,
 // the file and byte offset its data was read from (a snapshot's node
 // record or the log entry that last wrote it), so a *ZnodeError from
 // Decode names the file and offset as well as the znode.

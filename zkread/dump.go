@@ -159,7 +159,7 @@ func WriteDumpFile(path string, t *Tree, overwrite bool) (err error) {
 // ReadDump reads a dump document back into a Tree, znode by znode (the
 // document is never held whole). Children lists are rebuilt from the
 // paths; every znode's parent must be in the dump. Errors name the dump
-// and the byte offset in it. Tree.Origins stays nil: a znode of a dump is
+// and the byte offset in it. Tree.NodeOrigin says nothing: a znode of a dump is
 // found by its path, and half a million map entries would cost a fifth of
 // the tree's memory.
 //

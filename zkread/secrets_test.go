@@ -49,7 +49,7 @@ func TestMalformedZnodeErrorsCarryNoSecret(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			tr, _ := fixtureImage(t)
 			secrets := append(fixtureSecrets(t, tr, ""), "hunter2")
-			origin, ok := tr.Origin(c.path)
+			origin, ok := tr.NodeOrigin(c.path)
 			if !ok || origin.File == "" {
 				t.Fatalf("no origin for %s", c.path)
 			}
@@ -101,7 +101,7 @@ func TestZnodeOrigins(t *testing.T) {
 	files := map[string][]byte{}
 	checked := 0
 	for _, p := range tr.Paths() {
-		o, ok := tr.Origin(p)
+		o, ok := tr.NodeOrigin(p)
 		if !ok {
 			t.Fatalf("no origin for %s", p)
 		}

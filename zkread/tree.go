@@ -243,10 +243,10 @@ func (t *Tree) MapData(fn func(path string, data []byte) []byte) {
 	})
 }
 
-// Origin returns where an offline read found the data of the node at
+// NodeOrigin returns where an offline read found the data of the node at
 // path (the snapshot or log file and its record's offset); false for
 // other trees, whose nodes are found by path.
-func (t *Tree) Origin(path string) (Origin, bool) {
+func (t *Tree) NodeOrigin(path string) (Origin, bool) {
 	if t.dt == nil {
 		return Origin{}, false
 	}
