@@ -175,6 +175,18 @@ var durabilityRules = []*Rule{
 // low, with the reassignment that raises them to 3 (or to the number of
 // brokers, when fewer).
 func lowRF(c *Context, t *model.Topic, code string, bad func(int) bool, why string) []Finding {
+	// Most topics have no such partition: found out without sorting them
+	// (a tracker runs this for each topic a batch of a replay touched).
+	hitAny := false
+	for _, p := range t.Partitions {
+		if bad(rf(p)) {
+			hitAny = true
+			break
+		}
+	}
+	if !hitAny {
+		return nil
+	}
 	r := rule(code)
 	var hit []*model.Partition
 	seen := map[int]bool{}
@@ -223,6 +235,22 @@ func lowRF(c *Context, t *model.Topic, code string, bad func(int) bool, why stri
 // why says why it matters for a min ISR of at most the replication
 // factor; above it, Kafka caps the value (see aboveRF).
 func minISRRule(c *Context, t *model.Topic, code string, bad func(rf, minISR int) bool, to func(int) int, why string) []Finding {
+	// As lowRF: most topics have no such partition. Every partition's
+	// config assumptions are noted either way (the notes are sets).
+	hitAny := false
+	for _, p := range t.Partitions {
+		if n := rf(p); n != 0 {
+			m, e := c.MinISR(t.Name, p.Leader)
+			c.noteAssumed(code, e)
+			if bad(n, m) {
+				hitAny = true
+				break
+			}
+		}
+	}
+	if !hitAny {
+		return nil
+	}
 	r := rule(code)
 	var hit []*model.Partition
 	lowest, value := 0, 0

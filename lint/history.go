@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -69,11 +70,14 @@ type scope struct {
 // proportional to the findings present (plus the rules' scratch), not to
 // the records replayed.
 //
-// Cost: a partition record costs its partition's checks. The checks that
-// walk a whole topic (its Topic rules) or every partition (the three
-// Cluster rules of InputPartitions: preferred-leader imbalance, brokers
-// without replicas, throttles left set) run once per batch that touched
-// them through partition records (Flush, after each batch), so their
+// Cost: a partition record costs its partition's checks, and its part in
+// the per-broker counts the Cluster rules of InputPartitions read
+// (preferred-leader imbalance, brokers without replicas, replicas and
+// preferred leaders unbalanced, throttles left set): the tracker keeps
+// them up to date record by record (partCounts), where a recount walked
+// every partition. The checks that walk a whole topic (its Topic rules),
+// and those Cluster rules, run once per batch that touched them through
+// partition records (Flush, after each batch), so their
 // findings hold since the last partition record of that batch that
 // touched their scope (for a topic's rules, the last partition record of
 // the batch about that topic). A record about a topic as a whole (the
@@ -89,16 +93,205 @@ type Tracker struct {
 	since map[fkey]Since
 	// byScope indexes the findings present by the scope that produced
 	// them, so a re-evaluation drops those it no longer reports.
-	byScope map[scope]map[fkey]struct{}
+	byScope map[scope][]fkey
 	c       *Context
 	scratch []*model.Partition
 	// The checks that walk a whole topic (Topic rules) or every partition
 	// (Cluster rules of InputPartitions) are not re-run after each
 	// partition record but once per batch (the records of one batch
-	// time): pendTopics holds each touched topic's last record, pendWalk
-	// the batch's last partition record, until the caller's Flush.
-	pendTopics map[string]Since
+	// time): pendTopics holds each touched topic's last record (and
+	// whether a record of the batch changed what its Topic rules read:
+	// only then do they run), pendWalk the batch's last partition record,
+	// until the caller's Flush.
+	pendTopics map[string]pending
 	pendWalk   *Since
+	// counts keeps what the Cluster rules of InputPartitions read of every
+	// partition (replicas, preferred and not-leading preferred replicas
+	// per broker, partitions moving), record by record: recounted at each
+	// batch, they walked every partition per batch (a million partition
+	// changes over ten thousand partitions: 74 s).
+	counts partCounts
+	// leaders says whether a partition's leader is a Topic rule's input
+	// (leadersCount): 0 not known, 1 no, 2 yes.
+	leaders int8
+}
+
+// leadersCount says whether a Topic rule reads a partition's leader:
+// only the effective min.insync.replicas does, and only when a broker
+// sets its own (a broker config resource named by its id; the cluster
+// default and topic configs do not depend on the leader). Known until a
+// config changes.
+func (t *Tracker) leadersCount() bool {
+	if t.leaders == 0 {
+		t.leaders = 1
+		for r, kv := range t.c.Img.Configs {
+			if _, ok := kv["min.insync.replicas"]; ok && r.Type == model.ConfigBroker && r.Name != "" {
+				t.leaders = 2
+				break
+			}
+		}
+	}
+	return t.leaders == 2
+}
+
+// pending is a topic whose Topic rules a batch may have changed.
+type pending struct {
+	at      Since // the batch's last record about the topic
+	changed bool  // a record of the batch changed what they read
+}
+
+// partCounts is Context.refreshReplicas's counts kept up to date: each
+// partition's part in them is kept (parts), taken out when the partition
+// changes and put back as it now is. The counts of the usual small broker
+// ids are in arrays (a record moves a few of them), the Context's maps
+// made from them only when a rule is about to read them (into).
+type partCounts struct {
+	parts map[string]map[int32]partCount
+	// dense and over count replicas, preferred and not-leading preferred
+	// replicas per broker: ids below len(dense[0]), and the others.
+	dense  [3][1024]int
+	over   [3]map[int32]int
+	moving int
+	// maps are the counts as the Context reads them, made again by into
+	// when stale.
+	maps  [3]map[int32]int
+	stale bool
+}
+
+// partCount is one partition's part in the counts. replicas is the
+// image's own list: a replay replaces a partition's lists, it never
+// writes into them (see metalog's partitionArena), so the list counted is
+// the one to take out again.
+type partCount struct {
+	replicas []int32
+	// leader and removing (the number of replicas being removed) are
+	// kept too: with replicas, they are all a Topic rule reads of a
+	// partition (see topicInputs).
+	leader             int32
+	removing           int
+	notLeading, moving bool
+}
+
+func countOf(p *model.Partition) partCount {
+	return partCount{replicas: p.Replicas, leader: p.Leader, removing: len(p.RemovingReplicas),
+		notLeading: len(p.Replicas) > 0 && notLeading(p), moving: len(p.AddingReplicas) > 0 || len(p.RemovingReplicas) > 0}
+}
+
+// topicInputs says whether a and b differ in what the Topic rules read
+// of a partition: its replicas, how many of them a reassignment is
+// removing, and its leader when leaders count (a broker's own
+// min.insync.replicas is set: the effective value is then the leader's
+// broker's). TestTopicRulesReadOnlyTopicInputs holds the rules to that.
+func topicInputs(a, b partCount, leaders bool) bool {
+	return leaders && a.leader != b.leader || a.removing != b.removing || !slices.Equal(a.replicas, b.replicas)
+}
+
+// bump adds d to m[k], keeping only counts above zero as keys.
+func bump(m map[int32]int, k int32, d int) {
+	if n := m[k] + d; n == 0 {
+		delete(m, k)
+	} else {
+		m[k] = n
+	}
+}
+
+// The kinds of count.
+const (
+	countReplicas = iota
+	countPreferred
+	countNotLeading
+)
+
+func (pc *partCounts) bump(kind int, id int32, d int) {
+	if uint32(id) < uint32(len(pc.dense[kind])) {
+		pc.dense[kind][id] += d
+	} else {
+		bump(pc.over[kind], id, d)
+	}
+}
+
+func (pc *partCounts) add(c partCount, d int) {
+	pc.stale = true
+	for _, r := range c.replicas {
+		pc.bump(countReplicas, r, d)
+	}
+	if len(c.replicas) > 0 {
+		pc.bump(countPreferred, c.replicas[0], d)
+		if c.notLeading {
+			pc.bump(countNotLeading, c.replicas[0], d)
+		}
+	}
+	if c.moving {
+		pc.moving += d
+	}
+}
+
+// reset counts img's partitions afresh.
+func (pc *partCounts) reset(img *model.Image) {
+	*pc = partCounts{parts: map[string]map[int32]partCount{}, over: [3]map[int32]int{{}, {}, {}}, stale: true}
+	for name, tp := range img.Topics {
+		pc.setTopic(name, tp)
+	}
+}
+
+// set takes partition pid of topic out of the counts and puts p (nil: it
+// is gone) in; it says whether what a Topic rule reads of the partition
+// changed (topicInputs; a partition that came or went did).
+func (pc *partCounts) set(topic string, pid int32, p *model.Partition, leaders bool) bool {
+	ps := pc.parts[topic]
+	old, had := ps[pid]
+	if had {
+		pc.add(old, -1)
+		delete(ps, pid)
+	}
+	if p == nil {
+		return had
+	}
+	if ps == nil {
+		ps = map[int32]partCount{}
+		pc.parts[topic] = ps
+	}
+	c := countOf(p)
+	ps[pid] = c
+	pc.add(c, 1)
+	return !had || topicInputs(old, c, leaders)
+}
+
+// setTopic takes every partition of topic out and puts tp's (nil: the
+// topic is gone) in.
+func (pc *partCounts) setTopic(topic string, tp *model.Topic) {
+	for _, old := range pc.parts[topic] {
+		pc.add(old, -1)
+	}
+	delete(pc.parts, topic)
+	if tp == nil {
+		return
+	}
+	ps := make(map[int32]partCount, len(tp.Partitions))
+	for pid, p := range tp.Partitions {
+		c := countOf(p)
+		ps[pid] = c
+		pc.add(c, 1)
+	}
+	pc.parts[topic] = ps
+}
+
+// into makes c's counts these, before a rule reads them.
+func (pc *partCounts) into(c *Context) {
+	if pc.stale {
+		for kind := range pc.maps {
+			m := maps.Clone(pc.over[kind])
+			for id, n := range pc.dense[kind] {
+				if n != 0 {
+					m[int32(id)] = n
+				}
+			}
+			pc.maps[kind] = m
+		}
+		pc.stale = false
+	}
+	c.replicas, c.preferred, c.notLeading = pc.maps[countReplicas], pc.maps[countPreferred], pc.maps[countNotLeading]
+	c.moving = pc.moving > 0
 }
 
 // NewTracker starts a tracker for the rules opts selects.
@@ -109,7 +302,7 @@ func NewTracker(opts Options) (*Tracker, error) {
 	if err := CheckCodes(opts.Skip); err != nil {
 		return nil, err
 	}
-	t := &Tracker{opts: opts, since: map[fkey]Since{}, byScope: map[scope]map[fkey]struct{}{}, pendTopics: map[string]Since{}}
+	t := &Tracker{opts: opts, since: map[fkey]Since{}, byScope: map[scope][]fkey{}, pendTopics: map[string]pending{}}
 	for _, r := range Rules() {
 		if len(opts.Only) > 0 && !slices.Contains(opts.Only, r.Code) || slices.Contains(opts.Skip, r.Code) {
 			continue
@@ -126,6 +319,9 @@ func (t *Tracker) Observe(img *model.Image, ch Change) {
 		// nothing held before holds on it.
 		t.c = newContext(img, t.opts)
 		t.c.memoize = true // forgetConfigs below, on every config or feature change
+		t.counts.reset(img)
+		t.counts.into(t.c)
+		t.leaders = 0
 		clear(t.since)
 		clear(t.byScope)
 		clear(t.pendTopics)
@@ -133,6 +329,9 @@ func (t *Tracker) Observe(img *model.Image, ch Change) {
 	}
 	at := Since{Offset: ch.Offset, Time: ch.Time, Record: ch.Record, Zxid: ch.Zxid, Znode: ch.Znode}
 	in := ch.Inputs
+	// topicChanged: a partition record changed what the topic's Topic
+	// rules read (an ISR change, the usual record, does not).
+	topicChanged := false
 	if ch.Topic != "" {
 		switch {
 		case ch.Config:
@@ -146,12 +345,22 @@ func (t *Tracker) Observe(img *model.Image, ch Change) {
 		if ch.Partition < 0 && !ch.Config {
 			t.c.topics = nil // recomputed before a rule walks them
 		}
+		switch tp := img.Topics[ch.Topic]; {
+		case ch.Config:
+		case ch.Removed || tp == nil:
+			t.counts.setTopic(ch.Topic, nil)
+		case ch.Partition >= 0:
+			topicChanged = t.counts.set(ch.Topic, ch.Partition, tp.Partitions[ch.Partition], t.leadersCount())
+		default:
+			t.counts.setTopic(ch.Topic, tp)
+		}
 	}
 	if in&InputBrokers != 0 {
 		t.c.refreshBrokers()
 	}
 	if in&(InputClusterConfig|InputTopicConfig|InputFeatures) != 0 {
 		t.c.forgetConfigs()
+		t.leaders = 0
 	}
 	cluster := in&^(InputPartitions|InputTopicConfig) != 0
 	// The topic's own checks.
@@ -160,7 +369,10 @@ func (t *Tracker) Observe(img *model.Image, ch Change) {
 		if ch.Removed || tp == nil {
 			t.dropTopic(ch.Topic)
 		} else {
-			t.evalTopic(tp, ch.Partition, at)
+			t.evalTopic(tp, ch.Partition, topicChanged, at)
+			if p := tp.Partitions[ch.Partition]; ch.Partition >= 0 && p != nil {
+				t.evalPartition(tp, p, at)
+			}
 		}
 	}
 	// Partition and topic checks reading what changed cluster-wide.
@@ -182,10 +394,10 @@ func (t *Tracker) Observe(img *model.Image, ch Change) {
 		}
 		if r.Inputs&InputPartitions != 0 {
 			t.ensureTopics()
-			t.c.refreshReplicas()
 		}
 		var fs []Finding
 		if t.applies(r) {
+			t.counts.into(t.c)
 			fs = r.Cluster(t.c)
 		}
 		t.settle(scope{cluster: true}, r.Code, fs, at)
@@ -205,10 +417,14 @@ func (t *Tracker) applies(r *Rule) bool {
 }
 
 // evalTopic runs tp's topic checks and the partition checks of part (all
-// its partitions when part is -1).
-func (t *Tracker) evalTopic(tp *model.Topic, part int32, at Since) {
+// its partitions when part is -1). For a partition, the topic checks run
+// at the end of the batch (Flush), when topicChanged says the record
+// changed what they read.
+func (t *Tracker) evalTopic(tp *model.Topic, part int32, topicChanged bool, at Since) {
 	if part >= 0 {
-		t.pendTopics[tp.Name] = at // the topic checks, at the end of the batch
+		// The topic checks, at the end of the batch, as of its last
+		// record about the topic.
+		t.pendTopics[tp.Name] = pending{at: at, changed: topicChanged || t.pendTopics[tp.Name].changed}
 	}
 	for _, r := range t.rules {
 		switch {
@@ -218,16 +434,37 @@ func (t *Tracker) evalTopic(tp *model.Topic, part int32, at Since) {
 			}
 		case r.Partition != nil:
 			if part >= 0 {
-				if p := tp.Partitions[part]; p != nil {
-					t.run(r, tp, p, at)
-				}
-				continue
+				continue // below, all at once
 			}
 			t.scratch = tp.AppendSortedPartitions(t.scratch[:0])
 			for _, p := range t.scratch {
 				t.run(r, tp, p, at)
 			}
 		}
+	}
+}
+
+// evalPartition runs p's partition checks (one record's worth: a
+// replay's most usual work), looking its scope's findings up once.
+func (t *Tracker) evalPartition(tp *model.Topic, p *model.Partition, at Since) {
+	sc := scope{topic: tp.Name, part: p.ID}
+	have := t.byScope[sc]
+	had := len(have)
+	for _, r := range t.rules {
+		if r.Partition == nil || r.Topic != nil {
+			continue
+		}
+		var fs []Finding
+		if t.applies(r) {
+			fs = r.Partition(t.c, tp, p)
+		}
+		if len(fs) == 0 && !hasCode(have, r.Code) {
+			continue // nothing held, nothing found
+		}
+		have = t.settleIn(have, r.Code, fs, at)
+	}
+	if len(have) > 0 || had > 0 {
+		t.keep(sc, have)
 	}
 }
 
@@ -252,6 +489,9 @@ func (t *Tracker) evalTopicInputs(tp *model.Topic, in Input, at Since) {
 
 // run evaluates one topic (p nil) or partition check.
 func (t *Tracker) run(r *Rule, tp *model.Topic, p *model.Partition, at Since) {
+	if p == nil {
+		t.counts.into(t.c) // Topic rules read the counts
+	}
 	sc := scope{topic: tp.Name, part: -1}
 	var fs []Finding
 	ok := t.applies(r)
@@ -270,27 +510,49 @@ func (t *Tracker) run(r *Rule, tp *model.Topic, p *model.Partition, at Since) {
 // since at, those it no longer reports are dropped.
 func (t *Tracker) settle(sc scope, code string, fs []Finding, at Since) {
 	have := t.byScope[sc]
-	for k := range have {
-		if k.code == code && !slices.ContainsFunc(fs, func(f Finding) bool { return f.Entity == k.entity }) {
-			delete(have, k)
-			delete(t.since, k)
-		}
+	if len(have) == 0 && len(fs) == 0 {
+		return
 	}
+	t.keep(sc, t.settleIn(have, code, fs, at))
+}
+
+// settleIn is settle on have, a scope's findings (its list is reused):
+// it returns them as they now are.
+func (t *Tracker) settleIn(have []fkey, code string, fs []Finding, at Since) []fkey {
+	kept := have[:0]
+	for _, k := range have {
+		if k.code == code && !slices.ContainsFunc(fs, func(f Finding) bool { return f.Entity == k.entity }) {
+			delete(t.since, k)
+			continue
+		}
+		kept = append(kept, k)
+	}
+	have = kept
 	for _, f := range fs {
 		k := fkey{code, f.Entity}
 		if _, ok := t.since[k]; ok {
 			continue
 		}
 		t.since[k] = at
-		if have == nil {
-			have = map[fkey]struct{}{}
-			t.byScope[sc] = have
+		if !slices.Contains(have, k) {
+			have = append(have, k)
 		}
-		have[k] = struct{}{}
 	}
-	if have != nil && len(have) == 0 {
+	return have
+}
+
+// keep stores a scope's findings (none: the scope is forgotten).
+func (t *Tracker) keep(sc scope, have []fkey) {
+	if len(have) == 0 {
 		delete(t.byScope, sc)
+	} else {
+		t.byScope[sc] = have
 	}
+}
+
+// hasCode says whether have holds a finding of code.
+func hasCode(have []fkey, code string) bool {
+	return slices.ContainsFunc(have, func(k fkey) bool { return k.code == code })
 }
 
 // Flush runs the checks the batch left pending, on the image as the
@@ -306,11 +568,11 @@ func (t *Tracker) Flush() {
 }
 
 func (t *Tracker) flush() {
-	for name, at := range t.pendTopics {
-		if tp := t.c.Img.Topics[name]; tp != nil {
+	for name, p := range t.pendTopics {
+		if tp := t.c.Img.Topics[name]; tp != nil && p.changed {
 			for _, r := range t.rules {
 				if r.Topic != nil {
-					t.run(r, tp, nil, at)
+					t.run(r, tp, nil, p.at)
 				}
 			}
 		}
@@ -319,11 +581,11 @@ func (t *Tracker) flush() {
 	if at := t.pendWalk; at != nil {
 		t.pendWalk = nil
 		t.ensureTopics()
-		t.c.refreshReplicas()
 		for _, r := range t.rules {
 			if r.Cluster != nil && r.Inputs&InputPartitions != 0 {
 				var fs []Finding
 				if t.applies(r) {
+					t.counts.into(t.c)
 					fs = r.Cluster(t.c)
 				}
 				t.settle(scope{cluster: true}, r.Code, fs, *at)
@@ -339,7 +601,7 @@ func (t *Tracker) dropTopic(name string) {
 		if sc.cluster || sc.topic != name {
 			continue
 		}
-		for k := range have {
+		for _, k := range have {
 			delete(t.since, k)
 		}
 		delete(t.byScope, sc)

@@ -1,9 +1,13 @@
 package lint
 
 import (
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/kmeta/kmeta/model"
 )
@@ -37,6 +41,20 @@ func TestTrackerMatchesRun(t *testing.T) {
 			img.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "orders"}]["unclean.leader.election.enable"] = "true"
 		}, Change{Topic: "orders", Partition: -1, Config: true}, []string{"unclean-leader-election-enabled config TOPIC orders"}},
 		{"broker 2 fenced", func() { img.Brokers[2].Fenced = true }, Change{Inputs: InputBrokers}, []string{"broker-fenced broker 2"}},
+		{"leaders off their preferred replica", func() {
+			for _, p := range orders().Partitions {
+				p.Leader = p.Replicas[1]
+			}
+		}, Change{Topic: "orders", Partition: -1}, nil},
+		{"a reassignment to broker 4", func() {
+			p := orders().Partitions[2]
+			p.Replicas, p.AddingReplicas = append(slices.Clone(p.Replicas), 4), []int32{4}
+		}, Change{Topic: "orders", Partition: 2}, nil},
+		{"partition 0 led by its preferred replica again", func() { orders().Partitions[0].Leader = orders().Partitions[0].Replicas[0] }, Change{Topic: "orders", Partition: 0}, nil},
+		{"the reassignment done", func() {
+			p := orders().Partitions[2]
+			p.Replicas, p.AddingReplicas = p.Replicas[1:], []int32{}
+		}, Change{Topic: "orders", Partition: 2}, nil},
 		{"isr back", func() { orders().Partitions[1].ISR = []int32{2, 3, 1} }, Change{Topic: "orders", Partition: 1}, nil},
 		{"new RF 1 topic", func() {
 			img.Topics["scratch"] = &model.Topic{Name: "scratch", Partitions: map[int32]*model.Partition{0: {ID: 0, Replicas: []int32{1}, ISR: []int32{1}, Leader: 1}}}
@@ -54,6 +72,7 @@ func TestTrackerMatchesRun(t *testing.T) {
 		s.do()
 		s.ch.Offset, s.ch.Time, s.ch.Record = int64(i), time.UnixMilli(int64(i)*1000).UTC(), s.name
 		tr.Observe(img, s.ch)
+		checkCounts(t, s.name, tr, img)
 		res := run(t, img, Options{})
 		tr.Annotate(res)
 		want := codes(res)
@@ -74,5 +93,102 @@ func TestTrackerMatchesRun(t *testing.T) {
 				t.Errorf("after %q: no %s in %v", s.name, a, want)
 			}
 		}
+	}
+}
+
+// checkCounts fails when the counts a tracker keeps record by record are
+// not those a recount of img gives.
+func checkCounts(t *testing.T, step string, tr *Tracker, img *model.Image) {
+	t.Helper()
+	c := newContext(img, Options{})
+	tr.counts.into(tr.c) // as before any rule reads them
+	if !maps.Equal(tr.c.replicas, c.replicas) || !maps.Equal(tr.c.preferred, c.preferred) ||
+		!maps.Equal(tr.c.notLeading, c.notLeading) || tr.c.moving != c.moving {
+		t.Errorf("after %q: the tracker counts replicas %v, preferred %v, not leading %v, moving %v; a recount %v, %v, %v, %v",
+			step, tr.c.replicas, tr.c.preferred, tr.c.notLeading, tr.c.moving, c.replicas, c.preferred, c.notLeading, c.moving)
+	}
+}
+
+// TestTopicRulesReadOnlyTopicInputs: of a partition, a Topic rule reads
+// only its replicas, how many of them a reassignment is removing and its
+// leader (topicInputs), so the tracker runs the Topic rules only after a
+// record changed one of those (most records change an ISR). Every Topic
+// rule reports the same on topics whose partitions then differ in all
+// the rest: ISR, ELRs, adding replicas, epochs, recovery state,
+// directories, offline replicas.
+func TestTopicRulesReadOnlyTopicInputs(t *testing.T) {
+	img := healthy()
+	addTopic(img, "rf1", 4, 1)
+	addTopic(img, "rf2", 4, 1, 2)
+	addTopic(img, "same-rack", 4, 1, 2, 3)
+	addTopic(img, "__transaction_state", 3, 1, 2)
+	addTopic(img, "min-isr", 3, 1, 2, 3)
+	addTopic(img, "min-isr-one", 3, 2, 3, 1)
+	img.Topics["rf2"].Partitions[1].RemovingReplicas = []int32{2}
+	img.Topics["min-isr"].Partitions[2].Leader = 2
+	four := "r1"
+	img.Brokers[4] = &model.Broker{ID: 4, Rack: &four}
+	img.Topics["same-rack"].Partitions[0].Replicas = []int32{1, 4, 2}
+	img.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "min-isr"}] = map[string]string{"min.insync.replicas": "3"}
+	img.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "min-isr-one"}] = map[string]string{"min.insync.replicas": "1"}
+	img.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: "2"}] = map[string]string{"min.insync.replicas": "4"}
+	findings := func() map[string][]Finding {
+		c := newContext(img, Options{})
+		out := map[string][]Finding{}
+		for _, r := range Rules() {
+			if r.Topic == nil {
+				continue
+			}
+			for _, tp := range c.topics {
+				if fs := r.Topic(c, tp); len(fs) > 0 {
+					out[r.Code+" "+tp.Name] = fs
+				}
+			}
+		}
+		return out
+	}
+	want := findings()
+	for _, code := range []string{CodeReplicationFactorOne, CodeReplicationFactorBelow, CodeInternalTopicRF, CodeReplicasSameRack, CodeMinISRNotBelowRF, CodeMinISROne} {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(want)), func(k string) bool { return strings.HasPrefix(k, code+" ") }) {
+			t.Errorf("no topic has %s: the image does not exercise it", code)
+		}
+	}
+	for _, tp := range img.Topics {
+		for _, p := range tp.Partitions {
+			p.ISR = []int32{p.Replicas[len(p.Replicas)-1], 9}
+			p.ELR, p.LastKnownELR = []int32{7}, []int32{8}
+			p.AddingReplicas = []int32{9}
+			p.LeaderEpoch, p.PartitionEpoch, p.LeaderRecoveryState = 77, 88, 1
+			p.Directories = make([]model.UUID, len(p.Replicas)+1)
+			p.OfflineReplicas = slices.Clone(p.Replicas)
+		}
+	}
+	if d := cmp.Diff(want, findings()); d != "" {
+		t.Errorf("a Topic rule reads more of a partition than topicInputs compares (-before +after):\n%s", d)
+	}
+	// Without a broker's own min.insync.replicas, the leader is not read
+	// either (leadersCount).
+	delete(img.Configs, model.ConfigResource{Type: model.ConfigBroker, Name: "2"})
+	tr, err := NewTracker(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Observe(img, Change{Inputs: InputClusterConfig})
+	if tr.leadersCount() {
+		t.Fatal("leaders count without a broker's own min.insync.replicas")
+	}
+	want = findings()
+	for _, tp := range img.Topics {
+		for _, p := range tp.Partitions {
+			p.Leader = p.Replicas[len(p.Replicas)-1]
+		}
+	}
+	if d := cmp.Diff(want, findings()); d != "" {
+		t.Errorf("a Topic rule reads a partition's leader where leadersCount says it does not (-before +after):\n%s", d)
+	}
+	img.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: "3"}] = map[string]string{"min.insync.replicas": "1"}
+	tr.Observe(img, Change{Inputs: InputClusterConfig})
+	if !tr.leadersCount() {
+		t.Error("leaders do not count with broker 3's own min.insync.replicas")
 	}
 }

@@ -339,9 +339,12 @@ type Context struct {
 	// inter.broker.protocol.version 3.7+), whose leaders cap
 	// min.insync.replicas at the replication factor (KAFKA-15583).
 	caps37 bool
-	// replicas counts replicas per broker, over every partition, and
-	// preferred the partitions each broker is the first replica of.
-	replicas, preferred map[int32]int
+	// replicas counts replicas per broker, over every partition,
+	// preferred the partitions each broker is the first replica of, and
+	// notLeading those of them it does not lead though it is in the ISR
+	// (another replica or no one leads). Only counts above zero are
+	// keys.
+	replicas, preferred, notLeading map[int32]int
 	// moving: some partition has adding or removing replicas.
 	moving bool
 	// res resolves the configs Kafka applies (model.ConfigResolver),
@@ -428,7 +431,7 @@ const level37 = 15
 // small broker ids are counted in arrays, then put in the maps once: a
 // map update per replica was a sixth of a million-partition lint.
 func (c *Context) refreshReplicas() {
-	c.replicas, c.preferred, c.moving = map[int32]int{}, map[int32]int{}, false
+	c.replicas, c.preferred, c.notLeading, c.moving = map[int32]int{}, map[int32]int{}, map[int32]int{}, false
 	var dense, densePref [1024]int
 	for _, t := range c.topics {
 		for _, p := range t.Partitions {
@@ -446,6 +449,9 @@ func (c *Context) refreshReplicas() {
 				} else {
 					c.preferred[r]++
 				}
+				if notLeading(p) {
+					c.notLeading[p.Replicas[0]]++
+				}
 			}
 		}
 	}
@@ -459,6 +465,13 @@ func (c *Context) refreshReplicas() {
 			c.preferred[int32(id)] += n
 		}
 	}
+}
+
+// notLeading says whether p's preferred replica (its first) is in its
+// ISR and yet another replica or no one leads it.
+func notLeading(p *model.Partition) bool {
+	pref := p.Replicas[0]
+	return p.Leader != pref && p.Leader != model.NoLeader && slices.Contains(p.ISR, pref)
 }
 
 // partitions are t's partitions by id.

@@ -49,6 +49,30 @@ func offBalance(n int, mean float64) bool {
 }
 
 // rackSpread is the number of distinct racks among available brokers.
+// anySameRack says whether a partition of t has two replicas on one
+// rack: without one, the rule has nothing to say, and finds it out
+// without sorting the partitions or making a map per partition (a
+// tracker runs it for each topic a batch of a replay touched).
+func (c *Context) anySameRack(t *model.Topic) bool {
+	var racks [8]string
+	for _, p := range t.Partitions {
+		if len(p.Replicas) > len(racks) {
+			return true // the rule looks closer
+		}
+		n := 0
+		for _, id := range p.Replicas {
+			if rack, ok := c.racks[id]; ok {
+				if slices.Contains(racks[:n], rack) {
+					return true
+				}
+				racks[n] = rack
+				n++
+			}
+		}
+	}
+	return false
+}
+
 func (c *Context) rackSpread() int {
 	seen := map[string]bool{}
 	for _, id := range c.brokerIDs {
@@ -67,7 +91,7 @@ var placementRules = []*Rule{
 		Inputs: InputBrokers,
 		Topic: func(c *Context, t *model.Topic) []Finding {
 			racks := c.rackSpread()
-			if racks < 2 {
+			if racks < 2 || !c.anySameRack(t) {
 				return nil
 			}
 			r := rule(CodeReplicasSameRack)
@@ -154,19 +178,9 @@ var placementRules = []*Rule{
 		Needs:  []model.Field{model.FieldTopics, model.FieldBrokerConfigs},
 		Inputs: InputClusterConfig | InputPartitions,
 		Cluster: func(c *Context) []Finding {
-			preferred, notLeading := map[int32]int{}, map[int32]int{}
-			for _, t := range c.topics {
-				for _, p := range t.Partitions {
-					if len(p.Replicas) == 0 {
-						continue
-					}
-					pref := p.Replicas[0]
-					preferred[pref]++
-					if p.Leader != pref && p.Leader != model.NoLeader && slices.Contains(p.ISR, pref) {
-						notLeading[pref]++
-					}
-				}
-			}
+			// Counted with the replicas (refreshReplicas; a tracker keeps
+			// the counts record by record).
+			preferred, notLeading := c.preferred, c.notLeading
 			r := rule(CodeLeaderImbalance)
 			var out []Finding
 			for _, id := range sortedKeys(notLeading) {

@@ -267,10 +267,10 @@ func NewChecker(d *LogDir, opts CheckOptions) *Checker {
 		c.fileProblem(p)
 	}
 	if mp := d.MetaProperties; mp != nil && mp.ClusterIDProblem != nil {
-		c.add(errorFinding(mp.ClusterIDProblem, model.SevWarning))
+		c.add(relax(errorFinding(mp.ClusterIDProblem)))
 	}
 	if qs := d.QuorumState; qs != nil && qs.Problem != nil {
-		c.add(errorFinding(qs.Problem, model.SevWarning))
+		c.add(relax(errorFinding(qs.Problem)))
 	}
 	// Files Kafka's readers take but no Kafka writes (issue 29).
 	if mp := d.MetaProperties; mp != nil && mp.Damage != nil {
@@ -284,7 +284,7 @@ func NewChecker(d *LogDir, opts CheckOptions) *Checker {
 		if dir == "" {
 			dir = d.Root
 		}
-		c.addf(KindUnknownFile, model.SevWarning, filepath.Join(dir, u), -1, -1, "not a file Kafka writes in a metadata log dir")
+		c.addf(KindUnknownFile, filepath.Join(dir, u), -1, -1, "not a file Kafka writes in a metadata log dir")
 	}
 	return c
 }
@@ -336,7 +336,7 @@ func (c *Checker) Batch(b *Batch, readErr error) bool {
 	s, f := c.s, c.f
 	c.batchErr = false
 	if readErr != nil {
-		c.errFinding(f.Path, readErr, model.SevError)
+		c.errFinding(f.Path, escalate(errorFinding(readErr)))
 	}
 	s.fr.Batches++
 	s.fr.Records += int64(b.RecordsCount)
@@ -347,12 +347,12 @@ func (c *Checker) Batch(b *Batch, readErr error) bool {
 	if s.first {
 		s.fr.FirstOffset = b.BaseOffset
 	} else if b.BaseOffset > s.prevLast+1 {
-		c.addf(KindOffsetGap, model.SevError, f.Path, b.Position, b.BaseOffset, "batch starts at %d, previous batch ended at %d", b.BaseOffset, s.prevLast)
+		c.addf(KindOffsetGap, f.Path, b.Position, b.BaseOffset, "batch starts at %d, previous batch ended at %d", b.BaseOffset, s.prevLast)
 	} else if b.BaseOffset <= s.prevLast {
-		c.addf(KindOffsetOverlap, model.SevError, f.Path, b.Position, b.BaseOffset, "batch starts at %d, previous batch ended at %d", b.BaseOffset, s.prevLast)
+		c.addf(KindOffsetOverlap, f.Path, b.Position, b.BaseOffset, "batch starts at %d, previous batch ended at %d", b.BaseOffset, s.prevLast)
 	}
 	if b.LastOffsetDelta < 0 {
-		c.addf(KindBadLength, model.SevError, f.Path, b.Position, b.BaseOffset, "negative lastOffsetDelta %d", b.LastOffsetDelta)
+		c.addf(KindBadLength, f.Path, b.Position, b.BaseOffset, "negative lastOffsetDelta %d", b.LastOffsetDelta)
 	}
 	switch f.Kind {
 	case KindSegment:
@@ -393,14 +393,14 @@ func (c *Checker) Batch(b *Batch, readErr error) bool {
 func (c *Checker) segmentBatch(b *Batch) {
 	s, f := c.s, c.f
 	if s.first && f.BaseOffset >= 0 && b.BaseOffset != f.BaseOffset {
-		c.addf(KindSegmentBase, model.SevError, f.Path, b.Position, b.BaseOffset, "first batch at offset %d, file name says %d", b.BaseOffset, f.BaseOffset)
+		c.addf(KindSegmentBase, f.Path, b.Position, b.BaseOffset, "first batch at offset %d, file name says %d", b.BaseOffset, f.BaseOffset)
 	}
 	if c.havePrev && s.first {
 		switch {
 		case b.BaseOffset > c.prevLast+1:
-			c.addf(KindOffsetGap, model.SevError, f.Path, b.Position, b.BaseOffset, "segment starts at %d, previous segment ended at %d", b.BaseOffset, c.prevLast)
+			c.addf(KindOffsetGap, f.Path, b.Position, b.BaseOffset, "segment starts at %d, previous segment ended at %d", b.BaseOffset, c.prevLast)
 		case b.BaseOffset <= c.prevLast:
-			c.addf(KindOffsetOverlap, model.SevError, f.Path, b.Position, b.BaseOffset, "segment starts at %d, previous segment ended at %d", b.BaseOffset, c.prevLast)
+			c.addf(KindOffsetOverlap, f.Path, b.Position, b.BaseOffset, "segment starts at %d, previous segment ended at %d", b.BaseOffset, c.prevLast)
 		}
 	}
 	c.prevLast, c.havePrev = b.LastOffset(), true
@@ -408,12 +408,12 @@ func (c *Checker) segmentBatch(b *Batch) {
 	e := b.PartitionLeaderEpoch
 	switch {
 	case e < c.lastEpoch:
-		c.addf(KindEpochRegression, model.SevError, f.Path, b.Position, b.BaseOffset, "partitionLeaderEpoch %d after epoch %d", e, c.lastEpoch)
+		c.addf(KindEpochRegression, f.Path, b.Position, b.BaseOffset, "partitionLeaderEpoch %d after epoch %d", e, c.lastEpoch)
 	case e > c.lastEpoch && c.lastEpoch >= 0 && !c.leaderChangeStarts(b):
 		// Kept out of lastEpoch and the epochs seen, so that the next
 		// batch is compared with the last trustworthy one and one bad
 		// field is one finding.
-		c.addf(KindEpochNoLeaderChange, model.SevError, f.Path, b.Position, b.BaseOffset,
+		c.addf(KindEpochNoLeaderChange, f.Path, b.Position, b.BaseOffset,
 			"partitionLeaderEpoch %d after epoch %d, but the batch is not the LeaderChange a leader of epoch %d writes first (partitionLeaderEpoch is not covered by the CRC)", e, c.lastEpoch, e)
 		return
 	case e > c.lastEpoch:
@@ -443,17 +443,17 @@ func (c *Checker) leaderChangeStarts(b *Batch) bool {
 func (c *Checker) snapshotBatch(b *Batch) {
 	s, f := c.s, c.f
 	if f.Snapshot != nil && b.PartitionLeaderEpoch != f.Snapshot.Epoch && !s.epochReported {
-		c.addf(KindSnapshotEpoch, model.SevError, f.Path, b.Position, b.BaseOffset, "partitionLeaderEpoch %d, snapshot epoch is %d", b.PartitionLeaderEpoch, f.Snapshot.Epoch)
+		c.addf(KindSnapshotEpoch, f.Path, b.Position, b.BaseOffset, "partitionLeaderEpoch %d, snapshot epoch is %d", b.PartitionLeaderEpoch, f.Snapshot.Epoch)
 		s.epochReported = true
 	}
 	if f.Kind == KindBootstrap && b.PartitionLeaderEpoch != 0 && !s.epochReported {
 		// BatchFileWriter writes epoch 0 and BatchFileReader never looks
 		// at it: the file still loads, but not as Kafka wrote it.
-		c.addf(KindSnapshotEpoch, model.SevWarning, f.Path, b.Position, b.BaseOffset, "partitionLeaderEpoch %d; kafka-storage writes bootstrap batches at epoch 0 (Kafka's bootstrap reader ignores it)", b.PartitionLeaderEpoch)
+		c.add(relax(finding(KindSnapshotEpoch, f.Path, b.Position, b.BaseOffset, "partitionLeaderEpoch %d; kafka-storage writes bootstrap batches at epoch 0 (Kafka's bootstrap reader ignores it)", b.PartitionLeaderEpoch)))
 		s.epochReported = true
 	}
 	if s.footerSeen && !s.afterFooter {
-		c.addf(KindSnapshotAfterFooter, model.SevError, f.Path, b.Position, b.BaseOffset, "batch after the SnapshotFooter: Kafka's snapshot reader stops at the footer")
+		c.addf(KindSnapshotAfterFooter, f.Path, b.Position, b.BaseOffset, "batch after the SnapshotFooter: Kafka's snapshot reader stops at the footer")
 		s.afterFooter = true
 	}
 }
@@ -472,9 +472,9 @@ func (c *Checker) EndFile(err error) {
 		case s.segIndex >= 0 && s.segIndex == len(c.d.Segments)-1 && errors.Is(err, ErrTornTail):
 			// Kafka may be appending right now, and recovery truncates a
 			// torn tail of the active segment anyway.
-			c.errFinding(f.Path, err, model.SevWarning)
+			c.errFinding(f.Path, errorFinding(err))
 		default:
-			c.errFinding(f.Path, err, model.SevError)
+			c.errFinding(f.Path, escalate(errorFinding(err)))
 		}
 	}
 	switch f.Kind {
@@ -498,20 +498,20 @@ func (c *Checker) EndFile(err error) {
 func (c *Checker) endSnapshot(err error) {
 	s, f := c.s, c.f
 	if s.fr.Batches == 0 && err == nil {
-		c.addf(KindEmptyFile, model.SevError, f.Path, 0, -1, "no batches")
+		c.addf(KindEmptyFile, f.Path, 0, -1, "no batches")
 		s.clean = false
 	}
 	if err == nil && s.fr.Batches > 0 {
 		if s.fr.FirstOffset != 0 {
-			c.addf(KindSnapshotOffsets, model.SevError, f.Path, 0, s.fr.FirstOffset, "first offset %d, snapshots start at 0", s.fr.FirstOffset)
+			c.addf(KindSnapshotOffsets, f.Path, 0, s.fr.FirstOffset, "first offset %d, snapshots start at 0", s.fr.FirstOffset)
 			s.clean = false
 		}
 		if !s.firstIsControl || s.firstControl != ControlSnapshotHeader {
-			c.addf(KindSnapshotHeader, model.SevError, f.Path, 0, s.fr.FirstOffset, "first record is not a SnapshotHeader control record")
+			c.addf(KindSnapshotHeader, f.Path, 0, s.fr.FirstOffset, "first record is not a SnapshotHeader control record")
 			s.clean = false
 		}
 		if !s.footerSeen {
-			c.addf(KindSnapshotFooter, model.SevError, f.Path, s.lastPos, s.fr.LastOffset, "last record is not a SnapshotFooter control record")
+			c.addf(KindSnapshotFooter, f.Path, s.lastPos, s.fr.LastOffset, "last record is not a SnapshotFooter control record")
 			s.clean = false
 		}
 	}
@@ -632,13 +632,14 @@ func (c *Checker) add(f Finding) {
 }
 
 // finding builds a log finding at a file position and offset.
-func finding(code string, sev model.Severity, file string, pos, off int64, format string, args ...any) Finding {
+// Its severity is the check's (checkOf).
+func finding(code string, file string, pos, off int64, format string, args ...any) Finding {
 	w := model.At(file, pos, off)
-	return Finding{Code: code, Severity: sev, Class: FindingClass, Message: fmt.Sprintf(format, args...), Where: &w}
+	return Finding{Code: code, Severity: checkOf(code).Severity, Class: FindingClass, Message: fmt.Sprintf(format, args...), Where: &w}
 }
 
-func (c *Checker) addf(code string, sev model.Severity, file string, pos, off int64, format string, args ...any) {
-	c.add(finding(code, sev, file, pos, off, format, args...))
+func (c *Checker) addf(code string, file string, pos, off int64, format string, args ...any) {
+	c.add(finding(code, file, pos, off, format, args...))
 }
 
 // errorKind maps a reader error to a finding code.
@@ -668,9 +669,13 @@ func errorKind(err error) string {
 	return KindUnreadable
 }
 
-// errorFinding turns a package error into a finding with its location.
-func errorFinding(err error, sev model.Severity) Finding {
-	f := Finding{Code: errorKind(err), Severity: sev, Class: FindingClass, Message: err.Error()}
+// errorFinding turns a package error into a finding with its location, at
+// its check's severity. A caller reporting it as damage escalates it (a
+// torn tail anywhere but at the end of the active segment); one reporting
+// what Kafka reads but would not write relaxes it (bad-properties).
+func errorFinding(err error) Finding {
+	code := errorKind(err)
+	f := Finding{Code: code, Severity: checkOf(code).Severity, Class: FindingClass, Message: err.Error()}
 	w := model.NoLocation()
 	var ce *CorruptionError
 	var pe *PropsError
@@ -690,15 +695,16 @@ func errorFinding(err error, sev model.Severity) Finding {
 	return f
 }
 
-func (c *Checker) errFinding(file string, err error, sev model.Severity) {
-	f := errorFinding(err, sev)
+// errFinding adds f, a reader error's finding, naming file when the error
+// does not.
+func (c *Checker) errFinding(file string, f Finding) {
 	if f.Where.File == "" {
 		f.Where.File = file
 	}
 	c.add(f)
 }
 
-func (c *Checker) fileProblem(err error) { c.add(errorFinding(err, model.SevError)) }
+func (c *Checker) fileProblem(err error) { c.add(escalate(errorFinding(err))) }
 
 // records walks one batch's records: frame header, optional decode hook,
 // strict KRaft rules, and the first/last control types for snapshots.
@@ -727,12 +733,12 @@ func (c *Checker) records(f DataFile, b *Batch, s *fileScan) {
 			s.lastIsControl, s.lastControl = ok, t
 			if !ok {
 				if c.opts.Strict {
-					c.addf(KindKRaftControlKey, model.SevError, f.Path, b.Position, rec.Offset, "control record key %x is not int16 version + int16 type", rec.Key)
+					c.addf(KindKRaftControlKey, f.Path, b.Position, rec.Offset, "control record key %x is not int16 version + int16 type", rec.Key)
 				}
 			} else if f.Kind == KindBootstrap && (t == ControlKRaftVersion || t == ControlKRaftVoters) {
-				c.addf(KindBootstrapControl, model.SevError, f.Path, b.Position, rec.Offset, "%s control record in bootstrap.checkpoint: Kafka refuses to read it", t)
+				c.addf(KindBootstrapControl, f.Path, b.Position, rec.Offset, "%s control record in bootstrap.checkpoint: Kafka refuses to read it", t)
 			} else if c.opts.Strict && !t.KRaftLegal() {
-				c.addf(KindKRaftControlType, model.SevError, f.Path, b.Position, rec.Offset, "control type %s is not legal in the metadata log", t)
+				c.addf(KindKRaftControlType, f.Path, b.Position, rec.Offset, "control type %s is not legal in the metadata log", t)
 			}
 		} else {
 			s.lastIsControl = false
@@ -746,7 +752,7 @@ func (c *Checker) records(f DataFile, b *Batch, s *fileScan) {
 		}
 	}
 	if err := it.Err(); err != nil {
-		c.errFinding(f.Path, err, model.SevError)
+		c.errFinding(f.Path, escalate(errorFinding(err)))
 	}
 }
 
@@ -759,15 +765,15 @@ func (c *Checker) frame(file string, b *Batch, rec *Record) {
 	fr, err := records.ParseFrame(rec.Value)
 	switch {
 	case errors.Is(err, records.ErrFrameVersion):
-		c.addf(KindFrameVersion, model.SevError, file, b.Position, rec.Offset, "frame version %d, want 1", fr.FrameVersion)
+		c.addf(KindFrameVersion, file, b.Position, rec.Offset, "frame version %d, want 1", fr.FrameVersion)
 		return
 	case err != nil:
-		c.addf(KindFrameHeader, model.SevError, file, b.Position, rec.Offset, "%v", err)
+		c.addf(KindFrameHeader, file, b.Position, rec.Offset, "%v", err)
 		return
 	}
 	if c.opts.DecodeValue != nil && (c.opts.ValidValue == nil || !c.opts.ValidValue(rec.Value)) {
 		if err := c.opts.DecodeValue(rec.Value); err != nil {
-			c.addf(KindRecordDecode, model.SevError, file, b.Position, rec.Offset, "apiKey %d v%d: %v", fr.APIKey, fr.Version, err)
+			c.addf(KindRecordDecode, file, b.Position, rec.Offset, "apiKey %d v%d: %v", fr.APIKey, fr.Version, err)
 		}
 	}
 }
@@ -775,16 +781,16 @@ func (c *Checker) frame(file string, b *Batch, rec *Record) {
 // batchRules checks what KRaft writes in every batch header.
 func (c *Checker) batchRules(file string, b *Batch) {
 	if b.Compression() != CompressionNone {
-		c.addf(KindKRaftCompressed, model.SevWarning, file, b.Position, b.BaseOffset, "batch compressed with %s; KRaft never compresses (readers accept it)", b.Compression())
+		c.addf(KindKRaftCompressed, file, b.Position, b.BaseOffset, "batch compressed with %s; KRaft never compresses (readers accept it)", b.Compression())
 	}
 	if b.ProducerID != -1 || b.ProducerEpoch != -1 || b.BaseSequence != -1 {
-		c.addf(KindKRaftProducer, model.SevWarning, file, b.Position, b.BaseOffset, "producerId %d, producerEpoch %d, baseSequence %d; KRaft writes -1", b.ProducerID, b.ProducerEpoch, b.BaseSequence)
+		c.addf(KindKRaftProducer, file, b.Position, b.BaseOffset, "producerId %d, producerEpoch %d, baseSequence %d; KRaft writes -1", b.ProducerID, b.ProducerEpoch, b.BaseSequence)
 	}
 	if b.Attributes.Transactional() || b.Attributes.LogAppendTime() || b.Attributes.DeleteHorizon() {
-		c.addf(KindKRaftAttributes, model.SevWarning, file, b.Position, b.BaseOffset, "attributes %#04x set bits KRaft never sets", uint16(b.Attributes))
+		c.addf(KindKRaftAttributes, file, b.Position, b.BaseOffset, "attributes %#04x set bits KRaft never sets", uint16(b.Attributes))
 	}
 	if b.RecordsCount > 0 && b.LastOffsetDelta != b.RecordsCount-1 {
-		c.addf(KindKRaftOffsetDelta, model.SevError, file, b.Position, b.BaseOffset, "lastOffsetDelta %d with %d records", b.LastOffsetDelta, b.RecordsCount)
+		c.addf(KindKRaftOffsetDelta, file, b.Position, b.BaseOffset, "lastOffsetDelta %d with %d records", b.LastOffsetDelta, b.RecordsCount)
 	}
 }
 
@@ -792,7 +798,7 @@ func (c *Checker) batchRules(file string, b *Batch) {
 func (c *Checker) recordRules(file string, b *Batch, rec *Record) bool {
 	ok := true
 	bad := func(kind, format string, args ...any) {
-		c.addf(kind, model.SevError, file, b.Position, rec.Offset, format, args...)
+		c.addf(kind, file, b.Position, rec.Offset, format, args...)
 		ok = false
 	}
 	if rec.TimestampDelta != 0 {
@@ -837,11 +843,11 @@ func (c *Checker) crossChecks(d *LogDir) {
 			}
 		}
 		if !covered {
-			c.addf(KindCoverageHole, model.SevError, dir, -1, start, "log starts at offset %d and no snapshot reaches it: offsets [0, %d) are missing", start, start)
+			c.addf(KindCoverageHole, dir, -1, start, "log starts at offset %d and no snapshot reaches it: offsets [0, %d) are missing", start, start)
 		}
 	}
 	if qs := d.QuorumState; qs != nil && qs.Damage == nil && c.maxEpoch >= 0 && qs.LeaderEpoch < c.maxEpoch {
-		f := finding(KindQuorumStateEpoch, model.SevWarning, filepath.Join(dir, QuorumStateFileName), qs.LeaderEpochPos, -1,
+		f := finding(KindQuorumStateEpoch, filepath.Join(dir, QuorumStateFileName), qs.LeaderEpochPos, -1,
 			"leaderEpoch %d is below the log's last epoch %d (Kafka warns and uses the log's)", qs.LeaderEpoch, c.maxEpoch)
 		f.Where.Line = 1
 		c.add(f)
@@ -860,9 +866,9 @@ func (c *Checker) crossChecks(d *LogDir) {
 			var f Finding
 			switch {
 			case !ok:
-				f = finding(KindLeaderEpochMismatch, model.SevWarning, path, -1, e.StartOffset, "epoch %d starts at %d but no batch of that epoch is in the segments", e.Epoch, e.StartOffset)
+				f = finding(KindLeaderEpochMismatch, path, -1, e.StartOffset, "epoch %d starts at %d but no batch of that epoch is in the segments", e.Epoch, e.StartOffset)
 			case first != e.StartOffset:
-				f = finding(KindLeaderEpochMismatch, model.SevWarning, path, -1, e.StartOffset, "epoch %d starts at %d, the segments say %d", e.Epoch, e.StartOffset, first)
+				f = finding(KindLeaderEpochMismatch, path, -1, e.StartOffset, "epoch %d starts at %d, the segments say %d", e.Epoch, e.StartOffset, first)
 			default:
 				continue
 			}
@@ -871,7 +877,7 @@ func (c *Checker) crossChecks(d *LogDir) {
 		}
 	}
 	if pm := d.PartitionMetadata; pm != nil && pm.TopicID != MetadataTopicID {
-		f := finding(KindPartitionTopicID, model.SevWarning, filepath.Join(dir, PartitionMetadataFileName), -1, -1, "topic_id %s, __cluster_metadata uses %s", pm.TopicID, MetadataTopicID)
+		f := relax(finding(KindPartitionTopicID, filepath.Join(dir, PartitionMetadataFileName), -1, -1, "topic_id %s, __cluster_metadata uses %s", pm.TopicID, MetadataTopicID))
 		f.Where.Line = 2
 		c.add(f)
 	}

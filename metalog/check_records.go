@@ -3,8 +3,6 @@ package metalog
 import (
 	"encoding/binary"
 	"math"
-
-	"github.com/kmeta/kmeta/model"
 )
 
 // The fast record walk. Nearly every record of a real log is clean, and
@@ -72,7 +70,7 @@ func (c *Checker) fastRecords(file string, b *Batch, s *fileScan) (done bool, po
 			}
 			if decode != nil && (valid == nil || !valid(v)) {
 				if err := decode(v); err != nil {
-					c.addf(KindRecordDecode, model.SevError, file, b.Position, b.BaseOffset+int64(offDelta), "apiKey %d v%d: %v", v[1], v[2], err)
+					c.addf(KindRecordDecode, file, b.Position, b.BaseOffset+int64(offDelta), "apiKey %d v%d: %v", v[1], v[2], err)
 				}
 			}
 		}

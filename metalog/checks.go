@@ -1,6 +1,12 @@
 package metalog
 
-import "github.com/kmeta/kmeta/model"
+import (
+	"fmt"
+	"maps"
+	"sync"
+
+	"github.com/kmeta/kmeta/model"
+)
 
 // metalog's table of checks: log check's finding kinds (Kind*) and the
 // warnings replay adds to an image (Warn*). torn-tail and
@@ -278,3 +284,31 @@ var checks = model.Checks{
 // Checks is metalog's table: log check's finding kinds and replay's
 // warnings.
 func Checks() model.Checks { return checks }
+
+// checkIndex is metalog's table with the model's common one (torn-tail,
+// the image warnings, partition-metadata-topic-id), keyed by code. It is
+// built on first use: checks_hostile.go appends to the table in init.
+var checkIndex = sync.OnceValue(func() map[string]*model.Check {
+	m := model.CommonChecks().Index()
+	maps.Copy(m, checks.Index())
+	return m
+})
+
+// checkOf returns the check of a code metalog reports. A finding takes its
+// severity from it: a call site names the code, never a severity. It
+// panics on an undeclared code, which the first test reaching the site
+// catches.
+func checkOf(code string) *model.Check {
+	c, ok := checkIndex()[code]
+	if !ok {
+		panic(fmt.Sprintf("metalog: no check %q declared", code))
+	}
+	return c
+}
+
+// relax returns f at its check's relaxed severity (RelaxedWhen says when).
+func relax(f Finding) Finding { return checkOf(f.Code).Relax(f) }
+
+// escalate returns f at its check's escalated severity (EscalatedWhen
+// says when); a check that declares none keeps its severity.
+func escalate(f Finding) Finding { return checkOf(f.Code).Escalate(f) }

@@ -67,6 +67,8 @@ var ErrCannotWrite = errors.New("cannot be written at this metadata.version")
 // delegation tokens). Where Kafka iterates a hash map the order is kmeta's
 // sorted one: names, ids, resources and keys ascending; a reader of the
 // snapshot applies records of one section in any order to the same image.
+// add must not keep a record (or its lists) past its return: the
+// partition records are one value, refilled.
 func ImageRecords(img *model.Image, o ImageRecordOptions, add func(records.Metadata) error) error {
 	if o.Versions == nil {
 		return errors.New("metalog: ImageRecords needs Versions")
@@ -85,6 +87,10 @@ func ImageRecords(img *model.Image, o ImageRecordOptions, add func(records.Metad
 	}
 	partitionVersion, _ := o.Versions((&records.PartitionRecord{}).APIKey())
 	var done int64
+	// One record value for every partition: add encodes it or looks at it
+	// and lets go (a million partitions were a million records to collect).
+	var pr records.PartitionRecord
+	var zeroDirs []model.UUID
 	for _, name := range slices.Sorted(maps.Keys(img.Topics)) {
 		if o.SkipTopic != nil && o.SkipTopic(name) {
 			continue
@@ -98,7 +104,8 @@ func ImageRecords(img *model.Image, o ImageRecordOptions, add func(records.Metad
 			return err
 		}
 		for _, pid := range slices.Sorted(maps.Keys(t.Partitions)) {
-			if err := add(partitionRecord(t.Partitions[pid], pid, id, partitionVersion, o.Snapshot)); err != nil {
+			partitionRecord(&pr, &zeroDirs, t.Partitions[pid], pid, id, partitionVersion, o.Snapshot)
+			if err := add(&pr); err != nil {
 				return err
 			}
 			if done++; o.Progress != nil && (done%4096 == 0 || done == int64(nParts)) {
@@ -281,8 +288,9 @@ func clusterRecords(img *model.Image, o ImageRecordOptions, add func(records.Met
 	return nil
 }
 
-// partitionRecord is a partition's registration at version v.
-func partitionRecord(p *model.Partition, pid int32, id model.UUID, v int16, snapshot bool) *records.PartitionRecord {
+// partitionRecord sets pr to a partition's registration at version v;
+// *zero is a scratch array of MIGRATING directories.
+func partitionRecord(pr *records.PartitionRecord, zero *[]model.UUID, p *model.Partition, pid int32, id model.UUID, v int16, snapshot bool) {
 	dirs := p.Directories
 	if v < 1 {
 		// Directories exist from v1 (3.7-IV2); below, KRaft reads every
@@ -291,9 +299,12 @@ func partitionRecord(p *model.Partition, pid int32, id model.UUID, v int16, snap
 	} else if len(dirs) != len(p.Replicas) {
 		// ZooKeeper knows no directories, and Kafka reads a record
 		// without them as MIGRATING for every replica: write that.
-		dirs = make([]model.UUID, len(p.Replicas))
+		if len(*zero) < len(p.Replicas) {
+			*zero = make([]model.UUID, len(p.Replicas))
+		}
+		dirs = (*zero)[:len(p.Replicas):len(p.Replicas)]
 	}
-	pr := &records.PartitionRecord{
+	*pr = records.PartitionRecord{
 		PartitionId: pid, TopicId: id,
 		Replicas: orEmptyInts(p.Replicas), Isr: orEmptyInts(p.ISR),
 		RemovingReplicas: orEmptyInts(p.RemovingReplicas), AddingReplicas: orEmptyInts(p.AddingReplicas),
@@ -304,7 +315,6 @@ func partitionRecord(p *model.Partition, pid int32, id model.UUID, v int16, snap
 	if snapshot && v >= 2 {
 		pr.EligibleLeaderReplicas, pr.LastKnownElr = p.ELR, p.LastKnownELR
 	}
-	return pr
 }
 
 func orEmptyInts(s []int32) []int32 {

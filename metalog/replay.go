@@ -623,6 +623,47 @@ type partitionArena struct {
 	parts block[model.Partition]
 	ints  block[int32]
 	dirs  block[model.UUID]
+	// The lists the last partitions registered: a topic's partitions
+	// mostly repeat a few replica lists (brokers in turn) and directory
+	// lists (one log dir per broker), which are shared rather than copied
+	// (nothing writes into an image's lists in place).
+	recentInts recent[int32]
+	recentDirs recent[model.UUID]
+	zeroDirs   []model.UUID
+}
+
+// recent holds the last few lists handed out, to hand out again.
+type recent[T comparable] struct {
+	lists [4][]T
+	next  int
+}
+
+// find returns a list equal to s among the recent ones.
+func (r *recent[T]) find(s []T) ([]T, bool) {
+	for _, l := range r.lists {
+		if len(l) == len(s) && len(l) > 0 && slices.Equal(l, s) {
+			return l, true
+		}
+	}
+	return nil, false
+}
+
+func (r *recent[T]) add(s []T) {
+	r.lists[r.next] = s
+	r.next = (r.next + 1) % len(r.lists)
+}
+
+// shared is copyOf, handing out a recent list equal to src when there is
+// one.
+func shared[T comparable](b *block[T], r *recent[T], src []T) []T {
+	if l, ok := r.find(src); ok {
+		return l
+	}
+	l := b.copyOf(src)
+	if len(l) > 0 {
+		r.add(l)
+	}
+	return l
 }
 
 func newPartitionArena() partitionArena {
@@ -642,17 +683,21 @@ func (a *partitionArena) partition(m *records.PartitionRecord) *model.Partition 
 	}
 	p := &a.parts.take(1)[0]
 	*p = model.Partition{
-		ID: m.PartitionId, Replicas: a.ints.copyOf(m.Replicas), ISR: a.ints.copyOf(m.Isr),
+		ID: m.PartitionId, Replicas: shared(&a.ints, &a.recentInts, m.Replicas), ISR: shared(&a.ints, &a.recentInts, m.Isr),
 		RemovingReplicas: a.ints.copyOf(m.RemovingReplicas), AddingReplicas: a.ints.copyOf(m.AddingReplicas),
 		Leader: m.Leader, LeaderRecoveryState: m.LeaderRecoveryState,
 		LeaderEpoch: m.LeaderEpoch, PartitionEpoch: m.PartitionEpoch,
 		ELR: a.ints.copyOf(m.EligibleLeaderReplicas), LastKnownELR: a.ints.copyOf(m.LastKnownElr),
 	}
 	if len(m.Directories) == 0 {
-		// defaultToMigrating's "migrating" for every replica.
-		p.Directories = a.dirs.take(len(m.Replicas))
+		// defaultToMigrating's "migrating" for every replica: zeros,
+		// shared as any list.
+		if len(a.zeroDirs) < len(m.Replicas) {
+			a.zeroDirs = make([]model.UUID, max(len(m.Replicas), 16))
+		}
+		p.Directories = a.zeroDirs[:len(m.Replicas):len(m.Replicas)]
 	} else {
-		p.Directories = a.dirs.copyOf(m.Directories)
+		p.Directories = shared(&a.dirs, &a.recentDirs, m.Directories)
 	}
 	return p
 }

@@ -183,28 +183,29 @@ type loader struct {
 	aheadArena partitionArena
 }
 
-func (l *loader) warn(code string, sev model.Severity, where model.Location, format string, args ...any) {
+// warn adds a warning of the image at its check's severity.
+func (l *loader) warn(code string, where model.Location, format string, args ...any) {
 	w := where
-	l.res.Warnings = append(l.res.Warnings, model.Finding{Code: code, Severity: sev, Class: FindingClass, Message: fmt.Sprintf(format, args...), Where: &w})
+	l.res.Warnings = append(l.res.Warnings, model.Finding{Code: code, Severity: checkOf(code).Severity, Class: FindingClass, Message: fmt.Sprintf(format, args...), Where: &w})
 }
 
 // planWarnings says what the choice of files rests on.
 func (l *loader) planWarnings() {
 	d, plan := l.d, l.plan
 	for _, e := range plan.Skipped {
-		f := errorFinding(e, model.SevWarning)
-		l.warn(model.WarnSnapshotFallback, model.SevWarning, *f.Where, "newer snapshot passed over, replay starts from an older one or the log: %s", f.Message)
+		f := errorFinding(e)
+		l.warn(model.WarnSnapshotFallback, *f.Where, "newer snapshot passed over, replay starts from an older one or the log: %s", f.Message)
 	}
 	dir := d.PartitionDir
 	if dir == "" {
 		dir = d.Path
 	}
 	if plan.Truncated {
-		l.warn(WarnLogBehindSnapshot, model.SevWarning, model.At(plan.Snapshot.Path, -1, plan.StartOffset),
+		l.warn(WarnLogBehindSnapshot, model.At(plan.Snapshot.Path, -1, plan.StartOffset),
 			"the snapshot is newer than the whole log (by leader epoch): Kafka discards the log and restarts it at the snapshot, and so does replay")
 	}
 	if plan.Hole {
-		l.warn(model.WarnCoverageHole, model.SevWarning, model.At(dir, -1, d.LogStartOffset()),
+		l.warn(model.WarnCoverageHole, model.At(dir, -1, d.LogStartOffset()),
 			"the log starts at offset %d and no snapshot reaches it: records below it are missing", d.LogStartOffset())
 	}
 	if d.Bootstrap != nil && d.PartitionDir != "" && (plan.Bootstrap != nil || filepath.Clean(d.Path) == filepath.Clean(d.PartitionDir)) {
@@ -212,7 +213,7 @@ func (l *loader) planWarnings() {
 		if plan.Bootstrap != nil {
 			what = "the partition holds neither snapshot nor segment, so the image is what the controller would bootstrap from it"
 		}
-		l.warn(model.WarnBootstrapAlongside, model.SevWarning, model.At(d.Bootstrap.Path, -1, -1),
+		l.warn(model.WarnBootstrapAlongside, model.At(d.Bootstrap.Path, -1, -1),
 			"the parent dir's bootstrap.checkpoint is read along with %s: %s", d.PartitionDir, what)
 	}
 	// Files OpenLogDir could not use (unparseable meta.properties or
@@ -248,7 +249,7 @@ func (l *loader) checkOnly(f DataFile) {
 	l.progress()
 	for _, x := range l.check.Findings()[n:] {
 		if x.Severity == model.SevError {
-			l.warn(WarnDamageNotReplayed, model.SevWarning, *x.Where, "%s: %s (replay does not read this file: the image does not rest on it)", x.Code, x.Message)
+			l.warn(WarnDamageNotReplayed, *x.Where, "%s: %s (replay does not read this file: the image does not rest on it)", x.Code, x.Message)
 			if l.res.Damage == nil {
 				c := x
 				l.res.Damage = &c
@@ -324,7 +325,7 @@ func (l *loader) apply1(f DataFile, a *batchAhead, snapshot bool, from int64, sk
 		// this batch, so the image does not rest on it.
 		if !*noted {
 			x := firstError(a.findings)
-			l.warn(WarnDamageNotReplayed, model.SevWarning, *x.Where, "%s: %s (below offset %d, where replay starts: the image does not rest on it)", x.Code, x.Message, from)
+			l.warn(WarnDamageNotReplayed, *x.Where, "%s: %s (below offset %d, where replay starts: the image does not rest on it)", x.Code, x.Message, from)
 			l.noteDamage(x)
 			*noted = true
 		}
@@ -533,7 +534,7 @@ func firstError(fs []model.Finding) model.Finding {
 			return f
 		}
 	}
-	return model.Finding{Code: KindUnreadable, Severity: model.SevError, Message: "damaged batch"}
+	return model.Finding{Code: KindUnreadable, Severity: checkOf(KindUnreadable).Severity, Message: "damaged batch"}
 }
 
 func (l *loader) noteDamage(f model.Finding) {
@@ -556,7 +557,7 @@ func (l *loader) stopAt(f DataFile, pos, off int64, why model.Finding) {
 	if why.Where != nil && why.Where.Position >= 0 {
 		where.Position = why.Where.Position
 	}
-	l.warn(model.WarnReplayStopped, model.SevWarning, where,
+	l.warn(model.WarnReplayStopped, where,
 		"replay stopped before this batch, where Kafka's log loading stops trusting the log: %s: %s; later records are not in the image", why.Code, why.Message)
 }
 
@@ -591,10 +592,10 @@ func (l *loader) fileEnd(f DataFile, err error, good int64) {
 		off = l.next
 	}
 	if errors.Is(err, ErrTornTail) && last {
-		l.warn(model.WarnTornTail, model.SevWarning, model.At(f.Path, pos, off), "%s", tornTailLoss(f, pos))
+		l.warn(model.WarnTornTail, model.At(f.Path, pos, off), "%s", tornTailLoss(f, pos))
 		return
 	}
-	l.stopAt(f, pos, off, errorFinding(err, model.SevError))
+	l.stopAt(f, pos, off, escalate(errorFinding(err)))
 }
 
 // tornTailLoss says what a torn tail held: its bytes, and the offsets and
@@ -827,7 +828,7 @@ func (l *loader) applyData(f DataFile, b *Batch, pos Position, recOffset int64, 
 		// Kafka's loader reports a misplaced transaction marker as a
 		// fault and skips that record; so does replay, loudly.
 		l.res.Skipped++
-		l.warn(model.WarnRecordsSkipped, model.SevWarning, model.At(f.Path, b.Position, recOffset), "%v (record skipped, as Kafka's loader does)", err)
+		l.warn(model.WarnRecordsSkipped, model.At(f.Path, b.Position, recOffset), "%v (record skipped, as Kafka's loader does)", err)
 	}
 }
 
@@ -847,14 +848,14 @@ func (l *loader) finish(path string) *ImageResult {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		l.warn(model.WarnRecordsSkipped, model.SevWarning, *l.unknown[k], "%d record(s) skipped, not decodable: %s (the first is here)", res.Unknown[k], k)
+		l.warn(model.WarnRecordsSkipped, *l.unknown[k], "%d record(s) skipped, not decodable: %s (the first is here)", res.Unknown[k], k)
 	}
 	if p, n, open := rp.PendingTransaction(); open {
 		dir := d.PartitionDir
 		if dir == "" {
 			dir = d.Path
 		}
-		l.warn(model.WarnUnfinishedTxn, model.SevWarning, model.At(dir, -1, p.Offset), "metadata transaction begun at offset %d is unfinished: its %d records are not applied", p.Offset, n)
+		l.warn(model.WarnUnfinishedTxn, model.At(dir, -1, p.Offset), "metadata transaction begun at offset %d is unfinished: its %d records are not applied", p.Offset, n)
 		rp.Skipped += int64(n)
 	}
 	img := rp.Image()

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -22,12 +23,12 @@ func WritePlan(path string, p *Plan, overwrite bool) error {
 		p = &q
 	}
 	// Compact: at a million partitions an indented plan is three times
-	// the size to write and read.
-	b, err := json.Marshal(p)
-	if err != nil {
+	// the size to write and read. json.Marshal's bytes, a topic at a time.
+	var b bytes.Buffer
+	if err := p.writeJSON(&b, false, true); err != nil {
 		return err
 	}
-	_, err = putFile(path, append(b, '\n'), overwrite, false)
+	_, err := putFile(path, b.Bytes(), overwrite, false)
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -344,11 +345,24 @@ func checkControllers(c *planCtx) error {
 	for id := range c.img.Brokers {
 		c.brokerIDs[id] = true
 	}
+	// A million partitions name a few brokers: the ids are gathered in a
+	// bitset (ids below 2^16, which is every real cluster's) rather than
+	// with three million map writes.
+	var low [1 << 16 / 64]uint64
 	for _, t := range c.img.Topics {
 		for _, pt := range t.Partitions {
 			for _, r := range pt.Replicas {
-				c.brokerIDs[r] = true
+				if r >= 0 && r < 1<<16 {
+					low[r/64] |= 1 << (r % 64)
+				} else {
+					c.brokerIDs[r] = true
+				}
 			}
+		}
+	}
+	for i, w := range low {
+		for ; w != 0; w &= w - 1 {
+			c.brokerIDs[int32(i*64+bits.TrailingZeros64(w))] = true
 		}
 	}
 	for i := range p.Controllers {
@@ -596,7 +610,7 @@ func checkAtomicBatch(c *planCtx) error {
 func planTopics(c *planCtx) error {
 	for _, name := range slices.Sorted(maps.Keys(c.img.Topics)) {
 		t := c.img.Topics[name]
-		pt := PlanTopic{Name: name, ID: t.ID, Skipped: c.eo.skipTopics[name], Partitions: []PlanPartition{}}
+		pt := PlanTopic{Name: name, ID: t.ID, Skipped: c.eo.skipTopics[name], Partitions: make([]PlanPartition, 0, len(t.Partitions))}
 		if pt.ID.IsZero() {
 			pt.ID = c.eo.topicIDs[name]
 		}

@@ -27,9 +27,7 @@ func loadRedactedFixture(t *testing.T) (*model.Image, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for p, n := range tree.Nodes {
-		n.Data = model.RedactRawZnode(p, n.Data)
-	}
+	tree.MapData(model.RedactRawZnode)
 	dump := filepath.Join(t.TempDir(), "dump.json")
 	if err := zkread.WriteDumpFile(dump, tree, false); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,12 @@
 package quorum
 
-import "github.com/kmeta/kmeta/model"
+import (
+	"fmt"
+	"maps"
+	"sync"
+
+	"github.com/kmeta/kmeta/model"
+)
 
 // quorum's table of checks: Judge's (quorum describe) and Survey's (quorum
 // survey). quorum-single-voter and quorum-even-voters are the model's:
@@ -97,3 +103,30 @@ var checks = model.Checks{
 
 // Checks is quorum's table: describe's and survey's.
 func Checks() model.Checks { return checks }
+
+// checkIndex is quorum's table with the model's common one
+// (quorum-single-voter, quorum-even-voters), keyed by code. It is built on
+// first use: checks_hostile.go appends to the table in init.
+var checkIndex = sync.OnceValue(func() map[string]*model.Check {
+	m := model.CommonChecks().Index()
+	maps.Copy(m, checks.Index())
+	return m
+})
+
+// checkOf returns the check of a code quorum reports, or panics on an
+// undeclared one.
+func checkOf(code string) *model.Check {
+	c, ok := checkIndex()[code]
+	if !ok {
+		panic(fmt.Sprintf("quorum: no check %q declared", code))
+	}
+	return c
+}
+
+// newFinding makes a finding of a code at its check's severity: a call
+// site names the code, never a severity. Another severity comes only from
+// the check's Escalated or Relaxed (checkOf(code).Escalate, .Relax).
+func newFinding(code, entity, fix string, where *model.Location, format string, args ...any) model.Finding {
+	return model.Finding{Code: code, Severity: checkOf(code).Severity, Class: Class, Entity: entity,
+		Message: fmt.Sprintf(format, args...), Fix: fix, Where: where}
+}

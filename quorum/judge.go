@@ -79,23 +79,22 @@ func Judge(st *model.QuorumStatus, opts Options) Assessment {
 	}
 	n := len(st.Voters)
 	a := Assessment{FetchTimeoutMs: to, Majority: n/2 + 1, Voters: []VoterState{}, Findings: []model.Finding{}}
-	add := func(sev model.Severity, code, entity, fix, format string, args ...any) {
-		a.Findings = append(a.Findings, model.Finding{Code: code, Severity: sev, Class: Class, Entity: entity,
-			Message: fmt.Sprintf(format, args...), Fix: fix})
+	add := func(code, entity, fix, format string, args ...any) {
+		a.Findings = append(a.Findings, newFinding(code, entity, fix, nil, format, args...))
 	}
 	switch {
 	case n == 0:
-		add(model.SevError, CodeNoVoters, "quorum", "", "the source names no voters")
+		add(CodeNoVoters, "quorum", "", "the source names no voters")
 	case n == 1:
-		add(model.SevError, CodeSingleVoter, "quorum", "add controllers until there are three (kafka-metadata-quorum add-controller on a dynamic quorum)",
+		add(CodeSingleVoter, "quorum", "add controllers until there are three (kafka-metadata-quorum add-controller on a dynamic quorum)",
 			"a single voter: losing controller %d stops the cluster's metadata", st.Voters[0].ID)
 	case n%2 == 0:
-		add(model.SevWarning, CodeEvenVoters, "quorum", fmt.Sprintf("run %d or %d voters", n-1, n+1),
+		add(CodeEvenVoters, "quorum", fmt.Sprintf("run %d or %d voters", n-1, n+1),
 			"%d voters tolerate %d failed, as %d voters do: the extra voter adds a failure mode and no tolerance", n, (n-1)/2, n-1)
 	}
 	leader := st.Leader()
 	if n > 0 && leader == nil {
-		add(model.SevError, CodeNoLeader, "quorum", "", "no leader (leader id %d, epoch %d): the quorum is electing one or has lost its majority", st.LeaderID, st.LeaderEpoch)
+		add(CodeNoLeader, "quorum", "", "no leader (leader id %d, epoch %d): the quorum is electing one or has lost its majority", st.LeaderID, st.LeaderEpoch)
 	}
 	times := leader != nil && st.Reports(model.QuorumFieldLastCaughtUp) && leader.LastCaughtUpTimestamp >= 0
 	fetches := leader != nil && st.Reports(model.QuorumFieldLastFetch) && leader.LastFetchTimestamp >= 0
@@ -155,21 +154,21 @@ func Judge(st *model.QuorumStatus, opts Options) Assessment {
 			if v.LastFetchTimestamp >= 0 {
 				last = fmt.Sprintf("last fetched %d ms before the leader's clock", leader.LastFetchTimestamp-v.LastFetchTimestamp)
 			}
-			add(model.SevWarning, CodeVoterDown, entity, "start it, or look at its server.log",
+			add(CodeVoterDown, entity, "start it, or look at its server.log",
 				"voter %d is down: it %s (controller.quorum.fetch.timeout.ms is %d)", v.ID, last, to)
 		}
 		if vs.CaughtUp == No && vs.Down != Yes {
-			add(model.SevWarning, CodeVoterLagging, entity, "",
+			add(CodeVoterLagging, entity, "",
 				"voter %d is not caught up: %d records behind the leader, last caught up %s", v.ID, lag(leader, v), since(leader, v))
 		}
 		if !times && leader != nil && v.ID != leader.ID && leader.LogEndOffset >= 0 && v.LogEndOffset >= 0 && v.LogEndOffset < leader.LogEndOffset {
 			// A log dir tells offsets but no times: copies taken at
 			// different moments differ too, so this is a note.
-			add(model.SevInfo, CodeVoterLagging, entity, "",
-				"voter %d's log ends %d records before the leader's", v.ID, leader.LogEndOffset-v.LogEndOffset)
+			a.Findings = append(a.Findings, checkOf(CodeVoterLagging).Relax(newFinding(CodeVoterLagging, entity, "", nil,
+				"voter %d's log ends %d records before the leader's", v.ID, leader.LogEndOffset-v.LogEndOffset)))
 		}
 		if vs.RestartSafe == No {
-			add(model.SevWarning, CodeRestartUnsafe, entity, restartFix(st, a, caught, i),
+			add(CodeRestartUnsafe, entity, restartFix(st, a, caught, i),
 				"restarting controller %d now leaves %s, under the majority of %d: the metadata quorum would stop", v.ID,
 				plural(vs.CaughtUpWithout, "caught-up voter"), a.Majority)
 		}
@@ -178,7 +177,7 @@ func Judge(st *model.QuorumStatus, opts Options) Assessment {
 		}
 	}
 	if st.KRaftVersion == 0 && st.KRaftVersionSupported >= 1 {
-		add(model.SevInfo, CodeCanBeDynamic, "quorum",
+		add(CodeCanBeDynamic, "quorum",
 			"kafka-features upgrade --feature kraft.version=1, then roll the configs to controller.quorum.bootstrap.servers",
 			"a static quorum (kraft.version 0) whose controllers support kraft.version %d: it can become dynamic (KIP-853, Kafka 4.1+), so that controllers can be added and removed online", st.KRaftVersionSupported)
 	}
@@ -191,9 +190,9 @@ func Judge(st *model.QuorumStatus, opts Options) Assessment {
 // log dir's meta.properties holds: Kafka then does not count the node as
 // that voter. Judge and Survey report it alike.
 func directoryIDMismatch(id int32, voterDir model.UUID, logDir string, metaDir model.UUID) model.Finding {
-	return model.Finding{Code: CodeDirectoryIDMismatch, Severity: model.SevError, Class: Class, Entity: fmt.Sprintf("controller %d", id),
-		Message: fmt.Sprintf("voter %d's directory id in the voter set is %s, but its meta.properties (%s) says %s: Kafka will not count it as that voter", id, voterDir, logDir, metaDir),
-		Fix:     "do not restart it with this dir: remove the voter (kafka-metadata-quorum remove-controller) and add it back with its current dir (add-controller)"}
+	return newFinding(CodeDirectoryIDMismatch, fmt.Sprintf("controller %d", id),
+		"do not restart it with this dir: remove the voter (kafka-metadata-quorum remove-controller) and add it back with its current dir (add-controller)", nil,
+		"voter %d's directory id in the voter set is %s, but its meta.properties (%s) says %s: Kafka will not count it as that voter", id, voterDir, logDir, metaDir)
 }
 
 // restartFix says what must happen before voter i may restart: the other

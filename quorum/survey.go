@@ -477,9 +477,8 @@ func (r *SurveyResult) inferRoles() {
 	}
 }
 
-func (r *SurveyResult) add(sev model.Severity, code, entity, fix string, where *model.Location, format string, args ...any) {
-	r.Findings = append(r.Findings, model.Finding{Code: code, Severity: sev, Class: Class, Entity: entity,
-		Message: fmt.Sprintf(format, args...), Fix: fix, Where: where})
+func (r *SurveyResult) add(code, entity, fix string, where *model.Location, format string, args ...any) {
+	r.Findings = append(r.Findings, newFinding(code, entity, fix, where, format, args...))
 }
 
 func copyEntity(c *Copy) string {
@@ -501,26 +500,30 @@ func (r *SurveyResult) judge() {
 		entity := copyEntity(c)
 		switch c.Integrity {
 		case IntegrityDamaged:
-			r.add(model.SevError, CodeCopyDamaged, entity, "", c.Problem.Where,
+			r.add(CodeCopyDamaged, entity, "", c.Problem.Where,
 				"damaged (%s: %s): usable only up to offset %d (epoch %d); the %d offsets after it are not", c.Problem.Code, c.Problem.Message, c.EndOffset, c.LastEpoch, max(c.WrittenEndOffset-c.EndOffset, 0))
 		case IntegrityTornTail:
-			r.add(model.SevInfo, CodeCopyTornTail, entity, "", c.Problem.Where,
+			r.add(CodeCopyTornTail, entity, "", c.Problem.Where,
 				"the last segment ends inside a batch (%s), as a crash or a copy taken while Kafka appends leaves it; Kafka truncates it, the copy ends at offset %d", c.Problem.Message, c.EndOffset)
 		}
 		if i != r.Best && voteRank(c, best) < 0 {
-			r.add(model.SevWarning, CodeCopyBehind, entity, "", nil,
+			r.add(CodeCopyBehind, entity, "", nil,
 				"behind the best copy %s: last epoch %d and end offset %d against %d and %d", best.Dir, c.LastEpoch, c.EndOffset, best.LastEpoch, best.EndOffset)
 		}
 	}
 	for _, d := range r.Divergences {
 		a, b := &r.Copies[d.A], &r.Copies[d.B]
-		sev, what := model.SevWarning, "above every snapshot's end, so not known committed: an uncommitted tail Raft would truncate on the copy that lost the election"
+		what := "above every snapshot's end, so not known committed: an uncommitted tail Raft would truncate on the copy that lost the election"
 		if d.Committed {
-			sev, what = model.SevError, fmt.Sprintf("below offset %d, which a snapshot shows committed: Raft never lets committed records differ", r.CommittedEnd)
+			what = fmt.Sprintf("below offset %d, which a snapshot shows committed: Raft never lets committed records differ", r.CommittedEnd)
 		}
 		w := model.At(d.AtA.File, d.AtA.Position, d.Offset)
-		r.add(sev, CodeCopiesDiverge, copyEntity(a), "", &w,
+		f := newFinding(CodeCopiesDiverge, copyEntity(a), "", &w,
 			"%s and %s differ from offset %d on (%s): %s against %s", a.Dir, b.Dir, d.Offset, what, batchText(d.AtA), batchText(d.AtB))
+		if d.Committed {
+			f = checkOf(CodeCopiesDiverge).Escalate(f)
+		}
+		r.Findings = append(r.Findings, f)
 	}
 	for _, g := range r.GivenUp {
 		c := &r.Copies[g.Copy]
@@ -528,7 +531,7 @@ func (r *SurveyResult) judge() {
 		if g.Diverged {
 			how = "it holds other records there than the best copy"
 		}
-		r.add(model.SevWarning, CodeRebuildGivesUp, copyEntity(c), "", nil,
+		r.add(CodeRebuildGivesUp, copyEntity(c), "", nil,
 			"a rebuild from %s gives up offsets %d to %d of %s: %s", best.Dir, g.From, g.To-1, c.Dir, how)
 	}
 	// A voter whose own dir is given but whose directory id is not the

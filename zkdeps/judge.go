@@ -221,7 +221,7 @@ func (j *judge) place(p string) (grp, code string) {
 // tree counts the tree's znodes into groups and finds the ephemerals'
 // owners.
 func (j *judge) tree() {
-	for p, n := range j.in.Tree.Nodes {
+	for p, n := range j.in.Tree.All() {
 		a := j.abs(p)
 		g, code := j.place(a)
 		owner := n.Stat.EphemeralOwner

@@ -50,7 +50,7 @@ func codesOf(fs []model.Finding) []string {
 // owner is the session owning an ephemeral of the tree.
 func owner(t *testing.T, tr *zkread.Tree, path string) string {
 	t.Helper()
-	n := tr.Nodes[path]
+	n := tr.Get(path)
 	if n == nil || n.Stat.EphemeralOwner == 0 {
 		t.Fatalf("%s: no ephemeral", path)
 	}
@@ -141,7 +141,7 @@ func TestFixturesNoFalseDependent(t *testing.T) {
 				t.Fatalf("dependents %+v", r.Dependents)
 			}
 			var want []string
-			ids := tr.Nodes["/brokers/ids"].Children
+			ids := tr.Get("/brokers/ids").Children
 			for _, id := range ids {
 				want = append(want, owner(t, tr, "/brokers/ids/"+id)+" broker "+id+" true")
 			}
@@ -169,7 +169,8 @@ func tree(nodes map[string]struct {
 	mzxid int64
 }) *zkread.Tree {
 	t := zkread.NewTree()
-	t.Nodes["/"] = &zkread.Node{Data: []byte{}}
+	m := map[string]*zkread.Node{}
+	m["/"] = &zkread.Node{Data: []byte{}}
 	for p, n := range nodes {
 		for q := p; q != "/"; {
 			i := strings.LastIndexByte(q, '/')
@@ -177,14 +178,14 @@ func tree(nodes map[string]struct {
 			if parent == "" {
 				parent = "/"
 			}
-			if t.Nodes[q] == nil {
-				t.Nodes[q] = &zkread.Node{Data: []byte{}}
+			if m[q] == nil {
+				m[q] = &zkread.Node{Data: []byte{}}
 			}
 			q = parent
 		}
-		t.Nodes[p] = &zkread.Node{Data: []byte(n.data), Stat: zkread.Stat{EphemeralOwner: n.owner, Mzxid: n.mzxid, Czxid: n.mzxid, Mtime: 1700000000000}}
+		m[p] = &zkread.Node{Data: []byte(n.data), Stat: zkread.Stat{EphemeralOwner: n.owner, Mzxid: n.mzxid, Czxid: n.mzxid, Mtime: 1700000000000}}
 	}
-	for p := range t.Nodes {
+	for p := range m {
 		if p == "/" {
 			continue
 		}
@@ -193,10 +194,13 @@ func tree(nodes map[string]struct {
 		if parent == "" {
 			parent = "/"
 		}
-		t.Nodes[parent].Children = append(t.Nodes[parent].Children, p[i+1:])
+		m[parent].Children = append(m[parent].Children, p[i+1:])
 	}
-	for _, n := range t.Nodes {
+	for _, n := range m {
 		sort.Strings(n.Children)
+	}
+	for p, n := range m {
+		t.Set(p, n)
 	}
 	return t
 }

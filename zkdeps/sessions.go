@@ -303,7 +303,7 @@ func (j *judge) pairAuthorizers() {
 		}
 		return
 	}
-	if j.in.Tree.Nodes[j.treePath("/kafka-acl")] == nil && j.in.Tree.Nodes[j.treePath("/kafka-acl-extended")] == nil {
+	if !j.in.Tree.Has(j.treePath("/kafka-acl")) && !j.in.Tree.Has(j.treePath("/kafka-acl-extended")) {
 		return
 	}
 	for _, a := range brokers {

@@ -133,17 +133,17 @@ func (j *judge) coverage(r *Result) {
 	switch in.Access {
 	case zkread.AccessDump:
 		if in.TreeRoot != "" {
-			r.Checked = append(r.Checked, fmt.Sprintf("the dump's %s under %s (%d Kafka's)", plural(len(t.Nodes), "znode", "znodes"), in.TreeRoot, j.kafkaZnodes))
+			r.Checked = append(r.Checked, fmt.Sprintf("the dump's %s under %s (%d Kafka's)", plural(t.Len(), "znode", "znodes"), in.TreeRoot, j.kafkaZnodes))
 			r.NotChecked = append(r.NotChecked, fmt.Sprintf("znodes outside %s: the dump holds only Kafka's chroot (dump the ensemble's root, or read it live or from a data dir)", in.TreeRoot))
 		} else {
-			r.Checked = append(r.Checked, fmt.Sprintf("the dump's %s (%d Kafka's, %d ZooKeeper's own)", plural(len(t.Nodes), "znode", "znodes"), j.kafkaZnodes, j.zkZnodes))
+			r.Checked = append(r.Checked, fmt.Sprintf("the dump's %s (%d Kafka's, %d ZooKeeper's own)", plural(t.Len(), "znode", "znodes"), j.kafkaZnodes, j.zkZnodes))
 		}
 		r.Checked = append(r.Checked, "the sessions holding ephemeral znodes in the dump"+ownList(kafkaSess))
 		r.NotChecked = append(r.NotChecked,
 			"sessions without ephemeral znodes and who wrote what: a dump holds no session table and no history (read a data dir, zkdata:)",
 			"connected clients: a dump holds no connections (read the ensemble live, zk://, with cons allowed)")
 	case zkread.AccessDataDir:
-		r.Checked = append(r.Checked, fmt.Sprintf("the data dir's %s at zxid 0x%x (%d Kafka's, %d ZooKeeper's own)", plural(len(t.Nodes), "znode", "znodes"), t.MaxZxid, j.kafkaZnodes, j.zkZnodes))
+		r.Checked = append(r.Checked, fmt.Sprintf("the data dir's %s at zxid 0x%x (%d Kafka's, %d ZooKeeper's own)", plural(t.Len(), "znode", "znodes"), t.MaxZxid, j.kafkaZnodes, j.zkZnodes))
 		r.Checked = append(r.Checked, fmt.Sprintf("the session table: %s open at the end", plural(len(t.Sessions), "session", "sessions"))+ownList(kafkaSess))
 		if h := in.History; h.Started() {
 			span := "no transaction after it"
@@ -157,7 +157,7 @@ func (j *judge) coverage(r *Result) {
 		}
 		r.NotChecked = append(r.NotChecked, "clients' addresses: a data dir names sessions by id only (read the ensemble live, zk://, with cons allowed)")
 	case zkread.AccessLive:
-		r.Checked = append(r.Checked, fmt.Sprintf("the ensemble's %s (%d Kafka's, %d ZooKeeper's own)", plural(len(t.Nodes), "znode", "znodes"), j.kafkaZnodes, j.zkZnodes))
+		r.Checked = append(r.Checked, fmt.Sprintf("the ensemble's %s (%d Kafka's, %d ZooKeeper's own)", plural(t.Len(), "znode", "znodes"), j.kafkaZnodes, j.zkZnodes))
 		r.Checked = append(r.Checked, "the sessions holding ephemeral znodes"+ownList(kafkaSess))
 		for _, sc := range in.Clients {
 			if sc.Why == "" {

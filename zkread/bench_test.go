@@ -21,7 +21,7 @@ func BenchmarkDecode(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(len(t.Nodes)), "znodes")
+	b.ReportMetric(float64(t.Len()), "znodes")
 	for b.Loop() {
 		if _, err := Decode(t, DecodeOptions{}); err != nil {
 			b.Fatal(err)

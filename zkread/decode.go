@@ -7,12 +7,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/url"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/zkread/zkfile"
@@ -61,6 +66,10 @@ type decoder struct {
 	malformed []*ZnodeError
 	// pbuf builds partition paths for lookups without allocating.
 	pbuf []byte
+	// topicScratch holds the topic assignment being decoded; zeroDirs
+	// the directories every partition shares.
+	topicScratch topicScratch
+	zeroDirs     []model.UUID
 	// kids, when set, lists a container's children instead of the
 	// node's own list: a history decodes a tree still being replayed,
 	// whose children lists are not built (see history.go).
@@ -85,62 +94,81 @@ func newDecoder(t *Tree, lenient bool) *decoder {
 	return d
 }
 
-// marks is a set of nodes: a bit per node of an offline read's tree (see
-// zkfile.Index), a map for the rest (live, dump and hand-made trees, a
-// node replaced by hand). A map keyed by millions of pointers was a
-// fifth of the decode.
+// marks is a set of nodes: a bit per node of an offline read's tree (by
+// zkfile.Ref), a map for the rest (live, dump and hand-made trees).
 type marks struct {
-	index *zkfile.Index
 	bits  []uint64
 	other map[*Node]struct{}
+	// atomic: several decoders mark bits at once (topicsParallel).
+	atomic bool
+}
+
+// nodeID is what marks a node: an offline tree's Ref, another tree's
+// node.
+type nodeID struct {
+	r zkfile.Ref
+	n *Node
 }
 
 func newMarks(t *Tree) *marks {
-	m := &marks{index: t.index}
-	if m.index != nil {
-		m.bits = make([]uint64, (m.index.Len()+63)/64)
-		m.other = map[*Node]struct{}{}
-	} else {
-		m.other = make(map[*Node]struct{}, len(t.Nodes))
+	if t.dt != nil {
+		return &marks{bits: make([]uint64, (t.dt.Cap()+63)/64)}
 	}
-	return m
+	return &marks{other: make(map[*Node]struct{}, len(t.nodes))}
 }
 
-func (m *marks) number(n *Node) (int, bool) {
-	if m.index == nil {
-		return 0, false
-	}
-	return m.index.Number(n)
-}
-
-func (m *marks) set(n *Node) {
+func (m *marks) set(id nodeID) {
 	if m == nil {
 		return
 	}
-	if i, ok := m.number(n); ok {
-		m.bits[i/64] |= 1 << (i % 64)
+	if m.bits != nil {
+		if id.r != zkfile.NoRef {
+			if m.atomic {
+				atomic.OrUint64(&m.bits[id.r/64], 1<<(id.r%64))
+			} else {
+				m.bits[id.r/64] |= 1 << (id.r % 64)
+			}
+		}
 		return
 	}
-	m.other[n] = struct{}{}
+	if id.n != nil {
+		m.other[id.n] = struct{}{}
+	}
 }
 
-func (m *marks) clear(n *Node) {
+func (m *marks) clear(id nodeID) {
 	if m == nil {
 		return
 	}
-	if i, ok := m.number(n); ok {
-		m.bits[i/64] &^= 1 << (i % 64)
+	if m.bits != nil {
+		if id.r != zkfile.NoRef {
+			if m.atomic {
+				atomic.AndUint64(&m.bits[id.r/64], ^uint64(1<<(id.r%64)))
+			} else {
+				m.bits[id.r/64] &^= 1 << (id.r % 64)
+			}
+		}
 		return
 	}
-	delete(m.other, n)
+	delete(m.other, id.n)
 }
 
-func (m *marks) has(n *Node) bool {
-	if i, ok := m.number(n); ok {
-		return m.bits[i/64]&(1<<(i%64)) != 0
-	}
+func (m *marks) hasRef(r zkfile.Ref) bool { return m.bits[r/64]&(1<<(r%64)) != 0 }
+
+func (m *marks) hasNode(n *Node) bool {
 	_, ok := m.other[n]
 	return ok
+}
+
+// lookup returns the node at path (nil: none) and what marks it.
+func (d *decoder) lookup(path string) (*Node, nodeID) {
+	t := d.t
+	if t.dt == nil {
+		n := t.nodes[path]
+		return n, nodeID{r: zkfile.NoRef, n: n}
+	}
+	r := t.ref(path)
+	return t.dt.Node(r), nodeID{r: r}
 }
 
 // bad records a malformed znode. In strict mode it returns the error that
@@ -150,7 +178,7 @@ func (d *decoder) bad(path, msg string, err error) error {
 	if err == nil {
 		ze.Err = ErrMalformed
 	}
-	if o, ok := d.t.Origins[path]; ok {
+	if o, ok := d.t.NodeOrigin(path); ok {
 		ze.File, ze.Offset = o.File, o.Offset
 	}
 	if !d.lenient {
@@ -158,34 +186,27 @@ func (d *decoder) bad(path, msg string, err error) error {
 	}
 	d.malformed = append(d.malformed, ze)
 	d.img.Warn(model.WarnLenientDecode, ze.Location(), "%s (kept raw)", ze.Error())
-	if n := d.t.Nodes[path]; n != nil {
-		d.handled.clear(n)
+	if n, id := d.lookup(path); n != nil {
+		d.handled.clear(id)
 	}
 	return nil
 }
 
 // node returns the node at path and marks it handled.
 func (d *decoder) node(path string) *Node {
-	n := d.t.Nodes[path]
-	d.mark(n)
-	return n
-}
-
-func (d *decoder) mark(n *Node) {
+	n, id := d.lookup(path)
 	if n != nil {
-		d.handled.set(n)
+		d.handled.set(id)
 	}
+	return n
 }
 
 // container marks a znode that Kafka creates only to hold children. Data on
 // it is unexpected, so it then stays raw.
 func (d *decoder) container(path string) *Node {
-	return d.containerNode(d.t.Nodes[path])
-}
-
-func (d *decoder) containerNode(n *Node) *Node {
+	n, id := d.lookup(path)
 	if n != nil && len(n.Data) == 0 {
-		d.handled.set(n)
+		d.handled.set(id)
 	}
 	return n
 }
@@ -417,7 +438,22 @@ type stateJSON struct {
 }
 
 func (d *decoder) topics() error {
-	for _, name := range d.children("/brokers/topics") {
+	names := d.children("/brokers/topics")
+	if d.t.dt == nil || !d.t.dt.Finished() || len(names) < parallelTopics || runtime.GOMAXPROCS(0) < 2 {
+		if err := d.topicsOf(names); err != nil {
+			return err
+		}
+	} else if err := d.topicsParallel(names); err != nil {
+		return err
+	}
+	// Sorted once: per topic it made a read of many topics quadratic.
+	sort.Strings(d.img.ZK.MissingPartitionStates)
+	return nil
+}
+
+// topicsOf decodes the topics named, in order.
+func (d *decoder) topicsOf(names []string) error {
+	for _, name := range names {
 		path := "/brokers/topics/" + name
 		n := d.node(path)
 		t, err := d.topic(name, path, n)
@@ -433,8 +469,65 @@ func (d *decoder) topics() error {
 		}
 		d.img.Topics[name] = t
 	}
-	// Sorted once: per topic it made a read of many topics quadratic.
-	sort.Strings(d.img.ZK.MissingPartitionStates)
+	return nil
+}
+
+// parallelTopics is how many topics an offline tree holds before they
+// are decoded on every core: topics are independent, and at a million
+// partitions their decode was half the ZooKeeper side's CPU.
+var parallelTopics = 256
+
+// topicsParallel is topicsOf on every core: the names in chunks, each
+// decoded by a decoder of its own (marking nodes in the shared bitset
+// atomically), and the results taken in chunk order, so that the image,
+// the warnings and the malformed znodes of a lenient decode, and the
+// error of a strict one, are those of topicsOf.
+func (d *decoder) topicsParallel(names []string) error {
+	const chunk = 64
+	type part struct {
+		w   *decoder
+		err error
+	}
+	parts := make([]part, (len(names)+chunk-1)/chunk)
+	d.handled.atomic = true
+	defer func() { d.handled.atomic = false }()
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(parts)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(parts) || failed.Load() {
+					return
+				}
+				w := &decoder{t: d.t, img: model.NewImage(), handled: d.handled, lenient: d.lenient}
+				w.img.ZK = &model.ZKState{MaxStateControllerEpoch: -1}
+				err := w.topicsOf(names[i*chunk : min((i+1)*chunk, len(names))])
+				parts[i] = part{w, err}
+				if err != nil {
+					// A strict decode stops at its first error; no chunk
+					// after this one can come before it.
+					failed.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, p := range parts {
+		if p.err != nil {
+			return p.err
+		}
+		if p.w == nil {
+			continue // after a failed chunk: unreachable, the loop returned
+		}
+		maps.Copy(d.img.Topics, p.w.img.Topics)
+		d.malformed = append(d.malformed, p.w.malformed...)
+		d.img.Warnings = append(d.img.Warnings, p.w.img.Warnings...)
+		z := d.img.ZK
+		z.MissingPartitionStates = append(z.MissingPartitionStates, p.w.img.ZK.MissingPartitionStates...)
+		z.MaxStateControllerEpoch = max(z.MaxStateControllerEpoch, p.w.img.ZK.MaxStateControllerEpoch)
+	}
 	return nil
 }
 
@@ -456,7 +549,13 @@ func parsePartitionMap(m map[string][]int32, what string) (map[int32][]int32, er
 // parseTopic decodes a topic znode: the fast path for Kafka's usual
 // shape, encoding/json (and its errors) for anything else.
 func parseTopic(data []byte) (topicAssignment, error) {
-	if v, ok := fastTopic(data); ok {
+	return parseTopicInto(data, &topicScratch{})
+}
+
+// parseTopicInto is parseTopic reusing sc (see fastTopicInto): the
+// result holds until the next call with sc.
+func parseTopicInto(data []byte, sc *topicScratch) (topicAssignment, error) {
+	if v, ok := fastTopicInto(data, sc); ok {
 		return v, nil
 	}
 	return slowTopic(data)
@@ -514,7 +613,9 @@ func slowState(data []byte) (partitionState, error) {
 }
 
 func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
-	v, err := parseTopic(n.Data)
+	// The assignment's maps and lists are the decoder's scratch: the
+	// partitions made here copy what they keep.
+	v, err := parseTopicInto(n.Data, &d.topicScratch)
 	if err != nil {
 		return nil, err
 	}
@@ -526,10 +627,23 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 		}
 		t.ID = id
 	}
-	d.container(path + "/partitions")
+	// An offline tree's partitions are found under their container, by
+	// name, not from the root by path.
+	parts := zkfile.NoRef
+	offline := d.t.dt != nil && d.t.dt.Finished()
+	if offline {
+		d.pbuf = append(append(d.pbuf[:0], path...), "/partitions"...)
+		var id nodeID
+		if _, id = d.lookup(string(d.pbuf)); id.r != zkfile.NoRef && len(d.t.dt.Data(id.r)) == 0 {
+			d.handled.set(id)
+		}
+		parts = id.r
+	} else {
+		d.container(path + "/partitions")
+	}
 	// In partition order, so a lenient decode lists malformed states
-	// deterministically. One allocation for the topic's partitions and
-	// one for their directories.
+	// deterministically. One allocation for the topic's partitions, one
+	// for their replicas and one for their directories.
 	pids := make([]int32, 0, len(v.Partitions))
 	nrep := 0
 	for pid, r := range v.Partitions {
@@ -537,27 +651,47 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 		nrep += len(r)
 	}
 	slices.Sort(pids)
-	parts := make([]model.Partition, len(pids))
-	dirs := make([]model.UUID, nrep)
+	ps := make([]model.Partition, len(pids))
+	reps := make([]int32, 0, nrep)
 	// The ISRs of the topic in one array: at most the replicas, usually.
 	isrs := make([]int32, 0, nrep)
 	for i, pid := range pids {
 		replicas := v.Partitions[pid]
-		p := &parts[i]
+		reps = append(reps, replicas...)
+		replicas = reps[len(reps)-len(replicas) : len(reps) : len(reps)]
+		p := &ps[i]
 		*p = model.Partition{
 			ID: pid, Replicas: replicas,
-			AddingReplicas: orEmpty(v.Adding[pid]), RemovingReplicas: orEmpty(v.Removing[pid]),
+			AddingReplicas: cloneOrEmpty(v.Adding[pid]), RemovingReplicas: cloneOrEmpty(v.Removing[pid]),
 			// Kafka's migration writes PartitionRecord v0: no directories,
 			// which KRaft reads as MIGRATING for every replica.
-			Directories: dirs[:len(replicas):len(replicas)],
+			Directories: d.migrating(len(replicas)),
 		}
-		dirs = dirs[len(replicas):]
 		d.pbuf = appendPartitionPath(d.pbuf[:0], path, pid)
-		d.containerNode(d.t.Nodes[string(d.pbuf)])
-		d.pbuf = append(d.pbuf, "/state"...)
-		sn := d.t.Nodes[string(d.pbuf)]
-		d.mark(sn)
-		ok, err := d.partitionState(name, p, sn, &isrs)
+		var data []byte
+		var version int32
+		found := false
+		if offline {
+			dt := d.t.dt
+			name := d.pbuf[len(path)+len("/partitions/"):]
+			if pr := dt.Child(parts, unsafe.String(&name[0], len(name))); pr != zkfile.NoRef {
+				if len(dt.Data(pr)) == 0 {
+					d.handled.set(nodeID{r: pr})
+				}
+				if sr := dt.Child(pr, "state"); sr != zkfile.NoRef {
+					d.handled.set(nodeID{r: sr})
+					data, version, found = dt.Data(sr), dt.Stat(sr).Version, true
+				}
+			}
+			d.pbuf = append(d.pbuf, "/state"...)
+		} else {
+			d.container(string(d.pbuf))
+			d.pbuf = append(d.pbuf, "/state"...)
+			if sn := d.node(string(d.pbuf)); sn != nil {
+				data, version, found = sn.Data, sn.Stat.Version, true
+			}
+		}
+		ok, err := d.partitionState(name, p, data, version, found, &isrs)
 		if err != nil {
 			return nil, err
 		}
@@ -569,13 +703,14 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 }
 
 // partitionState sets p's leader, ISR, epochs and leader recovery state
-// from its state znode sn, found at d.pbuf; a missing one as Kafka's
-// migration reads it. The ISR goes into the free capacity of *isrs when
-// it fits there (nil: an array of its own). false: the state is
-// malformed and the decode lenient (the partition is left out).
-func (d *decoder) partitionState(topic string, p *model.Partition, sn *Node, isrs *[]int32) (bool, error) {
+// from its state znode (data and version; found false: there is none),
+// found at d.pbuf; a missing one as Kafka's migration reads it. The ISR
+// goes into the free capacity of *isrs when it fits there (nil: an array
+// of its own). false: the state is malformed and the decode lenient (the
+// partition is left out).
+func (d *decoder) partitionState(topic string, p *model.Partition, data []byte, version int32, found bool, isrs *[]int32) (bool, error) {
 	p.LeaderRecoveryState = 0
-	if sn == nil {
+	if !found {
 		// As Kafka's migration does for a missing state znode.
 		p.ISR = append([]int32{}, p.Replicas...)
 		p.Leader = model.NoLeader
@@ -590,7 +725,7 @@ func (d *decoder) partitionState(topic string, p *model.Partition, sn *Node, isr
 	if isrs != nil {
 		buf = *isrs
 	}
-	s, err := parseStateInto(sn.Data, buf)
+	s, err := parseStateInto(data, buf)
 	if err != nil {
 		return false, d.bad(string(d.pbuf), "partition state", err)
 	}
@@ -602,8 +737,27 @@ func (d *decoder) partitionState(topic string, p *model.Partition, sn *Node, isr
 		p.LeaderRecoveryState = *s.LeaderRecoveryState
 	}
 	d.img.ZK.MaxStateControllerEpoch = max(d.img.ZK.MaxStateControllerEpoch, s.ControllerEpoch)
-	p.PartitionEpoch = sn.Stat.Version
+	p.PartitionEpoch = version
 	return true, nil
+}
+
+// migrating returns n zero directories (MIGRATING), capped at n: one
+// array shared by every partition of the image. Nothing writes into an
+// image's lists in place (see metalog's partitionArena), and an append
+// copies.
+func (d *decoder) migrating(n int) []model.UUID {
+	if n > len(d.zeroDirs) {
+		d.zeroDirs = make([]model.UUID, max(n, 16))
+	}
+	return d.zeroDirs[:n:n]
+}
+
+// cloneOrEmpty is a copy of s, empty (not nil) when s is nil.
+func cloneOrEmpty(s []int32) []int32 {
+	if len(s) == 0 {
+		return orEmpty(s)
+	}
+	return slices.Clone(s)
 }
 
 func orEmpty(s []int32) []int32 {
@@ -1146,7 +1300,7 @@ func (d *decoder) pending() error {
 // notification queue znode.
 func (d *decoder) notifications(kind, path string) {
 	kids := d.children(path)
-	if d.t.Nodes[path] == nil {
+	if !d.t.Has(path) {
 		return
 	}
 	for _, k := range kids {
@@ -1163,25 +1317,61 @@ func (d *decoder) notifications(kind, path string) {
 // raw keeps every znode nothing consumed, except ZooKeeper's own /zookeeper
 // subtree (present only without a chroot).
 func (d *decoder) raw() {
-	d.mark(d.t.Nodes["/"])
-	// Raw is a map: no need to sort the paths.
-	for p, n := range d.t.Nodes {
-		if d.handled.has(n) || p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/") {
-			continue
-		}
-		if len(n.Data) == 0 && len(n.Children) > 0 {
-			// A pure container whose children are kept raw themselves.
-			continue
-		}
+	keep := func(p string, data []byte) {
 		if d.img.ZK.Raw == nil {
 			d.img.ZK.Raw = map[string][]byte{}
 		}
-		d.img.ZK.Raw[p] = n.Data
+		d.img.ZK.Raw[p] = data
 	}
+	t := d.t
+	if t.dt == nil {
+		_, root := d.lookup("/")
+		d.handled.set(root)
+		// Raw is a map: no need to sort the paths.
+		for p, n := range t.nodes {
+			if d.handled.hasNode(n) || p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/") {
+				continue
+			}
+			if len(n.Data) == 0 && len(n.Children) > 0 {
+				// A pure container whose children are kept raw themselves.
+				continue
+			}
+			keep(p, n.Data)
+		}
+		return
+	}
+	// An offline tree: the nodes are walked by Ref, and a path is made
+	// only for the few kept raw.
+	dt := t.dt
+	d.handled.set(nodeID{r: t.root})
+	var walk func(r zkfile.Ref)
+	walk = func(r zkfile.Ref) {
+		kids := dt.Kids(r)
+		if !d.handled.hasRef(r) && (len(dt.Data(r)) > 0 || len(kids) == 0) {
+			// A copy: the image must not keep the tree's arena alive.
+			keep(t.relPath(r), bytes.Clone(dt.Data(r)))
+		}
+		for _, k := range kids {
+			if r == t.root && dt.Name(k) == "zookeeper" {
+				continue
+			}
+			walk(k)
+		}
+	}
+	walk(t.root)
+}
+
+// relPath is the path of an offline tree's node r, relative to its root.
+func (t *Tree) relPath(r zkfile.Ref) string {
+	p := t.dt.Path(r)
+	if rel, ok := relPath(p, t.rootPath); ok {
+		return rel
+	}
+	return p
 }
 
 func (t *Tree) childrenOf(path string) []string {
-	if n := t.Nodes[path]; n != nil {
+	if n := t.Get(path); n != nil {
 		return n.Children
 	}
 	return nil

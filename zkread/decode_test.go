@@ -17,10 +17,10 @@ func tree(nodes map[string]string, versions map[string]int32, czxids map[string]
 	t := NewTree()
 	var add func(p string)
 	add = func(p string) {
-		if t.Nodes[p] != nil {
+		if t.nodes[p] != nil {
 			return
 		}
-		t.Nodes[p] = &Node{}
+		t.nodes[p] = &Node{}
 		if p == "/" {
 			return
 		}
@@ -30,16 +30,16 @@ func tree(nodes map[string]string, versions map[string]int32, czxids map[string]
 			parent = "/"
 		}
 		add(parent)
-		t.Nodes[parent].Children = append(t.Nodes[parent].Children, p[i+1:])
-		slices.Sort(t.Nodes[parent].Children)
+		t.nodes[parent].Children = append(t.nodes[parent].Children, p[i+1:])
+		slices.Sort(t.nodes[parent].Children)
 	}
 	for p, d := range nodes {
 		add(p)
 		if d != "\x00nil" {
-			t.Nodes[p].Data = []byte(d)
+			t.nodes[p].Data = []byte(d)
 		}
-		t.Nodes[p].Stat.Version = versions[p]
-		t.Nodes[p].Stat.Czxid = czxids[p]
+		t.nodes[p].Stat.Version = versions[p]
+		t.nodes[p].Stat.Czxid = czxids[p]
 	}
 	return t
 }

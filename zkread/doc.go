@@ -125,10 +125,16 @@
 // jute.maxbuffer; files that are not regular are refused). Stats are
 // converted to what a client sees: ZooKeeper stores a node's cversion as
 // the count of child creations and reports 2*stored - children;
-// dataLength and numChildren are derived. Tree.Origins records, per
-// znode, the file and byte offset its data was read from (a snapshot's
-// node record or the log entry that last wrote it), so a *ZnodeError from
+// dataLength and numChildren are derived. Tree.NodeOrigin gives, per znode,
+// the file and byte offset its data was read from (a snapshot's node
+// record or the log entry that last wrote it), so a *ZnodeError from
 // Decode names the file and offset as well as the znode.
+//
+// An offline read's Tree is a view of zkfile's compact tree (rooted at
+// the chroot): Get makes the Node asked for, the decoder walks the tree
+// by zkfile.Ref and marks the nodes it consumed in a bitset by Ref, and a
+// path is made only for a znode kept raw. Live reads, dumps and trees
+// made by hand keep their Nodes in a map by path.
 //
 // # History
 //

@@ -68,9 +68,8 @@ func WriteDump(w io.Writer, t *Tree) error {
 	// The header object without its closing brace, then "znodes".
 	bw.Write(bytes.TrimSuffix(hb, []byte("\n}")))
 	bw.WriteString(",\n  \"znodes\": [")
-	paths := t.Paths()
-	for i, p := range paths {
-		n := t.Nodes[p]
+	i := 0
+	err = t.sorted(func(p string, n *Node) error {
 		z := dumpZnode{Path: p, Stat: n.Stat, ACL: n.ACL}
 		if !utf8.ValidString(p) {
 			z.Path = strings.ToValidUTF8(p, "\uFFFD")
@@ -99,10 +98,15 @@ func WriteDump(w io.Writer, t *Tree) error {
 		if i > 0 {
 			bw.WriteByte(',')
 		}
+		i++
 		bw.WriteString("\n    ")
 		bw.Write(zb)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	if len(paths) > 0 {
+	if i > 0 {
 		bw.WriteString("\n  ")
 	}
 	bw.WriteString("]\n}\n")
@@ -155,7 +159,7 @@ func WriteDumpFile(path string, t *Tree, overwrite bool) (err error) {
 // ReadDump reads a dump document back into a Tree, znode by znode (the
 // document is never held whole). Children lists are rebuilt from the
 // paths; every znode's parent must be in the dump. Errors name the dump
-// and the byte offset in it. Tree.Origins stays nil: a znode of a dump is
+// and the byte offset in it. Tree.NodeOrigin says nothing: a znode of a dump is
 // found by its path, and half a million map entries would cost a fifth of
 // the tree's memory.
 //
@@ -235,7 +239,7 @@ func ReadDump(r io.Reader, name string, maxBuffer int) (*Tree, error) {
 	if h.Version != DumpVersion {
 		return nil, fail(dec.InputOffset(), "version %d is not supported (want %d)", h.Version, DumpVersion)
 	}
-	if !sawZnodes || t.Nodes["/"] == nil {
+	if !sawZnodes || t.nodes["/"] == nil {
 		return nil, fail(dec.InputOffset(), "no root znode \"/\"")
 	}
 	if maxZxid == nil || chroot == nil {
@@ -261,7 +265,7 @@ func ReadDump(r io.Reader, name string, maxBuffer int) (*Tree, error) {
 		if parent == "" {
 			parent = "/"
 		}
-		pn := t.Nodes[parent]
+		pn := t.nodes[parent]
 		if pn == nil {
 			return nil, fmt.Errorf("%w: %s: znode %s has no parent in the dump", ErrDump, name, quoteUnsafe(p))
 		}
@@ -310,7 +314,7 @@ func readDumpZnodes(dec *json.Decoder, t *Tree, maxZxid int64, acls map[string][
 		if top := max(st.Czxid, st.Mzxid, st.Pzxid); top > maxZxid {
 			return fail(off, "znode %s: zxid %#x is above the dump's maxZxid %#x", quoteUnsafe(path), top, maxZxid)
 		}
-		if _, dup := t.Nodes[path]; dup {
+		if _, dup := t.nodes[path]; dup {
 			return fail(off, "znode %s appears twice", quoteUnsafe(path))
 		}
 		n := &Node{Stat: st, Children: []string{}}
@@ -341,7 +345,7 @@ func readDumpZnodes(dec *json.Decoder, t *Tree, maxZxid int64, acls map[string][
 		if int64(len(n.Data)) != int64(n.Stat.DataLength) && !bytes.Contains(n.Data, []byte("[redacted sha256:")) {
 			return fail(off, "znode %s: %d byte(s) of data, its stat says dataLength %d", quoteUnsafe(path), len(n.Data), n.Stat.DataLength)
 		}
-		t.Nodes[path] = n
+		t.nodes[path] = n
 	}
 	if _, err := dec.Token(); err != nil {
 		return fail(dec.InputOffset(), "%v", err)

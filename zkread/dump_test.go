@@ -46,7 +46,7 @@ func TestFixtureDump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(tree.Nodes, back.Nodes); d != "" {
+	if d := cmp.Diff(tree.Map(), back.Map()); d != "" {
 		t.Errorf("dump round trip differs:\n%s", d)
 	}
 	if back.MaxZxid != tree.MaxZxid || back.Chroot != fixtureChroot {
@@ -56,7 +56,7 @@ func TestFixtureDump(t *testing.T) {
 	// (Kafka writes null on containers) but no empty ones, so the
 	// synthetic tree below covers empty data.
 	nulls := func(tr *Tree) (n int) {
-		for _, nd := range tr.Nodes {
+		for _, nd := range tr.Map() {
 			if nd.Data == nil {
 				n++
 			}
@@ -67,9 +67,9 @@ func TestFixtureDump(t *testing.T) {
 		t.Errorf("%d null znodes read back, %d in the data dir", nb, nt)
 	}
 	syn := NewTree()
-	syn.Nodes["/"] = &Node{Children: []string{"e", "n"}}
-	syn.Nodes["/e"] = &Node{Data: []byte{}, Children: []string{}}
-	syn.Nodes["/n"] = &Node{Children: []string{}}
+	syn.nodes["/"] = &Node{Children: []string{"e", "n"}}
+	syn.nodes["/e"] = &Node{Data: []byte{}, Children: []string{}}
+	syn.nodes["/n"] = &Node{Children: []string{}}
 	var sb bytes.Buffer
 	if err := WriteDump(&sb, syn); err != nil {
 		t.Fatal(err)
@@ -78,8 +78,8 @@ func TestFixtureDump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sback.Nodes["/e"].Data == nil || sback.Nodes["/n"].Data != nil {
-		t.Errorf("null/empty not kept: %q %q", sback.Nodes["/e"].Data, sback.Nodes["/n"].Data)
+	if sback.Get("/e").Data == nil || sback.Get("/n").Data != nil {
+		t.Errorf("null/empty not kept: %q %q", sback.Get("/e").Data, sback.Get("/n").Data)
 	}
 	img1, err := Decode(tree, DecodeOptions{})
 	if err != nil {
@@ -115,7 +115,7 @@ func TestReadDumpErrors(t *testing.T) {
 func TestWriteDumpFileRefusesOverwrite(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "d.json")
 	tr := NewTree()
-	tr.Nodes["/"] = &Node{}
+	tr.nodes["/"] = &Node{}
 	if err := WriteDumpFile(p, tr, false); err != nil {
 		t.Fatal(err)
 	}
@@ -176,8 +176,8 @@ func TestSourceDetectsChroot(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := fixtureImage(t)
-	if got.Chroot != fixtureChroot || !cmp.Equal(want.Nodes, got.Nodes) {
-		t.Errorf("chroot %q, %d nodes (want %d)", got.Chroot, len(got.Nodes), len(want.Nodes))
+	if got.Chroot != fixtureChroot || !cmp.Equal(want.Map(), got.Map()) {
+		t.Errorf("chroot %q, %d nodes (want %d)", got.Chroot, got.Len(), want.Len())
 	}
 	if _, err := ReadDataDir(filepath.Join(fixtureDir, "datadir"), DataDirOptions{Chroot: "/nope"}); !errors.Is(err, ErrNoNode) {
 		t.Errorf("missing chroot: %v", err)
@@ -273,12 +273,13 @@ func TestDumpRefusesSilentEditsStat(t *testing.T) {
 // same MaxBuffer that lets a data dir hold it lets the dump through.
 func TestDumpZnodeLargerThanMaxBuffer(t *testing.T) {
 	tree, _ := fixtureImage(t)
-	n := tree.Nodes["/cluster/id"]
+	n := tree.Get("/cluster/id")
 	if n == nil {
 		t.Fatal("fixture has no /cluster/id")
 	}
 	n.Data = bytes.Repeat([]byte("x"), 3<<20)
 	n.Stat.DataLength = int32(len(n.Data))
+	tree.Set("/cluster/id", n)
 	var buf bytes.Buffer
 	if err := WriteDump(&buf, tree); err != nil {
 		t.Fatal(err)
@@ -291,7 +292,7 @@ func TestDumpZnodeLargerThanMaxBuffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(back.Nodes["/cluster/id"].Data) != 3<<20 {
+	if len(back.Get("/cluster/id").Data) != 3<<20 {
 		t.Error("data lost")
 	}
 }

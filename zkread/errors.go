@@ -154,11 +154,12 @@ func (e *MalformedError) Unwrap() error { return ErrMalformed }
 func checkDataLimit(t *Tree, maxBuffer int) error {
 	limit := zkfile.LengthLimit(maxBuffer)
 	bad, size := "", 0
-	for p, n := range t.Nodes {
+	t.Range(func(p string, n *Node) bool {
 		if len(n.Data) > limit && (bad == "" || p < bad) {
 			bad, size = p, len(n.Data)
 		}
-	}
+		return true
+	})
 	if bad == "" {
 		return nil
 	}

@@ -180,14 +180,37 @@ type topicAssignment struct {
 // share one backing array, each capped so an append cannot reach its
 // neighbour.
 func fastTopic(data []byte) (topicAssignment, bool) {
+	return fastTopicInto(data, &topicScratch{})
+}
+
+// topicScratch is what fastTopicInto reuses from one topic to the next:
+// its maps and the backing array of its replica lists.
+type topicScratch struct {
+	maps    [3]map[int32][]int32
+	backing []int32
+}
+
+// fastTopicInto is fastTopic with the maps and lists made in sc: they
+// hold the result until the next call with sc.
+func fastTopicInto(data []byte, sc *topicScratch) (topicAssignment, bool) {
 	var v topicAssignment
 	s := scan{b: data}
-	var backing []int32
-	partMap := func(dst *map[int32][]int32) bool {
+	backing := sc.backing[:0]
+	defer func() {
+		if backing != nil {
+			sc.backing = backing
+		}
+	}()
+	partMap := func(dst *map[int32][]int32, i int) bool {
 		if *dst != nil {
 			return false // a repeated key: encoding/json merges them
 		}
-		m := map[int32][]int32{}
+		m := sc.maps[i]
+		if m == nil {
+			m = map[int32][]int32{}
+			sc.maps[i] = m
+		}
+		clear(m)
 		ok := s.object(func(k []byte) bool {
 			p, ok := partitionKey(k)
 			if !ok {
@@ -214,11 +237,11 @@ func fastTopic(data []byte) (topicAssignment, bool) {
 	ok := s.object(func(k []byte) bool {
 		switch string(k) {
 		case "partitions":
-			return partMap(&v.Partitions)
+			return partMap(&v.Partitions, 0)
 		case "adding_replicas":
-			return partMap(&v.Adding)
+			return partMap(&v.Adding, 1)
 		case "removing_replicas":
-			return partMap(&v.Removing)
+			return partMap(&v.Removing, 2)
 		case "topic_id":
 			if v.TopicID != nil {
 				return false

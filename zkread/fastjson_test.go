@@ -17,14 +17,14 @@ func fixtureZnodes(t testing.TB) (topics, states [][]byte) {
 	}
 	for _, p := range tr.Paths() {
 		rest, ok := strings.CutPrefix(p, "/brokers/topics/")
-		if !ok || len(tr.Nodes[p].Data) == 0 {
+		if !ok || len(tr.Get(p).Data) == 0 {
 			continue
 		}
 		switch {
 		case !strings.Contains(rest, "/"):
-			topics = append(topics, tr.Nodes[p].Data)
+			topics = append(topics, tr.Get(p).Data)
 		case strings.HasSuffix(rest, "/state"):
-			states = append(states, tr.Nodes[p].Data)
+			states = append(states, tr.Get(p).Data)
 		}
 	}
 	if len(topics) == 0 || len(states) == 0 {

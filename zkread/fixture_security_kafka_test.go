@@ -45,7 +45,7 @@ func TestFixtureLiveAuth(t *testing.T) {
 	if !errors.Is(err, ErrNoAuth) || errors.Is(err, ErrAuth) || !errors.As(err, &na) || !slices.Equal(na.Paths, fixtureProtected) {
 		t.Fatalf("no credentials: %v", err)
 	}
-	if partial == nil || partial.Nodes["/brokers/topics/orders.v1"] == nil || partial.Nodes["/config/users/alice"] != nil {
+	if partial == nil || partial.Get("/brokers/topics/orders.v1") == nil || partial.Get("/config/users/alice") != nil {
 		t.Errorf("the readable part of the tree is not returned alone")
 	}
 
@@ -91,7 +91,7 @@ func TestFixtureLiveAuth(t *testing.T) {
 	if len(img.DelegationTokens) == 0 || len(img.SCRAM) == 0 {
 		t.Errorf("protected data missing: %d tokens, %d SCRAM credentials", len(img.DelegationTokens), len(img.SCRAM))
 	}
-	if a := tree.Nodes["/config/users"].ACL; len(a) != 1 || a[0].Scheme != "sasl" || a[0].ID != "kafka" {
+	if a := tree.Get("/config/users").ACL; len(a) != 1 || a[0].Scheme != "sasl" || a[0].ID != "kafka" {
 		t.Errorf("live ACL of /config/users %v", a)
 	}
 

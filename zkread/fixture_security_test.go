@@ -100,7 +100,7 @@ func TestFixtureZnodeACLs(t *testing.T) {
 	open := []ACL{{Perms: 31, Scheme: "world", ID: "anyone"}}
 	var protected, readable int
 	for _, p := range tree.Paths() {
-		n := tree.Nodes[p]
+		n := tree.Get(p)
 		sensitive := slices.ContainsFunc(fixtureProtected, func(s string) bool { return p == s || strings.HasPrefix(p, s+"/") })
 		switch {
 		case p == "/consumers":

@@ -22,7 +22,7 @@ func FuzzDecodeZnode(f *testing.F) {
 		"/admin/preferred_replica_election"}
 	if tr, err := ReadDataDir(fixtureDir+"/datadir", DataDirOptions{Chroot: fixtureChroot}); err == nil {
 		for i, p := range tr.Paths() {
-			if d := tr.Nodes[p].Data; len(d) > 0 {
+			if d := tr.Get(p).Data; len(d) > 0 {
 				f.Add(uint8(i), d)
 			}
 		}
@@ -32,7 +32,7 @@ func FuzzDecodeZnode(f *testing.F) {
 		p := paths[int(which)%len(paths)]
 		tr := tree(map[string]string{p: string(data), "/brokers/topics/t": `{"partitions":{"0":[1]}}`}, nil, nil)
 		if p == "/brokers/topics/t" {
-			tr.Nodes[p].Data = data
+			tr.nodes[p].Data = data
 		}
 		_, err := Decode(tr, DecodeOptions{})
 		var ze *ZnodeError
@@ -74,7 +74,7 @@ func FuzzReadDump(f *testing.F) {
 		if err != nil {
 			t.Fatalf("written dump does not read back: %v", err)
 		}
-		if d := cmp.Diff(tr.Nodes, back.Nodes); d != "" {
+		if d := cmp.Diff(tr.Map(), back.Map()); d != "" {
 			t.Fatalf("round trip differs:\n%s", d)
 		}
 	})

@@ -120,6 +120,17 @@ var (
 		"/delegation_token/tokens"}
 )
 
+// followedParent and followedGrandparent name the last component of a
+// container the history keeps the children of (followedParent) or of its
+// parent (the resource types under the ACL roots): a node whose parent
+// and grandparent have other names is in none of them.
+var (
+	followedParent = map[string]bool{"ids": true, "topics": true, "brokers": true, "delete_topics": true,
+		"isr_change_notification": true, "log_dir_event_notification": true, "users": true, "clients": true,
+		"ips": true, "kafka-acl": true, "prefixed": true, "tokens": true}
+	followedGrandparent = map[string]bool{"kafka-acl": true, "prefixed": true}
+)
+
 // followed says whether the history keeps the children of the container
 // at rel.
 func followed(rel string) bool {
@@ -189,10 +200,10 @@ func (h *history) base(dt *zkfile.DataTree) {
 // created.
 func (h *history) find(dt *zkfile.DataTree, changed []zkfile.Changed) bool {
 	if h.fixed {
-		return dt.Nodes[h.root] != nil
+		return dt.Lookup(h.root) != zkfile.NoRef
 	}
 	if changed == nil {
-		c, err := DetectChroot(&Tree{Nodes: dt.Nodes})
+		c, err := DetectChroot(offlineTree(dt, dt.Root(), "/"))
 		if err != nil {
 			return false
 		}
@@ -236,15 +247,6 @@ func (h *history) txn(dt *zkfile.DataTree, txn *zkfile.Txn, changed []zkfile.Cha
 		rel, ok := relPath(c.Path, h.root)
 		if !ok {
 			continue
-		}
-		if h.root != "/" {
-			// The decoder's own map of relative paths (with no chroot
-			// it is the tree's).
-			if c.Op == zkfile.OpCreate {
-				h.t.Nodes[rel] = dt.Nodes[c.Path]
-			} else if c.Op != zkfile.OpSetData {
-				delete(h.t.Nodes, rel)
-			}
 		}
 		h.track(rel, c.Op)
 		if ch, ok := h.apply(rel); ok {
@@ -421,21 +423,34 @@ func (h *history) rel(p string) string {
 func (h *history) start(zxid int64, at time.Time, ch Change) {
 	h.ready = true
 	chroot, _ := h.chroot()
-	h.t = &Tree{Chroot: chroot, Source: h.source, MaxZxid: zxid}
-	if h.root == "/" {
-		h.t.Nodes = h.dt.Nodes
-	} else {
-		h.t.Nodes = map[string]*Node{}
-		for p, n := range h.dt.Nodes {
-			if rel, ok := relPath(p, h.root); ok {
-				h.t.Nodes[rel] = n
-			}
-		}
-	}
+	// The decoder reads the replay's tree as it goes, through a view
+	// rooted at the chroot: its nodes are looked up by path each time.
+	h.t = offlineTree(h.dt, h.dt.Lookup(h.root), h.root)
+	h.t.Chroot, h.t.Source, h.t.MaxZxid = chroot, h.source, zxid
 	h.kids = map[string]map[string]struct{}{}
-	for p := range h.t.Nodes {
-		h.track(p, zkfile.OpCreate)
+	// The children of the containers the history keeps, from every node
+	// in the tree (its children lists are not laid out while it is
+	// replayed); a path is made only for a node whose parent's or
+	// grandparent's name may be such a container's.
+	dt := h.dt
+	name := func(r zkfile.Ref) string {
+		if r == zkfile.NoRef {
+			return ""
+		}
+		return dt.Name(r)
 	}
+	dt.Range(func(r zkfile.Ref) bool {
+		p := dt.Parent(r)
+		if p == zkfile.NoRef {
+			return false
+		}
+		return followedParent[name(p)] || followedGrandparent[name(dt.Parent(p))]
+	}, func(p string, _ zkfile.Ref) bool {
+		if rel, ok := relPath(p, h.root); ok && p != "" {
+			h.track(rel, zkfile.OpCreate)
+		}
+		return true
+	})
 	// Lenient: a malformed znode leaves its entity out of this step's
 	// image rather than stopping the history (the final decode is the
 	// one that judges the tree).
@@ -502,7 +517,7 @@ func (h *history) apply(rel string) (Change, bool) {
 		name, ok := strings.CutPrefix(rel, dir)
 		return name, ok && name != "" && !strings.Contains(name, "/")
 	}
-	exists := h.t.Nodes[rel] != nil
+	exists := h.t.Has(rel)
 	switch {
 	case rel == "/cluster/id":
 		// No rule reads it; kept so that the image is the decode's.
@@ -640,7 +655,7 @@ func (h *history) apply(rel string) (Change, bool) {
 func (h *history) topic(name string) {
 	img := h.d.img
 	path := "/brokers/topics/" + name
-	n := h.t.Nodes[path]
+	n := h.t.Get(path)
 	delete(img.Topics, name)
 	if n == nil {
 		return
@@ -658,7 +673,13 @@ func (h *history) partition(name string, pid int32, path string) bool {
 		return false
 	}
 	h.d.pbuf = append(h.d.pbuf[:0], path...)
-	ok, _ := h.d.partitionState(name, t.Partitions[pid], h.t.Nodes[path], nil)
+	var data []byte
+	var version int32
+	n := h.t.Get(path)
+	if n != nil {
+		data, version = n.Data, n.Stat.Version
+	}
+	ok, _ := h.d.partitionState(name, t.Partitions[pid], data, version, n != nil, nil)
 	if !ok {
 		delete(t.Partitions, pid) // malformed: left out, as a decode does
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/zkread/zkfile"
 )
 
 // LiveOptions configures ReadLive.
@@ -335,7 +336,7 @@ func diffSentinels(before, after map[string]*Stat, t *Tree) []string {
 	for _, p := range sentinels {
 		b, a := before[p], after[p]
 		moved := (a == nil) != (b == nil) || (a != nil && (a.Mzxid != b.Mzxid || a.Pzxid != b.Pzxid || a.Cversion != b.Cversion))
-		if n := t.Nodes[p]; !moved && a != nil && n != nil && (n.Stat.Mzxid != a.Mzxid || n.Stat.Pzxid != a.Pzxid) {
+		if n := t.Get(p); !moved && a != nil && n != nil && (n.Stat.Mzxid != a.Mzxid || n.Stat.Pzxid != a.Pzxid) {
 			moved = true
 		}
 		if moved {
@@ -381,7 +382,11 @@ func (r *liveReader) probeMultiRead(ctx context.Context, root string) error {
 // nodeRead is one znode of a level being read: its reads are answered in
 // any order, and it is complete when none is outstanding.
 type nodeRead struct {
-	rel, abs  string
+	rel, abs string
+	// parent is the node of the tree being built the znode goes under
+	// (NoRef for the root).
+	parent zkfile.Ref
+
 	data      []byte
 	stat      Stat
 	kids      []string
@@ -389,15 +394,25 @@ type nodeRead struct {
 	kidsAsked bool
 	pending   int
 	err       error
+	// spec is the read of the child a partition znode always has in
+	// Kafka's layout ("state"), asked with its own data (see
+	// partitionState); adopted when the znode's stat says it is its one
+	// child.
+	spec *ReadResult
+	// state is that child, read: it goes into the tree with the znode,
+	// not into the next level.
+	state *ReadResult
 }
 
 // readItem is one read of a znode: opGetData, opGetChildren,
 // opGetChildren2 or opGetACL. solo sends it as its own request even when
 // multiRead batching is on (after a batch's response was too large).
+// spec: the getData is of the znode's child "state" (nodeRead.spec).
 type readItem struct {
 	n    *nodeRead
 	op   int32
 	solo bool
+	spec bool
 }
 
 // packet is one request in flight: a multiRead of items, or one item.
@@ -417,6 +432,10 @@ type packet struct {
 func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 	t := NewTree()
 	t.Chroot = r.chroot
+	// The znodes go into a compact tree as their reads complete, each
+	// under its parent (read a level before): what an offline read
+	// holds, and decodes from as fast.
+	b := zkfile.NewBuilder()
 	var (
 		mu     sync.Mutex
 		noAuth []string
@@ -425,9 +444,9 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 		known  = 1
 	)
 	window := max(1, r.opts.InFlight/len(r.conns))
-	level := []string{"/"}
+	level := []levelNode{{rel: "/", parent: zkfile.NoRef}}
 	for len(level) > 0 {
-		var next []string
+		var next []levelNode
 		var cursor atomic.Int64
 		var stop atomic.Bool
 		finish := func(n *nodeRead) {
@@ -436,16 +455,24 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 			done++
 			switch {
 			case n.err == nil:
-				sort.Strings(n.kids)
-				if n.kids == nil {
-					n.kids = []string{} // as every source: never nil
-				}
-				t.Nodes[n.rel] = &Node{Data: n.data, Stat: n.stat, Children: n.kids, ACL: n.acl}
-				for _, k := range n.kids {
-					next = append(next, Child(n.rel, k))
-				}
+				name := n.rel[strings.LastIndexByte(n.rel, '/')+1:]
+				ref := b.Add(n.parent, name, n.data, n.stat, n.acl)
 				known += len(n.kids)
 				t.MaxZxid = max(t.MaxZxid, n.stat.Czxid, n.stat.Mzxid, n.stat.Pzxid)
+				if st := n.state; st != nil {
+					// Read with its parent: it is in the tree now, and
+					// Progress hears of each (one call per znode).
+					b.Add(ref, stateChild, st.Data, st.Stat, nil)
+					t.MaxZxid = max(t.MaxZxid, st.Stat.Czxid, st.Stat.Mzxid, st.Stat.Pzxid)
+					if r.opts.Progress != nil {
+						r.opts.Progress(done, known)
+					}
+					done++
+					break
+				}
+				for _, k := range n.kids {
+					next = append(next, levelNode{rel: Child(n.rel, k), parent: ref})
+				}
 			case errors.Is(n.err, codeNoNode):
 				// Deleted after its parent was listed: the parent's
 				// pzxid moved, which the sentinel check may catch.
@@ -481,20 +508,12 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 		if fatal != nil {
 			return nil, nil, fatal
 		}
-		sort.Strings(next)
+		slices.SortFunc(next, func(a, b levelNode) int { return strings.Compare(a.rel, b.rel) })
 		level = next
 	}
-	// A node whose child vanished keeps the stale name; drop such names so
-	// Children always points at nodes of the tree.
-	for p, n := range t.Nodes {
-		kept := n.Children[:0]
-		for _, c := range n.Children {
-			if _, ok := t.Nodes[Child(p, c)]; ok {
-				kept = append(kept, c)
-			}
-		}
-		n.Children = kept
-	}
+	// A node whose child vanished is not listed as its parent: the tree
+	// lists the children it holds.
+	t.adopt(b.Finish())
 	t.sortWarnings()
 	if len(noAuth) > 0 {
 		sort.Strings(noAuth)
@@ -503,12 +522,19 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 	return t, nil, nil
 }
 
+// levelNode is a znode of a level to read, with the node its parent
+// became in the tree.
+type levelNode struct {
+	rel    string
+	parent zkfile.Ref
+}
+
 // levelWorker reads a level's znodes over one connection: it claims
 // znodes from the level's shared cursor and keeps its follow-up reads.
 type levelWorker struct {
 	r      *liveReader
 	conn   *Session
-	level  []string
+	level  []levelNode
 	cursor *atomic.Int64
 	finish func(*nodeRead)
 	queue  []readItem // follow-ups, sent before new znodes
@@ -520,9 +546,16 @@ func (w *levelWorker) claim() bool {
 	if i >= len(w.level) {
 		return false
 	}
-	rel := w.level[i]
-	n := &nodeRead{rel: rel, abs: w.r.abs(rel)}
+	rel := w.level[i].rel
+	n := &nodeRead{rel: rel, abs: w.r.abs(rel), parent: w.level[i].parent}
 	switch {
+	case w.r.multi && !w.r.opts.ReadACLs && isPartition(rel):
+		// Its data, and its child "state" read at once, in place of
+		// asking its children: a third of a big cluster's reads fewer.
+		n.kidsAsked = true
+		w.add(n, opGetData, false)
+		n.pending++
+		w.queue = append(w.queue, readItem{n: n, op: opGetData, spec: true})
 	case w.r.multi && expectsChildren(rel):
 		n.kidsAsked = true
 		w.add(n, opGetData, false)
@@ -565,7 +598,7 @@ func (w *levelWorker) nextPackets() []*packet {
 		w.queue = w.queue[1:]
 		if !w.batchable(it) {
 			p := &packet{items: []readItem{it}}
-			p.c, p.err = w.conn.send(0, it.op, pathRequest(it.n.abs, it.op != opGetACL))
+			p.c, p.err = w.conn.send(0, it.op, pathRequest(it.path(), it.op != opGetACL))
 			out = append(out, p)
 			if !w.r.multi {
 				return out
@@ -615,8 +648,8 @@ func (w *levelWorker) complete(p *packet) {
 		if errors.Is(err, errTooLarge) {
 			// Too large as one response: read each on its own.
 			for _, it := range p.items {
-				it.n.pending--
-				w.add(it.n, it.op, true)
+				it.solo = true
+				w.queue = append(w.queue, it)
 			}
 			return
 		}
@@ -658,7 +691,7 @@ func (w *levelWorker) complete(p *packet) {
 func toOps(items []readItem) []ReadOp {
 	ops := make([]ReadOp, len(items))
 	for i, it := range items {
-		ops[i] = ReadOp{Path: it.n.abs, Children: it.op == opGetChildren}
+		ops[i] = ReadOp{Path: it.path(), Children: it.op == opGetChildren}
 	}
 	return ops
 }
@@ -672,6 +705,8 @@ func (w *levelWorker) apply(it readItem, res ReadResult, acl []ACL) {
 	n := it.n
 	n.pending--
 	switch {
+	case it.spec:
+		n.spec = &res
 	case res.Err != nil:
 		if n.err == nil {
 			n.err = res.Err
@@ -695,9 +730,49 @@ func (w *levelWorker) apply(it readItem, res ReadResult, acl []ACL) {
 	case it.op == opGetACL:
 		n.acl = acl
 	}
+	if n.pending == 0 && n.spec != nil && n.err == nil {
+		// The partition's reads are in: its stat says whether "state" was
+		// all its children.
+		spec := n.spec
+		n.spec = nil
+		switch {
+		case n.stat.NumChildren == 0:
+			n.kids = nil
+		case n.stat.NumChildren == 1 && spec.Err == nil && spec.Stat.NumChildren == 0:
+			n.kids, n.state = []string{stateChild}, spec
+		default:
+			// Something else: its children, listed; "state" is read with
+			// the next level, as any child.
+			w.add(n, opGetChildren, false)
+			return
+		}
+	}
 	if n.pending == 0 {
 		w.finish(n)
 	}
+}
+
+// stateChild is the child every partition znode has in Kafka's layout.
+const stateChild = "state"
+
+// path is the znode the item reads.
+func (it readItem) path() string {
+	if it.spec {
+		return it.n.abs + "/" + stateChild
+	}
+	return it.n.abs
+}
+
+// isPartition says whether rel is a partition znode of Kafka's layout,
+// /brokers/topics/<topic>/partitions/<n>.
+func isPartition(rel string) bool {
+	rest, ok := strings.CutPrefix(rel, "/brokers/topics/")
+	if !ok {
+		return false
+	}
+	_, sub, ok := strings.Cut(rest, "/")
+	p, ok2 := strings.CutPrefix(sub, "partitions/")
+	return ok && ok2 && p != "" && !strings.Contains(p, "/")
 }
 
 // likelyContainer says whether Kafka keeps a znode only to hold children

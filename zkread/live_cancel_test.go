@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // stallZK is a ZooKeeper server that goes silent: it establishes sessions
@@ -30,6 +33,9 @@ type stallZK struct {
 	pre36 bool
 	// data holds the data getData answers for a path (null otherwise).
 	data map[string][]byte
+	// tree, when set, is the whole tree (path -> children) the server
+	// holds in place of root's: a path not in it is NoNode.
+	tree map[string][]string
 	// stalled is closed when the first request went unanswered.
 	stalled  chan struct{}
 	stallOne sync.Once
@@ -205,8 +211,23 @@ func (s *stallZK) result(op int32, path string) (int32, []byte) {
 	if path == "/" {
 		n = int32(len(s.root))
 	}
+	if s.tree != nil {
+		kids, ok := s.tree[path]
+		if !ok && op != -11 {
+			return -101, nil // NoNode
+		}
+		n = int32(len(kids))
+	}
 	kids := func() []byte {
 		var b []byte
+		if s.tree != nil {
+			b = binary.BigEndian.AppendUint32(b, uint32(len(s.tree[path])))
+			for _, k := range s.tree[path] {
+				b = binary.BigEndian.AppendUint32(b, uint32(len(k)))
+				b = append(b, k...)
+			}
+			return b
+		}
 		if path == "/" {
 			b = binary.BigEndian.AppendUint32(b, uint32(len(s.root)))
 			for _, k := range s.root {
@@ -219,7 +240,7 @@ func (s *stallZK) result(op int32, path string) (int32, []byte) {
 	}
 	switch op {
 	case 3: // exists
-		if path != "/" {
+		if path != "/" && s.tree == nil {
 			return -101, nil // NoNode
 		}
 		return 0, stat(n)
@@ -321,8 +342,8 @@ func TestLiveFallbackFake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tree.Nodes) != 201 {
-		t.Errorf("read %d znodes, want 201", len(tree.Nodes))
+	if tree.Len() != 201 {
+		t.Errorf("read %d znodes, want 201", tree.Len())
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -342,8 +363,8 @@ func TestMultiReadTooLarge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tree.Nodes) != 201 {
-		t.Errorf("read %d znodes, want 201", len(tree.Nodes))
+	if tree.Len() != 201 {
+		t.Errorf("read %d znodes, want 201", tree.Len())
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -390,7 +411,76 @@ func TestLiveZnodeLargerThanMaxBuffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := tree.Nodes["/c007"]; n == nil || len(n.Data) != 3000 {
+	if n := tree.Get("/c007"); n == nil || len(n.Data) != 3000 {
 		t.Errorf("znode /c007: %+v", n)
 	}
+}
+
+// TestLivePartitionStateRead: a partition znode's child "state" is read
+// with the partition's own data, not found by listing its children,
+// whenever the partition's stat says it is its only child; a partition
+// with no child, with another child or more, or whose state has children
+// of its own, is listed and read as any znode. The tree read is the
+// server's either way.
+func TestLivePartitionStateRead(t *testing.T) {
+	var lmu sync.Mutex
+	var listed []string
+	s := newStallZK(t, 0, func(op int32, path string) bool {
+		if op == 8 || op == 12 { // getChildren, getChildren2
+			lmu.Lock()
+			listed = append(listed, path)
+			lmu.Unlock()
+		}
+		return true
+	})
+	s.tree = map[string][]string{"/": {"brokers"}, "/brokers": {"topics"}, "/brokers/topics": {"t"},
+		"/brokers/topics/t": {"partitions"}, "/brokers/topics/t/partitions": {"0", "1", "2", "3", "4"}}
+	s.data = map[string][]byte{"/brokers/topics/t": []byte(`{"partitions":{}}`)}
+	for p, kids := range map[string][]string{"0": {"state"}, "1": {}, "2": {"state", "x"}, "3": {"other"}, "4": {"state"}} {
+		base := "/brokers/topics/t/partitions/" + p
+		s.tree[base] = kids
+		for _, k := range kids {
+			s.tree[base+"/"+k] = []string{}
+			s.data[base+"/"+k] = []byte(p + k)
+		}
+	}
+	s.tree["/brokers/topics/t/partitions/4/state"] = []string{"deep"}
+	s.tree["/brokers/topics/t/partitions/4/state/deep"] = []string{}
+	tree, err := ReadLive(context.Background(), LiveOptions{Servers: []string{s.addr()}, Connections: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for p, n := range tree.All() {
+		got[p] = fmt.Sprintf("%q %v %d", n.Data, n.Children, n.Stat.NumChildren)
+	}
+	want := map[string]string{}
+	for p, kids := range s.tree {
+		d, ok := s.data[p]
+		if !ok {
+			d = nil
+		}
+		if kids == nil {
+			kids = []string{}
+		}
+		ks := append([]string{}, kids...)
+		sort.Strings(ks)
+		want[p] = fmt.Sprintf("%q %v %d", d, ks, len(kids))
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("tree read (-server +read):\n%s", d)
+	}
+	// Listed: the znodes with children, but for partition 0 whose stat
+	// showed "state" as its one child. 4's state has a child of its own,
+	// so 4 is listed, and its state is read as any znode.
+	lmu.Lock()
+	defer lmu.Unlock()
+	sort.Strings(listed)
+	wantListed := []string{"/", "/brokers", "/brokers/topics", "/brokers/topics/t", "/brokers/topics/t/partitions",
+		"/brokers/topics/t/partitions/2", "/brokers/topics/t/partitions/3", "/brokers/topics/t/partitions/4",
+		"/brokers/topics/t/partitions/4/state"}
+	if d := cmp.Diff(wantListed, listed); d != "" {
+		t.Errorf("children listed (-want +got):\n%s", d)
+	}
+	s.checkReadOnly(t)
 }

@@ -74,8 +74,8 @@ func TestLiveZooKeeper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if progressCalls != len(tree.Nodes) || tree.Chroot != chroot || tree.MaxZxid == 0 {
-		t.Errorf("progress %d for %d nodes, chroot %q, zxid %d", progressCalls, len(tree.Nodes), tree.Chroot, tree.MaxZxid)
+	if progressCalls != tree.Len() || tree.Chroot != chroot || tree.MaxZxid == 0 {
+		t.Errorf("progress %d for %d nodes, chroot %q, zxid %d", progressCalls, tree.Len(), tree.Chroot, tree.MaxZxid)
 	}
 	img, err := Decode(tree, DecodeOptions{})
 	if err != nil {
@@ -126,8 +126,8 @@ func TestLiveZooKeeper(t *testing.T) {
 			}
 		}
 		ok, err := ReadLive(ctx, LiveOptions{Servers: []string{zks.Addr()}, Chroot: "/secure", Auth: "kafka:secret", ReadACLs: true})
-		if err != nil || len(ok.Nodes) != 3 || ok.Nodes["/a"].ACL[0].Scheme != "digest" {
-			t.Fatalf("right password: %v, %d nodes", err, len(ok.Nodes))
+		if err != nil || ok.Len() != 3 || ok.Get("/a").ACL[0].Scheme != "digest" {
+			t.Fatalf("right password: %v, %d nodes", err, ok.Len())
 		}
 		_, err = ReadLive(ctx, LiveOptions{Servers: []string{zks.Addr()}, Chroot: "/secure", Auth: "kafka:wrong"})
 		var na *NoAuthError
@@ -171,7 +171,7 @@ func TestLiveZooKeeper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(live.Nodes, single.Nodes); d != "" {
+	if d := cmp.Diff(live.Map(), single.Map()); d != "" {
 		t.Errorf("multiRead read differs from single requests (-multi +single):\n%s", d)
 	}
 	noACL, err := ReadLive(ctx, LiveOptions{Servers: []string{zks.Addr()}, Chroot: chroot, Batch: 7})
@@ -185,7 +185,7 @@ func TestLiveZooKeeper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(live.Nodes, off.Nodes); d != "" {
+	if d := cmp.Diff(live.Map(), off.Map()); d != "" {
 		t.Fatalf("offline read differs from live read (-live +offline):\n%s", d)
 	}
 	if len(off.Warnings) != 0 {
@@ -220,7 +220,7 @@ func TestLiveZooKeeper(t *testing.T) {
 		if len(fb.Warnings) != 1 || !strings.Contains(fb.Warnings[0], newest) || len(fb.Findings) != 1 || fb.Findings[0].Code != model.WarnSnapshotFallback {
 			t.Errorf("warnings %q", fb.Warnings)
 		}
-		if d := cmp.Diff(live.Nodes, fb.Nodes); d != "" {
+		if d := cmp.Diff(live.Map(), fb.Map()); d != "" {
 			t.Errorf("fallback read differs from live read:\n%s", d)
 		}
 	})
@@ -514,7 +514,7 @@ func liveSensitiveConfigs(t *testing.T, ctx context.Context, c *kafkatest.Cluste
 	out := printAll(t, img, false)
 	var raw strings.Builder
 	for _, p := range tree.Paths() {
-		raw.Write(model.RedactRawZnode(p, tree.Nodes[p].Data))
+		raw.Write(model.RedactRawZnode(p, tree.Get(p).Data))
 	}
 	if l := leaked(out+raw.String(), secrets); len(l) > 0 {
 		t.Errorf("redacted output holds %q", l[0])

@@ -129,7 +129,7 @@ func compareOracle(t *testing.T, tree *Tree, addr, chroot string) {
 		want[rel] = n
 	}
 	got := map[string]*Node{}
-	for p, n := range tree.Nodes {
+	for p, n := range tree.Map() {
 		c := *n
 		if len(c.Children) == 0 {
 			c.Children = nil

@@ -21,13 +21,13 @@ func fixtureSecrets(t *testing.T, tr *Tree, prefix string) []string {
 	t.Helper()
 	var out []string
 	for _, p := range tr.Paths() {
-		if !strings.HasPrefix(p, prefix+"/config/users/") || len(tr.Nodes[p].Data) == 0 {
+		if !strings.HasPrefix(p, prefix+"/config/users/") || len(tr.Get(p).Data) == 0 {
 			continue
 		}
 		var v struct {
 			Config map[string]string `json:"config"`
 		}
-		if err := json.Unmarshal(tr.Nodes[p].Data, &v); err != nil {
+		if err := json.Unmarshal(tr.Get(p).Data, &v); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
 		for k, val := range v.Config {
@@ -105,7 +105,7 @@ func TestRedactedRawZnodes(t *testing.T) {
 		if !bytes.Equal(mustJSON(t, once), mustJSON(t, once.Redacted())) {
 			t.Error("Redacted is not idempotent on raw znodes")
 		}
-		if !bytes.Equal(img.ZK.Raw[fixtureChroot+"/config/users/alice"], tr.Nodes[fixtureChroot+"/config/users/alice"].Data) {
+		if !bytes.Equal(img.ZK.Raw[fixtureChroot+"/config/users/alice"], tr.Get(fixtureChroot+"/config/users/alice").Data) {
 			t.Error("Redacted modified the receiver's raw data")
 		}
 	})
@@ -116,8 +116,8 @@ func TestRedactedRawZnodes(t *testing.T) {
 			t.Fatal(err)
 		}
 		secrets := fixtureSecrets(t, tr, "")
-		n := tr.Nodes["/config/users/alice"]
-		n.Data = bytes.Replace(n.Data, []byte(`"config":{`), []byte(`"config":{"consumer_byte_rate":"lots",`), 1)
+		n := tr.Get("/config/users/alice")
+		tr.SetData("/config/users/alice", bytes.Replace(n.Data, []byte(`"config":{`), []byte(`"config":{"consumer_byte_rate":"lots",`), 1))
 		img, err := Decode(tr, DecodeOptions{Lenient: true})
 		if !errors.Is(err, ErrMalformed) || img == nil || img.ZK.Raw["/config/users/alice"] == nil {
 			t.Fatalf("want alice's znode malformed and raw: %v", err)
@@ -138,8 +138,8 @@ func TestRedactedRawZnodes(t *testing.T) {
 			t.Fatal(err)
 		}
 		secrets := fixtureSecrets(t, tr, "")
-		n := tr.Nodes["/config/users/carol"]
-		n.Data = n.Data[:len(n.Data)-2] // truncated JSON
+		n := tr.Get("/config/users/carol")
+		tr.SetData("/config/users/carol", n.Data[:len(n.Data)-2]) // truncated JSON
 		img, err := Decode(tr, DecodeOptions{Lenient: true})
 		if !errors.Is(err, ErrMalformed) || img.ZK.Raw["/config/users/carol"] == nil {
 			t.Fatalf("want carol's znode malformed and raw: %v", err)

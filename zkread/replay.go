@@ -79,11 +79,16 @@ func (p *replayer) base(dt *zkfile.DataTree) {
 		return
 	}
 	eph := map[string]int64{}
-	for path, n := range dt.Nodes {
-		if o := n.Stat.EphemeralOwner; o != 0 && !specialOwner(o) {
-			eph[path] = o
-		}
+	owner := func(r zkfile.Ref) bool {
+		o := dt.Stat(r).EphemeralOwner
+		return o != 0 && !specialOwner(o)
 	}
+	dt.Range(owner, func(path string, r zkfile.Ref) bool {
+		if owner(r) {
+			eph[path] = dt.Stat(r).EphemeralOwner
+		}
+		return true
+	})
 	sessions := make(map[int64]int32, len(dt.Sessions))
 	for id, to := range dt.Sessions {
 		sessions[id] = to

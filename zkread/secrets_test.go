@@ -49,12 +49,11 @@ func TestMalformedZnodeErrorsCarryNoSecret(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			tr, _ := fixtureImage(t)
 			secrets := append(fixtureSecrets(t, tr, ""), "hunter2")
-			origin, ok := tr.Origins[c.path]
+			origin, ok := tr.NodeOrigin(c.path)
 			if !ok || origin.File == "" {
 				t.Fatalf("no origin for %s", c.path)
 			}
-			n := tr.Nodes[c.path]
-			n.Data = c.mutate(n.Data)
+			tr.SetData(c.path, c.mutate(tr.Get(c.path).Data))
 			_, err := Decode(tr, DecodeOptions{})
 			var ze *ZnodeError
 			if !errors.Is(err, ErrMalformed) || !errors.As(err, &ze) || ze.Path != c.path || ze.File != origin.File || ze.Offset != origin.Offset {
@@ -99,12 +98,13 @@ func TestMalformedZnodeErrorsCarryNoSecret(t *testing.T) {
 // log entry is the one that last wrote it.
 func TestZnodeOrigins(t *testing.T) {
 	tr, _ := fixtureImage(t)
-	if len(tr.Origins) != len(tr.Nodes) {
-		t.Fatalf("%d origins for %d znodes", len(tr.Origins), len(tr.Nodes))
-	}
 	files := map[string][]byte{}
 	checked := 0
-	for p, o := range tr.Origins {
+	for _, p := range tr.Paths() {
+		o, ok := tr.NodeOrigin(p)
+		if !ok {
+			t.Fatalf("no origin for %s", p)
+		}
 		b, ok := files[o.File]
 		if !ok {
 			var err error
@@ -137,11 +137,11 @@ func TestZnodeOrigins(t *testing.T) {
 // JSON. Every other decoded field is equal too.
 func TestRedactedDumpRoundTrip(t *testing.T) {
 	tr, direct := fixtureImage(t)
-	red := &Tree{Nodes: map[string]*Node{}, Source: tr.Source, Chroot: tr.Chroot, MaxZxid: tr.MaxZxid}
-	for p, n := range tr.Nodes {
+	red := &Tree{nodes: map[string]*Node{}, Source: tr.Source, Chroot: tr.Chroot, MaxZxid: tr.MaxZxid}
+	for p, n := range tr.Map() {
 		c := *n
 		c.Data = model.RedactRawZnode(p, n.Data)
-		red.Nodes[p] = &c
+		red.nodes[p] = &c
 	}
 	var buf bytes.Buffer
 	if err := WriteDump(&buf, red); err != nil {
@@ -188,11 +188,11 @@ func TestRedactedDumpRoundTrip(t *testing.T) {
 func TestDumpNonUTF8(t *testing.T) {
 	tr := NewTree()
 	tr.Source, tr.Chroot = "zkdata:/x\xff", "/c\xfe"
-	tr.Nodes["/"] = &Node{Children: []string{"a\xffb", "ok"}}
-	tr.Nodes["/a\xffb"] = &Node{Data: []byte(`{"k\xff":"v"}`), Children: []string{"\xc0"}}
-	tr.Nodes["/a\xffb/\xc0"] = &Node{Data: []byte("\xff\xfe"), Children: []string{}}
-	tr.Nodes["/ok"] = &Node{Data: []byte(`{"k":"v"}`), Children: []string{}}
-	for _, n := range tr.Nodes {
+	tr.nodes["/"] = &Node{Children: []string{"a\xffb", "ok"}}
+	tr.nodes["/a\xffb"] = &Node{Data: []byte(`{"k\xff":"v"}`), Children: []string{"\xc0"}}
+	tr.nodes["/a\xffb/\xc0"] = &Node{Data: []byte("\xff\xfe"), Children: []string{}}
+	tr.nodes["/ok"] = &Node{Data: []byte(`{"k":"v"}`), Children: []string{}}
+	for _, n := range tr.Map() {
 		n.Stat.DataLength = int32(len(n.Data)) // as ZooKeeper's stat says
 	}
 	var buf bytes.Buffer
@@ -209,7 +209,7 @@ func TestDumpNonUTF8(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(tr.Nodes, back.Nodes); d != "" {
+	if d := cmp.Diff(tr.Map(), back.Map()); d != "" {
 		t.Errorf("round trip (-want +got):\n%s", d)
 	}
 }

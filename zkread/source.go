@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/zkread/zkfile"
 )
 
 // Access is how a Source's tree is read: from a live ensemble, from a
@@ -196,17 +197,17 @@ func (s Source) ReadTree(ctx context.Context, opts ReadOptions) (*Tree, error) {
 // holding X/brokers/ids or X/cluster/id otherwise. Several candidates are
 // an error naming them.
 func DetectChroot(t *Tree) (string, error) {
-	if t.Nodes["/brokers/ids"] != nil || t.Nodes["/cluster/id"] != nil {
+	if t.Has("/brokers/ids") || t.Has("/cluster/id") {
 		return "", nil
 	}
 	seen := map[string]bool{}
-	for p := range t.Nodes {
+	t.rangePaths(func(p string) {
 		for _, suffix := range []string{"/brokers/ids", "/cluster/id"} {
 			if strings.HasSuffix(p, suffix) {
 				seen[strings.TrimSuffix(p, suffix)] = true
 			}
 		}
-	}
+	})
 	var cands []string
 	for c := range seen {
 		cands = append(cands, c)
@@ -220,29 +221,31 @@ func DetectChroot(t *Tree) (string, error) {
 	return "", fmt.Errorf("%w: several Kafka chroots in the tree (%s): name one", ErrSource, strings.Join(cands, ", "))
 }
 
-// Subtree returns the part of t under chroot, re-rooted at "/".
+// Subtree returns the part of t under chroot, re-rooted at "/" (an
+// offline read's shares its nodes with t).
 func Subtree(t *Tree, chroot string) *Tree {
-	out := NewTree()
+	var out *Tree
+	if t.dt != nil {
+		abs := chroot
+		if t.rootPath != "/" {
+			abs = t.rootPath + chroot
+		}
+		out = offlineTree(t.dt, t.ref(chroot), abs)
+		if out.root == zkfile.NoRef {
+			out = NewTree()
+		}
+	} else {
+		out = NewTree()
+		out.nodes = make(map[string]*Node, len(t.nodes))
+		for p, n := range t.nodes {
+			if rel, ok := relPath(p, chroot); ok {
+				out.nodes[rel] = n
+			}
+		}
+	}
 	out.Source, out.MaxZxid, out.Changed = t.Source, t.MaxZxid, t.Changed
 	out.Warnings = append([]string{}, t.Warnings...)
 	out.Findings = model.CloneFindings(t.Findings)
 	out.Chroot = NormalizeChroot(t.Chroot + chroot)
-	// The nodes are t's: its numbering holds for them.
-	out.index = t.index
-	out.Nodes = make(map[string]*Node, len(t.Nodes))
-	if t.Origins != nil {
-		out.Origins = make(map[string]Origin, len(t.Origins))
-	}
-	for p, n := range t.Nodes {
-		if rel, ok := relPath(p, chroot); ok {
-			out.Nodes[rel] = n
-			if o, ok := t.Origins[p]; ok {
-				if out.Origins == nil {
-					out.Origins = map[string]Origin{}
-				}
-				out.Origins[rel] = o
-			}
-		}
-	}
 	return out
 }

@@ -57,8 +57,8 @@ func TestLiveTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tree.Nodes["/zookeeper"] == nil {
-		t.Errorf("read %d znodes, no /zookeeper", len(tree.Nodes))
+	if !tree.Has("/zookeeper") {
+		t.Errorf("read %d znodes, no /zookeeper", tree.Len())
 	}
 	noCert, _ := TLSConfig(filepath.Join(dir, "ca.pem"), "", "", "")
 	_, err = ReadLive(context.Background(), LiveOptions{Servers: []string{addr}, TLS: noCert, SessionTimeout: 2 * time.Second})

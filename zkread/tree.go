@@ -2,6 +2,7 @@ package zkread
 
 import (
 	"bytes"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -30,8 +31,12 @@ type Origin = zkfile.Origin
 
 // Tree is the raw znode tree every source produces. Paths are absolute and
 // relative to the chroot: "/" is the chroot itself.
+//
+// A live read, a dump and a tree made by hand keep their nodes in a map
+// by path; an offline read keeps zkfile's compact tree and hands out
+// Nodes made on request (Get), which share its data: change a node
+// through Set or SetData, never in place.
 type Tree struct {
-	Nodes map[string]*Node
 	// MaxZxid is the highest zxid seen: the data dir's last applied zxid, or
 	// for a live read the highest czxid/mzxid/pzxid read.
 	MaxZxid int64
@@ -50,9 +55,6 @@ type Tree struct {
 	// WarnTornTail, WarnZKLogDamaged, WarnTreeChanged, WarnChrootDetected),
 	// with where they apply; Decode carries them into Image.Warnings.
 	Findings []model.Finding
-	// Origins maps a path to where an offline read found its data (nil for
-	// live and dump reads), so errors can name the file and offset.
-	Origins map[string]Origin
 	// Changed is set by a live read that saw the tree change while reading
 	// and could not get a stable view.
 	Changed bool
@@ -66,9 +68,16 @@ type Tree struct {
 	// clients can leave kmeta's own out.
 	ReaderSessions []int64
 
-	// index numbers the nodes an offline read made (nil otherwise), for
-	// the decoder's marks.
-	index *zkfile.Index
+	// nodes holds a live read's, a dump's or a hand-made tree's nodes by
+	// path; nil for an offline read's.
+	nodes map[string]*Node
+	// dt is an offline read's tree, root the node this tree's "/" is (the
+	// chroot's) and rootPath its path in dt.
+	dt       *zkfile.DataTree
+	root     zkfile.Ref
+	rootPath string
+	// size counts an offline tree's nodes under root (-1: not yet).
+	size int
 	// history followed the read (DataDirOptions.Step), nil otherwise.
 	history *history
 }
@@ -96,19 +105,200 @@ func (t *Tree) sortWarnings() {
 }
 
 // NewTree returns an empty tree.
-func NewTree() *Tree { return &Tree{Nodes: map[string]*Node{}} }
+func NewTree() *Tree { return &Tree{nodes: map[string]*Node{}} }
+
+// offlineTree is the tree of dt under the node at rootPath (r).
+func offlineTree(dt *zkfile.DataTree, r zkfile.Ref, rootPath string) *Tree {
+	return &Tree{dt: dt, root: r, rootPath: rootPath, size: -1}
+}
+
+// adopt makes t the tree dt holds (from its root), its nodes by path
+// dropped.
+func (t *Tree) adopt(dt *zkfile.DataTree) {
+	t.nodes, t.dt, t.root, t.rootPath, t.size = nil, dt, dt.Root(), "/", -1
+}
+
+// ref returns the node of an offline tree at path (relative), NoRef when
+// there is none.
+func (t *Tree) ref(path string) zkfile.Ref {
+	if t.rootPath == "/" {
+		return t.dt.Lookup(path)
+	}
+	return t.dt.Under(t.root, t.rootPath, path)
+}
 
 // Get returns the node at path or nil.
-func (t *Tree) Get(path string) *Node { return t.Nodes[path] }
+func (t *Tree) Get(path string) *Node {
+	if t.dt == nil {
+		return t.nodes[path]
+	}
+	return t.dt.Node(t.ref(path))
+}
+
+// Has says whether a node is at path.
+func (t *Tree) Has(path string) bool {
+	if t.dt == nil {
+		return t.nodes[path] != nil
+	}
+	return t.ref(path) != zkfile.NoRef
+}
+
+// Len is the number of nodes.
+func (t *Tree) Len() int {
+	if t.dt == nil {
+		return len(t.nodes)
+	}
+	if t.size < 0 {
+		if t.rootPath == "/" {
+			t.size = t.dt.Len()
+		} else {
+			t.size = 0
+			t.dt.Walk(t.root, "/", func(string, zkfile.Ref) bool { t.size++; return true })
+		}
+	}
+	return t.size
+}
+
+// Range calls fn with every node and its path, in no set order, until fn
+// returns false.
+func (t *Tree) Range(fn func(path string, n *Node) bool) {
+	if t.dt == nil {
+		for p, n := range t.nodes {
+			if !fn(p, n) {
+				return
+			}
+		}
+		return
+	}
+	t.dt.Walk(t.root, "/", func(p string, r zkfile.Ref) bool { return fn(p, t.dt.Node(r)) })
+}
+
+// Map returns every node by path, in a map made for the caller: adding
+// to it or deleting from it changes nothing in the tree (for tests and
+// comparisons of whole trees).
+func (t *Tree) Map() map[string]*Node {
+	m := make(map[string]*Node, t.Len())
+	t.Range(func(p string, n *Node) bool { m[p] = n; return true })
+	return m
+}
+
+// All is Range as an iterator: every node and its path, in no set order.
+func (t *Tree) All() iter.Seq2[string, *Node] {
+	return func(yield func(string, *Node) bool) { t.Range(yield) }
+}
+
+// Set puts n at path. An offline tree becomes a tree of nodes by path
+// first (it is a copy then: the read's own tree is left as it was).
+func (t *Tree) Set(path string, n *Node) {
+	t.own()
+	t.nodes[path] = n
+}
+
+// Delete removes the node at path (and nothing else: its parent still
+// lists it).
+func (t *Tree) Delete(path string) {
+	t.own()
+	delete(t.nodes, path)
+}
+
+// own turns an offline tree into one of nodes by path.
+func (t *Tree) own() {
+	if t.dt == nil {
+		if t.nodes == nil {
+			t.nodes = map[string]*Node{}
+		}
+		return
+	}
+	m := make(map[string]*Node, t.Len())
+	t.Range(func(p string, n *Node) bool { m[p] = n; return true })
+	t.nodes, t.dt, t.history = m, nil, nil
+}
+
+// SetData replaces the data of the node at path (a redaction): the tree
+// keeps data, so no one may change it in place afterwards.
+func (t *Tree) SetData(path string, data []byte) {
+	if t.dt == nil {
+		if n := t.nodes[path]; n != nil {
+			n.Data = data
+		}
+		return
+	}
+	if r := t.ref(path); r != zkfile.NoRef {
+		t.dt.SetData(r, data)
+	}
+}
+
+// MapData replaces every node's data with what fn returns for it (a
+// redaction): fn must not change the bytes it is given.
+func (t *Tree) MapData(fn func(path string, data []byte) []byte) {
+	if t.dt == nil {
+		for p, n := range t.nodes {
+			n.Data = fn(p, n.Data)
+		}
+		return
+	}
+	t.dt.Walk(t.root, "/", func(p string, r zkfile.Ref) bool {
+		t.dt.SetData(r, fn(p, t.dt.Data(r)))
+		return true
+	})
+}
+
+// NodeOrigin returns where an offline read found the data of the node at
+// path (the snapshot or log file and its record's offset); false for
+// other trees, whose nodes are found by path.
+func (t *Tree) NodeOrigin(path string) (Origin, bool) {
+	if t.dt == nil {
+		return Origin{}, false
+	}
+	r := t.ref(path)
+	if r == zkfile.NoRef {
+		return Origin{}, false
+	}
+	return t.dt.Origin(r)
+}
 
 // Paths returns every path in sorted order.
 func (t *Tree) Paths() []string {
-	out := make([]string, 0, len(t.Nodes))
-	for p := range t.Nodes {
-		out = append(out, p)
-	}
+	out := make([]string, 0, t.Len())
+	t.rangePaths(func(p string) { out = append(out, p) })
 	sort.Strings(out)
 	return out
+}
+
+// sorted calls fn with every node in path order until fn fails.
+func (t *Tree) sorted(fn func(path string, n *Node) error) error {
+	if t.dt == nil {
+		for _, p := range t.Paths() {
+			if err := fn(p, t.nodes[p]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	type pr struct {
+		p string
+		r zkfile.Ref
+	}
+	all := make([]pr, 0, t.Len())
+	t.dt.Walk(t.root, "/", func(p string, r zkfile.Ref) bool { all = append(all, pr{p, r}); return true })
+	slices.SortFunc(all, func(a, b pr) int { return strings.Compare(a.p, b.p) })
+	for _, x := range all {
+		if err := fn(x.p, t.dt.Node(x.r)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rangePaths calls fn with every path, making no nodes.
+func (t *Tree) rangePaths(fn func(string)) {
+	if t.dt == nil {
+		for p := range t.nodes {
+			fn(p)
+		}
+		return
+	}
+	t.dt.Walk(t.root, "/", func(p string, _ zkfile.Ref) bool { fn(p); return true })
 }
 
 // NodeDiff is a znode on which two trees disagree (see DiffTrees).
@@ -130,23 +320,24 @@ type NodeDiff struct {
 // The differences come sorted by path.
 func DiffTrees(a, b *Tree) []NodeDiff {
 	var out []NodeDiff
-	for p, x := range a.Nodes {
+	a.Range(func(p string, x *Node) bool {
 		if zookeeperOwn(a, p) {
-			continue
+			return true
 		}
-		y := b.Nodes[p]
+		y := b.Get(p)
 		switch {
 		case y == nil:
 			out = append(out, NodeDiff{Path: p, How: "removed"})
 		case (x.Data == nil) != (y.Data == nil) || !bytes.Equal(x.Data, y.Data):
 			out = append(out, NodeDiff{Path: p, How: "changed"})
 		}
-	}
-	for p := range b.Nodes {
-		if a.Nodes[p] == nil && !zookeeperOwn(b, p) {
+		return true
+	})
+	b.rangePaths(func(p string) {
+		if !a.Has(p) && !zookeeperOwn(b, p) {
 			out = append(out, NodeDiff{Path: p, How: "added"})
 		}
-	}
+	})
 	slices.SortFunc(out, func(x, y NodeDiff) int { return strings.Compare(x.Path, y.Path) })
 	return out
 }
@@ -165,33 +356,18 @@ func Child(parent, name string) string {
 	return parent + "/" + name
 }
 
-// fromDataTree takes zkfile's tree as a Tree rooted at chroot: its nodes
-// and origins as they are without a chroot, re-keyed by relative path
-// under one (dt is consumed either way).
+// fromDataTree takes zkfile's tree as a Tree rooted at chroot.
 func fromDataTree(dt *zkfile.DataTree, chroot string) (*Tree, error) {
 	root := chroot
 	if root == "" {
 		root = "/"
 	}
-	if dt.Nodes[root] == nil {
+	r := dt.Lookup(root)
+	if r == zkfile.NoRef {
 		return nil, &ZnodeError{Path: root, Err: ErrNoNode, Msg: "chroot does not exist"}
 	}
-	t := &Tree{Chroot: chroot, MaxZxid: dt.LastZxid, index: dt.Index(), Sessions: dt.Sessions}
-	if root == "/" {
-		t.Nodes, t.Origins = dt.Nodes, dt.Origins
-		dt.Nodes, dt.Origins = nil, nil
-		return t, nil
-	}
-	// Sized for the whole tree: a data dir rarely holds much besides the
-	// cluster under its chroot.
-	t.Nodes, t.Origins = make(map[string]*Node, len(dt.Nodes)), make(map[string]Origin, len(dt.Nodes))
-	for p, n := range dt.Nodes {
-		if rel, ok := relPath(p, root); ok {
-			t.Nodes[rel] = n
-			t.Origins[rel] = dt.Origins[p]
-		}
-	}
-	dt.Nodes, dt.Origins = nil, nil
+	t := offlineTree(dt, r, root)
+	t.Chroot, t.MaxZxid, t.Sessions = chroot, dt.LastZxid, dt.Sessions
 	return t, nil
 }
 

@@ -14,13 +14,13 @@ func TestDiffTrees(t *testing.T) {
 		tr := NewTree()
 		tr.Chroot = chroot
 		for p, d := range nodes {
-			tr.Nodes[p] = &Node{Data: d}
+			tr.nodes[p] = &Node{Data: d}
 		}
 		return tr
 	}
 	a := tree("", map[string][]byte{"/": nil, "/a": []byte("1"), "/b": []byte("x"), "/n": nil, "/gone": {}, "/zookeeper/config": []byte("server.1=0.0.0.0")})
 	b := tree("", map[string][]byte{"/": nil, "/a": []byte("1"), "/b": []byte("y"), "/n": {}, "/new": nil, "/zookeeper/config": []byte("server.1=zk1")})
-	b.Nodes["/a"].Stat.Cversion = 7
+	b.nodes["/a"].Stat.Cversion = 7
 	if got, want := fmt.Sprint(DiffTrees(a, b)), "[{/b changed} {/gone removed} {/n changed} {/new added}]"; got != want {
 		t.Fatalf("got %s, want %s", got, want)
 	}

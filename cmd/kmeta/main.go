@@ -21,6 +21,7 @@ func main() {
 	endProfile := cpuProfile(os.Getenv("KMETA_CPUPROFILE"))
 	code := run(ctx, os.Args, os.Stdout, os.Stderr)
 	endProfile()
+	memProfile(os.Getenv("KMETA_MEMPROFILE"))
 	stop()
 	os.Exit(code)
 }
@@ -43,5 +44,25 @@ func cpuProfile(path string) (end func()) {
 	return func() {
 		pprof.StopCPUProfile()
 		f.Close()
+	}
+}
+
+// memProfile writes the heap profile of the run to path when it is set:
+// every allocation's site and size over the whole run (go tool pprof
+// -sample_index=alloc_space), and what was still live at the end
+// (inuse_space). Where the peak memory of a large read comes from.
+func memProfile(path string) {
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.WriteHeapProfile(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kmeta: KMETA_MEMPROFILE: %v\n", err)
 	}
 }

@@ -127,15 +127,13 @@ func zkDumpAction(c *cli.Context, w writeOptions) error {
 		// Secrets stay out of files and terminals unless asked for: SCRAM
 		// keys and sensitive config values become short hashes. Such a
 		// dump still reads back as a source (credentials without keys).
-		for path, n := range t.Nodes {
-			n.Data = model.RedactRawZnode(path, n.Data)
-		}
+		t.MapData(model.RedactRawZnode)
 	}
 	if out := w.Out; out != "" {
 		if err := zkread.WriteDumpFile(out, t, w.Force); err != nil {
 			return err
 		}
-		verbosef(c, "wrote %s to %s", printer.Count(len(t.Nodes), "znode"), out)
+		verbosef(c, "wrote %s to %s", printer.Count(t.Len(), "znode"), out)
 	} else if err := zkread.WriteDump(stdout(c), t); err != nil {
 		return err
 	}

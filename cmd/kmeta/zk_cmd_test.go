@@ -38,7 +38,7 @@ func TestZKDumpAndImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(direct.Nodes, back.Nodes); d != "" {
+	if d := cmp.Diff(direct.Map(), back.Map()); d != "" {
 		t.Fatalf("dump differs from the data dir:\n%s", d)
 	}
 

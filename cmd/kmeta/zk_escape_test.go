@@ -23,8 +23,10 @@ func TestZKErrorsEscapeControlCharacters(t *testing.T) {
 			t.Fatal(err)
 		}
 		parent := path[:strings.LastIndexByte(path, '/')]
-		tr.Nodes[path] = &zkread.Node{Data: []byte(data)}
-		tr.Nodes[parent].Children = append(tr.Nodes[parent].Children, path[len(parent)+1:])
+		tr.Set(path, &zkread.Node{Data: []byte(data)})
+		pn := tr.Get(parent)
+		pn.Children = append(pn.Children, path[len(parent)+1:])
+		tr.Set(parent, pn)
 		file := filepath.Join(t.TempDir(), "d.json")
 		if err := zkread.WriteDumpFile(file, tr, false); err != nil {
 			t.Fatal(err)

@@ -50,10 +50,20 @@ func FormatList(fs []Format, conj string) string {
 // HTML escaping is off so that principals like "User:<x>" and config values
 // come out as typed, which is what jq users expect.
 func WriteJSON(w io.Writer, v any) error {
+	if s, ok := v.(IndentedJSONWriter); ok {
+		return s.WriteJSONIndented(w)
+	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// IndentedJSONWriter is a document too large to encode whole (a
+// migration plan's million partitions), which writes the bytes WriteJSON
+// would itself, a piece at a time.
+type IndentedJSONWriter interface {
+	WriteJSONIndented(w io.Writer) error
 }
 
 // WriteJSONLine writes v as one compact JSON line, for streams (JSON lines).

@@ -47,8 +47,8 @@ func TestReadZKTreeSeveralDataDirs(t *testing.T) {
 		t.Fatal(err)
 	}
 	two, _, err := ReadZKTree(context.Background(), mustParse(t, "zkdata:"+zkFixtureDir+","+fstree.Copy(t, zkFixtureDir)), zkread.ReadOptions{})
-	if err != nil || two.MaxZxid != one.MaxZxid || len(two.Nodes) != len(one.Nodes) {
-		t.Fatalf("two copies: %v; %d znodes at %#x, want %d at %#x", err, len(two.Nodes), two.MaxZxid, len(one.Nodes), one.MaxZxid)
+	if err != nil || two.MaxZxid != one.MaxZxid || two.Len() != one.Len() {
+		t.Fatalf("two copies: %v; %d znodes at %#x, want %d at %#x", err, two.Len(), two.MaxZxid, one.Len(), one.MaxZxid)
 	}
 	several, _ := Parse("zkdata:/a,/b")
 	if _, _, err := ReadZKTree(context.Background(), several, zkread.ReadOptions{}); err == nil {

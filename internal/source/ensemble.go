@@ -122,7 +122,7 @@ func ReadZKEnsemble(ctx context.Context, spec Spec, zo zkread.ReadOptions, chroo
 	if e.TreeRoot != "" && e.Chroot != e.TreeRoot && !(len(e.Chroot) > len(e.TreeRoot) && e.Chroot[:len(e.TreeRoot)+1] == e.TreeRoot+"/") {
 		return nil, fmt.Errorf("%w: the dump holds %s only; Kafka's chroot %s is not in it", ErrSource, e.TreeRoot, e.Chroot)
 	}
-	if e.Tree.Nodes[relTo(e.Chroot, e.TreeRoot)] == nil {
+	if !e.Tree.Has(relTo(e.Chroot, e.TreeRoot)) {
 		return nil, fmt.Errorf("%w: %s: Kafka's chroot %s does not exist", ErrSource, spec, orRoot(e.Chroot))
 	}
 	return e, nil

@@ -55,6 +55,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -561,6 +562,10 @@ type Result struct {
 	tree *zkread.Tree
 }
 
+// collectTreeNodes is the size of a data dir's tree (znodes) from which
+// Load collects it once decoded: below, it is not worth a collection.
+const collectTreeNodes = 100_000
+
 // ErrPastEnd: a point in time beyond what the source holds.
 var ErrPastEnd = errors.New("point in time beyond the source")
 
@@ -632,6 +637,15 @@ func Load(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 		img, err := zkread.Decode(t, opts.ZKDecode)
 		if err != nil && img == nil {
 			return nil, err
+		}
+		if n := t.Len(); n >= collectTreeNodes && spec.ZK.Access == zkread.AccessDataDir {
+			// The tree is garbage now, and the largest thing the read
+			// made (about as large as the image it decodes to): collect
+			// it before the caller allocates, rather than let the heap
+			// grow to twice the tree and the image before the next
+			// collection would run.
+			t = nil
+			runtime.GC()
 		}
 		// Decode copied the tree's typed warnings (and a lenient decode's)
 		// into img.Warnings.

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -159,7 +157,7 @@ func TestSnapshotJuteMaxBuffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := snap.Tree.Nodes["/big"]; n == nil || !bytes.Equal(n.Data, big) {
+	if n := snap.Tree.Get("/big"); n == nil || !bytes.Equal(n.Data, big) {
 		t.Error("/big not read with a raised jute.maxbuffer")
 	}
 	// 2 GiB: refused however the file continues, without allocating it.
@@ -383,29 +381,25 @@ func TestSparseSnapshotAllocation(t *testing.T) {
 	}
 }
 
-// TestSnapshotMapsGrow: maps that start small and grow as nodes are read
-// hold the same tree as maps sized for it at once.
-func TestSnapshotMapsGrow(t *testing.T) {
-	snaps := snapshots(t)
-	p := snaps[len(snaps)-1].path
-	want, err := ReadSnapshotFile(p, 0)
-	if err != nil {
-		t.Fatal(err)
+// TestNodeBlocks: nodes live in blocks that grow from 64 to 4096 and are
+// never copied; a Ref finds its node in them, past the growing blocks
+// too.
+func TestNodeBlocks(t *testing.T) {
+	tr := newDataTree()
+	const n = smallNodes + 3<<maxBlockBits + 5
+	for i := range n {
+		r, c := tr.newNode()
+		if int(r) != i {
+			t.Fatalf("node %d got Ref %d", i, r)
+		}
+		c.off = int64(i)
 	}
-	old := maxMapHint
-	maxMapHint = 2
-	defer func() { maxMapHint = old }()
-	got, err := ReadSnapshotFile(p, 0)
-	if err != nil {
-		t.Fatal(err)
+	for r := Ref(0); r < n; r++ {
+		if got := tr.at(r).off; got != int64(r) {
+			t.Fatalf("Ref %d finds node %d", r, got)
+		}
 	}
-	if len(got.Tree.Nodes) < 100 {
-		t.Fatalf("fixture has %d nodes: the maps did not grow several times", len(got.Tree.Nodes))
-	}
-	if d := diffTrees(want.Tree, got.Tree); d != "" {
-		t.Error(d)
-	}
-	if d := cmp.Diff(want.Tree.Origins, got.Tree.Origins); d != "" {
-		t.Error(d)
+	if len(tr.blocks) != maxBlockBits-minBlockBits+4 || len(tr.blocks[0]) != 1<<minBlockBits || len(tr.blocks[len(tr.blocks)-1]) != 1<<maxBlockBits {
+		t.Errorf("%d blocks", len(tr.blocks))
 	}
 }

@@ -31,7 +31,8 @@ type DirOptions struct {
 	MaxBuffer int
 	// Progress, if set, is called now and then with the bytes of snapshot
 	// and log files read so far and the bytes of the files to read (the
-	// snapshot tried and every log file), from the reading goroutine.
+	// snapshot tried and every log file), from the goroutine reading the
+	// files (a snapshot's is one of its own), never from two at once.
 	Progress func(done, total int64)
 	// Base and Step, when set, follow the replay (zkread's history of a
 	// data dir): Base is called once with the tree the snapshot holds,
@@ -328,6 +329,7 @@ func readFrom(snapDir string, order, logs []numbered, opts DirOptions, m *meter,
 		}
 		return res, &FileError{File: snapDir, Msg: "snapshots", Err: ErrNoSnapshot}
 	}
+	res.Tree.startReplay()
 	if opts.Base != nil {
 		opts.Base(res.Tree)
 	}
@@ -355,8 +357,10 @@ func continuous(snaps, logs []numbered) []numbered {
 
 func maxStatZxid(t *DataTree) int64 {
 	var m int64
-	for _, n := range t.Nodes {
-		m = max(m, n.Stat.Czxid, n.Stat.Mzxid, n.Stat.Pzxid)
+	for r := Ref(0); r < t.n; r++ {
+		if c := t.at(r); !c.gone() {
+			m = max(m, c.stat.Czxid, c.stat.Mzxid, c.stat.Pzxid)
+		}
 	}
 	return m
 }

@@ -75,9 +75,9 @@ func TestNodesNotDepthFirst(t *testing.T) {
 	if d := diffTrees(dfs.Tree, bfs.Tree); d != "" {
 		t.Errorf("breadth first differs from depth first:\n%s", d)
 	}
-	a := bfs.Tree.Nodes["/a"]
-	if a == nil || strings.Join(a.Children, ",") != "x,y" || a.Stat.NumChildren != 2 || len(bfs.Tree.Nodes) != 7 {
-		t.Errorf("/a: %+v, %d nodes", a, len(bfs.Tree.Nodes))
+	a := bfs.Tree.Get("/a")
+	if a == nil || strings.Join(a.Children, ",") != "x,y" || a.Stat.NumChildren != 2 || bfs.Tree.Len() != 7 {
+		t.Errorf("/a: %+v, %d nodes", a, bfs.Tree.Len())
 	}
 	if _, err := DecodeSnapshot("x", snapshotOf("", "/a/y", "/a")); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("child before its parent: %v", err)

@@ -31,7 +31,7 @@ func FuzzSnapshot(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		snap, err := DecodeSnapshot("fuzz", b)
 		checkErr(t, err)
-		if err == nil && snap.Tree.Nodes["/"] == nil {
+		if err == nil && snap.Tree.Lookup("/") == NoRef {
 			t.Fatal("decoded a tree without a root")
 		}
 	})
@@ -60,8 +60,11 @@ func FuzzTxn(f *testing.F) {
 		txn, err := DecodeTxn(body)
 		checkErr(t, err)
 		if err == nil {
-			tree := newDataTree(0)
-			tree.insert("/", tree.newEntry(), nil, "")
+			tree := newDataTree()
+			r, c := tree.newNode()
+			tree.root = r
+			tree.attach(r, c, NoRef)
+			tree.startReplay()
 			tree.apply(txn)
 			tree.finish()
 		}

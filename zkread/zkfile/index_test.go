@@ -2,39 +2,43 @@ package zkfile
 
 import (
 	"testing"
-	"unsafe"
+
+	"github.com/google/go-cmp/cmp"
 )
 
-// TestIndexNumbers: every node of a tree rebuilt from the fixture has its
-// own number below Len, and a node the tree did not make (one made by
-// hand, an address inside a node) has none: zkread's decoder keeps its
-// per-node marks in a bitset by these numbers.
-func TestIndexNumbers(t *testing.T) {
+// TestRefs: every node of a tree rebuilt from the fixture has its own
+// Ref below Cap, found again from its path, and the node Lookup finds is
+// the one walking the tree reaches: zkread's decoder keeps its per-node
+// marks in a bitset by Ref.
+func TestRefs(t *testing.T) {
 	res, err := ReadDir(dataDir, DirOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr := res.Tree
-	x := tr.Index()
-	if x == nil {
-		t.Fatal("no index")
-	}
-	seen := map[int]string{}
-	for p, n := range tr.Nodes {
-		i, ok := x.Number(n)
-		if !ok || i < 0 || i >= x.Len() {
-			t.Fatalf("%s: number %d, %v (Len %d)", p, i, ok, x.Len())
+	seen := map[Ref]string{}
+	tr.Walk(tr.Root(), "/", func(p string, r Ref) bool {
+		if r < 0 || int(r) >= tr.Cap() {
+			t.Fatalf("%s: Ref %d (Cap %d)", p, r, tr.Cap())
 		}
-		if q, dup := seen[i]; dup {
-			t.Fatalf("%s and %s both number %d", p, q, i)
+		if q, dup := seen[r]; dup {
+			t.Fatalf("%s and %s are both Ref %d", p, q, r)
 		}
-		seen[i] = p
+		seen[r] = p
+		if got := tr.Lookup(p); got != r || tr.Path(r) != p {
+			t.Fatalf("%s: Ref %d, Lookup %d, Path %q", p, r, got, tr.Path(r))
+		}
+		if d := cmp.Diff(tr.Node(r), tr.Get(p)); d != "" {
+			t.Fatal(d)
+		}
+		return true
+	})
+	if len(seen) != tr.Len() || len(seen) < 100 {
+		t.Errorf("walked %d nodes, Len %d", len(seen), tr.Len())
 	}
-	if _, ok := x.Number(new(Node)); ok {
-		t.Error("a node made by hand has a number")
-	}
-	inside := (*Node)(unsafe.Add(unsafe.Pointer(tr.Nodes["/"]), 8))
-	if _, ok := x.Number(inside); ok {
-		t.Error("an address inside a node has a number")
+	for _, p := range []string{"", "x", "//", "/zookeeper/", "/nosuch", "/zookeeper//quota"} {
+		if r := tr.Lookup(p); r != NoRef {
+			t.Errorf("Lookup(%q) = %d", p, r)
+		}
 	}
 }

@@ -42,8 +42,8 @@ func TestReadDirProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tree.Nodes) != len(plain.Tree.Nodes) || res.Tree.LastZxid != plain.Tree.LastZxid {
-		t.Fatalf("with progress: %d nodes at %#x; without: %d at %#x", len(res.Tree.Nodes), res.Tree.LastZxid, len(plain.Tree.Nodes), plain.Tree.LastZxid)
+	if res.Tree.Len() != plain.Tree.Len() || res.Tree.LastZxid != plain.Tree.LastZxid {
+		t.Fatalf("with progress: %d nodes at %#x; without: %d at %#x", res.Tree.Len(), res.Tree.LastZxid, plain.Tree.Len(), plain.Tree.LastZxid)
 	}
 	if len(calls) < 3 {
 		t.Fatalf("%d progress calls over %d bytes, want several", len(calls), total)

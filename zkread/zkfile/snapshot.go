@@ -7,8 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash"
-	"hash/adler32"
 	"io"
 	"strings"
 	"unsafe"
@@ -69,22 +67,12 @@ func ReadSnapshotFile(path string, maxBuffer int) (*Snapshot, error) {
 // readSnapshotFile is ReadSnapshotFile leaving the tree unfinished, for a
 // replay to continue.
 func readSnapshotFile(path string, maxBuffer int, m *meter) (*Snapshot, error) {
-	f, st, err := OpenRegular(path)
+	f, _, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	r := m.reader(f)
-	// The file's size bounds the maps: every node record takes at least
-	// 76 bytes and a Kafka cluster's average well over 128, so this rarely
-	// overshoots by much. It is only what the file claims (a sparse file
-	// claims gigabytes it does not hold): decodeSnapshot sizes from the
-	// nodes it has read, up to this.
-	hint := st.Size() / 128
-	if strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".snappy") {
-		hint *= 3
-	}
-	hint = min(hint, 1<<23)
 	switch {
 	case strings.HasSuffix(path, ".gz"):
 		zr, err := gzip.NewReader(bufio.NewReaderSize(r, 64<<10))
@@ -95,7 +83,7 @@ func readSnapshotFile(path string, maxBuffer int, m *meter) (*Snapshot, error) {
 	case strings.HasSuffix(path, ".snappy"):
 		r = &xerialReader{name: path, r: bufio.NewReaderSize(r, 64<<10)}
 	}
-	return decodeSnapshot(path, r, maxBuffer, int(hint))
+	return decodeSnapshot(path, r, maxBuffer)
 }
 
 // xerialMagic starts snappy-java's SnappyOutputStream framing, which
@@ -164,9 +152,8 @@ func (x *xerialReader) Read(p []byte) (int, error) {
 // byte consumed, for the seals, and the offset for errors.
 type stream struct {
 	name  string
-	r     *bufio.Reader
+	r     *readAhead
 	off   int64
-	sum   hash.Hash32
 	limit int
 	err   error
 	at    int64
@@ -188,8 +175,7 @@ func (s *stream) read(b []byte, what string) bool {
 	if s.err != nil {
 		return false
 	}
-	n, err := io.ReadFull(s.r, b)
-	s.sum.Write(b[:n])
+	n, err := s.r.read(b)
 	if err != nil {
 		var fe *FileError
 		switch {
@@ -250,31 +236,35 @@ func (s *stream) buffer(what string) []byte {
 	return b
 }
 
-// bufferIn reads a jute buffer into an arena (see arena): the node data
-// of a snapshot, kept as long as the tree.
-func (s *stream) bufferIn(what string, buf *[]byte) []byte {
+// bufferInto reads a jute buffer into the tree (the node data of a
+// snapshot, kept as long as the tree).
+func (s *stream) bufferInto(what string, t *DataTree) bref {
 	n, ok := s.length(what)
 	if !ok {
-		return nil
+		return nullRef
 	}
-	b := arena(buf, n)
+	b, r := t.alloc(n)
 	if !s.read(b, what) {
-		return nil
+		return nullRef
 	}
-	return b
+	return r
 }
 
-// strIn reads a jute string into an arena whose bytes are never written
-// again, so the string shares them instead of copying.
-func (s *stream) strIn(what string, buf *[]byte) (string, bool) {
-	b := s.bufferIn(what, buf)
-	if b == nil || s.err != nil {
-		return "", false
+// bytesInto reads a jute buffer into *buf, reused from one call to the
+// next (a node's path: only its name is kept); false for null.
+func (s *stream) bytesInto(what string, buf *[]byte) ([]byte, bool) {
+	n, ok := s.length(what)
+	if !ok {
+		return nil, false
 	}
-	if len(b) == 0 {
-		return "", true
+	if cap(*buf) < n {
+		*buf = make([]byte, n, max(n, 2*cap(*buf)))
 	}
-	return unsafe.String(&b[0], len(b)), true
+	b := (*buf)[:n]
+	if !s.read(b, what) {
+		return nil, false
+	}
+	return b, true
 }
 
 func (s *stream) str(what string) (string, bool) {
@@ -333,7 +323,7 @@ func (s *stream) error() error {
 // DecodeSnapshot decodes an uncompressed snapshot held in memory, with
 // ZooKeeper's default jute.maxbuffer. name is used in errors only.
 func DecodeSnapshot(name string, data []byte) (*Snapshot, error) {
-	snap, err := decodeSnapshot(name, bytes.NewReader(data), 0, len(data)/128)
+	snap, err := decodeSnapshot(name, bytes.NewReader(data), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -341,8 +331,9 @@ func DecodeSnapshot(name string, data []byte) (*Snapshot, error) {
 	return snap, nil
 }
 
-func decodeSnapshot(name string, r io.Reader, maxBuffer, hint int) (*Snapshot, error) {
-	s := &stream{name: name, r: bufio.NewReaderSize(r, 256<<10), sum: adler32.New(), limit: LengthLimit(maxBuffer)}
+func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) {
+	s := &stream{name: name, r: newReadAhead(r), limit: LengthLimit(maxBuffer)}
+	defer s.r.stop()
 	at := func(off int64, msg string, err error) error {
 		return &FileError{File: name, Offset: off, Msg: msg, Err: err}
 	}
@@ -353,10 +344,7 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer, hint int) (*Snapshot, e
 		return nil, at(4, "version", fmt.Errorf("%w: unsupported snapshot version %d", ErrCorrupt, v))
 	}
 	s.i64("dbid")
-	// Presized up to maxMapHint only: the hint is what the file claims,
-	// and past that the maps grow as nodes are read (a sparse file claims
-	// gigabytes it does not hold).
-	t := newDataTree(min(hint, maxMapHint))
+	t := newDataTree()
 	t.SnapshotZxid, _ = ZxidFromName(name)
 	ns := s.count("session count")
 	if ns > maxSessions {
@@ -366,8 +354,9 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer, hint int) (*Snapshot, e
 		id := s.i64("session id")
 		t.Sessions[id] = s.i32("session timeout")
 	}
-	// ACL cache.
-	acls := map[int64][]ACL{-1: {{Perms: 31, Scheme: "world", ID: "anyone"}}}
+	// ACL cache: id -> number in the tree's ACL table.
+	t.acls = [][]ACL{{{Perms: 31, Scheme: "world", ID: "anyone"}}}
+	acls := map[int64]int32{-1: 0}
 	na := s.count("acl cache size")
 	total := 0
 	for i := 0; i < na && s.err == nil; i++ {
@@ -377,31 +366,40 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer, hint int) (*Snapshot, e
 		if total += len(list); total > maxACLCacheEntries {
 			return nil, at(start, "acl list", fmt.Errorf("%w: the ACL cache holds more than %d entries (kmeta's limit)", ErrCorrupt, maxACLCacheEntries))
 		}
-		acls[id] = list
+		acls[id] = t.aclIndex(list)
 	}
 	// Nodes, parents first; the list ends with the path "/". ZooKeeper
 	// writes them depth first, so the parent of a node is on the stack of
-	// its ancestors and is found without a lookup in the big map; any other
-	// order that puts parents first is valid too, and is looked up.
-	var stack []*entry
-	var stackPaths []string
-	roots := 0
-	og := newOriginFiller(t.Origins, name)
-	defer og.wait()
+	// its ancestors and is found without a lookup; any other order that
+	// puts parents first is valid too, and is looked up (DataTree.byPath).
+	// The stack's paths are prefixes of its top's, held in spath.
+	var stack []Ref
+	var stackLen []int
+	var path, spath []byte
+	file := t.fileIndex(name)
+	// fail is an error of the record at off, unless a node recorded twice
+	// came before it: reading on past a duplicate (it is found once the
+	// children are laid out) must not change which error is reported.
+	fail := func(err error) error {
+		if d := t.buildKids(); d != NoRef {
+			return errDuplicate(name, t.at(d).off, t.Path(d))
+		}
+		return err
+	}
 	for s.err == nil {
 		start := s.off
-		p, ok := s.strIn("node path", &t.strs)
+		p, ok := s.bytesInto("node path", &path)
 		if s.err != nil {
 			break
 		}
-		if ok && p == "/" {
+		if ok && string(p) == "/" {
 			break
 		}
 		if !ok {
-			return nil, at(start, "node path", fmt.Errorf("%w: null path", ErrCorrupt))
+			return nil, fail(at(start, "node path", fmt.Errorf("%w: null path", ErrCorrupt)))
 		}
-		e := t.newEntry()
-		e.Data = s.bufferIn("node data", &t.bytes)
+		r, c := t.newNode()
+		c.data = s.bufferInto("node data", t)
 		// The fixed part (acl id and StatPersisted) in one read: a read
 		// per field was a tenth of the whole data-dir read.
 		fixed := s.fixed[:]
@@ -410,7 +408,7 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer, hint int) (*Snapshot, e
 		}
 		be := binary.BigEndian
 		aclID := int64(be.Uint64(fixed[0:]))
-		e.Stat = Stat{
+		c.stat = Stat{
 			Czxid: int64(be.Uint64(fixed[8:])), Mzxid: int64(be.Uint64(fixed[16:])),
 			Ctime: int64(be.Uint64(fixed[24:])), Mtime: int64(be.Uint64(fixed[32:])),
 			Version: int32(be.Uint32(fixed[40:])), Cversion: int32(be.Uint32(fixed[44:])), Aversion: int32(be.Uint32(fixed[48:])),
@@ -418,48 +416,54 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer, hint int) (*Snapshot, e
 		}
 		a, ok := acls[aclID]
 		if !ok {
-			return nil, at(start, "node "+p, fmt.Errorf("%w: acl id %d not in the ACL cache", ErrCorrupt, aclID))
+			return nil, fail(at(start, "node "+string(p), fmt.Errorf("%w: acl id %d not in the ACL cache", ErrCorrupt, aclID)))
 		}
-		e.ACL = a
-		if p == "" {
-			// A second root record replaces the root (its children stay
-			// in the map, listed by no one), as a put into ZooKeeper's
-			// node map does.
-			roots++
-			t.Nodes["/"] = &e.Node
-			og.add("/", start)
-			stack, stackPaths = append(stack[:0], e), append(stackPaths[:0], "/")
+		c.acl, c.file, c.off = a, file, start
+		if len(p) == 0 {
+			// The root. A second root record would replace the root in
+			// ZooKeeper's node map, leaving the nodes read so far under
+			// no one: a node recorded twice.
+			if t.root != NoRef {
+				return nil, fail(errDuplicate(name, start, "/"))
+			}
+			t.root = r
+			t.attach(r, c, NoRef)
+			stack, stackLen, spath = append(stack[:0], r), append(stackLen[:0], 1), append(spath[:0], '/')
 			continue
 		}
-		if !validPath(p) {
-			return nil, at(start, "node path", fmt.Errorf("%w: invalid path %q", ErrCorrupt, p))
+		ps := unsafe.String(&p[0], len(p)) // valid until the next path is read
+		if !validPath(ps) {
+			return nil, fail(at(start, "node path", fmt.Errorf("%w: invalid path %q", ErrCorrupt, ps)))
 		}
-		pp, child := parentOf(p)
-		for len(stack) > 0 && stackPaths[len(stack)-1] != pp {
-			stack, stackPaths = stack[:len(stack)-1], stackPaths[:len(stackPaths)-1]
+		pp, child := parentOf(ps)
+		for len(stack) > 0 && string(spath[:stackLen[len(stack)-1]]) != pp {
+			stack, stackLen = stack[:len(stack)-1], stackLen[:len(stackLen)-1]
 		}
-		var parent *entry
+		var parent Ref
 		if len(stack) > 0 {
 			parent = stack[len(stack)-1]
-		} else if pn := t.Nodes[pp]; pn != nil {
-			parent = entryOf(pn)
-			stack, stackPaths = append(stack, parent), append(stackPaths, pp)
+		} else if parent = t.readLookup(pp); parent != NoRef {
+			stack, stackLen, spath = append(stack, parent), append(stackLen, len(pp)), append(spath[:0], pp...)
 		} else {
-			return nil, at(start, "node "+p, fmt.Errorf("%w: parent %s not seen before the node", ErrCorrupt, pp))
+			return nil, fail(at(start, "node "+ps, fmt.Errorf("%w: parent %s not seen before the node", ErrCorrupt, pp)))
 		}
-		if !t.insert(p, e, parent, child) {
-			return nil, at(start, "node "+p, fmt.Errorf("%w: duplicate node", ErrCorrupt))
+		c.name = t.keep(p[len(p)-len(child):])
+		t.attach(r, c, parent)
+		if t.byPath != nil {
+			t.byPath[string(p)] = r
 		}
-		og.add(p, start)
-		stack, stackPaths = append(stack, e), append(stackPaths, p)
+		stack, stackLen, spath = append(stack, r), append(stackLen, len(p)), append(spath[:0], p...)
 	}
-	og.wait()
 	if s.err != nil {
-		return nil, s.error()
+		return nil, fail(s.error())
 	}
-	if t.Nodes["/"] == nil {
+	if t.root == NoRef {
 		return nil, at(s.off, "nodes", fmt.Errorf("%w: no root node", ErrCorrupt))
 	}
+	if d := t.buildKids(); d != NoRef {
+		return nil, errDuplicate(name, t.at(d).off, t.Path(d))
+	}
+	t.byPath = nil
 	// First seal, then the optional digest and lastProcessedZxid trailers,
 	// each followed by its own seal covering everything before it. They
 	// are recognised by how many bytes remain, so look ahead: more than the
@@ -468,8 +472,8 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer, hint int) (*Snapshot, e
 		return nil, err
 	}
 	snap := &Snapshot{Tree: t}
-	ahead, perr := s.r.Peek(maxTrailer + 1)
-	if perr != nil && perr != io.EOF && perr != bufio.ErrBufferFull {
+	ahead, perr := s.r.peek(maxTrailer + 1)
+	if perr != nil && perr != io.EOF {
 		var fe *FileError
 		if errors.As(perr, &fe) {
 			return nil, perr
@@ -507,77 +511,11 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer, hint int) (*Snapshot, e
 	return snap, nil
 }
 
-// originFiller fills a snapshot's origins map on another goroutine while
-// the nodes are decoded: a second insert of every path into a big map
-// was a fifth of the read, and nothing reads the map before the snapshot
-// ends.
-type originFiller struct {
-	m     map[string]Origin
-	file  string
-	batch originBatch
-	ch    chan originBatch
-	done  chan struct{}
-}
-
-type originBatch struct {
-	paths []string
-	offs  []int64
-}
-
-const originBatchLen = 4096
-
-func newOriginFiller(m map[string]Origin, file string) *originFiller {
-	o := &originFiller{m: m, file: file, ch: make(chan originBatch, 4), done: make(chan struct{})}
-	go func() {
-		defer close(o.done)
-		for b := range o.ch {
-			for i, p := range b.paths {
-				o.m[p] = Origin{File: o.file, Offset: b.offs[i]}
-			}
-		}
-	}()
-	return o
-}
-
-// maxMapHint bounds how many entries a snapshot's maps are made with
-// before any node is read (a var for the tests, whose snapshots are
-// smaller). Up to it, a snapshot's maps are sized from its file at once;
-// beyond it they grow as Go maps do, which costs no more than re-making
-// them in larger steps would (measured on 300,000 paths: 178 ms against
-// 215 ms), and is all a 2 GiB claim can reserve.
-var maxMapHint = 1 << 16
-
-func (o *originFiller) add(path string, off int64) {
-	if o.batch.paths == nil {
-		o.batch = originBatch{paths: make([]string, 0, originBatchLen), offs: make([]int64, 0, originBatchLen)}
-	}
-	o.batch.paths = append(o.batch.paths, path)
-	o.batch.offs = append(o.batch.offs, off)
-	if len(o.batch.paths) == originBatchLen {
-		o.ch <- o.batch
-		o.batch = originBatch{}
-	}
-}
-
-// wait hands over the last batch and returns once the map is complete.
-// It may be called again.
-func (o *originFiller) wait() {
-	if o.ch == nil {
-		return
-	}
-	if len(o.batch.paths) > 0 {
-		o.ch <- o.batch
-	}
-	close(o.ch)
-	<-o.done
-	o.ch = nil
-}
-
 // seal reads a seal: the Adler32 of every byte before it and the string
 // "/".
 func (s *stream) seal() error {
 	at := s.off
-	want := s.sum.Sum32()
+	want := s.r.sum()
 	got := s.i64("checksum")
 	if s.err != nil {
 		return s.error()

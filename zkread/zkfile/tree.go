@@ -1,6 +1,8 @@
 package zkfile
 
 import (
+	"fmt"
+	"math/bits"
 	"slices"
 	"sort"
 	"strings"
@@ -24,7 +26,10 @@ type Stat struct {
 }
 
 // Node is one znode as a client sees it. Data nil means the znode holds
-// null, which ZooKeeper distinguishes from empty data.
+// null, which ZooKeeper distinguishes from empty data. A DataTree hands
+// out Nodes made on request (DataTree.Node): they share the tree's data
+// bytes, which no one may change, and changing a Node changes nothing in
+// the tree.
 type Node struct {
 	Data []byte
 	Stat Stat
@@ -41,15 +46,25 @@ type Origin struct {
 	Offset int64
 }
 
-// DataTree is ZooKeeper's in-memory tree: absolute path -> node, the root
-// keyed "/". Once returned by ReadSnapshotFile or ReadDir its nodes hold
-// what a client would read: sorted children, client cversion, dataLength
-// and numChildren.
+// Ref names a node of a DataTree: a number from 0 to Cap()-1, stable for
+// the tree's life. NoRef names none.
+type Ref int32
+
+// NoRef is the Ref of no node.
+const NoRef Ref = -1
+
+// DataTree is ZooKeeper's in-memory tree. Once returned by
+// ReadSnapshotFile or ReadDir its nodes hold what a client would read:
+// sorted children, client cversion, dataLength and numChildren.
+//
+// Nodes are kept in blocks of a compact record each (no map keyed by
+// path, no per-node heap object): the name, the data, the stat, the
+// parent, the children as a run of a shared array sorted by name, the
+// ACL as a number in a table, and where the data was read. A path is
+// found by walking its components from the root; paths are made only
+// when asked for. A million-partition cluster's two million znodes take
+// a third of what a map of nodes by path did, and no rehashing.
 type DataTree struct {
-	Nodes map[string]*Node
-	// Origins maps a path to where its data was read: its record in the
-	// snapshot, or the log entry that created it or last set its data.
-	Origins map[string]Origin
 	// Sessions maps session id -> timeout (ms) as of the snapshot plus
 	// replayed createSession/closeSession txns.
 	Sessions map[int64]int32
@@ -69,209 +84,556 @@ type DataTree struct {
 	// znodes the transaction being applied changed, for it.
 	step    func(*DataTree, *Txn, []Changed)
 	changed []Changed
-	// blocks hold every node ever made, in creation order (a parent always
-	// before its children); finish derives the children lists from them.
-	blocks [][]entry
-	free   []entry
-	index  *Index
-	// strs and bytes are the arenas paths and data are read into: a few
-	// large allocations instead of millions of small ones, for the
-	// allocator and for the garbage collector.
-	strs, bytes []byte
+
+	blocks [][]cnode
+	n      Ref // nodes made
+	capN   Ref // nodes the blocks hold
+	live   int // nodes in the tree
+	root   Ref
+	// kids lists every node's children (cnode.kids, cnode.nkids), each
+	// run sorted by name: built after the snapshot (replay looks paths
+	// up in it) and again by finish.
+	kids []Ref
+	// created holds the nodes a replay made, by path, until finish: the
+	// runs of kids are the snapshot's.
+	created map[string]Ref
+	// byPath is made only when a snapshot lists a node whose parent is
+	// not among its ancestors just read (ZooKeeper writes depth first;
+	// other writers may not): every node read so far, by path.
+	byPath map[string]Ref
+	// acls is the ACL table cnode.acl numbers; files the origin files.
+	acls  [][]ACL
+	files []string
+	// chunks hold the names and data the nodes refer to (bref): arenas
+	// of 1 MiB that snapshot names and data are read into (a few large
+	// allocations instead of millions of small ones), a value of more
+	// than 128 KiB, or a transaction's data, each in a chunk of its own.
+	chunks [][]byte
+	arena  uint32 // the chunk being filled
+	free   []byte // what it has left
+	// kidsOK: kids is up to date (no node was added or removed since).
+	kidsOK   bool
+	finished bool
 }
 
-// entry is a node while the tree is built. Until finish, Stat.Cversion
-// is ZooKeeper's stored count of child creations, and children lists are
-// empty: they are derived from the parent links once, in one allocation.
-type entry struct {
-	Node
-	parent *entry
-	name   string
-	// kids counts live children, for a delete of a node that still has
-	// some (ZooKeeper never logs one; see remove).
-	kids    int32
-	deleted bool
+// cnode is a node. Until finish, stat.Cversion is ZooKeeper's stored
+// count of child creations; finish makes it the client's and sets
+// DataLength and NumChildren. It holds no pointer, so the garbage
+// collector never scans the blocks: a tree of millions of nodes costs it
+// nothing after it is built.
+type cnode struct {
+	data bref
+	name bref
+	stat Stat
+	off  int64 // where the data was read (files[file])
+	// parent is NoRef for the root; kids and nkids the run of t.kids
+	// holding the children (the snapshot's until finish); nlive counts
+	// the children in the tree.
+	parent      Ref
+	kids, nkids int32
+	nlive       int32
+	acl         int32 // in t.acls, -1 none
+	file        int32 // in t.files; fileGone: the node was deleted
 }
 
-// Blocks of entries grow from minBlock to maxBlock: a small tree (a
-// fuzz input) stays small, a big one is a few hundred allocations.
+const fileGone = -2
+
+// bref is bytes held by the tree: n bytes at off in chunk (n -1: null).
+type bref struct {
+	chunk, off uint32
+	n          int32
+}
+
+var nullRef = bref{n: -1}
+
+func (c *cnode) gone() bool { return c.file == fileGone }
+
+// Blocks of nodes grow from 64 to 4096: a small tree (a fuzz input)
+// stays small, a big one is a few hundred allocations, and no block is
+// ever copied.
 const (
-	minBlock = 64
-	maxBlock = 4096
+	minBlockBits = 6
+	maxBlockBits = 12
+	// smallNodes are the nodes of the growing blocks (64 + 128 + ... +
+	// 2048).
+	smallNodes = 1<<maxBlockBits - 1<<minBlockBits
 )
 
-// newDataTree returns an empty tree sized for about hint nodes.
-func newDataTree(hint int) *DataTree {
-	return &DataTree{Nodes: make(map[string]*Node, hint), Origins: make(map[string]Origin, hint), Sessions: map[int64]int32{}}
+// newDataTree returns an empty tree.
+func newDataTree() *DataTree {
+	return &DataTree{Sessions: map[int64]int32{}, root: NoRef}
 }
 
-// newEntry returns a zeroed entry from the current block.
-func (t *DataTree) newEntry() *entry {
-	if len(t.free) == 0 {
-		n := minBlock
-		if k := len(t.blocks); k > 0 {
-			n = min(2*len(t.blocks[k-1]), maxBlock)
-		}
-		t.free = make([]entry, n)
-		t.blocks = append(t.blocks, t.free)
+// at returns node r's record.
+func (t *DataTree) at(r Ref) *cnode {
+	i := int(r)
+	if i < smallNodes {
+		k := bits.Len(uint(i+1<<minBlockBits)) - 1 - minBlockBits
+		return &t.blocks[k][i+1<<minBlockBits-1<<(k+minBlockBits)]
 	}
-	e := &t.free[0]
-	t.free = t.free[1:]
-	return e
+	i -= smallNodes
+	return &t.blocks[maxBlockBits-minBlockBits+i>>maxBlockBits][i&(1<<maxBlockBits-1)]
 }
 
-// entryOf returns the entry a node of this tree lives in. Every *Node in
-// Nodes is the first field of an entry made by newEntry.
-func entryOf(n *Node) *entry { return (*entry)(unsafe.Pointer(n)) }
+// newNode makes a zeroed node.
+func (t *DataTree) newNode() (Ref, *cnode) {
+	r := t.n
+	if int(r) == 1<<31-1 {
+		panic("zkfile: more than 2^31 znodes") // unreachable: jute.maxbuffer and memory bound a tree long before
+	}
+	if r == t.capN {
+		b := make([]cnode, 1<<min(minBlockBits+len(t.blocks), maxBlockBits))
+		t.blocks = append(t.blocks, b)
+		t.capN += Ref(len(b))
+	}
+	t.n++
+	c := t.at(r)
+	c.parent, c.acl, c.file = NoRef, -1, -1
+	return r, c
+}
 
-// arena returns n bytes from buf's current chunk (a new chunk when it is
-// full; a big value gets its own). The result's capacity is its length,
-// so an append by a caller never runs into the next value.
-func arena(buf *[]byte, n int) []byte {
-	const chunk = 1 << 20
-	if n == 0 {
+// alloc returns n bytes held by the tree, to be filled by the caller
+// before anyone reads them, and their bref.
+func (t *DataTree) alloc(n int) ([]byte, bref) {
+	const arena = 1 << 20
+	if n > arena/8 {
+		b := make([]byte, n)
+		return b, t.hold(b)
+	}
+	if len(t.free) < n {
+		t.chunks = append(t.chunks, make([]byte, arena))
+		t.arena = uint32(len(t.chunks) - 1)
+		t.free = t.chunks[t.arena]
+	}
+	off := arena - len(t.free)
+	b := t.free[:n:n]
+	t.free = t.free[n:]
+	return b, bref{chunk: t.arena, off: uint32(off), n: int32(n)}
+}
+
+// hold keeps b (nil: null) as it is, in a chunk of its own.
+func (t *DataTree) hold(b []byte) bref {
+	if b == nil {
+		return nullRef
+	}
+	if len(b) == 0 {
+		return bref{}
+	}
+	t.chunks = append(t.chunks, b)
+	return bref{chunk: uint32(len(t.chunks) - 1), n: int32(len(b))}
+}
+
+// bytes returns what b refers to (nil for null, empty for empty); its
+// capacity is its length, so an append never runs into a neighbour.
+func (t *DataTree) bytes(b bref) []byte {
+	switch {
+	case b.n < 0:
+		return nil
+	case b.n == 0:
 		return []byte{}
 	}
-	if n > chunk/8 {
-		return make([]byte, n)
-	}
-	if cap(*buf)-len(*buf) < n {
-		*buf = make([]byte, 0, chunk)
-	}
-	b := *buf
-	*buf = b[:len(b)+n]
-	return b[len(b) : len(b)+n : len(b)+n]
+	end := b.off + uint32(b.n)
+	return t.chunks[b.chunk][b.off:end:end]
 }
 
-// insert adds a node under parent (nil for the root); the caller records
-// its origin. false: the path was already there, and the caller must drop
-// the tree (the old node was replaced); one hash of the path finds both
-// answers.
-func (t *DataTree) insert(path string, e *entry, parent *entry, name string) bool {
-	before := len(t.Nodes)
-	t.Nodes[path] = &e.Node
-	if len(t.Nodes) == before {
-		return false
+// str returns what b refers to as a string sharing the tree's bytes,
+// which are never written again.
+func (t *DataTree) str(b bref) string {
+	if b.n <= 0 {
+		return ""
 	}
-	e.parent, e.name = parent, name
-	if parent != nil {
-		parent.kids++
-	}
-	return true
+	return unsafe.String(&t.chunks[b.chunk][b.off], int(b.n))
 }
 
-// finish turns the built entries into what a client reads: children lists
-// (sorted, one backing array for all), client cversion, dataLength,
-// numChildren. It walks the blocks in order rather than the map: a parent
-// always comes before its children there, and memory is read in order.
-// Entries no longer in the map (deleted, or a replaced root) are walked
-// too, which changes nothing a reader can reach.
-func (t *DataTree) finish() {
-	total := 0
-	for _, b := range t.blocks {
-		for i := range b {
-			if e := &b[i]; e.parent != nil && !e.deleted {
-				e.parent.Stat.NumChildren++
-				total++
-			}
+// keep copies s into the tree.
+func (t *DataTree) keep(s []byte) bref {
+	if len(s) == 0 {
+		return bref{}
+	}
+	b, r := t.alloc(len(s))
+	copy(b, s)
+	return r
+}
+
+// fileIndex numbers an origin file.
+func (t *DataTree) fileIndex(f string) int32 {
+	if n := len(t.files); n > 0 && t.files[n-1] == f {
+		return int32(n - 1)
+	}
+	for i, g := range t.files {
+		if g == f {
+			return int32(i)
 		}
 	}
-	names := make([]string, total)
-	for _, b := range t.blocks {
-		for i := range b {
-			e := &b[i]
-			n := int(e.Stat.NumChildren)
-			e.Children, names = names[:0:n], names[n:]
-			if e.parent != nil && !e.deleted {
-				e.parent.Children = append(e.parent.Children, e.name)
-			}
-		}
-	}
-	for _, b := range t.blocks {
-		for i := range b {
-			e := &b[i]
-			if !slices.IsSorted(e.Children) {
-				slices.Sort(e.Children)
-			}
-			e.Stat.Cversion = e.Stat.Cversion*2 - int32(len(e.Children))
-			e.Stat.DataLength = int32(len(e.Data))
-			e.Stat.NumChildren = int32(len(e.Children))
-			// Drop the build links so the collector has less to follow.
-			e.parent, e.name = nil, ""
-		}
-	}
-	t.index = newIndex(t.blocks)
-	t.blocks, t.free = nil, nil
+	t.files = append(t.files, f)
+	return int32(len(t.files) - 1)
 }
 
-// Index numbers the nodes of a finished tree from 0 to Len()-1, so a
-// caller can keep a mark per node in a bitset rather than in a map keyed
-// by millions of pointers (zkread's decoder does).
-type Index struct {
-	bases  []uintptr // block start addresses, ascending
-	blocks [][]entry // in the order of bases
-	first  []int     // the number of each block's first entry
-	n      int
-}
-
-func newIndex(blocks [][]entry) *Index {
-	x := &Index{blocks: slices.Clone(blocks)}
-	slices.SortFunc(x.blocks, func(a, b []entry) int {
-		return cmpAddr(uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&b[0])))
-	})
-	for _, b := range x.blocks {
-		x.bases = append(x.bases, uintptr(unsafe.Pointer(&b[0])))
-		x.first = append(x.first, x.n)
-		x.n += len(b)
-	}
-	return x
-}
-
-func cmpAddr(a, b uintptr) int {
-	switch {
-	case a < b:
+// aclIndex numbers an ACL list (a txn's; the snapshot's cache is
+// numbered once).
+func (t *DataTree) aclIndex(acl []ACL) int32 {
+	if acl == nil {
 		return -1
-	case a > b:
-		return 1
 	}
-	return 0
+	t.acls = append(t.acls, acl)
+	return int32(len(t.acls) - 1)
+}
+
+// attach makes c (node r) a child of parent p.
+func (t *DataTree) attach(r Ref, c *cnode, p Ref) {
+	c.parent = p
+	t.kidsOK = false
+	if p != NoRef {
+		t.at(p).nlive++
+	}
+	t.live++
 }
 
 // Applying is where the transaction being applied was read (its log
 // file and the offset of its entry), for DirOptions.Step.
 func (t *DataTree) Applying() Origin { return t.origin }
 
-// Index returns the numbering of the tree's nodes (nil before the tree
-// is complete).
-func (t *DataTree) Index() *Index { return t.index }
+// buildKids lays out every node's children in t.kids, sorted by name,
+// and returns the first duplicate: two children of one parent with the
+// same name (the later of the two in file order, the earliest such).
+func (t *DataTree) buildKids() (dup Ref) {
+	dup = NoRef
+	if t.kidsOK {
+		return dup
+	}
+	t.kidsOK = true
+	// One pass lays the runs out: a parent is always made before its
+	// children (a lower Ref), so its run starts before they are placed,
+	// and nlive is how long it is.
+	total := 0
+	for r := Ref(0); r < t.n; r++ {
+		if c := t.at(r); !c.gone() {
+			total += int(c.nlive)
+		}
+	}
+	if cap(t.kids) >= total {
+		t.kids = t.kids[:total]
+	} else {
+		t.kids = make([]Ref, total)
+	}
+	next := int32(0)
+	for r := Ref(0); r < t.n; r++ {
+		c := t.at(r)
+		c.kids, c.nkids = next, 0
+		if c.gone() {
+			continue
+		}
+		next += c.nlive
+		if c.parent != NoRef {
+			p := t.at(c.parent)
+			t.kids[p.kids+p.nkids] = r
+			p.nkids++
+		}
+	}
+	for r := Ref(0); r < t.n; r++ {
+		c := t.at(r)
+		if c.nkids < 2 {
+			continue
+		}
+		run := t.kids[c.kids : c.kids+c.nkids]
+		less := func(a, b Ref) int { return strings.Compare(t.str(t.at(a).name), t.str(t.at(b).name)) }
+		if !slices.IsSortedFunc(run, less) {
+			slices.SortStableFunc(run, less)
+		}
+		for i := 1; i < len(run); i++ {
+			a, b := t.at(run[i-1]), t.at(run[i])
+			if t.str(a.name) != t.str(b.name) {
+				continue
+			}
+			later := run[i]
+			if a.off > b.off {
+				later = run[i-1]
+			}
+			if dup == NoRef || t.at(later).off < t.at(dup).off {
+				dup = later
+			}
+		}
+	}
+	return dup
+}
 
-// Len is one more than the highest number.
-func (x *Index) Len() int { return x.n }
-
-// Number returns n's number; false when n is not a node this tree made
-// (a node put in the map by hand). It compares addresses only: n is
-// never dereferenced.
-func (x *Index) Number(n *Node) (int, bool) {
-	p := uintptr(unsafe.Pointer(n))
-	lo, hi := 0, len(x.bases)
+// child returns p's child named name, NoRef when it has none: a binary
+// search of p's run of kids (the snapshot's before finish, the tree's
+// after).
+func (t *DataTree) child(p Ref, name string) Ref {
+	c := t.at(p)
+	run := t.kids[c.kids : c.kids+c.nkids]
+	lo, hi := 0, len(run)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if x.bases[m] <= p {
+		if t.str(t.at(run[m]).name) < name {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	i := lo - 1
-	if i < 0 {
-		return 0, false
+	if lo < len(run) {
+		if k := t.at(run[lo]); t.str(k.name) == name && !k.gone() {
+			return run[lo]
+		}
 	}
-	const size = unsafe.Sizeof(entry{})
-	off := p - x.bases[i]
-	if off%size != 0 || off/size >= uintptr(len(x.blocks[i])) {
-		return 0, false
+	return NoRef
+}
+
+// Lookup returns the node at path, NoRef when there is none.
+func (t *DataTree) Lookup(path string) Ref {
+	if t.created != nil {
+		if r, ok := t.created[path]; ok {
+			return r
+		}
 	}
-	return x.first[i] + int(off/size), true
+	if t.byPath != nil {
+		return t.byPathRef(path)
+	}
+	return t.walk(t.root, path)
+}
+
+// Under returns the node at rel ("/" or "/a/b") below from, whose path is
+// fromPath: Lookup(fromPath+rel) without making that path once the tree
+// is finished.
+func (t *DataTree) Under(from Ref, fromPath, rel string) Ref {
+	if t.created != nil || t.byPath != nil {
+		if rel == "/" {
+			return t.Lookup(fromPath)
+		}
+		if fromPath == "/" {
+			return t.Lookup(rel)
+		}
+		return t.Lookup(fromPath + rel)
+	}
+	return t.walk(from, rel)
+}
+
+// walk finds rel ("/" or "/a/b") below from among the laid out children.
+func (t *DataTree) walk(from Ref, rel string) Ref {
+	if from == NoRef || len(rel) == 0 || rel[0] != '/' || t.at(from).gone() {
+		return NoRef
+	}
+	r := from
+	for rest := rel[1:]; rest != ""; {
+		name := rest
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			name, rest = rest[:i], rest[i+1:]
+			if rest == "" {
+				return NoRef // a trailing slash
+			}
+		} else {
+			rest = ""
+		}
+		if r = t.child(r, name); r == NoRef {
+			return NoRef
+		}
+	}
+	return r
+}
+
+// readLookup finds a parent off the stack while a snapshot is read: the
+// first time, every node read so far goes into byPath, and each one read
+// after joins it.
+func (t *DataTree) readLookup(path string) Ref {
+	if t.byPath == nil {
+		t.byPath = make(map[string]Ref, t.live)
+		t.Range(nil, func(p string, r Ref) bool {
+			t.byPath[p] = r
+			return true
+		})
+	}
+	return t.byPathRef(path)
+}
+
+func (t *DataTree) byPathRef(path string) Ref {
+	if r, ok := t.byPath[path]; ok && !t.at(r).gone() {
+		return r
+	}
+	return NoRef
+}
+
+// Child returns the child of p named name (NoRef: none). The tree must
+// be finished.
+func (t *DataTree) Child(p Ref, name string) Ref {
+	if p == NoRef {
+		return NoRef
+	}
+	return t.child(p, name)
+}
+
+// Finished says whether the tree is complete (children laid out, stats
+// as a client reads them), not a replay still being applied.
+func (t *DataTree) Finished() bool { return t.finished }
+
+// Root is the root node.
+func (t *DataTree) Root() Ref { return t.root }
+
+// Len is the number of nodes in the tree.
+func (t *DataTree) Len() int { return t.live }
+
+// Cap is one more than the highest Ref the tree has made: a bitset of
+// Cap bits holds a mark per node.
+func (t *DataTree) Cap() int { return int(t.n) }
+
+// Data returns r's data (nil: null). The bytes are the tree's: never
+// change them.
+func (t *DataTree) Data(r Ref) []byte { return t.bytes(t.at(r).data) }
+
+// Stat returns r's stat.
+func (t *DataTree) Stat(r Ref) Stat { return t.at(r).stat }
+
+// Name returns r's name ("" for the root).
+func (t *DataTree) Name(r Ref) string { return t.str(t.at(r).name) }
+
+// Parent returns r's parent (NoRef for the root).
+func (t *DataTree) Parent(r Ref) Ref { return t.at(r).parent }
+
+// Kids returns r's children in name order, the tree's own slice: never
+// change it. The tree must be finished.
+func (t *DataTree) Kids(r Ref) []Ref {
+	c := t.at(r)
+	return t.kids[c.kids : c.kids+c.nkids : c.kids+c.nkids]
+}
+
+// ACL returns r's ACL list (nil when none was read).
+func (t *DataTree) ACL(r Ref) []ACL {
+	if i := t.at(r).acl; i >= 0 {
+		return t.acls[i]
+	}
+	return nil
+}
+
+// Node returns r as a client sees it, made for the caller: its Data is
+// the tree's (never change it; a copy to keep it past the tree), its
+// Children names copies. Before the tree is finished (DirOptions.Step)
+// its Children are not known and left empty.
+func (t *DataTree) Node(r Ref) *Node {
+	if r == NoRef {
+		return nil
+	}
+	c := t.at(r)
+	n := &Node{Data: t.bytes(c.data), Stat: c.stat, ACL: t.ACL(r), Children: []string{}}
+	if t.finished && c.nkids > 0 {
+		n.Children = make([]string, c.nkids)
+		for i, k := range t.kids[c.kids : c.kids+c.nkids] {
+			// A copy: a name kept (a topic's, in an image) must not
+			// keep the tree's arena alive.
+			n.Children[i] = strings.Clone(t.Name(k))
+		}
+	}
+	return n
+}
+
+// Get returns the node at path as Node does; nil when there is none.
+func (t *DataTree) Get(path string) *Node { return t.Node(t.Lookup(path)) }
+
+// Path returns r's absolute path.
+func (t *DataTree) Path(r Ref) string {
+	if r == t.root {
+		return "/"
+	}
+	var names []string
+	n := 0
+	for ; r != NoRef && r != t.root; r = t.at(r).parent {
+		names = append(names, t.Name(r))
+		n += 1 + len(names[len(names)-1])
+	}
+	b := make([]byte, 0, n)
+	for i := len(names) - 1; i >= 0; i-- {
+		b = append(b, '/')
+		b = append(b, names[i]...)
+	}
+	return string(b)
+}
+
+// Origin returns where r's data was read: its record in the snapshot,
+// or the log entry that created it or last set its data.
+func (t *DataTree) Origin(r Ref) (Origin, bool) {
+	c := t.at(r)
+	if c.file < 0 {
+		return Origin{}, false
+	}
+	return Origin{File: t.files[c.file], Offset: c.off}, true
+}
+
+// Walk calls fn with every node of the tree under from (from itself
+// first) and its path, parents before their children, children in name
+// order, until fn returns false. prefix is from's path. The tree must be
+// finished, or a snapshot's before any transaction is replayed.
+func (t *DataTree) Walk(from Ref, prefix string, fn func(path string, r Ref) bool) {
+	if from == NoRef {
+		return
+	}
+	buf := []byte(prefix)
+	var walk func(r Ref, l int) bool
+	walk = func(r Ref, l int) bool {
+		if !fn(string(buf[:l]), r) {
+			return false
+		}
+		c := t.at(r)
+		for _, k := range t.kids[c.kids : c.kids+c.nkids] {
+			if t.at(k).gone() {
+				continue
+			}
+			buf = buf[:l]
+			if l != 1 || buf[0] != '/' {
+				buf = append(buf, '/')
+			}
+			buf = append(buf, t.Name(k)...)
+			if !walk(k, len(buf)) {
+				return false
+			}
+		}
+		return true
+	}
+	walk(from, len(buf))
+}
+
+// Range calls fn with every node in the tree (in no set order) until fn
+// returns false. Paths are made only for the nodes want says yes to (nil:
+// every node); the others get "". It works on an unfinished tree too.
+func (t *DataTree) Range(want func(r Ref) bool, fn func(path string, r Ref) bool) {
+	for r := Ref(0); r < t.n; r++ {
+		c := t.at(r)
+		if c.gone() || (c.parent == NoRef && r != t.root) {
+			continue
+		}
+		p := ""
+		if want == nil || want(r) {
+			p = t.Path(r)
+		}
+		if !fn(p, r) {
+			return
+		}
+	}
+}
+
+// SetData replaces r's data (a caller's redaction, say); the tree keeps
+// data, so no one else may change it afterwards.
+func (t *DataTree) SetData(r Ref, data []byte) { t.at(r).data = t.hold(data) }
+
+// finish turns the built nodes into what a client reads: children lists
+// (sorted, one array for all), client cversion, dataLength,
+// numChildren.
+func (t *DataTree) finish() {
+	t.buildKids()
+	for r := Ref(0); r < t.n; r++ {
+		c := t.at(r)
+		c.stat.Cversion = c.stat.Cversion*2 - c.nkids
+		c.stat.DataLength = max(c.data.n, 0)
+		c.stat.NumChildren = c.nkids
+	}
+	t.created, t.byPath = nil, nil
+	t.finished = true
+}
+
+// startReplay readies a snapshot's tree for transactions: its children
+// laid out to look paths up in, created for what the replay makes.
+func (t *DataTree) startReplay() {
+	t.buildKids()
+	t.byPath = nil
+	t.created = map[string]Ref{}
 }
 
 // parentOf splits "/a/b" into "/a" and "b"; "/a" into "/" and "a".
@@ -302,30 +664,31 @@ func (t *DataTree) create(path string, data []byte, acl []ACL, owner int64, pare
 		return
 	}
 	pp, name := parentOf(path)
-	pn := t.Nodes[pp]
-	if pn == nil {
+	pr := t.Lookup(pp)
+	if pr == NoRef {
 		return
 	}
-	parent := entryOf(pn)
+	parent := t.at(pr)
 	if parentCVersion == -1 {
-		parentCVersion = parent.Stat.Cversion + 1
+		parentCVersion = parent.stat.Cversion + 1
 	}
-	if parentCVersion > parent.Stat.Cversion {
-		parent.Stat.Cversion = parentCVersion
-		parent.Stat.Pzxid = zxid
+	if parentCVersion > parent.stat.Cversion {
+		parent.stat.Cversion = parentCVersion
+		parent.stat.Pzxid = zxid
 	}
-	if t.Nodes[path] != nil {
+	if t.Lookup(path) != NoRef {
 		return
 	}
-	e := t.newEntry()
-	e.Data, e.ACL = data, acl
-	e.Stat = Stat{
+	r, c := t.newNode()
+	c.data, c.acl, c.name = t.hold(data), t.aclIndex(acl), t.keep([]byte(name))
+	c.stat = Stat{
 		Czxid: zxid, Mzxid: zxid, Pzxid: zxid,
 		Ctime: time, Mtime: time,
 		EphemeralOwner: owner,
 	}
-	t.insert(path, e, parent, name)
-	t.Origins[path] = t.origin
+	t.attach(r, c, pr)
+	c.file, c.off = t.fileIndex(t.origin.File), t.origin.Offset
+	t.created[path] = r
 	t.changes(path, OpCreate)
 }
 
@@ -344,25 +707,29 @@ func (t *DataTree) remove(path string, zxid int64) {
 		return
 	}
 	pp, _ := parentOf(path)
-	pn := t.Nodes[pp]
-	if pn == nil {
+	pr := t.Lookup(pp)
+	if pr == NoRef {
 		return
 	}
-	if zxid > pn.Stat.Pzxid {
-		pn.Stat.Pzxid = zxid
+	if pn := t.at(pr); zxid > pn.stat.Pzxid {
+		pn.stat.Pzxid = zxid
 	}
-	n := t.Nodes[path]
-	if n == nil {
+	r := t.Lookup(path)
+	if r == NoRef {
 		return
 	}
-	e := entryOf(n)
-	if e.kids > 0 {
+	c := t.at(r)
+	if c.nlive > 0 {
 		// A well-formed log never deletes a node with children; drop the
-		// whole subtree anyway so the map never holds orphans. Children
-		// are not listed while the tree is built, hence the scan.
+		// whole subtree anyway so the tree never holds orphans.
 		var kids []string
-		for p, c := range t.Nodes {
-			if entryOf(c).parent == e {
+		for _, k := range t.kids[c.kids : c.kids+c.nkids] {
+			if !t.at(k).gone() {
+				kids = append(kids, path+"/"+t.Name(k))
+			}
+		}
+		for p, k := range t.created {
+			if t.at(k).parent == r && !t.at(k).gone() {
 				kids = append(kids, p)
 			}
 		}
@@ -371,13 +738,14 @@ func (t *DataTree) remove(path string, zxid int64) {
 			t.remove(k, zxid)
 		}
 	}
-	if e.parent != nil {
-		e.parent.kids--
+	if c.parent != NoRef {
+		t.at(c.parent).nlive--
 	}
-	e.deleted = true
-	e.Data, e.ACL = nil, nil
-	delete(t.Nodes, path)
-	delete(t.Origins, path)
+	t.live--
+	t.kidsOK = false
+	c.file = fileGone
+	c.data, c.acl = nullRef, -1
+	delete(t.created, path)
 	op := OpDelete
 	if t.op == OpCloseSession {
 		op = OpCloseSession
@@ -386,25 +754,27 @@ func (t *DataTree) remove(path string, zxid int64) {
 }
 
 func (t *DataTree) setData(path string, data []byte, version int32, zxid, time int64) {
-	n := t.Nodes[path]
-	if n == nil {
+	r := t.Lookup(path)
+	if r == NoRef {
 		return
 	}
-	n.Data = data
-	t.Origins[path] = t.origin
-	n.Stat.Version = version
-	n.Stat.Mzxid = zxid
-	n.Stat.Mtime = time
+	c := t.at(r)
+	c.data = t.hold(data)
+	c.file, c.off = t.fileIndex(t.origin.File), t.origin.Offset
+	c.stat.Version = version
+	c.stat.Mzxid = zxid
+	c.stat.Mtime = time
 	t.changes(path, OpSetData)
 }
 
 func (t *DataTree) setACL(path string, acl []ACL, version int32) {
-	n := t.Nodes[path]
-	if n == nil {
+	r := t.Lookup(path)
+	if r == NoRef {
 		return
 	}
-	n.ACL = acl
-	n.Stat.Aversion = version
+	c := t.at(r)
+	c.acl = t.aclIndex(acl)
+	c.stat.Aversion = version
 }
 
 // killSession deletes the session's ephemerals: the listed paths when the
@@ -413,20 +783,59 @@ func (t *DataTree) killSession(session int64, paths []string, hasList bool, zxid
 	delete(t.Sessions, session)
 	if hasList {
 		for _, p := range paths {
-			if n := t.Nodes[p]; n != nil && n.Stat.EphemeralOwner == session {
+			if r := t.Lookup(p); r != NoRef && t.at(r).stat.EphemeralOwner == session {
 				t.remove(p, zxid)
 			}
 		}
 		return
 	}
 	var owned []string
-	for p, n := range t.Nodes {
-		if n.Stat.EphemeralOwner == session {
+	t.Range(func(r Ref) bool { return t.at(r).stat.EphemeralOwner == session }, func(p string, r Ref) bool {
+		if t.at(r).stat.EphemeralOwner == session {
 			owned = append(owned, p)
 		}
-	}
+		return true
+	})
 	sort.Strings(owned)
 	for _, p := range owned {
 		t.remove(p, zxid)
 	}
+}
+
+// errDuplicate is the error of a node recorded twice.
+func errDuplicate(name string, off int64, path string) error {
+	return &FileError{File: name, Offset: off, Msg: "node " + path, Err: fmt.Errorf("%w: duplicate node", ErrCorrupt)}
+}
+
+// Builder makes a DataTree node by node, each parent before its children
+// (a live read's tree, level by level), with the stats as a client reads
+// them: they are kept as given.
+type Builder struct{ t *DataTree }
+
+// NewBuilder starts an empty tree.
+func NewBuilder() *Builder { return &Builder{t: newDataTree()} }
+
+// Add adds a node: the root when parent is NoRef (first, and once), else
+// the child name of parent. data nil is null; the tree keeps a copy.
+func (b *Builder) Add(parent Ref, name string, data []byte, st Stat, acl []ACL) Ref {
+	t := b.t
+	r, c := t.newNode()
+	if data == nil {
+		c.data = nullRef
+	} else {
+		c.data = t.keep(data)
+	}
+	c.name, c.stat, c.acl = t.keep([]byte(name)), st, t.aclIndex(acl)
+	t.attach(r, c, parent)
+	if parent == NoRef {
+		t.root = r
+	}
+	return r
+}
+
+// Finish lays the children out and returns the tree.
+func (b *Builder) Finish() *DataTree {
+	b.t.buildKids()
+	b.t.finished = true
+	return b.t
 }

@@ -47,10 +47,17 @@ func copyDir(t *testing.T, keep func(name string) bool) string {
 	return dst
 }
 
+// nodesOf is every node of a finished tree by path.
+func nodesOf(t *DataTree) map[string]*Node {
+	m := map[string]*Node{}
+	t.Walk(t.Root(), "/", func(p string, r Ref) bool { m[p] = t.Node(r); return true })
+	return m
+}
+
 // diffTrees compares content; Origins (which file a node was read from)
 // differ by design between a snapshot and a replay.
 func diffTrees(want, got *DataTree) string {
-	return cmp.Diff(want.Nodes, got.Nodes) + cmp.Diff(want.Sessions, got.Sessions)
+	return cmp.Diff(nodesOf(want), nodesOf(got)) + cmp.Diff(want.Sessions, got.Sessions)
 }
 
 func TestEverySnapshotDecodes(t *testing.T) {
@@ -59,12 +66,12 @@ func TestEverySnapshotDecodes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", s.path, err)
 		}
-		if snap.Tree.Nodes["/"] == nil || snap.Tree.Nodes["/zookeeper"] == nil {
+		if snap.Tree.Get("/") == nil || snap.Tree.Get("/zookeeper") == nil {
 			t.Errorf("%s: no root or /zookeeper", s.path)
 		}
-		for p, n := range snap.Tree.Nodes {
+		for p, n := range nodesOf(snap.Tree) {
 			for _, c := range n.Children {
-				if snap.Tree.Nodes[strings.TrimSuffix(p, "/")+"/"+c] == nil {
+				if snap.Tree.Get(strings.TrimSuffix(p, "/")+"/"+c) == nil {
 					t.Errorf("%s: %s lists missing child %s", s.path, p, c)
 				}
 			}
@@ -99,8 +106,8 @@ func TestReplayMatchesZooKeeper(t *testing.T) {
 			if d := diffTrees(want.Tree, res.Tree); d != "" {
 				t.Errorf("replay from %s differs from %s (-zookeeper +replay):\n%s", s.path, newest.path, d)
 			}
-			if res.Tree.Applied == 0 || len(res.Tree.Nodes) < 50 {
-				t.Errorf("replayed %d txns into %d nodes", res.Tree.Applied, len(res.Tree.Nodes))
+			if res.Tree.Applied == 0 || res.Tree.Len() < 50 {
+				t.Errorf("replayed %d txns into %d nodes", res.Tree.Applied, res.Tree.Len())
 			}
 			if res.Tree.LastZxid != newest.zxid {
 				t.Errorf("last zxid %#x, want %#x", res.Tree.LastZxid, newest.zxid)
@@ -280,7 +287,7 @@ func TestAtZxid(t *testing.T) {
 	if res.Tree.LastZxid != mid {
 		t.Errorf("last zxid %#x, want %#x", res.Tree.LastZxid, mid)
 	}
-	for _, n := range res.Tree.Nodes {
+	for _, n := range nodesOf(res.Tree) {
 		if n.Stat.Czxid > mid || n.Stat.Mzxid > mid || n.Stat.Pzxid > mid {
 			t.Fatalf("node newer than %#x: %+v", mid, n.Stat)
 		}

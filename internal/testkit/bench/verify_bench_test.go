@@ -247,55 +247,69 @@ func ptr[T any](v T) *T { return &v }
 
 // zkSnapshot writes a ZooKeeper snapshot file (version 2, "ZKSN"): no
 // sessions, an empty ACL cache (every node has ACL id -1, world:anyone),
-// nodes parents first, the "/" terminator, then the Adler32 seal.
+// the nodes depth first as ZooKeeper's DataTree.serialize writes them (a
+// node, then each child's subtree, children in the order they were
+// made), the "/" terminator, then the Adler32 seal.
 type zkSnapshot struct {
-	b []byte
-	n int
+	recs map[string][]byte   // path -> node record ("" is the root)
+	kids map[string][]string // path -> children's paths
+	n    int
 }
 
 func newZKSnapshot() *zkSnapshot {
-	s := &zkSnapshot{}
-	s.b = binary.BigEndian.AppendUint32(s.b, 0x5A4B534E)
-	s.b = binary.BigEndian.AppendUint32(s.b, 2)
-	s.b = binary.BigEndian.AppendUint64(s.b, 0) // dbid
-	s.b = binary.BigEndian.AppendUint32(s.b, 0) // sessions
-	s.b = binary.BigEndian.AppendUint32(s.b, 0) // ACL cache
-	return s
+	return &zkSnapshot{recs: map[string][]byte{}, kids: map[string][]string{}}
 }
 
-func (s *zkSnapshot) str(v string) {
-	s.b = binary.BigEndian.AppendUint32(s.b, uint32(len(v)))
-	s.b = append(s.b, v...)
+func appendStr(b []byte, v string) []byte {
+	b = binary.BigEndian.AppendUint32(b, uint32(len(v)))
+	return append(b, v...)
 }
 
 func (s *zkSnapshot) node(path string, data []byte, version int32) {
-	s.str(path)
+	b := appendStr(nil, path)
 	if data == nil {
-		s.b = binary.BigEndian.AppendUint32(s.b, ^uint32(0)) // null
+		b = binary.BigEndian.AppendUint32(b, ^uint32(0)) // null
 	} else {
-		s.b = binary.BigEndian.AppendUint32(s.b, uint32(len(data)))
-		s.b = append(s.b, data...)
+		b = binary.BigEndian.AppendUint32(b, uint32(len(data)))
+		b = append(b, data...)
 	}
-	s.b = binary.BigEndian.AppendUint64(s.b, ^uint64(0)) // ACL id -1
+	b = binary.BigEndian.AppendUint64(b, ^uint64(0)) // ACL id -1
 	for _, v := range []int64{2, 2 + int64(version), 1700000000000, 1700000000000} {
-		s.b = binary.BigEndian.AppendUint64(s.b, uint64(v)) // czxid, mzxid, ctime, mtime
+		b = binary.BigEndian.AppendUint64(b, uint64(v)) // czxid, mzxid, ctime, mtime
 	}
 	for _, v := range []int32{version, 0, 0} {
-		s.b = binary.BigEndian.AppendUint32(s.b, uint32(v)) // version, cversion, aversion
+		b = binary.BigEndian.AppendUint32(b, uint32(v)) // version, cversion, aversion
 	}
-	s.b = binary.BigEndian.AppendUint64(s.b, 0) // ephemeralOwner
-	s.b = binary.BigEndian.AppendUint64(s.b, 2) // pzxid
+	b = binary.BigEndian.AppendUint64(b, 0) // ephemeralOwner
+	b = binary.BigEndian.AppendUint64(b, 2) // pzxid
+	s.recs[path] = b
 	if path != "" {
+		parent := path[:strings.LastIndexByte(path, '/')]
+		s.kids[parent] = append(s.kids[parent], path)
 		s.n++
 	}
 }
 
 func (s *zkSnapshot) write(t *testing.T, path string) {
 	t.Helper()
-	s.str("/")
-	s.b = binary.BigEndian.AppendUint64(s.b, uint64(adler32.Checksum(s.b)))
-	s.str("/")
-	if err := os.WriteFile(path, s.b, 0o644); err != nil {
+	var b []byte
+	b = binary.BigEndian.AppendUint32(b, 0x5A4B534E)
+	b = binary.BigEndian.AppendUint32(b, 2)
+	b = binary.BigEndian.AppendUint64(b, 0) // dbid
+	b = binary.BigEndian.AppendUint32(b, 0) // sessions
+	b = binary.BigEndian.AppendUint32(b, 0) // ACL cache
+	var walk func(p string)
+	walk = func(p string) {
+		b = append(b, s.recs[p]...)
+		for _, k := range s.kids[p] {
+			walk(k)
+		}
+	}
+	walk("")
+	b = appendStr(b, "/")
+	b = binary.BigEndian.AppendUint64(b, uint64(adler32.Checksum(b)))
+	b = appendStr(b, "/")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
