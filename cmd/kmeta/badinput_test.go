@@ -24,6 +24,14 @@ func kmeta(args ...string) cliResult {
 	return cliResult{code, out.String(), errb.String()}
 }
 
+// kmetaOf is kmeta as t runs it: the command goes to t's transcript,
+// if it records one (transcript_test.go).
+func kmetaOf(t testing.TB, args ...string) cliResult {
+	t.Helper()
+	code, out, errs := runKmeta(t, args...)
+	return cliResult{code, out, errs}
+}
+
 // copyFixture copies a real-Kafka metadata dir so a test can damage it.
 func copyFixture(t *testing.T, version string) string {
 	t.Helper()

@@ -151,17 +151,29 @@ func docCommandLines(t *testing.T, path string) []docLine {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	fenced, n := false, 0
+	cont, start := "", 0 // a command continued on the next line (a trailing \)
 	for sc.Scan() {
 		n++
 		l := sc.Text()
 		if strings.HasPrefix(strings.TrimSpace(l), "```") {
 			fenced = !fenced
+			cont = ""
 			continue
 		}
 		if fenced {
 			s := strings.TrimPrefix(strings.TrimSpace(l), "$ ")
+			if cont != "" {
+				s = cont + " " + s
+			} else {
+				start = n
+			}
+			if c, ok := strings.CutSuffix(s, "\\"); ok {
+				cont = strings.TrimSpace(c)
+				continue
+			}
+			cont = ""
 			if w := shellWords(s); strings.HasPrefix(s, "kmeta ") && !synopsis(s) && !strings.HasSuffix(w[1], ":") {
-				out = append(out, docLine{n, w})
+				out = append(out, docLine{start, w})
 			}
 			continue
 		}
@@ -178,8 +190,8 @@ func docCommandLines(t *testing.T, path string) []docLine {
 }
 
 // shellWords splits a command line as a shell would for these docs:
-// words, with single or double quotes grouping, a pipe or redirection
-// ending the command.
+// words, with single or double quotes grouping, a pipe, a redirection or
+// a comment ending the command.
 func shellWords(s string) []string {
 	var words []string
 	var cur strings.Builder
@@ -200,6 +212,9 @@ func shellWords(s string) []string {
 				cur.Reset()
 				in = false
 			}
+		case r == '#' && !in:
+			// A comment, as a shell reads it.
+			return words
 		case r == '|' || r == '>' || r == '<':
 			if in {
 				words = append(words, cur.String())
@@ -218,22 +233,29 @@ func shellWords(s string) []string {
 
 var errParsed = errors.New("parsed")
 
-// parseOnly runs the command tree's parser over args (args[0] is
-// "kmeta"): every action is replaced by one that returns errParsed, so a
-// line parses when that error comes back.
-func parseOnly(args []string) error {
+// parsingApp is the command tree with every command's action replaced by
+// leaf and no Before: it parses a command line without running anything.
+func parsingApp(leaf cli.ActionFunc) *cli.App {
 	app := newApp(constructors, io.Discard, io.Discard)
 	var stub func(cmds []*cli.Command)
 	stub = func(cmds []*cli.Command) {
 		for _, c := range cmds {
 			if c.Action != nil && len(c.Subcommands) == 0 {
-				c.Action = func(*cli.Context) error { return errParsed }
+				c.Action = leaf
 			}
 			c.Before = nil
 			stub(c.Subcommands)
 		}
 	}
 	stub(app.Commands)
+	return app
+}
+
+// parseOnly runs the command tree's parser over args (args[0] is
+// "kmeta"): every action is replaced by one that returns errParsed, so a
+// line parses when that error comes back.
+func parseOnly(args []string) error {
+	app := parsingApp(func(*cli.Context) error { return errParsed })
 	app.Action = func(c *cli.Context) error {
 		if c.NArg() > 0 {
 			return errors.New("no command " + c.Args().First())

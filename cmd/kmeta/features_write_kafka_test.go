@@ -66,6 +66,7 @@ func kafkaDryRun(t *testing.T, c *kafkatest.Cluster, args ...string) (bool, stri
 // must end in a dynamic quorum kafka-metadata-quorum reports.
 func TestFeaturesWriteKafka44(t *testing.T) {
 	kafkatest.Concurrently(t)
+	recordTranscript(t, "metadata-version-upgrade")
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{ReleaseVersion: "3.9-IV0"})
 	node := c.Controllers()[0]
@@ -90,11 +91,25 @@ func TestFeaturesWriteKafka44(t *testing.T) {
 		{name: "release 4.1 with ELR", op: "upgrade", args: []string{"--metadata", "4.1", "--feature", "eligible.leader.replicas.version=1"}, allow: true, write: true,
 			finalized: map[string]int16{"metadata.version": 27, "eligible.leader.replicas.version": 1}},
 	}
+	// What the metadata.version runbook shows
+	// (docs/runbooks/upgrade-metadata-version.md), in text: the finalized
+	// levels with every node's supported range (the software roll is
+	// done when every node supports the target), then the gate.
+	t.Run("runbook view", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"features", "describe", src, "--bootstrap-controller", c.BootstrapControllers()},
+			{"features", "upgrade", src, "--metadata", "4.0-IV0", "--dry-run"},
+		} {
+			if r := kmetaOf(t, args...); r.code != exitOK {
+				t.Errorf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+			}
+		}
+	})
 	runFeatureSteps(t, c, node, src, steps)
 
 	t.Run("no terminal without --yes", func(t *testing.T) {
 		before := featureLevelOffsets(t, c, node)
-		r := kmeta("features", "upgrade", src, "--metadata", "4.1-IV1")
+		r := kmetaOf(t, "features", "upgrade", src, "--metadata", "4.1-IV1")
 		if r.code != exitFailure || !strings.Contains(r.stderr, "--yes") {
 			t.Errorf("exit %d, want 2 naming --yes: %s", r.code, r.stderr)
 		}
@@ -109,7 +124,7 @@ func TestFeaturesWriteKafka44(t *testing.T) {
 		if err != nil || q.KRaftVersion != 0 {
 			t.Fatalf("before: kraft.version %v, %v", q, err)
 		}
-		r := kmeta("features", "upgrade", src, "--feature", "kraft.version=1", "--yes")
+		r := kmetaOf(t, "features", "upgrade", src, "--feature", "kraft.version=1", "--yes")
 		if r.code != exitOK || !strings.Contains(r.stdout, "controller.quorum.bootstrap.servers") {
 			t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 		}
@@ -134,7 +149,7 @@ func TestFeaturesWriteKafka44(t *testing.T) {
 			}
 		}
 		// Back down: kmeta refuses, as Kafka does.
-		r = kmeta("features", "downgrade", src, "--feature", "kraft.version=0", "-o", "json", "--yes")
+		r = kmetaOf(t, "features", "downgrade", src, "--feature", "kraft.version=0", "-o", "json", "--yes")
 		ok, says := kafkaDryRun(t, c, "downgrade", "--feature", "kraft.version=0")
 		if r.code != exitFindings || ok {
 			t.Errorf("kraft.version 1→0: kmeta exit %d, Kafka dry run %v (%s)\n%s", r.code, ok, says, r.stdout)
@@ -173,7 +188,7 @@ func runFeatureSteps(t *testing.T, c *kafkatest.Cluster, node int, src string, s
 			} else {
 				args = append(args, "--dry-run")
 			}
-			r := kmeta(args...)
+			r := kmetaOf(t, args...)
 			var doc report.FeatureChange
 			if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
 				t.Fatalf("exit %d, output not JSON: %v\n%s\n%s", r.code, err, r.stdout, r.stderr)

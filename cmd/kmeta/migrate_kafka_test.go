@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -37,9 +36,8 @@ import (
 // code.
 func kmetaRun(t testing.TB, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := run(context.Background(), append([]string{"kmeta"}, args...), &out, &errb)
-	return out.String(), errb.String(), code
+	code, out, errs := runKmeta(t, args...)
+	return out, errs, code
 }
 
 // kmetaProcess runs kmeta as a child process (this test binary, see
@@ -79,6 +77,9 @@ func readProps(t testing.TB, path string) map[string]string {
 func step(t testing.TB, format string, args ...any) {
 	t.Helper()
 	t.Logf("==== %s", fmt.Sprintf(format, args...))
+	if tr := transcriptOf(t); tr != nil {
+		tr.note(format, args...)
+	}
 }
 
 // TestMigrateZKClusterToKRaft is the acceptance test and the rehearsal of
@@ -92,6 +93,7 @@ func step(t testing.TB, format string, args ...any) {
 // delegation token.
 func TestMigrateZKClusterToKRaft(t *testing.T) {
 	kafkatest.Concurrently(t)
+	recordTranscript(t, "offline-migration")
 	d39 := kafkatest.Dist(t, kafkatest.Kafka39)
 	d4 := kafkatest.Dist(t, kafkatest.Latest4)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -143,7 +145,24 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	// describes it as 2001:db8::1, and so must Kafka 4.4 after the
 	// migration (compareViews, beside PopulateRich's IPv4 quota).
 	zkShell := func(args ...string) {
-		d39.MustRun(t, "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka", append([]string{"-server", zk.Connect("/kafka")}, args...)...)
+		// Right after ZooKeeper's restart, on a loaded machine, the
+		// shell's session may not be established before its request
+		// (ConnectionLoss, exit 1): the request was not made; ask again.
+		for attempt := 1; ; attempt++ {
+			_, stderr, err := d39.Run(ctx, "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka", append([]string{"-server", zk.Connect("/kafka")}, args...)...)
+			if err == nil {
+				return
+			}
+			// A lost connection may have lost the answer, not the
+			// request: the retry finds it done.
+			if msg := string(stderr) + err.Error(); attempt > 1 && (args[0] == "delete" && strings.Contains(msg, "NoNode") || args[0] == "create" && strings.Contains(msg, "NodeExists")) {
+				return
+			}
+			if attempt == 5 || !strings.Contains(string(stderr)+err.Error(), "ConnectionLoss") {
+				t.Fatalf("zookeeper-shell %v: %v\n%s", args, err, stderr)
+			}
+			time.Sleep(time.Second)
+		}
 	}
 	zkShell("create", "/config/topics/"+afterTopic, `{"version":1,"config":{"retention.ms":"1234"}}`)
 	const ipv6Quota, ipv6QuotaConfig = "/config/ips/2001%3Adb8%3A%3A1", `{"version":1,"config":{"connection_creation_rate":"20"}}`

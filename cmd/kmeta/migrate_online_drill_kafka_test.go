@@ -34,6 +34,7 @@ import (
 // refusal is TestOnlineMigrationWalkKafka's.
 func TestOnlineRollbackKafka(t *testing.T) {
 	drillOnly(t)
+	recordTranscript(t, "online-rollback")
 	ctx, cancel := context.WithTimeout(t.Context(), 25*time.Minute)
 	defer cancel()
 	w := startOnlineWalk(t, ctx, walkOptions{version: kafkatest.Kafka39, controllers: 3, rich: true, tokens: true})

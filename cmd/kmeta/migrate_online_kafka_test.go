@@ -230,6 +230,9 @@ func startOnlineWalk(t *testing.T, ctx context.Context, o walkOptions) *onlineWa
 		Kmeta: func(ctx context.Context, args []string) (string, int) {
 			var out, errb bytes.Buffer
 			code := run(ctx, append([]string{"kmeta"}, args...), &out, &errb)
+			if tr := transcriptOf(t); tr != nil {
+				tr.command(args, code, out.String())
+			}
 			w.timeline = append(w.timeline, fmt.Sprintf("kmeta %s: exit %d", strings.Join(args[:min(4, len(args))], " "), code))
 			return out.String() + errb.String(), code
 		}}
@@ -295,6 +298,10 @@ func (w *onlineWalk) status(src []string) (int, walkStatus) {
 	}
 	if _, ok := w.phaseSeen[s.Phase]; !ok && w.phaseSeen != nil {
 		w.phaseSeen[s.Phase] = time.Now()
+		if transcriptOf(w.t) != nil {
+			// The runbook's view of each phase, in text.
+			runKmeta(w.t, slices.Delete(slices.Clone(args), 2, 4)...)
+		}
 	}
 	return code, s
 }
@@ -367,6 +374,17 @@ func (w *onlineWalk) stage(phase string, wantExit int, files map[int]string, ext
 		}
 	}
 	w.timeline = append(w.timeline, fmt.Sprintf("stage %-20s exit %d (current %s): checks %s", phase, code, s.Current, codes(s.Checks)))
+	if code == exitOK && transcriptOf(w.t) != nil {
+		// What the runbook shows (docs/runbooks/online-migration.md): the
+		// same stage as an operator reads it, in text, with --dry-run.
+		text := slices.Clone(args)
+		text = slices.Delete(text, 3, 5) // -o json
+		text = slices.Insert(text, 3, "--dry-run")
+		text[slices.Index(text, "--out")+1] = out + "-dry-run"
+		if code, stdout, stderr := runKmeta(w.t, text...); code != exitOK {
+			w.t.Errorf("migrate stage %s --dry-run: exit %d\n%s%s", phase, code, stdout, stderr)
+		}
+	}
 	return s, out
 }
 
@@ -406,6 +424,12 @@ func (w *onlineWalk) rollback(wantExit int) (walkStage, string) {
 		w.t.Fatalf("migrate rollback: exit %d, not JSON (%v): %s\nstderr: %s", code, err, stdout, stderr)
 	}
 	w.timeline = append(w.timeline, fmt.Sprintf("rollback from %-13s exit %d: checks %s, %d steps", s.Current, code, codes(s.Checks), len(s.Steps)))
+	if transcriptOf(w.t) != nil {
+		// The runbook's view of the way back from here, in text.
+		text := slices.Delete(slices.Clone(args), 2, 4)
+		text = slices.Insert(text, 2, "--dry-run")
+		runKmeta(w.t, text...)
+	}
 	return s, out
 }
 
@@ -610,6 +634,7 @@ func (w *onlineWalk) brokerFiles() map[int]string {
 // side.
 func TestOnlineMigrationWalkKafka(t *testing.T) {
 	kafkatest.Concurrently(t)
+	recordTranscript(t, "online-migration")
 	walkAll(t, walkOptions{version: kafkatest.Kafka39, controllers: 3, rich: true, tokens: true})
 }
 
@@ -950,6 +975,9 @@ func (w *onlineWalk) startWatch(ctx context.Context) *walkWatch {
 	pr, pw := io.Pipe()
 	args := []string{"kmeta", "migrate", "status", "--watch", "-o", "json", "--interval", ww.interval.String(), "--grace", "10m", "--max-behind", "10m",
 		"--zk", w.zkSrc, "--kraft", "kraft:" + w.metaDir(w.ctrlIDs[0])}
+	if tr := transcriptOf(w.t); tr != nil {
+		tr.background(args[1:])
+	}
 	go func() {
 		var errb bytes.Buffer
 		code := run(wctx, args, pw, &errb)

@@ -43,6 +43,7 @@ import (
 // created. One cluster start, two restarts on rebuilt quorums.
 func TestQuorumRebuildKafka(t *testing.T) {
 	drillOnly(t)
+	recordTranscript(t, "quorum-rebuild")
 	d := kafkatest.Dist(t, "4.4.0")
 	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{Controllers: 3, Brokers: 3, SASL: true, Authorizer: true, DynamicQuorum: true})
 	defer c.Stop()
@@ -175,6 +176,10 @@ func (dr *rebuildDrill) twoControllersLost() {
 		c.KillNode(id)
 	}
 	c.StopNode(survivor)
+	// The survivor's copy, judged before anything is rebuilt from it.
+	if code, out, errs := runKmeta(t, "quorum", "survey", survivorDir); code != exitOK {
+		t.Errorf("kmeta quorum survey of the survivor: exit %d\n%s%s", code, out, errs)
+	}
 	beforeCopy := filepath.Join(t.TempDir(), "before-two-lost")
 	fstree.CopyTo(t, survivorDir, beforeCopy)
 	for _, id := range lost {
@@ -302,6 +307,11 @@ func (dr *rebuildDrill) rebuildAndCheck(phase, from string, others []string, bef
 	if err != nil {
 		t.Fatalf("%s: %v", phase, err)
 	}
+	// What an operator runs next (docs/runbooks/recover-controller-quorum.md):
+	// the live quorum, every voter back and caught up.
+	if code, out, errs := runKmeta(t, "quorum", "describe", "--bootstrap-controller", c.BootstrapControllers()); code != exitOK {
+		t.Errorf("%s: kmeta quorum describe of the rebuilt quorum: exit %d\n%s%s", phase, code, out, errs)
+	}
 	if dr.dynamic {
 		checkDynamicVoters(t, qs, written)
 	} else if qs.KRaftVersion > 0 {
@@ -328,6 +338,15 @@ func (dr *rebuildDrill) rebuildAndCheck(phase, from string, others []string, bef
 			continue
 		}
 		rows++
+		// The rebuild gives every voter a new directory id (the quorum
+		// starts over from a snapshot): the diff must show exactly the
+		// ids it wrote.
+		if f[0] == "quorum" && f[3] == "voter" && f[5] == "directoryID" && len(f) > 7 {
+			if id, err := strconv.Atoi(f[4]); err != nil || written[id] != f[7] {
+				t.Errorf("%s: voter %s's directory id is %s, the rebuild wrote %q", phase, f[4], f[7], written[id])
+			}
+			continue
+		}
 		if !moves[f[0]+"/"+f[5]] {
 			t.Errorf("%s: a difference a restart does not explain: %s", phase, ln)
 		}

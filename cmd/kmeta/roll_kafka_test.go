@@ -52,6 +52,18 @@ func TestRollKRaftKafka(t *testing.T) {
 	src := append([]string{"--bootstrap-server", c.BootstrapServers()}, configFlags(c)...)
 	l := newRollLab(t, c, src)
 	t.Logf("cluster up in %s", time.Since(start).Round(time.Second))
+	recordTranscript(t, "roll")
+	// The runbook's view (docs/runbooks/roll-a-cluster.md), in text: the
+	// order of a rolling restart of the brokers, and a check with every
+	// broker up (safe).
+	for _, args := range [][]string{
+		append([]string{"roll", "plan", "--all-brokers"}, src...),
+		append([]string{"roll", "check", "--node", "1"}, src...),
+	} {
+		if r := kmetaOf(t, args...); r.code != exitOK {
+			t.Errorf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
 	l.brokerCases()
 
 	// ELR on: the controller writes min.insync.replicas=1 as the
@@ -79,7 +91,7 @@ func TestRollKRaftKafka(t *testing.T) {
 			}
 		}
 		// The plan: followers first, the leader last.
-		r := kmeta(append([]string{"roll", "plan", "-o", "json", "--all-controllers"}, ctl...)...)
+		r := kmetaOf(t, append([]string{"roll", "plan", "-o", "json", "--all-controllers"}, ctl...)...)
 		var p report.RollPlanDoc
 		if err := json.Unmarshal([]byte(r.stdout), &p); err != nil || r.code != 0 {
 			t.Fatalf("plan: exit %d %v\n%s%s", r.code, err, r.stdout, r.stderr)
@@ -161,7 +173,7 @@ func TestRollZooKeeperKafka(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := kmeta(append([]string{"roll", "plan", "-o", "json", "--all-brokers"}, src...)...)
+		r := kmetaOf(t, append([]string{"roll", "plan", "-o", "json", "--all-brokers"}, src...)...)
 		var p report.RollPlanDoc
 		if err := json.Unmarshal([]byte(r.stdout), &p); err != nil || r.code != 0 || len(p.Steps) != 3 {
 			t.Fatalf("plan: exit %d %v\n%s%s", r.code, err, r.stdout, r.stderr)
@@ -299,7 +311,7 @@ func (l *rollLab) check(node int, src ...string) (roll.Verdict, int) {
 	if len(src) == 0 {
 		src = l.src
 	}
-	r := kmeta(append([]string{"roll", "check", "-o", "json", "--node", strconv.Itoa(node)}, src...)...)
+	r := kmetaOf(l.t, append([]string{"roll", "check", "-o", "json", "--node", strconv.Itoa(node)}, src...)...)
 	var v roll.Verdict
 	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
 		l.t.Fatalf("roll check --node %d: exit %d: %v\n%s%s", node, r.code, err, r.stdout, r.stderr)
@@ -322,8 +334,15 @@ func (l *rollLab) wait(node int, src ...string) waited {
 	if len(src) == 0 {
 		src = l.src
 	}
-	r := kmeta(append([]string{"roll", "wait", "-o", "json", "--node", strconv.Itoa(node), "--timeout", "4m", "--interval", "500ms"}, src...)...)
+	r := kmetaOf(l.t, append([]string{"roll", "wait", "-o", "json", "--node", strconv.Itoa(node), "--timeout", "4m", "--interval", "500ms"}, src...)...)
 	at := time.Now()
+	if transcriptOf(l.t) != nil && r.code == exitOK {
+		// The runbook's view (docs/runbooks/roll-a-cluster.md): the wait
+		// as roll plan prints it, in text, the node back.
+		if r := kmetaOf(l.t, append([]string{"roll", "wait", "--node", strconv.Itoa(node)}, src...)...); r.code != exitOK {
+			l.t.Errorf("roll wait --node %d as printed: exit %d\n%s%s", node, r.code, r.stdout, r.stderr)
+		}
+	}
 	var d report.RollWaitDoc
 	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || r.code != 0 || !d.Back {
 		l.t.Fatalf("roll wait --node %d: exit %d %v\n%s%s", node, r.code, err, r.stdout, r.stderr)

@@ -14,10 +14,13 @@ import (
 
 const zkFixture = "../../testdata/zk"
 
-func runKmeta(t *testing.T, args ...string) (int, string, string) {
+func runKmeta(t testing.TB, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := run(context.Background(), append([]string{"kmeta"}, args...), &out, &errb)
+	if tr := transcriptOf(t); tr != nil {
+		tr.command(args, code, out.String())
+	}
 	return code, out.String(), errb.String()
 }
 

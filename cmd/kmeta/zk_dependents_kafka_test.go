@@ -40,6 +40,7 @@ import (
 // session) are never listed.
 func TestZKDependentsKafka(t *testing.T) {
 	kafkatest.SkipIfUnitOnly(t)
+	recordTranscript(t, "zk-dependents")
 	start := time.Now()
 	defer func() { t.Logf("TestZKDependentsKafka took %s", time.Since(start).Round(time.Millisecond)) }()
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
