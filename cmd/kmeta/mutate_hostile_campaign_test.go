@@ -33,7 +33,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -41,6 +40,7 @@ import (
 
 	"github.com/kmeta/kmeta/internal/testkit/fakekafka"
 	"github.com/kmeta/kmeta/internal/testkit/mutate"
+	"github.com/kmeta/kmeta/internal/testkit/peakrss"
 )
 
 // hostMemBound is the peak RSS no run may pass: kmeta reads these inputs
@@ -58,7 +58,8 @@ type hostRun struct {
 }
 
 // hostExec runs the binary (no retry: the bounds of these runs are the
-// point), measuring its own peak RSS (Linux: ru_maxrss in KiB).
+// point), measuring its own peak RSS (VmHWM sampled while it runs: a
+// child's ru_maxrss carries the test process's own, see peakrss).
 func hostExec(bin string, args []string) hostRun {
 	ctx, cancel := context.WithTimeout(context.Background(), campTimeout)
 	defer cancel()
@@ -68,7 +69,12 @@ func hostExec(bin string, args []string) hostRun {
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.WaitDelay = 2 * time.Second
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	var rss *peakrss.Watch
+	if err == nil {
+		rss = peakrss.Start(cmd.Process.Pid)
+		err = cmd.Wait()
+	}
 	r := hostRun{campRun: campRun{args: args, dur: time.Since(start), stdout: out.String(), stderr: errb.String()}}
 	var ee *exec.ExitError
 	switch {
@@ -82,10 +88,8 @@ func hostExec(bin string, args []string) hostRun {
 		r.code, r.signal = -1, err.Error()
 	}
 	r.timedOut = ctx.Err() != nil
-	if cmd.ProcessState != nil {
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			r.maxRSS = ru.Maxrss * 1024
-		}
+	if rss != nil {
+		r.maxRSS = rss.Done() * 1024
 	}
 	return r
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kmeta/kmeta/internal/testkit/peakrss"
 	"github.com/kmeta/kmeta/metalog"
 )
 
@@ -50,9 +51,9 @@ func runCounted(t *testing.T, bin string, args ...string) historyRun {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	rss := watchRSS(cmd.Process.Pid)
+	rss := peakrss.Start(cmd.Process.Pid)
 	err := cmd.Wait()
-	r.rss = rss.done()
+	r.rss = rss.Done()
 	r.wall = time.Since(start)
 	if err != nil && cmd.ProcessState.ExitCode() != 1 { // 1: findings (lint)
 		t.Fatalf("kmeta %s: %v\n%s", strings.Join(args, " "), err, stderr.String())

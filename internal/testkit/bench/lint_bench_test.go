@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kmeta/kmeta/internal/source"
+	"github.com/kmeta/kmeta/internal/testkit/peakrss"
 	"github.com/kmeta/kmeta/lint"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
@@ -174,9 +175,9 @@ func kmetaCost(t *testing.T, bin string, args ...string) (time.Duration, time.Du
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	rss := watchRSS(cmd.Process.Pid)
+	rss := peakrss.Start(cmd.Process.Pid)
 	err := cmd.Wait()
-	peak := rss.done()
+	peak := rss.Done()
 	wall := time.Since(start)
 	if code := cmd.ProcessState.ExitCode(); err != nil && code != 1 {
 		t.Fatalf("kmeta %s: %v\n%s", strings.Join(args, " "), err, stderr.String())

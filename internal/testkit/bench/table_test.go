@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kmeta/kmeta/internal/testkit/peakrss"
 )
 
 // How peers are run. Kafka's tools run as Kafka's scripts run them:
@@ -56,7 +58,7 @@ func runProc(t *testing.T, cmd *exec.Cmd, marker string) run {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	rss := watchRSS(cmd.Process.Pid)
+	rss := peakrss.Start(cmd.Process.Pid)
 	var r run
 	buf := make([]byte, 1<<20)
 	m := []byte(marker)
@@ -82,7 +84,7 @@ func runProc(t *testing.T, cmd *exec.Cmd, marker string) run {
 	}
 	err = cmd.Wait()
 	r.wall = time.Since(start)
-	r.maxRSS = rss.done()
+	r.maxRSS = rss.Done()
 	if err != nil && cmd.ProcessState.ExitCode() > 1 {
 		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, tail(stderr.String()))
 	}

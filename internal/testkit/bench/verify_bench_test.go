@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/kmeta/kmeta/internal/source"
+	"github.com/kmeta/kmeta/internal/testkit/peakrss"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
@@ -69,9 +70,9 @@ func TestBenchVerify(t *testing.T) {
 		err := cmd.Start()
 		var peak int64
 		if err == nil {
-			rss := watchRSS(cmd.Process.Pid)
+			rss := peakrss.Start(cmd.Process.Pid)
 			err = cmd.Wait()
-			peak = rss.done()
+			peak = rss.Done()
 		}
 		wall := time.Since(start)
 		out := stdout.Bytes()

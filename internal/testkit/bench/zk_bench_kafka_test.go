@@ -22,6 +22,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/peakrss"
 	"github.com/kmeta/kmeta/zkread"
 )
 
@@ -202,9 +203,9 @@ func runKmetaZK(t *testing.T, bin, dir, src string, set zkSetting) zkRun {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("kmeta zk image: %v", err)
 	}
-	rss := watchRSS(cmd.Process.Pid)
+	rss := peakrss.Start(cmd.Process.Pid)
 	err = cmd.Wait()
-	peak := rss.done()
+	peak := rss.Done()
 	if err != nil {
 		t.Fatalf("kmeta zk image: %v\n%s", err, stderr.String())
 	}
@@ -552,7 +553,7 @@ func peakRSSOf(arg string) int64 {
 	if dir == "" {
 		return 0
 	}
-	return vmHWM(filepath.Join(dir, "status"))
+	return peakrss.VmHWM(filepath.Join(dir, "status"))
 }
 
 // freeTCPPorts picks n free ports on 127.0.0.1.
