@@ -86,7 +86,11 @@ func Rollback(in Input) (*RollbackResult, error) {
 		return r, nil
 	}
 	ids := slices.Sorted(maps.Keys(brokers))
-	if st.Phase == KRaftPostMigration {
+	// The phase's row says where its rollback goes first: a phase that
+	// goes back to one with migrating brokers (KRaftPostMigration to
+	// KRaftDualWriting) rolls the brokers back to that profile before
+	// the rest.
+	if back := Phases[st.Phase].RollbackTo; back > ZooKeeper && Phases[back].Broker == BrokerMigrating {
 		q := quorum{controllers: (&observer{in: in}).voters(), protocol: ctlProtocolOf(in.Nodes)}
 		if k := in.KRaft; k != nil {
 			if mv := k.MetadataVersion(); mv > 0 {
@@ -114,7 +118,7 @@ func Rollback(in Input) (*RollbackResult, error) {
 			r.Steps = append(r.Steps, gated(Step{Action: ActRestart, Node: nodeRef(id), Config: MigratingConfigName(id),
 				What: fmt.Sprintf("restart broker %d as a ZooKeeper-mode broker in migration mode (%s), keeping zookeeper.metadata.migration.enable", id, MigratingConfigName(id))}, src)...)
 		}
-		r.Steps = append(r.Steps, Step{Action: ActWait, What: "every broker registered with ZooKeeper again (in /brokers/ids) and with the KRaft controller as migrating (kmeta migrate status says KRaftDualWriting)"})
+		r.Steps = append(r.Steps, Step{Action: ActWait, What: "every broker registered with ZooKeeper again (in /brokers/ids) and with the KRaft controller as migrating (kmeta migrate status says " + back.String() + ")"})
 	}
 	var ctrlIDs []int32
 	for _, c := range st.Controllers {

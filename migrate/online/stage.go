@@ -168,10 +168,14 @@ func Stage(in Input, o StageOptions) (*StageResult, error) {
 				s.check(CodeNotReached, "phase "+target.String(), "not reached yet: "+Phases[target].Reached, "")
 			}
 		}
-	case KRaftPostMigration:
-		err = s.roll(RoleBroker)
-	case PreKRaft:
-		err = s.roll(RoleController)
+	default:
+		// The phases entered by a roll of existing nodes: the roles the
+		// phase's row lists, in its order.
+		for _, role := range Phases[target].Rolls {
+			if err = s.roll(role); err != nil {
+				break
+			}
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -368,7 +372,8 @@ func (s *stager) migration() error {
 	// Steps. Controllers already running (a rerun mid-roll) are left as
 	// they are.
 	running := s.in.KRaft != nil
-	if !running {
+	rolls := Phases[KRaftMigration].Rolls
+	if !running && slices.Contains(rolls, RoleController) {
 		for _, c := range s.o.Controllers {
 			s.r.Steps = append(s.r.Steps, Step{Action: ActInstall, Node: nodeRef(c.ID), From: migrate.ControllerDir("", c.ID), To: metadataDir(s.o.MetadataDir, c.ID),
 				What: fmt.Sprintf("copy controller-%d/ (meta.properties, bootstrap.checkpoint) into controller %d's metadata log dir %s", c.ID, c.ID, metadataDir(s.o.MetadataDir, c.ID))})
@@ -385,7 +390,7 @@ func (s *stager) migration() error {
 	order := rollOrder(s.in.ZK, brokers, zkController)
 	src := s.in.Gates.brokerSource(false, nil)
 	for _, id := range order {
-		if files[id] == nil || files[id].Profile() == BrokerMigrating && sameProps(files[id].Props, nodeProps(s.r.Nodes, id)) {
+		if !slices.Contains(rolls, RoleBroker) || files[id] == nil || files[id].Profile() == BrokerMigrating && sameProps(files[id].Props, nodeProps(s.r.Nodes, id)) {
 			continue
 		}
 		what := fmt.Sprintf("restart broker %d on %s (migration mode)", id, ConfigName(id))
