@@ -1,6 +1,7 @@
 package online
 
 import (
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -134,5 +135,44 @@ func TestZooKeeperSettingsLeft(t *testing.T) {
 	}
 	if _, ok := zookeeperSettingsLeft(1, &Node{ID: 1, Props: map[string]string{"process.roles": "broker"}}); ok {
 		t.Error("a file without ZooKeeper settings")
+	}
+}
+
+// The phase table drives stage: a phase rolls exactly the roles its row
+// lists. With a row's roll list emptied, stage prints no restart for it
+// (and the walk of the real migration follows stage's steps, so the table
+// is what the cluster goes through).
+func TestStageRollsWhatThePhaseRowSays(t *testing.T) {
+	zk := zkImage()
+	in := Input{ZK: zk, Nodes: files(1, 2, 3), Gates: testGates}
+	opts := StageOptions{Phase: KRaftMigration, Controllers: ctl, MetadataDir: "/var/lib/kafka/ctl-{id}"}
+	roles := func() []string {
+		r, err := Stage(in, opts)
+		if err != nil || !r.Ready {
+			t.Fatalf("%v %v", err, codes(r.Checks))
+		}
+		var got []string
+		for _, st := range r.Steps {
+			if st.Action == ActStart || st.Action == ActRestart {
+				got = append(got, fmt.Sprintf("%s:%d", st.Action, *st.Node))
+			}
+		}
+		return got
+	}
+	saved := Phases[KRaftMigration].Rolls
+	defer func() { Phases[KRaftMigration].Rolls = saved }()
+	for _, tc := range []struct {
+		rolls []string
+		want  []string
+	}{
+		{[]string{RoleController, RoleBroker}, []string{"start:3000", "restart:2", "restart:3", "restart:1"}},
+		{[]string{RoleController}, []string{"start:3000"}},
+		{[]string{RoleBroker}, []string{"restart:2", "restart:3", "restart:1"}},
+		{nil, nil},
+	} {
+		Phases[KRaftMigration].Rolls = tc.rolls
+		if got := roles(); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("rolls %v: stage starts and restarts %v, want %v", tc.rolls, got, tc.want)
+		}
 	}
 }

@@ -87,11 +87,12 @@ type Spec struct {
 	// Broker and Controller are the nodes' profiles in the phase.
 	Broker     Profile `json:"broker"`
 	Controller Profile `json:"controller"`
-	// Rolls says which nodes stage restarts to enter the phase: "" (none:
-	// the phase is reached by Kafka itself, stage checks it), "brokers",
-	// "controllers", or "controllers,brokers" (start the new controllers,
-	// then roll the brokers).
-	Rolls string `json:"rolls"`
+	// Rolls are the roles stage restarts, in order, to enter the phase
+	// (RoleController, RoleBroker): none when Kafka itself reaches the
+	// phase (stage checks that it did); KRaftMigration's controllers are
+	// new nodes, started rather than restarted, before the brokers roll.
+	// stage reads it: a role not listed is not rolled.
+	Rolls []string `json:"rolls"`
 	// Reached is what kmeta waits for to call the phase reached, and how
 	// it observes it.
 	Reached string `json:"reached"`
@@ -110,7 +111,7 @@ var Phases = []Spec{
 		Reached:    "ZooKeeper's /controller is a broker and no /migration znode exists",
 		RollbackTo: ZooKeeper, Rollback: "nothing to roll back"},
 	{Phase: KRaftMigration, Summary: "KRaft controllers run in migration mode; the brokers roll into migration mode and register with them; the metadata is copied once every broker has",
-		Broker: BrokerMigrating, Controller: ControllerMigrating, Rolls: "controllers,brokers",
+		Broker: BrokerMigrating, Controller: ControllerMigrating, Rolls: []string{RoleController, RoleBroker},
 		Reached:    "ZkMigrationState PRE_MIGRATION in the controllers' log (or a controller answering with ZkMigrationReady), every broker registered with KRaft as a migrating ZooKeeper broker",
 		RollbackTo: ZooKeeper, Rollback: "stop the controllers, delete /controller and /migration in ZooKeeper, roll the brokers back to their ZooKeeper-mode files"},
 	{Phase: KRaftDualWriting, Summary: "the metadata was copied; the KRaft controller is the cluster's controller and writes every change to ZooKeeper too; brokers are still ZooKeeper-mode brokers",
@@ -118,11 +119,11 @@ var Phases = []Spec{
 		Reached:    "ZkMigrationState MIGRATION, /controller claimed by a KRaft controller (kraftControllerEpoch), /migration at a KRaft offset",
 		RollbackTo: ZooKeeper, Rollback: "as from KRaftMigration; safe while ZooKeeper agrees with KRaft (status runs verify)"},
 	{Phase: KRaftPostMigration, Summary: "the brokers run as KRaft brokers; the controllers still write ZooKeeper",
-		Broker: BrokerKRaft, Controller: ControllerMigrating, Rolls: "brokers",
+		Broker: BrokerKRaft, Controller: ControllerMigrating, Rolls: []string{RoleBroker},
 		Reached:    "every broker registered as a KRaft broker; none left in /brokers/ids",
 		RollbackTo: KRaftDualWriting, Rollback: "roll the brokers back to migration mode (ZooKeeper-mode brokers with the migration flag), then as from KRaftDualWriting"},
 	{Phase: PreKRaft, Summary: "the controllers run without migration: ZkMigrationState POST_MIGRATION, ZooKeeper is no longer written but still holds the migration's /controller and /migration",
-		Broker: BrokerKRaft, Controller: ControllerKRaft, Rolls: "controllers",
+		Broker: BrokerKRaft, Controller: ControllerKRaft, Rolls: []string{RoleController},
 		Reached:    "ZkMigrationState POST_MIGRATION and no controller with the migration flag (ZkMigrationReady false everywhere)",
 		RollbackTo: -1, Rollback: "none: once a controller without the migration flag took over, ZooKeeper is no longer written (Kafka has no revert after finalizing)"},
 	{Phase: KRaft, Summary: "a KRaft cluster: ZooKeeper let go (the migration's /controller and /migration deleted, the ensemble free to stop)",

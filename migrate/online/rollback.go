@@ -46,7 +46,7 @@ func Rollback(in Input) (*RollbackResult, error) {
 	r := &RollbackResult{Phase: st.Phase, Checks: []model.Finding{}, Nodes: []NodePlan{}, Steps: []Step{}, Status: st}
 	refuse := func(msg string) (*RollbackResult, error) {
 		r.Refused = true
-		r.Checks = append(r.Checks, finding(CodeNoRollback, model.SevError, "phase "+st.Phase.String(), msg, ""))
+		r.Checks = append(r.Checks, finding(CodeNoRollback, "phase "+st.Phase.String(), msg, ""))
 		return r, nil
 	}
 	switch {
@@ -56,11 +56,11 @@ func Rollback(in Input) (*RollbackResult, error) {
 		return refuse(fmt.Sprintf("no rollback from %s: %s", st.Phase, st.Phase.noRollback()))
 	}
 	if st.Phase >= KRaftDualWriting && in.KRaft == nil {
-		r.Checks = append(r.Checks, finding(CodeKRaftNeeded, model.SevWarning, "phase",
+		r.Checks = append(r.Checks, finding(CodeKRaftNeeded, "phase",
 			"without the controllers' view kmeta cannot rule out PreKRaft, from which there is no rollback", "add --bootstrap-controller HOST:PORT or --kraft kraft:DIR"))
 	}
 	if st.Agree != nil && !*st.Agree {
-		r.Checks = append(r.Checks, finding(CodeZKBehind, model.SevWarning, "zookeeper",
+		r.Checks = append(r.Checks, finding(CodeZKBehind, "zookeeper",
 			fmt.Sprintf("ZooKeeper lacks what KRaft holds (%d differences): after the rollback the cluster has ZooKeeper's metadata, without those changes", st.Differences),
 			"kmeta verify lists them; redo them after the rollback, or wait until dual-write catches up"))
 	}
@@ -69,7 +69,7 @@ func Rollback(in Input) (*RollbackResult, error) {
 	for _, b := range st.Brokers {
 		n := in.Nodes[b.ID]
 		if n == nil || n.Role() != RoleBroker || n.Profile() == BrokerKRaft {
-			r.Checks = append(r.Checks, finding(CodeNodeConfigMissing, model.SevError, fmt.Sprintf("broker %d", b.ID),
+			r.Checks = append(r.Checks, finding(CodeNodeConfigMissing, fmt.Sprintf("broker %d", b.ID),
 				"no ZooKeeper-mode file given for it: the rollback restores each broker's ZooKeeper-mode server.properties",
 				fmt.Sprintf("add --config %d=FILE, the file stage KRaftMigration read", b.ID)))
 			continue
@@ -86,7 +86,11 @@ func Rollback(in Input) (*RollbackResult, error) {
 		return r, nil
 	}
 	ids := slices.Sorted(maps.Keys(brokers))
-	if st.Phase == KRaftPostMigration {
+	// The phase's row says where its rollback goes first: a phase that
+	// goes back to one with migrating brokers (KRaftPostMigration to
+	// KRaftDualWriting) rolls the brokers back to that profile before
+	// the rest.
+	if back := Phases[st.Phase].RollbackTo; back > ZooKeeper && Phases[back].Broker == BrokerMigrating {
 		q := quorum{controllers: (&observer{in: in}).voters(), protocol: ctlProtocolOf(in.Nodes)}
 		if k := in.KRaft; k != nil {
 			if mv := k.MetadataVersion(); mv > 0 {
@@ -114,7 +118,7 @@ func Rollback(in Input) (*RollbackResult, error) {
 			r.Steps = append(r.Steps, gated(Step{Action: ActRestart, Node: nodeRef(id), Config: MigratingConfigName(id),
 				What: fmt.Sprintf("restart broker %d as a ZooKeeper-mode broker in migration mode (%s), keeping zookeeper.metadata.migration.enable", id, MigratingConfigName(id))}, src)...)
 		}
-		r.Steps = append(r.Steps, Step{Action: ActWait, What: "every broker registered with ZooKeeper again (in /brokers/ids) and with the KRaft controller as migrating (kmeta migrate status says KRaftDualWriting)"})
+		r.Steps = append(r.Steps, Step{Action: ActWait, What: "every broker registered with ZooKeeper again (in /brokers/ids) and with the KRaft controller as migrating (kmeta migrate status says " + back.String() + ")"})
 	}
 	var ctrlIDs []int32
 	for _, c := range st.Controllers {

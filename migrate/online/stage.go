@@ -112,9 +112,12 @@ type stager struct {
 	cat *features.Catalog
 }
 
-func (s *stager) check(code string, sev model.Severity, entity, msg, fix string) {
-	s.r.Checks = append(s.r.Checks, finding(code, sev, entity, msg, fix))
+func (s *stager) check(code, entity, msg, fix string) {
+	s.r.Checks = append(s.r.Checks, finding(code, entity, msg, fix))
 }
+
+// add adds a finding made with finding (relaxed or escalated).
+func (s *stager) add(f model.Finding) { s.r.Checks = append(s.r.Checks, f) }
 
 // Stage checks the phase's entry conditions and makes every node's file
 // for it and the steps, in order. A refused phase (Ready false) has its
@@ -135,7 +138,7 @@ func Stage(in Input, o StageOptions) (*StageResult, error) {
 		if st.Phase > target {
 			fix = "the cluster is past it; `kmeta migrate rollback` says what is valid now"
 		}
-		s.check(CodeOutOfOrder, model.SevError, "phase "+target.String(),
+		s.check(CodeOutOfOrder, "phase "+target.String(),
 			fmt.Sprintf("the cluster is in %s; %s follows %s", st.Phase, target, target-1), fix)
 	}
 	s.inputChecks()
@@ -146,9 +149,9 @@ func Stage(in Input, o StageOptions) (*StageResult, error) {
 		}
 	}
 	if target >= KRaftDualWriting && in.KRaft == nil {
-		s.check(CodeKRaftNeeded, model.SevError, "phase "+target.String(),
+		s.add(escalated(finding(CodeKRaftNeeded, "phase "+target.String(),
 			"the controllers' view is needed from here on: ZooKeeper alone cannot say whether the metadata was copied or which brokers registered",
-			"add --bootstrap-controller HOST:PORT (or --kraft kraft:METADATA_LOG_DIR of a controller)")
+			"add --bootstrap-controller HOST:PORT (or --kraft kraft:METADATA_LOG_DIR of a controller)")))
 	}
 	switch target {
 	case KRaftMigration:
@@ -159,16 +162,20 @@ func Stage(in Input, o StageOptions) (*StageResult, error) {
 		// Reached by Kafka itself: the check is that it was.
 		if st.Phase == target-1 {
 			for _, w := range st.WaitingFor {
-				s.check(CodeNotReached, model.SevError, "phase "+target.String(), "waiting for "+w, "")
+				s.check(CodeNotReached, "phase "+target.String(), "waiting for "+w, "")
 			}
 			if len(st.WaitingFor) == 0 {
-				s.check(CodeNotReached, model.SevError, "phase "+target.String(), "not reached yet: "+Phases[target].Reached, "")
+				s.check(CodeNotReached, "phase "+target.String(), "not reached yet: "+Phases[target].Reached, "")
 			}
 		}
-	case KRaftPostMigration:
-		err = s.roll(RoleBroker)
-	case PreKRaft:
-		err = s.roll(RoleController)
+	default:
+		// The phases entered by a roll of existing nodes: the roles the
+		// phase's row lists, in its order.
+		for _, role := range Phases[target].Rolls {
+			if err = s.roll(role); err != nil {
+				break
+			}
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -239,7 +246,7 @@ func (s *stager) brokerIDs() []int32 {
 func (s *stager) needFile(id int32, role string) *Node {
 	n := s.in.Nodes[id]
 	if n == nil {
-		s.check(CodeNodeConfigMissing, model.SevError, fmt.Sprintf("%s %d", role, id),
+		s.check(CodeNodeConfigMissing, fmt.Sprintf("%s %d", role, id),
 			fmt.Sprintf("no --config %d=FILE: kmeta makes each node's new file from its current one", id),
 			fmt.Sprintf("add --config %d=/path/to/its/server.properties", id))
 	}
@@ -254,7 +261,7 @@ func (s *stager) needFile(id int32, role string) *Node {
 func (s *stager) migration() error {
 	zk := s.in.ZK
 	if zk.ClusterID == "" {
-		s.check(CodeNoClusterID, model.SevError, "cluster", "ZooKeeper has no /cluster/id: the controllers must be formatted with the cluster's id", "start a broker once so that Kafka writes /cluster/id")
+		s.check(CodeNoClusterID, "cluster", "ZooKeeper has no /cluster/id: the controllers must be formatted with the cluster's id", "start a broker once so that Kafka writes /cluster/id")
 	}
 	if len(s.o.Controllers) == 0 {
 		return fmt.Errorf("%w: KRaftMigration needs --controllers ID@HOST:PORT,... (the new KRaft controllers)", ErrBadInput)
@@ -264,7 +271,7 @@ func (s *stager) migration() error {
 	}
 	brokers := s.brokerIDs()
 	if len(brokers) == 0 {
-		s.check(CodeNoBrokers, model.SevError, "brokers", "no broker is registered in ZooKeeper and no broker file was given", "start the cluster's brokers, or give --config for each")
+		s.check(CodeNoBrokers, "brokers", "no broker is registered in ZooKeeper and no broker file was given", "start the cluster's brokers, or give --config for each")
 	}
 	files := map[int32]*Node{}
 	for _, id := range brokers {
@@ -274,7 +281,7 @@ func (s *stager) migration() error {
 	}
 	for _, c := range s.o.Controllers {
 		if zk.Brokers[c.ID] != nil || s.in.Nodes[c.ID] != nil && s.in.Nodes[c.ID].Role() != RoleController {
-			s.check(CodeControllerIDTaken, model.SevError, fmt.Sprintf("controller %d", c.ID),
+			s.check(CodeControllerIDTaken, fmt.Sprintf("controller %d", c.ID),
 				fmt.Sprintf("node id %d is a broker's: controller ids must not collide with broker ids", c.ID), "choose other --controllers ids")
 		}
 	}
@@ -293,7 +300,7 @@ func (s *stager) migration() error {
 	for _, name := range slices.Sorted(maps.Keys(zk.Topics)) {
 		t := zk.Topics[name]
 		if t.ID.IsZero() {
-			s.check(CodeTopicWithoutID, model.SevError, "topic "+name, "the topic has no topic_id in ZooKeeper: Kafka's migration fails on it", "roll the brokers once on IBP 2.8 or later so the controller assigns ids")
+			s.check(CodeTopicWithoutID, "topic "+name, "the topic has no topic_id in ZooKeeper: Kafka's migration fails on it", "roll the brokers once on IBP 2.8 or later so the controller assigns ids")
 		}
 		for _, pid := range slices.Sorted(maps.Keys(t.Partitions)) {
 			p := t.Partitions[pid]
@@ -305,7 +312,7 @@ func (s *stager) migration() error {
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(missing)) {
-		s.check(CodeUnregisteredReplica, model.SevError, fmt.Sprintf("broker %d", id),
+		s.check(CodeUnregisteredReplica, fmt.Sprintf("broker %d", id),
 			fmt.Sprintf("broker %d holds replicas (%s, ...) but is not registered: the controller waits for every broker of every assignment", id, strings.Join(missing[id], ", ")),
 			fmt.Sprintf("start broker %d, or reassign its replicas away (kafka-reassign-partitions)", id))
 	}
@@ -365,7 +372,8 @@ func (s *stager) migration() error {
 	// Steps. Controllers already running (a rerun mid-roll) are left as
 	// they are.
 	running := s.in.KRaft != nil
-	if !running {
+	rolls := Phases[KRaftMigration].Rolls
+	if !running && slices.Contains(rolls, RoleController) {
 		for _, c := range s.o.Controllers {
 			s.r.Steps = append(s.r.Steps, Step{Action: ActInstall, Node: nodeRef(c.ID), From: migrate.ControllerDir("", c.ID), To: metadataDir(s.o.MetadataDir, c.ID),
 				What: fmt.Sprintf("copy controller-%d/ (meta.properties, bootstrap.checkpoint) into controller %d's metadata log dir %s", c.ID, c.ID, metadataDir(s.o.MetadataDir, c.ID))})
@@ -382,7 +390,7 @@ func (s *stager) migration() error {
 	order := rollOrder(s.in.ZK, brokers, zkController)
 	src := s.in.Gates.brokerSource(false, nil)
 	for _, id := range order {
-		if files[id] == nil || files[id].Profile() == BrokerMigrating && sameProps(files[id].Props, nodeProps(s.r.Nodes, id)) {
+		if !slices.Contains(rolls, RoleBroker) || files[id] == nil || files[id].Profile() == BrokerMigrating && sameProps(files[id].Props, nodeProps(s.r.Nodes, id)) {
 			continue
 		}
 		what := fmt.Sprintf("restart broker %d on %s (migration mode)", id, ConfigName(id))
@@ -431,9 +439,9 @@ func (s *stager) dropTokenSecret(props map[string]string, entity string, mv int1
 		}
 	}
 	if len(gone) > 0 {
-		s.check(CodeTokensLost, model.SevWarning, entity,
+		s.add(relaxed(finding(CodeTokensLost, entity,
 			fmt.Sprintf("%s left out: a KRaft node below metadata.version 3.6-IV2 (%s) refuses to start with it, and delegation tokens are not migrated there; clients that use tokens must get new credentials", strings.Join(gone, ", "), levelName(s.cat, mv)),
-			"migrate at 3.6 or later to keep delegation tokens")
+			"migrate at 3.6 or later to keep delegation tokens")))
 	}
 }
 
@@ -479,7 +487,7 @@ func (s *stager) brokerLevel(brokers []int32, files map[int32]*Node) (features.L
 			}
 			parts = append(parts, fmt.Sprintf("%s on %s", name, strings.Join(seen[v], ",")))
 		}
-		s.check(CodeIBPDiffers, model.SevError, "brokers", "the brokers' inter.broker.protocol.version differ ("+strings.Join(parts, "; ")+"): the controllers have one metadata.version, and each migrating broker must run exactly it",
+		s.check(CodeIBPDiffers, "brokers", "the brokers' inter.broker.protocol.version differ ("+strings.Join(parts, "; ")+"): the controllers have one metadata.version, and each migrating broker must run exactly it",
 			"set the same inter.broker.protocol.version on every broker and roll them first")
 		return features.Level{}, false
 	}
@@ -489,14 +497,14 @@ func (s *stager) brokerLevel(brokers []int32, files map[int32]*Node) (features.L
 	}
 	if v == "" {
 		if len(files) > 0 {
-			s.check(CodeIBPUnset, model.SevError, "brokers", "no broker file sets inter.broker.protocol.version, so it is the brokers' release, which kmeta cannot see",
+			s.check(CodeIBPUnset, "brokers", "no broker file sets inter.broker.protocol.version, so it is the brokers' release, which kmeta cannot see",
 				"give --metadata-version RELEASE (the brokers' Kafka version, e.g. 3.9), or set inter.broker.protocol.version on the brokers")
 		}
 		return features.Level{}, false
 	}
 	l, err := s.cat.LevelFor(v)
 	if err != nil {
-		s.check(CodeIBPTooOld, model.SevError, "brokers", fmt.Sprintf("inter.broker.protocol.version %s is not a KRaft metadata.version: the migration needs 3.4 or later", v),
+		s.check(CodeIBPTooOld, "brokers", fmt.Sprintf("inter.broker.protocol.version %s is not a KRaft metadata.version: the migration needs 3.4 or later", v),
 			"upgrade the brokers and their inter.broker.protocol.version to 3.4 or later (3.9 recommended) first")
 		return features.Level{}, false
 	}
@@ -513,12 +521,12 @@ func (s *stager) levelChecks(l features.Level, files map[int32]*Node) {
 		return x.Level
 	}
 	if l.Level < at("3.4-IV0") {
-		s.check(CodeIBPTooOld, model.SevError, "brokers", fmt.Sprintf("inter.broker.protocol.version %s is below 3.4-IV0, the first with the migration", l.Name),
+		s.check(CodeIBPTooOld, "brokers", fmt.Sprintf("inter.broker.protocol.version %s is below 3.4-IV0, the first with the migration", l.Name),
 			"upgrade the brokers and their inter.broker.protocol.version to 3.4 or later first")
 	}
 	if l.Level < at("3.6-IV1") {
-		s.check(CodeIBPTooOld, model.SevWarning, "brokers", fmt.Sprintf("metadata.version %s has no metadata transactions: a migration that fails half way leaves partial records (Kafka logs \"Starting ZK Migration without metadata transactions enabled. This is not safe\"), and a 3.9 controller refuses it on an empty log", l.Name),
-			"upgrade to 3.6 or later (inter.broker.protocol.version 3.6-IV1 or later) before migrating")
+		s.add(relaxed(finding(CodeIBPTooOld, "brokers", fmt.Sprintf("metadata.version %s has no metadata transactions: a migration that fails half way leaves partial records (Kafka logs \"Starting ZK Migration without metadata transactions enabled. This is not safe\"), and a 3.9 controller refuses it on an empty log", l.Name),
+			"upgrade to 3.6 or later (inter.broker.protocol.version 3.6-IV1 or later) before migrating")))
 	}
 	if l.Level < at("3.8-IV0") {
 		var odd []string
@@ -536,22 +544,22 @@ func (s *stager) levelChecks(l features.Level, files map[int32]*Node) {
 		}
 		if len(odd) > 0 {
 			slices.Sort(odd)
-			s.check(CodeQuotaMigration, model.SevWarning, "quotas", fmt.Sprintf("%d client quotas on default or escaped entity names (%s): Kafka below 3.7.1 migrates them wrong (defaults become the entity named \"\", KAFKA-16411; escaped names stay escaped, KAFKA-16222); kmeta verify shows each after the copy", len(odd), firstFew(odd)),
+			s.check(CodeQuotaMigration, "quotas", fmt.Sprintf("%d client quotas on default or escaped entity names (%s): Kafka below 3.7.1 migrates them wrong (defaults become the entity named \"\", KAFKA-16411; escaped names stay escaped, KAFKA-16222); kmeta verify shows each after the copy", len(odd), firstFew(odd)),
 				"run the brokers and controllers on 3.7.1 or later for the migration, or set these quotas again in KRaft after it")
 		}
 	}
 	if len(s.in.ZK.SCRAM) > 0 && l.Level < at("3.5-IV2") {
-		s.check(CodeSCRAMLevel, model.SevError, "scram", fmt.Sprintf("ZooKeeper holds %d SCRAM credentials; metadata.version %s cannot hold them (3.5-IV2 can)", len(s.in.ZK.SCRAM), l.Name),
+		s.check(CodeSCRAMLevel, "scram", fmt.Sprintf("ZooKeeper holds %d SCRAM credentials; metadata.version %s cannot hold them (3.5-IV2 can)", len(s.in.ZK.SCRAM), l.Name),
 			"upgrade the brokers and their inter.broker.protocol.version to 3.5-IV2 or later first")
 	}
 	for _, id := range slices.Sorted(maps.Keys(files)) {
 		p := files[id].Props
 		if len(logDirs(p)) > 1 && l.Level < at("3.7-IV2") {
-			s.check(CodeJBODLevel, model.SevError, fmt.Sprintf("broker %d", id), fmt.Sprintf("broker %d has %d log dirs (JBOD); migrating JBOD brokers needs metadata.version 3.7-IV2, the level is %s", id, len(logDirs(p)), l.Name),
+			s.check(CodeJBODLevel, fmt.Sprintf("broker %d", id), fmt.Sprintf("broker %d has %d log dirs (JBOD); migrating JBOD brokers needs metadata.version 3.7-IV2, the level is %s", id, len(logDirs(p)), l.Name),
 				"upgrade to 3.7 or later (inter.broker.protocol.version 3.7-IV2 or later) first")
 		}
 		if a := p[keyAuthorizer]; a != "" && l.Level < at("3.5-IV0") {
-			s.check(CodeAuthorizer, model.SevError, fmt.Sprintf("broker %d", id), "Kafka 3.4 refuses to migrate a cluster with an authorizer (KAFKA-14621)", "upgrade to 3.5 or later first")
+			s.check(CodeAuthorizer, fmt.Sprintf("broker %d", id), "Kafka 3.4 refuses to migrate a cluster with an authorizer (KAFKA-14621)", "upgrade to 3.5 or later first")
 		}
 	}
 }
@@ -567,25 +575,25 @@ func (s *stager) brokerFileChecks(files map[int32]*Node) {
 			continue // nodeChecks said it
 		}
 		if n.Role() != RoleBroker || n.Profile() == BrokerKRaft {
-			s.check(CodeBrokerConfig, model.SevError, ent, fmt.Sprintf("--config %d is a %s file, not a ZooKeeper-mode broker's", id, n.Profile()), "give the broker's ZooKeeper-mode server.properties")
+			s.check(CodeBrokerConfig, ent, fmt.Sprintf("--config %d is a %s file, not a ZooKeeper-mode broker's", id, n.Profile()), "give the broker's ZooKeeper-mode server.properties")
 			continue
 		}
 		bid, err := strconv.ParseInt(strings.TrimSpace(p[keyBrokerID]), 10, 32)
 		switch {
 		case err == nil && bid >= 0 && int32(bid) != id:
 			// Another broker's file, not a generated id.
-			s.check(CodeBrokerConfig, model.SevError, ent, fmt.Sprintf("the file sets broker.id=%d, --config names broker %d: it is another broker's file", bid, id),
+			s.check(CodeBrokerConfig, ent, fmt.Sprintf("the file sets broker.id=%d, --config names broker %d: it is another broker's file", bid, id),
 				fmt.Sprintf("give broker %d's own server.properties as --config %d=FILE", id, id))
 		case err != nil || bid < 0:
-			s.check(CodeBrokerIDGenerated, model.SevError, ent, fmt.Sprintf("the file sets no broker.id %d (broker.id=%q): an auto-generated broker id cannot migrate (KAFKA-17042)", id, p[keyBrokerID]),
+			s.check(CodeBrokerIDGenerated, ent, fmt.Sprintf("the file sets no broker.id %d (broker.id=%q): an auto-generated broker id cannot migrate (KAFKA-17042)", id, p[keyBrokerID]),
 				fmt.Sprintf("set broker.id=%d in the file and roll the broker first", id))
 		}
 		if a := p[keyAuthorizer]; a == migrate.StandardAuthorizer {
-			s.check(CodeAuthorizer, model.SevError, ent, "a ZooKeeper-mode broker cannot run StandardAuthorizer: it reads ACLs from ZooKeeper until it becomes a KRaft broker", "keep AclAuthorizer until KRaftPostMigration; kmeta switches it then")
+			s.check(CodeAuthorizer, ent, "a ZooKeeper-mode broker cannot run StandardAuthorizer: it reads ACLs from ZooKeeper until it becomes a KRaft broker", "keep AclAuthorizer until KRaftPostMigration; kmeta switches it then")
 		}
 		ibls[interBrokerListener(p)] = append(ibls[interBrokerListener(p)], strconv.Itoa(int(id)))
 		if l := interBrokerListener(p); p["listeners"] != "" && !strings.Contains(","+p["listeners"], ","+l+"://") {
-			s.check(CodeInterBroker, model.SevError, ent, fmt.Sprintf("the inter-broker listener %s is not among its listeners %s", l, p["listeners"]), "set inter.broker.listener.name to one of its listeners")
+			s.check(CodeInterBroker, ent, fmt.Sprintf("the inter-broker listener %s is not among its listeners %s", l, p["listeners"]), "set inter.broker.listener.name to one of its listeners")
 		}
 	}
 	if len(ibls) > 1 {
@@ -593,7 +601,7 @@ func (s *stager) brokerFileChecks(files map[int32]*Node) {
 		for _, l := range slices.Sorted(maps.Keys(ibls)) {
 			parts = append(parts, l+" on "+strings.Join(ibls[l], ","))
 		}
-		s.check(CodeInterBroker, model.SevError, "brokers", "the brokers' inter-broker listeners differ ("+strings.Join(parts, "; ")+"): the controllers reach every ZooKeeper-mode broker on one listener name (KAFKA-16468)",
+		s.check(CodeInterBroker, "brokers", "the brokers' inter-broker listeners differ ("+strings.Join(parts, "; ")+"): the controllers reach every ZooKeeper-mode broker on one listener name (KAFKA-16468)",
 			"set one inter.broker.listener.name on every broker and roll them first")
 	}
 }
@@ -608,11 +616,11 @@ func (s *stager) roll(role string) error {
 		ids = s.brokerIDs()
 		for _, b := range s.st.Brokers {
 			if b.Fenced {
-				s.check(CodeBrokerFenced, model.SevError, fmt.Sprintf("broker %d", b.ID), "fenced: it has not caught up with the metadata log", "wait until it is unfenced (kmeta migrate status)")
+				s.check(CodeBrokerFenced, fmt.Sprintf("broker %d", b.ID), "fenced: it has not caught up with the metadata log", "wait until it is unfenced (kmeta migrate status)")
 			}
 		}
 		if s.st.Agree != nil && !*s.st.Agree {
-			s.check(CodeZKBehind, model.SevWarning, "zookeeper", "ZooKeeper and KRaft differ now; moving the brokers makes a rollback depend on ZooKeeper being complete", "kmeta verify lists the differences")
+			s.check(CodeZKBehind, "zookeeper", "ZooKeeper and KRaft differ now; moving the brokers makes a rollback depend on ZooKeeper being complete", "kmeta verify lists the differences")
 		}
 	} else {
 		for _, c := range s.st.Controllers {
@@ -620,14 +628,14 @@ func (s *stager) roll(role string) error {
 		}
 		for _, b := range s.st.Brokers {
 			if b.InZooKeeper || b.KRaft == "migrating" {
-				s.check(CodeBrokerStillZK, model.SevError, fmt.Sprintf("broker %d", b.ID),
+				s.check(CodeBrokerStillZK, fmt.Sprintf("broker %d", b.ID),
 					"still a ZooKeeper-mode broker: finalizing strands it (no rollback after this phase; KAFKA-20960)",
 					"stage KRaftPostMigration and restart it as a KRaft broker first")
 			}
 		}
 	}
 	if len(ids) == 0 {
-		s.check(CodeNodeConfigMissing, model.SevError, role+"s", "no "+role+" is known (give --config for each)", "")
+		s.check(CodeNodeConfigMissing, role+"s", "no "+role+" is known (give --config for each)", "")
 	}
 	leader := int32(-1)
 	if k := s.in.KRaft; k != nil && k.Quorum != nil {
@@ -655,17 +663,17 @@ func (s *stager) roll(role string) error {
 		switch want {
 		case BrokerKRaft:
 			if n.Role() != RoleBroker {
-				s.check(CodeBrokerConfig, model.SevError, fmt.Sprintf("broker %d", id), "--config is not a broker's file", "")
+				s.check(CodeBrokerConfig, fmt.Sprintf("broker %d", id), "--config is not a broker's file", "")
 				continue
 			}
 			var err error
 			if props, err = kraftBroker(n.Props, quorum{}); err != nil {
-				s.check(CodeBrokerConfig, model.SevError, fmt.Sprintf("broker %d", id), err.Error(), "")
+				s.check(CodeBrokerConfig, fmt.Sprintf("broker %d", id), err.Error(), "")
 				continue
 			}
 		case ControllerKRaft:
 			if n.Role() != RoleController {
-				s.check(CodeControllerConfig, model.SevError, fmt.Sprintf("controller %d", id), "--config is not a controller's file", "")
+				s.check(CodeControllerConfig, fmt.Sprintf("controller %d", id), "--config is not a controller's file", "")
 				continue
 			}
 			props = kraftController(n.Props)
@@ -696,11 +704,11 @@ func (s *stager) roll(role string) error {
 func (s *stager) letGo() {
 	for _, c := range s.st.Controllers {
 		if c.Migration == "yes" {
-			s.check(CodeNotReached, model.SevError, fmt.Sprintf("controller %d", c.ID), "still runs with the migration flag: stage PreKRaft and restart it first", "")
+			s.check(CodeNotReached, fmt.Sprintf("controller %d", c.ID), "still runs with the migration flag: stage PreKRaft and restart it first", "")
 		}
 	}
 	if s.st.Phase == PreKRaft && s.in.KRaft != nil && s.in.KRaft.Reports(model.FieldMigration) && (s.in.KRaft.Migration == nil || s.in.KRaft.Migration.State != model.MigrationPostMigration) {
-		s.check(CodeNotReached, model.SevError, "phase KRaft", "ZkMigrationState is not POST_MIGRATION yet: no controller without the flag has led the quorum", "restart the controllers on stage PreKRaft's files")
+		s.check(CodeNotReached, "phase KRaft", "ZkMigrationState is not POST_MIGRATION yet: no controller without the flag has led the quorum", "restart the controllers on stage PreKRaft's files")
 	}
 	for _, id := range slices.Sorted(maps.Keys(s.in.Nodes)) {
 		if f, ok := zookeeperSettingsLeft(id, s.in.Nodes[id]); ok {

@@ -170,9 +170,19 @@ const (
 	CodeBrokerFenced        = "broker-fenced" // lint's
 )
 
-func finding(code string, sev model.Severity, entity, msg, fix string) model.Finding {
-	return model.Finding{Code: code, Severity: sev, Class: Class, Entity: entity, Message: msg, Fix: fix}
+// finding is a finding of code's check: its severity is the check's (a
+// call site that needs the check's relaxed or escalated severity says so
+// with relaxed or escalated, never with a severity of its own).
+func finding(code, entity, msg, fix string) model.Finding {
+	return model.Finding{Code: code, Severity: checkOf(code).Severity, Class: Class, Entity: entity, Message: msg, Fix: fix}
 }
+
+// relaxed is f at its check's relaxed severity (RelaxedWhen says when).
+func relaxed(f model.Finding) model.Finding { return checkOf(f.Code).Relax(f) }
+
+// escalated is f at its check's escalated severity (EscalatedWhen says
+// when).
+func escalated(f model.Finding) model.Finding { return checkOf(f.Code).Escalate(f) }
 
 // observer holds what Observe derives once.
 type observer struct {
@@ -240,7 +250,7 @@ func (o *observer) zookeeperSide() {
 	if zk.ClusterID == "" {
 		// Kafka's first broker writes it: without it the chroot is wrong,
 		// or the tree is damaged, and no phase can be told healthy.
-		o.add(finding(CodeNoClusterID, model.SevError, "/cluster/id",
+		o.add(finding(CodeNoClusterID, "/cluster/id",
 			"ZooKeeper has no /cluster/id: Kafka's first broker writes it, so this is not a Kafka cluster's tree (a wrong chroot?) or the tree is damaged",
 			"check the chroot of --zk against the brokers' zookeeper.connect"))
 	}
@@ -293,9 +303,9 @@ func (o *observer) kraftSide() {
 	if !k.Reports(model.FieldBrokers) {
 		// A live quorum asked through its controllers: said once here,
 		// not as a reader's warning on every call.
-		o.add(finding(CodeKRaftNeeded, model.SevInfo, "kraft",
+		o.add(relaxed(finding(CodeKRaftNeeded, "kraft",
 			"the live controllers (--bootstrap-controller) answer for the quorum, the features and their migration flags only: no ZkMigrationState, no broker registrations, no topics or configs, so ZooKeeper is not compared with KRaft (whether a rollback now loses anything)",
-			"add --kraft kraft:METADATA_LOG_DIR of a controller (read-only) to see them"))
+			"add --kraft kraft:METADATA_LOG_DIR of a controller (read-only) to see them")))
 	}
 	if zs := o.st.ZooKeeper; zs.ControllerID >= 0 && zs.KRaftControllerEpoch >= 0 && k.Quorum != nil && len(k.Quorum.Voters) > 0 &&
 		!slices.ContainsFunc(k.Quorum.Voters, func(v model.Voter) bool { return v.ID == zs.ControllerID }) {
@@ -303,7 +313,7 @@ func (o *observer) kraftSide() {
 			"/controller names KRaft controller %d, which is not a voter of the quorum (%s)", zs.ControllerID, votersText(k.Quorum.Voters)))
 	}
 	if o.in.ZK.ClusterID != "" && k.ClusterID != "" && k.ClusterID != o.in.ZK.ClusterID {
-		o.add(finding(CodeClusterIDMismatch, model.SevError, "cluster",
+		o.add(finding(CodeClusterIDMismatch, "cluster",
 			fmt.Sprintf("the controllers' cluster id %s is not ZooKeeper's /cluster/id %s: no broker of this cluster can register with them", k.ClusterID, o.in.ZK.ClusterID),
 			"stop the controllers, and start them on the metadata dirs `kmeta migrate stage KRaftMigration` writes (formatted with ZooKeeper's cluster id)"))
 	}
@@ -383,7 +393,7 @@ func (o *observer) phase() {
 		switch o.state {
 		case model.MigrationNone:
 			st.Phase = KRaftMigration
-			o.add(finding(CodeControllerNoMigrate, model.SevError, "controllers",
+			o.add(finding(CodeControllerNoMigrate, "controllers",
 				"the controllers' log records ZkMigrationState NONE: they were formatted and started without zookeeper.metadata.migration.enable, so they initialised a new KRaft cluster and can never take this one over",
 				"stop the controllers, delete their metadata log dirs, and start them on the dirs and configs `kmeta migrate stage KRaftMigration` writes"))
 		case model.MigrationPreMigration:
@@ -426,9 +436,9 @@ func (o *observer) phase() {
 			default:
 				st.Phase = KRaftPostMigration
 				if o.in.KRaft == nil {
-					o.add(finding(CodeKRaftNeeded, model.SevInfo, "phase",
+					o.add(relaxed(finding(CodeKRaftNeeded, "phase",
 						"ZooKeeper alone cannot tell KRaftPostMigration from PreKRaft or KRaft: no broker is left in /brokers/ids",
-						"give the controllers: --bootstrap-controller HOST:PORT or --kraft kraft:METADATA_LOG_DIR"))
+						"give the controllers: --bootstrap-controller HOST:PORT or --kraft kraft:METADATA_LOG_DIR")))
 				}
 			}
 		case kraftClaimed:
@@ -441,7 +451,7 @@ func (o *observer) phase() {
 			st.Phase = KRaft
 			if len(o.in.ZK.Brokers) > 0 {
 				st.Phase = KRaftMigration
-				o.add(finding(CodeControllerNoMigrate, model.SevError, "controllers",
+				o.add(finding(CodeControllerNoMigrate, "controllers",
 					"the controllers answer without ZkMigrationReady (no zookeeper.metadata.migration.enable) while ZooKeeper-mode brokers are up: they cannot take this cluster over",
 					"stop the controllers, delete their metadata log dirs, and start them on the dirs and configs `kmeta migrate stage KRaftMigration` writes"))
 			}
@@ -458,11 +468,11 @@ func (o *observer) phase() {
 	// the copy and can wipe ZooKeeper, KAFKA-17146).
 	if zk.Migration != nil && !kraftClaimed && st.Phase <= KRaftMigration {
 		if zk.Migration.ZNodeNull {
-			o.add(finding(CodeMigrationZNodeNull, model.SevError, "znode /migration",
+			o.add(finding(CodeMigrationZNodeNull, "znode /migration",
 				"/migration exists without data (zookeeper-security-migration leaves it so, KAFKA-19480): the migration hangs on it",
 				o.zkCommand("delete", "/migration")))
 		} else if migrated {
-			o.add(finding(CodeMigrationZNode, model.SevError, "znode /migration",
+			o.add(finding(CodeMigrationZNode, "znode /migration",
 				fmt.Sprintf("/migration records a migration at KRaft offset %d (controller %d, epoch %d) but no KRaft controller holds /controller: it is left from an earlier attempt, and a new migration would skip the copy and can wipe ZooKeeper (KAFKA-17146)",
 					zk.Migration.KRaftMetadataOffset, zk.Migration.KRaftControllerID, zk.Migration.KRaftControllerEpoch),
 				"save it (`"+o.zkCommand("get", "/migration")+"`), then `"+o.zkCommand("delete", "/migration")+"`"))
@@ -539,22 +549,23 @@ func (o *observer) brokers() {
 				code, cause := o.notRegisteredCause(id)
 				b.Cause = cause
 				o.wait("broker %d to register with the KRaft controller as a migrating ZooKeeper broker: %s", id, b.Cause)
-				o.add(finding(code, model.SevWarning, fmt.Sprintf("broker %d", id),
-					"not registered with the KRaft controller: "+b.Cause, o.registerFix(id)))
+				o.add(relaxed(finding(code, fmt.Sprintf("broker %d", id),
+					"not registered with the KRaft controller: "+b.Cause, o.registerFix(id))))
 			}
 		case phase >= KRaftPostMigration:
 			if b.InZooKeeper || b.KRaft == "migrating" {
 				b.Cause = "still a ZooKeeper-mode broker"
-				sev := model.SevWarning
-				if phase >= PreKRaft {
-					// Finalizing with a ZooKeeper-mode broker left strands
-					// it: it can no longer reach a controller that
-					// speaks to it (KAFKA-20960).
-					sev = model.SevError
-				}
-				o.add(finding(CodeBrokerStillZK, sev, fmt.Sprintf("broker %d", id),
+				f := finding(CodeBrokerStillZK, fmt.Sprintf("broker %d", id),
 					fmt.Sprintf("broker %d is still a ZooKeeper-mode broker in %s", id, phase),
-					"restart it with the KRaft broker file `kmeta migrate stage KRaftPostMigration` writes"))
+					"restart it with the KRaft broker file `kmeta migrate stage KRaftPostMigration` writes")
+				if phase < PreKRaft {
+					// Before the controllers are finalized a rollback is
+					// still possible; finalizing with a ZooKeeper-mode
+					// broker left strands it: it can no longer reach a
+					// controller that speaks to it (KAFKA-20960).
+					f = relaxed(f)
+				}
+				o.add(f)
 			} else if k != nil && b.KRaft == "absent" {
 				b.Cause = "not registered with the KRaft controller"
 				o.wait("broker %d to register as a KRaft broker", id)
@@ -567,8 +578,8 @@ func (o *observer) brokers() {
 			// A file that is not the phase's: the roll is not done, or
 			// was done with another file.
 			if !(phase == KRaftMigration && b.Config == BrokerZooKeeper) {
-				o.add(finding(CodeBrokerConfig, model.SevInfo, fmt.Sprintf("broker %d", id),
-					fmt.Sprintf("its file is a %s file; %s wants a %s file", b.Config, phase, want), ""))
+				o.add(relaxed(finding(CodeBrokerConfig, fmt.Sprintf("broker %d", id),
+					fmt.Sprintf("its file is a %s file; %s wants a %s file", b.Config, phase, want), "")))
 			}
 		}
 		o.st.Brokers = append(o.st.Brokers, b)
@@ -713,7 +724,7 @@ func (o *observer) nodeChecks() {
 	for _, id := range slices.Sorted(maps.Keys(o.in.Nodes)) {
 		n := o.in.Nodes[id]
 		if n.Role() == RoleCombined {
-			o.add(finding(CodeCombinedNode, model.SevError, fmt.Sprintf("node %d", id),
+			o.add(finding(CodeCombinedNode, fmt.Sprintf("node %d", id),
 				"process.roles="+n.Props[keyRoles]+": Kafka's migration does not support nodes that are broker and controller at once (they fail with BROKER_ID_NOT_REGISTERED)",
 				"run the controllers as dedicated nodes (process.roles=controller) with ids no broker has"))
 		}
@@ -724,11 +735,11 @@ func (o *observer) nodeChecks() {
 			static, dynamic := p[keyVoters] != "", p[keyBootstrap] != "" && p[keyVoters] == ""
 			switch {
 			case k.Quorum.KRaftVersion >= 1 && static:
-				o.add(finding(CodeQuorumMode, model.SevError, fmt.Sprintf("node %d", id),
+				o.add(finding(CodeQuorumMode, fmt.Sprintf("node %d", id),
 					"the controllers were formatted as a dynamic quorum (kraft.version 1) but the file names static voters (controller.quorum.voters)",
 					"use controller.quorum.bootstrap.servers, or format the controllers for a static quorum (kmeta migrate stage KRaftMigration does)"))
 			case k.Quorum.KRaftVersion == 0 && dynamic:
-				o.add(finding(CodeQuorumMode, model.SevError, fmt.Sprintf("node %d", id),
+				o.add(finding(CodeQuorumMode, fmt.Sprintf("node %d", id),
 					"the controllers run a static quorum (kraft.version 0) but the file has only controller.quorum.bootstrap.servers: Kafka fails with \"Starting voters are VoterSet(voters={})\"",
 					"set controller.quorum.voters to the controllers (ID@HOST:PORT,...), as the files kmeta migrate stage writes do"))
 			}
@@ -743,7 +754,7 @@ func (o *observer) nodeChecks() {
 				continue
 			}
 			if l, err := o.cat.LevelFor(n.Props[keyIBP]); err == nil && l.Level != k.MetadataVersion() {
-				o.add(finding(CodeIBPMismatch, model.SevError, fmt.Sprintf("broker %d", id),
+				o.add(finding(CodeIBPMismatch, fmt.Sprintf("broker %d", id),
 					fmt.Sprintf("inter.broker.protocol.version %s is not the controllers' metadata.version %s: the controller refuses the broker's registration (a migrating broker supports only its IBP), and metadata.version must not change mid-migration", n.Props[keyIBP], levelName(o.cat, k.MetadataVersion())),
 					fmt.Sprintf("set inter.broker.protocol.version=%s in its file and restart it", levelName(o.cat, k.MetadataVersion()))))
 			}
@@ -786,7 +797,7 @@ func (o *observer) compare() {
 		}
 	}
 	if !agree {
-		o.add(finding(CodeZKBehind, model.SevWarning, "zookeeper",
+		o.add(finding(CodeZKBehind, "zookeeper",
 			fmt.Sprintf("ZooKeeper and KRaft differ (%d differences): dual-write has not caught up, or lost writes (KAFKA-15010, KAFKA-15003); a rollback now would land on a ZooKeeper that lacks them", o.st.Differences),
 			"kmeta verify --zk "+o.in.ZKSource+" --kraft "+o.in.KRaftSource+" lists them; wait and check again before rolling back"))
 	}
