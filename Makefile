@@ -8,9 +8,12 @@ LDFLAGS  = -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # make dist's archive entries' mtime: the commit's time, so that two builds of one commit agree.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 315532800)
 DIST    ?= dist
-# Integration tests start real Kafka and ZooKeeper JVMs; one package at a
-# time keeps a 2-core machine from starving them.
-TESTFLAGS ?= -p 1 -parallel 4 -timeout 80m
+# Integration tests start real Kafka and ZooKeeper JVMs, and mostly wait
+# on them: cmd/kmeta's real-Kafka tests run beside each other (at most
+# three clusters at once, kafkatest.Concurrently), and a second package
+# runs beside cmd/kmeta (-p 2: the other packages together take about as
+# long as cmd/kmeta's slowest tests, and their JVMs are few and short).
+TESTFLAGS ?= -p 2 -parallel 4 -timeout 80m
 FUZZTIME  ?= 20s
 
 .PHONY: build test unit bench pgo fuzz demo demo-kraft fixtures generate check-generated vet clean man dist dist-check
@@ -59,9 +62,10 @@ RACESKIP ?= ^(TestFastRecordsAgree|TestOneVerdictOnMutants|TestCorruptionMutator
 #
 # The mutation campaign runs in make test on TEST_MUTANTS mutants per kind
 # (seed 1, so a failure reproduces): it needs no JVM but most of the CPU
-# make test spends (300 per kind took 9 of its 25 CPU-minutes on 2 cores);
-# make mutate runs the full campaign.
-TEST_MUTANTS ?= 100
+# make test spends (300 per kind took 9 of its 25 CPU-minutes on 2 cores,
+# 100 still 390 s beside the real-Kafka tests); make mutate runs the full
+# campaign.
+TEST_MUTANTS ?= 30
 test: vet
 	env -u KMETA_UNIT_ONLY KMETA_MUTANTS=$(TEST_MUTANTS) GO=$(GO) ./scripts/testsummary.sh $(TESTFLAGS) ./... \
 		--- KMETA_UNIT_ONLY=1 -race -short -skip '$(RACESKIP)' $(RACEPKGS)
