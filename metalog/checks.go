@@ -1,12 +1,6 @@
 package metalog
 
-import (
-	"fmt"
-	"maps"
-	"sync"
-
-	"github.com/kmeta/kmeta/model"
-)
+import "github.com/kmeta/kmeta/model"
 
 // metalog's table of checks: log check's finding kinds (Kind*) and the
 // warnings replay adds to an image (Warn*). torn-tail and
@@ -285,26 +279,11 @@ var checks = model.Checks{
 // warnings.
 func Checks() model.Checks { return checks }
 
-// checkIndex is metalog's table with the model's common one (torn-tail,
-// the image warnings, partition-metadata-topic-id), keyed by code. It is
-// built on first use: checks_hostile.go appends to the table in init.
-var checkIndex = sync.OnceValue(func() map[string]*model.Check {
-	m := model.CommonChecks().Index()
-	maps.Copy(m, checks.Index())
-	return m
-})
-
-// checkOf returns the check of a code metalog reports. A finding takes its
-// severity from it: a call site names the code, never a severity. It
-// panics on an undeclared code, which the first test reaching the site
-// catches.
-func checkOf(code string) *model.Check {
-	c, ok := checkIndex()[code]
-	if !ok {
-		panic(fmt.Sprintf("metalog: no check %q declared", code))
-	}
-	return c
-}
+// checkOf returns the check of a code metalog reports: its own table's
+// or the model's common one (torn-tail, the image warnings,
+// partition-metadata-topic-id). A finding takes its severity from it: a
+// call site names the code, never a severity.
+var checkOf = model.CheckIndex("metalog", model.CommonChecks, Checks)
 
 // relax returns f at its check's relaxed severity (RelaxedWhen says when).
 func relax(f Finding) Finding { return checkOf(f.Code).Relax(f) }

@@ -2,9 +2,11 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Check declares one finding code as data. Every room that reports
@@ -203,6 +205,29 @@ func (cs Checks) Must(code string) *Check {
 		panic(fmt.Sprintf("model: no check %q declared", code))
 	}
 	return c
+}
+
+// CheckIndex returns the lookup a room's findings take their check from:
+// the tables given (a room's own, and those of the rooms whose codes it
+// reports too), keyed by code, a later table's check winning. It is built
+// on its first call, so that tables a room appends to in init are whole.
+// An undeclared code panics, naming room: a programming error the first
+// test reaching the call site catches.
+func CheckIndex(room string, tables ...func() Checks) func(code string) *Check {
+	index := sync.OnceValue(func() map[string]*Check {
+		m := map[string]*Check{}
+		for _, t := range tables {
+			maps.Copy(m, t().Index())
+		}
+		return m
+	})
+	return func(code string) *Check {
+		c, ok := index()[code]
+		if !ok {
+			panic(fmt.Sprintf("%s: no check %q declared", room, code))
+		}
+		return c
+	}
 }
 
 // Index returns the table keyed by code, for rooms that look checks up on

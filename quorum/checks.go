@@ -2,8 +2,6 @@ package quorum
 
 import (
 	"fmt"
-	"maps"
-	"sync"
 
 	"github.com/kmeta/kmeta/model"
 )
@@ -104,24 +102,9 @@ var checks = model.Checks{
 // Checks is quorum's table: describe's and survey's.
 func Checks() model.Checks { return checks }
 
-// checkIndex is quorum's table with the model's common one
-// (quorum-single-voter, quorum-even-voters), keyed by code. It is built on
-// first use: checks_hostile.go appends to the table in init.
-var checkIndex = sync.OnceValue(func() map[string]*model.Check {
-	m := model.CommonChecks().Index()
-	maps.Copy(m, checks.Index())
-	return m
-})
-
-// checkOf returns the check of a code quorum reports, or panics on an
-// undeclared one.
-func checkOf(code string) *model.Check {
-	c, ok := checkIndex()[code]
-	if !ok {
-		panic(fmt.Sprintf("quorum: no check %q declared", code))
-	}
-	return c
-}
+// checkOf returns the check of a code quorum reports: its own table's or
+// the model's common one (quorum-single-voter, quorum-even-voters).
+var checkOf = model.CheckIndex("quorum", model.CommonChecks, Checks)
 
 // newFinding makes a finding of a code at its check's severity: a call
 // site names the code, never a severity. Another severity comes only from

@@ -184,12 +184,9 @@ var checks = model.Checks{
 // Checks is verify's table.
 func Checks() model.Checks { return checks }
 
-// checkSeverity is the severity code's check declares: a call site names the
-// code and never chooses its severity.
-// Two of verify's readiness codes are the model's (see above).
-func checkSeverity(code string) model.Severity {
-	if c, ok := checks.Lookup(code); ok {
-		return c.Severity
-	}
-	return model.CommonChecks().Must(code).Severity
-}
+// checkSeverity is the severity code's check declares: a call site names
+// the code and never chooses its severity. Two of verify's readiness
+// codes are the model's (see above).
+func checkSeverity(code string) model.Severity { return checkOf(code).Severity }
+
+var checkOf = model.CheckIndex("verify", model.CommonChecks, Checks)

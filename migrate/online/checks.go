@@ -2,7 +2,6 @@ package online
 
 import (
 	"slices"
-	"sync"
 
 	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/model"
@@ -226,22 +225,6 @@ var checks = model.Checks{
 // Checks is online's table: status's, stage's and rollback's.
 func Checks() model.Checks { return slices.Concat(checks, SecureChecks, rollChecks) }
 
-var (
-	checkIndexOnce sync.Once
-	checkIndex     map[string]*model.Check
-)
-
 // checkOf is the check of a code online reports: its own, or the one
-// migrate, verify or the model declares (see above). A code declared
-// nowhere is a programming error the registry's tests catch first.
-func checkOf(code string) *model.Check {
-	// Built on first use: checks_hostile.go adds to the table in init.
-	checkIndexOnce.Do(func() {
-		checkIndex = slices.Concat(Checks(), migrate.Checks(), verify.Checks(), model.CommonChecks()).Index()
-	})
-	c, ok := checkIndex[code]
-	if !ok {
-		panic("online: no check " + code + " declared")
-	}
-	return c
-}
+// migrate, verify or the model declares (see above).
+var checkOf = model.CheckIndex("online", model.CommonChecks, verify.Checks, migrate.Checks, Checks)
