@@ -59,6 +59,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kmeta/kmeta/internal/testkit/mutate"
+	"github.com/kmeta/kmeta/internal/testkit/peakrss"
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -162,18 +163,37 @@ func campRunOnce(bin, root string, args []string) campRun {
 	for i, a := range args {
 		full[i] = strings.ReplaceAll(a, "ROOT", root)
 	}
+	r, _ := campExec(bin, full)
+	r.args = args
+	if root != "" {
+		r.stdout = strings.ReplaceAll(r.stdout, root, "ROOT")
+		r.stderr = strings.ReplaceAll(r.stderr, root, "ROOT")
+	}
+	return r
+}
+
+// campExec runs the binary once (no retry: the bounds of these runs are
+// the point) and returns the run and its own peak RSS in bytes (VmHWM
+// sampled while it runs: a child's ru_maxrss carries the test process's
+// own, see peakrss).
+func campExec(bin string, args []string) (campRun, int64) {
 	ctx, cancel := context.WithTimeout(context.Background(), campTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, full...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	// Wide enough that tables never wrap a cell: fitting the terminal is not
-	// what this campaign checks, and a wrapped path cannot be normalised.
+	// what the campaigns check, and a wrapped path cannot be normalised.
 	cmd.Env = append(os.Environ(), "COLUMNS=500", "NO_COLOR=1")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.WaitDelay = 2 * time.Second
 	start := time.Now()
-	err := cmd.Run()
-	r := campRun{args: args, dur: time.Since(start)}
+	err := cmd.Start()
+	var rss *peakrss.Watch
+	if err == nil {
+		rss = peakrss.Start(cmd.Process.Pid)
+		err = cmd.Wait()
+	}
+	r := campRun{args: args, dur: time.Since(start), stdout: out.String(), stderr: errb.String()}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -183,18 +203,14 @@ func campRunOnce(bin, root string, args []string) campRun {
 			r.signal = st
 		}
 	default:
-		r.code = -1
-		r.signal = err.Error()
+		r.code, r.signal = -1, err.Error()
 	}
-	if ctx.Err() != nil {
-		r.timedOut = true
+	r.timedOut = ctx.Err() != nil
+	var peak int64
+	if rss != nil {
+		peak = rss.Done() * 1024
 	}
-	r.stdout, r.stderr = out.String(), errb.String()
-	if root != "" {
-		r.stdout = strings.ReplaceAll(r.stdout, root, "ROOT")
-		r.stderr = strings.ReplaceAll(r.stderr, root, "ROOT")
-	}
-	return r
+	return r, peak
 }
 
 // readBase loads a base's tree into memory.

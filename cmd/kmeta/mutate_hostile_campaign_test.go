@@ -18,14 +18,10 @@ package main
 // minute; KMETA_HOSTILE_MUTANTS raises them (make mutate).
 
 import (
-	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -40,7 +36,6 @@ import (
 
 	"github.com/kmeta/kmeta/internal/testkit/fakekafka"
 	"github.com/kmeta/kmeta/internal/testkit/mutate"
-	"github.com/kmeta/kmeta/internal/testkit/peakrss"
 )
 
 // hostMemBound is the peak RSS no run may pass: kmeta reads these inputs
@@ -57,41 +52,10 @@ type hostRun struct {
 	maxRSS int64
 }
 
-// hostExec runs the binary (no retry: the bounds of these runs are the
-// point), measuring its own peak RSS (VmHWM sampled while it runs: a
-// child's ru_maxrss carries the test process's own, see peakrss).
+// hostExec runs the binary once with its peak memory.
 func hostExec(bin string, args []string) hostRun {
-	ctx, cancel := context.WithTimeout(context.Background(), campTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(os.Environ(), "COLUMNS=500", "NO_COLOR=1")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	cmd.WaitDelay = 2 * time.Second
-	start := time.Now()
-	err := cmd.Start()
-	var rss *peakrss.Watch
-	if err == nil {
-		rss = peakrss.Start(cmd.Process.Pid)
-		err = cmd.Wait()
-	}
-	r := hostRun{campRun: campRun{args: args, dur: time.Since(start), stdout: out.String(), stderr: errb.String()}}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-		if st := ee.ProcessState.String(); strings.HasPrefix(st, "signal:") {
-			r.signal = st
-		}
-	default:
-		r.code, r.signal = -1, err.Error()
-	}
-	r.timedOut = ctx.Err() != nil
-	if rss != nil {
-		r.maxRSS = rss.Done() * 1024
-	}
-	return r
+	r, peak := campExec(bin, args)
+	return hostRun{campRun: r, maxRSS: peak}
 }
 
 // hostHard checks the invariants every run keeps; secrets are the values
