@@ -231,18 +231,7 @@ func TestBenchLint(t *testing.T) {
 	snap := lintSnapshot(t, mkdir(t, dir, fmt.Sprintf("lint-%d", parts)), parts)
 	gen := time.Since(start)
 	wantURP := parts / 100 * 999 / 1000 // partition 50 of every RF 3 topic
-	var img *model.Image
-	load := measure(t, func() error {
-		spec, err := source.Parse("kraft:" + snap)
-		if err != nil {
-			return err
-		}
-		res, err := source.Load(context.Background(), spec, source.Options{})
-		if err == nil {
-			img = res.Image
-		}
-		return err
-	})
+	img, load := loadMeasured(t, "kraft:"+snap)
 	var res *lint.Result
 	run := measure(t, func() (err error) { res, err = lint.Run(img, lint.Options{}); return err })
 	urp := 0
@@ -288,4 +277,22 @@ func TestBenchLint(t *testing.T) {
 	row("  kmeta lint --history: %s", hist(logDir))
 	row("kmeta lint --history of the %d-partition snapshot: %s", parts, hist(snap))
 	t.Logf("\nkmeta lint at scale (%s):\n%s", machine(), strings.Join(rows, "\n"))
+}
+
+// loadMeasured loads a source in process, as kmeta does, measuring it.
+func loadMeasured(t *testing.T, src string) (*model.Image, stageCost) {
+	t.Helper()
+	var img *model.Image
+	m := measure(t, func() error {
+		spec, err := source.Parse(src)
+		if err != nil {
+			return err
+		}
+		res, err := source.Load(context.Background(), spec, source.Options{})
+		if err == nil {
+			img = res.Image
+		}
+		return err
+	})
+	return img, m
 }

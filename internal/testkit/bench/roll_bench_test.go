@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kmeta/kmeta/internal/source"
-	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/roll"
 )
 
@@ -48,18 +45,7 @@ func TestBenchRoll(t *testing.T) {
 	start := time.Now()
 	snap := lintSnapshot(t, mkdir(t, dir, fmt.Sprintf("lint-%d", parts)), parts)
 	gen := time.Since(start)
-	var img *model.Image
-	load := measure(t, func() error {
-		spec, err := source.Parse("kraft:" + snap)
-		if err != nil {
-			return err
-		}
-		res, err := source.Load(context.Background(), spec, source.Options{})
-		if err == nil {
-			img = res.Image
-		}
-		return err
-	})
+	img, load := loadMeasured(t, "kraft:"+snap)
 	row("image of %d partitions (snapshot generated in %s): load %s, %d MiB live heap", parts, gen.Round(time.Second), load, load.heap>>20)
 	// A dedicated controller quorum: broker 0 is a broker only.
 	in := roll.Input{Image: img, Quorum: roll.QuorumFromFiles(img, map[int32]map[string]string{0: {"controller.quorum.voters": "3000@c1:9093"}})}
