@@ -283,16 +283,7 @@ func TestHistoryRestoreKafka44(t *testing.T) {
 		// The broker's image may lag the controller's log a moment.
 		var got []string
 		for attempt := 0; attempt < 10; attempt++ {
-			code, out, stderr := runKmeta(t, "diff", "-o", "json", point, live, "--command-config", props)
-			var rep verifyOutput
-			if err := json.Unmarshal([]byte(out), &rep); err != nil {
-				t.Fatalf("diff: exit %d, %v\n%s", code, err, stderr)
-			}
-			got = nil
-			for _, f := range rep.Findings {
-				got = append(got, f.Code+" "+f.Entity+"|"+f.Field)
-			}
-			sort.Strings(got)
+			got = diffChanges(t, point, live, "--command-config", props)
 			if len(got) <= 1 {
 				break
 			}
@@ -485,16 +476,7 @@ func TestHistoryRestoreZooKeeper39(t *testing.T) {
 	t.Run("diff after restore", func(t *testing.T) {
 		var got []string
 		for attempt := 0; attempt < 20; attempt++ {
-			code, out, stderr := runKmeta(t, "diff", "-o", "json", point, target)
-			var rep verifyOutput
-			if err := json.Unmarshal([]byte(out), &rep); err != nil {
-				t.Fatalf("diff: exit %d, %v\n%s", code, err, stderr)
-			}
-			got = nil
-			for _, f := range rep.Findings {
-				got = append(got, f.Code+" "+f.Entity+"|"+f.Field)
-			}
-			sort.Strings(got)
+			got = diffChanges(t, point, target)
 			if len(got) <= 1 {
 				break
 			}
@@ -505,4 +487,21 @@ func TestHistoryRestoreZooKeeper39(t *testing.T) {
 			t.Errorf("diff %s %s:\n%q\nwant %q", point, target, got, want)
 		}
 	})
+}
+
+// diffChanges runs kmeta diff -o json and returns its findings as
+// "CODE ENTITY|FIELD", sorted.
+func diffChanges(t *testing.T, args ...string) []string {
+	t.Helper()
+	code, out, stderr := runKmeta(t, append([]string{"diff", "-o", "json"}, args...)...)
+	var rep verifyOutput
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("diff: exit %d, %v\n%s", code, err, stderr)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, f.Code+" "+f.Entity+"|"+f.Field)
+	}
+	sort.Strings(got)
+	return got
 }
