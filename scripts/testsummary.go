@@ -3,7 +3,8 @@
 // testsummary reads `go test -json` on stdin (one run or several), prints each package's result
 // line as `go test` would, the output of every failed test, and a last
 // line "N passed, N failed, N skipped" (tests and subtests), after the ten
-// slowest top-level tests so that the next slowdown is seen where it is.
+// slowest top-level tests (a real-Kafka test's wait for a JVM slot left
+// out) so that the next slowdown is seen where it is.
 // It exits 1 when a test or package failed, so `make test` fails as go
 // test would.
 //
@@ -15,9 +16,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
+
+// slotWait is the line kafkatest.Concurrently logs once a test has its
+// JVM slot.
+var slotWait = regexp.MustCompile(`kafkatest: waited ([0-9.]+)s for a JVM slot`)
 
 type event struct {
 	Action  string
@@ -36,6 +43,7 @@ func main() {
 	}
 	var tests []timed
 	outputs := map[string]*strings.Builder{}
+	waited := map[string]float64{}
 	pkgOut := map[string]*strings.Builder{}
 	badPkg := false
 	sc := bufio.NewScanner(os.Stdin)
@@ -66,6 +74,9 @@ func main() {
 				outputs[key] = b
 			}
 			b.WriteString(e.Output)
+			if m := slotWait.FindStringSubmatch(e.Output); m != nil {
+				waited[key], _ = strconv.ParseFloat(m[1], 64)
+			}
 		case "pass", "fail", "skip":
 			if e.Test == "" {
 				status := map[string]string{"pass": "ok  ", "fail": "FAIL", "skip": "?   "}[e.Action]
@@ -81,7 +92,9 @@ func main() {
 				continue
 			}
 			if !strings.Contains(e.Test, "/") && e.Action != "skip" {
-				tests = append(tests, timed{strings.TrimPrefix(e.Package, "github.com/kmeta/kmeta/") + "." + e.Test, e.Elapsed})
+				// A real-Kafka test's time waiting for a JVM slot is the
+				// queue's, not its own.
+				tests = append(tests, timed{strings.TrimPrefix(e.Package, "github.com/kmeta/kmeta/") + "." + e.Test, e.Elapsed - waited[key]})
 			}
 			switch e.Action {
 			case "pass":

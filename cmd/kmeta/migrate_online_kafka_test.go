@@ -483,7 +483,12 @@ func (w *onlineWalk) waitStep(ctx context.Context, s kafkatest.StageStep) error 
 	var code int
 	for {
 		code, last = w.status(w.kraftSources()[0])
-		if last.Phase == want {
+		// PreKRaft is reached when no controller runs with the migration
+		// flag (the step prints the phase row's condition): a controller
+		// restarted last re-registers without it a moment after its roll
+		// wait, and status waits for it until then.
+		flagged := want == "PreKRaft" && slices.ContainsFunc(last.WaitingFor, func(s string) bool { return strings.Contains(s, "without the migration flag") })
+		if last.Phase == want && !flagged {
 			w.t.Logf("wait: status says %s after %s (exit %d)", want, time.Since(start).Round(100*time.Millisecond), code)
 			return nil
 		}

@@ -124,6 +124,9 @@ func TestMutateCampaignHostile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the mutation campaign takes minutes; run without -short (make mutate)")
 	}
+	// Beside the real-Kafka tests, as TestMutateCampaign: no JVM, and its
+	// memory bound is each child's own high-water mark.
+	t.Parallel()
 	start := time.Now()
 	bin := campBinary(t)
 	n := campEnvInt("KMETA_HOSTILE_MUTANTS", 24)

@@ -38,8 +38,12 @@ func Concurrently(t *testing.T, expect ...time.Duration) {
 		w.expect = expect[0]
 	}
 	q := jvmSlots()
+	began := time.Now()
 	q.wait(w)
 	t.Cleanup(q.release)
+	// make test's slowest-tests list leaves this wait out (testsummary
+	// reads the line): it is the queue's time, not the test's.
+	t.Logf("kafkatest: waited %.1fs for a JVM slot", time.Since(began).Seconds())
 }
 
 // gather is how long the queue waits, when the first test asks, for the
