@@ -392,14 +392,42 @@ func TestNodeBlocks(t *testing.T) {
 		if int(r) != i {
 			t.Fatalf("node %d got Ref %d", i, r)
 		}
-		c.off = int64(i)
+		c.czxid = int64(i)
 	}
 	for r := Ref(0); r < n; r++ {
-		if got := tr.at(r).off; got != int64(r) {
+		if got := tr.at(r).czxid; got != int64(r) {
 			t.Fatalf("Ref %d finds node %d", r, got)
 		}
 	}
 	if len(tr.blocks) != maxBlockBits-minBlockBits+4 || len(tr.blocks[0]) != 1<<minBlockBits || len(tr.blocks[len(tr.blocks)-1]) != 1<<maxBlockBits {
 		t.Errorf("%d blocks", len(tr.blocks))
+	}
+}
+
+// TestNodeOrigins: a node's file and offset are packed in one word; an
+// offset past a terabyte or a file number past what the word holds is
+// kept aside, and every one reads back as it was set; a deleted node is
+// gone whatever its offset was.
+func TestNodeOrigins(t *testing.T) {
+	tr := newDataTree()
+	for _, o := range []bigOrigin{{-1, 0}, {0, 0}, {3, 1<<40 - 1}, {3, 1 << 40}, {1<<24 - 3, 5}, {1<<24 - 2, 5}, {1<<31 - 1, 1<<63 - 1}, {fileGone, 7}, {fileGone, 1 << 50}} {
+		r, c := tr.newNode()
+		if f, off := tr.nodeOrigin(r, c); f != -1 || off != 0 || c.gone() {
+			t.Fatalf("new node: file %d offset %d gone %v", f, off, c.gone())
+		}
+		tr.setOrigin(r, c, o.file, o.off)
+		if o.file == fileGone {
+			o.off = 0 // a deleted node keeps no offset
+		}
+		if f, off := tr.nodeOrigin(r, c); f != o.file || off != o.off {
+			t.Errorf("set %+v, read file %d offset %d", o, f, off)
+		}
+		if c.gone() != (o.file == fileGone) {
+			t.Errorf("set %+v: gone %v", o, c.gone())
+		}
+		tr.setOrigin(r, c, 1, 2) // back in the word: nothing left aside
+		if _, ok := tr.bigOrg[r]; ok {
+			t.Errorf("set %+v then {1 2}: still kept aside", o)
+		}
 	}
 }

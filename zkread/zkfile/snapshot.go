@@ -382,7 +382,7 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 	// children are laid out) must not change which error is reported.
 	fail := func(err error) error {
 		if d := t.buildKids(); d != NoRef {
-			return errDuplicate(name, t.at(d).off, t.Path(d))
+			return errDuplicate(name, t.off(d), t.Path(d))
 		}
 		return err
 	}
@@ -408,17 +408,17 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 		}
 		be := binary.BigEndian
 		aclID := int64(be.Uint64(fixed[0:]))
-		c.stat = Stat{
-			Czxid: int64(be.Uint64(fixed[8:])), Mzxid: int64(be.Uint64(fixed[16:])),
-			Ctime: int64(be.Uint64(fixed[24:])), Mtime: int64(be.Uint64(fixed[32:])),
-			Version: int32(be.Uint32(fixed[40:])), Cversion: int32(be.Uint32(fixed[44:])), Aversion: int32(be.Uint32(fixed[48:])),
-			EphemeralOwner: int64(be.Uint64(fixed[52:])), Pzxid: int64(be.Uint64(fixed[60:])),
-		}
+		c.czxid, c.mzxid = int64(be.Uint64(fixed[8:])), int64(be.Uint64(fixed[16:]))
+		c.ctime, c.mtime = int64(be.Uint64(fixed[24:])), int64(be.Uint64(fixed[32:]))
+		c.version, c.cversion, c.aversion = int32(be.Uint32(fixed[40:])), int32(be.Uint32(fixed[44:])), int32(be.Uint32(fixed[48:]))
+		t.setOwner(r, int64(be.Uint64(fixed[52:])))
+		c.pzxid = int64(be.Uint64(fixed[60:]))
 		a, ok := acls[aclID]
 		if !ok {
 			return nil, fail(at(start, "node "+string(p), fmt.Errorf("%w: acl id %d not in the ACL cache", ErrCorrupt, aclID)))
 		}
-		c.acl, c.file, c.off = a, file, start
+		c.acl = a
+		t.setOrigin(r, c, file, start)
 		if len(p) == 0 {
 			// The root. A second root record would replace the root in
 			// ZooKeeper's node map, leaving the nodes read so far under
@@ -461,7 +461,7 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 		return nil, at(s.off, "nodes", fmt.Errorf("%w: no root node", ErrCorrupt))
 	}
 	if d := t.buildKids(); d != NoRef {
-		return nil, errDuplicate(name, t.at(d).off, t.Path(d))
+		return nil, errDuplicate(name, t.off(d), t.Path(d))
 	}
 	t.byPath = nil
 	// First seal, then the optional digest and lastProcessedZxid trailers,
