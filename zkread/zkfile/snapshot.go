@@ -376,6 +376,7 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 	var stack []Ref
 	var stackLen []int
 	var path, spath []byte
+	var names nameCache
 	file := t.fileIndex(name)
 	// fail is an error of the record at off, unless a node recorded twice
 	// came before it: reading on past a duplicate (it is found once the
@@ -447,7 +448,7 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 		} else {
 			return nil, fail(at(start, "node "+ps, fmt.Errorf("%w: parent %s not seen before the node", ErrCorrupt, pp)))
 		}
-		c.name = t.keep(p[len(p)-len(child):])
+		c.name = names.keep(t, p[len(p)-len(child):])
 		t.attach(r, c, parent)
 		if t.byPath != nil {
 			t.byPath[string(p)] = r
@@ -530,4 +531,32 @@ func (s *stream) seal() error {
 		return s.error()
 	}
 	return nil
+}
+
+// nameCache keeps the short names a snapshot repeats once: a Kafka tree
+// names a million znodes "state" and as many with partition numbers
+// ("0".."99" under each topic), 7 MB of arena at a million partitions.
+// A slot per hash of the name, the last name seen there: a miss only
+// keeps the name as it would have been.
+type nameCache struct {
+	slot [256]bref
+}
+
+// maxCachedName is the longest name the cache holds.
+const maxCachedName = 8
+
+func (nc *nameCache) keep(t *DataTree, name []byte) bref {
+	if len(name) == 0 || len(name) > maxCachedName {
+		return t.keep(name)
+	}
+	h := uint32(len(name))
+	for _, b := range name {
+		h = h*31 + uint32(b)
+	}
+	e := &nc.slot[h%uint32(len(nc.slot))]
+	if e.n == int32(len(name)) && string(t.bytes(*e)) == string(name) {
+		return *e
+	}
+	*e = t.keep(name)
+	return *e
 }
