@@ -29,10 +29,7 @@ import (
 // 10,000 changes. Figures are reported, never asserted; the test fails
 // only when a verdict does not say what the cluster holds.
 func TestBenchBeyondLoading(t *testing.T) {
-	if os.Getenv("KMETA_BENCH") != "1" {
-		t.Skip("benchmark: set KMETA_BENCH=1 (make bench)")
-	}
-	bin := kmetaBin(t)
+	bin := benchBin(t)
 	big, changes := 1_000_000, 1_000_000
 	if smallScale() {
 		big, changes = 100_000, 100_000

@@ -22,10 +22,7 @@ import (
 // KMETA_BENCH_SCALE=small: 100,000 and 10,000 partitions. It fails only
 // when plan or apply does not do the job.
 func TestBenchMigrateAlone(t *testing.T) {
-	if os.Getenv("KMETA_BENCH") != "1" {
-		t.Skip("benchmark: set KMETA_BENCH=1 (make bench)")
-	}
-	bin := kmetaBin(t)
+	bin := benchBin(t)
 	big := benchEnvInt("KMETA_BENCH_MIGRATE_ALONE", 1_000_000)
 	if smallScale() {
 		big = 100_000

@@ -28,6 +28,16 @@ var kafkaScriptJVMOpts = []string{"-Xmx256M", "-server", "-XX:+UseG1GC", "-XX:Ma
 	"-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent", "-XX:MaxInlineLevel=15",
 	"-Djava.awt.headless=true"}
 
+// benchBin skips t unless KMETA_BENCH=1 (make bench) and returns the
+// kmeta binary the rows run.
+func benchBin(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("KMETA_BENCH") != "1" {
+		t.Skip("benchmark: set KMETA_BENCH=1 (make bench)")
+	}
+	return kmetaBin(t)
+}
+
 // benchRuns is how many times each row runs (KMETA_BENCH_RUNS, default 3;
 // rows whose first run takes over a minute run twice).
 func benchRuns() int { return benchEnvInt("KMETA_BENCH_RUNS", 5) }

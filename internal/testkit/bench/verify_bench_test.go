@@ -38,10 +38,7 @@ import (
 // 10000,100000). It fails only if verify does not call the two views
 // equal or an image lacks partitions.
 func TestBenchVerify(t *testing.T) {
-	if os.Getenv("KMETA_BENCH") != "1" {
-		t.Skip("benchmark: set KMETA_BENCH=1 (make bench)")
-	}
-	bin := kmetaBin(t)
+	bin := benchBin(t)
 	sizes := []int{100_000, 1_000_000}
 	if smallScale() {
 		sizes = []int{10_000, 100_000}
