@@ -708,9 +708,16 @@ func (t *DataTree) Range(want func(r Ref) bool, fn func(path string, r Ref) bool
 
 // SetData replaces r's data (a caller's redaction, say); the tree keeps
 // data, so no one else may change it afterwards.
+//
+// A redaction hands most nodes' data back as it was (MapData): those stay
+// as they are, and only a length that changes is kept aside (t.lens).
 func (t *DataTree) SetData(r Ref, data []byte) {
 	c := t.at(r)
-	if t.finished && t.given == nil {
+	if old := t.bytes(c.data); len(old) == len(data) && (old == nil) == (data == nil) &&
+		(len(data) == 0 || &old[0] == &data[0]) {
+		return
+	}
+	if t.finished && t.given == nil && max(c.data.n, 0) != int32(len(data)) {
 		if _, ok := t.lens[r]; !ok {
 			if t.lens == nil {
 				t.lens = map[Ref]int32{}
