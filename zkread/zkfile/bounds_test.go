@@ -431,3 +431,45 @@ func TestNodeOrigins(t *testing.T) {
 		}
 	}
 }
+
+// TestSetDataKeepsStat: a node's DataLength is derived from its data once
+// the tree is finished, so data replaced after that (a redaction) must
+// not change the stat read; data handed back as it was changes nothing,
+// and nothing is kept aside for it.
+func TestSetDataKeepsStat(t *testing.T) {
+	b := NewBuilder()
+	root := b.Add(NoRef, "", nil, Stat{}, nil)
+	b.Add(root, "a", []byte("secret"), Stat{DataLength: 6}, nil)
+	given := b.Finish()
+	r := given.Lookup("/a")
+	given.SetData(r, []byte("xx"))
+	if st := given.Stat(r); st.DataLength != 6 || string(given.Data(r)) != "xx" {
+		t.Errorf("builder's tree: DataLength %d, data %q", st.DataLength, given.Data(r))
+	}
+
+	tr := newDataTree()
+	rr, c := tr.newNode()
+	c.data = tr.keep([]byte{})
+	tr.root = rr
+	tr.attach(rr, c, NoRef)
+	a, ca := tr.newNode()
+	ca.name, ca.data = tr.keep([]byte("a")), tr.keep([]byte("secret"))
+	tr.attach(a, ca, rr)
+	tr.finish()
+	tr.SetData(a, tr.Data(a))
+	if len(tr.lens) != 0 {
+		t.Errorf("data handed back as it was: %d lengths kept aside", len(tr.lens))
+	}
+	tr.SetData(a, []byte("xx"))
+	tr.SetData(a, []byte("yyyy"))
+	if st := tr.Stat(a); st.DataLength != 6 || string(tr.Data(a)) != "yyyy" {
+		t.Errorf("finished tree: DataLength %d, data %q", st.DataLength, tr.Data(a))
+	}
+	b2, _ := tr.newNode()
+	if st := tr.Stat(b2); st.DataLength != 0 || st.NumChildren != 0 {
+		t.Errorf("a node never set: %+v", st)
+	}
+	if st := tr.Stat(rr); st.NumChildren != 1 {
+		t.Errorf("root: NumChildren %d", st.NumChildren)
+	}
+}
