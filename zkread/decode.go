@@ -633,11 +633,11 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 	offline := d.t.dt != nil && d.t.dt.Finished()
 	if offline {
 		d.pbuf = append(append(d.pbuf[:0], path...), "/partitions"...)
-		var id nodeID
-		if _, id = d.lookup(string(d.pbuf)); id.r != zkfile.NoRef && len(d.t.dt.Data(id.r)) == 0 {
-			d.handled.set(id)
+		// By Ref: a Node would copy the container's children's names,
+		// garbage that at a million partitions was 5% of the peak.
+		if parts = d.t.ref(string(d.pbuf)); parts != zkfile.NoRef && len(d.t.dt.Data(parts)) == 0 {
+			d.handled.set(nodeID{r: parts})
 		}
-		parts = id.r
 	} else {
 		d.container(path + "/partitions")
 	}

@@ -392,14 +392,84 @@ func TestNodeBlocks(t *testing.T) {
 		if int(r) != i {
 			t.Fatalf("node %d got Ref %d", i, r)
 		}
-		c.off = int64(i)
+		c.czxid = int64(i)
 	}
 	for r := Ref(0); r < n; r++ {
-		if got := tr.at(r).off; got != int64(r) {
+		if got := tr.at(r).czxid; got != int64(r) {
 			t.Fatalf("Ref %d finds node %d", r, got)
 		}
 	}
 	if len(tr.blocks) != maxBlockBits-minBlockBits+4 || len(tr.blocks[0]) != 1<<minBlockBits || len(tr.blocks[len(tr.blocks)-1]) != 1<<maxBlockBits {
 		t.Errorf("%d blocks", len(tr.blocks))
+	}
+}
+
+// TestNodeOrigins: a node's file and offset are packed in one word; an
+// offset past a terabyte or a file number past what the word holds is
+// kept aside, and every one reads back as it was set; a deleted node is
+// gone whatever its offset was.
+func TestNodeOrigins(t *testing.T) {
+	tr := newDataTree()
+	for _, o := range []bigOrigin{{-1, 0}, {0, 0}, {3, 1<<40 - 1}, {3, 1 << 40}, {1<<24 - 3, 5}, {1<<24 - 2, 5}, {1<<31 - 1, 1<<63 - 1}, {fileGone, 7}, {fileGone, 1 << 50}} {
+		r, c := tr.newNode()
+		if f, off := tr.nodeOrigin(r, c); f != -1 || off != 0 || c.gone() {
+			t.Fatalf("new node: file %d offset %d gone %v", f, off, c.gone())
+		}
+		tr.setOrigin(r, c, o.file, o.off)
+		if o.file == fileGone {
+			o.off = 0 // a deleted node keeps no offset
+		}
+		if f, off := tr.nodeOrigin(r, c); f != o.file || off != o.off {
+			t.Errorf("set %+v, read file %d offset %d", o, f, off)
+		}
+		if c.gone() != (o.file == fileGone) {
+			t.Errorf("set %+v: gone %v", o, c.gone())
+		}
+		tr.setOrigin(r, c, 1, 2) // back in the word: nothing left aside
+		if _, ok := tr.bigOrg[r]; ok {
+			t.Errorf("set %+v then {1 2}: still kept aside", o)
+		}
+	}
+}
+
+// TestSetDataKeepsStat: a node's DataLength is derived from its data once
+// the tree is finished, so data replaced after that (a redaction) must
+// not change the stat read; data handed back as it was changes nothing,
+// and nothing is kept aside for it.
+func TestSetDataKeepsStat(t *testing.T) {
+	b := NewBuilder()
+	root := b.Add(NoRef, "", nil, Stat{}, nil)
+	b.Add(root, "a", []byte("secret"), Stat{DataLength: 6}, nil)
+	given := b.Finish()
+	r := given.Lookup("/a")
+	given.SetData(r, []byte("xx"))
+	if st := given.Stat(r); st.DataLength != 6 || string(given.Data(r)) != "xx" {
+		t.Errorf("builder's tree: DataLength %d, data %q", st.DataLength, given.Data(r))
+	}
+
+	tr := newDataTree()
+	rr, c := tr.newNode()
+	c.data = tr.keep([]byte{})
+	tr.root = rr
+	tr.attach(rr, c, NoRef)
+	a, ca := tr.newNode()
+	ca.name, ca.data = tr.keep([]byte("a")), tr.keep([]byte("secret"))
+	tr.attach(a, ca, rr)
+	tr.finish()
+	tr.SetData(a, tr.Data(a))
+	if len(tr.lens) != 0 {
+		t.Errorf("data handed back as it was: %d lengths kept aside", len(tr.lens))
+	}
+	tr.SetData(a, []byte("xx"))
+	tr.SetData(a, []byte("yyyy"))
+	if st := tr.Stat(a); st.DataLength != 6 || string(tr.Data(a)) != "yyyy" {
+		t.Errorf("finished tree: DataLength %d, data %q", st.DataLength, tr.Data(a))
+	}
+	b2, _ := tr.newNode()
+	if st := tr.Stat(b2); st.DataLength != 0 || st.NumChildren != 0 {
+		t.Errorf("a node never set: %+v", st)
+	}
+	if st := tr.Stat(rr); st.NumChildren != 1 {
+		t.Errorf("root: NumChildren %d", st.NumChildren)
 	}
 }

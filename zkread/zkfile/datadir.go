@@ -359,7 +359,7 @@ func maxStatZxid(t *DataTree) int64 {
 	var m int64
 	for r := Ref(0); r < t.n; r++ {
 		if c := t.at(r); !c.gone() {
-			m = max(m, c.stat.Czxid, c.stat.Mzxid, c.stat.Pzxid)
+			m = max(m, c.czxid, c.mzxid, c.pzxid)
 		}
 	}
 	return m

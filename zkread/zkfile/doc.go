@@ -116,8 +116,12 @@
 // 4096 and are never copied — name, data, stat, parent, the run of a
 // shared array listing its children sorted by name, its ACL as a number
 // in a table (ZooKeeper's ACL cache, then each transaction's list), the
-// file and offset its data was read from — and no map keyed by path, no
-// heap object per node. Names and snapshot data are read into large
+// file and offset its data was read from, packed in one word — and no map
+// keyed by path, no heap object per node. What a node's stat derives
+// (DataLength, NumChildren) is not stored, and the rare (an ephemeral
+// owner, an offset past a terabyte) is kept aside: 104 bytes a node,
+// where the whole Stat held in it made 128, so that at a million
+// partitions the tree and the image decoded from it fit in 600 MiB. Names and snapshot data are read into large
 // arenas (data slices have capacity = length); a path is read into one
 // reused buffer and only its last component kept. A node is named by a
 // Ref, its number; a path is found by walking its components from the

@@ -376,13 +376,14 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 	var stack []Ref
 	var stackLen []int
 	var path, spath []byte
+	var names nameCache
 	file := t.fileIndex(name)
 	// fail is an error of the record at off, unless a node recorded twice
 	// came before it: reading on past a duplicate (it is found once the
 	// children are laid out) must not change which error is reported.
 	fail := func(err error) error {
 		if d := t.buildKids(); d != NoRef {
-			return errDuplicate(name, t.at(d).off, t.Path(d))
+			return errDuplicate(name, t.off(d), t.Path(d))
 		}
 		return err
 	}
@@ -408,17 +409,17 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 		}
 		be := binary.BigEndian
 		aclID := int64(be.Uint64(fixed[0:]))
-		c.stat = Stat{
-			Czxid: int64(be.Uint64(fixed[8:])), Mzxid: int64(be.Uint64(fixed[16:])),
-			Ctime: int64(be.Uint64(fixed[24:])), Mtime: int64(be.Uint64(fixed[32:])),
-			Version: int32(be.Uint32(fixed[40:])), Cversion: int32(be.Uint32(fixed[44:])), Aversion: int32(be.Uint32(fixed[48:])),
-			EphemeralOwner: int64(be.Uint64(fixed[52:])), Pzxid: int64(be.Uint64(fixed[60:])),
-		}
+		c.czxid, c.mzxid = int64(be.Uint64(fixed[8:])), int64(be.Uint64(fixed[16:]))
+		c.ctime, c.mtime = int64(be.Uint64(fixed[24:])), int64(be.Uint64(fixed[32:]))
+		c.version, c.cversion, c.aversion = int32(be.Uint32(fixed[40:])), int32(be.Uint32(fixed[44:])), int32(be.Uint32(fixed[48:]))
+		t.setOwner(r, int64(be.Uint64(fixed[52:])))
+		c.pzxid = int64(be.Uint64(fixed[60:]))
 		a, ok := acls[aclID]
 		if !ok {
 			return nil, fail(at(start, "node "+string(p), fmt.Errorf("%w: acl id %d not in the ACL cache", ErrCorrupt, aclID)))
 		}
-		c.acl, c.file, c.off = a, file, start
+		c.acl = a
+		t.setOrigin(r, c, file, start)
 		if len(p) == 0 {
 			// The root. A second root record would replace the root in
 			// ZooKeeper's node map, leaving the nodes read so far under
@@ -447,7 +448,7 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 		} else {
 			return nil, fail(at(start, "node "+ps, fmt.Errorf("%w: parent %s not seen before the node", ErrCorrupt, pp)))
 		}
-		c.name = t.keep(p[len(p)-len(child):])
+		c.name = names.keep(t, p[len(p)-len(child):])
 		t.attach(r, c, parent)
 		if t.byPath != nil {
 			t.byPath[string(p)] = r
@@ -461,7 +462,7 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 		return nil, at(s.off, "nodes", fmt.Errorf("%w: no root node", ErrCorrupt))
 	}
 	if d := t.buildKids(); d != NoRef {
-		return nil, errDuplicate(name, t.at(d).off, t.Path(d))
+		return nil, errDuplicate(name, t.off(d), t.Path(d))
 	}
 	t.byPath = nil
 	// First seal, then the optional digest and lastProcessedZxid trailers,
@@ -530,4 +531,32 @@ func (s *stream) seal() error {
 		return s.error()
 	}
 	return nil
+}
+
+// nameCache keeps the short names a snapshot repeats once: a Kafka tree
+// names a million znodes "state" and as many with partition numbers
+// ("0".."99" under each topic), 7 MB of arena at a million partitions.
+// A slot per hash of the name, the last name seen there: a miss only
+// keeps the name as it would have been.
+type nameCache struct {
+	slot [256]bref
+}
+
+// maxCachedName is the longest name the cache holds.
+const maxCachedName = 8
+
+func (nc *nameCache) keep(t *DataTree, name []byte) bref {
+	if len(name) == 0 || len(name) > maxCachedName {
+		return t.keep(name)
+	}
+	h := uint32(len(name))
+	for _, b := range name {
+		h = h*31 + uint32(b)
+	}
+	e := &nc.slot[h%uint32(len(nc.slot))]
+	if e.n == int32(len(name)) && string(t.bytes(*e)) == string(name) {
+		return *e
+	}
+	*e = t.keep(name)
+	return *e
 }

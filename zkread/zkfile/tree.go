@@ -111,21 +111,33 @@ type DataTree struct {
 	chunks [][]byte
 	arena  uint32 // the chunk being filled
 	free   []byte // what it has left
+	// owners holds the nodes' ephemeral owners, where not 0; given a
+	// builder's DataLength and NumChildren by node; lens the DataLength
+	// read of a node whose data SetData replaced after finish (see stat).
+	owners map[Ref]int64
+	given  [][2]int32
+	lens   map[Ref]int32
+	// bigOrg holds the origins cnode.org cannot.
+	bigOrg map[Ref]bigOrigin
 	// kidsOK: kids is up to date (no node was added or removed since).
 	kidsOK   bool
 	finished bool
 }
 
-// cnode is a node. Until finish, stat.Cversion is ZooKeeper's stored
-// count of child creations; finish makes it the client's and sets
-// DataLength and NumChildren. It holds no pointer, so the garbage
+// cnode is a node: its Stat without what is derived or rare (see stat),
+// and where it was read packed in one word (see org), 104 bytes, which at millions of nodes is most of what a read keeps.
+// Until finish, cversion is ZooKeeper's stored count of child creations;
+// finish makes it the client's. It holds no pointer, so the garbage
 // collector never scans the blocks: a tree of millions of nodes costs it
 // nothing after it is built.
 type cnode struct {
-	data bref
-	name bref
-	stat Stat
-	off  int64 // where the data was read (files[file])
+	data, name                        bref
+	czxid, mzxid, pzxid, ctime, mtime int64
+	// org is where the data was read: file (in t.files, +2: fileGone
+	// and -1 fit) above orgOffBits bits of offset; orgBig when either
+	// does not fit, the origin then in t.bigOrg.
+	org                         uint64
+	version, cversion, aversion int32
 	// parent is NoRef for the root; kids and nkids the run of t.kids
 	// holding the children (the snapshot's until finish); nlive counts
 	// the children in the tree.
@@ -133,7 +145,92 @@ type cnode struct {
 	kids, nkids int32
 	nlive       int32
 	acl         int32 // in t.acls, -1 none
-	file        int32 // in t.files; fileGone: the node was deleted
+}
+
+// A node's origin file: -1 none, fileGone the node was deleted.
+const (
+	orgOffBits = 40
+	orgBig     = ^uint64(0)
+)
+
+// nodeOrigin returns node r's file (-1: none, fileGone: deleted) and the
+// offset of its record there.
+func (t *DataTree) nodeOrigin(r Ref, c *cnode) (file int32, off int64) {
+	if c.org == orgBig {
+		o := t.bigOrg[r]
+		return o.file, o.off
+	}
+	return int32(c.org>>orgOffBits) - 2, int64(c.org & (1<<orgOffBits - 1))
+}
+
+// setOrigin records node r's file and offset; a deleted node's
+// (fileGone) keeps no offset.
+func (t *DataTree) setOrigin(r Ref, c *cnode, file int32, off int64) {
+	if file == fileGone {
+		off = 0
+	}
+	if off >= 0 && off < 1<<orgOffBits && file >= -2 && int64(file)+2 < 1<<(64-orgOffBits)-1 {
+		c.org = uint64(file+2)<<orgOffBits | uint64(off)
+		delete(t.bigOrg, r)
+		return
+	}
+	if t.bigOrg == nil {
+		t.bigOrg = map[Ref]bigOrigin{}
+	}
+	c.org = orgBig
+	t.bigOrg[r] = bigOrigin{file, off}
+}
+
+// bigOrigin is a node's origin that does not fit in cnode.org: a file
+// past a terabyte (or past 16 million files).
+type bigOrigin struct {
+	file int32
+	off  int64
+}
+
+// off is the offset of node r's record (see origin).
+func (t *DataTree) off(r Ref) int64 {
+	_, off := t.nodeOrigin(r, t.at(r))
+	return off
+}
+
+// setStat keeps st in c (its EphemeralOwner, DataLength and NumChildren
+// are the tree's: see stat).
+func (c *cnode) setStat(st Stat) {
+	c.czxid, c.mzxid, c.pzxid, c.ctime, c.mtime = st.Czxid, st.Mzxid, st.Pzxid, st.Ctime, st.Mtime
+	c.version, c.cversion, c.aversion = st.Version, st.Cversion, st.Aversion
+}
+
+// stat is node r's Stat. EphemeralOwner is kept aside (t.owners: most
+// znodes have none); DataLength and NumChildren are what the node holds
+// once the tree is finished (0 before, as the snapshot's StatPersisted
+// has neither), unless a builder was given them (t.given) or the data
+// was replaced after finish (t.lens: the stat read stays).
+func (t *DataTree) stat(r Ref, c *cnode) Stat {
+	st := Stat{Czxid: c.czxid, Mzxid: c.mzxid, Pzxid: c.pzxid, Ctime: c.ctime, Mtime: c.mtime,
+		Version: c.version, Cversion: c.cversion, Aversion: c.aversion, EphemeralOwner: t.owners[r]}
+	switch {
+	case t.given != nil:
+		st.DataLength, st.NumChildren = t.given[r][0], t.given[r][1]
+	case t.finished:
+		st.DataLength, st.NumChildren = max(c.data.n, 0), c.nkids
+		if l, ok := t.lens[r]; ok {
+			st.DataLength = l
+		}
+	}
+	return st
+}
+
+// setOwner keeps r's ephemeral owner (0: none).
+func (t *DataTree) setOwner(r Ref, owner int64) {
+	if owner != 0 {
+		if t.owners == nil {
+			t.owners = map[Ref]int64{}
+		}
+		t.owners[r] = owner
+	} else if t.owners != nil {
+		delete(t.owners, r)
+	}
 }
 
 const fileGone = -2
@@ -146,7 +243,7 @@ type bref struct {
 
 var nullRef = bref{n: -1}
 
-func (c *cnode) gone() bool { return c.file == fileGone }
+func (c *cnode) gone() bool { return c.org>>orgOffBits == 0 } // file fileGone
 
 // Blocks of nodes grow from 64 to 4096: a small tree (a fuzz input)
 // stays small, a big one is a few hundred allocations, and no block is
@@ -188,7 +285,7 @@ func (t *DataTree) newNode() (Ref, *cnode) {
 	}
 	t.n++
 	c := t.at(r)
-	c.parent, c.acl, c.file = NoRef, -1, -1
+	c.parent, c.acl, c.org = NoRef, -1, 1<<orgOffBits // file -1, offset 0
 	return r, c
 }
 
@@ -346,10 +443,10 @@ func (t *DataTree) buildKids() (dup Ref) {
 				continue
 			}
 			later := run[i]
-			if a.off > b.off {
+			if t.off(run[i-1]) > t.off(run[i]) {
 				later = run[i-1]
 			}
-			if dup == NoRef || t.at(later).off < t.at(dup).off {
+			if dup == NoRef || t.off(later) < t.off(dup) {
 				dup = later
 			}
 		}
@@ -481,7 +578,7 @@ func (t *DataTree) Cap() int { return int(t.n) }
 func (t *DataTree) Data(r Ref) []byte { return t.bytes(t.at(r).data) }
 
 // Stat returns r's stat.
-func (t *DataTree) Stat(r Ref) Stat { return t.at(r).stat }
+func (t *DataTree) Stat(r Ref) Stat { return t.stat(r, t.at(r)) }
 
 // Name returns r's name ("" for the root).
 func (t *DataTree) Name(r Ref) string { return t.str(t.at(r).name) }
@@ -513,7 +610,7 @@ func (t *DataTree) Node(r Ref) *Node {
 		return nil
 	}
 	c := t.at(r)
-	n := &Node{Data: t.bytes(c.data), Stat: c.stat, ACL: t.ACL(r), Children: []string{}}
+	n := &Node{Data: t.bytes(c.data), Stat: t.stat(r, c), ACL: t.ACL(r), Children: []string{}}
 	if t.finished && c.nkids > 0 {
 		n.Children = make([]string, c.nkids)
 		for i, k := range t.kids[c.kids : c.kids+c.nkids] {
@@ -550,11 +647,11 @@ func (t *DataTree) Path(r Ref) string {
 // Origin returns where r's data was read: its record in the snapshot,
 // or the log entry that created it or last set its data.
 func (t *DataTree) Origin(r Ref) (Origin, bool) {
-	c := t.at(r)
-	if c.file < 0 {
+	file, off := t.nodeOrigin(r, t.at(r))
+	if file < 0 {
 		return Origin{}, false
 	}
-	return Origin{File: t.files[c.file], Offset: c.off}, true
+	return Origin{File: t.files[file], Offset: off}, true
 }
 
 // Walk calls fn with every node of the tree under from (from itself
@@ -611,7 +708,25 @@ func (t *DataTree) Range(want func(r Ref) bool, fn func(path string, r Ref) bool
 
 // SetData replaces r's data (a caller's redaction, say); the tree keeps
 // data, so no one else may change it afterwards.
-func (t *DataTree) SetData(r Ref, data []byte) { t.at(r).data = t.hold(data) }
+//
+// A redaction hands most nodes' data back as it was (MapData): those stay
+// as they are, and only a length that changes is kept aside (t.lens).
+func (t *DataTree) SetData(r Ref, data []byte) {
+	c := t.at(r)
+	if old := t.bytes(c.data); len(old) == len(data) && (old == nil) == (data == nil) &&
+		(len(data) == 0 || &old[0] == &data[0]) {
+		return
+	}
+	if t.finished && t.given == nil && max(c.data.n, 0) != int32(len(data)) {
+		if _, ok := t.lens[r]; !ok {
+			if t.lens == nil {
+				t.lens = map[Ref]int32{}
+			}
+			t.lens[r] = max(c.data.n, 0)
+		}
+	}
+	c.data = t.hold(data)
+}
 
 // finish turns the built nodes into what a client reads: children lists
 // (sorted, one array for all), client cversion, dataLength,
@@ -620,9 +735,7 @@ func (t *DataTree) finish() {
 	t.buildKids()
 	for r := Ref(0); r < t.n; r++ {
 		c := t.at(r)
-		c.stat.Cversion = c.stat.Cversion*2 - c.nkids
-		c.stat.DataLength = max(c.data.n, 0)
-		c.stat.NumChildren = c.nkids
+		c.cversion = c.cversion*2 - c.nkids
 	}
 	t.created, t.byPath = nil, nil
 	t.finished = true
@@ -670,24 +783,21 @@ func (t *DataTree) create(path string, data []byte, acl []ACL, owner int64, pare
 	}
 	parent := t.at(pr)
 	if parentCVersion == -1 {
-		parentCVersion = parent.stat.Cversion + 1
+		parentCVersion = parent.cversion + 1
 	}
-	if parentCVersion > parent.stat.Cversion {
-		parent.stat.Cversion = parentCVersion
-		parent.stat.Pzxid = zxid
+	if parentCVersion > parent.cversion {
+		parent.cversion = parentCVersion
+		parent.pzxid = zxid
 	}
 	if t.Lookup(path) != NoRef {
 		return
 	}
 	r, c := t.newNode()
 	c.data, c.acl, c.name = t.hold(data), t.aclIndex(acl), t.keep([]byte(name))
-	c.stat = Stat{
-		Czxid: zxid, Mzxid: zxid, Pzxid: zxid,
-		Ctime: time, Mtime: time,
-		EphemeralOwner: owner,
-	}
+	c.czxid, c.mzxid, c.pzxid, c.ctime, c.mtime = zxid, zxid, zxid, time, time
+	t.setOwner(r, owner)
 	t.attach(r, c, pr)
-	c.file, c.off = t.fileIndex(t.origin.File), t.origin.Offset
+	t.setOrigin(r, c, t.fileIndex(t.origin.File), t.origin.Offset)
 	t.created[path] = r
 	t.changes(path, OpCreate)
 }
@@ -711,8 +821,8 @@ func (t *DataTree) remove(path string, zxid int64) {
 	if pr == NoRef {
 		return
 	}
-	if pn := t.at(pr); zxid > pn.stat.Pzxid {
-		pn.stat.Pzxid = zxid
+	if pn := t.at(pr); zxid > pn.pzxid {
+		pn.pzxid = zxid
 	}
 	r := t.Lookup(path)
 	if r == NoRef {
@@ -743,7 +853,7 @@ func (t *DataTree) remove(path string, zxid int64) {
 	}
 	t.live--
 	t.kidsOK = false
-	c.file = fileGone
+	t.setOrigin(r, c, fileGone, 0)
 	c.data, c.acl = nullRef, -1
 	delete(t.created, path)
 	op := OpDelete
@@ -760,10 +870,8 @@ func (t *DataTree) setData(path string, data []byte, version int32, zxid, time i
 	}
 	c := t.at(r)
 	c.data = t.hold(data)
-	c.file, c.off = t.fileIndex(t.origin.File), t.origin.Offset
-	c.stat.Version = version
-	c.stat.Mzxid = zxid
-	c.stat.Mtime = time
+	t.setOrigin(r, c, t.fileIndex(t.origin.File), t.origin.Offset)
+	c.version, c.mzxid, c.mtime = version, zxid, time
 	t.changes(path, OpSetData)
 }
 
@@ -774,7 +882,7 @@ func (t *DataTree) setACL(path string, acl []ACL, version int32) {
 	}
 	c := t.at(r)
 	c.acl = t.aclIndex(acl)
-	c.stat.Aversion = version
+	c.aversion = version
 }
 
 // killSession deletes the session's ephemerals: the listed paths when the
@@ -783,15 +891,15 @@ func (t *DataTree) killSession(session int64, paths []string, hasList bool, zxid
 	delete(t.Sessions, session)
 	if hasList {
 		for _, p := range paths {
-			if r := t.Lookup(p); r != NoRef && t.at(r).stat.EphemeralOwner == session {
+			if r := t.Lookup(p); r != NoRef && t.owners[r] == session {
 				t.remove(p, zxid)
 			}
 		}
 		return
 	}
 	var owned []string
-	t.Range(func(r Ref) bool { return t.at(r).stat.EphemeralOwner == session }, func(p string, r Ref) bool {
-		if t.at(r).stat.EphemeralOwner == session {
+	t.Range(func(r Ref) bool { return t.owners[r] == session }, func(p string, r Ref) bool {
+		if t.owners[r] == session {
 			owned = append(owned, p)
 		}
 		return true
@@ -825,7 +933,10 @@ func (b *Builder) Add(parent Ref, name string, data []byte, st Stat, acl []ACL) 
 	} else {
 		c.data = t.keep(data)
 	}
-	c.name, c.stat, c.acl = t.keep([]byte(name)), st, t.aclIndex(acl)
+	c.name, c.acl = t.keep([]byte(name)), t.aclIndex(acl)
+	c.setStat(st)
+	t.setOwner(r, st.EphemeralOwner)
+	t.given = append(t.given, [2]int32{st.DataLength, st.NumChildren})
 	t.attach(r, c, parent)
 	if parent == NoRef {
 		t.root = r

@@ -12,7 +12,14 @@
 // test harness's quick-start settings), or a ceiling (reading the file and
 // CRC-32C over it; a plain pipelined getData loop over every znode). The
 // ratio is the peer's median over the row's. The table carries the date and
-// the machine's load, since a shared machine's figures move with it.
+// the machine's load, since a shared machine's figures move with it. A
+// row at the larger of two sizes says its growth over the smaller's (time
+// and peak RSS by median; linear or better is at most the size ratio).
+// Every row of every table is printed again at the end of the run, as the
+// one table of `make bench` (TestMain; KMETA_BENCH_SUMMARY=FILE writes it
+// to FILE too), with the median CPU time (user+sys) beside the wall time
+// and, where the peer's CPU is measured too, the ratio of the CPU times:
+// on a loaded machine the CPU moves less than the wall time.
 //
 // KMETA_BENCH_SCALE=small shrinks every input for a quick run while
 // developing: a 64 MiB log, 100,000 and 10,000-partition snapshots, 100

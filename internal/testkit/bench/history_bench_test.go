@@ -76,10 +76,7 @@ func runCounted(t *testing.T, bin string, args ...string) historyRun {
 //
 // KMETA_BENCH_SCALE=small: 100,000 changes.
 func TestBenchHistory(t *testing.T) {
-	if os.Getenv("KMETA_BENCH") != "1" {
-		t.Skip("benchmark: set KMETA_BENCH=1 (make bench)")
-	}
-	bin := kmetaBin(t)
+	bin := benchBin(t)
 	changes, parts := 1_000_000, 10_000
 	if smallScale() {
 		changes = 100_000

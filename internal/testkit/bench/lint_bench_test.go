@@ -211,10 +211,7 @@ type lintReport struct {
 // asserted); the test fails only when a run does not report what the
 // cluster holds.
 func TestBenchLint(t *testing.T) {
-	if os.Getenv("KMETA_BENCH") != "1" {
-		t.Skip("benchmark: set KMETA_BENCH=1 (make bench)")
-	}
-	bin := kmetaBin(t)
+	bin := benchBin(t)
 	parts, changes, changeParts := 1_000_000, 1_000_000, 10_000
 	if smallScale() {
 		parts, changes = 100_000, 100_000

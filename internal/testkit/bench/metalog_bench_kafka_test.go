@@ -160,15 +160,32 @@ func benchLogRows(t *testing.T, d *kafkatest.Distribution, bin, dir string, size
 		`"kind":"record"`, wantRecords("kmeta log dump -o json")))
 	tb.add("kmeta log dump -o json (JSON lines)", jl, logBytes, "Kafka DumpLogSegments", &kafka, "")
 
-	// log check against reading the file and CRC-32C over every byte.
-	var ceil []time.Duration
+	// log check against reading the file and CRC-32C over every byte, on
+	// a log ten times smaller first (the growth).
+	smallPath, _, _ := synthesize(t, mkdir(t, dir, "log-small"), size/10)
+	st, _ = os.Stat(smallPath)
+	small, _ := benchLogCheck(t, bin, smallPath, st.Size(), tb, nil)
+	benchLogCheck(t, bin, logPath, logBytes, tb, &small)
+}
+
+// benchLogCheck adds the rows of log check of path and of its read+CRC
+// ceiling, with the growth over smaller's check when set, and returns
+// the check's stat.
+func benchLogCheck(t *testing.T, bin, path string, size int64, tb *table, smaller *stat) (stat, stat) {
+	var ceil []stageCost
 	for range benchRuns() {
-		ceil = append(ceil, readCRC(t, logPath))
+		ceil = append(ceil, measure(t, func() error { readCRC(t, path); return nil }))
 	}
-	ceiling := durs(ceil)
-	tb.add("ceiling: read the file + CRC-32C over it (in the bench process)", ceiling, logBytes, "", nil, "page cache warm, as for every row")
-	check := stats(repeat(t, func() *exec.Cmd { return exec.Command(bin, "log", "check", logPath) }, "", nil))
-	tb.add("kmeta log check (framing, CRC, record validation, KRaft rules)", check, logBytes, "read+CRC ceiling", &ceiling, "ratio = fraction of the ceiling")
+	ceiling := costs(ceil)
+	tb.add(fmt.Sprintf("ceiling: read the %d-byte log + CRC-32C over it (in the bench process)", size), ceiling, size, "", nil, "page cache warm, as for every row")
+	check := stats(repeat(t, func() *exec.Cmd { return exec.Command(bin, "log", "check", path) }, "", nil))
+	name := fmt.Sprintf("kmeta log check of the %d-byte log (framing, CRC, record validation, KRaft rules)", size)
+	if smaller == nil {
+		tb.add(name, check, size, "read+CRC ceiling", &ceiling, "ratio = fraction of the ceiling")
+	} else {
+		tb.addGrowth(name, check, size, "read+CRC ceiling", &ceiling, *smaller, 10, "ratio = fraction of the ceiling")
+	}
+	return check, ceiling
 }
 
 // benchImageRows: image printing, text and JSON, at two sizes for growth.

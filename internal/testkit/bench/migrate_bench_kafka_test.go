@@ -16,15 +16,12 @@ import (
 // TestBenchMigrate times kmeta's offline migration (`migrate plan` then
 // `migrate apply --plan`, each a process: wall time and peak RSS) side by
 // side with Kafka 3.9.2's own ZooKeeper to KRaft migration of the same
-// state, and kmeta alone at a size Kafka's is not run at:
-//
-//   - writeZKLayout's cluster (KMETA_BENCH_ZK_TOPICS x
-//     KMETA_BENCH_ZK_PARTITIONS, default 1,000 x 100) in a real ZooKeeper:
-//     kmeta from the live ZooKeeper, then (ZooKeeper stopped) from its data
-//     dir, then ZooKeeper restarted and Kafka's migration (kafkaMigrateZK,
-//     the figure its controller logs);
-//   - writeVerifyPair's synthesized snapshot (KMETA_BENCH_MIGRATE_ALONE
-//     partitions, default 1,000,000), kmeta from the data dir only.
+// state: writeZKLayout's cluster (KMETA_BENCH_ZK_TOPICS x
+// KMETA_BENCH_ZK_PARTITIONS, default 1,000 x 100) in a real ZooKeeper:
+// kmeta from the live ZooKeeper, then (ZooKeeper stopped) from its data
+// dir, then ZooKeeper restarted and Kafka's migration (kafkaMigrateZK, the
+// figure its controller logs). kmeta alone at a size Kafka's is not run
+// at is TestBenchMigrateAlone's.
 //
 // Timings are reported, never asserted; the test fails only when a tool
 // cannot do the job.
@@ -36,7 +33,6 @@ func TestBenchMigrate(t *testing.T) {
 	bin := kmetaBin(t)
 	topics := benchEnvInt("KMETA_BENCH_ZK_TOPICS", zkBenchTopics)
 	parts := benchEnvInt("KMETA_BENCH_ZK_PARTITIONS", zkBenchPartitions)
-	alone := benchEnvInt("KMETA_BENCH_MIGRATE_ALONE", 1_000_000)
 	controllers := fmt.Sprintf("%d@127.0.0.1:9093", zkBenchController)
 	var rows []string
 	row := func(name string, wall, cpu time.Duration, rssKiB int64, note string) {
@@ -96,17 +92,6 @@ func TestBenchMigrate(t *testing.T) {
 	km := kafkaMigrateZK(t, d, zks, clusterID, topics, parts)
 	row(fmt.Sprintf("Kafka 3.9.2 ZK→KRaft migration, %d partitions, live", n), km.wall, 0, km.rss,
 		fmt.Sprintf("the controller's \"generated in M ms\" (%d records, %d batches); RSS: the JVM's peak over its life", km.records, km.batches))
-
-	// kmeta alone. The synthesized snapshot is a cluster as Kafka's
-	// migration leaves it: it holds /migration and three broker
-	// registrations, so the plan needs ignore-migration-znode (a blocker)
-	// and warns about the registrations (an offline snapshot: the brokers
-	// are stopped).
-	dir := t.TempDir()
-	start = time.Now()
-	zkDir, _, _, _ := writeVerifyPair(t, dir, alone/100, 100)
-	t.Logf("synthesized %d partitions in %s", alone, time.Since(start).Round(time.Second))
-	kmetaMigrate(fmt.Sprintf("%d partitions, zkdata: (synthesized)", alone), "zkdata:"+zkDir, "ignore-migration-znode")
 
 	t.Logf("\nmigration, kmeta offline vs Kafka 3.9.2's own (loaded machine):\n| %-68s | %10s | %10s | %10s | note\n%s",
 		"run", "wall", "CPU", "peak RSS", strings.Join(rows, "\n"))

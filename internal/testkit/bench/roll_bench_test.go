@@ -28,10 +28,7 @@ import (
 // never asserted; the test fails only when the verdict does not say what
 // the image holds.
 func TestBenchRoll(t *testing.T) {
-	if os.Getenv("KMETA_BENCH") != "1" {
-		t.Skip("benchmark: set KMETA_BENCH=1 (make bench)")
-	}
-	bin := kmetaBin(t)
+	bin := benchBin(t)
 	parts := 1_000_000
 	if smallScale() {
 		parts = 100_000

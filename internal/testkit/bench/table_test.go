@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -27,6 +28,16 @@ var kafkaScriptJVMOpts = []string{"-Xmx256M", "-server", "-XX:+UseG1GC", "-XX:Ma
 	"-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent", "-XX:MaxInlineLevel=15",
 	"-Djava.awt.headless=true"}
 
+// benchBin skips t unless KMETA_BENCH=1 (make bench) and returns the
+// kmeta binary the rows run.
+func benchBin(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("KMETA_BENCH") != "1" {
+		t.Skip("benchmark: set KMETA_BENCH=1 (make bench)")
+	}
+	return kmetaBin(t)
+}
+
 // benchRuns is how many times each row runs (KMETA_BENCH_RUNS, default 3;
 // rows whose first run takes over a minute run twice).
 func benchRuns() int { return benchEnvInt("KMETA_BENCH_RUNS", 5) }
@@ -38,9 +49,10 @@ func smallScale() bool { return os.Getenv("KMETA_BENCH_SCALE") == "small" }
 // run is one measured process run.
 type run struct {
 	wall   time.Duration
-	maxRSS int64 // KiB
-	count  int64 // occurrences of the row's marker in stdout
-	out    int64 // stdout bytes
+	cpu    time.Duration // user+sys of the process; 0: not measured
+	maxRSS int64         // KiB
+	count  int64         // occurrences of the row's marker in stdout
+	out    int64         // stdout bytes
 }
 
 // runProc runs cmd with stdout streamed through a counter of marker (so
@@ -85,6 +97,9 @@ func runProc(t *testing.T, cmd *exec.Cmd, marker string) run {
 	err = cmd.Wait()
 	r.wall = time.Since(start)
 	r.maxRSS = rss.Done()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
 	if err != nil && cmd.ProcessState.ExitCode() > 1 {
 		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, tail(stderr.String()))
 	}
@@ -117,28 +132,48 @@ func repeat(t *testing.T, mk func() *exec.Cmd, marker string, check func(run)) [
 	return rs
 }
 
-// stat is min/median/max of the wall times and the peak RSS of the runs.
+// stat is min/median/max of the wall times, the median CPU time and the
+// peak RSS of the runs.
 type stat struct {
 	min, med, max time.Duration
-	rss           int64 // KiB, max over the runs; 0: not measured
+	cpu           time.Duration // median user+sys; 0: not measured
+	rss           int64         // KiB, max over the runs; 0: not measured
 	n             int
 }
 
 func stats(rs []run) stat {
-	var ws []time.Duration
+	var ws, cs []time.Duration
 	var s stat
 	for _, r := range rs {
 		ws = append(ws, r.wall)
+		cs = append(cs, r.cpu)
 		s.rss = max(s.rss, r.maxRSS)
 	}
-	slices.Sort(ws)
-	s.min, s.max, s.n = ws[0], ws[len(ws)-1], len(ws)
-	if len(ws)%2 == 1 {
-		s.med = ws[len(ws)/2]
-	} else {
-		s.med = (ws[len(ws)/2-1] + ws[len(ws)/2]) / 2
-	}
+	s.min, s.med, s.max = spread(ws)
+	_, s.cpu, _ = spread(cs)
+	s.n = len(ws)
 	return s
+}
+
+// spread is the min, median and max of ds.
+func spread(ds []time.Duration) (lo, med, hi time.Duration) {
+	ds = slices.Sorted(slices.Values(ds))
+	med = ds[len(ds)/2]
+	if len(ds)%2 == 0 {
+		med = (ds[len(ds)/2-1] + ds[len(ds)/2]) / 2
+	}
+	return ds[0], med, ds[len(ds)-1]
+}
+
+// costs is the stat of stages run in this process (measure): wall times,
+// CPU (user+sys of the whole process while it ran) and no RSS of their
+// own.
+func costs(cs []stageCost) stat {
+	rs := make([]run, len(cs))
+	for i, c := range cs {
+		rs[i].wall, rs[i].cpu = c.wall, c.cpu
+	}
+	return stats(rs)
 }
 
 func durs(ds []time.Duration) stat {
@@ -169,12 +204,54 @@ func (tb *table) add(name string, s stat, bytes int64, peer string, peerStat *st
 	if peerStat != nil {
 		ratio = fmt.Sprintf("%.2fx", peerStat.med.Seconds()/s.med.Seconds())
 	}
-	tb.rows = append(tb.rows, []string{name, fmt.Sprintf("%.2fs", s.min.Seconds()), fmt.Sprintf("%.2fs", s.med.Seconds()),
-		fmt.Sprintf("%.2fs", s.max.Seconds()), fmt.Sprint(s.n), thr, rss, peer, ratio, note})
+	cpu, cpuRatio := "-", ""
+	if s.cpu > 0 {
+		cpu = fmt.Sprintf("%.2fs", s.cpu.Seconds())
+		if peerStat != nil && peerStat.cpu > 0 {
+			cpuRatio = fmt.Sprintf("%.2fx", peerStat.cpu.Seconds()/s.cpu.Seconds())
+		}
+	}
+	r := []string{name, fmt.Sprintf("%.2fs", s.min.Seconds()), fmt.Sprintf("%.2fs", s.med.Seconds()),
+		fmt.Sprintf("%.2fs", s.max.Seconds()), fmt.Sprint(s.n), cpu, thr, rss, peer, ratio, cpuRatio, note}
+	tb.rows = append(tb.rows, r)
+	summary.rows = append(summary.rows, r)
+}
+
+// addGrowth adds the row of the larger input (big, factor times small's;
+// bytes as for add)
+// with the growth of its median time and peak RSS over small's in its
+// note (linear or better: both at most factor).
+func (tb *table) addGrowth(name string, big stat, bytes int64, peer string, peerStat *stat, small stat, factor int, note string) {
+	g := fmt.Sprintf("growth for %dx input: time %.1fx", factor, big.med.Seconds()/small.med.Seconds())
+	if big.rss > 0 && small.rss > 0 {
+		g += fmt.Sprintf(", RSS %.1fx", float64(big.rss)/float64(small.rss))
+	}
+	if note != "" {
+		g += "; " + note
+	}
+	tb.add(name, big, bytes, peer, peerStat, g)
+}
+
+// summary is every row of every table the run printed, printed once more
+// at its end (TestMain) as the one table of `make bench`.
+var summary = &table{title: "kmeta make bench: every row of this run (min/median/max wall over RUNS runs, median CPU user+sys, peak RSS = VmHWM)"}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if len(summary.rows) > 0 {
+		fmt.Print("\n" + summary.String())
+		if out := os.Getenv("KMETA_BENCH_SUMMARY"); out != "" {
+			if err := os.WriteFile(out, []byte(summary.String()), 0o644); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				code = 1
+			}
+		}
+	}
+	os.Exit(code)
 }
 
 func (tb *table) String() string {
-	hdr := []string{"ROW", "MIN", "MEDIAN", "MAX", "RUNS", "THROUGHPUT", "PEAK RSS", "VS", "RATIO (VS/ROW)", "NOTE"}
+	hdr := []string{"ROW", "MIN", "MEDIAN", "MAX", "RUNS", "CPU", "THROUGHPUT", "PEAK RSS", "VS", "RATIO (VS/ROW)", "CPU RATIO", "NOTE"}
 	all := append([][]string{hdr}, tb.rows...)
 	w := make([]int, len(hdr))
 	for _, r := range all {

@@ -1,10 +1,8 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"hash/adler32"
 	"os"
@@ -19,7 +17,6 @@ import (
 	"time"
 
 	"github.com/kmeta/kmeta/internal/source"
-	"github.com/kmeta/kmeta/internal/testkit/peakrss"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
@@ -31,16 +28,21 @@ import (
 // read, KRaft snapshot replay, normalize and diff, JSON report) on one
 // synthetic cluster written in both worlds, as Kafka's migration leaves
 // it: topics of 100 partitions with RF 3 on 3 brokers, a topic config on
-// every tenth topic, /migration and ZkMigrationStateRecord. Sizes in
-// partitions come from KMETA_BENCH_VERIFY (comma separated, default
-// 100000,1000000). It fails only if verify does not call the two views
-// equal.
+// every tenth topic, /migration and ZkMigrationStateRecord. Each size
+// runs KMETA_BENCH_RUNS times, side by side with verify's floor (reading
+// both inputs once, in this process: readBoth); zk image -o json of the
+// data dir runs beside image -o json of the KRaft snapshot of the same
+// cluster (its peer). The larger size's rows say the growth over the
+// smaller's. Sizes in partitions come from KMETA_BENCH_VERIFY (comma
+// separated, ascending; default 100000,1000000; KMETA_BENCH_SCALE=small:
+// 10000,100000). It fails only if verify does not call the two views
+// equal or an image lacks partitions.
 func TestBenchVerify(t *testing.T) {
-	if os.Getenv("KMETA_BENCH") != "1" {
-		t.Skip("benchmark: set KMETA_BENCH=1 (make bench)")
-	}
-	bin := kmetaBin(t)
+	bin := benchBin(t)
 	sizes := []int{100_000, 1_000_000}
+	if smallScale() {
+		sizes = []int{10_000, 100_000}
+	}
 	if s := os.Getenv("KMETA_BENCH_VERIFY"); s != "" {
 		sizes = nil
 		for _, f := range strings.Split(s, ",") {
@@ -52,6 +54,9 @@ func TestBenchVerify(t *testing.T) {
 		}
 	}
 	var rows, stageRows []string
+	tb := &table{title: "kmeta verify and zk image of one cluster in both worlds (ZooKeeper data dir, KRaft snapshot)"}
+	var prev [3]stat // the smaller size's verify, zk image, image
+	var prevParts int
 	for _, parts := range sizes {
 		dir := t.TempDir()
 		if d := os.Getenv("KMETA_BENCH_DIR"); d != "" { // kept after the run
@@ -63,36 +68,71 @@ func TestBenchVerify(t *testing.T) {
 		st, _ := os.Stat(filepath.Join(zkDir, "version-2", "snapshot.100"))
 		sn, _ := os.Stat(filepath.Join(kraftDir, "__cluster_metadata-0", metalog.SnapshotID{EndOffset: int64(recs), Epoch: 1}.FileName()))
 
-		cmd := exec.Command(bin, "verify", "-o", "json", "--zk", "zkdata:"+zkDir, "--kraft", "kraft:"+kraftDir)
-		var stdout bytes.Buffer
-		cmd.Stdout = &stdout
-		start = time.Now()
-		err := cmd.Start()
-		var peak int64
-		if err == nil {
-			rss := peakrss.Start(cmd.Process.Pid)
-			err = cmd.Wait()
-			peak = rss.Done()
+		// verify end to end, against its floor: reading both inputs once
+		// in this process (the data dir's tree, the snapshot's replay).
+		v := stats(repeat(t, func() *exec.Cmd {
+			return exec.Command(bin, "verify", "-o", "json", "--zk", "zkdata:"+zkDir, "--kraft", "kraft:"+kraftDir)
+		}, `"result": "equal"`, func(r run) {
+			if r.count != 1 {
+				t.Fatalf("%d partitions: verify did not call the views equal", parts)
+			}
+		}))
+		var floor []stageCost
+		for range benchRuns() {
+			floor = append(floor, measure(t, func() error { return readBoth(zkDir, kraftDir) }))
 		}
-		wall := time.Since(start)
-		out := stdout.Bytes()
-		var rep struct {
-			Result      string `json:"result"`
-			Differences int    `json:"differences"`
+		fl := costs(floor)
+		// zk image of the data dir against image of the same cluster's
+		// KRaft snapshot.
+		wantParts := func(who string) func(run) {
+			return func(r run) {
+				if r.count != int64(parts) {
+					t.Fatalf("%s printed %d partitions, want %d", who, r.count, parts)
+				}
+			}
 		}
-		if jerr := json.Unmarshal(out, &rep); err != nil || jerr != nil || rep.Result != "equal" {
-			t.Fatalf("%d partitions: verify %v (%v), result %q, differences %d", parts, err, jerr, rep.Result, rep.Differences)
+		zi := stats(repeat(t, func() *exec.Cmd { return exec.Command(bin, "zk", "image", "-o", "json", "zkdata:"+zkDir) },
+			`"partition":`, wantParts("kmeta zk image -o json")))
+		ki := stats(repeat(t, func() *exec.Cmd { return exec.Command(bin, "image", "-o", "json", "kraft:"+kraftDir) },
+			`"partition":`, wantParts("kmeta image -o json")))
+		names := [3]string{fmt.Sprintf("kmeta verify -o json, %d partitions (end to end)", parts),
+			fmt.Sprintf("kmeta zk image -o json, %d-partition data dir", parts),
+			fmt.Sprintf("kmeta image -o json, the same cluster's KRaft snapshot (%d)", parts)}
+		cur := [3]stat{v, zi, ki}
+		peers := [3]string{"floor: read both inputs once (in process)", "kmeta image -o json of its KRaft snapshot", ""}
+		peerStats := [3]*stat{&fl, &ki, nil}
+		tb.add(peers[0]+fmt.Sprintf(", %d partitions", parts), fl, 0, "", nil, "")
+		for i := range cur {
+			if prevParts > 0 && parts > prevParts {
+				tb.addGrowth(names[i], cur[i], 0, peers[i], peerStats[i], prev[i], parts/prevParts, "")
+			} else {
+				tb.add(names[i], cur[i], 0, peers[i], peerStats[i], "")
+			}
 		}
-		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-		rows = append(rows, fmt.Sprintf("| %9d | %9d znodes, %4d MiB snapshot | %9d records, %4d MiB snapshot | %6.2f s | %6.2f s | %5d MiB | (generated in %s)",
-			parts, znodes, st.Size()>>20, recs, sn.Size()>>20, wall.Seconds(), cpu.Seconds(), peak/1024, gen.Round(time.Second)))
+		prev, prevParts = cur, parts
+		rows = append(rows, fmt.Sprintf("| %9d | %9d znodes, %4d MiB snapshot | %9d records, %4d MiB snapshot | (generated in %s)",
+			parts, znodes, st.Size()>>20, recs, sn.Size()>>20, gen.Round(time.Second)))
 		stageRows = append(stageRows, verifyStages(t, parts, zkDir, kraftDir))
 	}
-	t.Logf("\nkmeta verify, end to end (ZooKeeper data dir + KRaft snapshot, views equal):\n| partitions | ZooKeeper side | KRaft side | wall | CPU (user+sys) | peak RSS |\n%s",
-		strings.Join(rows, "\n"))
+	t.Logf("\nthe inputs:\n| partitions | ZooKeeper side | KRaft side |\n%s", strings.Join(rows, "\n"))
+	report(t, "KMETA_BENCH_REPORT_VERIFY", tb)
 	t.Logf("\nthe same stages in this process, one after another (CPU user+sys incl. GC, wall, bytes allocated):\n| partitions | ZooKeeper read | ZooKeeper decode | KRaft replay | compare |\n%s",
 		strings.Join(stageRows, "\n"))
+}
+
+// readBoth reads verify's two inputs once, as verify does before it
+// decodes or compares anything: the data dir's tree, then the snapshot's
+// replay (verify's floor).
+func readBoth(zkDir, kraftDir string) error {
+	if _, err := zkread.ReadDataDir(zkDir, zkread.DataDirOptions{}); err != nil {
+		return err
+	}
+	spec, err := source.Parse("kraft:" + kraftDir)
+	if err != nil {
+		return err
+	}
+	_, err = source.Load(context.Background(), spec, source.Options{})
+	return err
 }
 
 // verifyStages runs what verify runs, stage by stage in this process, and
