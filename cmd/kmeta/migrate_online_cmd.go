@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/internal/source"
@@ -280,7 +281,7 @@ func migrateStage(c *cli.Context, w writeOptions) error {
 		}
 	}
 	if s := c.String("controllers"); s != "" {
-		if o.Controllers, err = migrate.ParseControllers(s); err != nil {
+		if o.Controllers, err = controllers.Parse(s); err != nil {
 			return usageErrorf(c, "--controllers: %v", err)
 		}
 	}
