@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kmeta/kmeta/controllers"
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
 )
@@ -169,7 +170,7 @@ func writeControllerDir(d controllerDir) ([]FileResult, error) {
 	if err := checkTargetDir(dir, d.force); err != nil {
 		return nil, err
 	}
-	meta := formatProperties("Written by kmeta "+d.made, map[string]string{
+	meta := javaprops.Format("Written by kmeta "+d.made, map[string]string{
 		"version": "1", "node.id": strconv.Itoa(int(c.ID)), "cluster.id": d.clusterID, "directory.id": c.DirectoryID.String(),
 	})
 	var out []FileResult

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kmeta/kmeta/controllers"
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -267,7 +268,7 @@ func KRaftConfig(in map[string]string, o ConfigOptions) (map[string]string, []mo
 
 // FormatConfig renders a generated server.properties.
 func FormatConfig(props map[string]string, from string) []byte {
-	return formatProperties("KRaft server.properties written by kmeta migrate configs from "+from, props)
+	return javaprops.Format("KRaft server.properties written by kmeta migrate configs from "+from, props)
 }
 
 // configPerm is the mode of a written config: it holds the node's

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kmeta/kmeta/controllers"
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
 )
@@ -100,7 +101,7 @@ func TestDynamicQuorumMatchesKafkaFormat(t *testing.T) {
 	}
 	// meta.properties: directory.id is node 3000's from --initial-controllers.
 	b, _ := os.ReadFile(filepath.Join(dir, metaPropertiesFile))
-	props, err := metalog.ParseJavaProperties(b)
+	props, err := javaprops.Parse(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func TestApplyDynamicQuorum(t *testing.T) {
 		}
 		snap = b
 		mp, _ := os.ReadFile(filepath.Join(dir, metaPropertiesFile))
-		props, err := metalog.ParseJavaProperties(mp)
+		props, err := javaprops.Parse(mp)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/features"
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
@@ -544,7 +545,7 @@ func (p *RebuildPlan) Write(o WriteOptions) error {
 			LastContainedLogTimestamp: ts, HeaderRecords: hdr, ImpliedLevel: p.impliedLevel, Write: metalog.WriteOptions{Overwrite: o.Force}}); err != nil {
 			return err
 		}
-		meta := metalog.FormatJavaProperties("Written by kmeta quorum rebuild from "+p.Source, map[string]string{
+		meta := javaprops.Format("Written by kmeta quorum rebuild from "+p.Source, map[string]string{
 			"version": "1", "node.id": strconv.Itoa(int(t.ID)), "cluster.id": p.ClusterID, "directory.id": t.DirectoryID.String()})
 		f, err := metalog.CreateAtomic(filepath.Join(t.Dir, metalog.MetaPropertiesFileName), metalog.WriteOptions{Overwrite: o.Force})
 		if err != nil {

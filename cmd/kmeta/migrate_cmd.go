@@ -15,7 +15,7 @@ import (
 	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/internal/source"
-	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/zkread"
@@ -368,7 +368,7 @@ func migrateConfigs(c *cli.Context, w writeOptions) error {
 	if err != nil {
 		return err
 	}
-	props, err := metalog.ReadJavaProperties(in)
+	props, err := javaprops.Read(in)
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/model"
@@ -66,7 +67,7 @@ func readProps(t testing.TB, path string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := metalog.ParseJavaProperties(b)
+	p, err := javaprops.Parse(b)
 	if err != nil {
 		t.Fatal(err)
 	}

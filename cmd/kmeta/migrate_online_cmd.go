@@ -17,6 +17,7 @@ import (
 	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/internal/source"
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/kafkaread"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/migrate"
@@ -229,7 +230,7 @@ func readNodeConfigs(c *cli.Context) (map[int32]*online.Node, error) {
 		if out[int32(id)] != nil {
 			return nil, usageErrorf(c, "--config: node %d given twice", id)
 		}
-		props, err := metalog.ReadJavaProperties(path)
+		props, err := javaprops.Read(path)
 		if err != nil {
 			return nil, fmt.Errorf("--config %d: %w", id, err)
 		}

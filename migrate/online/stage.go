@@ -10,6 +10,7 @@ import (
 
 	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/features"
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/model"
@@ -786,7 +787,7 @@ func (r *StageResult) write(o WriteOptions) ([]migrate.FileResult, error) {
 				return out, err
 			}
 		}
-		fr, err := migrate.WriteConfig(path, metalog.FormatJavaProperties(fmt.Sprintf("%s server.properties of %s %d, written by kmeta %s", n.Profile, n.Role, n.ID, o.Made), n.Props), o.Force, o.DryRun)
+		fr, err := migrate.WriteConfig(path, javaprops.Format(fmt.Sprintf("%s server.properties of %s %d, written by kmeta %s", n.Profile, n.Role, n.ID, o.Made), n.Props), o.Force, o.DryRun)
 		if err != nil {
 			return out, err
 		}
