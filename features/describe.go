@@ -3,7 +3,6 @@ package features
 import (
 	"fmt"
 	"maps"
-	"strings"
 
 	"github.com/kmeta/kmeta/model"
 )
@@ -99,7 +98,7 @@ func MetadataVersionOf(img *model.Image) (int16, bool) {
 	if mv := img.MetadataVersion(); mv != 0 {
 		return mv, false
 	}
-	if img.ZK == nil && img.Provenance.Offset >= 0 && !strings.HasPrefix(img.Provenance.Source, "kafka://") {
+	if img.ZK == nil && img.Provenance.Offset >= 0 && len(img.Provenance.Live) == 0 {
 		return ImpliedMetadataVersion, true
 	}
 	return 0, false

@@ -83,7 +83,7 @@ func TestImpliedMetadataVersion(t *testing.T) {
 	for name, o := range map[string]*model.Image{
 		"empty log": {Provenance: model.Provenance{Source: "kraft:/x", Offset: -1}},
 		"zookeeper": {ZK: &model.ZKState{}, Provenance: model.Provenance{Offset: 3}},
-		"live":      {Provenance: model.Provenance{Source: "kafka://h:9092", Offset: 3}},
+		"live":      {Provenance: model.Provenance{Source: "kafka://h:9092", Offset: 3, Live: []string{"h:9092"}}},
 	} {
 		if mv, _ := MetadataVersionOf(o); mv != 0 {
 			t.Errorf("%s: level %d, want none", name, mv)

@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
-	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/javaprops"
 )
 
 // Config says how to reach a cluster.
@@ -93,7 +93,7 @@ func (c Config) timeout() time.Duration {
 
 // ReadProperties reads a client settings file (client.properties).
 func ReadProperties(path string) (map[string]string, error) {
-	p, err := metalog.ReadJavaProperties(path)
+	p, err := javaprops.Read(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}

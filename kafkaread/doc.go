@@ -7,8 +7,8 @@
 //
 // A Config names the bootstrap addresses (kafka://h1:9092,h2:9092) and
 // carries Kafka's own client settings file (client.properties, the
-// --command-config of Kafka's tools), parsed with metalog's one
-// java.util.Properties parser. Understood settings:
+// --command-config of Kafka's tools), parsed with kmeta's one
+// java.util.Properties parser (javaprops). Understood settings:
 //
 //	security.protocol      PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL
 //	sasl.mechanism         PLAIN, SCRAM-SHA-256, SCRAM-SHA-512

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/javaprops"
 )
 
 // TestSettingsErrorsNeverPrintSecrets (issue 29): client settings broken
@@ -48,7 +48,7 @@ func TestSettingsErrorsNeverPrintSecrets(t *testing.T) {
 				b = append(b[:p], append([]byte(`\u`), b[p:]...)...)
 			}
 		}
-		props, err := metalog.ParseJavaProperties(b)
+		props, err := javaprops.Parse(b)
 		if err != nil {
 			if w := leaks(err.Error()); w != "" {
 				t.Fatalf("parse error quotes %q: %v\n%q", w, err, b)

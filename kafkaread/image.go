@@ -92,7 +92,7 @@ func (c *Client) Image(ctx context.Context) (*model.Image, error) {
 	if err := r.features(ctx); err != nil {
 		return nil, err
 	}
-	img.Provenance = model.Provenance{Source: "kafka://" + strings.Join(c.cfg.Bootstrap, ","), Offset: r.epoch, Epoch: -1}
+	img.Provenance = model.Provenance{Source: "kafka://" + strings.Join(c.cfg.Bootstrap, ","), Offset: r.epoch, Epoch: -1, Live: slices.Clone(c.cfg.Bootstrap)}
 	if c.cfg.Controllers {
 		if err := r.controllers(ctx); err != nil {
 			return nil, err

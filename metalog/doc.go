@@ -118,7 +118,7 @@
 // # Directory layout
 //
 //	<metadata.log.dir>/
-//	  meta.properties             Java properties (ISO-8859-1); v0: optional broker.id, cluster.id;
+//	  meta.properties             Java properties (javaprops); v0: optional broker.id, cluster.id;
 //	                              v1: node.id, cluster.id; directory.id optional
 //	  bootstrap.checkpoint
 //	  .lock

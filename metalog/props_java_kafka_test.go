@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
+	"github.com/kmeta/kmeta/javaprops"
 )
 
-// TestJavaValuesMatchKafka requires ParseJavaProperties to read the values
-// Java's Properties.load reads (surrogate pairs combined), and
+// TestJavaValuesMatchKafka requires javaprops.Parse (the parser
+// ParseMetaProperties uses) to read the values Java's Properties.load
+// reads (surrogate pairs combined), and
 // ParseQuorumState to accept exactly the repeated-key files Kafka 4.4.0's
 // FileQuorumStateStore accepts, with the values it reads, and to report
 // the repetition as a warning (QuorumState.Problem).
@@ -27,7 +29,7 @@ func TestJavaValuesMatchKafka(t *testing.T) {
 		var got string
 		switch c.kind {
 		case "props":
-			m, err := ParseJavaProperties([]byte(c.text))
+			m, err := javaprops.Parse([]byte(c.text))
 			if err != nil {
 				got = "error " + err.Error()
 				break

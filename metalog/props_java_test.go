@@ -77,29 +77,6 @@ var javaValueCases = []struct {
 	{"quorum", "v0 null currentVoters", `{"clusterId":"","leaderId":3000,"leaderEpoch":1,"votedId":-1,"appliedOffset":0,"currentVoters":null,"data_version":0}` + "\n"},
 }
 
-// TestPropsSurrogates covers what the JVM test above cannot show: a lone
-// surrogate (Java keeps it as a char; a Go string cannot hold one, so it
-// reads as U+FFFD) and a pair split by another character.
-func TestPropsSurrogates(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{`k=\uD83D\uDE00`, "\U0001F600"},
-		{`k=\uD83D`, "\uFFFD"},
-		{`k=\uDE00\uD83D`, "\uFFFD\uFFFD"},
-		{`k=\uD83Dx\uDE00`, "\uFFFDx\uFFFD"},
-		{`k=\uD83D\u0041`, "\uFFFDA"},
-		{`k=\u00e9\u4F60`, "é你"},
-	} {
-		m, err := ParseJavaProperties([]byte(c.in))
-		if err != nil {
-			t.Errorf("%s: %v", c.in, err)
-			continue
-		}
-		if m["k"] != c.want {
-			t.Errorf("%s: %q, want %q", c.in, m["k"], c.want)
-		}
-	}
-}
-
 // TestQuorumStateRepeatedKey: a repeated key is read with the last value,
 // as Kafka does, and reported in Problem with the repeated key's position;
 // a file without repetition has no Problem.

@@ -103,27 +103,3 @@ func hasCode(fs []model.Finding, code string) bool {
 	}
 	return false
 }
-
-// TestReadJavaProperties: a server.properties file is read and parsed;
-// a bad escape is an error naming the file and the line.
-func TestReadJavaProperties(t *testing.T) {
-	dir := t.TempDir()
-	good := filepath.Join(dir, "server.properties")
-	if err := os.WriteFile(good, []byte("# c\nbroker.id=1\nlog.dirs : /a,\\\n  /b\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, err := ReadJavaProperties(good)
-	if err != nil || m["broker.id"] != "1" || m["log.dirs"] != "/a,/b" {
-		t.Fatalf("%v, %v", m, err)
-	}
-	bad := filepath.Join(dir, "bad.properties")
-	if err := os.WriteFile(bad, []byte("a=1\nb=\\u12\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ReadJavaProperties(bad); !errors.Is(err, ErrProperties) || !strings.HasPrefix(err.Error(), bad+": line 2") {
-		t.Errorf("bad escape: %v", err)
-	}
-	if _, err := ReadJavaProperties(filepath.Join(dir, "absent")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("absent: %v", err)
-	}
-}

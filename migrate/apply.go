@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kmeta/kmeta/controllers"
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
 )
@@ -29,11 +31,6 @@ type ApplyOptions struct {
 	// FileHook, when set, is called at every file boundary.
 	FileHook FileHook
 }
-
-func controllerDirName(id int32) string { return "controller-" + strconv.Itoa(int(id)) }
-
-// ControllerDir is where apply writes controller id's metadata log dir.
-func ControllerDir(out string, id int32) string { return filepath.Join(out, controllerDirName(id)) }
 
 // ReplanOptions are what Replan takes besides the image and the old plan:
 // what the plan file cannot hold (the secret) or what describes this read.
@@ -80,7 +77,7 @@ func checkNodes(p *Plan, nodes []int32) error {
 		ids[i] = strconv.Itoa(int(c.ID))
 	}
 	for _, n := range nodes {
-		if !slices.ContainsFunc(p.Controllers, func(c ControllerSpec) bool { return c.ID == n }) {
+		if !slices.ContainsFunc(p.Controllers, func(c controllers.Spec) bool { return c.ID == n }) {
 			return fmt.Errorf("%w: node %d is no controller of the plan (its controllers: %s)", ErrBadInput, n, strings.Join(ids, ", "))
 		}
 	}
@@ -154,7 +151,7 @@ func Apply(p *Plan, o ApplyOptions) ([]FileResult, error) {
 // FormatControllers write it: the bootstrap file and meta.properties v1.
 type controllerDir struct {
 	out       string
-	c         ControllerSpec
+	c         controllers.Spec
 	clusterID string
 	// made says what wrote it, in meta.properties' comment.
 	made                            string
@@ -169,11 +166,11 @@ type controllerDir struct {
 // already ran in (checkTargetDir), each file atomic.
 func writeControllerDir(d controllerDir) ([]FileResult, error) {
 	c := d.c
-	dir := ControllerDir(d.out, c.ID)
+	dir := controllers.Dir(d.out, c.ID)
 	if err := checkTargetDir(dir, d.force); err != nil {
 		return nil, err
 	}
-	meta := formatProperties("Written by kmeta "+d.made, map[string]string{
+	meta := javaprops.Format("Written by kmeta "+d.made, map[string]string{
 		"version": "1", "node.id": strconv.Itoa(int(c.ID)), "cluster.id": d.clusterID, "directory.id": c.DirectoryID.String(),
 	})
 	var out []FileResult
@@ -215,14 +212,14 @@ func defaultDirectoryID(clusterID string, id int32) model.UUID {
 // kafka-storage format --initial-controllers writes them: KRaftVersionRecord
 // {kraft.version 1} and VotersRecord with every controller (its
 // directory.id, its CONTROLLER endpoint, kraft.version 0 to 1 supported).
-func quorumControlRecords(cs []ControllerSpec) ([]metalog.ControlRecord, error) {
+func quorumControlRecords(cs []controllers.Spec) ([]metalog.ControlRecord, error) {
 	voters := make([]model.Voter, 0, len(cs))
 	for _, c := range cs {
 		if c.Port <= 0 || c.Port > 65535 {
 			return nil, fmt.Errorf("%w: controller %d: port %d", ErrBadInput, c.ID, c.Port)
 		}
 		voters = append(voters, model.Voter{ID: c.ID, DirectoryID: c.DirectoryID,
-			Endpoints: []model.Endpoint{{Name: ControllerListener, Host: c.Host, Port: uint16(c.Port)}}})
+			Endpoints: []model.Endpoint{{Name: controllers.Listener, Host: c.Host, Port: uint16(c.Port)}}})
 	}
 	return metalog.VotersControlRecords(voters)
 }

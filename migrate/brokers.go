@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
 )
@@ -251,7 +252,7 @@ func ConvertBrokers(p *Plan, o BrokerOptions) (*BrokerReport, error) {
 				abs, _ := filepath.Abs(dir)
 				dirID = derivedUUID("directory.id", p.ClusterID, strconv.Itoa(int(mp.NodeID)), abs)
 			}
-			meta := formatProperties("Written by kmeta migrate brokers; the ZooKeeper-mode file is "+filepath.Base(bak), map[string]string{
+			meta := javaprops.Format("Written by kmeta migrate brokers; the ZooKeeper-mode file is "+filepath.Base(bak), map[string]string{
 				"version": "1", "node.id": strconv.Itoa(int(mp.NodeID)), "cluster.id": p.ClusterID, "directory.id": dirID.String(),
 			})
 			writes = append(writes,

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kmeta/kmeta/internal/testkit/fstree"
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
 )
@@ -216,7 +217,7 @@ func TestKRaftConfig(t *testing.T) {
 		t.Errorf("a controller id not in the quorum: %v", err)
 	}
 	// The rendered file reads back as the same properties.
-	back, err := metalog.ParseJavaProperties(FormatConfig(map[string]string{"a b": " x=y\\z", "k": "é\u00ff"}, "test"))
+	back, err := javaprops.Parse(FormatConfig(map[string]string{"a b": " x=y\\z", "k": "é\u00ff"}, "test"))
 	if err != nil || back["a b"] != " x=y\\z" || back["k"] != "é\u00ff" {
 		t.Errorf("properties round trip: %q %v", back, err)
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kmeta/kmeta/controllers"
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -23,10 +25,6 @@ const (
 	RoleBroker     = "broker"
 	RoleController = "controller"
 )
-
-// ControllerListener is the listener name generated configs give the
-// controller quorum.
-const ControllerListener = "CONTROLLER"
 
 // StandardAuthorizer is KRaft's authorizer, which replaces AclAuthorizer.
 const StandardAuthorizer = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
@@ -65,7 +63,7 @@ type ConfigOptions struct {
 	Role string
 	// NodeID is node.id; -1 takes the file's broker.id (brokers only).
 	NodeID      int32
-	Controllers []ControllerSpec
+	Controllers []controllers.Spec
 	// Quorum is QuorumStatic (controller.quorum.voters, the default) or
 	// QuorumDynamic (controller.quorum.bootstrap.servers).
 	Quorum string
@@ -104,10 +102,10 @@ func (o *ConfigOptions) fromPlan() error {
 		}
 	}
 	if o.Controllers != nil && !sameControllers(o.Controllers, p.Controllers) {
-		given, planned := QuorumVoters(o.Controllers), QuorumVoters(p.Controllers)
+		given, planned := controllers.Voters(o.Controllers), controllers.Voters(p.Controllers)
 		if given == planned {
 			// Only directory ids differ: show them.
-			given, planned = InitialControllers(o.Controllers), InitialControllers(p.Controllers)
+			given, planned = controllers.Initial(o.Controllers), controllers.Initial(p.Controllers)
 		}
 		return fmt.Errorf("%w: --controllers %s contradicts the plan's controllers %s", ErrBadInput, given, planned)
 	}
@@ -118,11 +116,11 @@ func (o *ConfigOptions) fromPlan() error {
 // sameControllers says whether the controllers an operator gave are the
 // plan's, in any order: the same ids, hosts and ports, and the same
 // directory id wherever the operator gave one.
-func sameControllers(given, planned []ControllerSpec) bool {
+func sameControllers(given, planned []controllers.Spec) bool {
 	if len(given) != len(planned) {
 		return false
 	}
-	byID := map[int32]ControllerSpec{}
+	byID := map[int32]controllers.Spec{}
 	for _, c := range planned {
 		byID[c.ID] = c
 	}
@@ -168,9 +166,9 @@ func KRaftConfig(in map[string]string, o ConfigOptions) (map[string]string, []mo
 	}
 	// A dynamic quorum's nodes find the voters through the bootstrap
 	// servers; Kafka refuses both settings together.
-	quorumKey, quorumValue, otherKey := "controller.quorum.voters", QuorumVoters(o.Controllers), "controller.quorum.bootstrap.servers"
+	quorumKey, quorumValue, otherKey := "controller.quorum.voters", controllers.Voters(o.Controllers), "controller.quorum.bootstrap.servers"
 	if quorum == QuorumDynamic {
-		quorumKey, quorumValue, otherKey = otherKey, QuorumBootstrapServers(o.Controllers), quorumKey
+		quorumKey, quorumValue, otherKey = otherKey, controllers.BootstrapServers(o.Controllers), quorumKey
 	}
 	out := map[string]string{}
 	switch o.Role {
@@ -178,8 +176,8 @@ func KRaftConfig(in map[string]string, o ConfigOptions) (map[string]string, []mo
 		// Kafka refuses a broker-only node whose id is a voter's; the
 		// plan knows the voters even of a dynamic quorum, whose config
 		// does not list them.
-		if o.Plan != nil && slices.ContainsFunc(o.Controllers, func(c ControllerSpec) bool { return c.ID == id }) {
-			return nil, nil, fmt.Errorf("%w: node %d is one of the plan's voters %s; a broker needs another node.id", ErrBadInput, id, QuorumVoters(o.Controllers))
+		if o.Plan != nil && slices.ContainsFunc(o.Controllers, func(c controllers.Spec) bool { return c.ID == id }) {
+			return nil, nil, fmt.Errorf("%w: node %d is one of the plan's voters %s; a broker needs another node.id", ErrBadInput, id, controllers.Voters(o.Controllers))
 		}
 		for k, v := range in {
 			out[k] = v
@@ -191,12 +189,12 @@ func KRaftConfig(in map[string]string, o ConfigOptions) (map[string]string, []mo
 		if pm == "" {
 			pm = "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"
 		}
-		if !strings.Contains(","+pm, ","+ControllerListener+":") {
-			pm += "," + ControllerListener + ":PLAINTEXT"
+		if !strings.Contains(","+pm, ","+controllers.Listener+":") {
+			pm += "," + controllers.Listener + ":PLAINTEXT"
 		}
 		out["listener.security.protocol.map"] = pm
 	case RoleController:
-		var c *ControllerSpec
+		var c *controllers.Spec
 		for i := range o.Controllers {
 			if o.Controllers[i].ID == id {
 				c = &o.Controllers[i]
@@ -204,7 +202,7 @@ func KRaftConfig(in map[string]string, o ConfigOptions) (map[string]string, []mo
 		}
 		if c == nil {
 			if o.Plan != nil {
-				return nil, nil, fmt.Errorf("%w: node %d is not one of the plan's voters %s", ErrBadInput, id, QuorumVoters(o.Controllers))
+				return nil, nil, fmt.Errorf("%w: node %d is not one of the plan's voters %s", ErrBadInput, id, controllers.Voters(o.Controllers))
 			}
 			return nil, nil, fmt.Errorf("%w: node %d is not among --controllers", ErrBadInput, id)
 		}
@@ -216,8 +214,8 @@ func KRaftConfig(in map[string]string, o ConfigOptions) (map[string]string, []mo
 				out[k] = v
 			}
 		}
-		out["listeners"] = fmt.Sprintf("%s://%s:%d", ControllerListener, c.Host, c.Port)
-		out["listener.security.protocol.map"] = ControllerListener + ":PLAINTEXT"
+		out["listeners"] = fmt.Sprintf("%s://%s:%d", controllers.Listener, c.Host, c.Port)
+		out["listener.security.protocol.map"] = controllers.Listener + ":PLAINTEXT"
 		out["log.dirs"] = o.MetadataDir
 	default:
 		return nil, nil, fmt.Errorf("%w: role %q, want broker or controller", ErrBadInput, o.Role)
@@ -258,7 +256,7 @@ func KRaftConfig(in map[string]string, o ConfigOptions) (map[string]string, []mo
 	}
 	out["process.roles"] = o.Role
 	out["node.id"] = strconv.Itoa(int(id))
-	out["controller.listener.names"] = ControllerListener
+	out["controller.listener.names"] = controllers.Listener
 	delete(out, otherKey)
 	out[quorumKey] = quorumValue
 	for k, v := range o.Set {
@@ -270,7 +268,7 @@ func KRaftConfig(in map[string]string, o ConfigOptions) (map[string]string, []mo
 
 // FormatConfig renders a generated server.properties.
 func FormatConfig(props map[string]string, from string) []byte {
-	return formatProperties("KRaft server.properties written by kmeta migrate configs from "+from, props)
+	return javaprops.Format("KRaft server.properties written by kmeta migrate configs from "+from, props)
 }
 
 // configPerm is the mode of a written config: it holds the node's

@@ -156,8 +156,3 @@ func globEscape(s string) string {
 func isPart(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".part")
 }
-
-// formatProperties renders a Java properties file (metalog's writer).
-func formatProperties(comment string, props map[string]string) []byte {
-	return metalog.FormatJavaProperties(comment, props)
-}

@@ -3,6 +3,7 @@ package migrate
 import (
 	"fmt"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/model"
 )
@@ -12,7 +13,7 @@ import (
 type FormatOptions struct {
 	// Out is the directory the controller-ID dirs are written under.
 	Out         string
-	Controllers []ControllerSpec
+	Controllers []controllers.Spec
 	ClusterID   string
 	// Level is the metadata.version the bootstrap finalizes, from
 	// Catalog (the features the release turns on by default come with

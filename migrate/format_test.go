@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/metalog"
 )
@@ -22,7 +23,7 @@ func TestFormatControllersBootstrap(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := t.TempDir()
-		cs := []ControllerSpec{{ID: 3000, Host: "h", Port: 9093}, {ID: 3001, Host: "h", Port: 9094}}
+		cs := []controllers.Spec{{ID: 3000, Host: "h", Port: 9093}, {ID: 3001, Host: "h", Port: 9094}}
 		if _, err := FormatControllers(FormatOptions{Out: out, Controllers: cs, ClusterID: "Y_M1NY68Tu2c3nV89agwIw", Level: l, Catalog: cat, Source: "test"}); err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +36,7 @@ func TestFormatControllersBootstrap(t *testing.T) {
 			want[r.Name] = r.Level
 		}
 		for _, c := range cs {
-			dir := ControllerDir(out, c.ID)
+			dir := controllers.Dir(out, c.ID)
 			res, err := metalog.LoadImage(filepath.Join(dir, bootstrapFile), metalog.ImageOptions{AtOffset: -1})
 			if err != nil {
 				t.Fatal(err)

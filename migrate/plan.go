@@ -1,17 +1,16 @@
 package migrate
 
 import (
-	"cmp"
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"maps"
-	"net"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/model"
 )
@@ -103,20 +102,6 @@ const (
 	CodeConfigWithoutTopic    = "config-without-topic"
 )
 
-// ControllerSpec is one voter of the target quorum.
-type ControllerSpec struct {
-	ID   int32  `json:"id"`
-	Host string `json:"host"`
-	Port int    `json:"port"`
-	// DirectoryID is the metadata log dir's directory.id: given as the
-	// fourth part of ID@HOST:PORT:DIRECTORY_ID (Kafka's
-	// --initial-controllers syntax), else derived from the cluster id and
-	// the node id, so a rerun writes the same file.
-	DirectoryID model.UUID `json:"directoryId"`
-	// DirectoryGiven is true when the operator gave DirectoryID.
-	DirectoryGiven bool `json:"directoryGiven,omitempty"`
-}
-
 // Quorum modes (Plan.Quorum).
 const (
 	// QuorumStatic: kraft.version 0, controller.quorum.voters on every
@@ -129,92 +114,6 @@ const (
 	// controller.quorum.bootstrap.servers on every node.
 	QuorumDynamic = "dynamic"
 )
-
-// ParseControllers parses "ID@HOST:PORT[:DIRECTORY_ID],..."
-// (controller.quorum.voters, or Kafka's --initial-controllers with the
-// directory ids).
-func ParseControllers(s string) ([]ControllerSpec, error) {
-	var out []ControllerSpec
-	seen := map[int32]bool{}
-	const want = "want ID@HOST:PORT or ID@HOST:PORT:DIRECTORY_ID"
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		idS, hp, ok := strings.Cut(part, "@")
-		id, err := strconv.ParseInt(idS, 10, 32)
-		if !ok || err != nil || id < 0 {
-			return nil, fmt.Errorf("%w: controller %q: %s", ErrBadInput, part, want)
-		}
-		c := ControllerSpec{ID: int32(id)}
-		host, portS, err := net.SplitHostPort(hp)
-		if err != nil {
-			// HOST:PORT:DIRECTORY_ID: a directory id never holds ':'.
-			i := strings.LastIndexByte(hp, ':')
-			if i < 0 {
-				return nil, fmt.Errorf("%w: controller %q: %s", ErrBadInput, part, want)
-			}
-			u, uerr := model.ParseUUID(hp[i+1:])
-			if uerr != nil || reservedUUID(u) {
-				return nil, fmt.Errorf("%w: controller %q: directory id %q is not a usable Kafka Uuid", ErrBadInput, part, hp[i+1:])
-			}
-			c.DirectoryID, c.DirectoryGiven = u, true
-			host, portS, err = net.SplitHostPort(hp[:i])
-		}
-		port, perr := strconv.Atoi(portS)
-		if err != nil || perr != nil || port <= 0 || port > 65535 || host == "" {
-			return nil, fmt.Errorf("%w: controller %q: %s", ErrBadInput, part, want)
-		}
-		if seen[c.ID] {
-			return nil, fmt.Errorf("%w: controller id %d given twice", ErrBadInput, id)
-		}
-		seen[c.ID] = true
-		c.Host, c.Port = host, port
-		out = append(out, c)
-	}
-	slices.SortFunc(out, func(a, b ControllerSpec) int { return cmp.Compare(a.ID, b.ID) })
-	return out, nil
-}
-
-// reservedUUID reports the ids Kafka reserves (msb 0, lsb below 100:
-// MIGRATING, UNASSIGNED, LOST and the rest).
-func reservedUUID(u model.UUID) bool {
-	for _, b := range u[:15] {
-		if b != 0 {
-			return false
-		}
-	}
-	return u[15] < 100
-}
-
-// QuorumVoters renders controller.quorum.voters.
-func QuorumVoters(cs []ControllerSpec) string {
-	var vs []string
-	for _, c := range cs {
-		vs = append(vs, fmt.Sprintf("%d@%s", c.ID, net.JoinHostPort(c.Host, strconv.Itoa(c.Port))))
-	}
-	return strings.Join(vs, ",")
-}
-
-// QuorumBootstrapServers renders controller.quorum.bootstrap.servers.
-func QuorumBootstrapServers(cs []ControllerSpec) string {
-	var vs []string
-	for _, c := range cs {
-		vs = append(vs, net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
-	}
-	return strings.Join(vs, ",")
-}
-
-// InitialControllers renders Kafka's --initial-controllers value
-// (ID@HOST:PORT:DIRECTORY_ID,...).
-func InitialControllers(cs []ControllerSpec) string {
-	var vs []string
-	for _, c := range cs {
-		vs = append(vs, fmt.Sprintf("%d@%s:%s", c.ID, net.JoinHostPort(c.Host, strconv.Itoa(c.Port)), c.DirectoryID))
-	}
-	return strings.Join(vs, ",")
-}
 
 // ParseQuorum checks a --quorum value; "" is the default, static.
 func ParseQuorum(s string) (string, error) {
@@ -239,7 +138,7 @@ type Options struct {
 	Live bool
 	// MetadataVersion is the target level or release ("4.4", "4.0-IV3").
 	MetadataVersion string
-	Controllers     []ControllerSpec
+	Controllers     []controllers.Spec
 	// Quorum is QuorumStatic (the default) or QuorumDynamic.
 	Quorum string
 	// ClusterID replaces a missing /cluster/id (the id the brokers'
@@ -310,10 +209,10 @@ type Plan struct {
 	Features []FeatureLevel `json:"features"`
 	// Quorum is QuorumStatic (kraft.version 0) or QuorumDynamic
 	// (kraft.version 1 with the controllers as initial voters).
-	Quorum       string           `json:"quorum"`
-	KRaftVersion int16            `json:"kraftVersion"`
-	Controllers  []ControllerSpec `json:"controllers"`
-	Overrides    []string         `json:"overrides"`
+	Quorum       string             `json:"quorum"`
+	KRaftVersion int16              `json:"kraftVersion"`
+	Controllers  []controllers.Spec `json:"controllers"`
+	Overrides    []string           `json:"overrides"`
 	// Brokers are the broker ids the assignments name: each must be
 	// converted with `migrate brokers` before the cluster starts.
 	Brokers  []int32         `json:"brokers"`
@@ -346,7 +245,7 @@ func NewPlan(img *model.Image, opts Options) (*Plan, error) {
 	p := &Plan{Format: PlanFormat, Source: opts.Source, fileSource: opts.SourceFile, SourceZxid: img.Provenance.Zxid,
 		Controllers: slices.Clone(opts.Controllers), Overrides: []string{}}
 	if p.Controllers == nil {
-		p.Controllers = []ControllerSpec{}
+		p.Controllers = []controllers.Spec{}
 	}
 	over := map[string]bool{}
 	for _, o := range opts.Overrides {

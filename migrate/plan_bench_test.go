@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -23,7 +24,7 @@ func BenchmarkPlanApply100k(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		p, err := NewPlan(img, Options{Source: "bench", MetadataVersion: "4.4", Controllers: []ControllerSpec{{ID: 3000, Host: "h", Port: 1}}})
+		p, err := NewPlan(img, Options{Source: "bench", MetadataVersion: "4.4", Controllers: []controllers.Spec{{ID: 3000, Host: "h", Port: 1}}})
 		if err != nil || p.Blocked {
 			b.Fatal(err, p.Blockers())
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/internal/source"
 	"github.com/kmeta/kmeta/metalog"
@@ -16,7 +17,7 @@ import (
 	"github.com/kmeta/kmeta/model"
 )
 
-var ctrl = []ControllerSpec{{ID: 3000, Host: "127.0.0.1", Port: 9093}}
+var ctrl = []controllers.Spec{{ID: 3000, Host: "127.0.0.1", Port: 9093}}
 
 func strp(s string) *string { return &s }
 
@@ -127,7 +128,7 @@ func TestGating(t *testing.T) {
 				img.Migration = &model.Migration{HasZNode: true, KRaftControllerID: 3000}
 			}},
 		{name: "controller id used by a broker", code: CodeControllerIDConflict,
-			mutate: func(_ *model.Image, o *Options) { o.Controllers = []ControllerSpec{{ID: 2, Host: "h", Port: 1}} }},
+			mutate: func(_ *model.Image, o *Options) { o.Controllers = []controllers.Spec{{ID: 2, Host: "h", Port: 1}} }},
 		{name: "no controllers", code: CodeNoControllers,
 			mutate: func(_ *model.Image, o *Options) { o.Controllers = nil }},
 		{name: "empty source", code: CodeEmptySource,
@@ -303,7 +304,7 @@ func TestFixturePlanAndReplay(t *testing.T) {
 	if _, err := Apply(p, ApplyOptions{Out: out}); err != nil {
 		t.Fatal(err)
 	}
-	kr, err := metalog.LoadImage(filepath.Join(ControllerDir(out, 3000), bootstrapFile), metalog.ImageOptions{AtOffset: -1})
+	kr, err := metalog.LoadImage(filepath.Join(controllers.Dir(out, 3000), bootstrapFile), metalog.ImageOptions{AtOffset: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -25,7 +26,7 @@ func TestPlanJSONAsEncodingJSON(t *testing.T) {
 		}
 		img.Topics[name] = &model.Topic{Name: name, ID: derivedUUID("j", name), Partitions: ps}
 	}
-	p, err := NewPlan(img, Options{Source: "src <&> \"topics\": null", MetadataVersion: "4.4", Controllers: []ControllerSpec{{ID: 3000, Host: "h", Port: 1}}})
+	p, err := NewPlan(img, Options{Source: "src <&> \"topics\": null", MetadataVersion: "4.4", Controllers: []controllers.Spec{{ID: 3000, Host: "h", Port: 1}}})
 	if err != nil {
 		t.Fatal(err)
 	}

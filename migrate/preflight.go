@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/model"
 )
@@ -626,11 +627,11 @@ func planTopics(c *planCtx) error {
 func planFiles(c *planCtx) error {
 	p := c.p
 	for _, ctl := range p.Controllers {
-		dir := controllerDirName(ctl.ID)
+		dir := controllers.DirName(ctl.ID)
 		if p.Quorum == QuorumDynamic {
 			p.Steps = append(p.Steps, Step{Node: ctl.ID, File: dir + "/" + bootstrapSnapshotPath, Kind: "bootstrap snapshot",
 				Summary: fmt.Sprintf("kraft.version 1, voters %s, then %d records at metadata.version %s, replayed by the controller as its first transaction",
-					InitialControllers(p.Controllers), p.Records.Total, c.level.Name)})
+					controllers.Initial(p.Controllers), p.Records.Total, c.level.Name)})
 		} else {
 			p.Steps = append(p.Steps, Step{Node: ctl.ID, File: dir + "/" + bootstrapFile, Kind: "bootstrap.checkpoint",
 				Summary: fmt.Sprintf("%d records at metadata.version %s, replayed by the controller as its first transaction", p.Records.Total, c.level.Name)})

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kmeta/kmeta/controllers"
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
 )
@@ -70,7 +72,7 @@ func TestDynamicQuorumMatchesKafkaFormat(t *testing.T) {
 			recs = append(recs, Record{Value: r.value})
 		}
 	}
-	cs, err := ParseControllers(kafkaInitialControllers)
+	cs, err := controllers.Parse(kafkaInitialControllers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +101,7 @@ func TestDynamicQuorumMatchesKafkaFormat(t *testing.T) {
 	}
 	// meta.properties: directory.id is node 3000's from --initial-controllers.
 	b, _ := os.ReadFile(filepath.Join(dir, metaPropertiesFile))
-	props, err := metalog.ParseJavaProperties(b)
+	props, err := javaprops.Parse(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +115,7 @@ func TestDynamicQuorumMatchesKafkaFormat(t *testing.T) {
 // 4.4.0's format) and meta.properties whose directory.id is the voter's
 // (given, or derived when not), and refuse a level below 3.9-IV0.
 func TestApplyDynamicQuorum(t *testing.T) {
-	cs, err := ParseControllers("3000@127.0.0.1:9093:q9L1qYxkSV6x3Yt4l2ZRoA,3001@127.0.0.1:9094,3002@127.0.0.1:9095")
+	cs, err := controllers.Parse("3000@127.0.0.1:9093:q9L1qYxkSV6x3Yt4l2ZRoA,3001@127.0.0.1:9094,3002@127.0.0.1:9095")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +136,7 @@ func TestApplyDynamicQuorum(t *testing.T) {
 	}
 	var snap []byte
 	for _, c := range p.Controllers {
-		dir := ControllerDir(out, c.ID)
+		dir := controllers.Dir(out, c.ID)
 		if _, err := os.Stat(filepath.Join(dir, bootstrapFile)); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("controller %d: bootstrap.checkpoint written for a dynamic quorum (%v)", c.ID, err)
 		}
@@ -147,7 +149,7 @@ func TestApplyDynamicQuorum(t *testing.T) {
 		}
 		snap = b
 		mp, _ := os.ReadFile(filepath.Join(dir, metaPropertiesFile))
-		props, err := metalog.ParseJavaProperties(mp)
+		props, err := javaprops.Parse(mp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +186,7 @@ func TestApplyDynamicQuorum(t *testing.T) {
 		}
 	}
 	// Kafka's own files beside it mean Kafka ran there: refused.
-	os.WriteFile(filepath.Join(ControllerDir(out, 3000), metadataPartitionDir, "quorum-state"), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(controllers.Dir(out, 3000), metadataPartitionDir, "quorum-state"), []byte("{}"), 0o644)
 	if _, err := Apply(p, ApplyOptions{Out: out}); !errors.Is(err, ErrTargetNotEmpty) {
 		t.Errorf("apply beside quorum-state: %v, want ErrTargetNotEmpty", err)
 	}
@@ -203,44 +205,11 @@ func TestApplyDynamicQuorum(t *testing.T) {
 	}
 }
 
-func TestParseControllersDirectoryIDs(t *testing.T) {
-	for _, tc := range []struct {
-		in, err string
-		dir     string
-	}{
-		{in: "3000@ctl1:9093", dir: ""},
-		{in: "3000@ctl1:9093:q9L1qYxkSV6x3Yt4l2ZRoA", dir: "q9L1qYxkSV6x3Yt4l2ZRoA"},
-		{in: "3000@[::1]:9093:q9L1qYxkSV6x3Yt4l2ZRoA", dir: "q9L1qYxkSV6x3Yt4l2ZRoA"},
-		{in: "3000@ctl1:9093:AAAAAAAAAAAAAAAAAAAAAA", err: "not a usable"},
-		{in: "3000@ctl1:9093:nope", err: "not a usable"},
-		{in: "3000@ctl1", err: "want ID@HOST:PORT"},
-	} {
-		cs, err := ParseControllers(tc.in)
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%s: %v, want %q", tc.in, err, tc.err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%s: %v", tc.in, err)
-			continue
-		}
-		got := ""
-		if cs[0].DirectoryGiven {
-			got = cs[0].DirectoryID.String()
-		}
-		if got != tc.dir || cs[0].Port != 9093 {
-			t.Errorf("%s: dir %q port %d", tc.in, got, cs[0].Port)
-		}
-	}
-}
-
 // TestConfigsDynamicQuorum: a dynamic quorum's nodes get
 // controller.quorum.bootstrap.servers and never controller.quorum.voters
 // (Kafka refuses both).
 func TestConfigsDynamicQuorum(t *testing.T) {
-	cs, _ := ParseControllers("3000@127.0.0.1:9093,3001@127.0.0.1:9094")
+	cs, _ := controllers.Parse("3000@127.0.0.1:9093,3001@127.0.0.1:9094")
 	in := map[string]string{"broker.id": "1", "zookeeper.connect": "zk:2181", "controller.quorum.voters": "9@old:1"}
 	for _, role := range []string{RoleBroker, RoleController} {
 		out, _, err := KRaftConfig(in, ConfigOptions{Role: role, NodeID: map[string]int32{RoleBroker: -1, RoleController: 3001}[role],
@@ -270,7 +239,7 @@ func TestProgressReports(t *testing.T) {
 		img.Topics["t"].Partitions[int32(i+1)] = &model.Partition{ID: int32(i + 1), Replicas: []int32{1}, ISR: []int32{1}, Leader: 1}
 	}
 	var plan [][2]int64
-	p, err := NewPlan(img, Options{Source: "test", MetadataVersion: "4.4", Controllers: []ControllerSpec{
+	p, err := NewPlan(img, Options{Source: "test", MetadataVersion: "4.4", Controllers: []controllers.Spec{
 		{ID: 3000, Host: "h", Port: 1}, {ID: 3001, Host: "h", Port: 2}}, Progress: func(d, t int64) { plan = append(plan, [2]int64{d, t}) }})
 	if err != nil {
 		t.Fatal(err)

@@ -65,7 +65,7 @@ func fullImage() *Image {
 		MissingPartitionStates: []string{"foo-1"}, LegacyReassignments: map[string][]int32{"foo-0": {1, 2}},
 		PreferredReplicaElections: []string{"foo-0"}, Notifications: map[string]int32{"isr_change": 2}}
 	img.Provenance = Provenance{Source: "kraft:/tmp/meta", Offset: 99, Epoch: 6,
-		Timestamp: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), Zxid: 0x100000002}
+		Timestamp: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), Zxid: 0x100000002, Live: []string{"h1:9092", "h2:9092"}}
 	l, r := "a", "b"
 	img.Warnings = []Finding{{Code: WarnTornTail, Severity: SevWarning, Class: "log", Entity: "segment 0", Field: "f", Left: &l, Right: &r,
 		Message: "torn", Fix: "none", Where: &Location{File: "/tmp/meta/0.log", Position: 7, Offset: 3, Line: 2, Znode: "/brokers", Zxid: 9}}}

@@ -386,4 +386,10 @@ type Provenance struct {
 	Timestamp time.Time `json:"timestamp,omitzero"`
 	// Zxid is the highest zxid the ZooKeeper read saw.
 	Zxid int64 `json:"zxid,omitempty"`
+	// Live is the addresses a live read asked, as Source names them: a
+	// kafka:// read's bootstrap servers (or controllers), a zk:// read's
+	// ensemble servers; nil for files, dumps included. A fix that names
+	// the cluster to run a command against takes them from here rather
+	// than from Source's text. Not in JSON: Source says the same.
+	Live []string `json:"-"`
 }

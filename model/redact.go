@@ -368,7 +368,7 @@ func (img *Image) Clone() *Image {
 		Migration:         clonePtr(img.Migration),
 		Quorum:            cloneQuorum(img.Quorum),
 		ZK:                cloneZK(img.ZK),
-		Provenance:        img.Provenance,
+		Provenance:        cloneProvenance(img.Provenance),
 		Warnings:          CloneFindings(img.Warnings),
 		NotReported:       slices.Clone(img.NotReported),
 		UnreportedConfigs: slices.Clone(img.UnreportedConfigs),
@@ -386,6 +386,11 @@ func (img *Image) Clone() *Image {
 		}
 	}
 	return out
+}
+
+func cloneProvenance(p Provenance) Provenance {
+	p.Live = slices.Clone(p.Live)
+	return p
 }
 
 // cloneMap copies a map of plain values, keeping nil as nil.

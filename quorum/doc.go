@@ -27,8 +27,10 @@
 // where they overlap, and the best copy by Raft's own vote rule (highest
 // last epoch, then highest end offset). PlanRebuild (rebuild.go) makes a
 // plan as data from the best copy: the snapshot of its image at its end
-// (metalog's image writer), one metadata log dir per new controller with
-// its meta.properties and the new voters, the settings every broker must
-// change, and the offsets given up when a copy holds more; Write carries
-// it out, atomically, refusing a target that holds anything.
+// (metalog's image writer), one metadata log dir per new controller
+// (DIR/controller-ID, as migrate apply lays them out: package
+// controllers, which also parses --controllers) with its meta.properties
+// and the new voters, the settings every broker must change, and the
+// offsets given up when a copy holds more; Write carries it out,
+// atomically, refusing a target that holds anything.
 package quorum

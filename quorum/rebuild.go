@@ -10,10 +10,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/features"
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
-	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -40,7 +41,7 @@ type RebuildOptions struct {
 	// given up.
 	Others []string
 	// Controllers are the new quorum's voters (ID@HOST:PORT[:DIRECTORY_ID]).
-	Controllers []migrate.ControllerSpec
+	Controllers []controllers.Spec
 	// AcceptLoss names the offsets given up, as the refusal prints them
 	// ("FIRST-LAST", inclusive).
 	AcceptLoss string
@@ -337,7 +338,7 @@ func PlanRebuild(o RebuildOptions) (*RebuildPlan, error) {
 		p.Loss = []Loss{}
 	}
 	var oldVoters []model.Voter
-	listener := migrate.ControllerListener
+	listener := controllers.Listener
 	if q := img.Quorum; q != nil {
 		p.KRaftVersion = q.KRaftVersion
 		oldVoters = q.Voters
@@ -358,7 +359,7 @@ func PlanRebuild(o RebuildOptions) (*RebuildPlan, error) {
 			dirID = newID()
 		}
 		t := RebuildTarget{ID: c.ID, Endpoint: c.Host + ":" + strconv.Itoa(c.Port), DirectoryID: dirID,
-			Dir: migrate.ControllerDir(o.Out, c.ID)}
+			Dir: controllers.Dir(o.Out, c.ID)}
 		t.Files = []string{metalog.MetaPropertiesFileName,
 			filepath.Join(metalog.MetadataPartitionDir, metalog.SnapshotID{EndOffset: p.EndOffset, Epoch: p.Epoch}.FileName())}
 		if sameDir(t.Dir, o.From) || slices.ContainsFunc(o.Others, func(s string) bool { return sameDir(t.Dir, s) }) {
@@ -388,7 +389,7 @@ func PlanRebuild(o RebuildOptions) (*RebuildPlan, error) {
 // voters are the old ones at the same endpoints; else the one setting
 // the quorum's kind reads (controller.quorum.voters for a static quorum,
 // controller.quorum.bootstrap.servers for a dynamic one).
-func brokerSettings(kraftVersion int16, old []model.Voter, img *model.Image, cs []migrate.ControllerSpec) []SettingChange {
+func brokerSettings(kraftVersion int16, old []model.Voter, img *model.Image, cs []controllers.Spec) []SettingChange {
 	oldEndpoint := func(v model.Voter) (string, bool) {
 		eps := v.Endpoints
 		if len(eps) == 0 {
@@ -413,7 +414,7 @@ func brokerSettings(kraftVersion int16, old []model.Voter, img *model.Image, cs 
 		}
 		oldVoters = append(oldVoters, fmt.Sprintf("%d@%s", v.ID, ep))
 		oldServers = append(oldServers, ep)
-		i := slices.IndexFunc(cs, func(c migrate.ControllerSpec) bool { return c.ID == v.ID })
+		i := slices.IndexFunc(cs, func(c controllers.Spec) bool { return c.ID == v.ID })
 		if i < 0 || cs[i].Host+":"+strconv.Itoa(cs[i].Port) != ep {
 			same = false
 		}
@@ -422,9 +423,9 @@ func brokerSettings(kraftVersion int16, old []model.Voter, img *model.Image, cs 
 		return []SettingChange{}
 	}
 	if kraftVersion >= 1 {
-		return []SettingChange{{Name: "controller.quorum.bootstrap.servers", From: strings.Join(oldServers, ","), To: migrate.QuorumBootstrapServers(cs)}}
+		return []SettingChange{{Name: "controller.quorum.bootstrap.servers", From: strings.Join(oldServers, ","), To: controllers.BootstrapServers(cs)}}
 	}
-	return []SettingChange{{Name: "controller.quorum.voters", From: strings.Join(oldVoters, ","), To: migrate.QuorumVoters(cs)}}
+	return []SettingChange{{Name: "controller.quorum.voters", From: strings.Join(oldVoters, ","), To: controllers.Voters(cs)}}
 }
 
 // outsideInputs refuses an output dir that is an input copy or lies
@@ -544,7 +545,7 @@ func (p *RebuildPlan) Write(o WriteOptions) error {
 			LastContainedLogTimestamp: ts, HeaderRecords: hdr, ImpliedLevel: p.impliedLevel, Write: metalog.WriteOptions{Overwrite: o.Force}}); err != nil {
 			return err
 		}
-		meta := metalog.FormatJavaProperties("Written by kmeta quorum rebuild from "+p.Source, map[string]string{
+		meta := javaprops.Format("Written by kmeta quorum rebuild from "+p.Source, map[string]string{
 			"version": "1", "node.id": strconv.Itoa(int(t.ID)), "cluster.id": p.ClusterID, "directory.id": t.DirectoryID.String()})
 		f, err := metalog.CreateAtomic(filepath.Join(t.Dir, metalog.MetaPropertiesFileName), metalog.WriteOptions{Overwrite: o.Force})
 		if err != nil {

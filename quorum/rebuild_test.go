@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
-	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -20,9 +20,9 @@ const rebuildFixture44 = "../testdata/kraft/4.4.0/metadata"
 
 var rebuildSeg86 = filepath.Join(metalog.MetadataPartitionDir, "00000000000000000086.log")
 
-func rebuildControllers(t *testing.T) []migrate.ControllerSpec {
+func rebuildControllers(t *testing.T) []controllers.Spec {
 	t.Helper()
-	cs, err := migrate.ParseControllers("3000@127.0.0.1:9093,3001@127.0.0.1:9094,3002@127.0.0.1:9095")
+	cs, err := controllers.Parse("3000@127.0.0.1:9093,3001@127.0.0.1:9094,3002@127.0.0.1:9095")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func newDecoder(t *Tree, lenient bool) *decoder {
 		MaxZxid:                 t.MaxZxid, Chroot: t.Chroot,
 		Warnings: append([]string(nil), t.Warnings...),
 	}
-	d.img.Provenance = model.Provenance{Source: t.Source, Offset: -1, Epoch: -1, Zxid: t.MaxZxid}
+	d.img.Provenance = model.Provenance{Source: t.Source, Offset: -1, Epoch: -1, Zxid: t.MaxZxid, Live: slices.Clone(t.Servers)}
 	if servers, _, err := ParseConnect(strings.TrimPrefix(t.Origin, "zk://")); t.Origin != "" && err == nil {
 		d.img.ZK.Servers = servers
 	}

@@ -187,7 +187,7 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*Tree, error) {
 		changed = diffSentinels(before, after, t)
 		if len(changed) == 0 || !opts.Consistent || attempt >= opts.Retries {
 			t.Source = "zk://" + strings.Join(opts.Servers, ",") + chroot
-			t.Origin = t.Source
+			t.Origin, t.Servers = t.Source, slices.Clone(opts.Servers)
 			t.ReaderSessions = r.sessionIDs()
 			if len(changed) > 0 {
 				t.Changed = true

@@ -47,6 +47,9 @@ type Tree struct {
 	// Origin is the live source (zk://HOSTS/CHROOT) the tree was read
 	// from, also through a dump that recorded it; "" when unknown.
 	Origin string
+	// Servers is the ensemble a live read asked (HOST:PORT each); nil for
+	// a data dir or a dump.
+	Servers []string
 	// Warnings: snapshot fallbacks, torn tails, a tree that changed while it
 	// was read. Never empty-string entries. Each is the Message of the
 	// Findings entry at the same index.

@@ -96,14 +96,16 @@ func lintCommand(load imageLoader) *cli.Command {
 			applyStatic(img, static)
 			// A fix names the live cluster it was read from; from files,
 			// kmeta cannot know the address (BOOTSTRAP).
-			if addr, ok := strings.CutPrefix(img.Provenance.Source, "kafka://"); ok && !hasFlagSet(c, "bootstrap-controller") {
-				opts.Bootstrap = addr
-				opts.CommandConfig = c.String("command-config")
-			}
-			// zookeeper-shell fixes name a live ensemble read (zk://), the
-			// chroot left to the image.
-			if zk, ok := strings.CutPrefix(img.Provenance.Source, "zk://"); ok {
-				opts.ZooKeeper, _, _ = strings.Cut(zk, "/")
+			if live := strings.Join(img.Provenance.Live, ","); live != "" {
+				switch {
+				case img.ZK != nil:
+					// zookeeper-shell fixes name the ensemble read
+					// (zk://), the chroot left to the image.
+					opts.ZooKeeper = live
+				case !hasFlagSet(c, "bootstrap-controller"):
+					opts.Bootstrap = live
+					opts.CommandConfig = c.String("command-config")
+				}
 			}
 			res, err := lint.Run(img, opts)
 			if err != nil {

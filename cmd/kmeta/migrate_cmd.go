@@ -11,10 +11,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/internal/source"
-	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/zkread"
@@ -326,9 +327,9 @@ func migratePlanFromFlags(c *cli.Context) (*migrate.Plan, *model.Image, error) {
 		}
 		return p, res.Image, nil
 	}
-	var cs []migrate.ControllerSpec
+	var cs []controllers.Spec
 	if s := c.String("controllers"); s != "" {
-		if cs, err = migrate.ParseControllers(s); err != nil {
+		if cs, err = controllers.Parse(s); err != nil {
 			return nil, nil, usageErrorf(c, "--controllers: %v", err)
 		}
 	}
@@ -367,7 +368,7 @@ func migrateConfigs(c *cli.Context, w writeOptions) error {
 	if err != nil {
 		return err
 	}
-	props, err := metalog.ReadJavaProperties(in)
+	props, err := javaprops.Read(in)
 	if err != nil {
 		return err
 	}
@@ -421,7 +422,7 @@ func configOptions(c *cli.Context) (migrate.ConfigOptions, error) {
 		o.Plan = p
 	}
 	if s := c.String("controllers"); s != "" || o.Plan == nil {
-		cs, err := migrate.ParseControllers(s)
+		cs, err := controllers.Parse(s)
 		switch {
 		case err != nil:
 			return o, usageErrorf(c, "--controllers: %v", err)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/migrate"
 )
 
@@ -50,7 +50,7 @@ func TestMigrateConfigsPlan(t *testing.T) {
 						t.Fatalf("%v --plan %v: exit %d\n%s\ngot:\n%s\nwant (from flags):\n%s", role, extra, code, serr, got, want)
 					}
 				}
-				props, err := metalog.ParseJavaProperties([]byte(want))
+				props, err := javaprops.Parse([]byte(want))
 				if err != nil {
 					t.Fatal(err)
 				}

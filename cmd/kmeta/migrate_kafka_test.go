@@ -25,8 +25,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/model"
@@ -65,7 +67,7 @@ func readProps(t testing.TB, path string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := metalog.ParseJavaProperties(b)
+	p, err := javaprops.Parse(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,12 +208,12 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 		ctrlPort[id] = freePort(t)
 		voters = append(voters, fmt.Sprintf("%d@127.0.0.1:%d", id, ctrlPort[id]))
 	}
-	controllers := strings.Join(voters, ",")
+	ctlSpec := strings.Join(voters, ",")
 	work := t.TempDir()
 	planFile := filepath.Join(work, "plan.json")
 
 	step(t, "2. plan against the running cluster (live ZooKeeper): refused while brokers are registered")
-	out, _, code := kmetaRun(t, "migrate", "plan", "--zk", "zk://"+zk.Connect("/kafka"), "--controllers", controllers, "-o", "json")
+	out, _, code := kmetaRun(t, "migrate", "plan", "--zk", "zk://"+zk.Connect("/kafka"), "--controllers", ctlSpec, "-o", "json")
 	if code != exitFindings || !strings.Contains(out, migrate.CodeBrokersRegistered) {
 		t.Fatalf("live plan of a running cluster: exit %d, want 1 with %s:\n%s", code, migrate.CodeBrokersRegistered, out)
 	}
@@ -222,7 +224,7 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 		zc.KillNode(id)
 	}
 	zk.Stop()
-	checkKilledMigration(t, work, zkData, controllers, encoderSecret, zc.Brokers())
+	checkKilledMigration(t, work, zkData, ctlSpec, encoderSecret, zc.Brokers())
 
 	step(t, "3b. restart ZooKeeper and the brokers (once the killed brokers' sessions expired), then stop the brokers, then ZooKeeper")
 	zk.Restart()
@@ -243,12 +245,12 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 		segHash[id] = logDataHash(t, zc.Node(id).DataDir)
 	}
 
-	step(t, "4. kmeta migrate plan --zk %s --metadata-version 4.4 --controllers %s --quorum dynamic", zkData, controllers)
-	out, serr, code := kmetaRun(t, "migrate", "plan", "--zk", zkData, "--metadata-version", "4.4", "--controllers", controllers, "--quorum", "dynamic", "-o", "json")
+	step(t, "4. kmeta migrate plan --zk %s --metadata-version 4.4 --controllers %s --quorum dynamic", zkData, ctlSpec)
+	out, serr, code := kmetaRun(t, "migrate", "plan", "--zk", zkData, "--metadata-version", "4.4", "--controllers", ctlSpec, "--quorum", "dynamic", "-o", "json")
 	if code != exitFindings || !strings.Contains(out, migrate.CodeEncryptedPassword) {
 		t.Fatalf("plan without the password encoder secret: exit %d, want 1 with %s\n%s", code, migrate.CodeEncryptedPassword, out)
 	}
-	out, serr, code = kmetaRun(t, "migrate", "plan", "--zk", zkData, "--metadata-version", "4.4", "--controllers", controllers, "--quorum", "dynamic",
+	out, serr, code = kmetaRun(t, "migrate", "plan", "--zk", zkData, "--metadata-version", "4.4", "--controllers", ctlSpec, "--quorum", "dynamic",
 		"--password-encoder-secret", encoderSecret, "--write", planFile)
 	t.Logf("\n%s%s", out, serr)
 	if code != exitOK {
@@ -292,12 +294,12 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	}
 
 	step(t, "7. kmeta migrate configs --plan plan.json for each controller and each broker (the dynamic quorum comes from the plan)")
-	ctrlDir := migrate.ControllerDir(outDir, 3000)
+	ctrlDir := controllers.Dir(outDir, 3000)
 	ctrlConf := map[int]string{}
 	for _, id := range ctrlIDs {
 		ctrlConf[id] = filepath.Join(work, fmt.Sprintf("controller-%d.properties", id))
 		out, serr, code = kmetaRun(t, "migrate", "configs", "--server-properties", zc.Node(1).Config, "--role", "controller", "--plan", planFile,
-			"--node-id", fmt.Sprint(id), "--metadata-dir", migrate.ControllerDir(outDir, int32(id)), "--out", ctrlConf[id])
+			"--node-id", fmt.Sprint(id), "--metadata-dir", controllers.Dir(outDir, int32(id)), "--out", ctrlConf[id])
 		t.Logf("controller %d:\n%s%s", id, out, serr)
 		if code != exitOK {
 			t.Fatalf("configs controller %d: exit %d", id, code)
@@ -528,17 +530,17 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 // between that state and kmeta's migration of it is exit 0, the
 // registrations explained (expected-zookeeper-only, no broker registered
 // in KRaft yet).
-func checkKilledMigration(t *testing.T, work, zkData, controllers, encoderSecret string, brokers []int) {
+func checkKilledMigration(t *testing.T, work, zkData, ctlSpec, encoderSecret string, brokers []int) {
 	t.Helper()
 	plan, out := filepath.Join(work, "killed-plan.json"), filepath.Join(work, "killed")
-	if o, serr, code := kmetaRun(t, "migrate", "plan", "--zk", zkData, "--metadata-version", "4.4", "--controllers", controllers, "--quorum", "dynamic",
+	if o, serr, code := kmetaRun(t, "migrate", "plan", "--zk", zkData, "--metadata-version", "4.4", "--controllers", ctlSpec, "--quorum", "dynamic",
 		"--password-encoder-secret", encoderSecret, "--write", plan); code != exitOK {
 		t.Fatalf("plan of the killed brokers' state: exit %d\n%s%s", code, o, serr)
 	}
 	if o, serr, code := kmetaRun(t, "migrate", "apply", "--plan", plan, "--password-encoder-secret", encoderSecret, "--out", out); code != exitOK {
 		t.Fatalf("apply of the killed brokers' state: exit %d\n%s%s", code, o, serr)
 	}
-	kraft := "kraft:" + migrate.ControllerDir(out, 3000)
+	kraft := "kraft:" + controllers.Dir(out, 3000)
 	step(t, "3a. kmeta verify --zk %s --kraft %s --password-encoder-secret ... (the killed brokers' state)", zkData, kraft)
 	code, v, serr := runVerify(t, "--zk", zkData, "--kraft", kraft, "--password-encoder-secret", encoderSecret)
 	t.Logf("exit %d, result %s, explained: %q", code, v.Result, explained(v))

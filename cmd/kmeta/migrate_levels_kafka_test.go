@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
@@ -51,7 +52,7 @@ func TestMigrateLevelsStartOnKafka(t *testing.T) {
 			os.WriteFile(zkConf, []byte("broker.id=1\nzookeeper.connect=127.0.0.1:2181/kafka/prod\n"), 0o644)
 			conf := filepath.Join(work, "controller.properties")
 			if out, serr, code := kmetaRun(t, "migrate", "configs", "--server-properties", zkConf, "--role", "controller", "--node-id", "3000",
-				"--controllers", voters, "--metadata-dir", migrate.ControllerDir(work, 3000), "--out", conf); code != exitOK {
+				"--controllers", voters, "--metadata-dir", controllers.Dir(work, 3000), "--out", conf); code != exitOK {
 				t.Fatalf("configs: exit %d\n%s%s", code, out, serr)
 			}
 			c := kafkatest.NewCluster(t, d)
@@ -68,7 +69,7 @@ func TestMigrateLevelsStartOnKafka(t *testing.T) {
 					live++
 				}
 			}
-			waitAppended(t, migrate.ControllerDir(work, 3000), live)
+			waitAppended(t, controllers.Dir(work, 3000), live)
 			// Controllers answer kafka-features directly only from
 			// 3.7-IV0 (KIP-919).
 			if p.MetadataVersion.Level >= 15 {
@@ -84,7 +85,7 @@ func TestMigrateLevelsStartOnKafka(t *testing.T) {
 				}
 			}
 			c.StopNode(3000)
-			logs, _ := filepath.Glob(filepath.Join(migrate.ControllerDir(work, 3000), "__cluster_metadata-0", "*.log"))
+			logs, _ := filepath.Glob(filepath.Join(controllers.Dir(work, 3000), "__cluster_metadata-0", "*.log"))
 			dump := d.DumpLog(t, logs)
 			mv := fmt.Sprintf(`{"type":"FEATURE_LEVEL_RECORD","version":0,"data":{"name":"metadata.version","featureLevel":%d}}`, p.MetadataVersion.Level)
 			if !strings.Contains(dump, mv) {
@@ -128,7 +129,7 @@ func TestMigrateManyRecordsStartOnKafka(t *testing.T) {
 		}
 		img.Topics[name] = tp
 	}
-	cs := []migrate.ControllerSpec{{ID: 3000, Host: "127.0.0.1", Port: port}}
+	cs := []controllers.Spec{{ID: 3000, Host: "127.0.0.1", Port: port}}
 	p, err := migrate.NewPlan(img, migrate.Options{Source: "synthetic", MetadataVersion: "4.4", Controllers: cs})
 	if err != nil || p.Blocked {
 		t.Fatalf("%v %v", err, p.Blockers())
@@ -137,16 +138,16 @@ func TestMigrateManyRecordsStartOnKafka(t *testing.T) {
 		t.Fatal(err)
 	}
 	props, _, err := migrate.KRaftConfig(map[string]string{"broker.id": "1"}, migrate.ConfigOptions{Role: migrate.RoleController, NodeID: 3000,
-		Controllers: cs, MetadataDir: migrate.ControllerDir(work, 3000)})
+		Controllers: cs, MetadataDir: controllers.Dir(work, 3000)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := kafkatest.NewCluster(t, d)
 	c.AddNode(3000, "controller", props).ControllerPort = port
 	c.StartNodes(3000)
-	waitAppended(t, migrate.ControllerDir(work, 3000), len(img.Topics))
+	waitAppended(t, controllers.Dir(work, 3000), len(img.Topics))
 	c.StopNode(3000)
-	logs, _ := filepath.Glob(filepath.Join(migrate.ControllerDir(work, 3000), "__cluster_metadata-0", "*.log"))
+	logs, _ := filepath.Glob(filepath.Join(controllers.Dir(work, 3000), "__cluster_metadata-0", "*.log"))
 	dump := d.DumpLog(t, logs)
 	if got := strings.Count(dump, `payload: {"type":"PARTITION_RECORD"`); got != 30000 {
 		t.Fatalf("Kafka's log holds %d partition records, want 30000", got)

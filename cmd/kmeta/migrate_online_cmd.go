@@ -13,9 +13,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/internal/source"
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/kafkaread"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/migrate"
@@ -228,7 +230,7 @@ func readNodeConfigs(c *cli.Context) (map[int32]*online.Node, error) {
 		if out[int32(id)] != nil {
 			return nil, usageErrorf(c, "--config: node %d given twice", id)
 		}
-		props, err := metalog.ReadJavaProperties(path)
+		props, err := javaprops.Read(path)
 		if err != nil {
 			return nil, fmt.Errorf("--config %d: %w", id, err)
 		}
@@ -280,7 +282,7 @@ func migrateStage(c *cli.Context, w writeOptions) error {
 		}
 	}
 	if s := c.String("controllers"); s != "" {
-		if o.Controllers, err = migrate.ParseControllers(s); err != nil {
+		if o.Controllers, err = controllers.Parse(s); err != nil {
 			return usageErrorf(c, "--controllers: %v", err)
 		}
 	}

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
-	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/migrate/online"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/roll"
@@ -232,7 +232,7 @@ func startOnlineWalk(t *testing.T, ctx context.Context, o walkOptions) *onlineWa
 	t.Cleanup(func() { t.Logf("timeline:\n%s", strings.Join(w.timeline, "\n")) })
 	// The runner follows kmeta's gates (roll check, roll wait, roll
 	// plan) and waits for nothing of its own.
-	w.runner = &kafkatest.StageRunner{Cluster: c, ReadProps: metalog.ReadJavaProperties, Logf: t.Logf, Wait: w.waitStep,
+	w.runner = &kafkatest.StageRunner{Cluster: c, ReadProps: javaprops.Read, Logf: t.Logf, Wait: w.waitStep,
 		Kmeta: func(ctx context.Context, args []string) (string, int) {
 			var out, errb bytes.Buffer
 			code := run(ctx, append([]string{"kmeta"}, args...), &out, &errb)
@@ -930,13 +930,13 @@ func TestOnlineStuckStatesKafka(t *testing.T) {
 
 	edited := func(id int, change func(map[string]string)) string {
 		t.Helper()
-		p, err := metalog.ReadJavaProperties(filepath.Join(out, fmt.Sprintf("server-%d.properties", id)))
+		p, err := javaprops.Read(filepath.Join(out, fmt.Sprintf("server-%d.properties", id)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		change(p)
 		name := fmt.Sprintf("server-%d.edited.properties", id)
-		if err := os.WriteFile(filepath.Join(out, name), metalog.FormatJavaProperties("edited by the test", p), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(out, name), javaprops.Format("edited by the test", p), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		return name

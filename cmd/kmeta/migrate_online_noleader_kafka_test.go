@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
-	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/javaprops"
 )
 
 // TestOnlineQuorumWithoutLeaderKafka is issue 36's failure made on real
@@ -68,12 +68,12 @@ func TestOnlineQuorumWithoutLeaderKafka(t *testing.T) {
 	// Without User:ANONYMOUS among the super users: refused, and each
 	// node named.
 	noAnon := filepath.Join(work, "no-anonymous.properties")
-	p, err := metalog.ReadJavaProperties(brokerFile)
+	p, err := javaprops.Read(brokerFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p["super.users"] = "User:admin"
-	if err := os.WriteFile(noAnon, metalog.FormatJavaProperties("test", p), 0o600); err != nil {
+	if err := os.WriteFile(noAnon, javaprops.Format("test", p), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	code, s := stage(filepath.Join(work, "refused"), noAnon)
@@ -99,19 +99,19 @@ func TestOnlineQuorumWithoutLeaderKafka(t *testing.T) {
 		}
 		if st.Action == "start" {
 			f := filepath.Join(out, st.Config)
-			cp, err := metalog.ReadJavaProperties(f)
+			cp, err := javaprops.Read(f)
 			if err != nil {
 				t.Fatal(err)
 			}
 			cp["super.users"] = "User:admin"
-			if err := os.WriteFile(f, metalog.FormatJavaProperties("edited by the test: User:ANONYMOUS taken out", cp), 0o600); err != nil {
+			if err := os.WriteFile(f, javaprops.Format("edited by the test: User:ANONYMOUS taken out", cp), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	// Controllers log "Kafka Server started" before they have a leader,
 	// so the runner's start steps return.
-	runner := &kafkatest.StageRunner{Cluster: c, ReadProps: metalog.ReadJavaProperties, Logf: t.Logf}
+	runner := &kafkatest.StageRunner{Cluster: c, ReadProps: javaprops.Read, Logf: t.Logf}
 	if err := runner.Run(ctx, out, ctlSteps); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/migrate"
@@ -105,12 +106,12 @@ func TestMigrateFromKafka27(t *testing.T) {
 	}
 	// kmeta verify between the ZooKeeper state and kmeta's migration of
 	// it: the ids the plan assigned are checked, not just explained.
-	verifyPlan(t, "zkdata:"+zk.DataDir, "kraft:"+migrate.ControllerDir(work, 3000), planFile, topics)
+	verifyPlan(t, "zkdata:"+zk.DataDir, "kraft:"+controllers.Dir(work, 3000), planFile, topics)
 	kc := kafkatest.NewCluster(t, d4)
 	for _, id := range ctrlIDs {
 		ctrlConf := filepath.Join(work, fmt.Sprintf("controller-%d.properties", id))
 		if out, serr, code := kmetaRun(t, "migrate", "configs", "--server-properties", zc.Node(1).Config, "--role", "controller", "--node-id", fmt.Sprint(id),
-			"--controllers", voters, "--metadata-dir", migrate.ControllerDir(work, int32(id)), "--out", ctrlConf); code != exitOK {
+			"--controllers", voters, "--metadata-dir", controllers.Dir(work, int32(id)), "--out", ctrlConf); code != exitOK {
 			t.Fatalf("configs: exit %d\n%s%s", code, out, serr)
 		}
 		kc.AddNode(id, "controller", readProps(t, ctrlConf)).ControllerPort = port[id]
@@ -170,7 +171,7 @@ func TestMigrateFromKafka27(t *testing.T) {
 	// at the end of its bootstrap transaction (before any broker
 	// registered).
 	kc.Stop()
-	ctrlDir := migrate.ControllerDir(work, 3000)
+	ctrlDir := controllers.Dir(work, 3000)
 	out, serr, code := kmetaRun(t, "log", "dump", "kraft:"+ctrlDir, "--type", "EndTransactionRecord", "--records-only", "-o", "json")
 	var end struct {
 		Offset int64 `json:"offset"`

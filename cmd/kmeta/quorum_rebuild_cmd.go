@@ -5,8 +5,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/internal/report"
-	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/quorum"
 )
 
@@ -45,7 +45,7 @@ func quorumRebuildCommand() *cli.Command {
 					return missingFlag(c, f)
 				}
 			}
-			cs, err := migrate.ParseControllers(c.String("controllers"))
+			cs, err := controllers.Parse(c.String("controllers"))
 			if err != nil {
 				return usageErrorf(c, "--controllers: %v", err)
 			}

@@ -13,12 +13,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/internal/source"
 	"github.com/kmeta/kmeta/kafkaread"
-	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/migrate/online"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/quorum"
@@ -526,7 +526,7 @@ func quorumAddresses(c *cli.Context, in online.Input) string {
 	if spec == "" && hasFlag(c, "controllers") {
 		spec = c.String("controllers")
 	}
-	cs, err := migrate.ParseControllers(spec)
+	cs, err := controllers.Parse(spec)
 	if err != nil {
 		return ""
 	}
@@ -543,7 +543,7 @@ func quorumAddresses(c *cli.Context, in online.Input) string {
 // roll's order (on the copy's image: fewer leaderships first), each
 // between a roll check and a roll wait against the brokers' addresses as
 // their registrations in the copy name them.
-func rebuildGates(p *quorum.RebuildPlan, cs []migrate.ControllerSpec) ([]string, []report.RollPlanStep) {
+func rebuildGates(p *quorum.RebuildPlan, cs []controllers.Spec) ([]string, []report.RollPlanStep) {
 	var addrs []string
 	for _, c := range cs {
 		addrs = append(addrs, net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))

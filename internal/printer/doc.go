@@ -4,8 +4,9 @@
 // (one stable document) and, for the commands that build a report Page,
 // html (one self-contained page with its charts, html.go and chart.go).
 //
-// Printers are fed plain data: a *model.Image, or generic Rows built by a
-// command. They never reach into readers, never sort by map order, and
+// Printers are fed plain data: a *model.Image, or a Document (a JSON
+// value, text and table sections of lines and Rows, and for html a Page)
+// that internal/report builds from a library's result. They never reach into readers, never sort by map order, and
 // redact secrets unless told otherwise (ImageOptions.ShowSecrets), so the
 // same input always prints the same bytes.
 //

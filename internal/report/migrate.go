@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/model"
@@ -66,9 +67,9 @@ func Plan(p *migrate.Plan) Report {
 
 func quorumSummary(p *migrate.Plan) string {
 	if p.Quorum == migrate.QuorumDynamic {
-		return "dynamic, kraft.version 1, initial voters " + migrate.InitialControllers(p.Controllers)
+		return "dynamic, kraft.version 1, initial voters " + controllers.Initial(p.Controllers)
 	}
-	return migrate.QuorumVoters(p.Controllers) + " (static, kraft.version 0)"
+	return controllers.Voters(p.Controllers) + " (static, kraft.version 0)"
 }
 
 // FilesDoc is the -o json document of what apply, brokers (in text) and

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/migrate"
 )
 
@@ -120,15 +121,15 @@ func withController(pm string) string {
 	if pm == "" {
 		pm = defaultProtocolMap
 	}
-	if !strings.Contains(","+pm, ","+migrate.ControllerListener+":") {
-		pm += "," + migrate.ControllerListener + ":PLAINTEXT"
+	if !strings.Contains(","+pm, ","+controllers.Listener+":") {
+		pm += "," + controllers.Listener + ":PLAINTEXT"
 	}
 	return pm
 }
 
 // quorum is what every generated config says about the controllers.
 type quorum struct {
-	controllers []migrate.ControllerSpec
+	controllers []controllers.Spec
 	// ibp is the metadata.version the controllers were formatted with,
 	// as a release name (inter.broker.protocol.version's spelling).
 	ibp string
@@ -150,9 +151,9 @@ func (q quorum) proto() string {
 func migratingBroker(cur map[string]string, q quorum) map[string]string {
 	out := maps.Clone(cur)
 	out[keyMigration] = "true"
-	out[keyVoters] = migrate.QuorumVoters(q.controllers)
+	out[keyVoters] = controllers.Voters(q.controllers)
 	delete(out, keyBootstrap)
-	out[keyListenerNames] = migrate.ControllerListener
+	out[keyListenerNames] = controllers.Listener
 	// The controller listener as the broker connects to it: the
 	// quorum's protocol, with the broker's own TLS stores and SASL
 	// credentials (those of its inter-broker listener).
@@ -191,9 +192,9 @@ func kraftBroker(cur map[string]string, q quorum) (map[string]string, error) {
 	out[keyRoles] = RoleBroker
 	out[keyNodeID] = strconv.Itoa(int(id))
 	if len(q.controllers) > 0 {
-		out[keyVoters] = migrate.QuorumVoters(q.controllers)
+		out[keyVoters] = controllers.Voters(q.controllers)
 	}
-	out[keyListenerNames] = migrate.ControllerListener
+	out[keyListenerNames] = controllers.Listener
 	out[keyProtocolMap] = withController(cur[keyProtocolMap])
 	return out, nil
 }
@@ -214,7 +215,7 @@ func interBrokerClient(k, listener string) bool {
 // defaults), plus the migration flag, ZooKeeper's connect string and
 // client settings, and the brokers' inter-broker listener with what it
 // takes to reach the brokers on it.
-func migratingController(broker map[string]string, c migrate.ControllerSpec, metadataDir string, q quorum) (map[string]string, error) {
+func migratingController(broker map[string]string, c controllers.Spec, metadataDir string, q quorum) (map[string]string, error) {
 	out, _, err := migrate.KRaftConfig(broker, migrate.ConfigOptions{Role: RoleController, NodeID: c.ID,
 		Controllers: q.controllers, Quorum: migrate.QuorumStatic, MetadataDir: metadataDir})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/model"
 )
@@ -39,7 +40,7 @@ func files(ids ...int32) map[int32]*Node {
 	return m
 }
 
-var ctl = []migrate.ControllerSpec{{ID: 3000, Host: "127.0.0.1", Port: 9093}}
+var ctl = []controllers.Spec{{ID: 3000, Host: "127.0.0.1", Port: 9093}}
 
 func codes(fs []model.Finding) []string {
 	var out []string

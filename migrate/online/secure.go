@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/kafkaread"
-	"github.com/kmeta/kmeta/migrate"
 )
 
 // Settings of the controller listener's security.
@@ -76,11 +76,11 @@ func withProtocol(pm, proto string) string {
 	}
 	var out []string
 	for _, e := range strings.Split(pm, ",") {
-		if e = strings.TrimSpace(e); e != "" && !strings.HasPrefix(strings.ToUpper(e), migrate.ControllerListener+":") {
+		if e = strings.TrimSpace(e); e != "" && !strings.HasPrefix(strings.ToUpper(e), controllers.Listener+":") {
 			out = append(out, e)
 		}
 	}
-	return strings.Join(append(out, migrate.ControllerListener+":"+proto), ",")
+	return strings.Join(append(out, controllers.Listener+":"+proto), ",")
 }
 
 // ctlListenerName is the listener a file uses for the controllers: the
@@ -89,7 +89,7 @@ func ctlListenerName(p map[string]string) string {
 	if v, _, _ := strings.Cut(p[keyListenerNames], ","); strings.TrimSpace(v) != "" {
 		return strings.TrimSpace(v)
 	}
-	return migrate.ControllerListener
+	return controllers.Listener
 }
 
 // listenerSettings are the settings of listener l that keep selects,

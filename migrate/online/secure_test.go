@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/kafkaread"
 	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/model"
@@ -147,7 +148,7 @@ func securedFiles(shape string) map[int32]*Node {
 	return map[int32]*Node{1: securedFile(1, shape), 2: securedFile(2, shape), 3: securedFile(3, shape)}
 }
 
-var ctl3 = []migrate.ControllerSpec{{ID: 3000, Host: "127.0.0.1", Port: 9093}, {ID: 3001, Host: "127.0.0.1", Port: 9094}, {ID: 3002, Host: "127.0.0.1", Port: 9095}}
+var ctl3 = []controllers.Spec{{ID: 3000, Host: "127.0.0.1", Port: 9093}, {ID: 3001, Host: "127.0.0.1", Port: 9094}, {ID: 3002, Host: "127.0.0.1", Port: 9095}}
 
 func stageSecured(t *testing.T, nodes map[int32]*Node, st StoreReader, proto string) *StageResult {
 	t.Helper()

@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/features"
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/model"
@@ -20,7 +22,7 @@ type StageOptions struct {
 	Phase Phase
 	// Controllers and MetadataDir (each controller's metadata log dir on
 	// its host; "{id}" is replaced by its id) are KRaftMigration's.
-	Controllers []migrate.ControllerSpec
+	Controllers []controllers.Spec
 	MetadataDir string
 	// Release is the brokers' metadata level when no broker file sets
 	// inter.broker.protocol.version (it then defaults to the release
@@ -92,9 +94,9 @@ type StageResult struct {
 
 // FormatPlan is the controllers' formatting.
 type FormatPlan struct {
-	ClusterID       string                   `json:"clusterId"`
-	MetadataVersion string                   `json:"metadataVersion"`
-	Controllers     []migrate.ControllerSpec `json:"controllers"`
+	ClusterID       string             `json:"clusterId"`
+	MetadataVersion string             `json:"metadataVersion"`
+	Controllers     []controllers.Spec `json:"controllers"`
 	level           features.Level
 }
 
@@ -375,7 +377,7 @@ func (s *stager) migration() error {
 	rolls := Phases[KRaftMigration].Rolls
 	if !running && slices.Contains(rolls, RoleController) {
 		for _, c := range s.o.Controllers {
-			s.r.Steps = append(s.r.Steps, Step{Action: ActInstall, Node: nodeRef(c.ID), From: migrate.ControllerDir("", c.ID), To: metadataDir(s.o.MetadataDir, c.ID),
+			s.r.Steps = append(s.r.Steps, Step{Action: ActInstall, Node: nodeRef(c.ID), From: controllers.Dir("", c.ID), To: metadataDir(s.o.MetadataDir, c.ID),
 				What: fmt.Sprintf("copy controller-%d/ (meta.properties, bootstrap.checkpoint) into controller %d's metadata log dir %s", c.ID, c.ID, metadataDir(s.o.MetadataDir, c.ID))})
 		}
 		for _, c := range s.o.Controllers {
@@ -785,7 +787,7 @@ func (r *StageResult) write(o WriteOptions) ([]migrate.FileResult, error) {
 				return out, err
 			}
 		}
-		fr, err := migrate.WriteConfig(path, metalog.FormatJavaProperties(fmt.Sprintf("%s server.properties of %s %d, written by kmeta %s", n.Profile, n.Role, n.ID, o.Made), n.Props), o.Force, o.DryRun)
+		fr, err := migrate.WriteConfig(path, javaprops.Format(fmt.Sprintf("%s server.properties of %s %d, written by kmeta %s", n.Profile, n.Role, n.ID, o.Made), n.Props), o.Force, o.DryRun)
 		if err != nil {
 			return out, err
 		}

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/features"
-	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/verify"
 )
@@ -627,7 +627,7 @@ func (o *observer) notRegisteredCause(id int32) (string, string) {
 			return CodeIBPMismatch, fmt.Sprintf("its inter.broker.protocol.version %s is not the controllers' metadata.version %s: the controller refuses its registration", p[keyIBP], levelName(o.cat, k.MetadataVersion()))
 		}
 	}
-	if want := migrate.QuorumVoters(o.voters()); want != "" && p[keyVoters] != "" && !sameVoters(p[keyVoters], want) {
+	if want := controllers.Voters(o.voters()); want != "" && p[keyVoters] != "" && !sameVoters(p[keyVoters], want) {
 		return CodeBrokerNoQuorum, fmt.Sprintf("its controller.quorum.voters %s is not the quorum's %s", p[keyVoters], want)
 	}
 	if o.in.ZK.Brokers[id] == nil {
@@ -640,15 +640,15 @@ func (o *observer) notRegisteredCause(id int32) (string, string) {
 // VotersRecord (a dynamic quorum), else from the files given (a static
 // quorum's log names voter ids only): a controller's own, else a
 // migrating or KRaft broker's controller.quorum.voters.
-func (o *observer) voters() []migrate.ControllerSpec {
+func (o *observer) voters() []controllers.Spec {
 	if k := o.in.KRaft; k != nil && k.Quorum != nil {
-		var out []migrate.ControllerSpec
+		var out []controllers.Spec
 		for _, v := range k.Quorum.Voters {
 			if len(v.Endpoints) == 0 {
 				out = nil
 				break
 			}
-			out = append(out, migrate.ControllerSpec{ID: v.ID, Host: v.Endpoints[0].Host, Port: int(v.Endpoints[0].Port)})
+			out = append(out, controllers.Spec{ID: v.ID, Host: v.Endpoints[0].Host, Port: int(v.Endpoints[0].Port)})
 		}
 		if len(out) > 0 {
 			return out
@@ -660,7 +660,7 @@ func (o *observer) voters() []migrate.ControllerSpec {
 			if n.Role() != role || n.Props[keyVoters] == "" {
 				continue
 			}
-			if cs, err := migrate.ParseControllers(n.Props[keyVoters]); err == nil && len(cs) > 0 {
+			if cs, err := controllers.Parse(n.Props[keyVoters]); err == nil && len(cs) > 0 {
 				return cs
 			}
 		}
@@ -670,9 +670,9 @@ func (o *observer) voters() []migrate.ControllerSpec {
 
 // sameVoters compares two controller.quorum.voters values as sets.
 func sameVoters(a, b string) bool {
-	x, err1 := migrate.ParseControllers(a)
-	y, err2 := migrate.ParseControllers(b)
-	return err1 == nil && err2 == nil && migrate.QuorumVoters(x) == migrate.QuorumVoters(y)
+	x, err1 := controllers.Parse(a)
+	y, err2 := controllers.Parse(b)
+	return err1 == nil && err2 == nil && controllers.Voters(x) == controllers.Voters(y)
 }
 
 func (o *observer) registerFix(id int32) string {

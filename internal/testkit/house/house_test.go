@@ -23,12 +23,51 @@ import (
 
 const module = "github.com/kmeta/kmeta"
 
-// The floors of the house (see doc.go). Paths are relative to the module.
+// The floors of the house (see doc.go). Paths are relative to the module;
+// a room is its path and everything below it.
 var (
+	ground   = []string{"controllers", "javaprops"}
 	readers  = []string{"metalog", "zkread", "kafkaread"}
-	judges   = []string{"verify", "features", "lint", "history", "roll"}
+	judges   = []string{"verify", "features", "lint", "history", "roll", "zkdeps"}
 	planners = []string{"migrate", "quorum", "restore"}
+	// wiring is internal/ (the test kit apart) and cmd.
+	wiring = []string{"internal", "cmd"}
 )
+
+// floors are the house bottom up: a room imports only from its own floor
+// or the ones below it.
+var floors = []struct {
+	name  string
+	rooms []string
+}{
+	{"the model", []string{"model"}},
+	{"the ground floor", ground},
+	{"the readers", readers},
+	{"the judges", judges},
+	{"the planners", planners},
+	{"the wiring", wiring},
+}
+
+// floorOf is the floor of a module-relative package path and its room,
+// or -1 for the test kit and paths outside every floor.
+func floorOf(rel string) (int, string) {
+	if under(rel, "internal/testkit") {
+		return -1, ""
+	}
+	for i, f := range floors {
+		if r := rootOf(rel, f.rooms); r != "" {
+			return i, r
+		}
+	}
+	return -1, ""
+}
+
+// debts are arrows the house forbids that the code still has, each with
+// the work that removes it. TestImportRules skips them and fails when one
+// is paid (the arrow is gone), so the list only shrinks.
+var debts = map[[2]string]string{
+	{"roll", "quorum"}: "roll takes quorum.Judge, a pure judge of a model.QuorumStatus that lives in the planner quorum (beside survey and rebuild, which read logs through metalog): it belongs in a judge room both use",
+}
 
 // under reports whether rel is root or below it.
 func under(rel string, roots ...string) bool {
@@ -58,17 +97,25 @@ func forbidden(from, to string) string {
 	rel := strings.TrimPrefix(strings.TrimPrefix(from, module), "/")
 	own := strings.HasPrefix(to, module+"/")
 	dep := strings.TrimPrefix(to, module+"/")
+	ff, fromRoom := floorOf(rel)
+	tf, toRoom := floorOf(dep)
 	switch {
 	case under(rel, "model") && own:
 		return "the model is the hub: it imports nothing of the project"
+	case rootOf(rel, ground) != "" && own && !under(dep, "model"):
+		return "the ground floor (the quorum's voters, the Java properties format) imports nothing of the project but the model"
+	case rootOf(rel, readers) != "" && rootOf(dep, readers) != "" && rootOf(rel, readers) != rootOf(dep, readers):
+		return "the readers are siblings: none imports another (what two share lives on the ground floor)"
+	case rootOf(rel, planners) != "" && rootOf(dep, planners) != "" && rootOf(rel, planners) != rootOf(dep, planners):
+		return "the planners are siblings: none imports another (the voters migrate and quorum share are in controllers)"
 	case rootOf(rel, readers) != "" && own &&
 		(under(dep, judges...) || under(dep, planners...) || under(dep, "cmd") ||
 			under(dep, "internal")):
 		return "a reader reads: it never imports a judge, a planner, cmd or internal/ (its own internal/ excepted)"
 	case under(rel, "internal/source") && own && (under(dep, judges...) || under(dep, planners...)):
 		return "internal/source is the entrance to the readers: it never imports a judge or a planner"
-	case rootOf(rel, judges) != "" && own && under(dep, readers...):
-		return "a judge takes the model: it never imports a reader"
+	case rootOf(rel, judges) != "" && own && under(dep, readers...) && !(under(rel, "zkdeps") && under(dep, "zkread")):
+		return "a judge takes the model: it never imports a reader (zkdeps excepted, whose input is zkread's raw tree, znodes the model does not hold)"
 	case strings.HasPrefix(to, "github.com/urfave/cli") && !under(rel, "cmd"):
 		return "only cmd parses command lines (urfave/cli)"
 	case own && under(dep, "internal/printer") && !under(rel, "cmd", "internal"):
@@ -80,6 +127,8 @@ func forbidden(from, to string) string {
 		return "the live reader and the test kit's admin oracle stay independent witnesses: neither imports the other"
 	case strings.HasPrefix(to, "github.com/twmb/franz-go") && !under(rel, "kafkaread", "internal/testkit"):
 		return "only the live reader (kafkaread) speaks Kafka's protocol"
+	case own && ff >= 0 && tf > ff:
+		return fromRoom + " is on " + floors[ff].name + " and " + toRoom + " on " + floors[tf].name + ": a room never imports from a floor above its own"
 	}
 	return ""
 }
@@ -129,11 +178,40 @@ func packages(t *testing.T) []listed {
 }
 
 func TestImportRules(t *testing.T) {
+	owed := map[[2]string]bool{}
 	for _, p := range packages(t) {
 		for _, imp := range p.Imports {
-			if why := forbidden(p.ImportPath, imp); why != "" {
-				t.Errorf("%s imports %s: %s", p.ImportPath, imp, why)
+			why := forbidden(p.ImportPath, imp)
+			if why == "" {
+				continue
 			}
+			rel := strings.TrimPrefix(p.ImportPath, module+"/")
+			_, fromRoom := floorOf(rel)
+			_, toRoom := floorOf(strings.TrimPrefix(imp, module+"/"))
+			if k := [2]string{fromRoom, toRoom}; debts[k] != "" {
+				owed[k] = true
+				continue
+			}
+			t.Errorf("%s imports %s: %s", p.ImportPath, imp, why)
+		}
+	}
+	for k := range debts {
+		if !owed[k] {
+			t.Errorf("debt %s → %s is paid: no package of %s imports %s any more; take it off the list", k[0], k[1], k[0], k[1])
+		}
+	}
+}
+
+// TestEveryPackageHasAFloor: a new room is placed on a floor (floors
+// above), so that the rules see it.
+func TestEveryPackageHasAFloor(t *testing.T) {
+	for _, p := range packages(t) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		if under(rel, "internal/testkit") {
+			continue
+		}
+		if f, _ := floorOf(rel); f < 0 {
+			t.Errorf("%s is on no floor of the house: add its room to one (house_test.go, doc.go)", p.ImportPath)
 		}
 	}
 }
@@ -159,6 +237,20 @@ func TestImportRulesRefuse(t *testing.T) {
 		{m("kafkaread"), m("internal/testkit/kafkatest")},
 		{m("internal/testkit/kafkatest"), m("kafkaread")},
 		{m("zkread"), "github.com/twmb/franz-go/pkg/kgo"},
+		{m("quorum"), m("migrate")},
+		{m("migrate"), m("quorum")},
+		{m("migrate/online"), m("restore")},
+		{m("kafkaread"), m("metalog")},
+		{m("metalog"), m("zkread")},
+		{m("controllers"), m("migrate")},
+		{m("javaprops"), m("metalog")},
+		{m("controllers"), m("javaprops")},
+		{m("roll"), m("quorum")},
+		{m("features"), m("migrate")},
+		{m("zkdeps"), m("metalog")},
+		{m("zkdeps"), m("internal/report")},
+		{m("verify"), m("internal/source")},
+		{m("metalog/records"), m("internal/recdef")},
 	}
 	for _, b := range bad {
 		if forbidden(b[0], b[1]) == "" {
@@ -175,6 +267,17 @@ func TestImportRulesRefuse(t *testing.T) {
 		{m("internal/source"), m("zkread")},
 		{m("kafkaread"), "github.com/twmb/franz-go/pkg/kadm"},
 		{m("internal/testkit/kafkatest"), "github.com/twmb/franz-go/pkg/kgo"},
+		{m("quorum"), m("controllers")},
+		{m("migrate/online"), m("migrate")},
+		{m("migrate/online"), m("controllers")},
+		{m("kafkaread"), m("javaprops")},
+		{m("metalog"), m("javaprops")},
+		{m("javaprops"), m("model")},
+		{m("zkdeps"), m("zkread")},
+		{m("history"), m("verify")},
+		{m("restore"), m("verify")},
+		{m("internal/report"), m("quorum")},
+		{m("internal/testkit/synth"), m("metalog/records")},
 	}
 	for _, g := range good {
 		if why := forbidden(g[0], g[1]); why != "" {
