@@ -165,7 +165,7 @@ func Stage(in Input, o StageOptions) (*StageResult, error) {
 				s.check(CodeNotReached, "phase "+target.String(), "waiting for "+w, "")
 			}
 			if len(st.WaitingFor) == 0 {
-				s.check(CodeNotReached, "phase "+target.String(), "not reached yet: "+Phases[target].Reached, "")
+				s.check(CodeNotReached, "phase "+target.String(), "not reached yet: "+Phases[target].ReachedText, "")
 			}
 		}
 	default:
@@ -692,7 +692,7 @@ func (s *stager) roll(role string) error {
 		}
 		s.r.Steps = append(s.r.Steps, gated(Step{Action: ActRestart, Node: nodeRef(id), Config: ConfigName(id), What: what}, src)...)
 	}
-	s.r.Steps = append(s.r.Steps, Step{Action: ActWait, What: Phases[target].Reached + " (kmeta migrate status says " + target.String() + ")"})
+	s.r.Steps = append(s.r.Steps, Step{Action: ActWait, What: Phases[target].ReachedText + " (kmeta migrate status says " + target.String() + ")"})
 	s.checkListener()
 	return nil
 }
