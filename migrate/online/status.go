@@ -177,6 +177,14 @@ func finding(code, entity, msg, fix string) model.Finding {
 	return model.Finding{Code: code, Severity: checkOf(code).Severity, Class: Class, Entity: entity, Message: msg, Fix: fix}
 }
 
+// findingOf is a finding of code whose fix is its check's template,
+// filled with kv (NAME, value pairs; none: the template as it is): the
+// call site names the code and says what it found, the table says what
+// to do.
+func findingOf(code, entity, msg string, kv ...string) model.Finding {
+	return finding(code, entity, msg, checkOf(code).FillFix(kv...))
+}
+
 // relaxed is f at its check's relaxed severity (RelaxedWhen says when).
 func relaxed(f model.Finding) model.Finding { return checkOf(f.Code).Relax(f) }
 
@@ -313,9 +321,8 @@ func (o *observer) kraftSide() {
 			"/controller names KRaft controller %d, which is not a voter of the quorum (%s)", zs.ControllerID, votersText(k.Quorum.Voters)))
 	}
 	if o.in.ZK.ClusterID != "" && k.ClusterID != "" && k.ClusterID != o.in.ZK.ClusterID {
-		o.add(finding(CodeClusterIDMismatch, "cluster",
-			fmt.Sprintf("the controllers' cluster id %s is not ZooKeeper's /cluster/id %s: no broker of this cluster can register with them", k.ClusterID, o.in.ZK.ClusterID),
-			"stop the controllers, and start them on the metadata dirs `kmeta migrate stage KRaftMigration` writes (formatted with ZooKeeper's cluster id)"))
+		o.add(findingOf(CodeClusterIDMismatch, "cluster",
+			fmt.Sprintf("the controllers' cluster id %s is not ZooKeeper's /cluster/id %s: no broker of this cluster can register with them", k.ClusterID, o.in.ZK.ClusterID)))
 	}
 }
 
@@ -403,12 +410,10 @@ func (o *observer) phase() {
 	st, zk := o.st, o.st.ZooKeeper
 	f := o.facts()
 	st.Phase = phaseOf(Phases, f)
-	const noMigrateFix = "stop the controllers, delete their metadata log dirs, and start them on the dirs and configs `kmeta migrate stage KRaftMigration` writes"
 	switch {
 	case f.in(model.MigrationNone):
-		o.add(finding(CodeControllerNoMigrate, "controllers",
-			"the controllers' log records ZkMigrationState NONE: they were formatted and started without zookeeper.metadata.migration.enable, so they initialised a new KRaft cluster and can never take this one over",
-			noMigrateFix))
+		o.add(findingOf(CodeControllerNoMigrate, "controllers",
+			"the controllers' log records ZkMigrationState NONE: they were formatted and started without zookeeper.metadata.migration.enable, so they initialised a new KRaft cluster and can never take this one over"))
 	case f.StateReported && !f.HasState:
 		// A log without ZkMigrationStateRecord: formatted, never started
 		// (bootstrap only), or a pre-3.4 KRaft cluster.
@@ -416,9 +421,8 @@ func (o *observer) phase() {
 			o.wait("the controllers to start: their metadata log holds only the bootstrap records")
 		}
 	case f.controllersWithoutMigration() && f.ZKBrokers > 0:
-		o.add(finding(CodeControllerNoMigrate, "controllers",
-			"the controllers answer without ZkMigrationReady (no zookeeper.metadata.migration.enable) while ZooKeeper-mode brokers are up: they cannot take this cluster over",
-			noMigrateFix))
+		o.add(findingOf(CodeControllerNoMigrate, "controllers",
+			"the controllers answer without ZkMigrationReady (no zookeeper.metadata.migration.enable) while ZooKeeper-mode brokers are up: they cannot take this cluster over"))
 	case st.Phase == KRaftPostMigration && !f.KRaftView:
 		o.add(relaxed(finding(CodeKRaftNeeded, "phase",
 			"ZooKeeper alone cannot tell KRaftPostMigration from PreKRaft or KRaft: no broker is left in /brokers/ids",
@@ -429,9 +433,9 @@ func (o *observer) phase() {
 	// the copy and can wipe ZooKeeper, KAFKA-17146).
 	if f.MigrationZNode && !f.KRaftClaimed && st.Phase <= KRaftMigration {
 		if f.MigrationNull {
-			o.add(finding(CodeMigrationZNodeNull, "znode /migration",
+			o.add(findingOf(CodeMigrationZNodeNull, "znode /migration",
 				"/migration exists without data (zookeeper-security-migration leaves it so, KAFKA-19480): the migration hangs on it",
-				o.zkCommand("delete", "/migration")))
+				"ZK_CONNECT", zkConnect(o.in)))
 		} else if f.Migrated {
 			o.add(finding(CodeMigrationZNode, "znode /migration",
 				fmt.Sprintf("/migration records a migration at KRaft offset %d (controller %d, epoch %d) but no KRaft controller holds /controller: it is left from an earlier attempt, and a new migration would skip the copy and can wipe ZooKeeper (KAFKA-17146)",
@@ -519,9 +523,8 @@ func (o *observer) brokers() {
 		case BrokerKRaft:
 			if b.InZooKeeper || b.KRaft == "migrating" {
 				b.Cause = "still a ZooKeeper-mode broker"
-				f := finding(CodeBrokerStillZK, fmt.Sprintf("broker %d", id),
-					fmt.Sprintf("broker %d is still a ZooKeeper-mode broker in %s", id, phase),
-					"restart it with the KRaft broker file `kmeta migrate stage KRaftPostMigration` writes")
+				f := findingOf(CodeBrokerStillZK, fmt.Sprintf("broker %d", id),
+					fmt.Sprintf("broker %d is still a ZooKeeper-mode broker in %s", id, phase))
 				if Phases[phase].RollbackTo >= 0 {
 					// While a rollback is still possible (before the
 					// controllers are finalized); finalizing with a
@@ -689,9 +692,8 @@ func (o *observer) nodeChecks() {
 	for _, id := range slices.Sorted(maps.Keys(o.in.Nodes)) {
 		n := o.in.Nodes[id]
 		if n.Role() == RoleCombined {
-			o.add(finding(CodeCombinedNode, fmt.Sprintf("node %d", id),
-				"process.roles="+n.Props[keyRoles]+": Kafka's migration does not support nodes that are broker and controller at once (they fail with BROKER_ID_NOT_REGISTERED)",
-				"run the controllers as dedicated nodes (process.roles=controller) with ids no broker has"))
+			o.add(findingOf(CodeCombinedNode, fmt.Sprintf("node %d", id),
+				"process.roles="+n.Props[keyRoles]+": Kafka's migration does not support nodes that are broker and controller at once (they fail with BROKER_ID_NOT_REGISTERED)"))
 		}
 	}
 	if k := o.in.KRaft; k != nil && k.Quorum != nil && k.Reports(model.FieldQuorum) {
