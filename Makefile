@@ -10,10 +10,12 @@ SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 3155328
 DIST    ?= dist
 # Integration tests start real Kafka and ZooKeeper JVMs, and mostly wait
 # on them: cmd/kmeta's real-Kafka tests run beside each other (at most
-# three clusters at once, kafkatest.Concurrently), and a second package
-# runs beside cmd/kmeta (-p 2: the other packages together take about as
-# long as cmd/kmeta's slowest tests, and their JVMs are few and short).
-TESTFLAGS ?= -p 2 -parallel 4 -timeout 80m
+# three clusters at once, the longest first: kafkatest.Concurrently, which
+# needs -parallel above the number of such tests so that all of them wait
+# in its queue), and a second package runs beside cmd/kmeta (-p 2: the
+# other packages together take about as long as cmd/kmeta's slowest
+# tests, and their JVMs are few and short).
+TESTFLAGS ?= -p 2 -parallel 64 -timeout 80m
 FUZZTIME  ?= 20s
 
 .PHONY: build test unit bench pgo fuzz demo demo-kraft fixtures generate check-generated vet clean man dist dist-check

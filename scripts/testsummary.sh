@@ -46,8 +46,11 @@ runall() {
   return $rc
 }
 
-runall "$@" | "$GO" run scripts/testsummary.go
+# KMETA_TEST_JSON=FILE keeps the go test -json stream (each test's run,
+# pause, cont and pass times: when each started and waited, for finding
+# where make test's wall time goes).
+runall "$@" | tee "${KMETA_TEST_JSON:-/dev/null}" | "$GO" run scripts/testsummary.go
 st=("${PIPESTATUS[@]}")
-if [ "${st[0]}" -ne 0 ] || [ "${st[1]}" -ne 0 ]; then
+if [ "${st[0]}" -ne 0 ] || [ "${st[2]}" -ne 0 ]; then
   exit 1
 fi

@@ -25,7 +25,7 @@ import (
 // be the same, and kmeta's diff of consecutive points must name exactly
 // the entities and fields whose facts differ between Kafka's two images.
 func TestDiffMatchesKafkaReplay(t *testing.T) {
-	kafkatest.SkipIfUnitOnly(t)
+	kafkatest.Concurrently(t)
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	for _, v := range []string{kafkatest.Kafka39, kafkatest.Latest4} {
 		t.Run(v, func(t *testing.T) {

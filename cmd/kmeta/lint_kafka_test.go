@@ -108,12 +108,9 @@ func kafkaTools(t *testing.T, d *kafkatest.Distribution) string {
 		"kafka-acls":                {class: d.Tools.Acls},
 		"kafka-features":            {class: d.Tools.Features},
 		"kafka-metadata-quorum":     {class: d.Tools.MetadataQuorum},
-		"kafka-reassign-partitions": {class: "org.apache.kafka.tools.reassign.ReassignPartitionsCommand"},
-		"kafka-leader-election":     {class: "org.apache.kafka.tools.LeaderElectionCommand"},
-		"kafka-broker-api-versions": {class: "org.apache.kafka.tools.BrokerApiVersionsCommand"},
-	}
-	if d.Is3() {
-		tools["kafka-broker-api-versions"] = tool{class: "kafka.admin.BrokerApiVersionsCommand"}
+		"kafka-reassign-partitions": {class: d.Tools.Reassign},
+		"kafka-leader-election":     {class: d.Tools.LeaderElection},
+		"kafka-broker-api-versions": {class: d.Tools.APIVersions},
 	}
 	if d.HasZooKeeper() {
 		// bin/zookeeper-shell.sh: the class, "-server", then the
@@ -121,6 +118,9 @@ func kafkaTools(t *testing.T, d *kafkatest.Distribution) string {
 		tools["zookeeper-shell"] = tool{class: "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka", args: []string{"-server"}}
 	}
 	for name, tl := range tools {
+		if tl.class == "" {
+			continue // not in this release
+		}
 		cmd := d.Command(context.Background(), tl.class, tl.args...)
 		var b strings.Builder
 		b.WriteString("#!/bin/sh\nexec")
@@ -886,7 +886,7 @@ var kafkaLiveNotReported = map[string][2]string{
 // every fix run as printed and cleared on both views, and a clean
 // cluster at the end but for its single voter.
 func TestLintRulesOnRealKafka(t *testing.T) {
-	kafkatest.Concurrently(t)
+	kafkatest.Concurrently(t, 170*time.Second) // make test, 2026-12-06
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{Controllers: 1, Brokers: 3, IdleInterval: time.Hour,
 		Props:     map[string]string{"auto.leader.rebalance.enable": "false"},
@@ -946,7 +946,7 @@ func TestLintRulesOnKafka39KRaft(t *testing.T) {
 // with zookeeper-shell; their fixes are zookeeper-shell commands, run as
 // printed.
 func TestLintRulesOnKafka39ZooKeeper(t *testing.T) {
-	kafkatest.Concurrently(t)
+	kafkatest.Concurrently(t, 150*time.Second) // make test, 2026-12-06
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
 	zk := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{})
 	c := kafkatest.StartZKCluster(t, d, zk, kafkatest.ZKClusterOptions{Brokers: 3, Chroot: "/kafka",

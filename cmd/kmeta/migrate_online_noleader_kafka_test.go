@@ -28,7 +28,7 @@ import (
 // live controllers (--bootstrap-controller), says they cannot answer yet
 // instead of failing with UNSUPPORTED_VERSION.
 func TestOnlineQuorumWithoutLeaderKafka(t *testing.T) {
-	kafkatest.SkipIfUnitOnly(t)
+	kafkatest.Concurrently(t)
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()

@@ -133,10 +133,13 @@ func secureWalkChecks(t *testing.T, s walkStage) {
 	}
 }
 
-// TestOnlineMigrationWalkSecuredKafka is the walk of issue 36 on real
-// Kafka 3.9.2, on the two shapes production clusters run, one after the
-// other (a ZooKeeper and a chroot each): (a) one SSL listener per
-// broker with mutual TLS, AclAuthorizer, super users by TLS subject,
+// TestOnlineMigrationWalkSecuredSSLKafka and
+// TestOnlineMigrationWalkSecuredSASLSSLKafka are the walk of issue 36 on
+// real Kafka 3.9.2, on the two shapes production clusters run, side by
+// side (a ZooKeeper each: an ensemble that holds another Kafka cluster's
+// tree is not one the let-go may stop — zk dependents names it,
+// zk-foreign-data): (a) one SSL listener per broker with mutual TLS,
+// AclAuthorizer, super users by TLS subject,
 // allow.everyone.if.no.acl.found=false; (b) one SASL_SSL listener,
 // SCRAM-SHA-512 between brokers and for clients, AclAuthorizer, the same
 // default. Each goes ZooKeeper → KRaft with only the files and steps
@@ -147,28 +150,23 @@ func secureWalkChecks(t *testing.T, s walkStage) {
 // record consumed), status from the log dir and from the live
 // controllers over the secured listener, verify EQUAL in dual-write, and
 // the ACLs denying at the end what they denied at the start.
-func TestOnlineMigrationWalkSecuredKafka(t *testing.T) {
-	kafkatest.SkipIfUnitOnly(t)
-	walkSecured(t, kafkatest.Kafka39)
+func TestOnlineMigrationWalkSecuredSSLKafka(t *testing.T) {
+	kafkatest.Concurrently(t, 150*time.Second) // make test, 2026-12-06
+	walkSecured(t, kafkatest.Kafka39, kafkatest.SecuritySSL)
 }
 
-func walkSecured(t *testing.T, version string) {
-	start := time.Now()
+func TestOnlineMigrationWalkSecuredSASLSSLKafka(t *testing.T) {
+	kafkatest.Concurrently(t, 150*time.Second) // make test, 2026-12-06
+	walkSecured(t, kafkatest.Kafka39, kafkatest.SecuritySASLSSL)
+}
+
+func walkSecured(t *testing.T, version, shape string) {
+	begin := time.Now()
 	d := kafkatest.Dist(t, version)
-	// One set of certificates for both shapes, and a ZooKeeper each: an
-	// ensemble that holds another Kafka cluster's tree is not one the
-	// let-go may stop (zk dependents names it: zk-foreign-data, "another
-	// Kafka cluster"), so the shapes must not share one.
 	tf := kafkatest.MakeTLS(t, d, filepath.Join(t.TempDir(), "tls"), "")
-	for _, shape := range []string{kafkatest.SecuritySSL, kafkatest.SecuritySASLSSL} {
-		t.Run(shape, func(t *testing.T) {
-			begin := time.Now()
-			zks := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{})
-			walkAll(t, walkOptions{version: version, controllers: 3, security: shape, zk: zks, chroot: "/" + shape, tls: tf})
-			t.Logf("the %s walk on Kafka %s took %s", shape, version, time.Since(begin).Round(time.Second))
-		})
-	}
-	t.Logf("both secured walks on Kafka %s: %s", version, time.Since(start).Round(time.Second))
+	zks := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{})
+	walkAll(t, walkOptions{version: version, controllers: 3, security: shape, zk: zks, chroot: "/" + shape, tls: tf})
+	t.Logf("the %s walk on Kafka %s took %s", shape, version, time.Since(begin).Round(time.Second))
 }
 
 // TestOnlineMigrationWalkSecuredOldKafka is the secured walks on Kafka
@@ -177,5 +175,7 @@ func walkSecured(t *testing.T, version string) {
 // only). Part of make drill.
 func TestOnlineMigrationWalkSecuredOldKafka(t *testing.T) {
 	drillOnly(t)
-	walkSecured(t, kafkatest.Kafka35)
+	for _, shape := range []string{kafkatest.SecuritySSL, kafkatest.SecuritySASLSSL} {
+		t.Run(shape, func(t *testing.T) { walkSecured(t, kafkatest.Kafka35, shape) })
+	}
 }

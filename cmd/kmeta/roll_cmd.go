@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/internal/source"
@@ -427,12 +428,77 @@ func onlineGates(c *cli.Context, in online.Input) *online.Gates {
 	if k := c.String("kraft"); k != "" && !strings.HasPrefix(k, "kafka:") {
 		g.KRaft = slices.Concat([]string{k}, configs)
 	}
-	if ctl := c.String("bootstrap-controller"); ctl != "" {
-		g.Controllers = slices.Concat([]string{"--bootstrap-controller", ctl}, tuned("command-config", "kafka-timeout"))
-	} else if addrs := quorumAddresses(c, in); addrs != "" {
-		g.Controllers = slices.Concat([]string{"--bootstrap-controller", addrs}, tuned("command-config", "kafka-timeout"))
+	// The controllers' listener takes --controller-command-config where
+	// it differs from the brokers'.
+	ctlConfig := tuned("controller-command-config")
+	if ctlConfig == nil {
+		ctlConfig = tuned("command-config")
+	}
+	ctl := c.String("bootstrap-controller")
+	if ctl == "" && !answersDirectly(in.KRaft) {
+		// A controller answers --bootstrap-controller only once it has
+		// loaded metadata at 3.7-IV0 or later (KIP-919): below it, the
+		// quorum's fetch times are asked of the brokers (DescribeQuorum,
+		// forwarded), which are KRaft brokers whenever a controller is
+		// rolled (stage PreKRaft).
+		if bs := brokerAddresses(c, in); bs != "" {
+			g.Controllers = slices.Concat([]string{"--bootstrap-server", bs}, tuned("command-config", "kafka-timeout"))
+		}
+		return g
+	}
+	if ctl == "" {
+		ctl = quorumAddresses(c, in)
+	}
+	if ctl != "" {
+		g.Controllers = slices.Concat([]string{"--bootstrap-controller", ctl}, ctlConfig, tuned("kafka-timeout"))
 	}
 	return g
+}
+
+// answersDirectly: the controllers of the KRaft view answer
+// --bootstrap-controller, as far as the view tells (an unknown
+// metadata.version is taken to: the gate then says what it could not
+// read).
+func answersDirectly(k *model.Image) bool {
+	if k == nil {
+		return true
+	}
+	mv := k.MetadataVersion()
+	return mv == 0 || mv >= features.LevelControllerRegistration
+}
+
+// brokerAddresses are the brokers' HOST:PORT list to ask the quorum
+// through: --bootstrap-server as given, else each broker the KRaft view
+// registers, on its endpoint whose security protocol is the one
+// --command-config sets (PLAINTEXT without it), else its first.
+func brokerAddresses(c *cli.Context, in online.Input) string {
+	if bs := c.String("bootstrap-server"); bs != "" {
+		return bs
+	}
+	if in.KRaft == nil {
+		return ""
+	}
+	want := "PLAINTEXT"
+	if f := c.String("command-config"); f != "" {
+		if p, err := kafkaread.ReadProperties(f); err == nil && p["security.protocol"] != "" {
+			want = strings.ToUpper(strings.TrimSpace(p["security.protocol"]))
+		}
+	}
+	var addrs []string
+	for _, b := range in.KRaft.SortedBrokers() {
+		if len(b.Endpoints) == 0 {
+			continue
+		}
+		e := b.Endpoints[0]
+		for _, o := range b.Endpoints {
+			if model.SecurityProtocolName(o.SecurityProtocol) == want {
+				e = o
+				break
+			}
+		}
+		addrs = append(addrs, net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port))))
+	}
+	return strings.Join(addrs, ",")
 }
 
 // quorumAddresses are the controllers' HOST:PORT list: the voters'

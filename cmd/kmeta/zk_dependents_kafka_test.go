@@ -39,7 +39,7 @@ import (
 // altered through the admin API writes /config/changes from the broker's
 // session) are never listed.
 func TestZKDependentsKafka(t *testing.T) {
-	kafkatest.SkipIfUnitOnly(t)
+	kafkatest.Concurrently(t)
 	recordTranscript(t, "zk-dependents")
 	start := time.Now()
 	defer func() { t.Logf("TestZKDependentsKafka took %s", time.Since(start).Round(time.Millisecond)) }()

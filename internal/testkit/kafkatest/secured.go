@@ -249,6 +249,28 @@ func (c *Cluster) ControllerClientProperties(t testing.TB) string {
 	return c.WriteClientProperties(t, ClientKind("controller-"+c.Security), p)
 }
 
+// BrokerClientProperties writes the client settings a tool needs to ask
+// a secured cluster's brokers (--bootstrap-server), as its super user:
+// mutual TLS with the test client's certificate (SecuritySSL), or
+// SASL_SSL with SCRAM-SHA-512 as AdminUser (SecuritySASLSSL).
+func (c *Cluster) BrokerClientProperties(t testing.TB) string {
+	t.Helper()
+	p := map[string]string{"ssl.truststore.type": "PEM", "ssl.truststore.location": c.TLS.CAPEM}
+	switch c.Security {
+	case SecuritySSL:
+		p["security.protocol"] = "SSL"
+		p["ssl.keystore.type"], p["ssl.keystore.location"] = "PKCS12", c.TLS.ClientKeyPKCS12
+		p["ssl.keystore.password"], p["ssl.key.password"] = TLSPassword, TLSPassword
+	case SecuritySASLSSL:
+		p["security.protocol"] = "SASL_SSL"
+		p["sasl.mechanism"] = "SCRAM-SHA-512"
+		p["sasl.jaas.config"] = fmt.Sprintf(`org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s";`, AdminUser, AdminPassword)
+	default:
+		t.Fatalf("kafkatest: cluster security %q", c.Security)
+	}
+	return c.WriteClientProperties(t, ClientKind("broker-"+c.Security), p)
+}
+
 func execOutput(ctx context.Context, name, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir

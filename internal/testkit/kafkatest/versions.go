@@ -40,6 +40,14 @@ type Tools struct {
 	Configs        string // kafka-configs.sh
 	Acls           string // kafka-acls.sh
 	MetadataQuorum string // kafka-metadata-quorum.sh
+	// LeaderElection, Reassign and APIVersions are
+	// kafka-leader-election.sh, kafka-reassign-partitions.sh and
+	// kafka-broker-api-versions.sh: in kafka.admin until 3.6, moved to
+	// org.apache.kafka.tools one by one after (the classes as each
+	// release's jars hold them).
+	LeaderElection string
+	Reassign       string
+	APIVersions    string
 	// MetadataShell is kafka-metadata-shell.sh. It is empty when the release
 	// has no kafka-shell artifact on Maven Central (4.4.0 has none).
 	MetadataShell string
@@ -83,6 +91,9 @@ var releases = map[string]release{
 			Configs:        "org.apache.kafka.tools.ConfigCommand",
 			Acls:           "org.apache.kafka.tools.AclCommand",
 			MetadataQuorum: "org.apache.kafka.tools.MetadataQuorumCommand",
+			LeaderElection: "org.apache.kafka.tools.LeaderElectionCommand",
+			Reassign:       "org.apache.kafka.tools.reassign.ReassignPartitionsCommand",
+			APIVersions:    "org.apache.kafka.tools.BrokerApiVersionsCommand",
 		},
 		deps: []mavenDep{
 			// 4.x distributions log through Log4j 2; Kafka itself uses the
@@ -103,6 +114,9 @@ var releases = map[string]release{
 			Configs:        "kafka.admin.ConfigCommand",
 			Acls:           "kafka.admin.AclCommand",
 			MetadataQuorum: "org.apache.kafka.tools.MetadataQuorumCommand",
+			LeaderElection: "org.apache.kafka.tools.LeaderElectionCommand",
+			Reassign:       "org.apache.kafka.tools.reassign.ReassignPartitionsCommand",
+			APIVersions:    "kafka.admin.BrokerApiVersionsCommand",
 			MetadataShell:  "org.apache.kafka.shell.MetadataShell",
 			ZooKeeper:      "org.apache.zookeeper.server.ZooKeeperServerMain",
 			ZooKeeperShell: "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka",
@@ -117,18 +131,21 @@ var releases = map[string]release{
 	},
 	// The old 3.x lines run only ZooKeeper-mode brokers, their controllers
 	// and ZooKeeper in the tests (the online migration walk); of their
-	// admin tools only ConfigCommand is named (SCRAM users made in
-	// ZooKeeper before the brokers start).
+	// admin tools, ConfigCommand (SCRAM users made in ZooKeeper before the
+	// brokers start) and those the fixes kmeta prints after the walk run.
 	Kafka35: old3(Kafka35),
 	"3.4.1": old3("3.4.1"),
 	"3.6.2": old3("3.6.2"),
 	Kafka27: {
 		version: Kafka27,
 		tools: Tools{
-			Kafka:   "kafka.Kafka",
-			DumpLog: "kafka.tools.DumpLogSegments",
-			Topics:  "kafka.admin.TopicCommand",
-			Configs: "kafka.admin.ConfigCommand",
+			Kafka:          "kafka.Kafka",
+			DumpLog:        "kafka.tools.DumpLogSegments",
+			Topics:         "kafka.admin.TopicCommand",
+			Configs:        "kafka.admin.ConfigCommand",
+			LeaderElection: "kafka.admin.LeaderElectionCommand",
+			Reassign:       "kafka.admin.ReassignPartitionsCommand",
+			APIVersions:    "kafka.admin.BrokerApiVersionsCommand",
 		},
 		deps: []mavenDep{
 			// 2.7 distributions log through slf4j-log4j12 and log4j 1.2.17.
@@ -140,7 +157,7 @@ var releases = map[string]release{
 }
 
 // old3 is an older 3.x release: the server, the storage tool, ZooKeeper
-// and its CLI, logging through slf4j-reload4j as 3.9's distributions do.
+// and its CLI, the admin tools in kafka.admin (3.5.2's jar), logging through slf4j-reload4j as 3.9's distributions do.
 func old3(version string) release {
 	return release{
 		version: version,
@@ -149,6 +166,9 @@ func old3(version string) release {
 			DumpLog:        "kafka.tools.DumpLogSegments",
 			Storage:        "kafka.tools.StorageTool",
 			Configs:        "kafka.admin.ConfigCommand",
+			LeaderElection: "kafka.admin.LeaderElectionCommand",
+			Reassign:       "kafka.admin.ReassignPartitionsCommand",
+			APIVersions:    "kafka.admin.BrokerApiVersionsCommand",
 			ZooKeeper:      "org.apache.zookeeper.server.ZooKeeperServerMain",
 			ZooKeeperShell: "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka",
 		},
