@@ -19,6 +19,19 @@
 // brokers; PreKRaft: roll the controllers); KRaftDualWriting and KRaft
 // are reached by Kafka itself, and stage checks that they were.
 //
+// Nothing of a phase lives outside its row. Reached is a predicate over
+// Facts, what status gathered of both sides (ZkMigrationState where a
+// log reports it, ZooKeeper's /controller claim and /migration, the
+// controllers' migration flags, the ZooKeeper-mode brokers left); the
+// phase is the last row whose Reached holds, so each row's condition
+// says "at least this far" and a later row's takes over where it holds.
+// ReachedText is the same condition in words, for stage's wait steps.
+// RollbackTo is the rollback as data: -1 refuses it, a row that goes
+// back to itself has nothing to roll back, and a hop to a row before the
+// end (KRaftPostMigration to KRaftDualWriting) rolls the brokers onto
+// that row's profile first. DualWrites marks the phases whose ZooKeeper
+// status compares with KRaft and rollback wants the controllers for.
+//
 // # Observing the phase
 //
 // The controllers' ZkMigrationState (ZkMigrationStateRecord, in their

@@ -49,13 +49,16 @@ func Rollback(in Input) (*RollbackResult, error) {
 		r.Checks = append(r.Checks, finding(CodeNoRollback, "phase "+st.Phase.String(), msg, ""))
 		return r, nil
 	}
+	row := Phases[st.Phase]
 	switch {
-	case st.Phase == ZooKeeper:
+	case row.RollbackTo == st.Phase:
+		// A row that goes back to itself: nothing to roll back.
 		return r, nil
-	case Phases[st.Phase].RollbackTo < 0:
+	case row.RollbackTo < 0:
 		return refuse(fmt.Sprintf("no rollback from %s: %s", st.Phase, st.Phase.noRollback()))
 	}
-	if st.Phase >= KRaftDualWriting && in.KRaft == nil {
+	end := st.Phase.rollbackEnd()
+	if row.DualWrites && in.KRaft == nil {
 		r.Checks = append(r.Checks, finding(CodeKRaftNeeded, "phase",
 			"without the controllers' view kmeta cannot rule out PreKRaft, from which there is no rollback", "add --bootstrap-controller HOST:PORT or --kraft kraft:DIR"))
 	}
@@ -87,10 +90,13 @@ func Rollback(in Input) (*RollbackResult, error) {
 	}
 	ids := slices.Sorted(maps.Keys(brokers))
 	// The phase's row says where its rollback goes first: a phase that
-	// goes back to one with migrating brokers (KRaftPostMigration to
-	// KRaftDualWriting) rolls the brokers back to that profile before
-	// the rest.
-	if back := Phases[st.Phase].RollbackTo; back > ZooKeeper && Phases[back].Broker == BrokerMigrating {
+	// goes back to one before the end (KRaftPostMigration to
+	// KRaftDualWriting) rolls the brokers back to that phase's profile
+	// (migration mode) before the rest.
+	if back := row.RollbackTo; back != end {
+		if Phases[back].Broker != BrokerMigrating {
+			return nil, fmt.Errorf("%w: the rollback from %s goes through %s, whose %s brokers kmeta makes no files for", ErrBadInput, st.Phase, back, Phases[back].Broker)
+		}
 		q := quorum{controllers: (&observer{in: in}).voters(), protocol: ctlProtocolOf(in.Nodes)}
 		if k := in.KRaft; k != nil {
 			if mv := k.MetadataVersion(); mv > 0 {
@@ -114,7 +120,7 @@ func Rollback(in Input) (*RollbackResult, error) {
 				return nil, fmt.Errorf("%w: rolling broker %d back to migration mode needs the quorum and its metadata.version: give --kraft (a controller's log dir or --bootstrap-controller) and the controllers' --config files", ErrBadInput, id)
 			}
 			props := migratingBroker(orig, qq)
-			r.Nodes = append(r.Nodes, NodePlan{ID: id, Role: RoleBroker, Profile: BrokerMigrating, Config: MigratingConfigName(id), Changes: Diff(orig, props), Props: props})
+			r.Nodes = append(r.Nodes, NodePlan{ID: id, Role: RoleBroker, Profile: Phases[back].Broker, Config: MigratingConfigName(id), Changes: Diff(orig, props), Props: props})
 			r.Steps = append(r.Steps, gated(Step{Action: ActRestart, Node: nodeRef(id), Config: MigratingConfigName(id),
 				What: fmt.Sprintf("restart broker %d as a ZooKeeper-mode broker in migration mode (%s), keeping zookeeper.metadata.migration.enable", id, MigratingConfigName(id))}, src)...)
 		}
@@ -140,7 +146,7 @@ func Rollback(in Input) (*RollbackResult, error) {
 	}
 	for _, id := range ids {
 		orig := brokers[id].Props
-		r.Nodes = append(r.Nodes, NodePlan{ID: id, Role: RoleBroker, Profile: BrokerZooKeeper, Config: ConfigName(id), Changes: []Change{}, Props: maps.Clone(orig), From: brokers[id].Path})
+		r.Nodes = append(r.Nodes, NodePlan{ID: id, Role: RoleBroker, Profile: Phases[end].Broker, Config: ConfigName(id), Changes: []Change{}, Props: maps.Clone(orig), From: brokers[id].Path})
 	}
 	if src := in.Gates.brokerSource(false, nil); src != nil {
 		// ZooKeeper's next controller is elected once /controller is
@@ -164,7 +170,7 @@ func Rollback(in Input) (*RollbackResult, error) {
 				What: fmt.Sprintf("delete controller %d's metadata log dir %s, the dir itself and everything in it (a later attempt installs the freshly formatted dir stage KRaftMigration writes there)", id, d)})
 		}
 	}
-	r.Steps = append(r.Steps, Step{Action: ActWait, What: "every broker registered in ZooKeeper, a broker is ZooKeeper's controller, no /migration (kmeta migrate status says ZooKeeper)"})
+	r.Steps = append(r.Steps, Step{Action: ActWait, What: "every broker registered in ZooKeeper, a broker is ZooKeeper's controller, no /migration (kmeta migrate status says " + end.String() + ")"})
 	for i := range r.Steps {
 		r.Steps[i].Step = i + 1
 	}

@@ -136,7 +136,7 @@ func Stage(in Input, o StageOptions) (*StageResult, error) {
 		return nil, fmt.Errorf("%w: ZooKeeper is where the migration starts; to go back, use migrate rollback", ErrBadInput)
 	}
 	if st.Phase != target && st.Phase != target-1 {
-		fix := fmt.Sprintf("stage %s next", min(st.Phase+1, KRaft))
+		fix := checkOf(CodeOutOfOrder).FillFix("NEXT", min(st.Phase+1, KRaft).String())
 		if st.Phase > target {
 			fix = "the cluster is past it; `kmeta migrate rollback` says what is valid now"
 		}
@@ -151,9 +151,8 @@ func Stage(in Input, o StageOptions) (*StageResult, error) {
 		}
 	}
 	if target >= KRaftDualWriting && in.KRaft == nil {
-		s.add(escalated(finding(CodeKRaftNeeded, "phase "+target.String(),
-			"the controllers' view is needed from here on: ZooKeeper alone cannot say whether the metadata was copied or which brokers registered",
-			"add --bootstrap-controller HOST:PORT (or --kraft kraft:METADATA_LOG_DIR of a controller)")))
+		s.add(escalated(findingOf(CodeKRaftNeeded, "phase "+target.String(),
+			"the controllers' view is needed from here on: ZooKeeper alone cannot say whether the metadata was copied or which brokers registered")))
 	}
 	switch target {
 	case KRaftMigration:
@@ -167,7 +166,7 @@ func Stage(in Input, o StageOptions) (*StageResult, error) {
 				s.check(CodeNotReached, "phase "+target.String(), "waiting for "+w, "")
 			}
 			if len(st.WaitingFor) == 0 {
-				s.check(CodeNotReached, "phase "+target.String(), "not reached yet: "+Phases[target].Reached, "")
+				s.check(CodeNotReached, "phase "+target.String(), "not reached yet: "+Phases[target].ReachedText, "")
 			}
 		}
 	default:
@@ -489,8 +488,7 @@ func (s *stager) brokerLevel(brokers []int32, files map[int32]*Node) (features.L
 			}
 			parts = append(parts, fmt.Sprintf("%s on %s", name, strings.Join(seen[v], ",")))
 		}
-		s.check(CodeIBPDiffers, "brokers", "the brokers' inter.broker.protocol.version differ ("+strings.Join(parts, "; ")+"): the controllers have one metadata.version, and each migrating broker must run exactly it",
-			"set the same inter.broker.protocol.version on every broker and roll them first")
+		s.add(findingOf(CodeIBPDiffers, "brokers", "the brokers' inter.broker.protocol.version differ ("+strings.Join(parts, "; ")+"): the controllers have one metadata.version, and each migrating broker must run exactly it"))
 		return features.Level{}, false
 	}
 	var v string
@@ -499,15 +497,13 @@ func (s *stager) brokerLevel(brokers []int32, files map[int32]*Node) (features.L
 	}
 	if v == "" {
 		if len(files) > 0 {
-			s.check(CodeIBPUnset, "brokers", "no broker file sets inter.broker.protocol.version, so it is the brokers' release, which kmeta cannot see",
-				"give --metadata-version RELEASE (the brokers' Kafka version, e.g. 3.9), or set inter.broker.protocol.version on the brokers")
+			s.add(findingOf(CodeIBPUnset, "brokers", "no broker file sets inter.broker.protocol.version, so it is the brokers' release, which kmeta cannot see"))
 		}
 		return features.Level{}, false
 	}
 	l, err := s.cat.LevelFor(v)
 	if err != nil {
-		s.check(CodeIBPTooOld, "brokers", fmt.Sprintf("inter.broker.protocol.version %s is not a KRaft metadata.version: the migration needs 3.4 or later", v),
-			"upgrade the brokers and their inter.broker.protocol.version to 3.4 or later (3.9 recommended) first")
+		s.add(findingOf(CodeIBPTooOld, "brokers", fmt.Sprintf("inter.broker.protocol.version %s is not a KRaft metadata.version: the migration needs 3.4 or later", v)))
 		return features.Level{}, false
 	}
 	return l, true
@@ -546,19 +542,16 @@ func (s *stager) levelChecks(l features.Level, files map[int32]*Node) {
 		}
 		if len(odd) > 0 {
 			slices.Sort(odd)
-			s.check(CodeQuotaMigration, "quotas", fmt.Sprintf("%d client quotas on default or escaped entity names (%s): Kafka below 3.7.1 migrates them wrong (defaults become the entity named \"\", KAFKA-16411; escaped names stay escaped, KAFKA-16222); kmeta verify shows each after the copy", len(odd), firstFew(odd)),
-				"run the brokers and controllers on 3.7.1 or later for the migration, or set these quotas again in KRaft after it")
+			s.add(findingOf(CodeQuotaMigration, "quotas", fmt.Sprintf("%d client quotas on default or escaped entity names (%s): Kafka below 3.7.1 migrates them wrong (defaults become the entity named \"\", KAFKA-16411; escaped names stay escaped, KAFKA-16222); kmeta verify shows each after the copy", len(odd), firstFew(odd))))
 		}
 	}
 	if len(s.in.ZK.SCRAM) > 0 && l.Level < at("3.5-IV2") {
-		s.check(CodeSCRAMLevel, "scram", fmt.Sprintf("ZooKeeper holds %d SCRAM credentials; metadata.version %s cannot hold them (3.5-IV2 can)", len(s.in.ZK.SCRAM), l.Name),
-			"upgrade the brokers and their inter.broker.protocol.version to 3.5-IV2 or later first")
+		s.add(findingOf(CodeSCRAMLevel, "scram", fmt.Sprintf("ZooKeeper holds %d SCRAM credentials; metadata.version %s cannot hold them (3.5-IV2 can)", len(s.in.ZK.SCRAM), l.Name)))
 	}
 	for _, id := range slices.Sorted(maps.Keys(files)) {
 		p := files[id].Props
 		if len(logDirs(p)) > 1 && l.Level < at("3.7-IV2") {
-			s.check(CodeJBODLevel, fmt.Sprintf("broker %d", id), fmt.Sprintf("broker %d has %d log dirs (JBOD); migrating JBOD brokers needs metadata.version 3.7-IV2, the level is %s", id, len(logDirs(p)), l.Name),
-				"upgrade to 3.7 or later (inter.broker.protocol.version 3.7-IV2 or later) first")
+			s.add(findingOf(CodeJBODLevel, fmt.Sprintf("broker %d", id), fmt.Sprintf("broker %d has %d log dirs (JBOD); migrating JBOD brokers needs metadata.version 3.7-IV2, the level is %s", id, len(logDirs(p)), l.Name)))
 		}
 		if a := p[keyAuthorizer]; a != "" && l.Level < at("3.5-IV0") {
 			s.check(CodeAuthorizer, fmt.Sprintf("broker %d", id), "Kafka 3.4 refuses to migrate a cluster with an authorizer (KAFKA-14621)", "upgrade to 3.5 or later first")
@@ -577,7 +570,7 @@ func (s *stager) brokerFileChecks(files map[int32]*Node) {
 			continue // nodeChecks said it
 		}
 		if n.Role() != RoleBroker || n.Profile() == BrokerKRaft {
-			s.check(CodeBrokerConfig, ent, fmt.Sprintf("--config %d is a %s file, not a ZooKeeper-mode broker's", id, n.Profile()), "give the broker's ZooKeeper-mode server.properties")
+			s.add(findingOf(CodeBrokerConfig, ent, fmt.Sprintf("--config %d is a %s file, not a ZooKeeper-mode broker's", id, n.Profile())))
 			continue
 		}
 		bid, err := strconv.ParseInt(strings.TrimSpace(p[keyBrokerID]), 10, 32)
@@ -587,8 +580,8 @@ func (s *stager) brokerFileChecks(files map[int32]*Node) {
 			s.check(CodeBrokerConfig, ent, fmt.Sprintf("the file sets broker.id=%d, --config names broker %d: it is another broker's file", bid, id),
 				fmt.Sprintf("give broker %d's own server.properties as --config %d=FILE", id, id))
 		case err != nil || bid < 0:
-			s.check(CodeBrokerIDGenerated, ent, fmt.Sprintf("the file sets no broker.id %d (broker.id=%q): an auto-generated broker id cannot migrate (KAFKA-17042)", id, p[keyBrokerID]),
-				fmt.Sprintf("set broker.id=%d in the file and roll the broker first", id))
+			s.add(findingOf(CodeBrokerIDGenerated, ent, fmt.Sprintf("the file sets no broker.id %d (broker.id=%q): an auto-generated broker id cannot migrate (KAFKA-17042)", id, p[keyBrokerID]),
+				"ID", strconv.Itoa(int(id))))
 		}
 		if a := p[keyAuthorizer]; a == migrate.StandardAuthorizer {
 			s.check(CodeAuthorizer, ent, "a ZooKeeper-mode broker cannot run StandardAuthorizer: it reads ACLs from ZooKeeper until it becomes a KRaft broker", "keep AclAuthorizer until KRaftPostMigration; kmeta switches it then")
@@ -694,7 +687,7 @@ func (s *stager) roll(role string) error {
 		}
 		s.r.Steps = append(s.r.Steps, gated(Step{Action: ActRestart, Node: nodeRef(id), Config: ConfigName(id), What: what}, src)...)
 	}
-	s.r.Steps = append(s.r.Steps, Step{Action: ActWait, What: Phases[target].Reached + " (kmeta migrate status says " + target.String() + ")"})
+	s.r.Steps = append(s.r.Steps, Step{Action: ActWait, What: Phases[target].ReachedText + " (kmeta migrate status says " + target.String() + ")"})
 	s.checkListener()
 	return nil
 }

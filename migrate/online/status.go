@@ -177,6 +177,14 @@ func finding(code, entity, msg, fix string) model.Finding {
 	return model.Finding{Code: code, Severity: checkOf(code).Severity, Class: Class, Entity: entity, Message: msg, Fix: fix}
 }
 
+// findingOf is a finding of code whose fix is its check's template,
+// filled with kv (NAME, value pairs; none: the template as it is): the
+// call site names the code and says what it found, the table says what
+// to do.
+func findingOf(code, entity, msg string, kv ...string) model.Finding {
+	return finding(code, entity, msg, checkOf(code).FillFix(kv...))
+}
+
 // relaxed is f at its check's relaxed severity (RelaxedWhen says when).
 func relaxed(f model.Finding) model.Finding { return checkOf(f.Code).Relax(f) }
 
@@ -313,9 +321,8 @@ func (o *observer) kraftSide() {
 			"/controller names KRaft controller %d, which is not a voter of the quorum (%s)", zs.ControllerID, votersText(k.Quorum.Voters)))
 	}
 	if o.in.ZK.ClusterID != "" && k.ClusterID != "" && k.ClusterID != o.in.ZK.ClusterID {
-		o.add(finding(CodeClusterIDMismatch, "cluster",
-			fmt.Sprintf("the controllers' cluster id %s is not ZooKeeper's /cluster/id %s: no broker of this cluster can register with them", k.ClusterID, o.in.ZK.ClusterID),
-			"stop the controllers, and start them on the metadata dirs `kmeta migrate stage KRaftMigration` writes (formatted with ZooKeeper's cluster id)"))
+		o.add(findingOf(CodeClusterIDMismatch, "cluster",
+			fmt.Sprintf("the controllers' cluster id %s is not ZooKeeper's /cluster/id %s: no broker of this cluster can register with them", k.ClusterID, o.in.ZK.ClusterID)))
 	}
 }
 
@@ -378,100 +385,58 @@ func (o *observer) zkBrokersLeft() int {
 	return n
 }
 
-// phase decides the phase. The KRaft side's ZkMigrationState is the
-// ground truth where it is reported; ZooKeeper's /controller and
-// /migration, the brokers' registrations and the controllers' migration
-// flags tell the rest (and all of it from a live quorum, which does not
-// report the state).
+// facts gathers what decides the phase. The KRaft side's
+// ZkMigrationState is the ground truth where it is reported; ZooKeeper's
+// /controller and /migration, the brokers' registrations and the
+// controllers' migration flags tell the rest (and all of it from a live
+// quorum, which does not report the state).
+func (o *observer) facts() Facts {
+	zk := o.st.ZooKeeper
+	f := Facts{KRaftView: o.in.KRaft != nil, StateReported: o.kraftFull, HasState: o.hasState, State: o.state,
+		KRaftClaimed: zk.KRaftControllerEpoch >= 0, ZKBrokers: len(o.in.ZK.Brokers), ZKBrokersLeft: o.zkBrokersLeft()}
+	if m := zk.Migration; m != nil {
+		f.MigrationZNode, f.MigrationNull = true, m.ZNodeNull
+		f.Migrated = !m.ZNodeNull && m.KRaftMetadataOffset >= 0
+	}
+	f.ControllersMigrating, f.ControllersWithout, f.FlagsKnown = o.controllerFlags()
+	return f
+}
+
+// phase decides the phase by the rows of Phases, and says what the
+// facts show beside it: controllers that can never take the cluster
+// over, a log that holds only the bootstrap, a phase ZooKeeper alone
+// cannot tell from later ones, a /migration left behind.
 func (o *observer) phase() {
 	st, zk := o.st, o.st.ZooKeeper
-	kraftClaimed := zk.KRaftControllerEpoch >= 0
-	migrated := zk.Migration != nil && !zk.Migration.ZNodeNull && zk.Migration.KRaftMetadataOffset >= 0
-	yes, no, flagsKnown := o.controllerFlags()
+	f := o.facts()
+	st.Phase = phaseOf(Phases, f)
 	switch {
-	case o.hasState:
-		switch o.state {
-		case model.MigrationNone:
-			st.Phase = KRaftMigration
-			o.add(finding(CodeControllerNoMigrate, "controllers",
-				"the controllers' log records ZkMigrationState NONE: they were formatted and started without zookeeper.metadata.migration.enable, so they initialised a new KRaft cluster and can never take this one over",
-				"stop the controllers, delete their metadata log dirs, and start them on the dirs and configs `kmeta migrate stage KRaftMigration` writes"))
-		case model.MigrationPreMigration:
-			st.Phase = KRaftMigration
-		case model.MigrationMigration:
-			switch {
-			case flagsKnown && no > 0:
-				st.Phase = PreKRaft
-			case o.zkBrokersLeft() > 0:
-				st.Phase = KRaftDualWriting
-			default:
-				st.Phase = KRaftPostMigration
-			}
-		case model.MigrationPostMigration:
-			// Finalized. Until ZooKeeper is cleaned up and let go (stage
-			// KRaft), it still holds the migration's claim: PreKRaft.
-			st.Phase = KRaft
-			if flagsKnown && yes > 0 || kraftClaimed || zk.Migration != nil {
-				st.Phase = PreKRaft
-			}
-		}
-	case o.in.KRaft != nil && o.kraftFull:
+	case f.in(model.MigrationNone):
+		o.add(findingOf(CodeControllerNoMigrate, "controllers",
+			"the controllers' log records ZkMigrationState NONE: they were formatted and started without zookeeper.metadata.migration.enable, so they initialised a new KRaft cluster and can never take this one over"))
+	case f.StateReported && !f.HasState:
 		// A log without ZkMigrationStateRecord: formatted, never started
 		// (bootstrap only), or a pre-3.4 KRaft cluster.
-		st.Phase = KRaftMigration
 		if o.in.KRaft.MetadataVersion() == 0 || len(o.in.KRaft.Brokers)+len(o.in.KRaft.Controllers) == 0 {
 			o.wait("the controllers to start: their metadata log holds only the bootstrap records")
 		}
-	default:
-		// ZooKeeper alone, or a live quorum (no state reported).
-		switch {
-		case kraftClaimed && migrated:
-			switch {
-			case flagsKnown && no > 0:
-				// Some or every controller runs without the flag: the
-				// finalization roll, under way or done.
-				st.Phase = PreKRaft
-			case len(o.in.ZK.Brokers) > 0:
-				st.Phase = KRaftDualWriting
-			default:
-				st.Phase = KRaftPostMigration
-				if o.in.KRaft == nil {
-					o.add(relaxed(finding(CodeKRaftNeeded, "phase",
-						"ZooKeeper alone cannot tell KRaftPostMigration from PreKRaft or KRaft: no broker is left in /brokers/ids",
-						"give the controllers: --bootstrap-controller HOST:PORT or --kraft kraft:METADATA_LOG_DIR")))
-				}
-			}
-		case kraftClaimed:
-			st.Phase = KRaftMigration
-		case o.in.KRaft != nil && flagsKnown && yes == 0 && no > 0 && zk.Migration == nil:
-			// Controllers that run without the flag and a ZooKeeper that
-			// holds no migration state: a KRaft cluster whose ZooKeeper
-			// was let go, or, while ZooKeeper-mode brokers are up,
-			// controllers started without migration.
-			st.Phase = KRaft
-			if len(o.in.ZK.Brokers) > 0 {
-				st.Phase = KRaftMigration
-				o.add(finding(CodeControllerNoMigrate, "controllers",
-					"the controllers answer without ZkMigrationReady (no zookeeper.metadata.migration.enable) while ZooKeeper-mode brokers are up: they cannot take this cluster over",
-					"stop the controllers, delete their metadata log dirs, and start them on the dirs and configs `kmeta migrate stage KRaftMigration` writes"))
-			}
-		case o.in.KRaft != nil || (zk.Migration != nil && !migrated && !zk.Migration.ZNodeNull):
-			// Controllers run (a live quorum answered, or they created
-			// /migration with no offset yet) and wait for the brokers.
-			st.Phase = KRaftMigration
-		default:
-			st.Phase = ZooKeeper
-		}
+	case f.controllersWithoutMigration() && f.ZKBrokers > 0:
+		o.add(findingOf(CodeControllerNoMigrate, "controllers",
+			"the controllers answer without ZkMigrationReady (no zookeeper.metadata.migration.enable) while ZooKeeper-mode brokers are up: they cannot take this cluster over"))
+	case st.Phase == KRaftPostMigration && !f.KRaftView:
+		o.add(relaxed(finding(CodeKRaftNeeded, "phase",
+			"ZooKeeper alone cannot tell KRaftPostMigration from PreKRaft or KRaft: no broker is left in /brokers/ids",
+			"give the controllers: --bootstrap-controller HOST:PORT or --kraft kraft:METADATA_LOG_DIR")))
 	}
 	// /migration at a KRaft offset while a broker is ZooKeeper's
 	// controller: a rolled-back attempt's leftover (a retry would skip
 	// the copy and can wipe ZooKeeper, KAFKA-17146).
-	if zk.Migration != nil && !kraftClaimed && st.Phase <= KRaftMigration {
-		if zk.Migration.ZNodeNull {
-			o.add(finding(CodeMigrationZNodeNull, "znode /migration",
+	if f.MigrationZNode && !f.KRaftClaimed && st.Phase <= KRaftMigration {
+		if f.MigrationNull {
+			o.add(findingOf(CodeMigrationZNodeNull, "znode /migration",
 				"/migration exists without data (zookeeper-security-migration leaves it so, KAFKA-19480): the migration hangs on it",
-				o.zkCommand("delete", "/migration")))
-		} else if migrated {
+				"ZK_CONNECT", zkConnect(o.in)))
+		} else if f.Migrated {
 			o.add(finding(CodeMigrationZNode, "znode /migration",
 				fmt.Sprintf("/migration records a migration at KRaft offset %d (controller %d, epoch %d) but no KRaft controller holds /controller: it is left from an earlier attempt, and a new migration would skip the copy and can wipe ZooKeeper (KAFKA-17146)",
 					zk.Migration.KRaftMetadataOffset, zk.Migration.KRaftControllerID, zk.Migration.KRaftControllerEpoch),
@@ -542,9 +507,12 @@ func (o *observer) brokers() {
 				b.Fenced = r.Fenced
 			}
 		}
+		// The phase's broker profile says what a broker must be: a
+		// migrating broker registers with the KRaft controller; a KRaft
+		// broker is no longer in ZooKeeper.
 		want := Phases[phase].Broker
-		switch {
-		case phase == KRaftMigration || phase == KRaftDualWriting:
+		switch want {
+		case BrokerMigrating:
 			if k != nil && b.KRaft == "absent" {
 				code, cause := o.notRegisteredCause(id)
 				b.Cause = cause
@@ -552,17 +520,17 @@ func (o *observer) brokers() {
 				o.add(relaxed(finding(code, fmt.Sprintf("broker %d", id),
 					"not registered with the KRaft controller: "+b.Cause, o.registerFix(id))))
 			}
-		case phase >= KRaftPostMigration:
+		case BrokerKRaft:
 			if b.InZooKeeper || b.KRaft == "migrating" {
 				b.Cause = "still a ZooKeeper-mode broker"
-				f := finding(CodeBrokerStillZK, fmt.Sprintf("broker %d", id),
-					fmt.Sprintf("broker %d is still a ZooKeeper-mode broker in %s", id, phase),
-					"restart it with the KRaft broker file `kmeta migrate stage KRaftPostMigration` writes")
-				if phase < PreKRaft {
-					// Before the controllers are finalized a rollback is
-					// still possible; finalizing with a ZooKeeper-mode
-					// broker left strands it: it can no longer reach a
-					// controller that speaks to it (KAFKA-20960).
+				f := findingOf(CodeBrokerStillZK, fmt.Sprintf("broker %d", id),
+					fmt.Sprintf("broker %d is still a ZooKeeper-mode broker in %s", id, phase))
+				if Phases[phase].RollbackTo >= 0 {
+					// While a rollback is still possible (before the
+					// controllers are finalized); finalizing with a
+					// ZooKeeper-mode broker left strands it: it can no
+					// longer reach a controller that speaks to it
+					// (KAFKA-20960).
 					f = relaxed(f)
 				}
 				o.add(f)
@@ -724,9 +692,8 @@ func (o *observer) nodeChecks() {
 	for _, id := range slices.Sorted(maps.Keys(o.in.Nodes)) {
 		n := o.in.Nodes[id]
 		if n.Role() == RoleCombined {
-			o.add(finding(CodeCombinedNode, fmt.Sprintf("node %d", id),
-				"process.roles="+n.Props[keyRoles]+": Kafka's migration does not support nodes that are broker and controller at once (they fail with BROKER_ID_NOT_REGISTERED)",
-				"run the controllers as dedicated nodes (process.roles=controller) with ids no broker has"))
+			o.add(findingOf(CodeCombinedNode, fmt.Sprintf("node %d", id),
+				"process.roles="+n.Props[keyRoles]+": Kafka's migration does not support nodes that are broker and controller at once (they fail with BROKER_ID_NOT_REGISTERED)"))
 		}
 	}
 	if k := o.in.KRaft; k != nil && k.Quorum != nil && k.Reports(model.FieldQuorum) {
@@ -766,7 +733,7 @@ func (o *observer) nodeChecks() {
 // hold what KRaft holds for a rollback to lose nothing.
 func (o *observer) compare() {
 	k := o.in.KRaft
-	if k == nil || (o.st.Phase != KRaftDualWriting && o.st.Phase != KRaftPostMigration) {
+	if k == nil || !Phases[o.st.Phase].DualWrites {
 		return
 	}
 	if !k.Reports(model.FieldTopics) {

@@ -132,7 +132,8 @@ func Point(st *Status, kraftOffset int64) WatchPoint {
 	switch {
 	case Phases[st.Phase].RollbackTo < 0:
 		p.Rollback = RollbackNone
-	case st.Phase < KRaftDualWriting:
+	case !Phases[st.Phase].DualWrites:
+		// KRaft has written nothing ZooKeeper lacks.
 		p.Rollback = RollbackSafe
 	case st.Agree == nil:
 		p.Rollback = RollbackUnknown
