@@ -9,6 +9,7 @@ import (
 
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/voters"
 )
 
 // CodeCopyMetaProperties: a copy's meta.properties is not as Kafka writes
@@ -18,7 +19,7 @@ const CodeCopyMetaProperties = "copy-meta-properties"
 
 var hostileChecks = model.Checks{
 	{
-		Code: CodeCopyMetaProperties, Room: "quorum", Class: Class, Severity: model.SevWarning,
+		Code: CodeCopyMetaProperties, Room: "quorum", Class: voters.Class, Severity: model.SevWarning,
 		Title:    "a copy's meta.properties is not as Kafka writes it",
 		Meaning:  "The copy's meta.properties holds a cluster.id that is not a Kafka Uuid, keys kafka-storage does not write, no node id (version 0 without broker.id), or (in a dynamic quorum) no directory.id for a voter: the file was edited or damaged. A rebuild takes the cluster id from it, and refuses one that is not a Kafka Uuid.",
 		Fix:      "compare the file with another node's meta.properties (the cluster.id is the same on every node of the cluster) and repair it",

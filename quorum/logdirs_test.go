@@ -10,6 +10,7 @@ import (
 	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/voters"
 )
 
 func open(t *testing.T, dirs ...string) (*model.QuorumStatus, error) {
@@ -46,7 +47,7 @@ func TestFromLogDirs(t *testing.T) {
 	if !slices.Equal(st.NotReported, want) {
 		t.Fatalf("not reported %q, want %q", st.NotReported, want)
 	}
-	if a := Judge(st, Options{}); slices.ContainsFunc(a.Findings, func(f model.Finding) bool { return f.Code == CodeDirectoryIDMismatch }) {
+	if a := voters.Judge(st, voters.Options{}); slices.ContainsFunc(a.Findings, func(f model.Finding) bool { return f.Code == voters.CodeDirectoryIDMismatch }) {
 		t.Fatalf("findings %v", a.Findings)
 	}
 
@@ -62,9 +63,9 @@ func TestFromLogDirs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := Judge(st, Options{})
+	a := voters.Judge(st, voters.Options{})
 	if !slices.ContainsFunc(a.Findings, func(f model.Finding) bool {
-		return f.Code == CodeDirectoryIDMismatch && f.Severity == model.SevError && f.Entity == "controller 3000"
+		return f.Code == voters.CodeDirectoryIDMismatch && f.Severity == model.SevError && f.Entity == "controller 3000"
 	}) {
 		t.Fatalf("findings %v", a.Findings)
 	}

@@ -14,10 +14,11 @@ import (
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/voters"
 )
 
 // The codes of Survey's findings (class "quorum"). Survey also reports
-// CodeDirectoryIDMismatch, as Judge does.
+// voters.CodeDirectoryIDMismatch, as voters.Judge does.
 const (
 	CodeCopiesDiverge  = "copies-diverge"
 	CodeCopyDamaged    = "copy-damaged"
@@ -542,7 +543,7 @@ func (r *SurveyResult) judge() {
 			for i := range r.Copies {
 				c := &r.Copies[i]
 				if c.NodeID == v.ID && c.DirectoryID != nil && *c.DirectoryID != v.DirectoryID {
-					r.Findings = append(r.Findings, directoryIDMismatch(v.ID, v.DirectoryID, c.Dir, *c.DirectoryID))
+					r.Findings = append(r.Findings, voters.DirectoryIDMismatch(v.ID, v.DirectoryID, c.Dir, *c.DirectoryID))
 				}
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/voters"
 )
 
 // The 4.4.0 fixture's controller (3000, a dynamic quorum of one): the
@@ -311,7 +312,7 @@ func TestSurveyDirectoryIDMismatch(t *testing.T) {
 	dir := fixtureCopy(t)
 	setNode(t, dir, 3000, "AAAAAAAAAAAAAAAAAAAAZQ")
 	r := survey(t, dir)
-	f := findCode(r, CodeDirectoryIDMismatch, "controller 3000")
+	f := findCode(r, voters.CodeDirectoryIDMismatch, "controller 3000")
 	if f == nil || f.Severity != model.SevError || !strings.Contains(f.Message, fixtureDirID) || !r.Failing() {
 		t.Fatalf("findings %v", findingCodes(r.Findings))
 	}

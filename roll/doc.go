@@ -30,7 +30,7 @@
 // Internal topics are judged like the others. A broker that leads
 // partitions whose followers are out of sync is said (a warning that does
 // not block). A controller that votes blocks when the voters caught up
-// with the leader without it are not a majority (quorum.Judge's
+// with the leader without it are not a majority (voters.Judge's
 // RestartSafe: a voter is caught up when the leader's last caught-up time
 // minus its own is under controller.quorum.fetch.timeout.ms), or when the
 // quorum has no leader; a combined node gets both checks. The quorum's

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/kmeta/kmeta/model"
-	"github.com/kmeta/kmeta/quorum"
+	"github.com/kmeta/kmeta/voters"
 )
 
 // Input is what a verdict is made from: one read of the source.
@@ -77,7 +77,7 @@ type view struct {
 	voters      []int32
 	votersKnown bool
 	leader      int32
-	assessment  *quorum.Assessment
+	assessment  *voters.Assessment
 }
 
 func newView(in Input) *view {
@@ -98,7 +98,7 @@ func newView(in Input) *view {
 			v.voters = append(v.voters, r.ID)
 		}
 		v.votersKnown, v.leader = true, in.Quorum.LeaderID
-		a := quorum.Judge(in.Quorum, quorum.Options{FetchTimeoutMs: in.FetchTimeoutMs})
+		a := voters.Judge(in.Quorum, voters.Options{FetchTimeoutMs: in.FetchTimeoutMs})
 		v.assessment = &a
 	case img.Quorum != nil && len(img.Quorum.Voters) > 0:
 		for _, r := range img.Quorum.Voters {
@@ -173,7 +173,7 @@ func (v *view) holdsReplica(node int32) bool {
 
 // voterState is the judge's view of a voter, nil when the source gave no
 // replication state or the node is not a voter.
-func (v *view) voterState(node int32) *quorum.VoterState {
+func (v *view) voterState(node int32) *voters.VoterState {
 	if v.assessment == nil {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/quorum"
+	"github.com/kmeta/kmeta/voters"
 )
 
 func init() { register(quorumCommand) }
@@ -41,7 +42,7 @@ func quorumDescribeCommand() *cli.Command {
 			"restart that would lose the majority, an even or single-voter quorum, a directory id mismatch),\n" +
 			"2 when the quorum could not be read.\n" + htmlHelp,
 		Flags: append(append(kafkaSourceFlags(),
-			&cli.Int64Flag{Name: "controller-quorum-fetch-timeout-ms", Value: quorum.DefaultFetchTimeoutMs,
+			&cli.Int64Flag{Name: "controller-quorum-fetch-timeout-ms", Value: voters.DefaultFetchTimeoutMs,
 				Usage: "the controllers' controller.quorum.fetch.timeout.ms, in `MS`: when a voter counts as down, and as caught up"},
 		), reportFlags()...),
 		Action: func(c *cli.Context) error {
@@ -54,7 +55,7 @@ func quorumDescribeCommand() *cli.Command {
 				return err
 			}
 			printWarnings(c, warnings)
-			a := quorum.Judge(st, quorum.Options{FetchTimeoutMs: timeout})
+			a := voters.Judge(st, voters.Options{FetchTimeoutMs: timeout})
 			if err := emit(c, report.Quorum(st, a)); err != nil {
 				return err
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/quorum"
 	"github.com/kmeta/kmeta/roll"
+	"github.com/kmeta/kmeta/voters"
 )
 
 func init() { register(rollCommand) }
@@ -47,7 +48,7 @@ func rollCommand() *cli.Command {
 func rollFlags() []cli.Flag {
 	return append(sourceFlags(),
 		&cli.StringSliceFlag{Name: "config", Usage: "a broker's server.properties, `ID=FILE` (repeatable): its static configs, which no metadata record holds"},
-		&cli.Int64Flag{Name: "controller-quorum-fetch-timeout-ms", Value: quorum.DefaultFetchTimeoutMs,
+		&cli.Int64Flag{Name: "controller-quorum-fetch-timeout-ms", Value: voters.DefaultFetchTimeoutMs,
 			Usage: "the controllers' controller.quorum.fetch.timeout.ms, in `MS`: how far behind the leader a voter may be and count as caught up"},
 	)
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/kmeta/kmeta/quorum"
 	"github.com/kmeta/kmeta/roll"
 	"github.com/kmeta/kmeta/verify"
+	"github.com/kmeta/kmeta/voters"
 	"github.com/kmeta/kmeta/zkdeps"
 )
 
@@ -50,6 +51,7 @@ var tables = []Table{
 	{"migrate", migrate.Checks},
 	{"migrate/online", online.Checks},
 	{"quorum", quorum.Checks},
+	{"voters", voters.Checks},
 	{"roll", roll.Checks},
 	{"internal/report", report.Checks},
 	{"zkdeps", zkdeps.Checks},

@@ -8,7 +8,7 @@ import (
 
 	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/model"
-	"github.com/kmeta/kmeta/quorum"
+	"github.com/kmeta/kmeta/voters"
 )
 
 // notReported is what a cell shows for a field the source cannot report
@@ -24,7 +24,7 @@ type QuorumDescribe struct {
 	// describe --status computes them (-1 when the source cannot say).
 	MaxFollowerLag       int64 `json:"maxFollowerLag"`
 	MaxFollowerLagTimeMs int64 `json:"maxFollowerLagTimeMs"`
-	quorum.Assessment
+	voters.Assessment
 }
 
 // maxFollowerLag is kafka-metadata-quorum's MaxFollowerLag and
@@ -96,7 +96,7 @@ func nodesText(rs []model.QuorumReplica) string {
 // kafka-metadata-quorum describe --status, the table of --replication
 // with a RestartSafe column, then the findings. Exit 1 on a finding at
 // warning or above.
-func Quorum(st *model.QuorumStatus, a quorum.Assessment) Report {
+func Quorum(st *model.QuorumStatus, a voters.Assessment) Report {
 	lag, ms, lagOK, msOK := maxFollowerLag(st)
 	doc := QuorumDescribe{Status: st, MaxFollowerLag: lag, MaxFollowerLagTimeMs: ms, Assessment: a}
 	num := func(f model.Field, v int64) string {
@@ -197,7 +197,7 @@ func Quorum(st *model.QuorumStatus, a quorum.Assessment) Report {
 // quorumPage is quorum describe's page: the status fields as facts, and
 // each voter's log end offset and lag behind the leader (for the voters
 // whose end offset the source knows).
-func quorumPage(st *model.QuorumStatus, a quorum.Assessment, kv [][2]string, e Exit) *printer.Page {
+func quorumPage(st *model.QuorumStatus, a voters.Assessment, kv [][2]string, e Exit) *printer.Page {
 	verdict := "healthy"
 	if n := len(a.Findings); n > 0 {
 		verdict = printer.Count(n, "finding")

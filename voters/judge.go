@@ -1,4 +1,4 @@
-package quorum
+package voters
 
 import (
 	"fmt"
@@ -173,7 +173,7 @@ func Judge(st *model.QuorumStatus, opts Options) Assessment {
 				plural(vs.CaughtUpWithout, "caught-up voter"), a.Majority)
 		}
 		if st.KRaftVersion >= 1 && v.HasMetaDirectoryID && v.MetaDirectoryID != v.DirectoryID {
-			a.Findings = append(a.Findings, directoryIDMismatch(v.ID, v.DirectoryID, v.LogDir, v.MetaDirectoryID))
+			a.Findings = append(a.Findings, DirectoryIDMismatch(v.ID, v.DirectoryID, v.LogDir, v.MetaDirectoryID))
 		}
 	}
 	if st.KRaftVersion == 0 && st.KRaftVersionSupported >= 1 {
@@ -185,11 +185,11 @@ func Judge(st *model.QuorumStatus, opts Options) Assessment {
 	return a
 }
 
-// directoryIDMismatch is the finding that a voter's directory id in the
+// DirectoryIDMismatch is the finding that a voter's directory id in the
 // voter set (VotersRecord, kraft.version 1) is not the one its metadata
 // log dir's meta.properties holds: Kafka then does not count the node as
 // that voter. Judge and Survey report it alike.
-func directoryIDMismatch(id int32, voterDir model.UUID, logDir string, metaDir model.UUID) model.Finding {
+func DirectoryIDMismatch(id int32, voterDir model.UUID, logDir string, metaDir model.UUID) model.Finding {
 	return newFinding(CodeDirectoryIDMismatch, fmt.Sprintf("controller %d", id),
 		"do not restart it with this dir: remove the voter (kafka-metadata-quorum remove-controller) and add it back with its current dir (add-controller)", nil,
 		"voter %d's directory id in the voter set is %s, but its meta.properties (%s) says %s: Kafka will not count it as that voter", id, voterDir, logDir, metaDir)

@@ -1,4 +1,4 @@
-package quorum
+package voters
 
 import (
 	"slices"
