@@ -57,7 +57,8 @@ man: build
 RACEPKGS ?= ./metalog ./zkread/... ./verify
 RACESKIP ?= ^(TestFastRecordsAgree|TestOneVerdictOnMutants|TestCorruptionMutator)$$
 
-# Unit and real-Kafka/ZooKeeper tests, then the race pass. Nothing skips
+# Unit and real-Kafka/ZooKeeper tests, and the race pass beside them
+# (testsummary.sh starts it with the first run: it needs no JVM). Nothing skips
 # silently here: an exported KMETA_UNIT_ONLY is removed from the first pass,
 # and the one summary line says how many tests of both passed, failed and
 # skipped.

@@ -103,7 +103,7 @@ func (d effLintDoc) partitionsOf(code string) []string {
 //     findings clear, rf1-topic gets a second replica, and only what
 //     needs a third broker is left.
 func TestLintEffectiveConfigsSecuredKafka(t *testing.T) {
-	kafkatest.Concurrently(t)
+	kafkatest.Concurrently(t, 90*time.Second) // make test, 2026-12-06
 	start := time.Now()
 	defer func() { t.Logf("TestLintEffectiveConfigsSecuredKafka: %s", time.Since(start).Round(time.Second)) }()
 	d := kafkatest.Dist(t, kafkatest.Latest4)

@@ -886,7 +886,7 @@ var kafkaLiveNotReported = map[string][2]string{
 // every fix run as printed and cleared on both views, and a clean
 // cluster at the end but for its single voter.
 func TestLintRulesOnRealKafka(t *testing.T) {
-	kafkatest.Concurrently(t, 170*time.Second) // make test, 2026-12-06
+	kafkatest.Concurrently(t, 240*time.Second) // make test, 2026-12-06
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{Controllers: 1, Brokers: 3, IdleInterval: time.Hour,
 		Props:     map[string]string{"auto.leader.rebalance.enable": "false"},
@@ -946,7 +946,7 @@ func TestLintRulesOnKafka39KRaft(t *testing.T) {
 // with zookeeper-shell; their fixes are zookeeper-shell commands, run as
 // printed.
 func TestLintRulesOnKafka39ZooKeeper(t *testing.T) {
-	kafkatest.Concurrently(t, 150*time.Second) // make test, 2026-12-06
+	kafkatest.Concurrently(t, 180*time.Second) // make test, 2026-12-06
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
 	zk := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{})
 	c := kafkatest.StartZKCluster(t, d, zk, kafkatest.ZKClusterOptions{Brokers: 3, Chroot: "/kafka",

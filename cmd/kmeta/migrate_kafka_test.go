@@ -94,7 +94,7 @@ func step(t testing.TB, format string, args ...any) {
 // every topic, message, group offset, config, quota, ACL, SCRAM login and
 // delegation token.
 func TestMigrateZKClusterToKRaft(t *testing.T) {
-	kafkatest.Concurrently(t, 110*time.Second) // make test, 2026-12-06
+	kafkatest.Concurrently(t, 100*time.Second) // make test, 2026-12-06
 	recordTranscript(t, "offline-migration")
 	d39 := kafkatest.Dist(t, kafkatest.Kafka39)
 	d4 := kafkatest.Dist(t, kafkatest.Latest4)

@@ -541,8 +541,15 @@ func (w *onlineWalk) finish(ctx context.Context) {
 	}
 	// Every roll followed kmeta's gates: an acks=all producer was never
 	// refused for an ISR under min.insync.replicas, and no record failed.
-	if n := res.NotEnoughReplicas(); n > 0 || len(res.Failed) > 0 {
+	// A walk that restarts brokers on files kmeta did not stage runs no
+	// gates (runner.Kmeta nil: the stuck states): there a refusal is
+	// Kafka's answer to an ungated restart, logged, and no record may
+	// fail all the same.
+	n := res.NotEnoughReplicas()
+	if gated := w.runner.Kmeta != nil; (gated && n > 0) || len(res.Failed) > 0 {
 		w.t.Errorf("traffic: %d NOT_ENOUGH_REPLICAS answers (first seen %v), %d failed records: %s", n, res.ProbeFirst, len(res.Failed), res)
+	} else if n > 0 {
+		w.t.Logf("traffic: %d NOT_ENOUGH_REPLICAS answers to ungated restarts (first seen %v)", n, res.ProbeFirst)
 	}
 	w.t.Logf("gates: %d run, %d roll checks refused before one passed", w.runner.Gates, w.runner.Refusals)
 	w.t.Logf("traffic over %s: %s; committed %v = end %v", res.Duration.Round(time.Second), res, res.Committed, res.End)
@@ -645,7 +652,7 @@ func (w *onlineWalk) brokerFiles() map[int]string {
 // the rich set reads back and lint finds nothing critical on the KRaft
 // side.
 func TestOnlineMigrationWalkKafka(t *testing.T) {
-	kafkatest.Concurrently(t, 110*time.Second) // make test, 2026-12-06
+	kafkatest.Concurrently(t, 145*time.Second) // make test, 2026-12-06
 	recordTranscript(t, "online-migration")
 	walkAll(t, walkOptions{version: kafkatest.Kafka39, controllers: 3, rich: true, tokens: true})
 }
@@ -811,7 +818,7 @@ func walkAll(t *testing.T, o walkOptions) {
 // not restarted, a broker restarted without the migration flag, and a
 // broker restarted with an IBP other than the controllers' level.
 func TestOnlineStuckStatesKafka(t *testing.T) {
-	kafkatest.Concurrently(t)
+	kafkatest.Concurrently(t, 135*time.Second) // make test, 2026-12-06
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
 	w := startOnlineWalk(t, ctx, walkOptions{version: kafkatest.Kafka39, controllers: 1})

@@ -151,12 +151,12 @@ func secureWalkChecks(t *testing.T, s walkStage) {
 // controllers over the secured listener, verify EQUAL in dual-write, and
 // the ACLs denying at the end what they denied at the start.
 func TestOnlineMigrationWalkSecuredSSLKafka(t *testing.T) {
-	kafkatest.Concurrently(t, 150*time.Second) // make test, 2026-12-06
+	kafkatest.Concurrently(t, 265*time.Second) // make test, 2026-12-06
 	walkSecured(t, kafkatest.Kafka39, kafkatest.SecuritySSL)
 }
 
 func TestOnlineMigrationWalkSecuredSASLSSLKafka(t *testing.T) {
-	kafkatest.Concurrently(t, 150*time.Second) // make test, 2026-12-06
+	kafkatest.Concurrently(t, 250*time.Second) // make test, 2026-12-06
 	walkSecured(t, kafkatest.Kafka39, kafkatest.SecuritySASLSSL)
 }
 

@@ -34,7 +34,7 @@ import (
 // rich metadata set, and hosts, first, the live acceptance on this shape
 // (liveAcceptance, and what only controllers answer: liveControllers).
 func TestQuorumDescribeMatchesKafka(t *testing.T) {
-	kafkatest.Concurrently(t, 160*time.Second) // make test, 2026-12-06
+	kafkatest.Concurrently(t, 180*time.Second) // make test, 2026-12-06
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	c := kafkatest.StartKRaft(t, d, liveOptions(kafkatest.KRaftOptions{Controllers: 3, Brokers: 2, IdleInterval: time.Hour}))
 	ctx := context.Background()

@@ -34,7 +34,7 @@ var dumpBatch = regexp.MustCompile(`^baseOffset: (\d+) lastOffset: (\d+) .* part
 // changed: the copies are prefixes of one log), infer the roles, and take
 // the leader and voters Kafka's DescribeQuorum reports.
 func TestQuorumSurveyKafka(t *testing.T) {
-	kafkatest.Concurrently(t, 105*time.Second) // make test, 2026-12-06
+	kafkatest.Concurrently(t, 70*time.Second) // make test, 2026-12-06
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	c := kafkatest.StartKRaft(t, d, kafkatest.KRaftOptions{Controllers: 3, Brokers: 1})
 	ctx := context.Background()

@@ -33,7 +33,7 @@ import (
 // --under-replicated-partitions, and the admin API's ISRs at the moment it
 // returns).
 func TestRollKRaftKafka(t *testing.T) {
-	kafkatest.Concurrently(t, 180*time.Second) // make test, 2026-12-06
+	kafkatest.Concurrently(t, 200*time.Second) // make test, 2026-12-06
 	start := time.Now()
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	// Eligible leader replicas off (4.1+ formats them on): with them on,

@@ -91,7 +91,7 @@ func showFindings(fs []model.Finding) string {
 //
 // The clusters start once; everything else is kmeta reading them.
 func TestVerifyKafkaMigration(t *testing.T) {
-	kafkatest.Concurrently(t, 120*time.Second) // make test, 2026-12-06
+	kafkatest.Concurrently(t, 145*time.Second) // make test, 2026-12-06
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
 	zks := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{})
 	const chroot = "/kafka"
