@@ -3,9 +3,8 @@
 # the output of failed tests, and "N passed, N failed, N skipped".
 # Exits non-zero when go test or any test failed.
 #
-# A standalone --- separates several go test runs: the first streams, the
-# later ones run beside it and are printed after it; all are counted
-# together in the one summary line. A run's leading NAME=value
+# A standalone --- separates several go test runs, made one after the other
+# and counted together in the one summary line. A run's leading NAME=value
 # words are its environment, e.g.
 #   testsummary.sh -p 1 ./... --- KMETA_UNIT_ONLY=1 -race ./metalog
 set -uo pipefail
@@ -32,35 +31,18 @@ run() {
   env "${env[@]}" "$GO" test -json "$@"
 }
 
-# runall makes every run and fails when any did. The first run streams;
-# the later ones start beside it (make test's race pass needs no JVM and
-# would otherwise wait for cmd/kmeta's real-Kafka tests, while the other
-# packages are long done), each into a file printed after the first run.
+# runall makes every run and fails when any did.
 runall() {
-  local rc=0 args=() first=() n=0 tmp
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-  local -a later=()
-  for a in "$@" ---; do
+  local rc=0 args=()
+  for a in "$@"; do
     if [ "$a" = "---" ]; then
-      if [ ${#first[@]} -eq 0 ] && [ $n -eq 0 ]; then
-        first=("${args[@]}")
-      else
-        n=$((n + 1))
-        ( run "${args[@]}" >"$tmp/$n.out"; echo $? >"$tmp/$n.rc" ) &
-        later+=("$n")
-      fi
+      run "${args[@]}" || rc=1
       args=()
     else
       args+=("$a")
     fi
   done
-  run "${first[@]}" || rc=1
-  wait
-  for i in "${later[@]}"; do
-    cat "$tmp/$i.out"
-    [ "$(cat "$tmp/$i.rc")" = 0 ] || rc=1
-  done
+  run "${args[@]}" || rc=1
   return $rc
 }
 
