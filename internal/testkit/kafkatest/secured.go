@@ -233,20 +233,7 @@ func (c *Cluster) DeniedClient(t testing.TB, opts ...kgo.Opt) *kgo.Client {
 // SCRAM cannot authenticate on a controller listener).
 func (c *Cluster) ControllerClientProperties(t testing.TB) string {
 	t.Helper()
-	p := map[string]string{"ssl.truststore.type": "PEM", "ssl.truststore.location": c.TLS.CAPEM}
-	switch c.Security {
-	case SecuritySSL:
-		p["security.protocol"] = "SSL"
-		p["ssl.keystore.type"], p["ssl.keystore.location"] = "PKCS12", c.TLS.ClientKeyPKCS12
-		p["ssl.keystore.password"], p["ssl.key.password"] = TLSPassword, TLSPassword
-	case SecuritySASLSSL:
-		p["security.protocol"] = "SASL_SSL"
-		p["sasl.mechanism"] = "PLAIN"
-		p["sasl.jaas.config"] = fmt.Sprintf(`org.apache.kafka.common.security.plain.PlainLoginModule required username="%s" password="%s";`, AdminUser, AdminPassword)
-	default:
-		t.Fatalf("kafkatest: cluster security %q", c.Security)
-	}
-	return c.WriteClientProperties(t, ClientKind("controller-"+c.Security), p)
+	return c.superUserProperties(t, "controller", "PLAIN", "org.apache.kafka.common.security.plain.PlainLoginModule")
 }
 
 // BrokerClientProperties writes the client settings a tool needs to ask
@@ -254,6 +241,14 @@ func (c *Cluster) ControllerClientProperties(t testing.TB) string {
 // mutual TLS with the test client's certificate (SecuritySSL), or
 // SASL_SSL with SCRAM-SHA-512 as AdminUser (SecuritySASLSSL).
 func (c *Cluster) BrokerClientProperties(t testing.TB) string {
+	t.Helper()
+	return c.superUserProperties(t, "broker", "SCRAM-SHA-512", "org.apache.kafka.common.security.scram.ScramLoginModule")
+}
+
+// superUserProperties writes the super user's client settings for one
+// side (its name in the file's), with the SASL mechanism and login module
+// that side's listener takes.
+func (c *Cluster) superUserProperties(t testing.TB, side, mechanism, loginModule string) string {
 	t.Helper()
 	p := map[string]string{"ssl.truststore.type": "PEM", "ssl.truststore.location": c.TLS.CAPEM}
 	switch c.Security {
@@ -263,12 +258,12 @@ func (c *Cluster) BrokerClientProperties(t testing.TB) string {
 		p["ssl.keystore.password"], p["ssl.key.password"] = TLSPassword, TLSPassword
 	case SecuritySASLSSL:
 		p["security.protocol"] = "SASL_SSL"
-		p["sasl.mechanism"] = "SCRAM-SHA-512"
-		p["sasl.jaas.config"] = fmt.Sprintf(`org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s";`, AdminUser, AdminPassword)
+		p["sasl.mechanism"] = mechanism
+		p["sasl.jaas.config"] = fmt.Sprintf(`%s required username="%s" password="%s";`, loginModule, AdminUser, AdminPassword)
 	default:
 		t.Fatalf("kafkatest: cluster security %q", c.Security)
 	}
-	return c.WriteClientProperties(t, ClientKind("broker-"+c.Security), p)
+	return c.WriteClientProperties(t, ClientKind(side+"-"+c.Security), p)
 }
 
 func execOutput(ctx context.Context, name, dir string, args ...string) ([]byte, error) {
