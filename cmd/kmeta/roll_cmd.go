@@ -271,7 +271,10 @@ func rollWait(c *cli.Context) error {
 				status.show(fmt.Sprintf("waiting for %s [%s]", d.Waiting[0], time.Since(start).Round(time.Second)))
 			}
 		}
-		if err == nil && (d.Back || d.Unknown) {
+		// A live source that cannot tell yet (a quorum that has just
+		// elected a leader reports no fetch times for a moment) is asked
+		// again until the deadline; a file source will never tell.
+		if err == nil && (d.Back || d.Unknown && spec.World != model.WorldKafka) {
 			break
 		}
 		if !time.Now().Before(deadline) {
