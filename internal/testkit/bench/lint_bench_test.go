@@ -280,16 +280,19 @@ func TestBenchLint(t *testing.T) {
 func loadMeasured(t *testing.T, src string) (*model.Image, stageCost) {
 	t.Helper()
 	var img *model.Image
-	m := measure(t, func() error {
-		spec, err := source.Parse(src)
-		if err != nil {
-			return err
-		}
-		res, err := source.Load(context.Background(), spec, source.Options{})
-		if err == nil {
-			img = res.Image
-		}
-		return err
-	})
+	m := measure(t, func() (err error) { img, err = loadSource(src); return err })
 	return img, m
+}
+
+// loadSource reads a source as kmeta's commands do (source.Parse, Load).
+func loadSource(src string) (*model.Image, error) {
+	spec, err := source.Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	res, err := source.Load(context.Background(), spec, source.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return res.Image, nil
 }

@@ -146,17 +146,7 @@ func verifyStages(t *testing.T, parts int, zkDir, kraftDir string) string {
 	var zk, kr *model.Image
 	stage(func() (err error) { tree, err = zkread.ReadDataDir(zkDir, zkread.DataDirOptions{}); return err })
 	stage(func() (err error) { zk, err = zkread.Decode(tree, zkread.DecodeOptions{}); tree = nil; return err })
-	stage(func() error {
-		spec, err := source.Parse("kraft:" + kraftDir)
-		if err != nil {
-			return err
-		}
-		res, err := source.Load(context.Background(), spec, source.Options{})
-		if err == nil {
-			kr = res.Image
-		}
-		return err
-	})
+	stage(func() (err error) { kr, err = loadSource("kraft:" + kraftDir); return err })
 	stage(func() error {
 		rep, err := verify.Compare(zk, kr, verify.Options{Left: verify.Side{World: model.WorldZooKeeper, Name: "zk"}, Right: verify.Side{World: model.WorldKRaft, Name: "kraft"}})
 		if err == nil && rep.Differ() {
