@@ -148,20 +148,9 @@ func (e *MalformedError) Error() string {
 
 func (e *MalformedError) Unwrap() error { return ErrMalformed }
 
-// checkDataLimit refuses a tree holding a znode whose data is longer than
-// a data dir read accepts with this jute.maxbuffer (zkfile.LengthLimit),
-// naming the first such path in sorted order and its size.
-func checkDataLimit(t *Tree, maxBuffer int) error {
-	limit := zkfile.LengthLimit(maxBuffer)
-	bad, size := "", 0
-	t.Range(func(p string, n *Node) bool {
-		if len(n.Data) > limit && (bad == "" || p < bad) {
-			bad, size = p, len(n.Data)
-		}
-		return true
-	})
-	if bad == "" {
-		return nil
-	}
-	return &ZnodeError{Path: bad, Msg: "data", Err: fmt.Errorf("%w: %d bytes, more than jute.maxbuffer lets ZooKeeper read (%d)", ErrTooLarge, size, limit)}
+// tooLargeError refuses a tree holding a znode whose data is longer than
+// a data dir read accepts with this jute.maxbuffer (zkfile.LengthLimit):
+// path is the first such path in sorted order, size its data's length.
+func tooLargeError(path string, size, limit int) error {
+	return &ZnodeError{Path: path, Msg: "data", Err: fmt.Errorf("%w: %d bytes, more than jute.maxbuffer lets ZooKeeper read (%d)", ErrTooLarge, size, limit)}
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -177,9 +178,6 @@ func ReadLive(ctx context.Context, opts LiveOptions) (*Tree, error) {
 		if err != nil {
 			return nil, fail(err)
 		}
-		if err := checkDataLimit(t, opts.MaxBuffer); err != nil {
-			return nil, err
-		}
 		after := r.sentinelStats()
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -297,6 +295,17 @@ func (r *liveReader) abs(rel string) string {
 	return r.chroot + rel
 }
 
+// rel is the tree's path of abs, a path under the chroot.
+func (r *liveReader) rel(abs string) string {
+	switch {
+	case r.chroot == "":
+		return abs
+	case len(abs) == len(r.chroot):
+		return "/"
+	}
+	return abs[len(r.chroot):]
+}
+
 func (r *liveReader) zkErr(path string, err error) error {
 	switch {
 	case errors.Is(err, codeNoAuth):
@@ -382,7 +391,8 @@ func (r *liveReader) probeMultiRead(ctx context.Context, root string) error {
 // nodeRead is one znode of a level being read: its reads are answered in
 // any order, and it is complete when none is outstanding.
 type nodeRead struct {
-	rel, abs string
+	// abs is the znode's path on the server (rel is the tree's).
+	abs string
 	// parent is the node of the tree being built the znode goes under
 	// (NoRef for the root).
 	parent zkfile.Ref
@@ -444,25 +454,39 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 		known  = 1
 	)
 	window := max(1, r.opts.InFlight/len(r.conns))
-	level := []levelNode{{rel: "/", parent: zkfile.NoRef}}
+	// The data limit is checked as each znode is read: the first path in
+	// order over the limit fails the read (tooLargeError).
+	limit := zkfile.LengthLimit(r.opts.MaxBuffer)
+	tooLarge, tooLargeSize := "", 0
+	checkLimit := func(rel string, data []byte) {
+		if len(data) > limit && (tooLarge == "" || rel < tooLarge) {
+			tooLarge, tooLargeSize = rel, len(data)
+		}
+	}
+	level := []levelNode{{abs: r.abs("/"), parent: zkfile.NoRef}}
 	for len(level) > 0 {
 		var next []levelNode
 		var cursor atomic.Int64
 		var stop atomic.Bool
 		finish := func(n *nodeRead) {
+			rel := r.rel(n.abs)
 			mu.Lock()
 			defer mu.Unlock()
 			done++
 			switch {
 			case n.err == nil:
-				name := n.rel[strings.LastIndexByte(n.rel, '/')+1:]
+				name := n.abs[strings.LastIndexByte(n.abs, '/')+1:]
 				ref := b.Add(n.parent, name, n.data, n.stat, n.acl)
+				checkLimit(rel, n.data)
 				known += len(n.kids)
 				t.MaxZxid = max(t.MaxZxid, n.stat.Czxid, n.stat.Mzxid, n.stat.Pzxid)
 				if st := n.state; st != nil {
 					// Read with its parent: it is in the tree now, and
 					// Progress hears of each (one call per znode).
 					b.Add(ref, stateChild, st.Data, st.Stat, nil)
+					if len(st.Data) > limit {
+						checkLimit(Child(rel, stateChild), st.Data)
+					}
 					t.MaxZxid = max(t.MaxZxid, st.Stat.Czxid, st.Stat.Mzxid, st.Stat.Pzxid)
 					if r.opts.Progress != nil {
 						r.opts.Progress(done, known)
@@ -471,19 +495,19 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 					break
 				}
 				for _, k := range n.kids {
-					next = append(next, levelNode{rel: Child(n.rel, k), parent: ref})
+					next = append(next, levelNode{abs: Child(n.abs, k), parent: ref})
 				}
 			case errors.Is(n.err, codeNoNode):
 				// Deleted after its parent was listed: the parent's
 				// pzxid moved, which the sentinel check may catch.
 				where := model.NoLocation()
-				where.Znode = n.rel
-				t.warnf(model.WarnTreeChanged, &where, "znode %s disappeared while reading", quoteUnsafe(n.rel))
+				where.Znode = rel
+				t.warnf(model.WarnTreeChanged, &where, "znode %s disappeared while reading", quoteUnsafe(rel))
 			case errors.Is(n.err, codeNoAuth):
-				noAuth = append(noAuth, n.rel)
+				noAuth = append(noAuth, rel)
 			default:
 				if fatal == nil {
-					fatal = r.zkErr(n.rel, n.err)
+					fatal = r.zkErr(rel, n.err)
 				}
 				stop.Store(true)
 			}
@@ -508,11 +532,14 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 		if fatal != nil {
 			return nil, nil, fatal
 		}
-		slices.SortFunc(next, func(a, b levelNode) int { return strings.Compare(a.rel, b.rel) })
+		slices.SortFunc(next, func(a, b levelNode) int { return strings.Compare(a.abs, b.abs) })
 		level = next
 	}
 	// A node whose child vanished is not listed as its parent: the tree
 	// lists the children it holds.
+	if tooLarge != "" {
+		return nil, nil, tooLargeError(tooLarge, tooLargeSize, limit)
+	}
 	t.adopt(b.Finish())
 	t.sortWarnings()
 	if len(noAuth) > 0 {
@@ -525,7 +552,7 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 // levelNode is a znode of a level to read, with the node its parent
 // became in the tree.
 type levelNode struct {
-	rel    string
+	abs    string // the path on the server
 	parent zkfile.Ref
 }
 
@@ -546,8 +573,8 @@ func (w *levelWorker) claim() bool {
 	if i >= len(w.level) {
 		return false
 	}
-	rel := w.level[i].rel
-	n := &nodeRead{rel: rel, abs: w.r.abs(rel), parent: w.level[i].parent}
+	n := &nodeRead{abs: w.level[i].abs, parent: w.level[i].parent}
+	rel := w.r.rel(n.abs)
 	switch {
 	case w.r.multi && !w.r.opts.ReadACLs && isPartition(rel):
 		// Its data, and its child "state" read at once, in place of
@@ -609,7 +636,7 @@ func (w *levelWorker) nextPackets() []*packet {
 	}
 	if len(items) > 0 {
 		p := &packet{items: items, multi: true}
-		p.c, p.err = w.conn.startMulti(toOps(items))
+		p.c, p.err = w.conn.send(0, opMultiRead, encodeItems(items))
 		out = append(out, p)
 	}
 	return out
@@ -643,7 +670,7 @@ func (w *levelWorker) complete(p *packet) {
 	if p.multi {
 		var res []ReadResult
 		if err == nil {
-			res, err = decodeMulti(p.c.body, toOps(p.items))
+			res, err = decodeItems(p.c.body, p.items)
 		}
 		if errors.Is(err, errTooLarge) {
 			// Too large as one response: read each on its own.
@@ -688,12 +715,77 @@ func (w *levelWorker) complete(p *packet) {
 	w.apply(it, res, acl)
 }
 
-func toOps(items []readItem) []ReadOp {
-	ops := make([]ReadOp, len(items))
-	for i, it := range items {
-		ops[i] = ReadOp{Path: it.path(), Children: it.op == opGetChildren}
+// encodeItems is startMulti's encoding of items, each path written
+// straight into the request (a partition's "state" with no string made
+// for its path).
+func encodeItems(items []readItem) func([]byte) []byte {
+	return func(b []byte) []byte {
+		for _, it := range items {
+			b = binary.BigEndian.AppendUint32(b, uint32(it.op))
+			b = append(b, 0)
+			b = binary.BigEndian.AppendUint32(b, 0xFFFFFFFF)
+			if it.spec {
+				b = binary.BigEndian.AppendUint32(b, uint32(len(it.n.abs)+1+len(stateChild)))
+				b = append(b, it.n.abs...)
+				b = append(b, '/')
+				b = append(b, stateChild...)
+			} else {
+				b = appendString(b, it.n.abs)
+			}
+			b = append(b, 0)
+		}
+		b = binary.BigEndian.AppendUint32(b, 0xFFFFFFFF)
+		b = append(b, 1)
+		return binary.BigEndian.AppendUint32(b, 0xFFFFFFFF)
 	}
-	return ops
+}
+
+// decodeItems is decodeMulti for items, except that the data it returns
+// alias body (the tree copies what it keeps).
+func decodeItems(body []byte, items []readItem) ([]ReadResult, error) {
+	r := newJute(body)
+	out := make([]ReadResult, len(items))
+	for i := 0; ; i++ {
+		typ := r.I32()
+		doneFlag := r.Bool()
+		herr := r.I32()
+		if r.err() != nil {
+			break
+		}
+		if doneFlag {
+			if i != len(items) {
+				r.failf("%d results for %d reads", i, len(items))
+			}
+			break
+		}
+		if i >= len(items) {
+			r.failf("more results than the %d reads", len(items))
+			break
+		}
+		children := items[i].op == opGetChildren
+		switch {
+		case typ == opMultiError:
+			code := zkCode(r.I32())
+			if code == 0 || zkCode(herr) != code {
+				r.failf("result %d: error %d in a header saying %d", i, code, herr)
+			}
+			out[i].Err = code
+		case typ == opGetData && !children:
+			out[i].Data = r.BufferView()
+			out[i].Stat = r.stat()
+		case typ == opGetChildren && children:
+			out[i].Children = r.strings()
+		default:
+			r.failf("result %d has type %d for a read of type %v", i, typ, children)
+		}
+		if r.err() != nil {
+			return nil, fmt.Errorf("%s: %w", items[i].path(), r.err())
+		}
+	}
+	if err := r.done(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // apply records one read's result and queues the reads it calls for: the

@@ -208,6 +208,21 @@ func (j *Jute) Take(n int) []byte { return j.c.take(n, "") }
 // Buffer is a buffer's bytes (a copy), nil for null.
 func (j *Jute) Buffer() []byte { return j.c.buffer("") }
 
+// BufferView is a buffer's bytes without a copy (they alias the reader's
+// input), nil for null and empty, not nil, for an empty buffer: for a
+// caller that copies them anyway.
+func (j *Jute) BufferView() []byte {
+	n := j.c.i32("")
+	if j.c.err != nil || n == -1 {
+		return nil
+	}
+	if n < -1 {
+		j.c.fail("", fmt.Errorf("%w: negative length %d", ErrCorrupt, n))
+		return nil
+	}
+	return j.c.take(int(n), "")
+}
+
 // Str is a ustring; null reads as "".
 func (j *Jute) Str() string { s, _ := j.c.str(""); return s }
 
