@@ -24,4 +24,12 @@
 // KMETA_BENCH_SCALE=small shrinks every input for a quick run while
 // developing: a 64 MiB log, 100,000 and 10,000-partition snapshots, 100
 // ZooKeeper topics.
+//
+// KMETA_BENCH_ZK_ROWS selects rows of TestBenchSideBySideZK (the live
+// ZooKeeper read): "multiread" measures kmeta's `zk image` and the
+// multiRead ceiling alone, interleaved, without the one-getData-per-znode
+// ceiling (which takes most of the row's time) or Kafka's migration:
+//
+//	make build && /work/bin/jvmlock env KMETA_BENCH=1 KMETA_BENCH_ZK_ROWS=multiread \
+//		go test -count=1 -run 'TestBenchSideBySideZK$' -v ./internal/testkit/bench/
 package bench
