@@ -433,27 +433,28 @@ type packet struct {
 	err   error
 }
 
-// readTree reads level by level. Each connection has one goroutine that
-// keeps a window of requests in flight: multiRead batches of up to Batch
-// reads (getData, and getChildren for nodes expected to have children)
-// when the server has multiRead, single requests otherwise. Follow-up
-// reads (the children of a node whose stat shows some) go out on the same
-// connection with the next requests.
+// readTree reads the tree with one goroutine per connection, each keeping
+// a window of requests in flight: multiRead batches of up to Batch reads
+// (getData, and getChildren for nodes expected to have children) when the
+// server has multiRead, single requests otherwise. Follow-up reads (the
+// children of a node whose stat shows some) go out on the same connection
+// with the next requests. A znode's children are read as soon as it is
+// complete, not when its whole level is: the read never waits with the
+// server idle between two levels. The order reads are made in shows
+// nowhere: the tree sorts every node's children.
 func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 	t := NewTree()
 	t.Chroot = r.chroot
 	// The znodes go into a compact tree as their reads complete, each
-	// under its parent (read a level before): what an offline read
+	// under its parent (complete before it): what an offline read
 	// holds, and decodes from as fast.
 	b := zkfile.NewBuilder()
 	var (
-		mu     sync.Mutex
 		noAuth []string
 		fatal  error
 		done   int
 		known  = 1
 	)
-	window := max(1, r.opts.InFlight/len(r.conns))
 	// The data limit is checked as each znode is read: the first path in
 	// order over the limit fails the read (tooLargeError).
 	limit := zkfile.LengthLimit(r.opts.MaxBuffer)
@@ -463,83 +464,93 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 			tooLarge, tooLargeSize = rel, len(data)
 		}
 	}
-	level := []levelNode{{abs: r.abs("/"), parent: zkfile.NoRef}}
-	for len(level) > 0 {
-		var next []levelNode
-		var cursor atomic.Int64
-		var stop atomic.Bool
-		finish := func(n *nodeRead) {
-			rel := r.rel(n.abs)
-			mu.Lock()
-			defer mu.Unlock()
-			done++
-			switch {
-			case n.err == nil:
-				name := n.abs[strings.LastIndexByte(n.abs, '/')+1:]
-				ref := b.Add(n.parent, name, n.data, n.stat, n.acl)
-				checkLimit(rel, n.data)
-				known += len(n.kids)
-				t.MaxZxid = max(t.MaxZxid, n.stat.Czxid, n.stat.Mzxid, n.stat.Pzxid)
-				if st := n.state; st != nil {
-					// Read with its parent: it is in the tree now, and
-					// Progress hears of each (one call per znode).
-					b.Add(ref, stateChild, st.Data, st.Stat, nil)
-					if len(st.Data) > limit {
-						checkLimit(Child(rel, stateChild), st.Data)
-					}
-					t.MaxZxid = max(t.MaxZxid, st.Stat.Czxid, st.Stat.Mzxid, st.Stat.Pzxid)
-					if r.opts.Progress != nil {
-						r.opts.Progress(done, known)
-					}
-					done++
-					break
+	q := &workQueue{nodes: []levelNode{{abs: r.abs("/"), parent: zkfile.NoRef}}}
+	q.cond = sync.NewCond(&q.mu)
+	finish := func(n *nodeRead) {
+		rel := r.rel(n.abs)
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		q.open--
+		done++
+		added := len(q.nodes)
+		switch {
+		case n.err == nil:
+			name := n.abs[strings.LastIndexByte(n.abs, '/')+1:]
+			ref := b.Add(n.parent, name, n.data, n.stat, n.acl)
+			checkLimit(rel, n.data)
+			known += len(n.kids)
+			t.MaxZxid = max(t.MaxZxid, n.stat.Czxid, n.stat.Mzxid, n.stat.Pzxid)
+			if st := n.state; st != nil {
+				// Read with its parent: it is in the tree now, and
+				// Progress hears of each (one call per znode).
+				b.Add(ref, stateChild, st.Data, st.Stat, nil)
+				if len(st.Data) > limit {
+					checkLimit(Child(rel, stateChild), st.Data)
 				}
-				for _, k := range n.kids {
-					next = append(next, levelNode{abs: Child(n.abs, k), parent: ref})
+				t.MaxZxid = max(t.MaxZxid, st.Stat.Czxid, st.Stat.Mzxid, st.Stat.Pzxid)
+				if r.opts.Progress != nil {
+					r.opts.Progress(done, known)
 				}
-			case errors.Is(n.err, codeNoNode):
-				// Deleted after its parent was listed: the parent's
-				// pzxid moved, which the sentinel check may catch.
-				where := model.NoLocation()
-				where.Znode = rel
-				t.warnf(model.WarnTreeChanged, &where, "znode %s disappeared while reading", quoteUnsafe(rel))
-			case errors.Is(n.err, codeNoAuth):
-				noAuth = append(noAuth, rel)
-			default:
-				if fatal == nil {
-					fatal = r.zkErr(rel, n.err)
-				}
-				stop.Store(true)
+				done++
+				break
 			}
-			if r.opts.Progress != nil {
-				r.opts.Progress(done, known)
+			for _, k := range n.kids {
+				q.nodes = append(q.nodes, levelNode{abs: Child(n.abs, k), parent: ref})
 			}
+		case errors.Is(n.err, codeNoNode):
+			// Deleted after its parent was listed: the parent's
+			// pzxid moved, which the sentinel check may catch.
+			where := model.NoLocation()
+			where.Znode = rel
+			t.warnf(model.WarnTreeChanged, &where, "znode %s disappeared while reading", quoteUnsafe(rel))
+		case errors.Is(n.err, codeNoAuth):
+			noAuth = append(noAuth, rel)
+		default:
+			if fatal == nil {
+				fatal = r.zkErr(rel, n.err)
+			}
+			q.stop.Store(true)
 		}
-		var wg sync.WaitGroup
-		for _, conn := range r.conns[:min(len(r.conns), len(level))] {
-			wg.Go(func() {
-				w := levelWorker{r: r, conn: conn, level: level, cursor: &cursor, finish: finish}
-				w.run(ctx, window, &stop)
-			})
+		if r.opts.Progress != nil {
+			r.opts.Progress(done, known)
 		}
-		// On a cancel the workers stop (ReadLive closes the sessions, so
-		// the requests in flight fail at once); waiting for them means no
-		// goroutine touches the tree or calls Progress after the return.
-		wg.Wait()
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+		// Idle workers look again: there are new znodes, or none will
+		// come (the read is over or stopped).
+		if len(q.nodes) > added || q.open == 0 || q.stop.Load() {
+			q.cond.Broadcast()
 		}
-		if fatal != nil {
-			return nil, nil, fatal
-		}
-		slices.SortFunc(next, func(a, b levelNode) int { return strings.Compare(a.abs, b.abs) })
-		level = next
 	}
-	// A node whose child vanished is not listed as its parent: the tree
-	// lists the children it holds.
+	// A cancel wakes idle workers too (ReadLive closes the sessions, so
+	// the requests in flight fail at once).
+	stopWake := context.AfterFunc(ctx, func() {
+		q.mu.Lock()
+		q.stop.Store(true)
+		q.cond.Broadcast()
+		q.mu.Unlock()
+	})
+	defer stopWake()
+	window := max(1, r.opts.InFlight/len(r.conns))
+	var wg sync.WaitGroup
+	for _, conn := range r.conns {
+		wg.Go(func() {
+			w := levelWorker{r: r, conn: conn, q: q, finish: finish}
+			w.run(ctx, window)
+		})
+	}
+	// On a cancel the workers stop; waiting for them means no goroutine
+	// touches the tree or calls Progress after the return.
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if fatal != nil {
+		return nil, nil, fatal
+	}
 	if tooLarge != "" {
 		return nil, nil, tooLargeError(tooLarge, tooLargeSize, limit)
 	}
+	// A node whose child vanished is not listed as its parent: the tree
+	// lists the children it holds.
 	t.adopt(b.Finish())
 	t.sortWarnings()
 	if len(noAuth) > 0 {
@@ -549,31 +560,72 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 	return t, nil, nil
 }
 
-// levelNode is a znode of a level to read, with the node its parent
-// became in the tree.
+// levelNode is a znode to read, with the node its parent became in the
+// tree.
 type levelNode struct {
 	abs    string // the path on the server
 	parent zkfile.Ref
 }
 
-// levelWorker reads a level's znodes over one connection: it claims
-// znodes from the level's shared cursor and keeps its follow-up reads.
+// workQueue holds the znodes known and not yet claimed by a worker, in
+// the order they became known.
+type workQueue struct {
+	mu    sync.Mutex
+	cond  *sync.Cond // signalled when nodes are added, open reaches 0, or stop is set
+	nodes []levelNode
+	head  int // nodes[:head] are claimed
+	open  int // znodes claimed and not finished
+	stop  atomic.Bool
+}
+
+// take claims the next known znode, waiting while there is none yet and
+// znodes are being read that may list some (wait false: only when idle is
+// not set). ok is false when the read is over or stopped.
+func (q *workQueue) take(wait bool) (levelNode, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for {
+		if q.stop.Load() {
+			return levelNode{}, false
+		}
+		if q.head < len(q.nodes) {
+			n := q.nodes[q.head]
+			q.nodes[q.head] = levelNode{}
+			q.head++
+			q.open++
+			if q.head == len(q.nodes) {
+				q.nodes, q.head = q.nodes[:0], 0
+			}
+			return n, true
+		}
+		if !wait || q.open == 0 {
+			return levelNode{}, false
+		}
+		q.cond.Wait()
+	}
+}
+
+// levelWorker reads znodes over one connection: it claims znodes from the
+// shared queue and keeps its follow-up reads.
 type levelWorker struct {
 	r      *liveReader
 	conn   *Session
-	level  []levelNode
-	cursor *atomic.Int64
+	q      *workQueue
 	finish func(*nodeRead)
 	queue  []readItem // follow-ups, sent before new znodes
+	// idle: nothing in flight, so claim may wait for znodes.
+	idle bool
 }
 
-// claim takes the level's next znode and queues its first reads.
+// claim takes the next known znode and queues its first reads. With
+// nothing in flight on the connection it waits for one.
 func (w *levelWorker) claim() bool {
-	i := int(w.cursor.Add(1)) - 1
-	if i >= len(w.level) {
+	ln, ok := w.q.take(w.idle)
+	if !ok {
 		return false
 	}
-	n := &nodeRead{abs: w.level[i].abs, parent: w.level[i].parent}
+	w.idle = false
+	n := &nodeRead{abs: ln.abs, parent: ln.parent}
 	rel := w.r.rel(n.abs)
 	switch {
 	case w.r.multi && !w.r.opts.ReadACLs && isPartition(rel):
@@ -623,6 +675,7 @@ func (w *levelWorker) nextPackets() []*packet {
 		}
 		it := w.queue[0]
 		w.queue = w.queue[1:]
+		w.idle = false // a request goes out: claim must not wait now
 		if !w.batchable(it) {
 			p := &packet{items: []readItem{it}}
 			p.c, p.err = w.conn.send(0, it.op, pathRequest(it.path(), it.op != opGetACL))
@@ -642,10 +695,11 @@ func (w *levelWorker) nextPackets() []*packet {
 	return out
 }
 
-func (w *levelWorker) run(ctx context.Context, window int, stop *atomic.Bool) {
+func (w *levelWorker) run(ctx context.Context, window int) {
 	var inflight []*packet
 	for {
-		for len(inflight) < window && ctx.Err() == nil && !stop.Load() {
+		for len(inflight) < window && ctx.Err() == nil && !w.q.stop.Load() {
+			w.idle = len(inflight) == 0
 			ps := w.nextPackets()
 			if len(ps) == 0 {
 				break
