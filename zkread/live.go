@@ -408,7 +408,8 @@ type nodeRead struct {
 	// Kafka's layout ("state"), asked with its own data (see
 	// partitionState); adopted when the znode's stat says it is its one
 	// child.
-	spec *ReadResult
+	spec    ReadResult
+	hasSpec bool
 	// state is that child, read: it goes into the tree with the znode,
 	// not into the next level.
 	state *ReadResult
@@ -612,7 +613,8 @@ type levelWorker struct {
 	conn   *Session
 	q      *workQueue
 	finish func(*nodeRead)
-	queue  []readItem // follow-ups, sent before new znodes
+	queue  []readItem // follow-ups, sent before new znodes: queue[head:]
+	head   int
 	// idle: nothing in flight, so claim may wait for znodes.
 	idle bool
 }
@@ -669,12 +671,19 @@ func (w *levelWorker) batchable(it readItem) bool {
 func (w *levelWorker) nextPackets() []*packet {
 	var out []*packet
 	var items []readItem
+	if w.r.multi {
+		items = make([]readItem, 0, w.r.opts.Batch)
+	}
 	for taken := 0; taken < w.r.opts.Batch; taken++ {
-		if len(w.queue) == 0 && !w.claim() {
+		if w.head == len(w.queue) && !w.claim() {
 			break
 		}
-		it := w.queue[0]
-		w.queue = w.queue[1:]
+		it := w.queue[w.head]
+		w.head++
+		if w.head == len(w.queue) {
+			// Emptied: the next reads reuse the array.
+			w.queue, w.head = w.queue[:0], 0
+		}
 		w.idle = false // a request goes out: claim must not wait now
 		if !w.batchable(it) {
 			p := &packet{items: []readItem{it}}
@@ -852,7 +861,9 @@ func (w *levelWorker) apply(it readItem, res ReadResult, acl []ACL) {
 	n.pending--
 	switch {
 	case it.spec:
-		n.spec = &res
+		// Kept in the node: a pointer to res would move every call's
+		// res to the heap.
+		n.spec, n.hasSpec = res, true
 	case res.Err != nil:
 		if n.err == nil {
 			n.err = res.Err
@@ -876,16 +887,16 @@ func (w *levelWorker) apply(it readItem, res ReadResult, acl []ACL) {
 	case it.op == opGetACL:
 		n.acl = acl
 	}
-	if n.pending == 0 && n.spec != nil && n.err == nil {
+	if n.pending == 0 && n.hasSpec && n.err == nil {
 		// The partition's reads are in: its stat says whether "state" was
 		// all its children.
-		spec := n.spec
-		n.spec = nil
+		n.hasSpec = false
+		spec := &n.spec
 		switch {
 		case n.stat.NumChildren == 0:
 			n.kids = nil
 		case n.stat.NumChildren == 1 && spec.Err == nil && spec.Stat.NumChildren == 0:
-			n.kids, n.state = []string{stateChild}, spec
+			n.kids, n.state = stateKids, spec
 		default:
 			// Something else: its children, listed; "state" is read with
 			// the next level, as any child.
@@ -900,6 +911,10 @@ func (w *levelWorker) apply(it readItem, res ReadResult, acl []ACL) {
 
 // stateChild is the child every partition znode has in Kafka's layout.
 const stateChild = "state"
+
+// stateKids is the children of a partition read with its state: one slice
+// for all of them, never written to.
+var stateKids = []string{stateChild}
 
 // path is the znode the item reads.
 func (it readItem) path() string {
