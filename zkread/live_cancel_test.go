@@ -484,3 +484,39 @@ func TestLivePartitionStateRead(t *testing.T) {
 	}
 	s.checkReadOnly(t)
 }
+
+// TestLiveZnodeGoneWhileRead: a znode listed by its parent and gone when
+// read (NoNode) is left out of the tree with one warning naming it, and
+// the read goes on: over one session or two, with multiRead or one
+// request per read, a partition's "state" included (its stat still
+// counts it).
+func TestLiveZnodeGoneWhileRead(t *testing.T) {
+	s := newStallZK(t, 0, func(op int32, path string) bool { return true })
+	s.tree = map[string][]string{"/": {"a", "gone", "brokers"}, "/a": {"x", "gone2"}, "/a/x": {},
+		"/brokers": {"topics"}, "/brokers/topics": {"t"}, "/brokers/topics/t": {"partitions"},
+		"/brokers/topics/t/partitions": {"0", "1"}, "/brokers/topics/t/partitions/0": {"state"},
+		"/brokers/topics/t/partitions/1": {"state"}, "/brokers/topics/t/partitions/1/state": {}}
+	want := []string{"/", "/a", "/a/x", "/brokers", "/brokers/topics", "/brokers/topics/t", "/brokers/topics/t/partitions",
+		"/brokers/topics/t/partitions/0", "/brokers/topics/t/partitions/1", "/brokers/topics/t/partitions/1/state"}
+	wantWarn := []string{"znode /a/gone2 disappeared while reading", "znode /brokers/topics/t/partitions/0/state disappeared while reading",
+		"znode /gone disappeared while reading"}
+	for _, o := range []LiveOptions{{Connections: 1}, {Connections: 2}, {Connections: 2, Batch: 1}} {
+		o.Servers = []string{s.addr()}
+		tree, err := ReadLive(context.Background(), o)
+		if err != nil {
+			t.Fatalf("%+v: %v", o, err)
+		}
+		var got []string
+		for p := range tree.All() {
+			got = append(got, p)
+		}
+		sort.Strings(got)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("connections %d, batch %d: znodes read (-want +got):\n%s", o.Connections, o.Batch, d)
+		}
+		if d := cmp.Diff(wantWarn, tree.Warnings); d != "" {
+			t.Errorf("connections %d, batch %d: warnings (-want +got):\n%s", o.Connections, o.Batch, d)
+		}
+	}
+	s.checkReadOnly(t)
+}
