@@ -113,9 +113,24 @@ func strictRecord(data []byte, pos, n int) (v []byte, end int) {
 	default:
 		return nil, 0
 	}
-	vl, q := shortVarint(data[:end], p+1)
-	// The value, then a headers count of 0 as the record's last byte.
-	if q == 0 || vl <= 0 || q+vl != end-1 || data[end-1] != 0 {
+	// The value's length, then the value, then a headers count of 0 as the
+	// record's last byte: the length can only be what is left before that
+	// byte, so the varint is compared with it rather than decoded. A value
+	// under 64 bytes has a one-byte length, one under 8,192 a two-byte one.
+	if data[end-1] != 0 {
+		return nil, 0
+	}
+	q := p + 2
+	if vl := end - 1 - q; vl > 0 && vl < 64 {
+		if data[p+1] != byte(2*vl) {
+			return nil, 0
+		}
+	} else if vl--; vl >= 64 && vl < 8192 {
+		if data[p+1] != byte(2*vl)|0x80 || data[p+2] != byte(2*vl>>7) {
+			return nil, 0
+		}
+		q++
+	} else {
 		return nil, 0
 	}
 	return data[q : end-1 : end-1], end

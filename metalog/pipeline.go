@@ -5,7 +5,9 @@ import "io"
 // ParallelReader reads a file's batches like Reader, while worker
 // goroutines run a function over each batch ahead of the consumer: one
 // goroutine frames the file (lengths and headers, exactly as Reader does),
-// copies each batch into a job of a few hundred kilobytes and hands jobs out;
+// reading it straight into jobs of a few hundred kilobytes (the batches
+// Reader would report as damage, or that do not fit a job, are read by
+// Reader itself and copied in) and hands jobs out;
 // each worker verifies the CRCs of its job's batches and calls its work
 // function on them; Next returns the batches in file order with their
 // results. Memory is bounded by a few jobs in flight per worker, whatever
@@ -117,6 +119,17 @@ func (p *ParallelReader[R]) produce(jobs chan<- *parallelJob[R]) {
 		}
 		j.reset()
 		for len(j.arena) < parallelJobBytes {
+			if p.frame(j) > 0 {
+				continue
+			}
+			if len(j.arena) > 0 && p.r.pos != p.r.size {
+				// A batch that does not fit what is left of this job's
+				// arena: the next job frames it from the start of its own.
+				break
+			}
+			// The one batch at the current position that frame does not
+			// take (damage, a batch larger than an arena, the end of the
+			// file): the Reader reads it, exactly as a sequential pass.
 			b, err := p.r.Next()
 			if err != nil {
 				j.end = err
@@ -155,6 +168,47 @@ func (p *ParallelReader[R]) produce(jobs chan<- *parallelJob[R]) {
 			return
 		}
 	}
+}
+
+// frame reads the file from the Reader's position straight into the free
+// part of j's arena (one positioned read, no copy through the Reader's
+// buffer) and takes the whole batches in it whose headers Reader would
+// accept, up to the file's size as the Reader knows it. It stops at the
+// first batch it cannot take whole, leaving it, and anything that
+// Reader would report as damage, to Reader.Next at that position: what
+// it takes is what Reader.Next would have returned (SkipCRC is set), and
+// the rest is read by Reader itself. It returns how many batches it took.
+func (p *ParallelReader[R]) frame(j *parallelJob[R]) int {
+	r := p.r
+	if r.f == nil || r.size < 0 || r.err != nil {
+		return 0
+	}
+	at := len(j.arena)
+	want := min(int64(cap(j.arena)-at), r.size-r.pos)
+	if want < HeaderSize {
+		return 0
+	}
+	buf := j.arena[at : at+int(want)]
+	k, _ := r.f.ReadAt(buf, r.pos) // a short read leaves the rest to Reader
+	buf = buf[:k]
+	off, n := 0, 0
+	for k-off >= HeaderSize {
+		j.batches = append(j.batches, Batch{})
+		b := &j.batches[len(j.batches)-1]
+		if b.parse(buf[off:off+HeaderSize], r.name, r.pos+int64(off), r.opts.MaxBatchBytes) != nil || b.Size() > int64(k-off) {
+			j.batches = j.batches[:len(j.batches)-1]
+			break
+		}
+		end := off + int(b.Size())
+		b.raw = buf[off:end:end]
+		b.headers, b.dec = nil, nil
+		off = end
+		j.pos = append(j.pos, r.pos+int64(off))
+		n++
+	}
+	j.arena = j.arena[:at+off]
+	r.skipTo(r.pos + int64(off))
+	return n
 }
 
 func (p *ParallelReader[R]) work(jobs <-chan *parallelJob[R], fn BatchWork[R], checkCRC bool, maxDec int) {

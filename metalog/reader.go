@@ -59,6 +59,9 @@ type Reader struct {
 	batch Batch
 	dec   *decompressor
 	err   error
+	// skipped: pos was moved past the read buffer (skipTo); the file is
+	// read again from pos at the next call.
+	skipped bool
 }
 
 // NewReader reads batches from r. name is used in errors only. size is the
@@ -133,6 +136,14 @@ func (r *Reader) Position() int64 { return r.pos }
 func (r *Reader) Next() (*Batch, error) {
 	if r.err != nil {
 		return nil, r.err
+	}
+	if r.skipped {
+		r.skipped = false
+		if _, err := r.f.Seek(r.pos, io.SeekStart); err != nil {
+			r.err = r.ioError(err)
+			return nil, r.err
+		}
+		r.br.Reset(r.f)
 	}
 	b, err := r.next()
 	if err != nil && !errors.Is(err, ErrCRC) {
@@ -232,6 +243,16 @@ func (r *Reader) readLarge(size int) ([]byte, error) {
 	}
 	r.buf = buf[:0]
 	return buf, nil
+}
+
+// skipTo moves a Reader over a file (OpenReader) to pos, where a batch
+// starts, as if Next had returned every batch before it; the read buffer
+// is refilled from there at the next call. ParallelReader reads the
+// batches it frames itself past the buffer (pipeline.go).
+func (r *Reader) skipTo(pos int64) {
+	if pos != r.pos {
+		r.pos, r.skipped = pos, true
+	}
 }
 
 func (r *Reader) ioError(err error) error {

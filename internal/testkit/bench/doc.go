@@ -21,6 +21,12 @@
 // and, where the peer's CPU is measured too, the ratio of the CPU times:
 // on a loaded machine the CPU moves less than the wall time.
 //
+// KMETA_BENCH_ROWS selects groups of rows (comma-separated; empty for
+// all): log (log dump against Kafka's DumpLogSegments, and log check),
+// check (only log check and its read+CRC ceiling: no JVM, seconds), image.
+// KMETA_BENCH_DIR keeps the synthesized inputs there and reuses them in
+// the next run.
+//
 // KMETA_BENCH_SCALE=small shrinks every input for a quick run while
 // developing: a 64 MiB log, 100,000 and 10,000-partition snapshots, 100
 // ZooKeeper topics.

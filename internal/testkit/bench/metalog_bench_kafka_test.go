@@ -36,6 +36,18 @@ func benchBytes() int64 {
 // and NoOps, a bounded set of topics (so the final image stays small).
 func synthesize(t *testing.T, dir string, size int64) (path string, nrec, nbatch int64) {
 	t.Helper()
+	p := filepath.Join(dir, metalog.SegmentFileName(0))
+	if kept, err := os.ReadFile(dir + ".count"); err == nil {
+		// KMETA_BENCH_DIR kept from an earlier run: the log is a pure
+		// function of size (for one synth generator), written atomically,
+		// and its counts were written after it, beside its directory (in
+		// it, check would report an unknown file).
+		var was int64
+		if _, err := fmt.Sscanf(string(kept), "%d %d %d", &was, &nrec, &nbatch); err == nil && was == size {
+			t.Logf("reusing %s: %d batches, %d records", p, nbatch, nrec)
+			return p, nrec, nbatch
+		}
+	}
 	g := synth.New(7)
 	w, err := metalog.CreateSegment(dir, 0, metalog.WriteOptions{})
 	if err != nil {
@@ -70,9 +82,11 @@ func synthesize(t *testing.T, dir string, size int64) (path string, nrec, nbatch
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(dir, metalog.SegmentFileName(0))
 	st, _ := os.Stat(p)
 	t.Logf("synthesized %s: %d bytes, %d batches, %d records", p, st.Size(), nbatch, nrec)
+	if err := os.WriteFile(dir+".count", fmt.Appendf(nil, "%d %d %d\n", size, nrec, nbatch), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return p, nrec, nbatch
 }
 
@@ -97,12 +111,12 @@ func kmetaBin(t *testing.T) string {
 // Sizes: a 512 MiB log and 1,000,000 / 100,000-partition snapshots;
 // KMETA_BENCH_SCALE=small: 64 MiB and 100,000 / 10,000. KMETA_BENCH_BYTES
 // overrides the log size, KMETA_BENCH_RUNS the runs per row (default 5),
-// KMETA_BENCH_ROWS=log or =image one group of rows.
+// KMETA_BENCH_ROWS=log or =image one group of rows (=check: of the log
+// rows, only log check and its ceiling, without Kafka's tool).
 func TestBenchSideBySide(t *testing.T) {
 	if os.Getenv("KMETA_BENCH") == "" {
 		t.Skip("benchmark: run with `make bench` (KMETA_BENCH=1)")
 	}
-	d := kafkatest.Dist(t, kafkatest.Latest4)
 	bin := kmetaBin(t)
 	dir := os.Getenv("KMETA_BENCH_DIR") // kept after the run when set
 	if dir == "" {
@@ -116,8 +130,11 @@ func TestBenchSideBySide(t *testing.T) {
 		}
 	}
 	tb := &table{title: fmt.Sprintf("kmeta make bench: snapshots of %d and %d partitions", bigParts, smallParts)}
-	if benchRow("log") {
-		benchLogRows(t, d, bin, dir, size, tb)
+	switch {
+	case benchRow("log"):
+		benchLogRows(t, kafkatest.Dist(t, kafkatest.Latest4), bin, dir, size, tb)
+	case benchRow("check"):
+		benchCheckRows(t, bin, dir, size, tb)
 	}
 	if benchRow("image") {
 		benchImageRows(t, bin, dir, bigParts, smallParts, tb)
@@ -125,9 +142,10 @@ func TestBenchSideBySide(t *testing.T) {
 	report(t, "KMETA_BENCH_REPORT", tb)
 }
 
-// benchRow says whether KMETA_BENCH_ROWS (a comma-separated list of "log"
-// and "image"; empty for all) selects a group of rows, so that one
-// engineer can measure only the rows their change moves.
+// benchRow says whether KMETA_BENCH_ROWS (a comma-separated list of "log",
+// "check" and "image"; empty for all) selects a group of rows, so that one
+// engineer can measure only the rows their change moves. "log" includes
+// "check".
 func benchRow(group string) bool {
 	s := os.Getenv("KMETA_BENCH_ROWS")
 	return s == "" || slices.Contains(strings.Split(s, ","), group)
@@ -160,10 +178,22 @@ func benchLogRows(t *testing.T, d *kafkatest.Distribution, bin, dir string, size
 		`"kind":"record"`, wantRecords("kmeta log dump -o json")))
 	tb.add("kmeta log dump -o json (JSON lines)", jl, logBytes, "Kafka DumpLogSegments", &kafka, "")
 
-	// log check against reading the file and CRC-32C over every byte, on
-	// a log ten times smaller first (the growth).
+	benchCheckPair(t, bin, dir, logPath, logBytes, size, tb)
+}
+
+// benchCheckRows: the log check rows alone (KMETA_BENCH_ROWS=check).
+func benchCheckRows(t *testing.T, bin, dir string, size int64, tb *table) {
+	logPath, nrec, _ := synthesize(t, mkdir(t, dir, "log"), size)
+	st, _ := os.Stat(logPath)
+	tb.title += fmt.Sprintf("; %d-byte metadata log (%d records)", st.Size(), nrec)
+	benchCheckPair(t, bin, dir, logPath, st.Size(), size, tb)
+}
+
+// benchCheckPair: log check against reading the file and CRC-32C over
+// every byte, on a log ten times smaller first (the growth).
+func benchCheckPair(t *testing.T, bin, dir, logPath string, logBytes, size int64, tb *table) {
 	smallPath, _, _ := synthesize(t, mkdir(t, dir, "log-small"), size/10)
-	st, _ = os.Stat(smallPath)
+	st, _ := os.Stat(smallPath)
 	small, _ := benchLogCheck(t, bin, smallPath, st.Size(), tb, nil)
 	benchLogCheck(t, bin, logPath, logBytes, tb, &small)
 }
@@ -172,13 +202,17 @@ func benchLogRows(t *testing.T, d *kafkatest.Distribution, bin, dir string, size
 // ceiling, with the growth over smaller's check when set, and returns
 // the check's stat.
 func benchLogCheck(t *testing.T, bin, path string, size int64, tb *table, smaller *stat) (stat, stat) {
+	// The two interleaved, run by run, so that a shared machine's load
+	// weighs on both alike.
 	var ceil []stageCost
+	var runs []run
 	for range benchRuns() {
 		ceil = append(ceil, measure(t, func() error { readCRC(t, path); return nil }))
+		runs = append(runs, runProc(t, exec.Command(bin, "log", "check", path), ""))
 	}
 	ceiling := costs(ceil)
 	tb.add(fmt.Sprintf("ceiling: read the %d-byte log + CRC-32C over it (in the bench process)", size), ceiling, size, "", nil, "page cache warm, as for every row")
-	check := stats(repeat(t, func() *exec.Cmd { return exec.Command(bin, "log", "check", path) }, "", nil))
+	check := stats(runs)
 	name := fmt.Sprintf("kmeta log check of the %d-byte log (framing, CRC, record validation, KRaft rules)", size)
 	if smaller == nil {
 		tb.add(name, check, size, "read+CRC ceiling", &ceiling, "ratio = fraction of the ceiling")
