@@ -34,8 +34,10 @@
 // KMETA_BENCH_ZK_ROWS selects rows of TestBenchSideBySideZK (the live
 // ZooKeeper read): "multiread" measures kmeta's `zk image` and the
 // multiRead ceiling alone, interleaved, without the one-getData-per-znode
-// ceiling (which takes most of the row's time) or Kafka's migration:
+// ceiling (which takes most of the row's time) or Kafka's migration
+// ("read" adds that ceiling, "settings" other --zk-* settings, "kafka"
+// the migration):
 //
-//	make build && /work/bin/jvmlock env KMETA_BENCH=1 KMETA_BENCH_ZK_ROWS=multiread \
+//	make build && KMETA_BENCH=1 KMETA_BENCH_ZK_ROWS=multiread \
 //		go test -count=1 -run 'TestBenchSideBySideZK$' -v ./internal/testkit/bench/
 package bench
