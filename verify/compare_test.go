@@ -658,3 +658,44 @@ func TestQuorumVotersCompared(t *testing.T) {
 		t.Errorf("one side without voters: %q", codes(rep))
 	}
 }
+
+// The partitions a replica on an unregistered broker is named for are
+// listed by topic and partition id (a topic's ids sparse or dense), once
+// each when the broker is both a replica and an adding replica, the
+// first five then a count.
+func TestUnregisteredBrokerPartitionsInOrder(t *testing.T) {
+	zk, kr := pair()
+	for _, img := range []*model.Image{zk, kr} {
+		add := func(name string, id byte, parts ...*model.Partition) {
+			tp := &model.Topic{Name: name, ID: model.UUID{id}, Partitions: map[int32]*model.Partition{}}
+			for _, p := range parts {
+				tp.Partitions[p.ID] = p
+			}
+			img.Topics[name] = tp
+		}
+		part := func(id int32, replicas, adding []int32) *model.Partition {
+			return &model.Partition{ID: id, Replicas: replicas, AddingReplicas: adding, ISR: []int32{1}, Leader: 1}
+		}
+		var c []*model.Partition
+		for i := int32(9); i >= 0; i-- {
+			c = append(c, part(i, []int32{7, 1}, nil))
+		}
+		add("c", 3, c...)
+		add("b", 2, part(3, []int32{1, 7}, nil), part(0, []int32{7}, nil), part(2, []int32{2, 7}, nil), part(1, []int32{1, 2}, nil))
+		add("a", 1, part(5, []int32{1, 7}, []int32{7, 8}), part(0, []int32{1, 2}, nil))
+	}
+	rep := verifyPair(t, zk, kr, Options{})
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Code == CodeReplicaOnUnregisteredBroker {
+			got = append(got, f.Entity+": "+f.Message)
+		}
+	}
+	want := []string{
+		"broker 7: 14 partition(s) have a replica on broker 7, which is registered neither in ZooKeeper nor in KRaft: Kafka's migration waits for it forever (a-5, b-0, b-2, b-3, c-0, … 9 more)",
+		"broker 8: 1 partition(s) have a replica on broker 8, which is registered neither in ZooKeeper nor in KRaft: Kafka's migration waits for it forever (a-5)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -73,24 +73,48 @@ func (c *comparison) readiness() {
 		c.partitionMetadata(pending)
 		return
 	}
-	registered := map[int32]bool{}
+	registered := make([]int32, 0, len(zk.Brokers)+len(kr.Brokers))
 	for id := range zk.Brokers {
-		registered[id] = true
+		registered = append(registered, id)
 	}
 	for id := range kr.Brokers {
-		registered[id] = true
+		registered = append(registered, id)
+	}
+	slices.Sort(registered)
+	registered = slices.Compact(registered)
+	unregistered := func(rs []int32) bool {
+		for _, r := range rs {
+			if _, ok := slices.BinarySearch(registered, r); !ok {
+				return true
+			}
+		}
+		return false
 	}
 	missing := map[int32][]string{}
 	for _, t := range zk.SortedTopics() {
 		if pending[t.Name] {
 			continue
 		}
+		// Nearly every topic has all its replicas on registered brokers:
+		// one look at each partition, in the map's order, says so
+		// without sorting them.
+		any := false
+		for _, p := range t.Partitions {
+			if any = unregistered(p.Replicas) || unregistered(p.AddingReplicas); any {
+				break
+			}
+		}
+		if !any {
+			continue
+		}
 		for _, p := range t.SortedPartitions() {
-			for _, r := range slices.Concat(p.Replicas, p.AddingReplicas) {
-				if !registered[r] {
-					e := t.Name + "-" + strconv.Itoa(int(p.ID))
-					if l := missing[r]; len(l) == 0 || l[len(l)-1] != e {
-						missing[r] = append(missing[r], e)
+			for _, rs := range [2][]int32{p.Replicas, p.AddingReplicas} {
+				for _, r := range rs {
+					if _, ok := slices.BinarySearch(registered, r); !ok {
+						e := t.Name + "-" + strconv.Itoa(int(p.ID))
+						if l := missing[r]; len(l) == 0 || l[len(l)-1] != e {
+							missing[r] = append(missing[r], e)
+						}
 					}
 				}
 			}

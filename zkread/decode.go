@@ -574,6 +574,7 @@ func slowTopic(data []byte) (topicAssignment, error) {
 	if out.Partitions, err = parsePartitionMap(v.Partitions, "partitions"); err != nil {
 		return topicAssignment{}, err
 	}
+	out.Order = sortedPartitions(out.Partitions)
 	if out.Adding, err = parsePartitionMap(v.Adding, "adding_replicas"); err != nil {
 		return topicAssignment{}, err
 	}
@@ -644,25 +645,23 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 	// In partition order, so a lenient decode lists malformed states
 	// deterministically. One allocation for the topic's partitions, one
 	// for their replicas and one for their directories.
-	pids := make([]int32, 0, len(v.Partitions))
+	order := v.Order
 	nrep := 0
-	for pid, r := range v.Partitions {
-		pids = append(pids, pid)
-		nrep += len(r)
+	for _, e := range order {
+		nrep += len(e.Replicas)
 	}
-	slices.Sort(pids)
-	ps := make([]model.Partition, len(pids))
+	ps := make([]model.Partition, len(order))
 	reps := make([]int32, 0, nrep)
 	// The ISRs of the topic in one array: at most the replicas, usually.
 	isrs := make([]int32, 0, nrep)
-	for i, pid := range pids {
-		replicas := v.Partitions[pid]
+	for i, e := range order {
+		pid, replicas := e.ID, e.Replicas
 		reps = append(reps, replicas...)
 		replicas = reps[len(reps)-len(replicas) : len(reps) : len(reps)]
 		p := &ps[i]
 		*p = model.Partition{
 			ID: pid, Replicas: replicas,
-			AddingReplicas: cloneOrEmpty(v.Adding[pid]), RemovingReplicas: cloneOrEmpty(v.Removing[pid]),
+			AddingReplicas: cloneOrEmpty(lookup(v.Adding, pid)), RemovingReplicas: cloneOrEmpty(lookup(v.Removing, pid)),
 			// Kafka's migration writes PartitionRecord v0: no directories,
 			// which KRaft reads as MIGRATING for every replica.
 			Directories: d.migrating(len(replicas)),
@@ -750,6 +749,15 @@ func (d *decoder) migrating(n int) []model.UUID {
 		d.zeroDirs = make([]model.UUID, max(n, 16))
 	}
 	return d.zeroDirs[:n:n]
+}
+
+// lookup is m[k], without hashing k when m is empty (a topic's
+// reassignment maps, nearly always).
+func lookup(m map[int32][]int32, k int32) []int32 {
+	if len(m) == 0 {
+		return nil
+	}
+	return m[k]
 }
 
 // cloneOrEmpty is a copy of s, empty (not nil) when s is nil.

@@ -1,6 +1,10 @@
 package zkread
 
-import "strconv"
+import (
+	"cmp"
+	"slices"
+	"strconv"
+)
 
 // The fast path for the two znode kinds a big cluster has millions of: a
 // topic's assignment and a partition's state. It accepts only the plain
@@ -174,6 +178,27 @@ type topicAssignment struct {
 	TopicID    *string
 	Adding     map[int32][]int32
 	Removing   map[int32][]int32
+	// Order is Partitions by partition id: a decode walks it rather
+	// than sort the map's keys and look each up again.
+	Order []partitionReplicas
+}
+
+// partitionReplicas is one entry of a topic's "partitions".
+type partitionReplicas struct {
+	ID       int32
+	Replicas []int32
+}
+
+func comparePartitionReplicas(a, b partitionReplicas) int { return cmp.Compare(a.ID, b.ID) }
+
+// sortedPartitions is m's entries by partition id.
+func sortedPartitions(m map[int32][]int32) []partitionReplicas {
+	out := make([]partitionReplicas, 0, len(m))
+	for p, r := range m {
+		out = append(out, partitionReplicas{p, r})
+	}
+	slices.SortFunc(out, comparePartitionReplicas)
+	return out
 }
 
 // fastTopic decodes the usual topic znode. The replica lists of one topic
@@ -188,6 +213,7 @@ func fastTopic(data []byte) (topicAssignment, bool) {
 type topicScratch struct {
 	maps    [3]map[int32][]int32
 	backing []int32
+	order   []partitionReplicas
 }
 
 // fastTopicInto is fastTopic with the maps and lists made in sc: they
@@ -196,9 +222,13 @@ func fastTopicInto(data []byte, sc *topicScratch) (topicAssignment, bool) {
 	var v topicAssignment
 	s := scan{b: data}
 	backing := sc.backing[:0]
+	order := sc.order[:0]
 	defer func() {
 		if backing != nil {
 			sc.backing = backing
+		}
+		if order != nil {
+			sc.order = order
 		}
 	}()
 	partMap := func(dst *map[int32][]int32, i int) bool {
@@ -228,6 +258,9 @@ func fastTopicInto(data []byte, sc *topicScratch) (topicAssignment, bool) {
 				r = []int32{} // as encoding/json decodes []
 			}
 			m[p] = r
+			if i == 0 {
+				order = append(order, partitionReplicas{p, r})
+			}
 			return true
 		})
 		*dst = m
@@ -271,6 +304,14 @@ func fastTopicInto(data []byte, sc *topicScratch) (topicAssignment, bool) {
 	}
 	if v.Removing == nil {
 		v.Removing = map[int32][]int32{}
+	}
+	// Kafka writes the partitions in order, as a rule.
+	if !slices.IsSortedFunc(order, comparePartitionReplicas) {
+		slices.SortFunc(order, comparePartitionReplicas)
+	}
+	v.Order = order
+	if v.Order == nil {
+		v.Order = []partitionReplicas{} // "partitions":{}
 	}
 	return v, true
 }
