@@ -625,6 +625,7 @@ func (c *comparison) comparePartitions(skipL, skipR map[string]bool) {
 			c.add(f)
 		}
 	}
+	var lbuf, rbuf []*model.Partition
 	for name, lt := range c.left.Topics {
 		if skipL[name] {
 			continue
@@ -634,13 +635,15 @@ func (c *comparison) comparePartitions(skipL, skipR map[string]bool) {
 		if rt == nil || skipR[name] {
 			continue
 		}
-		for id, lp := range lt.Partitions {
-			rp := rt.Partitions[id]
+		both := func(id int32, lp, rp *model.Partition) {
 			switch {
 			case rp == nil:
 				// The runtime state goes with the partition.
 				report(ClassPartitions, partitionEntity(name, id), partitionOf(lp, c.mask), nil, nil)
-				continue
+				return
+			case lp == nil:
+				report(ClassPartitions, partitionEntity(name, id), nil, partitionOf(rp, c.mask), nil)
+				return
 			case !sameAssignment(lp, rp, c.mask):
 				report(ClassPartitions, partitionEntity(name, id), partitionOf(lp, c.mask), partitionOf(rp, c.mask), nil)
 			}
@@ -648,9 +651,33 @@ func (c *comparison) comparePartitions(skipL, skipR map[string]bool) {
 				report(ClassRuntime, partitionEntity(name, id), runtimeOf(lp, c.mask), runtimeOf(rp, c.mask), c.explainRuntime)
 			}
 		}
+		// Both sides' partitions by id when each side holds ids 0..n-1
+		// (as good as always): a walk in the order the readers laid the
+		// partitions out in memory, with no lookup of one side's ids in
+		// the other's map, then back again.
+		var lok, rok bool
+		if lbuf, lok = denseByID(lt.Partitions, lbuf); lok {
+			rbuf, rok = denseByID(rt.Partitions, rbuf)
+		}
+		if lok && rok {
+			for i := range max(len(lbuf), len(rbuf)) {
+				var lp, rp *model.Partition
+				if i < len(lbuf) {
+					lp = lbuf[i]
+				}
+				if i < len(rbuf) {
+					rp = rbuf[i]
+				}
+				both(int32(i), lp, rp)
+			}
+			continue
+		}
+		for id, lp := range lt.Partitions {
+			both(id, lp, rt.Partitions[id])
+		}
 		for id, rp := range rt.Partitions {
 			if lt.Partitions[id] == nil {
-				report(ClassPartitions, partitionEntity(name, id), nil, partitionOf(rp, c.mask), nil)
+				both(id, nil, rp)
 			}
 		}
 	}
@@ -660,6 +687,21 @@ func (c *comparison) comparePartitions(skipL, skipR map[string]bool) {
 		}
 	}
 	c.counts = append(c.counts, ClassCount{Class: ClassPartitions, Left: nl, Right: nr}, ClassCount{Class: ClassRuntime, Left: nl, Right: nr})
+}
+
+// denseByID returns the partitions of m by id in buf when m holds ids
+// 0..len(m)-1, each under its own id; false (and buf holding whatever)
+// otherwise.
+func denseByID(m map[int32]*model.Partition, buf []*model.Partition) ([]*model.Partition, bool) {
+	buf = buf[:0]
+	for i := range int32(len(m)) {
+		p := m[i]
+		if p == nil || p.ID != i {
+			return buf, false
+		}
+		buf = append(buf, p)
+	}
+	return buf, true
 }
 
 // finding turns a raw difference into a finding with side-aware codes.

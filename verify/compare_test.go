@@ -699,3 +699,43 @@ func TestUnregisteredBrokerPartitionsInOrder(t *testing.T) {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// Partitions on one side only, and ids that are not 0..n-1 (walked by
+// map rather than by id), are each reported once, with their runtime
+// state going with them.
+func TestPartitionsOneSideAndSparse(t *testing.T) {
+	part := func(id int32) *model.Partition {
+		return &model.Partition{ID: id, Replicas: []int32{1, 2}, ISR: []int32{1, 2}, Leader: 1, LeaderEpoch: 3, PartitionEpoch: 4}
+	}
+	for _, c := range []struct {
+		name   string
+		change func(zk, kr *model.Image)
+		want   []string
+	}{
+		{"only in KRaft", func(zk, kr *model.Image) { kr.Topics["orders"].Partitions[2] = part(2) },
+			[]string{"partitions/missing-in-zookeeper partition orders-2 "}},
+		{"only in ZooKeeper", func(zk, kr *model.Image) { zk.Topics["orders"].Partitions[2] = part(2) },
+			[]string{"partitions/missing-in-kraft partition orders-2 "}},
+		{"sparse in KRaft", func(zk, kr *model.Image) { kr.Topics["orders"].Partitions[5] = part(5) },
+			[]string{"partitions/missing-in-zookeeper partition orders-5 "}},
+		{"sparse in ZooKeeper, and a leader that differs", func(zk, kr *model.Image) {
+			zk.Topics["orders"].Partitions[7] = part(7)
+			delete(zk.Topics["orders"].Partitions, 0)
+			kr.Topics["orders"].Partitions[1].Leader = 1
+		}, []string{"partitions/missing-in-zookeeper partition orders-0 ", "partitions/missing-in-kraft partition orders-7 ", "runtime/different partition orders-1 leader"}},
+		{"sparse on both sides", func(zk, kr *model.Image) {
+			zk.Topics["orders"].Partitions[9] = part(9)
+			kr.Topics["orders"].Partitions[9] = part(9)
+			kr.Topics["orders"].Partitions[9].Replicas = []int32{2, 1}
+		}, []string{"partitions/different partition orders-9 replicas"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			zk, kr := pair()
+			c.change(zk, kr)
+			got := codes(verifyPair(t, zk, kr, Options{}))
+			if !slices.Equal(got, c.want) {
+				t.Errorf("findings %q, want %q", got, c.want)
+			}
+		})
+	}
+}

@@ -82,32 +82,14 @@ func (c *comparison) readiness() {
 	}
 	slices.Sort(registered)
 	registered = slices.Compact(registered)
-	unregistered := func(rs []int32) bool {
-		for _, r := range rs {
-			if _, ok := slices.BinarySearch(registered, r); !ok {
-				return true
-			}
-		}
-		return false
-	}
 	missing := map[int32][]string{}
+	var parts []*model.Partition
 	for _, t := range zk.SortedTopics() {
 		if pending[t.Name] {
 			continue
 		}
-		// Nearly every topic has all its replicas on registered brokers:
-		// one look at each partition, in the map's order, says so
-		// without sorting them.
-		any := false
-		for _, p := range t.Partitions {
-			if any = unregistered(p.Replicas) || unregistered(p.AddingReplicas); any {
-				break
-			}
-		}
-		if !any {
-			continue
-		}
-		for _, p := range t.SortedPartitions() {
+		parts = t.AppendSortedPartitions(parts[:0])
+		for _, p := range parts {
 			for _, rs := range [2][]int32{p.Replicas, p.AddingReplicas} {
 				for _, r := range rs {
 					if _, ok := slices.BinarySearch(registered, r); !ok {

@@ -69,6 +69,7 @@ type decoder struct {
 	// topicScratch holds the topic assignment being decoded; zeroDirs
 	// the directories every partition shares.
 	topicScratch topicScratch
+	kidBuf       []zkfile.Ref // a topic's partition znodes by id
 	zeroDirs     []model.UUID
 	// kids, when set, lists a container's children instead of the
 	// node's own list: a history decodes a tree still being replayed,
@@ -650,6 +651,28 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 	for _, e := range order {
 		nrep += len(e.Replicas)
 	}
+	// The container's children by partition id, from one walk of them,
+	// rather than a search of them by name for each partition: the
+	// search touched a node of the tree's at each of its steps. Ids far
+	// sparser than the partitions are searched for as before.
+	var byID []zkfile.Ref
+	if offline && parts != zkfile.NoRef && len(order) > 0 {
+		if n := int(order[len(order)-1].ID) + 1; n <= 2*len(order)+64 {
+			byID = slices.Grow(d.kidBuf[:0], n)[:n]
+			for i := range byID {
+				byID[i] = zkfile.NoRef
+			}
+			dt := d.t.dt
+			// Kids are in name order, so the first of two equal names
+			// is the one the search finds.
+			for _, k := range dt.Kids(parts) {
+				if id, ok := partitionKey(dt.Name(k)); ok && int(id) < n && byID[id] == zkfile.NoRef {
+					byID[id] = k
+				}
+			}
+			d.kidBuf = byID
+		}
+	}
 	ps := make([]model.Partition, len(order))
 	reps := make([]int32, 0, nrep)
 	// The ISRs of the topic in one array: at most the replicas, usually.
@@ -672,8 +695,14 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 		found := false
 		if offline {
 			dt := d.t.dt
-			name := d.pbuf[len(path)+len("/partitions/"):]
-			if pr := dt.Child(parts, unsafe.String(&name[0], len(name))); pr != zkfile.NoRef {
+			var pr zkfile.Ref
+			if byID != nil {
+				pr = byID[pid]
+			} else {
+				name := d.pbuf[len(path)+len("/partitions/"):]
+				pr = dt.Child(parts, unsafe.String(&name[0], len(name)))
+			}
+			if pr != zkfile.NoRef {
 				if len(dt.Data(pr)) == 0 {
 					d.handled.set(nodeID{r: pr})
 				}

@@ -154,12 +154,13 @@ func (s *scan) object(field func(key []byte) bool) bool {
 
 // partitionKey parses a partition number written canonically ("0",
 // "17"); anything else ("007", "+1", "-0") goes to encoding/json.
-func partitionKey(k []byte) (int32, bool) {
+func partitionKey[T string | []byte](k T) (int32, bool) {
 	if len(k) == 0 || len(k) > 10 || (len(k) > 1 && k[0] == '0') {
 		return 0, false
 	}
 	var v int64
-	for _, c := range k {
+	for i := range len(k) {
+		c := k[i]
 		if c < '0' || c > '9' {
 			return 0, false
 		}
