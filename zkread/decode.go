@@ -571,11 +571,11 @@ func slowTopic(data []byte) (topicAssignment, error) {
 		return topicAssignment{}, errors.New(`no "partitions"`)
 	}
 	out := topicAssignment{TopicID: v.TopicID}
-	var err error
-	if out.Partitions, err = parsePartitionMap(v.Partitions, "partitions"); err != nil {
+	parts, err := parsePartitionMap(v.Partitions, "partitions")
+	if err != nil {
 		return topicAssignment{}, err
 	}
-	out.Order = sortedPartitions(out.Partitions)
+	out.Partitions = sortedPartitions(parts)
 	if out.Adding, err = parsePartitionMap(v.Adding, "adding_replicas"); err != nil {
 		return topicAssignment{}, err
 	}
@@ -646,7 +646,7 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 	// In partition order, so a lenient decode lists malformed states
 	// deterministically. One allocation for the topic's partitions, one
 	// for their replicas and one for their directories.
-	order := v.Order
+	order := v.Partitions
 	nrep := 0
 	for _, e := range order {
 		nrep += len(e.Replicas)

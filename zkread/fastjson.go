@@ -175,13 +175,12 @@ func partitionKey[T string | []byte](k T) (int32, bool) {
 // topicAssignment is a decoded /brokers/topics/<name>: partition number to
 // replicas (never nil), for the assignment and the two reassignment maps.
 type topicAssignment struct {
-	Partitions map[int32][]int32
+	// Partitions by partition id: a decode walks them in order, with no
+	// map to fill, sort the keys of and look each up in again.
+	Partitions []partitionReplicas
 	TopicID    *string
 	Adding     map[int32][]int32
 	Removing   map[int32][]int32
-	// Order is Partitions by partition id: a decode walks it rather
-	// than sort the map's keys and look each up again.
-	Order []partitionReplicas
 }
 
 // partitionReplicas is one entry of a topic's "partitions".
@@ -212,7 +211,7 @@ func fastTopic(data []byte) (topicAssignment, bool) {
 // topicScratch is what fastTopicInto reuses from one topic to the next:
 // its maps and the backing array of its replica lists.
 type topicScratch struct {
-	maps    [3]map[int32][]int32
+	maps    [2]map[int32][]int32 // adding, removing
 	backing []int32
 	order   []partitionReplicas
 }
@@ -232,6 +231,30 @@ func fastTopicInto(data []byte, sc *topicScratch) (topicAssignment, bool) {
 			sc.order = order
 		}
 	}()
+	// list reads the value of "partitions" into order.
+	var sawPartitions bool
+	list := func() bool {
+		if sawPartitions {
+			return false // a repeated key: encoding/json merges them
+		}
+		sawPartitions = true
+		return s.object(func(k []byte) bool {
+			p, ok := partitionKey(k)
+			if !ok {
+				return false
+			}
+			start := len(backing)
+			if backing, ok = s.int32s(backing); !ok {
+				return false
+			}
+			r := backing[start:len(backing):len(backing)]
+			if r == nil {
+				r = []int32{} // as encoding/json decodes []
+			}
+			order = append(order, partitionReplicas{p, r})
+			return true
+		})
+	}
 	partMap := func(dst *map[int32][]int32, i int) bool {
 		if *dst != nil {
 			return false // a repeated key: encoding/json merges them
@@ -259,9 +282,6 @@ func fastTopicInto(data []byte, sc *topicScratch) (topicAssignment, bool) {
 				r = []int32{} // as encoding/json decodes []
 			}
 			m[p] = r
-			if i == 0 {
-				order = append(order, partitionReplicas{p, r})
-			}
 			return true
 		})
 		*dst = m
@@ -271,11 +291,11 @@ func fastTopicInto(data []byte, sc *topicScratch) (topicAssignment, bool) {
 	ok := s.object(func(k []byte) bool {
 		switch string(k) {
 		case "partitions":
-			return partMap(&v.Partitions, 0)
+			return list()
 		case "adding_replicas":
-			return partMap(&v.Adding, 1)
+			return partMap(&v.Adding, 0)
 		case "removing_replicas":
-			return partMap(&v.Removing, 2)
+			return partMap(&v.Removing, 1)
 		case "topic_id":
 			if v.TopicID != nil {
 				return false
@@ -297,8 +317,17 @@ func fastTopicInto(data []byte, sc *topicScratch) (topicAssignment, bool) {
 		}
 		return false
 	})
-	if !ok || !s.end() || v.Partitions == nil {
+	if !ok || !s.end() || !sawPartitions {
 		return topicAssignment{}, false
+	}
+	// Kafka writes the partitions in order, as a rule.
+	if !slices.IsSortedFunc(order, comparePartitionReplicas) {
+		slices.SortFunc(order, comparePartitionReplicas)
+	}
+	for i := 1; i < len(order); i++ {
+		if order[i].ID == order[i-1].ID {
+			return topicAssignment{}, false // a repeated partition: encoding/json keeps the last
+		}
 	}
 	if v.Adding == nil {
 		v.Adding = map[int32][]int32{}
@@ -306,13 +335,9 @@ func fastTopicInto(data []byte, sc *topicScratch) (topicAssignment, bool) {
 	if v.Removing == nil {
 		v.Removing = map[int32][]int32{}
 	}
-	// Kafka writes the partitions in order, as a rule.
-	if !slices.IsSortedFunc(order, comparePartitionReplicas) {
-		slices.SortFunc(order, comparePartitionReplicas)
-	}
-	v.Order = order
-	if v.Order == nil {
-		v.Order = []partitionReplicas{} // "partitions":{}
+	v.Partitions = order
+	if v.Partitions == nil {
+		v.Partitions = []partitionReplicas{} // "partitions":{}
 	}
 	return v, true
 }
