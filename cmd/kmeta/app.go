@@ -307,8 +307,13 @@ func newApp(constructors []func() *cli.Command, stdout, stderr io.Writer) *cli.A
 		Version: version,
 		Description: "Reads KRaft metadata logs, snapshots and bootstrap files, Kafka's ZooKeeper data (live, data dir\n" +
 			"or dump) and running clusters (kafka://, through the admin API) into one cluster image; checks\n" +
-			"metadata logs; lints; describes, surveys and rebuilds the controller quorum; gates and makes\n" +
-			"metadata.version changes (features upgrade, downgrade, disable: the only commands that write to a cluster).\n" +
+			"metadata logs; verifies and diffs views; migrates ZooKeeper-mode clusters to KRaft, offline or phase\n" +
+			"by phase; lints; gates rolling restarts; describes, surveys and rebuilds the controller quorum;\n" +
+			"reads the metadata log as history; names what still uses ZooKeeper; gates and makes\n" +
+			"metadata.version changes.\n" +
+			"Only features upgrade, downgrade and disable, and restore, write to a cluster (each checks first,\n" +
+			"takes --dry-run and asks unless --yes). Files are written only where a flag names them (--out,\n" +
+			"--write), never over an input, and never over a file unless --force. kmeta never writes to ZooKeeper.\n" +
 			"Results go to stdout, diagnostics to stderr.\n" +
 			"Exit status: 0 ok, 1 findings (or a result resting on damaged input), 2 could not run.",
 		Commands:  cmds,

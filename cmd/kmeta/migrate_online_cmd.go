@@ -290,7 +290,9 @@ func migrateStage(c *cli.Context, w writeOptions) error {
 	if err != nil {
 		return err
 	}
-	in.Gates = onlineGates(c, in)
+	if in.Gates, err = onlineGates(c, in); err != nil {
+		return err
+	}
 	if phase == online.KRaft {
 		if err := withZKDependents(c, &in); err != nil {
 			return err
@@ -337,7 +339,9 @@ func migrateRollback(c *cli.Context, w writeOptions) error {
 	if err != nil {
 		return err
 	}
-	in.Gates = onlineGates(c, in)
+	if in.Gates, err = onlineGates(c, in); err != nil {
+		return err
+	}
 	r, err := online.Rollback(in)
 	if err != nil {
 		return usageErrorf(c, "%v", err)

@@ -413,7 +413,7 @@ func (s *statusLine) clear() {
 // KRaft controller leads, their --bootstrap-controller (else the
 // quorum's addresses) for controllers; each with the --config files
 // given (the brokers' static min.insync.replicas).
-func onlineGates(c *cli.Context, in online.Input) *online.Gates {
+func onlineGates(c *cli.Context, in online.Input) (*online.Gates, error) {
 	var configs []string
 	for _, kv := range c.StringSlice("config") {
 		configs = append(configs, "--config", kv)
@@ -445,10 +445,14 @@ func onlineGates(c *cli.Context, in online.Input) *online.Gates {
 		// quorum's fetch times are asked of the brokers (DescribeQuorum,
 		// forwarded), which are KRaft brokers whenever a controller is
 		// rolled (stage PreKRaft).
-		if bs := brokerAddresses(c, in); bs != "" {
+		bs, err := brokerAddresses(c, in)
+		if err != nil {
+			return nil, err
+		}
+		if bs != "" {
 			g.Controllers = slices.Concat([]string{"--bootstrap-server", bs}, tuned("command-config", "kafka-timeout"))
 		}
-		return g
+		return g, nil
 	}
 	if ctl == "" {
 		ctl = quorumAddresses(c, in)
@@ -456,7 +460,7 @@ func onlineGates(c *cli.Context, in online.Input) *online.Gates {
 	if ctl != "" {
 		g.Controllers = slices.Concat([]string{"--bootstrap-controller", ctl}, ctlConfig, tuned("kafka-timeout"))
 	}
-	return g
+	return g, nil
 }
 
 // answersDirectly: the controllers of the KRaft view answer
@@ -474,19 +478,24 @@ func answersDirectly(k *model.Image) bool {
 // brokerAddresses are the brokers' HOST:PORT list to ask the quorum
 // through: --bootstrap-server as given, else each broker the KRaft view
 // registers, on its endpoint whose security protocol is the one
-// --command-config sets (PLAINTEXT without it), else its first.
-func brokerAddresses(c *cli.Context, in online.Input) string {
+// --command-config sets (PLAINTEXT without it), else its first. The
+// settings are read as every live read reads them (kafkaConfig): a
+// --command-config that cannot be read is an error here too, not a gate
+// printed for the wrong listener.
+func brokerAddresses(c *cli.Context, in online.Input) (string, error) {
 	if bs := c.String("bootstrap-server"); bs != "" {
-		return bs
+		return bs, nil
 	}
 	if in.KRaft == nil {
-		return ""
+		return "", nil
+	}
+	cfg, err := kafkaConfig(c)
+	if err != nil {
+		return "", err
 	}
 	want := "PLAINTEXT"
-	if f := c.String("command-config"); f != "" {
-		if p, err := kafkaread.ReadProperties(f); err == nil && p["security.protocol"] != "" {
-			want = strings.ToUpper(strings.TrimSpace(p["security.protocol"]))
-		}
+	if p := strings.ToUpper(strings.TrimSpace(cfg.Properties["security.protocol"])); p != "" {
+		want = p
 	}
 	var addrs []string
 	for _, b := range in.KRaft.SortedBrokers() {
@@ -502,7 +511,7 @@ func brokerAddresses(c *cli.Context, in online.Input) string {
 		}
 		addrs = append(addrs, net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port))))
 	}
-	return strings.Join(addrs, ",")
+	return strings.Join(addrs, ","), nil
 }
 
 // quorumAddresses are the controllers' HOST:PORT list: the voters'

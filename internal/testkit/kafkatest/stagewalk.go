@@ -94,22 +94,72 @@ type StageRunner struct {
 // to. After each broker start or restart it waits until every partition
 // is fully in sync again, as a careful rolling restart does: otherwise
 // the next restart could take a partition below min.insync.replicas.
+//
+// Consecutive "start" steps of nodes that are not brokers run at once, as
+// an operator with a terminal per controller starts them: kmeta prints
+// no gate between them, a lone controller of several voters cannot elect
+// until the others are up anyway, and each JVM start is seconds the walk
+// would otherwise wait one after the other.
 func (r *StageRunner) Run(ctx context.Context, outDir string, steps []StageStep) error {
-	for _, s := range steps {
+	for i := 0; i < len(steps); {
 		start := time.Now()
-		if err := r.step(ctx, outDir, s); err != nil {
-			return fmt.Errorf("step %s: %w", s, err)
-		}
-		if r.Logf != nil {
-			r.Logf("kafkatest: step %s done in %s", s, time.Since(start).Round(time.Millisecond))
-		}
-		if r.AfterStep != nil {
-			if err := r.AfterStep(ctx, s); err != nil {
-				return fmt.Errorf("after step %s: %w", s, err)
+		batch := r.startBatch(outDir, steps[i:])
+		if len(batch) > 1 {
+			if err := r.startAll(outDir, batch); err != nil {
+				return fmt.Errorf("steps %d-%d: %w", batch[0].Step, batch[len(batch)-1].Step, err)
+			}
+		} else {
+			batch = steps[i : i+1]
+			if err := r.step(ctx, outDir, batch[0]); err != nil {
+				return fmt.Errorf("step %s: %w", batch[0], err)
 			}
 		}
+		for _, s := range batch {
+			if r.Logf != nil {
+				r.Logf("kafkatest: step %s done in %s", s, time.Since(start).Round(time.Millisecond))
+			}
+			if r.AfterStep != nil {
+				if err := r.AfterStep(ctx, s); err != nil {
+					return fmt.Errorf("after step %s: %w", s, err)
+				}
+			}
+		}
+		i += len(batch)
 	}
 	return nil
+}
+
+// startBatch is the run of "start" steps at the head of steps whose
+// configs name no broker role.
+func (r *StageRunner) startBatch(outDir string, steps []StageStep) []StageStep {
+	n := 0
+	for _, s := range steps {
+		if s.Action != "start" || r.ReadProps == nil {
+			break
+		}
+		props, err := r.ReadProps(filepath.Join(outDir, s.Config))
+		if err != nil || strings.Contains(props["process.roles"], "broker") || props["process.roles"] == "" {
+			break
+		}
+		n++
+	}
+	return steps[:n]
+}
+
+// startAll configures and starts the nodes of a startBatch together.
+func (r *StageRunner) startAll(outDir string, batch []StageStep) error {
+	var ids []int
+	for _, s := range batch {
+		n, err := r.configure(filepath.Join(outDir, s.Config), s.Node)
+		if err != nil {
+			return err
+		}
+		if n.Running() {
+			return fmt.Errorf("node %d is running; a start step expects it stopped", n.ID)
+		}
+		ids = append(ids, n.ID)
+	}
+	return r.Cluster.startNodes(cmpOr(r.StartTimeout, 3*time.Minute), ids...)
 }
 
 func (r *StageRunner) step(ctx context.Context, outDir string, s StageStep) error {

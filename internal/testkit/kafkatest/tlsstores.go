@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -57,15 +58,101 @@ func (d *Distribution) keytool() (string, error) {
 
 // MakeTLS makes a TLSFiles in dir; serverStoreType is JKS or PKCS12
 // (empty: PKCS12, keytool's default).
+//
+// keytool makes one set per store type and JDK in a test process (17 JVM
+// runs, seconds of CPU); later calls get copies of its files, byte for
+// byte, so that clusters started side by side do not each pay for them.
 func MakeTLS(t testing.TB, d *Distribution, dir, serverStoreType string) *TLSFiles {
 	t.Helper()
 	start := time.Now()
+	key := strings.ToUpper(serverStoreType)
+	if key == "" {
+		key = "PKCS12"
+	}
+	m := tlsMemoFor(d.Java + "\x00" + key)
+	m.Lock()
+	defer m.Unlock()
+	if m.files != nil {
+		tf, err := m.copyTo(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("kafkatest: TLS stores copied from the ones keytool made in this process (%s)", time.Since(start).Round(time.Millisecond))
+		return tf
+	}
 	tf, err := makeTLS(d, dir, serverStoreType)
+	if err == nil {
+		err = m.keep(tf)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("kafkatest: TLS stores made with keytool in %s", time.Since(start).Round(time.Millisecond))
 	return tf
+}
+
+// tlsMemo is what keytool made for one key of MakeTLS: every file of its
+// dir, and the TLSFiles naming them there.
+type tlsMemo struct {
+	sync.Mutex
+	files map[string][]byte
+	tf    TLSFiles
+}
+
+var tlsMemos struct {
+	sync.Mutex
+	m map[string]*tlsMemo
+}
+
+func tlsMemoFor(key string) *tlsMemo {
+	tlsMemos.Lock()
+	defer tlsMemos.Unlock()
+	if tlsMemos.m == nil {
+		tlsMemos.m = map[string]*tlsMemo{}
+	}
+	if tlsMemos.m[key] == nil {
+		tlsMemos.m[key] = &tlsMemo{}
+	}
+	return tlsMemos.m[key]
+}
+
+func (m *tlsMemo) keep(tf *TLSFiles) error {
+	ents, err := os.ReadDir(tf.Dir)
+	if err != nil {
+		return fmt.Errorf("kafkatest: %w", err)
+	}
+	files := map[string][]byte{}
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(tf.Dir, e.Name()))
+		if err != nil {
+			return fmt.Errorf("kafkatest: %w", err)
+		}
+		files[e.Name()] = b
+	}
+	m.files, m.tf = files, *tf
+	return nil
+}
+
+// copyTo writes the kept files into dir and returns the TLSFiles naming
+// them there.
+func (m *tlsMemo) copyTo(dir string) (*TLSFiles, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("kafkatest: %w", err)
+	}
+	for name, b := range m.files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			return nil, fmt.Errorf("kafkatest: %w", err)
+		}
+	}
+	tf := m.tf
+	tf.Dir = dir
+	for _, p := range []*string{&tf.CAPEM, &tf.OtherCAPEM, &tf.TrustJKS, &tf.TrustPKCS12, &tf.ServerKeyStore, &tf.ClientKeyJKS, &tf.ClientKeyPKCS12} {
+		*p = filepath.Join(dir, filepath.Base(*p))
+	}
+	return &tf, nil
 }
 
 func makeTLS(d *Distribution, dir, serverStoreType string) (*TLSFiles, error) {
