@@ -260,9 +260,14 @@ type comparison struct {
 	cross       bool
 	mask        mask
 	zk, kr      *model.Image // cross only: which side is which
-	findings    []model.Finding
-	counts      []ClassCount
-	notes       []string
+	// unplaced, when comparePartitions walked the ZooKeeper side's
+	// partitions (it is the left), holds the topics with a replica on a
+	// broker neither side registered: readiness lists only theirs, not
+	// walking a million partitions a second time.
+	unplaced map[string]bool
+	findings []model.Finding
+	counts   []ClassCount
+	notes    []string
 }
 
 func (c *comparison) add(f model.Finding) { c.findings = append(c.findings, f) }
@@ -626,6 +631,21 @@ func (c *comparison) comparePartitions(skipL, skipR map[string]bool) {
 		}
 	}
 	var lbuf, rbuf []*model.Partition
+	var registered []int32
+	if c.cross && c.zk == c.left {
+		registered = c.registeredBrokers()
+		c.unplaced = map[string]bool{}
+	}
+	// note notes lp's topic when a replica of lp is on a broker neither
+	// side registered (see readiness).
+	note := func(name string, lp *model.Partition) {
+		if c.unplaced == nil || lp == nil || c.unplaced[name] {
+			return
+		}
+		if !allRegistered(registered, lp.Replicas) || !allRegistered(registered, lp.AddingReplicas) {
+			c.unplaced[name] = true
+		}
+	}
 	for name, lt := range c.left.Topics {
 		if skipL[name] {
 			continue
@@ -633,6 +653,9 @@ func (c *comparison) comparePartitions(skipL, skipR map[string]bool) {
 		nl += len(lt.Partitions)
 		rt := c.right.Topics[name]
 		if rt == nil || skipR[name] {
+			for _, lp := range lt.Partitions {
+				note(name, lp)
+			}
 			continue
 		}
 		both := func(id int32, lp, rp *model.Partition) {
@@ -669,11 +692,13 @@ func (c *comparison) comparePartitions(skipL, skipR map[string]bool) {
 					rp = rbuf[i]
 				}
 				both(int32(i), lp, rp)
+				note(name, lp)
 			}
 			continue
 		}
 		for id, lp := range lt.Partitions {
 			both(id, lp, rt.Partitions[id])
+			note(name, lp)
 		}
 		for id, rp := range rt.Partitions {
 			if lt.Partitions[id] == nil {
@@ -687,6 +712,30 @@ func (c *comparison) comparePartitions(skipL, skipR map[string]bool) {
 		}
 	}
 	c.counts = append(c.counts, ClassCount{Class: ClassPartitions, Left: nl, Right: nr}, ClassCount{Class: ClassRuntime, Left: nl, Right: nr})
+}
+
+// registeredBrokers is the ids of the brokers either side registered,
+// sorted.
+func (c *comparison) registeredBrokers() []int32 {
+	ids := make([]int32, 0, len(c.zk.Brokers)+len(c.kr.Brokers))
+	for id := range c.zk.Brokers {
+		ids = append(ids, id)
+	}
+	for id := range c.kr.Brokers {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// allRegistered: every broker of rs is in registered (sorted).
+func allRegistered(registered, rs []int32) bool {
+	for _, r := range rs {
+		if _, ok := slices.BinarySearch(registered, r); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // denseByID returns the partitions of m by id in buf when m holds ids

@@ -684,19 +684,35 @@ func TestUnregisteredBrokerPartitionsInOrder(t *testing.T) {
 		add("b", 2, part(3, []int32{1, 7}, nil), part(0, []int32{7}, nil), part(2, []int32{2, 7}, nil), part(1, []int32{1, 2}, nil))
 		add("a", 1, part(5, []int32{1, 7}, []int32{7, 8}), part(0, []int32{1, 2}, nil))
 	}
-	rep := verifyPair(t, zk, kr, Options{})
-	var got []string
-	for _, f := range rep.Findings {
-		if f.Code == CodeReplicaOnUnregisteredBroker {
-			got = append(got, f.Entity+": "+f.Message)
-		}
-	}
+	// A topic KRaft lacks is checked too.
+	zk.Topics["d"] = &model.Topic{Name: "d", ID: model.UUID{4}, Partitions: map[int32]*model.Partition{
+		0: {ID: 0, Replicas: []int32{9}, ISR: []int32{9}, Leader: 9}}}
 	want := []string{
 		"broker 7: 14 partition(s) have a replica on broker 7, which is registered neither in ZooKeeper nor in KRaft: Kafka's migration waits for it forever (a-5, b-0, b-2, b-3, c-0, … 9 more)",
 		"broker 8: 1 partition(s) have a replica on broker 8, which is registered neither in ZooKeeper nor in KRaft: Kafka's migration waits for it forever (a-5)",
+		"broker 9: 1 partition(s) have a replica on broker 9, which is registered neither in ZooKeeper nor in KRaft: Kafka's migration waits for it forever (d-0)",
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	// ZooKeeper on the left (the compare notes the topics to list) and
+	// on the right (readiness walks them all).
+	for _, zkLeft := range []bool{true, false} {
+		opts := Options{Left: Side{World: model.WorldZooKeeper}, Right: Side{World: model.WorldKRaft}}
+		l, r := zk, kr
+		if !zkLeft {
+			opts.Left, opts.Right, l, r = opts.Right, opts.Left, kr, zk
+		}
+		rep, err := Compare(l, r, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range rep.Findings {
+			if f.Code == CodeReplicaOnUnregisteredBroker {
+				got = append(got, f.Entity+": "+f.Message)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("ZooKeeper left %v: findings:\n%s\nwant:\n%s", zkLeft, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
 	}
 }
 

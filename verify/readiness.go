@@ -73,19 +73,13 @@ func (c *comparison) readiness() {
 		c.partitionMetadata(pending)
 		return
 	}
-	registered := make([]int32, 0, len(zk.Brokers)+len(kr.Brokers))
-	for id := range zk.Brokers {
-		registered = append(registered, id)
-	}
-	for id := range kr.Brokers {
-		registered = append(registered, id)
-	}
-	slices.Sort(registered)
-	registered = slices.Compact(registered)
+	registered := c.registeredBrokers()
 	missing := map[int32][]string{}
 	var parts []*model.Partition
 	for _, t := range zk.SortedTopics() {
-		if pending[t.Name] {
+		// comparePartitions, when it walked the ZooKeeper side, noted
+		// the topics to list.
+		if pending[t.Name] || c.unplaced != nil && !c.unplaced[t.Name] {
 			continue
 		}
 		parts = t.AppendSortedPartitions(parts[:0])
