@@ -260,9 +260,14 @@ type comparison struct {
 	cross       bool
 	mask        mask
 	zk, kr      *model.Image // cross only: which side is which
-	findings    []model.Finding
-	counts      []ClassCount
-	notes       []string
+	// unplaced, when comparePartitions walked the ZooKeeper side's
+	// partitions (it is the left), holds the topics with a replica on a
+	// broker neither side registered: readiness lists only theirs, not
+	// walking a million partitions a second time.
+	unplaced map[string]bool
+	findings []model.Finding
+	counts   []ClassCount
+	notes    []string
 }
 
 func (c *comparison) add(f model.Finding) { c.findings = append(c.findings, f) }
@@ -625,6 +630,22 @@ func (c *comparison) comparePartitions(skipL, skipR map[string]bool) {
 			c.add(f)
 		}
 	}
+	var lbuf, rbuf []*model.Partition
+	var registered []int32
+	if c.cross && c.zk == c.left {
+		registered = c.registeredBrokers()
+		c.unplaced = map[string]bool{}
+	}
+	// note notes lp's topic when a replica of lp is on a broker neither
+	// side registered (see readiness).
+	note := func(name string, lp *model.Partition) {
+		if c.unplaced == nil || lp == nil || c.unplaced[name] {
+			return
+		}
+		if !allRegistered(registered, lp.Replicas) || !allRegistered(registered, lp.AddingReplicas) {
+			c.unplaced[name] = true
+		}
+	}
 	for name, lt := range c.left.Topics {
 		if skipL[name] {
 			continue
@@ -632,15 +653,20 @@ func (c *comparison) comparePartitions(skipL, skipR map[string]bool) {
 		nl += len(lt.Partitions)
 		rt := c.right.Topics[name]
 		if rt == nil || skipR[name] {
+			for _, lp := range lt.Partitions {
+				note(name, lp)
+			}
 			continue
 		}
-		for id, lp := range lt.Partitions {
-			rp := rt.Partitions[id]
+		both := func(id int32, lp, rp *model.Partition) {
 			switch {
 			case rp == nil:
 				// The runtime state goes with the partition.
 				report(ClassPartitions, partitionEntity(name, id), partitionOf(lp, c.mask), nil, nil)
-				continue
+				return
+			case lp == nil:
+				report(ClassPartitions, partitionEntity(name, id), nil, partitionOf(rp, c.mask), nil)
+				return
 			case !sameAssignment(lp, rp, c.mask):
 				report(ClassPartitions, partitionEntity(name, id), partitionOf(lp, c.mask), partitionOf(rp, c.mask), nil)
 			}
@@ -648,9 +674,35 @@ func (c *comparison) comparePartitions(skipL, skipR map[string]bool) {
 				report(ClassRuntime, partitionEntity(name, id), runtimeOf(lp, c.mask), runtimeOf(rp, c.mask), c.explainRuntime)
 			}
 		}
+		// Both sides' partitions by id when each side holds ids 0..n-1
+		// (as good as always): a walk in the order the readers laid the
+		// partitions out in memory, with no lookup of one side's ids in
+		// the other's map, then back again.
+		var lok, rok bool
+		if lbuf, lok = denseByID(lt.Partitions, lbuf); lok {
+			rbuf, rok = denseByID(rt.Partitions, rbuf)
+		}
+		if lok && rok {
+			for i := range max(len(lbuf), len(rbuf)) {
+				var lp, rp *model.Partition
+				if i < len(lbuf) {
+					lp = lbuf[i]
+				}
+				if i < len(rbuf) {
+					rp = rbuf[i]
+				}
+				both(int32(i), lp, rp)
+				note(name, lp)
+			}
+			continue
+		}
+		for id, lp := range lt.Partitions {
+			both(id, lp, rt.Partitions[id])
+			note(name, lp)
+		}
 		for id, rp := range rt.Partitions {
 			if lt.Partitions[id] == nil {
-				report(ClassPartitions, partitionEntity(name, id), nil, partitionOf(rp, c.mask), nil)
+				both(id, nil, rp)
 			}
 		}
 	}
@@ -660,6 +712,45 @@ func (c *comparison) comparePartitions(skipL, skipR map[string]bool) {
 		}
 	}
 	c.counts = append(c.counts, ClassCount{Class: ClassPartitions, Left: nl, Right: nr}, ClassCount{Class: ClassRuntime, Left: nl, Right: nr})
+}
+
+// registeredBrokers is the ids of the brokers either side registered,
+// sorted.
+func (c *comparison) registeredBrokers() []int32 {
+	ids := make([]int32, 0, len(c.zk.Brokers)+len(c.kr.Brokers))
+	for id := range c.zk.Brokers {
+		ids = append(ids, id)
+	}
+	for id := range c.kr.Brokers {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// allRegistered: every broker of rs is in registered (sorted).
+func allRegistered(registered, rs []int32) bool {
+	for _, r := range rs {
+		if _, ok := slices.BinarySearch(registered, r); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// denseByID returns the partitions of m by id in buf when m holds ids
+// 0..len(m)-1, each under its own id; false (and buf holding whatever)
+// otherwise.
+func denseByID(m map[int32]*model.Partition, buf []*model.Partition) ([]*model.Partition, bool) {
+	buf = buf[:0]
+	for i := range int32(len(m)) {
+		p := m[i]
+		if p == nil || p.ID != i {
+			return buf, false
+		}
+		buf = append(buf, p)
+	}
+	return buf, true
 }
 
 // finding turns a raw difference into a finding with side-aware codes.

@@ -658,3 +658,100 @@ func TestQuorumVotersCompared(t *testing.T) {
 		t.Errorf("one side without voters: %q", codes(rep))
 	}
 }
+
+// The partitions a replica on an unregistered broker is named for are
+// listed by topic and partition id (a topic's ids sparse or dense), once
+// each when the broker is both a replica and an adding replica, the
+// first five then a count.
+func TestUnregisteredBrokerPartitionsInOrder(t *testing.T) {
+	zk, kr := pair()
+	for _, img := range []*model.Image{zk, kr} {
+		add := func(name string, id byte, parts ...*model.Partition) {
+			tp := &model.Topic{Name: name, ID: model.UUID{id}, Partitions: map[int32]*model.Partition{}}
+			for _, p := range parts {
+				tp.Partitions[p.ID] = p
+			}
+			img.Topics[name] = tp
+		}
+		part := func(id int32, replicas, adding []int32) *model.Partition {
+			return &model.Partition{ID: id, Replicas: replicas, AddingReplicas: adding, ISR: []int32{1}, Leader: 1}
+		}
+		var c []*model.Partition
+		for i := int32(9); i >= 0; i-- {
+			c = append(c, part(i, []int32{7, 1}, nil))
+		}
+		add("c", 3, c...)
+		add("b", 2, part(3, []int32{1, 7}, nil), part(0, []int32{7}, nil), part(2, []int32{2, 7}, nil), part(1, []int32{1, 2}, nil))
+		add("a", 1, part(5, []int32{1, 7}, []int32{7, 8}), part(0, []int32{1, 2}, nil))
+	}
+	// A topic KRaft lacks is checked too.
+	zk.Topics["d"] = &model.Topic{Name: "d", ID: model.UUID{4}, Partitions: map[int32]*model.Partition{
+		0: {ID: 0, Replicas: []int32{9}, ISR: []int32{9}, Leader: 9}}}
+	want := []string{
+		"broker 7: 14 partition(s) have a replica on broker 7, which is registered neither in ZooKeeper nor in KRaft: Kafka's migration waits for it forever (a-5, b-0, b-2, b-3, c-0, … 9 more)",
+		"broker 8: 1 partition(s) have a replica on broker 8, which is registered neither in ZooKeeper nor in KRaft: Kafka's migration waits for it forever (a-5)",
+		"broker 9: 1 partition(s) have a replica on broker 9, which is registered neither in ZooKeeper nor in KRaft: Kafka's migration waits for it forever (d-0)",
+	}
+	// ZooKeeper on the left (the compare notes the topics to list) and
+	// on the right (readiness walks them all).
+	for _, zkLeft := range []bool{true, false} {
+		opts := Options{Left: Side{World: model.WorldZooKeeper}, Right: Side{World: model.WorldKRaft}}
+		l, r := zk, kr
+		if !zkLeft {
+			opts.Left, opts.Right, l, r = opts.Right, opts.Left, kr, zk
+		}
+		rep, err := Compare(l, r, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range rep.Findings {
+			if f.Code == CodeReplicaOnUnregisteredBroker {
+				got = append(got, f.Entity+": "+f.Message)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("ZooKeeper left %v: findings:\n%s\nwant:\n%s", zkLeft, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// Partitions on one side only, and ids that are not 0..n-1 (walked by
+// map rather than by id), are each reported once, with their runtime
+// state going with them.
+func TestPartitionsOneSideAndSparse(t *testing.T) {
+	part := func(id int32) *model.Partition {
+		return &model.Partition{ID: id, Replicas: []int32{1, 2}, ISR: []int32{1, 2}, Leader: 1, LeaderEpoch: 3, PartitionEpoch: 4}
+	}
+	for _, c := range []struct {
+		name   string
+		change func(zk, kr *model.Image)
+		want   []string
+	}{
+		{"only in KRaft", func(zk, kr *model.Image) { kr.Topics["orders"].Partitions[2] = part(2) },
+			[]string{"partitions/missing-in-zookeeper partition orders-2 "}},
+		{"only in ZooKeeper", func(zk, kr *model.Image) { zk.Topics["orders"].Partitions[2] = part(2) },
+			[]string{"partitions/missing-in-kraft partition orders-2 "}},
+		{"sparse in KRaft", func(zk, kr *model.Image) { kr.Topics["orders"].Partitions[5] = part(5) },
+			[]string{"partitions/missing-in-zookeeper partition orders-5 "}},
+		{"sparse in ZooKeeper, and a leader that differs", func(zk, kr *model.Image) {
+			zk.Topics["orders"].Partitions[7] = part(7)
+			delete(zk.Topics["orders"].Partitions, 0)
+			kr.Topics["orders"].Partitions[1].Leader = 1
+		}, []string{"partitions/missing-in-zookeeper partition orders-0 ", "partitions/missing-in-kraft partition orders-7 ", "runtime/different partition orders-1 leader"}},
+		{"sparse on both sides", func(zk, kr *model.Image) {
+			zk.Topics["orders"].Partitions[9] = part(9)
+			kr.Topics["orders"].Partitions[9] = part(9)
+			kr.Topics["orders"].Partitions[9].Replicas = []int32{2, 1}
+		}, []string{"partitions/different partition orders-9 replicas"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			zk, kr := pair()
+			c.change(zk, kr)
+			got := codes(verifyPair(t, zk, kr, Options{}))
+			if !slices.Equal(got, c.want) {
+				t.Errorf("findings %q, want %q", got, c.want)
+			}
+		})
+	}
+}

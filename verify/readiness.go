@@ -73,24 +73,24 @@ func (c *comparison) readiness() {
 		c.partitionMetadata(pending)
 		return
 	}
-	registered := map[int32]bool{}
-	for id := range zk.Brokers {
-		registered[id] = true
-	}
-	for id := range kr.Brokers {
-		registered[id] = true
-	}
+	registered := c.registeredBrokers()
 	missing := map[int32][]string{}
+	var parts []*model.Partition
 	for _, t := range zk.SortedTopics() {
-		if pending[t.Name] {
+		// comparePartitions, when it walked the ZooKeeper side, noted
+		// the topics to list.
+		if pending[t.Name] || c.unplaced != nil && !c.unplaced[t.Name] {
 			continue
 		}
-		for _, p := range t.SortedPartitions() {
-			for _, r := range slices.Concat(p.Replicas, p.AddingReplicas) {
-				if !registered[r] {
-					e := t.Name + "-" + strconv.Itoa(int(p.ID))
-					if l := missing[r]; len(l) == 0 || l[len(l)-1] != e {
-						missing[r] = append(missing[r], e)
+		parts = t.AppendSortedPartitions(parts[:0])
+		for _, p := range parts {
+			for _, rs := range [2][]int32{p.Replicas, p.AddingReplicas} {
+				for _, r := range rs {
+					if _, ok := slices.BinarySearch(registered, r); !ok {
+						e := t.Name + "-" + strconv.Itoa(int(p.ID))
+						if l := missing[r]; len(l) == 0 || l[len(l)-1] != e {
+							missing[r] = append(missing[r], e)
+						}
 					}
 				}
 			}

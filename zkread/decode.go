@@ -69,6 +69,7 @@ type decoder struct {
 	// topicScratch holds the topic assignment being decoded; zeroDirs
 	// the directories every partition shares.
 	topicScratch topicScratch
+	kidBuf       []zkfile.Ref // a topic's partition znodes by id
 	zeroDirs     []model.UUID
 	// kids, when set, lists a container's children instead of the
 	// node's own list: a history decodes a tree still being replayed,
@@ -570,10 +571,11 @@ func slowTopic(data []byte) (topicAssignment, error) {
 		return topicAssignment{}, errors.New(`no "partitions"`)
 	}
 	out := topicAssignment{TopicID: v.TopicID}
-	var err error
-	if out.Partitions, err = parsePartitionMap(v.Partitions, "partitions"); err != nil {
+	parts, err := parsePartitionMap(v.Partitions, "partitions")
+	if err != nil {
 		return topicAssignment{}, err
 	}
+	out.Partitions = sortedPartitions(parts)
 	if out.Adding, err = parsePartitionMap(v.Adding, "adding_replicas"); err != nil {
 		return topicAssignment{}, err
 	}
@@ -644,25 +646,45 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 	// In partition order, so a lenient decode lists malformed states
 	// deterministically. One allocation for the topic's partitions, one
 	// for their replicas and one for their directories.
-	pids := make([]int32, 0, len(v.Partitions))
+	order := v.Partitions
 	nrep := 0
-	for pid, r := range v.Partitions {
-		pids = append(pids, pid)
-		nrep += len(r)
+	for _, e := range order {
+		nrep += len(e.Replicas)
 	}
-	slices.Sort(pids)
-	ps := make([]model.Partition, len(pids))
+	// The container's children by partition id, from one walk of them,
+	// rather than a search of them by name for each partition: the
+	// search touched a node of the tree's at each of its steps. Ids far
+	// sparser than the partitions are searched for as before.
+	var byID []zkfile.Ref
+	if offline && parts != zkfile.NoRef && len(order) > 0 {
+		if n := int(order[len(order)-1].ID) + 1; n <= 2*len(order)+64 {
+			byID = slices.Grow(d.kidBuf[:0], n)[:n]
+			for i := range byID {
+				byID[i] = zkfile.NoRef
+			}
+			dt := d.t.dt
+			// Kids are in name order, so the first of two equal names
+			// is the one the search finds.
+			for _, k := range dt.Kids(parts) {
+				if id, ok := partitionKey(dt.Name(k)); ok && int(id) < n && byID[id] == zkfile.NoRef {
+					byID[id] = k
+				}
+			}
+			d.kidBuf = byID
+		}
+	}
+	ps := make([]model.Partition, len(order))
 	reps := make([]int32, 0, nrep)
 	// The ISRs of the topic in one array: at most the replicas, usually.
 	isrs := make([]int32, 0, nrep)
-	for i, pid := range pids {
-		replicas := v.Partitions[pid]
+	for i, e := range order {
+		pid, replicas := e.ID, e.Replicas
 		reps = append(reps, replicas...)
 		replicas = reps[len(reps)-len(replicas) : len(reps) : len(reps)]
 		p := &ps[i]
 		*p = model.Partition{
 			ID: pid, Replicas: replicas,
-			AddingReplicas: cloneOrEmpty(v.Adding[pid]), RemovingReplicas: cloneOrEmpty(v.Removing[pid]),
+			AddingReplicas: cloneOrEmpty(lookup(v.Adding, pid)), RemovingReplicas: cloneOrEmpty(lookup(v.Removing, pid)),
 			// Kafka's migration writes PartitionRecord v0: no directories,
 			// which KRaft reads as MIGRATING for every replica.
 			Directories: d.migrating(len(replicas)),
@@ -673,8 +695,14 @@ func (d *decoder) topic(name, path string, n *Node) (*model.Topic, error) {
 		found := false
 		if offline {
 			dt := d.t.dt
-			name := d.pbuf[len(path)+len("/partitions/"):]
-			if pr := dt.Child(parts, unsafe.String(&name[0], len(name))); pr != zkfile.NoRef {
+			var pr zkfile.Ref
+			if byID != nil {
+				pr = byID[pid]
+			} else {
+				name := d.pbuf[len(path)+len("/partitions/"):]
+				pr = dt.Child(parts, unsafe.String(&name[0], len(name)))
+			}
+			if pr != zkfile.NoRef {
 				if len(dt.Data(pr)) == 0 {
 					d.handled.set(nodeID{r: pr})
 				}
@@ -750,6 +778,15 @@ func (d *decoder) migrating(n int) []model.UUID {
 		d.zeroDirs = make([]model.UUID, max(n, 16))
 	}
 	return d.zeroDirs[:n:n]
+}
+
+// lookup is m[k], without hashing k when m is empty (a topic's
+// reassignment maps, nearly always).
+func lookup(m map[int32][]int32, k int32) []int32 {
+	if len(m) == 0 {
+		return nil
+	}
+	return m[k]
 }
 
 // cloneOrEmpty is a copy of s, empty (not nil) when s is nil.

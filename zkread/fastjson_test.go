@@ -48,7 +48,38 @@ func TestFastJSONTakesKafkasShapes(t *testing.T) {
 		if _, ok := fastState(d); !ok {
 			t.Errorf("fast path refuses Kafka's state znode %s", d)
 		}
+		if _, ok := kafkaState(d, nil); !ok {
+			t.Errorf("Kafka's spelling of a state znode is not kafkaState's: %s", d)
+		}
 		checkStateSame(t, d)
+	}
+}
+
+// kafkaState reads what it accepts as scanState does, and leaves any
+// other spelling to it.
+func TestKafkaStateAsScan(t *testing.T) {
+	_, states := fixtureZnodes(t)
+	for _, d := range []string{
+		`{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":2,"isr":[1,2,3]}`,
+		`{"controller_epoch":-1,"leader":-1,"version":1,"leader_epoch":0,"isr":[]}`,
+		`{"controller_epoch":1,"leader":1,"version":2,"leader_epoch":2,"isr":[1],"leader_recovery_state":1}`,
+		`{"leader":1,"controller_epoch":1,"version":1,"leader_epoch":2,"isr":[1]}`,
+		`{"controller_epoch":1, "leader":1,"version":1,"leader_epoch":2,"isr":[1]}`,
+		`{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":2,"isr":[1]} `,
+		`{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":2,"isr":[1]}x`,
+		`{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":2,"isr":[1,]}`,
+		`{"controller_epoch":1.5,"leader":1,"version":1,"leader_epoch":2,"isr":[1]}`,
+		`{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":2,"isr":[1]`,
+		`{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":2,"isr":null}`,
+	} {
+		states = append(states, []byte(d))
+	}
+	for _, d := range states {
+		k, kok := kafkaState(d, nil)
+		s, sok := scanState(d, nil)
+		if kok && (!sok || !cmp.Equal(k, s)) {
+			t.Errorf("%s: kafkaState %+v, scanState %+v (ok %v)", d, k, s, sok)
+		}
 	}
 }
 

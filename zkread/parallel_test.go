@@ -137,3 +137,55 @@ func TestTopicsParallelAsSequential(t *testing.T) {
 		}
 	}
 }
+
+// An offline tree's partition znodes are found by id from one walk of
+// their container: the partitions, the missing states and the znodes
+// left raw are those of a tree whose nodes are looked up by path, for a
+// topic with ids 0..n-1, one with a partition znode missing, one without
+// state, extra and oddly named ones, and one whose ids are sparse.
+func TestOfflinePartitionsByID(t *testing.T) {
+	st := `{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":2,"isr":[1]}`
+	nodes := map[string]string{
+		"/brokers/topics/dense":                    `{"version":3,"partitions":{"0":[1],"1":[1],"2":[1]},"adding_replicas":{},"removing_replicas":{}}`,
+		"/brokers/topics/dense/partitions/0/state": st,
+		"/brokers/topics/dense/partitions/1/state": st,
+		"/brokers/topics/dense/partitions/2/state": st,
+		// 2 has no znode, 3 no state; 9 and 07 are no partition of the
+		// assignment.
+		"/brokers/topics/gaps":                        `{"version":3,"partitions":{"3":[1],"0":[1],"1":[1],"2":[1]},"adding_replicas":{},"removing_replicas":{}}`,
+		"/brokers/topics/gaps/partitions/0/state":     st,
+		"/brokers/topics/gaps/partitions/1/state":     st,
+		"/brokers/topics/gaps/partitions/3":           "\x00nil",
+		"/brokers/topics/gaps/partitions/9/state":     st,
+		"/brokers/topics/gaps/partitions/07/state":    st,
+		"/brokers/topics/sparse":                      `{"version":3,"partitions":{"0":[1],"500":[1]},"adding_replicas":{},"removing_replicas":{}}`,
+		"/brokers/topics/sparse/partitions/0/state":   st,
+		"/brokers/topics/sparse/partitions/500/state": st,
+	}
+	dir := t.TempDir()
+	writeSnapshot(t, dir, nodes)
+	off, err := ReadDataDir(dir, DataDirOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(off, DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Decode(tree(nodes, nil, nil), DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want.Topics, got.Topics); d != "" {
+		t.Errorf("topics (-by path +offline):\n%s", d)
+	}
+	if d := cmp.Diff(want.ZK.MissingPartitionStates, got.ZK.MissingPartitionStates); d != "" {
+		t.Errorf("missing states (-by path +offline):\n%s", d)
+	}
+	if d := cmp.Diff(want.ZK.Raw, got.ZK.Raw); d != "" {
+		t.Errorf("raw znodes (-by path +offline):\n%s", d)
+	}
+	if len(got.ZK.MissingPartitionStates) != 2 || len(got.ZK.Raw) == 0 {
+		t.Errorf("missing states %q, raw %v: the test lost its gaps", got.ZK.MissingPartitionStates, got.ZK.Raw)
+	}
+}
