@@ -126,7 +126,7 @@ func (z *ZooKeeper) start() error {
 	z.proc = p
 	deadline := time.Now().Add(z.timeout)
 	for {
-		if ruok(z.Addr()) {
+		if serving(z.Addr()) {
 			return nil
 		}
 		if p.exited() {
@@ -135,25 +135,31 @@ func (z *ZooKeeper) start() error {
 		}
 		if time.Now().After(deadline) {
 			b, _ := os.ReadFile(z.LogPath())
-			return fmt.Errorf("kafkatest: ZooKeeper not answering ruok after %s:\n%s", z.timeout, tail(b, 30))
+			return fmt.Errorf("kafkatest: ZooKeeper not serving (srvr) after %s:\n%s", z.timeout, tail(b, 30))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 }
 
-// ruok sends ZooKeeper's "ruok" four-letter command.
-func ruok(addr string) bool {
+// serving says whether ZooKeeper serves requests: its "srvr" four-letter
+// command answers with its version only then. "ruok" answers "imok" as
+// soon as the client port is open, before the server has loaded its data
+// and written the snapshot it takes at every start: a Stop then (a test
+// that restarts ZooKeeper and stops it to read its data dir) tore that
+// snapshot, and the data dir's reader rightly fell back to an older one,
+// with a warning the test did not expect.
+func serving(addr string) bool {
 	conn, err := net.DialTimeout("tcp", addr, time.Second)
 	if err != nil {
 		return false
 	}
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
-	if _, err := conn.Write([]byte("ruok")); err != nil {
+	if _, err := conn.Write([]byte("srvr")); err != nil {
 		return false
 	}
 	b, _ := io.ReadAll(conn)
-	return string(b) == "imok"
+	return strings.HasPrefix(string(b), "Zookeeper version:")
 }
 
 // Stop stops the server (SIGTERM, then SIGKILL after 30 s).
