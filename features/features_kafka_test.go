@@ -3,7 +3,6 @@ package features
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,32 +23,43 @@ func TestRealKafkaFeatures(t *testing.T) {
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	c := Default()
 	fx := kafkaFixture{Kafka: d.Version}
-	run := func(mainClass string, args ...string) toolRun {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// Each tool's questions in one JVM (kafkatest.RunEach: the tool's own
+	// main, once per question).
+	runs := func(mainClass string, argss [][]string) []toolRun {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		out, errOut, err := d.Run(ctx, mainClass, args...)
-		r := toolRun{Output: string(out)}
+		rs, err := d.RunEach(ctx, mainClass, argss)
 		if err != nil {
-			var ee interface{ ExitCode() int }
-			if !errors.As(err, &ee) {
-				t.Fatalf("%s %v: %v", mainClass, args, err)
-			}
-			r.Exit = ee.ExitCode()
-			r.Output = strings.TrimSpace(string(out) + string(errOut))
+			t.Fatal(err)
 		}
-		return r
+		out := make([]toolRun, len(rs))
+		for i, r := range rs {
+			out[i] = toolRun{Output: string(r.Stdout), Exit: r.Exit}
+			if r.Exit != 0 {
+				out[i].Output = strings.TrimSpace(string(r.Stdout) + string(r.Stderr))
+			}
+		}
+		return out
 	}
-	for _, a := range mappingArgs(c) {
-		r := run(d.Tools.Features, "version-mapping", "--release-version", a)
-		r.Arg = a
-		fx.VersionMapping = append(fx.VersionMapping, r)
+	var featureArgs [][]string
+	mappings, deps := mappingArgs(c), dependencyArgs(c)
+	for _, a := range mappings {
+		featureArgs = append(featureArgs, []string{"version-mapping", "--release-version", a})
 	}
-	for _, a := range dependencyArgs(c) {
-		r := run(d.Tools.Features, "feature-dependencies", "--feature", a)
-		r.Arg = a
-		fx.FeatureDependencies = append(fx.FeatureDependencies, r)
+	for _, a := range deps {
+		featureArgs = append(featureArgs, []string{"feature-dependencies", "--feature", a})
+	}
+	for i, r := range runs(d.Tools.Features, featureArgs) {
+		if i < len(mappings) {
+			r.Arg = mappings[i]
+			fx.VersionMapping = append(fx.VersionMapping, r)
+		} else {
+			r.Arg = deps[i-len(mappings)]
+			fx.FeatureDependencies = append(fx.FeatureDependencies, r)
+		}
 	}
 	checkpoints := map[string]string{}
+	var formats [][]string
 	for i, a := range formatArgs(c) {
 		dir := t.TempDir()
 		meta := filepath.Join(dir, "meta")
@@ -59,8 +69,11 @@ func TestRealKafkaFeatures(t *testing.T) {
 		if err := os.WriteFile(cfg, []byte(props), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		r := run(d.Tools.Storage, "format", "-c", cfg, "--cluster-id", "AAAAAAAAAAAAAAAAAAAAAA", "--release-version", a)
-		r.Arg = a
+		formats = append(formats, []string{"format", "-c", cfg, "--cluster-id", "AAAAAAAAAAAAAAAAAAAAAA", "--release-version", a})
+		checkpoints[a] = filepath.Join(meta, "__cluster_metadata-0", "00000000000000000000-0000000000.checkpoint")
+	}
+	for i, r := range runs(d.Tools.Storage, formats) {
+		r.Arg = formatArgs(c)[i]
 		// Keep only the line that lists the records: the rest names temp dirs.
 		for _, ln := range strings.Split(r.Output, "\n") {
 			if strings.HasPrefix(ln, "Bootstrap metadata:") {
@@ -68,7 +81,6 @@ func TestRealKafkaFeatures(t *testing.T) {
 			}
 		}
 		fx.Format = append(fx.Format, r)
-		checkpoints[a] = filepath.Join(meta, "__cluster_metadata-0", "00000000000000000000-0000000000.checkpoint")
 	}
 	sortRuns := func(rs []toolRun) { sort.SliceStable(rs, func(i, j int) bool { return rs[i].Arg < rs[j].Arg }) }
 	sortRuns(fx.VersionMapping)

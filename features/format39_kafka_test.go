@@ -2,7 +2,6 @@ package features_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -169,6 +168,7 @@ func TestKafka39Format(t *testing.T) {
 		written []features.FeatureLevelRecord
 	}
 	var results []*result
+	var argss [][]string
 	for i, fc := range formatCases39(cat) {
 		dir := filepath.Join(root, fmt.Sprintf("case-%02d", i))
 		meta := filepath.Join(dir, "meta")
@@ -191,17 +191,20 @@ func TestKafka39Format(t *testing.T) {
 		for _, f := range fc.feats {
 			args = append(args, "--feature", f)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		out, errOut, err := d.Run(ctx, d.Tools.Storage, args...)
-		cancel()
-		r := &result{fc: fc, dir: meta, ok: err == nil, out: strings.TrimSpace(string(out) + "\n" + string(errOut))}
-		if err != nil {
-			var ee interface{ ExitCode() int }
-			if !errors.As(err, &ee) {
-				t.Fatalf("format %s: %v", fc, err)
-			}
-		}
-		results = append(results, r)
+		argss = append(argss, args)
+		results = append(results, &result{fc: fc, dir: meta})
+	}
+	// Every format in one JVM (kafkatest.RunEach: the tool's own main,
+	// once per case).
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	runs, err := d.RunEach(ctx, d.Tools.Storage, argss)
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range runs {
+		results[i].ok = r.Exit == 0
+		results[i].out = strings.TrimSpace(string(r.Stdout) + "\n" + string(r.Stderr))
 	}
 
 	// One DumpLogSegments run decodes every bootstrap.checkpoint written.
