@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -208,11 +207,11 @@ func StartKRaft(t testing.TB, d *Distribution, opts KRaftOptions) *Cluster {
 	for _, s := range scram {
 		formatArgs = append(formatArgs, "--add-scram", s)
 	}
-	// Format two nodes at a time: each is a JVM start, and there are two cores.
-	sem := make(chan struct{}, 2)
-	var wg sync.WaitGroup
-	errs := make([]string, len(nodes))
-	for i, n := range nodes {
+	// Every node formatted in one JVM (RunEach: kafka-storage's own main
+	// once per node): a JVM start per node was most of a small cluster's
+	// start on two cores.
+	var argss [][]string
+	for _, n := range nodes {
 		args := slicesClone(formatArgs)
 		if opts.DynamicQuorum && n.IsController() {
 			if initialControllers != "" {
@@ -221,23 +220,18 @@ func StartKRaft(t testing.TB, d *Distribution, opts KRaftOptions) *Cluster {
 				args = append(args, "--standalone")
 			}
 		}
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if err := n.writeConfig(); err != nil {
-				errs[i] = err.Error()
-				return
-			}
-			all := append([]string{"format", "-c", n.Config, "--cluster-id", c.ClusterID}, args...)
-			if _, _, err := d.Run(t.Context(), d.Tools.Storage, all...); err != nil {
-				errs[i] = err.Error()
-			}
-		})
+		if err := n.writeConfig(); err != nil {
+			t.Fatalf("kafkatest: format: %v", err)
+		}
+		argss = append(argss, append([]string{"format", "-c", n.Config, "--cluster-id", c.ClusterID}, args...))
 	}
-	wg.Wait()
-	for _, e := range errs {
-		if e != "" {
-			t.Fatalf("kafkatest: format: %s", e)
+	runs, err := d.RunEach(t.Context(), d.Tools.Storage, argss)
+	if err != nil {
+		t.Fatalf("kafkatest: format: %v", err)
+	}
+	for i, r := range runs {
+		if r.Exit != 0 {
+			t.Fatalf("kafkatest: format of node %d: exit %d\n%s%s", nodes[i].ID, r.Exit, r.Stdout, tail(r.Stderr, 30))
 		}
 	}
 	formatted := time.Now()
