@@ -11,8 +11,22 @@ import (
 // fixture now, so a stale committed dump cannot hide a difference.
 func TestDumpMatchesLiveKafka(t *testing.T) {
 	d := kafkatest.Dist(t, kafkatest.Latest4)
-	for _, f := range fixtureDumps(t) {
+	fs := fixtureDumps(t)
+	var argss [][]string
+	for _, f := range fs {
 		abs, _ := filepath.Abs(f.data)
-		compareDumps(t, f.data, d.DumpLog(t, []string{abs}), kmetaDump(t, abs))
+		argss = append(argss, []string{"--cluster-metadata-decoder", "--files", abs})
+	}
+	// Every fixture in one JVM: DumpLogSegments' own main once per file.
+	t.Logf("%d fixtures", len(fs))
+	runs, err := d.RunEach(t.Context(), d.Tools.DumpLog, argss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range fs {
+		if runs[i].Exit != 0 {
+			t.Fatalf("DumpLogSegments %s: exit %d\n%s", f.data, runs[i].Exit, runs[i].Stderr)
+		}
+		compareDumps(t, f.data, string(runs[i].Stdout), kmetaDump(t, argss[i][2]))
 	}
 }
