@@ -58,18 +58,22 @@ func (s *QuorumStatus) VoterIDs() []int {
 // the quorum's state.
 func (c *Cluster) DescribeQuorum(ctx context.Context) (*QuorumStatus, error) {
 	bc := c.BootstrapControllers()
-	status, _, err := c.Dist.Run(ctx, c.Dist.Tools.MetadataQuorum, "--bootstrap-controller", bc, "describe", "--status")
+	// The three tools in one JVM (RunCalls): a JVM start each was seconds
+	// of every wait for the quorum on a loaded machine.
+	runs, err := c.Dist.RunCalls(ctx, []ToolCall{
+		{c.Dist.Tools.MetadataQuorum, []string{"--bootstrap-controller", bc, "describe", "--status"}},
+		{c.Dist.Tools.MetadataQuorum, []string{"--bootstrap-controller", bc, "describe", "--replication"}},
+		{c.Dist.Tools.Features, []string{"--bootstrap-controller", bc, "describe"}},
+	})
 	if err != nil {
 		return nil, err
 	}
-	repl, _, err := c.Dist.Run(ctx, c.Dist.Tools.MetadataQuorum, "--bootstrap-controller", bc, "describe", "--replication")
-	if err != nil {
-		return nil, err
+	for _, r := range runs {
+		if r.Exit != 0 {
+			return nil, fmt.Errorf("kafkatest: describe the quorum at %s: exit %d\n%s", bc, r.Exit, tail(r.Stderr, 30))
+		}
 	}
-	feats, _, err := c.Dist.Run(ctx, c.Dist.Tools.Features, "--bootstrap-controller", bc, "describe")
-	if err != nil {
-		return nil, err
-	}
+	status, repl, feats := runs[0].Stdout, runs[1].Stdout, runs[2].Stdout
 	s := &QuorumStatus{Replication: map[int]string{}, KRaftVersion: -1,
 		Raw: string(status) + "\n" + string(repl) + "\n" + string(feats)}
 	s.StatusFields = ParseStatusLines(string(status))

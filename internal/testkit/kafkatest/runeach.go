@@ -30,6 +30,21 @@ type ToolRun struct {
 // still has a security manager (17 does); log lines go to the JVM's own
 // stdout (the logger holds it), not to a run's.
 func (d *Distribution) RunEach(ctx context.Context, mainClass string, argss [][]string) ([]ToolRun, error) {
+	calls := make([]ToolCall, len(argss))
+	for i, args := range argss {
+		calls[i] = ToolCall{Main: mainClass, Args: args}
+	}
+	return d.RunCalls(ctx, calls)
+}
+
+// ToolCall is one run of a tool: its main class and arguments.
+type ToolCall struct {
+	Main string
+	Args []string
+}
+
+// RunCalls is RunEach for runs of several tools, in order, in one JVM.
+func (d *Distribution) RunCalls(ctx context.Context, calls []ToolCall) ([]ToolRun, error) {
 	dir, err := os.MkdirTemp("", "kmeta-runeach-")
 	if err != nil {
 		return nil, err
@@ -40,20 +55,23 @@ func (d *Distribution) RunEach(ctx context.Context, mainClass string, argss [][]
 		return nil, err
 	}
 	var in bytes.Buffer
-	for _, args := range argss {
-		for _, a := range args {
+	for _, c := range calls {
+		if c.Main == "" {
+			return nil, fmt.Errorf("kafkatest: RunCalls: a call without a main class")
+		}
+		for _, a := range append([]string{c.Main}, c.Args...) {
 			if strings.ContainsAny(a, "\x00\n") {
-				return nil, fmt.Errorf("kafkatest: RunEach: argument %q holds a NUL or a newline", a)
+				return nil, fmt.Errorf("kafkatest: RunCalls: argument %q holds a NUL or a newline", a)
 			}
 		}
-		in.WriteString(strings.Join(args, "\x00") + "\n")
+		in.WriteString(strings.Join(append([]string{c.Main}, c.Args...), "\x00") + "\n")
 	}
 	inPath, outPath := filepath.Join(dir, "runs.in"), filepath.Join(dir, "runs.out")
 	if err := os.WriteFile(inPath, in.Bytes(), 0o644); err != nil {
 		return nil, err
 	}
-	if _, stderr, err := d.Run(ctx, src, mainClass, inPath, outPath); err != nil {
-		return nil, fmt.Errorf("kafkatest: %s, %d runs in one JVM: %w\n%s", mainClass, len(argss), err, tail(stderr, 30))
+	if _, stderr, err := d.Run(ctx, src, inPath, outPath); err != nil {
+		return nil, fmt.Errorf("kafkatest: %s..., %d runs in one JVM: %w\n%s", calls[0].Main, len(calls), err, tail(stderr, 30))
 	}
 	b, err := os.ReadFile(outPath)
 	if err != nil {
@@ -62,17 +80,17 @@ func (d *Distribution) RunEach(ctx context.Context, mainClass string, argss [][]
 	// Each run: exit code, stdout length and bytes, stderr length and
 	// bytes (big-endian int32s, as Java's DataOutputStream writes them).
 	r := bytes.NewReader(b)
-	runs := make([]ToolRun, 0, len(argss))
-	for range argss {
+	runs := make([]ToolRun, 0, len(calls))
+	for range calls {
 		var exit, n int32
 		var run ToolRun
 		if err := binary.Read(r, binary.BigEndian, &exit); err != nil {
-			return nil, fmt.Errorf("kafkatest: RunEach: %d runs of %d answered: %w", len(runs), len(argss), err)
+			return nil, fmt.Errorf("kafkatest: RunCalls: %d runs of %d answered: %w", len(runs), len(calls), err)
 		}
 		run.Exit = int(exit)
 		for _, p := range []*[]byte{&run.Stdout, &run.Stderr} {
 			if err := binary.Read(r, binary.BigEndian, &n); err != nil || n < 0 || int(n) > r.Len() {
-				return nil, fmt.Errorf("kafkatest: RunEach: run %d: bad output length %d (%v)", len(runs), n, err)
+				return nil, fmt.Errorf("kafkatest: RunCalls: run %d: bad output length %d (%v)", len(runs), n, err)
 			}
 			*p = make([]byte, n)
 			if _, err := io.ReadFull(r, *p); err != nil {
@@ -84,8 +102,9 @@ func (d *Distribution) RunEach(ctx context.Context, mainClass string, argss [][]
 	return runs, nil
 }
 
-// runEachJava: args are the tool's main class, the file of runs (one
-// per line, arguments separated by NUL) and the file the results go to.
+// runEachJava: args are the file of runs (one per line: the tool's main
+// class, then its arguments, separated by NUL) and the file the results
+// go to.
 // Kafka's Exit class (org.apache.kafka.common.utils.Exit up to 3.x,
 // ...utils.internals.Exit in 4.x; both set where present) is given a
 // procedure that throws instead of exiting.
@@ -144,11 +163,17 @@ public class RunEach {
         // argparse4j's parseArgsOrFail, which some tools use, calls
         // System.exit directly.
         trapSystemExit();
-        Method main = Class.forName(argv[0]).getMethod("main", String[].class);
+        Map<String, Method> mains = new HashMap<>();
         PrintStream realOut = System.out, realErr = System.err;
-        try (DataOutputStream res = new DataOutputStream(new BufferedOutputStream(new FileOutputStream(argv[2])))) {
-            for (String line : Files.readAllLines(Paths.get(argv[1]), StandardCharsets.UTF_8)) {
-                String[] args = line.isEmpty() ? new String[0] : line.split("\u0000", -1);
+        try (DataOutputStream res = new DataOutputStream(new BufferedOutputStream(new FileOutputStream(argv[1])))) {
+            for (String line : Files.readAllLines(Paths.get(argv[0]), StandardCharsets.UTF_8)) {
+                String[] fields = line.split("\u0000", -1);
+                Method main = mains.get(fields[0]);
+                if (main == null) {
+                    main = Class.forName(fields[0]).getMethod("main", String[].class);
+                    mains.put(fields[0], main);
+                }
+                String[] args = Arrays.copyOfRange(fields, 1, fields.length);
                 ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
                 System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
                 System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
