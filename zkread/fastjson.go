@@ -231,6 +231,19 @@ func fastTopicInto(data []byte, sc *topicScratch) (topicAssignment, bool) {
 			sc.order = order
 		}
 	}()
+	// replicas reads one partition's replica list into backing.
+	replicas := func() ([]int32, bool) {
+		start := len(backing)
+		var ok bool
+		if backing, ok = s.int32s(backing); !ok {
+			return nil, false
+		}
+		r := backing[start:len(backing):len(backing)]
+		if r == nil {
+			r = []int32{} // as encoding/json decodes []
+		}
+		return r, true
+	}
 	// list reads the value of "partitions" into order.
 	var sawPartitions bool
 	list := func() bool {
@@ -243,13 +256,9 @@ func fastTopicInto(data []byte, sc *topicScratch) (topicAssignment, bool) {
 			if !ok {
 				return false
 			}
-			start := len(backing)
-			if backing, ok = s.int32s(backing); !ok {
+			r, ok := replicas()
+			if !ok {
 				return false
-			}
-			r := backing[start:len(backing):len(backing)]
-			if r == nil {
-				r = []int32{} // as encoding/json decodes []
 			}
 			order = append(order, partitionReplicas{p, r})
 			return true
@@ -273,13 +282,9 @@ func fastTopicInto(data []byte, sc *topicScratch) (topicAssignment, bool) {
 			if _, dup := m[p]; dup {
 				return false
 			}
-			start := len(backing)
-			if backing, ok = s.int32s(backing); !ok {
+			r, ok := replicas()
+			if !ok {
 				return false
-			}
-			r := backing[start:len(backing):len(backing)]
-			if r == nil {
-				r = []int32{} // as encoding/json decodes []
 			}
 			m[p] = r
 			return true

@@ -806,49 +806,8 @@ func encodeItems(items []readItem) func([]byte) []byte {
 // decodeItems is decodeMulti for items, except that the data it returns
 // alias body (the tree copies what it keeps).
 func decodeItems(body []byte, items []readItem) ([]ReadResult, error) {
-	r := newJute(body)
-	out := make([]ReadResult, len(items))
-	for i := 0; ; i++ {
-		typ := r.I32()
-		doneFlag := r.Bool()
-		herr := r.I32()
-		if r.err() != nil {
-			break
-		}
-		if doneFlag {
-			if i != len(items) {
-				r.failf("%d results for %d reads", i, len(items))
-			}
-			break
-		}
-		if i >= len(items) {
-			r.failf("more results than the %d reads", len(items))
-			break
-		}
-		children := items[i].op == opGetChildren
-		switch {
-		case typ == opMultiError:
-			code := zkCode(r.I32())
-			if code == 0 || zkCode(herr) != code {
-				r.failf("result %d: error %d in a header saying %d", i, code, herr)
-			}
-			out[i].Err = code
-		case typ == opGetData && !children:
-			out[i].Data = r.BufferView()
-			out[i].Stat = r.stat()
-		case typ == opGetChildren && children:
-			out[i].Children = r.strings()
-		default:
-			r.failf("result %d has type %d for a read of type %v", i, typ, children)
-		}
-		if r.err() != nil {
-			return nil, fmt.Errorf("%s: %w", items[i].path(), r.err())
-		}
-	}
-	if err := r.done(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return decodeResults(body, len(items), func(i int) bool { return items[i].op == opGetChildren },
+		func(i int) string { return items[i].path() }, true)
 }
 
 // apply records one read's result and queues the reads it calls for: the

@@ -627,8 +627,16 @@ func (s *Session) MultiRead(ops []ReadOp) ([]ReadResult, error) {
 // GetChildrenResponse, error: ErrorResponse{err}), then a header with
 // done set. A result must answer its op (same type, or an error).
 func decodeMulti(body []byte, ops []ReadOp) ([]ReadResult, error) {
+	return decodeResults(body, len(ops), func(i int) bool { return ops[i].Children }, func(i int) string { return ops[i].Path }, false)
+}
+
+// decodeResults is decodeMulti for n reads, the i-th a getChildren when
+// children(i), named path(i) in errors; with view, a getData's data
+// aliases body instead of being copied (for a caller that copies what it
+// keeps anyway).
+func decodeResults(body []byte, n int, children func(int) bool, path func(int) string, view bool) ([]ReadResult, error) {
 	r := newJute(body)
-	out := make([]ReadResult, len(ops))
+	out := make([]ReadResult, n)
 	for i := 0; ; i++ {
 		typ := r.I32()
 		doneFlag := r.Bool()
@@ -637,15 +645,16 @@ func decodeMulti(body []byte, ops []ReadOp) ([]ReadResult, error) {
 			break
 		}
 		if doneFlag {
-			if i != len(ops) {
-				r.failf("%d results for %d reads", i, len(ops))
+			if i != n {
+				r.failf("%d results for %d reads", i, n)
 			}
 			break
 		}
-		if i >= len(ops) {
-			r.failf("more results than the %d reads", len(ops))
+		if i >= n {
+			r.failf("more results than the %d reads", n)
 			break
 		}
+		kids := children(i)
 		switch {
 		case typ == opMultiError:
 			code := zkCode(r.I32())
@@ -653,15 +662,18 @@ func decodeMulti(body []byte, ops []ReadOp) ([]ReadResult, error) {
 				r.failf("result %d: error %d in a header saying %d", i, code, herr)
 			}
 			out[i].Err = code
-		case typ == opGetData && !ops[i].Children:
+		case typ == opGetData && !kids && view:
+			out[i].Data = r.BufferView()
+			out[i].Stat = r.stat()
+		case typ == opGetData && !kids:
 			out[i].Data, out[i].Stat = r.dataResult()
-		case typ == opGetChildren && ops[i].Children:
+		case typ == opGetChildren && kids:
 			out[i].Children = r.strings()
 		default:
-			r.failf("result %d has type %d for a read of type %v", i, typ, ops[i].Children)
+			r.failf("result %d has type %d for a read of type %v", i, typ, kids)
 		}
 		if r.err() != nil {
-			return nil, fmt.Errorf("%s: %w", ops[i].Path, r.err())
+			return nil, fmt.Errorf("%s: %w", path(i), r.err())
 		}
 	}
 	if err := r.done(); err != nil {
