@@ -30,14 +30,22 @@
 // MetadataShell (3.9 only: 4.4.0 has no kafka-shell artifact on Maven
 // Central) and ZooKeeperServerMain (3.9 only). Run, MustRun, DumpLog and
 // Format start them with C1-only, small-heap JVM options and log warnings to
-// stderr, so stdout holds only the tool's output.
+// stderr, so stdout holds only the tool's output. RunEach and RunCalls run
+// many runs of local or stateless tools in one JVM (the tool's own main per
+// run, its streams captured, Kafka's Exit and argparse4j's System.exit
+// trapped; TestRunEachAsSeparateJVMs holds them to what separate JVMs
+// print): a cluster's formats, DescribeQuorum's three tools, the features
+// tests' dozens of questions. On make test's two cores every JVM start is
+// half a second of CPU.
 //
 // # Servers
 //
 // StartKRaft formats (kafka-storage format, with --release-version,
 // --feature, --add-scram, --standalone as asked) and starts a combined or
 // dedicated-controller cluster; StartZooKeeper and StartZKCluster start a
-// ZooKeeper and ZooKeeper-mode 3.9 brokers under an optional chroot. All
+// ZooKeeper and ZooKeeper-mode 3.9 brokers under an optional chroot (a
+// ZooKeeper is up once its srvr command answers: it serves only after it
+// has loaded its data and written its start-up snapshot). All
 // listen on free ports of 127.0.0.1 and live in a temporary directory, one
 // subdirectory per node holding server.properties, server.log (the JVM's
 // stdout and stderr, INFO level) and data/. Readiness is the log line
@@ -54,7 +62,9 @@
 // certificate does not carry; SASL_SSL with SASL). MakeTLS makes their
 // certificates in the test with the JDK's keytool (found beside the java
 // the harness runs): a CA, server and client certificates, PEM, JKS and
-// PKCS12 trust stores and JKS and PKCS12 key stores (Cluster.TLS).
+// PKCS12 trust stores and JKS and PKCS12 key stores (Cluster.TLS); keytool
+// runs once per store type in a test process, and later clusters get
+// copies of its files.
 // KRaftOptions.SCRAMUsers adds SCRAM-SHA-512 and SCRAM-SHA-256 users at
 // format time. Cluster.ClientProperties writes Kafka's client settings
 // (client.properties) for each ClientKind and BootstrapFor names the
