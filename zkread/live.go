@@ -782,25 +782,16 @@ func (w *levelWorker) complete(p *packet) {
 // straight into the request (a partition's "state" with no string made
 // for its path).
 func encodeItems(items []readItem) func([]byte) []byte {
-	return func(b []byte) []byte {
-		for _, it := range items {
-			b = binary.BigEndian.AppendUint32(b, uint32(it.op))
-			b = append(b, 0)
-			b = binary.BigEndian.AppendUint32(b, 0xFFFFFFFF)
-			if it.spec {
-				b = binary.BigEndian.AppendUint32(b, uint32(len(it.n.abs)+1+len(stateChild)))
-				b = append(b, it.n.abs...)
-				b = append(b, '/')
-				b = append(b, stateChild...)
-			} else {
-				b = appendString(b, it.n.abs)
-			}
-			b = append(b, 0)
+	return multiRequest(len(items), func(i int) int32 { return items[i].op }, func(b []byte, i int) []byte {
+		it := items[i]
+		if !it.spec {
+			return appendString(b, it.n.abs)
 		}
-		b = binary.BigEndian.AppendUint32(b, 0xFFFFFFFF)
-		b = append(b, 1)
-		return binary.BigEndian.AppendUint32(b, 0xFFFFFFFF)
-	}
+		b = binary.BigEndian.AppendUint32(b, uint32(len(it.n.abs)+1+len(stateChild)))
+		b = append(b, it.n.abs...)
+		b = append(b, '/')
+		return append(b, stateChild...)
+	})
 }
 
 // decodeItems is decodeMulti for items, except that the data it returns

@@ -588,23 +588,31 @@ type ReadResult struct {
 
 // startMulti sends a multiRead of ops.
 func (s *Session) startMulti(ops []ReadOp) (*call, error) {
-	return s.send(0, opMultiRead, func(b []byte) []byte {
-		for _, op := range ops {
-			// MultiHeader{type, done=false, err=-1}, then the request.
-			t := int32(opGetData)
-			if op.Children {
-				t = opGetChildren
-			}
-			b = binary.BigEndian.AppendUint32(b, uint32(t))
+	return s.send(0, opMultiRead, multiRequest(len(ops), func(i int) int32 {
+		if ops[i].Children {
+			return opGetChildren
+		}
+		return opGetData
+	}, func(b []byte, i int) []byte { return appendString(b, ops[i].Path) }))
+}
+
+// multiRequest encodes a MultiRequest of n reads: per read a
+// MultiHeader{type op(i), done=false, err=-1} and its request (the path
+// appendPath writes as a jute string, watch false), then a header with
+// done set.
+func multiRequest(n int, op func(int) int32, appendPath func([]byte, int) []byte) func([]byte) []byte {
+	return func(b []byte) []byte {
+		for i := range n {
+			b = binary.BigEndian.AppendUint32(b, uint32(op(i)))
 			b = append(b, 0)
 			b = binary.BigEndian.AppendUint32(b, 0xFFFFFFFF)
-			b = appendString(b, op.Path)
+			b = appendPath(b, i)
 			b = append(b, 0)
 		}
 		b = binary.BigEndian.AppendUint32(b, 0xFFFFFFFF)
 		b = append(b, 1)
 		return binary.BigEndian.AppendUint32(b, 0xFFFFFFFF)
-	})
+	}
 }
 
 // MultiRead reads ops in one request (OpCode multiRead, ZooKeeper 3.6+).
