@@ -313,7 +313,7 @@ func newApp(constructors []func() *cli.Command, stdout, stderr io.Writer) *cli.A
 			"metadata.version changes.\n" +
 			"Only features upgrade, downgrade and disable, and restore, write to a cluster (each checks first,\n" +
 			"takes --dry-run and asks unless --yes). Files are written only where a flag names them (--out,\n" +
-			"--write), never over an input, and never over a file unless --force. kmeta never writes to ZooKeeper.\n" +
+			"--write), and never over other content unless --force. kmeta never writes to ZooKeeper.\n" +
 			"Results go to stdout, diagnostics to stderr.\n" +
 			"Exit status: 0 ok, 1 findings (or a result resting on damaged input), 2 could not run.",
 		Commands:  cmds,
