@@ -60,7 +60,8 @@ func TestRealKafkaFeatures(t *testing.T) {
 	}
 	checkpoints := map[string]string{}
 	var formats [][]string
-	for i, a := range formatArgs(c) {
+	releases := formatArgs(c)
+	for i, a := range releases {
 		dir := t.TempDir()
 		meta := filepath.Join(dir, "meta")
 		cfg := filepath.Join(dir, "server.properties")
@@ -73,7 +74,7 @@ func TestRealKafkaFeatures(t *testing.T) {
 		checkpoints[a] = filepath.Join(meta, "__cluster_metadata-0", "00000000000000000000-0000000000.checkpoint")
 	}
 	for i, r := range runs(d.Tools.Storage, formats) {
-		r.Arg = formatArgs(c)[i]
+		r.Arg = releases[i]
 		// Keep only the line that lists the records: the rest names temp dirs.
 		for _, ln := range strings.Split(r.Output, "\n") {
 			if strings.HasPrefix(ln, "Bootstrap metadata:") {
