@@ -103,9 +103,9 @@ type StageRunner struct {
 func (r *StageRunner) Run(ctx context.Context, outDir string, steps []StageStep) error {
 	for i := 0; i < len(steps); {
 		start := time.Now()
-		batch := r.startBatch(outDir, steps[i:])
+		batch, props := r.startBatch(outDir, steps[i:])
 		if len(batch) > 1 {
-			if err := r.startAll(outDir, batch); err != nil {
+			if err := r.startAll(outDir, batch, props); err != nil {
 				return fmt.Errorf("steps %d-%d: %w", batch[0].Step, batch[len(batch)-1].Step, err)
 			}
 		} else {
@@ -130,9 +130,9 @@ func (r *StageRunner) Run(ctx context.Context, outDir string, steps []StageStep)
 }
 
 // startBatch is the run of "start" steps at the head of steps whose
-// configs name no broker role.
-func (r *StageRunner) startBatch(outDir string, steps []StageStep) []StageStep {
-	n := 0
+// configs name no broker role, with each config's properties.
+func (r *StageRunner) startBatch(outDir string, steps []StageStep) ([]StageStep, []map[string]string) {
+	var all []map[string]string
 	for _, s := range steps {
 		if s.Action != "start" || r.ReadProps == nil {
 			break
@@ -141,16 +141,16 @@ func (r *StageRunner) startBatch(outDir string, steps []StageStep) []StageStep {
 		if err != nil || strings.Contains(props["process.roles"], "broker") || props["process.roles"] == "" {
 			break
 		}
-		n++
+		all = append(all, props)
 	}
-	return steps[:n]
+	return steps[:len(all)], all
 }
 
 // startAll configures and starts the nodes of a startBatch together.
-func (r *StageRunner) startAll(outDir string, batch []StageStep) error {
+func (r *StageRunner) startAll(outDir string, batch []StageStep, props []map[string]string) error {
 	var ids []int
-	for _, s := range batch {
-		n, err := r.configure(filepath.Join(outDir, s.Config), s.Node)
+	for i, s := range batch {
+		n, err := r.configureWith(filepath.Join(outDir, s.Config), s.Node, props[i])
 		if err != nil {
 			return err
 		}
@@ -258,6 +258,11 @@ func (r *StageRunner) configure(config string, id int) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.configureWith(config, id, props)
+}
+
+// configureWith is configure with config's properties already read.
+func (r *StageRunner) configureWith(config string, id int, props map[string]string) (*Node, error) {
 	got := props["node.id"]
 	if got == "" {
 		got = props["broker.id"]
