@@ -296,8 +296,10 @@ func (r *vr) skipTags() {
 // read and every non-inlined call goes through, and a failure ends the
 // walk at once instead of being carried to its end. The functions below
 // are vr's methods in that form, with the same checks: each returns the
-// new position or -1. Their common case (a one-byte length) is small
-// enough to be inlined; the rest is in the vr methods they fall back to.
+// new position or -1. The generated code reads the common case (a
+// one-byte length or count) in line and calls the ...Long forms, which
+// run the vr methods, for the rest: a call with a fall-back costs more
+// than Go's inliner allows, so a helper would be a call per field.
 
 // vAt is vr's position after a fall-back: -1 when it failed.
 func vAt(r *vr) int {
@@ -325,6 +327,14 @@ func vStr(b []byte, off int) int {
 			return off + c
 		}
 	}
+	return vStrLong(b, off)
+}
+
+// vStrLong is vr.str, for the generated code's strings that do not have
+// a one-byte length.
+//
+//go:noinline
+func vStrLong(b []byte, off int) int {
 	r := vr{b: b, off: off}
 	r.str()
 	return vAt(&r)
@@ -333,13 +343,20 @@ func vStr(b []byte, off int) int {
 // vNStr is vr.nstr: a nullable compact string.
 func vNStr(b []byte, off int) int {
 	if off < len(b) {
-		if c := int(b[off]); c < 0x80 {
-			if c > 0 && c-1 > len(b)-off-1 {
+		if c := int(b[off]); c > 0 && c < 0x80 {
+			if c-1 > len(b)-off-1 {
 				return -1
 			}
-			return off + max(c, 1)
+			return off + c
 		}
 	}
+	return vNStrLong(b, off)
+}
+
+// vNStrLong is vr.nstr, likewise.
+//
+//go:noinline
+func vNStrLong(b []byte, off int) int {
 	r := vr{b: b, off: off}
 	r.nstr()
 	return vAt(&r)
@@ -353,16 +370,11 @@ func vBytes(b []byte, off int, nullable bool) int {
 	return vStr(b, off)
 }
 
-// vFixedArray is vr.fixedArray.
-func vFixedArray(b []byte, off int, nullable bool, elem int) int {
-	if off < len(b) {
-		if c := int(b[off]); c > 0 && c < 0x80 {
-			if (c-1)*elem > len(b)-off-1 {
-				return -1
-			}
-			return off + 1 + (c-1)*elem
-		}
-	}
+// vFixedArrayLong is vr.fixedArray (the generated code reads a one-byte
+// length in line).
+//
+//go:noinline
+func vFixedArrayLong(b []byte, off int, nullable bool, elem int) int {
 	r := vr{b: b, off: off}
 	r.fixedArray(nullable, elem)
 	return vAt(&r)
@@ -375,19 +387,19 @@ func vArrayLen(b []byte, off int, nullable bool, minElem int) (n, next int) {
 	return n, vAt(&r)
 }
 
-// vTagCount is vr.tagCount.
-func vTagCount(b []byte, off int) (n uint32, next int) {
-	if off < len(b) {
-		if c := b[off]; c < 0x80 && int(c)*2 <= len(b)-off-1 {
-			return uint32(c), off + 1
-		}
-	}
+// vTagCountLong is vr.tagCount (the generated code reads a one-byte
+// count in line).
+//
+//go:noinline
+func vTagCountLong(b []byte, off int) (n uint32, next int) {
 	r := vr{b: b, off: off}
 	n = r.tagCountLong()
 	return n, vAt(&r)
 }
 
 // vTagSpanLong is vr.tagSpanLong; end is -1 on failure.
+//
+//go:noinline
 func vTagSpanLong(b []byte, off int) (tag uint32, start, end int) {
 	r := vr{b: b, off: off}
 	tag, start, end = r.tagSpanLong()
@@ -397,27 +409,21 @@ func vTagSpanLong(b []byte, off int) (tag uint32, start, end int) {
 	return tag, start, end
 }
 
-// vSkipTags is vr.skipTags.
-func vSkipTags(b []byte, off int) int {
-	if off < len(b) && b[off] == 0 {
-		return off + 1
-	}
+// vSkipTagsLong is vr.skipTags (the generated code takes an empty
+// section in line).
+//
+//go:noinline
+func vSkipTagsLong(b []byte, off int) int {
 	r := vr{b: b, off: off}
 	r.skipTags()
 	return vAt(&r)
 }
 
-// vTaggedFixedArray is vr.taggedFixedArray: whether b[start:end] is such
-// an array.
-func vTaggedFixedArray(b []byte, start, end int, nullable bool, elem int) bool {
-	if start < end {
-		if c := int(b[start]); c < 0x80 {
-			if c == 0 {
-				return nullable && start+1 == end
-			}
-			return (c-1)*elem == end-start-1
-		}
-	}
+// vTaggedFixedArrayLong is vr.taggedFixedArray: whether b[start:end] is
+// such an array (the generated code reads a one-byte length in line).
+//
+//go:noinline
+func vTaggedFixedArrayLong(b []byte, start, end int, nullable bool, elem int) bool {
 	r := vr{b: b}
 	r.taggedFixedArray(start, end, nullable, elem)
 	return !r.bad

@@ -79,12 +79,16 @@ func (m *RegisterBrokerRecordBrokerEndpoint) Encode(w *wire.Writer, v int16) err
 func validateRegisterBrokerRecordBrokerEndpoint(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 4 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
 	if v <= 4 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
@@ -93,7 +97,10 @@ func validateRegisterBrokerRecordBrokerEndpoint(b []byte, off int, v int16) int 
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonRegisterBrokerRecordBrokerEndpoint(b []byte, r *vr, v int16) []byte {
@@ -254,7 +261,9 @@ func (m *RegisterBrokerRecordBrokerFeature) Encode(w *wire.Writer, v int16) erro
 func validateRegisterBrokerRecordBrokerFeature(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 4 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
@@ -263,7 +272,10 @@ func validateRegisterBrokerRecordBrokerFeature(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonRegisterBrokerRecordBrokerFeature(b []byte, r *vr, v int16) []byte {
@@ -611,12 +623,17 @@ func validateRegisterBrokerRecord(b []byte, off int, v int16) int {
 	}
 	if v <= 4 {
 		if v <= 4 {
-			off = vNStr(b, off)
+			if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+				off = o + int(b[o])
+			} else if off = vNStrLong(b, off); off < 0 {
+				return -1
+			}
 		} else {
-			off = vStr(b, off)
-		}
-		if off < 0 {
-			return -1
+			if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+				off = o + int(b[o])
+			} else if off = vStrLong(b, off); off < 0 {
+				return -1
+			}
 		}
 	}
 	if v <= 4 {
@@ -629,8 +646,11 @@ func validateRegisterBrokerRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	nt, off := vTagCount(b, off)
-	if off < 0 {
+	var nt uint32
+	if off < len(b) && b[off] < 0x80 && int(b[off])*2 <= len(b)-off-1 {
+		nt = uint32(b[off])
+		off++
+	} else if nt, off = vTagCountLong(b, off); off < 0 {
 		return -1
 	}
 	for ; nt > 0; nt-- {
@@ -645,13 +665,21 @@ func validateRegisterBrokerRecord(b []byte, off int, v int16) int {
 		switch tag {
 		case 0:
 			if v >= 3 && v <= 4 {
-				if !vTaggedFixedArray(b, start, end, false, 16) {
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*16 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, false, 16) {
 					return -1
 				}
 			}
 		case 1:
 			if v >= 4 && v <= 4 {
-				if !vTaggedFixedArray(b, start, end, v >= 4 && v <= 4, 16) {
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*16 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v >= 4 && v <= 4, 16) {
 					return -1
 				}
 			}
@@ -1081,7 +1109,10 @@ func validateUnregisterBrokerRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonUnregisterBrokerRecord(b []byte, r *vr, v int16) []byte {
@@ -1200,7 +1231,9 @@ func (m *TopicRecord) Encode(w *wire.Writer, v int16) error {
 func validateTopicRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
@@ -1209,7 +1242,10 @@ func validateTopicRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonTopicRecord(b []byte, r *vr, v int16) []byte {
@@ -1562,22 +1598,30 @@ func validatePartitionRecord(b []byte, off int, v int16) int {
 		}
 	}
 	if v <= 2 {
-		if off = vFixedArray(b, off, false, 4); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && (int(b[o])-1)*4 <= len(b)-o-1 {
+			off = o + 1 + (int(b[o])-1)*4
+		} else if off = vFixedArrayLong(b, off, false, 4); off < 0 {
 			return -1
 		}
 	}
 	if v <= 2 {
-		if off = vFixedArray(b, off, false, 4); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && (int(b[o])-1)*4 <= len(b)-o-1 {
+			off = o + 1 + (int(b[o])-1)*4
+		} else if off = vFixedArrayLong(b, off, false, 4); off < 0 {
 			return -1
 		}
 	}
 	if v <= 2 {
-		if off = vFixedArray(b, off, false, 4); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && (int(b[o])-1)*4 <= len(b)-o-1 {
+			off = o + 1 + (int(b[o])-1)*4
+		} else if off = vFixedArrayLong(b, off, false, 4); off < 0 {
 			return -1
 		}
 	}
 	if v <= 2 {
-		if off = vFixedArray(b, off, false, 4); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && (int(b[o])-1)*4 <= len(b)-o-1 {
+			off = o + 1 + (int(b[o])-1)*4
+		} else if off = vFixedArrayLong(b, off, false, 4); off < 0 {
 			return -1
 		}
 	}
@@ -1587,12 +1631,17 @@ func validatePartitionRecord(b []byte, off int, v int16) int {
 		}
 	}
 	if v >= 1 && v <= 2 {
-		if off = vFixedArray(b, off, false, 16); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && (int(b[o])-1)*16 <= len(b)-o-1 {
+			off = o + 1 + (int(b[o])-1)*16
+		} else if off = vFixedArrayLong(b, off, false, 16); off < 0 {
 			return -1
 		}
 	}
-	nt, off := vTagCount(b, off)
-	if off < 0 {
+	var nt uint32
+	if off < len(b) && b[off] < 0x80 && int(b[off])*2 <= len(b)-off-1 {
+		nt = uint32(b[off])
+		off++
+	} else if nt, off = vTagCountLong(b, off); off < 0 {
 		return -1
 	}
 	for ; nt > 0; nt-- {
@@ -1613,13 +1662,21 @@ func validatePartitionRecord(b []byte, off int, v int16) int {
 			}
 		case 1:
 			if v >= 2 && v <= 2 {
-				if !vTaggedFixedArray(b, start, end, v >= 2 && v <= 2, 4) {
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*4 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v >= 2 && v <= 2, 4) {
 					return -1
 				}
 			}
 		case 2:
 			if v >= 2 && v <= 2 {
-				if !vTaggedFixedArray(b, start, end, v >= 2 && v <= 2, 4) {
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*4 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v >= 2 && v <= 2, 4) {
 					return -1
 				}
 			}
@@ -2185,26 +2242,38 @@ func validateConfigRecord(b []byte, off int, v int16) int {
 		}
 	}
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
 	if v <= 0 {
 		if v <= 0 {
-			off = vNStr(b, off)
+			if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+				off = o + int(b[o])
+			} else if off = vNStrLong(b, off); off < 0 {
+				return -1
+			}
 		} else {
-			off = vStr(b, off)
-		}
-		if off < 0 {
-			return -1
+			if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+				off = o + int(b[o])
+			} else if off = vStrLong(b, off); off < 0 {
+				return -1
+			}
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonConfigRecord(b []byte, r *vr, v int16) []byte {
@@ -2625,8 +2694,11 @@ func validatePartitionChangeRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	nt, off := vTagCount(b, off)
-	if off < 0 {
+	var nt uint32
+	if off < len(b) && b[off] < 0x80 && int(b[off])*2 <= len(b)-off-1 {
+		nt = uint32(b[off])
+		off++
+	} else if nt, off = vTagCountLong(b, off); off < 0 {
 		return -1
 	}
 	for ; nt > 0; nt-- {
@@ -2641,7 +2713,11 @@ func validatePartitionChangeRecord(b []byte, off int, v int16) int {
 		switch tag {
 		case 0:
 			if v <= 2 {
-				if !vTaggedFixedArray(b, start, end, v <= 2, 4) {
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*4 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v <= 2, 4) {
 					return -1
 				}
 			}
@@ -2653,19 +2729,31 @@ func validatePartitionChangeRecord(b []byte, off int, v int16) int {
 			}
 		case 2:
 			if v <= 2 {
-				if !vTaggedFixedArray(b, start, end, v <= 2, 4) {
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*4 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v <= 2, 4) {
 					return -1
 				}
 			}
 		case 3:
 			if v <= 2 {
-				if !vTaggedFixedArray(b, start, end, v <= 2, 4) {
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*4 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v <= 2, 4) {
 					return -1
 				}
 			}
 		case 4:
 			if v <= 2 {
-				if !vTaggedFixedArray(b, start, end, v <= 2, 4) {
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*4 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v <= 2, 4) {
 					return -1
 				}
 			}
@@ -2677,19 +2765,31 @@ func validatePartitionChangeRecord(b []byte, off int, v int16) int {
 			}
 		case 8:
 			if v >= 1 && v <= 2 {
-				if !vTaggedFixedArray(b, start, end, v >= 1 && v <= 2, 16) {
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*16 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v >= 1 && v <= 2, 16) {
 					return -1
 				}
 			}
 		case 6:
 			if v >= 2 && v <= 2 {
-				if !vTaggedFixedArray(b, start, end, v >= 2 && v <= 2, 4) {
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*4 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v >= 2 && v <= 2, 4) {
 					return -1
 				}
 			}
 		case 7:
 			if v >= 2 && v <= 2 {
-				if !vTaggedFixedArray(b, start, end, v >= 2 && v <= 2, 4) {
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*4 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v >= 2 && v <= 2, 4) {
 					return -1
 				}
 			}
@@ -3228,7 +3328,10 @@ func validateFenceBrokerRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonFenceBrokerRecord(b []byte, r *vr, v int16) []byte {
@@ -3351,7 +3454,10 @@ func validateUnfenceBrokerRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonUnfenceBrokerRecord(b []byte, r *vr, v int16) []byte {
@@ -3465,7 +3571,10 @@ func validateRemoveTopicRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonRemoveTopicRecord(b []byte, r *vr, v int16) []byte {
@@ -3624,12 +3733,16 @@ func (m *DelegationTokenRecord) Encode(w *wire.Writer, v int16) error {
 func validateDelegationTokenRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
@@ -3640,7 +3753,9 @@ func validateDelegationTokenRecord(b []byte, off int, v int16) int {
 		}
 		off = o
 		for i := 0; i < n; i++ {
-			if off = vStr(b, off); off < 0 {
+			if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+				off = o + int(b[o])
+			} else if off = vStrLong(b, off); off < 0 {
 				return -1
 			}
 		}
@@ -3651,11 +3766,16 @@ func validateDelegationTokenRecord(b []byte, off int, v int16) int {
 		}
 	}
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonDelegationTokenRecord(b []byte, r *vr, v int16) []byte {
@@ -3931,7 +4051,9 @@ func (m *UserScramCredentialRecord) Encode(w *wire.Writer, v int16) error {
 func validateUserScramCredentialRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
@@ -3960,7 +4082,10 @@ func validateUserScramCredentialRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonUserScramCredentialRecord(b []byte, r *vr, v int16) []byte {
@@ -4155,7 +4280,9 @@ func (m *FeatureLevelRecord) Encode(w *wire.Writer, v int16) error {
 func validateFeatureLevelRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
@@ -4164,7 +4291,10 @@ func validateFeatureLevelRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonFeatureLevelRecord(b []byte, r *vr, v int16) []byte {
@@ -4290,21 +4420,31 @@ func (m *ClientQuotaRecordEntityData) Encode(w *wire.Writer, v int16) error {
 func validateClientQuotaRecordEntityData(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
 	if v <= 0 {
 		if v <= 0 {
-			off = vNStr(b, off)
+			if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+				off = o + int(b[o])
+			} else if off = vNStrLong(b, off); off < 0 {
+				return -1
+			}
 		} else {
-			off = vStr(b, off)
-		}
-		if off < 0 {
-			return -1
+			if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+				off = o + int(b[o])
+			} else if off = vStrLong(b, off); off < 0 {
+				return -1
+			}
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonClientQuotaRecordEntityData(b []byte, r *vr, v int16) []byte {
@@ -4477,7 +4617,9 @@ func validateClientQuotaRecord(b []byte, off int, v int16) int {
 		}
 	}
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
@@ -4486,7 +4628,10 @@ func validateClientQuotaRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonClientQuotaRecord(b []byte, r *vr, v int16) []byte {
@@ -4683,7 +4828,10 @@ func validateProducerIdsRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonProducerIdsRecord(b []byte, r *vr, v int16) []byte {
@@ -4919,8 +5067,11 @@ func validateBrokerRegistrationChangeRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	nt, off := vTagCount(b, off)
-	if off < 0 {
+	var nt uint32
+	if off < len(b) && b[off] < 0x80 && int(b[off])*2 <= len(b)-off-1 {
+		nt = uint32(b[off])
+		off++
+	} else if nt, off = vTagCountLong(b, off); off < 0 {
 		return -1
 	}
 	for ; nt > 0; nt-- {
@@ -4947,13 +5098,21 @@ func validateBrokerRegistrationChangeRecord(b []byte, off int, v int16) int {
 			}
 		case 2:
 			if v >= 2 && v <= 3 {
-				if !vTaggedFixedArray(b, start, end, false, 16) {
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*16 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, false, 16) {
 					return -1
 				}
 			}
 		case 3:
 			if v >= 3 && v <= 3 {
-				if !vTaggedFixedArray(b, start, end, v >= 3 && v <= 3, 16) {
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*16 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v >= 3 && v <= 3, 16) {
 					return -1
 				}
 			}
@@ -5297,7 +5456,9 @@ func validateAccessControlEntryRecord(b []byte, off int, v int16) int {
 		}
 	}
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
@@ -5307,12 +5468,16 @@ func validateAccessControlEntryRecord(b []byte, off int, v int16) int {
 		}
 	}
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
@@ -5321,7 +5486,10 @@ func validateAccessControlEntryRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonAccessControlEntryRecord(b []byte, r *vr, v int16) []byte {
@@ -5549,7 +5717,10 @@ func validateRemoveAccessControlEntryRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonRemoveAccessControlEntryRecord(b []byte, r *vr, v int16) []byte {
@@ -5630,7 +5801,10 @@ func (m *NoOpRecord) Encode(w *wire.Writer, v int16) error {
 
 func validateNoOpRecord(b []byte, off int, v int16) int {
 	_ = v
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonNoOpRecord(b []byte, r *vr, v int16) []byte {
@@ -5706,7 +5880,10 @@ func validateZkMigrationStateRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonZkMigrationStateRecord(b []byte, r *vr, v int16) []byte {
@@ -5806,7 +5983,9 @@ func (m *RemoveUserScramCredentialRecord) Encode(w *wire.Writer, v int16) error 
 func validateRemoveUserScramCredentialRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
@@ -5815,7 +5994,10 @@ func validateRemoveUserScramCredentialRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonRemoveUserScramCredentialRecord(b []byte, r *vr, v int16) []byte {
@@ -5943,8 +6125,11 @@ func (m *BeginTransactionRecord) Encode(w *wire.Writer, v int16) error {
 
 func validateBeginTransactionRecord(b []byte, off int, v int16) int {
 	_ = v
-	nt, off := vTagCount(b, off)
-	if off < 0 {
+	var nt uint32
+	if off < len(b) && b[off] < 0x80 && int(b[off])*2 <= len(b)-off-1 {
+		nt = uint32(b[off])
+		off++
+	} else if nt, off = vTagCountLong(b, off); off < 0 {
 		return -1
 	}
 	for ; nt > 0; nt-- {
@@ -5962,12 +6147,17 @@ func validateBeginTransactionRecord(b []byte, off int, v int16) int {
 				if !func(b []byte) bool {
 					off := 0
 					if v <= 0 {
-						off = vNStr(b, off)
+						if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+							off = o + int(b[o])
+						} else if off = vNStrLong(b, off); off < 0 {
+							return false
+						}
 					} else {
-						off = vStr(b, off)
-					}
-					if off < 0 {
-						return false
+						if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+							off = o + int(b[o])
+						} else if off = vStrLong(b, off); off < 0 {
+							return false
+						}
 					}
 					return off == len(b)
 				}(b[start:end]) {
@@ -6080,7 +6270,10 @@ func (m *EndTransactionRecord) Encode(w *wire.Writer, v int16) error {
 
 func validateEndTransactionRecord(b []byte, off int, v int16) int {
 	_ = v
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonEndTransactionRecord(b []byte, r *vr, v int16) []byte {
@@ -6170,8 +6363,11 @@ func (m *AbortTransactionRecord) Encode(w *wire.Writer, v int16) error {
 
 func validateAbortTransactionRecord(b []byte, off int, v int16) int {
 	_ = v
-	nt, off := vTagCount(b, off)
-	if off < 0 {
+	var nt uint32
+	if off < len(b) && b[off] < 0x80 && int(b[off])*2 <= len(b)-off-1 {
+		nt = uint32(b[off])
+		off++
+	} else if nt, off = vTagCountLong(b, off); off < 0 {
 		return -1
 	}
 	for ; nt > 0; nt-- {
@@ -6189,12 +6385,17 @@ func validateAbortTransactionRecord(b []byte, off int, v int16) int {
 				if !func(b []byte) bool {
 					off := 0
 					if v <= 0 {
-						off = vNStr(b, off)
+						if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+							off = o + int(b[o])
+						} else if off = vNStrLong(b, off); off < 0 {
+							return false
+						}
 					} else {
-						off = vStr(b, off)
-					}
-					if off < 0 {
-						return false
+						if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+							off = o + int(b[o])
+						} else if off = vStrLong(b, off); off < 0 {
+							return false
+						}
 					}
 					return off == len(b)
 				}(b[start:end]) {
@@ -6317,11 +6518,16 @@ func (m *RemoveDelegationTokenRecord) Encode(w *wire.Writer, v int16) error {
 func validateRemoveDelegationTokenRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonRemoveDelegationTokenRecord(b []byte, r *vr, v int16) []byte {
@@ -6434,12 +6640,16 @@ func (m *RegisterControllerRecordControllerEndpoint) Encode(w *wire.Writer, v in
 func validateRegisterControllerRecordControllerEndpoint(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
@@ -6448,7 +6658,10 @@ func validateRegisterControllerRecordControllerEndpoint(b []byte, off int, v int
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonRegisterControllerRecordControllerEndpoint(b []byte, r *vr, v int16) []byte {
@@ -6609,7 +6822,9 @@ func (m *RegisterControllerRecordControllerFeature) Encode(w *wire.Writer, v int
 func validateRegisterControllerRecordControllerFeature(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
@@ -6618,7 +6833,10 @@ func validateRegisterControllerRecordControllerFeature(b []byte, off int, v int1
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonRegisterControllerRecordControllerFeature(b []byte, r *vr, v int16) []byte {
@@ -6843,7 +7061,10 @@ func validateRegisterControllerRecord(b []byte, off int, v int16) int {
 			}
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonRegisterControllerRecord(b []byte, r *vr, v int16) []byte {
@@ -7062,11 +7283,16 @@ func (m *ClearElrRecord) Encode(w *wire.Writer, v int16) error {
 func validateClearElrRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonClearElrRecord(b []byte, r *vr, v int16) []byte {
@@ -7161,7 +7387,10 @@ func validateUnregisterControllerRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonUnregisterControllerRecord(b []byte, r *vr, v int16) []byte {
@@ -7265,7 +7494,10 @@ func validateLeaderChangeMessageVoter(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonLeaderChangeMessageVoter(b []byte, r *vr, v int16) []byte {
@@ -7462,7 +7694,10 @@ func validateLeaderChangeMessage(b []byte, off int, v int16) int {
 			}
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonLeaderChangeMessage(b []byte, r *vr, v int16) []byte {
@@ -7675,7 +7910,10 @@ func validateSnapshotHeaderRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonSnapshotHeaderRecord(b []byte, r *vr, v int16) []byte {
@@ -7789,7 +8027,10 @@ func validateSnapshotFooterRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonSnapshotFooterRecord(b []byte, r *vr, v int16) []byte {
@@ -7893,7 +8134,10 @@ func validateKRaftVersionRecord(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonKRaftVersionRecord(b []byte, r *vr, v int16) []byte {
@@ -8016,12 +8260,16 @@ func (m *VotersRecordEndpoint) Encode(w *wire.Writer, v int16) error {
 func validateVotersRecordEndpoint(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
 	if v <= 0 {
-		if off = vStr(b, off); off < 0 {
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
 			return -1
 		}
 	}
@@ -8030,7 +8278,10 @@ func validateVotersRecordEndpoint(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonVotersRecordEndpoint(b []byte, r *vr, v int16) []byte {
@@ -8167,7 +8418,10 @@ func validateVotersRecordKRaftVersionFeature(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonVotersRecordKRaftVersionFeature(b []byte, r *vr, v int16) []byte {
@@ -8338,7 +8592,10 @@ func validateVotersRecordVoter(b []byte, off int, v int16) int {
 			return -1
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonVotersRecordVoter(b []byte, r *vr, v int16) []byte {
@@ -8553,7 +8810,10 @@ func validateVotersRecord(b []byte, off int, v int16) int {
 			}
 		}
 	}
-	return vSkipTags(b, off)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonVotersRecord(b []byte, r *vr, v int16) []byte {

@@ -592,10 +592,12 @@ func (g *gen) validator(goName, msgName string, fields []*recdef.Field) {
 	flush()
 	tagged := sortedByTag(fields)
 	if len(tagged) == 0 {
-		g.p("return vSkipTags(b, off)\n}\n")
+		g.p("if off < len(b) && b[off] == 0 {\nreturn off + 1\n}\nreturn vSkipTagsLong(b, off)\n}\n")
 		return
 	}
-	g.p("nt, off := vTagCount(b, off)\nif off < 0 { return -1 }")
+	g.p("var nt uint32")
+	g.p("if off < len(b) && b[off] < 0x80 && int(b[off])*2 <= len(b)-off-1 {\nnt = uint32(b[off])\noff++")
+	g.p("} else if nt, off = vTagCountLong(b, off); off < 0 {\nreturn -1\n}")
 	g.p("for ; nt > 0; nt-- {")
 	// A one-byte tag and size read without a call.
 	g.p("var tag uint32\nvar start, end int")
@@ -636,7 +638,8 @@ func (g *gen) vField(f *recdef.Field, msgName, fail string) {
 	}
 	switch {
 	case f.IsArray() && f.Struct == nil && et != "string" && et != "bytes":
-		p("if off = vFixedArray(b, off, %s, %d); off < 0 { return FAIL }", nullable, minSize(et))
+		p("if o := off; o < len(b) && b[o]-1 < 0x7f && (int(b[o])-1)*%[2]d <= len(b)-o-1 {\noff = o + 1 + (int(b[o])-1)*%[2]d", nullable, minSize(et))
+		p("} else if off = vFixedArrayLong(b, off, %s, %d); off < 0 {\nreturn FAIL\n}", nullable, minSize(et))
 	case f.IsArray():
 		p("n, o := vArrayLen(b, off, %s, %d)\nif o < 0 { return FAIL }\noff = o", nullable, minSize(et))
 		p("for i := 0; i < n; i++ {")
@@ -644,7 +647,7 @@ func (g *gen) vField(f *recdef.Field, msgName, fail string) {
 		case f.Struct != nil:
 			p("if off = validate%s(b, off, v); off < 0 { return FAIL }", msgName+f.Struct.Name)
 		case et == "string":
-			p("if off = vStr(b, off); off < 0 { return FAIL }")
+			p("%s", strIn("vStrLong"))
 		default:
 			p("if off = vBytes(b, off, false); off < 0 { return FAIL }")
 		}
@@ -652,14 +655,31 @@ func (g *gen) vField(f *recdef.Field, msgName, fail string) {
 	case f.Struct != nil:
 		p("if off = validate%s(b, off, v); off < 0 { return FAIL }", msgName+f.Struct.Name)
 	case et == "string" && nullableAnywhere(f):
-		p("if %s { off = vNStr(b, off) } else { off = vStr(b, off) }\nif off < 0 { return FAIL }", nullable)
+		switch nullable {
+		case "true":
+			p("%s", strIn("vNStrLong"))
+		default:
+			p("if %s {", nullable)
+			p("%s", strIn("vNStrLong"))
+			p("} else {")
+			p("%s", strIn("vStrLong"))
+			p("}")
+		}
 	case et == "string":
-		p("if off = vStr(b, off); off < 0 { return FAIL }")
+		p("%s", strIn("vStrLong"))
 	case et == "bytes":
 		p("if off = vBytes(b, off, %s); off < 0 { return FAIL }", nullable)
 	default:
 		p("if off = vSkip(b, off, %d); off < 0 { return FAIL }", minSize(et))
 	}
+}
+
+// strIn is the walk over a compact string at b[off:] with a one-byte
+// length (nearly every string) in line, long the fall-back for the rest.
+// A string of length byte c, 1 to 127, holds c-1 bytes, which must fit.
+func strIn(long string) string {
+	return "if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {\noff = o + int(b[o])\n" +
+		"} else if off = " + long + "(b, off); off < 0 {\nreturn FAIL\n}"
 }
 
 // vTagged emits the checks of one tagged field's data, b[start:end]: a
@@ -676,7 +696,8 @@ func (g *gen) vTagged(f *recdef.Field, msgName string) {
 		if nullableAnywhere(f) {
 			nullable = inVersions(f.Nullable)
 		}
-		g.p("if !vTaggedFixedArray(b, start, end, %s, %d) { return -1 }", nullable, minSize(et))
+		g.p("if start < end && b[start]-1 < 0x7f {\nif (int(b[start])-1)*%d != end-start-1 {\nreturn -1\n}", minSize(et))
+		g.p("} else if !vTaggedFixedArrayLong(b, start, end, %s, %d) {\nreturn -1\n}", nullable, minSize(et))
 		return
 	}
 	// The field's walk on the data alone (b and off shadowed).
