@@ -318,7 +318,8 @@ func (t *Tracker) Observe(img *model.Image, ch Change) {
 		// The first record, or replay started over on a new image:
 		// nothing held before holds on it.
 		t.c = newContext(img, t.opts)
-		t.c.memoize = true // forgetConfigs below, on every config or feature change
+		t.c.memoize = true  // forgetConfigs below, on every config or feature change
+		t.c.keysOnly = true // settle reads a finding's code and entity only
 		t.counts.reset(img)
 		t.counts.into(t.c)
 		t.leaders = 0
