@@ -42,7 +42,7 @@ var availabilityRules = []*Rule{
 			}
 			r := rule(CodePartitionOffline)
 			if c.keysOnly {
-				return r.keys(partitionEntity(t, p))
+				return r.partitionKeys(t, p)
 			}
 			// The fix is to start a replica's broker; Kafka has no
 			// command for that. The check that follows it is one.
@@ -78,7 +78,7 @@ var availabilityRules = []*Rule{
 			}
 			r := rule(CodePartitionUnderMinISR)
 			if c.keysOnly {
-				return r.keys(partitionEntity(t, p))
+				return r.partitionKeys(t, p)
 			}
 			fix := fmt.Sprintf("start broker(s) %s (out of the ISR), then check: %s --describe --under-min-isr-partitions", ids(notInISR(p)), c.tool("kafka-topics"))
 			return []Finding{r.finding(fmt.Sprintf("%s has ISR %s (%d), min.insync.replicas %d (%s)%s", tp(t, p), ids(p.ISR), len(p.ISR), m, source(e), note),
@@ -98,7 +98,7 @@ var availabilityRules = []*Rule{
 			}
 			r := rule(CodePartitionUnderReplicated)
 			if c.keysOnly {
-				return r.keys(partitionEntity(t, p))
+				return r.partitionKeys(t, p)
 			}
 			out := notInISR(p)
 			fix := fmt.Sprintf("start broker(s) %s (out of the ISR) or let them catch up, then check: %s --describe --under-replicated-partitions", ids(out), c.tool("kafka-topics"))
@@ -117,7 +117,7 @@ var availabilityRules = []*Rule{
 			}
 			r := rule(CodeReplicasUnavailable)
 			if c.keysOnly {
-				return r.keys(partitionEntity(t, p))
+				return r.partitionKeys(t, p)
 			}
 			fix := fmt.Sprintf("start broker(s) %s, then check: %s --describe --unavailable-partitions", ids(p.Replicas), c.tool("kafka-topics"))
 			return []Finding{r.finding(fmt.Sprintf("%s: every replica (%s) is on a fenced or unregistered broker", tp(t, p), ids(p.Replicas)),
@@ -179,7 +179,7 @@ var availabilityRules = []*Rule{
 			}
 			r := rule(CodeLeaderRecovering)
 			if c.keysOnly {
-				return r.keys(partitionEntity(t, p))
+				return r.partitionKeys(t, p)
 			}
 			return []Finding{r.finding(fmt.Sprintf("%s: leader %d is in leader recovery (elected uncleanly)", tp(t, p), p.Leader),
 				"the partition lost its clean history: acknowledged writes may be gone, and its ISR is the leader alone until recovery ends", "", partitionEntity(t, p))}

@@ -163,7 +163,7 @@ var durabilityRules = []*Rule{
 			}
 			r := rule(CodeELRUncleanPending)
 			if c.keysOnly {
-				return r.keys(partitionEntity(t, p))
+				return r.partitionKeys(t, p)
 			}
 			return []Finding{r.finding(
 				fmt.Sprintf("%s has no leader, an empty ISR and ELR, last known ELR %s", tp(t, p), ids(p.LastKnownELR)),

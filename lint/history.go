@@ -468,7 +468,7 @@ func (t *Tracker) evalTopic(tp *model.Topic, part int32, topicChanged bool, at S
 func (t *Tracker) evalPartition(tp *model.Topic, p *model.Partition, at Since) {
 	sc := scope{topic: tp.Name, part: p.ID}
 	have := t.byScope[sc]
-	had := len(have)
+	was := have
 	for _, r := range t.rules {
 		if r.Partition == nil || r.Topic != nil {
 			continue
@@ -482,7 +482,9 @@ func (t *Tracker) evalPartition(tp *model.Topic, p *model.Partition, at Since) {
 		}
 		have = t.settleIn(have, r.Code, fs, at)
 	}
-	if len(have) > 0 || had > 0 {
+	// settleIn edits the list in place: the map needs it again only when
+	// its length changed or an append moved it.
+	if len(have) != len(was) || len(have) > 0 && &have[0] != &was[0] {
 		t.keep(sc, have)
 	}
 }

@@ -122,6 +122,14 @@ func (r *Rule) keys(e Entity) []Finding {
 	return []Finding{f}
 }
 
+// partitionKeys is r.keys(partitionEntity(t, p)), its entity made in one
+// string, not two (a replay's most usual finding).
+func (r *Rule) partitionKeys(t *model.Topic, p *model.Partition) []Finding {
+	var f Finding
+	f.Code, f.Entity = r.Code, "partition "+t.Name+"-"+strconv.Itoa(int(p.ID))
+	return []Finding{f}
+}
+
 // RuleStatus says what became of a rule in a run.
 type RuleStatus string
 
