@@ -67,6 +67,13 @@ func TestTrackerMatchesRun(t *testing.T) {
 		{"cluster min isr 1", func() {
 			img.Configs[model.ConfigResource{Type: model.ConfigBroker}]["min.insync.replicas"] = "1"
 		}, Change{Inputs: InputClusterConfig}, []string{"min-isr-one topic __consumer_offsets"}},
+		// One record trades a partition's one finding for another of an
+		// earlier rule: its list is replaced, not edited in place.
+		{"a topic moving to broker 3", func() {
+			img.Topics["moving"] = &model.Topic{Name: "moving", Partitions: map[int32]*model.Partition{0: {ID: 0, Replicas: []int32{1, 2, 3}, ISR: []int32{1, 2}, AddingReplicas: []int32{3}, Leader: 1}}}
+		}, Change{Topic: "moving", Partition: -1}, []string{"reassignment-in-flight partition moving-0"}},
+		{"the move ends, broker 3 out of the ISR", func() { img.Topics["moving"].Partitions[0].AddingReplicas = nil },
+			Change{Topic: "moving", Partition: 0}, []string{"partition-under-replicated partition moving-0"}},
 	}
 	for i, s := range steps {
 		s.do()
