@@ -376,6 +376,10 @@ func (t *Tracker) Observe(img *model.Image, ch Change) {
 	}
 	if in&InputBrokers != 0 {
 		t.c.refreshBrokers()
+		// A value resolved for any broker is the one the registered
+		// brokers agree on (model.ConfigResolver): another set of brokers,
+		// another answer.
+		t.c.forgetConfigs()
 	}
 	if in&(InputClusterConfig|InputTopicConfig|InputFeatures) != 0 {
 		t.c.forgetConfigs()
