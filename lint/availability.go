@@ -41,6 +41,9 @@ var availabilityRules = []*Rule{
 				return nil
 			}
 			r := rule(CodePartitionOffline)
+			if c.keysOnly {
+				return r.partitionKeys(t, p)
+			}
 			// The fix is to start a replica's broker; Kafka has no
 			// command for that. The check that follows it is one.
 			fix := fmt.Sprintf("start broker(s) %s (its replicas), then check: %s --describe --unavailable-partitions", ids(p.Replicas), c.tool("kafka-topics"))
@@ -74,6 +77,9 @@ var availabilityRules = []*Rule{
 				return nil
 			}
 			r := rule(CodePartitionUnderMinISR)
+			if c.keysOnly {
+				return r.partitionKeys(t, p)
+			}
 			fix := fmt.Sprintf("start broker(s) %s (out of the ISR), then check: %s --describe --under-min-isr-partitions", ids(notInISR(p)), c.tool("kafka-topics"))
 			return []Finding{r.finding(fmt.Sprintf("%s has ISR %s (%d), min.insync.replicas %d (%s)%s", tp(t, p), ids(p.ISR), len(p.ISR), m, source(e), note),
 				"acks=all producers get NotEnoughReplicas: writes stop", fix, partitionEntity(t, p))}
@@ -90,8 +96,11 @@ var availabilityRules = []*Rule{
 			if p.Leader == model.NoLeader || len(p.ISR) >= len(p.Replicas)-len(p.AddingReplicas) {
 				return nil
 			}
-			out := notInISR(p)
 			r := rule(CodePartitionUnderReplicated)
+			if c.keysOnly {
+				return r.partitionKeys(t, p)
+			}
+			out := notInISR(p)
 			fix := fmt.Sprintf("start broker(s) %s (out of the ISR) or let them catch up, then check: %s --describe --under-replicated-partitions", ids(out), c.tool("kafka-topics"))
 			return []Finding{r.finding(fmt.Sprintf("%s has replicas %s, ISR %s", tp(t, p), ids(p.Replicas), ids(p.ISR)),
 				"the partition has fewer copies than its replication factor: one more failure may take it offline or lose writes", fix, partitionEntity(t, p))}
@@ -107,6 +116,9 @@ var availabilityRules = []*Rule{
 				return nil
 			}
 			r := rule(CodeReplicasUnavailable)
+			if c.keysOnly {
+				return r.partitionKeys(t, p)
+			}
 			fix := fmt.Sprintf("start broker(s) %s, then check: %s --describe --unavailable-partitions", ids(p.Replicas), c.tool("kafka-topics"))
 			return []Finding{r.finding(fmt.Sprintf("%s: every replica (%s) is on a fenced or unregistered broker", tp(t, p), ids(p.Replicas)),
 				"no broker can serve the partition", fix, partitionEntity(t, p))}
@@ -166,6 +178,9 @@ var availabilityRules = []*Rule{
 				return nil
 			}
 			r := rule(CodeLeaderRecovering)
+			if c.keysOnly {
+				return r.partitionKeys(t, p)
+			}
 			return []Finding{r.finding(fmt.Sprintf("%s: leader %d is in leader recovery (elected uncleanly)", tp(t, p), p.Leader),
 				"the partition lost its clean history: acknowledged writes may be gone, and its ISR is the leader alone until recovery ends", "", partitionEntity(t, p))}
 		},

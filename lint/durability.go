@@ -162,6 +162,9 @@ var durabilityRules = []*Rule{
 				return nil
 			}
 			r := rule(CodeELRUncleanPending)
+			if c.keysOnly {
+				return r.partitionKeys(t, p)
+			}
 			return []Finding{r.finding(
 				fmt.Sprintf("%s has no leader, an empty ISR and ELR, last known ELR %s", tp(t, p), ids(p.LastKnownELR)),
 				"no replica is known to hold every committed write: the partition stays offline until an unclean election, which may lose writes",

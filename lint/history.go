@@ -55,6 +55,15 @@ type Change struct {
 // fkey is a finding's identity across evaluations.
 type fkey struct{ code, entity string }
 
+// held is a finding present and since when it has held. A finding is
+// held by the one scope whose rule reports it (a rule has one scope,
+// and its findings' entities are its scope's: a partition's name is its
+// topic's and its id after the last dash).
+type held struct {
+	fkey
+	at Since
+}
+
 // scope is what a check was evaluated on: a partition, a topic (part
 // -1) or the cluster (topic "", cluster true).
 type scope struct {
@@ -90,10 +99,11 @@ type scope struct {
 type Tracker struct {
 	opts  Options
 	rules []*Rule
-	since map[fkey]Since
-	// byScope indexes the findings present by the scope that produced
-	// them, so a re-evaluation drops those it no longer reports.
-	byScope map[scope][]fkey
+	// byScope holds the findings present by the scope that produced
+	// them, so a re-evaluation drops those it no longer reports; held
+	// counts them.
+	byScope map[scope][]held
+	held    int
 	c       *Context
 	scratch []*model.Partition
 	// The checks that walk a whole topic (Topic rules) or every partition
@@ -152,6 +162,9 @@ type partCounts struct {
 	dense  [3][1024]int
 	over   [3]map[int32]int
 	moving int
+	// hi bounds the dense ids ever counted: into reads dense[kind][:hi],
+	// not a thousand ids of which a cluster uses a few.
+	hi int
 	// maps are the counts as the Context reads them, made again by into
 	// when stale.
 	maps  [3]map[int32]int
@@ -205,6 +218,7 @@ const (
 func (pc *partCounts) bump(kind int, id int32, d int) {
 	if uint32(id) < uint32(len(pc.dense[kind])) {
 		pc.dense[kind][id] += d
+		pc.hi = max(pc.hi, int(id)+1)
 	} else {
 		bump(pc.over[kind], id, d)
 	}
@@ -242,9 +256,11 @@ func (pc *partCounts) set(topic string, pid int32, p *model.Partition, leaders b
 	old, had := ps[pid]
 	if had {
 		pc.add(old, -1)
-		delete(ps, pid)
 	}
 	if p == nil {
+		if had {
+			delete(ps, pid)
+		}
 		return had
 	}
 	if ps == nil {
@@ -280,8 +296,10 @@ func (pc *partCounts) setTopic(topic string, tp *model.Topic) {
 func (pc *partCounts) into(c *Context) {
 	if pc.stale {
 		for kind := range pc.maps {
+			// Made again, not cleared: a Context may still hold the
+			// last ones.
 			m := maps.Clone(pc.over[kind])
-			for id, n := range pc.dense[kind] {
+			for id, n := range pc.dense[kind][:pc.hi] {
 				if n != 0 {
 					m[int32(id)] = n
 				}
@@ -302,7 +320,7 @@ func NewTracker(opts Options) (*Tracker, error) {
 	if err := CheckCodes(opts.Skip); err != nil {
 		return nil, err
 	}
-	t := &Tracker{opts: opts, since: map[fkey]Since{}, byScope: map[scope][]fkey{}, pendTopics: map[string]pending{}}
+	t := &Tracker{opts: opts, byScope: map[scope][]held{}, pendTopics: map[string]pending{}}
 	for _, r := range Rules() {
 		if len(opts.Only) > 0 && !slices.Contains(opts.Only, r.Code) || slices.Contains(opts.Skip, r.Code) {
 			continue
@@ -318,12 +336,13 @@ func (t *Tracker) Observe(img *model.Image, ch Change) {
 		// The first record, or replay started over on a new image:
 		// nothing held before holds on it.
 		t.c = newContext(img, t.opts)
-		t.c.memoize = true // forgetConfigs below, on every config or feature change
+		t.c.memoize = true  // forgetConfigs below, on every config or feature change
+		t.c.keysOnly = true // settle reads a finding's code and entity only
 		t.counts.reset(img)
 		t.counts.into(t.c)
 		t.leaders = 0
-		clear(t.since)
 		clear(t.byScope)
+		t.held = 0
 		clear(t.pendTopics)
 		t.pendWalk = nil
 	}
@@ -357,6 +376,10 @@ func (t *Tracker) Observe(img *model.Image, ch Change) {
 	}
 	if in&InputBrokers != 0 {
 		t.c.refreshBrokers()
+		// A value resolved for any broker is the one the registered
+		// brokers agree on (model.ConfigResolver): another set of brokers,
+		// another answer.
+		t.c.forgetConfigs()
 	}
 	if in&(InputClusterConfig|InputTopicConfig|InputFeatures) != 0 {
 		t.c.forgetConfigs()
@@ -449,7 +472,7 @@ func (t *Tracker) evalTopic(tp *model.Topic, part int32, topicChanged bool, at S
 func (t *Tracker) evalPartition(tp *model.Topic, p *model.Partition, at Since) {
 	sc := scope{topic: tp.Name, part: p.ID}
 	have := t.byScope[sc]
-	had := len(have)
+	was := have
 	for _, r := range t.rules {
 		if r.Partition == nil || r.Topic != nil {
 			continue
@@ -463,7 +486,9 @@ func (t *Tracker) evalPartition(tp *model.Topic, p *model.Partition, at Since) {
 		}
 		have = t.settleIn(have, r.Code, fs, at)
 	}
-	if len(have) > 0 || had > 0 {
+	// settleIn edits the list in place: the map needs it again only when
+	// its length changed or an append moved it.
+	if len(have) != len(was) || len(have) > 0 && &have[0] != &was[0] {
 		t.keep(sc, have)
 	}
 }
@@ -518,31 +543,29 @@ func (t *Tracker) settle(sc scope, code string, fs []Finding, at Since) {
 
 // settleIn is settle on have, a scope's findings (its list is reused):
 // it returns them as they now are.
-func (t *Tracker) settleIn(have []fkey, code string, fs []Finding, at Since) []fkey {
+func (t *Tracker) settleIn(have []held, code string, fs []Finding, at Since) []held {
 	kept := have[:0]
-	for _, k := range have {
-		if k.code == code && !slices.ContainsFunc(fs, func(f Finding) bool { return f.Entity == k.entity }) {
-			delete(t.since, k)
+	for _, h := range have {
+		if h.code == code && !slices.ContainsFunc(fs, func(f Finding) bool { return f.Entity == h.entity }) {
+			t.held--
 			continue
 		}
-		kept = append(kept, k)
+		kept = append(kept, h)
 	}
 	have = kept
 	for _, f := range fs {
 		k := fkey{code, f.Entity}
-		if _, ok := t.since[k]; ok {
-			continue
+		if slices.ContainsFunc(have, func(h held) bool { return h.fkey == k }) {
+			continue // held since before
 		}
-		t.since[k] = at
-		if !slices.Contains(have, k) {
-			have = append(have, k)
-		}
+		have = append(have, held{k, at})
+		t.held++
 	}
 	return have
 }
 
 // keep stores a scope's findings (none: the scope is forgotten).
-func (t *Tracker) keep(sc scope, have []fkey) {
+func (t *Tracker) keep(sc scope, have []held) {
 	if len(have) == 0 {
 		delete(t.byScope, sc)
 	} else {
@@ -551,8 +574,8 @@ func (t *Tracker) keep(sc scope, have []fkey) {
 }
 
 // hasCode says whether have holds a finding of code.
-func hasCode(have []fkey, code string) bool {
-	return slices.ContainsFunc(have, func(k fkey) bool { return k.code == code })
+func hasCode(have []held, code string) bool {
+	return slices.ContainsFunc(have, func(h held) bool { return h.code == code })
 }
 
 // Flush runs the checks the batch left pending, on the image as the
@@ -601,9 +624,7 @@ func (t *Tracker) dropTopic(name string) {
 		if sc.cluster || sc.topic != name {
 			continue
 		}
-		for _, k := range have {
-			delete(t.since, k)
-		}
+		t.held -= len(have)
 		delete(t.byScope, sc)
 	}
 }
@@ -620,9 +641,15 @@ func (t *Tracker) ensureTopics() {
 // tracker ended on); a finding the tracker did not see appear keeps nil.
 func (t *Tracker) Annotate(res *Result) {
 	t.Flush()
+	since := make(map[fkey]Since, t.held)
+	for _, have := range t.byScope {
+		for _, h := range have {
+			since[h.fkey] = h.at
+		}
+	}
 	for i := range res.Findings {
 		f := &res.Findings[i]
-		if s, ok := t.since[fkey{f.Code, f.Entity}]; ok {
+		if s, ok := since[fkey{f.Code, f.Entity}]; ok {
 			f.Since = &s
 		}
 	}
@@ -630,4 +657,4 @@ func (t *Tracker) Annotate(res *Result) {
 
 // Tracked is the number of findings present (as of the last Annotate or
 // the last batch).
-func (t *Tracker) Tracked() int { return len(t.since) }
+func (t *Tracker) Tracked() int { return t.held }

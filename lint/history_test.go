@@ -67,6 +67,37 @@ func TestTrackerMatchesRun(t *testing.T) {
 		{"cluster min isr 1", func() {
 			img.Configs[model.ConfigResource{Type: model.ConfigBroker}]["min.insync.replicas"] = "1"
 		}, Change{Inputs: InputClusterConfig}, []string{"min-isr-one topic __consumer_offsets"}},
+		// One record trades a partition's one finding for another of an
+		// earlier rule: its list is replaced, not edited in place.
+		{"a topic moving to broker 3", func() {
+			img.Topics["moving"] = &model.Topic{Name: "moving", Partitions: map[int32]*model.Partition{0: {ID: 0, Replicas: []int32{1, 2, 3}, ISR: []int32{1, 2}, AddingReplicas: []int32{3}, Leader: 1}}}
+		}, Change{Topic: "moving", Partition: -1}, []string{"reassignment-in-flight partition moving-0"}},
+		{"the move ends, broker 3 out of the ISR", func() { img.Topics["moving"].Partitions[0].AddingReplicas = nil },
+			Change{Topic: "moving", Partition: 0}, []string{"partition-under-replicated partition moving-0"}},
+		// The leader imbalance threshold is the one every broker applies
+		// (the controller may be any of them): when they all override it
+		// alike, theirs; when one more broker does not, they disagree and
+		// the answer is the lowest id's (model.ConfigResolver), here broker
+		// 0's: Kafka's default of 10%. A broker record must re-judge the
+		// rule, with nothing kept of what was resolved over the brokers
+		// before it.
+		{"__consumer_offsets-0 led by its second replica", func() {
+			p := img.Topics["__consumer_offsets"].Partitions[0]
+			p.Leader = p.Replicas[1]
+		}, Change{Topic: "__consumer_offsets", Partition: 0}, []string{"preferred-leader-imbalance broker 1"}},
+		{"every broker's own leader imbalance threshold 100%", func() {
+			for _, id := range []string{"1", "2", "3"} {
+				img.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: id}] = map[string]string{"leader.imbalance.per.broker.percentage": "100"}
+			}
+		}, Change{Inputs: InputClusterConfig}, nil},
+		{"broker 0 registers", func() {
+			rack := "r0"
+			img.Brokers[0] = &model.Broker{ID: 0, Rack: &rack, Features: []model.FeatureRange{{Name: "metadata.version", Min: 7, Max: 27}}}
+		}, Change{Inputs: InputBrokers}, []string{"broker-without-replicas broker 0", "preferred-leader-imbalance broker 1"}},
+		{"__consumer_offsets-1 led by its second replica", func() {
+			p := img.Topics["__consumer_offsets"].Partitions[1]
+			p.Leader = p.Replicas[1]
+		}, Change{Topic: "__consumer_offsets", Partition: 1}, []string{"preferred-leader-imbalance broker 2"}},
 	}
 	for i, s := range steps {
 		s.do()

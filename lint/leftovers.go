@@ -116,6 +116,9 @@ var leftoverRules = []*Rule{
 				return nil
 			}
 			r := rule(CodeReassignmentInFlight)
+			if c.keysOnly {
+				return r.partitionKeys(t, p)
+			}
 			return []Finding{r.finding(fmt.Sprintf("%s: replicas %s, adding %s, removing %s", tp(t, p), ids(p.Replicas), ids(p.AddingReplicas), ids(p.RemovingReplicas)),
 				"until the new replicas join the ISR the partition carries extra replicas and the move's throttles; one that does not progress is stuck",
 				c.tool("kafka-reassign-partitions")+" --list", partitionEntity(t, p))}

@@ -193,6 +193,10 @@ var placementRules = []*Rule{
 				if err != nil || n*100 <= int(pct)*of {
 					continue
 				}
+				if c.keysOnly {
+					out = append(out, r.keys(brokerEntity(id))...)
+					continue
+				}
 				out = append(out, r.finding(fmt.Sprintf("broker %d is the preferred leader of %d partitions and leads %d fewer of them (%d%%, above leader.imbalance.per.broker.percentage %d, %s)", id, of, n, n*100/of, pct, source(&e)),
 					"leaders, and with them produce and fetch load, pile up on fewer brokers",
 					c.electLeaders("preferred", "", 0), brokerEntity(id)))
@@ -284,6 +288,13 @@ func (c *Context) unbalanced(code, what string, count map[int32]int, avail []int
 	}
 	if len(off) == 0 || c.reassigning(nil) {
 		return nil
+	}
+	if c.keysOnly {
+		var out []Finding
+		for _, id := range off {
+			out = append(out, rule(code).keys(brokerEntity(id))...)
+		}
+		return out
 	}
 	fix := ""
 	if code == CodeReplicasUnbalanced {

@@ -3,9 +3,12 @@ package zkfile
 import (
 	"fmt"
 	"math/bits"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -386,6 +389,101 @@ func (t *DataTree) attach(r Ref, c *cnode, p Ref) {
 	t.live++
 }
 
+// parallelSortNodes is the tree size from which sortKids sorts on every
+// core; tests lower it.
+var parallelSortNodes = Ref(1 << 16)
+
+// sortKids sorts every node's run of children by name (stably: equal
+// names keep their order) and returns the first duplicate, as buildKids
+// says. ZooKeeper lists children in hash order, so at a million
+// partitions this is most of the layout's time: the runs are independent,
+// so a large tree sorts them on every core, each worker taking blocks of
+// parents in turn, and the duplicates of the blocks are taken in block
+// order (what one pass over the parents finds). A run's names are
+// gathered once, so a comparison reads no node.
+func (t *DataTree) sortKids() Ref {
+	const block = 4096
+	nblocks := int((t.n + block - 1) / block)
+	workers := min(runtime.GOMAXPROCS(0), nblocks)
+	if t.n < parallelSortNodes {
+		workers = 1
+	}
+	dups := make([]Ref, nblocks)
+	var next atomic.Int64
+	work := func() {
+		var names []kidName
+		for {
+			b := int(next.Add(1) - 1)
+			if b >= nblocks {
+				return
+			}
+			lo := Ref(b) * block
+			dups[b] = t.sortRuns(lo, min(lo+block, t.n), &names)
+		}
+	}
+	if workers <= 1 {
+		work()
+	} else {
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(work)
+		}
+		wg.Wait()
+	}
+	dup := NoRef
+	for _, d := range dups {
+		if d != NoRef && (dup == NoRef || t.off(d) < t.off(dup)) {
+			dup = d
+		}
+	}
+	return dup
+}
+
+// kidName is a child and its name, for sorting a run.
+type kidName struct {
+	name string
+	ref  Ref
+}
+
+func byName(a, b kidName) int { return strings.Compare(a.name, b.name) }
+
+// sortRuns sorts the runs of parents [lo, hi) and returns their first
+// duplicate (NoRef: none); names is scratch.
+func (t *DataTree) sortRuns(lo, hi Ref, names *[]kidName) Ref {
+	dup := NoRef
+	for r := lo; r < hi; r++ {
+		c := t.at(r)
+		if c.nkids < 2 {
+			continue
+		}
+		run := t.kids[c.kids : c.kids+c.nkids]
+		s := (*names)[:0]
+		for _, k := range run {
+			s = append(s, kidName{t.str(t.at(k).name), k})
+		}
+		*names = s
+		if !slices.IsSortedFunc(s, byName) {
+			slices.SortStableFunc(s, byName)
+			for i := range s {
+				run[i] = s[i].ref
+			}
+		}
+		for i := 1; i < len(s); i++ {
+			if s[i-1].name != s[i].name {
+				continue
+			}
+			later := s[i].ref
+			if t.off(s[i-1].ref) > t.off(s[i].ref) {
+				later = s[i-1].ref
+			}
+			if dup == NoRef || t.off(later) < t.off(dup) {
+				dup = later
+			}
+		}
+	}
+	return dup
+}
+
 // Applying is where the transaction being applied was read (its log
 // file and the offset of its entry), for DirOptions.Step.
 func (t *DataTree) Applying() Origin { return t.origin }
@@ -394,9 +492,8 @@ func (t *DataTree) Applying() Origin { return t.origin }
 // and returns the first duplicate: two children of one parent with the
 // same name (the later of the two in file order, the earliest such).
 func (t *DataTree) buildKids() (dup Ref) {
-	dup = NoRef
 	if t.kidsOK {
-		return dup
+		return NoRef
 	}
 	t.kidsOK = true
 	// One pass lays the runs out: a parent is always made before its
@@ -427,31 +524,7 @@ func (t *DataTree) buildKids() (dup Ref) {
 			p.nkids++
 		}
 	}
-	for r := Ref(0); r < t.n; r++ {
-		c := t.at(r)
-		if c.nkids < 2 {
-			continue
-		}
-		run := t.kids[c.kids : c.kids+c.nkids]
-		less := func(a, b Ref) int { return strings.Compare(t.str(t.at(a).name), t.str(t.at(b).name)) }
-		if !slices.IsSortedFunc(run, less) {
-			slices.SortStableFunc(run, less)
-		}
-		for i := 1; i < len(run); i++ {
-			a, b := t.at(run[i-1]), t.at(run[i])
-			if t.str(a.name) != t.str(b.name) {
-				continue
-			}
-			later := run[i]
-			if t.off(run[i-1]) > t.off(run[i]) {
-				later = run[i-1]
-			}
-			if dup == NoRef || t.off(later) < t.off(dup) {
-				dup = later
-			}
-		}
-	}
-	return dup
+	return t.sortKids()
 }
 
 // child returns p's child named name, NoRef when it has none: a binary
