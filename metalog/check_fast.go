@@ -64,7 +64,7 @@ func (c *Checker) openSource(f DataFile) (batchSource, error) {
 		}
 		return seqBatches{r}, nil
 	}
-	p, err := OpenParallel(f.Path, c.opts.Reader, workers, func() BatchWork[prechecked] {
+	p, err := OpenParallel(f.Path, c.opts.Reader, workers, checkJobBytes, func() BatchWork[prechecked] {
 		return c.newPrecheck(f)
 	})
 	if err != nil {

@@ -90,12 +90,13 @@ func BenchmarkCheckSynth(b *testing.B) {
 var errorsIs = errors.Is
 
 // forceParallel makes every file go through the parallel pipeline (and
-// gives it two Ps even on one core) until the test ends.
+// gives it two Ps even on one core) until the test ends, check's jobs the
+// size of dump's (the size the tests' segments are measured in).
 func forceParallel(t *testing.T) {
-	old, oldProcs := ParallelMinFileSize, runtime.GOMAXPROCS(0)
-	ParallelMinFileSize = 0
+	old, oldProcs, oldJob := ParallelMinFileSize, runtime.GOMAXPROCS(0), checkJobBytes
+	ParallelMinFileSize, checkJobBytes = 0, parallelJobBytes
 	runtime.GOMAXPROCS(max(2, oldProcs))
-	t.Cleanup(func() { ParallelMinFileSize = old; runtime.GOMAXPROCS(oldProcs) })
+	t.Cleanup(func() { ParallelMinFileSize, checkJobBytes = old, oldJob; runtime.GOMAXPROCS(oldProcs) })
 }
 
 func checkBothWays(t *testing.T, path string, opts CheckOptions) (seq, par *Report) {
@@ -131,9 +132,13 @@ func TestParallelCheckPassesCheckTests(t *testing.T) {
 // logs, and Kafka's compressed batches decompressed by the workers) and on a
 // multi-job synthesized segment damaged in many ways (CRC, record bytes,
 // frame headers, lengths, truncation), with a low finding cap, the parallel
-// report equals the sequential one field for field.
+// report equals the sequential one field for field, with jobs of dump's
+// size (the segment spans 12) and of check's own (3).
 func TestParallelCheckMatchesSequential(t *testing.T) {
 	forceParallel(t)
+	if checkJobBytes != parallelJobBytes {
+		t.Fatal("forceParallel did not set check's job size")
+	}
 	opts := CheckOptions{Strict: true, DecodeValue: validateForCheck, MaxPerKind: 3}
 	for _, v := range []string{"kraft/3.9.2/metadata", "kraft/4.4.0/metadata", "compressed/gzip", "compressed/lz4", "compressed/snappy", "compressed/zstd"} {
 		checkBothWays(t, filepath.Join("..", "testdata", v), opts)
@@ -169,6 +174,10 @@ func TestParallelCheckMatchesSequential(t *testing.T) {
 			data[at+8], data[at+9] = 0x7f, 0xff
 		}
 		must(t, os.WriteFile(p, data, 0o644))
+		checkJobBytes = parallelJobBytes
+		if i%8 >= 4 {
+			checkJobBytes = 1 << 20
+		}
 		r, _ := checkBothWays(t, dir, opts)
 		checkBothWays(t, dir, CheckOptions{})
 		findings += len(r.Findings)

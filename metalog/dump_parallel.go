@@ -159,7 +159,7 @@ func (d *Dumper) openBatches(f DataFile) (dumpSource, error) {
 		}
 		return seqDump{r}, nil
 	}
-	p, err := OpenParallel(f.Path, ReaderOptions{}, workers, func() BatchWork[dumped] {
+	p, err := OpenParallel(f.Path, ReaderOptions{}, workers, parallelJobBytes, func() BatchWork[dumped] {
 		wd := &Dumper{opts: d.opts, acc: true}
 		wd.w = appendTo{wd}
 		wd.opts.Progress, wd.opts.Row = nil, nil // the consumer reports progress

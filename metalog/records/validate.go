@@ -4,9 +4,9 @@ package records
 // decodes, not what it holds. The generated validate<Name> functions walk a
 // body exactly as the generated Decode methods do (same fields, version
 // gates, length bounds, null rules, tagged-field framing and trailing-byte
-// rule) on the cursor below, which keeps a position and a failure bit and
-// nothing else: no struct, no slice, no string, no error value. It runs at
-// several times the speed of a decode and allocates nothing per record.
+// rule) keeping a position and nothing else (see vSkip below): no struct,
+// no slice, no string, no error value. It runs at several times the speed
+// of a decode and allocates nothing per record.
 //
 // Only a verdict comes out. When the verdict is "does not decode", the full
 // decoder runs once more on that record to produce its error, so findings
@@ -287,4 +287,154 @@ func (r *vr) skipTags() {
 	for n := r.tagCountLong(); n > 0 && !r.bad; n-- {
 		r.tagSpanLong()
 	}
+}
+
+// The generated validate<Name> functions do not keep a vr: they take the
+// body and the position to read from and return the position after what
+// they read, or -1 when it does not decode (and stop there). The position
+// then lives in a register, not in a struct behind a pointer that every
+// read and every non-inlined call goes through, and a failure ends the
+// walk at once instead of being carried to its end. The functions below
+// are vr's methods in that form, with the same checks: each returns the
+// new position or -1. The generated code reads the common case (a
+// one-byte length or count) in line and calls the ...Long forms, which
+// run the vr methods, for the rest: a call with a fall-back costs more
+// than Go's inliner allows, so a helper would be a call per field.
+
+// vAt is vr's position after a fall-back: -1 when it failed.
+func vAt(r *vr) int {
+	if r.bad {
+		return -1
+	}
+	return r.off
+}
+
+// vSkip is vr.skip.
+func vSkip(b []byte, off, n int) int {
+	if n > len(b)-off {
+		return -1
+	}
+	return off + n
+}
+
+// vStr is vr.str: a non-nullable compact string.
+func vStr(b []byte, off int) int {
+	if off < len(b) {
+		if c := int(b[off]); c > 0 && c < 0x80 {
+			if c-1 > len(b)-off-1 {
+				return -1
+			}
+			return off + c
+		}
+	}
+	return vStrLong(b, off)
+}
+
+// vStrLong is vr.str, for the generated code's strings that do not have
+// a one-byte length.
+//
+//go:noinline
+func vStrLong(b []byte, off int) int {
+	r := vr{b: b, off: off}
+	r.str()
+	return vAt(&r)
+}
+
+// vNStr is vr.nstr: a nullable compact string.
+func vNStr(b []byte, off int) int {
+	if off < len(b) {
+		if c := int(b[off]); c > 0 && c < 0x80 {
+			if c-1 > len(b)-off-1 {
+				return -1
+			}
+			return off + c
+		}
+	}
+	return vNStrLong(b, off)
+}
+
+// vNStrLong is vr.nstr, likewise.
+//
+//go:noinline
+func vNStrLong(b []byte, off int) int {
+	r := vr{b: b, off: off}
+	r.nstr()
+	return vAt(&r)
+}
+
+// vBytes is vr.bytes.
+func vBytes(b []byte, off int, nullable bool) int {
+	if nullable {
+		return vNStr(b, off)
+	}
+	return vStr(b, off)
+}
+
+// vFixedArrayLong is vr.fixedArray (the generated code reads a one-byte
+// length in line).
+//
+//go:noinline
+func vFixedArrayLong(b []byte, off int, nullable bool, elem int) int {
+	r := vr{b: b, off: off}
+	r.fixedArray(nullable, elem)
+	return vAt(&r)
+}
+
+// vArrayLen is vr.arrayLen: n is -1 for a null array, off -1 on failure.
+func vArrayLen(b []byte, off int, nullable bool, minElem int) (n, next int) {
+	r := vr{b: b, off: off}
+	n = r.arrayLen(nullable, minElem)
+	return n, vAt(&r)
+}
+
+// vTagCountLong is vr.tagCount (the generated code reads a one-byte
+// count in line).
+//
+//go:noinline
+func vTagCountLong(b []byte, off int) (n uint32, next int) {
+	r := vr{b: b, off: off}
+	n = r.tagCountLong()
+	return n, vAt(&r)
+}
+
+// vTagSpanLong is vr.tagSpanLong; end is -1 on failure.
+//
+//go:noinline
+func vTagSpanLong(b []byte, off int) (tag uint32, start, end int) {
+	r := vr{b: b, off: off}
+	tag, start, end = r.tagSpanLong()
+	if r.bad {
+		return 0, 0, -1
+	}
+	return tag, start, end
+}
+
+// vSkipTagsLong is vr.skipTags (the generated code takes an empty
+// section in line).
+//
+//go:noinline
+func vSkipTagsLong(b []byte, off int) int {
+	r := vr{b: b, off: off}
+	r.skipTags()
+	return vAt(&r)
+}
+
+// vTaggedFixedArrayLong is vr.taggedFixedArray: whether b[start:end] is
+// such an array (the generated code reads a one-byte length in line).
+//
+//go:noinline
+func vTaggedFixedArrayLong(b []byte, start, end int, nullable bool, elem int) bool {
+	r := vr{b: b}
+	r.taggedFixedArray(start, end, nullable, elem)
+	return !r.bad
+}
+
+// at moves a vr to where a generated validate<Name> stopped (the
+// transcoder's walk calls them for nested structs).
+func (r *vr) at(off int) {
+	if off < 0 {
+		r.bad = true
+		return
+	}
+	r.off = off
 }

@@ -76,21 +76,31 @@ func (m *RegisterBrokerRecordBrokerEndpoint) Encode(w *wire.Writer, v int16) err
 	return nil
 }
 
-func validateRegisterBrokerRecordBrokerEndpoint(r *vr, v int16) {
+func validateRegisterBrokerRecordBrokerEndpoint(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 4 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 4 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 4 {
-		r.skip(2)
+		if off = vSkip(b, off, 4); off < 0 {
+			return -1
+		}
 	}
-	if v <= 4 {
-		r.skip(2)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
 	}
-	r.skipTags()
+	return vSkipTagsLong(b, off)
 }
 
 func jsonRegisterBrokerRecordBrokerEndpoint(b []byte, r *vr, v int16) []byte {
@@ -248,18 +258,24 @@ func (m *RegisterBrokerRecordBrokerFeature) Encode(w *wire.Writer, v int16) erro
 	return nil
 }
 
-func validateRegisterBrokerRecordBrokerFeature(r *vr, v int16) {
+func validateRegisterBrokerRecordBrokerFeature(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 4 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 4 {
-		r.skip(2)
+		if off = vSkip(b, off, 4); off < 0 {
+			return -1
+		}
 	}
-	if v <= 4 {
-		r.skip(2)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
 	}
-	r.skipTags()
+	return vSkipTagsLong(b, off)
 }
 
 func jsonRegisterBrokerRecordBrokerFeature(b []byte, r *vr, v int16) []byte {
@@ -564,68 +580,112 @@ func (m *RegisterBrokerRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateRegisterBrokerRecord(r *vr, v int16) {
+func validateRegisterBrokerRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 4 {
-		r.skip(4)
+		if off = vSkip(b, off, 4); off < 0 {
+			return -1
+		}
 	}
 	if v >= 2 && v <= 4 {
-		r.skip(1)
+		if off = vSkip(b, off, 1); off < 0 {
+			return -1
+		}
 	}
 	if v <= 4 {
-		r.skip(16)
+		if off = vSkip(b, off, 24); off < 0 {
+			return -1
+		}
 	}
 	if v <= 4 {
-		r.skip(8)
-	}
-	if v <= 4 {
-		if n := r.arrayLen(false, 1); n > 0 {
-			for i := 0; i < n && !r.bad; i++ {
-				validateRegisterBrokerRecordBrokerEndpoint(r, v)
+		n, o := vArrayLen(b, off, false, 1)
+		if o < 0 {
+			return -1
+		}
+		off = o
+		for i := 0; i < n; i++ {
+			if off = validateRegisterBrokerRecordBrokerEndpoint(b, off, v); off < 0 {
+				return -1
 			}
 		}
 	}
 	if v <= 4 {
-		if n := r.arrayLen(false, 1); n > 0 {
-			for i := 0; i < n && !r.bad; i++ {
-				validateRegisterBrokerRecordBrokerFeature(r, v)
+		n, o := vArrayLen(b, off, false, 1)
+		if o < 0 {
+			return -1
+		}
+		off = o
+		for i := 0; i < n; i++ {
+			if off = validateRegisterBrokerRecordBrokerFeature(b, off, v); off < 0 {
+				return -1
 			}
 		}
 	}
 	if v <= 4 {
 		if v <= 4 {
-			r.nstr()
+			if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+				off = o + int(b[o])
+			} else if off = vNStrLong(b, off); off < 0 {
+				return -1
+			}
 		} else {
-			r.str()
+			if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+				off = o + int(b[o])
+			} else if off = vStrLong(b, off); off < 0 {
+				return -1
+			}
 		}
 	}
 	if v <= 4 {
-		r.skip(1)
+		if off = vSkip(b, off, 1); off < 0 {
+			return -1
+		}
 	}
 	if v >= 1 && v <= 4 {
-		r.skip(1)
+		if off = vSkip(b, off, 1); off < 0 {
+			return -1
+		}
 	}
-	n := r.tagCount()
-	for i := uint32(0); i < n && !r.bad; i++ {
+	var nt uint32
+	if off < len(b) && b[off] < 0x80 && int(b[off])*2 <= len(b)-off-1 {
+		nt = uint32(b[off])
+		off++
+	} else if nt, off = vTagCountLong(b, off); off < 0 {
+		return -1
+	}
+	for ; nt > 0; nt-- {
 		var tag uint32
 		var start, end int
-		if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {
-			tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])
-			r.off = end
-		} else if tag, start, end = r.tagSpanLong(); r.bad {
-			return
+		if off+1 < len(b) && b[off]|b[off+1] < 0x80 && int(b[off+1]) <= len(b)-off-2 {
+			tag, start, end = uint32(b[off]), off+2, off+2+int(b[off+1])
+		} else if tag, start, end = vTagSpanLong(b, off); end < 0 {
+			return -1
 		}
+		off = end
 		switch tag {
 		case 0:
 			if v >= 3 && v <= 4 {
-				r.taggedFixedArray(start, end, false, 16)
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*16 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, false, 16) {
+					return -1
+				}
 			}
 		case 1:
 			if v >= 4 && v <= 4 {
-				r.taggedFixedArray(start, end, v >= 4 && v <= 4, 16)
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*16 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v >= 4 && v <= 4, 16) {
+					return -1
+				}
 			}
 		}
 	}
+	return off
 }
 
 func jsonRegisterBrokerRecord(b []byte, r *vr, v int16) []byte {
@@ -646,14 +706,14 @@ func jsonRegisterBrokerRecord(b []byte, r *vr, v int16) []byte {
 	if v <= 4 {
 		if n := r.arrayLen(false, 1); n > 0 {
 			for i := 0; i < n && !r.bad; i++ {
-				validateRegisterBrokerRecordBrokerEndpoint(r, v)
+				r.at(validateRegisterBrokerRecordBrokerEndpoint(r.b, r.off, v))
 			}
 		}
 	}
 	if v <= 4 {
 		if n := r.arrayLen(false, 1); n > 0 {
 			for i := 0; i < n && !r.bad; i++ {
-				validateRegisterBrokerRecordBrokerFeature(r, v)
+				r.at(validateRegisterBrokerRecordBrokerFeature(r.b, r.off, v))
 			}
 		}
 	}
@@ -1042,15 +1102,17 @@ func (m *UnregisterBrokerRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateUnregisterBrokerRecord(r *vr, v int16) {
+func validateUnregisterBrokerRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.skip(4)
+		if off = vSkip(b, off, 12); off < 0 {
+			return -1
+		}
 	}
-	if v <= 0 {
-		r.skip(8)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
 	}
-	r.skipTags()
+	return vSkipTagsLong(b, off)
 }
 
 func jsonUnregisterBrokerRecord(b []byte, r *vr, v int16) []byte {
@@ -1166,15 +1228,24 @@ func (m *TopicRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateTopicRecord(r *vr, v int16) {
+func validateTopicRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.skip(16)
+		if off = vSkip(b, off, 16); off < 0 {
+			return -1
+		}
 	}
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonTopicRecord(b []byte, r *vr, v int16) []byte {
@@ -1519,65 +1590,99 @@ func (m *PartitionRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validatePartitionRecord(r *vr, v int16) {
+func validatePartitionRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 2 {
-		r.skip(4)
+		if off = vSkip(b, off, 20); off < 0 {
+			return -1
+		}
 	}
 	if v <= 2 {
-		r.skip(16)
+		if o := off; o < len(b) && b[o]-1 < 0x7f && (int(b[o])-1)*4 <= len(b)-o-1 {
+			off = o + 1 + (int(b[o])-1)*4
+		} else if off = vFixedArrayLong(b, off, false, 4); off < 0 {
+			return -1
+		}
 	}
 	if v <= 2 {
-		r.fixedArray(false, 4)
+		if o := off; o < len(b) && b[o]-1 < 0x7f && (int(b[o])-1)*4 <= len(b)-o-1 {
+			off = o + 1 + (int(b[o])-1)*4
+		} else if off = vFixedArrayLong(b, off, false, 4); off < 0 {
+			return -1
+		}
 	}
 	if v <= 2 {
-		r.fixedArray(false, 4)
+		if o := off; o < len(b) && b[o]-1 < 0x7f && (int(b[o])-1)*4 <= len(b)-o-1 {
+			off = o + 1 + (int(b[o])-1)*4
+		} else if off = vFixedArrayLong(b, off, false, 4); off < 0 {
+			return -1
+		}
 	}
 	if v <= 2 {
-		r.fixedArray(false, 4)
+		if o := off; o < len(b) && b[o]-1 < 0x7f && (int(b[o])-1)*4 <= len(b)-o-1 {
+			off = o + 1 + (int(b[o])-1)*4
+		} else if off = vFixedArrayLong(b, off, false, 4); off < 0 {
+			return -1
+		}
 	}
 	if v <= 2 {
-		r.fixedArray(false, 4)
-	}
-	if v <= 2 {
-		r.skip(4)
-	}
-	if v <= 2 {
-		r.skip(4)
-	}
-	if v <= 2 {
-		r.skip(4)
+		if off = vSkip(b, off, 12); off < 0 {
+			return -1
+		}
 	}
 	if v >= 1 && v <= 2 {
-		r.fixedArray(false, 16)
+		if o := off; o < len(b) && b[o]-1 < 0x7f && (int(b[o])-1)*16 <= len(b)-o-1 {
+			off = o + 1 + (int(b[o])-1)*16
+		} else if off = vFixedArrayLong(b, off, false, 16); off < 0 {
+			return -1
+		}
 	}
-	n := r.tagCount()
-	for i := uint32(0); i < n && !r.bad; i++ {
+	var nt uint32
+	if off < len(b) && b[off] < 0x80 && int(b[off])*2 <= len(b)-off-1 {
+		nt = uint32(b[off])
+		off++
+	} else if nt, off = vTagCountLong(b, off); off < 0 {
+		return -1
+	}
+	for ; nt > 0; nt-- {
 		var tag uint32
 		var start, end int
-		if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {
-			tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])
-			r.off = end
-		} else if tag, start, end = r.tagSpanLong(); r.bad {
-			return
+		if off+1 < len(b) && b[off]|b[off+1] < 0x80 && int(b[off+1]) <= len(b)-off-2 {
+			tag, start, end = uint32(b[off]), off+2, off+2+int(b[off+1])
+		} else if tag, start, end = vTagSpanLong(b, off); end < 0 {
+			return -1
 		}
+		off = end
 		switch tag {
 		case 0:
 			if v <= 2 {
 				if end-start != 1 {
-					r.bad = true
+					return -1
 				}
 			}
 		case 1:
 			if v >= 2 && v <= 2 {
-				r.taggedFixedArray(start, end, v >= 2 && v <= 2, 4)
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*4 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v >= 2 && v <= 2, 4) {
+					return -1
+				}
 			}
 		case 2:
 			if v >= 2 && v <= 2 {
-				r.taggedFixedArray(start, end, v >= 2 && v <= 2, 4)
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*4 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v >= 2 && v <= 2, 4) {
+					return -1
+				}
 			}
 		}
 	}
+	return off
 }
 
 func jsonPartitionRecord(b []byte, r *vr, v int16) []byte {
@@ -2129,25 +2234,46 @@ func (m *ConfigRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateConfigRecord(r *vr, v int16) {
+func validateConfigRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.skip(1)
+		if off = vSkip(b, off, 1); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
 		if v <= 0 {
-			r.nstr()
+			if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+				off = o + int(b[o])
+			} else if off = vNStrLong(b, off); off < 0 {
+				return -1
+			}
 		} else {
-			r.str()
+			if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+				off = o + int(b[o])
+			} else if off = vStrLong(b, off); off < 0 {
+				return -1
+			}
 		}
 	}
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonConfigRecord(b []byte, r *vr, v int16) []byte {
@@ -2561,67 +2687,115 @@ func (m *PartitionChangeRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validatePartitionChangeRecord(r *vr, v int16) {
+func validatePartitionChangeRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 2 {
-		r.skip(4)
+		if off = vSkip(b, off, 20); off < 0 {
+			return -1
+		}
 	}
-	if v <= 2 {
-		r.skip(16)
+	var nt uint32
+	if off < len(b) && b[off] < 0x80 && int(b[off])*2 <= len(b)-off-1 {
+		nt = uint32(b[off])
+		off++
+	} else if nt, off = vTagCountLong(b, off); off < 0 {
+		return -1
 	}
-	n := r.tagCount()
-	for i := uint32(0); i < n && !r.bad; i++ {
+	for ; nt > 0; nt-- {
 		var tag uint32
 		var start, end int
-		if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {
-			tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])
-			r.off = end
-		} else if tag, start, end = r.tagSpanLong(); r.bad {
-			return
+		if off+1 < len(b) && b[off]|b[off+1] < 0x80 && int(b[off+1]) <= len(b)-off-2 {
+			tag, start, end = uint32(b[off]), off+2, off+2+int(b[off+1])
+		} else if tag, start, end = vTagSpanLong(b, off); end < 0 {
+			return -1
 		}
+		off = end
 		switch tag {
 		case 0:
 			if v <= 2 {
-				r.taggedFixedArray(start, end, v <= 2, 4)
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*4 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v <= 2, 4) {
+					return -1
+				}
 			}
 		case 1:
 			if v <= 2 {
 				if end-start != 4 {
-					r.bad = true
+					return -1
 				}
 			}
 		case 2:
 			if v <= 2 {
-				r.taggedFixedArray(start, end, v <= 2, 4)
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*4 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v <= 2, 4) {
+					return -1
+				}
 			}
 		case 3:
 			if v <= 2 {
-				r.taggedFixedArray(start, end, v <= 2, 4)
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*4 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v <= 2, 4) {
+					return -1
+				}
 			}
 		case 4:
 			if v <= 2 {
-				r.taggedFixedArray(start, end, v <= 2, 4)
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*4 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v <= 2, 4) {
+					return -1
+				}
 			}
 		case 5:
 			if v <= 2 {
 				if end-start != 1 {
-					r.bad = true
+					return -1
 				}
 			}
 		case 8:
 			if v >= 1 && v <= 2 {
-				r.taggedFixedArray(start, end, v >= 1 && v <= 2, 16)
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*16 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v >= 1 && v <= 2, 16) {
+					return -1
+				}
 			}
 		case 6:
 			if v >= 2 && v <= 2 {
-				r.taggedFixedArray(start, end, v >= 2 && v <= 2, 4)
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*4 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v >= 2 && v <= 2, 4) {
+					return -1
+				}
 			}
 		case 7:
 			if v >= 2 && v <= 2 {
-				r.taggedFixedArray(start, end, v >= 2 && v <= 2, 4)
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*4 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v >= 2 && v <= 2, 4) {
+					return -1
+				}
 			}
 		}
 	}
+	return off
 }
 
 func jsonPartitionChangeRecord(b []byte, r *vr, v int16) []byte {
@@ -3147,15 +3321,17 @@ func (m *FenceBrokerRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateFenceBrokerRecord(r *vr, v int16) {
+func validateFenceBrokerRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.skip(4)
+		if off = vSkip(b, off, 12); off < 0 {
+			return -1
+		}
 	}
-	if v <= 0 {
-		r.skip(8)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
 	}
-	r.skipTags()
+	return vSkipTagsLong(b, off)
 }
 
 func jsonFenceBrokerRecord(b []byte, r *vr, v int16) []byte {
@@ -3271,15 +3447,17 @@ func (m *UnfenceBrokerRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateUnfenceBrokerRecord(r *vr, v int16) {
+func validateUnfenceBrokerRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.skip(4)
+		if off = vSkip(b, off, 12); off < 0 {
+			return -1
+		}
 	}
-	if v <= 0 {
-		r.skip(8)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
 	}
-	r.skipTags()
+	return vSkipTagsLong(b, off)
 }
 
 func jsonUnfenceBrokerRecord(b []byte, r *vr, v int16) []byte {
@@ -3386,12 +3564,17 @@ func (m *RemoveTopicRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateRemoveTopicRecord(r *vr, v int16) {
+func validateRemoveTopicRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.skip(16)
+		if off = vSkip(b, off, 16); off < 0 {
+			return -1
+		}
 	}
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonRemoveTopicRecord(b []byte, r *vr, v int16) []byte {
@@ -3547,34 +3730,52 @@ func (m *DelegationTokenRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateDelegationTokenRecord(r *vr, v int16) {
+func validateDelegationTokenRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		if n := r.arrayLen(false, 1); n > 0 {
-			for i := 0; i < n && !r.bad; i++ {
-				r.str()
+		n, o := vArrayLen(b, off, false, 1)
+		if o < 0 {
+			return -1
+		}
+		off = o
+		for i := 0; i < n; i++ {
+			if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+				off = o + int(b[o])
+			} else if off = vStrLong(b, off); off < 0 {
+				return -1
 			}
 		}
 	}
 	if v <= 0 {
-		r.skip(8)
+		if off = vSkip(b, off, 24); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.skip(8)
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
-	if v <= 0 {
-		r.skip(8)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
 	}
-	if v <= 0 {
-		r.str()
-	}
-	r.skipTags()
+	return vSkipTagsLong(b, off)
 }
 
 func jsonDelegationTokenRecord(b []byte, r *vr, v int16) []byte {
@@ -3847,27 +4048,44 @@ func (m *UserScramCredentialRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateUserScramCredentialRecord(r *vr, v int16) {
+func validateUserScramCredentialRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.skip(1)
+		if off = vSkip(b, off, 1); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.bytes(false)
+		if off = vBytes(b, off, false); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.bytes(false)
+		if off = vBytes(b, off, false); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.bytes(false)
+		if off = vBytes(b, off, false); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.skip(4)
+		if off = vSkip(b, off, 4); off < 0 {
+			return -1
+		}
 	}
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonUserScramCredentialRecord(b []byte, r *vr, v int16) []byte {
@@ -4059,15 +4277,24 @@ func (m *FeatureLevelRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateFeatureLevelRecord(r *vr, v int16) {
+func validateFeatureLevelRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.skip(2)
+		if off = vSkip(b, off, 2); off < 0 {
+			return -1
+		}
 	}
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonFeatureLevelRecord(b []byte, r *vr, v int16) []byte {
@@ -4190,19 +4417,34 @@ func (m *ClientQuotaRecordEntityData) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateClientQuotaRecordEntityData(r *vr, v int16) {
+func validateClientQuotaRecordEntityData(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
 		if v <= 0 {
-			r.nstr()
+			if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+				off = o + int(b[o])
+			} else if off = vNStrLong(b, off); off < 0 {
+				return -1
+			}
 		} else {
-			r.str()
+			if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+				off = o + int(b[o])
+			} else if off = vStrLong(b, off); off < 0 {
+				return -1
+			}
 		}
 	}
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonClientQuotaRecordEntityData(b []byte, r *vr, v int16) []byte {
@@ -4360,25 +4602,36 @@ func (m *ClientQuotaRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateClientQuotaRecord(r *vr, v int16) {
+func validateClientQuotaRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		if n := r.arrayLen(false, 1); n > 0 {
-			for i := 0; i < n && !r.bad; i++ {
-				validateClientQuotaRecordEntityData(r, v)
+		n, o := vArrayLen(b, off, false, 1)
+		if o < 0 {
+			return -1
+		}
+		off = o
+		for i := 0; i < n; i++ {
+			if off = validateClientQuotaRecordEntityData(b, off, v); off < 0 {
+				return -1
 			}
 		}
 	}
 	if v <= 0 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.skip(8)
+		if off = vSkip(b, off, 9); off < 0 {
+			return -1
+		}
 	}
-	if v <= 0 {
-		r.skip(1)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
 	}
-	r.skipTags()
+	return vSkipTagsLong(b, off)
 }
 
 func jsonClientQuotaRecord(b []byte, r *vr, v int16) []byte {
@@ -4387,7 +4640,7 @@ func jsonClientQuotaRecord(b []byte, r *vr, v int16) []byte {
 	if v <= 0 {
 		if n := r.arrayLen(false, 1); n > 0 {
 			for i := 0; i < n && !r.bad; i++ {
-				validateClientQuotaRecordEntityData(r, v)
+				r.at(validateClientQuotaRecordEntityData(r.b, r.off, v))
 			}
 		}
 	}
@@ -4568,18 +4821,17 @@ func (m *ProducerIdsRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateProducerIdsRecord(r *vr, v int16) {
+func validateProducerIdsRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.skip(4)
+		if off = vSkip(b, off, 20); off < 0 {
+			return -1
+		}
 	}
-	if v <= 0 {
-		r.skip(8)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
 	}
-	if v <= 0 {
-		r.skip(8)
-	}
-	r.skipTags()
+	return vSkipTagsLong(b, off)
 }
 
 func jsonProducerIdsRecord(b []byte, r *vr, v int16) []byte {
@@ -4808,47 +5060,65 @@ func (m *BrokerRegistrationChangeRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateBrokerRegistrationChangeRecord(r *vr, v int16) {
+func validateBrokerRegistrationChangeRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 3 {
-		r.skip(4)
+		if off = vSkip(b, off, 12); off < 0 {
+			return -1
+		}
 	}
-	if v <= 3 {
-		r.skip(8)
+	var nt uint32
+	if off < len(b) && b[off] < 0x80 && int(b[off])*2 <= len(b)-off-1 {
+		nt = uint32(b[off])
+		off++
+	} else if nt, off = vTagCountLong(b, off); off < 0 {
+		return -1
 	}
-	n := r.tagCount()
-	for i := uint32(0); i < n && !r.bad; i++ {
+	for ; nt > 0; nt-- {
 		var tag uint32
 		var start, end int
-		if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {
-			tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])
-			r.off = end
-		} else if tag, start, end = r.tagSpanLong(); r.bad {
-			return
+		if off+1 < len(b) && b[off]|b[off+1] < 0x80 && int(b[off+1]) <= len(b)-off-2 {
+			tag, start, end = uint32(b[off]), off+2, off+2+int(b[off+1])
+		} else if tag, start, end = vTagSpanLong(b, off); end < 0 {
+			return -1
 		}
+		off = end
 		switch tag {
 		case 0:
 			if v <= 3 {
 				if end-start != 1 {
-					r.bad = true
+					return -1
 				}
 			}
 		case 1:
 			if v >= 1 && v <= 3 {
 				if end-start != 1 {
-					r.bad = true
+					return -1
 				}
 			}
 		case 2:
 			if v >= 2 && v <= 3 {
-				r.taggedFixedArray(start, end, false, 16)
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*16 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, false, 16) {
+					return -1
+				}
 			}
 		case 3:
 			if v >= 3 && v <= 3 {
-				r.taggedFixedArray(start, end, v >= 3 && v <= 3, 16)
+				if start < end && b[start]-1 < 0x7f {
+					if (int(b[start])-1)*16 != end-start-1 {
+						return -1
+					}
+				} else if !vTaggedFixedArrayLong(b, start, end, v >= 3 && v <= 3, 16) {
+					return -1
+				}
 			}
 		}
 	}
+	return off
 }
 
 func jsonBrokerRegistrationChangeRecord(b []byte, r *vr, v int16) []byte {
@@ -5178,33 +5448,48 @@ func (m *AccessControlEntryRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateAccessControlEntryRecord(r *vr, v int16) {
+func validateAccessControlEntryRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.skip(16)
+		if off = vSkip(b, off, 17); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.skip(1)
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.str()
+		if off = vSkip(b, off, 1); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.skip(1)
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.str()
+		if off = vSkip(b, off, 2); off < 0 {
+			return -1
+		}
 	}
-	if v <= 0 {
-		r.skip(1)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
 	}
-	if v <= 0 {
-		r.skip(1)
-	}
-	r.skipTags()
+	return vSkipTagsLong(b, off)
 }
 
 func jsonAccessControlEntryRecord(b []byte, r *vr, v int16) []byte {
@@ -5425,12 +5710,17 @@ func (m *RemoveAccessControlEntryRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateRemoveAccessControlEntryRecord(r *vr, v int16) {
+func validateRemoveAccessControlEntryRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.skip(16)
+		if off = vSkip(b, off, 16); off < 0 {
+			return -1
+		}
 	}
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonRemoveAccessControlEntryRecord(b []byte, r *vr, v int16) []byte {
@@ -5509,9 +5799,12 @@ func (m *NoOpRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateNoOpRecord(r *vr, v int16) {
+func validateNoOpRecord(b []byte, off int, v int16) int {
 	_ = v
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonNoOpRecord(b []byte, r *vr, v int16) []byte {
@@ -5580,12 +5873,17 @@ func (m *ZkMigrationStateRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateZkMigrationStateRecord(r *vr, v int16) {
+func validateZkMigrationStateRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.skip(1)
+		if off = vSkip(b, off, 1); off < 0 {
+			return -1
+		}
 	}
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonZkMigrationStateRecord(b []byte, r *vr, v int16) []byte {
@@ -5682,15 +5980,24 @@ func (m *RemoveUserScramCredentialRecord) Encode(w *wire.Writer, v int16) error 
 	return nil
 }
 
-func validateRemoveUserScramCredentialRecord(r *vr, v int16) {
+func validateRemoveUserScramCredentialRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.skip(1)
+		if off = vSkip(b, off, 1); off < 0 {
+			return -1
+		}
 	}
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonRemoveUserScramCredentialRecord(b []byte, r *vr, v int16) []byte {
@@ -5816,31 +6123,50 @@ func (m *BeginTransactionRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateBeginTransactionRecord(r *vr, v int16) {
+func validateBeginTransactionRecord(b []byte, off int, v int16) int {
 	_ = v
-	n := r.tagCount()
-	for i := uint32(0); i < n && !r.bad; i++ {
+	var nt uint32
+	if off < len(b) && b[off] < 0x80 && int(b[off])*2 <= len(b)-off-1 {
+		nt = uint32(b[off])
+		off++
+	} else if nt, off = vTagCountLong(b, off); off < 0 {
+		return -1
+	}
+	for ; nt > 0; nt-- {
 		var tag uint32
 		var start, end int
-		if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {
-			tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])
-			r.off = end
-		} else if tag, start, end = r.tagSpanLong(); r.bad {
-			return
+		if off+1 < len(b) && b[off]|b[off+1] < 0x80 && int(b[off+1]) <= len(b)-off-2 {
+			tag, start, end = uint32(b[off]), off+2, off+2+int(b[off+1])
+		} else if tag, start, end = vTagSpanLong(b, off); end < 0 {
+			return -1
 		}
+		off = end
 		switch tag {
 		case 0:
 			if v <= 0 {
-				sub := vr{b: r.b[start:end]}
-				if v <= 0 {
-					(&sub).nstr()
-				} else {
-					(&sub).str()
+				if !func(b []byte) bool {
+					off := 0
+					if v <= 0 {
+						if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+							off = o + int(b[o])
+						} else if off = vNStrLong(b, off); off < 0 {
+							return false
+						}
+					} else {
+						if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+							off = o + int(b[o])
+						} else if off = vStrLong(b, off); off < 0 {
+							return false
+						}
+					}
+					return off == len(b)
+				}(b[start:end]) {
+					return -1
 				}
-				r.endTag(&sub)
 			}
 		}
 	}
+	return off
 }
 
 func jsonBeginTransactionRecord(b []byte, r *vr, v int16) []byte {
@@ -5942,9 +6268,12 @@ func (m *EndTransactionRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateEndTransactionRecord(r *vr, v int16) {
+func validateEndTransactionRecord(b []byte, off int, v int16) int {
 	_ = v
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonEndTransactionRecord(b []byte, r *vr, v int16) []byte {
@@ -6032,31 +6361,50 @@ func (m *AbortTransactionRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateAbortTransactionRecord(r *vr, v int16) {
+func validateAbortTransactionRecord(b []byte, off int, v int16) int {
 	_ = v
-	n := r.tagCount()
-	for i := uint32(0); i < n && !r.bad; i++ {
+	var nt uint32
+	if off < len(b) && b[off] < 0x80 && int(b[off])*2 <= len(b)-off-1 {
+		nt = uint32(b[off])
+		off++
+	} else if nt, off = vTagCountLong(b, off); off < 0 {
+		return -1
+	}
+	for ; nt > 0; nt-- {
 		var tag uint32
 		var start, end int
-		if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {
-			tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])
-			r.off = end
-		} else if tag, start, end = r.tagSpanLong(); r.bad {
-			return
+		if off+1 < len(b) && b[off]|b[off+1] < 0x80 && int(b[off+1]) <= len(b)-off-2 {
+			tag, start, end = uint32(b[off]), off+2, off+2+int(b[off+1])
+		} else if tag, start, end = vTagSpanLong(b, off); end < 0 {
+			return -1
 		}
+		off = end
 		switch tag {
 		case 0:
 			if v <= 0 {
-				sub := vr{b: r.b[start:end]}
-				if v <= 0 {
-					(&sub).nstr()
-				} else {
-					(&sub).str()
+				if !func(b []byte) bool {
+					off := 0
+					if v <= 0 {
+						if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+							off = o + int(b[o])
+						} else if off = vNStrLong(b, off); off < 0 {
+							return false
+						}
+					} else {
+						if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+							off = o + int(b[o])
+						} else if off = vStrLong(b, off); off < 0 {
+							return false
+						}
+					}
+					return off == len(b)
+				}(b[start:end]) {
+					return -1
 				}
-				r.endTag(&sub)
 			}
 		}
 	}
+	return off
 }
 
 func jsonAbortTransactionRecord(b []byte, r *vr, v int16) []byte {
@@ -6167,12 +6515,19 @@ func (m *RemoveDelegationTokenRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateRemoveDelegationTokenRecord(r *vr, v int16) {
+func validateRemoveDelegationTokenRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonRemoveDelegationTokenRecord(b []byte, r *vr, v int16) []byte {
@@ -6282,21 +6637,31 @@ func (m *RegisterControllerRecordControllerEndpoint) Encode(w *wire.Writer, v in
 	return nil
 }
 
-func validateRegisterControllerRecordControllerEndpoint(r *vr, v int16) {
+func validateRegisterControllerRecordControllerEndpoint(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.skip(2)
+		if off = vSkip(b, off, 4); off < 0 {
+			return -1
+		}
 	}
-	if v <= 0 {
-		r.skip(2)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
 	}
-	r.skipTags()
+	return vSkipTagsLong(b, off)
 }
 
 func jsonRegisterControllerRecordControllerEndpoint(b []byte, r *vr, v int16) []byte {
@@ -6454,18 +6819,24 @@ func (m *RegisterControllerRecordControllerFeature) Encode(w *wire.Writer, v int
 	return nil
 }
 
-func validateRegisterControllerRecordControllerFeature(r *vr, v int16) {
+func validateRegisterControllerRecordControllerFeature(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.skip(2)
+		if off = vSkip(b, off, 4); off < 0 {
+			return -1
+		}
 	}
-	if v <= 0 {
-		r.skip(2)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
 	}
-	r.skipTags()
+	return vSkipTagsLong(b, off)
 }
 
 func jsonRegisterControllerRecordControllerFeature(b []byte, r *vr, v int16) []byte {
@@ -6659,32 +7030,41 @@ func (m *RegisterControllerRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateRegisterControllerRecord(r *vr, v int16) {
+func validateRegisterControllerRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.skip(4)
+		if off = vSkip(b, off, 21); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.skip(16)
-	}
-	if v <= 0 {
-		r.skip(1)
-	}
-	if v <= 0 {
-		if n := r.arrayLen(false, 1); n > 0 {
-			for i := 0; i < n && !r.bad; i++ {
-				validateRegisterControllerRecordControllerEndpoint(r, v)
+		n, o := vArrayLen(b, off, false, 1)
+		if o < 0 {
+			return -1
+		}
+		off = o
+		for i := 0; i < n; i++ {
+			if off = validateRegisterControllerRecordControllerEndpoint(b, off, v); off < 0 {
+				return -1
 			}
 		}
 	}
 	if v <= 0 {
-		if n := r.arrayLen(false, 1); n > 0 {
-			for i := 0; i < n && !r.bad; i++ {
-				validateRegisterControllerRecordControllerFeature(r, v)
+		n, o := vArrayLen(b, off, false, 1)
+		if o < 0 {
+			return -1
+		}
+		off = o
+		for i := 0; i < n; i++ {
+			if off = validateRegisterControllerRecordControllerFeature(b, off, v); off < 0 {
+				return -1
 			}
 		}
 	}
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonRegisterControllerRecord(b []byte, r *vr, v int16) []byte {
@@ -6702,14 +7082,14 @@ func jsonRegisterControllerRecord(b []byte, r *vr, v int16) []byte {
 	if v <= 0 {
 		if n := r.arrayLen(false, 1); n > 0 {
 			for i := 0; i < n && !r.bad; i++ {
-				validateRegisterControllerRecordControllerEndpoint(r, v)
+				r.at(validateRegisterControllerRecordControllerEndpoint(r.b, r.off, v))
 			}
 		}
 	}
 	if v <= 0 {
 		if n := r.arrayLen(false, 1); n > 0 {
 			for i := 0; i < n && !r.bad; i++ {
-				validateRegisterControllerRecordControllerFeature(r, v)
+				r.at(validateRegisterControllerRecordControllerFeature(r.b, r.off, v))
 			}
 		}
 	}
@@ -6900,12 +7280,19 @@ func (m *ClearElrRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateClearElrRecord(r *vr, v int16) {
+func validateClearElrRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonClearElrRecord(b []byte, r *vr, v int16) []byte {
@@ -6993,12 +7380,17 @@ func (m *UnregisterControllerRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateUnregisterControllerRecord(r *vr, v int16) {
+func validateUnregisterControllerRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.skip(4)
+		if off = vSkip(b, off, 4); off < 0 {
+			return -1
+		}
 	}
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonUnregisterControllerRecord(b []byte, r *vr, v int16) []byte {
@@ -7090,15 +7482,22 @@ func (m *LeaderChangeMessageVoter) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateLeaderChangeMessageVoter(r *vr, v int16) {
+func validateLeaderChangeMessageVoter(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 1 {
-		r.skip(4)
+		if off = vSkip(b, off, 4); off < 0 {
+			return -1
+		}
 	}
 	if v >= 1 && v <= 1 {
-		r.skip(16)
+		if off = vSkip(b, off, 16); off < 0 {
+			return -1
+		}
 	}
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonLeaderChangeMessageVoter(b []byte, r *vr, v int16) []byte {
@@ -7264,29 +7663,41 @@ func (m *LeaderChangeMessage) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateLeaderChangeMessage(r *vr, v int16) {
+func validateLeaderChangeMessage(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 1 {
-		r.skip(2)
+		if off = vSkip(b, off, 6); off < 0 {
+			return -1
+		}
 	}
 	if v <= 1 {
-		r.skip(4)
-	}
-	if v <= 1 {
-		if n := r.arrayLen(false, 1); n > 0 {
-			for i := 0; i < n && !r.bad; i++ {
-				validateLeaderChangeMessageVoter(r, v)
+		n, o := vArrayLen(b, off, false, 1)
+		if o < 0 {
+			return -1
+		}
+		off = o
+		for i := 0; i < n; i++ {
+			if off = validateLeaderChangeMessageVoter(b, off, v); off < 0 {
+				return -1
 			}
 		}
 	}
 	if v <= 1 {
-		if n := r.arrayLen(false, 1); n > 0 {
-			for i := 0; i < n && !r.bad; i++ {
-				validateLeaderChangeMessageVoter(r, v)
+		n, o := vArrayLen(b, off, false, 1)
+		if o < 0 {
+			return -1
+		}
+		off = o
+		for i := 0; i < n; i++ {
+			if off = validateLeaderChangeMessageVoter(b, off, v); off < 0 {
+				return -1
 			}
 		}
 	}
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonLeaderChangeMessage(b []byte, r *vr, v int16) []byte {
@@ -7301,14 +7712,14 @@ func jsonLeaderChangeMessage(b []byte, r *vr, v int16) []byte {
 	if v <= 1 {
 		if n := r.arrayLen(false, 1); n > 0 {
 			for i := 0; i < n && !r.bad; i++ {
-				validateLeaderChangeMessageVoter(r, v)
+				r.at(validateLeaderChangeMessageVoter(r.b, r.off, v))
 			}
 		}
 	}
 	if v <= 1 {
 		if n := r.arrayLen(false, 1); n > 0 {
 			for i := 0; i < n && !r.bad; i++ {
-				validateLeaderChangeMessageVoter(r, v)
+				r.at(validateLeaderChangeMessageVoter(r.b, r.off, v))
 			}
 		}
 	}
@@ -7492,15 +7903,17 @@ func (m *SnapshotHeaderRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateSnapshotHeaderRecord(r *vr, v int16) {
+func validateSnapshotHeaderRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.skip(2)
+		if off = vSkip(b, off, 10); off < 0 {
+			return -1
+		}
 	}
-	if v <= 0 {
-		r.skip(8)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
 	}
-	r.skipTags()
+	return vSkipTagsLong(b, off)
 }
 
 func jsonSnapshotHeaderRecord(b []byte, r *vr, v int16) []byte {
@@ -7607,12 +8020,17 @@ func (m *SnapshotFooterRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateSnapshotFooterRecord(r *vr, v int16) {
+func validateSnapshotFooterRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.skip(2)
+		if off = vSkip(b, off, 2); off < 0 {
+			return -1
+		}
 	}
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonSnapshotFooterRecord(b []byte, r *vr, v int16) []byte {
@@ -7709,15 +8127,17 @@ func (m *KRaftVersionRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateKRaftVersionRecord(r *vr, v int16) {
+func validateKRaftVersionRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.skip(2)
+		if off = vSkip(b, off, 4); off < 0 {
+			return -1
+		}
 	}
-	if v <= 0 {
-		r.skip(2)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
 	}
-	r.skipTags()
+	return vSkipTagsLong(b, off)
 }
 
 func jsonKRaftVersionRecord(b []byte, r *vr, v int16) []byte {
@@ -7837,18 +8257,31 @@ func (m *VotersRecordEndpoint) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateVotersRecordEndpoint(r *vr, v int16) {
+func validateVotersRecordEndpoint(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.str()
+		if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {
+			off = o + int(b[o])
+		} else if off = vStrLong(b, off); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.skip(2)
+		if off = vSkip(b, off, 2); off < 0 {
+			return -1
+		}
 	}
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonVotersRecordEndpoint(b []byte, r *vr, v int16) []byte {
@@ -7978,15 +8411,17 @@ func (m *VotersRecordKRaftVersionFeature) Encode(w *wire.Writer, v int16) error 
 	return nil
 }
 
-func validateVotersRecordKRaftVersionFeature(r *vr, v int16) {
+func validateVotersRecordKRaftVersionFeature(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.skip(2)
+		if off = vSkip(b, off, 4); off < 0 {
+			return -1
+		}
 	}
-	if v <= 0 {
-		r.skip(2)
+	if off < len(b) && b[off] == 0 {
+		return off + 1
 	}
-	r.skipTags()
+	return vSkipTagsLong(b, off)
 }
 
 func jsonVotersRecordKRaftVersionFeature(b []byte, r *vr, v int16) []byte {
@@ -8133,25 +8568,34 @@ func (m *VotersRecordVoter) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateVotersRecordVoter(r *vr, v int16) {
+func validateVotersRecordVoter(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.skip(4)
+		if off = vSkip(b, off, 20); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		r.skip(16)
-	}
-	if v <= 0 {
-		if n := r.arrayLen(false, 1); n > 0 {
-			for i := 0; i < n && !r.bad; i++ {
-				validateVotersRecordEndpoint(r, v)
+		n, o := vArrayLen(b, off, false, 1)
+		if o < 0 {
+			return -1
+		}
+		off = o
+		for i := 0; i < n; i++ {
+			if off = validateVotersRecordEndpoint(b, off, v); off < 0 {
+				return -1
 			}
 		}
 	}
 	if v <= 0 {
-		validateVotersRecordKRaftVersionFeature(r, v)
+		if off = validateVotersRecordKRaftVersionFeature(b, off, v); off < 0 {
+			return -1
+		}
 	}
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonVotersRecordVoter(b []byte, r *vr, v int16) []byte {
@@ -8166,12 +8610,12 @@ func jsonVotersRecordVoter(b []byte, r *vr, v int16) []byte {
 	if v <= 0 {
 		if n := r.arrayLen(false, 1); n > 0 {
 			for i := 0; i < n && !r.bad; i++ {
-				validateVotersRecordEndpoint(r, v)
+				r.at(validateVotersRecordEndpoint(r.b, r.off, v))
 			}
 		}
 	}
 	if v <= 0 {
-		validateVotersRecordKRaftVersionFeature(r, v)
+		r.at(validateVotersRecordKRaftVersionFeature(r.b, r.off, v))
 	}
 	r.skipTags()
 	if r.bad {
@@ -8347,19 +8791,29 @@ func (m *VotersRecord) Encode(w *wire.Writer, v int16) error {
 	return nil
 }
 
-func validateVotersRecord(r *vr, v int16) {
+func validateVotersRecord(b []byte, off int, v int16) int {
 	_ = v
 	if v <= 0 {
-		r.skip(2)
+		if off = vSkip(b, off, 2); off < 0 {
+			return -1
+		}
 	}
 	if v <= 0 {
-		if n := r.arrayLen(false, 1); n > 0 {
-			for i := 0; i < n && !r.bad; i++ {
-				validateVotersRecordVoter(r, v)
+		n, o := vArrayLen(b, off, false, 1)
+		if o < 0 {
+			return -1
+		}
+		off = o
+		for i := 0; i < n; i++ {
+			if off = validateVotersRecordVoter(b, off, v); off < 0 {
+				return -1
 			}
 		}
 	}
-	r.skipTags()
+	if off < len(b) && b[off] == 0 {
+		return off + 1
+	}
+	return vSkipTagsLong(b, off)
 }
 
 func jsonVotersRecord(b []byte, r *vr, v int16) []byte {
@@ -8371,7 +8825,7 @@ func jsonVotersRecord(b []byte, r *vr, v int16) []byte {
 	if v <= 0 {
 		if n := r.arrayLen(false, 1); n > 0 {
 			for i := 0; i < n && !r.bad; i++ {
-				validateVotersRecordVoter(r, v)
+				r.at(validateVotersRecordVoter(r.b, r.off, v))
 			}
 		}
 	}
@@ -8527,147 +8981,63 @@ func newControl(ctype int16) Control {
 }
 
 func validateMetadataBody(apiKey int16, body []byte, v int16) bool {
-	r := vr{b: body}
 	switch apiKey {
 	case 0:
-		if v < 0 || v > 4 {
-			return false
-		}
-		validateRegisterBrokerRecord(&r, v)
+		return v >= 0 && v <= 4 && validateRegisterBrokerRecord(body, 0, v) == len(body)
 	case 1:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateUnregisterBrokerRecord(&r, v)
+		return v >= 0 && v <= 0 && validateUnregisterBrokerRecord(body, 0, v) == len(body)
 	case 2:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateTopicRecord(&r, v)
+		return v >= 0 && v <= 0 && validateTopicRecord(body, 0, v) == len(body)
 	case 3:
-		if v < 0 || v > 2 {
-			return false
-		}
-		validatePartitionRecord(&r, v)
+		return v >= 0 && v <= 2 && validatePartitionRecord(body, 0, v) == len(body)
 	case 4:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateConfigRecord(&r, v)
+		return v >= 0 && v <= 0 && validateConfigRecord(body, 0, v) == len(body)
 	case 5:
-		if v < 0 || v > 2 {
-			return false
-		}
-		validatePartitionChangeRecord(&r, v)
+		return v >= 0 && v <= 2 && validatePartitionChangeRecord(body, 0, v) == len(body)
 	case 7:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateFenceBrokerRecord(&r, v)
+		return v >= 0 && v <= 0 && validateFenceBrokerRecord(body, 0, v) == len(body)
 	case 8:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateUnfenceBrokerRecord(&r, v)
+		return v >= 0 && v <= 0 && validateUnfenceBrokerRecord(body, 0, v) == len(body)
 	case 9:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateRemoveTopicRecord(&r, v)
+		return v >= 0 && v <= 0 && validateRemoveTopicRecord(body, 0, v) == len(body)
 	case 10:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateDelegationTokenRecord(&r, v)
+		return v >= 0 && v <= 0 && validateDelegationTokenRecord(body, 0, v) == len(body)
 	case 11:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateUserScramCredentialRecord(&r, v)
+		return v >= 0 && v <= 0 && validateUserScramCredentialRecord(body, 0, v) == len(body)
 	case 12:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateFeatureLevelRecord(&r, v)
+		return v >= 0 && v <= 0 && validateFeatureLevelRecord(body, 0, v) == len(body)
 	case 14:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateClientQuotaRecord(&r, v)
+		return v >= 0 && v <= 0 && validateClientQuotaRecord(body, 0, v) == len(body)
 	case 15:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateProducerIdsRecord(&r, v)
+		return v >= 0 && v <= 0 && validateProducerIdsRecord(body, 0, v) == len(body)
 	case 17:
-		if v < 0 || v > 3 {
-			return false
-		}
-		validateBrokerRegistrationChangeRecord(&r, v)
+		return v >= 0 && v <= 3 && validateBrokerRegistrationChangeRecord(body, 0, v) == len(body)
 	case 18:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateAccessControlEntryRecord(&r, v)
+		return v >= 0 && v <= 0 && validateAccessControlEntryRecord(body, 0, v) == len(body)
 	case 19:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateRemoveAccessControlEntryRecord(&r, v)
+		return v >= 0 && v <= 0 && validateRemoveAccessControlEntryRecord(body, 0, v) == len(body)
 	case 20:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateNoOpRecord(&r, v)
+		return v >= 0 && v <= 0 && validateNoOpRecord(body, 0, v) == len(body)
 	case 21:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateZkMigrationStateRecord(&r, v)
+		return v >= 0 && v <= 0 && validateZkMigrationStateRecord(body, 0, v) == len(body)
 	case 22:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateRemoveUserScramCredentialRecord(&r, v)
+		return v >= 0 && v <= 0 && validateRemoveUserScramCredentialRecord(body, 0, v) == len(body)
 	case 23:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateBeginTransactionRecord(&r, v)
+		return v >= 0 && v <= 0 && validateBeginTransactionRecord(body, 0, v) == len(body)
 	case 24:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateEndTransactionRecord(&r, v)
+		return v >= 0 && v <= 0 && validateEndTransactionRecord(body, 0, v) == len(body)
 	case 25:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateAbortTransactionRecord(&r, v)
+		return v >= 0 && v <= 0 && validateAbortTransactionRecord(body, 0, v) == len(body)
 	case 26:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateRemoveDelegationTokenRecord(&r, v)
+		return v >= 0 && v <= 0 && validateRemoveDelegationTokenRecord(body, 0, v) == len(body)
 	case 27:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateRegisterControllerRecord(&r, v)
+		return v >= 0 && v <= 0 && validateRegisterControllerRecord(body, 0, v) == len(body)
 	case 28:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateClearElrRecord(&r, v)
+		return v >= 0 && v <= 0 && validateClearElrRecord(body, 0, v) == len(body)
 	case 29:
-		if v < 0 || v > 0 {
-			return false
-		}
-		validateUnregisterControllerRecord(&r, v)
-	default:
-		return false
+		return v >= 0 && v <= 0 && validateUnregisterControllerRecord(body, 0, v) == len(body)
 	}
-	return !r.bad && r.off == len(r.b)
+	return false
 }
 
 func appendMetadataBodyJSON(b []byte, apiKey int16, r *vr, v int16) ([]byte, bool) {

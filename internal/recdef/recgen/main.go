@@ -42,12 +42,6 @@ func main() {
 
 type gen struct {
 	buf bytes.Buffer
-	// fastChecks: skipField and checkTagged are emitting for validate<Name>
-	// (the check path, where a record is walked once and its verdict is
-	// all that counts), so arrays of fixed-size elements take the cursor's
-	// one-call forms (fixedArray, taggedFixedArray). The transcoder's walk
-	// keeps the general forms, so its generated code does not change.
-	fastChecks bool
 }
 
 func (g *gen) p(format string, args ...any) { fmt.Fprintf(&g.buf, format+"\n", args...) }
@@ -78,13 +72,13 @@ func (g *gen) file(msgs []*recdef.Message) {
 	// The validate-only dispatch (validate.go): every known type and version.
 	// It takes the body's bytes and ends the walk itself (no bytes may be
 	// left), so that the verdict costs one call below ValidMetadata.
-	g.p("func validateMetadataBody(apiKey int16, body []byte, v int16) bool {\nr := vr{b: body}\nswitch apiKey {")
+	g.p("func validateMetadataBody(apiKey int16, body []byte, v int16) bool {\nswitch apiKey {")
 	for _, m := range msgs {
 		if m.Kind == recdef.Metadata {
-			g.p("case %d:\nif v < %d || v > %d { return false }\nvalidate%s(&r, v)", m.Key, m.Versions.Lo, m.Versions.Hi, m.Name)
+			g.p("case %d:\nreturn v >= %d && v <= %d && validate%s(body, 0, v) == len(body)", m.Key, m.Versions.Lo, m.Versions.Hi, m.Name)
 		}
 	}
-	g.p("default:\nreturn false\n}\nreturn !r.bad && r.off == len(r.b)\n}\n")
+	g.p("}\nreturn false\n}\n")
 	g.p("func appendMetadataBodyJSON(b []byte, apiKey int16, r *vr, v int16) ([]byte, bool) {\nswitch apiKey {")
 	for _, m := range msgs {
 		if m.Kind == recdef.Metadata {
@@ -561,31 +555,56 @@ func sortedByTag(fields []*recdef.Field) []*recdef.Field {
 // walks the same fields in the same order with the same version gates,
 // bounds and null rules, but keeps nothing. It must accept exactly what
 // Decode accepts (validate_test.go and FuzzValidateMetadata hold it to that).
+// It takes the body b and the position off to read from and returns the
+// position after the struct, or -1 at the first thing that does not
+// decode (validate.go: the v<Name> helpers are vr's methods in that form).
 func (g *gen) validator(goName, msgName string, fields []*recdef.Field) {
-	g.p("func validate%s(r *vr, v int16) {", goName)
+	g.p("func validate%s(b []byte, off int, v int16) int {", goName)
 	g.p("_ = v")
-	g.fastChecks = true
-	defer func() { g.fastChecks = false }()
+	// Consecutive fixed-size fields under the same version gate are
+	// skipped with one bounds check: the walk fails at one of them
+	// exactly when it fails at their sum.
+	run, runGate := 0, ""
+	flush := func() {
+		if run > 0 {
+			g.p("if %s {\nif off = vSkip(b, off, %d); off < 0 { return -1 }\n}", runGate, run)
+		}
+		run, runGate = 0, ""
+	}
 	for _, f := range fields {
 		if f.Tagged {
 			continue
 		}
-		g.p("if %s {", inVersions(f.Versions))
-		g.skipField(f, "r", msgName)
+		gate := inVersions(f.Versions)
+		if fixedSize(f) {
+			if run > 0 && gate != runGate {
+				flush()
+			}
+			run += minSize(f.ElemType())
+			runGate = gate
+			continue
+		}
+		flush()
+		g.p("if %s {", gate)
+		g.vField(f, msgName, "-1")
 		g.p("}")
 	}
+	flush()
 	tagged := sortedByTag(fields)
 	if len(tagged) == 0 {
-		g.p("r.skipTags()\n}\n")
+		g.p("if off < len(b) && b[off] == 0 {\nreturn off + 1\n}\nreturn vSkipTagsLong(b, off)\n}\n")
 		return
 	}
-	g.p("n := r.tagCount()")
-	g.p("for i := uint32(0); i < n && !r.bad; i++ {")
-	// tagSpan open-coded: a one-byte tag and size read without a call.
+	g.p("var nt uint32")
+	g.p("if off < len(b) && b[off] < 0x80 && int(b[off])*2 <= len(b)-off-1 {\nnt = uint32(b[off])\noff++")
+	g.p("} else if nt, off = vTagCountLong(b, off); off < 0 {\nreturn -1\n}")
+	g.p("for ; nt > 0; nt-- {")
+	// A one-byte tag and size read without a call.
 	g.p("var tag uint32\nvar start, end int")
-	g.p("if o := r.off; o+1 < len(r.b) && r.b[o]|r.b[o+1] < 0x80 && int(r.b[o+1]) <= len(r.b)-o-2 {")
-	g.p("tag, start, end = uint32(r.b[o]), o+2, o+2+int(r.b[o+1])\nr.off = end")
-	g.p("} else if tag, start, end = r.tagSpanLong(); r.bad {\nreturn\n}")
+	g.p("if off+1 < len(b) && b[off]|b[off+1] < 0x80 && int(b[off+1]) <= len(b)-off-2 {")
+	g.p("tag, start, end = uint32(b[off]), off+2, off+2+int(b[off+1])")
+	g.p("} else if tag, start, end = vTagSpanLong(b, off); end < 0 {\nreturn -1\n}")
+	g.p("off = end")
 	g.p("switch tag {")
 	for _, f := range fields {
 		if !f.Tagged {
@@ -593,10 +612,98 @@ func (g *gen) validator(goName, msgName string, fields []*recdef.Field) {
 		}
 		g.p("case %d:", f.Tag)
 		g.p("if %s {", inVersions(f.Versions))
-		g.checkTagged(f, msgName)
+		g.vTagged(f, msgName)
 		g.p("}")
 	}
-	g.p("}\n}\n}\n")
+	g.p("}\n}\nreturn off\n}\n")
+}
+
+// fixedSize says whether a field is one number or id (a fixed number of
+// bytes, skipped without a look).
+func fixedSize(f *recdef.Field) bool {
+	et := f.ElemType()
+	return !f.IsArray() && f.Struct == nil && et != "string" && et != "bytes"
+}
+
+// vField emits validate<Name>'s walk over one untagged field at b[off:],
+// returning fail at the first thing that does not decode.
+func (g *gen) vField(f *recdef.Field, msgName, fail string) {
+	p := func(format string, args ...any) {
+		g.p("%s", strings.ReplaceAll(fmt.Sprintf(format, args...), "FAIL", fail))
+	}
+	et := f.ElemType()
+	nullable := "false"
+	if nullableAnywhere(f) {
+		nullable = inVersions(f.Nullable)
+	}
+	switch {
+	case f.IsArray() && f.Struct == nil && et != "string" && et != "bytes":
+		p("if o := off; o < len(b) && b[o]-1 < 0x7f && (int(b[o])-1)*%[2]d <= len(b)-o-1 {\noff = o + 1 + (int(b[o])-1)*%[2]d", nullable, minSize(et))
+		p("} else if off = vFixedArrayLong(b, off, %s, %d); off < 0 {\nreturn FAIL\n}", nullable, minSize(et))
+	case f.IsArray():
+		p("n, o := vArrayLen(b, off, %s, %d)\nif o < 0 { return FAIL }\noff = o", nullable, minSize(et))
+		p("for i := 0; i < n; i++ {")
+		switch {
+		case f.Struct != nil:
+			p("if off = validate%s(b, off, v); off < 0 { return FAIL }", msgName+f.Struct.Name)
+		case et == "string":
+			p("%s", strIn("vStrLong"))
+		default:
+			p("if off = vBytes(b, off, false); off < 0 { return FAIL }")
+		}
+		p("}")
+	case f.Struct != nil:
+		p("if off = validate%s(b, off, v); off < 0 { return FAIL }", msgName+f.Struct.Name)
+	case et == "string" && nullableAnywhere(f):
+		switch nullable {
+		case "true":
+			p("%s", strIn("vNStrLong"))
+		default:
+			p("if %s {", nullable)
+			p("%s", strIn("vNStrLong"))
+			p("} else {")
+			p("%s", strIn("vStrLong"))
+			p("}")
+		}
+	case et == "string":
+		p("%s", strIn("vStrLong"))
+	case et == "bytes":
+		p("if off = vBytes(b, off, %s); off < 0 { return FAIL }", nullable)
+	default:
+		p("if off = vSkip(b, off, %d); off < 0 { return FAIL }", minSize(et))
+	}
+}
+
+// strIn is the walk over a compact string at b[off:] with a one-byte
+// length (nearly every string) in line, long the fall-back for the rest.
+// A string of length byte c, 1 to 127, holds c-1 bytes, which must fit.
+func strIn(long string) string {
+	return "if o := off; o < len(b) && b[o]-1 < 0x7f && int(b[o]) <= len(b)-o {\noff = o + int(b[o])\n" +
+		"} else if off = " + long + "(b, off); off < 0 {\nreturn FAIL\n}"
+}
+
+// vTagged emits the checks of one tagged field's data, b[start:end]: a
+// fixed-size value must be exactly that long; anything else is walked as
+// the field and must end exactly there.
+func (g *gen) vTagged(f *recdef.Field, msgName string) {
+	et := f.ElemType()
+	if fixedSize(f) {
+		g.p("if end-start != %d { return -1 }", minSize(et))
+		return
+	}
+	if f.IsArray() && f.Struct == nil && et != "string" && et != "bytes" {
+		nullable := "false"
+		if nullableAnywhere(f) {
+			nullable = inVersions(f.Nullable)
+		}
+		g.p("if start < end && b[start]-1 < 0x7f {\nif (int(b[start])-1)*%d != end-start-1 {\nreturn -1\n}", minSize(et))
+		g.p("} else if !vTaggedFixedArrayLong(b, start, end, %s, %d) {\nreturn -1\n}", nullable, minSize(et))
+		return
+	}
+	// The field's walk on the data alone (b and off shadowed).
+	g.p("if !func(b []byte) bool {\noff := 0")
+	g.vField(f, msgName, "false")
+	g.p("return off == len(b)\n}(b[start:end]) { return -1 }")
 }
 
 func (g *gen) skipField(f *recdef.Field, c, msgName string) {
@@ -608,10 +715,6 @@ func (g *gen) skipField(f *recdef.Field, c, msgName string) {
 	switch {
 	case f.IsArray():
 		if f.Struct == nil && et != "string" && et != "bytes" {
-			if g.fastChecks {
-				g.p("%s.fixedArray(%s, %d)", c, nullable, minSize(et))
-				return
-			}
 			// arrayLen has checked that n fixed-size elements fit.
 			g.p("if n := %s.arrayLen(%s, %d); n > 0 { %s.skip(n * %d) }", c, nullable, minSize(et), c, minSize(et))
 			return
@@ -620,7 +723,7 @@ func (g *gen) skipField(f *recdef.Field, c, msgName string) {
 		g.p("for i := 0; i < n && !%s.bad; i++ {", c)
 		switch {
 		case f.Struct != nil:
-			g.p("validate%s(%s, v)", msgName+f.Struct.Name, c)
+			g.p("%s.at(validate%s(%s.b, %s.off, v))", c, msgName+f.Struct.Name, c, c)
 		case et == "string":
 			g.p("%s.str()", c)
 		default:
@@ -628,7 +731,7 @@ func (g *gen) skipField(f *recdef.Field, c, msgName string) {
 		}
 		g.p("}\n}")
 	case f.Struct != nil:
-		g.p("validate%s(%s, v)", msgName+f.Struct.Name, c)
+		g.p("%s.at(validate%s(%s.b, %s.off, v))", c, msgName+f.Struct.Name, c, c)
 	case et == "string" && nullableAnywhere(f):
 		g.p("if %s { %s.nstr() } else { %s.str() }", nullable, c, c)
 	case et == "string":
@@ -819,14 +922,6 @@ func jsonKind(t string) string {
 func (g *gen) checkTagged(f *recdef.Field, msgName string) {
 	if et := f.ElemType(); !f.IsArray() && f.Struct == nil && et != "string" && et != "bytes" {
 		g.p("if end-start != %d { r.bad = true }", minSize(et))
-		return
-	}
-	if et := f.ElemType(); g.fastChecks && f.IsArray() && f.Struct == nil && et != "string" && et != "bytes" {
-		nullable := "false"
-		if nullableAnywhere(f) {
-			nullable = inVersions(f.Nullable)
-		}
-		g.p("r.taggedFixedArray(start, end, %s, %d)", nullable, minSize(et))
 		return
 	}
 	g.p("sub := vr{b: r.b[start:end]}")
