@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -249,7 +250,9 @@ var migrationDoneRE = regexp.MustCompile(`Completed migration of metadata from Z
 // rows (see zkRow), KMETA_BENCH_ZK_SETTINGS the settings rows (see
 // zkSettings); KMETA_BENCH_ZK_REFERENCE names another kmeta binary whose
 // `zk image -o json` and `zk dump` of the same tree must be byte for byte
-// kmeta's.
+// kmeta's. KMETA_BENCH_ZK_HOLD=FILE writes the ensemble's zk:// source to
+// FILE once the layout is written and keeps ZooKeeper up until FILE is
+// removed, for profiling and by-hand runs against the same tree.
 func TestBenchSideBySideZK(t *testing.T) {
 	if os.Getenv("KMETA_BENCH") == "" {
 		t.Skip("benchmark: run with `make bench` (KMETA_BENCH=1)")
@@ -272,6 +275,9 @@ func TestBenchSideBySideZK(t *testing.T) {
 	t.Logf("wrote %d znodes (%d topics x %d partitions) in %s", nodes, topics, parts, time.Since(start).Round(time.Millisecond))
 
 	src := "zk://" + zks.Addr() + zkBenchChroot
+	if hold := os.Getenv("KMETA_BENCH_ZK_HOLD"); hold != "" {
+		holdZK(t, hold, src)
+	}
 	tb := &table{title: fmt.Sprintf("kmeta make bench, ZooKeeper: %d znodes under %s (%d topics x %d partitions)", nodes, zkBenchChroot, topics, parts)}
 	wantAll := func(r zkRun) {
 		if r.topics != topics || r.parts != topics*parts {
@@ -292,28 +298,42 @@ func TestBenchSideBySideZK(t *testing.T) {
 		// connections): pipelined getData, 64 in flight, and pipelined
 		// multiRead batches of getData, kmeta's default batch and
 		// requests in flight. Their runs and kmeta's alternate, so that
-		// all see the same machine load.
+		// all see the same machine load, and the multiRead ceiling and
+		// kmeta swap places from one run to the next.
 		paths := zkPaths(t, zks.Addr())
 		zkPID := procOf(zks.Config)
 		var ceil, mceil, def []run
 		var ceilCPU, ceilZK, mCPU, mZK, kmCPU, kmZK []time.Duration
-		for range benchRuns() {
+		for i := range benchRuns() {
 			z0 := procCPU(zkPID)
 			if getData {
 				c, cpu := zkGetAll(t, zks.Addr(), paths, zkSetting{inFlight: 64, conns: zkDefaults.conns, batch: 1})
 				ceil, ceilCPU = append(ceil, run{wall: c}), append(ceilCPU, cpu)
 			}
 			z1 := procCPU(zkPID)
-			mc, mcpu := zkGetAll(t, zks.Addr(), paths, zkDefaults)
-			z2 := procCPU(zkPID)
-			r := runKmetaZK(t, bin, dir, src, zkDefaults)
-			z3 := procCPU(zkPID)
+			// The multiRead ceiling and kmeta take turns at going first:
+			// a read right after another one meets the ZooKeeper JVM
+			// still collecting the first one's garbage.
+			var mc, mcpu time.Duration
+			var r zkRun
+			var zMulti, zKmeta time.Duration // ZooKeeper's CPU during each
+			if i%2 == 0 {
+				mc, mcpu = zkGetAll(t, zks.Addr(), paths, zkDefaults)
+				z2 := procCPU(zkPID)
+				r = runKmetaZK(t, bin, dir, src, zkDefaults)
+				zMulti, zKmeta = z2-z1, procCPU(zkPID)-z2
+			} else {
+				r = runKmetaZK(t, bin, dir, src, zkDefaults)
+				z2 := procCPU(zkPID)
+				mc, mcpu = zkGetAll(t, zks.Addr(), paths, zkDefaults)
+				zKmeta, zMulti = z2-z1, procCPU(zkPID)-z2
+			}
 			wantAll(r)
 			mceil = append(mceil, run{wall: mc})
 			def = append(def, run{wall: r.wall, maxRSS: r.maxRSS})
 			ceilZK = append(ceilZK, z1-z0)
-			mCPU, mZK = append(mCPU, mcpu), append(mZK, z2-z1)
-			kmCPU, kmZK = append(kmCPU, r.cpu), append(kmZK, z3-z2)
+			mCPU, mZK = append(mCPU, mcpu), append(mZK, zMulti)
+			kmCPU, kmZK = append(kmCPU, r.cpu), append(kmZK, zKmeta)
 		}
 		var ceiling stat
 		if getData {
@@ -364,6 +384,25 @@ func TestBenchSideBySideZK(t *testing.T) {
 		fmt.Sprintf("%d records in %d batches; one run (a cluster per run); RSS: the controller JVM's peak (-Xmx768m, whole life)", km.records, km.batches))
 	tb.add("kmeta zk image vs Kafka's migration read", kst, 0, "Kafka 3.9.2 migration", &kafka, "")
 	report(t, "KMETA_BENCH_REPORT_ZK", tb)
+}
+
+// holdZK writes src to file and waits until file is removed (or the test
+// times out).
+func holdZK(t *testing.T, file, src string) {
+	if err := os.WriteFile(file, []byte(src+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("holding ZooKeeper at %s until %s is removed", src, file)
+	for {
+		if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
+			return
+		}
+		select {
+		case <-t.Context().Done():
+			return
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // zkPaths lists every znode under the chroot (children first, as kmeta
