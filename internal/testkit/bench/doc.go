@@ -40,4 +40,9 @@
 //
 //	make build && KMETA_BENCH=1 KMETA_BENCH_ZK_ROWS=multiread \
 //		go test -count=1 -run 'TestBenchSideBySideZK$' -v ./internal/testkit/bench/
+//
+// KMETA_BENCH_ZK_HOLD=FILE keeps that ZooKeeper, its layout written, up
+// until FILE is removed (FILE holds its zk:// source), for profiles and
+// by-hand runs against the same tree; KMETA_BENCH_ZK_ROWS=none then
+// measures nothing after it.
 package bench
