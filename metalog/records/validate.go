@@ -317,19 +317,6 @@ func vSkip(b []byte, off, n int) int {
 	return off + n
 }
 
-// vStr is vr.str: a non-nullable compact string.
-func vStr(b []byte, off int) int {
-	if off < len(b) {
-		if c := int(b[off]); c > 0 && c < 0x80 {
-			if c-1 > len(b)-off-1 {
-				return -1
-			}
-			return off + c
-		}
-	}
-	return vStrLong(b, off)
-}
-
 // vStrLong is vr.str, for the generated code's strings that do not have
 // a one-byte length.
 //
@@ -338,19 +325,6 @@ func vStrLong(b []byte, off int) int {
 	r := vr{b: b, off: off}
 	r.str()
 	return vAt(&r)
-}
-
-// vNStr is vr.nstr: a nullable compact string.
-func vNStr(b []byte, off int) int {
-	if off < len(b) {
-		if c := int(b[off]); c > 0 && c < 0x80 {
-			if c-1 > len(b)-off-1 {
-				return -1
-			}
-			return off + c
-		}
-	}
-	return vNStrLong(b, off)
 }
 
 // vNStrLong is vr.nstr, likewise.
@@ -362,12 +336,22 @@ func vNStrLong(b []byte, off int) int {
 	return vAt(&r)
 }
 
-// vBytes is vr.bytes.
+// vBytes is vr.bytes: a compact string or bytes, nullable or not. A
+// one-byte length means the same in either form (0, null, takes the
+// nullable form's fall-back).
 func vBytes(b []byte, off int, nullable bool) int {
-	if nullable {
-		return vNStr(b, off)
+	if off < len(b) {
+		if c := int(b[off]); c > 0 && c < 0x80 {
+			if c-1 > len(b)-off-1 {
+				return -1
+			}
+			return off + c
+		}
 	}
-	return vStr(b, off)
+	if nullable {
+		return vNStrLong(b, off)
+	}
+	return vStrLong(b, off)
 }
 
 // vFixedArrayLong is vr.fixedArray (the generated code reads a one-byte
