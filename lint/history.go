@@ -100,10 +100,8 @@ type Tracker struct {
 	opts  Options
 	rules []*Rule
 	// byScope holds the findings present by the scope that produced
-	// them, so a re-evaluation drops those it no longer reports; held
-	// counts them.
+	// them, so a re-evaluation drops those it no longer reports.
 	byScope map[scope][]held
-	held    int
 	c       *Context
 	scratch []*model.Partition
 	// The checks that walk a whole topic (Topic rules) or every partition
@@ -342,7 +340,6 @@ func (t *Tracker) Observe(img *model.Image, ch Change) {
 		t.counts.into(t.c)
 		t.leaders = 0
 		clear(t.byScope)
-		t.held = 0
 		clear(t.pendTopics)
 		t.pendWalk = nil
 	}
@@ -547,7 +544,6 @@ func (t *Tracker) settleIn(have []held, code string, fs []Finding, at Since) []h
 	kept := have[:0]
 	for _, h := range have {
 		if h.code == code && !slices.ContainsFunc(fs, func(f Finding) bool { return f.Entity == h.entity }) {
-			t.held--
 			continue
 		}
 		kept = append(kept, h)
@@ -559,7 +555,6 @@ func (t *Tracker) settleIn(have []held, code string, fs []Finding, at Since) []h
 			continue // held since before
 		}
 		have = append(have, held{k, at})
-		t.held++
 	}
 	return have
 }
@@ -620,11 +615,10 @@ func (t *Tracker) flush() {
 // dropTopic forgets the findings of a topic that is gone.
 func (t *Tracker) dropTopic(name string) {
 	delete(t.pendTopics, name)
-	for sc, have := range t.byScope {
+	for sc := range t.byScope {
 		if sc.cluster || sc.topic != name {
 			continue
 		}
-		t.held -= len(have)
 		delete(t.byScope, sc)
 	}
 }
@@ -641,7 +635,7 @@ func (t *Tracker) ensureTopics() {
 // tracker ended on); a finding the tracker did not see appear keeps nil.
 func (t *Tracker) Annotate(res *Result) {
 	t.Flush()
-	since := make(map[fkey]Since, t.held)
+	since := make(map[fkey]Since, t.Tracked())
 	for _, have := range t.byScope {
 		for _, h := range have {
 			since[h.fkey] = h.at
@@ -657,4 +651,10 @@ func (t *Tracker) Annotate(res *Result) {
 
 // Tracked is the number of findings present (as of the last Annotate or
 // the last batch).
-func (t *Tracker) Tracked() int { return t.held }
+func (t *Tracker) Tracked() int {
+	n := 0
+	for _, have := range t.byScope {
+		n += len(have)
+	}
+	return n
+}
