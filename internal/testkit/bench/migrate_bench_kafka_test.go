@@ -80,7 +80,7 @@ func TestBenchMigrate(t *testing.T) {
 		row("kmeta plan + apply, "+label, p.wall+a.wall, cpuOf(pc)+cpuOf(cmd), max(p.maxRSS, a.maxRSS), "")
 	}
 
-	zks := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{Props: map[string]string{"forceSync": "no"}})
+	zks := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{Props: map[string]string{"forceSync": "no"}, JVMOpts: zkScriptJVMOpts})
 	start := time.Now()
 	clusterID, nodes := writeZKLayout(t, zks.Addr(), topics, parts)
 	t.Logf("wrote %d znodes (%d topics x %d partitions) in %s", nodes, topics, parts, time.Since(start).Round(time.Millisecond))

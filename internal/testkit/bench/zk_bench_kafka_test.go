@@ -273,7 +273,7 @@ func TestBenchSideBySideZK(t *testing.T) {
 
 	zks := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{Props: map[string]string{
 		"forceSync": "no", // the layout is written once; fsync per multi only slows the setup
-	}})
+	}, JVMOpts: zkScriptJVMOpts})
 	start := time.Now()
 	clusterID, nodes := writeZKLayout(t, zks.Addr(), topics, parts)
 	t.Logf("wrote %d znodes (%d topics x %d partitions) in %s", nodes, topics, parts, time.Since(start).Round(time.Millisecond))

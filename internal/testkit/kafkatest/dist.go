@@ -55,6 +55,12 @@ func (d *Distribution) javaArgs(server bool, extra []string, mainClass string, a
 	if server {
 		opts = serverJVMOpts
 	}
+	return d.javaArgsWith(opts, server, extra, mainClass, args)
+}
+
+// javaArgsWith is javaArgs with opts in place of the harness's own JVM
+// options.
+func (d *Distribution) javaArgsWith(opts []string, server bool, extra []string, mainClass string, args []string) []string {
 	a := append([]string{}, opts...)
 	a = append(a, d.logConfigArg(server))
 	a = append(a, extra...)

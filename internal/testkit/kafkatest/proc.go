@@ -26,12 +26,18 @@ type process struct {
 // startServer starts mainClass with server JVM settings. Output is appended
 // to logPath, so a restarted node keeps one log.
 func (d *Distribution) startServer(name, dir, logPath string, jvm []string, mainClass string, args ...string) (*process, error) {
+	return d.startServerWith(serverJVMOpts, name, dir, logPath, jvm, mainClass, args...)
+}
+
+// startServerWith is startServer with base in place of the harness's server
+// JVM options.
+func (d *Distribution) startServerWith(base []string, name, dir, logPath string, jvm []string, mainClass string, args ...string) (*process, error) {
 	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("kafkatest: %s: %w", name, err)
 	}
 	cds, tmp := d.cdsArgs(true, mainClass, true)
-	cmd := exec.Command(d.Java, d.javaArgs(true, append(slices.Clone(jvm), cds...), mainClass, args)...)
+	cmd := exec.Command(d.Java, d.javaArgsWith(base, true, append(slices.Clone(jvm), cds...), mainClass, args)...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = lf, lf
 	setParentDeathSignal(cmd)

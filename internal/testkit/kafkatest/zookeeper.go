@@ -20,6 +20,10 @@ type ZKOptions struct {
 	Props map[string]string
 	// StartTimeout bounds the start (default 1 min).
 	StartTimeout time.Duration
+	// JVMOpts, when set, replace the harness's server JVM options (C1
+	// only, a serial GC, a heap that starts small: quick to start in a
+	// test), for a server run as Kafka's scripts run it (the bench).
+	JVMOpts []string
 }
 
 // ZooKeeper is a standalone ZooKeeper server from a 3.x Kafka release's
@@ -29,6 +33,7 @@ type ZooKeeper struct {
 	Dir     string // server root: zoo.cfg, server.log, data/
 	DataDir string // dataDir; holds version-2/
 	Config  string // zoo.cfg
+	jvmOpts []string
 
 	t       testing.TB
 	d       *Distribution
@@ -54,7 +59,7 @@ func StartZooKeeper(t testing.TB, d *Distribution, opts ZKOptions) *ZooKeeper {
 		t.Fatal(err)
 	}
 	z := &ZooKeeper{Port: ports[0], Dir: dir, DataDir: filepath.Join(dir, "data"),
-		Config: filepath.Join(dir, "zoo.cfg"), t: t, d: d, timeout: opts.StartTimeout}
+		Config: filepath.Join(dir, "zoo.cfg"), t: t, d: d, timeout: opts.StartTimeout, jvmOpts: opts.JVMOpts}
 	if z.timeout == 0 {
 		z.timeout = time.Minute
 	}
@@ -119,7 +124,11 @@ func (z *ZooKeeper) LogPath() string { return filepath.Join(z.Dir, "server.log")
 func (z *ZooKeeper) Running() bool { return z.proc != nil && !z.proc.exited() }
 
 func (z *ZooKeeper) start() error {
-	p, err := z.d.startServer("zookeeper", z.Dir, z.LogPath(), nil, z.d.Tools.ZooKeeper, z.Config)
+	base := serverJVMOpts
+	if z.jvmOpts != nil {
+		base = z.jvmOpts
+	}
+	p, err := z.d.startServerWith(base, "zookeeper", z.Dir, z.LogPath(), nil, z.d.Tools.ZooKeeper, z.Config)
 	if err != nil {
 		return err
 	}
