@@ -38,6 +38,12 @@ var kafkaScriptJVMOpts = []string{"-Xmx256M", "-server", "-XX:+UseG1GC", "-XX:Ma
 // 0.27 s against these (median of 9, 2026-12-06).
 var zkScriptJVMOpts = append([]string{"-Xmx512M", "-Xms512M"}, kafkaScriptJVMOpts[1:]...)
 
+// kafkaServerJVMOpts run a Kafka server as kafka-server-start.sh runs it:
+// KAFKA_HEAP_OPTS="-Xmx1G -Xms1G" and the same performance options (its
+// GC log left out). The bench's peer for the live ZooKeeper read, Kafka's
+// own migration, runs with them.
+var kafkaServerJVMOpts = append([]string{"-Xmx1G", "-Xms1G"}, kafkaScriptJVMOpts[1:]...)
+
 // benchBin skips t unless KMETA_BENCH=1 (make bench) and returns the
 // kmeta binary the rows run.
 func benchBin(t *testing.T) string {

@@ -390,7 +390,7 @@ func TestBenchSideBySideZK(t *testing.T) {
 	km := kafkaMigrateZK(t, d, zks, clusterID, topics, parts)
 	kafka := stat{min: km.wall, med: km.wall, max: km.wall, rss: km.rss, n: 1}
 	tb.add("Kafka 3.9.2 ZK→KRaft migration read (controller's \"generated in M ms\")", kafka, 0, "", nil,
-		fmt.Sprintf("%d records in %d batches; one run (a cluster per run); RSS: the controller JVM's peak (-Xmx768m, whole life)", km.records, km.batches))
+		fmt.Sprintf("%d records in %d batches; one run (a cluster per run); RSS: the controller JVM's peak (-Xmx1G -Xms1G, whole life)", km.records, km.batches))
 	tb.add("kmeta zk image vs Kafka's migration read", kst, 0, "Kafka 3.9.2 migration", &kafka, "")
 	report(t, "KMETA_BENCH_REPORT_ZK", tb)
 }
@@ -690,6 +690,9 @@ func kafkaMigrateZK(t *testing.T, d *kafkatest.Distribution, zks *kafkatest.ZooK
 		"offsets.topic.replication.factor":    "1",
 		"auto.create.topics.enable":           "false",
 	})
+	// Both run as kafka-server-start.sh runs them (kafkaServerJVMOpts).
+	ctrl.JVMOpts = kafkaServerJVMOpts
+	c.Node(zkBenchBroker).JVMOpts = kafkaServerJVMOpts
 	c.FormatNode(zkBenchController, "--release-version", "3.9-IV0")
 	c.StartNode(zkBenchController)
 	c.StartNode(zkBenchBroker)

@@ -66,6 +66,10 @@ type Node struct {
 	// JVM are extra JVM options for the server (e.g. a larger -Xmx: the
 	// last -Xmx on a java command line wins).
 	JVM []string
+	// JVMOpts, when set, replace the harness's server JVM options (C1
+	// only, a serial GC: quick to start in a test), for a server run as
+	// Kafka's scripts run it (the bench); JVM still adds to them.
+	JVMOpts []string
 	// ConfigSource, when set, is a server.properties written by someone
 	// else (kmeta migrate stage): it is copied to Config byte for byte
 	// before every start instead of rendering Props, so Kafka reads
@@ -342,7 +346,11 @@ func (c *Cluster) startNodes(timeout time.Duration, ids ...int) error {
 			f.Close()
 		}
 		start, _ := os.Stat(n.LogPath())
-		p, err := c.Dist.startServer(fmt.Sprintf("node %d", id), n.Dir, n.LogPath(), n.JVM, c.Dist.Tools.Kafka, n.Config)
+		base := serverJVMOpts
+		if n.JVMOpts != nil {
+			base = n.JVMOpts
+		}
+		p, err := c.Dist.startServer(base, fmt.Sprintf("node %d", id), n.Dir, n.LogPath(), n.JVM, c.Dist.Tools.Kafka, n.Config)
 		if err != nil {
 			return err
 		}

@@ -23,15 +23,10 @@ type process struct {
 	waitErr   error
 }
 
-// startServer starts mainClass with server JVM settings. Output is appended
-// to logPath, so a restarted node keeps one log.
-func (d *Distribution) startServer(name, dir, logPath string, jvm []string, mainClass string, args ...string) (*process, error) {
-	return d.startServerWith(serverJVMOpts, name, dir, logPath, jvm, mainClass, args...)
-}
-
-// startServerWith is startServer with base in place of the harness's server
-// JVM options.
-func (d *Distribution) startServerWith(base []string, name, dir, logPath string, jvm []string, mainClass string, args ...string) (*process, error) {
+// startServer starts mainClass with the JVM options base (serverJVMOpts,
+// or a server's own) and jvm after them. Output is appended to logPath, so
+// a restarted node keeps one log.
+func (d *Distribution) startServer(base []string, name, dir, logPath string, jvm []string, mainClass string, args ...string) (*process, error) {
 	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("kafkatest: %s: %w", name, err)

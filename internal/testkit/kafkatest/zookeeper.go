@@ -128,7 +128,7 @@ func (z *ZooKeeper) start() error {
 	if z.jvmOpts != nil {
 		base = z.jvmOpts
 	}
-	p, err := z.d.startServerWith(base, "zookeeper", z.Dir, z.LogPath(), nil, z.d.Tools.ZooKeeper, z.Config)
+	p, err := z.d.startServer(base, "zookeeper", z.Dir, z.LogPath(), nil, z.d.Tools.ZooKeeper, z.Config)
 	if err != nil {
 		return err
 	}
