@@ -11,6 +11,9 @@
 // options of Kafka's own scripts (kafka-run-class.sh's defaults, not the
 // test harness's quick-start settings), or a ceiling (reading the file and
 // CRC-32C over it; a plain pipelined getData loop over every znode). The
+// servers are run as Kafka's scripts run them too: the ZooKeeper the live
+// rows read as zookeeper-server-start.sh does, Kafka's own migration as
+// kafka-server-start.sh does (zkScriptJVMOpts, kafkaServerJVMOpts). The
 // ratio is the peer's median over the row's. The table carries the date and
 // the machine's load, since a shared machine's figures move with it. A
 // row at the larger of two sizes says its growth over the smaller's (time
