@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // RichOptions selects the parts of the rich metadata set a cluster can take.
@@ -177,7 +178,60 @@ func PopulateRich(ctx context.Context, c *Cluster, adm *kadm.Client, opts RichOp
 	}
 	delete(md.Topics, md.Deleted)
 	did("DeleteTopics %s", md.Deleted)
+	if err := waitTopicGone(ctx, c, md.Deleted); err != nil {
+		return md, err
+	}
 	return md, nil
+}
+
+// waitTopicGone waits until no broker's metadata lists topic. A deletion
+// is the controller's answer, and each broker learns of it later (in
+// ZooKeeper mode from the controller's UpdateMetadata): until then a
+// broker still lists the topic, while a DescribeConfigs of it already
+// fails with UNKNOWN_TOPIC_OR_PARTITION (make test, 2026-12-06: the admin
+// view taken right after PopulateRich). Every topic is asked for, never
+// this one by name: a Metadata request naming a topic may create it.
+func waitTopicGone(ctx context.Context, c *Cluster, topic string) error {
+	cl, err := kgo.NewClient(c.ClientOpts()...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	for {
+		listed, err := topicListedBy(ctx, cl, adm, topic)
+		if err == nil && listed < 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("deleted topic %s still listed (broker %d, %v): %w", topic, listed, err, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// topicListedBy returns the id of a broker whose metadata lists topic, -1
+// when none does.
+func topicListedBy(ctx context.Context, cl *kgo.Client, adm *kadm.Client, topic string) (int32, error) {
+	bs, err := adm.ListBrokers(ctx)
+	if err != nil {
+		return -1, err
+	}
+	for _, b := range bs {
+		req := kmsg.NewPtrMetadataRequest()
+		req.Topics = nil // every topic
+		resp, err := req.RequestWith(ctx, cl.Broker(int(b.NodeID)))
+		if err != nil {
+			return b.NodeID, err
+		}
+		for _, t := range resp.Topics {
+			if t.Topic != nil && *t.Topic == topic {
+				return b.NodeID, nil
+			}
+		}
+	}
+	return -1, nil
 }
 
 // The parts of the rich set that the committed KRaft fixtures
