@@ -57,10 +57,8 @@ runall() {
 
 # lanes runs the lanes (see above) and fails when any run did.
 lanes() {
-  local rc=0 lane=() pids=() files=() f i
-  local -a args=("$@" "|||")
-  local first=()
-  for a in "${args[@]}"; do
+  local rc=0 lane=() first=() pids=() files=() a f i
+  for a in "$@" "|||"; do
     if [ "$a" != "|||" ]; then
       lane+=("$a")
       continue

@@ -24,25 +24,30 @@ import (
 // bin/kafka-run-class.sh, "Memory options" and "JVM performance options").
 // The test harness's own tool settings (C1 only, serial GC) are for quick
 // test tools and would misstate what a user sees.
-var kafkaScriptJVMOpts = []string{"-Xmx256M", "-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+var kafkaScriptJVMOpts = append([]string{"-Xmx256M"}, kafkaPerfJVMOpts...)
+
+// kafkaPerfJVMOpts are kafka-run-class.sh's KAFKA_JVM_PERFORMANCE_OPTS,
+// which every one of Kafka's scripts runs with; each script sets its own
+// heap.
+var kafkaPerfJVMOpts = []string{"-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
 	"-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent", "-XX:MaxInlineLevel=15",
 	"-Djava.awt.headless=true"}
 
 // zkScriptJVMOpts run the bench's ZooKeeper as Kafka 3.x's
 // zookeeper-server-start.sh runs it when the user sets nothing: its
-// KAFKA_HEAP_OPTS="-Xmx512M -Xms512M" and the same performance options
-// (its GC log, -loggc, left out). The harness's server settings (C1 only,
-// a serial GC, a heap that starts at 64 MiB and grows) are made to start
-// quickly in tests, and serve reads more slowly than a ZooKeeper users
-// run: the multiRead ceiling of the live rows took 0.37 s against them and
-// 0.27 s against these (median of 9, 2026-12-06).
-var zkScriptJVMOpts = append([]string{"-Xmx512M", "-Xms512M"}, kafkaScriptJVMOpts[1:]...)
+// KAFKA_HEAP_OPTS="-Xmx512M -Xms512M" and the performance options (its GC
+// log, -loggc, left out). The harness's server settings (C1 only, a serial
+// GC, a heap that starts at 64 MiB and grows) are made to start quickly in
+// tests, and serve reads more slowly than a ZooKeeper users run: the
+// multiRead ceiling of the live rows took 0.37 s against them and 0.27 s
+// against these (median of 9, 2026-12-06).
+var zkScriptJVMOpts = append([]string{"-Xmx512M", "-Xms512M"}, kafkaPerfJVMOpts...)
 
 // kafkaServerJVMOpts run a Kafka server as kafka-server-start.sh runs it:
-// KAFKA_HEAP_OPTS="-Xmx1G -Xms1G" and the same performance options (its
-// GC log left out). The bench's peer for the live ZooKeeper read, Kafka's
-// own migration, runs with them.
-var kafkaServerJVMOpts = append([]string{"-Xmx1G", "-Xms1G"}, kafkaScriptJVMOpts[1:]...)
+// KAFKA_HEAP_OPTS="-Xmx1G -Xms1G" and the performance options (its GC log
+// left out). The bench's peer for the live ZooKeeper read, Kafka's own
+// migration, runs with them.
+var kafkaServerJVMOpts = append([]string{"-Xmx1G", "-Xms1G"}, kafkaPerfJVMOpts...)
 
 // benchBin skips t unless KMETA_BENCH=1 (make bench) and returns the
 // kmeta binary the rows run.

@@ -346,11 +346,7 @@ func (c *Cluster) startNodes(timeout time.Duration, ids ...int) error {
 			f.Close()
 		}
 		start, _ := os.Stat(n.LogPath())
-		base := serverJVMOpts
-		if n.JVMOpts != nil {
-			base = n.JVMOpts
-		}
-		p, err := c.Dist.startServer(base, fmt.Sprintf("node %d", id), n.Dir, n.LogPath(), n.JVM, c.Dist.Tools.Kafka, n.Config)
+		p, err := c.Dist.startServer(n.JVMOpts, fmt.Sprintf("node %d", id), n.Dir, n.LogPath(), n.JVM, c.Dist.Tools.Kafka, n.Config)
 		if err != nil {
 			return err
 		}

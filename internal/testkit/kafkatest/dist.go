@@ -47,20 +47,13 @@ func (d *Distribution) Command(ctx context.Context, mainClass string, args ...st
 	// The caller runs the command: it maps a class archive that exists
 	// but cannot finish writing one (cds.go).
 	cds, _ := d.cdsArgs(false, mainClass, false)
-	return exec.CommandContext(ctx, d.Java, d.javaArgs(false, cds, mainClass, args)...)
+	return exec.CommandContext(ctx, d.Java, d.javaArgs(toolJVMOpts, false, cds, mainClass, args)...)
 }
 
-func (d *Distribution) javaArgs(server bool, extra []string, mainClass string, args []string) []string {
-	opts := toolJVMOpts
-	if server {
-		opts = serverJVMOpts
-	}
-	return d.javaArgsWith(opts, server, extra, mainClass, args)
-}
-
-// javaArgsWith is javaArgs with opts in place of the harness's own JVM
-// options.
-func (d *Distribution) javaArgsWith(opts []string, server bool, extra []string, mainClass string, args []string) []string {
+// javaArgs is the java command line of mainClass: the JVM options opts
+// (toolJVMOpts, serverJVMOpts or a server's own), the tool's or the
+// server's log configuration, extra options, then args.
+func (d *Distribution) javaArgs(opts []string, server bool, extra []string, mainClass string, args []string) []string {
 	a := append([]string{}, opts...)
 	a = append(a, d.logConfigArg(server))
 	a = append(a, extra...)
@@ -72,7 +65,7 @@ func (d *Distribution) javaArgsWith(opts []string, server bool, extra []string, 
 // non-nil when the JVM exits non-zero; stderr then says why.
 func (d *Distribution) Run(ctx context.Context, mainClass string, args ...string) (stdout, stderr []byte, err error) {
 	cds, tmp := d.cdsArgs(false, mainClass, true)
-	cmd := exec.CommandContext(ctx, d.Java, d.javaArgs(false, cds, mainClass, args)...)
+	cmd := exec.CommandContext(ctx, d.Java, d.javaArgs(toolJVMOpts, false, cds, mainClass, args)...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	start := time.Now()

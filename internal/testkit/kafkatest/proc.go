@@ -23,16 +23,19 @@ type process struct {
 	waitErr   error
 }
 
-// startServer starts mainClass with the JVM options base (serverJVMOpts,
-// or a server's own) and jvm after them. Output is appended to logPath, so
-// a restarted node keeps one log.
+// startServer starts mainClass with the JVM options base (nil: the
+// harness's, serverJVMOpts) and jvm after them. Output is appended to
+// logPath, so a restarted node keeps one log.
 func (d *Distribution) startServer(base []string, name, dir, logPath string, jvm []string, mainClass string, args ...string) (*process, error) {
 	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("kafkatest: %s: %w", name, err)
 	}
+	if base == nil {
+		base = serverJVMOpts
+	}
 	cds, tmp := d.cdsArgs(true, mainClass, true)
-	cmd := exec.Command(d.Java, d.javaArgsWith(base, true, append(slices.Clone(jvm), cds...), mainClass, args)...)
+	cmd := exec.Command(d.Java, d.javaArgs(base, true, append(slices.Clone(jvm), cds...), mainClass, args)...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = lf, lf
 	setParentDeathSignal(cmd)

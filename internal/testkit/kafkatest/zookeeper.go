@@ -124,11 +124,7 @@ func (z *ZooKeeper) LogPath() string { return filepath.Join(z.Dir, "server.log")
 func (z *ZooKeeper) Running() bool { return z.proc != nil && !z.proc.exited() }
 
 func (z *ZooKeeper) start() error {
-	base := serverJVMOpts
-	if z.jvmOpts != nil {
-		base = z.jvmOpts
-	}
-	p, err := z.d.startServer(base, "zookeeper", z.Dir, z.LogPath(), nil, z.d.Tools.ZooKeeper, z.Config)
+	p, err := z.d.startServer(z.jvmOpts, "zookeeper", z.Dir, z.LogPath(), nil, z.d.Tools.ZooKeeper, z.Config)
 	if err != nil {
 		return err
 	}
