@@ -547,7 +547,8 @@ func (w *onlineWalk) finish(ctx context.Context) {
 	// fail all the same.
 	n := res.NotEnoughReplicas()
 	if gated := w.runner.Kmeta != nil; (gated && n > 0) || len(res.Failed) > 0 {
-		w.t.Errorf("traffic: %d NOT_ENOUGH_REPLICAS answers (first seen %v), %d failed records: %s", n, res.ProbeFirst, len(res.Failed), res)
+		w.t.Errorf("traffic: %d NOT_ENOUGH_REPLICAS answers (first seen %v), %d failed records: %s\n%s", n, res.ProbeFirst, len(res.Failed), res,
+			strings.Join(res.Failed[:min(len(res.Failed), 10)], "\n"))
 	} else if n > 0 {
 		w.t.Logf("traffic: %d NOT_ENOUGH_REPLICAS answers to ungated restarts (first seen %v)", n, res.ProbeFirst)
 	}

@@ -71,7 +71,7 @@ func (d *Distribution) Run(ctx context.Context, mainClass string, args ...string
 	start := time.Now()
 	err = cmd.Run()
 	d.cdsFinish(false, mainClass, tmp, cmd.ProcessState)
-	logJVM("tool", d.Version, mainClass, start, cmd.ProcessState)
+	logJVM("tool", d.Version, mainClass, "", start, cmd.ProcessState)
 	if err != nil {
 		err = fmt.Errorf("kafkatest: %s %s: %w\n%s", mainClass, strings.Join(args, " "), err, tail(e.Bytes(), 30))
 	}

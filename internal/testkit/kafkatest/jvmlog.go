@@ -9,7 +9,8 @@ import (
 
 // KMETA_JVM_LOG names a file that gets one line per JVM the harness ran
 // (tools and servers): when it ended, its kind, the release, the main
-// class, its wall time and the CPU time it used (user+system). The CPU
+// class, its wall time, the CPU time it used (user+system) and, for a
+// server, its log file (whose temporary directory names the test). The CPU
 // time is what a loaded machine does not inflate, so it tells where make
 // test's time goes whatever else runs: `sort -k6 -n` the file.
 var jvmLog struct {
@@ -18,7 +19,7 @@ var jvmLog struct {
 	once sync.Once
 }
 
-func logJVM(kind, version, mainClass string, start time.Time, ps *os.ProcessState) {
+func logJVM(kind, version, mainClass, logPath string, start time.Time, ps *os.ProcessState) {
 	path := os.Getenv("KMETA_JVM_LOG")
 	if path == "" || ps == nil {
 		return
@@ -32,6 +33,6 @@ func logJVM(kind, version, mainClass string, start time.Time, ps *os.ProcessStat
 		return
 	}
 	cpu := ps.UserTime() + ps.SystemTime()
-	fmt.Fprintf(jvmLog.f, "%s %s %s %s wall=%.2f cpu=%.2f\n", time.Now().UTC().Format(time.RFC3339), kind, version, mainClass,
-		time.Since(start).Seconds(), cpu.Seconds())
+	fmt.Fprintf(jvmLog.f, "%s %s %s %s wall=%.2f cpu=%.2f %s\n", time.Now().UTC().Format(time.RFC3339), kind, version, mainClass,
+		time.Since(start).Seconds(), cpu.Seconds(), logPath)
 }

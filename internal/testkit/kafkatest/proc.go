@@ -48,7 +48,7 @@ func (d *Distribution) startServer(base []string, name, dir, logPath string, jvm
 	go func() {
 		p.waitErr = cmd.Wait()
 		d.cdsFinish(true, mainClass, tmp, cmd.ProcessState)
-		logJVM("server", d.Version, mainClass, start, cmd.ProcessState)
+		logJVM("server", d.Version, mainClass, logPath, start, cmd.ProcessState)
 		lf.Close()
 		close(p.done)
 	}()
