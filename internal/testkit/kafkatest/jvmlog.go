@@ -10,9 +10,12 @@ import (
 // KMETA_JVM_LOG names a file that gets one line per JVM the harness ran
 // (tools and servers): when it ended, its kind, the release, the main
 // class, its wall time, the CPU time it used (user+system) and, for a
-// server, its log file (whose temporary directory names the test). The CPU
-// time is what a loaded machine does not inflate, so it tells where make
-// test's time goes whatever else runs: `sort -k6 -n` the file.
+// server, its log file. The CPU time is what a loaded machine inflates
+// least, so it tells where make test's time goes whatever else runs:
+// `sort -k6 -n` the file. StartKRaft, StartZKCluster and StartZooKeeper
+// name their directory in the test's log ("kafkatest: ... dir
+// /tmp/kmeta-kafka-..."), so with the `go test -json` stream
+// (KMETA_TEST_JSON) a server's CPU can be put down to its test.
 var jvmLog struct {
 	sync.Mutex
 	f    *os.File
