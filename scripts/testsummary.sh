@@ -58,6 +58,8 @@ runall() {
 # lanes runs the lanes (see above) and fails when any run did.
 lanes() {
   local rc=0 lane=() first=() pids=() files=() a f i
+  # The buffered lanes' files go however the run ends (an interrupt too).
+  trap 'rm -f "${files[@]}"' EXIT
   for a in "$@" "|||"; do
     if [ "$a" != "|||" ]; then
       lane+=("$a")
