@@ -36,6 +36,9 @@ func logJVM(kind, version, mainClass, logPath string, start time.Time, ps *os.Pr
 		return
 	}
 	cpu := ps.UserTime() + ps.SystemTime()
-	fmt.Fprintf(jvmLog.f, "%s %s %s %s wall=%.2f cpu=%.2f %s\n", time.Now().UTC().Format(time.RFC3339), kind, version, mainClass,
+	if logPath != "" {
+		logPath = " " + logPath
+	}
+	fmt.Fprintf(jvmLog.f, "%s %s %s %s wall=%.2f cpu=%.2f%s\n", time.Now().UTC().Format(time.RFC3339), kind, version, mainClass,
 		time.Since(start).Seconds(), cpu.Seconds(), logPath)
 }
