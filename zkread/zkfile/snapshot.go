@@ -345,6 +345,8 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 	}
 	s.i64("dbid")
 	t := newDataTree()
+	t.aheadOK = true
+	defer t.stopAhead()
 	t.SnapshotZxid, _ = ZxidFromName(name)
 	ns := s.count("session count")
 	if ns > maxSessions {

@@ -125,6 +125,28 @@ type DataTree struct {
 	// kidsOK: kids is up to date (no node was added or removed since).
 	kidsOK   bool
 	finished bool
+	// aheadOK: the snapshot's read may make blocks and arenas ahead
+	// (treeAhead), which it does once the tree is big; ahead is that
+	// goroutine, until stopAhead.
+	aheadOK bool
+	ahead   *treeAhead
+}
+
+// makeAhead lets a snapshot's read make its blocks ahead (tests compare
+// the trees read with and without).
+var makeAhead = true
+
+// arenaBytes is the size of the arenas snapshot names and data are read
+// into.
+const arenaBytes = 1 << 20
+
+// stopAhead ends the making of blocks ahead, if it started.
+func (t *DataTree) stopAhead() {
+	t.aheadOK = false
+	if t.ahead != nil {
+		t.ahead.close()
+		t.ahead = nil
+	}
 }
 
 // cnode is a node: its Stat without what is derived or rare (see stat),
@@ -282,7 +304,18 @@ func (t *DataTree) newNode() (Ref, *cnode) {
 		panic("zkfile: more than 2^31 znodes") // unreachable: jute.maxbuffer and memory bound a tree long before
 	}
 	if r == t.capN {
-		b := make([]cnode, 1<<min(minBlockBits+len(t.blocks), maxBlockBits))
+		var b []cnode
+		switch size := 1 << min(minBlockBits+len(t.blocks), maxBlockBits); {
+		case size < 1<<maxBlockBits || !t.aheadOK || !makeAhead:
+			b = make([]cnode, size)
+		default:
+			// A tree this big is a big snapshot: its next blocks and
+			// arenas are made on another goroutine from now on.
+			if t.ahead == nil {
+				t.ahead = startTreeAhead()
+			}
+			b = t.ahead.block()
+		}
 		t.blocks = append(t.blocks, b)
 		t.capN += Ref(len(b))
 	}
@@ -295,13 +328,19 @@ func (t *DataTree) newNode() (Ref, *cnode) {
 // alloc returns n bytes held by the tree, to be filled by the caller
 // before anyone reads them, and their bref.
 func (t *DataTree) alloc(n int) ([]byte, bref) {
-	const arena = 1 << 20
+	const arena = arenaBytes
 	if n > arena/8 {
 		b := make([]byte, n)
 		return b, t.hold(b)
 	}
 	if len(t.free) < n {
-		t.chunks = append(t.chunks, make([]byte, arena))
+		var chunk []byte
+		if t.ahead != nil {
+			chunk = t.ahead.arena()
+		} else {
+			chunk = make([]byte, arena)
+		}
+		t.chunks = append(t.chunks, chunk)
 		t.arena = uint32(len(t.chunks) - 1)
 		t.free = t.chunks[t.arena]
 	}
