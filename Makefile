@@ -118,6 +118,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseAdminConnections$$' -fuzztime $(FUZZTIME) ./zkread
 	$(GO) test -run '^$$' -fuzz '^FuzzSnapshot$$' -fuzztime $(FUZZTIME) ./zkread/zkfile
 	$(GO) test -run '^$$' -fuzz '^FuzzTxn$$' -fuzztime $(FUZZTIME) ./zkread/zkfile
+	$(GO) test -run '^$$' -fuzz '^FuzzAdler$$' -fuzztime $(FUZZTIME) ./zkread/zkfile
 
 # Issue 8's mutation campaign: internal/testkit/mutate's mutants of every file kind
 # through the built binary, every command and format. KMETA_MUTANTS=N per

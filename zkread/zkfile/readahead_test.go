@@ -70,3 +70,55 @@ func TestReadAhead(t *testing.T) {
 	ra.read(make([]byte, 10))
 	ra.stop()
 }
+
+// adlerUpdate is hash/adler32's checksum, continued from any split, on
+// lengths about every boundary of its runs and blocks and on bytes that
+// fill its lanes most (0xff).
+func TestAdlerUpdate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	lengths := []int{4095, 4096, 4097, 5552, 8*512*adlerRun - 1, 8 * 512 * adlerRun, 3*8*512 + 8*adlerRun + 5, 1 << 20}
+	for n := range 8*adlerRun*3 + 2 {
+		lengths = append(lengths, n)
+	}
+	for _, n := range lengths {
+		for _, fill := range []string{"zero", "ff", "random"} {
+			b := make([]byte, n)
+			for i := range b {
+				switch fill {
+				case "ff":
+					b[i] = 0xff
+				case "random":
+					b[i] = byte(rng.Uint32())
+				}
+			}
+			want := adler32.Checksum(b)
+			for _, split := range []int{0, min(1, n), n / 3, n / 2, n} {
+				if got := adlerUpdate(adlerUpdate(1, b[:split]), b[split:]); got != want {
+					t.Fatalf("%d bytes (%s) split at %d: %#x, want %#x", n, fill, split, got, want)
+				}
+			}
+		}
+	}
+}
+
+func FuzzAdler(f *testing.F) {
+	f.Add(bytes.Repeat([]byte{0xff}, 3000), uint(1000))
+	f.Add([]byte("ZKSN"), uint(2))
+	f.Fuzz(func(t *testing.T, b []byte, split uint) {
+		s := int(split % uint(len(b)+1))
+		if got, want := adlerUpdate(adlerUpdate(1, b[:s]), b[s:]), adler32.Checksum(b); got != want {
+			t.Fatalf("%d bytes split at %d: %#x, want %#x", len(b), s, got, want)
+		}
+	})
+}
+
+func BenchmarkAdlerUpdate(b *testing.B) {
+	buf := make([]byte, 1<<20)
+	for i := range buf {
+		buf[i] = byte(i * 7)
+	}
+	b.SetBytes(int64(len(buf)))
+	for b.Loop() {
+		adlerUpdate(1, buf)
+	}
+}
