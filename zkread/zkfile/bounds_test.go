@@ -101,36 +101,11 @@ func TestLogEntryLengthBound(t *testing.T) {
 // snapshotWith builds a minimal snapshot: the root, /zookeeper, one node
 // /big holding data, and the seal.
 func snapshotWith(data []byte) []byte {
-	var b bytes.Buffer
-	i32 := func(v int32) { binary.Write(&b, binary.BigEndian, v) }
-	i64 := func(v int64) { binary.Write(&b, binary.BigEndian, v) }
-	str := func(s string) { i32(int32(len(s))); b.WriteString(s) }
-	node := func(path string, data []byte) {
-		str(path)
-		i32(int32(len(data)))
-		b.Write(data)
-		i64(-1) // OPEN_ACL_UNSAFE
-		for range 4 {
-			i64(1) // czxid, mzxid, ctime, mtime
-		}
-		for range 3 {
-			i32(0) // version, cversion, aversion
-		}
-		i64(0) // ephemeralOwner
-		i64(1) // pzxid
-	}
-	i32(snapMagic)
-	i32(2)
-	i64(0)
-	i32(0) // sessions
-	i32(0) // ACL cache
-	node("", nil)
-	node("/zookeeper", nil)
-	node("/big", data)
-	str("/")
-	i64(int64(adler32.Checksum(b.Bytes())))
-	str("/")
-	return b.Bytes()
+	w := newSnapWriter()
+	w.node("", []byte{}, 1)
+	w.node("/zookeeper", []byte{}, 1)
+	w.node("/big", append([]byte{}, data...), 1)
+	return w.seal()
 }
 
 // TestSnapshotJuteMaxBuffer: node data longer than jute.maxbuffer allows

@@ -1,10 +1,7 @@
 package zkfile
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
-	"hash/adler32"
 	"strings"
 	"testing"
 )
@@ -12,32 +9,11 @@ import (
 // snapshotOf builds a snapshot holding the given node records, in order,
 // without data ("" is the root record).
 func snapshotOf(paths ...string) []byte {
-	var b bytes.Buffer
-	i32 := func(v int32) { binary.Write(&b, binary.BigEndian, v) }
-	i64 := func(v int64) { binary.Write(&b, binary.BigEndian, v) }
-	str := func(s string) { i32(int32(len(s))); b.WriteString(s) }
-	i32(snapMagic)
-	i32(2)
-	i64(0)
-	i32(0) // sessions
-	i32(0) // ACL cache
+	w := newSnapWriter()
 	for _, p := range paths {
-		str(p)
-		i32(-1) // null data
-		i64(-1) // OPEN_ACL_UNSAFE
-		for range 4 {
-			i64(1)
-		}
-		for range 3 {
-			i32(0)
-		}
-		i64(0)
-		i64(1)
+		w.node(p, nil, 1)
 	}
-	str("/")
-	i64(int64(adler32.Checksum(b.Bytes())))
-	str("/")
-	return b.Bytes()
+	return w.seal()
 }
 
 // TestDuplicateNode: a node recorded twice is corruption, also when a

@@ -2,10 +2,8 @@ package zkfile
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/adler32"
 	"runtime"
 	"slices"
 	"testing"
@@ -17,36 +15,12 @@ import (
 // tree size at which blocks and arenas are made ahead (treeAhead), and
 // over several arenas.
 func bigSnapshot(topics, partitions int) []byte {
-	var b bytes.Buffer
-	i32 := func(v int32) { binary.Write(&b, binary.BigEndian, v) }
-	i64 := func(v int64) { binary.Write(&b, binary.BigEndian, v) }
-	str := func(s string) { i32(int32(len(s))); b.WriteString(s) }
+	w := newSnapWriter()
 	zxid := int64(0)
 	node := func(path string, data []byte) {
 		zxid++
-		str(path)
-		if data == nil {
-			i32(-1)
-		} else {
-			i32(int32(len(data)))
-			b.Write(data)
-		}
-		i64(-1) // OPEN_ACL_UNSAFE
-		i64(zxid)
-		i64(zxid + 1)
-		i64(zxid * 1000)
-		i64(zxid*1000 + 1)
-		i32(int32(zxid % 7))
-		i32(0)
-		i32(0)
-		i64(0)
-		i64(zxid + 2)
+		w.node(path, data, zxid)
 	}
-	i32(snapMagic)
-	i32(2)
-	i64(0)
-	i32(0) // sessions
-	i32(0) // ACL cache
 	node("", nil)
 	node("/brokers", nil)
 	node("/brokers/topics", nil)
@@ -60,10 +34,7 @@ func bigSnapshot(topics, partitions int) []byte {
 			node(part+"/state", fmt.Appendf(nil, `{"controller_epoch":1,"leader":%d,"version":1,"leader_epoch":%d,"isr":[1,2,3]}%s`, p%3+1, tp, bytes.Repeat([]byte{' '}, (tp*partitions+p)%1000)))
 		}
 	}
-	str("/")
-	i64(int64(adler32.Checksum(b.Bytes())))
-	str("/")
-	return b.Bytes()
+	return w.seal()
 }
 
 // A snapshot read with its blocks and arenas made ahead, on another
