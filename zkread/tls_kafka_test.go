@@ -31,12 +31,11 @@ func TestLiveTLS(t *testing.T) {
 	writePEM(t, filepath.Join(dir, "server.pem"), srv, srvKey)
 	writePEM(t, filepath.Join(dir, "client.crt"), cli, nil)
 	writePEM(t, filepath.Join(dir, "client.key"), nil, cliKey)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ports, err := kafkatest.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	port := ports[0]
 	zks := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{Props: map[string]string{
 		"secureClientPort":        strconv.Itoa(port),
 		"secureClientPortAddress": "127.0.0.1",

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -616,27 +615,6 @@ func peakRSSOf(arg string) int64 {
 	return peakrss.VmHWM(filepath.Join(dir, "status"))
 }
 
-// freeTCPPorts picks n free ports on 127.0.0.1.
-func freeTCPPorts(t *testing.T, n int) []int {
-	t.Helper()
-	var out []int
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	return out
-}
-
 // kafkaMigration is what Kafka 3.9.2's own migration of a ZooKeeper
 // layout reported.
 type kafkaMigration struct {
@@ -658,7 +636,10 @@ func kafkaMigrateZK(t *testing.T, d *kafkatest.Distribution, zks *kafkatest.ZooK
 	// ZooKeeper-mode broker with migration enabled (kafka-metadata.md §6.1).
 	c := kafkatest.NewCluster(t, d)
 	c.ClusterID = clusterID
-	ports := freeTCPPorts(t, 2)
+	ports, err := kafkatest.FreePorts(2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctrl := c.AddNode(zkBenchController, "controller", map[string]string{
 		"process.roles":                       "controller",
 		"node.id":                             strconv.Itoa(zkBenchController),

@@ -24,3 +24,18 @@ func lockFile(path string) (unlock func(), err error) {
 		f.Close()
 	}, nil
 }
+
+// tryLock takes an exclusive advisory lock on path without waiting: the
+// open file holding it, or false when another process holds it. The lock
+// dies with the file or the process.
+func tryLock(path string) (*os.File, bool) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, true // no lock to take: as good as free
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, false
+	}
+	return f, true
+}
