@@ -46,7 +46,9 @@
 // ZooKeeper and ZooKeeper-mode 3.9 brokers under an optional chroot (a
 // ZooKeeper is up once its srvr command answers: it serves only after it
 // has loaded its data and written its start-up snapshot). All
-// listen on free ports of 127.0.0.1 and live in a temporary directory, one
+// listen on free ports of 127.0.0.1 (below the kernel's ephemeral range,
+// each locked across test processes until its chooser exits: ports.go)
+// and live in a temporary directory, one
 // subdirectory per node holding server.properties, server.log (the JVM's
 // stdout and stderr, INFO level) and data/. Readiness is the log line
 // "Kafka Server started" (KRaft) or "started (kafka.server.KafkaServer)"
