@@ -191,9 +191,8 @@ func (ra *readAhead) sum() uint32 {
 func adlerUpdate(a uint32, p []byte) uint32 {
 	const (
 		mod = 65521
-		// adlerRun is a run's words; adlerBlock a block's (Q's 32-bit
-		// lanes stay under 255·K(K+1)/2 < 2^32; s1 and s2 are reduced once
-		// a block).
+		// adlerBlock is a block's words: Q's 32-bit lanes stay under
+		// 255·K(K+1)/2 < 2^32; s1 and s2 are reduced once a block.
 		adlerBlock = 512
 		m32        = 0x0000ffff0000ffff
 	)

@@ -345,7 +345,7 @@ func decodeSnapshot(name string, r io.Reader, maxBuffer int) (*Snapshot, error) 
 	}
 	s.i64("dbid")
 	t := newDataTree()
-	t.aheadOK = true
+	t.aheadOK = makeAhead
 	defer t.stopAhead()
 	t.SnapshotZxid, _ = ZxidFromName(name)
 	ns := s.count("session count")

@@ -306,7 +306,7 @@ func (t *DataTree) newNode() (Ref, *cnode) {
 	if r == t.capN {
 		var b []cnode
 		switch size := 1 << min(minBlockBits+len(t.blocks), maxBlockBits); {
-		case size < 1<<maxBlockBits || !t.aheadOK || !makeAhead:
+		case size < 1<<maxBlockBits || !t.aheadOK:
 			b = make([]cnode, size)
 		default:
 			// A tree this big is a big snapshot: its next blocks and
