@@ -135,6 +135,13 @@ type onlineWalk struct {
 	timeline []string
 	// phaseSeen is when a status first said each phase.
 	phaseSeen map[string]time.Time
+	// dirSeen is when a status from the sources status --watch reads
+	// (ZooKeeper and the first controller's log dir) first said each
+	// phase. The live quorum says PreKRaft as soon as a controller runs
+	// without the migration flag; the log has it only once that
+	// controller's registration is replicated, seconds later on a loaded
+	// machine: the watch is timed against what it can see.
+	dirSeen map[string]time.Time
 	// commandConfig is the client settings to ask the controllers of a
 	// secured cluster with (status's --command-config with
 	// --bootstrap-controller, stage's --controller-command-config).
@@ -187,7 +194,7 @@ func startOnlineWalk(t *testing.T, ctx context.Context, o walkOptions) *onlineWa
 	c := kafkatest.StartZKCluster(t, d, zks, kafkatest.ZKClusterOptions{Brokers: 3, Chroot: chroot, SASL: o.rich, Authorizer: o.rich, Props: o.brokerProps,
 		Security: o.security, TLS: o.tls})
 	w := &onlineWalk{t: t, d: d, zk: zks, c: c, zkSrc: "zk://" + zks.Connect(chroot), zkFiles: map[int]string{}, current: map[int]string{},
-		live: o.version >= "3.7", quotaBugs: o.quotaBugs, phaseSeen: map[string]time.Time{}}
+		live: o.version >= "3.7", quotaBugs: o.quotaBugs, phaseSeen: map[string]time.Time{}, dirSeen: map[string]time.Time{}}
 	if o.security != "" {
 		w.commandConfig = c.ControllerClientProperties(t)
 		w.brokerConfig = c.BrokerClientProperties(t)
@@ -301,6 +308,9 @@ func (w *onlineWalk) status(src []string) (int, walkStatus) {
 	var s walkStatus
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		w.t.Fatalf("migrate status %v: exit %d, not JSON (%v): %s\nstderr: %s", src, code, err, out, stderr)
+	}
+	if _, ok := w.dirSeen[s.Phase]; !ok && w.dirSeen != nil && len(src) > 0 && src[0] == "--kraft" {
+		w.dirSeen[s.Phase] = time.Now()
 	}
 	if _, ok := w.phaseSeen[s.Phase]; !ok && w.phaseSeen != nil {
 		w.phaseSeen[s.Phase] = time.Now()
@@ -1076,7 +1086,7 @@ func (w *onlineWalk) stopAndWatch(ctx context.Context, ww *walkWatch, id int) {
 
 // checkWatch stops the watch and checks it printed every phase change
 // from KRaftMigration to last, in order, each within two intervals of the
-// walk's first status saying it.
+// walk's first status from the same sources (dirSeen) saying it.
 func (w *onlineWalk) checkWatch(ww *walkWatch, last string) {
 	w.t.Helper()
 	// A phase is printed within two intervals of the walk seeing it.
@@ -1092,10 +1102,11 @@ func (w *onlineWalk) checkWatch(ww *walkWatch, last string) {
 			if rest, ok := strings.CutPrefix(ch, "phase "); ok {
 				_, to, _ := strings.Cut(rest, " → ")
 				phases = append(phases, to)
-				seen, ok := w.phaseSeen[to]
+				seen, ok := w.dirSeen[to]
 				if !ok {
 					continue
 				}
+				w.timeline = append(w.timeline, fmt.Sprintf("watch printed %s %s after the walk's status from the same sources said it", to, ev.Time.Sub(seen).Round(100*time.Millisecond)))
 				if to == "PreKRaft" && !w.live {
 					// The watch reads ZooKeeper and the log only, and
 					// below 3.7-IV0 the log registers no controller (no
