@@ -91,6 +91,11 @@ func Open(t testing.TB, path string) *Page {
 		chromedp.Flag("no-first-run", true),
 		chromedp.Flag("no-default-browser-check", true),
 		chromedp.UserDataDir(t.TempDir()),
+		// Chromium puts its profile's singleton socket in a directory of
+		// its own under TMPDIR and removes it only when it exits on its
+		// own; the test's end kills it, which left one directory behind
+		// in /tmp for every page opened.
+		chromedp.Env("TMPDIR=" + t.TempDir()),
 		chromedp.WindowSize(Width, Height),
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
