@@ -318,7 +318,17 @@ func readPoint(c *cli.Context, spec source.Spec, opts source.Options, showProgre
 		p = newProgress(c, "reading "+spec.String(), unit)
 		opts.Progress = p.Update
 	}
+	restore := func() {}
+	if spec.World == model.WorldZooKeeper && spec.ZK.Access == zkread.AccessDataDir {
+		// Until source.Load collects the tree, everything the read and
+		// the decode allocate is kept (the tree, then the image beside
+		// it): a collection before then finds nothing to free, and marks
+		// the half-built image (at a million partitions, one of about
+		// 0.07 s of CPU).
+		restore = lessGC()
+	}
 	res, err := source.Load(c.Context, spec, opts)
+	restore()
 	p.Done()
 	if err != nil {
 		if errors.Is(err, source.ErrPastEnd) {
@@ -373,14 +383,8 @@ func loadViewsWarn(c *cli.Context, specs []source.Spec, opts func(source.Spec) s
 	var rest []int
 	for i, spec := range specs {
 		if spec.World == model.WorldZooKeeper && spec.ZK.Access == zkread.AccessDataDir {
-			// Until source.Load collects the tree, everything the read
-			// and the decode allocate is kept (the tree, then the image
-			// beside it): a collection before then finds nothing to
-			// free, and marks the half-built image (at a million
-			// partitions, one of about 0.07 s of CPU).
-			restore := lessGC()
+			// Alone (readPoint keeps the collector off its tree).
 			load(i)
-			restore()
 			continue
 		}
 		rest = append(rest, i)

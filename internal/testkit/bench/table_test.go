@@ -160,6 +160,38 @@ type stat struct {
 	cpu           time.Duration // median user+sys; 0: not measured
 	rss           int64         // KiB, max over the runs; 0: not measured
 	n             int
+	// paired, when set, is the row's ratio to its peer as the median of
+	// the ratios of runs made in pairs, the peer's and the row's one after
+	// the other (pairedRatio); the table prints it instead of the ratio
+	// of the two medians, which on a VM whose speed moves from one minute
+	// to the next mixes runs made at different speeds.
+	paired float64
+}
+
+// pairedRatio is the median over i of peer[i]/row[i]: runs made in pairs,
+// each pair within seconds of each other.
+func pairedRatio(peer, row []time.Duration) float64 {
+	rs := make([]float64, min(len(peer), len(row)))
+	for i := range rs {
+		rs[i] = peer[i].Seconds() / row[i].Seconds()
+	}
+	slices.Sort(rs)
+	if len(rs) == 0 {
+		return 0
+	}
+	if len(rs)%2 == 0 {
+		return (rs[len(rs)/2-1] + rs[len(rs)/2]) / 2
+	}
+	return rs[len(rs)/2]
+}
+
+// walls are the runs' wall times, in the order they ran.
+func walls(rs []run) []time.Duration {
+	ws := make([]time.Duration, len(rs))
+	for i, r := range rs {
+		ws[i] = r.wall
+	}
+	return ws
 }
 
 func stats(rs []run) stat {
@@ -224,6 +256,11 @@ func (tb *table) add(name string, s stat, bytes int64, peer string, peerStat *st
 	ratio := ""
 	if peerStat != nil {
 		ratio = fmt.Sprintf("%.2fx", peerStat.med.Seconds()/s.med.Seconds())
+		if s.paired > 0 {
+			paired := fmt.Sprintf("ratio = median of the %d pairs' ratios (ratio of the medians: %s)", s.n, ratio)
+			ratio = fmt.Sprintf("%.2fx", s.paired)
+			note = strings.TrimSuffix(paired+"; "+note, "; ")
+		}
 	}
 	cpu, cpuRatio := "-", ""
 	if s.cpu > 0 {

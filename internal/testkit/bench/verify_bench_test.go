@@ -70,31 +70,46 @@ func TestBenchVerify(t *testing.T) {
 
 		// verify end to end, against its floor: reading both inputs once
 		// in this process (the data dir's tree, the snapshot's replay).
-		v := stats(repeat(t, func() *exec.Cmd {
-			return exec.Command(bin, "verify", "-o", "json", "--zk", "zkdata:"+zkDir, "--kraft", "kraft:"+kraftDir)
-		}, `"result": "equal"`, func(r run) {
-			if r.count != 1 {
-				t.Fatalf("%d partitions: verify did not call the views equal", parts)
-			}
-		}))
+		// Each row and its peer run in pairs, taking turns at going
+		// first, and the ratio is the pairs' median (pairedRatio): this
+		// VM's speed moves by a quarter between minutes.
+		var vs []run
 		var floor []stageCost
-		for range benchRuns() {
-			floor = append(floor, measure(t, func() error { return readBoth(zkDir, kraftDir) }))
+		for i := range benchRuns() {
+			verify := func() {
+				r := runProc(t, exec.Command(bin, "verify", "-o", "json", "--zk", "zkdata:"+zkDir, "--kraft", "kraft:"+kraftDir), `"result": "equal"`)
+				if r.count != 1 {
+					t.Fatalf("%d partitions: verify did not call the views equal", parts)
+				}
+				vs = append(vs, r)
+			}
+			read := func() { floor = append(floor, measure(t, func() error { return readBoth(zkDir, kraftDir) })) }
+			inTurn(i, verify, read)
 		}
-		fl := costs(floor)
+		v, fl := stats(vs), costs(floor)
+		fws := make([]time.Duration, len(floor))
+		for i, c := range floor {
+			fws[i] = c.wall
+		}
+		v.paired = pairedRatio(fws, walls(vs))
 		// zk image of the data dir against image of the same cluster's
 		// KRaft snapshot.
-		wantParts := func(who string) func(run) {
-			return func(r run) {
+		image := func(who string, rs *[]run, args ...string) func() {
+			return func() {
+				r := runProc(t, exec.Command(bin, args...), `"partition":`)
 				if r.count != int64(parts) {
 					t.Fatalf("%s printed %d partitions, want %d", who, r.count, parts)
 				}
+				*rs = append(*rs, r)
 			}
 		}
-		zi := stats(repeat(t, func() *exec.Cmd { return exec.Command(bin, "zk", "image", "-o", "json", "zkdata:"+zkDir) },
-			`"partition":`, wantParts("kmeta zk image -o json")))
-		ki := stats(repeat(t, func() *exec.Cmd { return exec.Command(bin, "image", "-o", "json", "kraft:"+kraftDir) },
-			`"partition":`, wantParts("kmeta image -o json")))
+		var zis, kis []run
+		for i := range benchRuns() {
+			inTurn(i, image("kmeta zk image -o json", &zis, "zk", "image", "-o", "json", "zkdata:"+zkDir),
+				image("kmeta image -o json", &kis, "image", "-o", "json", "kraft:"+kraftDir))
+		}
+		zi, ki := stats(zis), stats(kis)
+		zi.paired = pairedRatio(walls(kis), walls(zis))
 		names := [3]string{fmt.Sprintf("kmeta verify -o json, %d partitions (end to end)", parts),
 			fmt.Sprintf("kmeta zk image -o json, %d-partition data dir", parts),
 			fmt.Sprintf("kmeta image -o json, the same cluster's KRaft snapshot (%d)", parts)}
@@ -170,6 +185,15 @@ func (c stageCost) String() string {
 
 // measure runs f as one stage: its CPU time (user+sys, GC included),
 // wall time, allocation, and the live heap once it is done.
+// inTurn runs a pair: a then b on even turns, b then a on odd ones.
+func inTurn(i int, a, b func()) {
+	if i%2 == 1 {
+		a, b = b, a
+	}
+	a()
+	b()
+}
+
 func measure(t *testing.T, f func() error) stageCost {
 	t.Helper()
 	var ms runtime.MemStats
