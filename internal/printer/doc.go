@@ -1,8 +1,9 @@
 // Package printer renders kmeta's results in the output formats a user
 // picks with --output: text (a readable, deterministic tree or aligned
-// columns), table (tablewriter tables that fit the terminal, fit.go), json
-// (one stable document) and, for the commands that build a report Page,
-// html (one self-contained page with its charts, html.go and chart.go).
+// columns), table (ASCII-framed tables that fit the terminal, fit.go and
+// table.go), json (one stable document) and, for the commands that build
+// a report Page, html (one self-contained page with its charts, html.go
+// and chart.go).
 //
 // Printers are fed plain data: a *model.Image, or a Document (a JSON
 // value, text and table sections of lines and Rows, and for html a Page)
