@@ -87,11 +87,7 @@ func TestBenchVerify(t *testing.T) {
 			inTurn(i, verify, read)
 		}
 		v, fl := stats(vs), costs(floor)
-		fws := make([]time.Duration, len(floor))
-		for i, c := range floor {
-			fws[i] = c.wall
-		}
-		v.paired = pairedRatio(fws, walls(vs))
+		v.paired = pairedRatio(stageWalls(floor), walls(vs))
 		// zk image of the data dir against image of the same cluster's
 		// KRaft snapshot.
 		image := func(who string, rs *[]run, args ...string) func() {
@@ -183,8 +179,6 @@ func (c stageCost) String() string {
 	return fmt.Sprintf("%5.2f s CPU, %5.2f s, %5d MiB", c.cpu.Seconds(), c.wall.Seconds(), c.alloc>>20)
 }
 
-// measure runs f as one stage: its CPU time (user+sys, GC included),
-// wall time, allocation, and the live heap once it is done.
 // inTurn runs a pair: a then b on even turns, b then a on odd ones.
 func inTurn(i int, a, b func()) {
 	if i%2 == 1 {
@@ -194,6 +188,17 @@ func inTurn(i int, a, b func()) {
 	b()
 }
 
+// stageWalls are the stages' wall times, in the order they ran.
+func stageWalls(cs []stageCost) []time.Duration {
+	ws := make([]time.Duration, len(cs))
+	for i, c := range cs {
+		ws[i] = c.wall
+	}
+	return ws
+}
+
+// measure runs f as one stage: its CPU time (user+sys, GC included),
+// wall time, allocation, and the live heap once it is done.
 func measure(t *testing.T, f func() error) stageCost {
 	t.Helper()
 	var ms runtime.MemStats
