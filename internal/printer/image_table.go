@@ -111,16 +111,17 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 	rows = nil
 	for _, t := range img.SortedTopics() {
 		parts := t.SortedPartitions()
+		id := uuidText(t.ID) // one string for the topic's rows
 		if len(parts) == 0 {
 			// Keep partition-less topics visible.
-			rows = append(rows, []string{t.Name, uuidText(t.ID), "-", "", "", "", "", "", "", "", "", ""})
+			rows = append(rows, []string{t.Name, id, "-", "", "", "", "", "", "", "", "", ""})
 		}
 		for _, p := range parts {
 			elr := "-"
 			if p.ELR != nil {
 				elr = int32List(p.ELR)
 			}
-			rows = append(rows, []string{t.Name, uuidText(t.ID), itoa(p.ID), itoa(p.Leader), itoa(p.LeaderEpoch),
+			rows = append(rows, []string{t.Name, id, itoa(p.ID), itoa(p.Leader), itoa(p.LeaderEpoch),
 				cell(model.FieldPartitionEpoch, itoa(p.PartitionEpoch)), int32List(p.Replicas), int32List(p.ISR),
 				cell(model.FieldPartitionELR, elr), cell(model.FieldPartitionReassignment, int32List(p.AddingReplicas)),
 				cell(model.FieldPartitionReassignment, int32List(p.RemovingReplicas)),

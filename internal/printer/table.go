@@ -19,16 +19,17 @@ import (
 // entry, behind one lock, for the width of every cell it measured, and a
 // table of a million partitions (image -o table) took it 29 s and 2.4 GiB.
 // TestDrawTableIsTablewriters holds the two to the same bytes.
+//
+// The cells are cleaned in place (a million rows' copy was a fifth of the
+// table's memory): the rows are the caller's to draw, and Clean of a
+// clean cell is that cell.
 func renderTable(w io.Writer, cols []Column, rows [][]string) error {
-	clean := make([][]string, len(rows))
-	for j, row := range rows {
-		cells := make([]string, len(row))
+	for _, row := range rows {
 		for i, c := range row {
-			cells[i] = Clean(c)
+			row[i] = Clean(c)
 		}
-		clean[j] = cells
 	}
-	header, rows, note := fitTable(tableWidth(w), cols, clean)
+	header, rows, note := fitTable(tableWidth(w), cols, rows)
 	if err := drawTable(w, header, rows); err != nil {
 		return err
 	}
