@@ -58,7 +58,10 @@ func logDumpCommand() *cli.Command {
 		Description: "Exit 0 when everything decoded, 1 when a batch or record could not be read or decoded (a CRC\n" +
 			"failure, bad framing, an undecodable record, a torn tail anywhere but at the end of the active\n" +
 			"segment), 2 when a path could not be read. A torn tail of the active segment is what a crash leaves:\n" +
-			"a warning saying how many bytes were lost, exit 0.\n\n" + kraftPathHelp,
+			"a warning saying how many bytes were lost, exit 0.\n\n" +
+			"text and json stream: memory stays flat whatever the log's length. A table holds its rows until\n" +
+			"their widths are known (9 million records: about 4 GiB): for a long log, narrow it (--type,\n" +
+			"--from-offset, --to-offset) or print text or json.\n\n" + kraftPathHelp,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "type", Usage: "only records of this `TYPE` (TOPIC_RECORD, TopicRecord or an apiKey); repeatable"},
 			&cli.Int64Flag{Name: "from-offset", Value: 0, Usage: "first `OFFSET` to print"},
