@@ -79,19 +79,22 @@ func drawTable(w io.Writer, header []string, rows [][]string) error {
 	}
 	rule = append(rule, '\n')
 	var line []byte
+	rest := make([]string, n) // each cell's lines not yet written
+	more := make([]bool, n)
 	// lines writes one row: as many lines as its tallest cell.
 	lines := func(cells []string) {
-		rest := make([]string, n)
-		more := make([]bool, n)
-		for i := range min(n, len(cells)) {
-			rest[i], more[i] = cells[i], true
+		for i := range n {
+			rest[i], more[i] = "", i < len(cells)
+			if more[i] {
+				rest[i] = cells[i]
+			}
 		}
 		for first := true; ; first = false {
-			any := false
+			left := false
 			for i := range n {
-				any = any || more[i]
+				left = left || more[i]
 			}
-			if !any && !first {
+			if !left && !first {
 				return
 			}
 			line = append(line[:0], '|')
