@@ -1,11 +1,14 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/kmeta/kmeta/internal/printer"
+	"github.com/kmeta/kmeta/jsonstream"
 	"github.com/kmeta/kmeta/lint"
 	"github.com/kmeta/kmeta/model"
 )
@@ -20,6 +23,26 @@ type LintDoc struct {
 	Failing bool `json:"failing"`
 	// Counts are the findings per severity, excepted ones left out.
 	Counts map[model.Severity]int `json:"counts"`
+}
+
+// WriteJSONIndented writes d as printer.WriteJSON would, its findings
+// encoded one at a time (package jsonstream): a systemic finding on every
+// topic of a large cluster is thousands of findings, each naming every
+// partition it touches (10,000 topics: 100 MB of JSON).
+func (d LintDoc) WriteJSONIndented(w io.Writer) error {
+	r := *d.Result
+	r.Findings = nil
+	head := d
+	head.Result = &r
+	n := len(d.Findings)
+	if d.Findings == nil {
+		n = -1
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	if err := jsonstream.Write(bw, head, "findings", n, func(i int) any { return &d.Findings[i] }, true, false); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // Lint is the report of kmeta lint: the findings (one line or row each,

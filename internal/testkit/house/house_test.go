@@ -26,7 +26,7 @@ const module = "github.com/kmeta/kmeta"
 // The floors of the house (see doc.go). Paths are relative to the module;
 // a room is its path and everything below it.
 var (
-	ground   = []string{"controllers", "javaprops"}
+	ground   = []string{"controllers", "javaprops", "jsonstream"}
 	readers  = []string{"metalog", "zkread", "kafkaread"}
 	judges   = []string{"verify", "features", "lint", "history", "roll", "voters", "zkdeps"}
 	planners = []string{"migrate", "quorum", "restore"}
