@@ -22,11 +22,11 @@ import (
 
 // Write writes v as a json.Encoder writes it (HTML escaped when
 // escapeHTML, indented by two spaces when indent, a final newline), with
-// the array that v's top-level field key holds written an element at a
-// time: elem(i) for i in [0, n). v must encode that field as null (the
-// caller leaves it nil), and it must not be v's first field. n < 0 is a
-// nil array, written null.
-func Write(w io.Writer, v any, key string, n int, elem func(i int) any, indent, escapeHTML bool) error {
+// arr, the array v's top-level field key stands for, written an element
+// at a time. v must encode that field as null (the caller leaves it nil),
+// and it must not be v's first field. A nil arr is written null, as
+// encoding/json writes it.
+func Write[T any](w io.Writer, v any, key string, arr []T, indent, escapeHTML bool) error {
 	enc := func(w io.Writer, prefix string) *json.Encoder {
 		e := json.NewEncoder(w)
 		e.SetEscapeHTML(escapeHTML)
@@ -39,10 +39,11 @@ func Write(w io.Writer, v any, key string, n int, elem func(i int) any, indent, 
 	if err := enc(&head, "").Encode(v); err != nil {
 		return err
 	}
-	at := bytes.Index(head.Bytes(), []byte(`,"`+key+`":null`))
+	field := `,"` + key + `":null`
 	if indent {
-		at = bytes.Index(head.Bytes(), []byte(",\n  \""+key+"\": null"))
+		field = ",\n  \"" + key + "\": null"
 	}
+	at := bytes.Index(head.Bytes(), []byte(field))
 	if at < 0 {
 		return fmt.Errorf("jsonstream: %q is not a field of the document's first level", key)
 	}
@@ -50,20 +51,20 @@ func Write(w io.Writer, v any, key string, n int, elem func(i int) any, indent, 
 	if _, err := w.Write(head.Bytes()[:at]); err != nil {
 		return err
 	}
-	if err := writeArray(w, n, elem, indent, enc); err != nil {
+	if err := writeArray(w, arr, indent, enc); err != nil {
 		return err
 	}
 	_, err := w.Write(head.Bytes()[at+len("null"):])
 	return err
 }
 
-// writeArray writes the array as encoding/json writes it one level down.
-func writeArray(w io.Writer, n int, elem func(int) any, indent bool, enc func(io.Writer, string) *json.Encoder) error {
+// writeArray writes arr as encoding/json writes it one level down.
+func writeArray[T any](w io.Writer, arr []T, indent bool, enc func(io.Writer, string) *json.Encoder) error {
 	switch {
-	case n < 0:
+	case arr == nil:
 		_, err := io.WriteString(w, "null")
 		return err
-	case n == 0:
+	case len(arr) == 0:
 		_, err := io.WriteString(w, "[]")
 		return err
 	}
@@ -76,9 +77,9 @@ func writeArray(w io.Writer, n int, elem func(int) any, indent bool, enc func(io
 	if _, err := io.WriteString(w, first); err != nil {
 		return err
 	}
-	for i := range n {
+	for i := range arr {
 		buf.Reset()
-		if err := e.Encode(elem(i)); err != nil {
+		if err := e.Encode(&arr[i]); err != nil {
 			return err
 		}
 		if i > 0 {

@@ -35,11 +35,6 @@ func TestWriteAsEncodingJSON(t *testing.T) {
 		d := doc{Source: `,"items":null and ,\n  "items": null`, Items: items, Last: "end"}
 		head := d
 		head.Items = nil
-		n := len(items)
-		if items == nil {
-			n = -1
-		}
-		elem := func(i int) any { return &items[i] }
 		for _, indent := range []bool{false, true} {
 			var want bytes.Buffer
 			e := json.NewEncoder(&want)
@@ -51,15 +46,15 @@ func TestWriteAsEncodingJSON(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got bytes.Buffer
-			if err := Write(&got, head, "items", n, elem, indent, !indent); err != nil {
+			if err := Write(&got, head, "items", items, indent, !indent); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got.Bytes(), want.Bytes()) {
-				t.Errorf("indent %v, %d items:\ngot  %s\nwant %s", indent, n, got.Bytes(), want.Bytes())
+				t.Errorf("indent %v, %d items (nil %v):\ngot  %s\nwant %s", indent, len(items), items == nil, got.Bytes(), want.Bytes())
 			}
 		}
 	}
-	if err := Write(&bytes.Buffer{}, doc{}, "missing", 0, nil, true, false); err == nil {
+	if err := Write(&bytes.Buffer{}, doc{}, "missing", []item{}, true, false); err == nil {
 		t.Error("a key the document lacks: no error")
 	}
 }

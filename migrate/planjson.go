@@ -28,9 +28,5 @@ func (p *Plan) WriteJSONIndented(w io.Writer) error {
 func (p *Plan) writeJSON(w io.Writer, indent, escapeHTML bool) error {
 	q := *p
 	q.Topics = nil
-	n := len(p.Topics)
-	if p.Topics == nil {
-		n = -1
-	}
-	return jsonstream.Write(w, &q, "topics", n, func(i int) any { return &p.Topics[i] }, indent, escapeHTML)
+	return jsonstream.Write(w, &q, "topics", p.Topics, indent, escapeHTML)
 }

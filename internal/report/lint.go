@@ -34,12 +34,8 @@ func (d LintDoc) WriteJSONIndented(w io.Writer) error {
 	r.Findings = nil
 	head := d
 	head.Result = &r
-	n := len(d.Findings)
-	if d.Findings == nil {
-		n = -1
-	}
 	bw := bufio.NewWriterSize(w, 256<<10)
-	if err := jsonstream.Write(bw, head, "findings", n, func(i int) any { return &d.Findings[i] }, true, false); err != nil {
+	if err := jsonstream.Write(bw, head, "findings", d.Findings, true, false); err != nil {
 		return err
 	}
 	return bw.Flush()
