@@ -170,28 +170,16 @@ type stat struct {
 
 // pairedRatio is the median over i of peer[i]/row[i]: runs made in pairs,
 // each pair within seconds of each other.
-func pairedRatio(peer, row []time.Duration) float64 {
+func pairedRatio(peer, row []run) float64 {
 	rs := make([]float64, min(len(peer), len(row)))
-	for i := range rs {
-		rs[i] = peer[i].Seconds() / row[i].Seconds()
-	}
-	slices.Sort(rs)
 	if len(rs) == 0 {
 		return 0
 	}
-	if len(rs)%2 == 0 {
-		return (rs[len(rs)/2-1] + rs[len(rs)/2]) / 2
+	for i := range rs {
+		rs[i] = peer[i].wall.Seconds() / row[i].wall.Seconds()
 	}
-	return rs[len(rs)/2]
-}
-
-// walls are the runs' wall times, in the order they ran.
-func walls(rs []run) []time.Duration {
-	ws := make([]time.Duration, len(rs))
-	for i, r := range rs {
-		ws[i] = r.wall
-	}
-	return ws
+	_, med, _ := spread(rs)
+	return med
 }
 
 func stats(rs []run) stat {
@@ -209,7 +197,7 @@ func stats(rs []run) stat {
 }
 
 // spread is the min, median and max of ds.
-func spread(ds []time.Duration) (lo, med, hi time.Duration) {
+func spread[T time.Duration | float64](ds []T) (lo, med, hi T) {
 	ds = slices.Sorted(slices.Values(ds))
 	med = ds[len(ds)/2]
 	if len(ds)%2 == 0 {
@@ -221,12 +209,15 @@ func spread(ds []time.Duration) (lo, med, hi time.Duration) {
 // costs is the stat of stages run in this process (measure): wall times,
 // CPU (user+sys of the whole process while it ran) and no RSS of their
 // own.
-func costs(cs []stageCost) stat {
+func costs(cs []stageCost) stat { return stats(stageRuns(cs)) }
+
+// stageRuns are stages as runs: their wall and CPU times.
+func stageRuns(cs []stageCost) []run {
 	rs := make([]run, len(cs))
 	for i, c := range cs {
 		rs[i].wall, rs[i].cpu = c.wall, c.cpu
 	}
-	return stats(rs)
+	return rs
 }
 
 func durs(ds []time.Duration) stat {

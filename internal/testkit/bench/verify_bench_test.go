@@ -87,7 +87,7 @@ func TestBenchVerify(t *testing.T) {
 			inTurn(i, verify, read)
 		}
 		v, fl := stats(vs), costs(floor)
-		v.paired = pairedRatio(stageWalls(floor), walls(vs))
+		v.paired = pairedRatio(stageRuns(floor), vs)
 		// zk image of the data dir against image of the same cluster's
 		// KRaft snapshot.
 		image := func(who string, rs *[]run, args ...string) func() {
@@ -105,7 +105,7 @@ func TestBenchVerify(t *testing.T) {
 				image("kmeta image -o json", &kis, "image", "-o", "json", "kraft:"+kraftDir))
 		}
 		zi, ki := stats(zis), stats(kis)
-		zi.paired = pairedRatio(walls(kis), walls(zis))
+		zi.paired = pairedRatio(kis, zis)
 		names := [3]string{fmt.Sprintf("kmeta verify -o json, %d partitions (end to end)", parts),
 			fmt.Sprintf("kmeta zk image -o json, %d-partition data dir", parts),
 			fmt.Sprintf("kmeta image -o json, the same cluster's KRaft snapshot (%d)", parts)}
@@ -186,15 +186,6 @@ func inTurn(i int, a, b func()) {
 	}
 	a()
 	b()
-}
-
-// stageWalls are the stages' wall times, in the order they ran.
-func stageWalls(cs []stageCost) []time.Duration {
-	ws := make([]time.Duration, len(cs))
-	for i, c := range cs {
-		ws[i] = c.wall
-	}
-	return ws
 }
 
 // measure runs f as one stage: its CPU time (user+sys, GC included),
