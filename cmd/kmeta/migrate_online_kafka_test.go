@@ -133,8 +133,9 @@ type onlineWalk struct {
 	rich   *kafkatest.RichMetadata
 	// timeline records each status check, for the log.
 	timeline []string
-	// phaseSeen is when a status first said each phase.
-	phaseSeen map[string]time.Time
+	// phaseSeen are the phases a status has said (the runbook's
+	// transcript shows each once, in text).
+	phaseSeen map[string]bool
 	// dirSeen is when a status from the sources status --watch reads
 	// (ZooKeeper and the first controller's log dir) first said each
 	// phase. The live quorum says PreKRaft as soon as a controller runs
@@ -194,7 +195,7 @@ func startOnlineWalk(t *testing.T, ctx context.Context, o walkOptions) *onlineWa
 	c := kafkatest.StartZKCluster(t, d, zks, kafkatest.ZKClusterOptions{Brokers: 3, Chroot: chroot, SASL: o.rich, Authorizer: o.rich, Props: o.brokerProps,
 		Security: o.security, TLS: o.tls})
 	w := &onlineWalk{t: t, d: d, zk: zks, c: c, zkSrc: "zk://" + zks.Connect(chroot), zkFiles: map[int]string{}, current: map[int]string{},
-		live: o.version >= "3.7", quotaBugs: o.quotaBugs, phaseSeen: map[string]time.Time{}, dirSeen: map[string]time.Time{}}
+		live: o.version >= "3.7", quotaBugs: o.quotaBugs, phaseSeen: map[string]bool{}, dirSeen: map[string]time.Time{}}
 	if o.security != "" {
 		w.commandConfig = c.ControllerClientProperties(t)
 		w.brokerConfig = c.BrokerClientProperties(t)
@@ -312,8 +313,8 @@ func (w *onlineWalk) status(src []string) (int, walkStatus) {
 	if _, ok := w.dirSeen[s.Phase]; !ok && w.dirSeen != nil && len(src) > 0 && src[0] == "--kraft" {
 		w.dirSeen[s.Phase] = time.Now()
 	}
-	if _, ok := w.phaseSeen[s.Phase]; !ok && w.phaseSeen != nil {
-		w.phaseSeen[s.Phase] = time.Now()
+	if !w.phaseSeen[s.Phase] && w.phaseSeen != nil {
+		w.phaseSeen[s.Phase] = true
 		if transcriptOf(w.t) != nil {
 			// The runbook's view of each phase, in text.
 			runKmeta(w.t, slices.Delete(slices.Clone(args), 2, 4)...)
