@@ -26,8 +26,9 @@ import (
 // twice; locks hold their lock files open.
 var given struct {
 	sync.Mutex
-	ports map[int]bool
-	locks []*os.File
+	ports   map[int]bool
+	locks   []*os.File
+	lockDir string // made once, by the first lockPort
 }
 
 // portFloor is the lowest port handed out; the highest is just below the
@@ -116,11 +117,14 @@ func kernelPorts(n int, ls *[]net.Listener) ([]int, error) {
 // life of the process (given locked); false when another process holds
 // it. Where files cannot be locked every port is taken as unlocked.
 func lockPort(p int) bool {
-	dir := filepath.Join(os.TempDir(), "kmeta-ports")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return true
+	if given.lockDir == "" {
+		dir := filepath.Join(os.TempDir(), "kmeta-ports")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return true
+		}
+		given.lockDir = dir
 	}
-	f, ok := tryLock(filepath.Join(dir, strconv.Itoa(p)))
+	f, ok := tryLock(filepath.Join(given.lockDir, strconv.Itoa(p)))
 	if ok && f != nil {
 		given.locks = append(given.locks, f)
 	}
