@@ -617,6 +617,11 @@ type levelWorker struct {
 	head   int
 	// idle: nothing in flight, so claim may wait for znodes.
 	idle bool
+	// results is the array the last multiRead's results were decoded
+	// into; free holds nodes finished, for claim to reuse: a big
+	// cluster's read allocates neither per znode.
+	results []ReadResult
+	free    []*nodeRead
 }
 
 // claim takes the next known znode and queues its first reads. With
@@ -627,7 +632,13 @@ func (w *levelWorker) claim() bool {
 		return false
 	}
 	w.idle = false
-	n := &nodeRead{abs: ln.abs, parent: ln.parent}
+	var n *nodeRead
+	if k := len(w.free); k > 0 {
+		n, w.free = w.free[k-1], w.free[:k-1]
+		*n = nodeRead{abs: ln.abs, parent: ln.parent}
+	} else {
+		n = &nodeRead{abs: ln.abs, parent: ln.parent}
+	}
 	rel := w.r.rel(n.abs)
 	switch {
 	case w.r.multi && !w.r.opts.ReadACLs && isPartition(rel):
@@ -733,7 +744,10 @@ func (w *levelWorker) complete(p *packet) {
 	if p.multi {
 		var res []ReadResult
 		if err == nil {
-			res, err = decodeItems(p.c.body, p.items)
+			// apply copies what it keeps of a result: one array serves
+			// every multiRead of the connection.
+			res, err = decodeItems(w.results, p.c.body, p.items)
+			w.results = res[:0]
 		}
 		if errors.Is(err, errTooLarge) {
 			// Too large as one response: read each on its own.
@@ -796,8 +810,8 @@ func encodeItems(items []readItem) func([]byte) []byte {
 
 // decodeItems is decodeMulti for items, except that the data it returns
 // alias body (the tree copies what it keeps).
-func decodeItems(body []byte, items []readItem) ([]ReadResult, error) {
-	return decodeResults(body, len(items), func(i int) bool { return items[i].op == opGetChildren },
+func decodeItems(out []ReadResult, body []byte, items []readItem) ([]ReadResult, error) {
+	return decodeResults(out, body, len(items), func(i int) bool { return items[i].op == opGetChildren },
 		func(i int) string { return items[i].path() }, true)
 }
 
@@ -855,7 +869,10 @@ func (w *levelWorker) apply(it readItem, res ReadResult, acl []ACL) {
 		}
 	}
 	if n.pending == 0 {
+		// finish has put what it keeps of n into the tree and the queue,
+		// and no read of n is left: claim may reuse it.
 		w.finish(n)
+		w.free = append(w.free, n)
 	}
 }
 

@@ -635,16 +635,22 @@ func (s *Session) MultiRead(ops []ReadOp) ([]ReadResult, error) {
 // GetChildrenResponse, error: ErrorResponse{err}), then a header with
 // done set. A result must answer its op (same type, or an error).
 func decodeMulti(body []byte, ops []ReadOp) ([]ReadResult, error) {
-	return decodeResults(body, len(ops), func(i int) bool { return ops[i].Children }, func(i int) string { return ops[i].Path }, false)
+	return decodeResults(nil, body, len(ops), func(i int) bool { return ops[i].Children }, func(i int) string { return ops[i].Path }, false)
 }
 
 // decodeResults is decodeMulti for n reads, the i-th a getChildren when
 // children(i), named path(i) in errors; with view, a getData's data
 // aliases body instead of being copied (for a caller that copies what it
-// keeps anyway).
-func decodeResults(body []byte, n int, children func(int) bool, path func(int) string, view bool) ([]ReadResult, error) {
+// keeps anyway). The results go into out when it has room for them (a
+// caller done with the previous ones reuses their array).
+func decodeResults(out []ReadResult, body []byte, n int, children func(int) bool, path func(int) string, view bool) ([]ReadResult, error) {
 	r := newJute(body)
-	out := make([]ReadResult, n)
+	if cap(out) < n {
+		out = make([]ReadResult, n)
+	} else {
+		out = out[:n]
+		clear(out)
+	}
 	for i := 0; ; i++ {
 		typ := r.I32()
 		doneFlag := r.Bool()
