@@ -232,7 +232,7 @@ func benchImageRows(t *testing.T, bin, dir string, bigParts, smallParts int, tb 
 			if j == 1 {
 				marker = `"partition":`
 			}
-			img[i][j] = stats(repeat(t, func() *exec.Cmd { return exec.Command(bin, args...) }, marker, func(r run) {
+			img[i][j] = stats(repeatWith(t, runProcFile, func() *exec.Cmd { return exec.Command(bin, args...) }, marker, func(r run) {
 				if j == 1 && r.count != int64(parts) {
 					t.Fatalf("kmeta image -o json printed %d partitions, want %d", r.count, parts)
 				}
