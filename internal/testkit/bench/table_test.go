@@ -100,11 +100,7 @@ func runProc(t *testing.T, cmd *exec.Cmd, marker string) run {
 // file is removed.
 func runProcFile(t *testing.T, cmd *exec.Cmd, marker string) run {
 	t.Helper()
-	dir := os.TempDir()
-	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
-		dir = "/dev/shm"
-	}
-	f, err := os.CreateTemp(dir, "kmeta-bench-*.out")
+	f, err := os.CreateTemp(outDir(t), "kmeta-bench-*.out")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,6 +113,20 @@ func runProcFile(t *testing.T, cmd *exec.Cmd, marker string) run {
 	}
 	r.count, r.out = countMarker(t, f, marker)
 	return r
+}
+
+// outDir is a directory for the outputs of timed runs, removed when t
+// ends: on tmpfs (/dev/shm) when there is one, so that no writeback of
+// an earlier run's output runs behind a later one.
+func outDir(t *testing.T) string {
+	t.Helper()
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		if d, err := os.MkdirTemp("/dev/shm", "kmeta-bench-"); err == nil {
+			t.Cleanup(func() { os.RemoveAll(d) })
+			return d
+		}
+	}
+	return t.TempDir()
 }
 
 // measureProc starts cmd, calls during (when set) while it runs, waits for
