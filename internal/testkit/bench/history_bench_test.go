@@ -9,11 +9,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/kmeta/kmeta/internal/testkit/peakrss"
 	"github.com/kmeta/kmeta/metalog"
 )
 
@@ -45,21 +43,9 @@ func runCounted(t *testing.T, bin string, args ...string) historyRun {
 	t.Helper()
 	var r historyRun
 	cmd := exec.Command(bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &r.out, &stderr
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	rss := peakrss.Start(cmd.Process.Pid)
-	err := cmd.Wait()
-	r.rss = rss.Done()
-	r.wall = time.Since(start)
-	if err != nil && cmd.ProcessState.ExitCode() != 1 { // 1: findings (lint)
-		t.Fatalf("kmeta %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	cmd.Stdout = &r.out
+	m := measureProc(t, cmd, 1, nil) // 1: findings (lint)
+	r.wall, r.cpu, r.rss = m.wall, m.cpu, m.maxRSS
 	return r
 }
 

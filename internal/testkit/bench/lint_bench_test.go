@@ -10,12 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kmeta/kmeta/internal/source"
-	"github.com/kmeta/kmeta/internal/testkit/peakrss"
 	"github.com/kmeta/kmeta/lint"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
@@ -182,21 +180,10 @@ func changeLog(t *testing.T, dir string, parts, changes int) (string, int) {
 func kmetaCost(t *testing.T, bin string, args ...string) (time.Duration, time.Duration, int64, []byte) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	rss := peakrss.Start(cmd.Process.Pid)
-	err := cmd.Wait()
-	peak := rss.Done()
-	wall := time.Since(start)
-	if code := cmd.ProcessState.ExitCode(); err != nil && code != 1 {
-		t.Fatalf("kmeta %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return wall, time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), peak, stdout.Bytes()
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	m := measureProc(t, cmd, 1, nil)
+	return m.wall, m.cpu, m.maxRSS, stdout.Bytes()
 }
 
 // lintReport is what the bench reads of kmeta lint -o json.

@@ -202,10 +202,10 @@ func benchCheckPair(t *testing.T, bin, dir, logPath string, logBytes, size int64
 // ceiling, with the growth over smaller's check when set, and returns
 // the check's stat.
 func benchLogCheck(t *testing.T, bin, path string, size int64, tb *table, smaller *stat) (stat, stat) {
-	// The two interleaved, run by run, so that a shared machine's load
-	// weighs on both alike.
-	// --frames-only beside them says where check's time goes: what the
-	// validation of the record bodies costs over the rest.
+	// The ceiling, check and check --frames-only (which says where
+	// check's time goes: what validating the record bodies costs)
+	// interleaved, run by run, so that a shared machine's load weighs on
+	// all alike; the file's pages freshly cached first.
 	freshPageCache(t, path)
 	var ceil []stageCost
 	var runs, frames []run

@@ -91,7 +91,7 @@ func runProc(t *testing.T, cmd *exec.Cmd, marker string) run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return measureProc(t, cmd, func(r *run) { r.count, r.out = countMarker(t, out, marker) })
+	return measureProc(t, cmd, 1, func(r *run) { r.count, r.out = countMarker(t, out, marker) })
 }
 
 // runProcFile runs cmd as `cmd > file` runs it, the file on tmpfs
@@ -100,14 +100,14 @@ func runProc(t *testing.T, cmd *exec.Cmd, marker string) run {
 // file is removed.
 func runProcFile(t *testing.T, cmd *exec.Cmd, marker string) run {
 	t.Helper()
-	f, err := os.CreateTemp(outDir(t), "kmeta-bench-*.out")
+	f, err := os.CreateTemp(tmpfs(), "kmeta-bench-*.out")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
 	cmd.Stdout = f
-	r := measureProc(t, cmd, nil)
+	r := measureProc(t, cmd, 1, nil)
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		t.Fatal(err)
 	}
@@ -115,24 +115,31 @@ func runProcFile(t *testing.T, cmd *exec.Cmd, marker string) run {
 	return r
 }
 
-// outDir is a directory for the outputs of timed runs, removed when t
-// ends: on tmpfs (/dev/shm) when there is one, so that no writeback of
-// an earlier run's output runs behind a later one.
+// tmpfs is where the outputs of timed runs go: /dev/shm when there is
+// one, so that no writeback of an earlier run's output runs behind a
+// later one; the temp dir otherwise.
+func tmpfs() string {
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		return "/dev/shm"
+	}
+	return os.TempDir()
+}
+
+// outDir is a directory in tmpfs() for t's outputs, removed when t ends.
 func outDir(t *testing.T) string {
 	t.Helper()
-	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
-		if d, err := os.MkdirTemp("/dev/shm", "kmeta-bench-"); err == nil {
-			t.Cleanup(func() { os.RemoveAll(d) })
-			return d
-		}
+	d, err := os.MkdirTemp(tmpfs(), "kmeta-bench-")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return t.TempDir()
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
 }
 
 // measureProc starts cmd, calls during (when set) while it runs, waits for
 // it, and returns its wall time from the start, peak RSS and CPU. A run
-// that exits above 1 fails the test.
-func measureProc(t *testing.T, cmd *exec.Cmd, during func(*run)) run {
+// that exits above okExit fails the test.
+func measureProc(t *testing.T, cmd *exec.Cmd, okExit int, during func(*run)) run {
 	t.Helper()
 	// The bench process is kept quiet while a row runs: its own garbage
 	// (a fixture just generated, the floor's read in this process) is
@@ -156,7 +163,7 @@ func measureProc(t *testing.T, cmd *exec.Cmd, during func(*run)) run {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
-	if err != nil && cmd.ProcessState.ExitCode() > 1 {
+	if err != nil && cmd.ProcessState.ExitCode() > okExit {
 		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, tail(stderr.String()))
 	}
 	return r

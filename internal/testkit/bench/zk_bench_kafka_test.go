@@ -202,23 +202,9 @@ func runKmetaZK(t *testing.T, bin, dir, src string, set zkSetting) zkRun {
 	defer f.Close()
 	cmd := exec.Command(bin, "zk", "image", "-o", "json", "--zk-in-flight", strconv.Itoa(set.inFlight),
 		"--zk-connections", strconv.Itoa(set.conns), "--zk-batch", strconv.Itoa(set.batch), "--zk-session-timeout", "30s", src)
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = f, &stderr
-	debug.FreeOSMemory() // the bench's own garbage collected before, not during, the run (measureProc)
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("kmeta zk image: %v", err)
-	}
-	rss := peakrss.Start(cmd.Process.Pid)
-	err = cmd.Wait()
-	peak := rss.Done()
-	if err != nil {
-		t.Fatalf("kmeta zk image: %v\n%s", err, stderr.String())
-	}
-	r := zkRun{name: fmt.Sprintf("kmeta zk image (%s)", set), wall: time.Since(start), maxRSS: peak, out: out}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
+	cmd.Stdout = f
+	m := measureProc(t, cmd, 0, nil)
+	r := zkRun{name: fmt.Sprintf("kmeta zk image (%s)", set), wall: m.wall, cpu: m.cpu, maxRSS: m.maxRSS, out: out}
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
