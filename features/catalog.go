@@ -184,11 +184,11 @@ func (c *Catalog) name(n int16) string {
 func (c *Catalog) ref(n int16) LevelRef { return LevelRef{Level: n, Name: c.name(n)} }
 
 // Default is the catalog of the newest Kafka kmeta knows (4.4.0).
-func Default() *Catalog { return catalog4x }
+func Default() *Catalog { return catalog4x() }
 
 // Catalog39 is the catalog of Kafka 3.9.x, the last line with ZooKeeper
 // and migration. It also describes 3.3–3.8 for their production levels.
-func Catalog39() *Catalog { return catalog39 }
+func Catalog39() *Catalog { return catalog39() }
 
 // CatalogFor returns the catalog for a Kafka software release: "3.9",
 // "3.9.2", "3.7.1" (3.x), "4.0" … "4.4.0" (4.x), or the catalog names "3.9"
@@ -199,9 +199,9 @@ func CatalogFor(software string) (*Catalog, error) {
 	s := strings.TrimSpace(software)
 	switch s {
 	case "4.x", "4":
-		return catalog4x, nil
+		return catalog4x(), nil
 	case "3.x", "3":
-		return catalog39, nil
+		return catalog39(), nil
 	}
 	v, err := version.NewVersion(s)
 	if err != nil || !strings.Contains(s, ".") {
@@ -210,11 +210,11 @@ func CatalogFor(software string) (*Catalog, error) {
 	seg := v.Segments()
 	switch {
 	case seg[0] == 3 && seg[1] >= 3:
-		return catalog39, nil
+		return catalog39(), nil
 	case seg[0] == 4 && seg[1] >= 4:
-		return catalog4x, nil
+		return catalog4x(), nil
 	case seg[0] == 4:
-		return cutCatalog(catalog4x, fmt.Sprintf("4.%d", seg[1])), nil
+		return cutCatalog(catalog4x(), fmt.Sprintf("4.%d", seg[1])), nil
 	}
 	return nil, fmt.Errorf("%w: %q (kmeta knows 3.3 to 4.4)", ErrUnknownCatalog, software)
 }
@@ -260,19 +260,19 @@ func cutCatalog(src *Catalog, release string) *Catalog {
 
 // LevelFor parses a release ("3.7", "3.7.2"), a level name ("3.7-IV2") or a
 // bare level number ("17") in the newest catalog.
-func LevelFor(release string) (Level, error) { return catalog4x.LevelFor(release) }
+func LevelFor(release string) (Level, error) { return catalog4x().LevelFor(release) }
 
 // ByLevel looks a level up in the newest catalog.
-func ByLevel(n int16) (Level, bool) { return catalog4x.ByLevel(n) }
+func ByLevel(n int16) (Level, bool) { return catalog4x().ByLevel(n) }
 
 // Latest is the newest catalog's highest level (unstable included).
-func Latest() Level { return catalog4x.Latest() }
+func Latest() Level { return catalog4x().Latest() }
 
 // LatestProduction is the newest catalog's format default (4.4-IV2).
-func LatestProduction() Level { return catalog4x.LatestProductionLevel() }
+func LatestProduction() Level { return catalog4x().LatestProductionLevel() }
 
 // Bootstrap is Default().Bootstrap.
-func Bootstrap(release string) (map[string]int16, error) { return catalog4x.Bootstrap(release) }
+func Bootstrap(release string) (map[string]int16, error) { return catalog4x().Bootstrap(release) }
 
 // Bootstrap returns the feature levels `kafka-storage format
 // --release-version X` uses, as `kafka-features version-mapping

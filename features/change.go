@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	version "github.com/hashicorp/go-version"
 
@@ -201,8 +202,8 @@ func (c *Catalog) changeLevel(s string) (Level, error) {
 	if err == nil {
 		return l, nil
 	}
-	if c != catalog4x {
-		if l2, err2 := catalog4x.LevelFor(s); err2 == nil {
+	if c != catalog4x() {
+		if l2, err2 := catalog4x().LevelFor(s); err2 == nil {
 			return l2, nil
 		}
 	}
@@ -263,7 +264,7 @@ type ChangeVerdict struct {
 
 // kraftUpgradeRelease is the first Kafka release whose controller moves
 // kraft.version from 0 to 1 online (KIP-853).
-var kraftUpgradeRelease = version.Must(version.NewVersion("4.1"))
+var kraftUpgradeRelease = sync.OnceValue(func() *version.Version { return version.Must(version.NewVersion("4.1")) })
 
 // Judge applies the controller's rules (FeatureControlManager.updateFeature
 // and updateMetadataVersion, Kafka 3.9 and 4.x) to each target:
@@ -507,7 +508,7 @@ func (c *Catalog) movesKRaftVersion() bool {
 		return false
 	}
 	v, err := version.NewVersion(c.Software)
-	return err == nil && v.GreaterThanOrEqual(kraftUpgradeRelease)
+	return err == nil && v.GreaterThanOrEqual(kraftUpgradeRelease())
 }
 
 func sortedNodes(ns []NodeSupport) []NodeSupport {

@@ -91,7 +91,7 @@ type Verdict struct {
 
 // Check is Default().Check.
 func Check(img *model.Image, target Level, opts CheckOptions) Verdict {
-	return catalog4x.Check(img, target, opts)
+	return catalog4x().Check(img, target, opts)
 }
 
 // Check applies Kafka's rules for changing metadata.version (controller
@@ -133,9 +133,9 @@ func (c *Catalog) Check(img *model.Image, target Level, opts CheckOptions) Verdi
 	if target.Level < c.MinimumBootstrap {
 		add(checks.Must(KindBelowMinimum).Finding("", fmt.Sprintf("%s is below the %s minimum %s", target.Name, c.Name, c.name(c.MinimumBootstrap)), ""))
 	}
-	v.LoadableBy4x = target.Level >= catalog4x.MinimumLoadable
+	v.LoadableBy4x = target.Level >= catalog4x().MinimumLoadable
 	if !v.LoadableBy4x {
-		add(checks.Must(KindNotLoadable4x).Finding("", fmt.Sprintf("Kafka 4.x cannot load metadata at %s; it needs at least %s", target.Name, catalog4x.name(catalog4x.MinimumLoadable)), ""))
+		add(checks.Must(KindNotLoadable4x).Finding("", fmt.Sprintf("Kafka 4.x cannot load metadata at %s; it needs at least %s", target.Name, catalog4x().name(catalog4x().MinimumLoadable)), ""))
 	}
 
 	cur := img.MetadataVersion()
@@ -144,7 +144,7 @@ func (c *Catalog) Check(img *model.Image, target Level, opts CheckOptions) Verdi
 		v.Direction = "initial"
 		add(checks.Must(KindNoMetadataVersion).Finding("", "the image has no metadata.version; the target is its first level", ""))
 	default:
-		v.CurrentLoadableBy4x = cur >= catalog4x.MinimumLoadable
+		v.CurrentLoadableBy4x = cur >= catalog4x().MinimumLoadable
 		r := c.ref(cur)
 		v.Current = &r
 		if _, ok := c.ByLevel(cur); !ok {
@@ -280,10 +280,10 @@ func sortedIDs[V any](m map[int32]V) []int32 {
 // The second result says why, for verbose output.
 func CatalogForImage(img *model.Image) (*Catalog, string) {
 	if img == nil {
-		return catalog4x, "no image"
+		return catalog4x(), "no image"
 	}
 	if img.ZK != nil {
-		return catalog39, "a ZooKeeper source: ZooKeeper mode ends with Kafka 3.9"
+		return catalog39(), "a ZooKeeper source: ZooKeeper mode ends with Kafka 3.9"
 	}
 	maxSupported := int16(-1)
 	seen := func(ranges []model.FeatureRange) {
@@ -299,16 +299,16 @@ func CatalogForImage(img *model.Image) (*Catalog, string) {
 	for _, c := range img.Controllers {
 		seen(c.Features)
 	}
-	last39 := catalog39.Levels[len(catalog39.Levels)-1].Level
+	last39 := catalog39().Levels[len(catalog39().Levels)-1].Level
 	switch {
 	case maxSupported < 0:
 		// A 4.x cluster may still run at a 3.x level: without ranges the
 		// level says nothing about the software.
-		return catalog4x, "no node registered its supported range; the newest catalog"
+		return catalog4x(), "no node registered its supported range; the newest catalog"
 	case maxSupported <= last39:
-		return catalog39, fmt.Sprintf("the registered nodes support metadata.version up to %d, a Kafka 3.9 software range", maxSupported)
+		return catalog39(), fmt.Sprintf("the registered nodes support metadata.version up to %d, a Kafka 3.9 software range", maxSupported)
 	}
-	return catalog4x, fmt.Sprintf("the registered nodes support metadata.version up to %d, a Kafka 4.x software range", maxSupported)
+	return catalog4x(), fmt.Sprintf("the registered nodes support metadata.version up to %d, a Kafka 4.x software range", maxSupported)
 }
 
 // ValidateFeatures checks a full set of finalized levels (metadata.version

@@ -118,7 +118,7 @@ func (cat *Catalog) Describe(img *model.Image) State {
 		}
 		st.MetadataVersion = &r
 		st.MetadataVersionImplied = implied
-		st.LoadableBy4x = mv >= catalog4x.MinimumLoadable
+		st.LoadableBy4x = mv >= catalog4x().MinimumLoadable
 	}
 	levels := maps.Clone(img.Features)
 	// kraft.version is finalized in control records, not a

@@ -73,7 +73,7 @@ type RecordRule struct {
 }
 
 // RecordVersion is Default().RecordVersion.
-func RecordVersion(mv, apiKey int16) (int16, bool) { return catalog4x.RecordVersion(mv, apiKey) }
+func RecordVersion(mv, apiKey int16) (int16, bool) { return catalog4x().RecordVersion(mv, apiKey) }
 
 // RecordVersion returns the record version a writer targeting metadata
 // version mv uses for apiKey, and false when that record type must not be

@@ -41,7 +41,7 @@ const (
 )
 
 // Requirements is Default().Requirements.
-func Requirements(img *model.Image) []Requirement { return catalog4x.Requirements(img) }
+func Requirements(img *model.Image) []Requirement { return catalog4x().Requirements(img) }
 
 // Requirements lists what the content of img needs from metadata.version,
 // highest minimum first (ties by kind and subject). A nil image needs

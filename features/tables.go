@@ -1,6 +1,9 @@
 package features
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // The tables below were read from Kafka's own classes and tools: 4.4.0 and
 // 4.3.1 (MetadataVersion, Feature and the *Version enums, FeatureCommand
@@ -135,17 +138,24 @@ func features39() []*Feature {
 	}
 }
 
+// The catalogs are built on first use, not when kmeta starts: building
+// them (each level's record rules, the releases parsed) was a thirtieth of
+// a short command's run, and most commands never look at them.
 var (
-	catalog4x = buildCatalog(&Catalog{
-		Name: "4.x", Software: "4.4.0",
-		MinimumLoadable: 7, MinimumBootstrap: 7, LatestProduction: 33, ELRLevel: 23,
-		highestRecordKey: 29,
-	}, append(append([]levelRow{}, sharedLevels...), levels4x...), features4x())
-	catalog39 = buildCatalog(&Catalog{
-		Name: "3.9", Software: "3.9.2",
-		MinimumLoadable: 1, MinimumBootstrap: 4, LatestProduction: 21, ELRLevel: 22,
-		writesZkMigrationState: true, highestRecordKey: 27,
-	}, append(append([]levelRow{}, sharedLevels...), levels39...), features39())
+	catalog4x = sync.OnceValue(func() *Catalog {
+		return buildCatalog(&Catalog{
+			Name: "4.x", Software: "4.4.0",
+			MinimumLoadable: 7, MinimumBootstrap: 7, LatestProduction: 33, ELRLevel: 23,
+			highestRecordKey: 29,
+		}, append(append([]levelRow{}, sharedLevels...), levels4x...), features4x())
+	})
+	catalog39 = sync.OnceValue(func() *Catalog {
+		return buildCatalog(&Catalog{
+			Name: "3.9", Software: "3.9.2",
+			MinimumLoadable: 1, MinimumBootstrap: 4, LatestProduction: 21, ELRLevel: 22,
+			writesZkMigrationState: true, highestRecordKey: 27,
+		}, append(append([]levelRow{}, sharedLevels...), levels39...), features39())
+	})
 )
 
 func buildCatalog(c *Catalog, rows []levelRow, feats []*Feature) *Catalog {

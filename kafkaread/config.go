@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/sasl"
@@ -159,7 +160,7 @@ func (c Config) settingError(class error, format string, a ...any) error {
 // (letters, digits, '.', '_', '-', '+'), quoted; anything else may be a
 // line that ran into the next one, secret and all, and is not printed.
 func shownName(v string) string {
-	if nameValue.MatchString(v) {
+	if nameValue().MatchString(v) {
 		return strconv.Quote(v)
 	}
 	return "(a value that is no name, not printed)"
@@ -168,21 +169,28 @@ func shownName(v string) string {
 // shownPath is a file setting's value as a message may quote it: a path
 // without blanks, quotes, '=' or ';', else not printed (see shownName).
 func shownPath(v string) string {
-	if len(v) <= 4096 && pathValue.MatchString(v) {
+	if len(v) <= 4096 && pathValue().MatchString(v) {
 		return v
 	}
 	return "(a value that is no path, not printed)"
 }
 
+// The expressions of this file are compiled on first use: at start-up
+// they were a fiftieth of a short command's run, and only a client
+// configuration's errors and checks use them.
 var (
-	nameValue = regexp.MustCompile(`^[A-Za-z0-9._+-]{1,64}$`)
-	pathValue = regexp.MustCompile(`^[^\s"'=;]+$`)
+	nameValue = lazyRegexp(`^[A-Za-z0-9._+-]{1,64}$`)
+	pathValue = lazyRegexp(`^[^\s"'=;]+$`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // secretValue finds a secret written as key=value or key:value inside a
 // message: a line of the settings that ran into another (a deleted line
 // end) carries its secret into the value printed.
-var secretValue = regexp.MustCompile(`(?i)((?:password|secret|jaas[.]config|token)[\w.-]*\s*[=:]\s*)("[^"]*"?|'[^']*'?|[^\s;,)]+)`)
+var secretValue = lazyRegexp(`(?i)((?:password|secret|jaas[.]config|token)[\w.-]*\s*[=:]\s*)("[^"]*"?|'[^']*'?|[^\s;,)]+)`)
 
 // redactSecrets keeps every secret of the settings out of a message,
 // whatever the message quotes (a value, a path, a reader's error): the
@@ -194,7 +202,7 @@ func (c Config) redactSecrets(msg string) string {
 			msg = strings.ReplaceAll(msg, v, "<redacted>")
 		}
 	}
-	return secretValue.ReplaceAllString(msg, "${1}<redacted>")
+	return secretValue().ReplaceAllString(msg, "${1}<redacted>")
 }
 
 // secretKey says whether a client setting holds a secret.
@@ -360,7 +368,7 @@ func parseJAAS(s string) ([]jaasEntry, error) {
 // value written where the module belongs is never printed.
 func safeModule(module string, at int) string {
 	switch {
-	case javaClassName.MatchString(module) && strings.HasSuffix(module, "LoginModule"):
+	case javaClassName().MatchString(module) && strings.HasSuffix(module, "LoginModule"):
 		return module
 	case at > 0:
 		return "the login module at character " + strconv.Itoa(at)
@@ -369,7 +377,7 @@ func safeModule(module string, at int) string {
 }
 
 // javaClassName is a login module's name as Java spells a class.
-var javaClassName = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$`)
+var javaClassName = lazyRegexp(`^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$`)
 
 // knownJAASOptions are the options of the login modules Kafka's clients
 // use: names, never secrets, so errors may say them.

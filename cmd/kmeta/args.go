@@ -54,7 +54,7 @@ func suggestFlag(levels []*argLevel, name string) string {
 	var names []string
 	for _, l := range levels {
 		for _, f := range l.flags {
-			for _, n := range f.Names() {
+			for _, n := range flagNames(f) {
 				if len(n) > 1 {
 					names = append(names, n)
 				}
@@ -186,7 +186,7 @@ func reorderArgs(app *cli.App, args []string) ([]string, error) {
 func findFlag(levels []*argLevel, name string) (int, cli.Flag) {
 	for i := len(levels) - 1; i >= 0; i-- {
 		for _, f := range levels[i].flags {
-			if slices.Contains(f.Names(), name) {
+			if slices.Contains(flagNames(f), name) {
 				return i, f
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -180,6 +181,26 @@ func TestHelpOverTheWholeTree(t *testing.T) {
 		if name, _, _ := strings.Cut(cli.FlagStringer(f), "\t"); strings.Contains(name, " value") {
 			t.Errorf("kmeta: %q has no placeholder", name)
 		}
+	}
+}
+
+// TestFlagNamesAreUrfaves: flagNames, which reads the names of urfave's
+// flag types without urfave's regular expression, gives exactly what
+// urfave's Names does, for every flag of every command.
+func TestFlagNamesAreUrfaves(t *testing.T) {
+	n := 0
+	check := func(path string, flags []cli.Flag) {
+		for _, f := range flags {
+			if got, want := flagNames(f), f.Names(); !slices.Equal(got, want) {
+				t.Errorf("%s: flagNames %q, urfave's Names %q", path, got, want)
+			}
+			n++
+		}
+	}
+	app := visitCommands(func(path string, cmd *cli.Command) { check(path, cmd.Flags) })
+	check("kmeta", app.Flags)
+	if n < 100 {
+		t.Fatalf("only %d flags visited", n)
 	}
 }
 

@@ -102,7 +102,7 @@ func commandTree(app *cli.App) []cmdNode {
 func flagWords(flags []cli.Flag) []string {
 	var out []string
 	for _, f := range flags {
-		for _, n := range f.Names() {
+		for _, n := range flagNames(f) {
 			if len(n) == 1 {
 				out = append(out, "-"+n)
 			} else {
@@ -168,7 +168,7 @@ func writeFishCompletion(w io.Writer, tree []cmdNode) error {
 		}
 		for _, f := range n.flags {
 			var names []string
-			for _, nm := range f.Names() {
+			for _, nm := range flagNames(f) {
 				if len(nm) == 1 {
 					names = append(names, "-s "+nm)
 				} else {
@@ -219,7 +219,7 @@ func manPage(app *cli.App, tree []cmdNode) string {
 		var own []cli.Flag
 		for _, f := range n.flags {
 			// The common flags are listed once, under OPTIONS.
-			if !hasFlagName(commonFlags(), f.Names()) {
+			if !hasFlagName(commonFlags(), flagNames(f)) {
 				own = append(own, f)
 			}
 		}
@@ -232,7 +232,7 @@ func manPage(app *cli.App, tree []cmdNode) string {
 
 func writeManFlags(b *strings.Builder, flags []cli.Flag) {
 	sorted := slices.Clone(flags)
-	slices.SortFunc(sorted, func(x, y cli.Flag) int { return strings.Compare(x.Names()[0], y.Names()[0]) })
+	slices.SortFunc(sorted, func(x, y cli.Flag) int { return strings.Compare(flagNames(x)[0], flagNames(y)[0]) })
 	for _, f := range sorted {
 		name, usage, _ := strings.Cut(cli.FlagStringer(f), "\t")
 		fmt.Fprintf(b, ".TP\n.B %s\n%s\n", roff(name), roff(usage))

@@ -197,7 +197,7 @@ func docPage(ctx context.Context, app *cli.App, n cmdNode) string {
 	}
 	var own []cli.Flag
 	for _, f := range n.flags {
-		if n.cmd == nil || !hasFlagName(commonFlags(), f.Names()) {
+		if n.cmd == nil || !hasFlagName(commonFlags(), flagNames(f)) {
 			own = append(own, f)
 		}
 	}
@@ -253,7 +253,7 @@ func docFlagTable(flags []cli.Flag) string {
 	var b strings.Builder
 	b.WriteString("| option | default | environment | meaning |\n|---|---|---|---|\n")
 	sorted := slices.Clone(flags)
-	slices.SortFunc(sorted, func(x, y cli.Flag) int { return strings.Compare(x.Names()[0], y.Names()[0]) })
+	slices.SortFunc(sorted, func(x, y cli.Flag) int { return strings.Compare(flagNames(x)[0], flagNames(y)[0]) })
 	for _, f := range sorted {
 		name, _, _ := strings.Cut(cli.FlagStringer(f), "\t")
 		usage, def, env := "", "", ""

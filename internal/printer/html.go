@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kmeta/kmeta/model"
@@ -77,7 +78,11 @@ var reportJS string
 //go:embed html/report.tmpl
 var reportTmpl string
 
-var pageTemplate = template.Must(template.New("report").Parse(reportTmpl))
+// pageTemplate is parsed on first use: at start-up the parse was a
+// fiftieth of a short command's run, for the few runs that print html.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Parse(reportTmpl))
+})
 
 // WriteHTML renders d as a report page. d.Page must be set; sections
 // marked Findings are left out (the page lists the findings itself), as
@@ -91,7 +96,7 @@ func WriteHTML(w io.Writer, d Document, opt HTMLOptions) error {
 		return err
 	}
 	var b bytes.Buffer
-	if err := pageTemplate.Execute(&b, v); err != nil {
+	if err := pageTemplate().Execute(&b, v); err != nil {
 		return err
 	}
 	_, err = w.Write(b.Bytes())
