@@ -140,7 +140,8 @@ func features39() []*Feature {
 
 // The catalogs are built on first use, not when kmeta starts: building
 // them (each level's record rules, the releases parsed) was a thirtieth of
-// a short command's run, and most commands never look at them.
+// a short command's run, paid by every command whether it looked at them
+// or not.
 var (
 	catalog4x = sync.OnceValue(func() *Catalog {
 		return buildCatalog(&Catalog{
