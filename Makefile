@@ -119,6 +119,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzSnapshot$$' -fuzztime $(FUZZTIME) ./zkread/zkfile
 	$(GO) test -run '^$$' -fuzz '^FuzzTxn$$' -fuzztime $(FUZZTIME) ./zkread/zkfile
 	$(GO) test -run '^$$' -fuzz '^FuzzAdler$$' -fuzztime $(FUZZTIME) ./zkread/zkfile
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./javaprops
+	$(GO) test -run '^$$' -fuzz '^FuzzFormatReadsBack$$' -fuzztime $(FUZZTIME) ./javaprops
 
 # Issue 8's mutation campaign: internal/testkit/mutate's mutants of every file kind
 # through the built binary, every command and format. KMETA_MUTANTS=N per

@@ -272,10 +272,14 @@ func Binary(data []byte) bool {
 
 // Format renders a Java properties file: a comment, then
 // key=value lines sorted by key, escaped as java.util.Properties reads
-// them.
+// them. Each line of the comment is written as a comment line, whichever
+// of \n, \r\n or \r ends it: Java ends a comment at any of them, so a
+// bare \r in a comment (a path the comment names may hold one) would
+// otherwise start a line Java reads as a property.
 func Format(comment string, props map[string]string) []byte {
 	var b strings.Builder
-	for _, l := range strings.Split(comment, "\n") {
+	lines := strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(comment)
+	for _, l := range strings.Split(lines, "\n") {
 		b.WriteString("# " + l + "\n")
 	}
 	for _, k := range slices.Sorted(maps.Keys(props)) {

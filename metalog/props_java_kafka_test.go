@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,11 +21,24 @@ import (
 // ParseQuorumState to accept exactly the repeated-key files Kafka 4.4.0's
 // FileQuorumStateStore accepts, with the values it reads, and to report
 // the repetition as a warning (QuorumState.Problem).
+//
+// The files javaprops.Format writes (formatCases) must read in Java as
+// exactly the keys and values Format was given, whatever its comment
+// holds.
 func TestJavaValuesMatchKafka(t *testing.T) {
 	d := kafkatest.Dist(t, kafkatest.Latest4)
 	dir := t.TempDir()
-	lines := runFileOracle(t, d, dir, "JavaValues", javaValuesJava, javaValueCases)
-	for i, c := range javaValueCases {
+	cases := slices.Clone(javaValueCases)
+	for _, c := range formatCases {
+		cases = append(cases, struct{ kind, name, text string }{"props", c.name, string(javaprops.Format(c.comment, c.props))})
+	}
+	lines := runFileOracle(t, d, dir, "JavaValues", javaValuesJava, cases)
+	for i, c := range formatCases {
+		if want, got := javaLine(c.props), lines[len(javaValueCases)+i]; got != want {
+			t.Errorf("Format %q: Java reads %q, want what Format was given: %q", c.name, got, want)
+		}
+	}
+	for i, c := range cases {
 		p := filepath.Join(dir, fmt.Sprintf("case%02d", i))
 		var got string
 		switch c.kind {
@@ -34,11 +48,7 @@ func TestJavaValuesMatchKafka(t *testing.T) {
 				got = "error " + err.Error()
 				break
 			}
-			var kv []string
-			for k, v := range m {
-				kv = append(kv, "["+codePoints(k)+"="+codePoints(v)+"]")
-			}
-			got = "ok " + strings.Join(kv, " ") // one key per case: no order to settle
+			got = javaLine(m)
 		case "quorum":
 			qs, err := ReadQuorumState(p)
 			if err != nil {

@@ -3,6 +3,8 @@ package metalog
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -55,6 +57,36 @@ func codePoints(s string) string {
 		b = append(b, fmt.Sprintf("%x", r))
 	}
 	return strings.Join(b, " ")
+}
+
+// javaLine is javaValuesJava's line for a properties file that reads as
+// m: each key and value as code points, in the order of the keys so
+// written (Java's TreeMap of them).
+func javaLine(m map[string]string) string {
+	keys := make(map[string]string, len(m))
+	for k := range m {
+		keys[codePoints(k)] = k
+	}
+	b := []string{"ok"}
+	for _, ck := range slices.Sorted(maps.Keys(keys)) {
+		b = append(b, "["+ck+"="+codePoints(m[keys[ck]])+"]")
+	}
+	return strings.Join(b, " ")
+}
+
+// formatCases are files javaprops.Format writes, with comments that hold
+// line ends (a bare \r ends a comment line in Java: written as is, the
+// rest of the comment would be read as a property) and keys and values
+// with what must be escaped.
+var formatCases = []struct {
+	name, comment string
+	props         map[string]string
+}{
+	{"bare CR in the comment", "from /tmp/a\rb=c", map[string]string{"k": "v"}},
+	{"CRLF and a trailing backslash in the comment", "one\r\ntwo \\", map[string]string{"k": "v"}},
+	{"separators and blanks", "c", map[string]string{" a=b:c#!": " #x\\y\n\t\f", "!k": "!v\\"}},
+	{"beyond Latin-1", "é你", map[string]string{"k\u00e9": "é你\U0001F600"}},
+	{"empty key and value", "", map[string]string{"": ""}},
 }
 
 // javaValueCases: surrogate pairs written as \uXXXX\uXXXX, which Java's
