@@ -135,7 +135,7 @@ var checks = model.Checks{
 		Code: CodeMigrationZNodeNull, Room: "online", Class: Class, Severity: model.SevError,
 		Title:    "/migration exists without data",
 		Meaning:  "zookeeper-security-migration leaves /migration so (KAFKA-19480): the migration hangs on it.",
-		Fix:      "zookeeper-shell.sh {ZK_CONNECT} delete /migration",
+		Fix:      "delete it ({ZK_DELETE})",
 		Commands: statusCommands,
 	},
 	{

@@ -36,6 +36,7 @@ const (
 	keyNodeID          = "node.id"
 	keyControlPlane    = "control.plane.listener.name"
 	keyZKConnect       = "zookeeper.connect"
+	keyZKTLS           = "zookeeper.ssl.client.enable"
 	keyIDGeneration    = "broker.id.generation.enable"
 	keyReservedMaxID   = "reserved.broker.max.id"
 	keyLogDirs         = "log.dirs"

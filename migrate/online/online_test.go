@@ -3,6 +3,7 @@ package online
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/kmeta/kmeta/controllers"
@@ -225,8 +226,31 @@ func TestRollback(t *testing.T) {
 	if r.Refused || !slices.Equal(acts, want) {
 		t.Fatalf("refused %v, steps %v, want %v", r.Refused, acts, want)
 	}
-	if r.Steps[1].Command != "zookeeper-shell.sh zk:2181/kafka deleteall /controller" {
-		t.Fatalf("command %q", r.Steps[1].Command)
+	if r.Steps[1].Command != "zookeeper-shell.sh zk:2181/kafka deleteall /controller" || !slices.Equal(r.Steps[1].Args, []string{"deleteall", "/controller"}) {
+		t.Fatalf("command %q, args %q", r.Steps[1].Command, r.Steps[1].Args)
+	}
+	// Brokers that reach ZooKeeper over TLS: the CLI takes the first
+	// file's TLS settings (TestZKCommandsReachTLSZooKeeper runs it).
+	tls := files(1, 2, 3)
+	tls[1].Path = "/etc/kafka/broker 1.properties"
+	tls[1].Props[keyZKTLS] = "true"
+	r, err = Rollback(Input{ZK: zk, KRaft: kraftImage(model.MigrationMigration, map[int32]bool{1: true, 2: true, 3: true}, true), Nodes: tls})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var zkSteps [][2]string
+	for _, s := range r.Steps {
+		if s.Action == ActZooKeeper {
+			zkSteps = append(zkSteps, [2]string{s.Command, strings.Join(s.Args, "|")})
+		}
+	}
+	wantZK := [][2]string{
+		{"zookeeper-shell.sh zk:2181/kafka -zk-tls-config-file '/etc/kafka/broker 1.properties' deleteall /controller", "-zk-tls-config-file|/etc/kafka/broker 1.properties|deleteall|/controller"},
+		{"zookeeper-shell.sh zk:2181/kafka -zk-tls-config-file '/etc/kafka/broker 1.properties' get /migration", "-zk-tls-config-file|/etc/kafka/broker 1.properties|get|/migration"},
+		{"zookeeper-shell.sh zk:2181/kafka -zk-tls-config-file '/etc/kafka/broker 1.properties' deleteall /migration", "-zk-tls-config-file|/etc/kafka/broker 1.properties|deleteall|/migration"},
+	}
+	if !slices.Equal(zkSteps, wantZK) {
+		t.Fatalf("ZooKeeper steps over TLS:\n%q\nwant\n%q", zkSteps, wantZK)
 	}
 	// From PostMigration the brokers first go back to migration mode.
 	zk.Brokers = map[int32]*model.Broker{}

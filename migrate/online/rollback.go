@@ -133,7 +133,7 @@ func Rollback(in Input) (*RollbackResult, error) {
 	for _, id := range ctrlIDs {
 		r.Steps = append(r.Steps, Step{Action: ActStop, Node: nodeRef(id), What: fmt.Sprintf("stop controller %d (deprovision the KRaft quorum)", id)})
 	}
-	connect := zkConnect(in)
+	zk := zkCLIOf(in)
 	for _, z := range []struct {
 		args []string
 		what string
@@ -142,7 +142,7 @@ func Rollback(in Input) (*RollbackResult, error) {
 		{[]string{"get", "/migration"}, "save /migration's content (for a later look at what the attempt did)"},
 		{[]string{"deleteall", "/migration"}, "delete /migration: a /migration left behind makes a later attempt skip the copy and can wipe ZooKeeper (KAFKA-17146)"},
 	} {
-		r.Steps = append(r.Steps, Step{Action: ActZooKeeper, Args: z.args, Command: zkShell(connect, z.args...), What: z.what})
+		r.Steps = append(r.Steps, Step{Action: ActZooKeeper, Args: zk.args(z.args...), Command: zk.command(z.args...), What: z.what})
 	}
 	for _, id := range ids {
 		orig := brokers[id].Props

@@ -9,6 +9,7 @@ import (
 	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/roll"
 	"github.com/kmeta/kmeta/verify"
 )
 
@@ -435,7 +436,7 @@ func (o *observer) phase() {
 		if f.MigrationNull {
 			o.add(findingOf(CodeMigrationZNodeNull, "znode /migration",
 				"/migration exists without data (zookeeper-security-migration leaves it so, KAFKA-19480): the migration hangs on it",
-				"ZK_CONNECT", zkConnect(o.in)))
+				"ZK_DELETE", o.zkCommand("delete", "/migration")))
 		} else if f.Migrated {
 			o.add(finding(CodeMigrationZNode, "znode /migration",
 				fmt.Sprintf("/migration records a migration at KRaft offset %d (controller %d, epoch %d) but no KRaft controller holds /controller: it is left from an earlier attempt, and a new migration would skip the copy and can wipe ZooKeeper (KAFKA-17146)",
@@ -446,30 +447,66 @@ func (o *observer) phase() {
 }
 
 // zkCommand is a command of ZooKeeper's CLI as Kafka ships it, against
-// the cluster's zookeeper.connect (from a node's file; ZK_CONNECT when no
-// file was given).
+// the cluster's ensemble (zkCLIOf).
 func (o *observer) zkCommand(args ...string) string {
-	return zkShell(zkConnect(o.in), args...)
+	return zkCLIOf(o.in).command(args...)
 }
 
-// zkConnect is the cluster's zookeeper.connect for ZooKeeper's CLI: a
-// node's file's, else the --zk source's when it is a live ensemble
-// (zk://HOSTS/CHROOT), else ZK_CONNECT for the operator to fill in.
-func zkConnect(in Input) string {
+// zkCLI is how ZooKeeper's CLI as Kafka ships it (zookeeper-shell.sh)
+// reaches the cluster's ensemble: the connect string, and the file whose
+// TLS settings it takes when the nodes reach ZooKeeper over TLS.
+type zkCLI struct {
+	// connect is the cluster's zookeeper.connect: a node's file's, else
+	// the --zk source's when it is a live ensemble (zk://HOSTS/CHROOT),
+	// else ZK_CONNECT for the operator to fill in.
+	connect string
+	// tlsFile is that node's file when it sets
+	// zookeeper.ssl.client.enable=true: the CLI reads the zookeeper.ssl.*
+	// and zookeeper.clientCnxnSocket settings of the file it is given
+	// with -zk-tls-config-file, and ignores the rest. Without it the CLI
+	// speaks plain text to a TLS port and never connects.
+	tlsFile string
+}
+
+func zkCLIOf(in Input) zkCLI {
 	for _, id := range slices.Sorted(maps.Keys(in.Nodes)) {
-		if v := in.Nodes[id].Props[keyZKConnect]; v != "" {
-			return v
+		n := in.Nodes[id]
+		if v := n.Props[keyZKConnect]; v != "" {
+			z := zkCLI{connect: v}
+			if isTrue(n.Props[keyZKTLS]) {
+				z.tlsFile = n.Path
+			}
+			return z
 		}
 	}
 	if rest, ok := strings.CutPrefix(in.ZKSource, "zk://"); ok && rest != "" {
-		return rest
+		return zkCLI{connect: rest}
 	}
-	return "ZK_CONNECT"
+	return zkCLI{connect: "ZK_CONNECT"}
 }
 
-func zkShell(connect string, args ...string) string {
-	return "zookeeper-shell.sh " + connect + " " + strings.Join(args, " ")
+// args are the CLI's arguments after the connect string for the command
+// args: the TLS option first when there is one.
+func (z zkCLI) args(args ...string) []string {
+	if z.tlsFile == "" {
+		return slices.Clone(args)
+	}
+	return append([]string{zkTLSOption, z.tlsFile}, args...)
 }
+
+// command is the whole line, each word quoted for a POSIX shell where it
+// needs it.
+func (z zkCLI) command(args ...string) string {
+	words := []string{"zookeeper-shell.sh", roll.Quote(z.connect)}
+	for _, a := range z.args(args...) {
+		words = append(words, roll.Quote(a))
+	}
+	return strings.Join(words, " ")
+}
+
+// zkTLSOption is the option of Kafka's ZooKeeper CLI
+// (ZooKeeperMainWithTlsSupportForKafka) that names its TLS settings' file.
+const zkTLSOption = "-zk-tls-config-file"
 
 func (o *observer) brokers() {
 	ids := map[int32]bool{}
