@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/shellword"
 )
 
 // The fix commands, as Kafka's distribution names its tools (bin/NAME.sh
@@ -16,25 +17,15 @@ import (
 // the user read it with (--command-config; kafka-leader-election names
 // the same option --admin.config), so that the fix runs as printed.
 func (c *Context) tool(name string) string {
-	cmd := name + " --bootstrap-server " + c.bootstrap
+	cmd := name + " --bootstrap-server " + shellword.Quote(c.bootstrap)
 	if c.commandConfig != "" {
 		opt := "--command-config"
 		if name == "kafka-leader-election" {
 			opt = "--admin.config"
 		}
-		cmd += " " + opt + " " + shellWord(c.commandConfig)
+		cmd += " " + opt + " " + shellword.Quote(c.commandConfig)
 	}
 	return cmd
-}
-
-// shellWord quotes s for a POSIX shell where it needs it.
-func shellWord(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,@+%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // alterTopicConfig sets (add) or removes (del) topic configs.
@@ -97,7 +88,7 @@ func (c *Context) zkShell(cmds ...string) string {
 	}
 	out := make([]string, len(cmds))
 	for i, cmd := range cmds {
-		out[i] = "zookeeper-shell " + conn + " " + cmd
+		out[i] = "zookeeper-shell " + shellword.Quote(conn) + " " + cmd
 	}
 	return strings.Join(out, " && ")
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/shellword"
 	"github.com/kmeta/kmeta/verify"
 )
 
@@ -257,19 +258,12 @@ func joinInts(s []int32, sep string) string {
 func shellJoin(args []string) string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = shellQuote(a)
+		out[i] = shellword.Quote(a)
+		if a == "$BOOTSTRAP_SERVER" {
+			out[i] = `"$BOOTSTRAP_SERVER"`
+		}
 	}
 	return strings.Join(out, " ")
-}
-
-func shellQuote(s string) string {
-	if s == "$BOOTSTRAP_SERVER" {
-		return `"$BOOTSTRAP_SERVER"`
-	}
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,:/=@+%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // ReassignmentJSON is the plan's reassignment as the file

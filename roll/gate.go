@@ -2,7 +2,8 @@ package roll
 
 import (
 	"strconv"
-	"strings"
+
+	"github.com/kmeta/kmeta/shellword"
 )
 
 // Gates are the two commands that frame one restart in every procedure
@@ -35,27 +36,5 @@ func Args(verb string, node int32, source []string) []string {
 // CommandLine is "kmeta" and args as one shell line, each word quoted
 // where it needs it.
 func CommandLine(args []string) string {
-	words := []string{"kmeta"}
-	for _, w := range args {
-		words = append(words, Quote(w))
-	}
-	return strings.Join(words, " ")
-}
-
-// Quote quotes a word for a POSIX shell when it needs it.
-func Quote(w string) string {
-	if w == "" {
-		return "''"
-	}
-	safe := true
-	for _, r := range w {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:,=@+%[]", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return w
-	}
-	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	return "kmeta " + shellword.Join(args)
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/model"
-	"github.com/kmeta/kmeta/roll"
+	"github.com/kmeta/kmeta/shellword"
 )
 
 // RollbackResult is the rollback valid in the current phase: each node's
@@ -166,7 +166,7 @@ func Rollback(in Input) (*RollbackResult, error) {
 			continue
 		}
 		for _, d := range logDirs(n.Props) {
-			r.Steps = append(r.Steps, Step{Action: ActDelete, Node: nodeRef(id), Path: d, Command: "rm -rf " + roll.Quote(d),
+			r.Steps = append(r.Steps, Step{Action: ActDelete, Node: nodeRef(id), Path: d, Command: "rm -rf " + shellword.Quote(d),
 				What: fmt.Sprintf("delete controller %d's metadata log dir %s, the dir itself and everything in it (a later attempt installs the freshly formatted dir stage KRaftMigration writes there)", id, d)})
 		}
 	}

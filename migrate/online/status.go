@@ -9,7 +9,7 @@ import (
 	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/model"
-	"github.com/kmeta/kmeta/roll"
+	"github.com/kmeta/kmeta/shellword"
 	"github.com/kmeta/kmeta/verify"
 )
 
@@ -497,9 +497,9 @@ func (z zkCLI) args(args ...string) []string {
 // command is the whole line, each word quoted for a POSIX shell where it
 // needs it.
 func (z zkCLI) command(args ...string) string {
-	words := []string{"zookeeper-shell.sh", roll.Quote(z.connect)}
+	words := []string{"zookeeper-shell.sh", shellword.Quote(z.connect)}
 	for _, a := range z.args(args...) {
-		words = append(words, roll.Quote(a))
+		words = append(words, shellword.Quote(a))
 	}
 	return strings.Join(words, " ")
 }

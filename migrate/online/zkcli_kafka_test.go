@@ -12,7 +12,7 @@ import (
 
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/javaprops"
-	"github.com/kmeta/kmeta/roll"
+	"github.com/kmeta/kmeta/shellword"
 )
 
 // TestZKCommandsReachTLSZooKeeper runs the ZooKeeper commands stage and
@@ -75,7 +75,7 @@ func TestZKCommandsReachTLSZooKeeper(t *testing.T) {
 	java := d.Command(context.Background(), d.Tools.ZooKeeperShell).Args
 	words := make([]string, len(java))
 	for i, w := range java {
-		words[i] = roll.Quote(w)
+		words[i] = shellword.Quote(w)
 	}
 	script := "#!/bin/sh\nexec " + strings.Join(words, " ") + " -server \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(bin, "zookeeper-shell.sh"), []byte(script), 0o755); err != nil {

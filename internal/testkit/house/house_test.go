@@ -26,7 +26,7 @@ const module = "github.com/kmeta/kmeta"
 // The floors of the house (see doc.go). Paths are relative to the module;
 // a room is its path and everything below it.
 var (
-	ground   = []string{"controllers", "javaprops", "jsonstream"}
+	ground   = []string{"controllers", "javaprops", "jsonstream", "shellword"}
 	readers  = []string{"metalog", "zkread", "kafkaread"}
 	judges   = []string{"verify", "features", "lint", "history", "roll", "voters", "zkdeps"}
 	planners = []string{"migrate", "quorum", "restore"}
@@ -101,7 +101,7 @@ func forbidden(from, to string) string {
 	case under(rel, "model") && own:
 		return "the model is the hub: it imports nothing of the project"
 	case rootOf(rel, ground) != "" && own && !under(dep, "model"):
-		return "the ground floor (the quorum's voters, the Java properties format) imports nothing of the project but the model"
+		return "the ground floor (the quorum's voters, the Java properties format, ...) imports nothing of the project but the model"
 	case rootOf(rel, readers) != "" && rootOf(dep, readers) != "" && rootOf(rel, readers) != rootOf(dep, readers):
 		return "the readers are siblings: none imports another (what two share lives on the ground floor)"
 	case rootOf(rel, planners) != "" && rootOf(dep, planners) != "" && rootOf(rel, planners) != rootOf(dep, planners):

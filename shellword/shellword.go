@@ -1,0 +1,36 @@
+// Package shellword quotes the words of the commands kmeta prints (gates,
+// fixes, restore and migration steps) for a POSIX shell, so that each runs
+// as printed: pasted into sh, bash or zsh, every word reaches the program
+// as it was meant.
+//
+// A word of letters, digits and "-_./:,=@+%" is printed as it is: no
+// shell gives any of them a meaning inside a word, except a leading '='
+// (zsh expands "=cmd" to the command's path), which is quoted. Every other
+// word is put in single quotes, a quote in it written as '\''. Among the
+// characters that are quoted are '[' and ']': an unquoted IPv6 address
+// ("kafka://[::1]:9092") is a glob pattern, which zsh refuses when no file
+// matches it ("no matches found") and every shell replaces when one does.
+package shellword
+
+import "strings"
+
+// Quote returns w as one word of a POSIX shell command line.
+func Quote(w string) string {
+	if w != "" && w[0] != '=' && strings.IndexFunc(w, unsafe) < 0 {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}
+
+// Join quotes each word and joins them with blanks.
+func Join(words []string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = Quote(w)
+	}
+	return strings.Join(out, " ")
+}
+
+func unsafe(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:,=@+%", r))
+}
