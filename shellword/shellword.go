@@ -6,8 +6,9 @@
 // A word of letters, digits and "-_./:,=@+%" is printed as it is: no
 // shell gives any of them a meaning inside a word, except a leading '='
 // (zsh expands "=cmd" to the command's path), which is quoted. Every other
-// word is put in single quotes, a quote in it written as '\”. Among the
-// characters that are quoted are '[' and ']': an unquoted IPv6 address
+// word is put in single quotes; a single quote in it ends them, is
+// written escaped (\') and opens them again. Among the characters that are
+// quoted are '[' and ']': an unquoted IPv6 address
 // ("kafka://[::1]:9092") is a glob pattern, which zsh refuses when no file
 // matches it ("no matches found") and every shell replaces when one does.
 package shellword
