@@ -37,6 +37,7 @@ const (
 	keyControlPlane    = "control.plane.listener.name"
 	keyZKConnect       = "zookeeper.connect"
 	keyZKTLS           = "zookeeper.ssl.client.enable"
+	keyZKSetACL        = "zookeeper.set.acl"
 	keyIDGeneration    = "broker.id.generation.enable"
 	keyReservedMaxID   = "reserved.broker.max.id"
 	keyLogDirs         = "log.dirs"

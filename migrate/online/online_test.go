@@ -252,6 +252,21 @@ func TestRollback(t *testing.T) {
 	if !slices.Equal(zkSteps, wantZK) {
 		t.Fatalf("ZooKeeper steps over TLS:\n%q\nwant\n%q", zkSteps, wantZK)
 	}
+	// Brokers whose znodes are their own (zookeeper.set.acl=true): the
+	// commands log in as they do (TestZKCommandsLogInToSASLZooKeeper runs
+	// them), and the step says what to set.
+	acl := files(1, 2, 3)
+	acl[1].Props[keyZKSetACL] = "true"
+	r, err = Rollback(Input{ZK: zk, KRaft: kraftImage(model.MigrationMigration, map[int32]bool{1: true, 2: true, 3: true}, true), Nodes: acl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.Steps[slices.IndexFunc(r.Steps, func(s Step) bool { return s.Action == ActZooKeeper })]
+	if s.Command != `KAFKA_OPTS="$KAFKA_OPTS -Djava.security.auth.login.config=$ZK_CLIENT_JAAS" zookeeper-shell.sh zk:2181/kafka deleteall /controller` ||
+		!slices.Equal(s.Args, []string{"deleteall", "/controller"}) ||
+		!strings.HasSuffix(s.What, "; the brokers set zookeeper.set.acl=true, so the znodes are theirs: set ZK_CLIENT_JAAS to the JAAS file they log in to ZooKeeper with (its Client section), as their KAFKA_OPTS names it") {
+		t.Fatalf("ZooKeeper step with the brokers' login: %+v", s)
+	}
 	// From PostMigration the brokers first go back to migration mode.
 	zk.Brokers = map[int32]*model.Broker{}
 	r, err = Rollback(Input{ZK: zk, KRaft: kraftImage(model.MigrationMigration, map[int32]bool{1: false, 2: false, 3: false}, true), Nodes: files(1, 2, 3)})

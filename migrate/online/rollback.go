@@ -142,7 +142,7 @@ func Rollback(in Input) (*RollbackResult, error) {
 		{[]string{"get", "/migration"}, "save /migration's content (for a later look at what the attempt did)"},
 		{[]string{"deleteall", "/migration"}, "delete /migration: a /migration left behind makes a later attempt skip the copy and can wipe ZooKeeper (KAFKA-17146)"},
 	} {
-		r.Steps = append(r.Steps, Step{Action: ActZooKeeper, Args: zk.args(z.args...), Command: zk.command(z.args...), What: z.what})
+		r.Steps = append(r.Steps, Step{Action: ActZooKeeper, Args: zk.args(z.args...), Command: zk.command(z.args...), What: zk.what(z.what)})
 	}
 	for _, id := range ids {
 		orig := brokers[id].Props

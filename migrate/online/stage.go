@@ -723,7 +723,7 @@ func (s *stager) letGo() {
 		{[]string{"deleteall", "/migration"}, "delete /migration"},
 		{[]string{"deleteall", "/controller"}, "delete /controller, the KRaft controller's claim: no controller uses this ZooKeeper any more"},
 	} {
-		s.r.Steps = append(s.r.Steps, Step{Action: ActZooKeeper, Args: zk.args(z.args...), Command: zk.command(z.args...), What: z.what})
+		s.r.Steps = append(s.r.Steps, Step{Action: ActZooKeeper, Args: zk.args(z.args...), Command: zk.command(z.args...), What: zk.what(z.what)})
 	}
 	s.r.Steps = append(s.r.Steps, Step{Action: ActWait, What: "kmeta migrate status says KRaft; then the ZooKeeper ensemble may be stopped (no node of this cluster uses it)"})
 }

@@ -466,6 +466,12 @@ type zkCLI struct {
 	// with -zk-tls-config-file, and ignores the rest. Without it the CLI
 	// speaks plain text to a TLS port and never connects.
 	tlsFile string
+	// login: that file sets zookeeper.set.acl=true, so Kafka's znodes
+	// are its own (sasl:<its user>, every other client may only read
+	// them), and deleting one needs its login. The CLI logs in with the
+	// JAAS file KAFKA_OPTS names (its Client section), as the brokers
+	// do; the command names it $ZK_CLIENT_JAAS, for the operator to set.
+	login bool
 }
 
 func zkCLIOf(in Input) zkCLI {
@@ -476,6 +482,7 @@ func zkCLIOf(in Input) zkCLI {
 			if isTrue(n.Props[keyZKTLS]) {
 				z.tlsFile = n.Path
 			}
+			z.login = isTrue(n.Props[keyZKSetACL])
 			return z
 		}
 	}
@@ -501,8 +508,28 @@ func (z zkCLI) command(args ...string) string {
 	for _, a := range z.args(args...) {
 		words = append(words, shellword.Quote(a))
 	}
-	return strings.Join(words, " ")
+	line := strings.Join(words, " ")
+	if z.login {
+		// Kafka's scripts pass KAFKA_OPTS to the JVM; what it held
+		// already (a Kerberos krb5.conf, say) is kept.
+		line = `KAFKA_OPTS="$KAFKA_OPTS -Djava.security.auth.login.config=$` + zkJAASVar + `" ` + line
+	}
+	return line
 }
+
+// what is a step's explanation for a command, with what the operator must
+// set for it to run.
+func (z zkCLI) what(what string) string {
+	if !z.login {
+		return what
+	}
+	return what + "; the brokers set zookeeper.set.acl=true, so the znodes are theirs: set " + zkJAASVar +
+		" to the JAAS file they log in to ZooKeeper with (its Client section), as their KAFKA_OPTS names it"
+}
+
+// zkJAASVar is the variable the commands of a cluster whose znodes are
+// its own name the brokers' JAAS file with.
+const zkJAASVar = "ZK_CLIENT_JAAS"
 
 // zkTLSOption is the option of Kafka's ZooKeeper CLI
 // (ZooKeeperMainWithTlsSupportForKafka) that names its TLS settings' file.

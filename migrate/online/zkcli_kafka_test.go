@@ -2,6 +2,7 @@ package online
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,58 +59,144 @@ func TestZKCommandsReachTLSZooKeeper(t *testing.T) {
 		"zookeeper.ssl.truststore.password": kafkatest.TLSPassword,
 	}
 	confDir := filepath.Join(dir, "broker 1")
-	if err := os.Mkdir(confDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	mustDo(t, os.Mkdir(confDir, 0o755))
 	path := filepath.Join(confDir, "server.properties")
 	if err := os.WriteFile(path, javaprops.Format("broker 1", props), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	zk := zkCLIOf(Input{Nodes: map[int32]*Node{1: {ID: 1, Path: path, Props: props}}})
 
-	// zookeeper-shell.sh as Kafka's bin/ has it, on PATH.
-	bin := filepath.Join(dir, "bin")
-	if err := os.Mkdir(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	java := d.Command(context.Background(), d.Tools.ZooKeeperShell).Args
-	words := make([]string, len(java))
-	for i, w := range java {
-		words[i] = shellword.Quote(w)
-	}
-	script := "#!/bin/sh\nexec " + strings.Join(words, " ") + " -server \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(bin, "zookeeper-shell.sh"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	run := func(line string) string {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "sh", "-c", line)
-		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", line, err, out)
-		}
-		return string(out)
-	}
+	sh := newZKShell(t, d, dir)
 
 	// The chroot and a /migration as a migration leaves it, written
 	// through the same CLI.
-	run(zkCLI{connect: secure, tlsFile: path}.command("create", "/kafka", ""))
+	sh.ok(zkCLI{connect: secure, tlsFile: path}.command("create", "/kafka", ""), nil)
 	data := `{"version":0,"kraft_metadata_offset":42,"kraft_controller_id":3000,"kraft_metadata_epoch":1,"kraft_controller_epoch":1}`
-	run(zk.command("create", "/migration", data))
+	sh.ok(zk.command("create", "/migration", data), nil)
 
 	get, del := zk.command("get", "/migration"), zk.command("delete", "/migration")
 	want := "zookeeper-shell.sh " + secure + "/kafka -zk-tls-config-file '" + path + "' "
 	if !strings.HasPrefix(get, want) || get != want+"get /migration" || del != want+"delete /migration" {
 		t.Fatalf("commands:\n%s\n%s\nwant them after %q", get, del, want)
 	}
-	if out := run(get); !strings.Contains(out, data) {
+	if out := sh.ok(get, nil); !strings.Contains(out, data) {
 		t.Fatalf("%s printed no /migration content:\n%s", get, out)
 	}
-	run(del)
-	if out := run(zk.command("ls", "/")); !strings.Contains(out, "[]") {
+	sh.ok(del, nil)
+	if out := sh.ok(zk.command("ls", "/"), nil); !strings.Contains(out, "[]") {
 		t.Fatalf("after %s, the chroot still holds:\n%s", del, out)
+	}
+}
+
+// TestZKCommandsLogInToSASLZooKeeper: the brokers log in to ZooKeeper
+// with SASL and set zookeeper.set.acl=true, so what Kafka creates is
+// owned by sasl:kafka and only readable by others (the ACLs
+// zkread's TestFixtureZnodeACLs reads from real brokers). The commands
+// stage and rollback print, run by sh as printed with ZK_CLIENT_JAAS
+// naming the brokers' JAAS file, save /migration and delete it and
+// /controller; the same commands without the login are refused.
+func TestZKCommandsLogInToSASLZooKeeper(t *testing.T) {
+	d := kafkatest.Dist(t, kafkatest.Kafka39)
+	dir := t.TempDir()
+	serverJAAS, clientJAAS := filepath.Join(dir, "zk-jaas.conf"), filepath.Join(dir, "broker-jaas.conf")
+	mustDo(t, os.WriteFile(serverJAAS, []byte("Server {\n  org.apache.zookeeper.server.auth.DigestLoginModule required user_kafka=\"kafka-zk-secret\";\n};\n"), 0o644))
+	mustDo(t, os.WriteFile(clientJAAS, []byte("Client {\n  org.apache.zookeeper.server.auth.DigestLoginModule required username=\"kafka\" password=\"kafka-zk-secret\";\n};\n"), 0o644))
+	zks := kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{
+		Props: map[string]string{"authProvider.sasl": "org.apache.zookeeper.server.auth.SASLAuthenticationProvider"},
+		JVM:   []string{"-Djava.security.auth.login.config=" + serverJAAS},
+	})
+	props := map[string]string{"broker.id": "1", "zookeeper.connect": zks.Addr() + "/kafka", "zookeeper.set.acl": "true"}
+	zk := zkCLIOf(Input{Nodes: map[int32]*Node{1: {ID: 1, Path: "/etc/kafka/server-1.properties", Props: props}}})
+	sh := newZKShell(t, d, dir)
+	jaas := []string{"ZK_CLIENT_JAAS=" + clientJAAS}
+
+	// Kafka's znodes as its brokers leave them: creator (sasl:kafka) all,
+	// world read.
+	const acl = "sasl:kafka:cdrwa,world:anyone:r"
+	data := `{"version":0,"kraft_metadata_offset":42,"kraft_controller_id":3000,"kraft_metadata_epoch":1,"kraft_controller_epoch":1}`
+	sh.ok(zkCLI{connect: zks.Addr(), login: true}.command("create", "/kafka", "", acl), jaas)
+	for _, c := range [][]string{{"create", "/migration", data, acl}, {"create", "/controller", `{"version":2,"brokerid":3000,"timestamp":"1","kraftControllerEpoch":1}`, acl}} {
+		sh.ok(zk.command(c...), jaas)
+	}
+
+	want := "KAFKA_OPTS=\"$KAFKA_OPTS -Djava.security.auth.login.config=$ZK_CLIENT_JAAS\" zookeeper-shell.sh " + zks.Addr() + "/kafka "
+	lines := []string{zk.command("get", "/migration"), zk.command("deleteall", "/migration"), zk.command("deleteall", "/controller")}
+	for i, args := range []string{"get /migration", "deleteall /migration", "deleteall /controller"} {
+		if lines[i] != want+args {
+			t.Fatalf("command %q, want %q", lines[i], want+args)
+		}
+	}
+	// Without the login ZooKeeper refuses the deletes (and the CLI still
+	// exits 0: only the znodes left say so).
+	for _, args := range [][]string{{"deleteall", "/migration"}, {"deleteall", "/controller"}} {
+		sh.ok(zkCLI{connect: zk.connect}.command(args...), nil)
+	}
+	if out := sh.ok(zk.command("ls", "/"), nil); !strings.Contains(out, "[controller, migration]") {
+		t.Fatalf("without the login the deletes went through:\n%s", out)
+	}
+	if out := sh.ok(lines[0], jaas); !strings.Contains(out, data) {
+		t.Fatalf("%s printed no /migration content:\n%s", lines[0], out)
+	}
+	for _, l := range lines[1:] {
+		sh.ok(l, jaas)
+	}
+	if out := sh.ok(zk.command("ls", "/"), jaas); !strings.Contains(out, "[]") {
+		t.Fatalf("after the deletes, the chroot still holds:\n%s", out)
+	}
+}
+
+// zkShell runs command lines with sh, zookeeper-shell.sh on its PATH as
+// Kafka's bin/ has it: the CLI class given -server and the arguments,
+// KAFKA_OPTS given to the JVM as kafka-run-class.sh gives it.
+type zkShell struct {
+	t   *testing.T
+	bin string
+}
+
+func newZKShell(t *testing.T, d *kafkatest.Distribution, dir string) *zkShell {
+	t.Helper()
+	bin := filepath.Join(dir, "bin")
+	mustDo(t, os.Mkdir(bin, 0o755))
+	java := d.Command(context.Background(), d.Tools.ZooKeeperShell).Args
+	words := make([]string, len(java))
+	for i, w := range java {
+		words[i] = shellword.Quote(w)
+	}
+	// The class comes last: KAFKA_OPTS goes before it, unquoted, as
+	// kafka-run-class.sh splits it.
+	words = append(words[:len(words)-1], "$KAFKA_OPTS", words[len(words)-1])
+	script := "#!/bin/sh\nexec " + strings.Join(words, " ") + " -server \"$@\"\n"
+	mustDo(t, os.WriteFile(filepath.Join(bin, "zookeeper-shell.sh"), []byte(script), 0o755))
+	return &zkShell{t: t, bin: bin}
+}
+
+// run runs line, env added to the environment.
+func (z *zkShell) run(line string, env []string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", line)
+	cmd.Env = append(os.Environ(), "PATH="+z.bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.Env = append(cmd.Env, env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		err = fmt.Errorf("%s: %w", line, err)
+	}
+	return string(out), err
+}
+
+// ok is run that fails the test when line fails.
+func (z *zkShell) ok(line string, env []string) string {
+	z.t.Helper()
+	out, err := z.run(line, env)
+	if err != nil {
+		z.t.Fatalf("%v\n%s", err, out)
+	}
+	return out
+}
+
+func mustDo(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

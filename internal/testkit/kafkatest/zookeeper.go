@@ -24,6 +24,10 @@ type ZKOptions struct {
 	// only, a serial GC, a heap that starts small: quick to start in a
 	// test), for a server run as Kafka's scripts run it (the bench).
 	JVMOpts []string
+	// JVM are more JVM options, after those: a JAAS file for a server
+	// that authenticates its clients with SASL
+	// (-Djava.security.auth.login.config=FILE).
+	JVM []string
 }
 
 // ZooKeeper is a standalone ZooKeeper server from a 3.x Kafka release's
@@ -34,6 +38,7 @@ type ZooKeeper struct {
 	DataDir string // dataDir; holds version-2/
 	Config  string // zoo.cfg
 	jvmOpts []string
+	jvm     []string
 
 	t       testing.TB
 	d       *Distribution
@@ -59,7 +64,7 @@ func StartZooKeeper(t testing.TB, d *Distribution, opts ZKOptions) *ZooKeeper {
 		t.Fatal(err)
 	}
 	z := &ZooKeeper{Port: ports[0], Dir: dir, DataDir: filepath.Join(dir, "data"),
-		Config: filepath.Join(dir, "zoo.cfg"), t: t, d: d, timeout: opts.StartTimeout, jvmOpts: opts.JVMOpts}
+		Config: filepath.Join(dir, "zoo.cfg"), t: t, d: d, timeout: opts.StartTimeout, jvmOpts: opts.JVMOpts, jvm: opts.JVM}
 	if z.timeout == 0 {
 		z.timeout = time.Minute
 	}
@@ -124,7 +129,7 @@ func (z *ZooKeeper) LogPath() string { return filepath.Join(z.Dir, "server.log")
 func (z *ZooKeeper) Running() bool { return z.proc != nil && !z.proc.exited() }
 
 func (z *ZooKeeper) start() error {
-	p, err := z.d.startServer(z.jvmOpts, "zookeeper", z.Dir, z.LogPath(), nil, z.d.Tools.ZooKeeper, z.Config)
+	p, err := z.d.startServer(z.jvmOpts, "zookeeper", z.Dir, z.LogPath(), z.jvm, z.d.Tools.ZooKeeper, z.Config)
 	if err != nil {
 		return err
 	}
