@@ -5,6 +5,7 @@ import (
 
 	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/shellword"
 )
 
 // The control-plane rules: the controller quorum, the metadata version,
@@ -22,7 +23,7 @@ const (
 // host, with its own config (kraft.version 1, a dynamic quorum, is needed:
 // on a static quorum the feature is upgraded first).
 func (c *Context) addController() string {
-	cmd := "kafka-metadata-quorum --bootstrap-server " + c.bootstrap + " --command-config NEW_CONTROLLER.properties add-controller"
+	cmd := "kafka-metadata-quorum --bootstrap-server " + shellword.Quote(c.bootstrap) + " --command-config NEW_CONTROLLER.properties add-controller"
 	if c.Img.Quorum != nil && c.Img.Quorum.KRaftVersion < 1 {
 		cmd = c.tool("kafka-features") + " upgrade --feature kraft.version=1 && " + cmd
 	}
