@@ -87,6 +87,26 @@ func TestStageMigrationFromZooKeeper(t *testing.T) {
 	if r.Format == nil || r.Format.MetadataVersion != "3.9-IV0" || r.Format.ClusterID != "Y_M1NY68Tu2c3nV89agwIw" {
 		t.Fatalf("format %+v", r.Format)
 	}
+	if s := r.Steps[1]; s.What != "start controller 3000 on server-3000.properties" {
+		t.Fatalf("start step %q", s.What)
+	}
+	// Brokers whose znodes are their own: the controller starts with
+	// their ZooKeeper login, and its file keeps zookeeper.set.acl.
+	in = Input{ZK: zkImage(), Nodes: files(1, 2, 3)}
+	for _, n := range in.Nodes {
+		n.Props["zookeeper.set.acl"] = "true"
+	}
+	r, err = Stage(in, StageOptions{Phase: KRaftMigration, Controllers: ctl, MetadataDir: "/var/lib/kafka/ctl-{id}"})
+	if err != nil || !r.Ready {
+		t.Fatalf("%v %v", err, codes(r.Checks))
+	}
+	if c := nodeProps(r.Nodes, 3000); c["zookeeper.set.acl"] != "true" {
+		t.Fatalf("controller file %v", c)
+	}
+	if s := r.Steps[1]; s.What != "start controller 3000 on server-3000.properties, with the JAAS file the brokers log in to ZooKeeper with in its KAFKA_OPTS (java.security.auth.login.config, its Client section): "+
+		"zookeeper.set.acl=true makes the znodes theirs, and ZooKeeper refuses the writes of a controller logged in as anyone else" {
+		t.Fatalf("start step %q", s.What)
+	}
 }
 
 // Each stuck state is refused with its own code, and only it.

@@ -380,8 +380,14 @@ func (s *stager) migration() error {
 				What: fmt.Sprintf("copy controller-%d/ (meta.properties, bootstrap.checkpoint) into controller %d's metadata log dir %s", c.ID, c.ID, metadataDir(s.o.MetadataDir, c.ID))})
 		}
 		for _, c := range s.o.Controllers {
-			s.r.Steps = append(s.r.Steps, Step{Action: ActStart, Node: nodeRef(c.ID), Config: ConfigName(c.ID),
-				What: fmt.Sprintf("start controller %d on %s", c.ID, ConfigName(c.ID))})
+			what := fmt.Sprintf("start controller %d on %s", c.ID, ConfigName(c.ID))
+			if isTrue(nodeProps(s.r.Nodes, c.ID)[keyZKSetACL]) {
+				// Kafka's znodes are the brokers' own: ZooKeeper refuses
+				// any other session's writes (TestZKCommandsLogInToSASLZooKeeper).
+				what += ", with the JAAS file the brokers log in to ZooKeeper with in its KAFKA_OPTS (java.security.auth.login.config, its Client section): " +
+					"zookeeper.set.acl=true makes the znodes theirs, and ZooKeeper refuses the writes of a controller logged in as anyone else"
+			}
+			s.r.Steps = append(s.r.Steps, Step{Action: ActStart, Node: nodeRef(c.ID), Config: ConfigName(c.ID), What: what})
 		}
 		s.r.Steps = append(s.r.Steps, Step{Action: ActWait, What: "the controllers elect a leader and write ZkMigrationState PRE_MIGRATION (kmeta migrate status says KRaftMigration)"})
 	}

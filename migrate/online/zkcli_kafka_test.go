@@ -127,13 +127,22 @@ func TestZKCommandsLogInToSASLZooKeeper(t *testing.T) {
 		}
 	}
 	// Without the login ZooKeeper refuses the deletes (and the CLI still
-	// exits 0: only the znodes left say so).
+	// exits 0: only the znodes left say so) and any write (a controller
+	// started without it could not write either: stage says so).
+	anon := zkCLI{connect: zk.connect}
 	for _, args := range [][]string{{"deleteall", "/migration"}, {"deleteall", "/controller"}} {
-		sh.ok(zkCLI{connect: zk.connect}.command(args...), nil)
+		sh.ok(anon.command(args...), nil)
+	}
+	if out, err := sh.run(anon.command("set", "/migration", "{}"), nil); err == nil || !strings.Contains(out, "Insufficient permission") {
+		t.Fatalf("a write without the login: %v\n%s", err, out)
 	}
 	if out := sh.ok(zk.command("ls", "/"), nil); !strings.Contains(out, "[controller, migration]") {
 		t.Fatalf("without the login the deletes went through:\n%s", out)
 	}
+	if out := sh.ok(anon.command("get", "/migration"), nil); !strings.Contains(out, data) {
+		t.Fatalf("without the login the write went through:\n%s", out)
+	}
+	sh.ok(zk.command("set", "/migration", data), jaas) // with it, it goes through
 	if out := sh.ok(lines[0], jaas); !strings.Contains(out, data) {
 		t.Fatalf("%s printed no /migration content:\n%s", lines[0], out)
 	}
