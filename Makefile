@@ -105,6 +105,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzBatchReader$$' -fuzztime $(FUZZTIME) ./metalog
 	$(GO) test -run '^$$' -fuzz '^FuzzFastRecords$$' -fuzztime $(FUZZTIME) ./metalog
 	$(GO) test -run '^$$' -fuzz '^FuzzReplay$$' -fuzztime $(FUZZTIME) ./metalog
+	$(GO) test -run '^$$' -fuzz '^FuzzSmallFiles$$' -fuzztime $(FUZZTIME) ./metalog
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeMetadata$$' -fuzztime $(FUZZTIME) ./metalog/records
 	$(GO) test -run '^$$' -fuzz '^FuzzValidateMetadata$$' -fuzztime $(FUZZTIME) ./metalog/records
 	$(GO) test -run '^$$' -fuzz '^FuzzTranscodeMetadata$$' -fuzztime $(FUZZTIME) ./metalog/records
