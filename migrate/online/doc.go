@@ -84,6 +84,24 @@
 // AclAuthorizer does not start). A finalized controller (ControllerKRaft)
 // drops the flag and every zookeeper.* setting.
 //
+// # The ZooKeeper commands
+//
+// Stage KRaft and rollback delete /controller and /migration, and status's
+// fixes read or delete them, with ZooKeeper's CLI as Kafka ships it
+// (zookeeper-shell.sh CONNECT [-zk-tls-config-file FILE] COMMAND), against
+// the zookeeper.connect of the first node file that sets it (zkcli.go).
+// When that file sets zookeeper.ssl.client.enable=true the command names
+// the file with -zk-tls-config-file: the CLI takes its zookeeper.ssl.* and
+// zookeeper.clientCnxnSocket settings and ignores the rest. When it sets
+// zookeeper.set.acl=true, what Kafka created belongs to the brokers'
+// ZooKeeper login (creator-all, world-read; the sensitive paths not even
+// readable): ZooKeeper refuses any other session's deletes and writes,
+// and the CLI's deleteall still exits 0 (it only prints "Failed to delete
+// some node(s)"). The command then logs in as the brokers do, with the
+// JAAS file (its Client section) $ZK_CLIENT_JAAS names, added to
+// KAFKA_OPTS, and stage's controller start steps say the controllers need
+// the same login.
+//
 // # The controller listener
 //
 // The controller listener is secured as the brokers' inter-broker
