@@ -99,7 +99,8 @@
 // and the CLI's deleteall still exits 0 (it only prints "Failed to delete
 // some node(s)"). The command then logs in as the brokers do, with the
 // JAAS file (its Client section) $ZK_CLIENT_JAAS names, added to
-// KAFKA_OPTS, and stage's controller start steps say the controllers need
+// KAFKA_OPTS (${ZK_CLIENT_JAAS:?...}: unset, the shell stops before the
+// CLI runs), and stage's controller start steps say the controllers need
 // the same login.
 //
 // # The controller listener

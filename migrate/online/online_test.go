@@ -282,7 +282,7 @@ func TestRollback(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := r.Steps[slices.IndexFunc(r.Steps, func(s Step) bool { return s.Action == ActZooKeeper })]
-	if s.Command != `KAFKA_OPTS="$KAFKA_OPTS -Djava.security.auth.login.config=$ZK_CLIENT_JAAS" zookeeper-shell.sh zk:2181/kafka deleteall /controller` ||
+	if s.Command != `KAFKA_OPTS="$KAFKA_OPTS -Djava.security.auth.login.config=${ZK_CLIENT_JAAS:?set it to the JAAS file the brokers log in to ZooKeeper with}" zookeeper-shell.sh zk:2181/kafka deleteall /controller` ||
 		!slices.Equal(s.Args, []string{"deleteall", "/controller"}) ||
 		!strings.HasSuffix(s.What, "; the brokers set zookeeper.set.acl=true, so the znodes are theirs: set ZK_CLIENT_JAAS to the JAAS file they log in to ZooKeeper with (its Client section), as their KAFKA_OPTS names it") {
 		t.Fatalf("ZooKeeper step with the brokers' login: %+v", s)

@@ -67,8 +67,10 @@ func (z zkCLI) command(args ...string) string {
 	line := strings.Join(words, " ")
 	if z.login {
 		// Kafka's scripts pass KAFKA_OPTS to the JVM; what it held
-		// already (a Kerberos krb5.conf, say) is kept.
-		line = `KAFKA_OPTS="$KAFKA_OPTS -Djava.security.auth.login.config=$` + zkJAASVar + `" ` + line
+		// already (a Kerberos krb5.conf, say) is kept. An unset variable
+		// stops the shell before the CLI runs: without the login the CLI
+		// would connect anyway and its deletes would do nothing, exit 0.
+		line = `KAFKA_OPTS="$KAFKA_OPTS -Djava.security.auth.login.config=${` + zkJAASVar + `:?` + zkJAASUnset + `}" ` + line
 	}
 	return line
 }
@@ -86,6 +88,10 @@ func (z zkCLI) what(what string) string {
 // zkJAASVar is the variable the commands of a cluster whose znodes are
 // its own name the brokers' JAAS file with.
 const zkJAASVar = "ZK_CLIENT_JAAS"
+
+// zkJAASUnset is what the shell says when zkJAASVar is not set: plain
+// words, the same in every POSIX shell.
+const zkJAASUnset = "set it to the JAAS file the brokers log in to ZooKeeper with"
 
 // zkTLSOption is the option of Kafka's ZooKeeper CLI
 // (ZooKeeperMainWithTlsSupportForKafka) that names its TLS settings' file.

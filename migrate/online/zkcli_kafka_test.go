@@ -118,7 +118,7 @@ func TestZKCommandsLogInToSASLZooKeeper(t *testing.T) {
 	sh.ok(zkCLI{connect: zks.Addr(), login: true}.command()+" <<'EOF'\ncreate /kafka '' "+acl+"\ncreate /kafka/migration '"+data+"' "+acl+
 		"\ncreate /kafka/controller '{\"version\":2,\"brokerid\":3000}' "+acl+"\nEOF", jaas)
 
-	want := "KAFKA_OPTS=\"$KAFKA_OPTS -Djava.security.auth.login.config=$ZK_CLIENT_JAAS\" zookeeper-shell.sh " + zks.Addr() + "/kafka "
+	want := "KAFKA_OPTS=\"$KAFKA_OPTS -Djava.security.auth.login.config=${ZK_CLIENT_JAAS:?set it to the JAAS file the brokers log in to ZooKeeper with}\" zookeeper-shell.sh " + zks.Addr() + "/kafka "
 	lines := []string{zk.command("get", "/migration"), zk.command("deleteall", "/migration"), zk.command("deleteall", "/controller")}
 	for i, args := range []string{"get /migration", "deleteall /migration", "deleteall /controller"} {
 		if lines[i] != want+args {
@@ -150,6 +150,11 @@ func TestZKCommandsLogInToSASLZooKeeper(t *testing.T) {
 	}
 	if got := holds(); got["/migration"] != data || got["/controller"] == "" {
 		t.Fatalf("without the login the delete or the write went through: %q", got)
+	}
+	// As printed without ZK_CLIENT_JAAS set: the shell stops before the
+	// CLI runs, saying what to set.
+	if out, err := sh.run(lines[1], nil); err == nil || !strings.Contains(out, "ZK_CLIENT_JAAS: set it to the JAAS file the brokers log in to ZooKeeper with") {
+		t.Fatalf("%s without ZK_CLIENT_JAAS: %v\n%s", lines[1], err, out)
 	}
 	// As printed, with the login.
 	if out := sh.ok(lines[0], jaas); !strings.Contains(out, data) {
