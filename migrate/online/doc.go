@@ -89,7 +89,10 @@
 // Stage KRaft and rollback delete /controller and /migration, and status's
 // fixes read or delete them, with ZooKeeper's CLI as Kafka ships it
 // (zookeeper-shell.sh CONNECT [-zk-tls-config-file FILE] COMMAND), against
-// the zookeeper.connect of the first node file that sets it (zkcli.go).
+// the zookeeper.connect of the first node file that sets it, else the --zk
+// source's address (zkcli.go). Rollback has the brokers' ZooKeeper-mode
+// files; at stage KRaft the files have dropped every zookeeper.* setting,
+// so what follows is the operator's to add there.
 // When that file sets zookeeper.ssl.client.enable=true the command names
 // the file with -zk-tls-config-file: the CLI takes its zookeeper.ssl.* and
 // zookeeper.clientCnxnSocket settings and ignores the rest. When it sets
