@@ -62,9 +62,7 @@ func TestZKCommandsReachTLSZooKeeper(t *testing.T) {
 	confDir := filepath.Join(dir, "broker 1")
 	mustDo(t, os.Mkdir(confDir, 0o755))
 	path := filepath.Join(confDir, "server.properties")
-	if err := os.WriteFile(path, javaprops.Format("broker 1", props), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mustDo(t, os.WriteFile(path, javaprops.Format("broker 1", props), 0o644))
 	zk := zkCLIOf(Input{Nodes: map[int32]*Node{1: {ID: 1, Path: path, Props: props}}})
 
 	sh := newZKShell(t, d, dir)
