@@ -282,10 +282,23 @@ func Format(comment string, props map[string]string) []byte {
 	for _, l := range strings.Split(lines, "\n") {
 		b.WriteString("# " + l + "\n")
 	}
-	for _, k := range slices.Sorted(maps.Keys(props)) {
-		b.WriteString(escapeProperty(k, true) + "=" + escapeProperty(props[k], false) + "\n")
+	for _, l := range Lines(props) {
+		b.WriteString(l + "\n")
 	}
 	return []byte(b.String())
+}
+
+// Lines are the property lines Format writes, without the comment and
+// the line ends: "key=value", escaped, sorted by key. For a printed
+// command that pipes a properties file to a Kafka tool (restore's
+// kafka-configs --add-config-file /dev/stdin); each line is printable
+// ASCII, so no shell or terminal sees a control character.
+func Lines(props map[string]string) []string {
+	out := make([]string, 0, len(props))
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		out = append(out, escapeProperty(k, true)+"="+escapeProperty(props[k], false))
+	}
+	return out
 }
 
 func escapeProperty(s string, key bool) string {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/shellword"
 	"github.com/kmeta/kmeta/verify"
@@ -83,10 +84,22 @@ func (o CommandOptions) command(a Action) Command {
 		} else {
 			args = append(args, "--partitions", strconv.Itoa(int(t.Partitions)), "--replication-factor", strconv.Itoa(int(t.ReplicationFactor)))
 		}
+		// A config --config cannot carry as it is set right after
+		// the topic is created, by kafka-configs, which can.
+		var later []ConfigValue
 		for _, cv := range t.Configs {
 			v, ok := o.value(model.ConfigTopic, cv.Key, cv.Value)
 			c.Runnable = c.Runnable && ok
-			args = append(args, "--config", cv.Key+"="+v)
+			if topicConfigArg(cv.Key, v) {
+				args = append(args, "--config", cv.Key+"="+v)
+			} else {
+				later = append(later, ConfigValue{Key: cv.Key, Value: v})
+			}
+		}
+		if len(later) > 0 {
+			alter := append(o.tool("kafka-configs"), "--alter", "--entity-type", "topics", "--entity-name", t.Name)
+			c.Line = shellJoin(args) + " && " + addConfigs(alter, later)
+			return c
 		}
 	case CreatePartitions:
 		args = append(o.tool("kafka-topics"), "--alter", "--topic", a.Topic.Name, "--partitions", strconv.Itoa(int(a.Topic.Partitions)))
@@ -94,22 +107,22 @@ func (o CommandOptions) command(a Action) Command {
 		ch := a.Config
 		args = append(o.tool("kafka-configs"), "--alter")
 		args = append(args, configEntityArgs(ch.Resource)...)
-		var set []string
+		var set []ConfigValue
 		for _, cv := range ch.Set {
 			v, ok := o.value(ch.Resource.Type, cv.Key, cv.Value)
 			c.Runnable = c.Runnable && ok
-			set = append(set, cv.Key+"="+bracket(v))
+			set = append(set, ConfigValue{Key: cv.Key, Value: v})
 		}
-		if len(set) > 0 {
-			args = append(args, "--add-config", strings.Join(set, ","))
-		}
+		var rest []string
 		if len(ch.Delete) > 0 {
 			var del []string
 			for _, cv := range ch.Delete {
 				del = append(del, cv.Key)
 			}
-			args = append(args, "--delete-config", strings.Join(del, ","))
+			rest = []string{"--delete-config", strings.Join(del, ",")}
 		}
+		c.Line = addConfigs(args, set, rest...)
+		return c
 	case AlterQuotas:
 		q := a.Quota
 		args = append(o.tool("kafka-configs"), "--alter")
@@ -157,13 +170,72 @@ func (o CommandOptions) value(t model.ConfigResourceType, k, v string) (string, 
 	return model.RedactedValue(v), false
 }
 
-// bracket puts a value holding commas in kafka-configs' [...] so that it
-// stays one value (follower.replication.throttled.replicas=[0:1,1:2]).
-func bracket(v string) string {
-	if strings.Contains(v, ",") {
-		return "[" + v + "]"
+// How Kafka's tools read a config from their command line (ConfigCommand
+// and TopicCommand, the same in 2.7, 3.9 and 4.4; restore's
+// TestCommandsReadByKafkaTools asks their own parsers):
+//
+//   - kafka-configs --add-config "k1=v1,k2=[v2]": the list is split at
+//     each ',' outside [...], each pair at an '=' outside [...] (blanks
+//     around it dropped), then every '[' and ']' is deleted from the
+//     value and both are trimmed (Java's trim: every char up to ' '). So
+//     a value holding ',' or '=' is carried in brackets (client metrics'
+//     match=[client_software_name=kafka.python]: without them the tool
+//     refuses the pair), and one holding '[' or ']', or blanks at either
+//     end, cannot be carried at all: the tool would set another value.
+//   - kafka-configs --add-config-file FILE: a properties file, read with
+//     Properties.load: carries any key and value. /dev/stdin is a file
+//     to it, so the printed command pipes the file in and leaves none
+//     behind (a secret shown with --show-secrets stays off the disk).
+//   - kafka-topics --config k=v: split at '=' with Java's String.split,
+//     which drops trailing empty strings, and the two parts trimmed. A
+//     value that is empty, holds '=' or has blanks at either end is
+//     refused or silently changed ("delete=" becomes "delete"); commas
+//     are kept.
+
+// addConfigs is the kafka-configs command args with set added, then
+// rest: in --add-config when every pair survives its parsing, else all
+// of them through --add-config-file, piped in.
+func addConfigs(args []string, set []ConfigValue, rest ...string) string {
+	if len(set) == 0 {
+		return shellJoin(append(args, rest...))
 	}
-	return v
+	pairs := make([]string, 0, len(set))
+	for _, cv := range set {
+		p, ok := addConfigPair(cv.Key, cv.Value)
+		if !ok {
+			props := make(map[string]string, len(set))
+			for _, cv := range set {
+				props[cv.Key] = cv.Value
+			}
+			printf := append([]string{"printf", `%s\n`}, javaprops.Lines(props)...)
+			return shellJoin(printf) + " | " + shellJoin(slices.Concat(args, []string{"--add-config-file", "/dev/stdin"}, rest))
+		}
+		pairs = append(pairs, p)
+	}
+	return shellJoin(slices.Concat(args, []string{"--add-config", strings.Join(pairs, ",")}, rest))
+}
+
+// addConfigPair is k=v as --add-config carries it, brackets where
+// needed (follower.replication.throttled.replicas=[0:1,1:2]); ok is
+// false when it cannot (see above).
+func addConfigPair(k, v string) (string, bool) {
+	if k == "" || strings.ContainsAny(k, "=,[]") || strings.ContainsAny(v, "[]") || k != javaTrim(k) || v != javaTrim(v) {
+		return "", false
+	}
+	if strings.ContainsAny(v, ",=") {
+		return k + "=[" + v + "]", true
+	}
+	return k + "=" + v, true
+}
+
+// topicConfigArg says whether kafka-topics --config carries k=v as it is.
+func topicConfigArg(k, v string) bool {
+	return k != "" && v != "" && !strings.Contains(k+v, "=") && k == javaTrim(k) && v == javaTrim(v)
+}
+
+// javaTrim is Java's String.trim: every char up to ' ' off both ends.
+func javaTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
 }
 
 func configEntityArgs(r model.ConfigResource) []string {

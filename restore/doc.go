@@ -60,4 +60,16 @@
 // kafka-configs alters quotas), kafka-acls --add and --remove --force.
 // Sensitive values are printed as their hash unless ShowSecrets, and the
 // command then says that it is not runnable as printed.
+//
+// A value reaches Kafka as it is: the tools' command lines are not plain
+// key=value lists (commands.go says how each reads them, and
+// TestCommandsReadByKafkaTools holds every rule against the parsers of
+// Kafka 2.7.2, 3.9.2 and 4.4.0). --add-config takes a value holding ','
+// or '=' in brackets (client metrics' match=[client_software_name=...]);
+// a value no --add-config can carry ('[' or ']', blanks at an end) goes,
+// with the rest of its command's pairs, through --add-config-file
+// /dev/stdin, the properties piped in by printf (javaprops.Lines). A
+// topic config kafka-topics --config cannot carry (empty, '=', blanks at
+// an end) is set by kafka-configs right after the create, on the same
+// line.
 package restore

@@ -1,0 +1,222 @@
+package restore
+
+import (
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
+	"github.com/kmeta/kmeta/model"
+)
+
+// toolRecorder stands in for kafka-configs and kafka-topics on the PATH of
+// the printed lines: it writes each call's words, NUL-separated, to
+// $KMETA_TOOL_CALLS/callN (N counting from 0), and an argument that
+// names /dev/stdin as the file it saved the call's input to, which the
+// tool itself would have read.
+const toolRecorder = `#!/bin/sh
+i=$(cat "$KMETA_TOOL_CALLS/next" 2>/dev/null || echo 0)
+echo $((i + 1)) > "$KMETA_TOOL_CALLS/next"
+f=$KMETA_TOOL_CALLS/call$i
+printf '%s\0' "${0##*/}" > "$f"
+for a in "$@"; do
+  if [ "$a" = /dev/stdin ]; then cat > "$f.stdin"; a=$f.stdin; fi
+  printf '%s\0' "$a" >> "$f"
+done
+`
+
+// sent is what one printed line makes Kafka's tools send: the configs set
+// and deleted, over all the tool calls of the line, and the refusals.
+type sent struct {
+	set     map[string]string
+	deleted []string
+	refused []string
+}
+
+// TestCommandsReadByKafkaTools: every line Commands prints for configs
+// holding what kafka-configs' and kafka-topics' command lines treat
+// specially (',' and '=' in a value, '[' and ']', blanks at an end, an
+// empty value, a line end, '#' first) is run by sh, and the words it
+// gives each tool are read by the tool's own option parser (ToolArgs.java,
+// Kafka 2.7.2's, 3.9.2's and 4.4.0's): each line must set exactly the
+// plan's values and delete exactly its keys, with no call refused. Before
+// this test, a client-metrics match (client_software_name=kafka.python)
+// was refused and a value holding '[' or ']' would have been set without
+// them.
+func TestCommandsReadByKafkaTools(t *testing.T) {
+	kafkatest.SkipIfUnitOnly(t)
+	jaas := `org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="p,w=d";`
+	pem := "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUJ0Ww==\n-----END CERTIFICATE-----\n"
+	cfg := func(kv ...string) []ConfigValue {
+		var out []ConfigValue
+		for i := 0; i < len(kv); i += 2 {
+			out = append(out, ConfigValue{Key: kv[i], Value: kv[i+1]})
+		}
+		return out
+	}
+	p := &Plan{Actions: []Action{
+		{Kind: CreateTopic, Topic: &TopicSpec{Name: "plain", Partitions: 3, ReplicationFactor: 2,
+			Configs: cfg("cleanup.policy", "compact,delete", "leader.replication.throttled.replicas", "0:1,1:2", "retention.ms", "1000")}},
+		// An empty value: kafka-topics --config refuses it.
+		{Kind: CreateTopic, Topic: &TopicSpec{Name: "throttled", Assignment: [][]int32{{1, 2}, {2, 3}},
+			Configs: cfg("follower.replication.throttled.replicas", "", "message.timestamp.type", "CreateTime")}},
+		{Kind: AlterConfigs, Config: &ConfigChange{Resource: model.ConfigResource{Type: model.ConfigClientMetrics, Name: "one-match"},
+			Set: cfg("interval.ms", "60000", "match", "client_software_name=kafka.python")}},
+		{Kind: AlterConfigs, Config: &ConfigChange{Resource: model.ConfigResource{Type: model.ConfigClientMetrics, Name: "two-matches"},
+			Set: cfg("match", `client_software_name=kafka.python,client_software_version=1\.2\.*`, "metrics", "org.apache.kafka.producer.,org.apache.kafka.consumer.")}},
+		{Kind: AlterConfigs, Config: &ConfigChange{Resource: model.ConfigResource{Type: model.ConfigBroker, Name: "1"},
+			Set: cfg("listener.name.sasl_ssl.plain.sasl.jaas.config", jaas, "log.retention.ms", "9")}},
+		// '[' and ']' (with ',' and '=').
+		{Kind: AlterConfigs, Config: &ConfigChange{Resource: model.ConfigResource{Type: model.ConfigBroker, Name: "2"},
+			Set: cfg("ssl.principal.mapping.rules", "RULE:^CN=([a-z][a-z0-9]*),OU=eng$/$1/,DEFAULT")}},
+		// Blanks at the ends, a line end at the end, '#' first,
+		// and a delete after the file.
+		{Kind: AlterConfigs, Config: &ConfigChange{Resource: model.ConfigResource{Type: model.ConfigBroker},
+			Set:    cfg("listener.name.ssl.ssl.truststore.certificates", pem, "log.retention.ms", "9", "plugin.rules", " [a-z]+=x, ", "plugin.note", "#not a comment"),
+			Delete: cfg("log.cleaner.threads", "")}},
+		{Kind: AlterConfigs, Config: &ConfigChange{Resource: model.ConfigResource{Type: model.ConfigGroup, Name: "g1"},
+			Set: cfg("consumer.session.timeout.ms", "45000"), Delete: cfg("consumer.heartbeat.interval.ms", "")}},
+	}}
+	cmds := Commands(p, CommandOptions{Bootstrap: "b:9092", ShowSecrets: true})
+
+	// The lines, as they are printed: --add-config where it carries every
+	// pair (in brackets when a value holds ',' or '='), else the pairs
+	// piped through --add-config-file; a topic config --config cannot
+	// carry set by kafka-configs right after the create.
+	want := []string{
+		"kafka-topics --bootstrap-server b:9092 --create --topic plain --partitions 3 --replication-factor 2 --config cleanup.policy=compact,delete --config leader.replication.throttled.replicas=0:1,1:2 --config retention.ms=1000",
+		"kafka-topics --bootstrap-server b:9092 --create --topic throttled --replica-assignment 1:2,2:3 --config message.timestamp.type=CreateTime && kafka-configs --bootstrap-server b:9092 --alter --entity-type topics --entity-name throttled --add-config follower.replication.throttled.replicas=",
+		"kafka-configs --bootstrap-server b:9092 --alter --entity-type client-metrics --entity-name one-match --add-config 'interval.ms=60000,match=[client_software_name=kafka.python]'",
+		`kafka-configs --bootstrap-server b:9092 --alter --entity-type client-metrics --entity-name two-matches --add-config 'match=[client_software_name=kafka.python,client_software_version=1\.2\.*],metrics=[org.apache.kafka.producer.,org.apache.kafka.consumer.]'`,
+		`kafka-configs --bootstrap-server b:9092 --alter --entity-type brokers --entity-name 1 --add-config 'listener.name.sasl_ssl.plain.sasl.jaas.config=[org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="p,w=d";],log.retention.ms=9'`,
+		`printf '%s\n' 'ssl.principal.mapping.rules=RULE:^CN=([a-z][a-z0-9]*),OU=eng$/$1/,DEFAULT' | kafka-configs --bootstrap-server b:9092 --alter --entity-type brokers --entity-name 2 --add-config-file /dev/stdin`,
+		`printf '%s\n' 'listener.name.ssl.ssl.truststore.certificates=-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUJ0Ww==\n-----END CERTIFICATE-----\n' log.retention.ms=9 'plugin.note=\#not a comment' 'plugin.rules=\ [a-z]+=x, ' | kafka-configs --bootstrap-server b:9092 --alter --entity-type brokers --entity-default --add-config-file /dev/stdin --delete-config log.cleaner.threads`,
+		"kafka-configs --bootstrap-server b:9092 --alter --entity-type groups --entity-name g1 --add-config consumer.session.timeout.ms=45000 --delete-config consumer.heartbeat.interval.ms",
+	}
+	var lines []string
+	for _, c := range cmds {
+		if !c.Runnable {
+			t.Fatalf("not runnable with ShowSecrets: %s", c.Line)
+		}
+		lines = append(lines, c.Line)
+	}
+	if !slices.Equal(lines, want) {
+		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+
+	// Run each line as an operator would, with the recorder as the tools.
+	dir := t.TempDir()
+	bin, calls := filepath.Join(dir, "bin"), filepath.Join(dir, "calls")
+	for _, d := range []string{bin, calls} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tool := range []string{"kafka-configs", "kafka-topics"} {
+		if err := os.WriteFile(filepath.Join(bin, tool), []byte(toolRecorder), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var files []string
+	var lineOf []int // the line of each call
+	for i, c := range cmds {
+		sh := exec.Command("sh", "-c", c.Line)
+		sh.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "KMETA_TOOL_CALLS="+calls)
+		if out, err := sh.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", c.Line, err, out)
+		}
+		for {
+			f := filepath.Join(calls, "call"+strconv.Itoa(len(files)))
+			if _, err := os.Stat(f); err != nil {
+				break
+			}
+			files, lineOf = append(files, f), append(lineOf, i)
+		}
+	}
+
+	src, err := filepath.Abs(filepath.Join("testdata", "ToolArgs.java"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Entity types newer than a release: its kafka-configs refuses them.
+	newer := map[string][]model.ConfigResourceType{
+		kafkatest.Kafka27: {model.ConfigClientMetrics, model.ConfigGroup},
+		kafkatest.Kafka39: {model.ConfigGroup},
+	}
+	for _, v := range []string{kafkatest.Kafka27, kafkatest.Kafka39, kafkatest.Latest4} {
+		t.Run(v, func(t *testing.T) {
+			d := kafkatest.Dist(t, v)
+			out := filepath.Join(t.TempDir(), "sent")
+			d.MustRun(t, src, append([]string{out}, files...)...)
+			got := readSent(t, out, lineOf, len(cmds))
+			for i, a := range p.Actions {
+				w := sent{set: map[string]string{}}
+				switch a.Kind {
+				case CreateTopic:
+					for _, cv := range a.Topic.Configs {
+						w.set[cv.Key] = cv.Value
+					}
+				case AlterConfigs:
+					if slices.Contains(newer[v], a.Config.Resource.Type) {
+						continue
+					}
+					for _, cv := range a.Config.Set {
+						w.set[cv.Key] = cv.Value
+					}
+					for _, cv := range a.Config.Delete {
+						w.deleted = append(w.deleted, cv.Key)
+					}
+				}
+				g := got[i]
+				if len(g.refused) > 0 || !maps.Equal(g.set, w.set) || !slices.Equal(g.deleted, w.deleted) {
+					t.Errorf("%s\nKafka %s's tools: refused %q, set %q, delete %q\nwant set %q, delete %q", cmds[i].Line, v, g.refused, g.set, g.deleted, w.set, w.deleted)
+				}
+			}
+		})
+	}
+}
+
+// readSent reads ToolArgs' output into what each of n lines sent.
+func readSent(t *testing.T, path string, lineOf []int, n int) []sent {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unesc := strings.NewReplacer(`\\`, `\`, `\t`, "\t", `\n`, "\n", `\r`, "\r")
+	out := make([]sent, n)
+	for i := range out {
+		out[i].set = map[string]string{}
+	}
+	answered := 0
+	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		f := strings.Split(l, "\t")
+		call, err := strconv.Atoi(f[0])
+		if err != nil || call < 0 || call >= len(lineOf) || len(f) < 2 {
+			t.Fatalf("ToolArgs line %q", l)
+		}
+		s := &out[lineOf[call]]
+		switch {
+		case f[1] == "ok" && len(f) == 2:
+			answered++
+		case f[1] == "refused" && len(f) == 3:
+			answered++
+			s.refused = append(s.refused, unesc.Replace(f[2]))
+		case f[1] == "set" && len(f) == 4:
+			s.set[unesc.Replace(f[2])] = unesc.Replace(f[3])
+		case f[1] == "delete" && len(f) == 3:
+			s.deleted = append(s.deleted, unesc.Replace(f[2]))
+		default:
+			t.Fatalf("ToolArgs line %q", l)
+		}
+	}
+	if answered != len(lineOf) {
+		t.Fatalf("ToolArgs answered %d calls of %d", answered, len(lineOf))
+	}
+	return out
+}
