@@ -6,14 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/javaprops"
-	"github.com/kmeta/kmeta/shellword"
 	"github.com/kmeta/kmeta/zkread"
 )
 
@@ -27,38 +25,13 @@ import (
 func TestZKCommandsReachTLSZooKeeper(t *testing.T) {
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
 	dir := t.TempDir()
-	tf := kafkatest.MakeTLS(t, d, filepath.Join(dir, "tls"), "")
-	ports, err := kafkatest.FreePorts(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	secure := "127.0.0.1:" + strconv.Itoa(ports[0])
-	kafkatest.StartZooKeeper(t, d, kafkatest.ZKOptions{Props: map[string]string{
-		"secureClientPort":        strconv.Itoa(ports[0]),
-		"secureClientPortAddress": "127.0.0.1",
-		"serverCnxnFactory":       "org.apache.zookeeper.server.NettyServerCnxnFactory",
-		"ssl.keyStore.location":   tf.ServerKeyStore,
-		"ssl.keyStore.type":       tf.ServerKeyStoreType,
-		"ssl.keyStore.password":   kafkatest.TLSPassword,
-		"ssl.trustStore.location": tf.TrustPKCS12,
-		"ssl.trustStore.type":     "PKCS12",
-		"ssl.trustStore.password": kafkatest.TLSPassword,
-		"ssl.clientAuth":          "need",
-	}})
+	zks := kafkatest.StartTLSZooKeeper(t, d, kafkatest.ZKOptions{})
+	secure := zks.TLSAddr
 
 	// A broker's file as Kafka's docs configure ZooKeeper over TLS.
-	props := map[string]string{
-		"broker.id":                         "1",
-		"zookeeper.connect":                 secure + "/kafka",
-		"zookeeper.ssl.client.enable":       "true",
-		"zookeeper.clientCnxnSocket":        "org.apache.zookeeper.ClientCnxnSocketNetty",
-		"zookeeper.ssl.keystore.location":   tf.ClientKeyPKCS12,
-		"zookeeper.ssl.keystore.type":       "PKCS12",
-		"zookeeper.ssl.keystore.password":   kafkatest.TLSPassword,
-		"zookeeper.ssl.truststore.location": tf.TrustPKCS12,
-		"zookeeper.ssl.truststore.type":     "PKCS12",
-		"zookeeper.ssl.truststore.password": kafkatest.TLSPassword,
-	}
+	props := zks.ClientProps()
+	props["broker.id"] = "1"
+	props["zookeeper.connect"] = secure + "/kafka"
 	confDir := filepath.Join(dir, "broker 1")
 	mustDo(t, os.Mkdir(confDir, 0o755))
 	path := filepath.Join(confDir, "server.properties")
@@ -176,19 +149,7 @@ type zkShell struct {
 
 func newZKShell(t *testing.T, d *kafkatest.Distribution, dir string) *zkShell {
 	t.Helper()
-	bin := filepath.Join(dir, "bin")
-	mustDo(t, os.Mkdir(bin, 0o755))
-	java := d.Command(context.Background(), d.Tools.ZooKeeperShell).Args
-	words := make([]string, len(java))
-	for i, w := range java {
-		words[i] = shellword.Quote(w)
-	}
-	// The class comes last: KAFKA_OPTS goes before it, unquoted, as
-	// kafka-run-class.sh splits it.
-	words = append(words[:len(words)-1], "$KAFKA_OPTS", words[len(words)-1])
-	script := "#!/bin/sh\nexec " + strings.Join(words, " ") + " -server \"$@\"\n"
-	mustDo(t, os.WriteFile(filepath.Join(bin, "zookeeper-shell.sh"), []byte(script), 0o755))
-	return &zkShell{t: t, bin: bin}
+	return &zkShell{t: t, bin: d.ZooKeeperShellBin(t, dir)}
 }
 
 // run runs line, env added to the environment.

@@ -1,0 +1,172 @@
+package kafkatest
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"maps"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kmeta/kmeta/shellword"
+)
+
+// TLSZooKeeper is a ZooKeeper that takes clients on a TLS port, and only
+// those with a certificate its CA signed (ssl.clientAuth=need). Its PEM
+// files are made in Go, in milliseconds (MakeTLS's keytool stores take
+// seconds): ZooKeeper and Kafka's ZooKeeper clients read PEM key and
+// trust stores (type PEM: the key and its chain in one file).
+type TLSZooKeeper struct {
+	*ZooKeeper
+	// TLSAddr is the TLS port's host:port.
+	TLSAddr string
+	// CA, ClientCert and ClientKey are kmeta's --zk-tls-ca, --zk-tls-cert
+	// and --zk-tls-key.
+	CA, ClientCert, ClientKey string
+	// ClientPEM is the client's key and certificate in one file: the key
+	// store Kafka's clients name (zookeeper.ssl.keystore.location).
+	ClientPEM string
+}
+
+// StartTLSZooKeeper starts a ZooKeeper (StartZooKeeper, opts) that also
+// listens on a TLS port, its PEM files in a directory of the test's.
+func StartTLSZooKeeper(t testing.TB, d *Distribution, opts ZKOptions) *TLSZooKeeper {
+	t.Helper()
+	dir := t.TempDir()
+	ca, caKey := newCert(t, nil, nil, "kmeta test CA")
+	srv, srvKey := newCert(t, ca, caKey, "127.0.0.1")
+	cli, cliKey := newCert(t, ca, caKey, "kmeta test client")
+	z := &TLSZooKeeper{
+		CA: filepath.Join(dir, "ca.pem"), ClientCert: filepath.Join(dir, "client.crt"),
+		ClientKey: filepath.Join(dir, "client.key"), ClientPEM: filepath.Join(dir, "client.pem"),
+	}
+	server := filepath.Join(dir, "server.pem")
+	writePEM(t, z.CA, ca, nil)
+	writePEM(t, server, srv, srvKey)
+	writePEM(t, z.ClientCert, cli, nil)
+	writePEM(t, z.ClientKey, nil, cliKey)
+	writePEM(t, z.ClientPEM, cli, cliKey)
+	ports, err := freePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z.TLSAddr = "127.0.0.1:" + strconv.Itoa(ports[0])
+	props := map[string]string{
+		"secureClientPort":        strconv.Itoa(ports[0]),
+		"secureClientPortAddress": "127.0.0.1",
+		"serverCnxnFactory":       "org.apache.zookeeper.server.NettyServerCnxnFactory",
+		"ssl.keyStore.location":   server,
+		"ssl.keyStore.type":       "PEM",
+		"ssl.trustStore.location": z.CA,
+		"ssl.trustStore.type":     "PEM",
+		"ssl.clientAuth":          "need",
+	}
+	maps.Copy(props, opts.Props)
+	opts.Props = props
+	z.ZooKeeper = StartZooKeeper(t, d, opts)
+	return z
+}
+
+// ClientProps are the zookeeper.* settings of a broker that reaches z
+// over TLS, as Kafka's docs configure it: what its server.properties (or
+// a file given to Kafka's ZooKeeper CLI with -zk-tls-config-file) holds.
+func (z *TLSZooKeeper) ClientProps() map[string]string {
+	return map[string]string{
+		"zookeeper.ssl.client.enable":       "true",
+		"zookeeper.clientCnxnSocket":        "org.apache.zookeeper.ClientCnxnSocketNetty",
+		"zookeeper.ssl.keystore.location":   z.ClientPEM,
+		"zookeeper.ssl.keystore.type":       "PEM",
+		"zookeeper.ssl.truststore.location": z.CA,
+		"zookeeper.ssl.truststore.type":     "PEM",
+	}
+}
+
+// newCert makes a certificate for cn signed by parent (nil: self-signed,
+// a CA), with cn as its IP address when it is one.
+func newCert(t testing.TB, parent *x509.Certificate, parentKey *ecdsa.PrivateKey, cn string) (*x509.Certificate, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()),
+		Subject:      pkix.Name{CommonName: cn},
+		NotBefore:    time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+		IsCA:        parent == nil, BasicConstraintsValid: true,
+	}
+	if ip := net.ParseIP(cn); ip != nil {
+		tmpl.IPAddresses = []net.IP{ip}
+	}
+	if parent == nil {
+		parent, parentKey = tmpl, key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, key
+}
+
+// writePEM writes key (PKCS#8) then cert, either of them nil, to path.
+func writePEM(t testing.TB, path string, cert *x509.Certificate, key *ecdsa.PrivateKey) {
+	t.Helper()
+	var out []byte
+	if key != nil {
+		der, err := x509.MarshalPKCS8PrivateKey(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})...)
+	}
+	if cert != nil {
+		out = append(out, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})...)
+	}
+	if err := os.WriteFile(path, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ZooKeeperShellBin writes zookeeper-shell.sh, and zookeeper-shell as
+// package managers name it, into a new directory under dir and returns
+// the directory, for a test to put first on the PATH of the printed
+// commands it runs with sh: each runs d's ZooKeeper CLI as Kafka's
+// script does (the class given -server and the arguments), KAFKA_OPTS
+// passed to the JVM, unquoted, as kafka-run-class.sh passes it.
+func (d *Distribution) ZooKeeperShellBin(t testing.TB, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	java := d.Command(context.Background(), d.Tools.ZooKeeperShell).Args
+	words := make([]string, len(java))
+	for i, w := range java {
+		words[i] = shellword.Quote(w)
+	}
+	// The class comes last: KAFKA_OPTS goes before it.
+	words = append(words[:len(words)-1], "$KAFKA_OPTS", words[len(words)-1])
+	script := "#!/bin/sh\nexec " + strings.Join(words, " ") + " -server \"$@\"\n"
+	for _, name := range []string{"zookeeper-shell.sh", "zookeeper-shell"} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return bin
+}
