@@ -118,4 +118,12 @@
 // CommandConfig: --command-config, kafka-leader-election's --admin.config). Where
 // Kafka has no command (start a broker, set broker.rack), the fix says
 // what to do and, where one exists, the command that checks it.
+// zookeeper-shell fixes reach the ensemble as kmeta read it: over TLS
+// they name $ZK_TLS_CONFIG_FILE with -zk-tls-config-file (the brokers'
+// server.properties will do: Kafka's CLI takes its zookeeper.ssl.*
+// settings), and with --zk-auth each command logs in first with
+// $KMETA_ZK_AUTH, in a session fed on stdin (an ensemble whose znodes are
+// secured refuses anyone else's writes, and a refused delete exits 1);
+// an unset variable stops the shell before the CLI runs
+// (TestLintZooKeeperFixOnSecuredEnsemble).
 package lint

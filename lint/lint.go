@@ -179,6 +179,15 @@ type Options struct {
 	// name, the chroot left out (the image's is appended); "" means
 	// ZOOKEEPER, a placeholder.
 	ZooKeeper string
+	// ZooKeeperTLS: the ensemble was read over TLS, so zookeeper-shell
+	// fixes name a TLS settings file (-zk-tls-config-file); without it
+	// the CLI would speak plain text to the TLS port.
+	ZooKeeperTLS bool
+	// ZooKeeperDigest: the ensemble was read with digest credentials
+	// (--zk-auth, KMETA_ZK_AUTH), as a secured ensemble is (its znodes
+	// deny other clients their writes), so zookeeper-shell fixes log in
+	// with them first.
+	ZooKeeperDigest bool
 }
 
 // Placeholder is the address fix commands name when kmeta cannot know it
@@ -347,9 +356,11 @@ type Context struct {
 	bootstrap string
 	// commandConfig is the client settings file fixes pass (Options).
 	commandConfig string
-	// zookeeper is the ensemble zookeeper-shell fixes name.
-	zookeeper string
-	topics    []*model.Topic
+	// zookeeper is the ensemble zookeeper-shell fixes name; zkTLS and
+	// zkDigest are Options.ZooKeeperTLS and ZooKeeperDigest.
+	zookeeper       string
+	zkTLS, zkDigest bool
+	topics          []*model.Topic
 	// brokerIDs are the registered brokers, sorted; racks maps a broker
 	// to its rack ("" none).
 	brokerIDs []int32
@@ -404,7 +415,7 @@ func (c *Context) forgetConfigs() {
 
 func newContext(img *model.Image, opts Options) *Context {
 	c := &Context{Img: img, bootstrap: opts.Bootstrap, commandConfig: opts.CommandConfig, zookeeper: opts.ZooKeeper,
-		res: model.NewConfigResolver(img)}
+		zkTLS: opts.ZooKeeperTLS, zkDigest: opts.ZooKeeperDigest, res: model.NewConfigResolver(img)}
 	if c.bootstrap == "" {
 		c.bootstrap = Placeholder
 	}

@@ -405,6 +405,18 @@ func TestZKControllerGuard(t *testing.T) {
 	if f := res.Findings[len(res.Findings)-1]; f.Code != CodeZKController || f.Fix != "zookeeper-shell zk1:2181,zk2:2181/kafka delete /controller" {
 		t.Errorf("%+v", f)
 	}
+	// Read over TLS with digest credentials: two commands, each its own
+	// logged-in session, the chain still stopping at the first failure.
+	img = healthy()
+	img.ZK = healthyZK()
+	img.ZK.ControllerEpoch = 2
+	res = run(t, img, Options{ZooKeeper: "zk1:2281", ZooKeeperTLS: true, ZooKeeperDigest: true})
+	shell := `zookeeper-shell zk1:2281/kafka -zk-tls-config-file "${ZK_TLS_CONFIG_FILE:?set it to a file of the zookeeper.ssl.* settings the brokers reach ZooKeeper with}"`
+	login := `: "${KMETA_ZK_AUTH:?set it to the USER:PASSWORD kmeta read ZooKeeper with}" && printf '%s\n' "addauth digest $KMETA_ZK_AUTH" `
+	if f := res.Findings[len(res.Findings)-1]; f.Code != CodeZKController ||
+		f.Fix != login+"'set /controller_epoch 5' | "+shell+" && "+login+"'delete /controller' | "+shell {
+		t.Errorf("%+v", f)
+	}
 	// On KRaft the rule does not apply.
 	res = run(t, healthy(), Options{Only: []string{CodeZKController}})
 	if rr := res.Rules[slices.IndexFunc(res.Rules, func(r RuleRun) bool { return r.Code == CodeZKController })]; rr.Status != StatusNotApplicable {

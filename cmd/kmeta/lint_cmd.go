@@ -100,8 +100,11 @@ func lintCommand(load imageLoader) *cli.Command {
 				switch {
 				case img.ZK != nil:
 					// zookeeper-shell fixes name the ensemble read
-					// (zk://), the chroot left to the image.
+					// (zk://), the chroot left to the image, and reach
+					// it as kmeta did.
 					opts.ZooKeeper = live
+					opts.ZooKeeperTLS = c.String("zk-tls-ca") != "" || c.String("zk-tls-cert") != ""
+					opts.ZooKeeperDigest = c.String("zk-auth") != ""
 				case !hasFlagSet(c, "bootstrap-controller"):
 					opts.Bootstrap = live
 					opts.CommandConfig = c.String("command-config")

@@ -92,7 +92,7 @@ func (d lintDoc) keys() []string {
 
 // kafkaTools writes a directory of scripts named as Kafka's distribution
 // names its tools (kafka-configs, kafka-topics, ..., and zookeeper-shell
-// for a release with ZooKeeper), each running the tool's class through
+// for a release with ZooKeeper, kafkatest's), each running the tool's class through
 // the harness's java command line, so that a fix is run exactly as kmeta
 // printed it, by a shell.
 func kafkaTools(t *testing.T, d *kafkatest.Distribution) string {
@@ -113,9 +113,7 @@ func kafkaTools(t *testing.T, d *kafkatest.Distribution) string {
 		"kafka-broker-api-versions": {class: d.Tools.APIVersions},
 	}
 	if d.HasZooKeeper() {
-		// bin/zookeeper-shell.sh: the class, "-server", then the
-		// ensemble and command given.
-		tools["zookeeper-shell"] = tool{class: "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka", args: []string{"-server"}}
+		d.WriteZooKeeperShell(t, dir)
 	}
 	for name, tl := range tools {
 		if tl.class == "" {

@@ -149,7 +149,10 @@ type zkShell struct {
 
 func newZKShell(t *testing.T, d *kafkatest.Distribution, dir string) *zkShell {
 	t.Helper()
-	return &zkShell{t: t, bin: d.ZooKeeperShellBin(t, dir)}
+	bin := filepath.Join(dir, "bin")
+	mustDo(t, os.Mkdir(bin, 0o755))
+	d.WriteZooKeeperShell(t, bin)
+	return &zkShell{t: t, bin: bin}
 }
 
 // run runs line, env added to the environment.

@@ -143,18 +143,14 @@ func writePEM(t testing.TB, path string, cert *x509.Certificate, key *ecdsa.Priv
 	}
 }
 
-// ZooKeeperShellBin writes zookeeper-shell.sh, and zookeeper-shell as
-// package managers name it, into a new directory under dir and returns
-// the directory, for a test to put first on the PATH of the printed
-// commands it runs with sh: each runs d's ZooKeeper CLI as Kafka's
-// script does (the class given -server and the arguments), KAFKA_OPTS
-// passed to the JVM, unquoted, as kafka-run-class.sh passes it.
-func (d *Distribution) ZooKeeperShellBin(t testing.TB, dir string) string {
+// WriteZooKeeperShell writes zookeeper-shell.sh, and zookeeper-shell as
+// package managers name it, into the directory bin, for a test to put
+// first on the PATH of the printed commands it runs with sh: each runs
+// d's ZooKeeper CLI as Kafka's script does (the class given -server and
+// the arguments), KAFKA_OPTS passed to the JVM, unquoted, as
+// kafka-run-class.sh passes it.
+func (d *Distribution) WriteZooKeeperShell(t testing.TB, bin string) {
 	t.Helper()
-	bin := filepath.Join(dir, "bin")
-	if err := os.Mkdir(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	java := d.Command(context.Background(), d.Tools.ZooKeeperShell).Args
 	words := make([]string, len(java))
 	for i, w := range java {
@@ -168,5 +164,4 @@ func (d *Distribution) ZooKeeperShellBin(t testing.TB, dir string) string {
 			t.Fatal(err)
 		}
 	}
-	return bin
 }

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
+	"github.com/kmeta/kmeta/javaprops"
+)
+
+// TestLintZooKeeperFixOnSecuredEnsemble: the zookeeper-shell fix of
+// zk-controller-inconsistent, read from an ensemble that takes clients
+// only over TLS with a certificate, whose chroot only a digest user may
+// change (as an ensemble whose znodes Kafka secured lets only its own
+// login and the super user change them), runs as printed: sh runs it
+// with Kafka 3.9.2's zookeeper-shell, the brokers' TLS settings file in
+// $ZK_TLS_CONFIG_FILE and kmeta's digest credentials in $KMETA_ZK_AUTH,
+// and the finding clears. Without the variables the shell stops before
+// the CLI runs; without the login ZooKeeper refuses the delete.
+func TestLintZooKeeperFixOnSecuredEnsemble(t *testing.T) {
+	kafkatest.Concurrently(t)
+	d := kafkatest.Dist(t, kafkatest.Kafka39)
+	zks := kafkatest.StartTLSZooKeeper(t, d, kafkatest.ZKOptions{})
+	dir := t.TempDir()
+	bin, confDir := filepath.Join(dir, "bin"), filepath.Join(dir, "broker 1")
+	tlsFile := filepath.Join(confDir, "server.properties")
+	for _, err := range []error{os.Mkdir(bin, 0o755), os.Mkdir(confDir, 0o755),
+		os.WriteFile(tlsFile, javaprops.Format("broker 1", zks.ClientProps()), 0o600)} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.WriteZooKeeperShell(t, bin)
+	const auth = "admin:s3cret"
+	sum := sha1.Sum([]byte(auth))
+	acl := "digest:admin:" + base64.StdEncoding.EncodeToString(sum[:]) + ":cdrwa,world:anyone:r"
+
+	sh := func(line string, env ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "sh", "-c", line)
+		cmd.Env = append(append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH")), env...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	// /controller names broker 7, which is not registered: a controller
+	// that died with its session kept alive, say. The chroot is the
+	// digest user's to change.
+	setup := "zookeeper-shell " + zks.TLSAddr + " -zk-tls-config-file '" + tlsFile + "' <<'EOF'\n" +
+		"create /kafka ''\ncreate /kafka/brokers ''\ncreate /kafka/brokers/ids ''\n" +
+		`create /kafka/controller '{"version":2,"brokerid":7,"timestamp":"1700000000000"}'` + "\n" +
+		"create /kafka/controller_epoch 3\nsetAcl /kafka " + acl + "\nEOF"
+	if out, err := sh(setup); err != nil || strings.Contains(out, "Insufficient permission") {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+
+	src := "zk://" + zks.TLSAddr + "/kafka"
+	args := []string{"lint", "-o", "json", "--zk-tls-ca", zks.CA, "--zk-tls-cert", zks.ClientCert, "--zk-tls-key", zks.ClientKey, "--zk-auth", auth, src}
+	fixOf := func() (string, bool) {
+		t.Helper()
+		r := kmetaOf(t, args...)
+		var doc struct {
+			Findings []struct{ Code, Fix string }
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatalf("lint: exit %d: %v\n%s", r.code, err, r.stderr)
+		}
+		for _, f := range doc.Findings {
+			if f.Code == "zk-controller-inconsistent" {
+				return f.Fix, true
+			}
+		}
+		return "", false
+	}
+	fix, ok := fixOf()
+	want := `: "${KMETA_ZK_AUTH:?set it to the USER:PASSWORD kmeta read ZooKeeper with}" && printf '%s\n' "addauth digest $KMETA_ZK_AUTH" 'delete /controller' | ` +
+		`zookeeper-shell ` + zks.TLSAddr + `/kafka -zk-tls-config-file "${ZK_TLS_CONFIG_FILE:?set it to a file of the zookeeper.ssl.* settings the brokers reach ZooKeeper with}"`
+	if !ok || fix != want {
+		t.Fatalf("fix %q (found %v), want %q", fix, ok, want)
+	}
+	tlsEnv, authEnv := "ZK_TLS_CONFIG_FILE="+tlsFile, "KMETA_ZK_AUTH="+auth
+	for _, env := range [][]string{{tlsEnv}, {authEnv}} {
+		if out, err := sh(fix, env...); err == nil || !strings.Contains(out, "set it to") {
+			t.Errorf("with only %s, the fix did not stop in the shell: %v\n%s", env, err, out)
+		}
+	}
+	// The same command without the login: ZooKeeper refuses, exit 1.
+	noLogin := "zookeeper-shell " + zks.TLSAddr + `/kafka -zk-tls-config-file "$ZK_TLS_CONFIG_FILE" delete /controller`
+	if out, err := sh(noLogin, tlsEnv); err == nil || !strings.Contains(out, "Insufficient permission") {
+		t.Errorf("without the login, the delete was not refused: %v\n%s", err, out)
+	}
+	if _, still := fixOf(); !still {
+		t.Fatalf("the finding cleared before its fix ran")
+	}
+	if out, err := sh(fix, tlsEnv, authEnv); err != nil {
+		t.Fatalf("%s: %v\n%s", fix, err, out)
+	}
+	if fix, still := fixOf(); still {
+		t.Errorf("the finding holds after its fix ran (fix now %q)", fix)
+	}
+}
