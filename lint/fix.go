@@ -79,48 +79,23 @@ func (c *Context) reassignAll(file string, moves map[string]map[int32][]int32) s
 }
 
 // zkShell runs zookeeper-shell commands (Kafka's bin/zookeeper-shell.sh,
-// which takes the ensemble and chroot first, then its TLS settings file,
-// then one command), joined by &&: each stops the chain if it fails (a
-// refused create, set or delete exits 1). Over TLS the settings file is
-// $ZK_TLS_CONFIG_FILE's (Kafka's CLI takes a file's zookeeper.ssl.* and
-// zookeeper.clientCnxnSocket settings and ignores the rest, so the
-// brokers' server.properties will do). With digest credentials each
-// command is the second line of a session fed on stdin, the first
-// logging in with $KMETA_ZK_AUTH (the credentials kmeta read with): a
-// session per command keeps the chain's stops, and the CLI exits 1 when
-// the stdin's last command fails. An unset variable stops the shell
-// before the CLI runs, with what to set.
+// which takes the ensemble and chroot first, then one command), joined by
+// &&: each stops the chain if it fails (a refused create, set or delete
+// exits 1). The ensemble is reached as kmeta read it (shellword.ZKShell): over TLS
+// with $ZK_TLS_CONFIG_FILE's settings, with --zk-auth's digest
+// credentials ($KMETA_ZK_AUTH) logged in first.
 func (c *Context) zkShell(cmds ...string) string {
 	conn := c.zookeeper
 	if c.Img.ZK != nil {
 		conn += c.Img.ZK.Chroot
 	}
-	shell := "zookeeper-shell " + shellword.Quote(conn)
-	if c.zkTLS {
-		shell += ` -zk-tls-config-file "${` + ZKTLSVar + `:?set it to a file of the zookeeper.ssl.* settings the brokers reach ZooKeeper with}"`
-	}
-	out := make([]string, len(cmds))
+	sh := shellword.ZKShell{Name: "zookeeper-shell", Connect: conn, TLSVar: c.zkTLS, Digest: c.zkDigest}
+	words := make([][]string, len(cmds))
 	for i, cmd := range cmds {
-		if c.zkDigest {
-			// The variable is checked before the pipeline: a pipeline's
-			// status is its last command's, so an expansion that fails
-			// in printf would leave the CLI to run with no command and
-			// exit 0.
-			out[i] = `: "${` + ZKAuthVar + `:?set it to the USER:PASSWORD kmeta read ZooKeeper with}" && printf '%s\n' "addauth digest $` + ZKAuthVar + `" ` + shellword.Quote(cmd) + " | " + shell
-		} else {
-			out[i] = shell + " " + cmd
-		}
+		words[i] = strings.Fields(cmd)
 	}
-	return strings.Join(out, " && ")
+	return sh.Chain(words...)
 }
-
-// ZKTLSVar and ZKAuthVar are the variables zookeeper-shell fixes read
-// the TLS settings file and the digest credentials from; ZKAuthVar is
-// the one --zk-auth reads.
-const (
-	ZKTLSVar  = "ZK_TLS_CONFIG_FILE"
-	ZKAuthVar = "KMETA_ZK_AUTH"
-)
 
 // electLeaders runs a leader election of a type (preferred, unclean) for
 // one partition, or all partitions (topic "").

@@ -103,8 +103,7 @@ func lintCommand(load imageLoader) *cli.Command {
 					// (zk://), the chroot left to the image, and reach
 					// it as kmeta did.
 					opts.ZooKeeper = live
-					opts.ZooKeeperTLS = c.String("zk-tls-ca") != "" || c.String("zk-tls-cert") != ""
-					opts.ZooKeeperDigest = c.String("zk-auth") != ""
+					opts.ZooKeeperTLS, opts.ZooKeeperDigest = zkReachedWith(c)
 				case !hasFlagSet(c, "bootstrap-controller"):
 					opts.Bootstrap = live
 					opts.CommandConfig = c.String("command-config")

@@ -191,6 +191,7 @@ func onlineInputWarn(c *cli.Context, warn func([]model.Finding)) (online.Input, 
 		return in, err
 	}
 	in.ZK, in.ZKSource = views[0], specs[0].String()
+	in.ZKTLS, in.ZKDigest = zkReachedWith(c) // for a live source (zk://) only
 	if len(views) > 1 {
 		in.KRaft, in.KRaftSource = views[1], specs[1].String()
 		in.Migrated = watch.Result()

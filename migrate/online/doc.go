@@ -88,23 +88,34 @@
 //
 // Stage KRaft and rollback delete /controller and /migration, and status's
 // fixes read or delete them, with ZooKeeper's CLI as Kafka ships it
-// (zookeeper-shell.sh CONNECT [-zk-tls-config-file FILE] COMMAND), against
-// the zookeeper.connect of the first node file that sets it, else the --zk
-// source's address (zkcli.go). Rollback has the brokers' ZooKeeper-mode
-// files; at stage KRaft the files have dropped every zookeeper.* setting,
-// so what follows is the operator's to add there.
-// When that file sets zookeeper.ssl.client.enable=true the command names
-// the file with -zk-tls-config-file: the CLI takes its zookeeper.ssl.* and
-// zookeeper.clientCnxnSocket settings and ignores the rest. When it sets
-// zookeeper.set.acl=true, what Kafka created belongs to the brokers'
-// ZooKeeper login (creator-all, world-read; the sensitive paths not even
-// readable): ZooKeeper refuses any other session's deletes and writes,
-// and the CLI's deleteall still exits 0 (it only prints "Failed to delete
-// some node(s)"). The command then logs in as the brokers do, with the
-// JAAS file (its Client section) $ZK_CLIENT_JAAS names, added to
-// KAFKA_OPTS (${ZK_CLIENT_JAAS:?...}: unset, the shell stops before the
-// CLI runs), and stage's controller start steps say the controllers need
-// the same login.
+// (zookeeper-shell.sh CONNECT [-zk-tls-config-file FILE] COMMAND, formed
+// by shellword.ZKShell), against the zookeeper.connect of the first node
+// file that sets it, reached as that node reaches it (zkcli.go):
+//
+//   - zookeeper.ssl.client.enable=true: the command names the file with
+//     -zk-tls-config-file (the CLI takes its zookeeper.ssl.* and
+//     zookeeper.clientCnxnSocket settings and ignores the rest).
+//   - zookeeper.set.acl=true: what Kafka created belongs to the brokers'
+//     ZooKeeper login (creator-all, world-read; the sensitive paths not
+//     even readable), and ZooKeeper refuses any other session's deletes
+//     and writes. The command logs in as the brokers do, with the JAAS
+//     file (its Client section) $ZK_CLIENT_JAAS names, added to
+//     KAFKA_OPTS, and stage's controller start steps say the controllers
+//     need the same login.
+//
+// Rollback has the brokers' ZooKeeper-mode files. At stage KRaft the files
+// have dropped every zookeeper.* setting: the commands then name the --zk
+// source's ensemble, reached as kmeta read it (Input.ZKTLS, ZKDigest):
+// over TLS with $ZK_TLS_CONFIG_FILE's settings, logged in first with
+// --zk-auth's digest credentials ($KMETA_ZK_AUTH). A SASL login is the
+// operator's to add there: nothing kmeta reads at that phase says the
+// znodes are the brokers'.
+//
+// A variable left unset stops the shell before the CLI runs, saying what
+// to set. The znodes are deleted with delete, not deleteall: neither has
+// children, and a refused delete exits 1, where the CLI's deleteall exits
+// 0 and only prints "Failed to delete some node(s)" (a script would go
+// on with the znode still there).
 //
 // # The controller listener
 //

@@ -1,6 +1,7 @@
 package online
 
 import (
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -230,6 +231,27 @@ func TestObservePhases(t *testing.T) {
 	}
 }
 
+// TestZKCLIFromTheSource: without a node file naming ZooKeeper (stage
+// KRaft's files have dropped every zookeeper.* setting), the commands
+// reach the --zk source as kmeta read it: over TLS with the operator's
+// settings file, logged in with --zk-auth's credentials.
+func TestZKCLIFromTheSource(t *testing.T) {
+	kraft := files(1)
+	delete(kraft[1].Props, keyZKConnect)
+	s := zkCLIOf(Input{ZKSource: "zk://zk1:2281/kafka", ZKTLS: true, ZKDigest: true, Nodes: kraft}).step("delete /migration", "delete", "/migration")
+	want := Step{Action: ActZooKeeper, Args: []string{"-zk-tls-config-file", "$ZK_TLS_CONFIG_FILE", "delete", "/migration"},
+		Command: `: "${KMETA_ZK_AUTH:?set it to the USER:PASSWORD kmeta read ZooKeeper with}" && printf '%s\n' "addauth digest $KMETA_ZK_AUTH" 'delete /migration' | ` +
+			`zookeeper-shell.sh zk1:2281/kafka -zk-tls-config-file "${ZK_TLS_CONFIG_FILE:?set it to a file of the zookeeper.ssl.* settings the brokers reach ZooKeeper with}"`,
+		What: "delete /migration; set ZK_TLS_CONFIG_FILE to a file of the zookeeper.ssl.* settings the brokers reach ZooKeeper with (their server.properties will do), and KMETA_ZK_AUTH to the USER:PASSWORD kmeta read ZooKeeper with"}
+	if !reflect.DeepEqual(s, want) {
+		t.Errorf("step %+v\nwant %+v", s, want)
+	}
+	// Read in plain text and without credentials: the plain command.
+	if s := zkCLIOf(Input{ZKSource: "zk://zk1:2181/kafka"}).step("delete /migration", "delete", "/migration"); s.Command != "zookeeper-shell.sh zk1:2181/kafka delete /migration" {
+		t.Errorf("plain: %+v", s)
+	}
+}
+
 func TestRollback(t *testing.T) {
 	zk := zkImage()
 	zk.ZK.ControllerID, zk.ZK.KRaftControllerEpoch = 3000, 1
@@ -246,7 +268,7 @@ func TestRollback(t *testing.T) {
 	if r.Refused || !slices.Equal(acts, want) {
 		t.Fatalf("refused %v, steps %v, want %v", r.Refused, acts, want)
 	}
-	if r.Steps[1].Command != "zookeeper-shell.sh zk:2181/kafka deleteall /controller" || !slices.Equal(r.Steps[1].Args, []string{"deleteall", "/controller"}) {
+	if r.Steps[1].Command != "zookeeper-shell.sh zk:2181/kafka delete /controller" || !slices.Equal(r.Steps[1].Args, []string{"delete", "/controller"}) {
 		t.Fatalf("command %q, args %q", r.Steps[1].Command, r.Steps[1].Args)
 	}
 	// Brokers that reach ZooKeeper over TLS: the CLI takes the first
@@ -265,9 +287,9 @@ func TestRollback(t *testing.T) {
 		}
 	}
 	wantZK := [][2]string{
-		{"zookeeper-shell.sh zk:2181/kafka -zk-tls-config-file '/etc/kafka/broker 1.properties' deleteall /controller", "-zk-tls-config-file|/etc/kafka/broker 1.properties|deleteall|/controller"},
+		{"zookeeper-shell.sh zk:2181/kafka -zk-tls-config-file '/etc/kafka/broker 1.properties' delete /controller", "-zk-tls-config-file|/etc/kafka/broker 1.properties|delete|/controller"},
 		{"zookeeper-shell.sh zk:2181/kafka -zk-tls-config-file '/etc/kafka/broker 1.properties' get /migration", "-zk-tls-config-file|/etc/kafka/broker 1.properties|get|/migration"},
-		{"zookeeper-shell.sh zk:2181/kafka -zk-tls-config-file '/etc/kafka/broker 1.properties' deleteall /migration", "-zk-tls-config-file|/etc/kafka/broker 1.properties|deleteall|/migration"},
+		{"zookeeper-shell.sh zk:2181/kafka -zk-tls-config-file '/etc/kafka/broker 1.properties' delete /migration", "-zk-tls-config-file|/etc/kafka/broker 1.properties|delete|/migration"},
 	}
 	if !slices.Equal(zkSteps, wantZK) {
 		t.Fatalf("ZooKeeper steps over TLS:\n%q\nwant\n%q", zkSteps, wantZK)
@@ -282,9 +304,9 @@ func TestRollback(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := r.Steps[slices.IndexFunc(r.Steps, func(s Step) bool { return s.Action == ActZooKeeper })]
-	if s.Command != `KAFKA_OPTS="$KAFKA_OPTS -Djava.security.auth.login.config=${ZK_CLIENT_JAAS:?set it to the JAAS file the brokers log in to ZooKeeper with}" zookeeper-shell.sh zk:2181/kafka deleteall /controller` ||
-		!slices.Equal(s.Args, []string{"deleteall", "/controller"}) ||
-		!strings.HasSuffix(s.What, "; the brokers set zookeeper.set.acl=true, so the znodes are theirs: set ZK_CLIENT_JAAS to the JAAS file they log in to ZooKeeper with (its Client section), as their KAFKA_OPTS names it") {
+	if s.Command != `KAFKA_OPTS="$KAFKA_OPTS -Djava.security.auth.login.config=${ZK_CLIENT_JAAS:?set it to the JAAS file the brokers log in to ZooKeeper with}" zookeeper-shell.sh zk:2181/kafka delete /controller` ||
+		!slices.Equal(s.Args, []string{"delete", "/controller"}) ||
+		!strings.HasSuffix(s.What, "; the brokers set zookeeper.set.acl=true, so the znodes are theirs: set ZK_CLIENT_JAAS to the JAAS file the brokers log in to ZooKeeper with (its Client section), as their KAFKA_OPTS names it") {
 		t.Fatalf("ZooKeeper step with the brokers' login: %+v", s)
 	}
 	// From PostMigration the brokers first go back to migration mode.

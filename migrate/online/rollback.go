@@ -138,11 +138,11 @@ func Rollback(in Input) (*RollbackResult, error) {
 		args []string
 		what string
 	}{
-		{[]string{"deleteall", "/controller"}, "delete /controller, so that a broker becomes ZooKeeper's controller at once (do it right after stopping the controllers, and roll the brokers soon: KAFKA-16101)"},
+		{[]string{"delete", "/controller"}, "delete /controller, so that a broker becomes ZooKeeper's controller at once (do it right after stopping the controllers, and roll the brokers soon: KAFKA-16101)"},
 		{[]string{"get", "/migration"}, "save /migration's content (for a later look at what the attempt did)"},
-		{[]string{"deleteall", "/migration"}, "delete /migration: a /migration left behind makes a later attempt skip the copy and can wipe ZooKeeper (KAFKA-17146)"},
+		{[]string{"delete", "/migration"}, "delete /migration: a /migration left behind makes a later attempt skip the copy and can wipe ZooKeeper (KAFKA-17146)"},
 	} {
-		r.Steps = append(r.Steps, Step{Action: ActZooKeeper, Args: zk.args(z.args...), Command: zk.command(z.args...), What: zk.what(z.what)})
+		r.Steps = append(r.Steps, zk.step(z.what, z.args...))
 	}
 	for _, id := range ids {
 		orig := brokers[id].Props

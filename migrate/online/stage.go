@@ -726,10 +726,10 @@ func (s *stager) letGo() {
 		what string
 	}{
 		{[]string{"get", "/migration"}, "save /migration's content (the record of the migration)"},
-		{[]string{"deleteall", "/migration"}, "delete /migration"},
-		{[]string{"deleteall", "/controller"}, "delete /controller, the KRaft controller's claim: no controller uses this ZooKeeper any more"},
+		{[]string{"delete", "/migration"}, "delete /migration"},
+		{[]string{"delete", "/controller"}, "delete /controller, the KRaft controller's claim: no controller uses this ZooKeeper any more"},
 	} {
-		s.r.Steps = append(s.r.Steps, Step{Action: ActZooKeeper, Args: zk.args(z.args...), Command: zk.command(z.args...), What: zk.what(z.what)})
+		s.r.Steps = append(s.r.Steps, zk.step(z.what, z.args...))
 	}
 	s.r.Steps = append(s.r.Steps, Step{Action: ActWait, What: "kmeta migrate status says KRaft; then the ZooKeeper ensemble may be stopped (no node of this cluster uses it)"})
 }

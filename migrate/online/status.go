@@ -18,6 +18,10 @@ import (
 type Input struct {
 	ZK       *model.Image
 	ZKSource string
+	// ZKTLS and ZKDigest say how kmeta read a live ZKSource: over TLS,
+	// with digest credentials (--zk-auth). The ZooKeeper commands printed
+	// for it reach it so too (zkCLIOf).
+	ZKTLS, ZKDigest bool
 	// KRaft is a controller's metadata log (everything) or a live quorum
 	// asked through --bootstrap-controller (no ZkMigrationState, no
 	// migrating flag on brokers: Image.NotReported says so); nil when not
@@ -448,7 +452,7 @@ func (o *observer) phase() {
 // zkCommand is a command of ZooKeeper's CLI as Kafka ships it, against
 // the cluster's ensemble (zkCLIOf).
 func (o *observer) zkCommand(args ...string) string {
-	return zkCLIOf(o.in).command(args...)
+	return zkCLIOf(o.in).Line(args...)
 }
 
 func (o *observer) brokers() {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kmeta/kmeta/shellword"
+
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/zkread"
@@ -43,9 +45,9 @@ func TestZKCommandsReachTLSZooKeeper(t *testing.T) {
 	// The chroot and a /migration as a migration leaves it, written
 	// through the same CLI (one run, its commands on stdin).
 	data := `{"version":0,"kraft_metadata_offset":42,"kraft_controller_id":3000,"kraft_metadata_epoch":1,"kraft_controller_epoch":1}`
-	sh.ok(zkCLI{connect: secure, tlsFile: path}.command()+" <<'EOF'\ncreate /kafka ''\ncreate /kafka/migration '"+data+"'\nEOF", nil)
+	sh.ok(shellword.ZKShell{Name: "zookeeper-shell.sh", Connect: secure, TLSFile: path}.Line()+" <<'EOF'\ncreate /kafka ''\ncreate /kafka/migration '"+data+"'\nEOF", nil)
 
-	get, del := zk.command("get", "/migration"), zk.command("delete", "/migration")
+	get, del := zk.Line("get", "/migration"), zk.Line("delete", "/migration")
 	want := "zookeeper-shell.sh " + secure + "/kafka -zk-tls-config-file '" + path + "' "
 	if !strings.HasPrefix(get, want) || get != want+"get /migration" || del != want+"delete /migration" {
 		t.Fatalf("commands:\n%s\n%s\nwant them after %q", get, del, want)
@@ -86,12 +88,12 @@ func TestZKCommandsLogInToSASLZooKeeper(t *testing.T) {
 	// stdin).
 	const acl = "sasl:kafka:cdrwa,world:anyone:r"
 	data := `{"version":0,"kraft_metadata_offset":42,"kraft_controller_id":3000,"kraft_metadata_epoch":1,"kraft_controller_epoch":1}`
-	sh.ok(zkCLI{connect: zks.Addr(), login: true}.command()+" <<'EOF'\ncreate /kafka '' "+acl+"\ncreate /kafka/migration '"+data+"' "+acl+
+	sh.ok(shellword.ZKShell{Name: "zookeeper-shell.sh", Connect: zks.Addr(), JAAS: true}.Line()+" <<'EOF'\ncreate /kafka '' "+acl+"\ncreate /kafka/migration '"+data+"' "+acl+
 		"\ncreate /kafka/controller '{\"version\":2,\"brokerid\":3000}' "+acl+"\nEOF", jaas)
 
 	want := "KAFKA_OPTS=\"$KAFKA_OPTS -Djava.security.auth.login.config=${ZK_CLIENT_JAAS:?set it to the JAAS file the brokers log in to ZooKeeper with}\" zookeeper-shell.sh " + zks.Addr() + "/kafka "
-	lines := []string{zk.command("get", "/migration"), zk.command("deleteall", "/migration"), zk.command("deleteall", "/controller")}
-	for i, args := range []string{"get /migration", "deleteall /migration", "deleteall /controller"} {
+	lines := []string{zk.Line("get", "/migration"), zk.Line("delete", "/migration"), zk.Line("delete", "/controller")}
+	for i, args := range []string{"get /migration", "delete /migration", "delete /controller"} {
 		if lines[i] != want+args {
 			t.Fatalf("command %q, want %q", lines[i], want+args)
 		}
@@ -111,12 +113,16 @@ func TestZKCommandsLogInToSASLZooKeeper(t *testing.T) {
 		}
 		return m
 	}
-	// Without the login ZooKeeper refuses a delete (and the CLI still
-	// exits 0: only the znode left says so) and a write (a controller
-	// started without it could not write either: stage says so).
-	anon := zkCLI{connect: zk.connect}
-	sh.ok(anon.command("deleteall", "/migration"), nil)
-	if out, err := sh.run(anon.command("set", "/migration", "{}"), nil); err == nil || !strings.Contains(out, "Insufficient permission") {
+	// Without the login ZooKeeper refuses a delete and a write (a
+	// controller started without it could not write either: stage says
+	// so); the CLI exits 1 on each. Its deleteall would exit 0 all the
+	// same: the printed commands delete with delete.
+	anon := shellword.ZKShell{Name: "zookeeper-shell.sh", Connect: zk.Connect}
+	if out, err := sh.run(anon.Line("delete", "/migration"), nil); err == nil || !strings.Contains(out, "Insufficient permission") {
+		t.Fatalf("a delete without the login: %v\n%s", err, out)
+	}
+	sh.ok(anon.Line("deleteall", "/migration"), nil)
+	if out, err := sh.run(anon.Line("set", "/migration", "{}"), nil); err == nil || !strings.Contains(out, "Insufficient permission") {
 		t.Fatalf("a write without the login: %v\n%s", err, out)
 	}
 	if got := holds(); got["/migration"] != data || got["/controller"] == "" {
