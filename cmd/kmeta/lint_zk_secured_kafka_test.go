@@ -26,7 +26,7 @@ import (
 // and the finding clears. Without the variables the shell stops before
 // the CLI runs; without the login ZooKeeper refuses the delete.
 func TestLintZooKeeperFixOnSecuredEnsemble(t *testing.T) {
-	kafkatest.Concurrently(t)
+	kafkatest.Concurrently(t, 5*time.Second) // make test, 2026-12-07: one ZooKeeper, three CLI runs
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
 	zks := kafkatest.StartTLSZooKeeper(t, d, kafkatest.ZKOptions{})
 	dir := t.TempDir()
