@@ -3,8 +3,6 @@ package kafkaread
 import (
 	"bytes"
 	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -20,6 +18,8 @@ import (
 
 	keystore "github.com/pavlo-v-chernykh/keystore-go/v4"
 	pkcs12 "software.sslmate.com/src/go-pkcs12"
+
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 )
 
 // testPKI is a CA and a certificate it signed for localhost and
@@ -32,22 +32,7 @@ type testPKI struct {
 func newTestPKI(t *testing.T) *testPKI {
 	t.Helper()
 	mk := func(tmpl, parent *x509.Certificate, signer *ecdsa.PrivateKey) (*x509.Certificate, *ecdsa.PrivateKey) {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if parent == nil {
-			parent, signer = tmpl, key
-		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, signer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := x509.ParseCertificate(der)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c, key
+		return kafkatest.SignedCert(t, tmpl, parent, signer)
 	}
 	now := time.Now()
 	caTmpl := func(n int64, cn string) *x509.Certificate {

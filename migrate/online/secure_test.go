@@ -2,8 +2,6 @@ package online
 
 import (
 	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"errors"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kmeta/kmeta/controllers"
+	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/kafkaread"
 	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/model"
@@ -55,28 +54,13 @@ func (f fakeStores) Trust(ssl map[string]string) (*x509.CertPool, error) {
 
 func makeCert(t *testing.T, subject pkix.Name, ca *x509.Certificate, caKey *ecdsa.PrivateKey) (*x509.Certificate, *ecdsa.PrivateKey) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: subject,
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}}
-	parent, signer := tmpl, key
 	if ca == nil {
 		tmpl.IsCA, tmpl.BasicConstraintsValid, tmpl.KeyUsage = true, true, x509.KeyUsageCertSign
-	} else {
-		parent, signer = ca, caKey
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, signer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, key
+	return kafkatest.SignedCert(t, tmpl, ca, caKey)
 }
 
 // tlsWorld is a CA that signed the brokers' certificate (CN=broker,

@@ -95,10 +95,6 @@ func (z *TLSZooKeeper) ClientProps() map[string]string {
 // a CA), with cn as its IP address when it is one.
 func newCert(t testing.TB, parent *x509.Certificate, parentKey *ecdsa.PrivateKey, cn string) (*x509.Certificate, *ecdsa.PrivateKey) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(time.Now().UnixNano()),
 		Subject:      pkix.Name{CommonName: cn},
@@ -109,6 +105,18 @@ func newCert(t testing.TB, parent *x509.Certificate, parentKey *ecdsa.PrivateKey
 	}
 	if ip := net.ParseIP(cn); ip != nil {
 		tmpl.IPAddresses = []net.IP{ip}
+	}
+	return SignedCert(t, tmpl, parent, parentKey)
+}
+
+// SignedCert makes a P-256 key and the certificate tmpl describes for it,
+// signed by parent with parentKey (parent nil: self-signed). The tests'
+// one way of making a certificate in Go.
+func SignedCert(t testing.TB, tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*x509.Certificate, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if parent == nil {
 		parent, parentKey = tmpl, key
