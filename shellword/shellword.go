@@ -11,6 +11,11 @@
 // quoted are '[' and ']': an unquoted IPv6 address
 // ("kafka://[::1]:9092") is a glob pattern, which zsh refuses when no file
 // matches it ("no matches found") and every shell replaces when one does.
+//
+// ZKShell (zkshell.go) forms whole lines of one command: those that run
+// Kafka's ZooKeeper CLI, reaching a secured ensemble (TLS, the brokers'
+// SASL login, digest credentials) with what only the operator has left to
+// shell variables that stop the line when unset.
 package shellword
 
 import "strings"

@@ -12,8 +12,9 @@
 //     names them; javaprops: the java.util.Properties format; jsonstream:
 //     a JSON document with its one large array written an element at a
 //     time; shellword: the words of a printed command, quoted for a
-//     POSIX shell): vocabulary two rooms above share. It imports nothing
-//     of the project but the model.
+//     POSIX shell, and the lines that run ZooKeeper's CLI): vocabulary
+//     two rooms above share. It imports nothing of the project but the
+//     model.
 //   - readers (metalog, zkread, and the live reader kafkaread): bytes or
 //     answers in, model out. They are siblings: none imports another.
 //     They never import a judge, a planner, internal/ (their own
