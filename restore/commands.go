@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kmeta/kmeta/javaprops"
 	"github.com/kmeta/kmeta/model"
@@ -32,12 +33,26 @@ type CommandOptions struct {
 type Command struct {
 	// Line is the command, quoted for a POSIX shell.
 	Line string `json:"command"`
-	// Runnable is false when the command holds a value it cannot show
-	// (a secret without ShowSecrets): Line is then commented out.
+	// Runnable is false when the command cannot be run as printed: Line
+	// is then commented out, and Held says why.
 	Runnable bool `json:"runnable"`
+	// Held is why a command is not runnable: HeldSecret, HeldControl;
+	// "" when it is.
+	Held string `json:"held,omitempty"`
 	// Entity is the action's entity.
 	Entity string `json:"entity"`
 }
+
+// Why a command is not runnable as printed.
+const (
+	// HeldSecret: it holds a secret shown as its hash (no ShowSecrets).
+	HeldSecret = "secret"
+	// HeldControl: a word holds a control character (an entity name or
+	// principal from the views, say), shown escaped as \xNN: printed raw
+	// it would act on the terminal, and no quoting makes it a word a
+	// POSIX shell takes as it is in a line of printable characters.
+	HeldControl = "control"
+)
 
 // Commands are the plan's actions as Kafka's commands, in order.
 func Commands(p *Plan, o CommandOptions) []Command {
@@ -46,11 +61,45 @@ func Commands(p *Plan, o CommandOptions) []Command {
 		c := o.command(a)
 		c.Entity = a.Entity
 		if !c.Runnable {
+			c.Held = HeldSecret
+		}
+		if v, ok := visible(c.Line); !ok {
+			c.Line, c.Runnable, c.Held = v, false, HeldControl
+		}
+		if !c.Runnable {
 			c.Line = "# " + c.Line
 		}
 		out = append(out, c)
 	}
 	return out
+}
+
+// visible is line with every control character and invalid byte written
+// as \xNN (a rune beyond as \u{N}); ok when there was none.
+func visible(line string) (string, bool) {
+	if !strings.ContainsFunc(line, control) && utf8.ValidString(line) {
+		return line, true
+	}
+	var b strings.Builder
+	for i, r := range line {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(line[i:], "\uFFFD"):
+			fmt.Fprintf(&b, "\\x%02X", line[i])
+		case control(r) && r < 0x100:
+			fmt.Fprintf(&b, "\\x%02X", r)
+		case control(r):
+			fmt.Fprintf(&b, "\\u{%X}", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String(), false
+}
+
+// control: a rune a terminal acts on (C0, DEL, C1) or one that changes
+// how a line reads (bidirectional overrides, line separators).
+func control(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }
 
 func (o CommandOptions) tool(name string) []string {
@@ -219,7 +268,10 @@ func addConfigs(args []string, set []ConfigValue, rest ...string) string {
 // needed (follower.replication.throttled.replicas=[0:1,1:2]); ok is
 // false when it cannot (see above).
 func addConfigPair(k, v string) (string, bool) {
-	if k == "" || strings.ContainsAny(k, "=,[]") || strings.ContainsAny(v, "[]") || k != javaTrim(k) || v != javaTrim(v) {
+	if k == "" || strings.ContainsAny(k, "=,[]") || strings.ContainsAny(v, "[]") || k != javaTrim(k) || v != javaTrim(v) ||
+		strings.ContainsFunc(k+v, control) {
+		// The file carries them escaped (javaprops): the line stays
+		// printable.
 		return "", false
 	}
 	if strings.ContainsAny(v, ",=") {
@@ -230,7 +282,7 @@ func addConfigPair(k, v string) (string, bool) {
 
 // topicConfigArg says whether kafka-topics --config carries k=v as it is.
 func topicConfigArg(k, v string) bool {
-	return k != "" && v != "" && !strings.Contains(k+v, "=") && k == javaTrim(k) && v == javaTrim(v)
+	return k != "" && v != "" && !strings.Contains(k+v, "=") && k == javaTrim(k) && v == javaTrim(v) && !strings.ContainsFunc(k+v, control)
 }
 
 // javaTrim is Java's String.trim: every char up to ' ' off both ends.

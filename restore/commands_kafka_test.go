@@ -104,8 +104,8 @@ func TestCommandsReadByKafkaTools(t *testing.T) {
 	}
 	var lines []string
 	for _, c := range cmds {
-		if !c.Runnable {
-			t.Fatalf("not runnable with ShowSecrets: %s", c.Line)
+		if !c.Runnable || strings.ContainsFunc(c.Line, control) {
+			t.Fatalf("not runnable with ShowSecrets, or a control character printed raw: %q", c.Line)
 		}
 		lines = append(lines, c.Line)
 	}
@@ -187,12 +187,12 @@ func TestCommandsReadByKafkaTools(t *testing.T) {
 
 // randomConfigActions are n config changes of a broker, each setting one
 // to three keys to values drawn from the characters the tools' command
-// lines treat specially and a few plain ones (a fixed seed: the same
-// values every run), so that the rules above are held against the
-// parsers beyond the cases written out.
+// lines treat specially, control characters and a few plain ones (a
+// fixed seed: the same values every run), so that the rules above are
+// held against the parsers beyond the cases written out.
 func randomConfigActions(n int) []Action {
 	rnd := rand.New(rand.NewPCG(48, 2026))
-	chars := []rune(",=[] \t\n#!:\\\"'$`;*é{}aZ0.")
+	chars := []rune(",=[] \t\n\x07\x1b#!:\\\"'$`;*é{}aZ0.")
 	var out []Action
 	for i := range n {
 		var set []ConfigValue

@@ -72,4 +72,10 @@
 // topic config kafka-topics --config cannot carry (empty, '=', blanks at
 // an end) is set by kafka-configs right after the create, on the same
 // line.
+//
+// No line holds a control character raw (a terminal acts on it; a view
+// may be hostile): a value holding one goes through the file, escaped; a
+// name or principal holding one (no quoting keeps such a line printable
+// and runnable) comments its command out with the character shown as
+// \xNN, Command.Held saying why (TestCommandsHoldControlCharacters).
 package restore

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kmeta/kmeta/internal/printer"
@@ -125,8 +126,11 @@ func RestoreReport(d RestoreDoc) Report {
 		for _, c := range d.Commands {
 			cl = append(cl, c.Line)
 		}
-		if !allRunnable(d.Commands) {
+		if held(d.Commands, restore.HeldSecret) {
 			cl = append(cl, "# commented out: a command holding a secret kmeta shows as its hash (--show-secrets prints it)")
+		}
+		if held(d.Commands, restore.HeldControl) {
+			cl = append(cl, `# commented out: a command holding a control character, shown as \xNN (a live KRaft TARGET gets it through Kafka's API, no shell)`)
 		}
 		sections = append(sections, printer.Section{Lines: cl})
 	}
@@ -216,11 +220,7 @@ func cleanAll(ls []string) []string {
 	return out
 }
 
-func allRunnable(cs []restore.Command) bool {
-	for _, c := range cs {
-		if !c.Runnable {
-			return false
-		}
-	}
-	return true
+// held says whether a command is not runnable for why.
+func held(cs []restore.Command, why string) bool {
+	return slices.ContainsFunc(cs, func(c restore.Command) bool { return c.Held == why })
 }
