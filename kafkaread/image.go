@@ -409,12 +409,7 @@ func (r *imageRead) quorum(ctx context.Context) error {
 // 1 to 249 of [a-zA-Z0-9._-]): a peer that answers one is no Kafka node,
 // and the name would be printed.
 func (r *imageRead) checkTopicName(name string) error {
-	ok := len(name) > 0 && len(name) <= 249 && name != "." && name != ".."
-	for i := 0; ok && i < len(name); i++ {
-		c := name[i]
-		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
-	}
-	if ok {
+	if model.LegalTopicName(name) {
 		return nil
 	}
 	return fmt.Errorf("%w: %s names a topic %q, which no Kafka accepts (1 to 249 of a-z, A-Z, 0-9, '.', '_', '-')", ErrNotKafka, r.c.Addr, name)

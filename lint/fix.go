@@ -1,6 +1,9 @@
 package lint
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,54 +31,83 @@ func (c *Context) tool(name string) string {
 	return cmd
 }
 
+// Every word a fix takes from the image (a topic's or a config
+// resource's name, a config key) is quoted for the shell
+// (shellword.Join): a damaged or hostile source may hold names Kafka
+// never allows ("x; touch /tmp/p"), and a fix is meant to be pasted into
+// a shell. Names Kafka allows print as they are
+// (TestFixesQuoteHostileNames).
+
 // alterTopicConfig sets (add) or removes (del) topic configs.
 func (c *Context) alterTopicConfig(topic string, add map[string]string, del ...string) string {
-	return c.alterConfig("--entity-type topics --entity-name "+topic, add, del)
+	return c.alterConfig([]string{"--entity-type", "topics", "--entity-name", topic}, add, del)
 }
 
 // alterBrokerConfig alters a broker's config, or the cluster default
 // (name "").
 func (c *Context) alterBrokerConfig(name string, add map[string]string, del ...string) string {
-	ent := "--entity-type brokers --entity-default"
+	ent := []string{"--entity-type", "brokers", "--entity-default"}
 	if name != "" {
-		ent = "--entity-type brokers --entity-name " + name
+		ent = []string{"--entity-type", "brokers", "--entity-name", name}
 	}
 	return c.alterConfig(ent, add, del)
 }
 
-func (c *Context) alterConfig(entity string, add map[string]string, del []string) string {
-	cmd := c.tool("kafka-configs") + " --alter " + entity
+func (c *Context) alterConfig(entity []string, add map[string]string, del []string) string {
+	words := append([]string{"--alter"}, entity...)
 	if len(add) > 0 {
 		var kv []string
 		for _, k := range sortedKeys(add) {
 			kv = append(kv, k+"="+add[k])
 		}
-		cmd += " --add-config " + strings.Join(kv, ",")
+		words = append(words, "--add-config", strings.Join(kv, ","))
 	}
 	if len(del) > 0 {
-		cmd += " --delete-config " + strings.Join(del, ",")
+		words = append(words, "--delete-config", strings.Join(del, ","))
 	}
-	return cmd
+	return c.tool("kafka-configs") + " " + shellword.Join(words)
 }
 
 // reassign is the command that moves partitions to new replica lists:
 // the plan is written to a file first, in kafka-reassign-partitions's
 // format (one file per topic, named after it), then executed.
 func (c *Context) reassign(topic string, moves map[int32][]int32) string {
-	return c.reassignAll("kmeta-reassign-"+topic+".json", map[string]map[int32][]int32{topic: moves})
+	name := topic
+	if !model.LegalTopicName(topic) {
+		// Not a name Kafka allows, so not one for a file either ("../x").
+		sum := sha256.Sum256([]byte(topic))
+		name = hex.EncodeToString(sum[:6])
+	}
+	return c.reassignAll("kmeta-reassign-"+name+".json", map[string]map[int32][]int32{topic: moves})
 }
 
 // reassignAll is reassign for moves of several topics (topic, partition,
-// replicas), in one plan file.
+// replicas), in one plan file. The plan is written with echo, which a
+// POSIX shell's echo may change only at a backslash: a plan holding one
+// (a topic name JSON escapes) is written with printf.
 func (c *Context) reassignAll(file string, moves map[string]map[int32][]int32) string {
 	var parts []string
 	for _, topic := range sortedKeys(moves) {
 		for _, p := range sortedKeys(moves[topic]) {
-			parts = append(parts, fmt.Sprintf(`{"topic":"%s","partition":%d,"replicas":[%s]}`, topic, p, ids(moves[topic][p])))
+			parts = append(parts, fmt.Sprintf(`{"topic":%s,"partition":%d,"replicas":[%s]}`, jsonString(topic), p, ids(moves[topic][p])))
 		}
 	}
-	return fmt.Sprintf(`echo '{"version":1,"partitions":[%s]}' > %s && %s --reassignment-json-file %s --execute`,
-		strings.Join(parts, ","), file, c.tool("kafka-reassign-partitions"), file)
+	plan := `{"version":1,"partitions":[` + strings.Join(parts, ",") + `]}`
+	write := "echo " + shellword.Quote(plan)
+	if strings.Contains(plan, `\`) {
+		write = `printf '%s\n' ` + shellword.Quote(plan)
+	}
+	f := shellword.Quote(file)
+	return fmt.Sprintf(`%s > %s && %s --reassignment-json-file %s --execute`, write, f, c.tool("kafka-reassign-partitions"), f)
+}
+
+// jsonString is s as a JSON string, as Kafka's JSON reader takes it.
+func jsonString(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // zkShell runs zookeeper-shell commands (Kafka's bin/zookeeper-shell.sh,
@@ -104,7 +136,7 @@ func (c *Context) electLeaders(kind, topic string, partition int32) string {
 	if topic == "" {
 		return cmd + " --all-topic-partitions"
 	}
-	return fmt.Sprintf("%s --topic %s --partition %d", cmd, topic, partition)
+	return fmt.Sprintf("%s --topic %s --partition %d", cmd, shellword.Quote(topic), partition)
 }
 
 // grow proposes replicas for p raised to rf: the current replicas, then

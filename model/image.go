@@ -120,6 +120,18 @@ type Controller struct {
 	Features         []FeatureRange `json:"features"`
 }
 
+// LegalTopicName is Kafka's rule for a topic's name (Topic.validate): 1
+// to 249 of [a-zA-Z0-9._-], neither "." nor "..". A source whose topic
+// breaks it is damaged or hostile: no Kafka creates one.
+func LegalTopicName(name string) bool {
+	ok := len(name) > 0 && len(name) <= 249 && name != "." && name != ".."
+	for i := 0; ok && i < len(name); i++ {
+		c := name[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+	}
+	return ok
+}
+
 // Topic is a topic and its partitions.
 type Topic struct {
 	Name       string               `json:"name"`
