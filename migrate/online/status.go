@@ -9,6 +9,7 @@ import (
 	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/shellword"
 	"github.com/kmeta/kmeta/verify"
 )
 
@@ -750,6 +751,6 @@ func (o *observer) compare() {
 	if !agree {
 		o.add(finding(CodeZKBehind, "zookeeper",
 			fmt.Sprintf("ZooKeeper and KRaft differ (%d differences): dual-write has not caught up, or lost writes (KAFKA-15010, KAFKA-15003); a rollback now would land on a ZooKeeper that lacks them", o.st.Differences),
-			"kmeta verify --zk "+o.in.ZKSource+" --kraft "+o.in.KRaftSource+" lists them; wait and check again before rolling back"))
+			"kmeta verify --zk "+shellword.Quote(o.in.ZKSource)+" --kraft "+shellword.Quote(o.in.KRaftSource)+" lists them; wait and check again before rolling back"))
 	}
 }
