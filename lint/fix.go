@@ -82,9 +82,9 @@ func (c *Context) reassign(topic string, moves map[int32][]int32) string {
 }
 
 // reassignAll is reassign for moves of several topics (topic, partition,
-// replicas), in one plan file. The plan is written with echo, which a
-// POSIX shell's echo may change only at a backslash: a plan holding one
-// (a topic name JSON escapes) is written with printf.
+// replicas), in one plan file. The plan is written with echo, which
+// changes what it prints only at a backslash (dash's echo reads escapes):
+// a plan holding one (a topic name JSON escapes) is written with printf.
 func (c *Context) reassignAll(file string, moves map[string]map[int32][]int32) string {
 	var parts []string
 	for _, topic := range sortedKeys(moves) {
@@ -113,8 +113,8 @@ func jsonString(s string) string {
 // zkShell runs zookeeper-shell commands (Kafka's bin/zookeeper-shell.sh,
 // which takes the ensemble and chroot first, then one command), joined by
 // &&: each stops the chain if it fails (a refused create, set or delete
-// exits 1). The ensemble is reached as kmeta read it (shellword.ZKShell): over TLS
-// with $ZK_TLS_CONFIG_FILE's settings, with --zk-auth's digest
+// exits 1). The ensemble is reached as kmeta read it (shellword.ZKShell):
+// over TLS with $ZK_TLS_CONFIG_FILE's settings, with --zk-auth's digest
 // credentials ($KMETA_ZK_AUTH) logged in first.
 func (c *Context) zkShell(cmds ...string) string {
 	conn := c.zookeeper
