@@ -829,6 +829,8 @@ func (l *loader) applyData(f DataFile, b *Batch, pos Position, recOffset int64, 
 		// fault and skips that record; so does replay, loudly.
 		l.res.Skipped++
 		l.warn(model.WarnRecordsSkipped, model.At(f.Path, b.Position, recOffset), "%v (record skipped, as Kafka's loader does)", err)
+	} else if t, ok := m.(*records.TopicRecord); ok && !model.LegalTopicName(t.Name) {
+		l.warn(model.WarnTopicNameIllegal, model.At(f.Path, b.Position, recOffset), "%s", model.IllegalTopicNameText(t.Name))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -493,5 +494,41 @@ func TestReplayRefusesMigratingDirectoriesOfWrongLength(t *testing.T) {
 		if !slices.Equal(p.Directories, []model.UUID{m, m}) {
 			t.Errorf("partition %d: directories %v, want migrating for both replicas", p.ID, p.Directories)
 		}
+	}
+}
+
+// TestReplayWarnsOfIllegalTopicNames: a TopicRecord naming a topic as no
+// Kafka does (damage, a hand-made log) is applied as the log says and
+// warned of once, at its record, the name escaped; legal names, even
+// odd-looking ones, are not.
+func TestReplayWarnsOfIllegalTopicNames(t *testing.T) {
+	dir := t.TempDir()
+	writeLog(t, dir, 1,
+		[]records.Metadata{&records.TopicRecord{Name: "orders.v1-_X", TopicId: model.UUID{1}}, &records.TopicRecord{Name: "x; touch PWNED\x1b[2J", TopicId: model.UUID{2}}},
+		[]records.Metadata{&records.TopicRecord{Name: strings.Repeat("a", 250), TopicId: model.UUID{3}}, &records.TopicRecord{Name: "..", TopicId: model.UUID{4}}},
+	)
+	res, err := LoadImage(dir, ImageOptions{AtOffset: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Image.Topics) != 4 {
+		t.Errorf("topics %v, want all four as the log has them", slices.Collect(maps.Keys(res.Image.Topics)))
+	}
+	var got []string
+	for _, w := range res.Warnings {
+		if w.Code == model.WarnTopicNameIllegal {
+			got = append(got, fmt.Sprintf("%d %s", w.Where.Offset, w.Message))
+		}
+	}
+	want := []string{
+		`1 topic "x; touch PWNED\x1b[2J": no Kafka accepts this name (1 to 249 of a-z, A-Z, 0-9, '.', '_', '-'): the source was not written by Kafka`,
+		fmt.Sprintf(`2 topic %q: no Kafka accepts this name (1 to 249 of a-z, A-Z, 0-9, '.', '_', '-'): the source was not written by Kafka`, strings.Repeat("a", 250)),
+		`3 topic "..": no Kafka accepts this name (1 to 249 of a-z, A-Z, 0-9, '.', '_', '-'): the source was not written by Kafka`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if res.Image.IsPartial() || !slices.ContainsFunc(res.Image.Warnings, func(w model.Finding) bool { return w.Code == model.WarnTopicNameIllegal }) {
+		t.Errorf("the image is called partial, or does not carry the warnings: %v", res.Image.Warnings)
 	}
 }

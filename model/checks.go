@@ -146,6 +146,13 @@ var commonChecks = Checks{
 		Commands: CommandList(ZKViewCommands),
 	},
 	{
+		Code: WarnTopicNameIllegal, Room: "model", ClassFrom: imageClass, Severity: SevWarning,
+		Title:    "a topic is named as no Kafka names one",
+		Meaning:  "Kafka accepts a topic name of 1 to 249 of a-z, A-Z, 0-9, '.', '_' and '-', never \".\" or \"..\"; a TopicRecord or a /brokers/topics znode holding another name was not written by Kafka: the source is damaged, or made by hand or by a tool. The image holds the topic as the source says, and the commands kmeta prints quote its name (or, where a control character is in it, hold the command back).",
+		Fix:      "read a healthy copy of the metadata (another controller's log, the live ensemble); the name is shown escaped in the warning",
+		Commands: slices.DeleteFunc(CommandList(KRaftViewCommands, ZKViewCommands), func(c string) bool { return c == "zk dump" }),
+	},
+	{
 		Code: CodePartitionMetadataTopicID, Room: "model", Severity: SevError,
 		ClassFrom:   `the reporting command's: "log" (log check), "brokers" (migrate brokers), "topics" (verify)`,
 		Relaxed:     SevWarning,

@@ -265,6 +265,10 @@ const (
 	// the log for ZooKeeper and kmeta alike: the files hold more than
 	// the tree. Partial.
 	WarnZKLogEntriesPastEnd = "zk-log-entries-past-end"
+	// WarnTopicNameIllegal: a topic is named as no Kafka names one
+	// (LegalTopicName): the source is damaged or was not written by
+	// Kafka. Not partial: the image holds what the source says.
+	WarnTopicNameIllegal = "topic-name-illegal"
 )
 
 // Partial reports whether an image carrying this warning may be missing

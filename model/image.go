@@ -1,6 +1,9 @@
 package model
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Image is one view of a cluster's metadata: what KRaft replay or a ZooKeeper
 // read produced. Zero values mean "absent"; constructors should use NewImage
@@ -130,6 +133,12 @@ func LegalTopicName(name string) bool {
 		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
 	}
 	return ok
+}
+
+// IllegalTopicNameText is the message of WarnTopicNameIllegal for name,
+// shown escaped (%q: a control character in it never reaches a terminal).
+func IllegalTopicNameText(name string) string {
+	return fmt.Sprintf("topic %q: no Kafka accepts this name (1 to 249 of a-z, A-Z, 0-9, '.', '_', '-'): the source was not written by Kafka", name)
 }
 
 // Topic is a topic and its partitions.

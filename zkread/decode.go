@@ -449,6 +449,13 @@ func (d *decoder) topics() error {
 	}
 	// Sorted once: per topic it made a read of many topics quadratic.
 	sort.Strings(d.img.ZK.MissingPartitionStates)
+	for _, name := range names {
+		if _, ok := d.img.Topics[name]; ok && !model.LegalTopicName(name) {
+			where := model.NoLocation()
+			where.Znode = "/brokers/topics/" + name
+			d.img.Warn(model.WarnTopicNameIllegal, &where, "%s", model.IllegalTopicNameText(name))
+		}
+	}
 	return nil
 }
 

@@ -111,6 +111,35 @@ func TestDecodeTopicsAndPartitions(t *testing.T) {
 	}
 }
 
+// TestDecodeWarnsOfIllegalTopicNames: a /brokers/topics znode naming a
+// topic as no Kafka does is decoded as the tree holds it and warned of
+// at its znode, the name escaped; a legal name is not.
+func TestDecodeWarnsOfIllegalTopicNames(t *testing.T) {
+	topic := `{"version":2,"partitions":{"0":[1]}}`
+	tr := tree(map[string]string{
+		"/brokers/topics/orders.v1": topic,
+		"/brokers/topics/a b$(x)":   topic,
+		"/brokers/topics/t\x07":     topic,
+	}, nil, nil)
+	img, err := Decode(tr, DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range img.Warnings {
+		if w.Code == model.WarnTopicNameIllegal {
+			got = append(got, w.Where.Znode+" | "+w.Message)
+		}
+	}
+	want := []string{
+		"/brokers/topics/a b$(x) | topic \"a b$(x)\": no Kafka accepts this name (1 to 249 of a-z, A-Z, 0-9, '.', '_', '-'): the source was not written by Kafka",
+		"/brokers/topics/t\x07 | topic \"t\\a\": no Kafka accepts this name (1 to 249 of a-z, A-Z, 0-9, '.', '_', '-'): the source was not written by Kafka",
+	}
+	if len(img.Topics) != 3 || !slices.Equal(got, want) {
+		t.Errorf("%d topics; warnings:\n%s\nwant:\n%s", len(img.Topics), strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 func TestDecodeConfigsQuotasScram(t *testing.T) {
 	tr := tree(map[string]string{
 		"/config/topics/t":                          `{"version":1,"config":{"retention.ms":"1"}}`,
