@@ -9,7 +9,8 @@ import (
 )
 
 // zkCLI is how ZooKeeper's CLI as Kafka ships it (zookeeper-shell.sh)
-// reaches the cluster's ensemble (shellword.ZKShell says how each way is given).
+// reaches the cluster's ensemble (shellword.ZKShell says how each way is
+// given).
 type zkCLI struct{ shellword.ZKShell }
 
 // zkCLIOf: the ensemble is the first node file's zookeeper.connect; the
