@@ -47,10 +47,11 @@ type Command struct {
 const (
 	// HeldSecret: it holds a secret shown as its hash (no ShowSecrets).
 	HeldSecret = "secret"
-	// HeldControl: a word holds a control character (an entity name or
-	// principal from the views, say), shown escaped as \xNN: printed raw
-	// it would act on the terminal, and no quoting makes it a word a
-	// POSIX shell takes as it is in a line of printable characters.
+	// HeldControl: a word holds a character model.Printable refuses (a
+	// control character in an entity name or principal from the views,
+	// say), shown escaped as \xNN: printed raw it would act on the
+	// terminal, and no quoting keeps such a word both printable and what
+	// a POSIX shell reads.
 	HeldControl = "control"
 )
 
@@ -74,32 +75,29 @@ func Commands(p *Plan, o CommandOptions) []Command {
 	return out
 }
 
-// visible is line with every control character and invalid byte written
-// as \xNN (a rune beyond as \u{N}); ok when there was none.
+// visible is line with every character model.Printable refuses written
+// as \xNN (an invalid byte, or a rune below 0x100) or \u{N}; ok when
+// there was none.
 func visible(line string) (string, bool) {
-	if !strings.ContainsFunc(line, control) && utf8.ValidString(line) {
+	if model.Printable(line) {
 		return line, true
 	}
 	var b strings.Builder
-	for i, r := range line {
+	for i := 0; i < len(line); {
+		r, n := utf8.DecodeRuneInString(line[i:])
 		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(line[i:], "\uFFFD"):
+		case r == utf8.RuneError && n == 1:
 			fmt.Fprintf(&b, "\\x%02X", line[i])
-		case control(r) && r < 0x100:
-			fmt.Fprintf(&b, "\\x%02X", r)
-		case control(r):
-			fmt.Fprintf(&b, "\\u{%X}", r)
-		default:
+		case model.PrintableRune(r):
 			b.WriteRune(r)
+		case r < 0x100:
+			fmt.Fprintf(&b, "\\x%02X", r)
+		default:
+			fmt.Fprintf(&b, "\\u{%X}", r)
 		}
+		i += n
 	}
 	return b.String(), false
-}
-
-// control: a rune a terminal acts on (C0, DEL, C1) or one that changes
-// how a line reads (bidirectional overrides, line separators).
-func control(r rune) bool {
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }
 
 func (o CommandOptions) tool(name string) []string {
@@ -269,7 +267,7 @@ func addConfigs(args []string, set []ConfigValue, rest ...string) string {
 // false when it cannot (see above).
 func addConfigPair(k, v string) (string, bool) {
 	if k == "" || strings.ContainsAny(k, "=,[]") || strings.ContainsAny(v, "[]") || k != javaTrim(k) || v != javaTrim(v) ||
-		strings.ContainsFunc(k+v, control) {
+		!model.Printable(k+v) {
 		// The file carries them escaped (javaprops): the line stays
 		// printable.
 		return "", false
@@ -282,7 +280,7 @@ func addConfigPair(k, v string) (string, bool) {
 
 // topicConfigArg says whether kafka-topics --config carries k=v as it is.
 func topicConfigArg(k, v string) bool {
-	return k != "" && v != "" && !strings.Contains(k+v, "=") && k == javaTrim(k) && v == javaTrim(v) && !strings.ContainsFunc(k+v, control)
+	return k != "" && v != "" && !strings.Contains(k+v, "=") && k == javaTrim(k) && v == javaTrim(v) && model.Printable(k+v)
 }
 
 // javaTrim is Java's String.trim: every char up to ' ' off both ends.

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/zkread/zkfile"
@@ -83,10 +81,8 @@ func (e *ZnodeError) Location() *model.Location {
 // UTF-8). Znode names and config keys come from the data, and errors are
 // printed as they are.
 func quoteUnsafe(s string) string {
-	for _, r := range s {
-		if r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ' {
-			return strconv.Quote(s)
-		}
+	if !model.Printable(s) {
+		return strconv.Quote(s)
 	}
 	return s
 }

@@ -8,7 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"unicode"
+
+	"github.com/kmeta/kmeta/model"
 )
 
 // Column describes one column of generic rows: Header is shown by the text
@@ -148,10 +149,8 @@ func Clean(s string) string {
 	if strings.TrimSpace(s) != s {
 		return strconv.Quote(s)
 	}
-	for _, r := range s {
-		if r == unicode.ReplacementChar || !unicode.IsPrint(r) && r != ' ' {
-			return strconv.Quote(s)
-		}
+	if !model.Printable(s) {
+		return strconv.Quote(s)
 	}
 	return s
 }

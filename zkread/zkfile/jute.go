@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/kmeta/kmeta/model"
 )
 
 // Sentinel errors. Every error this package returns wraps one of them inside
@@ -36,11 +36,8 @@ func (e *FileError) Error() string {
 	msg := e.Msg
 	// Msg may hold a znode path from the file; keep control characters
 	// from reaching a terminal.
-	for _, r := range msg {
-		if r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ' {
-			msg = strconv.Quote(msg)
-			break
-		}
+	if !model.Printable(msg) {
+		msg = strconv.Quote(msg)
 	}
 	return fmt.Sprintf("%s: offset %d: %s: %v", e.File, e.Offset, msg, e.Err)
 }
