@@ -3,7 +3,6 @@ package lint
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -86,28 +85,19 @@ func (c *Context) reassign(topic string, moves map[int32][]int32) string {
 // changes what it prints only at a backslash (dash's echo reads escapes):
 // a plan holding one (a topic name JSON escapes) is written with printf.
 func (c *Context) reassignAll(file string, moves map[string]map[int32][]int32) string {
-	var parts []string
+	r := model.Reassignment{Version: 1}
 	for _, topic := range sortedKeys(moves) {
 		for _, p := range sortedKeys(moves[topic]) {
-			parts = append(parts, fmt.Sprintf(`{"topic":%s,"partition":%d,"replicas":[%s]}`, jsonString(topic), p, ids(moves[topic][p])))
+			r.Partitions = append(r.Partitions, model.ReassignmentPartition{Topic: topic, Partition: p, Replicas: moves[topic][p]})
 		}
 	}
-	plan := `{"version":1,"partitions":[` + strings.Join(parts, ",") + `]}`
+	plan := r.JSON()
 	write := "echo " + shellword.Quote(plan)
 	if strings.Contains(plan, `\`) {
 		write = `printf '%s\n' ` + shellword.Quote(plan)
 	}
 	f := shellword.Quote(file)
 	return fmt.Sprintf(`%s > %s && %s --reassignment-json-file %s --execute`, write, f, c.tool("kafka-reassign-partitions"), f)
-}
-
-// jsonString is s as a JSON string, as Kafka's JSON reader takes it.
-func jsonString(s string) string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(s) // a string always encodes
-	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // zkShell runs zookeeper-shell commands (Kafka's bin/zookeeper-shell.sh,

@@ -394,16 +394,7 @@ func (p *Plan) ReassignmentJSON() string {
 	if p.Reassignment == nil {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteString(`{"version":1,"partitions":[`)
-	for i, r := range p.Reassignment.Partitions {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		fmt.Fprintf(&b, `{"topic":%q,"partition":%d,"replicas":[%s]}`, r.Topic, r.Partition, joinInts(r.Replicas, ","))
-	}
-	b.WriteString("]}")
-	return b.String()
+	return p.Reassignment.JSON()
 }
 
 // Redacted is a copy of p whose sensitive config values are their hash

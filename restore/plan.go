@@ -123,17 +123,7 @@ type Unrestorable struct {
 
 // Reassignment is a kafka-reassign-partitions plan: the point's replicas
 // of the partitions whose replicas differ.
-type Reassignment struct {
-	Version    int                     `json:"version"`
-	Partitions []ReassignmentPartition `json:"partitions"`
-}
-
-// ReassignmentPartition is one partition of a Reassignment.
-type ReassignmentPartition struct {
-	Topic     string  `json:"topic"`
-	Partition int32   `json:"partition"`
-	Replicas  []int32 `json:"replicas"`
-}
+type Reassignment = model.Reassignment
 
 // Plan is what brings TARGET back to the point.
 type Plan struct {
@@ -314,7 +304,7 @@ func (pl *planner) replicas(wt, ht *model.Topic) {
 		if pl.p.Reassignment == nil {
 			pl.p.Reassignment = &Reassignment{Version: 1}
 		}
-		pl.p.Reassignment.Partitions = append(pl.p.Reassignment.Partitions, ReassignmentPartition{Topic: wt.Name, Partition: wp.ID, Replicas: slices.Clone(wp.Replicas)})
+		pl.p.Reassignment.Partitions = append(pl.p.Reassignment.Partitions, model.ReassignmentPartition{Topic: wt.Name, Partition: wp.ID, Replicas: slices.Clone(wp.Replicas)})
 		pl.notRestored(model.EntityPartition, entity, diff, "partition assignments move data: kmeta restore does not reassign",
 			"the reassignment plan: kafka-reassign-partitions --execute --reassignment-json-file FILE, then a preferred leader election")
 	}
