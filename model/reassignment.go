@@ -2,7 +2,9 @@ package model
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
+	"unicode/utf16"
 )
 
 // Reassignment is the file kafka-reassign-partitions takes
@@ -22,11 +24,28 @@ type ReassignmentPartition struct {
 
 // JSON is r as the file holds it, on one line: every string JSON-escaped
 // (a damaged source's topic name may hold a quote or a control
-// character), '<', '>' and '&' as they are.
+// character), and every rune Printable refuses written \uXXXX, so that
+// the line prints as it is; '<', '>' and '&' as they are.
 func (r *Reassignment) JSON() string {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.Encode(r) // ints, strings and slices always encode
-	return strings.TrimSuffix(b.String(), "\n")
+	out := strings.TrimSuffix(b.String(), "\n")
+	if Printable(out) {
+		return out
+	}
+	// Outside its strings the document is ASCII: what is left to escape
+	// is in a string, where \uXXXX means the rune.
+	b.Reset()
+	for _, c := range out {
+		if PrintableRune(c) {
+			b.WriteRune(c)
+			continue
+		}
+		for _, u := range utf16.Encode([]rune{c}) {
+			fmt.Fprintf(&b, "\\u%04x", u)
+		}
+	}
+	return b.String()
 }
