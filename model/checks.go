@@ -37,14 +37,26 @@ const (
 var (
 	// KRaftViewCommands read a KRaft metadata log (replay).
 	KRaftViewCommands = []string{"image", "features describe", "features check", "lint", "verify", "diff",
-		"migrate stage", "migrate status", "migrate rollback", "quorum describe", "log stats"}
-	// ZKViewCommands read ZooKeeper (live, a data dir, a dump).
+		"migrate stage", "migrate status", "migrate rollback", "quorum describe", "log stats",
+		"history", "restore", "roll check", "roll plan", "roll wait"}
+	// ZKViewCommands read ZooKeeper (live, a data dir, a dump). history
+	// reads data dirs only, and zk dump and zk dependents read the
+	// ensemble's tree from its root, decoding no znode: the checks that
+	// do not apply to all of them say so (Without).
 	ZKViewCommands = []string{"image", "zk image", "zk dump", "features describe", "features check", "lint", "verify", "diff",
-		"migrate plan", "migrate apply", "migrate stage", "migrate status", "migrate rollback"}
+		"migrate plan", "migrate apply", "migrate stage", "migrate status", "migrate rollback",
+		"history", "restore", "roll check", "roll plan", "roll wait", "zk dependents"}
 	// LiveViewCommands read a running cluster through its admin API.
 	LiveViewCommands = []string{"image", "features describe", "features check", "features upgrade", "features downgrade",
-		"features disable", "lint", "verify", "diff", "migrate stage", "migrate status", "migrate rollback", "quorum describe"}
+		"features disable", "lint", "verify", "diff", "migrate stage", "migrate status", "migrate rollback", "quorum describe",
+		"restore", "roll check", "roll plan", "roll wait"}
 )
+
+// Without is list without the names in drop, for a check that some of a
+// view's commands never print.
+func Without(list []string, drop ...string) []string {
+	return slices.DeleteFunc(slices.Clone(list), func(c string) bool { return slices.Contains(drop, c) })
+}
 
 // CommandList joins lists of command names into one sorted list without
 // repeats: the Commands of a check.
@@ -115,21 +127,21 @@ var commonChecks = Checks{
 		Title:    "znodes that do not decode were kept raw or skipped (--lenient)",
 		Meaning:  "Under --lenient, a znode whose JSON Kafka would not accept is kept raw or skipped instead of failing the read. What it held is not in the image: it is partial and the command exits 1.",
 		Fix:      "read without --lenient to see the first znode that does not decode",
-		Commands: CommandList(ZKViewCommands),
+		Commands: Without(CommandList(ZKViewCommands), "zk dump", "zk dependents"),
 	},
 	{
 		Code: WarnTreeChanged, Room: "model", Severity: SevWarning, ClassFrom: "none (a ZooKeeper read)",
 		Title:    "a live ZooKeeper tree changed while it was read",
 		Meaning:  "A znode appeared, moved or disappeared during a live read, and no stable view was had after retrying: the image may mix states. It is partial and the command exits 1.",
 		Fix:      "read again when the cluster is quiet, or read a data dir (zkdata:DIR)",
-		Commands: CommandList(ZKViewCommands),
+		Commands: Without(CommandList(ZKViewCommands), "history"),
 	},
 	{
 		Code: WarnChrootDetected, Room: "model", Severity: SevWarning, ClassFrom: "none (a ZooKeeper read)",
 		Title:    "the chroot was inferred from the tree",
 		Meaning:  "The source named no chroot and Kafka's znodes were found below one (X/brokers/ids or X/cluster/id): kmeta reads that chroot. The image is complete; the warning says which chroot it is.",
 		Fix:      "name the chroot in the source (zkdata:DIR/CHROOT, zk://HOST:PORT/CHROOT) to silence it",
-		Commands: CommandList(ZKViewCommands),
+		Commands: Without(CommandList(ZKViewCommands), "zk dependents"),
 	},
 	{
 		Code: WarnZKLogDamaged, Room: "model", Severity: SevWarning, ClassFrom: "none (a ZooKeeper read)",
@@ -150,7 +162,7 @@ var commonChecks = Checks{
 		Title:    "a topic is named as no Kafka names one",
 		Meaning:  "Kafka accepts a topic name of 1 to 249 of a-z, A-Z, 0-9, '.', '_' and '-', never \".\" or \"..\"; a TopicRecord or a /brokers/topics znode holding another name was not written by Kafka: the source is damaged, or made by hand or by a tool. The image holds the topic as the source says, and the commands kmeta prints quote its name (or, where a control character is in it, hold the command back).",
 		Fix:      "read a healthy copy of the metadata (another controller's log, the live ensemble); the name is shown escaped in the warning",
-		Commands: slices.DeleteFunc(CommandList(KRaftViewCommands, ZKViewCommands), func(c string) bool { return c == "zk dump" }),
+		Commands: Without(CommandList(KRaftViewCommands, ZKViewCommands), "zk dump", "zk dependents"),
 	},
 	{
 		Code: CodePartitionMetadataTopicID, Room: "model", Severity: SevError,

@@ -195,6 +195,10 @@ func TestEveryPrintedCodeRegistered(t *testing.T) {
 		add("lint", "lint", "kraft:"+k)
 		add("quorum describe", "quorum", "describe", k)
 		add("quorum survey", "quorum", "survey", k)
+		add("history", "history", "kraft:"+k)
+		add("roll check", "roll", "check", "kraft:"+k, "--node", "1")
+		add("roll plan", "roll", "plan", "kraft:"+k, "--all-brokers")
+		add("restore", "restore", "--to", "kraft:"+k+"@offset=20", "kraft:"+k, "--print")
 	}
 	for _, f := range compressed {
 		add("log check", "log", "check", f)
@@ -222,6 +226,13 @@ func TestEveryPrintedCodeRegistered(t *testing.T) {
 		add("migrate stage", "migrate", "stage", "KRaftDualWriting", "--zk", z, "--kraft", "kraft:"+k39, "--dry-run", "--out", filepath.Join(work, "stage"))
 		add("verify", "verify", "--zk", z, "--kraft", "kraft:"+k44)
 		add("diff", "diff", z, "zkdump:"+filepath.Join(td, "zk", "dump.json"))
+		add("roll check", "roll", "check", z, "--node", "1")
+		add("roll plan", "roll", "plan", z, "--all-brokers")
+		add("zk dependents", "zk", "dependents", z)
+		if strings.HasPrefix(z, "zkdata:") {
+			add("history", "history", z)
+			add("restore", "restore", "--to", z+"@zxid=0x10", z, "--print")
+		}
 	}
 	plan := filepath.Join(work, "plan.json")
 	if r := kmeta("migrate", "plan", "--zk", "zkdata:"+zkd, "--controllers", "3000@localhost:9093", "--write", plan,
