@@ -3,28 +3,14 @@ package lint
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/kmeta/kmeta/internal/testkit/toolstub"
 	"github.com/kmeta/kmeta/model"
 )
-
-// fixRecorder stands in for Kafka's tools on the PATH of the fixes: it
-// writes its name and arguments, NUL-separated, to $FIX_LOG, and for
-// kafka-reassign-partitions the plan file it is given, then a line
-// between calls.
-const fixRecorder = `#!/bin/sh
-{ printf '%s\0' "${0##*/}" "$@"
-  prev=
-  for a in "$@"; do
-    if [ "$prev" = --reassignment-json-file ]; then printf 'FILE %s\0' "$(cat -- "$a")"; fi
-    prev=$a
-  done
-  printf '\n'; } >> "$FIX_LOG"
-`
 
 // TestFixesQuoteHostileNames: a damaged or hostile source may name a
 // topic or a config resource as no Kafka would ("x; touch PWNED",
@@ -54,50 +40,46 @@ func TestFixesQuoteHostileNames(t *testing.T) {
 		t.Fatalf("%d fixes name the hostile topics, want at least %d:\n%s", len(fixes), 3*len(hostile), strings.Join(fixes, "\n"))
 	}
 
-	dir := t.TempDir()
-	bin, work := filepath.Join(dir, "bin"), filepath.Join(dir, "work")
-	for _, d := range []string{bin, work} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	stub := toolstub.New(t, "kafka-configs", "kafka-reassign-partitions", "kafka-leader-election")
+	// work is deep enough that a plan file escaping it ("../../evil")
+	// still lands under root, where the walk below finds it.
+	root := t.TempDir()
+	work := filepath.Join(root, "a", "b", "work")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
 	}
-	for _, tool := range []string{"kafka-configs", "kafka-reassign-partitions", "kafka-leader-election"} {
-		if err := os.WriteFile(filepath.Join(bin, tool), []byte(fixRecorder), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	log := filepath.Join(dir, "log")
 	seen := map[string]bool{} // the names the tools were given
 	for _, fix := range fixes {
-		os.Remove(log)
-		cmd := exec.Command("sh", "-c", fix)
-		cmd.Dir = work
-		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "FIX_LOG="+log)
-		if out, err := cmd.CombinedOutput(); err != nil {
+		out, calls, err := stub.Run(t, work, fix)
+		if err != nil {
 			t.Fatalf("%s: %v\n%s", fix, err, out)
 		}
-		b, err := os.ReadFile(log)
-		if err != nil {
-			t.Fatalf("%s: no tool ran: %v", fix, err)
+		if len(calls) == 0 {
+			t.Fatalf("%s: no tool ran", fix)
 		}
-		for _, call := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-			words := strings.Split(strings.TrimSuffix(call, "\x00"), "\x00")
-			for i, w := range words {
-				if i > 0 && slices.Contains([]string{"--entity-name", "--topic"}, words[i-1]) {
-					seen[w] = true
-				}
-				plan, ok := strings.CutPrefix(w, "FILE ")
-				if !ok {
+		for _, c := range calls {
+			for i, w := range c.Args {
+				if i == 0 {
 					continue
 				}
-				var p struct {
-					Partitions []struct{ Topic string }
-				}
-				if err := json.Unmarshal([]byte(plan), &p); err != nil {
-					t.Errorf("%s: the plan is not JSON: %v\n%s", fix, err, plan)
-				}
-				for _, pp := range p.Partitions {
-					seen[pp.Topic] = true
+				switch c.Args[i-1] {
+				case "--entity-name", "--topic":
+					seen[w] = true
+				case "--reassignment-json-file":
+					// The plan the fix wrote: read back as the tool would.
+					plan, err := os.ReadFile(filepath.Join(work, w))
+					if err != nil {
+						t.Fatalf("%s: %v", fix, err)
+					}
+					var p struct {
+						Partitions []struct{ Topic string }
+					}
+					if err := json.Unmarshal(plan, &p); err != nil {
+						t.Errorf("%s: the plan is not JSON: %v\n%s", fix, err, plan)
+					}
+					for _, pp := range p.Partitions {
+						seen[pp.Topic] = true
+					}
 				}
 			}
 		}
@@ -109,14 +91,17 @@ func TestFixesQuoteHostileNames(t *testing.T) {
 	}
 	// Nothing ran but the tools; the plan files stayed in work.
 	var files []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && filepath.Dir(p) != bin && p != log {
-			files = append(files, strings.TrimPrefix(p, dir+"/"))
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, strings.TrimPrefix(p, root+"/"))
 		}
 		return nil
 	})
+	if len(files) == 0 {
+		t.Error("no plan file was written")
+	}
 	for _, f := range files {
-		if !strings.HasPrefix(f, "work/kmeta-") || strings.Contains(f, "PWNED") {
+		if !strings.HasPrefix(f, "a/b/work/kmeta-") || strings.Contains(f, "PWNED") {
 			t.Errorf("a fix wrote %s", f)
 		}
 	}

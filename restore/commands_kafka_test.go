@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -13,24 +12,9 @@ import (
 	"testing"
 
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/toolstub"
 	"github.com/kmeta/kmeta/model"
 )
-
-// toolRecorder stands in for kafka-configs and kafka-topics on the PATH of
-// the printed lines: it writes each call's words, NUL-separated, to
-// $KMETA_TOOL_CALLS/callN (N counting from 0), and an argument that
-// names /dev/stdin as the file it saved the call's input to, which the
-// tool itself would have read.
-const toolRecorder = `#!/bin/sh
-i=$(cat "$KMETA_TOOL_CALLS/next" 2>/dev/null || echo 0)
-echo $((i + 1)) > "$KMETA_TOOL_CALLS/next"
-f=$KMETA_TOOL_CALLS/call$i
-printf '%s\0' "${0##*/}" > "$f"
-for a in "$@"; do
-  if [ "$a" = /dev/stdin ]; then cat > "$f.stdin"; a=$f.stdin; fi
-  printf '%s\0' "$a" >> "$f"
-done
-`
 
 // sent is what one printed line makes Kafka's tools send: the configs set
 // and deleted, over all the tool calls of the line, and the refusals.
@@ -113,33 +97,19 @@ func TestCommandsReadByKafkaTools(t *testing.T) {
 		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(lines[:fixed], "\n"), strings.Join(want, "\n"))
 	}
 
-	// Run each line as an operator would, with the recorder as the tools.
-	dir := t.TempDir()
-	bin, calls := filepath.Join(dir, "bin"), filepath.Join(dir, "calls")
-	for _, d := range []string{bin, calls} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, tool := range []string{"kafka-configs", "kafka-topics"} {
-		if err := os.WriteFile(filepath.Join(bin, tool), []byte(toolRecorder), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	// Run each line as an operator would, with the test kit's stand-ins as
+	// the tools; their recorded calls (words NUL-separated, /dev/stdin
+	// replaced by the input saved) are what ToolArgs.java reads.
+	stub := toolstub.New(t, "kafka-configs", "kafka-topics")
 	var files []string
 	var lineOf []int // the line of each call
 	for i, c := range cmds {
-		sh := exec.Command("sh", "-c", c.Line)
-		sh.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "KMETA_TOOL_CALLS="+calls)
-		if out, err := sh.CombinedOutput(); err != nil {
+		out, calls, err := stub.Run(t, "", c.Line)
+		if err != nil {
 			t.Fatalf("%s: %v\n%s", c.Line, err, out)
 		}
-		for {
-			f := filepath.Join(calls, "call"+strconv.Itoa(len(files)))
-			if _, err := os.Stat(f); err != nil {
-				break
-			}
-			files, lineOf = append(files, f), append(lineOf, i)
+		for _, call := range calls {
+			files, lineOf = append(files, call.File), append(lineOf, i)
 		}
 	}
 

@@ -1,12 +1,11 @@
 package shellword
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kmeta/kmeta/internal/testkit/toolstub"
 )
 
 // TestZKShellLines pins the line of each way of reaching an ensemble.
@@ -38,38 +37,31 @@ func TestZKShellLines(t *testing.T) {
 	}
 }
 
-// TestZKShellLinesRunInShell runs the lines with sh, a stand-in CLI recording
-// its arguments and its stdin: each gives the CLI exactly the words and
-// the session's commands meant, a chain stops at the first failure, and
-// an unset variable stops the shell before the CLI runs.
+// TestZKShellLinesRunInShell runs the lines with sh and the test kit's
+// stand-in for the CLI: each gives the CLI exactly the words and the
+// session's commands meant, a chain stops at the first failure, and an
+// unset variable stops the shell before the CLI runs.
 func TestZKShellLinesRunInShell(t *testing.T) {
-	dir := t.TempDir()
-	log := filepath.Join(dir, "calls")
-	// The stand-in: one line per call, its arguments then its stdin
-	// (only when fed one), each word in brackets; it fails when asked to
-	// ("fail" as the last argument or line).
-	stub := `#!/bin/sh
-{ printf 'args'; for a in "$@"; do printf ' [%s]' "$a"; done
-  if [ ! -t 0 ] && [ "$STUB_STDIN" = 1 ]; then printf ' stdin'; while IFS= read -r l; do printf ' [%s]' "$l"; last=$l; done; fi
-  printf '\n'; } >> "$STUB_LOG"
-for a in "$@"; do last=$a; done
-[ "$last" = fail ] && exit 1
-exit 0
-`
-	if err := os.WriteFile(filepath.Join(dir, "zookeeper-shell"), []byte(stub), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	stub := toolstub.New(t, "zookeeper-shell")
+	// run gives each call as one line: its arguments, then the lines
+	// piped to it (when any), each in brackets.
 	run := func(line string, env ...string) (string, []string, error) {
-		os.Remove(log)
-		cmd := exec.Command("sh", "-c", line) // stdin: /dev/null, but for the pipes
-		cmd.Env = append(append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "STUB_LOG="+log), env...)
-		out, err := cmd.CombinedOutput()
-		b, _ := os.ReadFile(log)
-		var calls []string
-		if s := strings.TrimSpace(string(b)); s != "" {
-			calls = strings.Split(s, "\n")
+		out, calls, err := stub.Run(t, "", line, append(env, "KMETA_STUB_FAIL=fail")...)
+		var got []string
+		for _, c := range calls {
+			l := "args"
+			for _, a := range c.Args {
+				l += " [" + a + "]"
+			}
+			if c.Stdin != "" {
+				l += " stdin"
+				for _, in := range strings.Split(strings.TrimSuffix(c.Stdin, "\n"), "\n") {
+					l += " [" + in + "]"
+				}
+			}
+			got = append(got, l)
 		}
-		return string(out), calls, err
+		return out, got, err
 	}
 	sh := ZKShell{Name: "zookeeper-shell", Connect: "zk:2181/k", TLSVar: true}
 	tlsEnv := ZKTLSVar + "=/etc/kafka/my server.properties"
@@ -89,7 +81,7 @@ exit 0
 	}
 
 	dg := ZKShell{Name: "zookeeper-shell", Connect: "zk:2181/k", Digest: true}
-	_, calls, err = run(dg.Chain([]string{"create", "/controller_epoch", "5"}, []string{"delete", "/controller"}), ZKDigestVar+"=admin:pa ss", "STUB_STDIN=1")
+	_, calls, err = run(dg.Chain([]string{"create", "/controller_epoch", "5"}, []string{"delete", "/controller"}), ZKDigestVar+"=admin:pa ss")
 	want = []string{
 		"args [zk:2181/k] stdin [addauth digest admin:pa ss] [create /controller_epoch 5]",
 		"args [zk:2181/k] stdin [addauth digest admin:pa ss] [delete /controller]",
@@ -97,7 +89,7 @@ exit 0
 	if err != nil || !slices.Equal(calls, want) {
 		t.Errorf("digest chain: %v\n%q\nwant %q", err, calls, want)
 	}
-	if out, calls, err := run(dg.Line("delete", "/controller"), "STUB_STDIN=1"); err == nil || len(calls) != 0 || !strings.Contains(out, ZKDigestVar) {
+	if out, calls, err := run(dg.Line("delete", "/controller")); err == nil || len(calls) != 0 || !strings.Contains(out, ZKDigestVar) {
 		t.Errorf("%s unset: %v, calls %q\n%s", ZKDigestVar, err, calls, out)
 	}
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -90,46 +89,12 @@ func (d lintDoc) keys() []string {
 	return ks
 }
 
-// kafkaTools writes a directory of scripts named as Kafka's distribution
-// names its tools (kafka-configs, kafka-topics, ..., and zookeeper-shell
-// for a release with ZooKeeper, kafkatest's), each running the tool's class through
-// the harness's java command line, so that a fix is run exactly as kmeta
-// printed it, by a shell.
+// kafkaTools writes a directory of Kafka's tools (kafkatest's
+// WriteTools), for a fix to run exactly as kmeta printed it, by a shell.
 func kafkaTools(t *testing.T, d *kafkatest.Distribution) string {
 	t.Helper()
 	dir := t.TempDir()
-	type tool struct {
-		class string
-		args  []string // before the caller's
-	}
-	tools := map[string]tool{
-		"kafka-configs":             {class: d.Tools.Configs},
-		"kafka-topics":              {class: d.Tools.Topics},
-		"kafka-acls":                {class: d.Tools.Acls},
-		"kafka-features":            {class: d.Tools.Features},
-		"kafka-metadata-quorum":     {class: d.Tools.MetadataQuorum},
-		"kafka-reassign-partitions": {class: d.Tools.Reassign},
-		"kafka-leader-election":     {class: d.Tools.LeaderElection},
-		"kafka-broker-api-versions": {class: d.Tools.APIVersions},
-	}
-	if d.HasZooKeeper() {
-		d.WriteZooKeeperShell(t, dir)
-	}
-	for name, tl := range tools {
-		if tl.class == "" {
-			continue // not in this release
-		}
-		cmd := d.Command(context.Background(), tl.class, tl.args...)
-		var b strings.Builder
-		b.WriteString("#!/bin/sh\nexec")
-		for _, a := range cmd.Args {
-			b.WriteString(" '" + strings.ReplaceAll(a, "'", `'\''`) + "'")
-		}
-		b.WriteString(" \"$@\"\n")
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	d.WriteTools(t, dir)
 	return dir
 }
 

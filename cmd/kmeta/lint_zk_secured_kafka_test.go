@@ -38,7 +38,7 @@ func TestLintZooKeeperFixOnSecuredEnsemble(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	d.WriteZooKeeperShell(t, bin)
+	d.WriteTools(t, bin)
 	const auth = "admin:s3cret"
 	sum := sha1.Sum([]byte(auth))
 	acl := "digest:admin:" + base64.StdEncoding.EncodeToString(sum[:]) + ":cdrwa,world:anyone:r"

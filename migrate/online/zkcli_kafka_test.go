@@ -157,7 +157,7 @@ func newZKShell(t *testing.T, d *kafkatest.Distribution, dir string) *zkShell {
 	t.Helper()
 	bin := filepath.Join(dir, "bin")
 	mustDo(t, os.Mkdir(bin, 0o755))
-	d.WriteZooKeeperShell(t, bin)
+	d.WriteTools(t, bin)
 	return &zkShell{t: t, bin: bin}
 }
 

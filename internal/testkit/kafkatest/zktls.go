@@ -1,7 +1,6 @@
 package kafkatest
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -14,11 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/kmeta/kmeta/shellword"
 )
 
 // TLSZooKeeper is a ZooKeeper that takes clients on a TLS port, and only
@@ -148,28 +144,5 @@ func writePEM(t testing.TB, path string, cert *x509.Certificate, key *ecdsa.Priv
 	}
 	if err := os.WriteFile(path, out, 0o600); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// WriteZooKeeperShell writes zookeeper-shell.sh, and zookeeper-shell as
-// package managers name it, into the directory bin, for a test to put
-// first on the PATH of the printed commands it runs with sh: each runs
-// d's ZooKeeper CLI as Kafka's script does (the class given -server and
-// the arguments), KAFKA_OPTS passed to the JVM, unquoted, as
-// kafka-run-class.sh passes it.
-func (d *Distribution) WriteZooKeeperShell(t testing.TB, bin string) {
-	t.Helper()
-	java := d.Command(context.Background(), d.Tools.ZooKeeperShell).Args
-	words := make([]string, len(java))
-	for i, w := range java {
-		words[i] = shellword.Quote(w)
-	}
-	// The class comes last: KAFKA_OPTS goes before it.
-	words = append(words[:len(words)-1], "$KAFKA_OPTS", words[len(words)-1])
-	script := "#!/bin/sh\nexec " + strings.Join(words, " ") + " -server \"$@\"\n"
-	for _, name := range []string{"zookeeper-shell.sh", "zookeeper-shell"} {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
