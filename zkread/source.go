@@ -3,6 +3,7 @@ package zkread
 import (
 	"context"
 	"fmt"
+	"net"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -63,6 +64,10 @@ var hostPortRE = regexp.MustCompile(`^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(:[0-9
 // into servers and chroot (which starts at the first '/'), as Kafka does.
 // A server without a port gets 2181.
 func ParseConnect(s string) ([]string, string, error) {
+	if i := CredentialsEnd(s); i >= 0 {
+		// USER:PASSWORD@HOST:PORT, the URL habit: never echoed.
+		return nil, "", fmt.Errorf("%w: a ZooKeeper connect string holds no credentials (%q)", ErrSource, "<credentials hidden>"+s[i:])
+	}
 	hosts, chroot := s, ""
 	if i := strings.IndexByte(s, '/'); i >= 0 {
 		hosts, chroot = s[:i], s[i:]
@@ -83,6 +88,29 @@ func ParseConnect(s string) ([]string, string, error) {
 		}
 	}
 	return servers, NormalizeChroot(chroot), nil
+}
+
+// CredentialsEnd finds credentials written into a connect string as a URL
+// carries them (USER:PASSWORD@HOST:PORT/chroot), which ZooKeeper's never
+// holds, and returns the index of their '@' (-1 when there are none), so
+// that an error can name the string without them. An '@' in the chroot
+// (HOST:PORT/a@b) is the chroot's: credentials are an '@' before the
+// chroot, or the last '@' when a ':' precedes it and HOST:PORT follows (a
+// password may hold '/').
+func CredentialsEnd(s string) int {
+	at := strings.LastIndexByte(s, '@')
+	if at < 0 {
+		return -1
+	}
+	if slash := strings.IndexByte(s, '/'); slash < 0 || at < slash {
+		return at
+	}
+	host, _, _ := strings.Cut(s[at+1:], "/")
+	host, _, _ = strings.Cut(host, ",")
+	if _, port, err := net.SplitHostPort(host); err == nil && port != "" && strings.Contains(s[:at], ":") {
+		return at
+	}
+	return -1
 }
 
 // ParseSource parses one source string:

@@ -305,3 +305,25 @@ func TestSecretFlagsFromTheEnvironment(t *testing.T) {
 		t.Errorf("zk image with KMETA_ZK_AUTH=no-colon: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestSourceCredentialsNeverEchoed: credentials typed into a source as a
+// URL carries them (kafka://USER:PASSWORD@HOST:PORT, the habit of other
+// tools) are refused before anything connects, exit 2, and the password
+// shows nowhere in what kmeta prints (it did in the "is not HOST:PORT"
+// error).
+func TestSourceCredentialsNeverEchoed(t *testing.T) {
+	const pw = "Sup3rS3cret"
+	for _, args := range [][]string{
+		{"image", "kafka://bob:" + pw + "@127.0.0.1:1"},
+		{"image", "zk://bob:" + pw + "@127.0.0.1:1/kafka"},
+		{"image", "--bootstrap-server", "bob:" + pw + "@127.0.0.1:1"},
+		{"verify", "--zk", "zk://bob:" + pw + "@127.0.0.1:1/kafka", "--kraft", "kafka://alice:" + pw + "@127.0.0.1:1"},
+		{"lint", "kafka://bob:" + pw + "@127.0.0.1:1", "-o", "json"},
+		{"roll", "check", "--node", "1", "kafka://bob:" + pw + "@127.0.0.1:1"},
+	} {
+		r := kmeta(args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "never carries credentials") || strings.Contains(r.stdout+r.stderr, pw) {
+			t.Errorf("kmeta %s: exit %d\nstdout %q\nstderr %q", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+	}
+}

@@ -291,6 +291,9 @@ func (s Spec) Absolute() (string, error) {
 // Parse reads one source string, with its point in time if it names one.
 // A string without a scheme is inferred from what the path holds.
 func Parse(s string) (Spec, error) {
+	if shown, ok := withCredentials(s); ok {
+		return Spec{}, fmt.Errorf("%w: %q: %s", ErrSource, shown, credentialsHelp(s))
+	}
 	rest, at, err := splitAt(s)
 	if err != nil {
 		return Spec{}, err
@@ -381,6 +384,37 @@ func parse(s string) (Spec, error) {
 	return infer(s)
 }
 
+// withCredentials finds credentials written into a kafka:// or zk://
+// source as a URL carries them (kafka://USER:PASSWORD@HOST:PORT), which
+// no source does. shown is s with everything from the scheme to the '@'
+// hidden, for the error to name it without the password (an '@' in a
+// ZooKeeper chroot is the chroot's: zkread.CredentialsEnd).
+func withCredentials(s string) (shown string, ok bool) {
+	scheme, rest, found := strings.Cut(s, "://")
+	if !found || scheme != "kafka" && scheme != "zk" {
+		return "", false
+	}
+	if r, _, err := splitAt(rest); err == nil {
+		rest = r // a point in time (@offset=N) is not credentials
+	}
+	at := strings.LastIndexByte(rest, '@')
+	if scheme == "zk" {
+		at = zkread.CredentialsEnd(rest)
+	}
+	if at < 0 {
+		return "", false
+	}
+	return scheme + "://<credentials hidden>@" + s[len(scheme)+3+at+1:], true
+}
+
+// credentialsHelp says where a source's credentials go instead.
+func credentialsHelp(s string) string {
+	if strings.HasPrefix(s, "zk://") {
+		return "a source never carries credentials: give ZooKeeper's digest login in the environment (KMETA_ZK_AUTH=USER:PASSWORD) or with --zk-auth"
+	}
+	return "a source never carries credentials: give Kafka's client settings (sasl.jaas.config, ssl.*) in a file with --command-config FILE, as Kafka's tools take them"
+}
+
 // parseBootstrap reads Kafka's bootstrap list, host:port[,host:port...],
 // an IPv6 host in brackets ([::1]:9092), as bootstrap.servers takes it.
 // Host names are not resolved here: Dial does that, and names the address
@@ -390,6 +424,10 @@ func parseBootstrap(list string) ([]string, error) {
 		return nil, errors.New("no address (want HOST:PORT[,HOST:PORT...])")
 	}
 	var out []string
+	if i := strings.LastIndexByte(list, '@'); i >= 0 {
+		// USER:PASSWORD@HOST:PORT: shown without what precedes the '@'.
+		return nil, fmt.Errorf("%q: %s", "<credentials hidden>@"+list[i+1:], credentialsHelp("kafka://"))
+	}
 	for _, a := range strings.Split(list, ",") {
 		a = strings.TrimSpace(a)
 		host, port, err := net.SplitHostPort(a)
@@ -416,6 +454,9 @@ func Live(list string, controllers bool) (Spec, error) {
 		flag = "--bootstrap-controller"
 	}
 	addrs, err := parseBootstrap(list)
+	if err != nil && strings.Contains(list, "@") {
+		return Spec{}, fmt.Errorf("%w: %s: %w", ErrSource, flag, err) // the error hides the credentials
+	}
 	if err != nil {
 		return Spec{}, fmt.Errorf("%w: %s %q: %w", ErrSource, flag, list, err)
 	}

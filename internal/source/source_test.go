@@ -12,6 +12,7 @@ import (
 
 	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/zkread"
 )
 
 func TestParse(t *testing.T) {
@@ -310,5 +311,52 @@ func TestLoadTypedWarnings(t *testing.T) {
 		if _, err := load(src, -1); !errors.Is(err, ErrPastEnd) || !strings.Contains(err.Error(), "its last offset is 193") {
 			t.Errorf("%s: %v", src, err)
 		}
+	}
+}
+
+// TestCredentialsNeverEchoed: credentials written into a source as a URL
+// carries them (USER:PASSWORD@HOST) are refused as a usage error that
+// says where they go instead, and neither the error nor anything it wraps
+// shows the password. An '@' that is a ZooKeeper chroot's or a point in
+// time's is not credentials.
+func TestCredentialsNeverEchoed(t *testing.T) {
+	const pw = "s3c,r/et:PW"
+	for _, tc := range []struct {
+		src  string
+		live bool // given to --bootstrap-server
+		want string
+	}{
+		{src: "kafka://bob:" + pw + "@h:9092", want: "--command-config"},
+		{src: "kafka://h1:9092,bob:" + pw + "@h2:9092", want: "--command-config"},
+		{src: "kafka://bob:" + pw + "@h:9092@offset=5", want: "--command-config"},
+		{src: "kafka://bob:" + pw + "@h:9092@offset=x", want: "--command-config"},
+		{src: "zk://bob:" + pw + "@h:2181/kafka", want: "KMETA_ZK_AUTH"},
+		{src: "zk://bob:" + pw + "@h:2181", want: "KMETA_ZK_AUTH"},
+		{src: "bob:" + pw + "@h:9092", live: true, want: "--command-config"},
+		{src: "h1:9092,bob:" + pw + "@h2:9092", live: true, want: "--command-config"},
+	} {
+		var err error
+		if tc.live {
+			_, err = Live(tc.src, false)
+		} else {
+			_, err = Parse(tc.src)
+		}
+		if err == nil || !errors.Is(err, ErrSource) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want a source error naming %s", tc.src, err, tc.want)
+			continue
+		}
+		for _, part := range []string{pw, "s3c", "et:PW"} {
+			if strings.Contains(err.Error(), part) {
+				t.Errorf("%s: the error shows the password: %v", tc.src, err)
+			}
+		}
+	}
+	for _, src := range []string{"zk://h:2181/ka@fka", "zk://h:2181/kafka@zxid=5"} {
+		if _, err := Parse(src); err != nil && strings.Contains(err.Error(), "credentials") {
+			t.Errorf("%s: %v", src, err)
+		}
+	}
+	if _, _, err := zkread.ParseConnect("bob:" + pw + "@h:2181/kafka"); err == nil || strings.Contains(err.Error(), "s3c") {
+		t.Errorf("zookeeper.connect with credentials: %v", err)
 	}
 }
