@@ -114,10 +114,17 @@ func (s ZKShell) Line(command ...string) string {
 		for i, a := range command {
 			quoted[i] = Quote(a)
 		}
-		line = `: "${` + ZKDigestVar + `:?` + digestUnset + `}" && printf '%s\n' "addauth digest $` + ZKDigestVar + `" ` +
+		line = RequireZKDigest() + `printf '%s\n' "addauth digest $` + ZKDigestVar + `" ` +
 			Quote(strings.Join(quoted, " ")) + " | " + line
 	}
 	return line
+}
+
+// RequireZKDigest is the head of a line that needs $KMETA_ZK_AUTH, the
+// digest credentials kmeta read ZooKeeper with: the shell stops there,
+// saying what to set, when it is unset, before the line's command runs.
+func RequireZKDigest() string {
+	return `: "${` + ZKDigestVar + `:?` + digestUnset + `}" && `
 }
 
 // Chain is the lines of commands joined by &&: each stops the chain when

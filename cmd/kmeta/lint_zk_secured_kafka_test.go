@@ -8,12 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/javaprops"
+	"github.com/kmeta/kmeta/shellword"
 )
 
 // TestLintZooKeeperFixOnSecuredEnsemble: the zookeeper-shell fix of
@@ -56,6 +58,7 @@ func TestLintZooKeeperFixOnSecuredEnsemble(t *testing.T) {
 	// digest user's to change.
 	setup := "zookeeper-shell " + zks.TLSAddr + " -zk-tls-config-file '" + tlsFile + "' <<'EOF'\n" +
 		"create /kafka ''\ncreate /kafka/brokers ''\ncreate /kafka/brokers/ids ''\n" +
+		`create /kafka/brokers/ids/1 '{"version":5,"host":"b1","port":9092,"endpoints":["PLAINTEXT://b1:9092"],"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},"jmx_port":-1,"timestamp":"1700000000000"}'` + "\n" +
 		`create /kafka/controller '{"version":2,"brokerid":7,"timestamp":"1700000000000"}'` + "\n" +
 		"create /kafka/controller_epoch 3\nsetAcl /kafka " + acl + "\nEOF"
 	if out, err := sh(setup); err != nil || strings.Contains(out, "Insufficient permission") {
@@ -105,5 +108,25 @@ func TestLintZooKeeperFixOnSecuredEnsemble(t *testing.T) {
 	}
 	if fix, still := fixOf(); still {
 		t.Errorf("the finding holds after its fix ran (fix now %q)", fix)
+	}
+
+	// roll plan's gates read the ensemble as kmeta did: the password from
+	// $KMETA_ZK_AUTH, checked before kmeta runs, never on the line.
+	r := kmetaOf(t, "roll", "plan", "-o", "json", "--nodes", "1", "--zk-tls-ca", zks.CA, "--zk-tls-cert", zks.ClientCert, "--zk-tls-key", zks.ClientKey, "--zk-auth", auth, src)
+	var plan struct {
+		Steps []struct {
+			Check     string
+			CheckArgs []string
+			Env       []string
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil || r.code != 0 || len(plan.Steps) != 1 {
+		t.Fatalf("roll plan: exit %d, %v\n%s\n%s", r.code, err, r.stdout, r.stderr)
+	}
+	step := plan.Steps[0]
+	wantArgs := []string{"roll", "check", "--node", "1", src, "--zk-tls-ca", zks.CA, "--zk-tls-cert", zks.ClientCert, "--zk-tls-key", zks.ClientKey}
+	if !slices.Equal(step.Env, []string{"KMETA_ZK_AUTH"}) || !slices.Equal(step.CheckArgs, wantArgs) ||
+		step.Check != `: "${KMETA_ZK_AUTH:?set it to the USER:PASSWORD kmeta read ZooKeeper with}" && kmeta `+shellword.Join(wantArgs) {
+		t.Errorf("roll plan's gate: %+v", step)
 	}
 }

@@ -1065,7 +1065,7 @@ func (ww *walkWatch) wait(prefix string, timeout time.Duration) (online.WatchEve
 func (w *onlineWalk) stopAndWatch(ctx context.Context, ww *walkWatch, id int) {
 	w.t.Helper()
 	src := append([]string{w.zkSrc}, w.configArgs(w.current)...)
-	g := roll.GatesFor(int32(id), src)
+	g := roll.GatesFor(int32(id), roll.Source{Words: src})
 	w.runner.AfterStep = nil
 	if err := w.runner.Run(ctx, "", []kafkatest.StageStep{{Step: 1, Action: "roll-check", Node: id, Args: g.CheckArgs}, {Step: 2, Action: "stop", Node: id}}); err != nil {
 		w.t.Fatal(err)

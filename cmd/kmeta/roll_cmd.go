@@ -121,8 +121,9 @@ func rollPlanCommand() *cli.Command {
 		Description: "The order: the voting controllers first (dedicated before combined), the quorum's leader last\n" +
 			"of them; then the brokers, those leading fewer partitions first, the broker holding ZooKeeper's\n" +
 			"/controller last. Each step is framed by the exact kmeta roll check (before the stop) and kmeta roll\n" +
-			"wait (after the start) commands, with the source and flags given here. Exit 0, 2 when a node is not\n" +
-			"known to the source.\n\n" + rollHelp,
+			"wait (after the start) commands, with the source and flags given here; a ZooKeeper password never:\n" +
+			"read with --zk-auth, each command takes it from KMETA_ZK_AUTH and stops first when it is unset\n" +
+			"(-o json lists it in the step's env). Exit 0, 2 when a node is not known to the source.\n\n" + rollHelp,
 		Flags: append(rollFlags(),
 			&cli.StringFlag{Name: "nodes", Usage: "the nodes to restart, `ID,ID,...`"},
 			&cli.BoolFlag{Name: "all-brokers", Usage: "every broker the source knows"},
@@ -337,18 +338,29 @@ func rollPlan(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", printer.Clean(raw), err)
 	}
-	words := rollSourceWords(c)
+	src := rollSource(c)
 	d := report.RollPlanDoc{Source: in.Image.Provenance.Source, Steps: []report.RollPlanStep{}}
 	for _, s := range steps {
-		d.Steps = append(d.Steps, report.RollPlanStep{Step: s, Gates: roll.GatesFor(s.Node, words)})
+		d.Steps = append(d.Steps, report.RollPlanStep{Step: s, Gates: roll.GatesFor(s.Node, src)})
 	}
 	return emit(c, report.RollPlan(d))
 }
 
-// rollSourceWords are the words that name the source in the gate
-// commands roll plan prints: the SOURCE or --bootstrap-* flag as given,
-// and the flags that tune the read and were set. A ZooKeeper password is
-// never printed: the printed commands read it from KMETA_ZK_AUTH.
+// rollSource is the source of the gate commands roll plan prints: the
+// SOURCE or --bootstrap-* flag as given, and the flags that tune the read
+// and were set. A ZooKeeper password is never printed: the printed
+// commands read it from KMETA_ZK_AUTH, and say so when it is unset.
+func rollSource(c *cli.Context) roll.Source {
+	return roll.Source{Words: rollSourceWords(c), ZKDigest: zkDigestRead(c, c.Args().First())}
+}
+
+// zkDigestRead says whether kmeta reads src, a live ZooKeeper, with
+// digest credentials (--zk-auth or KMETA_ZK_AUTH).
+func zkDigestRead(c *cli.Context, src string) bool {
+	return strings.HasPrefix(src, "zk://") && c.String("zk-auth") != ""
+}
+
+// rollSourceWords are rollSource's words.
 func rollSourceWords(c *cli.Context) []string {
 	var w []string
 	switch {
@@ -427,7 +439,7 @@ func onlineGates(c *cli.Context, in online.Input) (*online.Gates, error) {
 		}
 		return w
 	}
-	g := &online.Gates{}
+	g := &online.Gates{ZKDigest: zkDigestRead(c, c.String("zk"))}
 	g.ZooKeeper = slices.Concat([]string{c.String("zk")}, tuned("zk-session-timeout", "zk-tls-ca", "zk-tls-cert", "zk-tls-key"), configs)
 	if k := c.String("kraft"); k != "" && !strings.HasPrefix(k, "kafka:") {
 		g.KRaft = slices.Concat([]string{k}, configs)
@@ -564,7 +576,7 @@ func rebuildGates(p *quorum.RebuildPlan, cs []controllers.Spec) ([]string, []rep
 	ctl := []string{"--bootstrap-controller", strings.Join(addrs, ",")}
 	var waits []string
 	for _, c := range cs {
-		waits = append(waits, roll.GatesFor(c.ID, ctl).Wait)
+		waits = append(waits, roll.GatesFor(c.ID, roll.Source{Words: ctl}).Wait)
 	}
 	img := p.View()
 	if len(p.Brokers) == 0 || img == nil {
@@ -584,7 +596,7 @@ func rebuildGates(p *quorum.RebuildPlan, cs []controllers.Spec) ([]string, []rep
 	src := []string{"--bootstrap-server", strings.Join(brokers, ",")}
 	var out []report.RollPlanStep
 	for _, s := range steps {
-		out = append(out, report.RollPlanStep{Step: s, Gates: roll.GatesFor(s.Node, src)})
+		out = append(out, report.RollPlanStep{Step: s, Gates: roll.GatesFor(s.Node, roll.Source{Words: src})})
 	}
 	return waits, out
 }
@@ -620,10 +632,10 @@ func quorumConfigRoll(c *cli.Context, cl *kafkaread.Client) ([]report.RollPlanSt
 	if err != nil {
 		return nil, bs
 	}
-	words := rollSourceWords(c)
+	src := rollSource(c)
 	var out []report.RollPlanStep
 	for _, s := range steps {
-		out = append(out, report.RollPlanStep{Step: s, Gates: roll.GatesFor(s.Node, words)})
+		out = append(out, report.RollPlanStep{Step: s, Gates: roll.GatesFor(s.Node, src)})
 	}
 	return out, bs
 }

@@ -29,6 +29,9 @@ type Gates struct {
 	// Controllers names the live quorum (--bootstrap-controller), which
 	// alone reports the voters' fetch times.
 	Controllers []string
+	// ZKDigest: ZooKeeper is read with digest credentials (--zk-auth),
+	// which the commands reading it take from $KMETA_ZK_AUTH.
+	ZKDigest bool
 }
 
 // The gates' step actions. ActRollPlan orders a roll at the moment it is
@@ -43,8 +46,8 @@ const (
 )
 
 // gated is restart framed by its gates (restart alone without a source).
-func gated(restart Step, src []string) []Step {
-	if src == nil || restart.Node == nil {
+func gated(restart Step, src roll.Source) []Step {
+	if src.Words == nil || restart.Node == nil {
 		return []Step{restart}
 	}
 	id := *restart.Node
@@ -61,26 +64,26 @@ func gated(restart Step, src []string) []Step {
 // brokerSource is the gate source for a broker roll: the KRaft log dir
 // while the KRaft controller leads (kraftLeads), else ZooKeeper. A roll
 // that needs the log dir and has none reads ZooKeeper, and says so.
-func (g *Gates) brokerSource(kraftLeads bool, warn func(model.Finding)) []string {
+func (g *Gates) brokerSource(kraftLeads bool, warn func(model.Finding)) roll.Source {
 	if g == nil {
-		return nil
+		return roll.Source{}
 	}
 	if kraftLeads {
 		if g.KRaft != nil {
-			return g.KRaft
+			return roll.Source{Words: g.KRaft}
 		}
 		c := rollChecks.Must(CodeGatesReadZooKeeper)
 		warn(c.Findingf("brokers", "the brokers' roll check and roll wait read %s, which lists no KRaft broker", strings.Join(g.ZooKeeper[:1], " ")))
 	}
-	return g.ZooKeeper
+	return roll.Source{Words: g.ZooKeeper, ZKDigest: g.ZKDigest}
 }
 
 // controllerSource is the gate source for a controller roll.
-func (g *Gates) controllerSource() []string {
+func (g *Gates) controllerSource() roll.Source {
 	if g == nil {
-		return nil
+		return roll.Source{}
 	}
-	return g.Controllers
+	return roll.Source{Words: g.Controllers}
 }
 
 // rollOrder orders a roll by roll's rule (roll.Order) on the view that
@@ -103,12 +106,12 @@ func rollOrder(view *model.Image, ids []int32, last int32) []int32 {
 }
 
 // rollPlanStep is rollback's last roll: ordered when it is run.
-func rollPlanStep(ids []int32, src []string, what string) Step {
+func rollPlanStep(ids []int32, src roll.Source, what string) Step {
 	nodes := make([]string, len(ids))
 	for i, id := range ids {
 		nodes[i] = strconv.Itoa(int(id))
 	}
-	args := append([]string{"roll", "plan"}, src...)
+	args := append([]string{"roll", "plan"}, src.Words...)
 	args = append(args, "--nodes", strings.Join(nodes, ","))
-	return Step{Action: ActRollPlan, Nodes: slices.Clone(ids), Config: "server-{id}.properties", Args: args, Command: roll.CommandLine(args), What: what}
+	return Step{Action: ActRollPlan, Nodes: slices.Clone(ids), Config: "server-{id}.properties", Args: args, Command: roll.CommandLine(args, src), What: what}
 }

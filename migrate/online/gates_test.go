@@ -176,3 +176,33 @@ func TestStageRollsWhatThePhaseRowSays(t *testing.T) {
 		}
 	}
 }
+
+// A ZooKeeper read with digest credentials: every command that reads
+// ZooKeeper stops first, saying what to set, when $KMETA_ZK_AUTH is
+// unset (the password is in no command line), and only those: the
+// controllers' log dir and quorum need no ZooKeeper login.
+func TestGatesTakeZooKeeperDigestFromTheEnvironment(t *testing.T) {
+	digest := *testGates
+	digest.ZKDigest = true
+	zk := zkImage()
+	zk.ZK.ControllerID, zk.ZK.KRaftControllerEpoch = 3000, 2
+	zk.Migration = &model.Migration{HasZNode: true, KRaftControllerID: 3000, KRaftControllerEpoch: 2, KRaftMetadataOffset: 40}
+	r, err := Rollback(Input{ZK: zk, Nodes: files(1, 2, 3), Gates: &digest})
+	if err != nil || r.Refused {
+		t.Fatalf("%v %v", err, codes(r.Checks))
+	}
+	last := r.Steps[len(r.Steps)-2]
+	want := `: "${KMETA_ZK_AUTH:?set it to the USER:PASSWORD kmeta read ZooKeeper with}" && kmeta roll plan zk://zk:2181/kafka --config 1=/etc/b1.properties --nodes 1,2,3`
+	if last.Action != ActRollPlan || last.Command != want {
+		t.Errorf("the last roll: %q\nwant %q", last.Command, want)
+	}
+	if got := digest.brokerSource(false, nil); !got.ZKDigest {
+		t.Errorf("ZooKeeper's gates: %+v", got)
+	}
+	if got := digest.brokerSource(true, nil); got.ZKDigest || got.Words[0] != "kraft:/var/lib/meta" {
+		t.Errorf("the log dir's gates: %+v", got)
+	}
+	if got := digest.controllerSource(); got.ZKDigest {
+		t.Errorf("the quorum's gates: %+v", got)
+	}
+}

@@ -148,7 +148,7 @@ func Rollback(in Input) (*RollbackResult, error) {
 		orig := brokers[id].Props
 		r.Nodes = append(r.Nodes, NodePlan{ID: id, Role: RoleBroker, Profile: Phases[end].Broker, Config: ConfigName(id), Changes: []Change{}, Props: maps.Clone(orig), From: brokers[id].Path})
 	}
-	if src := in.Gates.brokerSource(false, nil); src != nil {
+	if src := in.Gates.brokerSource(false, nil); src.Words != nil {
 		// ZooKeeper's next controller is elected once /controller is
 		// deleted: roll plan orders the roll then (it last, as stage
 		// orders the forward rolls), each broker between its gates.
