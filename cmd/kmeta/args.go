@@ -22,6 +22,12 @@ import (
 // defined on no command of the path is refused here, echoed as typed
 // ("--bogus"), since urfave's own message would print it with one dash.
 // Negative numbers that are no flag ("-1") stay positional.
+//
+// Kafka's ZooKeeper-mode tools name the ensemble --zookeeper
+// HOST:PORT[,HOST:PORT][/CHROOT] (kafka-configs, kafka-topics,
+// kafka-acls): a command that reads a ZooKeeper source takes it too, as
+// --zk zk://... where it has --zk, else as the SOURCE argument zk://...
+// (last, as --bootstrap-server stands for the last SOURCE left out).
 
 // argLevel is one command on the path: its name as typed, its flags and
 // the flag tokens collected for it.
@@ -113,7 +119,7 @@ func reorderArgs(app *cli.App, args []string) ([]string, error) {
 	}
 	root := &argLevel{name: args[0], flags: append(slices.Clone(app.Flags), cli.HelpFlag, cli.VersionFlag), subs: app.Commands}
 	levels := []*argLevel{root}
-	var pos []string
+	var pos, zookeeper []string
 	rest := args[1:]
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
@@ -132,6 +138,19 @@ func reorderArgs(app *cli.App, args []string) ([]string, error) {
 					levels[at2].out = append(levels[at2].out, "-"+name[:1], name[1:])
 					continue
 				}
+			}
+			if f == nil && name == kafkaZKFlag && strings.HasPrefix(a, "--") {
+				v, _ := strings.CutPrefix(a, "--"+kafkaZKFlag+"=")
+				if !hasValue {
+					if i+1 == len(rest) {
+						return nil, &exitError{code: exitFailure, err: fmt.Errorf("flag needs an argument: --%s", kafkaZKFlag),
+							hint: fmt.Sprintf("Run '%s --help' for usage.", levelsHelpName(levels))}
+					}
+					i++
+					v = rest[i]
+				}
+				zookeeper = append(zookeeper, v)
+				continue
 			}
 			if f == nil {
 				if isNumber(a) {
@@ -171,6 +190,12 @@ func reorderArgs(app *cli.App, args []string) ([]string, error) {
 		}
 		pos = append(pos, a)
 	}
+	if len(zookeeper) > 0 {
+		var err error
+		if pos, err = placeZooKeeper(levels, pos, zookeeper); err != nil {
+			return nil, err
+		}
+	}
 	out := []string{}
 	for _, l := range levels {
 		out = append(out, l.name)
@@ -180,6 +205,33 @@ func reorderArgs(app *cli.App, args []string) ([]string, error) {
 		out = append(out, "--")
 	}
 	return append(out, pos...), nil
+}
+
+// kafkaZKFlag is Kafka's ZooKeeper-mode tools' name for the ensemble.
+const kafkaZKFlag = "zookeeper"
+
+// placeZooKeeper puts each --zookeeper value where the command takes a
+// ZooKeeper source (see reorderArgs): --zk zk://VALUE, or the SOURCE
+// argument zk://VALUE. A command that reads no ZooKeeper refuses it as
+// any unknown flag.
+func placeZooKeeper(levels []*argLevel, pos, values []string) ([]string, error) {
+	cmd := levels[len(levels)-1]
+	at, zk := findFlag(levels, "zk")
+	_, reads := findFlag(levels, "zk-session-timeout")
+	if zk == nil && (reads == nil || len(cmd.subs) > 0) {
+		return nil, &unknownFlagError{flag: "--" + kafkaZKFlag, helpName: levelsHelpName(levels)}
+	}
+	for _, v := range values {
+		if !strings.HasPrefix(v, "zk://") {
+			v = "zk://" + v
+		}
+		if zk != nil {
+			levels[at].out = append(levels[at].out, "--zk", v)
+		} else {
+			pos = append(pos, v)
+		}
+	}
+	return pos, nil
 }
 
 // findFlag finds the deepest command on the path defining name.

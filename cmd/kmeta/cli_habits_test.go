@@ -327,3 +327,43 @@ func TestSourceCredentialsNeverEchoed(t *testing.T) {
 		}
 	}
 }
+
+// TestKafkaZooKeeperSpelling: Kafka's ZooKeeper-mode tools' --zookeeper
+// HOST:PORT[/CHROOT] is --zk zk://... where a command has --zk, the last
+// SOURCE argument elsewhere, anywhere on the line; a command that reads
+// no ZooKeeper refuses it as any unknown flag.
+func TestKafkaZooKeeperSpelling(t *testing.T) {
+	app := newApp(constructors, io.Discard, io.Discard)
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"kmeta", "image", "--zookeeper", "zk1:2181,zk2:2181/kafka", "-o", "json"},
+			[]string{"kmeta", "image", "-o", "json", "zk://zk1:2181,zk2:2181/kafka"}},
+		{[]string{"kmeta", "--zookeeper=zk1:2181/kafka", "diff", "kraft:/d"},
+			[]string{"kmeta", "diff", "kraft:/d", "zk://zk1:2181/kafka"}},
+		{[]string{"kmeta", "verify", "--kraft", "kraft:/d", "--zookeeper", "zk://zk1:2181/kafka"},
+			[]string{"kmeta", "verify", "--kraft", "kraft:/d", "--zk", "zk://zk1:2181/kafka"}},
+		{[]string{"kmeta", "migrate", "status", "--zookeeper", "zk1:2181/kafka", "--watch"},
+			[]string{"kmeta", "migrate", "status", "--watch", "--zk", "zk://zk1:2181/kafka"}},
+	} {
+		got, err := reorderArgs(app, tc.args)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%q: %q, %v; want %q", tc.args, got, err, tc.want)
+		}
+	}
+	for _, args := range [][]string{{"log", "check", "--zookeeper", "zk1:2181", "d"}, {"migrate", "--zookeeper", "zk1:2181"}, {"image", "--zookeeper"}} {
+		if r := kmeta(args...); r.code != 2 || !strings.Contains(r.stderr, "--zookeeper") || !strings.Contains(r.stderr, "--help' for usage") {
+			t.Errorf("%q: exit %d\n%s", args, r.code, r.stderr)
+		}
+	}
+	// Read as the ensemble it names.
+	for _, args := range [][]string{
+		{"zk", "image", "--zookeeper", "127.0.0.1:1/kafka", "--zk-session-timeout", "1s"},
+		{"verify", "--kraft", fixture44, "--zookeeper", "127.0.0.1:1/kafka", "--zk-session-timeout", "1s"},
+	} {
+		if r := kmeta(args...); r.code != 2 || !strings.Contains(r.stderr, "zk://127.0.0.1:1/kafka: zkread: zookeeper unreachable") {
+			t.Errorf("%q: exit %d\n%s", args, r.code, r.stderr)
+		}
+	}
+}

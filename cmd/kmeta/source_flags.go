@@ -24,7 +24,8 @@ import (
 const sourceHelp = `SOURCE is one of:
    kraft:PATH                     a KRaft metadata log dir, a __cluster_metadata-0 dir,
                                   a .checkpoint snapshot, a .log segment or a bootstrap.checkpoint
-   zk://HOST:PORT[,HOST:PORT][/CHROOT]   a live ZooKeeper ensemble (read-only)
+   zk://HOST:PORT[,HOST:PORT][/CHROOT]   a live ZooKeeper ensemble (read-only); Kafka's
+                                  --zookeeper HOST:PORT[/CHROOT] names it too (as --zk where a command has it)
    zkdata:PATH                    a ZooKeeper data dir (snapshots and transaction logs)
    zkdump:FILE                    a dump written by 'kmeta zk dump'
    kafka://HOST:PORT[,HOST:PORT]  a running KRaft cluster, read through its admin API (read-only;
