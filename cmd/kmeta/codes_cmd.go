@@ -31,6 +31,13 @@ func codesCommand() *cli.Command {
 			}
 			chk, ok := registry.Lookup(args[0])
 			if !ok {
+				var codes []string
+				for _, k := range registry.All() {
+					codes = append(codes, k.Code)
+				}
+				if s := closest(args[0], codes); s != "" {
+					return usageErrorf(c, "no finding code %q (did you mean %s?)", args[0], s)
+				}
 				return usageErrorf(c, "no finding code %q (kmeta codes lists them)", args[0])
 			}
 			return emit(c, report.Code(chk))

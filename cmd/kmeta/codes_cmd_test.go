@@ -57,6 +57,9 @@ func TestCodesCommand(t *testing.T) {
 	if r := kmeta("codes", "no-such-code"); r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, `no finding code "no-such-code"`) {
 		t.Errorf("codes no-such-code: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
+	if r := kmeta("codes", "topic-name-ilegal"); r.code != 2 || r.stderr != "kmeta: no finding code \"topic-name-ilegal\" (did you mean topic-name-illegal?)\nRun 'kmeta codes --help' for usage.\n" {
+		t.Errorf("codes topic-name-ilegal: exit %d %q", r.code, r.stderr)
+	}
 	if r := kmeta("codes", "a", "b"); r.code != 2 {
 		t.Errorf("codes a b: exit %d", r.code)
 	}
