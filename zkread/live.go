@@ -237,6 +237,39 @@ func LiveSessions(ctx context.Context, opts LiveOptions) ([]*Session, error) {
 	return connectAll(ctx, opts)
 }
 
+// permDelete is ZooKeeper's DELETE permission bit: deleting a znode is
+// allowed by its parent's ACL.
+const permDelete = 8
+
+// DeleteSchemes reads the ACL of path (the chroot, say) over one session
+// of opts and returns the schemes of the entries that allow deleting its
+// children ("world", "sasl", "digest", "ip", "x509", ...), sorted: what a
+// client must log in as to delete /controller or /migration under it.
+func DeleteSchemes(ctx context.Context, opts LiveOptions, path string) ([]string, error) {
+	opts.Connections = 1
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	cs, err := connectAll(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer cs[0].Close()
+	acl, err := cs[0].GetACL(path)
+	if err != nil {
+		return nil, fmt.Errorf("zkread: ACL of %s: %w", quoteUnsafe(path), err)
+	}
+	var out []string
+	for _, a := range acl {
+		if a.Perms&permDelete != 0 && !slices.Contains(out, a.Scheme) {
+			out = append(out, a.Scheme)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 // connectAll opens the sessions and waits for each to be established. The
 // sessions are opened at once (creating a session is a transaction on the
 // server, logged before it answers); the error of the first session that

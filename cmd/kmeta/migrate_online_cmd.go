@@ -24,6 +24,7 @@ import (
 	"github.com/kmeta/kmeta/migrate/online"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/zkdeps"
+	"github.com/kmeta/kmeta/zkread"
 )
 
 const onlineHelp = "Phases (Strimzi's names): ZooKeeper → KRaftMigration → KRaftDualWriting → KRaftPostMigration →\n" +
@@ -192,6 +193,7 @@ func onlineInputWarn(c *cli.Context, warn func([]model.Finding)) (online.Input, 
 	}
 	in.ZK, in.ZKSource = views[0], specs[0].String()
 	in.ZKTLS, in.ZKDigest = zkReachedWith(c) // for a live source (zk://) only
+	in.ZKDeleteSchemes = zkDeleteSchemes(c, specs[0], in)
 	if len(views) > 1 {
 		in.KRaft, in.KRaftSource = views[1], specs[1].String()
 		in.Migrated = watch.Result()
@@ -201,6 +203,37 @@ func onlineInputWarn(c *cli.Context, warn func([]model.Finding)) (online.Input, 
 	}
 	in.Stores = online.FileStores{}
 	return in, nil
+}
+
+// zkDeleteSchemes reads whose logins may delete the chroot's children
+// (zkread.DeleteSchemes), for the ZooKeeper commands stage and rollback
+// print where no node's file says how to reach the ensemble (stage KRaft;
+// rollback from it): only for a live source, and nil when the ACL cannot
+// be read (the commands then log in as kmeta read).
+func zkDeleteSchemes(c *cli.Context, spec source.Spec, in online.Input) []string {
+	if c.Command.Name == "status" || spec.World != model.WorldZooKeeper || spec.ZK.Access != zkread.AccessLive || in.ZK == nil || in.ZK.ZK == nil {
+		return nil
+	}
+	for _, n := range in.Nodes {
+		if n.Props["zookeeper.connect"] != "" {
+			return nil
+		}
+	}
+	opts, err := zkReadOptions(c)
+	if err != nil {
+		return nil
+	}
+	opts.Live.Servers = spec.ZK.Servers
+	chroot := in.ZK.ZK.Chroot
+	if chroot == "" {
+		chroot = "/"
+	}
+	schemes, err := zkread.DeleteSchemes(c.Context, opts.Live, chroot)
+	if err != nil {
+		verbosef(c, "the ACL of %s: %v (the ZooKeeper commands log in as kmeta read)", chroot, err)
+		return nil
+	}
+	return schemes
 }
 
 // election reads the quorum-state of a controller's metadata log dir

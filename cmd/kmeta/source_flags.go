@@ -471,7 +471,6 @@ func pathErr(path string, err error) error {
 	return fmt.Errorf("%s: %w", path, err)
 }
 
-// zkReadOptions turns the ZooKeeper source flags into reader options.
 // zkReachedWith says how a live ZooKeeper source is read: over TLS
 // (--zk-tls-ca or --zk-tls-cert), with digest credentials (--zk-auth,
 // KMETA_ZK_AUTH). The zookeeper-shell commands printed for it reach it
@@ -480,6 +479,7 @@ func zkReachedWith(c *cli.Context) (tls, digest bool) {
 	return c.String("zk-tls-ca") != "" || c.String("zk-tls-cert") != "", c.String("zk-auth") != ""
 }
 
+// zkReadOptions turns the ZooKeeper source flags into reader options.
 func zkReadOptions(c *cli.Context) (zkread.ReadOptions, error) {
 	// The point in time (--at-zxid) travels in the source's Spec.
 	opts := zkread.ReadOptions{MaxBuffer: c.Int("jute-maxbuffer")}

@@ -107,9 +107,10 @@
 // have dropped every zookeeper.* setting: the commands then name the --zk
 // source's ensemble, reached as kmeta read it (Input.ZKTLS, ZKDigest):
 // over TLS with $ZK_TLS_CONFIG_FILE's settings, logged in first with
-// --zk-auth's digest credentials ($KMETA_ZK_AUTH). A SASL login is the
-// operator's to add there: nothing kmeta reads at that phase says the
-// znodes are the brokers'.
+// --zk-auth's digest credentials ($KMETA_ZK_AUTH), and, when the chroot's
+// ACL lets only a SASL login delete its children (Input.ZKDeleteSchemes:
+// the brokers set zookeeper.set.acl), logged in as the brokers do
+// ($ZK_CLIENT_JAAS).
 //
 // A variable left unset stops the shell before the CLI runs, saying what
 // to set. The znodes are deleted with delete, not deleteall: neither has

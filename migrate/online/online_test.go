@@ -250,6 +250,27 @@ func TestZKCLIFromTheSource(t *testing.T) {
 	if s := zkCLIOf(Input{ZKSource: "zk://zk1:2181/kafka"}).step("delete /migration", "delete", "/migration"); s.Command != "zookeeper-shell.sh zk1:2181/kafka delete /migration" {
 		t.Errorf("plain: %+v", s)
 	}
+	// The chroot's ACL says whose login may delete its children: the
+	// brokers' SASL login alone, and the CLI logs in as they do; not
+	// when anyone may, or the digest login kmeta read with may.
+	for _, tc := range []struct {
+		schemes      []string
+		digest, jaas bool
+	}{
+		{[]string{"sasl"}, false, true},
+		{[]string{"sasl"}, true, true},
+		{[]string{"digest", "sasl"}, false, true},
+		{[]string{"digest", "sasl"}, true, false},
+		{[]string{"sasl", "world"}, false, false},
+		{[]string{"world"}, false, false},
+		{[]string{"digest"}, true, false},
+		{nil, false, false},
+	} {
+		z := zkCLIOf(Input{ZKSource: "zk://zk1:2181/kafka", ZKDigest: tc.digest, ZKDeleteSchemes: tc.schemes, Nodes: kraft})
+		if z.JAAS != tc.jaas || z.Digest != tc.digest {
+			t.Errorf("schemes %q, digest %v: %+v", tc.schemes, tc.digest, z.ZKShell)
+		}
+	}
 }
 
 func TestRollback(t *testing.T) {

@@ -23,6 +23,11 @@ type Input struct {
 	// with digest credentials (--zk-auth). The ZooKeeper commands printed
 	// for it reach it so too (zkCLIOf).
 	ZKTLS, ZKDigest bool
+	// ZKDeleteSchemes are the schemes whose logins may delete the
+	// chroot's children (/controller, /migration), read from its ACL
+	// (zkread.DeleteSchemes); nil when not read. Where no node's file
+	// says how to reach ZooKeeper, zkCLIOf logs in as they require.
+	ZKDeleteSchemes []string
 	// KRaft is a controller's metadata log (everything) or a live quorum
 	// asked through --bootstrap-controller (no ZkMigrationState, no
 	// migrating flag on brokers: Image.NotReported says so); nil when not

@@ -22,6 +22,10 @@ type zkCLI struct{ shellword.ZKShell }
 // setting) it is the --zk source's ensemble, reached as kmeta read it:
 // over TLS with the operator's $ZK_TLS_CONFIG_FILE, with the digest
 // credentials of --zk-auth; else ZK_CONNECT, for the operator to fill in.
+// There the chroot's ACL says whose the znodes are (ZKDeleteSchemes): when
+// only a SASL login may delete them (the brokers set zookeeper.set.acl),
+// the CLI logs in as the brokers do, unless anyone may or the digest
+// login kmeta read with may.
 func zkCLIOf(in Input) zkCLI {
 	sh := shellword.ZKShell{Name: "zookeeper-shell.sh"}
 	for _, id := range slices.Sorted(maps.Keys(in.Nodes)) {
@@ -37,6 +41,8 @@ func zkCLIOf(in Input) zkCLI {
 	}
 	if rest, ok := strings.CutPrefix(in.ZKSource, "zk://"); ok && rest != "" {
 		sh.Connect, sh.TLSVar, sh.Digest = rest, in.ZKTLS, in.ZKDigest
+		del := in.ZKDeleteSchemes
+		sh.JAAS = slices.Contains(del, "sasl") && !slices.Contains(del, "world") && !(sh.Digest && slices.Contains(del, "digest"))
 		return zkCLI{sh}
 	}
 	sh.Connect = "ZK_CONNECT"

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -93,9 +94,19 @@ func TestZKCommandsLogInToSASLZooKeeper(t *testing.T) {
 
 	want := "KAFKA_OPTS=\"$KAFKA_OPTS -Djava.security.auth.login.config=${ZK_CLIENT_JAAS:?set it to the JAAS file the brokers log in to ZooKeeper with}\" zookeeper-shell.sh " + zks.Addr() + "/kafka "
 	lines := []string{zk.Line("get", "/migration"), zk.Line("delete", "/migration"), zk.Line("delete", "/controller")}
+	// At stage KRaft no file names ZooKeeper: the chroot's ACL, read by
+	// kmeta, says the same login is needed.
+	schemes, err := zkread.DeleteSchemes(context.Background(), zkread.LiveOptions{Servers: []string{zks.Addr()}}, "/kafka")
+	if err != nil || !slices.Equal(schemes, []string{"sasl"}) {
+		t.Fatalf("the chroot's delete schemes: %q, %v", schemes, err)
+	}
+	fromSource := zkCLIOf(Input{ZKSource: "zk://" + zks.Addr() + "/kafka", ZKDeleteSchemes: schemes})
 	for i, args := range []string{"get /migration", "delete /migration", "delete /controller"} {
 		if lines[i] != want+args {
 			t.Fatalf("command %q, want %q", lines[i], want+args)
+		}
+		if l := fromSource.Line(strings.Fields(args)...); l != lines[i] {
+			t.Fatalf("from the source: %q, want %q", l, lines[i])
 		}
 	}
 	// What the chroot holds, read by kmeta's own reader (the znodes are
