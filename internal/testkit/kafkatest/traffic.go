@@ -148,11 +148,16 @@ func StartTraffic(ctx context.Context, t testing.TB, c *Cluster, opts TrafficOpt
 	}
 	pctx, pcancel := context.WithCancel(context.Background())
 	cctx, ccancel := context.WithCancel(context.Background())
+	// The probe's requests outlive a stop: Stop waits for the one in
+	// flight (so that the log holds no record appended after the
+	// consumer drained); only the test's end cuts it short.
+	rctx, rcancel := context.WithCancel(context.Background())
 	tr.stopProd, tr.stopCons = pcancel, ccancel
 	t.Cleanup(func() {
 		// A test that ends without Stop: the probe goes first (it opens
 		// clients with the cluster's files, which later cleanups remove).
 		pcancel()
+		rcancel()
 		if tr.probeDone != nil {
 			<-tr.probeDone
 		}
@@ -168,14 +173,15 @@ func StartTraffic(ctx context.Context, t testing.TB, c *Cluster, opts TrafficOpt
 			opts.ProbeInterval = 500 * time.Millisecond
 		}
 		tr.probeDone = make(chan struct{})
-		go tr.probe(pctx, opts.ProbeInterval)
+		go tr.probe(pctx, rctx, opts.ProbeInterval)
 	}
 	return tr, nil
 }
 
 // probe produces to every partition with acks=all and no retry, every
-// interval, until ctx ends, and counts the answers.
-func (tr *Traffic) probe(ctx context.Context, interval time.Duration) {
+// interval, until ctx ends, and counts the answers; its requests run in
+// reqCtx, so that the one in flight when ctx ends is answered.
+func (tr *Traffic) probe(ctx, reqCtx context.Context, interval time.Duration) {
 	defer close(tr.probeDone)
 	for {
 		select {
@@ -183,8 +189,8 @@ func (tr *Traffic) probe(ctx context.Context, interval time.Duration) {
 			return
 		case <-time.After(interval):
 		}
-		res, err := tr.c.ProduceProbe(ctx, 10*time.Second, tr.Topic)
-		if ctx.Err() != nil {
+		res, err := tr.c.ProduceProbe(reqCtx, 10*time.Second, tr.Topic)
+		if reqCtx.Err() != nil {
 			return
 		}
 		tr.mu.Lock()
@@ -296,9 +302,10 @@ func (tr *Traffic) Advance(ctx context.Context, n int, timeout time.Duration) er
 }
 
 // Stop stops producing, waits for every record in flight to be
-// acknowledged or to fail, lets the consumer drain until it has every
-// acknowledged record (at most drain), commits, and reports. The
-// cluster's brokers must be up.
+// acknowledged or to fail (the probe's too), lets the consumer drain
+// until it has every acknowledged record and has reached each
+// partition's end (at most drain), commits, and reports. The cluster's
+// brokers must be up.
 func (tr *Traffic) Stop(ctx context.Context, drain time.Duration) (*TrafficResult, error) {
 	tr.stopProd()
 	<-tr.prodDone
@@ -311,20 +318,29 @@ func (tr *Traffic) Stop(ctx context.Context, drain time.Duration) (*TrafficResul
 	if err != nil {
 		return nil, fmt.Errorf("kafkatest: traffic flush: %w", err)
 	}
+	// The consumer drains to the partitions' ends, not only to the
+	// acknowledged records: a probe record sent as the probe stopped is
+	// in the log though nobody saw its answer, and a group that stopped
+	// short of it would look behind (committed offset < end).
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	adm := kadm.NewClient(tr.prod)
+	drainTo := map[int32]int64{}
+	if le, err := adm.ListEndOffsets(cctx, tr.Topic); err == nil && le.Error() == nil {
+		le.Each(func(o kadm.ListedOffset) { drainTo[o.Partition] = o.Offset })
+	}
 	deadline := time.Now().Add(drain)
 	for {
-		if len(tr.snapshot().missing()) == 0 || time.Now().After(deadline) {
+		snap := tr.snapshot()
+		if len(snap.missing()) == 0 && snap.reaches(drainTo) || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	tr.stopCons()
 	<-tr.consDone
-	cctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
 	res := tr.snapshot()
 	res.Duration = time.Since(tr.started)
-	adm := kadm.NewClient(tr.prod)
 	// Right after a roll a broker connection may still close under the
 	// client (EOF): the commit and the fetch are retried until the
 	// minute is up, as a client would.
@@ -372,6 +388,23 @@ func (tr *Traffic) snapshot() *TrafficResult {
 	SortMessages(r.Consumed)
 	sort.Strings(r.Failed)
 	return r
+}
+
+// reaches says whether the consumer has received each partition's last
+// record before its end offset in ends.
+func (r *TrafficResult) reaches(ends map[int32]int64) bool {
+	last := map[int32]int64{}
+	for _, m := range r.Consumed {
+		if m.Topic == r.Topic {
+			last[m.Partition] = max(last[m.Partition], m.Offset+1)
+		}
+	}
+	for p, end := range ends {
+		if last[p] < end {
+			return false
+		}
+	}
+	return true
 }
 
 // missing lists the acknowledged records the consumer did not receive, or
