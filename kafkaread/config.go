@@ -110,6 +110,15 @@ type security struct {
 	tls      *tls.Config
 }
 
+// Check reads the settings as a connection does (the protocol, the SASL
+// mechanism and credentials, the TLS stores they name) without
+// connecting: a command that only prints commands naming the file refuses
+// one they would fail on, with the error a read would give.
+func (c Config) Check() error {
+	_, err := c.parseSecurity()
+	return err
+}
+
 // parseSecurity turns the client settings into a connection recipe. It
 // refuses, by name, what kmeta does not speak.
 func (c Config) parseSecurity() (*security, error) {

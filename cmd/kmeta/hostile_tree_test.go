@@ -101,6 +101,8 @@ func treeArgs(t *testing.T, path string, cmd *cli.Command, flag, file string) []
 		args = append(args, "--controllers", "3000@127.0.0.1:9093", "--metadata-dir", "/var/lib/kafka/ctl", "--out", filepath.Join(t.TempDir(), "out"))
 	case "restore":
 		args = append(args, "--to", "kraft:"+fixture44+"@offset=150")
+	case "quorum rebuild":
+		args = append(args, "--from", fixture44, "--controllers", "3000@127.0.0.1:9093", "--out", filepath.Join(t.TempDir(), "out"), "--dry-run")
 	case "roll check", "roll wait", "roll plan":
 		if flag == "controller-command-config" {
 			// Read when the controllers are asked: the source is them.

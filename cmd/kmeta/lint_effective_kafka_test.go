@@ -19,6 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/internal/source"
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/kafkaread"
@@ -538,6 +539,42 @@ func TestLintEffectiveConfigsSecuredKafka(t *testing.T) {
 		for _, v := range []view{liveView, withFiles} {
 			waitFor(v, []string{"replication-factor-below-3 topic app-events", "replication-factor-below-3 topic compacted",
 				"replication-factor-below-3 topic durable", "replication-factor-below-3 topic rf1-topic"})
+		}
+	})
+
+	// quorum rebuild's gates reach these brokers as the client settings
+	// given do: on their SASL_SSL listener, naming the file; a roll
+	// check as printed connects (exit 0 or 1, never 2). Without the
+	// settings the gates name a listener they can reach, or say what
+	// they lack.
+	t.Run("rebuild gates", func(t *testing.T) {
+		rebuild := func(extra ...string) report.RebuildDoc {
+			t.Helper()
+			args := append([]string{"quorum", "rebuild", "--dry-run", "-o", "json", "--from", c.MetadataLogDir(c.Controllers()[0]),
+				"--out", t.TempDir(), "--controllers", "3100@127.0.0.1:19093"}, extra...)
+			r := kmeta(args...)
+			var doc report.RebuildDoc
+			if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || r.code != 0 || len(doc.Roll) != 2 {
+				t.Fatalf("quorum rebuild %q: exit %d %v\n%s%s", extra, r.code, err, r.stdout, r.stderr)
+			}
+			return doc
+		}
+		doc := rebuild("--command-config", cfg)
+		src := []string{"--bootstrap-server", boot, "--command-config", cfg}
+		if doc.GatesNeed != "" || !slices.Equal(doc.Roll[0].CheckArgs[4:], src) || !strings.HasSuffix(doc.ControllerWaits[0], " --command-config "+cfg) {
+			t.Fatalf("gates with --command-config: need %q, check %q, controller wait %q; want the source %q", doc.GatesNeed, doc.Roll[0].CheckArgs, doc.ControllerWaits[0], src)
+		}
+		if r := kmeta(doc.Roll[0].CheckArgs...); r.code != 0 && r.code != 1 {
+			t.Errorf("%s: exit %d\n%s", doc.Roll[0].Check, r.code, r.stderr)
+		}
+		// The harness's brokers also listen on PLAINTEXT.
+		doc = rebuild()
+		src = []string{"--bootstrap-server", c.BootstrapFor(kafkatest.ClientPlaintext)}
+		if doc.GatesNeed != "" || !slices.Equal(doc.Roll[0].CheckArgs[4:], src) {
+			t.Fatalf("gates without --command-config: need %q, check %q; want the source %q", doc.GatesNeed, doc.Roll[0].CheckArgs, src)
+		}
+		if r := kmeta(doc.Roll[0].CheckArgs...); r.code != 0 && r.code != 1 {
+			t.Errorf("%s: exit %d\n%s", doc.Roll[0].Check, r.code, r.stderr)
 		}
 	})
 }

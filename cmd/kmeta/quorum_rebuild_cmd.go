@@ -2,11 +2,13 @@ package main
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/internal/report"
+	"github.com/kmeta/kmeta/kafkaread"
 	"github.com/kmeta/kmeta/quorum"
 )
 
@@ -29,7 +31,9 @@ func quorumRebuildCommand() *cli.Command {
 			"with it on an offset both hold, unless --accept-loss names the offsets given up (the refusal prints\n" +
 			"them); a damaged --from is refused, naming the file and offset.\n" +
 			"It prints what the brokers need: nothing when the voters keep their ids and endpoints, otherwise\n" +
-			"the controller.quorum.voters (static) or controller.quorum.bootstrap.servers (dynamic) value.\n" +
+			"the controller.quorum.voters (static) or controller.quorum.bootstrap.servers (dynamic) value, and\n" +
+			"the gated restarts: kmeta roll wait per new controller, and the brokers' roll, each on the listener\n" +
+			"of --command-config's security.protocol (PLAINTEXT without it), the commands naming the file.\n" +
 			"Files are written atomically; a dir holding files is refused unless --force. Exit 0 when written\n" +
 			"(or planned with --dry-run), 1 when refused, 2 on bad input.",
 		Flags: append([]cli.Flag{
@@ -37,12 +41,25 @@ func quorumRebuildCommand() *cli.Command {
 			&cli.StringFlag{Name: "controllers", Usage: "the new voters, `ID@HOST:PORT[:DIRECTORY_ID],...`"},
 			&cli.StringFlag{Name: "accept-loss", Usage: "give up the `OFFSETS` (FIRST-LAST) other copies hold beyond --from"},
 			&cli.StringFlag{Name: "release-version", Usage: "the Kafka `RELEASE` the new controllers run (default: the copy's software)"},
+			&cli.StringFlag{Name: "command-config", Usage: "Kafka client settings `FILE` the printed roll check and roll wait commands connect with (its security.protocol picks each broker's listener)"},
 		}, w.flags(writeUsage{Out: "`DIR` receiving controller-ID/ for each controller",
 			Force: "write into output dirs that hold files", DryRun: "print the plan, write nothing"})...),
 		Action: func(c *cli.Context) error {
 			for _, f := range []string{"from", "controllers", "out"} {
 				if c.String(f) == "" {
 					return missingFlag(c, f)
+				}
+			}
+			var props map[string]string
+			if f := c.String("command-config"); f != "" {
+				// Read now: a file the printed commands cannot use is
+				// refused before anything is written.
+				var err error
+				if props, err = kafkaread.ReadProperties(f); err != nil {
+					return fmt.Errorf("--command-config: %w", err)
+				}
+				if err := (kafkaread.Config{Properties: props, PropertiesFile: f}).Check(); err != nil {
+					return fmt.Errorf("--command-config: %w", err)
 				}
 			}
 			cs, err := controllers.Parse(c.String("controllers"))
@@ -57,8 +74,8 @@ func quorumRebuildCommand() *cli.Command {
 			if err := p.Write(quorum.WriteOptions{Force: w.Force, DryRun: w.DryRun}); err != nil {
 				return rebuildError(c, err)
 			}
-			waits, roll := rebuildGates(p, cs)
-			return emit(c, report.Rebuild(p, !w.DryRun, waits, roll))
+			waits, roll, needs := rebuildGates(p, cs, c.String("command-config"), props)
+			return emit(c, report.Rebuild(p, !w.DryRun, waits, roll, needs))
 		},
 	}
 }

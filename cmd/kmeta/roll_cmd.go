@@ -505,25 +505,38 @@ func brokerAddresses(c *cli.Context, in online.Input) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	want := "PLAINTEXT"
-	if p := strings.ToUpper(strings.TrimSpace(cfg.Properties["security.protocol"])); p != "" {
-		want = p
-	}
+	want := clientProtocol(cfg.Properties)
 	var addrs []string
 	for _, b := range in.KRaft.SortedBrokers() {
-		if len(b.Endpoints) == 0 {
-			continue
+		if e, ok := brokerEndpoint(b, want); ok {
+			addrs = append(addrs, net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port))))
 		}
-		e := b.Endpoints[0]
-		for _, o := range b.Endpoints {
-			if model.SecurityProtocolName(o.SecurityProtocol) == want {
-				e = o
-				break
-			}
-		}
-		addrs = append(addrs, net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port))))
 	}
 	return strings.Join(addrs, ","), nil
+}
+
+// clientProtocol is the security.protocol client settings name,
+// PLAINTEXT when they name none (Kafka's default).
+func clientProtocol(props map[string]string) string {
+	if p := strings.ToUpper(strings.TrimSpace(props["security.protocol"])); p != "" {
+		return p
+	}
+	return "PLAINTEXT"
+}
+
+// brokerEndpoint is the endpoint kmeta's printed commands reach b on:
+// the one of the security protocol want, else b's first; ok is false when
+// b registers none.
+func brokerEndpoint(b *model.Broker, want string) (model.Endpoint, bool) {
+	if len(b.Endpoints) == 0 {
+		return model.Endpoint{}, false
+	}
+	for _, e := range b.Endpoints {
+		if model.SecurityProtocolName(e.SecurityProtocol) == want {
+			return e, true
+		}
+	}
+	return b.Endpoints[0], true
 }
 
 // quorumAddresses are the controllers' HOST:PORT list: the voters'
@@ -567,38 +580,68 @@ func quorumAddresses(c *cli.Context, in online.Input) string {
 // endpoints), and, when the brokers' settings change, their roll in
 // roll's order (on the copy's image: fewer leaderships first), each
 // between a roll check and a roll wait against the brokers' addresses as
-// their registrations in the copy name them.
-func rebuildGates(p *quorum.RebuildPlan, cs []controllers.Spec) ([]string, []report.RollPlanStep) {
+// their registrations in the copy name them, on the listener of the
+// security protocol the client settings (configFile, props; none:
+// PLAINTEXT) name. Every command names configFile. needs says what the
+// commands lack when no file is given and a broker has no PLAINTEXT
+// listener ("" when nothing).
+func rebuildGates(p *quorum.RebuildPlan, cs []controllers.Spec, configFile string, props map[string]string) (waits []string, out []report.RollPlanStep, needs string) {
+	var settings []string
+	if configFile != "" {
+		settings = []string{"--command-config", configFile}
+	}
 	var addrs []string
 	for _, c := range cs {
 		addrs = append(addrs, net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
 	}
-	ctl := []string{"--bootstrap-controller", strings.Join(addrs, ",")}
-	var waits []string
+	ctl := append([]string{"--bootstrap-controller", strings.Join(addrs, ",")}, settings...)
 	for _, c := range cs {
 		waits = append(waits, roll.GatesFor(c.ID, roll.Source{Words: ctl}).Wait)
 	}
 	img := p.View()
 	if len(p.Brokers) == 0 || img == nil {
-		return waits, nil
+		return waits, nil, ""
 	}
 	in := roll.Input{Image: img}
-	var brokers []string
-	for _, b := range img.SortedBrokers() {
-		if len(b.Endpoints) > 0 {
-			brokers = append(brokers, net.JoinHostPort(b.Endpoints[0].Host, strconv.Itoa(int(b.Endpoints[0].Port))))
-		}
-	}
+	src, needs := brokersSource(img, configFile, props)
 	steps, err := roll.Order(in, roll.Brokers(in))
-	if err != nil || len(brokers) == 0 {
-		return waits, nil
+	if err != nil || src == nil {
+		return waits, nil, ""
 	}
-	src := []string{"--bootstrap-server", strings.Join(brokers, ",")}
-	var out []report.RollPlanStep
 	for _, s := range steps {
 		out = append(out, report.RollPlanStep{Step: s, Gates: roll.GatesFor(s.Node, roll.Source{Words: src})})
 	}
-	return waits, out
+	return waits, out, needs
+}
+
+// brokersSource names img's brokers for gate commands: --bootstrap-server
+// of each one's endpoint of the client settings' protocol (PLAINTEXT
+// without a file), and the file; needs says what the commands lack when
+// no file is given and a broker has no PLAINTEXT listener. nil when no
+// broker registers an endpoint.
+func brokersSource(img *model.Image, configFile string, props map[string]string) (src []string, needs string) {
+	want := clientProtocol(props)
+	var brokers, secured []string
+	for _, b := range img.SortedBrokers() {
+		if e, ok := brokerEndpoint(b, want); ok {
+			brokers = append(brokers, net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port))))
+			if pr := model.SecurityProtocolName(e.SecurityProtocol); configFile == "" && pr != "PLAINTEXT" {
+				secured = append(secured, fmt.Sprintf("broker %d: %s", b.ID, pr))
+			}
+		}
+	}
+	if len(brokers) == 0 {
+		return nil, ""
+	}
+	src = []string{"--bootstrap-server", strings.Join(brokers, ",")}
+	if configFile != "" {
+		src = append(src, "--command-config", configFile)
+	}
+	if len(secured) > 0 {
+		needs = "the brokers have no PLAINTEXT listener (" + strings.Join(secured, ", ") +
+			"): give --command-config FILE, the client settings of the listener to reach them on, and the commands name it"
+	}
+	return src, needs
 }
 
 // quorumConfigRoll is kraft.version 0→1's config roll: every voter and

@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kmeta/kmeta/internal/report"
+	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/roll"
 )
 
@@ -123,5 +125,30 @@ func TestQuorumRebuildGates(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("brokers' roll\n got %q\nwant %q", got, want)
+	}
+}
+
+// The brokers' gates after a rebuild: each broker on its listener of the
+// client settings' protocol, the file named; without settings, PLAINTEXT,
+// and when a broker has none, the gates say what they lack.
+func TestRebuildBrokersSource(t *testing.T) {
+	img := model.NewImage()
+	ep := func(name string, port uint16, proto int16) model.Endpoint {
+		return model.Endpoint{Name: name, Host: "b", Port: port, SecurityProtocol: proto}
+	}
+	img.Brokers[1] = &model.Broker{ID: 1, Endpoints: []model.Endpoint{ep("INTERNAL", 9091, 3), ep("PLAIN", 9092, 0)}}
+	img.Brokers[2] = &model.Broker{ID: 2, Endpoints: []model.Endpoint{ep("INTERNAL", 9191, 3)}}
+	img.Brokers[3] = &model.Broker{ID: 3}
+	src, needs := brokersSource(img, "", nil)
+	if want := []string{"--bootstrap-server", "b:9092,b:9191"}; !slices.Equal(src, want) ||
+		needs != "the brokers have no PLAINTEXT listener (broker 2: SASL_SSL): give --command-config FILE, the client settings of the listener to reach them on, and the commands name it" {
+		t.Errorf("no settings: %q, %q", src, needs)
+	}
+	src, needs = brokersSource(img, "/etc/c.properties", map[string]string{"security.protocol": "sasl_ssl"})
+	if want := []string{"--bootstrap-server", "b:9091,b:9191", "--command-config", "/etc/c.properties"}; !slices.Equal(src, want) || needs != "" {
+		t.Errorf("SASL_SSL settings: %q, %q", src, needs)
+	}
+	if src, _ := brokersSource(model.NewImage(), "", nil); src != nil {
+		t.Errorf("no broker: %q", src)
 	}
 }

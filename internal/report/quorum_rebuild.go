@@ -19,12 +19,15 @@ type RebuildDoc struct {
 	// (when their settings change).
 	ControllerWaits []string       `json:"controllerWaits,omitempty"`
 	Roll            []RollPlanStep `json:"roll,omitempty"`
+	// GatesNeed says what the commands lack to connect (client settings
+	// for secured listeners), "" when nothing.
+	GatesNeed string `json:"gatesNeed,omitempty"`
 }
 
 // Rebuild is the report of quorum rebuild: the plan (what each new
 // controller's dir gets), what is given up, and what the brokers need,
 // as gated steps when waits and roll are given.
-func Rebuild(p *quorum.RebuildPlan, written bool, waits []string, roll []RollPlanStep) Report {
+func Rebuild(p *quorum.RebuildPlan, written bool, waits []string, roll []RollPlanStep, gatesNeed string) Report {
 	verb := "would write"
 	if written {
 		verb = "wrote"
@@ -72,7 +75,10 @@ func Rebuild(p *quorum.RebuildPlan, written bool, waits []string, roll []RollPla
 				"     "+printer.Clean(s.Wait)+"    # go on only when it exits 0")
 		}
 	}
-	doc := printer.Document{JSON: RebuildDoc{RebuildPlan: p, Written: written, ControllerWaits: waits, Roll: roll},
+	if gatesNeed != "" {
+		brokers = append(brokers, "", "Note: "+printer.Clean(gatesNeed)+".")
+	}
+	doc := printer.Document{JSON: RebuildDoc{RebuildPlan: p, Written: written, ControllerWaits: waits, Roll: roll, GatesNeed: gatesNeed},
 		Sections: appendFindings([]printer.Section{{Lines: lines}, {Rows: &r}, {Lines: brokers}}, p.Findings)}
 	return Report{Document: doc}
 }
