@@ -121,9 +121,9 @@ func rollPlanCommand() *cli.Command {
 		Description: "The order: the voting controllers first (dedicated before combined), the quorum's leader last\n" +
 			"of them; then the brokers, those leading fewer partitions first, the broker holding ZooKeeper's\n" +
 			"/controller last. Each step is framed by the exact kmeta roll check (before the stop) and kmeta roll\n" +
-			"wait (after the start) commands, with the source and flags given here; a ZooKeeper password never:\n" +
-			"read with --zk-auth, each command takes it from KMETA_ZK_AUTH and stops first when it is unset\n" +
-			"(-o json lists it in the step's env). Exit 0, 2 when a node is not known to the source.\n\n" + rollHelp,
+			"wait (after the start) commands, with the source and flags given here, but never a ZooKeeper\n" +
+			"password: read with --zk-auth, each command takes it from KMETA_ZK_AUTH and stops first when it is\n" +
+			"unset (-o json lists it in the step's env). Exit 0, 2 when a node is not known to the source.\n\n" + rollHelp,
 		Flags: append(rollFlags(),
 			&cli.StringFlag{Name: "nodes", Usage: "the nodes to restart, `ID,ID,...`"},
 			&cli.BoolFlag{Name: "all-brokers", Usage: "every broker the source knows"},
