@@ -61,13 +61,20 @@ const (
 	ZKDigestVar = "KMETA_ZK_AUTH"
 )
 
-// What the shell says when a variable is unset: plain words, the same in
-// every POSIX shell.
+// What each variable is to hold, in plain words: the shell says "set it
+// to" this when the variable is unset (the same in every POSIX shell),
+// and Needs says it in a step's explanation.
 const (
-	tlsUnset    = "set it to a file of the zookeeper.ssl.* settings the brokers reach ZooKeeper with"
-	jaasUnset   = "set it to the JAAS file the brokers log in to ZooKeeper with"
-	digestUnset = "set it to the USER:PASSWORD kmeta read ZooKeeper with"
+	tlsValue    = "a file of the zookeeper.ssl.* settings the brokers reach ZooKeeper with"
+	jaasValue   = "the JAAS file the brokers log in to ZooKeeper with"
+	digestValue = "the USER:PASSWORD kmeta read ZooKeeper with"
 )
+
+// require is the expansion of the variable name that stops the shell,
+// saying what it is to hold, when it is unset or empty.
+func require(name, value string) string {
+	return "${" + name + ":?set it to " + value + "}"
+}
 
 // ZKTLSOption is the CLI's option that names its TLS settings' file.
 const ZKTLSOption = "-zk-tls-config-file"
@@ -91,7 +98,7 @@ func (s ZKShell) Line(command ...string) string {
 	words := []string{s.Name, Quote(s.Connect)}
 	switch {
 	case s.TLSVar:
-		words = append(words, ZKTLSOption, `"${`+ZKTLSVar+`:?`+tlsUnset+`}"`)
+		words = append(words, ZKTLSOption, `"`+require(ZKTLSVar, tlsValue)+`"`)
 	case s.TLSFile != "":
 		words = append(words, ZKTLSOption, Quote(s.TLSFile))
 	}
@@ -104,7 +111,7 @@ func (s ZKShell) Line(command ...string) string {
 	if s.JAAS {
 		// What KAFKA_OPTS held already (a Kerberos krb5.conf, say) is
 		// kept.
-		line = `KAFKA_OPTS="$KAFKA_OPTS -Djava.security.auth.login.config=${` + ZKJAASVar + `:?` + jaasUnset + `}" ` + line
+		line = `KAFKA_OPTS="$KAFKA_OPTS -Djava.security.auth.login.config=` + require(ZKJAASVar, jaasValue) + `" ` + line
 	}
 	if s.Digest {
 		// The variable is checked before the pipeline: a pipeline's
@@ -124,7 +131,7 @@ func (s ZKShell) Line(command ...string) string {
 // digest credentials kmeta read ZooKeeper with: the shell stops there,
 // saying what to set, when it is unset, before the line's command runs.
 func RequireZKDigest() string {
-	return `: "${` + ZKDigestVar + `:?` + digestUnset + `}" && `
+	return `: "` + require(ZKDigestVar, digestValue) + `" && `
 }
 
 // Chain is the lines of commands joined by &&: each stops the chain when
@@ -142,13 +149,13 @@ func (s ZKShell) Chain(commands ...[]string) string {
 func (s ZKShell) Needs() string {
 	var out []string
 	if s.TLSVar {
-		out = append(out, ZKTLSVar+" to a file of the zookeeper.ssl.* settings the brokers reach ZooKeeper with (their server.properties will do)")
+		out = append(out, ZKTLSVar+" to "+tlsValue+" (their server.properties will do)")
 	}
 	if s.JAAS {
-		out = append(out, ZKJAASVar+" to the JAAS file the brokers log in to ZooKeeper with (its Client section), as their KAFKA_OPTS names it")
+		out = append(out, ZKJAASVar+" to "+jaasValue+" (its Client section), as their KAFKA_OPTS names it")
 	}
 	if s.Digest {
-		out = append(out, ZKDigestVar+" to the USER:PASSWORD kmeta read ZooKeeper with")
+		out = append(out, ZKDigestVar+" to "+digestValue)
 	}
 	return strings.Join(out, ", and ")
 }
