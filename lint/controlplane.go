@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/model"
@@ -228,6 +229,7 @@ func zkControllerCheck(c *Context) []Finding {
 	r := rule(CodeZKController)
 	migrating := c.Img.Migration != nil && c.Img.Migration.HasZNode
 	var out []Finding
+	zkDelete := []string{"delete", "/controller"}
 	ctl := Entity{Kind: "cluster", Name: "/controller"}
 	epoch := Entity{Kind: "cluster", Name: "/controller_epoch"}
 	if z.ControllerID >= 0 {
@@ -235,26 +237,27 @@ func zkControllerCheck(c *Context) []Finding {
 		case z.KRaftControllerEpoch >= 0 && !migrating:
 			out = append(out, r.finding(fmt.Sprintf("/controller names KRaft controller %d (kraftControllerEpoch %d) and no /migration exists", z.ControllerID, z.KRaftControllerEpoch),
 				"a KRaft controller's claim is a persistent znode that only a migration removes: while it stays, no ZooKeeper-mode broker becomes controller (a rollback that removed /migration but not /controller)",
-				c.zkShell("delete /controller"), ctl))
+				c.zkShell(zkDelete), ctl))
 		case z.KRaftControllerEpoch < 0 && c.Img.Brokers[z.ControllerID] == nil:
 			out = append(out, r.finding(fmt.Sprintf("/controller names broker %d, which is not registered in /brokers/ids", z.ControllerID),
 				"brokers elect a controller only when /controller goes away: while it names a broker that is not there, no controller elects leaders or applies topic and ISR changes",
-				c.zkShell("delete /controller"), ctl))
+				c.zkShell(zkDelete), ctl))
 		}
 	}
 	// The epoch a new controller must start above: every state's.
 	floor := max(z.MaxStateControllerEpoch, 0)
+	epochArg := strconv.Itoa(int(floor))
 	switch {
 	case z.ControllerEpochZkVersion < 0 && z.ControllerID >= 0:
 		out = append(out, r.finding(fmt.Sprintf("/controller names controller %d and /controller_epoch does not exist", z.ControllerID),
 			"every controller write to ZooKeeper is checked against /controller_epoch's version: without the znode they all fail, so the controller changes nothing",
-			c.zkShell(fmt.Sprintf("create /controller_epoch %d", floor), "delete /controller"), epoch))
+			c.zkShell([]string{"create", "/controller_epoch", epochArg}, zkDelete), epoch))
 	case z.ControllerEpochZkVersion >= 0 && z.MaxStateControllerEpoch > z.ControllerEpoch && !migrating && z.KRaftControllerEpoch < 0:
 		// Recreating /controller_epoch at the states' epoch and forcing an
 		// election gives the next controller an epoch above them.
-		fix := c.zkShell(fmt.Sprintf("set /controller_epoch %d", floor))
+		fix := c.zkShell([]string{"set", "/controller_epoch", epochArg})
 		if z.ControllerID >= 0 {
-			fix = c.zkShell(fmt.Sprintf("set /controller_epoch %d", floor), "delete /controller")
+			fix = c.zkShell([]string{"set", "/controller_epoch", epochArg}, zkDelete)
 		}
 		out = append(out, r.finding(fmt.Sprintf("partition states were written by controller epoch %d, above /controller_epoch %d", z.MaxStateControllerEpoch, z.ControllerEpoch),
 			"Kafka's controller refuses to change a partition whose state a higher epoch wrote (\"Leader and isr path written by another controller\"): those partitions get no new leader or ISR",

@@ -106,17 +106,13 @@ func (c *Context) reassignAll(file string, moves map[string]map[int32][]int32) s
 // exits 1). The ensemble is reached as kmeta read it (shellword.ZKShell):
 // over TLS with $ZK_TLS_CONFIG_FILE's settings, with --zk-auth's digest
 // credentials ($KMETA_ZK_AUTH) logged in first.
-func (c *Context) zkShell(cmds ...string) string {
+func (c *Context) zkShell(cmds ...[]string) string {
 	conn := c.zookeeper
 	if c.Img.ZK != nil {
 		conn += c.Img.ZK.Chroot
 	}
 	sh := shellword.ZKShell{Name: "zookeeper-shell", Connect: conn, TLSVar: c.zkTLS, Digest: c.zkDigest}
-	words := make([][]string, len(cmds))
-	for i, cmd := range cmds {
-		words[i] = strings.Fields(cmd)
-	}
-	return sh.Chain(words...)
+	return sh.Chain(cmds...)
 }
 
 // electLeaders runs a leader election of a type (preferred, unclean) for
