@@ -1,6 +1,7 @@
 package model
 
 import (
+	"strconv"
 	"unicode"
 	"unicode/utf8"
 )
@@ -24,4 +25,13 @@ func Printable(s string) bool {
 // PrintableRune is Printable for one rune.
 func PrintableRune(r rune) bool {
 	return r != utf8.RuneError && (unicode.IsPrint(r) || r == ' ')
+}
+
+// Shown is s as an error or a line may print it: as it is when
+// Printable, else Go-quoted, every character it refuses escaped.
+func Shown(s string) string {
+	if Printable(s) {
+		return s
+	}
+	return strconv.Quote(s)
 }

@@ -267,7 +267,7 @@ func ReadDump(r io.Reader, name string, maxBuffer int) (*Tree, error) {
 		}
 		pn := t.nodes[parent]
 		if pn == nil {
-			return nil, fmt.Errorf("%w: %s: znode %s has no parent in the dump", ErrDump, name, quoteUnsafe(p))
+			return nil, fmt.Errorf("%w: %s: znode %s has no parent in the dump", ErrDump, name, model.Shown(p))
 		}
 		pn.Children = append(pn.Children, p[i+1:])
 	}
@@ -312,10 +312,10 @@ func readDumpZnodes(dec *json.Decoder, t *Tree, maxZxid int64, acls map[string][
 		}
 		// maxZxid is the highest zxid the read saw: no znode is newer.
 		if top := max(st.Czxid, st.Mzxid, st.Pzxid); top > maxZxid {
-			return fail(off, "znode %s: zxid %#x is above the dump's maxZxid %#x", quoteUnsafe(path), top, maxZxid)
+			return fail(off, "znode %s: zxid %#x is above the dump's maxZxid %#x", model.Shown(path), top, maxZxid)
 		}
 		if _, dup := t.nodes[path]; dup {
-			return fail(off, "znode %s appears twice", quoteUnsafe(path))
+			return fail(off, "znode %s appears twice", model.Shown(path))
 		}
 		n := &Node{Stat: st, Children: []string{}}
 		if z.ACL != nil {
@@ -330,12 +330,12 @@ func readDumpZnodes(dec *json.Decoder, t *Tree, maxZxid int64, acls map[string][
 		// The stat's dataLength first: a redacted value is shorter than
 		// the data it stands for, and the check comes before decoding.
 		if size := max(int64(n.Stat.DataLength), dumpDataLen(z.Data)); size > int64(limit) {
-			return fail(off, "znode %s: %d bytes of data, more than jute.maxbuffer lets ZooKeeper read (%d)", quoteUnsafe(path), size, limit)
+			return fail(off, "znode %s: %d bytes of data, more than jute.maxbuffer lets ZooKeeper read (%d)", model.Shown(path), size, limit)
 		}
 		if z.Data != nil {
 			b, err := base64.StdEncoding.DecodeString(*z.Data)
 			if err != nil {
-				return fail(off, "znode %s: data: %v", quoteUnsafe(path), err)
+				return fail(off, "znode %s: data: %v", model.Shown(path), err)
 			}
 			n.Data = b
 		}
@@ -343,7 +343,7 @@ func readDumpZnodes(dec *json.Decoder, t *Tree, maxZxid int64, acls map[string][
 		// data disagrees with it was edited or damaged, unless kmeta
 		// redacted a secret in it (zk dump without --show-secrets).
 		if int64(len(n.Data)) != int64(n.Stat.DataLength) && !bytes.Contains(n.Data, []byte("[redacted sha256:")) {
-			return fail(off, "znode %s: %d byte(s) of data, its stat says dataLength %d", quoteUnsafe(path), len(n.Data), n.Stat.DataLength)
+			return fail(off, "znode %s: %d byte(s) of data, its stat says dataLength %d", model.Shown(path), len(n.Data), n.Stat.DataLength)
 		}
 		t.nodes[path] = n
 	}

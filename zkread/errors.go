@@ -3,7 +3,6 @@ package zkread
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/kmeta/kmeta/model"
@@ -56,14 +55,14 @@ type ZnodeError struct {
 }
 
 func (e *ZnodeError) Error() string {
-	where := quoteUnsafe(e.Path)
+	where := model.Shown(e.Path)
 	if e.File != "" {
-		where += fmt.Sprintf(" (%s, offset %d)", quoteUnsafe(e.File), e.Offset)
+		where += fmt.Sprintf(" (%s, offset %d)", model.Shown(e.File), e.Offset)
 	}
 	if e.Msg == "" {
-		return fmt.Sprintf("znode %s: %s", where, quoteUnsafe(fmt.Sprint(e.Err)))
+		return fmt.Sprintf("znode %s: %s", where, model.Shown(fmt.Sprint(e.Err)))
 	}
-	return fmt.Sprintf("znode %s: %s: %s", where, quoteUnsafe(e.Msg), quoteUnsafe(fmt.Sprint(e.Err)))
+	return fmt.Sprintf("znode %s: %s: %s", where, model.Shown(e.Msg), model.Shown(fmt.Sprint(e.Err)))
 }
 
 // Location is where the error applies, for a model.Finding.
@@ -74,17 +73,6 @@ func (e *ZnodeError) Location() *model.Location {
 		l.File, l.Position = e.File, e.Offset
 	}
 	return &l
-}
-
-// quoteUnsafe returns s, or its Go-quoted form when it holds a character
-// that could drive a terminal (a control or format character, invalid
-// UTF-8). Znode names and config keys come from the data, and errors are
-// printed as they are.
-func quoteUnsafe(s string) string {
-	if !model.Printable(s) {
-		return strconv.Quote(s)
-	}
-	return s
 }
 
 func (e *ZnodeError) Unwrap() error { return e.Err }
@@ -108,7 +96,7 @@ func (e *NoAuthError) Error() string {
 	}
 	quoted := make([]string, len(shown))
 	for i, p := range shown {
-		quoted[i] = quoteUnsafe(p)
+		quoted[i] = model.Shown(p)
 	}
 	msg := fmt.Sprintf("zkread: not authorized to read %d znodes: %s%s", len(e.Paths), strings.Join(quoted, ", "), more)
 	switch {

@@ -258,7 +258,7 @@ func DeleteSchemes(ctx context.Context, opts LiveOptions, path string) ([]string
 	defer cs[0].Close()
 	acl, err := cs[0].GetACL(path)
 	if err != nil {
-		return nil, fmt.Errorf("zkread: ACL of %s: %w", quoteUnsafe(path), err)
+		return nil, fmt.Errorf("zkread: ACL of %s: %w", model.Shown(path), err)
 	}
 	var out []string
 	for _, a := range acl {
@@ -536,7 +536,7 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 			// pzxid moved, which the sentinel check may catch.
 			where := model.NoLocation()
 			where.Znode = rel
-			t.warnf(model.WarnTreeChanged, &where, "znode %s disappeared while reading", quoteUnsafe(rel))
+			t.warnf(model.WarnTreeChanged, &where, "znode %s disappeared while reading", model.Shown(rel))
 		case errors.Is(n.err, codeNoAuth):
 			noAuth = append(noAuth, rel)
 		default:

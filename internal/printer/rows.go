@@ -149,8 +149,5 @@ func Clean(s string) string {
 	if strings.TrimSpace(s) != s {
 		return strconv.Quote(s)
 	}
-	if !model.Printable(s) {
-		return strconv.Quote(s)
-	}
-	return s
+	return model.Shown(s)
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/kmeta/kmeta/model"
 )
@@ -33,13 +32,10 @@ type FileError struct {
 }
 
 func (e *FileError) Error() string {
-	msg := e.Msg
 	// Msg may hold a znode path from the file; keep control characters
 	// from reaching a terminal.
-	if !model.Printable(msg) {
-		msg = strconv.Quote(msg)
-	}
-	return fmt.Sprintf("%s: offset %d: %s: %v", e.File, e.Offset, msg, e.Err)
+	msg := e.Msg
+	return fmt.Sprintf("%s: offset %d: %s: %v", e.File, e.Offset, model.Shown(msg), e.Err)
 }
 
 func (e *FileError) Unwrap() error { return e.Err }
