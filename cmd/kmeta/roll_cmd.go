@@ -357,7 +357,8 @@ func rollSource(c *cli.Context) roll.Source {
 // zkDigestRead says whether kmeta reads src, a live ZooKeeper, with
 // digest credentials (--zk-auth or KMETA_ZK_AUTH).
 func zkDigestRead(c *cli.Context, src string) bool {
-	return strings.HasPrefix(src, "zk://") && c.String("zk-auth") != ""
+	_, digest := zkReachedWith(c)
+	return digest && strings.HasPrefix(src, "zk://")
 }
 
 // rollSourceWords are rollSource's words.
