@@ -196,6 +196,7 @@ func onlineInputWarn(c *cli.Context, warn func([]model.Finding)) (online.Input, 
 	in.ZKDeleteSchemes = zkDeleteSchemes(c, specs[0], in)
 	if len(views) > 1 {
 		in.KRaft, in.KRaftSource = views[1], specs[1].String()
+		in.VerifySources = verifySources(c, specs[0], specs[1])
 		in.Migrated = watch.Result()
 		if s := specs[1]; s.World == model.WorldKRaft {
 			in.Election = election(s)
@@ -203,6 +204,22 @@ func onlineInputWarn(c *cli.Context, warn func([]model.Finding)) (online.Input, 
 	}
 	in.Stores = online.FileStores{}
 	return in, nil
+}
+
+// verifySources name ZooKeeper and KRaft to kmeta verify as this command
+// read them, for the verify line printed when the two differ: a live
+// quorum as --bootstrap-controller (kafka:// would ask it as brokers),
+// and the flags set that reach either side, so that the line runs where
+// it is pasted (the digest login is online's to guard).
+func verifySources(c *cli.Context, zk, kraft source.Spec) []string {
+	w := []string{"--zk", zk.String()}
+	if kraft.World == model.WorldKafka && kraft.Controllers {
+		w = append(w, "--bootstrap-controller", strings.Join(kraft.Bootstrap, ","))
+	} else {
+		w = append(w, "--kraft", kraft.String())
+	}
+	return append(w, setFlagWords(c, "zk-tls-ca", "zk-tls-cert", "zk-tls-key", "zk-session-timeout", "jute-maxbuffer", "lenient", "consistent",
+		"command-config", "controller-command-config", "kafka-timeout")...)
 }
 
 // zkDeleteSchemes reads whose logins may delete the chroot's children

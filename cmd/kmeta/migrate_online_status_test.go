@@ -15,10 +15,12 @@ const onlineFixture = "../../testdata/zk/migration"
 
 // statusDoc is what the tests read of migrate status -o json.
 type statusDoc struct {
-	Phase     string `json:"phase"`
-	Healthy   bool   `json:"healthy"`
-	Agree     *bool  `json:"agree"`
-	ZooKeeper struct {
+	Phase   string `json:"phase"`
+	Healthy bool   `json:"healthy"`
+	Agree   *bool  `json:"agree"`
+	// Differences counts verify's differences where Agree is false.
+	Differences int `json:"differences"`
+	ZooKeeper   struct {
 		ControllerID         int32 `json:"controllerId"`
 		KRaftControllerEpoch int32 `json:"kraftControllerEpoch"`
 	} `json:"zookeeper"`
@@ -31,6 +33,7 @@ type statusDoc struct {
 	Findings   []struct {
 		Code   string `json:"code"`
 		Entity string `json:"entity"`
+		Fix    string `json:"fix"`
 	} `json:"findings"`
 }
 

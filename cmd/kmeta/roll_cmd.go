@@ -372,19 +372,7 @@ func rollSourceWords(c *cli.Context) []string {
 	default:
 		w = append(w, c.Args().First())
 	}
-	for _, f := range []string{"command-config", "zk-tls-ca", "zk-tls-cert", "zk-tls-key"} {
-		if c.IsSet(f) {
-			w = append(w, "--"+f, c.String(f))
-		}
-	}
-	for _, f := range []string{"kafka-timeout", "zk-session-timeout"} {
-		if c.IsSet(f) {
-			w = append(w, "--"+f, c.Duration(f).String())
-		}
-	}
-	if c.IsSet("controller-quorum-fetch-timeout-ms") {
-		w = append(w, "--controller-quorum-fetch-timeout-ms", strconv.FormatInt(c.Int64("controller-quorum-fetch-timeout-ms"), 10))
-	}
+	w = append(w, setFlagWords(c, "command-config", "zk-tls-ca", "zk-tls-cert", "zk-tls-key", "kafka-timeout", "zk-session-timeout", "controller-quorum-fetch-timeout-ms")...)
 	for _, kv := range c.StringSlice("config") {
 		w = append(w, "--config", kv)
 	}
@@ -431,25 +419,16 @@ func onlineGates(c *cli.Context, in online.Input) (*online.Gates, error) {
 	for _, kv := range c.StringSlice("config") {
 		configs = append(configs, "--config", kv)
 	}
-	tuned := func(names ...string) []string {
-		var w []string
-		for _, f := range names {
-			if c.IsSet(f) {
-				w = append(w, "--"+f, fmt.Sprint(c.Value(f)))
-			}
-		}
-		return w
-	}
 	g := &online.Gates{ZKDigest: zkDigestRead(c, c.String("zk"))}
-	g.ZooKeeper = slices.Concat([]string{c.String("zk")}, tuned("zk-session-timeout", "zk-tls-ca", "zk-tls-cert", "zk-tls-key"), configs)
+	g.ZooKeeper = slices.Concat([]string{c.String("zk")}, setFlagWords(c, "zk-session-timeout", "zk-tls-ca", "zk-tls-cert", "zk-tls-key"), configs)
 	if k := c.String("kraft"); k != "" && !strings.HasPrefix(k, "kafka:") {
 		g.KRaft = slices.Concat([]string{k}, configs)
 	}
 	// The controllers' listener takes --controller-command-config where
 	// it differs from the brokers'.
-	ctlConfig := tuned("controller-command-config")
+	ctlConfig := setFlagWords(c, "controller-command-config")
 	if ctlConfig == nil {
-		ctlConfig = tuned("command-config")
+		ctlConfig = setFlagWords(c, "command-config")
 	}
 	ctl := c.String("bootstrap-controller")
 	if ctl == "" && !answersDirectly(in.KRaft) {
@@ -463,7 +442,7 @@ func onlineGates(c *cli.Context, in online.Input) (*online.Gates, error) {
 			return nil, err
 		}
 		if bs != "" {
-			g.Controllers = slices.Concat([]string{"--bootstrap-server", bs}, tuned("command-config", "kafka-timeout"))
+			g.Controllers = slices.Concat([]string{"--bootstrap-server", bs}, setFlagWords(c, "command-config", "kafka-timeout"))
 		}
 		return g, nil
 	}
@@ -471,7 +450,7 @@ func onlineGates(c *cli.Context, in online.Input) (*online.Gates, error) {
 		ctl = quorumAddresses(c, in)
 	}
 	if ctl != "" {
-		g.Controllers = slices.Concat([]string{"--bootstrap-controller", ctl}, ctlConfig, tuned("kafka-timeout"))
+		g.Controllers = slices.Concat([]string{"--bootstrap-controller", ctl}, ctlConfig, setFlagWords(c, "kafka-timeout"))
 	}
 	return g, nil
 }

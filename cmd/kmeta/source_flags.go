@@ -204,6 +204,28 @@ func liveArg(c *cli.Context) (cfg kafkaread.Config, name string, ok bool, err er
 	return cfg, spec.String(), true, nil
 }
 
+// setFlagWords are the words that set each named flag the command has as
+// the user set it (--NAME VALUE; a bool flag alone when true), in the
+// order named, for a printed kmeta command that must read a source as
+// this one did. Flags left unset are left out: the printed command takes
+// the same defaults.
+func setFlagWords(c *cli.Context, names ...string) []string {
+	var w []string
+	for _, f := range names {
+		if !hasFlag(c, f) || !c.IsSet(f) {
+			continue
+		}
+		if v, ok := c.Value(f).(bool); ok {
+			if v {
+				w = append(w, "--"+f)
+			}
+			continue
+		}
+		w = append(w, "--"+f, fmt.Sprint(c.Value(f)))
+	}
+	return w
+}
+
 // hasFlag says whether the command defines a flag.
 func hasFlag(c *cli.Context, name string) bool { return hasFlagName(c.Command.Flags, []string{name}) }
 

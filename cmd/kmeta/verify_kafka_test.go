@@ -20,9 +20,13 @@ import (
 
 	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
+	"github.com/kmeta/kmeta/internal/testkit/toolstub"
 	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/metalog/records"
+	"github.com/kmeta/kmeta/migrate/online"
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/shellword"
+	"github.com/kmeta/kmeta/verify"
 )
 
 // verifyOutput is the part of `kmeta verify -o json` the test reads.
@@ -289,6 +293,9 @@ func TestVerifyKafkaMigration(t *testing.T) {
 		if e := explained(v); !slices.Equal(e, baseExplained) {
 			t.Errorf("%s: explained findings changed: %v, before %v", dr.what, e, baseExplained)
 		}
+		if dr.args == nil && dr.class != "brokers" { // classes status compares
+			checkStatusVerifyLine(t, zkSrc, src, 1)
+		}
 		for _, path := range dr.zk {
 			saved[path].restore(t, conn)
 		}
@@ -303,6 +310,35 @@ func TestVerifyKafkaMigration(t *testing.T) {
 	}
 	t.Logf("c. injected drift → what verify reported (differences only):\n%-42s | %-10s | %s\n%s",
 		"drift", "class", "findings", strings.Join(table, "\n"))
+}
+
+// checkStatusVerifyLine: migrate status on ZooKeeper and KRaft in
+// dual-write, differing by want differences, says so and gives as the
+// fix the kmeta verify line that lists them. The line, run with sh, gives
+// kmeta exactly the sources and the classes status leaves out; run, it
+// exits 1 with the differences status counted.
+func checkStatusVerifyLine(t *testing.T, zkSrc, kraftSrc string, want int) {
+	t.Helper()
+	_, d, stderr := migrateStatusJSON(t, "--zk", zkSrc, "--kraft", kraftSrc)
+	var fixes []string
+	for _, f := range d.Findings {
+		if f.Code == online.CodeZKBehind {
+			fixes = append(fixes, f.Fix)
+		}
+	}
+	args := []string{"verify", "--zk", zkSrc, "--kraft", kraftSrc, "--ignore", "brokers", "--ignore", "migration", "--ignore", "runtime"}
+	line := "kmeta " + shellword.Join(args)
+	if d.Phase != "KRaftDualWriting" || d.Differences != want || !slices.Equal(fixes, []string{line}) {
+		t.Fatalf("migrate status: phase %s, %d differences (want %d), fixes %q, want %q\nstderr: %s", d.Phase, d.Differences, want, fixes, line, stderr)
+	}
+	out, calls, err := toolstub.New(t, "kmeta").Run(t, "", line)
+	if err != nil || len(calls) != 1 || !slices.Equal(calls[0].Args, args) {
+		t.Fatalf("%s: %v %q\n%s", line, err, calls, out)
+	}
+	code, v, stderr := runVerify(t, calls[0].Args[1:]...)
+	if n := len(slices.DeleteFunc(v.Findings, func(f model.Finding) bool { return !verify.IsDifference(f) })); code != exitFindings || n != want {
+		t.Fatalf("%s: exit %d, %d differences, want %d\nstderr: %s", line, code, n, want, stderr)
+	}
 }
 
 type quietZK struct{}

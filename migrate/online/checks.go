@@ -217,7 +217,7 @@ var checks = model.Checks{
 		Code: CodeZKBehind, Room: "online", Class: Class, Severity: model.SevWarning,
 		Title:    "ZooKeeper and KRaft differ while the controllers dual-write",
 		Meaning:  "Dual-write has not caught up, or lost writes (KAFKA-15010, KAFKA-15003): a rollback now would land on a ZooKeeper that lacks what KRaft holds, and moving the brokers makes a rollback depend on ZooKeeper being complete.",
-		Fix:      "kmeta verify lists the differences; wait and check again before rolling back",
+		Fix:      "kmeta verify with both sources as the command read them, leaving out the classes it does (--ignore brokers --ignore migration --ignore runtime): it lists the differences; wait until it exits 0 before rolling back",
 		Commands: statusCommands,
 	},
 }

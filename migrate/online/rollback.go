@@ -64,8 +64,8 @@ func Rollback(in Input) (*RollbackResult, error) {
 	}
 	if st.Agree != nil && !*st.Agree {
 		r.Checks = append(r.Checks, finding(CodeZKBehind, "zookeeper",
-			fmt.Sprintf("ZooKeeper lacks what KRaft holds (%d differences): after the rollback the cluster has ZooKeeper's metadata, without those changes", st.Differences),
-			"kmeta verify lists them; redo them after the rollback, or wait until dual-write catches up"))
+			fmt.Sprintf("ZooKeeper lacks what KRaft holds (%d differences): after the rollback the cluster has ZooKeeper's metadata, without those changes; redo them after the rollback, or wait until dual-write catches up (the fix lists them)", st.Differences),
+			in.verifyCommand()))
 	}
 	brokers := map[int32]*Node{}
 	controllers := map[int32]*Node{}

@@ -621,7 +621,7 @@ func (s *stager) roll(role string) error {
 			}
 		}
 		if s.st.Agree != nil && !*s.st.Agree {
-			s.check(CodeZKBehind, "zookeeper", "ZooKeeper and KRaft differ now; moving the brokers makes a rollback depend on ZooKeeper being complete", "kmeta verify lists the differences")
+			s.check(CodeZKBehind, "zookeeper", "ZooKeeper and KRaft differ now; moving the brokers makes a rollback depend on ZooKeeper being complete (the fix lists the differences)", s.in.verifyCommand())
 		}
 	} else {
 		for _, c := range s.st.Controllers {

@@ -9,7 +9,7 @@ import (
 	"github.com/kmeta/kmeta/controllers"
 	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/model"
-	"github.com/kmeta/kmeta/shellword"
+	"github.com/kmeta/kmeta/roll"
 	"github.com/kmeta/kmeta/verify"
 )
 
@@ -23,6 +23,13 @@ type Input struct {
 	// with digest credentials (--zk-auth). The ZooKeeper commands printed
 	// for it reach it so too (zkCLIOf).
 	ZKTLS, ZKDigest bool
+	// VerifySources name ZooKeeper and KRaft to kmeta verify as this
+	// command read them: --zk SOURCE, --kraft SOURCE (or
+	// --bootstrap-controller) and the flags set that reach them (TLS,
+	// client settings, timeouts). The verify line a finding prints when
+	// the two differ is made of them (verifyCommand). nil: --zk ZKSource
+	// --kraft KRaftSource.
+	VerifySources []string
 	// ZKDeleteSchemes are the schemes whose logins may delete the
 	// chroot's children (/controller, /migration), read from its ACL
 	// (zkread.DeleteSchemes); nil when not read. Where no node's file
@@ -737,11 +744,9 @@ func (o *observer) compare() {
 		world = model.WorldKafka
 	}
 	rep, err := verify.Compare(o.in.ZK, k, verify.Options{
-		Left:  verify.Side{World: model.WorldZooKeeper, Name: o.in.ZKSource},
-		Right: verify.Side{World: world, Name: o.in.KRaftSource},
-		// Brokers differ by design mid-migration (KRaft brokers are not
-		// in ZooKeeper); the migration class is judged above.
-		Ignore: []string{"brokers", "migration", "runtime"},
+		Left:   verify.Side{World: model.WorldZooKeeper, Name: o.in.ZKSource},
+		Right:  verify.Side{World: world, Name: o.in.KRaftSource},
+		Ignore: statusIgnores,
 	})
 	if err != nil {
 		return
@@ -755,7 +760,31 @@ func (o *observer) compare() {
 	}
 	if !agree {
 		o.add(finding(CodeZKBehind, "zookeeper",
-			fmt.Sprintf("ZooKeeper and KRaft differ (%d differences): dual-write has not caught up, or lost writes (KAFKA-15010, KAFKA-15003); a rollback now would land on a ZooKeeper that lacks them", o.st.Differences),
-			"kmeta verify --zk "+shellword.Quote(o.in.ZKSource)+" --kraft "+shellword.Quote(o.in.KRaftSource)+" lists them; wait and check again before rolling back"))
+			fmt.Sprintf("ZooKeeper and KRaft differ (%d differences): dual-write has not caught up, or lost writes (KAFKA-15010, KAFKA-15003); a rollback now would land on a ZooKeeper that lacks them: wait and check again before rolling back (the fix lists them)", o.st.Differences),
+			o.in.verifyCommand()))
 	}
+}
+
+// statusIgnores are the classes the comparison leaves out: brokers
+// differ by design mid-migration (KRaft brokers are not in ZooKeeper),
+// the migration class is judged by the phase, and leaders and ISRs move
+// between the two reads.
+var statusIgnores = []string{"brokers", "migration", "runtime"}
+
+// verifyCommand is the kmeta verify line that lists the differences the
+// comparison counted: both sources as this command read them
+// (VerifySources), the classes it leaves out left out, and for a
+// ZooKeeper read with a digest login the stop when $KMETA_ZK_AUTH is
+// unset (the password is never printed).
+func (in Input) verifyCommand() string {
+	args := []string{"verify"}
+	if in.VerifySources != nil {
+		args = append(args, in.VerifySources...)
+	} else {
+		args = append(args, "--zk", in.ZKSource, "--kraft", in.KRaftSource)
+	}
+	for _, c := range statusIgnores {
+		args = append(args, "--ignore", c)
+	}
+	return roll.CommandLine(args, roll.Source{ZKDigest: in.ZKDigest && strings.HasPrefix(in.ZKSource, "zk://")})
 }
