@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -458,17 +456,12 @@ func TestHistoryRestoreZooKeeper39(t *testing.T) {
 		if code != exitOK || doc.Outcome != report.RestorePrinted || !slices.Equal(doc.actions(), restoreActions) || len(doc.Commands) != len(restoreActions) {
 			t.Fatalf("restore --print: exit %d, outcome %s, actions %q, %d commands\n%s", code, doc.Outcome, doc.actions(), len(doc.Commands), stderr)
 		}
-		tools := kafkaTools(t, d)
+		sh := d.Shell(t)
 		for _, cmd := range doc.Commands {
 			if !cmd.Runnable {
 				t.Fatalf("not runnable as printed: %s", cmd.Line)
 			}
-			sh := exec.Command("sh", "-c", cmd.Line)
-			sh.Env = append(os.Environ(), "PATH="+tools+":"+os.Getenv("PATH"))
-			out, err := sh.CombinedOutput()
-			if err != nil {
-				t.Fatalf("%s: %v\n%s", cmd.Line, err, out)
-			}
+			sh.OK(cmd.Line)
 			t.Logf("ran: %s", cmd.Line)
 		}
 	})

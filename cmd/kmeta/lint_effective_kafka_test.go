@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"sort"
@@ -119,22 +117,7 @@ func TestLintEffectiveConfigsSecuredKafka(t *testing.T) {
 	b1, b2 := kafkatest.FirstBrokerID, kafkatest.FirstBrokerID+1
 	cfg := c.ClientProperties(t, kafkatest.ClientSASLSSL)
 	boot := c.BootstrapFor(kafkatest.ClientSASLSSL)
-	tools := kafkaTools(t, d)
-	sh := func(cmdline string) (string, error) {
-		cmd := exec.Command("sh", "-c", cmdline)
-		cmd.Dir = t.TempDir()
-		cmd.Env = append(os.Environ(), "PATH="+tools+":"+os.Getenv("PATH"))
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
-	mustSh := func(cmdline string) string {
-		t.Helper()
-		out, err := sh(cmdline)
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", cmdline, err, out)
-		}
-		return out
-	}
+	mustSh := d.Shell(t).OK
 	tool := func(name string) string { return name + " --bootstrap-server " + boot + " --command-config " + cfg }
 	create := func(topic, assignment string, configs ...string) string {
 		cmd := tool("kafka-topics") + " --create --topic " + topic + " --replica-assignment " + assignment

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -207,7 +205,7 @@ func fencedSince(recs []jsonRecord, id int64) (jsonRecord, bool) {
 // (to the millisecond, as batch times are).
 type historySteps struct {
 	t       *testing.T
-	tools   string
+	sh      *kafkatest.Shell
 	bs      string
 	windows map[string][2]time.Time
 }
@@ -229,19 +227,14 @@ func inKRaftWindow(bt time.Time, win [2]time.Time) bool {
 }
 
 func newHistorySteps(t *testing.T, d *kafkatest.Distribution, bs string) *historySteps {
-	return &historySteps{t: t, tools: kafkaTools(t, d), bs: bs, windows: map[string][2]time.Time{}}
+	return &historySteps{t: t, sh: d.Shell(t), bs: bs, windows: map[string][2]time.Time{}}
 }
 
 func (h *historySteps) step(name string, cmdlines ...string) {
 	h.t.Helper()
 	start := time.Now().Truncate(time.Millisecond)
 	for _, cl := range cmdlines {
-		cmd := exec.Command("sh", "-c", cl)
-		cmd.Dir = h.t.TempDir()
-		cmd.Env = append(os.Environ(), "PATH="+h.tools+":"+os.Getenv("PATH"))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			h.t.Fatalf("%s: %v\n%s", cl, err, out)
-		}
+		h.sh.OK(cl)
 	}
 	h.windows[name] = [2]time.Time{start, time.Now()}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -89,15 +88,6 @@ func (d lintDoc) keys() []string {
 	return ks
 }
 
-// kafkaTools writes a directory of Kafka's tools (kafkatest's
-// WriteTools), for a fix to run exactly as kmeta printed it, by a shell.
-func kafkaTools(t *testing.T, d *kafkatest.Distribution) string {
-	t.Helper()
-	dir := t.TempDir()
-	d.WriteTools(t, dir)
-	return dir
-}
-
 // lintView is one way kmeta reads the cluster under test.
 type lintView struct {
 	col string // the rule-by-source table's column
@@ -116,7 +106,7 @@ type lintLab struct {
 	c      *kafkatest.Cluster
 	addr   string // a broker, for the tools and for BOOTSTRAP
 	zkAddr string // the ensemble (ZooKeeper mode), for ZOOKEEPER
-	tools  string
+	shell  *kafkatest.Shell
 	views  []*lintView
 	// allowed are findings the cluster keeps on purpose (a 4.4.0
 	// cluster of one controller: quorum-single-voter).
@@ -195,14 +185,7 @@ func (l *lintLab) waitExact(what string, extra func(v *lintView) []string) map[*
 
 func (l *lintLab) sh(cmdline string) string {
 	l.t.Helper()
-	cmd := exec.Command("sh", "-c", cmdline)
-	cmd.Dir = l.t.TempDir()
-	cmd.Env = append(os.Environ(), "PATH="+l.tools+":"+os.Getenv("PATH"))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		l.t.Fatalf("%s: %v\n%s", cmdline, err, out)
-	}
-	return string(out)
+	return l.shell.OK(cmdline)
 }
 
 // shAll runs commands two at a time (two cores; each is a JVM start).
@@ -216,12 +199,9 @@ func (l *lintLab) shAll(cmds ...string) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			cmd := exec.Command("sh", "-c", cmdline)
-			cmd.Dir = l.t.TempDir()
-			cmd.Env = append(os.Environ(), "PATH="+l.tools+":"+os.Getenv("PATH"))
-			if out, err := cmd.CombinedOutput(); err != nil {
+			if out, err := l.shell.Run(cmdline); err != nil {
 				mu.Lock()
-				errs = append(errs, fmt.Sprintf("%s: %v\n%s", cmdline, err, out))
+				errs = append(errs, fmt.Sprintf("%v\n%s", err, out))
 				mu.Unlock()
 			}
 		})
@@ -855,7 +835,7 @@ func TestLintRulesOnRealKafka(t *testing.T) {
 		Props:     map[string]string{"auto.leader.rebalance.enable": "false"},
 		NodeProps: map[int]map[string]string{1: {"broker.rack": "r1"}, 2: {"broker.rack": "r2"}}})
 	addr := fmt.Sprintf("127.0.0.1:%d", c.Node(1).PlainPort)
-	l := &lintLab{t: t, c: c, addr: addr, tools: kafkaTools(t, d), table: map[string]map[string]string{},
+	l := &lintLab{t: t, c: c, addr: addr, shell: d.Shell(t), table: map[string]map[string]string{},
 		views: []*lintView{
 			{col: "kraft:", src: "kraft:" + c.MetadataLogDir(c.Controllers()[0])},
 			{col: "kafka:// (KRaft)", src: "kafka://" + addr, live: true},
@@ -884,7 +864,7 @@ func TestLintRulesOnKafka39KRaft(t *testing.T) {
 		Props:     map[string]string{"auto.leader.rebalance.enable": "false"},
 		NodeProps: map[int]map[string]string{1: {"broker.rack": "r1"}, 2: {"broker.rack": "r2"}}})
 	addr := fmt.Sprintf("127.0.0.1:%d", c.Node(1).PlainPort)
-	l := &lintLab{t: t, c: c, addr: addr, tools: kafkaTools(t, d), table: map[string]map[string]string{},
+	l := &lintLab{t: t, c: c, addr: addr, shell: d.Shell(t), table: map[string]map[string]string{},
 		views: []*lintView{
 			{col: "kraft:", src: "kraft:" + c.MetadataLogDir(1)},
 			{col: "kafka:// (KRaft)", src: "kafka://" + addr, live: true},
@@ -917,7 +897,7 @@ func TestLintRulesOnKafka39ZooKeeper(t *testing.T) {
 		NodeProps: map[int]map[string]string{1: {"broker.rack": "r1"}, 2: {"broker.rack": "r2"}}})
 	addr := fmt.Sprintf("127.0.0.1:%d", c.Node(1).PlainPort)
 	live := "zk://" + zk.Connect("/kafka")
-	l := &lintLab{t: t, c: c, addr: addr, zkAddr: zk.Addr(), tools: kafkaTools(t, d), table: map[string]map[string]string{},
+	l := &lintLab{t: t, c: c, addr: addr, zkAddr: zk.Addr(), shell: d.Shell(t), table: map[string]map[string]string{},
 		views: []*lintView{
 			{col: "zkdata:", src: "zkdata:" + zk.DataDir},
 			{col: "zkdump:", src: "zkdump:" + filepath.Join(t.TempDir(), "dump.json"), dumpOf: live},

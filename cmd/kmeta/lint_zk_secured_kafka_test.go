@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"crypto/sha1"
 	"encoding/base64"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -32,27 +30,19 @@ func TestLintZooKeeperFixOnSecuredEnsemble(t *testing.T) {
 	d := kafkatest.Dist(t, kafkatest.Kafka39)
 	zks := kafkatest.StartTLSZooKeeper(t, d, kafkatest.ZKOptions{})
 	dir := t.TempDir()
-	bin, confDir := filepath.Join(dir, "bin"), filepath.Join(dir, "broker 1")
+	confDir := filepath.Join(dir, "broker 1")
 	tlsFile := filepath.Join(confDir, "server.properties")
-	for _, err := range []error{os.Mkdir(bin, 0o755), os.Mkdir(confDir, 0o755),
+	for _, err := range []error{os.Mkdir(confDir, 0o755),
 		os.WriteFile(tlsFile, javaprops.Format("broker 1", zks.ClientProps()), 0o600)} {
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	d.WriteTools(t, bin)
+	sh := d.Shell(t).Run
 	const auth = "admin:s3cret"
 	sum := sha1.Sum([]byte(auth))
 	acl := "digest:admin:" + base64.StdEncoding.EncodeToString(sum[:]) + ":cdrwa,world:anyone:r"
 
-	sh := func(line string, env ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "sh", "-c", line)
-		cmd.Env = append(append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH")), env...)
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
 	// /controller names broker 7, which is not registered: a controller
 	// that died with its session kept alive, say. The chroot is the
 	// digest user's to change.

@@ -9,7 +9,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -602,7 +601,7 @@ func (w *onlineWalk) lintMigrated(ctx context.Context) {
 		"min-isr-one topic __consumer_offsets", "min-isr-one topic __transaction_state",
 	}
 	slices.Sort(want)
-	tools := kafkaTools(t, w.d)
+	sh := w.d.Shell(t)
 	deadline := time.Now().Add(2 * time.Minute)
 	for elected := false; ; {
 		_, out, stderr := runKmeta(t, args...)
@@ -624,11 +623,7 @@ func (w *onlineWalk) lintMigrated(ctx context.Context) {
 		}
 		for _, f := range d.Findings {
 			if f.Code == "preferred-leader-imbalance" && !elected {
-				cmd := exec.Command("sh", "-c", strings.ReplaceAll(f.Fix, "BOOTSTRAP", w.c.BootstrapServers()))
-				cmd.Env = append(os.Environ(), "PATH="+tools+":"+os.Getenv("PATH"))
-				if b, err := cmd.CombinedOutput(); err != nil {
-					t.Fatalf("%s: %v\n%s", f.Fix, err, b)
-				}
+				sh.OK(strings.ReplaceAll(f.Fix, "BOOTSTRAP", w.c.BootstrapServers()))
 				elected = true
 			}
 		}

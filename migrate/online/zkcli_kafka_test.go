@@ -2,14 +2,11 @@ package online
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kmeta/kmeta/shellword"
 
@@ -41,23 +38,23 @@ func TestZKCommandsReachTLSZooKeeper(t *testing.T) {
 	mustDo(t, os.WriteFile(path, javaprops.Format("broker 1", props), 0o644))
 	zk := zkCLIOf(Input{Nodes: map[int32]*Node{1: {ID: 1, Path: path, Props: props}}})
 
-	sh := newZKShell(t, d, dir)
+	sh := d.Shell(t)
 
 	// The chroot and a /migration as a migration leaves it, written
 	// through the same CLI (one run, its commands on stdin).
 	data := `{"version":0,"kraft_metadata_offset":42,"kraft_controller_id":3000,"kraft_metadata_epoch":1,"kraft_controller_epoch":1}`
-	sh.ok(shellword.ZKShell{Name: "zookeeper-shell.sh", Connect: secure, TLSFile: path}.Line()+" <<'EOF'\ncreate /kafka ''\ncreate /kafka/migration '"+data+"'\nEOF", nil)
+	sh.OK(shellword.ZKShell{Name: "zookeeper-shell.sh", Connect: secure, TLSFile: path}.Line() + " <<'EOF'\ncreate /kafka ''\ncreate /kafka/migration '" + data + "'\nEOF")
 
 	get, del := zk.Line("get", "/migration"), zk.Line("delete", "/migration")
 	want := "zookeeper-shell.sh " + secure + "/kafka -zk-tls-config-file '" + path + "' "
 	if !strings.HasPrefix(get, want) || get != want+"get /migration" || del != want+"delete /migration" {
 		t.Fatalf("commands:\n%s\n%s\nwant them after %q", get, del, want)
 	}
-	if out := sh.ok(get, nil); !strings.Contains(out, data) {
+	if out := sh.OK(get); !strings.Contains(out, data) {
 		t.Fatalf("%s printed no /migration content:\n%s", get, out)
 	}
-	sh.ok(del, nil)
-	if out, err := sh.run(get, nil); err == nil || !strings.Contains(out, "does not exist") {
+	sh.OK(del)
+	if out, err := sh.Run(get); err == nil || !strings.Contains(out, "does not exist") {
 		t.Fatalf("after %s, %s: %v\n%s", del, get, err, out)
 	}
 }
@@ -81,7 +78,7 @@ func TestZKCommandsLogInToSASLZooKeeper(t *testing.T) {
 	})
 	props := map[string]string{"broker.id": "1", "zookeeper.connect": zks.Addr() + "/kafka", "zookeeper.set.acl": "true"}
 	zk := zkCLIOf(Input{Nodes: map[int32]*Node{1: {ID: 1, Path: "/etc/kafka/server-1.properties", Props: props}}})
-	sh := newZKShell(t, d, dir)
+	sh := d.Shell(t)
 	jaas := []string{"ZK_CLIENT_JAAS=" + clientJAAS}
 
 	// Kafka's znodes as its brokers leave them: creator (sasl:kafka) all,
@@ -89,8 +86,8 @@ func TestZKCommandsLogInToSASLZooKeeper(t *testing.T) {
 	// stdin).
 	const acl = "sasl:kafka:cdrwa,world:anyone:r"
 	data := `{"version":0,"kraft_metadata_offset":42,"kraft_controller_id":3000,"kraft_metadata_epoch":1,"kraft_controller_epoch":1}`
-	sh.ok(shellword.ZKShell{Name: "zookeeper-shell.sh", Connect: zks.Addr(), JAAS: true}.Line()+" <<'EOF'\ncreate /kafka '' "+acl+"\ncreate /kafka/migration '"+data+"' "+acl+
-		"\ncreate /kafka/controller '{\"version\":2,\"brokerid\":3000}' "+acl+"\nEOF", jaas)
+	sh.OK(shellword.ZKShell{Name: "zookeeper-shell.sh", Connect: zks.Addr(), JAAS: true}.Line()+" <<'EOF'\ncreate /kafka '' "+acl+"\ncreate /kafka/migration '"+data+"' "+acl+
+		"\ncreate /kafka/controller '{\"version\":2,\"brokerid\":3000}' "+acl+"\nEOF", jaas...)
 
 	want := "KAFKA_OPTS=\"$KAFKA_OPTS -Djava.security.auth.login.config=${ZK_CLIENT_JAAS:?set it to the JAAS file the brokers log in to ZooKeeper with}\" zookeeper-shell.sh " + zks.Addr() + "/kafka "
 	lines := []string{zk.Line("get", "/migration"), zk.Line("delete", "/migration"), zk.Line("delete", "/controller")}
@@ -129,11 +126,11 @@ func TestZKCommandsLogInToSASLZooKeeper(t *testing.T) {
 	// so); the CLI exits 1 on each. Its deleteall would exit 0 all the
 	// same: the printed commands delete with delete.
 	anon := shellword.ZKShell{Name: "zookeeper-shell.sh", Connect: zk.Connect}
-	if out, err := sh.run(anon.Line("delete", "/migration"), nil); err == nil || !strings.Contains(out, "Insufficient permission") {
+	if out, err := sh.Run(anon.Line("delete", "/migration")); err == nil || !strings.Contains(out, "Insufficient permission") {
 		t.Fatalf("a delete without the login: %v\n%s", err, out)
 	}
-	sh.ok(anon.Line("deleteall", "/migration"), nil)
-	if out, err := sh.run(anon.Line("set", "/migration", "{}"), nil); err == nil || !strings.Contains(out, "Insufficient permission") {
+	sh.OK(anon.Line("deleteall", "/migration"))
+	if out, err := sh.Run(anon.Line("set", "/migration", "{}")); err == nil || !strings.Contains(out, "Insufficient permission") {
 		t.Fatalf("a write without the login: %v\n%s", err, out)
 	}
 	if got := holds(); got["/migration"] != data || got["/controller"] == "" {
@@ -141,59 +138,19 @@ func TestZKCommandsLogInToSASLZooKeeper(t *testing.T) {
 	}
 	// As printed without ZK_CLIENT_JAAS set: the shell stops before the
 	// CLI runs, saying what to set.
-	if out, err := sh.run(lines[1], nil); err == nil || !strings.Contains(out, "ZK_CLIENT_JAAS: set it to the JAAS file the brokers log in to ZooKeeper with") {
+	if out, err := sh.Run(lines[1]); err == nil || !strings.Contains(out, "ZK_CLIENT_JAAS: set it to the JAAS file the brokers log in to ZooKeeper with") {
 		t.Fatalf("%s without ZK_CLIENT_JAAS: %v\n%s", lines[1], err, out)
 	}
 	// As printed, with the login.
-	if out := sh.ok(lines[0], jaas); !strings.Contains(out, data) {
+	if out := sh.OK(lines[0], jaas...); !strings.Contains(out, data) {
 		t.Fatalf("%s printed no /migration content:\n%s", lines[0], out)
 	}
 	for _, l := range lines[1:] {
-		sh.ok(l, jaas)
+		sh.OK(l, jaas...)
 	}
 	if got := holds(); len(got) != 0 {
 		t.Fatalf("after the deletes, the chroot still holds %q", got)
 	}
-}
-
-// zkShell runs command lines with sh, zookeeper-shell.sh on its PATH as
-// Kafka's bin/ has it: the CLI class given -server and the arguments,
-// KAFKA_OPTS given to the JVM as kafka-run-class.sh gives it.
-type zkShell struct {
-	t   *testing.T
-	bin string
-}
-
-func newZKShell(t *testing.T, d *kafkatest.Distribution, dir string) *zkShell {
-	t.Helper()
-	bin := filepath.Join(dir, "bin")
-	mustDo(t, os.Mkdir(bin, 0o755))
-	d.WriteTools(t, bin)
-	return &zkShell{t: t, bin: bin}
-}
-
-// run runs line, env added to the environment.
-func (z *zkShell) run(line string, env []string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", line)
-	cmd.Env = append(os.Environ(), "PATH="+z.bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	cmd.Env = append(cmd.Env, env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		err = fmt.Errorf("%s: %w", line, err)
-	}
-	return string(out), err
-}
-
-// ok is run that fails the test when line fails.
-func (z *zkShell) ok(line string, env []string) string {
-	z.t.Helper()
-	out, err := z.run(line, env)
-	if err != nil {
-		z.t.Fatalf("%v\n%s", err, out)
-	}
-	return out
 }
 
 func mustDo(t *testing.T, err error) {

@@ -2,10 +2,13 @@ package kafkatest
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kmeta/kmeta/shellword"
 )
@@ -56,4 +59,51 @@ func (d *Distribution) WriteTools(t testing.TB, bin string) {
 			}
 		}
 	}
+}
+
+// Shell runs command lines as an operator pastes kmeta's printed ones:
+// with sh, d's tools (WriteTools) first on the PATH, each line in a fresh
+// working directory (a line that writes a file writes it there), bounded
+// by a deadline so that a tool waiting on a server cannot hang the test.
+type Shell struct {
+	t testing.TB
+	// Bin is the directory of the tools.
+	Bin string
+}
+
+// ShellTimeout bounds one line: a tool's JVM start and its requests.
+const ShellTimeout = 90 * time.Second
+
+// Shell writes d's tools into a directory of t's and returns a Shell
+// whose lines find them first.
+func (d *Distribution) Shell(t testing.TB) *Shell {
+	t.Helper()
+	bin := t.TempDir()
+	d.WriteTools(t, bin)
+	return &Shell{t: t, Bin: bin}
+}
+
+// Run runs line, env (NAME=VALUE) added to the environment; the output
+// is stdout and stderr together, the error names the line.
+func (s *Shell) Run(line string, env ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), ShellTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", line)
+	cmd.Dir = s.t.TempDir()
+	cmd.Env = append(append(os.Environ(), "PATH="+s.Bin+string(os.PathListSeparator)+os.Getenv("PATH")), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		err = fmt.Errorf("%s: %w", line, err)
+	}
+	return string(out), err
+}
+
+// OK is Run that fails the test when line fails.
+func (s *Shell) OK(line string, env ...string) string {
+	s.t.Helper()
+	out, err := s.Run(line, env...)
+	if err != nil {
+		s.t.Fatalf("%v\n%s", err, out)
+	}
+	return out
 }
