@@ -534,7 +534,10 @@ func TestLintEffectiveConfigsSecuredKafka(t *testing.T) {
 		rebuild := func(extra ...string) report.RebuildDoc {
 			t.Helper()
 			args := append([]string{"quorum", "rebuild", "--dry-run", "-o", "json", "--from", c.MetadataLogDir(c.Controllers()[0]),
-				"--out", t.TempDir(), "--controllers", "3100@127.0.0.1:19093"}, extra...)
+				"--out", t.TempDir()}, extra...)
+			if !slices.Contains(extra, "--controllers") {
+				args = append(args, "--controllers", "3100@127.0.0.1:19093")
+			}
 			r := kmeta(args...)
 			var doc report.RebuildDoc
 			if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || r.code != 0 || len(doc.Roll) != 2 {
@@ -549,6 +552,20 @@ func TestLintEffectiveConfigsSecuredKafka(t *testing.T) {
 		}
 		if r := kmeta(doc.Roll[0].CheckArgs...); r.code != 0 && r.code != 1 {
 			t.Errorf("%s: exit %d\n%s", doc.Roll[0].Check, r.code, r.stderr)
+		}
+		// The controllers listen on PLAINTEXT, the brokers on SASL_SSL:
+		// with --controller-command-config a controller's wait as
+		// printed connects with its own settings and finds it back.
+		ctl := c.Controllers()[0]
+		ctlCfg := c.ClientProperties(t, kafkatest.ClientPlaintext)
+		ctlAddr := strings.Split(c.BootstrapControllers(), ",")[0]
+		doc = rebuild("--command-config", cfg, "--controller-command-config", ctlCfg, "--controllers", fmt.Sprintf("%d@%s", ctl, ctlAddr))
+		wantWait := fmt.Sprintf("kmeta roll wait --node %d --bootstrap-controller %s --controller-command-config %s", ctl, ctlAddr, ctlCfg)
+		if !slices.Equal(doc.ControllerWaits, []string{wantWait}) || !slices.Equal(doc.Roll[0].CheckArgs[4:], src) {
+			t.Fatalf("gates with --controller-command-config: controller waits %q, want %q; check %q", doc.ControllerWaits, wantWait, doc.Roll[0].CheckArgs)
+		}
+		if r := kmeta(strings.Fields(strings.TrimPrefix(wantWait, "kmeta "))...); r.code != 0 {
+			t.Errorf("%s: exit %d\n%s", wantWait, r.code, r.stderr)
 		}
 		// The harness's brokers also listen on PLAINTEXT.
 		doc = rebuild()

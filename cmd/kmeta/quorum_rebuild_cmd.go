@@ -33,7 +33,8 @@ func quorumRebuildCommand() *cli.Command {
 			"It prints what the brokers need: nothing when the voters keep their ids and endpoints, otherwise\n" +
 			"the controller.quorum.voters (static) or controller.quorum.bootstrap.servers (dynamic) value, and\n" +
 			"the gated restarts: kmeta roll wait per new controller, and the brokers' roll, each on the listener\n" +
-			"of --command-config's security.protocol (PLAINTEXT without it), the commands naming the file.\n" +
+			"of --command-config's security.protocol (PLAINTEXT without it), the commands naming the file; the\n" +
+			"controllers' waits name --controller-command-config where their listener takes other settings.\n" +
 			"Files are written atomically; a dir holding files is refused unless --force. Exit 0 when written\n" +
 			"(or planned with --dry-run), 1 when refused, 2 on bad input.",
 		Flags: append([]cli.Flag{
@@ -42,6 +43,7 @@ func quorumRebuildCommand() *cli.Command {
 			&cli.StringFlag{Name: "accept-loss", Usage: "give up the `OFFSETS` (FIRST-LAST) other copies hold beyond --from"},
 			&cli.StringFlag{Name: "release-version", Usage: "the Kafka `RELEASE` the new controllers run (default: the copy's software)"},
 			&cli.StringFlag{Name: "command-config", Usage: "Kafka client settings `FILE` the printed roll check and roll wait commands connect with (its security.protocol picks each broker's listener)"},
+			&cli.StringFlag{Name: "controller-command-config", Usage: "client settings `FILE` for the new controllers' listener, where it differs from the brokers': each controller's printed roll wait connects with it (without it, --command-config)"},
 		}, w.flags(writeUsage{Out: "`DIR` receiving controller-ID/ for each controller",
 			Force: "write into output dirs that hold files", DryRun: "print the plan, write nothing"})...),
 		Action: func(c *cli.Context) error {
@@ -50,16 +52,23 @@ func quorumRebuildCommand() *cli.Command {
 					return missingFlag(c, f)
 				}
 			}
+			// Read now: a file the printed commands cannot use is
+			// refused before anything is written.
 			var props map[string]string
-			if f := c.String("command-config"); f != "" {
-				// Read now: a file the printed commands cannot use is
-				// refused before anything is written.
-				var err error
-				if props, err = kafkaread.ReadProperties(f); err != nil {
-					return fmt.Errorf("--command-config: %w", err)
+			for _, flag := range []string{"command-config", "controller-command-config"} {
+				f := c.String(flag)
+				if f == "" {
+					continue
 				}
-				if err := (kafkaread.Config{Properties: props, PropertiesFile: f}).Check(); err != nil {
-					return fmt.Errorf("--command-config: %w", err)
+				p, err := kafkaread.ReadProperties(f)
+				if err != nil {
+					return fmt.Errorf("--%s: %w", flag, err)
+				}
+				if err := (kafkaread.Config{Properties: p, PropertiesFile: f}).Check(); err != nil {
+					return fmt.Errorf("--%s: %w", flag, err)
+				}
+				if flag == "command-config" {
+					props = p
 				}
 			}
 			cs, err := controllers.Parse(c.String("controllers"))
@@ -74,7 +83,7 @@ func quorumRebuildCommand() *cli.Command {
 			if err := p.Write(quorum.WriteOptions{Force: w.Force, DryRun: w.DryRun}); err != nil {
 				return rebuildError(c, err)
 			}
-			waits, roll, needs := rebuildGates(p, cs, c.String("command-config"), props)
+			waits, roll, needs := rebuildGates(p, cs, c.String("command-config"), c.String("controller-command-config"), props)
 			return emit(c, report.Rebuild(p, !w.DryRun, waits, roll, needs))
 		},
 	}

@@ -562,19 +562,23 @@ func quorumAddresses(c *cli.Context, in online.Input) string {
 // between a roll check and a roll wait against the brokers' addresses as
 // their registrations in the copy name them, on the listener of the
 // security protocol the client settings (configFile, props; none:
-// PLAINTEXT) name. Every command names configFile. needs says what the
+// PLAINTEXT) name. Every command names configFile, but the controllers'
+// waits name ctlConfigFile when given (--controller-command-config: their
+// listener takes other settings than the brokers'). needs says what the
 // commands lack when no file is given and a broker has no PLAINTEXT
 // listener ("" when nothing).
-func rebuildGates(p *quorum.RebuildPlan, cs []controllers.Spec, configFile string, props map[string]string) (waits []string, out []report.RollPlanStep, needs string) {
-	var settings []string
-	if configFile != "" {
-		settings = []string{"--command-config", configFile}
-	}
+func rebuildGates(p *quorum.RebuildPlan, cs []controllers.Spec, configFile, ctlConfigFile string, props map[string]string) (waits []string, out []report.RollPlanStep, needs string) {
 	var addrs []string
 	for _, c := range cs {
 		addrs = append(addrs, net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
 	}
-	ctl := append([]string{"--bootstrap-controller", strings.Join(addrs, ",")}, settings...)
+	ctl := []string{"--bootstrap-controller", strings.Join(addrs, ",")}
+	switch {
+	case ctlConfigFile != "":
+		ctl = append(ctl, "--controller-command-config", ctlConfigFile)
+	case configFile != "":
+		ctl = append(ctl, "--command-config", configFile)
+	}
 	for _, c := range cs {
 		waits = append(waits, roll.GatesFor(c.ID, roll.Source{Words: ctl}).Wait)
 	}
