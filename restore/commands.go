@@ -75,6 +75,31 @@ func Commands(p *Plan, o CommandOptions) []Command {
 	return out
 }
 
+// FixCommands sets the Command of each difference the plan does not
+// restore and a command undoes (Unrestorable.Args), as Commands renders
+// the actions: the same connection, quoted, held when a word cannot be
+// printed as a shell reads it.
+func FixCommands(p *Plan, o CommandOptions) {
+	for i := range p.NotRestored {
+		u := &p.NotRestored[i]
+		if len(u.Args) == 0 {
+			continue
+		}
+		// The connection goes after the tool's subcommand words (kmeta
+		// features downgrade), before its flags.
+		sub := 1 + slices.IndexFunc(u.Args[1:], func(a string) bool { return strings.HasPrefix(a, "-") })
+		if sub == 0 {
+			sub = len(u.Args)
+		}
+		args := slices.Concat(o.tool(u.Args[0])[:1], u.Args[1:sub], o.tool(u.Args[0])[1:], u.Args[sub:])
+		c := Command{Line: shellJoin(args), Runnable: true, Entity: u.Entity}
+		if v, ok := visible(c.Line); !ok {
+			c.Line, c.Runnable, c.Held = "# "+v, false, HeldControl
+		}
+		u.Command = &c
+	}
+}
+
 // visible is line with every character model.Printable refuses written
 // as \xNN (an invalid byte, or a rune below 0x100) or \u{N}; ok when
 // there was none.
@@ -101,7 +126,7 @@ func visible(line string) (string, bool) {
 }
 
 func (o CommandOptions) tool(name string) []string {
-	if o.Script {
+	if o.Script && name != "kmeta" {
 		name += ".sh"
 	}
 	bs := o.Bootstrap

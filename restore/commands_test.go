@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kmeta/kmeta/internal/testkit/toolstub"
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -44,5 +45,64 @@ func TestCommandsHoldControlCharacters(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("commands:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestFixCommandsRunAsPrinted: what the plan does not restore but a
+// command undoes (a topic or a SCRAM credential created since the point,
+// a feature level moved) gets that command, on the connection the plan's
+// commands name: run with sh, each gives its tool exactly the words; a
+// feature goes through kmeta's own gated command (downgrade, upgrade or
+// disable, from the levels), never named with .sh; a name holding a
+// control character is held, not printed raw.
+func TestFixCommandsRunAsPrinted(t *testing.T) {
+	want, have := model.NewImage(), model.NewImage()
+	for _, img := range []*model.Image{want, have} {
+		img.ClusterID = "c1"
+	}
+	part := map[int32]*model.Partition{0: {ID: 0, Replicas: []int32{1}, Leader: 1}}
+	have.Topics["new.one"] = &model.Topic{Name: "new.one", ID: model.UUID{5}, Partitions: part}
+	have.Topics["bad\x1bname"] = &model.Topic{Name: "bad\x1bname", ID: model.UUID{6}, Partitions: part}
+	have.SCRAM[model.ScramKey{User: "dave o", Mechanism: model.ScramSHA512}] = &model.ScramCredential{User: "dave o", Mechanism: model.ScramSHA512, Iterations: 4096}
+	want.Features["metadata.version"], have.Features["metadata.version"] = 21, 27
+	want.Features["group.version"] = 1
+	have.Features["transaction.version"] = 2
+	p := Make(want, have, Side{Name: "kraft:/log@offset=10"}, Side{Name: "kafka://b:9092"}, Options{})
+	const conn = "--bootstrap-server b:9092 --command-config '/etc/kafka/admin client.properties'"
+	FixCommands(p, CommandOptions{Bootstrap: "b:9092", CommandConfig: "/etc/kafka/admin client.properties", Script: true})
+	var got []string
+	for _, u := range p.NotRestored {
+		l := u.Entity + ": " + u.Fix
+		if u.Command != nil {
+			l += " | " + u.Command.Held + " | " + u.Command.Line
+		}
+		got = append(got, l)
+	}
+	wantLines := []string{
+		"topic bad\x1bname: delete it if it should go | control | # kafka-topics.sh " + conn + ` --delete --topic 'bad\x1Bname'`,
+		"topic new.one: delete it if it should go |  | kafka-topics.sh " + conn + " --delete --topic new.one",
+		"scram dave o SCRAM-SHA-512: delete it if it should go |  | kafka-configs.sh " + conn + " --alter --entity-type users --entity-name 'dave o' --delete-config SCRAM-SHA-512",
+		"feature group.version: set the point's level with kmeta's gated command, which says what it would turn off and asks first |  | kmeta features upgrade " + conn + " --feature group.version=1",
+		"feature metadata.version: set the point's level with kmeta's gated command, which says what it would turn off and asks first |  | kmeta features downgrade " + conn + " --feature metadata.version=21",
+		"feature transaction.version: set the point's level with kmeta's gated command, which says what it would turn off and asks first |  | kmeta features disable " + conn + " --feature transaction.version",
+	}
+	if !slices.Equal(got, wantLines) {
+		t.Fatalf("not restored:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantLines, "\n"))
+	}
+	stub := toolstub.New(t, "kafka-topics.sh", "kafka-configs.sh", "kmeta")
+	connArgs := []string{"--bootstrap-server", "b:9092", "--command-config", "/etc/kafka/admin client.properties"}
+	for _, u := range p.NotRestored {
+		if !u.Command.Runnable {
+			continue
+		}
+		sub := 1
+		if u.Args[0] == "kmeta" {
+			sub = 3
+		}
+		wantArgs := slices.Concat(u.Args[1:sub], connArgs, u.Args[sub:])
+		out, calls, err := stub.Run(t, "", u.Command.Line)
+		if err != nil || len(calls) != 1 || !strings.HasPrefix(calls[0].Tool, u.Args[0]) || !slices.Equal(calls[0].Args, wantArgs) {
+			t.Errorf("%s: %v %+v, want %s %q\n%s", u.Command.Line, err, calls, u.Args[0], wantArgs, out)
+		}
 	}
 }

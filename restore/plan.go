@@ -119,6 +119,13 @@ type Unrestorable struct {
 	Difference string `json:"difference"`
 	Why        string `json:"why"`
 	Fix        string `json:"fix,omitempty"`
+	// Args, when set, are the command that does Fix: the tool and its
+	// arguments without the connection, which FixCommands adds as
+	// Commands does to the plan's actions.
+	Args []string `json:"-"`
+	// Command is Args as the line to run, set by FixCommands; nil when no
+	// command does Fix.
+	Command *Command `json:"command,omitempty"`
 }
 
 // Reassignment is a kafka-reassign-partitions plan: the point's replicas
@@ -198,8 +205,8 @@ func (pl *planner) reported(f model.Field, what string) bool {
 	return true
 }
 
-func (pl *planner) notRestored(kind model.EntityKind, entity, diff, why, fix string) {
-	pl.p.NotRestored = append(pl.p.NotRestored, Unrestorable{Kind: kind.String(), Entity: entity, Difference: diff, Why: why, Fix: fix})
+func (pl *planner) notRestored(kind model.EntityKind, entity, diff, why, fix string, args ...string) {
+	pl.p.NotRestored = append(pl.p.NotRestored, Unrestorable{Kind: kind.String(), Entity: entity, Difference: diff, Why: why, Fix: fix, Args: args})
 }
 
 func (pl *planner) topics() {
@@ -237,7 +244,7 @@ func (pl *planner) topics() {
 			e := verify.TopicOf(ht)
 			if pl.selected(e) {
 				pl.notRestored(model.EntityTopic, e.Name, "created since the point", "kmeta restore never deletes a topic",
-					"kafka-topics --delete --topic "+ht.Name+" if it should go")
+					"delete it if it should go", "kafka-topics", "--delete", "--topic", ht.Name)
 			}
 		}
 	}
@@ -513,7 +520,7 @@ func (pl *planner) scram() {
 			pl.notRestored(model.EntitySCRAM, entity, "deleted since the point", scramWhy, rebuild)
 		case w == nil:
 			pl.notRestored(model.EntitySCRAM, entity, "added since the point", "kmeta restore does not write credentials",
-				"kafka-configs --alter --entity-type users --entity-name "+k.User+" --delete-config "+mech+" if it should go")
+				"delete it if it should go", "kafka-configs", "--alter", "--entity-type", "users", "--entity-name", k.User, "--delete-config", mech)
 		case w.Iterations != h.Iterations:
 			pl.notRestored(model.EntitySCRAM, entity, fmt.Sprintf("iterations: %d at the point, %d now", w.Iterations, h.Iterations), scramWhy, rebuild)
 		case secrets && !w.Withheld() && !h.Withheld() && model.ScramFingerprint(w) != model.ScramFingerprint(h):
@@ -598,9 +605,18 @@ func (pl *planner) features() {
 		if !pl.selected(verify.Entity{Kind: model.EntityFeature, Name: entity, Key: n}) {
 			continue
 		}
+		// kmeta's own command gates the change (what a downgrade turns
+		// off, what the nodes support) and asks before it acts.
+		args := []string{"kmeta", "features", "disable", "--feature", n}
+		switch {
+		case wok && hok && w < h:
+			args = []string{"kmeta", "features", "downgrade", "--feature", fmt.Sprintf("%s=%d", n, w)}
+		case wok:
+			args = []string{"kmeta", "features", "upgrade", "--feature", fmt.Sprintf("%s=%d", n, w)}
+		}
 		pl.notRestored(model.EntityFeature, entity, fmt.Sprintf("level %s at the point, %s now", level(w, wok), level(h, hok)),
 			"kmeta restore does not change feature levels: a downgrade may lose metadata",
-			fmt.Sprintf("kmeta features upgrade or downgrade --feature %s=%d, after checking what it turns off", n, w))
+			"set the point's level with kmeta's gated command, which says what it would turn off and asks first", args...)
 	}
 }
 

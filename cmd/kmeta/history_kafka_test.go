@@ -14,6 +14,7 @@ import (
 	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/restore"
 	"github.com/kmeta/kmeta/zkread"
 )
 
@@ -31,8 +32,9 @@ type restoreDoc struct {
 			Entity string `json:"entity"`
 		} `json:"actions"`
 		NotRestored []struct {
-			Entity     string `json:"entity"`
-			Difference string `json:"difference"`
+			Entity     string           `json:"entity"`
+			Difference string           `json:"difference"`
+			Command    *restore.Command `json:"command"`
 		} `json:"notRestored"`
 	} `json:"plan"`
 	Commands []struct {
@@ -222,6 +224,11 @@ func TestHistoryRestoreKafka44(t *testing.T) {
 		}
 	})
 
+	// Made after the point, so restore lists them as not restored, each
+	// with the command that undoes it.
+	h.step("after the point", "kafka-topics "+bs+" --create --topic created.after --partitions 1 --replication-factor 1",
+		"kafka-configs "+bs+" --alter --entity-type users --entity-name erin --add-config 'SCRAM-SHA-256=[iterations=4096,password=erin-secret]'")
+
 	t.Run("dry run and refusals send nothing", func(t *testing.T) {
 		end := logEnd()
 		code, doc, stderr := runRestore(t, "--to", point, live, "--command-config", props, "--dry-run")
@@ -257,6 +264,7 @@ func TestHistoryRestoreKafka44(t *testing.T) {
 	})
 
 	var restored int64
+	var undo []string // the commands that undo what restore does not
 	t.Run("restore", func(t *testing.T) {
 		restored = logEnd()
 		code, doc, stderr := runRestore(t, "--to", point, live, "--command-config", props, "--yes")
@@ -271,9 +279,28 @@ func TestHistoryRestoreKafka44(t *testing.T) {
 		var nr []string
 		for _, u := range doc.Plan.NotRestored {
 			nr = append(nr, u.Entity+": "+u.Difference)
+			if u.Command != nil && u.Command.Runnable {
+				undo = append(undo, u.Command.Line)
+			}
 		}
-		if want := []string{"topic payments_v2.eu: its data"}; !slices.Equal(nr, want) {
+		if want := []string{"topic payments_v2.eu: its data", "topic created.after: created since the point", "scram erin SCRAM-SHA-256: added since the point"}; !slices.Equal(nr, want) {
 			t.Errorf("not restored %q, want %q", nr, want)
+		}
+		conn := "--bootstrap-server " + c.BootstrapFor(kafkatest.ClientSCRAM512) + " --command-config " + props
+		if want := []string{"kafka-topics " + conn + " --delete --topic created.after",
+			"kafka-configs " + conn + " --alter --entity-type users --entity-name erin --delete-config SCRAM-SHA-256"}; !slices.Equal(undo, want) {
+			t.Errorf("the commands that undo what is not restored:\n%s\nwant\n%s", strings.Join(undo, "\n"), strings.Join(want, "\n"))
+		}
+	})
+
+	// Run with Kafka's tools as printed, they leave nothing but the
+	// re-created topic's id to differ (below).
+	var undone int64
+	t.Run("not restored, undone as printed", func(t *testing.T) {
+		undone = logEnd()
+		sh := d.Shell(t)
+		for _, l := range undo {
+			sh.OK(l)
 		}
 	})
 
@@ -296,7 +323,7 @@ func TestHistoryRestoreKafka44(t *testing.T) {
 
 	t.Run("history of the restore", func(t *testing.T) {
 		seen := map[string]bool{}
-		for _, c := range historyJSON(t, "kraft:"+dir, "--since", strconv.FormatInt(restored+1, 10)) {
+		for _, c := range historyJSON(t, "kraft:"+dir, "--since", strconv.FormatInt(restored+1, 10), "--until", strconv.FormatInt(undone, 10)) {
 			if c.Kind != "partition" {
 				seen[c.Record+" "+c.Entity+" "+c.Action] = true
 			}

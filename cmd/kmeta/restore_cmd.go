@@ -25,7 +25,9 @@ const restoreHelp = "Brings TARGET back to what SOURCE held at a point of its hi
 	"What cannot be restored is listed with why and what to do instead: SCRAM credentials (the log holds\n" +
 	"salted keys, not passwords: kmeta quorum rebuild at the point is the way), delegation tokens, broker\n" +
 	"registrations, feature levels, partition counts that grew, replica assignments (a reassignment plan\n" +
-	"is printed), topics created since (never deleted), the data of deleted topics.\n\n" +
+	"is printed), topics created since (never deleted), the data of deleted topics. Where a command undoes\n" +
+	"one (a topic or a SCRAM credential created since: Kafka's tools; a feature level: kmeta features,\n" +
+	"gated and asking first), it is printed under it, against the addresses the printed commands name.\n\n" +
 	"With TARGET kafka://HOST:PORT (or --bootstrap-server), restore names every change, asks Kafka with\n" +
 	"validate-only where Kafka has it (not for ACLs), then, unless --dry-run and after a confirmation\n" +
 	"(--yes skips it; without a terminal, --yes is required), sends CreateTopics, CreatePartitions,\n" +
@@ -107,6 +109,14 @@ func restoreRun(c *cli.Context) error {
 	}
 	src, tgt := restore.Side{Name: from.String(), World: from.World}, restore.Side{Name: to.String(), World: to.World}
 	plan := restore.Make(want, have, src, tgt, opts)
+	// The commands Kafka's tools would run: the plan's when printed, and
+	// always those that undo what the plan does not restore.
+	bs := c.String("print-bootstrap-server")
+	if bs == "" && to.World == model.WorldKafka {
+		bs = strings.Join(to.Bootstrap, ",")
+	}
+	co := restore.CommandOptions{Bootstrap: bs, CommandConfig: c.String("command-config"), ShowSecrets: showSecrets(c)}
+	restore.FixCommands(plan, co)
 	d := report.RestoreDoc{Source: src.Name, Target: tgt.Name, Plan: plan}
 	shown := func(p *restore.Plan) *restore.Plan {
 		if showSecrets(c) {
@@ -123,11 +133,7 @@ func restoreRun(c *cli.Context) error {
 		d.Outcome = report.RestoreNothing
 		return emit(c, report.RestoreReport(d))
 	case !live:
-		bs := c.String("print-bootstrap-server")
-		if bs == "" && to.World == model.WorldKafka {
-			bs = strings.Join(to.Bootstrap, ",")
-		}
-		d.Commands = restore.Commands(plan, restore.CommandOptions{Bootstrap: bs, CommandConfig: c.String("command-config"), ShowSecrets: showSecrets(c)})
+		d.Commands = restore.Commands(plan, co)
 		d.Outcome = report.RestorePrinted
 		return emit(c, report.RestoreReport(d))
 	}

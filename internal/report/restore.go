@@ -146,6 +146,10 @@ func RestoreReport(d RestoreDoc) Report {
 				l += "; " + u.Fix
 			}
 			nl = append(nl, "  "+printer.Clean(l))
+			if u.Command != nil {
+				// On a line of its own, to be pasted as it is.
+				nl = append(nl, "    "+u.Command.Line)
+			}
 		}
 		sections = append(sections, printer.Section{Lines: nl})
 	}
