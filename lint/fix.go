@@ -91,13 +91,7 @@ func (c *Context) reassignAll(file string, moves map[string]map[int32][]int32) s
 			r.Partitions = append(r.Partitions, model.ReassignmentPartition{Topic: topic, Partition: p, Replicas: moves[topic][p]})
 		}
 	}
-	plan := r.JSON()
-	write := "echo " + shellword.Quote(plan)
-	if strings.Contains(plan, `\`) {
-		write = `printf '%s\n' ` + shellword.Quote(plan)
-	}
-	f := shellword.Quote(file)
-	return fmt.Sprintf(`%s > %s && %s --reassignment-json-file %s --execute`, write, f, c.tool("kafka-reassign-partitions"), f)
+	return shellword.Reassign(c.tool("kafka-reassign-partitions"), file, r.JSON())
 }
 
 // zkShell runs zookeeper-shell commands (Kafka's bin/zookeeper-shell.sh,

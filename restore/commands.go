@@ -75,11 +75,23 @@ func Commands(p *Plan, o CommandOptions) []Command {
 	return out
 }
 
+// ReassignmentFile is the file the reassignment command writes the plan
+// to, in the working directory, for kafka-reassign-partitions to read.
+const ReassignmentFile = "kmeta-restore-reassignment.json"
+
 // FixCommands sets the Command of each difference the plan does not
-// restore and a command undoes (Unrestorable.Args), as Commands renders
-// the actions: the same connection, quoted, held when a word cannot be
-// printed as a shell reads it.
+// restore and a command undoes (Unrestorable.Args), and the
+// reassignment's (ReassignCommand), as Commands renders the actions: the
+// same connection, quoted, held when a word cannot be printed as a shell
+// reads it.
 func FixCommands(p *Plan, o CommandOptions) {
+	if js := p.ReassignmentJSON(); js != "" {
+		c := Command{Line: shellword.Reassign(shellJoin(o.tool("kafka-reassign-partitions")), ReassignmentFile, js), Runnable: true, Entity: "reassignment"}
+		if v, ok := visible(c.Line); !ok {
+			c.Line, c.Runnable, c.Held = "# "+v, false, HeldControl
+		}
+		p.ReassignCommand = &c
+	}
 	for i := range p.NotRestored {
 		u := &p.NotRestored[i]
 		if len(u.Args) == 0 {

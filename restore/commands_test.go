@@ -1,6 +1,8 @@
 package restore
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -59,11 +61,19 @@ func TestFixCommandsRunAsPrinted(t *testing.T) {
 	want, have := model.NewImage(), model.NewImage()
 	for _, img := range []*model.Image{want, have} {
 		img.ClusterID = "c1"
+		for id := int32(1); id <= 3; id++ {
+			img.Brokers[id] = &model.Broker{ID: id}
+		}
 	}
 	part := map[int32]*model.Partition{0: {ID: 0, Replicas: []int32{1}, Leader: 1}}
 	have.Topics["new.one"] = &model.Topic{Name: "new.one", ID: model.UUID{5}, Partitions: part}
 	have.Topics["bad\x1bname"] = &model.Topic{Name: "bad\x1bname", ID: model.UUID{6}, Partitions: part}
 	have.SCRAM[model.ScramKey{User: "dave o", Mechanism: model.ScramSHA512}] = &model.ScramCredential{User: "dave o", Mechanism: model.ScramSHA512, Iterations: 4096}
+	// A partition moved since the point, its topic's name holding a
+	// character JSON escapes with a backslash (the plan is then written with printf).
+	for img, rs := range map[*model.Image][]int32{want: {1, 2}, have: {2, 3}} {
+		img.Topics[`mo"ved`] = &model.Topic{Name: `mo"ved`, ID: model.UUID{7}, Partitions: map[int32]*model.Partition{0: {ID: 0, Replicas: rs, Leader: rs[0]}}}
+	}
 	want.Features["metadata.version"], have.Features["metadata.version"] = 21, 27
 	want.Features["group.version"] = 1
 	have.Features["transaction.version"] = 2
@@ -79,6 +89,7 @@ func TestFixCommandsRunAsPrinted(t *testing.T) {
 		got = append(got, l)
 	}
 	wantLines := []string{
+		`partition mo"ved-0: the reassignment printed moves them back (kafka-reassign-partitions), then a preferred leader election`,
 		"topic bad\x1bname: delete it if it should go | control | # kafka-topics.sh " + conn + ` --delete --topic 'bad\x1Bname'`,
 		"topic new.one: delete it if it should go |  | kafka-topics.sh " + conn + " --delete --topic new.one",
 		"scram dave o SCRAM-SHA-512: delete it if it should go |  | kafka-configs.sh " + conn + " --alter --entity-type users --entity-name 'dave o' --delete-config SCRAM-SHA-512",
@@ -89,10 +100,22 @@ func TestFixCommandsRunAsPrinted(t *testing.T) {
 	if !slices.Equal(got, wantLines) {
 		t.Fatalf("not restored:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantLines, "\n"))
 	}
-	stub := toolstub.New(t, "kafka-topics.sh", "kafka-configs.sh", "kmeta")
+	stub := toolstub.New(t, "kafka-topics.sh", "kafka-configs.sh", "kmeta", "kafka-reassign-partitions.sh")
+	// The reassignment: the plan written to its file, then executed.
+	dir := t.TempDir()
+	rc := p.ReassignCommand
+	wantLine := `printf '%s\n' '{"version":1,"partitions":[{"topic":"mo\"ved","partition":0,"replicas":[1,2]}]}' > kmeta-restore-reassignment.json && kafka-reassign-partitions.sh ` + conn + " --reassignment-json-file kmeta-restore-reassignment.json --execute"
+	if rc == nil || !rc.Runnable || rc.Line != wantLine {
+		t.Fatalf("reassignment: %+v\nwant %s", rc, wantLine)
+	}
+	out, calls, err := stub.Run(t, dir, rc.Line)
+	plan, _ := os.ReadFile(filepath.Join(dir, ReassignmentFile))
+	if wantArgs := []string{"--bootstrap-server", "b:9092", "--command-config", "/etc/kafka/admin client.properties", "--reassignment-json-file", ReassignmentFile, "--execute"}; err != nil || len(calls) != 1 || !slices.Equal(calls[0].Args, wantArgs) || string(plan) != p.ReassignmentJSON()+"\n" {
+		t.Errorf("%s: %v %+v, plan file %q\n%s", rc.Line, err, calls, plan, out)
+	}
 	connArgs := []string{"--bootstrap-server", "b:9092", "--command-config", "/etc/kafka/admin client.properties"}
 	for _, u := range p.NotRestored {
-		if !u.Command.Runnable {
+		if u.Command == nil || !u.Command.Runnable {
 			continue
 		}
 		sub := 1

@@ -143,8 +143,10 @@ type Plan struct {
 	Actions     []Action       `json:"actions"`
 	NotRestored []Unrestorable `json:"notRestored"`
 	// Reassignment, when replicas differ, restores them with Kafka's
-	// reassignment tool.
-	Reassignment *Reassignment `json:"reassignment,omitempty"`
+	// reassignment tool; ReassignCommand is the line that writes it to a
+	// file and executes it (set by FixCommands).
+	Reassignment    *Reassignment `json:"reassignment,omitempty"`
+	ReassignCommand *Command      `json:"reassignCommand,omitempty"`
 	// Notes say what was not compared, and why.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -313,7 +315,7 @@ func (pl *planner) replicas(wt, ht *model.Topic) {
 		}
 		pl.p.Reassignment.Partitions = append(pl.p.Reassignment.Partitions, model.ReassignmentPartition{Topic: wt.Name, Partition: wp.ID, Replicas: slices.Clone(wp.Replicas)})
 		pl.notRestored(model.EntityPartition, entity, diff, "partition assignments move data: kmeta restore does not reassign",
-			"the reassignment plan: kafka-reassign-partitions --execute --reassignment-json-file FILE, then a preferred leader election")
+			"the reassignment printed moves them back (kafka-reassign-partitions), then a preferred leader election")
 	}
 }
 

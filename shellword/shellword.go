@@ -40,3 +40,17 @@ func Join(words []string) string {
 func unsafe(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:,=@+%", r))
 }
+
+// Reassign is the line that writes plan, a kafka-reassign-partitions
+// JSON plan, to file in the working directory, then executes it with
+// tool: the tool and its connection, already a shell line. The plan is
+// written with echo, or with printf where it holds a backslash (a JSON
+// escape), which some shells' echo would interpret.
+func Reassign(tool, file, plan string) string {
+	write := "echo " + Quote(plan)
+	if strings.Contains(plan, `\`) {
+		write = `printf '%s\n' ` + Quote(plan)
+	}
+	f := Quote(file)
+	return write + " > " + f + " && " + tool + " --reassignment-json-file " + f + " --execute"
+}

@@ -24,10 +24,11 @@ const restoreHelp = "Brings TARGET back to what SOURCE held at a point of its hi
 	"counts that shrank, configs of topics, brokers and the cluster default, client quotas and ACLs.\n" +
 	"What cannot be restored is listed with why and what to do instead: SCRAM credentials (the log holds\n" +
 	"salted keys, not passwords: kmeta quorum rebuild at the point is the way), delegation tokens, broker\n" +
-	"registrations, feature levels, partition counts that grew, replica assignments (a reassignment plan\n" +
-	"is printed), topics created since (never deleted), the data of deleted topics. Where a command undoes\n" +
-	"one (a topic or a SCRAM credential created since: Kafka's tools; a feature level: kmeta features,\n" +
-	"gated and asking first), it is printed under it, against the addresses the printed commands name.\n\n" +
+	"registrations, feature levels, partition counts that grew, replica assignments, topics created since\n" +
+	"(never deleted), the data of deleted topics. Where a command undoes one, it is printed under it,\n" +
+	"against the addresses the printed commands name: a topic or a SCRAM credential created since (Kafka's\n" +
+	"tools), a feature level (kmeta features, gated and asking first), the point's replica assignments (a\n" +
+	"line that writes kafka-reassign-partitions' plan file and executes it).\n\n" +
 	"With TARGET kafka://HOST:PORT (or --bootstrap-server), restore names every change, asks Kafka with\n" +
 	"validate-only where Kafka has it (not for ACLs), then, unless --dry-run and after a confirmation\n" +
 	"(--yes skips it; without a terminal, --yes is required), sends CreateTopics, CreatePartitions,\n" +

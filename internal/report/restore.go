@@ -134,9 +134,12 @@ func RestoreReport(d RestoreDoc) Report {
 		}
 		sections = append(sections, printer.Section{Lines: cl})
 	}
-	if js := p.ReassignmentJSON(); js != "" {
+	if rc := p.ReassignCommand; rc != nil {
 		sections = append(sections, printer.Section{Lines: []string{
-			"replicas differ: a reassignment plan (kafka-reassign-partitions --execute --reassignment-json-file FILE):", js}})
+			"replicas differ: the point's replicas, as a reassignment (then a preferred leader election):", rc.Line}})
+	} else if js := p.ReassignmentJSON(); js != "" {
+		sections = append(sections, printer.Section{Lines: []string{
+			"replicas differ: a reassignment plan (kafka-reassign-partitions --execute --reassignment-json-file FILE):", printer.Clean(js)}})
 	}
 	if len(p.NotRestored) > 0 {
 		nl := []string{"not restored:"}
