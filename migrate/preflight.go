@@ -540,7 +540,7 @@ func checkConfigs(c *planCtx) error {
 					continue
 				}
 				c.eo.configValues[configKey(r, k)] = plain
-				f := finding(check(CodePasswordDecrypted), ClassPlan, ent, "decrypted with --password-encoder-secret; KRaft stores it in plain text, as Kafka's migration does", "")
+				f := finding(check(CodePasswordDecrypted), ClassPlan, ent, k+" decrypted with --password-encoder-secret; KRaft stores it in plain text, as Kafka's migration does", "")
 				f.Field = k
 				c.add(f)
 				continue
