@@ -59,7 +59,7 @@ var checks = model.Checks{
 		Code: CodeCanBeDynamic, Room: "quorum", Class: Class, Severity: model.SevInfo,
 		Title:    "a static quorum whose controllers support kraft.version 1: it can become dynamic",
 		Meaning:  "A dynamic quorum (KIP-853, Kafka 4.1+) lets controllers be added and removed online.",
-		Fix:      "kafka-features upgrade --feature kraft.version=1, then roll the configs to controller.quorum.bootstrap.servers",
+		Fix:      "kmeta features upgrade --feature kraft.version=1 on the cluster read (it checks that every node supports it, asks first, and prints the gated roll of the configs to controller.quorum.bootstrap.servers)",
 		Commands: describeCommands,
 	},
 	{

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/shellword"
 )
 
 // DefaultFetchTimeoutMs is controller.quorum.fetch.timeout.ms's default.
@@ -43,6 +44,11 @@ type Options struct {
 	// one whose last caught-up time is that far behind the leader's is
 	// not caught up.
 	FetchTimeoutMs int64
+	// Cluster are the words that name the cluster to kmeta features (its
+	// source and connection flags, as the command was given them), for
+	// the fix that changes kraft.version; nil: --bootstrap-controller
+	// CONTROLLERS, for the operator to fill.
+	Cluster []string
 }
 
 // VoterState is Judge's view of one voter.
@@ -177,8 +183,15 @@ func Judge(st *model.QuorumStatus, opts Options) Assessment {
 		}
 	}
 	if st.KRaftVersion == 0 && st.KRaftVersionSupported >= 1 {
+		cluster := opts.Cluster
+		if cluster == nil {
+			cluster = []string{"--bootstrap-controller", "CONTROLLERS"}
+		}
+		// kmeta's command checks that every node supports the level, asks
+		// first, and prints the gated roll of the configs to
+		// controller.quorum.bootstrap.servers that follows.
 		add(CodeCanBeDynamic, "quorum",
-			"kafka-features upgrade --feature kraft.version=1, then roll the configs to controller.quorum.bootstrap.servers",
+			"kmeta features upgrade "+shellword.Join(cluster)+" --feature kraft.version=1",
 			"a static quorum (kraft.version 0) whose controllers support kraft.version %d: it can become dynamic (KIP-853, Kafka 4.1+), so that controllers can be added and removed online", st.KRaftVersionSupported)
 	}
 	model.SortFindings(a.Findings)

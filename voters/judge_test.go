@@ -124,8 +124,13 @@ func TestJudgeCanBeDynamic(t *testing.T) {
 	if !slices.Equal(codes(a), []string{"info static-quorum-can-be-dynamic quorum"}) || a.Failing() {
 		t.Fatalf("findings %q", codes(a))
 	}
-	// The feature first, then the config roll: in that order.
-	if fix := a.Findings[0].Fix; fix != "kafka-features upgrade --feature kraft.version=1, then roll the configs to controller.quorum.bootstrap.servers" {
+	// kmeta's gated command, which prints the config roll that follows;
+	// on the cluster as the command read it, or for the operator to fill.
+	if fix := a.Findings[0].Fix; fix != "kmeta features upgrade --bootstrap-controller CONTROLLERS --feature kraft.version=1" {
+		t.Fatalf("fix %q", fix)
+	}
+	a = Judge(live(0, 1, nil, 1, 2, 3), Options{Cluster: []string{"--bootstrap-controller", "c1:9093,c2:9093", "--command-config", "/etc/kafka/admin client.properties"}})
+	if fix := a.Findings[0].Fix; fix != "kmeta features upgrade --bootstrap-controller c1:9093,c2:9093 --command-config '/etc/kafka/admin client.properties' --feature kraft.version=1" {
 		t.Fatalf("fix %q", fix)
 	}
 	for _, st := range []*model.QuorumStatus{live(0, 0, nil, 1, 2, 3), live(1, 1, nil, 1, 2, 3), live(0, -1, nil, 1, 2, 3)} {

@@ -15,6 +15,7 @@ import (
 	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/voters"
 )
 
 // featureLevelOffsets lists the offsets of the FeatureLevelRecords in the
@@ -124,7 +125,25 @@ func TestFeaturesWriteKafka44(t *testing.T) {
 		if err != nil || q.KRaftVersion != 0 {
 			t.Fatalf("before: kraft.version %v, %v", q, err)
 		}
-		r := kmetaOf(t, "features", "upgrade", src, "--feature", "kraft.version=1", "--yes")
+		// quorum describe says the static quorum can become dynamic, and
+		// its fix is the command that does it, on the cluster as read;
+		// run as printed (--yes: no terminal to confirm on).
+		r := kmetaOf(t, "quorum", "describe", src, "-o", "json")
+		var qd struct {
+			Findings []model.Finding `json:"findings"`
+		}
+		want := "kmeta features upgrade " + src + " --feature kraft.version=1"
+		err = json.Unmarshal([]byte(r.stdout), &qd)
+		var fixes []string
+		for _, f := range qd.Findings {
+			if f.Code == voters.CodeCanBeDynamic {
+				fixes = append(fixes, f.Fix)
+			}
+		}
+		if err != nil || !slices.Equal(fixes, []string{want}) {
+			t.Fatalf("quorum describe: exit %d, %v, findings %+v; want the fix %q\n%s", r.code, err, qd.Findings, want, r.stderr)
+		}
+		r = kmetaOf(t, append(strings.Fields(strings.TrimPrefix(fixes[0], "kmeta ")), "--yes")...)
 		if r.code != exitOK || !strings.Contains(r.stdout, "controller.quorum.bootstrap.servers") {
 			t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 		}

@@ -55,7 +55,12 @@ func quorumDescribeCommand() *cli.Command {
 				return err
 			}
 			printWarnings(c, warnings)
-			a := voters.Judge(st, voters.Options{FetchTimeoutMs: timeout})
+			o := voters.Options{FetchTimeoutMs: timeout}
+			if _, _, live, _ := liveArg(c); live {
+				// kmeta features reaches the cluster as this read did.
+				o.Cluster = append(sourceWords(c), setFlagWords(c, "command-config", "controller-command-config", "kafka-timeout")...)
+			}
+			a := voters.Judge(st, o)
 			if err := emit(c, report.Quorum(st, a)); err != nil {
 				return err
 			}

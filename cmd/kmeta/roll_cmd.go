@@ -363,20 +363,25 @@ func zkDigestRead(c *cli.Context, src string) bool {
 
 // rollSourceWords are rollSource's words.
 func rollSourceWords(c *cli.Context) []string {
-	var w []string
-	switch {
-	case c.String("bootstrap-server") != "":
-		w = append(w, "--bootstrap-server", c.String("bootstrap-server"))
-	case c.String("bootstrap-controller") != "":
-		w = append(w, "--bootstrap-controller", c.String("bootstrap-controller"))
-	default:
-		w = append(w, c.Args().First())
-	}
+	w := sourceWords(c)
 	w = append(w, setFlagWords(c, "command-config", "zk-tls-ca", "zk-tls-cert", "zk-tls-key", "kafka-timeout", "zk-session-timeout", "controller-quorum-fetch-timeout-ms")...)
 	for _, kv := range c.StringSlice("config") {
 		w = append(w, "--config", kv)
 	}
 	return w
+}
+
+// sourceWords name the command's one source as the user gave it: the
+// --bootstrap-server or --bootstrap-controller flag, else the SOURCE
+// argument.
+func sourceWords(c *cli.Context) []string {
+	switch {
+	case c.String("bootstrap-server") != "":
+		return []string{"--bootstrap-server", c.String("bootstrap-server")}
+	case c.String("bootstrap-controller") != "":
+		return []string{"--bootstrap-controller", c.String("bootstrap-controller")}
+	}
+	return []string{c.Args().First()}
 }
 
 // statusLine shows one changing line on stderr when it is a terminal
