@@ -134,6 +134,17 @@
 // the log start ("Inconsistent snapshot state" otherwise). A snapshot
 // beyond the log end is fine: Kafka truncates the log to it.
 //
+// Kafka's metadata loader applies a batch whole and publishes images only
+// between batches (and outside metadata transactions): the controller
+// writes one change's records as one batch (a topic with its partitions).
+// So a replay stopped at an offset (ImageOptions.AtOffset) must stop at
+// the end of a data batch, or just before a BeginTransactionRecord (the
+// loader publishes there, inside a batch too): any other offset inside a
+// batch is refused (ErrOffsetInsideBatch, naming the batch's ends), and
+// one inside an open transaction leaves it unapplied (WarnUnfinishedTxn).
+// An EndTransactionRecord followed by other records of its batch is not a
+// point: the loader publishes at the batch's end.
+//
 // # One verdict on one input
 //
 // log check, log dump and image reach the same verdict because they run

@@ -50,6 +50,13 @@ var (
 	// below the first snapshot's end and below the log start), so no image
 	// at that offset can be built.
 	ErrOffsetNotCovered = errors.New("metalog: offset not covered by the source")
+	// ErrOffsetInsideBatch means a replay was asked to stop at an offset
+	// inside a data batch, short of its last record. Kafka applies a
+	// batch whole (the controller writes one change's records as one
+	// batch: a topic with its partitions), so the image there is a state
+	// the cluster never had. The one state Kafka publishes inside a batch,
+	// the one just before a BeginTransactionRecord, is a point.
+	ErrOffsetInsideBatch = errors.New("metalog: offset inside a batch")
 	// ErrNoLog means a metadata partition dir is not usable as one: a
 	// dangling symlink, a symlink loop, a file, or a dir holding no
 	// segment and no snapshot.

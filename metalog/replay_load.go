@@ -295,9 +295,29 @@ func (l *loader) replayFile(f DataFile, from int64) error {
 			l.fileEnd(f, err, a.pos)
 			return nil
 		}
+		if b := &a.b; !snapshot && !skipRest && !a.damaged && !b.IsControl() && l.opts.AtOffset >= b.BaseOffset && l.opts.AtOffset < b.LastOffset() && b.LastOffset() >= from && !beginsTransactionAt(b, l.opts.AtOffset+1) {
+			// A bad point, not damage: the file is as Kafka wrote it.
+			return &FileError{File: f.Path, Err: fmt.Errorf(
+				"position %d, offset %d: %w: offset %d is inside the batch of offsets %d-%d, which Kafka applies whole (the image there is a state the cluster never had): give %d, its last offset, or an offset before %d",
+				b.Position, b.BaseOffset, ErrOffsetInsideBatch, l.opts.AtOffset, b.BaseOffset, b.LastOffset(), b.LastOffset(), b.BaseOffset)}
+		}
 		l.apply1(f, a, snapshot, from, &skipRest, &noted)
 		src.release(a)
 	}
+}
+
+// beginsTransactionAt says whether the record at offset off of b is a
+// BeginTransactionRecord: Kafka's loader publishes the image just before
+// one, inside a batch too, so the offset before it is a point.
+func beginsTransactionAt(b *Batch, off int64) bool {
+	it := b.Records()
+	for it.Next() {
+		if r := it.Record(); r.Offset == off {
+			fr, err := records.ParseFrame(r.Value)
+			return err == nil && fr.APIKey == (&records.BeginTransactionRecord{}).APIKey()
+		}
+	}
+	return false
 }
 
 // apply1 is replayFile's work on one batch the checker has seen.

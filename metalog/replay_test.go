@@ -185,7 +185,7 @@ func TestLoadImageAtOffsetNotCovered(t *testing.T) {
 		at   int64
 	}{
 		{filepath.Join(part, "00000000000000000099-0000000001.checkpoint"), 98},
-		{filepath.Join(part, "00000000000000000086.log"), 90},
+		{filepath.Join(part, "00000000000000000086.log"), 98},
 		{filepath.Join(part, "00000000000000000086.log"), -1},
 	} {
 		if _, err := LoadImage(c.path, ImageOptions{AtOffset: c.at}); err != nil {
@@ -346,7 +346,10 @@ func TestTornTailSaysWhatWasLost(t *testing.T) {
 // Batches large enough for replay to decode on two goroutines
 // (applyAhead) give the same image, counts and end offset as the same
 // records in batches too small for it, replayed one by one: in full, and
-// stopped inside a transaction and inside a round (--at-offset).
+// stopped (--at-offset) at the end of each batch and just before each
+// BeginTransactionRecord inside one (where Kafka's loader publishes). Any
+// other offset inside a large batch is refused: Kafka applies a batch
+// whole.
 func TestReplayLargeBatchesMatchOneByOne(t *testing.T) {
 	log := bigBatchLog()
 	// And a large batch of partitions of topics that do not exist (one
@@ -372,7 +375,34 @@ func TestReplayLargeBatchesMatchOneByOne(t *testing.T) {
 		}
 	}
 	writeLog(t, small, 1, split...)
-	for _, at := range []int64{-1, 250, 800, 1600, 1930, 2100} {
+	// Every large batch ends where one of its small ones does: stop
+	// after each batch. Inside a large one, replay refuses.
+	ats := []int64{-1}
+	end := int64(-1)
+	inside := 0
+	begins := 0
+	for _, b := range log {
+		// Just before a BeginTransactionRecord inside a batch: Kafka
+		// publishes there, and so may a point stop.
+		for i, m := range b {
+			if _, ok := m.(*records.BeginTransactionRecord); ok && i > 0 {
+				ats = append(ats, end+int64(i))
+				begins++
+			}
+		}
+		end += int64(len(b))
+		ats = append(ats, end)
+		if len(b) >= aheadMin {
+			if _, err := LoadImage(big, ImageOptions{AtOffset: end - int64(len(b)/2)}); !errors.Is(err, ErrOffsetInsideBatch) {
+				t.Errorf("at offset %d, inside the batch ending at %d: %v", end-int64(len(b)/2), end, err)
+			}
+			inside++
+		}
+	}
+	if inside < 2 || begins < 2 {
+		t.Fatalf("only %d large batches, %d transactions begun inside one", inside, begins)
+	}
+	for _, at := range ats {
 		want, err := LoadImage(small, ImageOptions{AtOffset: at})
 		if err != nil {
 			t.Fatal(err)

@@ -106,7 +106,7 @@ run log check "$k44/$snap"
 run log check "$k39/bootstrap.checkpoint"
 run quorum survey "$k44" "$work/seg-torn" "$work/seg-crc"
 run quorum survey "$k39" "$work/snap-crc"
-run diff "kraft:$k44@offset=20" "kraft:$k44"
+run diff "kraft:$k44@offset=21" "kraft:$k44"
 run diff "kraft:$k39" "kraft:$k44"
 run quorum rebuild --from "$k44" --controllers 3000@localhost:9093:FQPq8rZ_SRvMWKaXVz9O3g,3001@localhost:9094:DOIvzJBn3ns2RH3CXSzn1w,3002@localhost:9095:luesggQ74cFiSP3ajQNwEQ --out "$work/rebuilt" --dry-run
 

@@ -36,7 +36,7 @@ func TestTablesKeepTheAnswer(t *testing.T) {
 		{[]string{"migrate", "plan", "--zk", zkDataDir, "--controllers", "1@127.0.0.1:9093"},
 			[]string{"| SEVERITY", "CODE", "MESSAGE", "FIX"}, []string{"WHERE"}},
 		{[]string{"image", fixture44}, []string{"REPLICAS", "ISR", "ENDPOINTS"}, nil},
-		{[]string{"diff", "kraft:" + fixture44 + "@offset=20", "kraft:" + fixture44}, []string{"ENTITY", "FIELD", "BEFORE", "AFTER"}, nil},
+		{[]string{"diff", "kraft:" + fixture44 + "@offset=21", "kraft:" + fixture44}, []string{"ENTITY", "FIELD", "BEFORE", "AFTER"}, nil},
 		{[]string{"log", "check", fixture44}, []string{"PATH", "VERDICT", "LAST"}, nil},
 	} {
 		for _, width := range []int{80, 60} {

@@ -201,14 +201,14 @@ func TestEveryPrintedCodeRegistered(t *testing.T) {
 		add("history", "history", "kraft:"+k)
 		add("roll check", "roll", "check", "kraft:"+k, "--node", "1")
 		add("roll plan", "roll", "plan", "kraft:"+k, "--all-brokers")
-		add("restore", "restore", "--to", "kraft:"+k+"@offset=20", "kraft:"+k, "--print")
+		add("restore", "restore", "--to", "kraft:"+k+"@offset=21", "kraft:"+k, "--print")
 	}
 	for _, f := range compressed {
 		add("log check", "log", "check", f)
 	}
 	add("log check", "log", "check", filepath.Join(k44, snap))
 	add("quorum survey", "quorum", "survey", k44, kraft[len(kraft)-7], kraft[len(kraft)-8])
-	add("diff", "diff", "kraft:"+k44+"@offset=20", "kraft:"+k44)
+	add("diff", "diff", "kraft:"+k44+"@offset=21", "kraft:"+k44)
 	add("diff", "diff", "kraft:"+k39, "kraft:"+k44)
 	for _, z := range zk {
 		add("image", "image", z)

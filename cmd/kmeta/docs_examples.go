@@ -42,7 +42,7 @@ var docExamples = map[string][]docExample{
 	},
 	"image": {
 		{What: "a KRaft controller's metadata log", Line: "kmeta image " + fxKRaft44, Run: true},
-		{What: "the same log as it was at offset 40", Line: "kmeta image kraft:" + fxKRaft44 + "@offset=40 -o table", Run: true},
+		{What: "the same log as it was at offset 41", Line: "kmeta image kraft:" + fxKRaft44 + "@offset=41 -o table", Run: true},
 		{What: "a running cluster through its admin API", Line: "kmeta image kafka://b1:9092 --command-config client.properties"},
 	},
 	"history": {
@@ -56,7 +56,7 @@ var docExamples = map[string][]docExample{
 		{What: "restore ACLs and quotas only, without asking", Line: "kmeta restore --to kraft:/var/lib/kafka/meta@offset=1200 kafka://b1:9092 --entity acl --entity quota --yes"},
 	},
 	"diff": {
-		{What: "what changed between two points of one log", Line: "kmeta diff kraft:" + fxKRaft44 + "@offset=40 kraft:" + fxKRaft44, Run: true},
+		{What: "what changed between two points of one log", Line: "kmeta diff kraft:" + fxKRaft44 + "@offset=41 kraft:" + fxKRaft44, Run: true},
 		{What: "a controller's log against the running cluster", Line: "kmeta diff kraft:/var/lib/kafka/meta --bootstrap-server b1:9092"},
 	},
 	"verify": {

@@ -100,7 +100,7 @@ func treeArgs(t *testing.T, path string, cmd *cli.Command, flag, file string) []
 	case "migrate stage":
 		args = append(args, "--controllers", "3000@127.0.0.1:9093", "--metadata-dir", "/var/lib/kafka/ctl", "--out", filepath.Join(t.TempDir(), "out"))
 	case "restore":
-		args = append(args, "--to", "kraft:"+fixture44+"@offset=150")
+		args = append(args, "--to", "kraft:"+fixture44+"@offset=149")
 	case "quorum rebuild":
 		args = append(args, "--from", fixture44, "--controllers", "3000@127.0.0.1:9093", "--out", filepath.Join(t.TempDir(), "out"), "--dry-run")
 	case "roll check", "roll wait", "roll plan":

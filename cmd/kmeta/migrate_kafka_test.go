@@ -496,7 +496,10 @@ func TestMigrateZKClusterToKRaft(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &end); err != nil || end.Offset <= 0 {
 		t.Fatalf("no EndTransactionRecord of the bootstrap transaction in %s: %v\n%s", ctrlDir, err, out)
 	}
-	at := fmt.Sprintf("kraft:%s@offset=%d", ctrlDir, end.Offset)
+	// A point stops where Kafka's loader publishes: the end of the End's
+	// batch (the End is its last record when nothing else was written
+	// with it).
+	at := fmt.Sprintf("kraft:%s@offset=%d", ctrlDir, batchEnd(t, ctrlDir, end.Offset))
 	step(t, "10. kmeta verify --zk %s --kraft %s (the end of the bootstrap transaction)", zkData, at)
 	out, serr, code = kmetaRun(t, "verify", "--zk", zkData, "--kraft", at)
 	t.Logf("exit %d\n%s%s", code, out, serr)

@@ -61,7 +61,7 @@ func TestOutputsUnchanged(t *testing.T) {
 
 	zks := []string{"zkdata:" + zkd, "zkdata:" + zkd + "@zxid=0x98", "zkdump:" + filepath.Join(td, "zk", "dump.json"),
 		"zkdump:" + filepath.Join(td, "zk", "migration", "dual-write.dump.json")}
-	krafts := []string{"kraft:" + k44, "kraft:" + k44 + "@offset=20", "kraft:" + k39, "kraft:" + churn,
+	krafts := []string{"kraft:" + k44, "kraft:" + k44 + "@offset=21", "kraft:" + k39, "kraft:" + churn,
 		"kraft:" + filepath.Join("fx", "migrate", "testdata", "format-4.4.0-initial-controllers", "metadata")}
 	boots, _ := filepath.Glob(filepath.Join(td, "kraft", "bootstrap", "*", "*", "metadata"))
 	for _, b := range boots {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kmeta/kmeta/internal/testkit/kafkatest"
+	"github.com/kmeta/kmeta/metalog"
 	"github.com/kmeta/kmeta/migrate"
 	"github.com/kmeta/kmeta/verify"
 )
@@ -223,6 +224,31 @@ func migrationTransactionEnd(t *testing.T, dir string) (int64, int16) {
 	if end < 0 || mv < 0 {
 		t.Fatalf("no migration transaction in %s (MIGRATION state at %d, end %d, metadata.version %d):\n%s", dir, migrated, end, mv, out)
 	}
-	t.Logf("parity: Kafka's migration: ZkMigrationStateRecord MIGRATION at offset %d, EndTransactionRecord at %d, metadata.version %d", migrated, end, mv)
-	return end, mv
+	// Kafka's loader publishes the image at the end of the End's batch
+	// (3.9.2 puts a BrokerRegistrationChangeRecord after it in the same
+	// batch): a point stops there.
+	last := batchEnd(t, dir, end)
+	t.Logf("parity: Kafka's migration: ZkMigrationStateRecord MIGRATION at offset %d, EndTransactionRecord at %d, its batch ends at %d, metadata.version %d", migrated, end, last, mv)
+	return last, mv
+}
+
+// batchEnd is the last offset of the batch of dir's metadata log holding
+// offset off.
+func batchEnd(t *testing.T, dir string, off int64) int64 {
+	t.Helper()
+	ld, err := metalog.OpenLogDir(filepath.Join(dir, "__cluster_metadata-0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := ld.Log(metalog.StreamOptions{TolerateTornTail: true})
+	defer st.Close()
+	for {
+		b, err := st.Next()
+		if err != nil {
+			t.Fatalf("no batch holds offset %d in %s: %v", off, dir, err)
+		}
+		if b.BaseOffset <= off && off <= b.LastOffset() {
+			return b.LastOffset()
+		}
+	}
 }

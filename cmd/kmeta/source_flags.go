@@ -31,7 +31,8 @@ const sourceHelp = `SOURCE is one of:
    kafka://HOST:PORT[,HOST:PORT]  a running KRaft cluster, read through its admin API (read-only;
                                   IPv6 in brackets: [::1]:9092); Kafka's --bootstrap-server and
                                   --bootstrap-controller name it too, --command-config its client settings
-   A point in time may follow: kraft:DIR@offset=N, zkdata:DIR@zxid=N (a live source is read as it is now).
+   A point in time may follow: kraft:DIR@offset=N, zkdata:DIR@zxid=N (a live source is read as it is now);
+   N ends a batch (Kafka applies a batch whole: an offset inside one is refused, naming the batch's ends).
    Without a scheme, kmeta infers the kind from what the path holds (-v says what it inferred);
    host:port without zk:// is never taken for a host.`
 
