@@ -86,11 +86,7 @@ const ReassignmentFile = "kmeta-restore-reassignment.json"
 // reads it.
 func FixCommands(p *Plan, o CommandOptions) {
 	if js := p.ReassignmentJSON(); js != "" {
-		c := Command{Line: shellword.Reassign(shellJoin(o.tool("kafka-reassign-partitions")), ReassignmentFile, js), Runnable: true, Entity: "reassignment"}
-		if v, ok := visible(c.Line); !ok {
-			c.Line, c.Runnable, c.Held = "# "+v, false, HeldControl
-		}
-		p.ReassignCommand = &c
+		p.ReassignCommand = asCommand(shellword.Reassign(shellJoin(o.tool("kafka-reassign-partitions")), ReassignmentFile, js), "reassignment")
 	}
 	for i := range p.NotRestored {
 		u := &p.NotRestored[i]
@@ -103,13 +99,18 @@ func FixCommands(p *Plan, o CommandOptions) {
 		if sub == 0 {
 			sub = len(u.Args)
 		}
-		args := slices.Concat(o.tool(u.Args[0])[:1], u.Args[1:sub], o.tool(u.Args[0])[1:], u.Args[sub:])
-		c := Command{Line: shellJoin(args), Runnable: true, Entity: u.Entity}
-		if v, ok := visible(c.Line); !ok {
-			c.Line, c.Runnable, c.Held = "# "+v, false, HeldControl
-		}
-		u.Command = &c
+		u.Command = asCommand(shellJoin(slices.Concat(o.tool(u.Args[0])[:1], u.Args[1:sub], o.tool(u.Args[0])[1:], u.Args[sub:])), u.Entity)
 	}
+}
+
+// asCommand is line as a command about entity: runnable, or held and
+// commented out when a character cannot be printed as a shell reads it.
+func asCommand(line, entity string) *Command {
+	c := Command{Line: line, Runnable: true, Entity: entity}
+	if v, ok := visible(line); !ok {
+		c.Line, c.Runnable, c.Held = "# "+v, false, HeldControl
+	}
+	return &c
 }
 
 // visible is line with every character model.Printable refuses written
