@@ -99,7 +99,8 @@ func FixCommands(p *Plan, o CommandOptions) {
 		if sub == 0 {
 			sub = len(u.Args)
 		}
-		u.Command = asCommand(shellJoin(slices.Concat(o.tool(u.Args[0])[:1], u.Args[1:sub], o.tool(u.Args[0])[1:], u.Args[sub:])), u.Entity)
+		tool := o.tool(u.Args[0])
+		u.Command = asCommand(shellJoin(slices.Concat(tool[:1], u.Args[1:sub], tool[1:], u.Args[sub:])), u.Entity)
 	}
 }
 

@@ -56,7 +56,7 @@ func quorumDescribeCommand() *cli.Command {
 			}
 			printWarnings(c, warnings)
 			o := voters.Options{FetchTimeoutMs: timeout}
-			if _, _, live, _ := liveArg(c); live {
+			if strings.HasPrefix(st.Source, "kafka://") { // read live: liveArg named it
 				// kmeta features reaches the cluster as this read did.
 				o.Cluster = append(sourceWords(c), setFlagWords(c, "command-config", "controller-command-config", "kafka-timeout")...)
 			}

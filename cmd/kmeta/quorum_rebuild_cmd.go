@@ -56,13 +56,12 @@ func quorumRebuildCommand() *cli.Command {
 			// refused before anything is written.
 			var props map[string]string
 			for _, flag := range []string{"command-config", "controller-command-config"} {
-				f := c.String(flag)
+				p, f, err := clientSettings(c, flag)
+				if err != nil {
+					return err
+				}
 				if f == "" {
 					continue
-				}
-				p, err := kafkaread.ReadProperties(f)
-				if err != nil {
-					return fmt.Errorf("--%s: %w", flag, err)
 				}
 				if err := (kafkaread.Config{Properties: p, PropertiesFile: f}).Check(); err != nil {
 					return fmt.Errorf("--%s: %w", flag, err)

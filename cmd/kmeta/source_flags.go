@@ -158,21 +158,28 @@ func kafkaConfig(c *cli.Context) (kafkaread.Config, error) {
 	if cfg.Timeout <= 0 {
 		return cfg, usageErrorf(c, "--kafka-timeout %s: want a positive duration", cfg.Timeout)
 	}
-	if f := c.String("command-config"); f != "" {
-		p, err := kafkaread.ReadProperties(f)
-		if err != nil {
-			return cfg, fmt.Errorf("--command-config: %w", err)
-		}
-		cfg.Properties, cfg.PropertiesFile = p, f
+	var err error
+	if cfg.Properties, cfg.PropertiesFile, err = clientSettings(c, "command-config"); err != nil {
+		return cfg, err
 	}
-	if f := c.String("controller-command-config"); hasFlag(c, "controller-command-config") && f != "" {
-		p, err := kafkaread.ReadProperties(f)
-		if err != nil {
-			return cfg, fmt.Errorf("--controller-command-config: %w", err)
-		}
-		cfg.ControllerProperties, cfg.ControllerPropertiesFile = p, f
+	if cfg.ControllerProperties, cfg.ControllerPropertiesFile, err = clientSettings(c, "controller-command-config"); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
+}
+
+// clientSettings reads the Kafka client settings file flag names, when
+// the command has the flag and it is given (nil and "" otherwise).
+func clientSettings(c *cli.Context, flag string) (map[string]string, string, error) {
+	f := c.String(flag)
+	if !hasFlag(c, flag) || f == "" {
+		return nil, "", nil
+	}
+	p, err := kafkaread.ReadProperties(f)
+	if err != nil {
+		return nil, "", fmt.Errorf("--%s: %w", flag, err)
+	}
+	return p, f, nil
 }
 
 // liveArg is the live cluster a command of one cluster names (quorum
