@@ -35,12 +35,22 @@
 // AppendJSON writes a change as one JSON object (a line of
 // `kmeta history -o json`):
 //
-//	{"offset":1234,"time":"2026-01-02T15:04:05.123Z","record":"ConfigRecord",
-//	 "kind":"config","entity":"config TOPIC orders","action":"changed",
-//	 "before":{"retention.ms":"604800000"},"after":{"retention.ms":"86400000"}}
+//	{"offset":1234,"pointBefore":1231,"time":"2026-01-02T15:04:05.123Z",
+//	 "record":"ConfigRecord","kind":"config","entity":"config TOPIC orders",
+//	 "action":"changed","before":{"retention.ms":"604800000"},
+//	 "after":{"retention.ms":"86400000"}}
+//
+// pointBefore is the offset a replay stops at for the image just before
+// the change (SOURCE@offset=N of image, diff and restore). It is not
+// always offset-1: Kafka publishes an image only at the end of a batch,
+// or just before a metadata transaction, so a change whose batch begins
+// before it (1232-1234 above: one request's three config changes), or
+// which belongs to a transaction, has its point before that batch or
+// that transaction (see metalog's Replayer.PointBefore).
 //
 // A ZooKeeper change has "zxid" (a number) and "znode" instead of
-// "offset". before and after hold the fields that changed, as strings;
+// "offset" and "pointBefore" (every zxid is a point: zxid-1 is the one
+// before). before and after hold the fields that changed, as strings;
 // a field missing from one of them had (or has) no value: a created
 // entity has no "before", a deleted one no "after". time is absent when
 // the batch has none.

@@ -16,6 +16,11 @@ import (
 type Point struct {
 	World  model.World
 	Offset int64
+	// Before (KRaft) is the last point before the step: the offset to
+	// stop a replay at for the image without it (metalog's
+	// Replayer.PointBefore). It is Offset-1 unless the step shares a batch
+	// with records before it, or is part of a metadata transaction.
+	Before int64
 	Zxid   int64
 	// Time is the batch's or the transaction's time; zero when the batch
 	// has none.
@@ -325,6 +330,8 @@ func (e *Encoder) Append(b []byte, c *Change) []byte {
 	} else {
 		b = append(b, `{"offset":`...)
 		b = strconv.AppendInt(b, c.Offset, 10)
+		b = append(b, `,"pointBefore":`...)
+		b = strconv.AppendInt(b, c.Before, 10)
 	}
 	if !c.Time.IsZero() {
 		if e.lastText == nil || !c.Time.Equal(e.last) {

@@ -36,8 +36,11 @@ func lines(t *testing.T, opts Options, run func(j *Judge)) []string {
 
 func TestJudge(t *testing.T) {
 	at := func(off int64) Point {
-		return Point{World: model.WorldKRaft, Offset: off, Time: time.UnixMilli(1700000000000 + off).UTC()}
+		return Point{World: model.WorldKRaft, Offset: off, Before: off - 1, Time: time.UnixMilli(1700000000000 + off).UTC()}
 	}
+	// Offsets 1 and 2 in one batch: the point before 2 is 0.
+	at2 := at(2)
+	at2.Before = 0
 	topicCfg := model.ConfigResource{Type: model.ConfigTopic, Name: "orders"}
 	cfgRef := Touch{Ref: model.EntityRef{Kind: model.EntityConfig, Config: topicCfg}, Record: "ConfigRecord"}
 	partRef := Touch{Ref: model.EntityRef{Kind: model.EntityPartition, Name: "orders", ID: 0}, Record: "PartitionChangeRecord"}
@@ -49,7 +52,7 @@ func TestJudge(t *testing.T) {
 		img.Topics["orders"] = &model.Topic{Name: "orders", Partitions: map[int32]*model.Partition{
 			0: {ID: 0, Replicas: []int32{1, 2}, ISR: []int32{1, 2}, Leader: 1}}}
 		step(j, img, at(1), []Touch{cfgRef}, func() { img.Configs[topicCfg] = map[string]string{"retention.ms": "1000"} })
-		step(j, img, at(2), []Touch{cfgRef}, func() { img.Configs[topicCfg]["retention.ms"] = "2000" })
+		step(j, img, at2, []Touch{cfgRef}, func() { img.Configs[topicCfg]["retention.ms"] = "2000" })
 		step(j, img, at(3), []Touch{partRef}, func() {
 			p := *img.Topics["orders"].Partitions[0]
 			p.ISR, p.LeaderEpoch, p.PartitionEpoch = []int32{1}, 1, 1
@@ -70,13 +73,13 @@ func TestJudge(t *testing.T) {
 	ts := func(off int64) string { return at(off).Time.Format(time.RFC3339Nano) }
 	got := lines(t, Options{}, run)
 	want := []string{
-		`{"offset":1,"time":"` + ts(1) + `","record":"ConfigRecord","kind":"config","entity":"config TOPIC orders","action":"created","after":{"retention.ms":"1000"}}`,
-		`{"offset":2,"time":"` + ts(2) + `","record":"ConfigRecord","kind":"config","entity":"config TOPIC orders","action":"changed","before":{"retention.ms":"1000"},"after":{"retention.ms":"2000"}}`,
-		`{"offset":3,"time":"` + ts(3) + `","record":"PartitionChangeRecord","kind":"partition","entity":"partition orders-0","action":"changed","before":{"isr":"[1,2]","leaderEpoch":"0","partitionEpoch":"0"},"after":{"isr":"[1]","leaderEpoch":"1","partitionEpoch":"1"}}`,
-		`{"offset":5,"time":"` + ts(5) + `","record":"AccessControlEntryRecord","kind":"acl","entity":"acl TOPIC:LITERAL:orders User:a\"b@* READ ALLOW","action":"created","after":{"host":"*","operation":"READ","patternType":"LITERAL","permissionType":"ALLOW","principal":"User:a\"b","resourceName":"orders","resourceType":"TOPIC"}}`,
-		`{"offset":6,"time":"` + ts(6) + `","record":"AccessControlEntryRecord","kind":"acl","entity":"acl TOPIC:LITERAL:orders User:a\"b@* READ ALLOW","action":"deleted","before":{"host":"*","operation":"READ","patternType":"LITERAL","permissionType":"ALLOW","principal":"User:a\"b","resourceName":"orders","resourceType":"TOPIC"}}`,
-		`{"offset":7,"time":"` + ts(7) + `","record":"ConfigRecord","kind":"config","entity":"config TOPIC orders","action":"deleted","before":{"retention.ms":"2000"}}`,
-		`{"offset":8,"time":"` + ts(8) + `","record":"ConfigRecord","kind":"config","entity":"config BROKER 1","action":"created","after":{"ssl.key.password":"` + model.RedactedValue("s3cret") + `"}}`,
+		`{"offset":1,"pointBefore":0,"time":"` + ts(1) + `","record":"ConfigRecord","kind":"config","entity":"config TOPIC orders","action":"created","after":{"retention.ms":"1000"}}`,
+		`{"offset":2,"pointBefore":0,"time":"` + ts(2) + `","record":"ConfigRecord","kind":"config","entity":"config TOPIC orders","action":"changed","before":{"retention.ms":"1000"},"after":{"retention.ms":"2000"}}`,
+		`{"offset":3,"pointBefore":2,"time":"` + ts(3) + `","record":"PartitionChangeRecord","kind":"partition","entity":"partition orders-0","action":"changed","before":{"isr":"[1,2]","leaderEpoch":"0","partitionEpoch":"0"},"after":{"isr":"[1]","leaderEpoch":"1","partitionEpoch":"1"}}`,
+		`{"offset":5,"pointBefore":4,"time":"` + ts(5) + `","record":"AccessControlEntryRecord","kind":"acl","entity":"acl TOPIC:LITERAL:orders User:a\"b@* READ ALLOW","action":"created","after":{"host":"*","operation":"READ","patternType":"LITERAL","permissionType":"ALLOW","principal":"User:a\"b","resourceName":"orders","resourceType":"TOPIC"}}`,
+		`{"offset":6,"pointBefore":5,"time":"` + ts(6) + `","record":"AccessControlEntryRecord","kind":"acl","entity":"acl TOPIC:LITERAL:orders User:a\"b@* READ ALLOW","action":"deleted","before":{"host":"*","operation":"READ","patternType":"LITERAL","permissionType":"ALLOW","principal":"User:a\"b","resourceName":"orders","resourceType":"TOPIC"}}`,
+		`{"offset":7,"pointBefore":6,"time":"` + ts(7) + `","record":"ConfigRecord","kind":"config","entity":"config TOPIC orders","action":"deleted","before":{"retention.ms":"2000"}}`,
+		`{"offset":8,"pointBefore":7,"time":"` + ts(8) + `","record":"ConfigRecord","kind":"config","entity":"config BROKER 1","action":"created","after":{"ssl.key.password":"` + model.RedactedValue("s3cret") + `"}}`,
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -20,6 +20,8 @@ type Position struct {
 	Offset    int64
 	Epoch     int32
 	Timestamp int64 // batch base timestamp, ms
+	// Batch is the first offset of the record's batch.
+	Batch int64
 	// Snapshot: the record is one of the snapshot (or bootstrap file)
 	// replay started from; its Offset is the snapshot's last offset.
 	Snapshot bool
@@ -45,7 +47,12 @@ type Replayer struct {
 	txn       []pending // buffered records of an open transaction
 	inTxn     bool
 	txnPos    Position
-	last      Position
+	// committing: the records applied are the transaction's, at its End.
+	committing bool
+	// lastBegin and lastEnd are the Begin and the End (or Abort) of the
+	// transaction that closed last (-1: none).
+	lastBegin, lastEnd int64
+	last               Position
 	// Applied and Skipped count records; Skipped holds the records that
 	// took no effect (unknown types, records Kafka refuses, aborted
 	// transactions).
@@ -85,6 +92,7 @@ func (r *Replayer) Reset() {
 	r.byID, r.lastTopic = map[model.UUID]*model.Topic{}, nil
 	r.arena = newPartitionArena()
 	r.txn, r.inTxn = nil, false
+	r.lastBegin, r.lastEnd = -1, -1
 	r.img.Provenance.Offset = -1
 	r.img.Provenance.Epoch = -1
 }
@@ -96,6 +104,25 @@ func (r *Replayer) InTransaction() bool { return r.inTxn }
 // PendingTransaction returns the position of the open transaction's Begin.
 func (r *Replayer) PendingTransaction() (Position, int, bool) {
 	return r.txnPos, len(r.txn), r.inTxn
+}
+
+// PointBefore is the last point (an offset a replay may stop at, see the
+// package doc) whose image does not hold the record at pos, which Before
+// or Observe is handed: for a record of a metadata transaction, the offset
+// before its BeginTransactionRecord; for a control record, the offset
+// before it; for any other, the offset before its batch, or before the
+// transaction that closed earlier in that batch (Kafka publishes no image
+// between that End and the record).
+func (r *Replayer) PointBefore(pos Position, control bool) int64 {
+	switch {
+	case r.committing:
+		return r.txnPos.Offset - 1
+	case control:
+		return pos.Offset - 1
+	case r.lastEnd >= pos.Batch && r.lastEnd < pos.Offset:
+		return r.lastBegin - 1
+	}
+	return pos.Batch - 1
 }
 
 // Image returns the image as of the last committed record. The caller must
@@ -116,9 +143,12 @@ func (r *Replayer) Apply(pos Position, rec records.Metadata) error {
 		if !r.inTxn {
 			return fmt.Errorf("%w: EndTransaction at offset %d without a Begin", ErrTransaction, pos.Offset)
 		}
+		r.committing = true
 		for _, p := range r.txn {
 			r.apply(p.pos, p.rec)
 		}
+		r.committing = false
+		r.lastBegin, r.lastEnd = r.txnPos.Offset, pos.Offset
 		r.txn, r.inTxn = r.txn[:0], false
 		r.mark(pos)
 		return nil
@@ -127,6 +157,7 @@ func (r *Replayer) Apply(pos Position, rec records.Metadata) error {
 			return fmt.Errorf("%w: AbortTransaction at offset %d without a Begin", ErrTransaction, pos.Offset)
 		}
 		r.Skipped += int64(len(r.txn))
+		r.lastBegin, r.lastEnd = r.txnPos.Offset, pos.Offset
 		r.txn, r.inTxn = r.txn[:0], false
 		r.mark(pos)
 		return nil

@@ -822,7 +822,7 @@ func (l *loader) position(f DataFile, b *Batch, snapshot bool, recOffset int64) 
 	if l.opts.AtOffset >= 0 && !snapshot && off > l.opts.AtOffset {
 		return Position{}, false
 	}
-	return Position{Offset: off, Epoch: b.PartitionLeaderEpoch, Timestamp: b.BaseTimestamp, Snapshot: snapshot}, true
+	return Position{Offset: off, Epoch: b.PartitionLeaderEpoch, Timestamp: b.BaseTimestamp, Batch: b.BaseOffset, Snapshot: snapshot}, true
 }
 
 // decode decodes a data record that is applied before the next is

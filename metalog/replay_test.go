@@ -562,3 +562,113 @@ func TestReplayWarnsOfIllegalTopicNames(t *testing.T) {
 		t.Errorf("the image is called partial, or does not carry the warnings: %v", res.Image.Warnings)
 	}
 }
+
+// Every record's PointBefore is the last point whose image lacks the
+// record: a replay stops there without refusal and outside any
+// transaction, and every offset between it and the record is refused
+// (inside a batch), inside a transaction (left unapplied), or shows the
+// same image. Over the Kafka-written fixtures (a 3.9.2 bootstrap
+// transaction, 4.4.0's, topics created with their configs and
+// partitions in one batch) and the large batches (transactions begun and
+// ended inside a batch, records after an End in its batch, an abort).
+// Fails when PointBefore gives the record's offset minus one, or the
+// batch's start for a transaction's record or one after an End.
+func TestPointBeforeIsTheLastPointWithoutTheRecord(t *testing.T) {
+	big := t.TempDir()
+	writeLog(t, big, 1, bigBatchLog()...)
+	// A control batch whose records each change the quorum: a point may
+	// stop between them (the raft layer applies them one by one).
+	ctl := t.TempDir()
+	w, err := CreateSegment(ctl, 0, WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mv, err := records.EncodeMetadata(nil, &records.FeatureLevelRecord{Name: "metadata.version", FeatureLevel: 25}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range []error{
+		w.AppendData(1, 1700000000000, [][]byte{mv}),
+		w.AppendControl(1, 1700000000000, []ControlRecord{{Type: ControlKRaftVersion, Value: EncodeKRaftVersion(1)}, {Type: ControlKRaftVersion, Value: EncodeKRaftVersion(0)}}),
+		w.AppendData(1, 1700000000000, [][]byte{mv}),
+		w.Commit(),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, dir := range map[string]string{"3.9.2": "../testdata/kraft/3.9.2/metadata", "4.4.0": fixture44, "large batches": big, "control batch": ctl} {
+		t.Run(name, func(t *testing.T) {
+			type rec struct{ off, before int64 }
+			var recs []rec
+			_, err := LoadImage(dir, ImageOptions{AtOffset: -1, Oldest: true, Before: func(r *Replayer, pos Position, m records.Message) {
+				if !pos.Snapshot {
+					_, control := m.(records.Control)
+					recs = append(recs, rec{pos.Offset, r.PointBefore(pos, control)})
+				}
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			type at struct {
+				res      *ImageResult
+				inside   bool
+				unfinish bool
+			}
+			loaded := map[int64]at{}
+			load := func(off int64) at {
+				if a, ok := loaded[off]; ok {
+					return a
+				}
+				res, err := LoadImage(dir, ImageOptions{AtOffset: off})
+				var a at
+				switch {
+				case errors.Is(err, ErrOffsetInsideBatch):
+					a.inside = true
+				case err != nil:
+					t.Fatalf("at offset %d: %v", off, err)
+				default:
+					a.res, a.unfinish = res, hasWarning(res, model.WarnUnfinishedTxn, "unfinished")
+				}
+				loaded[off] = a
+				return a
+			}
+			// The records after each point, by point: the offsets up to the
+			// last of them are checked once.
+			last := map[int64]int64{}
+			notPrev := 0
+			for _, r := range recs {
+				if r.before >= r.off {
+					t.Fatalf("offset %d: point before %d", r.off, r.before)
+				}
+				last[r.before] = max(last[r.before], r.off)
+				if r.before != r.off-1 {
+					notPrev++
+				}
+			}
+			for p, end := range last {
+				if p < 0 {
+					continue // the empty log before everything
+				}
+				a := load(p)
+				if a.inside || a.unfinish {
+					t.Errorf("point before %d is no point: inside a batch %v, inside a transaction %v", end, a.inside, a.unfinish)
+					continue
+				}
+				for q := p + 1; q < end; q++ {
+					b := load(q)
+					if b.inside || b.unfinish {
+						continue
+					}
+					if d := cmp.Diff(a.res.Image, b.res.Image, cmpopts.IgnoreFields(model.Image{}, "Warnings", "Provenance")); d != "" {
+						t.Errorf("offset %d is a point between %d and the record at %d with another image:\n%s", q, p, end, d)
+					}
+				}
+			}
+			if notPrev == 0 && name != "control batch" {
+				t.Fatalf("%d records, none whose point before is not the offset before it", len(recs))
+			}
+			t.Logf("%d records, %d of them with a point before other than the offset before them, %d offsets loaded", len(recs), notPrev, len(loaded))
+		})
+	}
+}

@@ -28,10 +28,15 @@ const historyHelp = "Replays the source once, from its snapshot on (the snapshot
 	"producer-id block, the migration state. Each change says when (the batch's or the transaction's\n" +
 	"time), where (the offset, or the zxid and znode), the record or operation, the entity as kmeta diff\n" +
 	"names it, and each field before → after. Secrets show as their hash unless --show-secrets.\n\n" +
-	"-o json writes one JSON object per change (JSON lines): offset (KRaft) or zxid and znode (ZooKeeper),\n" +
-	"time (RFC 3339), record, kind, entity, action (created, changed, deleted), before and after (the\n" +
-	"fields that changed). text and json stream as the replay goes, so memory is the image's whatever\n" +
-	"the log's length; table and html hold the selected changes (html lists the first 2000 and draws all).\n\n" +
+	"A KRaft change whose offset N is not the first of its batch, or which belongs to a metadata\n" +
+	"transaction, says its point before (\"offset 1234 (point before: 1231)\"): Kafka publishes an image\n" +
+	"only at a batch's end (or just before a transaction), so SOURCE@offset=N-1 is refused there, and the\n" +
+	"point before is what image, diff and restore take for the state without the change.\n\n" +
+	"-o json writes one JSON object per change (JSON lines): offset and pointBefore (KRaft) or zxid and\n" +
+	"znode (ZooKeeper), time (RFC 3339), record, kind, entity, action (created, changed, deleted), before\n" +
+	"and after (the fields that changed). text and json stream as the replay goes, so memory is the\n" +
+	"image's whatever the log's length; table and html hold the selected changes (html lists the first\n" +
+	"2000 and draws all).\n\n" +
 	"--entity KIND[:GLOB] selects (repeatable; KIND one of topic, partition, broker, controller, config,\n" +
 	"quota, acl, scram, token, feature, quorum, producer-ids, migration; GLOB matches the entity's name as\n" +
 	"diff prints it without the kind, e.g. 'orders-*', 'TOPIC orders', or a short name: a config's resource,\n" +
@@ -238,8 +243,12 @@ func historyRun(c *cli.Context) error {
 func kraftHistory(j *history.Judge, sum *report.HistorySummary) source.Options {
 	var refs []model.EntityRef
 	var touches []history.Touch
-	point := func(pos metalog.Position) history.Point {
-		p := history.Point{World: model.WorldKRaft, Offset: pos.Offset}
+	// cur is the point of the record Before was handed; Observe, which
+	// follows for the same record, reports its changes there.
+	var cur history.Point
+	point := func(r *metalog.Replayer, pos metalog.Position, rec records.Message) history.Point {
+		_, control := rec.(records.Control)
+		p := history.Point{World: model.WorldKRaft, Offset: pos.Offset, Before: r.PointBefore(pos, control)}
 		if pos.Timestamp > 0 && pos.Timestamp <= 253402300799999 {
 			p.Time = time.UnixMilli(pos.Timestamp).UTC()
 		}
@@ -252,7 +261,8 @@ func kraftHistory(j *history.Judge, sum *report.HistorySummary) source.Options {
 				sum.Start, sum.HasStart = pos.Offset, true
 				return
 			}
-			pt := point(pos)
+			pt := point(r, pos, rec)
+			cur = pt
 			if !j.InWindow(pt) {
 				j.Before(nil, pt, nil)
 				return
@@ -267,7 +277,7 @@ func kraftHistory(j *history.Judge, sum *report.HistorySummary) source.Options {
 		},
 		Observe: func(img *model.Image, pos metalog.Position, _ records.Message) {
 			if !pos.Snapshot {
-				j.After(img, point(pos))
+				j.After(img, cur)
 			}
 		},
 	}

@@ -20,13 +20,26 @@ import (
 // milliseconds (batch and transaction times have no more), UTC.
 const historyTime = "2006-01-02T15:04:05.000Z07:00"
 
-// HistoryWhere is where a change is: "offset 1234" or "zxid 0x2000001f
-// setData /config/topics/orders".
+// HistoryWhere is where a change is: "offset 1234", "offset 1234 (point
+// before: 1231)" or "zxid 0x2000001f".
 func HistoryWhere(c *history.Change) string {
 	if c.World == model.WorldZooKeeper {
 		return fmt.Sprintf("zxid %#x", c.Zxid)
 	}
-	return "offset " + strconv.FormatInt(c.Offset, 10)
+	return string(appendOffset(nil, c))
+}
+
+// appendOffset appends "offset N", and the point before the change where
+// it is not N-1 (history's doc.go): the offset an operator gives image,
+// diff or restore for the state before it, which N-1 is not when N shares
+// a batch with records before it or belongs to a transaction.
+func appendOffset(b []byte, c *history.Change) []byte {
+	b = strconv.AppendInt(append(b, "offset "...), c.Offset, 10)
+	if c.Before != c.Offset-1 {
+		b = strconv.AppendInt(append(b, " (point before: "...), c.Before, 10)
+		b = append(b, ')')
+	}
+	return b
 }
 
 func historyWhen(c *history.Change) string {
@@ -76,7 +89,7 @@ func (t *HistoryText) Append(b []byte, c *history.Change) []byte {
 	if c.World == model.WorldZooKeeper {
 		b = fmt.Appendf(b, "zxid %#x", c.Zxid)
 	} else {
-		b = strconv.AppendInt(append(b, "offset "...), c.Offset, 10)
+		b = appendOffset(b, c)
 	}
 	b = append(b, ' ')
 	b = append(b, c.Record...)
@@ -124,8 +137,8 @@ func unset(v string, ok bool) string {
 var HistoryColumns = []printer.Column{
 	{Header: "TIME", Key: "time"}, {Header: "WHERE", Key: "where", Essential: true}, {Header: "RECORD", Key: "record"},
 	{Header: "ENTITY", Key: "entity", Essential: true, Wrap: true}, {Header: "ACTION", Key: "action", Essential: true},
-	{Header: "FIELD", Key: "field", Essential: true}, {Header: "BEFORE", Key: "before", Wrap: true},
-	{Header: "AFTER", Key: "after", Wrap: true},
+	{Header: "FIELD", Key: "field", Essential: true}, {Header: "BEFORE", Key: "before", Wrap: true, Essential: true},
+	{Header: "AFTER", Key: "after", Wrap: true, Essential: true},
 }
 
 // HistoryRows appends c's rows to rows.
