@@ -2,6 +2,8 @@ package voters
 
 import (
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 
 	"github.com/kmeta/kmeta/model"
@@ -46,8 +48,8 @@ type Options struct {
 	FetchTimeoutMs int64
 	// Cluster are the words that name the cluster to kmeta features (its
 	// source and connection flags, as the command was given them), for
-	// the fix that changes kraft.version; nil: --bootstrap-controller
-	// CONTROLLERS, for the operator to fill.
+	// the fix that changes kraft.version; nil: the voters' registered
+	// controller listeners (controllerWords).
 	Cluster []string
 }
 
@@ -185,7 +187,7 @@ func Judge(st *model.QuorumStatus, opts Options) Assessment {
 	if st.KRaftVersion == 0 && st.KRaftVersionSupported >= 1 {
 		cluster := opts.Cluster
 		if cluster == nil {
-			cluster = []string{"--bootstrap-controller", "CONTROLLERS"}
+			cluster = controllerWords(st)
 		}
 		// kmeta's command checks that every node supports the level, asks
 		// first, and prints the gated roll of the configs to
@@ -196,6 +198,41 @@ func Judge(st *model.QuorumStatus, opts Options) Assessment {
 	}
 	model.SortFindings(a.Findings)
 	return a
+}
+
+// controllerWords names a quorum read from log dirs to kmeta features:
+// --bootstrap-controller with each voter's controller listener as its
+// registration names it (a static quorum's voters are those of
+// controller.quorum.voters, whose addresses only the registrations hold
+// in the log), a PLAINTEXT one where a voter has several, and
+// --command-config FILE when one is secured, for the client settings
+// only the operator has. A voter without a registered listener leaves
+// --bootstrap-controller CONTROLLERS, for the operator to fill.
+func controllerWords(st *model.QuorumStatus) []string {
+	var addrs []string
+	secured := false
+	for _, v := range st.Voters {
+		if len(v.Endpoints) == 0 {
+			return []string{"--bootstrap-controller", "CONTROLLERS"}
+		}
+		e := v.Endpoints[0]
+		for _, x := range v.Endpoints {
+			if model.SecurityProtocolName(x.SecurityProtocol) == "PLAINTEXT" {
+				e = x
+				break
+			}
+		}
+		secured = secured || model.SecurityProtocolName(e.SecurityProtocol) != "PLAINTEXT"
+		addrs = append(addrs, net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port))))
+	}
+	if len(addrs) == 0 {
+		return []string{"--bootstrap-controller", "CONTROLLERS"}
+	}
+	w := []string{"--bootstrap-controller", strings.Join(addrs, ",")}
+	if secured {
+		w = append(w, "--command-config", "FILE")
+	}
+	return w
 }
 
 // DirectoryIDMismatch is the finding that a voter's directory id in the

@@ -129,6 +129,32 @@ func TestJudgeCanBeDynamic(t *testing.T) {
 	if fix := a.Findings[0].Fix; fix != "kmeta features upgrade --bootstrap-controller CONTROLLERS --feature kraft.version=1" {
 		t.Fatalf("fix %q", fix)
 	}
+	// From log dirs: the voters' registered controller listeners, a
+	// PLAINTEXT one where a voter has several; --command-config FILE when
+	// one is secured; CONTROLLERS when a voter has none.
+	dynFix := func(st *model.QuorumStatus) string {
+		for _, f := range Judge(st, Options{}).Findings {
+			if f.Code == CodeCanBeDynamic {
+				return f.Fix
+			}
+		}
+		return ""
+	}
+	st := live(0, 1, nil, 1, 2, 3)
+	st.Voters = st.Voters[:2]
+	st.Voters[0].Endpoints = []model.Endpoint{{Name: "CONTROLLER", Host: "c1.example", Port: 9093}}
+	st.Voters[1].Endpoints = []model.Endpoint{{Name: "SECURE", Host: "fe80::1", Port: 9094, SecurityProtocol: 3}, {Name: "CONTROLLER", Host: "c2.example", Port: 9093}}
+	if fix := dynFix(st); fix != "kmeta features upgrade --bootstrap-controller c1.example:9093,c2.example:9093 --feature kraft.version=1" {
+		t.Errorf("registered listeners: fix %q", fix)
+	}
+	st.Voters[1].Endpoints = st.Voters[1].Endpoints[:1]
+	if fix := dynFix(st); fix != "kmeta features upgrade --bootstrap-controller 'c1.example:9093,[fe80::1]:9094' --command-config FILE --feature kraft.version=1" {
+		t.Errorf("a secured listener: fix %q", fix)
+	}
+	st.Voters[1].Endpoints = nil
+	if fix := dynFix(st); fix != "kmeta features upgrade --bootstrap-controller CONTROLLERS --feature kraft.version=1" {
+		t.Errorf("a voter without a listener: fix %q", fix)
+	}
 	a = Judge(live(0, 1, nil, 1, 2, 3), Options{Cluster: []string{"--bootstrap-controller", "c1:9093,c2:9093", "--command-config", "/etc/kafka/admin client.properties"}})
 	if fix := a.Findings[0].Fix; fix != "kmeta features upgrade --bootstrap-controller c1:9093,c2:9093 --command-config '/etc/kafka/admin client.properties' --feature kraft.version=1" {
 		t.Fatalf("fix %q", fix)

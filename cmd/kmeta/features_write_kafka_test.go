@@ -143,7 +143,29 @@ func TestFeaturesWriteKafka44(t *testing.T) {
 		if err != nil || !slices.Equal(fixes, []string{want}) {
 			t.Fatalf("quorum describe: exit %d, %v, findings %+v; want the fix %q\n%s", r.code, err, qd.Findings, want, r.stderr)
 		}
-		r = kmetaOf(t, append(strings.Fields(strings.TrimPrefix(fixes[0], "kmeta ")), "--yes")...)
+		liveFix := fixes[0]
+		// From the controllers' log dirs (no connection given), the fix
+		// names their listeners as they registered them; Kafka accepts it
+		// (--dry-run: validate-only), so it runs as printed there too.
+		var dirs []string
+		for _, id := range c.Controllers() {
+			dirs = append(dirs, "kraft:"+c.MetadataLogDir(id))
+		}
+		r = kmetaOf(t, append([]string{"quorum", "describe", "-o", "json"}, dirs...)...)
+		qd.Findings, fixes = nil, nil
+		err = json.Unmarshal([]byte(r.stdout), &qd)
+		for _, f := range qd.Findings {
+			if f.Code == voters.CodeCanBeDynamic {
+				fixes = append(fixes, f.Fix)
+			}
+		}
+		if want := "kmeta features upgrade --bootstrap-controller " + c.BootstrapControllers() + " --feature kraft.version=1"; err != nil || !slices.Equal(fixes, []string{want}) {
+			t.Fatalf("quorum describe of the log dirs: exit %d, %v, findings %+v; want the fix %q\n%s", r.code, err, qd.Findings, want, r.stderr)
+		}
+		if r := kmetaOf(t, append(strings.Fields(strings.TrimPrefix(fixes[0], "kmeta ")), "--dry-run")...); r.code != exitOK {
+			t.Fatalf("the log dirs' fix with --dry-run: exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		r = kmetaOf(t, append(strings.Fields(strings.TrimPrefix(liveFix, "kmeta ")), "--yes")...)
 		if r.code != exitOK || !strings.Contains(r.stdout, "controller.quorum.bootstrap.servers") {
 			t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 		}
