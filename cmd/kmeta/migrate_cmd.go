@@ -127,7 +127,7 @@ func migrateCommand() *cli.Command {
 					&cli.StringFlag{Name: "controllers", Usage: "the KRaft quorum `ID@HOST:PORT[:DIRECTORY_ID],...` (required without --plan)"},
 					quorumFlag(),
 					&cli.StringFlag{Name: "metadata-dir", Usage: "controller: its metadata log `DIR` (from apply); broker: metadata.log.dir"},
-					&cli.StringSliceFlag{Name: "set", Usage: "extra setting `KEY=VALUE`; repeatable"},
+					&cli.GenericFlag{Name: "set", Value: &wholeValues{}, Usage: "extra setting `KEY=VALUE`, the value taken whole (commas included); repeatable"},
 				}, configsW.flags(writeUsage{
 					Out:    "write to `FILE`, mode 0600, never the --server-properties file (default: print it, passwords redacted unless --show-secrets)",
 					Force:  "replace an existing --out file",
@@ -375,7 +375,7 @@ func migrateConfigs(c *cli.Context, w writeOptions) error {
 	if len(props) == 0 {
 		return fmt.Errorf("--server-properties: %s holds no settings: not a node's server.properties", in)
 	}
-	for _, kv := range c.StringSlice("set") {
+	for _, kv := range *c.Generic("set").(*wholeValues) {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			return usageErrorf(c, "--set %q: want KEY=VALUE", kv)
@@ -438,3 +438,17 @@ func configOptions(c *cli.Context) (migrate.ConfigOptions, error) {
 	}
 	return o, nil
 }
+
+// wholeValues is a repeatable flag whose values are taken whole. A
+// StringSliceFlag splits each at its commas, and a setting's value often
+// holds some (listeners, log.dirs, listener.security.protocol.map, a JAAS
+// line), which --set KEY=VALUE then cut into other settings. Commands are
+// built afresh for each run (newApp), so the slice never carries over.
+type wholeValues []string
+
+func (w *wholeValues) Set(v string) error {
+	*w = append(*w, v)
+	return nil
+}
+
+func (w *wholeValues) String() string { return strings.Join(*w, " ") }

@@ -116,3 +116,41 @@ func TestMigrateConfigsPlanContradicted(t *testing.T) {
 		})
 	}
 }
+
+// TestMigrateConfigsSetTakesValuesWhole: --set KEY=VALUE keeps a value's
+// commas (listeners, a JAAS line); each --set is one setting, and two of
+// them make two. A StringSliceFlag split the listeners into a usage
+// error and cut a JAAS line into a second, made-up setting.
+func TestMigrateConfigsSetTakesValuesWhole(t *testing.T) {
+	work := t.TempDir()
+	sp := configsFixture(t, work)
+	const jaas = `org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="abc,num.io.threads=42";`
+	out := filepath.Join(work, "out.properties")
+	stdout, serr, code := kmetaRun(t, "migrate", "configs", "--server-properties", sp, "--controllers", "3000@127.0.0.1:9093",
+		"--set", "listeners=PLAINTEXT://127.0.0.1:9092,SASL_PLAINTEXT://127.0.0.1:9094", "--set", "sasl.jaas.config="+jaas, "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, serr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props, err := javaprops.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := props["listeners"]; got != "PLAINTEXT://127.0.0.1:9092,SASL_PLAINTEXT://127.0.0.1:9094" {
+		t.Errorf("listeners=%q", got)
+	}
+	if got := props["sasl.jaas.config"]; got != jaas {
+		t.Errorf("sasl.jaas.config=%q", got)
+	}
+	if v, ok := props["num.io.threads"]; ok {
+		t.Errorf("a setting made from a piece of the JAAS line: num.io.threads=%q", v)
+	}
+	// The printed form redacts the line whole: no piece of it in clear.
+	stdout, serr, code = kmetaRun(t, "migrate", "configs", "--server-properties", sp, "--controllers", "3000@127.0.0.1:9093", "--set", "sasl.jaas.config="+jaas)
+	if code != exitOK || strings.Contains(stdout, "abc") || strings.Contains(stdout, "num.io.threads") {
+		t.Errorf("printed: exit %d\n%s%s", code, stdout, serr)
+	}
+}
