@@ -71,6 +71,9 @@ func (c *Client) QuorumStatus(ctx context.Context) (*model.QuorumStatus, error) 
 	st.ClusterID = cluster.ClusterID
 	st.KRaftVersion = c.Finalized[kraftVersionFeature]
 	st.KRaftVersionSupported = -1
+	// Only registrations tell every controller's range: not this API.
+	st.MetadataVersionSupported = -1
+	st.MarkNotReported(model.QuorumFieldMVSupported)
 	if r, ok := c.Supported[kraftVersionFeature]; ok {
 		st.KRaftVersionSupported = r[1]
 	} else {

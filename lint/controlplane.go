@@ -7,6 +7,7 @@ import (
 	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/model"
 	"github.com/kmeta/kmeta/shellword"
+	"github.com/kmeta/kmeta/voters"
 )
 
 // The control-plane rules: the controller quorum, the metadata version,
@@ -27,6 +28,10 @@ func (c *Context) addController() string {
 	cmd := "kafka-metadata-quorum --bootstrap-server " + shellword.Quote(c.bootstrap) + " --command-config NEW_CONTROLLER.properties add-controller"
 	if c.Img.Quorum != nil && c.Img.Quorum.KRaftVersion < 1 {
 		cmd = c.tool("kafka-features") + " upgrade --feature kraft.version=1 && " + cmd
+		if mv, ok := c.Img.ControllersMetadataVersionMax(); ok && mv < voters.KRaftOnlineUpgradeMV {
+			// Only Kafka 4.1's controllers move kraft.version online.
+			cmd = "upgrade every controller to Kafka 4.1 or later, then " + cmd
+		}
 	}
 	return cmd
 }

@@ -888,6 +888,16 @@ func (l *loader) finish(path string) *ImageResult {
 	if d.QuorumState != nil && img.Quorum != nil && d.QuorumState.LeaderEpoch > img.Quorum.LeaderEpoch {
 		img.Quorum.LeaderID, img.Quorum.LeaderEpoch = d.QuorumState.LeaderID, d.QuorumState.LeaderEpoch
 	}
+	if q := img.Quorum; q != nil && q.KRaftVersion == 0 && len(q.Voters) == 0 && d.QuorumState != nil {
+		// A static quorum's voters are controller.quorum.voters: the log
+		// names them only in LeaderChange records, which a snapshot does
+		// not carry, so replay from one ends without them. quorum-state
+		// holds the set the node runs with (its currentVoters), as
+		// quorum describe reads it.
+		for _, v := range d.QuorumState.CurrentVoters {
+			q.Voters = append(q.Voters, model.Voter{ID: v.VoterID})
+		}
+	}
 	// Log check's warnings on what was read (a bootstrap batch at an epoch
 	// Kafka never writes, bits KRaft never sets, unknown files) say where
 	// the input differs from what Kafka writes: the image carries them.

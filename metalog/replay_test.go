@@ -672,3 +672,32 @@ func TestPointBeforeIsTheLastPointWithoutTheRecord(t *testing.T) {
 		})
 	}
 }
+
+// A static quorum's voters (controller.quorum.voters) reach the image from
+// quorum-state when replay meets no LeaderChange naming them: the 3.9.2
+// fixture replays from its snapshot (kraft.version 0 snapshots carry no
+// voters). Without the file, the image has no voters, as before.
+func TestStaticVotersFromQuorumState(t *testing.T) {
+	voters := func(dir string) []model.Voter {
+		t.Helper()
+		res, err := LoadImage(dir, ImageOptions{AtOffset: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Image.Quorum.Voters
+	}
+	const fixture39 = "../testdata/kraft/3.9.2/metadata"
+	if got := voters(fixture39); len(got) != 1 || got[0].ID != 3000 || got[0].DirectoryID != (model.UUID{}) || len(got[0].Endpoints) != 0 {
+		t.Errorf("3.9.2: voters %+v, want controller 3000 from quorum-state", got)
+	}
+	dir := filepath.Join(t.TempDir(), "metadata")
+	if err := os.CopyFS(dir, os.DirFS(fixture39)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "__cluster_metadata-0", "quorum-state")); err != nil {
+		t.Fatal(err)
+	}
+	if got := voters(dir); len(got) != 0 {
+		t.Errorf("without quorum-state: voters %+v", got)
+	}
+}

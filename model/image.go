@@ -81,6 +81,29 @@ func NewImage() *Image {
 // MetadataVersion returns the finalized metadata.version level, or 0.
 func (img *Image) MetadataVersion() int16 { return img.Features["metadata.version"] }
 
+// ControllersMetadataVersionMax is the lowest of the registered
+// controllers' highest supported metadata.version, which tells the oldest
+// controller's release; false when none is registered or one registered
+// no range.
+func (img *Image) ControllersMetadataVersionMax() (int16, bool) {
+	lowest := int16(-1)
+	for _, ctl := range img.Controllers {
+		mv := int16(-1)
+		for _, f := range ctl.Features {
+			if f.Name == "metadata.version" {
+				mv = f.Max
+			}
+		}
+		if mv < 0 {
+			return -1, false
+		}
+		if lowest < 0 || mv < lowest {
+			lowest = mv
+		}
+	}
+	return lowest, lowest >= 0
+}
+
 // Endpoint is a listener a broker or controller advertises.
 type Endpoint struct {
 	Name             string `json:"name"`

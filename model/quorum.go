@@ -27,6 +27,10 @@ type QuorumStatus struct {
 	// knows of supports (-1 when unknown).
 	KRaftVersion          int16 `json:"kraftVersion"`
 	KRaftVersionSupported int16 `json:"kraftVersionSupported"`
+	// MetadataVersionSupported is the highest metadata.version every
+	// registered controller supports (log dirs: their registrations), which
+	// tells their Kafka release; -1 when the source does not tell.
+	MetadataVersionSupported int16 `json:"metadataVersionSupported"`
 	// Voters in the order the source gives them (DescribeQuorum's order,
 	// or by id for log dirs); Observers likewise.
 	Voters    []QuorumReplica `json:"voters"`
@@ -66,6 +70,7 @@ const (
 	QuorumFieldEndpoints      Field = "endpoints"
 	QuorumFieldObservers      Field = "observers"
 	QuorumFieldKRaftSupported Field = "kraftVersionSupported"
+	QuorumFieldMVSupported    Field = "metadataVersionSupported"
 )
 
 // Reports says whether the status holds field f.

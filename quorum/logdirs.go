@@ -80,7 +80,7 @@ func FromLogDirs(dirs []*metalog.LogDir) (*model.QuorumStatus, []model.Finding, 
 		return cmp.Compare(a.end, b.end)
 	})
 	st := &model.QuorumStatus{ClusterID: cluster, LeaderID: -1, LeaderEpoch: -1, HighWatermark: -1,
-		KRaftVersionSupported: -1, Voters: []model.QuorumReplica{}, Observers: []model.QuorumReplica{}}
+		KRaftVersionSupported: -1, MetadataVersionSupported: -1, Voters: []model.QuorumReplica{}, Observers: []model.QuorumReplica{}}
 	st.MarkNotReported(model.QuorumFieldHighWatermark, model.QuorumFieldLastFetch, model.QuorumFieldLastCaughtUp, model.QuorumFieldObservers)
 	for _, c := range copies {
 		// Image.Quorum already takes quorum-state's leader when its epoch
@@ -148,6 +148,11 @@ func FromLogDirs(dirs []*metalog.LogDir) (*model.QuorumStatus, []model.Finding, 
 				st.KRaftVersionSupported = f.Max
 			}
 		}
+	}
+	if mv, ok := ref.img.ControllersMetadataVersionMax(); ok {
+		st.MetadataVersionSupported = mv
+	} else {
+		st.MarkNotReported(model.QuorumFieldMVSupported)
 	}
 	if st.KRaftVersionSupported < 0 {
 		st.MarkNotReported(model.QuorumFieldKRaftSupported)

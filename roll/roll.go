@@ -49,14 +49,14 @@ func QuorumFromImage(img *model.Image) *model.QuorumStatus {
 		return nil
 	}
 	st := &model.QuorumStatus{Source: img.Provenance.Source, ClusterID: img.ClusterID, LeaderID: img.Quorum.LeaderID,
-		LeaderEpoch: img.Quorum.LeaderEpoch, HighWatermark: -1, KRaftVersion: img.Quorum.KRaftVersion, KRaftVersionSupported: -1,
+		LeaderEpoch: img.Quorum.LeaderEpoch, HighWatermark: -1, KRaftVersion: img.Quorum.KRaftVersion, KRaftVersionSupported: -1, MetadataVersionSupported: -1,
 		Voters: []model.QuorumReplica{}, Observers: []model.QuorumReplica{}}
 	for _, v := range img.Quorum.Voters {
 		st.Voters = append(st.Voters, model.QuorumReplica{ID: v.ID, DirectoryID: v.DirectoryID, Endpoints: v.Endpoints,
 			LogEndOffset: -1, LastFetchTimestamp: -1, LastCaughtUpTimestamp: -1})
 	}
 	st.MarkNotReported(model.QuorumFieldHighWatermark, model.QuorumFieldLastFetch, model.QuorumFieldLastCaughtUp,
-		model.QuorumFieldObservers, model.QuorumFieldKRaftSupported)
+		model.QuorumFieldObservers, model.QuorumFieldKRaftSupported, model.QuorumFieldMVSupported)
 	return st
 }
 

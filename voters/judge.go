@@ -13,6 +13,12 @@ import (
 // DefaultFetchTimeoutMs is controller.quorum.fetch.timeout.ms's default.
 const DefaultFetchTimeoutMs = 2000
 
+// KRaftOnlineUpgradeMV is 4.1-IV0, the first metadata.version of Kafka
+// 4.1, whose controllers are the first to move kraft.version from 0 to 1
+// online: a controller supporting less runs an older release
+// (TestKRaftOnlineUpgradeMVIs41 checks it against the catalog).
+const KRaftOnlineUpgradeMV = 26
+
 // The codes of Judge's findings (class "quorum").
 const (
 	CodeNoLeader            = "quorum-no-leader"
@@ -192,9 +198,17 @@ func Judge(st *model.QuorumStatus, opts Options) Assessment {
 		// kmeta's command checks that every node supports the level, asks
 		// first, and prints the gated roll of the configs to
 		// controller.quorum.bootstrap.servers that follows.
-		add(CodeCanBeDynamic, "quorum",
-			"kmeta features upgrade "+shellword.Join(cluster)+" --feature kraft.version=1",
-			"a static quorum (kraft.version 0) whose controllers support kraft.version %d: it can become dynamic (KIP-853, Kafka 4.1+), so that controllers can be added and removed online", st.KRaftVersionSupported)
+		fix := "kmeta features upgrade " + shellword.Join(cluster) + " --feature kraft.version=1"
+		if st.MetadataVersionSupported >= 0 && st.MetadataVersionSupported < KRaftOnlineUpgradeMV {
+			// Kafka 3.9 lists kraft.version 1 as supported but cannot move
+			// a quorum there online (kmeta features refuses it:
+			// kraft-version-upgrade-unsupported).
+			add(CodeCanBeDynamic, "quorum", "upgrade every controller to Kafka 4.1 or later, then "+fix,
+				"a static quorum (kraft.version 0): it can become dynamic (KIP-853), so that controllers can be added and removed online, once every controller runs Kafka 4.1 or later (they support metadata.version up to %d, a release before 4.1)", st.MetadataVersionSupported)
+		} else {
+			add(CodeCanBeDynamic, "quorum", fix,
+				"a static quorum (kraft.version 0) whose controllers support kraft.version %d: it can become dynamic (KIP-853, Kafka 4.1+), so that controllers can be added and removed online", st.KRaftVersionSupported)
+		}
 	}
 	model.SortFindings(a.Findings)
 	return a

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kmeta/kmeta/features"
 	"github.com/kmeta/kmeta/model"
 )
 
@@ -13,7 +14,7 @@ const now = 1_700_000_000_000
 // live builds a live leader's answer: voter 1 leads; each other voter
 // fetched and caught up ago ms before the leader's clock.
 func live(kraft, supported int16, ago map[int32]int64, ids ...int32) *model.QuorumStatus {
-	st := &model.QuorumStatus{ClusterID: "c", LeaderID: ids[0], LeaderEpoch: 3, HighWatermark: 100, KRaftVersion: kraft, KRaftVersionSupported: supported}
+	st := &model.QuorumStatus{ClusterID: "c", LeaderID: ids[0], LeaderEpoch: 3, HighWatermark: 100, KRaftVersion: kraft, KRaftVersionSupported: supported, MetadataVersionSupported: -1}
 	for _, id := range ids {
 		a := ago[id]
 		st.Voters = append(st.Voters, model.QuorumReplica{ID: id, LogEndOffset: 100 - a/100, LastFetchTimestamp: now - a, LastCaughtUpTimestamp: now - a})
@@ -155,6 +156,18 @@ func TestJudgeCanBeDynamic(t *testing.T) {
 	if fix := dynFix(st); fix != "kmeta features upgrade --bootstrap-controller CONTROLLERS --feature kraft.version=1" {
 		t.Errorf("a voter without a listener: fix %q", fix)
 	}
+	// Controllers whose registrations tell a release before 4.1 (Kafka
+	// 3.9 lists kraft.version 1 but cannot move there online): the
+	// upgrade comes first. 4.1's and later: the command alone.
+	st = live(0, 1, nil, 1, 2, 3)
+	st.MetadataVersionSupported = 21
+	if fix := dynFix(st); fix != "upgrade every controller to Kafka 4.1 or later, then kmeta features upgrade --bootstrap-controller CONTROLLERS --feature kraft.version=1" {
+		t.Errorf("3.9 controllers: fix %q", fix)
+	}
+	st.MetadataVersionSupported = KRaftOnlineUpgradeMV
+	if fix := dynFix(st); fix != "kmeta features upgrade --bootstrap-controller CONTROLLERS --feature kraft.version=1" {
+		t.Errorf("4.1 controllers: fix %q", fix)
+	}
 	a = Judge(live(0, 1, nil, 1, 2, 3), Options{Cluster: []string{"--bootstrap-controller", "c1:9093,c2:9093", "--command-config", "/etc/kafka/admin client.properties"}})
 	if fix := a.Findings[0].Fix; fix != "kmeta features upgrade --bootstrap-controller c1:9093,c2:9093 --command-config '/etc/kafka/admin client.properties' --feature kraft.version=1" {
 		t.Fatalf("fix %q", fix)
@@ -191,5 +204,16 @@ func TestJudgeLogDirs(t *testing.T) {
 	st.KRaftVersionSupported = 0
 	if a := Judge(st, Options{}); slices.Contains(codes(a), want[0]) {
 		t.Fatalf("static: %q", codes(a))
+	}
+}
+
+// KRaftOnlineUpgradeMV is the first level of Kafka 4.1 in kmeta's catalog.
+func TestKRaftOnlineUpgradeMVIs41(t *testing.T) {
+	l, err := features.LevelFor("4.1-IV0")
+	if err != nil || l.Level != KRaftOnlineUpgradeMV || l.Release != "4.1" {
+		t.Fatalf("4.1-IV0: %+v, %v; KRaftOnlineUpgradeMV %d", l, err, KRaftOnlineUpgradeMV)
+	}
+	if prev, ok := features.ByLevel(KRaftOnlineUpgradeMV - 1); !ok || prev.Release == "4.1" {
+		t.Fatalf("level %d: %+v: 4.1 starts lower", KRaftOnlineUpgradeMV-1, prev)
 	}
 }
