@@ -884,6 +884,9 @@ func (l *loader) finish(path string) *ImageResult {
 	if d.MetaProperties != nil && img.ClusterID == "" {
 		img.ClusterID = d.MetaProperties.ClusterID
 	}
+	if img.ClusterID == "" {
+		img.MarkNotReported(model.FieldClusterID)
+	}
 	img.Provenance.Source = "kraft:" + path
 	if d.QuorumState != nil && img.Quorum != nil && d.QuorumState.LeaderEpoch > img.Quorum.LeaderEpoch {
 		img.Quorum.LeaderID, img.Quorum.LeaderEpoch = d.QuorumState.LeaderID, d.QuorumState.LeaderEpoch

@@ -92,6 +92,10 @@ const (
 	FieldProducerIDs      Field = "producerIds"
 	FieldMigration        Field = "migration"
 	FieldQuorum           Field = "quorum"
+	// The cluster id: a KRaft log's records never hold it (meta.properties
+	// does), so a bootstrap file or a log without its meta.properties
+	// cannot tell it.
+	FieldClusterID Field = "clusterId"
 	// A live quorum asked with DescribeQuorum before v2 (Kafka 3.9):
 	// voters without directory ids and endpoints.
 	FieldQuorumVoterDirectoryIDs Field = "quorum.voters.directoryId"

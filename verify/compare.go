@@ -314,7 +314,9 @@ func (c *comparison) run() {
 
 	// A class a side does not report is not compared, nor counted: its
 	// field in Report.NotComparedFields says so.
-	compareClass(c, ClassCluster, lv.cluster, rv.cluster, eqComparable, nil)
+	if !c.mask.clusterID {
+		compareClass(c, ClassCluster, lv.cluster, rv.cluster, eqComparable, nil)
+	}
 	if !c.mask.topics {
 		compareClass(c, ClassTopics, lv.topics, rv.topics, eqComparable, c.explainTopic)
 		c.comparePartitions(skipL, skipR)

@@ -27,6 +27,8 @@ type mask struct {
 	tokens, producerIDs, migration               bool
 	brokers, topics, topicConfigs, brokerConfigs bool
 	quotas, acls, scram                          bool
+	// The cluster id (a bootstrap file, a log without meta.properties).
+	clusterID bool
 }
 
 // maskOf is the mask of a comparison: cross says the sides are different
@@ -86,6 +88,8 @@ func maskOf(cross bool, notReported []model.Field) mask {
 			m.acls = true
 		case model.FieldSCRAM:
 			m.scram = true
+		case model.FieldClusterID:
+			m.clusterID = true
 		}
 		// Sensitive config values and SCRAM secrets a side does not
 		// report are recognised value by value (model.NotReported,

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kmeta/kmeta/internal/testkit/fstree"
+	"github.com/kmeta/kmeta/model"
 )
 
 const kraftFixture39 = "../../testdata/kraft/3.9.2/metadata"
@@ -154,5 +156,40 @@ func TestVerifyOwnMigration(t *testing.T) {
 	}
 	if code, _, _ := runKmeta(t, "verify", "--zk", fixtureZK, "--kraft", kraft, "--plan", bad); code != exitFailure {
 		t.Errorf("verify --plan with a bad plan file: exit %d, want %d", code, exitFailure)
+	}
+}
+
+// TestVerifyBootstrapFileClusterIDNotReported: a bootstrap.checkpoint
+// holds no cluster id (meta.properties does), so verify leaves the id out
+// of the comparison and says so; it reported a cluster-id difference
+// against "" (an audit found it). The same records read with their
+// meta.properties compare the id.
+func TestVerifyBootstrapFileClusterIDNotReported(t *testing.T) {
+	const dir = "../../testdata/kraft/bootstrap/3.9.2/3.9-IV0/metadata"
+	for _, tc := range []struct {
+		src         string
+		idCompared  bool
+		notCompared []model.Field
+	}{
+		{"kraft:" + dir + "/bootstrap.checkpoint", false, []model.Field{model.FieldClusterID}},
+		{"kraft:" + dir, true, nil},
+	} {
+		code, out, stderr := runKmeta(t, "verify", "-o", "json", "--zk", "zkdata:../../testdata/zk/datadir", "--kraft", tc.src)
+		var v struct {
+			Findings          []model.Finding `json:"findings"`
+			NotComparedFields []model.Field   `json:"notComparedFields"`
+		}
+		if err := json.Unmarshal([]byte(out), &v); err != nil || code != exitFindings {
+			t.Fatalf("%s: exit %d, %v\n%s", tc.src, code, err, stderr)
+		}
+		cluster := 0
+		for _, f := range v.Findings {
+			if f.Class == "cluster" {
+				cluster++
+			}
+		}
+		if (cluster == 1) != tc.idCompared || cluster > 1 || !slices.Equal(v.NotComparedFields, tc.notCompared) {
+			t.Errorf("%s: %d cluster findings, not compared %q", tc.src, cluster, v.NotComparedFields)
+		}
 	}
 }

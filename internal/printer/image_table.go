@@ -31,8 +31,12 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 		sections = append(sections, tableSection{title, cols, rows})
 	}
 
+	clusterID := img.ClusterID
+	if !img.Reports(model.FieldClusterID) {
+		clusterID = notReportedText
+	}
 	summary := [][]string{
-		{"cluster id", img.ClusterID},
+		{"cluster id", clusterID},
 		{"provenance", provenance(img.Provenance)},
 	}
 	if len(img.NotReported) > 0 {

@@ -44,7 +44,11 @@ func WriteImageText(w io.Writer, img *model.Image) error {
 		return true
 	}
 
-	p(0, "cluster id: %s", Clean(img.ClusterID))
+	if img.Reports(model.FieldClusterID) {
+		p(0, "cluster id: %s", Clean(img.ClusterID))
+	} else {
+		p(0, "cluster id: %s", notReportedText)
+	}
 	p(0, "provenance: %s", provenance(img.Provenance))
 	if len(img.NotReported) > 0 {
 		p(0, "not reported by the source: %s", fieldList(img.NotReported))
