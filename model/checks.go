@@ -189,7 +189,7 @@ var commonChecks = Checks{
 		RelaxedWhen: "lint (a running cluster finishes it on its own), and migrate plan with --override keep-reassignments (copied as it is, the KRaft controller resumes it)",
 		Title:       "a partition reassignment in flight (replicas being added or removed)",
 		Meaning:     "A partition carries adding or removing replicas. A migration that copies it hands the KRaft controller a half-done move; migrate plan blocks unless told to keep it. On a running cluster the partition carries extra replicas and the move's throttles until the new replicas join the ISR, and one that does not progress is stuck.",
-		Fix:         "let it finish (kafka-reassign-partitions --verify) or cancel it (--cancel)",
+		Fix:         "let it finish, watching it with kafka-reassign-partitions --bootstrap-server BOOTSTRAP --list, or cancel it with kafka-reassign-partitions --bootstrap-server BOOTSTRAP --cancel --reassignment-json-file FILE (the plan that started it)",
 		Commands:    []string{"lint", "migrate apply", "migrate brokers", "migrate plan"},
 	},
 	{
