@@ -16,16 +16,19 @@ import (
 
 // historyChange is one line of kmeta history -o json.
 type historyChange struct {
-	Offset *int64            `json:"offset"`
-	Zxid   *int64            `json:"zxid"`
-	Time   string            `json:"time"`
-	Record string            `json:"record"`
-	Znode  string            `json:"znode"`
-	Kind   string            `json:"kind"`
-	Entity string            `json:"entity"`
-	Action string            `json:"action"`
-	Before map[string]string `json:"before"`
-	After  map[string]string `json:"after"`
+	Offset *int64 `json:"offset"`
+	Zxid   *int64 `json:"zxid"`
+	// PointBefore (KRaft) is where a replay stops for the state without
+	// the change.
+	PointBefore *int64            `json:"pointBefore"`
+	Time        string            `json:"time"`
+	Record      string            `json:"record"`
+	Znode       string            `json:"znode"`
+	Kind        string            `json:"kind"`
+	Entity      string            `json:"entity"`
+	Action      string            `json:"action"`
+	Before      map[string]string `json:"before"`
+	After       map[string]string `json:"after"`
 }
 
 // pos is the change's offset or zxid.
@@ -54,8 +57,8 @@ func historyJSON(t *testing.T, args ...string) []historyChange {
 		if err := dec.Decode(&c); err != nil {
 			t.Fatalf("history line %q: %v", l, err)
 		}
-		if (c.Offset == nil) == (c.Zxid == nil) {
-			t.Fatalf("history line %q: want one of offset and zxid", l)
+		if (c.Offset == nil) == (c.Zxid == nil) || (c.Offset == nil) != (c.PointBefore == nil) {
+			t.Fatalf("history line %q: want one of offset (with pointBefore) and zxid", l)
 		}
 		out = append(out, c)
 	}
@@ -216,6 +219,26 @@ func TestHistoryMatchesDiff(t *testing.T) {
 				}
 			}
 			ends := batchEnds(t, dir)
+			// Each change's point before is a point (diff takes it), and
+			// from there to the end of the change's batch diff sees what
+			// history lists in between: the change among it.
+			pairs := map[[2]int64]bool{}
+			for _, c := range changes {
+				if c.Kind == "quorum" || c.Kind == "controller" || *c.PointBefore < 0 {
+					continue
+				}
+				k, _ := slices.BinarySearch(ends, *c.Offset)
+				pair := [2]int64{*c.PointBefore, ends[k]}
+				if pairs[pair] {
+					continue
+				}
+				pairs[pair] = true
+				want := diffEntities(t, fmt.Sprintf("kraft:%s@offset=%d", dir, pair[0]), fmt.Sprintf("kraft:%s@offset=%d", dir, pair[1]))
+				if got := netEntities(changes, pair[0], pair[1]); len(want) == 0 || !slices.Equal(got, want) {
+					t.Errorf("offset %d (%s), point before %d, batch end %d:\n history %q\n diff    %q", *c.Offset, c.Entity, pair[0], pair[1], got, want)
+				}
+			}
+			t.Logf("%d changes' points before checked with diff", len(pairs))
 			points := []int64{-1, ends[len(ends)/4], ends[len(ends)/2], ends[3*len(ends)/4], ends[len(ends)-1]}
 			for i := 1; i+1 < len(points); i++ {
 				a, b := points[i], points[i+1]
