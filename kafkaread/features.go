@@ -59,10 +59,11 @@ func (c *Client) Finalize(ctx context.Context) (map[string]int16, int64, error) 
 }
 
 // Features reads the finalized levels and asks every registered broker
-// and controller for its supported ranges: DescribeCluster names the
-// brokers (fenced ones included where Kafka can say, 4.0+) and, through a
-// controller (--bootstrap-controller), the controllers; through a broker
-// the controllers come from DescribeQuorum's voter endpoints (3.9+). Each
+// and controller for its supported ranges: through a broker,
+// DescribeCluster names the brokers (fenced ones included where Kafka can
+// say, 4.0+) and DescribeQuorum's voter endpoints the controllers (3.9+);
+// through a controller (--bootstrap-controller), DescribeCluster names the
+// controllers only, and the brokers are a gap. Each
 // node is then asked ApiVersions with the same client settings. A node
 // that cannot be asked is a gap, not an error: the controller checks
 // every range itself, and kmeta says which it could not.
@@ -71,19 +72,27 @@ func (c *Client) Features(ctx context.Context) (*FeatureView, error) {
 	if err := c.need(60, 0); err != nil {
 		return nil, err
 	}
-	brokers, ctl, err := c.describeCluster(ctx, 1)
-	if err != nil {
-		return nil, err
-	}
-	v.Controller = ctl
-	var controllers []clusterNode
+	var brokers, controllers []clusterNode
+	var ctl int32
+	var err error
 	if c.cfg.Controllers {
+		// A controller answers DescribeCluster for controllers only
+		// (KIP-919: MISMATCHED_ENDPOINT_TYPE for brokers), and no other
+		// API of its listener names the brokers' addresses: their ranges
+		// are Kafka's to check (its validate-only answer, which kmeta
+		// asks for before any change).
 		controllers, ctl, err = c.describeCluster(ctx, 2)
 		if err != nil {
 			return nil, err
 		}
 		v.Controller = ctl
+		v.Gaps = append(v.Gaps, "brokers: not listed through a controller (--bootstrap-controller); Kafka's validation checks their ranges, kmeta's does not: --bootstrap-server reaches both")
 	} else {
+		brokers, ctl, err = c.describeCluster(ctx, 1)
+		if err != nil {
+			return nil, err
+		}
+		v.Controller = ctl
 		controllers, err = c.quorumNodes(ctx)
 		if err != nil {
 			v.Gaps = append(v.Gaps, fmt.Sprintf("controllers: %v", err))

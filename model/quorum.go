@@ -38,6 +38,10 @@ type QuorumStatus struct {
 	// NotReported lists the fields this source cannot report (the
 	// QuorumField* names), sorted.
 	NotReported []Field `json:"notReported,omitempty"`
+	// Brokers are the registered brokers' listeners, by broker in id
+	// order, where the source holds their registrations (log dirs): the
+	// address a printed command reaches the cluster at.
+	Brokers [][]Endpoint `json:"-"`
 }
 
 // QuorumReplica is one voter or observer of the metadata partition.

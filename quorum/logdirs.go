@@ -149,6 +149,9 @@ func FromLogDirs(dirs []*metalog.LogDir) (*model.QuorumStatus, []model.Finding, 
 			}
 		}
 	}
+	for _, id := range slices.Sorted(maps.Keys(ref.img.Brokers)) {
+		st.Brokers = append(st.Brokers, ref.img.Brokers[id].Endpoints)
+	}
 	if mv, ok := ref.img.ControllersMetadataVersionMax(); ok {
 		st.MetadataVersionSupported = mv
 	} else {

@@ -54,8 +54,8 @@ type Options struct {
 	FetchTimeoutMs int64
 	// Cluster are the words that name the cluster to kmeta features (its
 	// source and connection flags, as the command was given them), for
-	// the fix that changes kraft.version; nil: the voters' registered
-	// controller listeners (controllerWords).
+	// the fix that changes kraft.version; nil: the brokers' registered
+	// listeners (brokerWords).
 	Cluster []string
 }
 
@@ -193,7 +193,7 @@ func Judge(st *model.QuorumStatus, opts Options) Assessment {
 	if st.KRaftVersion == 0 && st.KRaftVersionSupported >= 1 {
 		cluster := opts.Cluster
 		if cluster == nil {
-			cluster = controllerWords(st)
+			cluster = brokerWords(st)
 		}
 		// kmeta's command checks that every node supports the level, asks
 		// first, and prints the gated roll of the configs to
@@ -214,23 +214,24 @@ func Judge(st *model.QuorumStatus, opts Options) Assessment {
 	return a
 }
 
-// controllerWords names a quorum read from log dirs to kmeta features:
-// --bootstrap-controller with each voter's controller listener as its
-// registration names it (a static quorum's voters are those of
-// controller.quorum.voters, whose addresses only the registrations hold
-// in the log), a PLAINTEXT one where a voter has several, and
+// brokerWords names a cluster read from log dirs to kmeta features:
+// --bootstrap-server with the brokers' listeners as their registrations
+// hold them (st.Brokers), a PLAINTEXT one where a broker has several, and
 // --command-config FILE when one is secured, for the client settings
-// only the operator has. A voter without a registered listener leaves
-// --bootstrap-controller CONTROLLERS, for the operator to fill.
-func controllerWords(st *model.QuorumStatus) []string {
+// only the operator has. Brokers, not controllers: through a controller
+// (--bootstrap-controller) kmeta features cannot list the brokers to
+// check their ranges and roll them (Kafka answers DescribeCluster for
+// brokers only on a broker listener). No registered broker leaves
+// --bootstrap-server BOOTSTRAP, for the operator to fill.
+func brokerWords(st *model.QuorumStatus) []string {
 	var addrs []string
 	secured := false
-	for _, v := range st.Voters {
-		if len(v.Endpoints) == 0 {
-			return []string{"--bootstrap-controller", "CONTROLLERS"}
+	for _, eps := range st.Brokers {
+		if len(eps) == 0 {
+			continue
 		}
-		e := v.Endpoints[0]
-		for _, x := range v.Endpoints {
+		e := eps[0]
+		for _, x := range eps {
 			if model.SecurityProtocolName(x.SecurityProtocol) == "PLAINTEXT" {
 				e = x
 				break
@@ -240,9 +241,9 @@ func controllerWords(st *model.QuorumStatus) []string {
 		addrs = append(addrs, net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port))))
 	}
 	if len(addrs) == 0 {
-		return []string{"--bootstrap-controller", "CONTROLLERS"}
+		return []string{"--bootstrap-server", "BOOTSTRAP"}
 	}
-	w := []string{"--bootstrap-controller", strings.Join(addrs, ",")}
+	w := []string{"--bootstrap-server", strings.Join(addrs, ",")}
 	if secured {
 		w = append(w, "--command-config", "FILE")
 	}

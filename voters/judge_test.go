@@ -127,12 +127,12 @@ func TestJudgeCanBeDynamic(t *testing.T) {
 	}
 	// kmeta's gated command, which prints the config roll that follows;
 	// on the cluster as the command read it, or for the operator to fill.
-	if fix := a.Findings[0].Fix; fix != "kmeta features upgrade --bootstrap-controller CONTROLLERS --feature kraft.version=1" {
+	if fix := a.Findings[0].Fix; fix != "kmeta features upgrade --bootstrap-server BOOTSTRAP --feature kraft.version=1" {
 		t.Fatalf("fix %q", fix)
 	}
-	// From log dirs: the voters' registered controller listeners, a
-	// PLAINTEXT one where a voter has several; --command-config FILE when
-	// one is secured; CONTROLLERS when a voter has none.
+	// From log dirs: the brokers' registered listeners, a PLAINTEXT one
+	// where a broker has several; --command-config FILE when one is
+	// secured; BOOTSTRAP when no broker is registered.
 	dynFix := func(st *model.QuorumStatus) string {
 		for _, f := range Judge(st, Options{}).Findings {
 			if f.Code == CodeCanBeDynamic {
@@ -142,30 +142,31 @@ func TestJudgeCanBeDynamic(t *testing.T) {
 		return ""
 	}
 	st := live(0, 1, nil, 1, 2, 3)
-	st.Voters = st.Voters[:2]
-	st.Voters[0].Endpoints = []model.Endpoint{{Name: "CONTROLLER", Host: "c1.example", Port: 9093}}
-	st.Voters[1].Endpoints = []model.Endpoint{{Name: "SECURE", Host: "fe80::1", Port: 9094, SecurityProtocol: 3}, {Name: "CONTROLLER", Host: "c2.example", Port: 9093}}
-	if fix := dynFix(st); fix != "kmeta features upgrade --bootstrap-controller c1.example:9093,c2.example:9093 --feature kraft.version=1" {
+	st.Brokers = [][]model.Endpoint{
+		{{Name: "PLAINTEXT", Host: "b1.example", Port: 9092}},
+		{{Name: "SECURE", Host: "fe80::1", Port: 9094, SecurityProtocol: 3}, {Name: "PLAINTEXT", Host: "b2.example", Port: 9092}},
+	}
+	if fix := dynFix(st); fix != "kmeta features upgrade --bootstrap-server b1.example:9092,b2.example:9092 --feature kraft.version=1" {
 		t.Errorf("registered listeners: fix %q", fix)
 	}
-	st.Voters[1].Endpoints = st.Voters[1].Endpoints[:1]
-	if fix := dynFix(st); fix != "kmeta features upgrade --bootstrap-controller 'c1.example:9093,[fe80::1]:9094' --command-config FILE --feature kraft.version=1" {
+	st.Brokers[1] = st.Brokers[1][:1]
+	if fix := dynFix(st); fix != "kmeta features upgrade --bootstrap-server 'b1.example:9092,[fe80::1]:9094' --command-config FILE --feature kraft.version=1" {
 		t.Errorf("a secured listener: fix %q", fix)
 	}
-	st.Voters[1].Endpoints = nil
-	if fix := dynFix(st); fix != "kmeta features upgrade --bootstrap-controller CONTROLLERS --feature kraft.version=1" {
-		t.Errorf("a voter without a listener: fix %q", fix)
+	st.Brokers = nil
+	if fix := dynFix(st); fix != "kmeta features upgrade --bootstrap-server BOOTSTRAP --feature kraft.version=1" {
+		t.Errorf("no broker registered: fix %q", fix)
 	}
 	// Controllers whose registrations tell a release before 4.1 (Kafka
 	// 3.9 lists kraft.version 1 but cannot move there online): the
 	// upgrade comes first. 4.1's and later: the command alone.
 	st = live(0, 1, nil, 1, 2, 3)
 	st.MetadataVersionSupported = 21
-	if fix := dynFix(st); fix != "upgrade every controller to Kafka 4.1 or later, then kmeta features upgrade --bootstrap-controller CONTROLLERS --feature kraft.version=1" {
+	if fix := dynFix(st); fix != "upgrade every controller to Kafka 4.1 or later, then kmeta features upgrade --bootstrap-server BOOTSTRAP --feature kraft.version=1" {
 		t.Errorf("3.9 controllers: fix %q", fix)
 	}
 	st.MetadataVersionSupported = KRaftOnlineUpgradeMV
-	if fix := dynFix(st); fix != "kmeta features upgrade --bootstrap-controller CONTROLLERS --feature kraft.version=1" {
+	if fix := dynFix(st); fix != "kmeta features upgrade --bootstrap-server BOOTSTRAP --feature kraft.version=1" {
 		t.Errorf("4.1 controllers: fix %q", fix)
 	}
 	a = Judge(live(0, 1, nil, 1, 2, 3), Options{Cluster: []string{"--bootstrap-controller", "c1:9093,c2:9093", "--command-config", "/etc/kafka/admin client.properties"}})

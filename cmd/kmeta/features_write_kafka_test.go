@@ -145,8 +145,11 @@ func TestFeaturesWriteKafka44(t *testing.T) {
 		}
 		liveFix := fixes[0]
 		// From the controllers' log dirs (no connection given), the fix
-		// names their listeners as they registered them; Kafka accepts it
-		// (--dry-run: validate-only), so it runs as printed there too.
+		// names the brokers' listeners as they registered them; Kafka
+		// accepts it (--dry-run: validate-only), so it runs as printed
+		// there too. (Through --bootstrap-controller, which it named
+		// before, kmeta features failed: a controller answers
+		// DescribeCluster for brokers with MISMATCHED_ENDPOINT_TYPE.)
 		var dirs []string
 		for _, id := range c.Controllers() {
 			dirs = append(dirs, "kraft:"+c.MetadataLogDir(id))
@@ -159,11 +162,22 @@ func TestFeaturesWriteKafka44(t *testing.T) {
 				fixes = append(fixes, f.Fix)
 			}
 		}
-		if want := "kmeta features upgrade --bootstrap-controller " + c.BootstrapControllers() + " --feature kraft.version=1"; err != nil || !slices.Equal(fixes, []string{want}) {
+		if want := "kmeta features upgrade --bootstrap-server " + c.BootstrapServers() + " --feature kraft.version=1"; err != nil || !slices.Equal(fixes, []string{want}) {
 			t.Fatalf("quorum describe of the log dirs: exit %d, %v, findings %+v; want the fix %q\n%s", r.code, err, qd.Findings, want, r.stderr)
 		}
 		if r := kmetaOf(t, append(strings.Fields(strings.TrimPrefix(fixes[0], "kmeta ")), "--dry-run")...); r.code != exitOK {
 			t.Fatalf("the log dirs' fix with --dry-run: exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		// Through a controller the same request validates, the brokers
+		// named as the one gap (a controller does not list them).
+		r = kmetaOf(t, "features", "upgrade", "--bootstrap-controller", c.BootstrapControllers(), "--feature", "kraft.version=1", "--dry-run", "-o", "json")
+		var viaCtl struct {
+			Outcome string   `json:"outcome"`
+			Gaps    []string `json:"gaps"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &viaCtl); err != nil || r.code != exitOK || viaCtl.Outcome != report.ChangeWouldDo ||
+			!slices.Equal(viaCtl.Gaps, []string{"brokers: not listed through a controller (--bootstrap-controller); Kafka's validation checks their ranges, kmeta's does not: --bootstrap-server reaches both"}) {
+			t.Fatalf("--bootstrap-controller --dry-run: exit %d, %v, %+v\n%s%s", r.code, err, viaCtl, r.stdout, r.stderr)
 		}
 		r = kmetaOf(t, append(strings.Fields(strings.TrimPrefix(liveFix, "kmeta ")), "--yes")...)
 		if r.code != exitOK || !strings.Contains(r.stdout, "controller.quorum.bootstrap.servers") {
