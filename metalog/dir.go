@@ -421,7 +421,20 @@ func (d *LogDir) PlanReplayOldest(end int64) *ReplayPlan {
 	}
 	start := d.LogStartOffset()
 	if start == 0 {
-		return &ReplayPlan{Segments: slices.Clone(d.Segments)}
+		o := &ReplayPlan{Segments: slices.Clone(d.Segments)}
+		// The bootstrap snapshot a dynamic quorum is formatted with
+		// (00000000000000000000-0000000000.checkpoint: 4.x puts the
+		// bootstrap features in it too) is where the log starts from, for
+		// Kafka and for PlanReplayBefore's images: history starts from it
+		// as well, or it would list the snapshot's state as changes the
+		// images at the log's first points already hold.
+		for _, s := range d.Snapshots {
+			if s.Snapshot != nil && s.Snapshot.EndOffset == 0 && checkSnapshotStart(s.Path) == nil {
+				o.Snapshot = &s
+				break
+			}
+		}
+		return o
 	}
 	for _, s := range d.Snapshots {
 		if s.Snapshot == nil || s.Snapshot.EndOffset < start || end >= 0 && s.Snapshot.EndOffset > end {

@@ -182,6 +182,10 @@ func (s HistorySummary) Lines() []string {
 	if s.HasStart {
 		if s.World == model.WorldZooKeeper {
 			start = fmt.Sprintf("the snapshot at zxid %#x (its tree is the starting point)", s.Start)
+		} else if s.Start < 0 {
+			// 00000000000000000000-0000000000.checkpoint: no log record
+			// before it.
+			start = "the bootstrap snapshot, before the log's first record (its records are the starting point)"
 		} else {
 			start = fmt.Sprintf("the snapshot at offset %d (its records are the starting point)", s.Start)
 		}
