@@ -268,6 +268,13 @@ var checks = model.Checks{
 		Commands: model.CommandList(model.KRaftViewCommands),
 	},
 	{
+		Code: WarnQuorumStateVoters, Room: "metalog", Class: FindingClass, Severity: model.SevError,
+		Title:    "quorum-state names voters the log never registered as controllers",
+		Meaning:  "A static quorum's voters (controller.quorum.voters) are in no record a snapshot keeps, so the image takes them from quorum-state, which holds the set the node runs with. A voter there that never registered as a controller (RegisterControllerRecord, Kafka 3.7+) is a damaged or edited file, or one copied from another cluster: the image leaves the voters out and rests on partial input (exit 1).",
+		Fix:      "compare quorum-state's currentVoters with the controllers' controller.quorum.voters; kmeta quorum describe kraft:DIR shows what each log dir holds",
+		Commands: model.CommandList(model.KRaftViewCommands),
+	},
+	{
 		Code: WarnLogBehindSnapshot, Room: "metalog", Class: FindingClass, Severity: model.SevWarning,
 		Title:    "the snapshot is newer than the whole log: replay restarts the log at the snapshot",
 		Meaning:  "The newest snapshot's epoch and offset are past every segment: Kafka discards the log and restarts it at the snapshot, and so does replay. The image is the snapshot's.",

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -44,6 +45,10 @@ const (
 	// WarnLogBehindSnapshot: the snapshot is newer than the whole log;
 	// Kafka discards the log and restarts it at the snapshot.
 	WarnLogBehindSnapshot = "log-behind-snapshot"
+	// WarnQuorumStateVoters: quorum-state names a voter that never
+	// registered as a controller; the voters are not taken from it.
+	// Partial (an error).
+	WarnQuorumStateVoters = "quorum-state-voters"
 )
 
 // ImageResult is a replayed image with what replay had to say about it.
@@ -891,14 +896,32 @@ func (l *loader) finish(path string) *ImageResult {
 	if d.QuorumState != nil && img.Quorum != nil && d.QuorumState.LeaderEpoch > img.Quorum.LeaderEpoch {
 		img.Quorum.LeaderID, img.Quorum.LeaderEpoch = d.QuorumState.LeaderID, d.QuorumState.LeaderEpoch
 	}
-	if q := img.Quorum; q != nil && q.KRaftVersion == 0 && len(q.Voters) == 0 && d.QuorumState != nil {
+	if q := img.Quorum; q != nil && q.KRaftVersion == 0 && len(q.Voters) == 0 && d.QuorumState != nil && len(d.QuorumState.CurrentVoters) > 0 {
 		// A static quorum's voters are controller.quorum.voters: the log
 		// names them only in LeaderChange records, which a snapshot does
 		// not carry, so replay from one ends without them. quorum-state
 		// holds the set the node runs with (its currentVoters), as
-		// quorum describe reads it.
+		// quorum describe reads it. The file has no checksum: a voter the
+		// log never registered as a controller (3.7+ registers them) is
+		// damage, not a voter.
+		var strangers []int32
 		for _, v := range d.QuorumState.CurrentVoters {
-			q.Voters = append(q.Voters, model.Voter{ID: v.VoterID})
+			if len(img.Controllers) > 0 && img.Controllers[v.VoterID] == nil {
+				strangers = append(strangers, v.VoterID)
+			}
+		}
+		if len(strangers) > 0 {
+			dir := d.PartitionDir
+			if dir == "" {
+				dir = d.Path
+			}
+			l.warn(WarnQuorumStateVoters, model.At(filepath.Join(dir, QuorumStateFileName), -1, -1),
+				"quorum-state's currentVoters name %v, which the log never registered as controllers (it registered %v): the image holds no voters",
+				strangers, slices.Sorted(maps.Keys(img.Controllers)))
+		} else {
+			for _, v := range d.QuorumState.CurrentVoters {
+				q.Voters = append(q.Voters, model.Voter{ID: v.VoterID})
+			}
 		}
 	}
 	// Log check's warnings on what was read (a bootstrap batch at an epoch

@@ -697,6 +697,26 @@ func TestStaticVotersFromQuorumState(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "__cluster_metadata-0", "quorum-state")); err != nil {
 		t.Fatal(err)
 	}
+	// A voter the log never registered: damage, not a voter.
+	qs := filepath.Join(dir, "__cluster_metadata-0", "quorum-state")
+	if err := os.WriteFile(qs, []byte(`{"clusterId":"","leaderId":3000,"leaderEpoch":1,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":3000},{"voterId":3008}],"data_version":0}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := LoadImage(dir, ImageOptions{AtOffset: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range res.Warnings {
+		got = append(got, string(w.Severity)+" "+w.Code+" "+w.Message+" @"+w.Where.File)
+	}
+	want := []string{"error quorum-state-voters quorum-state's currentVoters name [3008], which the log never registered as controllers (it registered [3000]): the image holds no voters @" + qs}
+	if !slices.Equal(got, want) || len(res.Image.Quorum.Voters) != 0 || !res.Image.IsPartial() {
+		t.Errorf("a stranger in quorum-state: warnings %q, voters %+v", got, res.Image.Quorum.Voters)
+	}
+	if err := os.Remove(qs); err != nil {
+		t.Fatal(err)
+	}
 	if got := voters(dir); len(got) != 0 {
 		t.Errorf("without quorum-state: voters %+v", got)
 	}
