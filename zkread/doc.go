@@ -188,7 +188,8 @@
 //
 // Tree.Findings are typed (model.Finding): WarnSnapshotFallback,
 // WarnTornTail, WarnZKLogDamaged (zxids that repeat, go back or jump),
-// WarnZKLogEntriesPastEnd (transactions after a zero entry length),
+// WarnZKLogEntriesPastEnd (transactions after a zero entry length or a
+// torn entry: damage, not a torn tail),
 // WarnCoverageHole (the data dir's files stop before --at-zxid but hold
 // later state; a point past their end is ErrPastEnd), WarnTreeChanged
 // (live), WarnChrootDetected, each with its file, position, znode or zxid;
