@@ -59,8 +59,10 @@
 // data. An entry cut short, or one without its trailing 'B', is a torn tail:
 // the write was interrupted, ZooKeeper ignores it ("Last transaction was
 // partial."), and so do we (with a warning), when nothing well-formed
-// follows it (see Replay order). A checksum mismatch is corruption and
-// stops the read.
+// follows it (see Replay order). The 'B' is checked before the checksum,
+// as Util.readTxnBytes does: an entry a crash cut in the preallocated
+// file ends in zeroes and fails both. A checksum mismatch with the 'B' in
+// place is corruption and stops the read.
 //
 // The body is TxnHeader{long sessionId, int cxid, long zxid, long timeMs, int
 // type}, the record for that type, then (3.6+) an optional

@@ -172,6 +172,22 @@ func TestTornEntryWithEntriesAfter(t *testing.T) {
 			pos:    victim.Offset,
 			msg:    fmt.Sprintf("%%[1]s: offset %d: the entry at offset %d looks torn (entry length: length %d runs past the end of the file), which ends the log here (for ZooKeeper as for kmeta), %s", victim.Offset, victim.Offset, bigLen, follow),
 		},
+		// A block lost in the middle of the file: the entry's tail and
+		// its end-of-record byte read as zeroes, its checksum fails.
+		"zeroes in the entry": {
+			damage: func(b []byte) []byte { clear(b[victim.Offset+20 : next.Offset]); return b },
+			code:   model.WarnZKLogEntriesPastEnd,
+			pos:    next.Offset - 1,
+			msg:    fmt.Sprintf("%%[1]s: offset %d: the entry at offset %d looks torn (end-of-record byte: 0x0, not 'B'), which ends the log here (for ZooKeeper as for kmeta), %s", next.Offset-1, victim.Offset, follow),
+		},
+		// A crash in a preallocated file: the entry written in part,
+		// zeroes after it (as ZooKeeper's padding leaves them).
+		"zeroes from the entry on": {
+			damage: func(b []byte) []byte { clear(b[victim.Offset+20:]); return b },
+			code:   model.WarnTornTail,
+			pos:    next.Offset - 1,
+			msg:    fmt.Sprintf("ignored a torn transaction at the end of the last log: %%[1]s: offset %d: end-of-record byte: zkfile: torn tail: 0x0, not 'B'", next.Offset-1),
+		},
 		"cut in the entry": {
 			damage: func(b []byte) []byte { return b[:victim.Offset+20] },
 			code:   model.WarnTornTail,

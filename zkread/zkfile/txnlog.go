@@ -165,11 +165,15 @@ func (l *TxnLog) Next() (*Txn, error) {
 	if err != nil {
 		return nil, l.torn(start, start, "end-of-record byte", fmt.Errorf("%w: missing", ErrTornTail))
 	}
-	if sum := adler32.Checksum(body); uint64(sum) != crc {
-		return nil, &FileError{File: l.name, Offset: start, Msg: "entry checksum", Err: fmt.Errorf("%w: Adler32 %#x, stored %#x", ErrCorrupt, sum, crc)}
-	}
+	// The end-of-record byte before the checksum, as Util.readTxnBytes
+	// checks it ("Last transaction was partial."): an entry a crash cut
+	// in a preallocated file ends in zeroes, its checksum wrong too, and
+	// ZooKeeper loads what comes before it. PastEnd tells it from damage.
 	if eor != 'B' {
 		return nil, l.torn(start, start+12+int64(ln), "end-of-record byte", fmt.Errorf("%w: %#x, not 'B'", ErrTornTail, eor))
+	}
+	if sum := adler32.Checksum(body); uint64(sum) != crc {
+		return nil, &FileError{File: l.name, Offset: start, Msg: "entry checksum", Err: fmt.Errorf("%w: Adler32 %#x, stored %#x", ErrCorrupt, sum, crc)}
 	}
 	l.off = start + 12 + int64(ln) + 1
 	txn, err := DecodeTxn(body)
