@@ -152,8 +152,8 @@ var commonChecks = Checks{
 	},
 	{
 		Code: WarnZKLogEntriesPastEnd, Room: "model", Severity: SevWarning, ClassFrom: "none (a ZooKeeper read)",
-		Title:    "a ZooKeeper transaction log holds transactions after an entry length of zero",
-		Meaning:  "An entry length of zero ends the log for ZooKeeper and kmeta alike, but well-formed transactions follow it: the files hold more than the tree read from them. The image is partial and the command exits 1.",
+		Title:    "a ZooKeeper transaction log holds transactions after an entry length of zero or a torn entry",
+		Meaning:  "An entry length of zero, or an entry that looks torn (its length runs past the end of the file, its end-of-record byte is not 'B'), ends the log for ZooKeeper and kmeta alike, but well-formed transactions follow it: the files hold more than the tree read from them. A crash tears only the last entry written, so this is damage in the middle of the file, not a torn tail. The image is partial and the command exits 1.",
 		Fix:      "read another server's data dir, or the live ensemble",
 		Commands: CommandList(ZKViewCommands),
 	},

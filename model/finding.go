@@ -261,9 +261,9 @@ const (
 	// damaged, or a zxid that repeats or goes back); the read stops there.
 	WarnZKLogDamaged = "zk-log-damaged"
 	// WarnZKLogEntriesPastEnd: a ZooKeeper transaction log holds
-	// well-formed transactions after an entry length of zero, which ends
-	// the log for ZooKeeper and kmeta alike: the files hold more than
-	// the tree. Partial.
+	// well-formed transactions after an entry length of zero or a torn
+	// entry, either of which ends the log for ZooKeeper and kmeta alike:
+	// the files hold more than the tree. Partial.
 	WarnZKLogEntriesPastEnd = "zk-log-entries-past-end"
 	// WarnTopicNameIllegal: a topic is named as no Kafka names one
 	// (LegalTopicName): the source is damaged or was not written by

@@ -121,7 +121,11 @@
 // ISR and ACL change queues) are taken before and after the read; if they
 // moved, the Tree is marked Changed with a warning, or with Consistent the
 // read is repeated (bounded). Changes that touch only partition state
-// znodes (leader elections) are not detected.
+// znodes (leader elections) are not detected. A znode whose stat (from
+// getData) counts other children than its listing (getChildren) holds
+// changed between the two reads: a WarnTreeChanged warning names it (the
+// tree keeps both as read, so a dump's stats never disagree with its
+// znodes without a warning saying why).
 //
 // # Offline reads
 //
@@ -188,7 +192,8 @@
 //
 // Tree.Findings are typed (model.Finding): WarnSnapshotFallback,
 // WarnTornTail, WarnZKLogDamaged (zxids that repeat, go back or jump),
-// WarnZKLogEntriesPastEnd (transactions after a zero entry length),
+// WarnZKLogEntriesPastEnd (transactions after a zero entry length or a
+// torn entry: damage, not a torn tail),
 // WarnCoverageHole (the data dir's files stop before --at-zxid but hold
 // later state; a point past their end is ErrPastEnd), WarnTreeChanged
 // (live), WarnChrootDetected, each with its file, position, znode or zxid;
@@ -268,7 +273,19 @@
 // "decoded" (when JSON in valid UTF-8),"acl"}]}, znodes sorted by path.
 // The output is always valid UTF-8. It is written and read znode by
 // znode: memory is that of the tree. ReadDump uses path (or pathRaw),
-// stat, data and acl, and rebuilds children from the paths. A redacted
+// stat, data and acl, and rebuilds children from the paths. The stat is
+// the one ZooKeeper returned (a data dir's is derived as ZooKeeper
+// derives it), so a znode whose data length or number of children
+// disagrees with it was edited or damaged (a znode deleted from the file
+// would silently drop a topic's configs or a partition's state): the dump
+// is refused, naming the znode and both numbers. Children may disagree
+// legitimately in one case, in dumps of every kmeta version: a live read
+// that saw the tree change (a child deleted between its parent's listing
+// and its own read, children that moved between a znode's getData and its
+// getChildren); its warnings say so (changed, a tree-changed finding, or
+// for a dump written before typed findings the warning's text), and the
+// answer read back is partial. --lenient changes decoding only, never the
+// tree a dump holds. A redacted
 // dump (`kmeta zk dump` without --show-secrets, model.RedactRawZnode)
 // holds SCRAM credentials as "[redacted sha256:<fingerprint>],iterations=<n>",
 // which reads back as a credential with the same fingerprint and

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -256,7 +257,8 @@ func ReadDump(r io.Reader, name string, maxBuffer int) (*Tree, error) {
 		// A dump written before typed warnings: keep the text, untyped.
 		t.Findings = nil
 	}
-	for _, p := range t.Paths() {
+	paths := t.Paths()
+	for _, p := range paths {
 		if p == "/" {
 			continue
 		}
@@ -271,7 +273,35 @@ func ReadDump(r io.Reader, name string, maxBuffer int) (*Tree, error) {
 		}
 		pn.Children = append(pn.Children, p[i+1:])
 	}
+	// The stat is ZooKeeper's account of the children too: a znode whose
+	// numChildren disagrees with the children the dump holds lost (or
+	// gained) znodes after it was written, unless the read the dump was
+	// written from saw the tree change (a live read: a znode deleted
+	// between its parent's listing and its own read, children that moved
+	// between a znode's stat and its listing), which its warnings record
+	// and which makes the answer partial when it is read back.
+	if !h.Changed && !sawTreeChange(h.Findings, h.Warnings) {
+		for _, p := range paths {
+			n := t.nodes[p]
+			if int64(len(n.Children)) != int64(n.Stat.NumChildren) {
+				return nil, fmt.Errorf("%w: %s: znode %s: %d child(ren) in the dump, its stat says numChildren %d", ErrDump, name, model.Shown(p), len(n.Children), n.Stat.NumChildren)
+			}
+		}
+	}
 	return t, nil
+}
+
+// sawTreeChange says whether a dump's warnings record that its live read
+// saw the tree change (model.WarnTreeChanged), so that a znode's stat may
+// count children that were not read, or miss some that were. A dump
+// written before typed findings holds the warnings' text only.
+func sawTreeChange(findings []model.Finding, warnings []string) bool {
+	if len(findings) == len(warnings) {
+		return slices.ContainsFunc(findings, func(f model.Finding) bool { return f.Code == model.WarnTreeChanged })
+	}
+	return slices.ContainsFunc(warnings, func(w string) bool {
+		return strings.Contains(w, " disappeared while reading") || strings.Contains(w, "changed while it was read")
+	})
 }
 
 func readDumpZnodes(dec *json.Decoder, t *Tree, maxZxid int64, acls map[string][]ACL, limit int, fail func(int64, string, ...any) error) error {

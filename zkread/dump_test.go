@@ -14,6 +14,8 @@ import (
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kmeta/kmeta/model"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/zk/dump.json from the fixture data dir")
@@ -67,7 +69,7 @@ func TestFixtureDump(t *testing.T) {
 		t.Errorf("%d null znodes read back, %d in the data dir", nb, nt)
 	}
 	syn := NewTree()
-	syn.nodes["/"] = &Node{Children: []string{"e", "n"}}
+	syn.nodes["/"] = &Node{Children: []string{"e", "n"}, Stat: Stat{NumChildren: 2}}
 	syn.nodes["/e"] = &Node{Data: []byte{}, Children: []string{}}
 	syn.nodes["/n"] = &Node{Children: []string{}}
 	var sb bytes.Buffer
@@ -294,5 +296,96 @@ func TestDumpZnodeLargerThanMaxBuffer(t *testing.T) {
 	}
 	if len(back.Get("/cluster/id").Data) != 3<<20 {
 		t.Error("data lost")
+	}
+}
+
+// editDump is the committed dump with the znodes at drop deleted and the
+// header keys in set replaced, as a hand or a tool would edit it (numbers
+// kept exactly).
+func editDump(t *testing.T, drop []string, set map[string]any) []byte {
+	t.Helper()
+	b, err := os.ReadFile(fixtureDump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var d map[string]any
+	if err := dec.Decode(&d); err != nil {
+		t.Fatal(err)
+	}
+	zs := d["znodes"].([]any)
+	d["znodes"] = slices.DeleteFunc(zs, func(z any) bool { return slices.Contains(drop, z.(map[string]any)["path"].(string)) })
+	if n := len(zs) - len(d["znodes"].([]any)); n != len(drop) {
+		t.Fatalf("deleted %d znodes of %v", n, drop)
+	}
+	for k, v := range set {
+		d[k] = v
+	}
+	out, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestDumpChildrenDisagreeWithStat: a znode's stat counts its children
+// (numChildren, the stat ZooKeeper returned); a dump whose znodes are
+// fewer (or more) than its stats count was edited or damaged, and is
+// refused naming the znode and both counts, as a data length that
+// disagrees with dataLength is: a deleted config znode would silently
+// drop a topic's configs, a deleted partition state znode change its
+// leader and ISR. Every committed dump reads. A dump whose warnings say
+// its live read saw the tree change (which explains such a disagreement,
+// and makes its answer partial) still reads.
+func TestDumpChildrenDisagreeWithStat(t *testing.T) {
+	refused := map[string]struct {
+		drop []string
+		set  map[string]any
+		want string
+	}{
+		"config znode": {drop: []string{"/config/topics/orders.v1"},
+			want: "znode /config/topics: 3 child(ren) in the dump, its stat says numChildren 4"},
+		"partition state": {drop: []string{"/brokers/topics/orders.v1/partitions/1/state"},
+			want: "znode /brokers/topics/orders.v1/partitions/1: 0 child(ren) in the dump, its stat says numChildren 1"},
+		// Warnings that are not about the tree changing explain nothing.
+		"other warnings": {drop: []string{"/config/topics/orders.v1"},
+			set: map[string]any{"warnings": []string{"chroot /kafka/prod detected"},
+				"findings": []model.Finding{model.Warning(model.WarnChrootDetected, nil, "chroot /kafka/prod detected")}},
+			want: "znode /config/topics: 3 child(ren) in the dump, its stat says numChildren 4"},
+	}
+	for name, c := range refused {
+		t.Run(name, func(t *testing.T) {
+			_, err := ReadDump(bytes.NewReader(editDump(t, c.drop, c.set)), "edited.json", 0)
+			if want := "zkread: bad dump file: edited.json: " + c.want; !errors.Is(err, ErrDump) || err == nil || err.Error() != want {
+				t.Errorf("err = %v\nwant %s", err, want)
+			}
+		})
+	}
+	changed := map[string]map[string]any{
+		"changed":               {"changed": true},
+		"tree-changed finding":  {"warnings": []string{"znode /config/topics/orders.v1 disappeared while reading"}, "findings": []model.Finding{model.Warning(model.WarnTreeChanged, nil, "znode /config/topics/orders.v1 disappeared while reading")}},
+		"before typed findings": {"warnings": []string{"znode /config/topics/orders.v1 disappeared while reading"}},
+	}
+	for name, set := range changed {
+		t.Run(name, func(t *testing.T) {
+			tr, err := ReadDump(bytes.NewReader(editDump(t, []string{"/config/topics/orders.v1"}, set)), "edited.json", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := set["warnings"].([]string)
+			if tr.Get("/config/topics/orders.v1") != nil || !slices.Equal(tr.Warnings, want) || tr.Changed != (set["changed"] == true) {
+				t.Errorf("read back %v, warnings %q, changed %v", tr.Get("/config/topics/orders.v1"), tr.Warnings, tr.Changed)
+			}
+		})
+	}
+	dumps, _ := filepath.Glob(fixtureDir + "/migration/*.dump.json")
+	for _, p := range append(dumps, fixtureDump) {
+		if _, err := ReadDumpFile(p, 0); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if len(dumps) == 0 {
+		t.Error("no dump under testdata/zk/migration")
 	}
 }

@@ -512,6 +512,14 @@ func (r *liveReader) readTree(ctx context.Context) (*Tree, error, error) {
 			name := n.abs[strings.LastIndexByte(n.abs, '/')+1:]
 			ref := b.Add(n.parent, name, n.data, n.stat, n.acl)
 			checkLimit(rel, n.data)
+			if int64(len(n.kids)) != int64(n.stat.NumChildren) {
+				// The stat (getData) and the listing (getChildren) are
+				// two reads: children were created or deleted between
+				// them. The tree (and a dump of it) keeps both as read.
+				where := model.NoLocation()
+				where.Znode = rel
+				t.warnf(model.WarnTreeChanged, &where, "znode %s: its stat counts %d child(ren), %d were listed: it changed while it was read", model.Shown(rel), n.stat.NumChildren, len(n.kids))
+			}
 			known += len(n.kids)
 			t.MaxZxid = max(t.MaxZxid, n.stat.Czxid, n.stat.Mzxid, n.stat.Pzxid)
 			if st := n.state; st != nil {

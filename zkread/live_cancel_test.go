@@ -36,6 +36,9 @@ type stallZK struct {
 	// tree, when set, is the whole tree (path -> children) the server
 	// holds in place of root's: a path not in it is NoNode.
 	tree map[string][]string
+	// dataKids, when it holds a path, is the numChildren of the stat
+	// getData answers for it (the children changed after the getData).
+	dataKids map[string]int32
 	// stalled is closed when the first request went unanswered.
 	stalled  chan struct{}
 	stallOne sync.Once
@@ -245,6 +248,9 @@ func (s *stallZK) result(op int32, path string) (int32, []byte) {
 		}
 		return 0, stat(n)
 	case 4: // getData: null data unless s.data holds some
+		if k, ok := s.dataKids[path]; ok {
+			n = k
+		}
 		if d, ok := s.data[path]; ok {
 			b := binary.BigEndian.AppendUint32(nil, uint32(len(d)))
 			return 0, append(append(b, d...), stat(n)...)
@@ -519,4 +525,57 @@ func TestLiveZnodeGoneWhileRead(t *testing.T) {
 		}
 	}
 	s.checkReadOnly(t)
+}
+
+// TestLiveChildrenMovedWhileRead: a znode whose stat (getData) counts
+// other children than its listing (getChildren) holds changed between the
+// two reads; each is a tree-changed warning naming the znode, with
+// multiRead or without, so that a dump of the read says why its stats
+// disagree with its znodes (ReadDump refuses a dump where they disagree
+// with no such warning).
+func TestLiveChildrenMovedWhileRead(t *testing.T) {
+	s := newStallZK(t, 0, func(op int32, path string) bool { return true })
+	s.tree = map[string][]string{"/": {"a", "b"}, "/a": {"x", "y"}, "/a/x": {}, "/a/y": {}, "/b": {}}
+	// /a/y was created after /a's getData, /b's only child deleted.
+	s.dataKids = map[string]int32{"/a": 1, "/b": 1}
+	wantWarn := []string{"znode /a: its stat counts 1 child(ren), 2 were listed: it changed while it was read",
+		"znode /b: its stat counts 1 child(ren), 0 were listed: it changed while it was read"}
+	for _, pre36 := range []bool{false, true} {
+		s.mu.Lock()
+		s.pre36 = pre36
+		s.mu.Unlock()
+		checkChildrenMoved(t, s, wantWarn, pre36)
+	}
+	s.checkReadOnly(t)
+}
+
+func checkChildrenMoved(t *testing.T, s *stallZK, wantWarn []string, pre36 bool) {
+	t.Helper()
+	for _, o := range []LiveOptions{{Connections: 1}, {Connections: 2, Batch: 1}} {
+		o.Servers = []string{s.addr()}
+		tree, err := ReadLive(context.Background(), o)
+		if err != nil {
+			t.Fatalf("%+v: %v", o, err)
+		}
+		if d := cmp.Diff(wantWarn, tree.Warnings); d != "" {
+			t.Errorf("pre-3.6 %v, connections %d, batch %d: warnings (-want +got):\n%s", pre36, o.Connections, o.Batch, d)
+		}
+		for i, f := range tree.Findings {
+			if want := []string{"/a", "/b"}[i]; f.Code != "tree-changed" || f.Where == nil || f.Where.Znode != want {
+				t.Errorf("finding %+v at %+v, want tree-changed at %s", f, f.Where, want)
+			}
+		}
+		// Its dump reads back, the warnings with it.
+		var buf bytes.Buffer
+		if err := WriteDump(&buf, tree); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadDump(&buf, "d.json", 0)
+		if err != nil {
+			t.Fatalf("the dump of the read: %v", err)
+		}
+		if d := cmp.Diff(wantWarn, back.Warnings); d != "" {
+			t.Errorf("the dump's warnings (-want +got):\n%s", d)
+		}
+	}
 }

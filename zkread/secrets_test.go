@@ -193,7 +193,8 @@ func TestDumpNonUTF8(t *testing.T) {
 	tr.nodes["/a\xffb/\xc0"] = &Node{Data: []byte("\xff\xfe"), Children: []string{}}
 	tr.nodes["/ok"] = &Node{Data: []byte(`{"k":"v"}`), Children: []string{}}
 	for _, n := range tr.Map() {
-		n.Stat.DataLength = int32(len(n.Data)) // as ZooKeeper's stat says
+		// as ZooKeeper's stat says
+		n.Stat.DataLength, n.Stat.NumChildren = int32(len(n.Data)), int32(len(n.Children))
 	}
 	var buf bytes.Buffer
 	if err := WriteDump(&buf, tr); err != nil {

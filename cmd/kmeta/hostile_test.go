@@ -68,6 +68,7 @@ func dumpWith(t *testing.T, src string, data map[string]*string) string {
 		}
 	}
 	doc["znodes"] = kept
+	recountChildren(kept)
 	out := filepath.Join(t.TempDir(), "variant.dump.json")
 	b, _ := json.Marshal(doc)
 	if err := os.WriteFile(out, b, 0o644); err != nil {
@@ -77,6 +78,26 @@ func dumpWith(t *testing.T, src string, data map[string]*string) string {
 }
 
 func ptr(s string) *string { return &s }
+
+// recountChildren sets each znode's stat.numChildren to the children the
+// dump holds, as ZooKeeper's stat of the edited tree would count them (a
+// dump whose counts disagree is refused as edited or damaged).
+func recountChildren(znodes []any) {
+	kids := map[string]int{}
+	for _, z := range znodes {
+		if p := z.(map[string]any)["path"].(string); p != "/" {
+			parent := p[:strings.LastIndexByte(p, '/')]
+			if parent == "" {
+				parent = "/"
+			}
+			kids[parent]++
+		}
+	}
+	for _, z := range znodes {
+		m := z.(map[string]any)
+		m["stat"].(map[string]any)["numChildren"] = kids[m["path"].(string)]
+	}
+}
 
 // §1: a controller dir whose __cluster_metadata-0 is a symlink loop, a
 // dangling symlink, a plain file or an empty dir is damage (or no log at

@@ -91,6 +91,7 @@ func TestOnlineStatusFixtures(t *testing.T) {
 		}
 	}
 	doc["znodes"] = kept
+	recountChildren(kept)
 	rolled := filepath.Join(t.TempDir(), "rolled-back.dump.json")
 	b, _ := json.Marshal(doc)
 	if err := os.WriteFile(rolled, b, 0o644); err != nil {

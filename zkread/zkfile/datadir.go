@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/kmeta/kmeta/model"
 )
@@ -432,18 +433,22 @@ func (r *replayer) log(path string, last bool) (bool, error) {
 	for {
 		txn, err := l.Next()
 		if err == io.EOF {
-			r.pastEnd(l, path)
+			r.pastEnd(l, path, nil)
 			return false, nil
 		}
 		if errors.Is(err, ErrTornTail) {
-			where := "the last log"
-			if !last {
-				where = "a log that is not the last"
-			}
 			pos := int64(-1)
 			var fe *FileError
 			if errors.As(err, &fe) {
 				pos = fe.Offset
+			}
+			// Well-formed entries after it: damage, not a torn tail.
+			if r.pastEnd(l, path, fe) {
+				return false, nil
+			}
+			where := "the last log"
+			if !last {
+				where = "a log that is not the last"
 			}
 			res.warn(model.WarnTornTail, path, pos, 0, "ignored a torn transaction at the end of %s: %v", where, err)
 			return false, nil
@@ -482,22 +487,40 @@ func (r *replayer) log(path string, last bool) (bool, error) {
 }
 
 // pastEnd warns (model.WarnZKLogEntriesPastEnd) when well-formed
-// transactions follow the zero entry length that ended a log. Replay
-// still stops at the zero, as ZooKeeper does: the tree is what ZooKeeper
-// would load, and the warning says what the files hold beyond it. Entries
-// all past AtZxid change nothing in the view asked for.
-func (r *replayer) pastEnd(l *TxnLog, path string) {
+// transactions follow the entry that ended a log: a zero entry length, or
+// an entry cut short (torn, a non-nil FileError; then the warning replaces
+// the torn-tail one: a crash cuts the last entry written, and nothing
+// written after it can be whole, so entries after a torn one mean the
+// bytes were damaged in the middle of the file). Replay still stops
+// there, as ZooKeeper's does: the tree is what ZooKeeper would load, and
+// the warning says what the files hold beyond it. Entries all past AtZxid
+// change nothing in the view asked for when the replay reached the point;
+// when it stopped short of it, the files hold later state than the tree
+// (Later: zkread's coverage hole). handled: the entries were found, and
+// no torn-tail warning is due.
+func (r *replayer) pastEnd(l *TxnLog, path string, torn *FileError) (handled bool) {
 	pe, ok := l.PastEnd()
-	if !ok || pe.Count == 0 || (r.atZxid > 0 && pe.MinZxid > r.atZxid) {
-		return
+	if !ok || pe.Count == 0 {
+		return false
+	}
+	if r.at && pe.MinZxid > r.atZxid {
+		r.res.Later = true
+		return true
 	}
 	n := fmt.Sprint(pe.Count)
 	if pe.Capped {
 		n = "at least " + n
 	}
-	r.res.warn(model.WarnZKLogEntriesPastEnd, path, pe.At, 0,
-		"%s: offset %d: an entry length of zero ends the log here (for ZooKeeper as for kmeta), but %s well-formed transaction(s) follow it (offsets %d to %d, zxids %#x to %#x); they are not in the tree",
-		path, pe.At, n, pe.First, pe.Last, pe.MinZxid, pe.MaxZxid)
+	if torn == nil {
+		r.res.warn(model.WarnZKLogEntriesPastEnd, path, pe.At, 0,
+			"%s: offset %d: an entry length of zero ends the log here (for ZooKeeper as for kmeta), but %s well-formed transaction(s) follow it (offsets %d to %d, zxids %#x to %#x); they are not in the tree",
+			path, pe.At, n, pe.First, pe.Last, pe.MinZxid, pe.MaxZxid)
+		return true
+	}
+	r.res.warn(model.WarnZKLogEntriesPastEnd, path, torn.Offset, 0,
+		"%s: offset %d: the entry at offset %d looks torn (%s: %s), which ends the log here (for ZooKeeper as for kmeta), but %s well-formed transaction(s) follow it (offsets %d to %d, zxids %#x to %#x); they are not in the tree: the log is damaged, not torn by a crash",
+		path, torn.Offset, pe.At, torn.Msg, strings.TrimPrefix(torn.Err.Error(), ErrTornTail.Error()+": "), n, pe.First, pe.Last, pe.MinZxid, pe.MaxZxid)
+	return true
 }
 
 // apply replays one transaction idempotently.

@@ -57,8 +57,12 @@
 // The checksum is the Adler32 of the body only. The file is zero-preallocated
 // (64 MiB steps), so an entry with length 0 (or the end of the file) ends the
 // data. An entry cut short, or one without its trailing 'B', is a torn tail:
-// the write was interrupted, ZooKeeper ignores it, and so do we (with a
-// warning). A checksum mismatch is corruption and stops the read.
+// the write was interrupted, ZooKeeper ignores it ("Last transaction was
+// partial."), and so do we (with a warning), when nothing well-formed
+// follows it (see Replay order). The 'B' is checked before the checksum,
+// as Util.readTxnBytes does: an entry a crash cut in the preallocated
+// file ends in zeroes and fails both. A checksum mismatch with the 'B' in
+// place is corruption and stops the read.
 //
 // The body is TxnHeader{long sessionId, int cxid, long zxid, long timeMs, int
 // type}, the record for that type, then (3.6+) an optional
@@ -90,13 +94,23 @@
 // warning (transactions are missing).
 //
 // An entry length of zero ends a log, for ZooKeeper (Util.readTxnBytes)
-// and for kmeta: it is where the preallocated zeroes start. A log is
-// only appended to, so well-formed entries after such a zero mean bytes
-// that were zeroed or lost; kmeta still stops there, and scans the rest
-// of the file (bounded, TxnLog.PastEnd) for entries that pass every check
-// (length, checksum, end-of-record byte, a body that decodes), with
-// model.WarnZKLogEntriesPastEnd naming the file, the offset of the zero
-// and how many follow.
+// and for kmeta: it is where the preallocated zeroes start. So does an
+// entry that looks torn: its length runs past the end of the file, or its
+// end-of-record byte is not 'B' (FileTxnIterator takes either for the end
+// of the file and goes on with the next log). A log is only appended to,
+// and a crash tears only the last entry written, so well-formed entries
+// after such a zero or torn entry mean bytes that were zeroed, lost or
+// changed in the middle of the file: one bad byte would otherwise pass
+// for a torn tail and drop everything after it. kmeta still stops there,
+// and scans the rest of the file (bounded, TxnLog.PastEnd) for entries
+// that pass every check (length, checksum, end-of-record byte, a body
+// that decodes), with model.WarnZKLogEntriesPastEnd (partial: exit 1)
+// naming the file, the byte position of the zero or of what was found
+// torn, and how many follow; the torn-tail warning is kept for a torn
+// entry nothing well-formed follows. When the entries found are all past
+// DirOptions.AtZxid, the view asked for is whole if the replay reached
+// the point, and otherwise the files hold later state than the tree
+// (DirResult.Later: zkread's coverage hole).
 //
 // # Following the replay
 //

@@ -5,15 +5,21 @@ import (
 	"hash/adler32"
 )
 
-// PastEnd is what a log holds after the zero entry length that ended it.
-// ZooKeeper's Util.readTxnBytes takes a zero length for the preallocated
-// zeroes after the last entry, and so does Next. A log is only ever
-// appended to (after a restart ZooKeeper starts a new file), so
-// well-formed entries after that zero mean damage that hid them: bytes
-// zeroed or lost in the middle of the file.
+// PastEnd is what a log holds after the entry that ended it: a zero
+// entry length, or an entry cut short (ErrTornTail). ZooKeeper's
+// Util.readTxnBytes takes a zero length for the preallocated zeroes after
+// the last entry, and an entry that runs past the end of the file or
+// lacks its end-of-record 'B' for one a crash cut short ("Last
+// transaction was partial."); FileTxnIterator ends the file at either, and
+// so does Next. A log is only ever appended to (after a restart ZooKeeper
+// starts a new file), so well-formed entries after that point mean damage
+// that hid them: bytes zeroed, lost or changed in the middle of the file.
 type PastEnd struct {
-	// At is the offset of the entry header whose length is zero.
+	// At is the offset of the entry header whose length is zero, or of
+	// the torn entry.
 	At int64
+	// Torn: the log ended at a torn entry, not at a zero length.
+	Torn bool
 	// Count is how many entries after At are well formed: a length
 	// ZooKeeper accepts, the body inside the file, its Adler32, the
 	// end-of-record 'B', and a body that decodes. The scan looks at every
@@ -45,21 +51,25 @@ var (
 const pastEndWindow = 1 << 20
 
 // PastEnd scans the rest of the file once Next has returned io.EOF at a
-// zero entry length; ok is false when Next did not stop there (the end of
-// the file, or not at the end yet). It reads with ReadAt and never moves
-// the position Next reads from.
+// zero entry length, or an ErrTornTail error; ok is false when Next did
+// not stop at either (the end of the file, or not at the end yet). It
+// reads with ReadAt and never moves the position Next reads from.
 func (l *TxnLog) PastEnd() (pe PastEnd, ok bool) {
-	if l.zeroAt < 0 {
+	switch {
+	case l.zeroAt >= 0:
+		pe.At = l.zeroAt
+	case l.tornAt >= 0:
+		pe.At, pe.Torn = l.tornAt, true
+	default:
 		return PastEnd{}, false
 	}
-	pe.At = l.zeroAt
 	buf := make([]byte, pastEndWindow)
 	var w []byte // buf's valid part, holding the bytes from base
 	base := int64(-1)
 	var scratch []byte
 	var probed int64
-	scanEnd := l.zeroAt + 1 + pastEndScan
-	for p := l.zeroAt + 1; p+12 <= l.size; {
+	scanEnd := pe.At + 1 + pastEndScan
+	for p := pe.At + 1; p+12 <= l.size; {
 		if p >= scanEnd || probed > pastEndProbe {
 			pe.Capped = true
 			break

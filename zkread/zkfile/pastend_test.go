@@ -1,7 +1,9 @@
 package zkfile
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -132,5 +134,131 @@ func TestPastEndGarbage(t *testing.T) {
 		if ok && i%3 == 0 && pe.Count != 0 {
 			t.Errorf("case %d: %d entries found in random bytes", i, pe.Count)
 		}
+	}
+}
+
+// TestTornEntryWithEntriesAfter: an entry that looks torn (its
+// end-of-record byte is not 'B', its length runs past the end of the
+// file) ends the log for ZooKeeper as for kmeta, but a crash cuts only
+// the last entry written: well-formed entries after it mean damage in the
+// middle of the file, reported as such (partial), never as a torn tail.
+// A log cut in the middle of an entry, with nothing after it, stays a
+// torn tail.
+func TestTornEntryWithEntriesAfter(t *testing.T) {
+	path, txns := lastLog(t)
+	k := len(txns) / 2
+	victim, next, final := txns[k], txns[k+1], txns[len(txns)-1]
+	bodyLen := next.Offset - victim.Offset - 13
+	// The length with bit 4 of its third byte set: 1 MiB more, past the
+	// end of the file but within jute.maxbuffer.
+	bigLen := bodyLen | 1<<20
+	follow := fmt.Sprintf("but %d well-formed transaction(s) follow it (offsets %d to %d, zxids %#x to %#x); they are not in the tree: the log is damaged, not torn by a crash",
+		len(txns)-k-1, next.Offset, final.Offset, next.Zxid, final.Zxid)
+	cases := map[string]struct {
+		damage func(b []byte) []byte
+		code   string
+		pos    int64
+		msg    string // %[1]s is the file
+	}{
+		"end-of-record byte": {
+			damage: func(b []byte) []byte { b[next.Offset-1] = 'C'; return b },
+			code:   model.WarnZKLogEntriesPastEnd,
+			pos:    next.Offset - 1,
+			msg:    fmt.Sprintf("%%[1]s: offset %d: the entry at offset %d looks torn (end-of-record byte: 0x43, not 'B'), which ends the log here (for ZooKeeper as for kmeta), %s", next.Offset-1, victim.Offset, follow),
+		},
+		"length bit": {
+			damage: func(b []byte) []byte { b[victim.Offset+9] ^= 0x10; return b },
+			code:   model.WarnZKLogEntriesPastEnd,
+			pos:    victim.Offset,
+			msg:    fmt.Sprintf("%%[1]s: offset %d: the entry at offset %d looks torn (entry length: length %d runs past the end of the file), which ends the log here (for ZooKeeper as for kmeta), %s", victim.Offset, victim.Offset, bigLen, follow),
+		},
+		// A block lost in the middle of the file: the entry's tail and
+		// its end-of-record byte read as zeroes, its checksum fails.
+		"zeroes in the entry": {
+			damage: func(b []byte) []byte { clear(b[victim.Offset+20 : next.Offset]); return b },
+			code:   model.WarnZKLogEntriesPastEnd,
+			pos:    next.Offset - 1,
+			msg:    fmt.Sprintf("%%[1]s: offset %d: the entry at offset %d looks torn (end-of-record byte: 0x0, not 'B'), which ends the log here (for ZooKeeper as for kmeta), %s", next.Offset-1, victim.Offset, follow),
+		},
+		// A crash in a preallocated file: the entry written in part,
+		// zeroes after it (as ZooKeeper's padding leaves them).
+		"zeroes from the entry on": {
+			damage: func(b []byte) []byte { clear(b[victim.Offset+20:]); return b },
+			code:   model.WarnTornTail,
+			pos:    next.Offset - 1,
+			msg:    fmt.Sprintf("ignored a torn transaction at the end of the last log: %%[1]s: offset %d: end-of-record byte: zkfile: torn tail: 0x0, not 'B'", next.Offset-1),
+		},
+		"cut in the entry": {
+			damage: func(b []byte) []byte { return b[:victim.Offset+20] },
+			code:   model.WarnTornTail,
+			pos:    victim.Offset,
+			msg:    fmt.Sprintf("ignored a torn transaction at the end of the last log: %%[1]s: offset %d: entry length: zkfile: torn tail: length %d runs past the end of the file", victim.Offset, bodyLen),
+		},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := copyDir(t, onlyOldSnapshots(t, path))
+			p := filepath.Join(dir, filepath.Base(path))
+			b, _ := os.ReadFile(p)
+			if err := os.WriteFile(p, c.damage(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err := ReadDir(dir, DirOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Warnings) != 1 {
+				t.Fatalf("warnings %+v", res.Warnings)
+			}
+			w := res.Warnings[0]
+			if want := fmt.Sprintf(c.msg, p); w.Code != c.code || w.Message != want {
+				t.Errorf("warning %s %q\nwant      %s %q", w.Code, w.Message, c.code, want)
+			}
+			if w.Where == nil || w.Where.File != p || w.Where.Position != c.pos {
+				t.Errorf("warning at %+v, want %s position %d", w.Where, p, c.pos)
+			}
+			// Damage makes the view partial; a torn tail does not.
+			if model.Partial(w) != (c.code != model.WarnTornTail) {
+				t.Errorf("partial %v", model.Partial(w))
+			}
+			// Replay stops before the entry, as ZooKeeper's does.
+			if res.Tree.LastZxid != txns[k-1].Zxid {
+				t.Errorf("last zxid %#x, want %#x", res.Tree.LastZxid, txns[k-1].Zxid)
+			}
+			// Next ends the file at the torn entry, as FileTxnIterator
+			// does: io.EOF after the error, not entries read from the
+			// middle of the damage.
+			l, err := OpenTxnLog(p, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			for err == nil {
+				_, err = l.Next()
+			}
+			if !errors.Is(err, ErrTornTail) {
+				t.Errorf("Next: %v, want a torn entry", err)
+			}
+			if txn, err := l.Next(); err != io.EOF {
+				t.Errorf("Next after the torn entry: %+v, %v; want io.EOF", txn, err)
+			}
+			if c.code == model.WarnTornTail {
+				return
+			}
+			// At a point before the damage or at the damaged entry, the
+			// entries after it are later state (Later): the tree reaches
+			// the first point, and stops short of the second, which
+			// zkread reports as a coverage hole, never as a quiet tree one
+			// transaction short (nor as a point past the files' end).
+			for _, at := range []int64{txns[k-1].Zxid, victim.Zxid} {
+				res, err := ReadDir(dir, DirOptions{AtZxid: at})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(res.Warnings) != 0 || !res.Later || res.Tree.LastZxid != txns[k-1].Zxid {
+					t.Errorf("at %#x: warnings %+v, later %v, last zxid %#x", at, res.Warnings, res.Later, res.Tree.LastZxid)
+				}
+			}
+		})
 	}
 }

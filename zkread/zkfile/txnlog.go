@@ -80,6 +80,9 @@ type TxnLog struct {
 	// zeroAt is the offset of the entry header whose length was zero
 	// (where Next returned io.EOF, as ZooKeeper stops there); -1 if none.
 	zeroAt int64
+	// tornAt is the offset of the entry Next found torn (ErrTornTail:
+	// ZooKeeper's FileTxnIterator ends the file there too); -1 if none.
+	tornAt int64
 }
 
 // OpenTxnLog opens a log file read-only and checks its header. maxBuffer is
@@ -95,7 +98,7 @@ func openTxnLog(path string, maxBuffer int, m *meter) (*TxnLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &TxnLog{name: path, f: f, r: bufio.NewReaderSize(m.reader(f), 1<<20), size: st.Size(), limit: LengthLimit(maxBuffer), zeroAt: -1}
+	l := &TxnLog{name: path, f: f, r: bufio.NewReaderSize(m.reader(f), 1<<20), size: st.Size(), limit: LengthLimit(maxBuffer), zeroAt: -1, tornAt: -1}
 	var hdr [16]byte
 	if _, err := io.ReadFull(l.r, hdr[:]); err != nil {
 		f.Close()
@@ -118,10 +121,12 @@ func openTxnLog(path string, maxBuffer int, m *meter) (*TxnLog, error) {
 func (l *TxnLog) Close() error { return l.f.Close() }
 
 // Next returns the next entry, io.EOF at the end of the data (end of file or
-// the zeroed preallocated area), an ErrTornTail error for an entry cut short,
-// or an ErrCorrupt error for a checksum mismatch or an undecodable body.
+// the zeroed preallocated area), an ErrTornTail error for an entry cut short
+// (io.EOF after it), or an ErrCorrupt error for a checksum mismatch or an
+// undecodable body. Whether a torn entry is the end of what was written or
+// damage with entries after it is PastEnd's to say.
 func (l *TxnLog) Next() (*Txn, error) {
-	if l.zeroAt >= 0 {
+	if l.zeroAt >= 0 || l.tornAt >= 0 {
 		return nil, io.EOF
 	}
 	start := l.off
@@ -134,7 +139,7 @@ func (l *TxnLog) Next() (*Txn, error) {
 		if n > 0 && allZero(hdr[:n]) {
 			return nil, io.EOF
 		}
-		return nil, &FileError{File: l.name, Offset: start, Msg: "entry header", Err: fmt.Errorf("%w: %d of 12 bytes", ErrTornTail, n)}
+		return nil, l.torn(start, start, "entry header", fmt.Errorf("%w: %d of 12 bytes", ErrTornTail, n))
 	}
 	crc := binary.BigEndian.Uint64(hdr[:8])
 	ln := int32(binary.BigEndian.Uint32(hdr[8:]))
@@ -150,21 +155,25 @@ func (l *TxnLog) Next() (*Txn, error) {
 		return nil, &FileError{File: l.name, Offset: start + 8, Msg: "entry length", Err: fmt.Errorf("%w: unreasonable length %d (jute.maxbuffer allows %d)", ErrCorrupt, ln, l.limit)}
 	}
 	if int64(ln) > l.size-start-12 {
-		return nil, &FileError{File: l.name, Offset: start, Msg: "entry length", Err: fmt.Errorf("%w: length %d runs past the end of the file", ErrTornTail, ln)}
+		return nil, l.torn(start, start, "entry length", fmt.Errorf("%w: length %d runs past the end of the file", ErrTornTail, ln))
 	}
 	body := make([]byte, ln)
 	if _, err := io.ReadFull(l.r, body); err != nil {
-		return nil, &FileError{File: l.name, Offset: start, Msg: "entry body", Err: fmt.Errorf("%w: %v", ErrTornTail, err)}
+		return nil, l.torn(start, start, "entry body", fmt.Errorf("%w: %v", ErrTornTail, err))
 	}
 	eor, err := l.r.ReadByte()
 	if err != nil {
-		return nil, &FileError{File: l.name, Offset: start, Msg: "end-of-record byte", Err: fmt.Errorf("%w: missing", ErrTornTail)}
+		return nil, l.torn(start, start, "end-of-record byte", fmt.Errorf("%w: missing", ErrTornTail))
+	}
+	// The end-of-record byte before the checksum, as Util.readTxnBytes
+	// checks it ("Last transaction was partial."): an entry a crash cut
+	// in a preallocated file ends in zeroes, its checksum wrong too, and
+	// ZooKeeper loads what comes before it. PastEnd tells it from damage.
+	if eor != 'B' {
+		return nil, l.torn(start, start+12+int64(ln), "end-of-record byte", fmt.Errorf("%w: %#x, not 'B'", ErrTornTail, eor))
 	}
 	if sum := adler32.Checksum(body); uint64(sum) != crc {
 		return nil, &FileError{File: l.name, Offset: start, Msg: "entry checksum", Err: fmt.Errorf("%w: Adler32 %#x, stored %#x", ErrCorrupt, sum, crc)}
-	}
-	if eor != 'B' {
-		return nil, &FileError{File: l.name, Offset: start + 12 + int64(ln), Msg: "end-of-record byte", Err: fmt.Errorf("%w: %#x, not 'B'", ErrTornTail, eor)}
 	}
 	l.off = start + 12 + int64(ln) + 1
 	txn, err := DecodeTxn(body)
@@ -178,6 +187,14 @@ func (l *TxnLog) Next() (*Txn, error) {
 	}
 	txn.Offset = start
 	return txn, nil
+}
+
+// torn records that the entry at start ends the log (Next returns io.EOF
+// from now on, PastEnd scans from it) and returns the ErrTornTail error at
+// pos, the byte found wrong.
+func (l *TxnLog) torn(start, pos int64, what string, err error) error {
+	l.tornAt = start
+	return &FileError{File: l.name, Offset: pos, Msg: what, Err: err}
 }
 
 func allZero(b []byte) bool {

@@ -611,6 +611,7 @@ func validDump(orig, mut []byte, _ Context) error {
 		return errors.New("znodes is not an array")
 	}
 	seen := map[string]bool{}
+	numChildren := map[string]string{}
 	for _, e := range zs {
 		z, ok := e.(map[string]any)
 		if !ok {
@@ -648,7 +649,10 @@ func validDump(orig, mut []byte, _ Context) error {
 		// text and decoded are views derived from data (zk dump writes them
 		// for people, readers read data), so they are not checked here.
 		_ = d
+		n, _ := st["numChildren"].(json.Number)
+		numChildren[p] = string(n)
 	}
+	kids := map[string]int{}
 	for p := range seen {
 		if p == "/" {
 			continue
@@ -659,6 +663,15 @@ func validDump(orig, mut []byte, _ Context) error {
 		}
 		if !seen[parent] {
 			return fmt.Errorf("%s: parent %s missing", p, parent)
+		}
+		kids[parent]++
+	}
+	// The stat counts the children (the header, unchanged, records no
+	// change of the tree while it was read that would excuse a
+	// disagreement).
+	for p, n := range numChildren {
+		if n != strconv.Itoa(kids[p]) {
+			return fmt.Errorf("%s: numChildren %s, %d children", p, n, kids[p])
 		}
 	}
 	return nil
