@@ -16,16 +16,17 @@ import (
 
 // historyChange is one line of kmeta history -o json.
 type historyChange struct {
-	Offset *int64            `json:"offset"`
-	Zxid   *int64            `json:"zxid"`
-	Time   string            `json:"time"`
-	Record string            `json:"record"`
-	Znode  string            `json:"znode"`
-	Kind   string            `json:"kind"`
-	Entity string            `json:"entity"`
-	Action string            `json:"action"`
-	Before map[string]string `json:"before"`
-	After  map[string]string `json:"after"`
+	Offset      *int64            `json:"offset"`
+	PointBefore *int64            `json:"pointBefore"`
+	Zxid        *int64            `json:"zxid"`
+	Time        string            `json:"time"`
+	Record      string            `json:"record"`
+	Znode       string            `json:"znode"`
+	Kind        string            `json:"kind"`
+	Entity      string            `json:"entity"`
+	Action      string            `json:"action"`
+	Before      map[string]string `json:"before"`
+	After       map[string]string `json:"after"`
 }
 
 // pos is the change's offset or zxid.
