@@ -33,7 +33,8 @@ const rollHelp = "SOURCE is the cluster as it is now: kafka://HOST:PORT or --boo
 	"ZooKeeper-mode cluster's zk://HOST:PORT/CHROOT, or a KRaft metadata log dir (no fetch times: a\n" +
 	"controller's verdict then needs a live source). --config ID=FILE passes a broker's server.properties\n" +
 	"for what the source cannot report (min.insync.replicas set only there: a log dir and ZooKeeper hold\n" +
-	"no static configs)."
+	"no static configs). A point in time (SOURCE@offset=N, @zxid=N) is refused: a roll is about the\n" +
+	"cluster now, and a past state would call a node safe, or back, on what it was then."
 
 func rollCommand() *cli.Command {
 	return &cli.Command{
@@ -44,9 +45,13 @@ func rollCommand() *cli.Command {
 }
 
 // rollFlags are the flags every roll command takes: the source's, the
-// nodes' server.properties and the quorum's fetch timeout.
+// nodes' server.properties and the quorum's fetch timeout. Not
+// --at-offset and --at-zxid: a roll is about the cluster now (rollSpec).
 func rollFlags() []cli.Flag {
-	return append(sourceFlags(),
+	flags := slices.DeleteFunc(sourceFlags(), func(f cli.Flag) bool {
+		return hasFlagName([]cli.Flag{f}, []string{"at-offset", "at-zxid"})
+	})
+	return append(flags,
 		&cli.StringSliceFlag{Name: "config", Usage: "a broker's server.properties, `ID=FILE` (repeatable): its static configs, which no metadata record holds"},
 		&cli.Int64Flag{Name: "controller-quorum-fetch-timeout-ms", Value: voters.DefaultFetchTimeoutMs,
 			Usage: "the controllers' controller.quorum.fetch.timeout.ms, in `MS`: how far behind the leader a voter may be and count as caught up"},
@@ -140,14 +145,19 @@ func rollNode(c *cli.Context) (int32, error) {
 	return int32(n), nil
 }
 
-// rollSpec parses the source once; a point in time is refused (a roll is
-// about the cluster now).
+// rollSpec parses the source once; a point in time is refused: a roll is
+// about the cluster now, and a past state would call a node safe to stop,
+// or back, on what it was then (roll wait would never see it change).
 func rollSpec(c *cli.Context, raw string) (source.Spec, error) {
 	spec, err := parseSource(c, raw)
 	if err != nil {
 		return spec, usageErrorf(c, "%v", err)
 	}
-	return withPointFlags(c, spec)
+	if spec.At.HasOffset || spec.At.HasZxid {
+		return spec, usageErrorf(c, "%s: %s is a point in the past, and a roll is about the cluster now (a check, a wait or a plan on a past state would answer for what the nodes were then): give the source without it",
+			printer.Clean(raw), spec.At)
+	}
+	return spec, nil
 }
 
 // rollRead reads the source once into the judge's input: the image with

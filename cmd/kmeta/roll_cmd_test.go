@@ -152,3 +152,39 @@ func TestRebuildBrokersSource(t *testing.T) {
 		t.Errorf("no broker: %q", src)
 	}
 }
+
+// A roll is about the cluster now: a point in time, in either spelling,
+// is a usage error naming why, for check, wait and plan alike. Before,
+// roll plan printed gates with the point (a roll wait that said a broker
+// was back on a frozen past state), and --at-offset was dropped from them.
+func TestRollRefusesAPointInTime(t *testing.T) {
+	log := filepath.Join("..", "..", "testdata", "kraft", "4.4.0", "metadata")
+	data := filepath.Join("..", "..", "testdata", "zk", "datadir")
+	why := " is a point in the past, and a roll is about the cluster now (a check, a wait or a plan on a past state would answer for what the nodes were then): give the source without it\n"
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"plan", "kraft:" + log + "@offset=153", "--nodes", "2"},
+			"kmeta: kraft:" + log + "@offset=153: @offset=153" + why + "Run 'kmeta roll plan --help' for usage.\n"},
+		{[]string{"check", "--node", "2", log + "@offset=153"},
+			"kmeta: " + log + "@offset=153: @offset=153" + why + "Run 'kmeta roll check --help' for usage.\n"},
+		{[]string{"wait", "--node", "2", "--timeout", "1s", "zkdata:" + data + "@zxid=0x10"},
+			"kmeta: zkdata:" + data + "@zxid=0x10: @zxid=0x10" + why + "Run 'kmeta roll wait --help' for usage.\n"},
+		// The flags are not the roll commands' (their help does not
+		// offer them, and says why).
+		{[]string{"plan", "kraft:" + log, "--at-offset", "153", "--nodes", "2"},
+			"kmeta: unknown flag --at-offset for kmeta roll plan\nRun 'kmeta roll plan --help' for usage.\n"},
+		{[]string{"check", "--node", "1", "zkdata:" + data, "--at-zxid", "16"},
+			"kmeta: unknown flag --at-zxid for kmeta roll check\nRun 'kmeta roll check --help' for usage.\n"},
+	} {
+		r := kmeta(append([]string{"roll"}, tc.args...)...)
+		if r.code != 2 || r.stdout != "" || r.stderr != tc.stderr {
+			t.Errorf("roll %v: exit %d\nstdout %q\nstderr %q\n  want %q", tc.args, r.code, r.stdout, r.stderr, tc.stderr)
+		}
+	}
+	r := kmeta("roll", "plan", "--help")
+	if !strings.Contains(r.stdout, "A point in time (SOURCE@offset=N, @zxid=N) is refused") || strings.Contains(r.stdout, "--at-offset") || strings.Contains(r.stdout, "--at-zxid") {
+		t.Errorf("roll plan --help:\n%s", r.stdout)
+	}
+}
