@@ -357,8 +357,8 @@ func rollPlan(c *cli.Context) error {
 }
 
 // rollSource is the source of the gate commands roll plan prints: the
-// SOURCE or --bootstrap-* flag as given, and the flags that tune the read
-// and were set. A ZooKeeper password is never printed: the printed
+// SOURCE or --bootstrap-* flag as given, and every flag that tunes the
+// read and was set. A ZooKeeper password is never printed: the printed
 // commands read it from KMETA_ZK_AUTH, and say so when it is unset.
 func rollSource(c *cli.Context) roll.Source {
 	return roll.Source{Words: rollSourceWords(c), ZKDigest: zkDigestRead(c, c.Args().First())}
@@ -371,14 +371,35 @@ func zkDigestRead(c *cli.Context, src string) bool {
 	return digest && strings.HasPrefix(src, "zk://")
 }
 
-// rollSourceWords are rollSource's words.
-func rollSourceWords(c *cli.Context) []string {
-	w := sourceWords(c)
-	w = append(w, setFlagWords(c, "command-config", "zk-tls-ca", "zk-tls-cert", "zk-tls-key", "kafka-timeout", "zk-session-timeout", "controller-quorum-fetch-timeout-ms")...)
-	for _, kv := range c.StringSlice("config") {
-		w = append(w, "--config", kv)
+// rollReadFlags name the roll commands' flags that reach the read (the
+// source's flags, the quorum's fetch timeout), taken from rollFlags so
+// that a flag added there reaches the gates too; not those naming the
+// source (sourceWords), the password (KMETA_ZK_AUTH) or --config, which
+// repeats (rollSourceWords).
+func rollReadFlags() []string {
+	var names []string
+	for _, f := range rollFlags() {
+		if n := flagNames(f)[0]; !slices.Contains([]string{"bootstrap-server", "bootstrap-controller", "zk-auth", "config"}, n) {
+			names = append(names, n)
+		}
 	}
-	return w
+	return names
+}
+
+// rollSourceWords are rollSource's words: the source as given, then each
+// read flag set, as set (--lenient, --jute-maxbuffer, the TLS files, the
+// client settings, the timeouts...), and each --config. A SOURCE that
+// reads as a flag comes last, after "--", as the user had to give it.
+func rollSourceWords(c *cli.Context) []string {
+	flags := setFlagWords(c, rollReadFlags()...)
+	for _, kv := range c.StringSlice("config") {
+		flags = append(flags, "--config", kv)
+	}
+	src := sourceWords(c)
+	if len(src) == 1 && strings.HasPrefix(src[0], "-") {
+		return slices.Concat(flags, []string{"--"}, src)
+	}
+	return slices.Concat(src, flags)
 }
 
 // sourceWords name the command's one source as the user gave it: the

@@ -1,13 +1,22 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
+	"math/big"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/model"
@@ -186,5 +195,119 @@ func TestRollRefusesAPointInTime(t *testing.T) {
 	r := kmeta("roll", "plan", "--help")
 	if !strings.Contains(r.stdout, "A point in time (SOURCE@offset=N, @zxid=N) is refused") || strings.Contains(r.stdout, "--at-offset") || strings.Contains(r.stdout, "--at-zxid") {
 		t.Errorf("roll plan --help:\n%s", r.stdout)
+	}
+}
+
+// badDump writes the dump from (testdata/zk/dump.json) with one partition
+// state znode's data made invalid JSON, to name: a dump only --lenient
+// reads.
+func badDump(t *testing.T, from, name string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d map[string]any
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, z := range d["znodes"].([]any) {
+		z := z.(map[string]any)
+		if z["path"] == "/brokers/topics/compacted/partitions/0/state" {
+			z["data"], found = base64.StdEncoding.EncodeToString([]byte("{not json")), true
+			z["stat"].(map[string]any)["dataLength"] = 9
+			delete(z, "text")
+			delete(z, "decoded")
+		}
+	}
+	if b, err = json.Marshal(d); err != nil || !found {
+		t.Fatal(err, found)
+	}
+	if err := os.WriteFile(name, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// selfSignedPEM writes a self-signed certificate and its key (PEM) to
+// cert and key: what --zk-tls-ca, --zk-tls-cert and --zk-tls-key load.
+func selfSignedPEM(t *testing.T, cert, key string) {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kmeta test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// roll plan's gates read the source as the plan did: every read flag set
+// is in them, as set. Before, --lenient, --jute-maxbuffer, --consistent,
+// --zk-batch, --zk-connections, --zk-in-flight and
+// --controller-command-config were dropped: the plan read a dump with a
+// malformed znode with --lenient, and its roll check could not read it
+// (exit 2). The check runs as printed: its words (CheckArgs, which
+// roll's TestGatesRunAsPrinted proves are what sh passes) read the dump
+// as the plan did.
+func TestRollPlanGatesReadAsThePlanDid(t *testing.T) {
+	dump, err := filepath.Abs(filepath.Join("..", "..", "testdata", "zk", "dump.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	badDump(t, dump, "bad.json")
+	badDump(t, dump, "-bad.json")
+	selfSignedPEM(t, "cert.pem", "key.pem")
+	if err := os.WriteFile("b 1.properties", []byte("min.insync.replicas=2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := kmeta("roll", "check", "--node", "2", "zkdump:bad.json"); r.code != 2 {
+		t.Fatalf("the dump reads without --lenient: exit %d\n%s", r.code, r.stderr)
+	}
+	read := []string{"--zk-session-timeout", "4s", "--zk-tls-ca", "cert.pem", "--zk-tls-cert", "cert.pem", "--zk-tls-key", "key.pem",
+		"--zk-connections", "3", "--zk-in-flight", "9", "--zk-batch", "7", "--consistent", "--lenient", "--jute-maxbuffer", "2000000",
+		"--command-config", "c.properties", "--controller-command-config", "cc.properties", "--kafka-timeout", "5s",
+		"--controller-quorum-fetch-timeout-ms", "3000"}
+	words := strings.Join(read, " ") + " --config '1=b 1.properties'"
+	for _, tc := range []struct {
+		args   []string
+		source string // the gates' source words, where they stand
+	}{
+		{[]string{"zkdump:bad.json"}, "zkdump:bad.json " + words},
+		// A SOURCE that reads as a flag: after "--", as it was given.
+		{[]string{"--", "-bad.json"}, words + " -- -bad.json"},
+	} {
+		args := slices.Concat([]string{"roll", "plan", "-o", "json", "--nodes", "2"}, read, []string{"--config", "1=b 1.properties"}, tc.args)
+		r := kmeta(args...)
+		var p report.RollPlanDoc
+		if err := json.Unmarshal([]byte(r.stdout), &p); err != nil || len(p.Steps) != 1 {
+			t.Fatalf("%q: exit %d %v\n%s%s", args, r.code, err, r.stdout, r.stderr)
+		}
+		s := p.Steps[0]
+		if want := "kmeta roll check --node 2 " + tc.source; s.Check != want {
+			t.Errorf("check line\n got %s\nwant %s", s.Check, want)
+		}
+		if want := "kmeta roll wait --node 2 " + tc.source; s.Wait != want {
+			t.Errorf("wait line\n got %s\nwant %s", s.Wait, want)
+		}
+		// The check as printed reads the dump (broker 2 is not safe to
+		// stop: exit 1), as the plan did; without --lenient it exits 2.
+		if r := kmeta(s.CheckArgs...); r.code != 1 || !strings.HasPrefix(r.stdout, "broker 2: NOT safe to stop now") {
+			t.Errorf("%s: exit %d\n%s%s", s.Check, r.code, r.stdout, r.stderr)
+		}
 	}
 }
