@@ -75,7 +75,8 @@ func rollCheckCommand() *cli.Command {
 			"A fact the answer needs and the source does not report is named with how to get it, and the\n" +
 			"answer is then 'could not tell', never 'safe' on a guess. -o json carries safe (bool) and blocking\n" +
 			"(each partition with topic and partition, or the quorum's reason).\n" +
-			"Exit 0 safe, 1 not safe, 2 could not tell (or could not read the source).\n\n" + rollHelp,
+			"Exit 0 safe, 1 not safe or an answer resting on damaged or partial input (the warnings say what),\n" +
+			"2 could not tell (or could not read the source).\n\n" + rollHelp,
 		Flags: append(rollFlags(),
 			&cli.IntFlag{Name: "node", Usage: "the node `ID` to stop", Required: true}),
 		Action: func(c *cli.Context) error {
@@ -91,7 +92,10 @@ func rollCheckCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return emit(c, report.RollCheck(roll.Check(in, node)))
+			if err := emit(c, report.RollCheck(roll.Check(in, node))); err != nil {
+				return err
+			}
+			return partialResult(raw, in.Image)
 		},
 	}
 }
@@ -107,8 +111,9 @@ func rollWaitCommand() *cli.Command {
 			"without one cannot take it back: named, not waited for); a voter fetching and caught up with the\n" +
 			"quorum's leader. Run it once the node was started again. A read that fails (the node asked is the\n" +
 			"one restarting) is tried again. On a terminal, what is still waited for is shown on stderr.\n" +
-			"Exit 0 back, 1 not back at --timeout (what is still waited for is named), 2 when the source cannot\n" +
-			"report what being back needs (a log dir has no fetch times).\n\n" + rollHelp,
+			"Exit 0 back, 1 not back at --timeout (what is still waited for is named) or back on damaged or\n" +
+			"partial input (the warnings say what), 2 when the source cannot report what being back needs (a\n" +
+			"log dir has no fetch times).\n\n" + rollHelp,
 		Flags: append(rollFlags(),
 			&cli.IntFlag{Name: "node", Usage: "the node `ID` restarted", Required: true},
 			&cli.DurationFlag{Name: "timeout", Value: 10 * time.Minute, Usage: "give up after `DURATION`"},
@@ -128,7 +133,8 @@ func rollPlanCommand() *cli.Command {
 			"/controller last. Each step is framed by the exact kmeta roll check (before the stop) and kmeta roll\n" +
 			"wait (after the start) commands, with the source and flags given here, but never a ZooKeeper\n" +
 			"password: read with --zk-auth, each command takes it from KMETA_ZK_AUTH and stops first when it is\n" +
-			"unset (-o json lists it in the step's env). Exit 0, 2 when a node is not known to the source.\n\n" + rollHelp,
+			"unset (-o json lists it in the step's env). Exit 0; 1 when the plan rests on damaged or partial\n" +
+			"input (the warnings say what); 2 when a node is not known to the source.\n\n" + rollHelp,
 		Flags: append(rollFlags(),
 			&cli.StringFlag{Name: "nodes", Usage: "the nodes to restart, `ID,ID,...`"},
 			&cli.BoolFlag{Name: "all-brokers", Usage: "every broker the source knows"},
@@ -260,6 +266,7 @@ func rollWait(c *cli.Context) error {
 	deadline := start.Add(timeout)
 	d := report.RollWaitDoc{Source: spec.String()}
 	read := false
+	var last *model.Image // the last read's, which the answer rests on
 	for {
 		in, err := rollRead(c, raw, read)
 		var ue *exitError
@@ -277,6 +284,7 @@ func rollWait(c *cli.Context) error {
 				printWarnings(c, in.Image.Warnings)
 				read = true
 			}
+			last = in.Image
 			d.Progress, d.ReadError = roll.BackWith(in, node, roll.WaitOptions{MaxUnderReplicated: c.Int("under-replicated-at-most")}), ""
 			if len(d.Waiting) > 0 {
 				status.show(fmt.Sprintf("waiting for %s [%s]", d.Waiting[0], time.Since(start).Round(time.Second)))
@@ -304,7 +312,10 @@ func rollWait(c *cli.Context) error {
 	}
 	status.clear()
 	d.Seconds = time.Since(start).Seconds()
-	return emit(c, report.RollWait(d))
+	if err := emit(c, report.RollWait(d)); err != nil {
+		return err
+	}
+	return partialResult(raw, last)
 }
 
 func rollPlan(c *cli.Context) error {
@@ -353,7 +364,10 @@ func rollPlan(c *cli.Context) error {
 	for _, s := range steps {
 		d.Steps = append(d.Steps, report.RollPlanStep{Step: s, Gates: roll.GatesFor(s.Node, src)})
 	}
-	return emit(c, report.RollPlan(d))
+	if err := emit(c, report.RollPlan(d)); err != nil {
+		return err
+	}
+	return partialResult(raw, in.Image)
 }
 
 // rollSource is the source of the gate commands roll plan prints: the

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -203,6 +204,13 @@ func TestRollRefusesAPointInTime(t *testing.T) {
 // reads.
 func badDump(t *testing.T, from, name string) {
 	t.Helper()
+	writeDump(t, from, name, map[string]string{"/brokers/topics/compacted/partitions/0/state": "{not json"}, nil)
+}
+
+// writeDump writes the dump from with the data of the znodes in data
+// replaced, and those keep refuses left out, to name.
+func writeDump(t *testing.T, from, name string, data map[string]string, keep func(path string) bool) {
+	t.Helper()
 	b, err := os.ReadFile(from)
 	if err != nil {
 		t.Fatal(err)
@@ -211,18 +219,26 @@ func badDump(t *testing.T, from, name string) {
 	if err := json.Unmarshal(b, &d); err != nil {
 		t.Fatal(err)
 	}
-	found := false
+	var out []any
+	set := 0
 	for _, z := range d["znodes"].([]any) {
 		z := z.(map[string]any)
-		if z["path"] == "/brokers/topics/compacted/partitions/0/state" {
-			z["data"], found = base64.StdEncoding.EncodeToString([]byte("{not json")), true
-			z["stat"].(map[string]any)["dataLength"] = 9
+		path := z["path"].(string)
+		if keep != nil && !keep(path) {
+			continue
+		}
+		if v, ok := data[path]; ok {
+			z["data"] = base64.StdEncoding.EncodeToString([]byte(v))
+			z["stat"].(map[string]any)["dataLength"] = len(v)
 			delete(z, "text")
 			delete(z, "decoded")
+			set++
 		}
+		out = append(out, z)
 	}
-	if b, err = json.Marshal(d); err != nil || !found {
-		t.Fatal(err, found)
+	d["znodes"] = out
+	if b, err = json.Marshal(d); err != nil || set != len(data) {
+		t.Fatal(err, set)
 	}
 	if err := os.WriteFile(name, b, 0o600); err != nil {
 		t.Fatal(err)
@@ -309,5 +325,56 @@ func TestRollPlanGatesReadAsThePlanDid(t *testing.T) {
 		if r := kmeta(s.CheckArgs...); r.code != 1 || !strings.HasPrefix(r.stdout, "broker 2: NOT safe to stop now") {
 			t.Errorf("%s: exit %d\n%s%s", s.Check, r.code, r.stdout, r.stderr)
 		}
+	}
+}
+
+// A roll answer that rests on damaged or partial input exits 1, as every
+// command's does (partialResult): a "safe to stop" on a dump read past a
+// malformed partition state knows nothing of that partition. Before,
+// roll check said safe with exit 0, and roll plan exited 0 after
+// replay-stopped and lenient-decode warnings.
+func TestRollOnDamagedInputExits1(t *testing.T) {
+	dump, err := filepath.Abs(filepath.Join("..", "..", "testdata", "zk", "dump.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crc := damaged(t, func(d string) { flipByte(d, activeSeg) })
+	t.Chdir(t.TempDir())
+	// Only the topic compacted, at min.insync.replicas 1, its partition 0's
+	// state malformed: broker 2 is safe to stop as far as the rest tells.
+	writeDump(t, dump, "safe.json", map[string]string{
+		"/brokers/topics/compacted/partitions/0/state": "{not json",
+		"/config/topics/compacted":                     `{"version":1,"config":{"min.insync.replicas":"1"}}`,
+	}, func(p string) bool {
+		for _, dir := range []string{"/brokers/topics/", "/config/topics/"} {
+			if rest, ok := strings.CutPrefix(p, dir); ok && rest != "compacted" && !strings.HasPrefix(rest, "compacted/") {
+				return false
+			}
+		}
+		return true
+	})
+	warning := "kmeta: warning: lenient-decode: znode /brokers/topics/compacted/partitions/0/state: partition state: zkread: malformed znode: invalid JSON at byte 2 (kept raw)\n"
+	damagedLine := "kmeta: zkdump:safe.json: the result rests on damaged or partial input (see the warnings above)\n"
+	for _, tc := range []struct {
+		args  []string
+		first string // stdout's first line
+	}{
+		{[]string{"check", "--node", "2"}, "broker 2: safe to stop now (zkdump:safe.json)"},
+		{[]string{"plan", "--nodes", "2"}, "Restart one node at a time, in this order: 2 (zkdump:safe.json)"},
+		{[]string{"wait", "--node", "2", "--timeout", "1m"}, "broker 2 is back after TOOK (zkdump:safe.json)"},
+	} {
+		args := slices.Concat([]string{"roll"}, tc.args, []string{"--lenient", "zkdump:safe.json"})
+		r := kmeta(args...)
+		first, _, _ := strings.Cut(r.stdout, "\n")
+		first = regexp.MustCompile(`after [0-9.]+m?s `).ReplaceAllString(first, "after TOOK ")
+		if r.code != 1 || first != tc.first || !strings.HasPrefix(r.stderr, warning) || !strings.HasSuffix(r.stderr, warning+damagedLine) {
+			t.Errorf("%q: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	// A KRaft log whose replay stopped at a damaged batch.
+	r := kmeta("roll", "plan", "--all-brokers", crc)
+	if r.code != 1 || !strings.HasPrefix(r.stderr, "kmeta: warning: replay-stopped: ") ||
+		!strings.HasSuffix(r.stderr, "\nkmeta: "+crc+": the result rests on damaged or partial input (see the warnings above)\n") {
+		t.Errorf("plan on a damaged log: exit %d\n%s", r.code, r.stderr)
 	}
 }
