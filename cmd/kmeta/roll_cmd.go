@@ -134,7 +134,8 @@ func rollPlanCommand() *cli.Command {
 			"wait (after the start) commands, with the source and flags given here, but never a ZooKeeper\n" +
 			"password: read with --zk-auth, each command takes it from KMETA_ZK_AUTH and stops first when it is\n" +
 			"unset (-o json lists it in the step's env). Exit 0; 1 when the plan rests on damaged or partial\n" +
-			"input (the warnings say what); 2 when a node is not known to the source.\n\n" + rollHelp,
+			"input (the warnings say what); 2 when a node is not known to the source, or the source names none\n" +
+			"of those asked for (--all-brokers, --all-controllers: nothing to roll, and why).\n\n" + rollHelp,
 		Flags: append(rollFlags(),
 			&cli.StringFlag{Name: "nodes", Usage: "the nodes to restart, `ID,ID,...`"},
 			&cli.BoolFlag{Name: "all-brokers", Usage: "every broker the source knows"},
@@ -355,6 +356,11 @@ func rollPlan(c *cli.Context) error {
 			nodes = append(nodes, int32(n))
 		}
 	}
+	if len(nodes) == 0 {
+		// Nothing to roll is no plan: an empty one (exit 0) would read as
+		// a roll done.
+		return fmt.Errorf("%s: nothing to roll: %s", printer.Clean(raw), noNodes(in, c.Bool("all-controllers")))
+	}
 	steps, err := roll.Order(in, nodes)
 	if err != nil {
 		return fmt.Errorf("%s: %w", printer.Clean(raw), err)
@@ -368,6 +374,20 @@ func rollPlan(c *cli.Context) error {
 		return err
 	}
 	return partialResult(raw, in.Image)
+}
+
+// noNodes says why the source names no node of the kind asked for
+// (--all-controllers, else --all-brokers).
+func noNodes(in roll.Input, controllers bool) string {
+	switch {
+	case controllers && in.Image.ZK != nil:
+		return "the source names no controller (a ZooKeeper-mode cluster has no KRaft quorum; a migration's controllers: ask them, --bootstrap-controller HOST:PORT)"
+	case controllers:
+		return "the source names no voter and no registered controller"
+	case !in.Image.Reports(model.FieldBrokers):
+		return "the source does not report brokers (--bootstrap-controller answers for the quorum only: ask the brokers, --bootstrap-server HOST:PORT)"
+	}
+	return "the source names no broker (none is registered, and no partition has a replica)"
 }
 
 // rollSource is the source of the gate commands roll plan prints: the

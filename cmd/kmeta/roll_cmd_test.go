@@ -378,3 +378,26 @@ func TestRollOnDamagedInputExits1(t *testing.T) {
 		t.Errorf("plan on a damaged log: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// An empty plan is no plan: it says there is nothing to roll and why,
+// exit 2 (nothing was planned, as for a node the source does not know).
+// Before, it printed "in this order:" with nothing after it, exit 0: a
+// roll done, to a script.
+func TestRollPlanNothingToRoll(t *testing.T) {
+	dump := filepath.Join("..", "..", "testdata", "zk", "dump.json")
+	boot := filepath.Join("..", "..", "testdata", "kraft", "bootstrap", "3.9.2", "3.7-IV4", "metadata")
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{dump, "--all-controllers"}, "kmeta: " + dump + ": nothing to roll: the source names no controller (a ZooKeeper-mode cluster has no KRaft quorum; a migration's controllers: ask them, --bootstrap-controller HOST:PORT)\n"},
+		{[]string{boot, "--all-brokers"}, "kmeta: " + boot + ": nothing to roll: the source names no broker (none is registered, and no partition has a replica)\n"},
+	} {
+		for _, o := range []string{"text", "json"} {
+			r := kmeta(slices.Concat([]string{"roll", "plan", "-o", o}, tc.args)...)
+			if r.code != 2 || r.stdout != "" || r.stderr != tc.stderr {
+				t.Errorf("roll plan -o %s %q: exit %d\nstdout %q\nstderr %q\n  want %q", o, tc.args, r.code, r.stdout, r.stderr, tc.stderr)
+			}
+		}
+	}
+}
