@@ -281,10 +281,7 @@ func rollWait(c *cli.Context) error {
 			d.ReadError = err.Error()
 			status.show(fmt.Sprintf("waiting for node %d: reading %s: %v", node, printer.Clean(spec.String()), err))
 		default:
-			if !read {
-				printWarnings(c, in.Image.Warnings)
-				read = true
-			}
+			read = true // the first good read said its warnings: the next are quiet
 			last = in.Image
 			d.Progress, d.ReadError = roll.BackWith(in, node, roll.WaitOptions{MaxUnderReplicated: c.Int("under-replicated-at-most")}), ""
 			if len(d.Waiting) > 0 {
