@@ -18,6 +18,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/model"
@@ -398,6 +399,64 @@ func TestRollPlanNothingToRoll(t *testing.T) {
 			r := kmeta(slices.Concat([]string{"roll", "plan", "-o", o}, tc.args)...)
 			if r.code != 2 || r.stdout != "" || r.stderr != tc.stderr {
 				t.Errorf("roll plan -o %s %q: exit %d\nstdout %q\nstderr %q\n  want %q", o, tc.args, r.code, r.stdout, r.stderr, tc.stderr)
+			}
+		}
+	}
+}
+
+// roll's tables fit COLUMNS, their headings included (docs/guide/
+// output.md: every line fits): the heading above the table wraps at the
+// tables' width. Before, roll plan's was 99 columns wide at 60 and 80,
+// roll check's 72 at 60.
+func TestRollTablesFit(t *testing.T) {
+	log := filepath.Join("..", "..", "testdata", "kraft", "4.4.0", "metadata")
+	dump := filepath.Join("..", "..", "testdata", "zk", "dump.json")
+	t.Setenv("COLUMNS", "60")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"plan", "-o", "table", "--nodes", "2", log}, 0, `Restart one node at a time, in this order: 2
+(kraft:../../testdata/kraft/4.4.0/metadata)
+
++------+------+--------+-----------------+-----------------+
+| STEP | NODE | ROLES  | CHECK           | WAIT            |
++------+------+--------+-----------------+-----------------+
+| 1    | 2    | broker | kmeta roll      | kmeta roll wait |
+|      |      |        | check --node 2  | --node 2        |
+|      |      |        | ../../testdata/ | ../../testdata/ |
+|      |      |        | kraft/4.4.0/    | kraft/4.4.0/    |
+|      |      |        | metadata        | metadata        |
++------+------+--------+-----------------+-----------------+
+(1 column left out to fit 60 columns: WHY; widen the
+terminal, set COLUMNS, or use -o json)
+`},
+		{[]string{"check", "-o", "table", "--node", "2", dump}, 1, `broker 2: NOT safe to stop now
+(zkdump:../../testdata/zk/dump.json)
+
++-------------+--------------------+------------+
+| TOPIC       | RULE               | PARTITIONS |
++-------------+--------------------+------------+
+| compacted   | roll-under-min-isr | 2          |
+| orders.v1   | roll-takes-offline | 1          |
+| user_events | roll-takes-offline | 2          |
++-------------+--------------------+------------+
+`},
+	} {
+		r := kmeta(append([]string{"roll"}, tc.args...)...)
+		got := r.stdout
+		if tc.args[0] == "check" {
+			// The findings' table follows (its lines fit: below).
+			got, _, _ = strings.Cut(got, "+\n\n+")
+			got += "+\n"
+		}
+		if r.code != tc.code || got != tc.want {
+			t.Errorf("roll %q: exit %d\n%s\nwant\n%s", tc.args, r.code, got, tc.want)
+		}
+		for i, ln := range strings.Split(r.stdout, "\n") {
+			if n := utf8.RuneCountInString(ln); n > 60 {
+				t.Errorf("roll %q: line %d is %d columns: %s", tc.args, i+1, n, ln)
 			}
 		}
 	}
