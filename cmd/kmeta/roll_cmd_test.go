@@ -295,6 +295,12 @@ func TestRollPlanGatesReadAsThePlanDid(t *testing.T) {
 	if r := kmeta("roll", "check", "--node", "2", "zkdump:bad.json"); r.code != 2 {
 		t.Fatalf("the dump reads without --lenient: exit %d\n%s", r.code, r.stderr)
 	}
+	// Both --bootstrap-* flags are refused before any read (liveFlag), so
+	// no plan's gates can keep one and drop the other.
+	if r := kmeta("roll", "plan", "--nodes", "1", "--bootstrap-server", "127.0.0.1:1", "--bootstrap-controller", "127.0.0.1:2"); r.code != 2 || r.stdout != "" ||
+		r.stderr != "kmeta: --bootstrap-server and --bootstrap-controller: give one (brokers or controllers)\nRun 'kmeta roll plan --help' for usage.\n" {
+		t.Errorf("both --bootstrap-* flags: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	read := []string{"--zk-session-timeout", "4s", "--zk-tls-ca", "cert.pem", "--zk-tls-cert", "cert.pem", "--zk-tls-key", "key.pem",
 		"--zk-connections", "3", "--zk-in-flight", "9", "--zk-batch", "7", "--consistent", "--lenient", "--jute-maxbuffer", "2000000",
 		"--command-config", "c.properties", "--controller-command-config", "cc.properties", "--kafka-timeout", "5s",
