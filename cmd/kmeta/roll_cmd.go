@@ -33,7 +33,8 @@ const rollHelp = "SOURCE is the cluster as it is now: kafka://HOST:PORT or --boo
 	"ZooKeeper-mode cluster's zk://HOST:PORT/CHROOT, or a KRaft metadata log dir (no fetch times: a\n" +
 	"controller's verdict then needs a live source). --config ID=FILE passes a broker's server.properties\n" +
 	"for what the source cannot report (min.insync.replicas set only there: a log dir and ZooKeeper hold\n" +
-	"no static configs)."
+	"no static configs). A point in time (SOURCE@offset=N, @zxid=N) is refused: a roll is about the\n" +
+	"cluster now, and a past state would call a node safe, or back, on what it was then."
 
 func rollCommand() *cli.Command {
 	return &cli.Command{
@@ -44,9 +45,13 @@ func rollCommand() *cli.Command {
 }
 
 // rollFlags are the flags every roll command takes: the source's, the
-// nodes' server.properties and the quorum's fetch timeout.
+// nodes' server.properties and the quorum's fetch timeout. Not
+// --at-offset and --at-zxid: a roll is about the cluster now (rollSpec).
 func rollFlags() []cli.Flag {
-	return append(sourceFlags(),
+	flags := slices.DeleteFunc(sourceFlags(), func(f cli.Flag) bool {
+		return hasFlagName([]cli.Flag{f}, []string{"at-offset", "at-zxid"})
+	})
+	return append(flags,
 		&cli.StringSliceFlag{Name: "config", Usage: "a broker's server.properties, `ID=FILE` (repeatable): its static configs, which no metadata record holds"},
 		&cli.Int64Flag{Name: "controller-quorum-fetch-timeout-ms", Value: voters.DefaultFetchTimeoutMs,
 			Usage: "the controllers' controller.quorum.fetch.timeout.ms, in `MS`: how far behind the leader a voter may be and count as caught up"},
@@ -70,7 +75,8 @@ func rollCheckCommand() *cli.Command {
 			"A fact the answer needs and the source does not report is named with how to get it, and the\n" +
 			"answer is then 'could not tell', never 'safe' on a guess. -o json carries safe (bool) and blocking\n" +
 			"(each partition with topic and partition, or the quorum's reason).\n" +
-			"Exit 0 safe, 1 not safe, 2 could not tell (or could not read the source).\n\n" + rollHelp,
+			"Exit 0 safe, 1 not safe or an answer resting on damaged or partial input (the warnings say what),\n" +
+			"2 could not tell (or could not read the source).\n\n" + rollHelp,
 		Flags: append(rollFlags(),
 			&cli.IntFlag{Name: "node", Usage: "the node `ID` to stop", Required: true}),
 		Action: func(c *cli.Context) error {
@@ -86,7 +92,10 @@ func rollCheckCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return emit(c, report.RollCheck(roll.Check(in, node)))
+			if err := emit(c, report.RollCheck(roll.Check(in, node))); err != nil {
+				return err
+			}
+			return partialResult(raw, in.Image)
 		},
 	}
 }
@@ -102,8 +111,9 @@ func rollWaitCommand() *cli.Command {
 			"without one cannot take it back: named, not waited for); a voter fetching and caught up with the\n" +
 			"quorum's leader. Run it once the node was started again. A read that fails (the node asked is the\n" +
 			"one restarting) is tried again. On a terminal, what is still waited for is shown on stderr.\n" +
-			"Exit 0 back, 1 not back at --timeout (what is still waited for is named), 2 when the source cannot\n" +
-			"report what being back needs (a log dir has no fetch times).\n\n" + rollHelp,
+			"Exit 0 back, 1 not back at --timeout (what is still waited for is named) or back on damaged or\n" +
+			"partial input (the warnings say what), 2 when the source cannot report what being back needs (a\n" +
+			"log dir has no fetch times).\n\n" + rollHelp,
 		Flags: append(rollFlags(),
 			&cli.IntFlag{Name: "node", Usage: "the node `ID` restarted", Required: true},
 			&cli.DurationFlag{Name: "timeout", Value: 10 * time.Minute, Usage: "give up after `DURATION`"},
@@ -123,7 +133,9 @@ func rollPlanCommand() *cli.Command {
 			"/controller last. Each step is framed by the exact kmeta roll check (before the stop) and kmeta roll\n" +
 			"wait (after the start) commands, with the source and flags given here, but never a ZooKeeper\n" +
 			"password: read with --zk-auth, each command takes it from KMETA_ZK_AUTH and stops first when it is\n" +
-			"unset (-o json lists it in the step's env). Exit 0, 2 when a node is not known to the source.\n\n" + rollHelp,
+			"unset (-o json lists it in the step's env). Exit 0; 1 when the plan rests on damaged or partial\n" +
+			"input (the warnings say what); 2 when a node is not known to the source, or the source names none\n" +
+			"of those asked for (--all-brokers, --all-controllers: nothing to roll, and why).\n\n" + rollHelp,
 		Flags: append(rollFlags(),
 			&cli.StringFlag{Name: "nodes", Usage: "the nodes to restart, `ID,ID,...`"},
 			&cli.BoolFlag{Name: "all-brokers", Usage: "every broker the source knows"},
@@ -140,14 +152,19 @@ func rollNode(c *cli.Context) (int32, error) {
 	return int32(n), nil
 }
 
-// rollSpec parses the source once; a point in time is refused (a roll is
-// about the cluster now).
+// rollSpec parses the source once; a point in time is refused: a roll is
+// about the cluster now, and a past state would call a node safe to stop,
+// or back, on what it was then (roll wait would never see it change).
 func rollSpec(c *cli.Context, raw string) (source.Spec, error) {
 	spec, err := parseSource(c, raw)
 	if err != nil {
 		return spec, usageErrorf(c, "%v", err)
 	}
-	return withPointFlags(c, spec)
+	if spec.At.HasOffset || spec.At.HasZxid {
+		return spec, usageErrorf(c, "%s: %s is a point in the past, and a roll is about the cluster now (a check, a wait or a plan on a past state would answer for what the nodes were then): give the source without it",
+			printer.Clean(raw), spec.At)
+	}
+	return spec, nil
 }
 
 // rollRead reads the source once into the judge's input: the image with
@@ -250,6 +267,7 @@ func rollWait(c *cli.Context) error {
 	deadline := start.Add(timeout)
 	d := report.RollWaitDoc{Source: spec.String()}
 	read := false
+	var last *model.Image // the last read's, which the answer rests on
 	for {
 		in, err := rollRead(c, raw, read)
 		var ue *exitError
@@ -263,10 +281,8 @@ func rollWait(c *cli.Context) error {
 			d.ReadError = err.Error()
 			status.show(fmt.Sprintf("waiting for node %d: reading %s: %v", node, printer.Clean(spec.String()), err))
 		default:
-			if !read {
-				printWarnings(c, in.Image.Warnings)
-				read = true
-			}
+			read = true // the first good read said its warnings: the next are quiet
+			last = in.Image
 			d.Progress, d.ReadError = roll.BackWith(in, node, roll.WaitOptions{MaxUnderReplicated: c.Int("under-replicated-at-most")}), ""
 			if len(d.Waiting) > 0 {
 				status.show(fmt.Sprintf("waiting for %s [%s]", d.Waiting[0], time.Since(start).Round(time.Second)))
@@ -294,7 +310,10 @@ func rollWait(c *cli.Context) error {
 	}
 	status.clear()
 	d.Seconds = time.Since(start).Seconds()
-	return emit(c, report.RollWait(d))
+	if err := emit(c, report.RollWait(d)); err != nil {
+		return err
+	}
+	return partialResult(raw, last)
 }
 
 func rollPlan(c *cli.Context) error {
@@ -334,6 +353,11 @@ func rollPlan(c *cli.Context) error {
 			nodes = append(nodes, int32(n))
 		}
 	}
+	if len(nodes) == 0 {
+		// Nothing to roll is no plan: an empty one (exit 0) would read as
+		// a roll done.
+		return fmt.Errorf("%s: nothing to roll: %s", printer.Clean(raw), noNodes(in, c.Bool("all-controllers")))
+	}
 	steps, err := roll.Order(in, nodes)
 	if err != nil {
 		return fmt.Errorf("%s: %w", printer.Clean(raw), err)
@@ -343,12 +367,29 @@ func rollPlan(c *cli.Context) error {
 	for _, s := range steps {
 		d.Steps = append(d.Steps, report.RollPlanStep{Step: s, Gates: roll.GatesFor(s.Node, src)})
 	}
-	return emit(c, report.RollPlan(d))
+	if err := emit(c, report.RollPlan(d)); err != nil {
+		return err
+	}
+	return partialResult(raw, in.Image)
+}
+
+// noNodes says why the source names no node of the kind asked for
+// (--all-controllers, else --all-brokers).
+func noNodes(in roll.Input, controllers bool) string {
+	switch {
+	case controllers && in.Image.ZK != nil:
+		return "the source names no controller (a ZooKeeper-mode cluster has no KRaft quorum; a migration's controllers: ask them, --bootstrap-controller HOST:PORT)"
+	case controllers:
+		return "the source names no voter and no registered controller"
+	case !in.Image.Reports(model.FieldBrokers):
+		return "the source does not report brokers (--bootstrap-controller answers for the quorum only: ask the brokers, --bootstrap-server HOST:PORT)"
+	}
+	return "the source names no broker (none is registered, and no partition has a replica)"
 }
 
 // rollSource is the source of the gate commands roll plan prints: the
-// SOURCE or --bootstrap-* flag as given, and the flags that tune the read
-// and were set. A ZooKeeper password is never printed: the printed
+// SOURCE or --bootstrap-* flag as given, and every flag that tunes the
+// read and was set. A ZooKeeper password is never printed: the printed
 // commands read it from KMETA_ZK_AUTH, and say so when it is unset.
 func rollSource(c *cli.Context) roll.Source {
 	return roll.Source{Words: rollSourceWords(c), ZKDigest: zkDigestRead(c, c.Args().First())}
@@ -361,14 +402,35 @@ func zkDigestRead(c *cli.Context, src string) bool {
 	return digest && strings.HasPrefix(src, "zk://")
 }
 
-// rollSourceWords are rollSource's words.
-func rollSourceWords(c *cli.Context) []string {
-	w := sourceWords(c)
-	w = append(w, setFlagWords(c, "command-config", "zk-tls-ca", "zk-tls-cert", "zk-tls-key", "kafka-timeout", "zk-session-timeout", "controller-quorum-fetch-timeout-ms")...)
-	for _, kv := range c.StringSlice("config") {
-		w = append(w, "--config", kv)
+// rollReadFlags name the roll commands' flags that reach the read (the
+// source's flags, the quorum's fetch timeout), taken from rollFlags so
+// that a flag added there reaches the gates too; not those naming the
+// source (sourceWords), the password (KMETA_ZK_AUTH) or --config, which
+// repeats (rollSourceWords).
+func rollReadFlags() []string {
+	var names []string
+	for _, f := range rollFlags() {
+		if n := flagNames(f)[0]; !slices.Contains([]string{"bootstrap-server", "bootstrap-controller", "zk-auth", "config"}, n) {
+			names = append(names, n)
+		}
 	}
-	return w
+	return names
+}
+
+// rollSourceWords are rollSource's words: the source as given, then each
+// read flag set, as set (--lenient, --jute-maxbuffer, the TLS files, the
+// client settings, the timeouts...), and each --config. A SOURCE that
+// reads as a flag comes last, after "--", as the user had to give it.
+func rollSourceWords(c *cli.Context) []string {
+	flags := setFlagWords(c, rollReadFlags()...)
+	for _, kv := range c.StringSlice("config") {
+		flags = append(flags, "--config", kv)
+	}
+	src := sourceWords(c)
+	if len(src) == 1 && strings.HasPrefix(src[0], "-") {
+		return slices.Concat(flags, []string{"--"}, src)
+	}
+	return slices.Concat(src, flags)
 }
 
 // sourceWords name the command's one source as the user gave it: the

@@ -1,13 +1,24 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
+	"math/big"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/model"
@@ -150,5 +161,309 @@ func TestRebuildBrokersSource(t *testing.T) {
 	}
 	if src, _ := brokersSource(model.NewImage(), "", nil); src != nil {
 		t.Errorf("no broker: %q", src)
+	}
+}
+
+// A roll is about the cluster now: a point in time, in either spelling,
+// is a usage error naming why, for check, wait and plan alike. Before,
+// roll plan printed gates with the point (a roll wait that said a broker
+// was back on a frozen past state), and --at-offset was dropped from them.
+func TestRollRefusesAPointInTime(t *testing.T) {
+	log := filepath.Join("..", "..", "testdata", "kraft", "4.4.0", "metadata")
+	data := filepath.Join("..", "..", "testdata", "zk", "datadir")
+	why := " is a point in the past, and a roll is about the cluster now (a check, a wait or a plan on a past state would answer for what the nodes were then): give the source without it\n"
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"plan", "kraft:" + log + "@offset=153", "--nodes", "2"},
+			"kmeta: kraft:" + log + "@offset=153: @offset=153" + why + "Run 'kmeta roll plan --help' for usage.\n"},
+		{[]string{"check", "--node", "2", log + "@offset=153"},
+			"kmeta: " + log + "@offset=153: @offset=153" + why + "Run 'kmeta roll check --help' for usage.\n"},
+		{[]string{"wait", "--node", "2", "--timeout", "1s", "zkdata:" + data + "@zxid=0x10"},
+			"kmeta: zkdata:" + data + "@zxid=0x10: @zxid=0x10" + why + "Run 'kmeta roll wait --help' for usage.\n"},
+		// The flags are not the roll commands' (their help does not
+		// offer them, and says why).
+		{[]string{"plan", "kraft:" + log, "--at-offset", "153", "--nodes", "2"},
+			"kmeta: unknown flag --at-offset for kmeta roll plan\nRun 'kmeta roll plan --help' for usage.\n"},
+		{[]string{"check", "--node", "1", "zkdata:" + data, "--at-zxid", "16"},
+			"kmeta: unknown flag --at-zxid for kmeta roll check\nRun 'kmeta roll check --help' for usage.\n"},
+	} {
+		r := kmeta(append([]string{"roll"}, tc.args...)...)
+		if r.code != 2 || r.stdout != "" || r.stderr != tc.stderr {
+			t.Errorf("roll %v: exit %d\nstdout %q\nstderr %q\n  want %q", tc.args, r.code, r.stdout, r.stderr, tc.stderr)
+		}
+	}
+	r := kmeta("roll", "plan", "--help")
+	if !strings.Contains(r.stdout, "A point in time (SOURCE@offset=N, @zxid=N) is refused") || strings.Contains(r.stdout, "--at-offset") || strings.Contains(r.stdout, "--at-zxid") {
+		t.Errorf("roll plan --help:\n%s", r.stdout)
+	}
+}
+
+// badDump writes the dump from (testdata/zk/dump.json) with one partition
+// state znode's data made invalid JSON, to name: a dump only --lenient
+// reads.
+func badDump(t *testing.T, from, name string) {
+	t.Helper()
+	writeDump(t, from, name, map[string]string{"/brokers/topics/compacted/partitions/0/state": "{not json"}, nil)
+}
+
+// writeDump writes the dump from with the data of the znodes in data
+// replaced, and those keep refuses left out, to name.
+func writeDump(t *testing.T, from, name string, data map[string]string, keep func(path string) bool) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d map[string]any
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	var out []any
+	set := 0
+	for _, z := range d["znodes"].([]any) {
+		z := z.(map[string]any)
+		path := z["path"].(string)
+		if keep != nil && !keep(path) {
+			continue
+		}
+		if v, ok := data[path]; ok {
+			z["data"] = base64.StdEncoding.EncodeToString([]byte(v))
+			z["stat"].(map[string]any)["dataLength"] = len(v)
+			delete(z, "text")
+			delete(z, "decoded")
+			set++
+		}
+		out = append(out, z)
+	}
+	d["znodes"] = out
+	if b, err = json.Marshal(d); err != nil || set != len(data) {
+		t.Fatal(err, set)
+	}
+	if err := os.WriteFile(name, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// selfSignedPEM writes a self-signed certificate and its key (PEM) to
+// cert and key: what --zk-tls-ca, --zk-tls-cert and --zk-tls-key load.
+func selfSignedPEM(t *testing.T, cert, key string) {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kmeta test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// roll plan's gates read the source as the plan did: every read flag set
+// is in them, as set. Before, --lenient, --jute-maxbuffer, --consistent,
+// --zk-batch, --zk-connections, --zk-in-flight and
+// --controller-command-config were dropped: the plan read a dump with a
+// malformed znode with --lenient, and its roll check could not read it
+// (exit 2). The check runs as printed: its words (CheckArgs, which
+// roll's TestGatesRunAsPrinted proves are what sh passes) read the dump
+// as the plan did.
+func TestRollPlanGatesReadAsThePlanDid(t *testing.T) {
+	dump, err := filepath.Abs(filepath.Join("..", "..", "testdata", "zk", "dump.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	badDump(t, dump, "bad.json")
+	badDump(t, dump, "-bad.json")
+	selfSignedPEM(t, "cert.pem", "key.pem")
+	if err := os.WriteFile("b 1.properties", []byte("min.insync.replicas=2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := kmeta("roll", "check", "--node", "2", "zkdump:bad.json"); r.code != 2 {
+		t.Fatalf("the dump reads without --lenient: exit %d\n%s", r.code, r.stderr)
+	}
+	// Both --bootstrap-* flags are refused before any read (liveFlag), so
+	// no plan's gates can keep one and drop the other.
+	if r := kmeta("roll", "plan", "--nodes", "1", "--bootstrap-server", "127.0.0.1:1", "--bootstrap-controller", "127.0.0.1:2"); r.code != 2 || r.stdout != "" ||
+		r.stderr != "kmeta: --bootstrap-server and --bootstrap-controller: give one (brokers or controllers)\nRun 'kmeta roll plan --help' for usage.\n" {
+		t.Errorf("both --bootstrap-* flags: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	read := []string{"--zk-session-timeout", "4s", "--zk-tls-ca", "cert.pem", "--zk-tls-cert", "cert.pem", "--zk-tls-key", "key.pem",
+		"--zk-connections", "3", "--zk-in-flight", "9", "--zk-batch", "7", "--consistent", "--lenient", "--jute-maxbuffer", "2000000",
+		"--command-config", "c.properties", "--controller-command-config", "cc.properties", "--kafka-timeout", "5s",
+		"--controller-quorum-fetch-timeout-ms", "3000"}
+	words := strings.Join(read, " ") + " --config '1=b 1.properties'"
+	for _, tc := range []struct {
+		args   []string
+		source string // the gates' source words, where they stand
+	}{
+		{[]string{"zkdump:bad.json"}, "zkdump:bad.json " + words},
+		// A SOURCE that reads as a flag: after "--", as it was given.
+		{[]string{"--", "-bad.json"}, words + " -- -bad.json"},
+	} {
+		args := slices.Concat([]string{"roll", "plan", "-o", "json", "--nodes", "2"}, read, []string{"--config", "1=b 1.properties"}, tc.args)
+		r := kmeta(args...)
+		var p report.RollPlanDoc
+		if err := json.Unmarshal([]byte(r.stdout), &p); err != nil || len(p.Steps) != 1 {
+			t.Fatalf("%q: exit %d %v\n%s%s", args, r.code, err, r.stdout, r.stderr)
+		}
+		s := p.Steps[0]
+		if want := "kmeta roll check --node 2 " + tc.source; s.Check != want {
+			t.Errorf("check line\n got %s\nwant %s", s.Check, want)
+		}
+		if want := "kmeta roll wait --node 2 " + tc.source; s.Wait != want {
+			t.Errorf("wait line\n got %s\nwant %s", s.Wait, want)
+		}
+		// The check as printed reads the dump (broker 2 is not safe to
+		// stop: exit 1), as the plan did; without --lenient it exits 2.
+		if r := kmeta(s.CheckArgs...); r.code != 1 || !strings.HasPrefix(r.stdout, "broker 2: NOT safe to stop now") {
+			t.Errorf("%s: exit %d\n%s%s", s.Check, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+// A roll answer that rests on damaged or partial input exits 1, as every
+// command's does (partialResult): a "safe to stop" on a dump read past a
+// malformed partition state knows nothing of that partition. Before,
+// roll check said safe with exit 0, and roll plan exited 0 after
+// replay-stopped and lenient-decode warnings. Each warning is said once
+// (roll wait said the first read's twice).
+func TestRollOnDamagedInputExits1(t *testing.T) {
+	dump, err := filepath.Abs(filepath.Join("..", "..", "testdata", "zk", "dump.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crc := damaged(t, func(d string) { flipByte(d, activeSeg) })
+	t.Chdir(t.TempDir())
+	// Only the topic compacted, at min.insync.replicas 1, its partition 0's
+	// state malformed: broker 2 is safe to stop as far as the rest tells.
+	writeDump(t, dump, "safe.json", map[string]string{
+		"/brokers/topics/compacted/partitions/0/state": "{not json",
+		"/config/topics/compacted":                     `{"version":1,"config":{"min.insync.replicas":"1"}}`,
+	}, func(p string) bool {
+		for _, dir := range []string{"/brokers/topics/", "/config/topics/"} {
+			if rest, ok := strings.CutPrefix(p, dir); ok && rest != "compacted" && !strings.HasPrefix(rest, "compacted/") {
+				return false
+			}
+		}
+		return true
+	})
+	warning := "kmeta: warning: lenient-decode: znode /brokers/topics/compacted/partitions/0/state: partition state: zkread: malformed znode: invalid JSON at byte 2 (kept raw)\n"
+	damagedLine := "kmeta: zkdump:safe.json: the result rests on damaged or partial input (see the warnings above)\n"
+	for _, tc := range []struct {
+		args  []string
+		first string // stdout's first line
+	}{
+		{[]string{"check", "--node", "2"}, "broker 2: safe to stop now (zkdump:safe.json)"},
+		{[]string{"plan", "--nodes", "2"}, "Restart one node at a time, in this order: 2 (zkdump:safe.json)"},
+		{[]string{"wait", "--node", "2", "--timeout", "1m"}, "broker 2 is back after TOOK (zkdump:safe.json)"},
+	} {
+		args := slices.Concat([]string{"roll"}, tc.args, []string{"--lenient", "zkdump:safe.json"})
+		r := kmeta(args...)
+		first, _, _ := strings.Cut(r.stdout, "\n")
+		first = regexp.MustCompile(`after [0-9.]+m?s `).ReplaceAllString(first, "after TOOK ")
+		if r.code != 1 || first != tc.first || r.stderr != warning+damagedLine {
+			t.Errorf("%q: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	// A KRaft log whose replay stopped at a damaged batch.
+	r := kmeta("roll", "plan", "--all-brokers", crc)
+	if r.code != 1 || !strings.HasPrefix(r.stderr, "kmeta: warning: replay-stopped: ") ||
+		!strings.HasSuffix(r.stderr, "\nkmeta: "+crc+": the result rests on damaged or partial input (see the warnings above)\n") {
+		t.Errorf("plan on a damaged log: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// An empty plan is no plan: it says there is nothing to roll and why,
+// exit 2 (nothing was planned, as for a node the source does not know).
+// Before, it printed "in this order:" with nothing after it, exit 0: a
+// roll done, to a script.
+func TestRollPlanNothingToRoll(t *testing.T) {
+	dump := filepath.Join("..", "..", "testdata", "zk", "dump.json")
+	boot := filepath.Join("..", "..", "testdata", "kraft", "bootstrap", "3.9.2", "3.7-IV4", "metadata")
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{dump, "--all-controllers"}, "kmeta: " + dump + ": nothing to roll: the source names no controller (a ZooKeeper-mode cluster has no KRaft quorum; a migration's controllers: ask them, --bootstrap-controller HOST:PORT)\n"},
+		{[]string{boot, "--all-brokers"}, "kmeta: " + boot + ": nothing to roll: the source names no broker (none is registered, and no partition has a replica)\n"},
+	} {
+		for _, o := range []string{"text", "json"} {
+			r := kmeta(slices.Concat([]string{"roll", "plan", "-o", o}, tc.args)...)
+			if r.code != 2 || r.stdout != "" || r.stderr != tc.stderr {
+				t.Errorf("roll plan -o %s %q: exit %d\nstdout %q\nstderr %q\n  want %q", o, tc.args, r.code, r.stdout, r.stderr, tc.stderr)
+			}
+		}
+	}
+}
+
+// roll's tables fit COLUMNS, their headings included (docs/guide/
+// output.md: every line fits): the heading above the table wraps at the
+// tables' width. Before, roll plan's was 99 columns wide at 60 and 80,
+// roll check's 72 at 60.
+func TestRollTablesFit(t *testing.T) {
+	log := filepath.Join("..", "..", "testdata", "kraft", "4.4.0", "metadata")
+	dump := filepath.Join("..", "..", "testdata", "zk", "dump.json")
+	t.Setenv("COLUMNS", "60")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"plan", "-o", "table", "--nodes", "2", log}, 0, `Restart one node at a time, in this order: 2
+(kraft:../../testdata/kraft/4.4.0/metadata)
+
++------+------+--------+-----------------+-----------------+
+| STEP | NODE | ROLES  | CHECK           | WAIT            |
++------+------+--------+-----------------+-----------------+
+| 1    | 2    | broker | kmeta roll      | kmeta roll wait |
+|      |      |        | check --node 2  | --node 2        |
+|      |      |        | ../../testdata/ | ../../testdata/ |
+|      |      |        | kraft/4.4.0/    | kraft/4.4.0/    |
+|      |      |        | metadata        | metadata        |
++------+------+--------+-----------------+-----------------+
+(1 column left out to fit 60 columns: WHY; widen the
+terminal, set COLUMNS, or use -o json)
+`},
+		{[]string{"check", "-o", "table", "--node", "2", dump}, 1, `broker 2: NOT safe to stop now
+(zkdump:../../testdata/zk/dump.json)
+
++-------------+--------------------+------------+
+| TOPIC       | RULE               | PARTITIONS |
++-------------+--------------------+------------+
+| compacted   | roll-under-min-isr | 2          |
+| orders.v1   | roll-takes-offline | 1          |
+| user_events | roll-takes-offline | 2          |
++-------------+--------------------+------------+
+`},
+	} {
+		r := kmeta(append([]string{"roll"}, tc.args...)...)
+		got := r.stdout
+		if tc.args[0] == "check" {
+			// The findings' table follows (its lines fit: below).
+			got, _, _ = strings.Cut(got, "+\n\n+")
+			got += "+\n"
+		}
+		if r.code != tc.code || got != tc.want {
+			t.Errorf("roll %q: exit %d\n%s\nwant\n%s", tc.args, r.code, got, tc.want)
+		}
+		for i, ln := range strings.Split(r.stdout, "\n") {
+			if n := utf8.RuneCountInString(ln); n > 60 {
+				t.Errorf("roll %q: line %d is %d columns: %s", tc.args, i+1, n, ln)
+			}
+		}
 	}
 }

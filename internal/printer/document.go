@@ -28,7 +28,9 @@ type Document struct {
 // text shows as lines and table as a table of its own.
 type Section struct {
 	// Lines are printed as they are, one per line: whoever builds them
-	// passes cluster strings through Clean.
+	// passes cluster strings through Clean. In a table output a line
+	// wider than the tables' width (tableWidth) wraps between words, as
+	// a cell does, so that every line fits.
 	Lines []string
 	// Rows, when not nil, are printed with WriteRows.
 	Rows *Rows
@@ -49,6 +51,10 @@ func WriteDocument(w io.Writer, f Format, d Document) error {
 	if f != Text && f != Table {
 		return fmt.Errorf("printer: unknown format %q", f)
 	}
+	width := 0
+	if f == Table {
+		width = tableWidth(w)
+	}
 	first := true
 	for _, s := range d.Sections {
 		if s.Only != "" && s.Only != f {
@@ -61,6 +67,9 @@ func WriteDocument(w io.Writer, f Format, d Document) error {
 		}
 		first = false
 		for _, l := range s.Lines {
+			if width > 0 {
+				l = wrapCell(l, width)
+			}
 			if _, err := io.WriteString(w, l+"\n"); err != nil {
 				return err
 			}

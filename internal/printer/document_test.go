@@ -42,3 +42,28 @@ func TestWriteDocument(t *testing.T) {
 		t.Error("an unknown format printed")
 	}
 }
+
+// TestTableLinesFitWidth: in a table output, a section's lines wrap at
+// the tables' width, between words as a cell does; text keeps them whole,
+// and without a width (a pipe) nothing wraps.
+func TestTableLinesFitWidth(t *testing.T) {
+	d := Document{Sections: []Section{{Lines: []string{"Restart one node at a time, in this order: 2, 3, 1 (kraft:/var/lib/kafka/metadata)", "short"}}}}
+	for _, tc := range []struct {
+		columns string
+		f       Format
+		want    string
+	}{
+		{"40", Table, "Restart one node at a time, in this\norder: 2, 3, 1\n(kraft:/var/lib/kafka/metadata)\nshort\n"},
+		{"40", Text, "Restart one node at a time, in this order: 2, 3, 1 (kraft:/var/lib/kafka/metadata)\nshort\n"},
+		{"", Table, "Restart one node at a time, in this order: 2, 3, 1 (kraft:/var/lib/kafka/metadata)\nshort\n"},
+	} {
+		t.Setenv("COLUMNS", tc.columns)
+		var b bytes.Buffer
+		if err := WriteDocument(&b, tc.f, d); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tc.want {
+			t.Errorf("COLUMNS=%q %s:\n%q\nwant\n%q", tc.columns, tc.f, b.String(), tc.want)
+		}
+	}
+}
