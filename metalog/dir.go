@@ -100,6 +100,9 @@ func OpenLogDir(path string) (*LogDir, error) {
 			d.Problems = append(d.Problems, &FileError{File: pd, Err: fmt.Errorf("%w: %s", ErrNoLog, why)})
 		} else if looksLikeRoot(path) {
 			d.Root = path
+			if why := noPartitionDir(path); why != "" {
+				d.Problems = append(d.Problems, &FileError{File: pd, Err: fmt.Errorf("%w: %s", ErrNoLog, why)})
+			}
 		} else if hasDataFiles(path) {
 			// A copy of a partition dir under another name.
 			d.PartitionDir = path
@@ -195,6 +198,34 @@ func notPartitionDir(pd string) string {
 	}
 	return ""
 }
+
+// noPartitionDir says why a metadata log dir without __cluster_metadata-0
+// has lost its log ("" when it is a formatted dir Kafka has not started
+// on, whose image is its bootstrap.checkpoint). kafka-storage format
+// writes meta.properties with bootstrap.checkpoint in 3.x, and with
+// __cluster_metadata-0/00000000000000000000-0000000000.checkpoint (the
+// bootstrap records) in 4.x, static quorum or not: a dir with neither
+// bootstrap file nor partition dir is no dir format left. A broker's
+// LogManager writes its offset checkpoints into every log dir it runs on,
+// so one of them beside a bootstrap.checkpoint says Kafka ran here and
+// the log it wrote is gone.
+func noPartitionDir(root string) string {
+	if _, ok := statOK(filepath.Join(root, BootstrapFileName)); !ok {
+		return "absent, with no " + BootstrapFileName + " either (kafka-storage format writes " + BootstrapFileName +
+			" in 3.x, this dir with the bootstrap snapshot in 4.x): not a formatted dir Kafka has yet to start on"
+	}
+	for _, name := range ranFiles {
+		if _, ok := statOK(filepath.Join(root, name)); ok {
+			return "absent, although " + name + " says Kafka has run on this dir (kafka-storage format does not write it)"
+		}
+	}
+	return ""
+}
+
+// ranFiles are what a broker's LogManager writes in each log dir it runs
+// on, and kafka-storage format never writes.
+var ranFiles = []string{"recovery-point-offset-checkpoint", "replication-offset-checkpoint",
+	"log-start-offset-checkpoint", "cleaner-offset-checkpoint", ".kafka_cleanshutdown"}
 
 // unwrapPath drops the path an *fs.PathError repeats.
 func unwrapPath(err error) error {

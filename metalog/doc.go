@@ -113,7 +113,13 @@
 // (epoch-without-leader-change), which replay stops before. A
 // __cluster_metadata-0 that is a dangling symlink, a symlink loop, a file
 // or a dir without a segment or snapshot is damage too (no-metadata-log),
-// never an empty log.
+// never an empty log. So is a metadata log dir with no __cluster_metadata-0
+// unless it is what kafka-storage format leaves before Kafka's first start:
+// 3.x's format writes meta.properties and bootstrap.checkpoint (its image
+// is the bootstrap), 4.x's writes __cluster_metadata-0 with the bootstrap
+// snapshot, so a dir without both bootstrap.checkpoint and the partition
+// dir, or with a broker's offset checkpoints (Kafka ran there), has lost
+// its log.
 //
 // # Directory layout
 //

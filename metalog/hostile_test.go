@@ -38,6 +38,19 @@ func TestNoMetadataLogIsDamage(t *testing.T) {
 			}
 			return os.WriteFile(filepath.Join(pd, QuorumStateFileName), []byte(`{"leaderId":1,"leaderEpoch":3,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}`), 0o644)
 		}, "the partition dir holds no segment and no snapshot"},
+		// Neither Kafka 3.x's format (bootstrap.checkpoint) nor 4.x's
+		// (__cluster_metadata-0 with the bootstrap snapshot) leaves a dir
+		// with neither.
+		{"absent, no bootstrap.checkpoint", func(pd string) error { return nil },
+			"absent, with no bootstrap.checkpoint either (kafka-storage format writes bootstrap.checkpoint in 3.x, this dir with the bootstrap snapshot in 4.x): not a formatted dir Kafka has yet to start on"},
+		// A broker's LogManager left its checkpoints: Kafka ran here.
+		{"absent, Kafka ran here", func(pd string) error {
+			root := filepath.Dir(pd)
+			if err := WriteSnapshotFile(filepath.Join(root, BootstrapFileName), [][]byte{workedValue(t)}, SnapshotOptions{Timestamp: 1}); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(root, "recovery-point-offset-checkpoint"), []byte("0\n0\n"), 0o644)
+		}, "absent, although recovery-point-offset-checkpoint says Kafka has run on this dir (kafka-storage format does not write it)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,7 +64,7 @@ func TestNoMetadataLogIsDamage(t *testing.T) {
 				t.Fatalf("findings %s\n%s", got, dumpFindings(rep))
 			}
 			f := rep.Findings[0]
-			if f.Where.File != pd || !strings.HasSuffix(f.Message, tc.want+" (Kafka creates it with its first segment)") && !strings.HasSuffix(f.Message, tc.want) {
+			if f.Where.File != pd || f.Message != "metalog: no metadata log: "+tc.want+" (Kafka creates it with its first segment)" && f.Message != "metalog: no metadata log: "+tc.want {
 				t.Fatalf("finding %s at %s, want %q about %s", f.Message, f.Where.File, tc.want, pd)
 			}
 			res, err := LoadImage(root, ImageOptions{AtOffset: -1})
