@@ -177,7 +177,13 @@
 //
 // Every stop is a WarnReplayStopped finding (partial) at the batch's
 // file, position and offset; a record whose value alone does not decode
-// is skipped (WarnRecordsSkipped, partial). Damage in files replay does
+// is skipped (WarnRecordsSkipped, partial). So are records Kafka's replay
+// refuses (MetadataDelta throws: a partition record for a topic no
+// TopicRecord created or a partition its topic lacks, a fence for a broker
+// not registered at that epoch; a broker reports a metadata load fault and
+// skips them, a controller stops): one WarnRecordsSkipped names how many
+// and the first, at its offset. An aborted transaction's records are
+// dropped by design and are no warning. Damage in files replay does
 // not read (segments below the snapshot it starts from, older snapshots,
 // an unused bootstrap.checkpoint) is WarnDamageNotReplayed: the image does
 // not rest on it. A torn tail of the active segment is what a crash
@@ -186,7 +192,8 @@
 // meta.properties or quorum-state are errors in both check and image
 // (never a silent leaderId -1 or empty cluster id). So: log check reports
 // an error exactly when the image carries a partial warning or
-// WarnDamageNotReplayed, and log dump exits 1 exactly when log check does
+// WarnDamageNotReplayed, except refused records, which are sound bytes
+// only a replay tells apart (log check does not replay), and log dump exits 1 exactly when log check does
 // (plus records the dumper cannot decode).
 //
 // # Using the package

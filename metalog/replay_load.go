@@ -872,6 +872,16 @@ func (l *loader) finish(path string) *ImageResult {
 	for _, k := range keys {
 		l.warn(model.WarnRecordsSkipped, *l.unknown[k], "%d record(s) skipped, not decodable: %s (the first is here)", res.Unknown[k], k)
 	}
+	if rp.Refused > 0 {
+		// Kafka's MetadataDelta throws on these: a broker reports a
+		// metadata load fault and goes on without the record, an active
+		// controller stops. The image is the broker's, and partial.
+		// Aborted transactions' records are Skipped too, but Kafka
+		// drops them by design: they are not counted here.
+		p := rp.FirstRefused
+		l.warn(model.WarnRecordsSkipped, l.recordAt(p), "%d record(s) refused, as Kafka's metadata replay refuses them (a broker reports a metadata load fault and skips them, a controller stops): the first, at offset %d, is %s",
+			rp.Refused, p.Offset, rp.FirstRefusedWhy)
+	}
 	if p, n, open := rp.PendingTransaction(); open {
 		dir := d.PartitionDir
 		if dir == "" {
@@ -916,6 +926,31 @@ func (l *loader) finish(path string) *ImageResult {
 	res.Image = img
 	res.Applied, res.Skipped = rp.Applied, res.Skipped+rp.Skipped
 	return res
+}
+
+// recordAt is the location of a replayed record: the snapshot (or
+// bootstrap file) it came from, or the segment holding its offset. The
+// byte position is its batch's only while that batch is read, so it is
+// left out.
+func (l *loader) recordAt(p Position) model.Location {
+	if p.Snapshot {
+		if s := l.plan.Snapshot; s != nil {
+			return model.At(s.Path, -1, p.Offset)
+		}
+		if b := l.plan.Bootstrap; b != nil {
+			return model.At(b.Path, -1, p.Offset)
+		}
+	}
+	file := l.d.PartitionDir
+	if file == "" {
+		file = l.d.Path
+	}
+	for _, s := range l.plan.Segments {
+		if s.BaseOffset <= p.Offset {
+			file = s.Path
+		}
+	}
+	return model.At(file, -1, p.Offset)
 }
 
 // undecodableMetadata is the ImageResult.Unknown key of a data record

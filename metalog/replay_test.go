@@ -672,3 +672,70 @@ func TestPointBeforeIsTheLastPointWithoutTheRecord(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedRecordsArePartial: records Kafka's MetadataDelta refuses (a
+// partition change for a topic no TopicRecord created, or for a partition
+// its topic lacks) make the image partial with one records-skipped
+// warning naming how many and the first; an aborted transaction's records
+// are skipped too, by design, and are no warning. Over the large batches
+// the refused PartitionRecords go through applyAhead's path. Fails when
+// the loader does not warn on Replayer.Refused, or counts the aborted
+// records among the refused.
+func TestRefusedRecordsArePartial(t *testing.T) {
+	known, unknown := model.UUID{0xd, 1}, model.UUID{0xd, 2}
+	part := func(id model.UUID, p int32) *records.PartitionRecord {
+		r := &records.PartitionRecord{}
+		r.SetDefaults()
+		r.TopicId, r.PartitionId, r.Replicas, r.Isr, r.Leader = id, p, []int32{1}, []int32{1}, 1
+		return r
+	}
+	change := func(id model.UUID, p int32) *records.PartitionChangeRecord {
+		c := &records.PartitionChangeRecord{}
+		c.SetDefaults()
+		c.TopicId, c.PartitionId, c.Isr = id, p, []int32{1}
+		return c
+	}
+	created := []records.Metadata{&records.FeatureLevelRecord{Name: "metadata.version", FeatureLevel: 25}, &records.TopicRecord{Name: "t", TopicId: known}}
+	aborted := []records.Metadata{&records.BeginTransactionRecord{Name: ptr("x")}, part(known, 1), &records.AbortTransactionRecord{Reason: ptr("y")}}
+	refused := []records.Metadata{change(unknown, 0), change(known, 5)}
+	big := t.TempDir()
+	writeLog(t, big, 1, bigBatchLog()...)
+	refusal := "record(s) refused, as Kafka's metadata replay refuses them (a broker reports a metadata load fault and skips them, a controller stops): the first, at offset "
+	for _, tc := range []struct {
+		name    string
+		log     [][]records.Metadata
+		dir     string
+		skipped int64
+		want    []string // warnings: code, offset, message
+	}{
+		{"refused", [][]records.Metadata{created, {part(known, 0)}, refused, aborted}, "", 3,
+			[]string{fmt.Sprintf("records-skipped 3: 2 %s3, is a PartitionChangeRecord for partition 0 of topic id %s, which no TopicRecord created", refusal, unknown)}},
+		{"unknown partition", [][]records.Metadata{created, {change(known, 5)}}, "", 1,
+			[]string{fmt.Sprintf("records-skipped 2: 1 %s2, is a PartitionChangeRecord for partition 5 of topic t, which has no such partition", refusal)}},
+		{"aborted only", [][]records.Metadata{created, {part(known, 0)}, aborted}, "", 1, nil},
+		// Two of the three are PartitionRecords decoded ahead; 40 records
+		// are an aborted transaction's.
+		{"large batches", nil, big, 43,
+			[]string{fmt.Sprintf("records-skipped 494: 3 %s494, is a PartitionChangeRecord for partition 999 of topic t05, which has no such partition", refusal)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := tc.dir
+			if dir == "" {
+				dir = t.TempDir()
+				writeLog(t, dir, 1, tc.log...)
+			}
+			res, err := LoadImage(dir, ImageOptions{AtOffset: -1})
+			must(t, err)
+			var got []string
+			for _, w := range res.Warnings {
+				if w.Where.File != filepath.Join(dir, SegmentFileName(0)) || w.Where.Position != -1 {
+					t.Errorf("warning at %v", w.Where)
+				}
+				got = append(got, fmt.Sprintf("%s %d: %s", w.Code, w.Where.Offset, w.Message))
+			}
+			if !slices.Equal(got, tc.want) || res.Skipped != tc.skipped || res.Image.IsPartial() != (len(tc.want) > 0) {
+				t.Fatalf("warnings\n%s\nwant\n%s\nskipped %d, want %d; partial %v", strings.Join(got, "\n"), strings.Join(tc.want, "\n"), res.Skipped, tc.skipped, res.Image.IsPartial())
+			}
+		})
+	}
+}
