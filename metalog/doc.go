@@ -186,7 +186,12 @@
 // dropped by design and are no warning. Damage in files replay does
 // not read (segments below the snapshot it starts from, older snapshots,
 // an unused bootstrap.checkpoint) is WarnDamageNotReplayed: the image does
-// not rest on it. A torn tail of the active segment is what a crash
+// not rest on it. Damage below the snapshot's end in a segment replay then
+// takes later batches from (a finding on the whole file, like a segment
+// whose name is not its first offset, sits on its first batch) is not
+// that: Kafka's recovery truncates a segment at its first invalid batch,
+// so replay stops before the first batch it would take from the file
+// (WarnReplayStopped). A torn tail of the active segment is what a crash
 // leaves, Kafka truncates it, and it is a WarnTornTail warning naming the
 // bytes and the offsets lost; anywhere else it is damage. Unreadable
 // meta.properties or quorum-state are errors in both check and image

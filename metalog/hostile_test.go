@@ -3,12 +3,15 @@ package metalog
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kmeta/kmeta/internal/testkit/fstree"
+	"github.com/kmeta/kmeta/model"
 )
 
 // Issue 29's wrong answers from the log's side: damage that read as a
@@ -193,5 +196,29 @@ func TestGarbageSmallFiles(t *testing.T) {
 	must(t, err)
 	if got := strings.Join(kinds(rep), ","); got != "error:bad-properties" || rep.OK() {
 		t.Fatalf("negative epoch: %s\n%s", got, dumpFindings(rep))
+	}
+}
+
+// TestDamagedFileReplayUsesIsPartial: the 3.9.2 fixture's second segment
+// (offsets 87-168) renamed to ...100.log. Its segment-base-mismatch sits on
+// its first batch (87-89), below the snapshot's end (90) where replay
+// starts, but replay would take 90-168 from that very file: replay stops
+// before offset 90 and the image is partial. It used to say the damage
+// was below where replay starts and the image did not rest on it, exit 0.
+func TestDamagedFileReplayUsesIsPartial(t *testing.T) {
+	dir := fstree.Copy(t, "../testdata/kraft/3.9.2/metadata")
+	pd := filepath.Join(dir, MetadataPartitionDir)
+	renamed := filepath.Join(pd, SegmentFileName(100))
+	must(t, os.Rename(filepath.Join(pd, SegmentFileName(87)), renamed))
+	res, err := LoadImage(dir, ImageOptions{AtOffset: -1})
+	must(t, err)
+	var got []string
+	for _, w := range res.Warnings {
+		got = append(got, fmt.Sprintf("%s %s %s", w.Code, w.Where, w.Message))
+	}
+	want := []string{fmt.Sprintf("replay-stopped %s replay stopped before this batch: its file is damaged below offset 90, where replay starts (segment-base-mismatch at offset 87: first batch at offset 87, file name says 100), and Kafka's log loading does not trust the file from the damage on; this and later records are not in the image",
+		model.At(renamed, 227, 90))}
+	if !slices.Equal(got, want) || !res.Image.IsPartial() || res.StoppedAt != 90 || res.Image.Provenance.Offset != 89 {
+		t.Fatalf("warnings\n%s\nwant\n%s\npartial %v, stopped at %d, image at offset %d", strings.Join(got, "\n"), strings.Join(want, "\n"), res.Image.IsPartial(), res.StoppedAt, res.Image.Provenance.Offset)
 	}
 }

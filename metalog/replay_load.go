@@ -278,7 +278,18 @@ func (l *loader) replayFile(f DataFile, from int64) error {
 	src := l.batches(f, r)
 	defer src.close()
 	snapshot := f.Kind == KindSnapshot || f.Kind == KindBootstrap
-	skipRest, noted := false, false
+	skipRest := false
+	// below is damage in this file below from, the offset replay starts
+	// at: whether the image rests on it depends on whether replay goes on
+	// to take later batches from the file (apply1), so it is reported
+	// when it does, or at the file's end.
+	var below *model.Finding
+	defer func() {
+		if below != nil {
+			l.warn(WarnDamageNotReplayed, *below.Where, "%s: %s (below offset %d, where replay starts, and replay reads nothing else of this file: the image does not rest on it)", below.Code, below.Message, from)
+			l.noteDamage(*below)
+		}
+	}()
 	l.next = f.BaseOffset
 	for {
 		a := src.next()
@@ -301,7 +312,7 @@ func (l *loader) replayFile(f DataFile, from int64) error {
 				"position %d, offset %d: %w: offset %d is inside the batch of offsets %d-%d, which Kafka applies whole (the image there is a state the cluster never had): give %d, its last offset, or an offset before %d",
 				b.Position, b.BaseOffset, ErrOffsetInsideBatch, l.opts.AtOffset, b.BaseOffset, b.LastOffset(), b.LastOffset(), b.BaseOffset)}
 		}
-		l.apply1(f, a, snapshot, from, &skipRest, &noted)
+		l.apply1(f, a, snapshot, from, &skipRest, &below)
 		src.release(a)
 	}
 }
@@ -321,7 +332,7 @@ func beginsTransactionAt(b *Batch, off int64) bool {
 }
 
 // apply1 is replayFile's work on one batch the checker has seen.
-func (l *loader) apply1(f DataFile, a *batchAhead, snapshot bool, from int64, skipRest, noted *bool) {
+func (l *loader) apply1(f DataFile, a *batchAhead, snapshot bool, from int64, skipRest *bool, below **model.Finding) {
 	b := &a.b
 	l.next = b.NextOffset()
 	damaged := a.damaged
@@ -342,12 +353,15 @@ func (l *loader) apply1(f DataFile, a *batchAhead, snapshot bool, from int64, sk
 	if damaged && !snapshot && b.LastOffset() < from {
 		// Below the offset replay starts from (the snapshot's end):
 		// Kafka reads the log by offset from there and never reaches
-		// this batch, so the image does not rest on it.
-		if !*noted {
+		// this batch. The image does not rest on it unless replay takes
+		// later batches of this file (see below).
+		if *below == nil {
 			x := firstError(a.findings)
-			l.warn(WarnDamageNotReplayed, *x.Where, "%s: %s (below offset %d, where replay starts: the image does not rest on it)", x.Code, x.Message, from)
-			l.noteDamage(x)
-			*noted = true
+			if x.Where == nil {
+				w := model.At(f.Path, b.Position, b.BaseOffset)
+				x.Where = &w
+			}
+			*below = &x
 		}
 		return
 	}
@@ -368,6 +382,21 @@ func (l *loader) apply1(f DataFile, a *batchAhead, snapshot bool, from int64, sk
 		return
 	}
 	if b.LastOffset() < from {
+		return
+	}
+	if x := *below; x != nil {
+		// The file is damaged below from, and this batch of it is one
+		// replay needs: Kafka's recovery truncates a segment at its first
+		// invalid batch, and a finding on the file (a segment whose name
+		// is not its first offset) sits on its first batch, so nothing of
+		// the file after the damage is trusted. Replay stops here.
+		*below = nil
+		l.noteDamage(*x)
+		l.res.StoppedAt = b.BaseOffset
+		l.stop, *skipRest = true, true
+		l.warn(model.WarnReplayStopped, model.At(f.Path, b.Position, b.BaseOffset),
+			"replay stopped before this batch: its file is damaged below offset %d, where replay starts (%s at offset %d: %s), and Kafka's log loading does not trust the file from the damage on; this and later records are not in the image",
+			from, x.Code, x.Where.Offset, x.Message)
 		return
 	}
 	b.minOffset = from
