@@ -1,6 +1,7 @@
 package metalog
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -370,9 +371,14 @@ type ReplayPlan struct {
 	// Skipped lists newer snapshots passed over because their first batch
 	// is not a SnapshotHeader control batch.
 	Skipped []error `json:"-"`
-	// Truncated is set when the snapshot is newer (by epoch) than the whole
-	// log, which Kafka then discards: no segment is replayed.
+	// Truncated is set when the snapshot is newer than the whole log,
+	// which Kafka then discards: no segment is replayed. Newer is Kafka's
+	// truncateToLatestSnapshot's rule: a greater epoch than the log's
+	// latest, or the same epoch and an end offset past the log's end.
 	Truncated bool `json:"truncated"`
+	// LogEnd is the log end offset Truncated compared the snapshot's end
+	// with (the same epoch); -1 when the epochs decided.
+	LogEnd int64 `json:"-"`
 	// Hole is set when the log starts above offset 0 and no snapshot
 	// reaches the log start: Kafka refuses to start ("Inconsistent
 	// snapshot state") and replay misses records.
@@ -391,10 +397,11 @@ func (d *LogDir) PlanReplay() *ReplayPlan { return d.PlanReplayBefore(-1) }
 //
 // Like Kafka at startup (truncateToLatestSnapshot), when the chosen
 // snapshot's epoch is newer than the log's latest epoch (from
-// leader-epoch-checkpoint), the segments are not replayed: Kafka discards
-// the whole log and restarts it at the snapshot's end offset.
+// leader-epoch-checkpoint), or the same and the snapshot ends past the log
+// end offset, the segments are not replayed: Kafka discards the whole log
+// and restarts it at the snapshot's end offset.
 func (d *LogDir) PlanReplayBefore(end int64) *ReplayPlan {
-	p := &ReplayPlan{}
+	p := &ReplayPlan{LogEnd: -1}
 	for i := len(d.Snapshots) - 1; i >= 0; i-- {
 		s := d.Snapshots[i]
 		if s.Snapshot == nil {
@@ -416,10 +423,20 @@ func (d *LogDir) PlanReplayBefore(end int64) *ReplayPlan {
 		}
 		break
 	}
-	if p.Snapshot != nil && p.Snapshot.Snapshot != nil && len(d.LeaderEpochs) > 0 &&
-		p.Snapshot.Snapshot.Epoch > d.LeaderEpochs[len(d.LeaderEpochs)-1].Epoch {
-		p.Truncated = true
-	} else {
+	if p.Snapshot != nil && p.Snapshot.Snapshot != nil && len(d.LeaderEpochs) > 0 {
+		id, latest := *p.Snapshot.Snapshot, d.LeaderEpochs[len(d.LeaderEpochs)-1].Epoch
+		switch {
+		case id.Epoch > latest:
+			p.Truncated = true
+		case id.Epoch == latest && len(d.Segments) > 0 && id.EndOffset > d.Segments[len(d.Segments)-1].BaseOffset:
+			// The log end is at least the last segment's base offset, so
+			// only a snapshot ending past that needs it read.
+			if leo, ok := logEndOffset(d.Segments[len(d.Segments)-1]); ok && id.EndOffset > leo {
+				p.Truncated, p.LogEnd = true, leo
+			}
+		}
+	}
+	if !p.Truncated {
 		for i, seg := range d.Segments {
 			// Segment i holds [base_i, base_{i+1}); skip it when entirely
 			// below the start offset.
@@ -489,6 +506,39 @@ func (p *ReplayPlan) Stream(opts StreamOptions) *Stream {
 		parts = append(parts, StreamPart{File: s, FromOffset: p.StartOffset})
 	}
 	return NewStream(parts, opts)
+}
+
+// logEndOffset is the log end offset of a log whose last segment is seg:
+// one past the last offset of its last batch, or its base offset when it
+// holds none. Only the batch headers' offset and length fields are read,
+// one small read per batch; CRCs are log check's and replay's business.
+// ok is false unless the lengths lead exactly to the file's end: a torn
+// tail or a damaged length would make the end a guess, and a plan that
+// discarded the log on a guess would hide the damage from replay, which
+// reports it.
+func logEndOffset(seg DataFile) (end int64, ok bool) {
+	end = seg.BaseOffset
+	f, err := openData(seg.Path)
+	if err != nil {
+		return end, false
+	}
+	defer f.Close()
+	pos := int64(0)
+	var hdr [27]byte // through lastOffsetDelta
+	for pos+HeaderSize <= seg.Size {
+		if _, err := f.ReadAt(hdr[:], pos); err != nil {
+			break
+		}
+		base := int64(binary.BigEndian.Uint64(hdr[0:]))
+		length := int64(int32(binary.BigEndian.Uint32(hdr[8:])))
+		delta := int64(int32(binary.BigEndian.Uint32(hdr[23:])))
+		next := pos + 12 + length
+		if length < HeaderSize-12 || next > seg.Size || delta < 0 {
+			break
+		}
+		end, pos = base+delta+1, next
+	}
+	return end, pos == seg.Size
 }
 
 // checkSnapshotStart reads only the first batch of a snapshot.

@@ -138,7 +138,15 @@
 // Kafka starts from the newest snapshot and replays the segment records
 // from its end offset on. If the log starts above 0, a snapshot must reach
 // the log start ("Inconsistent snapshot state" otherwise). A snapshot
-// beyond the log end is fine: Kafka truncates the log to it.
+// beyond the log end is fine: Kafka truncates the log to it. Kafka's rule
+// (truncateToLatestSnapshot) is a snapshot epoch greater than the log's
+// latest (leader-epoch-checkpoint), or the same epoch and an end offset
+// past the log end offset (one past the last whole batch of the last
+// segment, read from the batch headers; when they do not lead exactly to
+// the file's end, a torn tail or a damaged length, the log is kept and
+// replay reports what it meets): the whole log is discarded, and
+// replay, for image and history alike, reads the snapshot alone with a
+// WarnLogBehindSnapshot warning.
 //
 // Kafka's metadata loader applies a batch whole and publishes images only
 // between batches (and outside metadata transactions): the controller

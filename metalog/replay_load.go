@@ -200,7 +200,10 @@ func (l *loader) planWarnings() {
 	if dir == "" {
 		dir = d.Path
 	}
-	if plan.Truncated {
+	if plan.Truncated && plan.LogEnd >= 0 {
+		l.warn(WarnLogBehindSnapshot, model.At(plan.Snapshot.Path, -1, plan.StartOffset),
+			"the snapshot ends at offset %d, past the log's end (offset %d) at the log's latest leader epoch: Kafka discards the log and restarts it at the snapshot, and so does replay", plan.StartOffset, plan.LogEnd)
+	} else if plan.Truncated {
 		l.warn(WarnLogBehindSnapshot, model.At(plan.Snapshot.Path, -1, plan.StartOffset),
 			"the snapshot is newer than the whole log (by leader epoch): Kafka discards the log and restarts it at the snapshot, and so does replay")
 	}

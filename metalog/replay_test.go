@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
 )
@@ -737,5 +738,44 @@ func TestRefusedRecordsArePartial(t *testing.T) {
 				t.Fatalf("warnings\n%s\nwant\n%s\nskipped %d, want %d; partial %v", strings.Join(got, "\n"), strings.Join(tc.want, "\n"), res.Skipped, tc.skipped, res.Image.IsPartial())
 			}
 		})
+	}
+}
+
+// TestPlanTruncatesToSnapshotPastLogEnd: Kafka's truncateToLatestSnapshot
+// also discards the log when the snapshot's epoch equals the log's latest
+// and the snapshot ends past the log end offset. The 3.9.2 fixture's
+// snapshot 90-1 renamed to 500-1 (epoch 1, the log's latest; the log ends
+// at 169): image and history (PlanReplayOldest) both start at the
+// snapshot, replay no segment, and say so. Renamed to 169-1 (the log end,
+// not past it) the log is kept. Image and history used to replay
+// nothing, silently, and offsets 0-168, respectively.
+func TestPlanTruncatesToSnapshotPastLogEnd(t *testing.T) {
+	for _, tc := range []struct {
+		end       int64
+		truncated bool
+	}{{500, true}, {170, true}, {169, false}} {
+		dir := fstree.Copy(t, "../testdata/kraft/3.9.2/metadata")
+		pd := filepath.Join(dir, MetadataPartitionDir)
+		snap := filepath.Join(pd, (SnapshotID{EndOffset: tc.end, Epoch: 1}).FileName())
+		must(t, os.Rename(filepath.Join(pd, "00000000000000000090-0000000001.checkpoint"), snap))
+		var want []string
+		if tc.truncated {
+			want = []string{fmt.Sprintf("log-behind-snapshot %s the snapshot ends at offset %d, past the log's end (offset 169) at the log's latest leader epoch: Kafka discards the log and restarts it at the snapshot, and so does replay",
+				model.At(snap, -1, tc.end), tc.end)}
+		}
+		for _, oldest := range []bool{false, true} {
+			res, err := LoadImage(dir, ImageOptions{AtOffset: -1, Oldest: oldest})
+			must(t, err)
+			var got []string
+			for _, w := range res.Warnings {
+				got = append(got, fmt.Sprintf("%s %s %s", w.Code, w.Where, w.Message))
+			}
+			if res.Plan.Truncated != tc.truncated || !slices.Equal(got, want) {
+				t.Fatalf("snapshot %d, oldest %v: truncated %v, warnings\n%s\nwant\n%s", tc.end, oldest, res.Plan.Truncated, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if tc.truncated && (len(res.Plan.Segments) != 0 || res.Plan.Snapshot == nil || res.Plan.Snapshot.Path != snap || res.Image.Provenance.Offset != tc.end-1) {
+				t.Fatalf("snapshot %d, oldest %v: plan %+v, image at offset %d", tc.end, oldest, res.Plan, res.Image.Provenance.Offset)
+			}
+		}
 	}
 }
