@@ -206,8 +206,13 @@
 // (never a silent leaderId -1 or empty cluster id). So: log check reports
 // an error exactly when the image carries a partial warning or
 // WarnDamageNotReplayed, except refused records, which are sound bytes
-// only a replay tells apart (log check does not replay), and log dump exits 1 exactly when log check does
-// (plus records the dumper cannot decode).
+// only a replay tells apart (log check does not replay), and log dump
+// exits 1 exactly when log check does. A record of a type or version
+// kmeta does not know (a newer Kafka's, or a damaged frame) is no damage
+// of the file, so it is no error and the last known-good offset goes on;
+// but image and history skip it (records-skipped), log dump cannot decode
+// it, and a Kafka that does not know it throws on it, so log check
+// reports it (record-unknown, a warning) and fails (exit 1) as they do.
 //
 // # Using the package
 //
