@@ -37,6 +37,7 @@ const (
 	KindFrameHeader         = "frame-header"
 	KindFrameVersion        = "frame-version"
 	KindRecordDecode        = "record-decode"
+	KindRecordUnknown       = "record-unknown"
 	KindQuorumStateEpoch    = "quorum-state-epoch"
 	KindLeaderEpochMismatch = "leader-epoch-checkpoint-mismatch"
 	KindPartitionTopicID    = "partition-metadata-topic-id"
@@ -773,9 +774,24 @@ func (c *Checker) frame(file string, b *Batch, rec *Record) {
 	}
 	if c.opts.DecodeValue != nil && (c.opts.ValidValue == nil || !c.opts.ValidValue(rec.Value)) {
 		if err := c.opts.DecodeValue(rec.Value); err != nil {
-			c.addf(KindRecordDecode, file, b.Position, rec.Offset, "apiKey %d v%d: %v", fr.APIKey, fr.Version, err)
+			c.decodeFailed(file, b, rec.Offset, int64(fr.APIKey), int64(fr.Version), err)
 		}
 	}
+}
+
+// decodeFailed reports a record body the decode hook refused. A type or
+// version this kmeta does not know is no damage of the file (a newer
+// Kafka may have written it), so it is a warning of its own, and the last
+// known-good offset goes on; but Kafka's own reader throws on a type or
+// version it does not know, and image and log dump skip the record, so
+// log check fails on it too (report.CheckOK) rather than call the log
+// healthy.
+func (c *Checker) decodeFailed(file string, b *Batch, off, apiKey, version int64, err error) {
+	code := KindRecordDecode
+	if errors.Is(err, records.ErrUnknownType) || errors.Is(err, records.ErrUnknownVersion) {
+		code = KindRecordUnknown
+	}
+	c.addf(code, file, b.Position, off, "apiKey %d v%d: %v", apiKey, version, err)
 }
 
 // batchRules checks what KRaft writes in every batch header.

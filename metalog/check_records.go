@@ -70,7 +70,7 @@ func (c *Checker) fastRecords(file string, b *Batch, s *fileScan) (done bool, po
 			}
 			if decode != nil && (valid == nil || !valid(v)) {
 				if err := decode(v); err != nil {
-					c.addf(KindRecordDecode, file, b.Position, b.BaseOffset+int64(offDelta), "apiKey %d v%d: %v", v[1], v[2], err)
+					c.decodeFailed(file, b, b.BaseOffset+int64(offDelta), int64(v[1]), int64(v[2]), err)
 				}
 			}
 		}

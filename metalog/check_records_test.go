@@ -5,16 +5,19 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/kmeta/kmeta/internal/testkit/synth"
 	"github.com/kmeta/kmeta/metalog/records"
+	"github.com/kmeta/kmeta/model"
 )
 
 // fixBatchCRCs recomputes the CRC of every batch of a segment image whose
@@ -271,6 +274,44 @@ func TestFastRecordsLengthBoundaries(t *testing.T) {
 				must(t, os.WriteFile(mp, data, 0o644))
 				checkFastAndFull(t, mp)
 			}
+		}
+	}
+}
+
+// TestCheckUnknownRecordIsItsOwnWarning: with log check's decoding (the
+// full decoder's verdict), a record of a type or version kmeta does not
+// know is a record-unknown warning at its offset, not record-decode
+// damage, and the last known-good offset goes past it; a body that does
+// not decode stays record-decode. On the fast record walk and the slow
+// one alike. Fails when decodeFailed reports unknown records as
+// record-decode, or (as before) when they are not reported at all.
+func TestCheckUnknownRecordIsItsOwnWarning(t *testing.T) {
+	good, err := records.EncodeMetadata(nil, &records.TopicRecord{Name: "t", TopicId: model.UUID{1}}, 0)
+	must(t, err)
+	dir := t.TempDir()
+	w, err := CreateSegment(dir, 0, WriteOptions{})
+	must(t, err)
+	must(t, w.AppendData(1, 1700000000000, [][]byte{good, {1, 99, 0}, {1, 2, 9}}))
+	must(t, w.AppendData(1, 1700000000000, [][]byte{{1, 2, 0, 1, 2, 3}}))
+	must(t, w.Commit())
+	seg := filepath.Join(dir, SegmentFileName(0))
+	want := []string{
+		"error record-decode 3: apiKey 2 v0: records: malformed record body: TopicRecord v0: at byte 1: wire: not enough bytes",
+		"warning record-unknown 1: apiKey 99 v0: records: unknown record type: apiKey 99",
+		"warning record-unknown 2: apiKey 2 v9: records: unknown record version: TopicRecord version 9 (kmeta knows 0-0)",
+	}
+	for _, fast := range []bool{true, false} {
+		old := fastRecordWalk
+		fastRecordWalk = fast
+		rep, err := Check(seg, CheckOptions{Strict: true, DecodeValue: records.ValidateMetadata, ValidValue: records.ValidMetadata})
+		fastRecordWalk = old
+		must(t, err)
+		var got []string
+		for _, f := range rep.Findings {
+			got = append(got, fmt.Sprintf("%s %s %d: %s", f.Severity, f.Code, f.Where.Offset, f.Message))
+		}
+		if !slices.Equal(got, want) || rep.LastGoodOffset != 2 {
+			t.Fatalf("fast walk %v: findings\n%s\nwant\n%s\nlast good offset %d, want 2", fast, strings.Join(got, "\n"), strings.Join(want, "\n"), rep.LastGoodOffset)
 		}
 	}
 }

@@ -189,6 +189,13 @@ var checks = model.Checks{
 		Commands: logCommands,
 	},
 	{
+		Code: KindRecordUnknown, Room: "metalog", Class: FindingClass, Severity: model.SevWarning,
+		Title:    "a metadata record's type or version is one this kmeta does not know",
+		Meaning:  "The frame names an apiKey or a record version newer than this kmeta's schemas: a newer Kafka wrote it, or the frame is damaged. The file is not damaged for it, but the record cannot be read: image and history skip it (records-skipped) and log dump cannot decode it, and a Kafka that does not know it refuses the log too. So log check fails (exit 1).",
+		Fix:      "kmeta log dump {PATH} shows the record; a kmeta that knows the newer Kafka's records reads it",
+		Commands: logCommands,
+	},
+	{
 		Code: KindQuorumStateEpoch, Room: "metalog", Class: FindingClass, Severity: model.SevWarning,
 		Title:    "quorum-state's leaderEpoch is below the log's last epoch",
 		Meaning:  "quorum-state records the epoch the node last voted or led in; one below the log's last batch epoch is stale (a copy taken at different moments, or an edited file). Kafka warns and uses the log's.",

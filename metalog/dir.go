@@ -1,6 +1,7 @@
 package metalog
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -100,6 +101,9 @@ func OpenLogDir(path string) (*LogDir, error) {
 			d.Problems = append(d.Problems, &FileError{File: pd, Err: fmt.Errorf("%w: %s", ErrNoLog, why)})
 		} else if looksLikeRoot(path) {
 			d.Root = path
+			if why := noPartitionDir(path); why != "" {
+				d.Problems = append(d.Problems, &FileError{File: pd, Err: fmt.Errorf("%w: %s", ErrNoLog, why)})
+			}
 		} else if hasDataFiles(path) {
 			// A copy of a partition dir under another name.
 			d.PartitionDir = path
@@ -195,6 +199,34 @@ func notPartitionDir(pd string) string {
 	}
 	return ""
 }
+
+// noPartitionDir says why a metadata log dir without __cluster_metadata-0
+// has lost its log ("" when it is a formatted dir Kafka has not started
+// on, whose image is its bootstrap.checkpoint). kafka-storage format
+// writes meta.properties with bootstrap.checkpoint in 3.x, and with
+// __cluster_metadata-0/00000000000000000000-0000000000.checkpoint (the
+// bootstrap records) in 4.x, static quorum or not: a dir with neither
+// bootstrap file nor partition dir is no dir format left. A broker's
+// LogManager writes its offset checkpoints into every log dir it runs on,
+// so one of them beside a bootstrap.checkpoint says Kafka ran here and
+// the log it wrote is gone.
+func noPartitionDir(root string) string {
+	if _, ok := statOK(filepath.Join(root, BootstrapFileName)); !ok {
+		return "absent, with no " + BootstrapFileName + " either (kafka-storage format writes " + BootstrapFileName +
+			" in 3.x, this dir with the bootstrap snapshot in 4.x): not a formatted dir Kafka has yet to start on"
+	}
+	for _, name := range ranFiles {
+		if _, ok := statOK(filepath.Join(root, name)); ok {
+			return "absent, although " + name + " says Kafka has run on this dir (kafka-storage format does not write it)"
+		}
+	}
+	return ""
+}
+
+// ranFiles are what a broker's LogManager writes in each log dir it runs
+// on, and kafka-storage format never writes.
+var ranFiles = []string{"recovery-point-offset-checkpoint", "replication-offset-checkpoint",
+	"log-start-offset-checkpoint", "cleaner-offset-checkpoint", ".kafka_cleanshutdown"}
 
 // unwrapPath drops the path an *fs.PathError repeats.
 func unwrapPath(err error) error {
@@ -339,9 +371,14 @@ type ReplayPlan struct {
 	// Skipped lists newer snapshots passed over because their first batch
 	// is not a SnapshotHeader control batch.
 	Skipped []error `json:"-"`
-	// Truncated is set when the snapshot is newer (by epoch) than the whole
-	// log, which Kafka then discards: no segment is replayed.
+	// Truncated is set when the snapshot is newer than the whole log,
+	// which Kafka then discards: no segment is replayed. Newer is Kafka's
+	// truncateToLatestSnapshot's rule: a greater epoch than the log's
+	// latest, or the same epoch and an end offset past the log's end.
 	Truncated bool `json:"truncated"`
+	// LogEnd is the log end offset Truncated compared the snapshot's end
+	// with (the same epoch); -1 when the epochs decided.
+	LogEnd int64 `json:"-"`
 	// Hole is set when the log starts above offset 0 and no snapshot
 	// reaches the log start: Kafka refuses to start ("Inconsistent
 	// snapshot state") and replay misses records.
@@ -360,10 +397,11 @@ func (d *LogDir) PlanReplay() *ReplayPlan { return d.PlanReplayBefore(-1) }
 //
 // Like Kafka at startup (truncateToLatestSnapshot), when the chosen
 // snapshot's epoch is newer than the log's latest epoch (from
-// leader-epoch-checkpoint), the segments are not replayed: Kafka discards
-// the whole log and restarts it at the snapshot's end offset.
+// leader-epoch-checkpoint), or the same and the snapshot ends past the log
+// end offset, the segments are not replayed: Kafka discards the whole log
+// and restarts it at the snapshot's end offset.
 func (d *LogDir) PlanReplayBefore(end int64) *ReplayPlan {
-	p := &ReplayPlan{}
+	p := &ReplayPlan{LogEnd: -1}
 	for i := len(d.Snapshots) - 1; i >= 0; i-- {
 		s := d.Snapshots[i]
 		if s.Snapshot == nil {
@@ -385,10 +423,20 @@ func (d *LogDir) PlanReplayBefore(end int64) *ReplayPlan {
 		}
 		break
 	}
-	if p.Snapshot != nil && p.Snapshot.Snapshot != nil && len(d.LeaderEpochs) > 0 &&
-		p.Snapshot.Snapshot.Epoch > d.LeaderEpochs[len(d.LeaderEpochs)-1].Epoch {
-		p.Truncated = true
-	} else {
+	if p.Snapshot != nil && p.Snapshot.Snapshot != nil && len(d.LeaderEpochs) > 0 {
+		id, latest := *p.Snapshot.Snapshot, d.LeaderEpochs[len(d.LeaderEpochs)-1].Epoch
+		switch {
+		case id.Epoch > latest:
+			p.Truncated = true
+		case id.Epoch == latest && len(d.Segments) > 0 && id.EndOffset > d.Segments[len(d.Segments)-1].BaseOffset:
+			// The log end is at least the last segment's base offset, so
+			// only a snapshot ending past that needs it read.
+			if leo, ok := logEndOffset(d.Segments[len(d.Segments)-1]); ok && id.EndOffset > leo {
+				p.Truncated, p.LogEnd = true, leo
+			}
+		}
+	}
+	if !p.Truncated {
 		for i, seg := range d.Segments {
 			// Segment i holds [base_i, base_{i+1}); skip it when entirely
 			// below the start offset.
@@ -471,6 +519,39 @@ func (p *ReplayPlan) Stream(opts StreamOptions) *Stream {
 		parts = append(parts, StreamPart{File: s, FromOffset: p.StartOffset})
 	}
 	return NewStream(parts, opts)
+}
+
+// logEndOffset is the log end offset of a log whose last segment is seg:
+// one past the last offset of its last batch, or its base offset when it
+// holds none. Only the batch headers' offset and length fields are read,
+// one small read per batch; CRCs are log check's and replay's business.
+// ok is false unless the lengths lead exactly to the file's end: a torn
+// tail or a damaged length would make the end a guess, and a plan that
+// discarded the log on a guess would hide the damage from replay, which
+// reports it.
+func logEndOffset(seg DataFile) (end int64, ok bool) {
+	end = seg.BaseOffset
+	f, err := openData(seg.Path)
+	if err != nil {
+		return end, false
+	}
+	defer f.Close()
+	pos := int64(0)
+	var hdr [27]byte // through lastOffsetDelta
+	for pos+HeaderSize <= seg.Size {
+		if _, err := f.ReadAt(hdr[:], pos); err != nil {
+			break
+		}
+		base := int64(binary.BigEndian.Uint64(hdr[0:]))
+		length := int64(int32(binary.BigEndian.Uint32(hdr[8:])))
+		delta := int64(int32(binary.BigEndian.Uint32(hdr[23:])))
+		next := pos + 12 + length
+		if length < HeaderSize-12 || next > seg.Size || delta < 0 {
+			break
+		}
+		end, pos = base+delta+1, next
+	}
+	return end, pos == seg.Size
 }
 
 // checkSnapshotStart reads only the first batch of a snapshot.

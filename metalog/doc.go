@@ -113,7 +113,13 @@
 // (epoch-without-leader-change), which replay stops before. A
 // __cluster_metadata-0 that is a dangling symlink, a symlink loop, a file
 // or a dir without a segment or snapshot is damage too (no-metadata-log),
-// never an empty log.
+// never an empty log. So is a metadata log dir with no __cluster_metadata-0
+// unless it is what kafka-storage format leaves before Kafka's first start:
+// 3.x's format writes meta.properties and bootstrap.checkpoint (its image
+// is the bootstrap), 4.x's writes __cluster_metadata-0 with the bootstrap
+// snapshot, so a dir without both bootstrap.checkpoint and the partition
+// dir, or with a broker's offset checkpoints (Kafka ran there), has lost
+// its log.
 //
 // # Directory layout
 //
@@ -132,7 +138,15 @@
 // Kafka starts from the newest snapshot and replays the segment records
 // from its end offset on. If the log starts above 0, a snapshot must reach
 // the log start ("Inconsistent snapshot state" otherwise). A snapshot
-// beyond the log end is fine: Kafka truncates the log to it.
+// beyond the log end is fine: Kafka truncates the log to it. Kafka's rule
+// (truncateToLatestSnapshot) is a snapshot epoch greater than the log's
+// latest (leader-epoch-checkpoint), or the same epoch and an end offset
+// past the log end offset (one past the last whole batch of the last
+// segment, read from the batch headers; when they do not lead exactly to
+// the file's end, a torn tail or a damaged length, the log is kept and
+// replay reports what it meets): the whole log is discarded, and
+// replay, for image and history alike, reads the snapshot alone with a
+// WarnLogBehindSnapshot warning.
 //
 // Kafka's metadata loader applies a batch whole and publishes images only
 // between batches (and outside metadata transactions): the controller
@@ -171,17 +185,34 @@
 //
 // Every stop is a WarnReplayStopped finding (partial) at the batch's
 // file, position and offset; a record whose value alone does not decode
-// is skipped (WarnRecordsSkipped, partial). Damage in files replay does
+// is skipped (WarnRecordsSkipped, partial). So are records Kafka's replay
+// refuses (MetadataDelta throws: a partition record for a topic no
+// TopicRecord created or a partition its topic lacks, a fence for a broker
+// not registered at that epoch; a broker reports a metadata load fault and
+// skips them, a controller stops): one WarnRecordsSkipped names how many
+// and the first, at its offset. An aborted transaction's records are
+// dropped by design and are no warning. Damage in files replay does
 // not read (segments below the snapshot it starts from, older snapshots,
 // an unused bootstrap.checkpoint) is WarnDamageNotReplayed: the image does
-// not rest on it. A torn tail of the active segment is what a crash
+// not rest on it. Damage below the snapshot's end in a segment replay then
+// takes later batches from (a finding on the whole file, like a segment
+// whose name is not its first offset, sits on its first batch) is not
+// that: Kafka's recovery truncates a segment at its first invalid batch,
+// so replay stops before the first batch it would take from the file
+// (WarnReplayStopped). A torn tail of the active segment is what a crash
 // leaves, Kafka truncates it, and it is a WarnTornTail warning naming the
 // bytes and the offsets lost; anywhere else it is damage. Unreadable
 // meta.properties or quorum-state are errors in both check and image
 // (never a silent leaderId -1 or empty cluster id). So: log check reports
 // an error exactly when the image carries a partial warning or
-// WarnDamageNotReplayed, and log dump exits 1 exactly when log check does
-// (plus records the dumper cannot decode).
+// WarnDamageNotReplayed, except refused records, which are sound bytes
+// only a replay tells apart (log check does not replay), and log dump
+// exits 1 exactly when log check does. A record of a type or version
+// kmeta does not know (a newer Kafka's, or a damaged frame) is no damage
+// of the file, so it is no error and the last known-good offset goes on;
+// but image and history skip it (records-skipped), log dump cannot decode
+// it, and a Kafka that does not know it throws on it, so log check
+// reports it (record-unknown, a warning) and fails (exit 1) as they do.
 //
 // # Using the package
 //

@@ -3,12 +3,15 @@ package metalog
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kmeta/kmeta/internal/testkit/fstree"
+	"github.com/kmeta/kmeta/model"
 )
 
 // Issue 29's wrong answers from the log's side: damage that read as a
@@ -38,6 +41,19 @@ func TestNoMetadataLogIsDamage(t *testing.T) {
 			}
 			return os.WriteFile(filepath.Join(pd, QuorumStateFileName), []byte(`{"leaderId":1,"leaderEpoch":3,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}`), 0o644)
 		}, "the partition dir holds no segment and no snapshot"},
+		// Neither Kafka 3.x's format (bootstrap.checkpoint) nor 4.x's
+		// (__cluster_metadata-0 with the bootstrap snapshot) leaves a dir
+		// with neither.
+		{"absent, no bootstrap.checkpoint", func(pd string) error { return nil },
+			"absent, with no bootstrap.checkpoint either (kafka-storage format writes bootstrap.checkpoint in 3.x, this dir with the bootstrap snapshot in 4.x): not a formatted dir Kafka has yet to start on"},
+		// A broker's LogManager left its checkpoints: Kafka ran here.
+		{"absent, Kafka ran here", func(pd string) error {
+			root := filepath.Dir(pd)
+			if err := WriteSnapshotFile(filepath.Join(root, BootstrapFileName), [][]byte{workedValue(t)}, SnapshotOptions{Timestamp: 1}); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(root, "recovery-point-offset-checkpoint"), []byte("0\n0\n"), 0o644)
+		}, "absent, although recovery-point-offset-checkpoint says Kafka has run on this dir (kafka-storage format does not write it)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,7 +67,7 @@ func TestNoMetadataLogIsDamage(t *testing.T) {
 				t.Fatalf("findings %s\n%s", got, dumpFindings(rep))
 			}
 			f := rep.Findings[0]
-			if f.Where.File != pd || !strings.HasSuffix(f.Message, tc.want+" (Kafka creates it with its first segment)") && !strings.HasSuffix(f.Message, tc.want) {
+			if f.Where.File != pd || f.Message != "metalog: no metadata log: "+tc.want+" (Kafka creates it with its first segment)" && f.Message != "metalog: no metadata log: "+tc.want {
 				t.Fatalf("finding %s at %s, want %q about %s", f.Message, f.Where.File, tc.want, pd)
 			}
 			res, err := LoadImage(root, ImageOptions{AtOffset: -1})
@@ -180,5 +196,29 @@ func TestGarbageSmallFiles(t *testing.T) {
 	must(t, err)
 	if got := strings.Join(kinds(rep), ","); got != "error:bad-properties" || rep.OK() {
 		t.Fatalf("negative epoch: %s\n%s", got, dumpFindings(rep))
+	}
+}
+
+// TestDamagedFileReplayUsesIsPartial: the 3.9.2 fixture's second segment
+// (offsets 87-168) renamed to ...100.log. Its segment-base-mismatch sits on
+// its first batch (87-89), below the snapshot's end (90) where replay
+// starts, but replay would take 90-168 from that very file: replay stops
+// before offset 90 and the image is partial. It used to say the damage
+// was below where replay starts and the image did not rest on it, exit 0.
+func TestDamagedFileReplayUsesIsPartial(t *testing.T) {
+	dir := fstree.Copy(t, "../testdata/kraft/3.9.2/metadata")
+	pd := filepath.Join(dir, MetadataPartitionDir)
+	renamed := filepath.Join(pd, SegmentFileName(100))
+	must(t, os.Rename(filepath.Join(pd, SegmentFileName(87)), renamed))
+	res, err := LoadImage(dir, ImageOptions{AtOffset: -1})
+	must(t, err)
+	var got []string
+	for _, w := range res.Warnings {
+		got = append(got, fmt.Sprintf("%s %s %s", w.Code, w.Where, w.Message))
+	}
+	want := []string{fmt.Sprintf("replay-stopped %s replay stopped before this batch: its file is damaged below offset 90, where replay starts (segment-base-mismatch at offset 87: first batch at offset 87, file name says 100), and Kafka's log loading does not trust the file from the damage on; this and later records are not in the image",
+		model.At(renamed, 227, 90))}
+	if !slices.Equal(got, want) || !res.Image.IsPartial() || res.StoppedAt != 90 || res.Image.Provenance.Offset != 89 {
+		t.Fatalf("warnings\n%s\nwant\n%s\npartial %v, stopped at %d, image at offset %d", strings.Join(got, "\n"), strings.Join(want, "\n"), res.Image.IsPartial(), res.StoppedAt, res.Image.Provenance.Offset)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kmeta/kmeta/metalog/records"
@@ -57,6 +58,15 @@ type Replayer struct {
 	// took no effect (unknown types, records Kafka refuses, aborted
 	// transactions).
 	Applied, Skipped int64
+	// Refused counts the records of Skipped that Kafka's MetadataDelta
+	// refuses (a broker's loader reports a metadata load fault, the
+	// controller treats it as fatal): damage, unlike an aborted
+	// transaction's records, which Kafka drops by design.
+	// FirstRefused is where the first was, and FirstRefusedWhy what it
+	// was; both are set once, so counting costs the hot path nothing.
+	Refused         int64
+	FirstRefused    Position
+	FirstRefusedWhy string
 	// Observe, when set, is called after each record that took effect
 	// (a metadata record, or a control record), with the image as it
 	// now is: a replay-driven tracker (lint --history) re-evaluates what
@@ -235,8 +245,52 @@ func (r *Replayer) apply(pos Position, rec records.Metadata) {
 			r.Observe(r.img, pos, rec)
 		}
 	} else {
-		r.Skipped++
+		r.refuse(pos, rec)
 	}
+}
+
+// refuse counts a record applyRecord refused. The image is as it was
+// before the record, so what refused it can still be told, for the first.
+func (r *Replayer) refuse(pos Position, rec records.Metadata) {
+	r.Skipped++
+	r.Refused++
+	if r.Refused == 1 {
+		r.FirstRefused, r.FirstRefusedWhy = pos, r.refusal(rec)
+	}
+}
+
+// refusal says why applyRecord refuses rec, in the image as it is.
+func (r *Replayer) refusal(rec records.Metadata) string {
+	name := strings.TrimPrefix(fmt.Sprintf("%T", rec), "*records.")
+	switch m := rec.(type) {
+	case *records.PartitionRecord:
+		if r.byID[m.TopicId] == nil {
+			return fmt.Sprintf("a %s for partition %d of topic id %s, which no TopicRecord created", name, m.PartitionId, m.TopicId)
+		}
+		return fmt.Sprintf("a %s for partition %d of topic id %s whose directories do not match its replicas, or whose leader recovery state is unknown", name, m.PartitionId, m.TopicId)
+	case *records.PartitionChangeRecord:
+		t := r.byID[m.TopicId]
+		switch {
+		case t == nil:
+			return fmt.Sprintf("a %s for partition %d of topic id %s, which no TopicRecord created", name, m.PartitionId, m.TopicId)
+		case t.Partitions[m.PartitionId] == nil:
+			return fmt.Sprintf("a %s for partition %d of topic %s, which has no such partition", name, m.PartitionId, t.Name)
+		}
+		return fmt.Sprintf("a %s for partition %d of topic %s whose directories do not match its replicas, or whose leader recovery state is unknown", name, m.PartitionId, t.Name)
+	case *records.RemoveTopicRecord:
+		return fmt.Sprintf("a %s for topic id %s, which is not there", name, m.TopicId)
+	case *records.ClearElrRecord:
+		return fmt.Sprintf("a %s for topic %s, which is not there", name, m.TopicName)
+	case *records.FenceBrokerRecord:
+		return fmt.Sprintf("a %s for broker %d at epoch %d, which is not registered at that epoch", name, m.Id, m.Epoch)
+	case *records.UnfenceBrokerRecord:
+		return fmt.Sprintf("a %s for broker %d at epoch %d, which is not registered at that epoch", name, m.Id, m.Epoch)
+	case *records.BrokerRegistrationChangeRecord:
+		return fmt.Sprintf("a %s for broker %d at epoch %d, which is not registered at that epoch, or with fenced or inControlledShutdown values Kafka does not know", name, m.BrokerId, m.BrokerEpoch)
+	case *records.FeatureLevelRecord:
+		return fmt.Sprintf("a %s setting %s to %d, a level Kafka refuses", name, m.Name, m.FeatureLevel)
+	}
+	return fmt.Sprintf("a %s, which replay does not apply", name)
 }
 
 // applyRecord applies one record and reports whether it took effect. It
@@ -629,7 +683,7 @@ func (r *Replayer) applyPartition(pos Position, m *records.PartitionRecord, p *m
 			r.Observe(r.img, pos, m)
 		}
 	} else {
-		r.Skipped++
+		r.refuse(pos, m)
 	}
 }
 

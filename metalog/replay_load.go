@@ -205,7 +205,10 @@ func (l *loader) planWarnings() {
 	if dir == "" {
 		dir = d.Path
 	}
-	if plan.Truncated {
+	if plan.Truncated && plan.LogEnd >= 0 {
+		l.warn(WarnLogBehindSnapshot, model.At(plan.Snapshot.Path, -1, plan.StartOffset),
+			"the snapshot ends at offset %d, past the log's end (offset %d) at the log's latest leader epoch: Kafka discards the log and restarts it at the snapshot, and so does replay", plan.StartOffset, plan.LogEnd)
+	} else if plan.Truncated {
 		l.warn(WarnLogBehindSnapshot, model.At(plan.Snapshot.Path, -1, plan.StartOffset),
 			"the snapshot is newer than the whole log (by leader epoch): Kafka discards the log and restarts it at the snapshot, and so does replay")
 	}
@@ -283,7 +286,18 @@ func (l *loader) replayFile(f DataFile, from int64) error {
 	src := l.batches(f, r)
 	defer src.close()
 	snapshot := f.Kind == KindSnapshot || f.Kind == KindBootstrap
-	skipRest, noted := false, false
+	skipRest := false
+	// below is damage in this file below from, the offset replay starts
+	// at: whether the image rests on it depends on whether replay goes on
+	// to take later batches from the file (apply1), so it is reported
+	// when it does, or at the file's end.
+	var below *model.Finding
+	defer func() {
+		if below != nil {
+			l.warn(WarnDamageNotReplayed, *below.Where, "%s: %s (below offset %d, where replay starts, and replay reads nothing else of this file: the image does not rest on it)", below.Code, below.Message, from)
+			l.noteDamage(*below)
+		}
+	}()
 	l.next = f.BaseOffset
 	for {
 		a := src.next()
@@ -306,7 +320,7 @@ func (l *loader) replayFile(f DataFile, from int64) error {
 				"position %d, offset %d: %w: offset %d is inside the batch of offsets %d-%d, which Kafka applies whole (the image there is a state the cluster never had): give %d, its last offset, or an offset before %d",
 				b.Position, b.BaseOffset, ErrOffsetInsideBatch, l.opts.AtOffset, b.BaseOffset, b.LastOffset(), b.LastOffset(), b.BaseOffset)}
 		}
-		l.apply1(f, a, snapshot, from, &skipRest, &noted)
+		l.apply1(f, a, snapshot, from, &skipRest, &below)
 		src.release(a)
 	}
 }
@@ -326,7 +340,7 @@ func beginsTransactionAt(b *Batch, off int64) bool {
 }
 
 // apply1 is replayFile's work on one batch the checker has seen.
-func (l *loader) apply1(f DataFile, a *batchAhead, snapshot bool, from int64, skipRest, noted *bool) {
+func (l *loader) apply1(f DataFile, a *batchAhead, snapshot bool, from int64, skipRest *bool, below **model.Finding) {
 	b := &a.b
 	l.next = b.NextOffset()
 	damaged := a.damaged
@@ -347,12 +361,15 @@ func (l *loader) apply1(f DataFile, a *batchAhead, snapshot bool, from int64, sk
 	if damaged && !snapshot && b.LastOffset() < from {
 		// Below the offset replay starts from (the snapshot's end):
 		// Kafka reads the log by offset from there and never reaches
-		// this batch, so the image does not rest on it.
-		if !*noted {
+		// this batch. The image does not rest on it unless replay takes
+		// later batches of this file (see below).
+		if *below == nil {
 			x := firstError(a.findings)
-			l.warn(WarnDamageNotReplayed, *x.Where, "%s: %s (below offset %d, where replay starts: the image does not rest on it)", x.Code, x.Message, from)
-			l.noteDamage(x)
-			*noted = true
+			if x.Where == nil {
+				w := model.At(f.Path, b.Position, b.BaseOffset)
+				x.Where = &w
+			}
+			*below = &x
 		}
 		return
 	}
@@ -373,6 +390,21 @@ func (l *loader) apply1(f DataFile, a *batchAhead, snapshot bool, from int64, sk
 		return
 	}
 	if b.LastOffset() < from {
+		return
+	}
+	if x := *below; x != nil {
+		// The file is damaged below from, and this batch of it is one
+		// replay needs: Kafka's recovery truncates a segment at its first
+		// invalid batch, and a finding on the file (a segment whose name
+		// is not its first offset) sits on its first batch, so nothing of
+		// the file after the damage is trusted. Replay stops here.
+		*below = nil
+		l.noteDamage(*x)
+		l.res.StoppedAt = b.BaseOffset
+		l.stop, *skipRest = true, true
+		l.warn(model.WarnReplayStopped, model.At(f.Path, b.Position, b.BaseOffset),
+			"replay stopped before this batch: its file is damaged below offset %d, where replay starts (%s at offset %d: %s), and Kafka's log loading does not trust the file from the damage on; this and later records are not in the image",
+			from, x.Code, x.Where.Offset, x.Message)
 		return
 	}
 	b.minOffset = from
@@ -877,6 +909,16 @@ func (l *loader) finish(path string) *ImageResult {
 	for _, k := range keys {
 		l.warn(model.WarnRecordsSkipped, *l.unknown[k], "%d record(s) skipped, not decodable: %s (the first is here)", res.Unknown[k], k)
 	}
+	if rp.Refused > 0 {
+		// Kafka's MetadataDelta throws on these: a broker reports a
+		// metadata load fault and goes on without the record, an active
+		// controller stops. The image is the broker's, and partial.
+		// Aborted transactions' records are Skipped too, but Kafka
+		// drops them by design: they are not counted here.
+		p := rp.FirstRefused
+		l.warn(model.WarnRecordsSkipped, l.recordAt(p), "%d record(s) refused, as Kafka's metadata replay refuses them (a broker reports a metadata load fault and skips them, a controller stops): the first, at offset %d, is %s",
+			rp.Refused, p.Offset, rp.FirstRefusedWhy)
+	}
 	if p, n, open := rp.PendingTransaction(); open {
 		dir := d.PartitionDir
 		if dir == "" {
@@ -952,6 +994,31 @@ func (l *loader) finish(path string) *ImageResult {
 	res.Image = img
 	res.Applied, res.Skipped = rp.Applied, res.Skipped+rp.Skipped
 	return res
+}
+
+// recordAt is the location of a replayed record: the snapshot (or
+// bootstrap file) it came from, or the segment holding its offset. The
+// byte position is its batch's only while that batch is read, so it is
+// left out.
+func (l *loader) recordAt(p Position) model.Location {
+	if p.Snapshot {
+		if s := l.plan.Snapshot; s != nil {
+			return model.At(s.Path, -1, p.Offset)
+		}
+		if b := l.plan.Bootstrap; b != nil {
+			return model.At(b.Path, -1, p.Offset)
+		}
+	}
+	file := l.d.PartitionDir
+	if file == "" {
+		file = l.d.Path
+	}
+	for _, s := range l.plan.Segments {
+		if s.BaseOffset <= p.Offset {
+			file = s.Path
+		}
+	}
+	return model.At(file, -1, p.Offset)
 }
 
 // undecodableMetadata is the ImageResult.Unknown key of a data record

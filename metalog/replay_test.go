@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/kmeta/kmeta/internal/testkit/fstree"
 	"github.com/kmeta/kmeta/metalog/records"
 	"github.com/kmeta/kmeta/model"
 )
@@ -719,5 +720,111 @@ func TestStaticVotersFromQuorumState(t *testing.T) {
 	}
 	if got := voters(dir); len(got) != 0 {
 		t.Errorf("without quorum-state: voters %+v", got)
+	}
+}
+
+// TestRefusedRecordsArePartial: records Kafka's MetadataDelta refuses (a
+// partition change for a topic no TopicRecord created, or for a partition
+// its topic lacks) make the image partial with one records-skipped
+// warning naming how many and the first; an aborted transaction's records
+// are skipped too, by design, and are no warning. Over the large batches
+// the refused PartitionRecords go through applyAhead's path. Fails when
+// the loader does not warn on Replayer.Refused, or counts the aborted
+// records among the refused.
+func TestRefusedRecordsArePartial(t *testing.T) {
+	known, unknown := model.UUID{0xd, 1}, model.UUID{0xd, 2}
+	part := func(id model.UUID, p int32) *records.PartitionRecord {
+		r := &records.PartitionRecord{}
+		r.SetDefaults()
+		r.TopicId, r.PartitionId, r.Replicas, r.Isr, r.Leader = id, p, []int32{1}, []int32{1}, 1
+		return r
+	}
+	change := func(id model.UUID, p int32) *records.PartitionChangeRecord {
+		c := &records.PartitionChangeRecord{}
+		c.SetDefaults()
+		c.TopicId, c.PartitionId, c.Isr = id, p, []int32{1}
+		return c
+	}
+	created := []records.Metadata{&records.FeatureLevelRecord{Name: "metadata.version", FeatureLevel: 25}, &records.TopicRecord{Name: "t", TopicId: known}}
+	aborted := []records.Metadata{&records.BeginTransactionRecord{Name: ptr("x")}, part(known, 1), &records.AbortTransactionRecord{Reason: ptr("y")}}
+	refused := []records.Metadata{change(unknown, 0), change(known, 5)}
+	big := t.TempDir()
+	writeLog(t, big, 1, bigBatchLog()...)
+	refusal := "record(s) refused, as Kafka's metadata replay refuses them (a broker reports a metadata load fault and skips them, a controller stops): the first, at offset "
+	for _, tc := range []struct {
+		name    string
+		log     [][]records.Metadata
+		dir     string
+		skipped int64
+		want    []string // warnings: code, offset, message
+	}{
+		{"refused", [][]records.Metadata{created, {part(known, 0)}, refused, aborted}, "", 3,
+			[]string{fmt.Sprintf("records-skipped 3: 2 %s3, is a PartitionChangeRecord for partition 0 of topic id %s, which no TopicRecord created", refusal, unknown)}},
+		{"unknown partition", [][]records.Metadata{created, {change(known, 5)}}, "", 1,
+			[]string{fmt.Sprintf("records-skipped 2: 1 %s2, is a PartitionChangeRecord for partition 5 of topic t, which has no such partition", refusal)}},
+		{"aborted only", [][]records.Metadata{created, {part(known, 0)}, aborted}, "", 1, nil},
+		// Two of the three are PartitionRecords decoded ahead; 40 records
+		// are an aborted transaction's.
+		{"large batches", nil, big, 43,
+			[]string{fmt.Sprintf("records-skipped 494: 3 %s494, is a PartitionChangeRecord for partition 999 of topic t05, which has no such partition", refusal)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := tc.dir
+			if dir == "" {
+				dir = t.TempDir()
+				writeLog(t, dir, 1, tc.log...)
+			}
+			res, err := LoadImage(dir, ImageOptions{AtOffset: -1})
+			must(t, err)
+			var got []string
+			for _, w := range res.Warnings {
+				if w.Where.File != filepath.Join(dir, SegmentFileName(0)) || w.Where.Position != -1 {
+					t.Errorf("warning at %v", w.Where)
+				}
+				got = append(got, fmt.Sprintf("%s %d: %s", w.Code, w.Where.Offset, w.Message))
+			}
+			if !slices.Equal(got, tc.want) || res.Skipped != tc.skipped || res.Image.IsPartial() != (len(tc.want) > 0) {
+				t.Fatalf("warnings\n%s\nwant\n%s\nskipped %d, want %d; partial %v", strings.Join(got, "\n"), strings.Join(tc.want, "\n"), res.Skipped, tc.skipped, res.Image.IsPartial())
+			}
+		})
+	}
+}
+
+// TestPlanTruncatesToSnapshotPastLogEnd: Kafka's truncateToLatestSnapshot
+// also discards the log when the snapshot's epoch equals the log's latest
+// and the snapshot ends past the log end offset. The 3.9.2 fixture's
+// snapshot 90-1 renamed to 500-1 (epoch 1, the log's latest; the log ends
+// at 169): image and history (PlanReplayOldest) both start at the
+// snapshot, replay no segment, and say so. Renamed to 169-1 (the log end,
+// not past it) the log is kept. Image and history used to replay
+// nothing, silently, and offsets 0-168, respectively.
+func TestPlanTruncatesToSnapshotPastLogEnd(t *testing.T) {
+	for _, tc := range []struct {
+		end       int64
+		truncated bool
+	}{{500, true}, {170, true}, {169, false}} {
+		dir := fstree.Copy(t, "../testdata/kraft/3.9.2/metadata")
+		pd := filepath.Join(dir, MetadataPartitionDir)
+		snap := filepath.Join(pd, (SnapshotID{EndOffset: tc.end, Epoch: 1}).FileName())
+		must(t, os.Rename(filepath.Join(pd, "00000000000000000090-0000000001.checkpoint"), snap))
+		var want []string
+		if tc.truncated {
+			want = []string{fmt.Sprintf("log-behind-snapshot %s the snapshot ends at offset %d, past the log's end (offset 169) at the log's latest leader epoch: Kafka discards the log and restarts it at the snapshot, and so does replay",
+				model.At(snap, -1, tc.end), tc.end)}
+		}
+		for _, oldest := range []bool{false, true} {
+			res, err := LoadImage(dir, ImageOptions{AtOffset: -1, Oldest: oldest})
+			must(t, err)
+			var got []string
+			for _, w := range res.Warnings {
+				got = append(got, fmt.Sprintf("%s %s %s", w.Code, w.Where, w.Message))
+			}
+			if res.Plan.Truncated != tc.truncated || !slices.Equal(got, want) {
+				t.Fatalf("snapshot %d, oldest %v: truncated %v, warnings\n%s\nwant\n%s", tc.end, oldest, res.Plan.Truncated, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if tc.truncated && (len(res.Plan.Segments) != 0 || res.Plan.Snapshot == nil || res.Plan.Snapshot.Path != snap || res.Image.Provenance.Offset != tc.end-1) {
+				t.Fatalf("snapshot %d, oldest %v: plan %+v, image at offset %d", tc.end, oldest, res.Plan, res.Image.Provenance.Offset)
+			}
+		}
 	}
 }

@@ -321,3 +321,52 @@ func TestFeaturesCatalogFollowsSource(t *testing.T) {
 		t.Errorf("--feature other than metadata.version: %+v", r)
 	}
 }
+
+// TestUnknownRecordOneVerdict: a segment holding a record of a type
+// kmeta does not know (apiKey 99) among sound ones. log dump cannot
+// decode it and image skips it (records-skipped), both exit 1; log check
+// said HEALTHY (exit 0). It now reports a record-unknown warning at the
+// record and fails too, while the file stays undamaged (no error).
+func TestUnknownRecordOneVerdict(t *testing.T) {
+	dir := t.TempDir()
+	good, err := records.EncodeMetadata(nil, &records.TopicRecord{Name: "a", TopicId: model.UUID{1}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := metalog.CreateSegment(dir, 0, metalog.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AppendData(1, 1700000000000, [][]byte{good, {1, 99, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	seg := filepath.Join(dir, metalog.SegmentFileName(0))
+	r := kmeta("log", "check", "-o", "json", seg)
+	var rep struct {
+		Findings []struct {
+			Code, Severity, Message string
+			Where                   struct{ Offset int64 }
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("log check: %v\n%s", err, r.stdout)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, f.Severity+" "+f.Code+" "+f.Message)
+	}
+	if want := "warning record-unknown apiKey 99 v0: records: unknown record type: apiKey 99"; r.code != exitFindings || strings.Join(got, "\n") != want || rep.Findings[0].Where.Offset != 1 {
+		t.Errorf("log check: exit %d, findings\n%s\nwant\n%s", r.code, strings.Join(got, "\n"), want)
+	}
+	if r := kmeta("log", "check", seg); r.code != exitFindings || !strings.HasPrefix(r.stdout, seg+": PROBLEMS (records of a type or version kmeta does not know)\n") {
+		t.Errorf("log check: exit %d\n%s", r.code, r.stdout)
+	}
+	for _, cmd := range [][]string{{"image"}, {"log", "dump"}} {
+		if r := kmeta(append(cmd, seg)...); r.code != exitFindings {
+			t.Errorf("kmeta %s: exit %d\n%s", strings.Join(cmd, " "), r.code, r.stderr)
+		}
+	}
+}

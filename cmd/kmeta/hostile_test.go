@@ -113,6 +113,7 @@ func TestHostileNoMetadataLog(t *testing.T) {
 		{"dangling symlink", func(pd string) error { return os.Symlink("/nonexistent-kmeta", pd) }, "dangling symlink"},
 		{"plain file", func(pd string) error { return os.WriteFile(pd, []byte("x\n"), 0o644) }, "not a directory"},
 		{"empty dir", func(pd string) error { return os.Mkdir(pd, 0o755) }, "holds no segment and no snapshot"},
+		{"absent, no bootstrap.checkpoint", func(pd string) error { return nil }, "not a formatted dir Kafka has yet to start on"},
 	}
 	for _, k := range kinds {
 		dir := t.TempDir()

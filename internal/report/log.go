@@ -18,6 +18,12 @@ func CheckOK(rep *metalog.Report, strict bool) bool {
 	if !rep.OK() {
 		return false
 	}
+	// A record of a type or version kmeta does not know is no damage of
+	// the file, but image and log dump skip it: the log is not healthy
+	// to read.
+	if slices.ContainsFunc(rep.Findings, func(f metalog.Finding) bool { return f.Code == metalog.KindRecordUnknown }) {
+		return false
+	}
 	return !strict || !slices.ContainsFunc(rep.Findings, func(f metalog.Finding) bool { return f.Code == metalog.KindTornTail })
 }
 
@@ -28,6 +34,8 @@ func LogCheck(rep *metalog.Report, strict bool) Report {
 	switch {
 	case !rep.OK():
 		verdict = fmt.Sprintf("PROBLEMS (%s)", printer.Count(rep.Errors(), "error"))
+	case slices.ContainsFunc(rep.Findings, func(f metalog.Finding) bool { return f.Code == metalog.KindRecordUnknown }):
+		verdict = "PROBLEMS (records of a type or version kmeta does not know)"
 	case !CheckOK(rep, strict):
 		verdict = "PROBLEMS (torn tail, --strict)"
 	}
