@@ -270,7 +270,7 @@ var checks = model.Checks{
 	{
 		Code: WarnDamageNotReplayed, Room: "metalog", Class: FindingClass, Severity: model.SevWarning,
 		Title:    "damage in a file replay did not need: the image does not rest on it",
-		Meaning:  "A snapshot or segment replay does not read (older snapshots, segments below the snapshot replay starts from, an unused bootstrap.checkpoint) is damaged: the image is complete, but log check fails the log, and so does the command (exit 1).",
+		Meaning:  "A snapshot or segment replay does not read (older snapshots, segments below the snapshot replay starts from, an unused bootstrap.checkpoint) is damaged: the image is complete, so image and the commands built on it say so as a warning and exit 0 for it; log check fails the log (exit 1).",
 		Fix:      "kmeta log check {PATH} names the damage; Kafka never reads it either, but a copy of the log with it is not a clean backup",
 		Commands: model.CommandList(model.KRaftViewCommands),
 	},
