@@ -34,20 +34,7 @@ func TestZxidOutOfOrder(t *testing.T) {
 	k := len(txns) / 2
 	for name, zxid := range map[string]int64{"repeats": txns[k-1].Zxid, "goes-back": txns[k-2].Zxid} {
 		t.Run(name, func(t *testing.T) {
-			dir := copyDir(t, onlyOldSnapshots(t, path))
-			p := filepath.Join(dir, filepath.Base(path))
-			b, _ := os.ReadFile(p)
-			rewriteZxid(b, txns[k].Offset, zxid)
-			if err := os.WriteFile(p, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			res, err := ReadDir(dir, DirOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(res.Warnings) != 1 {
-				t.Fatalf("warnings %+v", res.Warnings)
-			}
+			_, p, res := readDamaged(t, path, func(b []byte) []byte { rewriteZxid(b, txns[k].Offset, zxid); return b })
 			w := res.Warnings[0]
 			if w.Code != model.WarnZKLogDamaged || !model.Partial(w) || w.Where == nil || w.Where.File != p || w.Where.Position != txns[k].Offset || w.Where.Zxid != zxid {
 				t.Errorf("warning %+v at %+v", w, w.Where)

@@ -35,20 +35,7 @@ func TestEntriesPastZeroLength(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			dir := copyDir(t, onlyOldSnapshots(t, path))
-			p := filepath.Join(dir, filepath.Base(path))
-			b, _ := os.ReadFile(p)
-			clear(b[c.from:c.to])
-			if err := os.WriteFile(p, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			res, err := ReadDir(dir, DirOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(res.Warnings) != 1 {
-				t.Fatalf("warnings %+v", res.Warnings)
-			}
+			dir, p, res := readDamaged(t, path, func(b []byte) []byte { clear(b[c.from:c.to]); return b })
 			w := res.Warnings[0]
 			if w.Code != model.WarnZKLogEntriesPastEnd || !model.Partial(w) || w.Where == nil || w.Where.File != p || w.Where.Position != txns[k].Offset {
 				t.Errorf("warning %+v at %+v", w, w.Where)
@@ -197,19 +184,7 @@ func TestTornEntryWithEntriesAfter(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			dir := copyDir(t, onlyOldSnapshots(t, path))
-			p := filepath.Join(dir, filepath.Base(path))
-			b, _ := os.ReadFile(p)
-			if err := os.WriteFile(p, c.damage(b), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			res, err := ReadDir(dir, DirOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(res.Warnings) != 1 {
-				t.Fatalf("warnings %+v", res.Warnings)
-			}
+			dir, p, res := readDamaged(t, path, c.damage)
 			w := res.Warnings[0]
 			if want := fmt.Sprintf(c.msg, p); w.Code != c.code || w.Message != want {
 				t.Errorf("warning %s %q\nwant      %s %q", w.Code, w.Message, c.code, want)
@@ -261,4 +236,29 @@ func TestTornEntryWithEntriesAfter(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readDamaged copies the data dir of the log at path (with its older
+// snapshots only), lets damage edit the copy of the log, and reads the
+// copy, which must give exactly one warning: the copy's dir, the log's
+// path in it, and the result.
+func readDamaged(t *testing.T, path string, damage func([]byte) []byte) (string, string, *DirResult) {
+	t.Helper()
+	dir := copyDir(t, onlyOldSnapshots(t, path))
+	p := filepath.Join(dir, filepath.Base(path))
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, damage(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ReadDir(dir, DirOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 1 {
+		t.Fatalf("warnings %+v", res.Warnings)
+	}
+	return dir, p, res
 }
