@@ -1,7 +1,6 @@
 package metalog
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -523,12 +522,12 @@ func (p *ReplayPlan) Stream(opts StreamOptions) *Stream {
 
 // logEndOffset is the log end offset of a log whose last segment is seg:
 // one past the last offset of its last batch, or its base offset when it
-// holds none. Only the batch headers' offset and length fields are read,
-// one small read per batch; CRCs are log check's and replay's business.
-// ok is false unless the lengths lead exactly to the file's end: a torn
-// tail or a damaged length would make the end a guess, and a plan that
-// discarded the log on a guess would hide the damage from replay, which
-// reports it.
+// holds none. Only the batch headers are read (Batch.parse, the one
+// header parser: lengths and magic checked), one small read per batch;
+// CRCs are log check's and replay's business. ok is false unless the
+// lengths lead exactly to the file's end: a torn tail or a damaged length
+// would make the end a guess, and a plan that discarded the log on a
+// guess would hide the damage from replay, which reports it.
 func logEndOffset(seg DataFile) (end int64, ok bool) {
 	end = seg.BaseOffset
 	f, err := openData(seg.Path)
@@ -537,19 +536,17 @@ func logEndOffset(seg DataFile) (end int64, ok bool) {
 	}
 	defer f.Close()
 	pos := int64(0)
-	var hdr [27]byte // through lastOffsetDelta
+	var hdr [HeaderSize]byte
+	var b Batch
 	for pos+HeaderSize <= seg.Size {
-		if _, err := f.ReadAt(hdr[:], pos); err != nil {
+		if _, err := f.ReadAt(hdr[:], pos); err != nil || b.parse(hdr[:], seg.Path, pos, DefaultMaxBatchBytes) != nil || b.LastOffsetDelta < 0 {
 			break
 		}
-		base := int64(binary.BigEndian.Uint64(hdr[0:]))
-		length := int64(int32(binary.BigEndian.Uint32(hdr[8:])))
-		delta := int64(int32(binary.BigEndian.Uint32(hdr[23:])))
-		next := pos + 12 + length
-		if length < HeaderSize-12 || next > seg.Size || delta < 0 {
+		next := pos + LengthPrefix + int64(b.BatchLength)
+		if next > seg.Size {
 			break
 		}
-		end, pos = base+delta+1, next
+		end, pos = b.LastOffset()+1, next
 	}
 	return end, pos == seg.Size
 }
