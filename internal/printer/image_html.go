@@ -116,11 +116,7 @@ func ImageDocument(img *model.Image) Document {
 		{"ACLs", count(len(img.ACLs), model.FieldACLs)}, {"SCRAM credentials", count(len(img.SCRAM), model.FieldSCRAM)},
 		{"delegation tokens", count(len(img.DelegationTokens), model.FieldDelegationTokens)},
 	}}
-	clusterID := img.ClusterID
-	if !img.Reports(model.FieldClusterID) {
-		clusterID = notReportedText
-	}
-	facts := [][2]string{{"cluster id", clusterID}, {"source", img.Provenance.Source}}
+	facts := [][2]string{{"cluster id", clusterID(img)}, {"source", img.Provenance.Source}}
 	pv := img.Provenance
 	facts = append(facts, [2]string{"point in time", pointInTime(pv)})
 	if mv := img.MetadataVersion(); mv != 0 {

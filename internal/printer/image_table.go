@@ -31,12 +31,8 @@ func WriteImageTable(w io.Writer, img *model.Image) error {
 		sections = append(sections, tableSection{title, cols, rows})
 	}
 
-	clusterID := img.ClusterID
-	if !img.Reports(model.FieldClusterID) {
-		clusterID = notReportedText
-	}
 	summary := [][]string{
-		{"cluster id", clusterID},
+		{"cluster id", clusterID(img)},
 		{"provenance", provenance(img.Provenance)},
 	}
 	if len(img.NotReported) > 0 {

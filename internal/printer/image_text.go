@@ -44,11 +44,7 @@ func WriteImageText(w io.Writer, img *model.Image) error {
 		return true
 	}
 
-	if img.Reports(model.FieldClusterID) {
-		p(0, "cluster id: %s", Clean(img.ClusterID))
-	} else {
-		p(0, "cluster id: %s", notReportedText)
-	}
+	p(0, "cluster id: %s", clusterID(img))
 	p(0, "provenance: %s", provenance(img.Provenance))
 	if len(img.NotReported) > 0 {
 		p(0, "not reported by the source: %s", fieldList(img.NotReported))
@@ -295,4 +291,14 @@ func cleanAll(s []string) []string {
 		out[i] = Clean(v)
 	}
 	return out
+}
+
+// clusterID is the image's cluster id as every format prints it, or
+// not-reported where the source cannot tell it (a bootstrap file, a log
+// without meta.properties).
+func clusterID(img *model.Image) string {
+	if !img.Reports(model.FieldClusterID) {
+		return notReportedText
+	}
+	return Clean(img.ClusterID)
 }
