@@ -218,8 +218,7 @@ func verifySources(c *cli.Context, zk, kraft source.Spec) []string {
 	} else {
 		w = append(w, "--kraft", kraft.String())
 	}
-	return append(w, setFlagWords(c, "zk-tls-ca", "zk-tls-cert", "zk-tls-key", "zk-session-timeout", "jute-maxbuffer", "lenient", "consistent",
-		"command-config", "controller-command-config", "kafka-timeout")...)
+	return append(w, setFlagWords(c, append(zkReadFlags(), "command-config", "controller-command-config", "kafka-timeout")...)...)
 }
 
 // zkDeleteSchemes reads whose logins may delete the chroot's children

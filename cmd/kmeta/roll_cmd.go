@@ -487,7 +487,7 @@ func onlineGates(c *cli.Context, in online.Input) (*online.Gates, error) {
 		configs = append(configs, "--config", kv)
 	}
 	g := &online.Gates{ZKDigest: zkDigestRead(c, c.String("zk"))}
-	g.ZooKeeper = slices.Concat([]string{c.String("zk")}, setFlagWords(c, "zk-session-timeout", "zk-tls-ca", "zk-tls-cert", "zk-tls-key"), configs)
+	g.ZooKeeper = slices.Concat([]string{c.String("zk")}, setFlagWords(c, zkReadFlags()...), configs)
 	if k := c.String("kraft"); k != "" && !strings.HasPrefix(k, "kafka:") {
 		g.KRaft = slices.Concat([]string{k}, configs)
 	}

@@ -76,6 +76,20 @@ func zkSourceFlags() []cli.Flag {
 	}
 }
 
+// zkReadFlags name the flags of zkSourceFlags a printed command repeats to
+// read ZooKeeper as this one did (setFlagWords): not the point (--at-zxid:
+// a printed gate reads the ensemble now) nor the password (the printed
+// commands take it from KMETA_ZK_AUTH).
+func zkReadFlags() []string {
+	var names []string
+	for _, f := range zkSourceFlags() {
+		if n := flagNames(f)[0]; n != "at-zxid" && n != "zk-auth" {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
 // sourceFlags are the flags of commands that read any SOURCE.
 func sourceFlags() []cli.Flag {
 	return slices.Concat(kraftSourceFlags(), zkSourceFlags(), kafkaSourceFlags())
