@@ -30,6 +30,18 @@ var onlineDump = filepath.Join(onlineFixture, "dual-write.dump.json")
 // the znode), and returns its path.
 func dumpWith(t *testing.T, src string, data map[string]*string) string {
 	t.Helper()
+	out := filepath.Join(t.TempDir(), "variant.dump.json")
+	editDump(t, src, out, data, nil)
+	return out
+}
+
+// editDump writes the dump src to dst with the data of the znodes in data
+// replaced (nil removes the znode; a znode not there yet is added with the
+// last znode's stat) and the znodes keep refuses left out. The children's
+// counts are recounted, as ZooKeeper's stat of the edited tree would count
+// them: a dump whose counts disagree is refused as edited.
+func editDump(t *testing.T, src, dst string, data map[string]*string, keep func(path string) bool) {
+	t.Helper()
 	raw, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
@@ -43,9 +55,13 @@ func dumpWith(t *testing.T, src string, data map[string]*string) string {
 	var stat any
 	for _, z := range doc["znodes"].([]any) {
 		m := z.(map[string]any)
+		path := m["path"].(string)
 		stat = m["stat"]
-		seen[m["path"].(string)] = true
-		v, ok := data[m["path"].(string)]
+		seen[path] = true
+		if keep != nil && !keep(path) {
+			continue
+		}
+		v, ok := data[path]
 		switch {
 		case !ok:
 		case v == nil:
@@ -53,10 +69,13 @@ func dumpWith(t *testing.T, src string, data map[string]*string) string {
 		default:
 			m["data"] = base64.StdEncoding.EncodeToString([]byte(*v))
 			m["stat"].(map[string]any)["dataLength"] = len(*v)
+			// The decoded forms a dump carries beside the data would
+			// still say the old value.
+			delete(m, "text")
+			delete(m, "decoded")
 		}
 		kept = append(kept, m)
 	}
-	// Znodes not there yet are added (with the last znode's stat).
 	for _, p := range slices.Sorted(maps.Keys(data)) {
 		if v := data[p]; !seen[p] && v != nil {
 			st := map[string]any{}
@@ -69,12 +88,13 @@ func dumpWith(t *testing.T, src string, data map[string]*string) string {
 	}
 	doc["znodes"] = kept
 	recountChildren(kept)
-	out := filepath.Join(t.TempDir(), "variant.dump.json")
-	b, _ := json.Marshal(doc)
-	if err := os.WriteFile(out, b, 0o644); err != nil {
+	b, err := json.Marshal(doc)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func ptr(s string) *string { return &s }

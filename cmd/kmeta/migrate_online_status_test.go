@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -76,27 +75,7 @@ func TestOnlineStatusFixtures(t *testing.T) {
 	}
 	// The same ZooKeeper with its /controller gone (a rollback's first
 	// cleanup done, /migration left): a stale /migration, phase ZooKeeper.
-	raw, err := os.ReadFile(dump)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
-	var kept []any
-	for _, z := range doc["znodes"].([]any) {
-		if z.(map[string]any)["path"] != "/controller" {
-			kept = append(kept, z)
-		}
-	}
-	doc["znodes"] = kept
-	recountChildren(kept)
-	rolled := filepath.Join(t.TempDir(), "rolled-back.dump.json")
-	b, _ := json.Marshal(doc)
-	if err := os.WriteFile(rolled, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	rolled := dumpWith(t, dump, map[string]*string{"/controller": nil})
 	code, d, _ = migrateStatusJSON(t, "--zk", "zkdump:"+rolled)
 	if code != exitFindings || d.Phase != "ZooKeeper" || !hasCode(d, "stale-migration-znode") {
 		t.Fatalf("rolled-back dump: exit %d, phase %s, findings %+v", code, d.Phase, d.Findings)

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"math/big"
@@ -205,48 +204,7 @@ func TestRollRefusesAPointInTime(t *testing.T) {
 // reads.
 func badDump(t *testing.T, from, name string) {
 	t.Helper()
-	writeDump(t, from, name, map[string]string{"/brokers/topics/compacted/partitions/0/state": "{not json"}, nil)
-}
-
-// writeDump writes the dump from with the data of the znodes in data
-// replaced, and those keep refuses left out, to name.
-func writeDump(t *testing.T, from, name string, data map[string]string, keep func(path string) bool) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d map[string]any
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
-	var out []any
-	set := 0
-	for _, z := range d["znodes"].([]any) {
-		z := z.(map[string]any)
-		path := z["path"].(string)
-		if keep != nil && !keep(path) {
-			continue
-		}
-		if v, ok := data[path]; ok {
-			z["data"] = base64.StdEncoding.EncodeToString([]byte(v))
-			z["stat"].(map[string]any)["dataLength"] = len(v)
-			delete(z, "text")
-			delete(z, "decoded")
-			set++
-		}
-		out = append(out, z)
-	}
-	// Dropped znodes leave their parents' counts as the tree had them: a
-	// dump that disagrees is refused as edited.
-	recountChildren(out)
-	d["znodes"] = out
-	if b, err = json.Marshal(d); err != nil || set != len(data) {
-		t.Fatal(err, set)
-	}
-	if err := os.WriteFile(name, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	editDump(t, from, name, map[string]*string{"/brokers/topics/compacted/partitions/0/state": ptr("{not json")}, nil)
 }
 
 // selfSignedPEM writes a self-signed certificate and its key (PEM) to
@@ -353,9 +311,9 @@ func TestRollOnDamagedInputExits1(t *testing.T) {
 	t.Chdir(t.TempDir())
 	// Only the topic compacted, at min.insync.replicas 1, its partition 0's
 	// state malformed: broker 2 is safe to stop as far as the rest tells.
-	writeDump(t, dump, "safe.json", map[string]string{
-		"/brokers/topics/compacted/partitions/0/state": "{not json",
-		"/config/topics/compacted":                     `{"version":1,"config":{"min.insync.replicas":"1"}}`,
+	editDump(t, dump, "safe.json", map[string]*string{
+		"/brokers/topics/compacted/partitions/0/state": ptr("{not json"),
+		"/config/topics/compacted":                     ptr(`{"version":1,"config":{"min.insync.replicas":"1"}}`),
 	}, func(p string) bool {
 		for _, dir := range []string{"/brokers/topics/", "/config/topics/"} {
 			if rest, ok := strings.CutPrefix(p, dir); ok && rest != "compacted" && !strings.HasPrefix(rest, "compacted/") {
