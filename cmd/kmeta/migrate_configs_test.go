@@ -131,14 +131,7 @@ func TestMigrateConfigsSetTakesValuesWhole(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, stdout, serr)
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	props, err := javaprops.Parse(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	props := readProps(t, out)
 	if got := props["listeners"]; got != "PLAINTEXT://127.0.0.1:9092,SASL_PLAINTEXT://127.0.0.1:9094" {
 		t.Errorf("listeners=%q", got)
 	}
