@@ -146,7 +146,11 @@
 // the file's end, a torn tail or a damaged length, the log is kept and
 // replay reports what it meets): the whole log is discarded, and
 // replay, for image and history alike, reads the snapshot alone with a
-// WarnLogBehindSnapshot warning.
+// WarnLogBehindSnapshot warning. The same-epoch half is checked against
+// Kafka 4.4.0's own startup (KafkaRaftLog.createLog, which calls
+// truncateToLatestSnapshot) in oracle_truncate_kafka_test.go: a snapshot
+// ending one past the log end or far past it empties the log, one ending
+// at the log end does not.
 //
 // Kafka's metadata loader applies a batch whole and publishes images only
 // between batches (and outside metadata transactions): the controller

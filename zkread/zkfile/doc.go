@@ -62,7 +62,10 @@
 // follows it (see Replay order). The 'B' is checked before the checksum,
 // as Util.readTxnBytes does: an entry a crash cut in the preallocated
 // file ends in zeroes and fails both. A checksum mismatch with the 'B' in
-// place is corruption and stops the read.
+// place is corruption and stops the read (ZooKeeper refuses to load it
+// too: "CRC check failed"). All of this is checked against ZooKeeper
+// 3.8.4's own FileTxnSnapLog.restore (oracle_torn_kafka_test.go), on the
+// damaged logs of Replay order as well.
 //
 // The body is TxnHeader{long sessionId, int cxid, long zxid, long timeMs, int
 // type}, the record for that type, then (3.6+) an optional
@@ -107,10 +110,13 @@
 // that decodes), with model.WarnZKLogEntriesPastEnd (partial: exit 1)
 // naming the file, the byte position of the zero or of what was found
 // torn, and how many follow; the torn-tail warning is kept for a torn
-// entry nothing well-formed follows. When the entries found are all past
-// DirOptions.AtZxid, the view asked for is whole if the replay reached
-// the point, and otherwise the files hold later state than the tree
-// (DirResult.Later: zkread's coverage hole).
+// entry nothing well-formed follows. ZooKeeper 3.8.4 itself loads each
+// such log without a word, to the same zxid and the same tree as kmeta
+// (oracle_torn_kafka_test.go): the entries past the end are lost to it
+// silently, which is why kmeta calls them damage. When the entries found
+// are all past DirOptions.AtZxid, the view asked for is whole if the
+// replay reached the point, and otherwise the files hold later state than
+// the tree (DirResult.Later: zkread's coverage hole).
 //
 // # Following the replay
 //

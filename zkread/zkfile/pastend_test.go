@@ -21,21 +21,21 @@ func TestEntriesPastZeroLength(t *testing.T) {
 	path, txns := lastLog(t)
 	k := len(txns) / 2
 	follow := len(txns) - k - 1
-	// How the zero can come about: only entry k's length field, the whole
-	// entry, or a run of zeroes from entry k into entry k+1 (a lost block),
-	// which takes k+1 with it.
+	// How the zero can come about (pastEndDamages): only entry k's length
+	// field, the whole entry, or a run of zeroes from entry k into entry
+	// k+1 (a lost block), which takes k+1 with it.
+	damages := pastEndDamages(txns)
 	cases := map[string]struct {
-		from, to int64 // bytes zeroed
-		follow   int
-		first    int64
+		follow int
+		first  int64
 	}{
-		"length": {txns[k].Offset + 8, txns[k].Offset + 12, follow, txns[k+1].Offset},
-		"entry":  {txns[k].Offset, txns[k+1].Offset, follow, txns[k+1].Offset},
-		"run":    {txns[k].Offset, txns[k+1].Offset + 20, follow - 1, txns[k+2].Offset},
+		"zero length": {follow, txns[k+1].Offset},
+		"zero entry":  {follow, txns[k+1].Offset},
+		"zero run":    {follow - 1, txns[k+2].Offset},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			dir, p, res := readDamaged(t, path, func(b []byte) []byte { clear(b[c.from:c.to]); return b })
+			dir, p, res := readDamaged(t, path, damages[name])
 			w := res.Warnings[0]
 			if w.Code != model.WarnZKLogEntriesPastEnd || !model.Partial(w) || w.Where == nil || w.Where.File != p || w.Where.Position != txns[k].Offset {
 				t.Errorf("warning %+v at %+v", w, w.Where)
@@ -136,9 +136,9 @@ func TestTornEntryWithEntriesAfter(t *testing.T) {
 	k := len(txns) / 2
 	victim, next, final := txns[k], txns[k+1], txns[len(txns)-1]
 	bodyLen := next.Offset - victim.Offset - 13
-	// The length with bit 4 of its third byte set: 1 MiB more, past the
-	// end of the file but within jute.maxbuffer.
+	// The length with bit 4 of its third byte set (pastEndDamages).
 	bigLen := bodyLen | 1<<20
+	damages := pastEndDamages(txns)
 	follow := fmt.Sprintf("but %d well-formed transaction(s) follow it (offsets %d to %d, zxids %#x to %#x); they are not in the tree: the log is damaged, not torn by a crash",
 		len(txns)-k-1, next.Offset, final.Offset, next.Zxid, final.Zxid)
 	cases := map[string]struct {
@@ -148,35 +148,31 @@ func TestTornEntryWithEntriesAfter(t *testing.T) {
 		msg    string // %[1]s is the file
 	}{
 		"end-of-record byte": {
-			damage: func(b []byte) []byte { b[next.Offset-1] = 'C'; return b },
+			damage: damages["end-of-record byte"],
 			code:   model.WarnZKLogEntriesPastEnd,
 			pos:    next.Offset - 1,
 			msg:    fmt.Sprintf("%%[1]s: offset %d: the entry at offset %d looks torn (end-of-record byte: 0x43, not 'B'), which ends the log here (for ZooKeeper as for kmeta), %s", next.Offset-1, victim.Offset, follow),
 		},
 		"length bit": {
-			damage: func(b []byte) []byte { b[victim.Offset+9] ^= 0x10; return b },
+			damage: damages["length bit"],
 			code:   model.WarnZKLogEntriesPastEnd,
 			pos:    victim.Offset,
 			msg:    fmt.Sprintf("%%[1]s: offset %d: the entry at offset %d looks torn (entry length: length %d runs past the end of the file), which ends the log here (for ZooKeeper as for kmeta), %s", victim.Offset, victim.Offset, bigLen, follow),
 		},
-		// A block lost in the middle of the file: the entry's tail and
-		// its end-of-record byte read as zeroes, its checksum fails.
 		"zeroes in the entry": {
-			damage: func(b []byte) []byte { clear(b[victim.Offset+20 : next.Offset]); return b },
+			damage: damages["zeroes in the entry"],
 			code:   model.WarnZKLogEntriesPastEnd,
 			pos:    next.Offset - 1,
 			msg:    fmt.Sprintf("%%[1]s: offset %d: the entry at offset %d looks torn (end-of-record byte: 0x0, not 'B'), which ends the log here (for ZooKeeper as for kmeta), %s", next.Offset-1, victim.Offset, follow),
 		},
-		// A crash in a preallocated file: the entry written in part,
-		// zeroes after it (as ZooKeeper's padding leaves them).
 		"zeroes from the entry on": {
-			damage: func(b []byte) []byte { clear(b[victim.Offset+20:]); return b },
+			damage: damages["zeroes from the entry on"],
 			code:   model.WarnTornTail,
 			pos:    next.Offset - 1,
 			msg:    fmt.Sprintf("ignored a torn transaction at the end of the last log: %%[1]s: offset %d: end-of-record byte: zkfile: torn tail: 0x0, not 'B'", next.Offset-1),
 		},
 		"cut in the entry": {
-			damage: func(b []byte) []byte { return b[:victim.Offset+20] },
+			damage: damages["cut in the entry"],
 			code:   model.WarnTornTail,
 			pos:    victim.Offset,
 			msg:    fmt.Sprintf("ignored a torn transaction at the end of the last log: %%[1]s: offset %d: entry length: zkfile: torn tail: length %d runs past the end of the file", victim.Offset, bodyLen),
@@ -235,6 +231,39 @@ func TestTornEntryWithEntriesAfter(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// pastEndDamages are the ways TestEntriesPastZeroLength and
+// TestTornEntryWithEntriesAfter damage a copy of the last log, by case
+// name; entry k = len(txns)/2 is the one damaged. TestTornLogMatchesZooKeeper
+// has ZooKeeper read the same copies.
+func pastEndDamages(txns []*Txn) map[string]func([]byte) []byte {
+	k := len(txns) / 2
+	victim, next := txns[k], txns[k+1]
+	zero := func(from, to int64) func([]byte) []byte {
+		return func(b []byte) []byte { clear(b[from:to]); return b }
+	}
+	return map[string]func([]byte) []byte{
+		// A zero entry length: only the length field, the whole entry, or
+		// a run of zeroes from entry k into entry k+1 (a lost block).
+		"zero length": zero(victim.Offset+8, victim.Offset+12),
+		"zero entry":  zero(victim.Offset, next.Offset),
+		"zero run":    zero(victim.Offset, next.Offset+20),
+		// Entries that look torn with well-formed entries after them:
+		// the end-of-record byte changed; the length with bit 4 of its
+		// third byte set, 1 MiB more, past the end of the file but within
+		// jute.maxbuffer; a block lost in the middle of the file, the
+		// entry's tail and its end-of-record byte read as zeroes (its
+		// checksum fails too).
+		"end-of-record byte":  func(b []byte) []byte { b[next.Offset-1] = 'C'; return b },
+		"length bit":          func(b []byte) []byte { b[victim.Offset+9] ^= 0x10; return b },
+		"zeroes in the entry": zero(victim.Offset+20, next.Offset),
+		// Torn tails: a crash in a preallocated file, the entry written in
+		// part and zeroes after it (as ZooKeeper's padding leaves them);
+		// a file cut in the entry.
+		"zeroes from the entry on": func(b []byte) []byte { clear(b[victim.Offset+20:]); return b },
+		"cut in the entry":         func(b []byte) []byte { return b[:victim.Offset+20] },
 	}
 }
 
