@@ -52,6 +52,9 @@ var ruleDocs = map[string]ruleDoc{
 	CodeReplicasUnavailable: {
 		"Every replica of the partition is on a fenced or unregistered broker: no broker can serve it.",
 		"start the broker(s) holding its replicas, then check: kafka-topics --bootstrap-server BOOTSTRAP --describe --unavailable-partitions"},
+	CodeStaticConfigInvalid: {
+		"A node's server.properties sets min.insync.replicas to a value Kafka refuses (its ConfigDef: an INT of at least 1): Kafka validates the file when the node starts and does not start it (ConfigException \"Invalid value ... for configuration min.insync.replicas\"), and kmeta judges no partition by the value.",
+		"set min.insync.replicas in the node's server.properties to an integer of at least 1 (or remove it: Kafka's default is 1), then start the node"},
 	CodeBrokerShuttingDown: {
 		"The broker's leaders are moving away and it leaves the ISRs: redundancy drops until it is back.",
 		""},

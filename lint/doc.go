@@ -47,7 +47,13 @@
 // rule's run (RuleRun.Assumes) says it too when the assumption gave no
 // finding. One broker that does not answer stops no rule: the others'
 // configs and the cluster's are judged, and what needs its configs says
-// so.
+// so. A min.insync.replicas Kafka refuses (its ConfigDefs: an INT of at
+// least 1) is judged by nothing, never replaced by a default: the rules
+// that need it leave the partitions it applies to unjudged and their run
+// says where it is set ("not judged where node 1's server.properties
+// (FILE) sets min.insync.replicas=\"abc\", which Kafka refuses"), and a
+// server.properties holding it is static-config-invalid's error (Kafka
+// validates the file at start and does not start the node).
 //
 // # Incremental evaluation (Tracker, lint --history)
 //

@@ -244,6 +244,10 @@ func minISRRule(c *Context, t *model.Topic, code string, bad func(rf, minISR int
 	for _, p := range t.Partitions {
 		if n := rf(p); n != 0 {
 			m, e := c.MinISR(t.Name, p.Leader)
+			if m == 0 {
+				c.noteRefused(code, t.Name, e)
+				continue
+			}
 			c.noteAssumed(code, e)
 			if bad(n, m) {
 				hitAny = true
@@ -264,6 +268,10 @@ func minISRRule(c *Context, t *model.Topic, code string, bad func(rf, minISR int
 			continue
 		}
 		m, e := c.MinISR(t.Name, p.Leader)
+		if m == 0 {
+			c.noteRefused(code, t.Name, e)
+			continue
+		}
 		c.noteAssumed(code, e)
 		if !bad(n, m) {
 			continue
@@ -296,3 +304,82 @@ func minISRRule(c *Context, t *model.Topic, code string, bad func(rf, minISR int
 // min(min.insync.replicas, replicas): writes go on, with fewer copies
 // than the config asks.
 const aboveRF = "min.insync.replicas is above the replication factor: Kafka 3.7 and later cap it at the replication factor, so an acks=all write is acknowledged with fewer copies than it asks for and fails as soon as one replica is out of the ISR (before 3.7, every acks=all write fails)"
+
+// minISRKey is the config the min ISR rules read.
+const minISRKey = "min.insync.replicas"
+
+// minISRValid is what Kafka accepts for min.insync.replicas: its
+// ConfigDefs (LogConfig's SERVER_CONFIG_DEF for server.properties and a
+// broker's dynamic configs, its topic CONFIG for topics) define it as
+// INT with atLeast(1).
+const minISRValid = "min.insync.replicas is an integer of at least 1"
+
+// minISRValue reads a min.insync.replicas value as Kafka's ConfigDef
+// does (an INT: Integer.parseInt of the text trimmed as Java's
+// String.trim trims, then atLeast(1)); ok is false for a value Kafka
+// refuses.
+func minISRValue(v string) (n int, ok bool) {
+	i, err := strconv.ParseInt(strings.TrimFunc(v, func(r rune) bool { return r <= ' ' }), 10, 32)
+	if err != nil || i < 1 {
+		return 0, false
+	}
+	return int(i), true
+}
+
+// noteRefused records that rule code did not judge topic's partitions
+// whose effective min.insync.replicas, e, is a value Kafka refuses:
+// where it is set, and why.
+func (c *Context) noteRefused(code, topic string, e *model.EffectiveConfig) {
+	if c.assumed == nil {
+		return
+	}
+	k := notedKey{code: code, key: "refused " + string(e.Layer) + " " + strconv.Itoa(int(e.Broker)) + " " + topic}
+	if e.Layer != model.LayerTopic {
+		k.key = "refused " + string(e.Layer) + " " + strconv.Itoa(int(e.Broker)) // the same for every topic
+	}
+	if c.noted[k] {
+		return
+	}
+	c.noted[k] = true
+	c.noteUnjudged(code, c.refusedMinISR(topic, e))
+}
+
+// refusedMinISR says where e, an effective min.insync.replicas Kafka
+// refuses, is set: "broker 1 server.properties (FILE) sets
+// min.insync.replicas=\"abc\", which Kafka refuses (...)". A value
+// resolved for no broker in particular (a partition without a leader) is
+// the first broker's where the brokers disagree: each registered broker
+// whose value is refused is named.
+func (c *Context) refusedMinISR(topic string, e *model.EffectiveConfig) string {
+	var where []string
+	if e.Broker == model.AnyBroker && (e.Layer == model.LayerBroker || e.Layer == model.LayerStatic) {
+		for _, id := range c.brokerIDs {
+			one := c.TopicConfig(topic, minISRKey, id)
+			if _, ok := minISRValue(one.Value); !ok && (one.Layer == model.LayerBroker || one.Layer == model.LayerStatic) {
+				where = append(where, c.setsValue(topic, &one))
+			}
+		}
+	}
+	if len(where) == 0 {
+		where = append(where, c.setsValue(topic, e))
+	}
+	return strings.Join(where, ", ") + ", which Kafka refuses (" + minISRValid + ")"
+}
+
+// setsValue says where e, a value of topic's, is set, and what it is:
+// "topic orders's config sets min.insync.replicas=\"0\"", "node 1's
+// server.properties (FILE) sets ...".
+func (c *Context) setsValue(topic string, e *model.EffectiveConfig) string {
+	where := e.Source()
+	switch e.Layer {
+	case model.LayerTopic:
+		where = "topic " + topic + "'s config"
+	case model.LayerClusterDefault:
+		where = "the cluster default"
+	case model.LayerStatic:
+		where = fmt.Sprintf("node %d's %s", e.Broker, c.staticFile(e.Broker))
+	case model.LayerBroker:
+		where = fmt.Sprintf("broker %d's dynamic config", e.Broker)
+	}
+	return fmt.Sprintf("%s sets %s=%s", where, e.Name, strconv.Quote(e.Value))
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -77,10 +78,11 @@ func lintCommand(load imageLoader) *cli.Command {
 			if err != nil {
 				return err
 			}
-			static, err := readStaticConfigs(c)
+			static, files, err := readStaticConfigs(c)
 			if err != nil {
 				return err
 			}
+			opts.StaticFiles = files
 			var tr *lint.Tracker
 			var img *model.Image
 			if c.Bool("history") {
@@ -125,17 +127,25 @@ func lintCommand(load imageLoader) *cli.Command {
 }
 
 // readStaticConfigs reads --config ID=FILE: each node's server.properties,
-// its static configs.
-func readStaticConfigs(c *cli.Context) (map[int32]map[string]string, error) {
+// its static configs, and the file each was read from, as given (a
+// finding about a value names it).
+func readStaticConfigs(c *cli.Context) (map[int32]map[string]string, map[int32]string, error) {
 	nodes, err := readNodeConfigs(c)
 	if err != nil || len(nodes) == 0 {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make(map[int32]map[string]string, len(nodes))
+	files := make(map[int32]string, len(nodes))
 	for id, n := range nodes {
 		out[id] = n.Props
 	}
-	return out, nil
+	for _, kv := range c.StringSlice("config") {
+		idS, path, _ := strings.Cut(kv, "=")
+		if id, err := strconv.ParseInt(strings.TrimSpace(idS), 10, 32); err == nil {
+			files[int32(id)] = path
+		}
+	}
+	return out, files, nil
 }
 
 // applyStatic puts the nodes' static configs into img (a file replaces
