@@ -123,7 +123,11 @@
 // client settings file the live source was read with (Options.
 // CommandConfig: --command-config, kafka-leader-election's --admin.config). Where
 // Kafka has no command (start a broker, set broker.rack), the fix says
-// what to do and, where one exists, the command that checks it.
+// what to do and, where one exists, the command that checks it. A
+// reassignment names only available brokers (kafka-reassign-partitions
+// --execute refuses any other), and none is printed where Kafka would
+// not run or complete it (a topic marked for deletion, a partition
+// without a leader on an available broker): the finding says why.
 // zookeeper-shell fixes reach the ensemble as kmeta read it: over TLS
 // they name $ZK_TLS_CONFIG_FILE with -zk-tls-config-file (the brokers'
 // server.properties will do: Kafka's CLI takes its zookeeper.ssl.*

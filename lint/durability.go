@@ -176,7 +176,27 @@ var durabilityRules = []*Rule{
 
 // lowRF reports t's partitions whose replication factor bad says is too
 // low, with the reassignment that raises them to 3 (or to the number of
-// brokers, when fewer).
+// brokers, when fewer), when kafka-reassign-partitions can run it as
+// printed and Kafka can complete it; else no fix, and why says why:
+//
+//   - a topic marked for deletion (/admin/delete_topics): Kafka's
+//     ZooKeeper-mode controller skips the reassignment of a topic queued
+//     for deletion (KafkaController.maybeTriggerPartitionReassignment:
+//     "Skipping reassignment of ... since the topic is currently being
+//     deleted", UNKNOWN_TOPIC_OR_PARTITION); KRaft removes a deleted
+//     topic in one record, so no such topic is left to judge;
+//   - a partition without a leader on an available broker: its data is
+//     on brokers that are down or gone, and a new replica has no leader
+//     to copy from, so the reassignment never completes: the broker must
+//     come back first;
+//   - too few available brokers to add replicas on.
+//
+// A plan names only available (registered, unfenced) brokers:
+// kafka-reassign-partitions --execute refuses a plan naming any other
+// (ReassignPartitionsCommand.verifyBrokerIds: the brokers DescribeCluster
+// returns, "Unknown broker id N"), so a replica on such a broker is
+// dropped from the plan, and a live one takes its place; the replicas on
+// live brokers keep their order.
 func lowRF(c *Context, t *model.Topic, code string, bad func(int) bool, why string) []Finding {
 	// Most topics have no such partition: found out without sorting them
 	// (a tracker runs this for each topic a batch of a replay touched).
@@ -202,22 +222,31 @@ func lowRF(c *Context, t *model.Topic, code string, bad func(int) bool, why stri
 	if len(hit) == 0 {
 		return nil
 	}
-	want := min(3, c.liveBrokers())
-	count := map[int32]int{}
-	for k, v := range c.replicas {
-		count[k] = v
-	}
-	moves := map[int32][]int32{}
-	for _, p := range hit {
-		if g := c.grow(p.Replicas, want, count); g != nil && len(g) > len(p.Replicas) {
-			moves[p.ID] = g
-		}
-	}
 	fix := ""
-	if len(moves) == len(hit) {
-		fix = c.reassign(t.Name, moves)
-	} else {
-		why += fmt.Sprintf(" (the cluster has %d available brokers: add brokers first)", c.liveBrokers())
+	switch offline := c.offlineOf(hit); {
+	case c.deletionPending(t.Name):
+		why += " (no reassignment: the topic is marked for deletion (/admin/delete_topics), and Kafka's controller does not reassign a topic being deleted; see topic-deletion-pending)"
+	case len(offline) > 0:
+		why += fmt.Sprintf(" (no reassignment: %s no leader on an available broker, %s on broker(s) %s, fenced or not registered: a reassignment cannot complete without a leader to copy from; start broker(s) %s first)",
+			offlineNames(t, offline), pluralize(len(offline), "its replicas", "their replicas"), ids(c.unavailableOf(offline)), ids(c.unavailableOf(offline)))
+	default:
+		want := min(3, c.liveBrokers())
+		count := map[int32]int{}
+		for k, v := range c.replicas {
+			count[k] = v
+		}
+		moves := map[int32][]int32{}
+		for _, p := range hit {
+			live := c.liveReplicas(p)
+			if g := c.grow(live, want, count); g != nil && len(g) > len(live) {
+				moves[p.ID] = g
+			}
+		}
+		if len(moves) == len(hit) {
+			fix = c.reassign(t.Name, moves)
+		} else {
+			why += fmt.Sprintf(" (the cluster has %d available brokers: add brokers first)", c.liveBrokers())
+		}
 	}
 	rfs := sortedKeys(seen)
 	rfText := make([]string, len(rfs))
@@ -230,6 +259,68 @@ func lowRF(c *Context, t *model.Topic, code string, bad func(int) bool, why stri
 	}
 	saw := fmt.Sprintf("topic %s: %d of %d partitions have replication factor %s", t.Name, len(hit), len(t.Partitions), strings.Join(rfText, ", "))
 	return []Finding{r.finding(saw, why, fix, es...)}
+}
+
+// deletionPending says whether topic is marked for deletion in
+// ZooKeeper (/admin/delete_topics).
+func (c *Context) deletionPending(topic string) bool {
+	return c.Img.ZK != nil && slices.Contains(c.Img.ZK.PendingTopicDeletions, topic)
+}
+
+// liveReplicas are p's replicas on available brokers, in order.
+func (c *Context) liveReplicas(p *model.Partition) []int32 {
+	var out []int32
+	for _, r := range p.Replicas {
+		if c.available(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// offlineOf are the partitions of ps without a leader on an available
+// broker.
+func (c *Context) offlineOf(ps []*model.Partition) []*model.Partition {
+	var out []*model.Partition
+	for _, p := range ps {
+		if p.Leader == model.NoLeader || !c.available(p.Leader) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// unavailableOf are the brokers, sorted, holding a replica of ps that
+// are not available (not registered, or fenced).
+func (c *Context) unavailableOf(ps []*model.Partition) []int32 {
+	var out []int32
+	for _, p := range ps {
+		for _, r := range p.Replicas {
+			if !c.available(r) {
+				out = appendOnce(out, r)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// offlineNames names partitions of t: "orders-0 has", "orders-0, orders-1
+// have".
+func offlineNames(t *model.Topic, ps []*model.Partition) string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = tp(t, p)
+	}
+	return strings.Join(names, ", ") + pluralize(len(ps), " has", " have")
+}
+
+// pluralize is one when n is 1, else many.
+func pluralize(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // minISRRule reports t when a partition's effective min.insync.replicas

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -751,5 +752,64 @@ func TestAssumesSaysEachGap(t *testing.T) {
 	e.Gaps = e.Gaps[1:]
 	if got, want := source(e), "every broker's server.properties; the brokers apply different values, and this is the first broker's"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// TestLowRFFixRunsAsPrinted: the reassignment replication-factor-one
+// and -below-3 print names only available brokers
+// (kafka-reassign-partitions --execute refuses any other: "Unknown
+// broker id N"): a replica on an unregistered or fenced broker is
+// replaced by a live one. A partition without a leader on an available
+// broker gets no plan (nothing to copy from: the broker must come
+// back), nor does a topic marked for deletion (Kafka's controller skips
+// its reassignment). Before, the plan kept the dead broker (4) in the
+// list and was printed for both.
+func TestLowRFFixRunsAsPrinted(t *testing.T) {
+	img := healthy()
+	delete(img.Topics, "__consumer_offsets")
+	addTopic(img, "gone", 1, 4, 1) // broker 4 is not registered
+	img.Topics["gone"].Partitions[0].Leader = 1
+	img.Topics["gone"].Partitions[0].ISR = []int32{1}
+	addTopic(img, "fenced", 1, 2, 1)
+	img.Topics["fenced"].Partitions[0].Leader = 1
+	img.Topics["fenced"].Partitions[0].ISR = []int32{1}
+	addTopic(img, "dead", 1, 4)
+	img.Topics["dead"].Partitions[0].Leader = model.NoLeader
+	addTopic(img, "solo", 1, 1)
+	img.Brokers[2].Fenced = true
+	res := run(t, img, Options{Only: []string{CodeReplicationFactorOne, CodeReplicationFactorBelow}})
+	got := map[string][2]string{}
+	for _, f := range res.Findings {
+		got[f.Code+" "+f.Entity] = [2]string{f.Why, f.Fix}
+	}
+	plan := func(topic, replicas string) string {
+		return `echo '{"version":1,"partitions":[{"topic":"` + topic + `","partition":0,"replicas":[` + replicas + `]}]}' > kmeta-reassign-` + topic +
+			`.json && kafka-reassign-partitions --bootstrap-server BOOTSTRAP --reassignment-json-file kmeta-reassign-` + topic + `.json --execute`
+	}
+	one := "every write has one copy: losing that broker's disk loses the partition's data"
+	below := "with one broker down, a second failure loses data or availability; 3 replicas is the usual floor"
+	want := map[string][2]string{
+		"replication-factor-one topic dead": {one + " (no reassignment: dead-0 has no leader on an available broker, its replicas on broker(s) 4, fenced or not registered: a reassignment cannot complete without a leader to copy from; start broker(s) 4 first)", ""},
+		"replication-factor-one topic solo": {one, plan("solo", "1,3")},
+		// Two available brokers (1, 3): a plan of two, on them.
+		"replication-factor-below-3 topic gone":   {below, plan("gone", "1,3")},
+		"replication-factor-below-3 topic fenced": {below, plan("fenced", "1,3")},
+	}
+	if !maps.Equal(got, want) {
+		for k, v := range got {
+			if want[k] != v {
+				t.Errorf("%s:\n got %q\nwant %q", k, v, want[k])
+			}
+		}
+		t.Fatalf("findings %v", slices.Sorted(maps.Keys(got)))
+	}
+	// ZooKeeper: a topic marked for deletion gets no plan.
+	img.ZK = healthyZK()
+	img.ZK.PendingTopicDeletions = []string{"solo"}
+	res = run(t, img, Options{Only: []string{CodeReplicationFactorOne}})
+	i := slices.IndexFunc(res.Findings, func(f Finding) bool { return f.Entity == "topic solo" })
+	if i < 0 || res.Findings[i].Fix != "" ||
+		res.Findings[i].Why != one+" (no reassignment: the topic is marked for deletion (/admin/delete_topics), and Kafka's controller does not reassign a topic being deleted; see topic-deletion-pending)" {
+		t.Errorf("pending deletion: %+v", res.Findings)
 	}
 }
