@@ -65,9 +65,12 @@
 // plus the Partition and Topic checks whose inputs include brokers or
 // cluster configs (Rule.Inputs says which: InputBrokers,
 // InputClusterConfig). Findings are keyed by (code, entity), so a tracker
-// keeps, per key, the offset at which the finding first appeared and
-// has held since, and drops it when a re-evaluation no longer reports
-// it. The checks are pure functions of the image and the Context, which
+// keeps, per key, the point from which the finding has held and the
+// record that made it so, and drops it when a re-evaluation no longer
+// reports it. The point is an offset a replay can stop at (Since): the
+// caller gives each KRaft batch's (FlushPoint: its end, or the offset
+// before a transaction it leaves open), as Kafka publishes no image
+// inside a batch. The checks are pure functions of the image and the Context, which
 // is derived from the image (Context.refresh recomputes it after a
 // broker or cluster config change).
 //

@@ -37,11 +37,13 @@ func lintCommand(load imageLoader) *cli.Command {
 			"Exit 0 when no finding at or above --fail-on remains, 1 when one does, 2 when the source could not\n" +
 			"be read or no selected rule could run.\n" +
 			"--history (a KRaft log dir, snapshots and segments) replays the log once, re-evaluating after each\n" +
-			"record only the checks whose scope it touched, and gives each finding the offset and batch time\n" +
-			"since which it has held, and the record there (since.offset, since.time, since.record); a finding\n" +
-			"that cleared and came back holds since its last appearance. On one ZooKeeper data dir (zkdata:) it\n" +
-			"replays the snapshot and transaction logs once, from the oldest snapshot the logs go on from,\n" +
-			"decoding after each transaction only the znodes it changed: since.zxid (also since.offset) and\n" +
+			"record only the checks whose scope it touched, and gives each finding the point since which it has\n" +
+			"held (since.offset: the end of the batch that made it so, or the offset before a transaction that\n" +
+			"batch opens, an offset SOURCE@offset=N and image --at-offset accept) and the record that made it so\n" +
+			"(since.recordOffset, since.time: its batch's, since.record); a finding that cleared and came back\n" +
+			"holds since its last appearance. On one ZooKeeper data dir (zkdata:) it replays the snapshot and\n" +
+			"transaction logs once, from the oldest snapshot the logs go on from, decoding after each\n" +
+			"transaction only the znodes it changed: since.zxid (also since.offset and since.recordOffset) and\n" +
 			"since.time are the transaction's, since.record the operation (create, setData, delete, closeSession,\n" +
 			"snapshot) and since.znode the znode that made it so. Other sources are refused (exit 2).\n" + htmlHelp + "\n\n" + sourceHelp,
 		Flags: append(append(sourceFlags(),
