@@ -567,7 +567,7 @@ func (c *Context) TopicConfig(topic, key string, leader int32) model.EffectiveCo
 // report (then the value is an assumption, and says so). It is 0 when
 // the layer that gives the value sets one Kafka refuses (minISRValue):
 // the value is then not known, the rules judge nothing by it and say so
-// (noteUnjudged), and a server.properties holding it is
+// (noteRefused), and a server.properties holding it is
 // static-config-invalid's finding.
 //
 // The result points into a memo (a topic's partitions share a few

@@ -753,6 +753,16 @@ func TestAssumesSaysEachGap(t *testing.T) {
 	if got, want := source(e), "every broker's server.properties; the brokers apply different values, and this is the first broker's"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
+	e.Layer, e.Gaps = model.LayerDefault, []model.ConfigGap{{Layer: model.LayerDefault, Broker: model.AnyBroker, Reason: model.GapUnknownDefault}}
+	if got, want := source(e), "Kafka's default; Kafka's default of min.insync.replicas is not known to kmeta"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	// Not Known without a gap (no resolver answer is): said as such,
+	// never "assumes no override in ".
+	e.Gaps = nil
+	if got, want := source(e), "Kafka's default; not known"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
 }
 
 // TestLowRFFixRunsAsPrinted: the reassignment replication-factor-one
@@ -811,5 +821,23 @@ func TestLowRFFixRunsAsPrinted(t *testing.T) {
 	if i < 0 || res.Findings[i].Fix != "" ||
 		res.Findings[i].Why != one+" (no reassignment: the topic is marked for deletion (/admin/delete_topics), and Kafka's controller does not reassign a topic being deleted; see topic-deletion-pending)" {
 		t.Errorf("pending deletion: %+v", res.Findings)
+	}
+}
+
+// TestAssumptionSaysDisagreement: a rule's run judged by a value the
+// brokers disagree on says so, not "assumes no override of
+// min.insync.replicas in the brokers apply different values".
+func TestAssumptionSaysDisagreement(t *testing.T) {
+	img := healthy()
+	delete(img.Configs, model.ConfigResource{Type: model.ConfigBroker})
+	img.Features["eligible.leader.replicas.version"] = 0
+	for id, v := range map[int32]string{1: "2", 2: "3", 3: "2"} {
+		img.SetStaticConfigs(id, map[string]string{"min.insync.replicas": v})
+	}
+	img.Topics["orders"].Partitions[0].Leader = model.NoLeader // judged for every broker
+	res := run(t, img, Options{Only: []string{CodeMinISROne}})
+	rr := res.Rules[slices.IndexFunc(res.Rules, func(r RuleRun) bool { return r.Code == CodeMinISROne })]
+	if want := "the brokers apply different values of min.insync.replicas (judged by the first broker's)"; rr.Assumes != want {
+		t.Errorf("assumes %q, want %q", rr.Assumes, want)
 	}
 }
