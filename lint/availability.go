@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/kmeta/kmeta/model"
 )
@@ -16,6 +17,7 @@ const (
 	CodeBrokerFenced             = "broker-fenced"
 	CodeBrokerShuttingDown       = "broker-in-controlled-shutdown"
 	CodeLeaderRecovering         = "partition-leader-recovering"
+	CodeStaticConfigInvalid      = "static-config-invalid"
 )
 
 // notInISR are p's replicas outside its ISR, those a reassignment is
@@ -61,6 +63,10 @@ var availabilityRules = []*Rule{
 				return nil
 			}
 			m, e := c.MinISR(t.Name, p.Leader)
+			if m == 0 {
+				c.noteRefused(CodePartitionUnderMinISR, t.Name, e)
+				return nil
+			}
 			c.noteAssumed(CodePartitionUnderMinISR, e)
 			// A leader on Kafka 3.7+ applies min(min.insync.replicas,
 			// replicas) (KAFKA-15583; the brokers' UnderMinIsr count
@@ -165,6 +171,38 @@ var availabilityRules = []*Rule{
 					out = append(out, r.finding(fmt.Sprintf("broker %d is in controlled shutdown", b.ID),
 						"its leaders are moving away and it leaves the ISRs: redundancy drops until it is back", "", brokerEntity(b.ID)))
 				}
+			}
+			return out
+		},
+	},
+	{
+		// A node's server.properties is validated whole when Kafka
+		// starts (KafkaConfig.fromProps: ConfigDef.parse, ConfigException
+		// "Invalid value abc for configuration min.insync.replicas: Not
+		// a number of type INT", or "Value must be at least 1"), before
+		// any dynamic config could override the value: the node does
+		// not start, whatever the layers above say.
+		Code: CodeStaticConfigInvalid, Family: Availability, Severity: model.SevError,
+		Title: "a node's server.properties (--config) sets min.insync.replicas to a value Kafka refuses (not an integer of at least 1): the node does not start",
+		Applies: func(c *Context) (bool, string) {
+			if len(c.Img.StaticConfigs) == 0 {
+				return false, "the source holds no node's server.properties (pass --config ID=server.properties)"
+			}
+			return true, ""
+		},
+		Cluster: func(c *Context) []Finding {
+			r := rule(CodeStaticConfigInvalid)
+			var out []Finding
+			for _, id := range sortedKeys(c.Img.StaticConfigs) {
+				v, ok := c.Img.StaticConfigs[id][minISRKey]
+				if _, valid := minISRValue(v); !ok || valid || model.SecretWithheld(v) {
+					continue
+				}
+				file := c.staticFile(id)
+				out = append(out, r.finding(fmt.Sprintf("node %d's %s sets %s=%s", id, file, minISRKey, strconv.Quote(v)),
+					"Kafka refuses the value ("+minISRValid+") and the node does not start with it; kmeta judges nothing by it",
+					fmt.Sprintf("set %s in node %d's %s to an integer of at least 1 (or remove it: Kafka's default is 1), then start the node", minISRKey, id, file),
+					brokerEntity(id)))
 			}
 			return out
 		},

@@ -21,13 +21,13 @@ type ruleDoc struct{ meaning, fix string }
 var ruleDocs = map[string]ruleDoc{
 	CodeReplicationFactorOne: {
 		"Every write of the topic has one copy: losing that broker's disk loses the partition's data, and the partition is offline while the broker is down.",
-		"kafka-reassign-partitions --bootstrap-server BOOTSTRAP --reassignment-json-file FILE --execute, with a plan raising the replicas to 3 (the finding's fix writes it)"},
+		"kafka-reassign-partitions --bootstrap-server BOOTSTRAP --reassignment-json-file FILE --execute, with a plan raising the replicas to 3 on available brokers (the finding's fix writes it; none for a topic marked for deletion, which Kafka does not reassign, or a partition without a leader on an available broker, whose broker must come back first)"},
 	CodeReplicationFactorBelow: {
 		"With one broker down, a second failure loses data or availability; 3 replicas is the usual floor.",
-		"kafka-reassign-partitions --bootstrap-server BOOTSTRAP --reassignment-json-file FILE --execute, with a plan raising the replicas to 3 (the finding's fix writes it)"},
+		"kafka-reassign-partitions --bootstrap-server BOOTSTRAP --reassignment-json-file FILE --execute, with a plan raising the replicas to 3 on available brokers (the finding's fix writes it; none for a topic marked for deletion, which Kafka does not reassign, or a partition without a leader on an available broker, whose broker must come back first)"},
 	CodeInternalTopicRF: {
 		"Kafka's own state (consumer offsets, transactions, share groups, remote log metadata) is lost or unavailable with one broker when its topic has fewer than 3 replicas on a cluster that has 3 brokers.",
-		"kafka-reassign-partitions --bootstrap-server BOOTSTRAP --reassignment-json-file FILE --execute, with a plan raising the replicas to 3 (the finding's fix writes it)"},
+		"kafka-reassign-partitions --bootstrap-server BOOTSTRAP --reassignment-json-file FILE --execute, with a plan raising the replicas to 3 on available brokers (the finding's fix writes it; none for a topic marked for deletion, which Kafka does not reassign, or a partition without a leader on an available broker, whose broker must come back first)"},
 	CodeMinISRNotBelowRF: {
 		"acks=all writes fail (NotEnoughReplicas) as soon as one replica is down or lagging: the effective min.insync.replicas (topic, else broker or cluster default; with ELR on, the cluster-level value) leaves no replica to spare.",
 		"kafka-configs --bootstrap-server BOOTSTRAP --alter --entity-type topics --entity-name TOPIC --add-config min.insync.replicas=RF-1"},
@@ -52,6 +52,9 @@ var ruleDocs = map[string]ruleDoc{
 	CodeReplicasUnavailable: {
 		"Every replica of the partition is on a fenced or unregistered broker: no broker can serve it.",
 		"start the broker(s) holding its replicas, then check: kafka-topics --bootstrap-server BOOTSTRAP --describe --unavailable-partitions"},
+	CodeStaticConfigInvalid: {
+		"A node's server.properties sets min.insync.replicas to a value Kafka refuses (its ConfigDef: an INT of at least 1): Kafka validates the file when the node starts and does not start it (ConfigException \"Invalid value ... for configuration min.insync.replicas\"), and kmeta judges no partition by the value.",
+		"set min.insync.replicas in the node's server.properties to an integer of at least 1 (or remove it: Kafka's default is 1), then start the node"},
 	CodeBrokerShuttingDown: {
 		"The broker's leaders are moving away and it leaves the ISRs: redundancy drops until it is back.",
 		""},

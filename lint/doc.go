@@ -47,7 +47,13 @@
 // rule's run (RuleRun.Assumes) says it too when the assumption gave no
 // finding. One broker that does not answer stops no rule: the others'
 // configs and the cluster's are judged, and what needs its configs says
-// so.
+// so. A min.insync.replicas Kafka refuses (its ConfigDefs: an INT of at
+// least 1) is judged by nothing, never replaced by a default: the rules
+// that need it leave the partitions it applies to unjudged and their run
+// says where it is set ("not judged where node 1's server.properties
+// (FILE) sets min.insync.replicas=\"abc\", which Kafka refuses"), and a
+// server.properties holding it is static-config-invalid's error (Kafka
+// validates the file at start and does not start the node).
 //
 // # Incremental evaluation (Tracker, lint --history)
 //
@@ -59,9 +65,12 @@
 // plus the Partition and Topic checks whose inputs include brokers or
 // cluster configs (Rule.Inputs says which: InputBrokers,
 // InputClusterConfig). Findings are keyed by (code, entity), so a tracker
-// keeps, per key, the offset at which the finding first appeared and
-// has held since, and drops it when a re-evaluation no longer reports
-// it. The checks are pure functions of the image and the Context, which
+// keeps, per key, the point from which the finding has held and the
+// record that made it so, and drops it when a re-evaluation no longer
+// reports it. The point is an offset a replay can stop at (Since): the
+// caller gives each KRaft batch's (FlushPoint: its end, or the offset
+// before a transaction it leaves open), as Kafka publishes no image
+// inside a batch. The checks are pure functions of the image and the Context, which
 // is derived from the image (Context.refresh recomputes it after a
 // broker or cluster config change).
 //
@@ -117,7 +126,11 @@
 // client settings file the live source was read with (Options.
 // CommandConfig: --command-config, kafka-leader-election's --admin.config). Where
 // Kafka has no command (start a broker, set broker.rack), the fix says
-// what to do and, where one exists, the command that checks it.
+// what to do and, where one exists, the command that checks it. A
+// reassignment names only available brokers (kafka-reassign-partitions
+// --execute refuses any other), and none is printed where Kafka would
+// not run or complete it (a topic marked for deletion, a partition
+// without a leader on an available broker): the finding says why.
 // zookeeper-shell fixes reach the ensemble as kmeta read it: over TLS
 // they name $ZK_TLS_CONFIG_FILE with -zk-tls-config-file (the brokers'
 // server.properties will do: Kafka's CLI takes its zookeeper.ssl.*

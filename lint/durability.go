@@ -176,7 +176,27 @@ var durabilityRules = []*Rule{
 
 // lowRF reports t's partitions whose replication factor bad says is too
 // low, with the reassignment that raises them to 3 (or to the number of
-// brokers, when fewer).
+// brokers, when fewer), when kafka-reassign-partitions can run it as
+// printed and Kafka can complete it; else no fix, and why says why:
+//
+//   - a topic marked for deletion (/admin/delete_topics): Kafka's
+//     ZooKeeper-mode controller skips the reassignment of a topic queued
+//     for deletion (KafkaController.maybeTriggerPartitionReassignment:
+//     "Skipping reassignment of ... since the topic is currently being
+//     deleted", UNKNOWN_TOPIC_OR_PARTITION); KRaft removes a deleted
+//     topic in one record, so no such topic is left to judge;
+//   - a partition without a leader on an available broker: its data is
+//     on brokers that are down or gone, and a new replica has no leader
+//     to copy from, so the reassignment never completes: the broker must
+//     come back first;
+//   - too few available brokers to add replicas on.
+//
+// A plan names only available (registered, unfenced) brokers:
+// kafka-reassign-partitions --execute refuses a plan naming any other
+// (ReassignPartitionsCommand.verifyBrokerIds: the brokers DescribeCluster
+// returns, "Unknown broker id N"), so a replica on such a broker is
+// dropped from the plan, and a live one takes its place; the replicas on
+// live brokers keep their order.
 func lowRF(c *Context, t *model.Topic, code string, bad func(int) bool, why string) []Finding {
 	// Most topics have no such partition: found out without sorting them
 	// (a tracker runs this for each topic a batch of a replay touched).
@@ -202,22 +222,31 @@ func lowRF(c *Context, t *model.Topic, code string, bad func(int) bool, why stri
 	if len(hit) == 0 {
 		return nil
 	}
-	want := min(3, c.liveBrokers())
-	count := map[int32]int{}
-	for k, v := range c.replicas {
-		count[k] = v
-	}
-	moves := map[int32][]int32{}
-	for _, p := range hit {
-		if g := c.grow(p.Replicas, want, count); g != nil && len(g) > len(p.Replicas) {
-			moves[p.ID] = g
-		}
-	}
 	fix := ""
-	if len(moves) == len(hit) {
-		fix = c.reassign(t.Name, moves)
-	} else {
-		why += fmt.Sprintf(" (the cluster has %d available brokers: add brokers first)", c.liveBrokers())
+	switch offline := c.offlineOf(hit); {
+	case c.deletionPending(t.Name):
+		why += " (no reassignment: the topic is marked for deletion (/admin/delete_topics), and Kafka's controller does not reassign a topic being deleted; see topic-deletion-pending)"
+	case len(offline) > 0:
+		why += fmt.Sprintf(" (no reassignment: %s no leader on an available broker, %s on broker(s) %s, fenced or not registered: a reassignment cannot complete without a leader to copy from; start broker(s) %s first)",
+			offlineNames(t, offline), pluralize(len(offline), "its replicas", "their replicas"), ids(c.unavailableOf(offline)), ids(c.unavailableOf(offline)))
+	default:
+		want := min(3, c.liveBrokers())
+		count := map[int32]int{}
+		for k, v := range c.replicas {
+			count[k] = v
+		}
+		moves := map[int32][]int32{}
+		for _, p := range hit {
+			live := c.liveReplicas(p)
+			if g := c.grow(live, want, count); g != nil && len(g) > len(live) {
+				moves[p.ID] = g
+			}
+		}
+		if len(moves) == len(hit) {
+			fix = c.reassign(t.Name, moves)
+		} else {
+			why += fmt.Sprintf(" (the cluster has %d available brokers: add brokers first)", c.liveBrokers())
+		}
 	}
 	rfs := sortedKeys(seen)
 	rfText := make([]string, len(rfs))
@@ -232,6 +261,68 @@ func lowRF(c *Context, t *model.Topic, code string, bad func(int) bool, why stri
 	return []Finding{r.finding(saw, why, fix, es...)}
 }
 
+// deletionPending says whether topic is marked for deletion in
+// ZooKeeper (/admin/delete_topics).
+func (c *Context) deletionPending(topic string) bool {
+	return c.Img.ZK != nil && slices.Contains(c.Img.ZK.PendingTopicDeletions, topic)
+}
+
+// liveReplicas are p's replicas on available brokers, in order.
+func (c *Context) liveReplicas(p *model.Partition) []int32 {
+	var out []int32
+	for _, r := range p.Replicas {
+		if c.available(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// offlineOf are the partitions of ps without a leader on an available
+// broker.
+func (c *Context) offlineOf(ps []*model.Partition) []*model.Partition {
+	var out []*model.Partition
+	for _, p := range ps {
+		if p.Leader == model.NoLeader || !c.available(p.Leader) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// unavailableOf are the brokers, sorted, holding a replica of ps that
+// are not available (not registered, or fenced).
+func (c *Context) unavailableOf(ps []*model.Partition) []int32 {
+	var out []int32
+	for _, p := range ps {
+		for _, r := range p.Replicas {
+			if !c.available(r) {
+				out = appendOnce(out, r)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// offlineNames names partitions of t: "orders-0 has", "orders-0, orders-1
+// have".
+func offlineNames(t *model.Topic, ps []*model.Partition) string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = tp(t, p)
+	}
+	return strings.Join(names, ", ") + pluralize(len(ps), " has", " have")
+}
+
+// pluralize is one when n is 1, else many.
+func pluralize(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // minISRRule reports t when a partition's effective min.insync.replicas
 // is bad against its replication factor, with the topic config that
 // fixes it (to(rf), the smallest replication factor among those hit).
@@ -244,6 +335,10 @@ func minISRRule(c *Context, t *model.Topic, code string, bad func(rf, minISR int
 	for _, p := range t.Partitions {
 		if n := rf(p); n != 0 {
 			m, e := c.MinISR(t.Name, p.Leader)
+			if m == 0 {
+				c.noteRefused(code, t.Name, e)
+				continue
+			}
 			c.noteAssumed(code, e)
 			if bad(n, m) {
 				hitAny = true
@@ -264,6 +359,10 @@ func minISRRule(c *Context, t *model.Topic, code string, bad func(rf, minISR int
 			continue
 		}
 		m, e := c.MinISR(t.Name, p.Leader)
+		if m == 0 {
+			c.noteRefused(code, t.Name, e)
+			continue
+		}
 		c.noteAssumed(code, e)
 		if !bad(n, m) {
 			continue
@@ -296,3 +395,82 @@ func minISRRule(c *Context, t *model.Topic, code string, bad func(rf, minISR int
 // min(min.insync.replicas, replicas): writes go on, with fewer copies
 // than the config asks.
 const aboveRF = "min.insync.replicas is above the replication factor: Kafka 3.7 and later cap it at the replication factor, so an acks=all write is acknowledged with fewer copies than it asks for and fails as soon as one replica is out of the ISR (before 3.7, every acks=all write fails)"
+
+// minISRKey is the config the min ISR rules read.
+const minISRKey = "min.insync.replicas"
+
+// minISRValid is what Kafka accepts for min.insync.replicas: its
+// ConfigDefs (LogConfig's SERVER_CONFIG_DEF for server.properties and a
+// broker's dynamic configs, its topic CONFIG for topics) define it as
+// INT with atLeast(1).
+const minISRValid = "min.insync.replicas is an integer of at least 1"
+
+// minISRValue reads a min.insync.replicas value as Kafka's ConfigDef
+// does (an INT: Integer.parseInt of the text trimmed as Java's
+// String.trim trims, then atLeast(1)); ok is false for a value Kafka
+// refuses.
+func minISRValue(v string) (n int, ok bool) {
+	i, err := strconv.ParseInt(strings.TrimFunc(v, func(r rune) bool { return r <= ' ' }), 10, 32)
+	if err != nil || i < 1 {
+		return 0, false
+	}
+	return int(i), true
+}
+
+// noteRefused records that rule code did not judge topic's partitions
+// whose effective min.insync.replicas, e, is a value Kafka refuses:
+// where it is set, and why.
+func (c *Context) noteRefused(code, topic string, e *model.EffectiveConfig) {
+	if c.assumed == nil {
+		return
+	}
+	k := notedKey{code: code, key: "refused " + string(e.Layer) + " " + strconv.Itoa(int(e.Broker)) + " " + topic}
+	if e.Layer != model.LayerTopic {
+		k.key = "refused " + string(e.Layer) + " " + strconv.Itoa(int(e.Broker)) // the same for every topic
+	}
+	if c.noted[k] {
+		return
+	}
+	c.noted[k] = true
+	c.noteUnjudged(code, c.refusedMinISR(topic, e))
+}
+
+// refusedMinISR says where e, an effective min.insync.replicas Kafka
+// refuses, is set: "broker 1 server.properties (FILE) sets
+// min.insync.replicas=\"abc\", which Kafka refuses (...)". A value
+// resolved for no broker in particular (a partition without a leader) is
+// the first broker's where the brokers disagree: each registered broker
+// whose value is refused is named.
+func (c *Context) refusedMinISR(topic string, e *model.EffectiveConfig) string {
+	var where []string
+	if e.Broker == model.AnyBroker && (e.Layer == model.LayerBroker || e.Layer == model.LayerStatic) {
+		for _, id := range c.brokerIDs {
+			one := c.TopicConfig(topic, minISRKey, id)
+			if _, ok := minISRValue(one.Value); !ok && (one.Layer == model.LayerBroker || one.Layer == model.LayerStatic) {
+				where = append(where, c.setsValue(topic, &one))
+			}
+		}
+	}
+	if len(where) == 0 {
+		where = append(where, c.setsValue(topic, e))
+	}
+	return strings.Join(where, ", ") + ", which Kafka refuses (" + minISRValid + ")"
+}
+
+// setsValue says where e, a value of topic's, is set, and what it is:
+// "topic orders's config sets min.insync.replicas=\"0\"", "node 1's
+// server.properties (FILE) sets ...".
+func (c *Context) setsValue(topic string, e *model.EffectiveConfig) string {
+	where := e.Source()
+	switch e.Layer {
+	case model.LayerTopic:
+		where = "topic " + topic + "'s config"
+	case model.LayerClusterDefault:
+		where = "the cluster default"
+	case model.LayerStatic:
+		where = fmt.Sprintf("node %d's %s", e.Broker, c.staticFile(e.Broker))
+	case model.LayerBroker:
+		where = fmt.Sprintf("broker %d's dynamic config", e.Broker)
+	}
+	return fmt.Sprintf("%s sets %s=%s", where, e.Name, strconv.Quote(e.Value))
+}

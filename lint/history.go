@@ -8,23 +8,36 @@ import (
 	"github.com/kmeta/kmeta/model"
 )
 
-// Since says from when a finding has held: the offset and batch time of
-// the record after which it appeared (and has held ever since), and that
-// record's type. A finding that appeared, cleared and came back holds
-// since its last appearance.
+// Since says from when a finding has held: the point from which it has
+// held (Offset), and the record that made it so: its offset, its batch's
+// time and its type. A finding that appeared, cleared and came back
+// holds since its last appearance.
 //
-// On a ZooKeeper data dir the position is a transaction: Offset and Zxid
-// are its zxid, Time the transaction's time, Record the operation on the
-// znode (create, setData, delete, closeSession for an ephemeral its
-// session's end removed; snapshot when the finding was already in the
-// snapshot the replay starts from) and Znode the znode whose change made
-// it so, relative to the chroot.
+// Offset is a point, an offset kmeta stops a replay at (SOURCE@offset=N,
+// image --at-offset): Kafka's loader publishes an image only at the end
+// of a batch, or just before a metadata transaction, so the state with
+// the finding first exists at the end of the batch that holds the record
+// (of the batch that holds its transaction's End, for a transaction's
+// record), or just before a transaction that batch opens (metalog's
+// points; the caller says where each batch's point is, FlushPoint). The
+// point before (Offset's batch's first offset less one) is a state
+// without it. RecordOffset is the record's own offset, where kmeta log
+// dump shows it.
+//
+// On a ZooKeeper data dir the position is a transaction, and every
+// transaction is a point: Offset, RecordOffset and Zxid are its zxid,
+// Time the transaction's time, Record the operation on the znode
+// (create, setData, delete, closeSession for an ephemeral its session's
+// end removed; snapshot when the finding was already in the snapshot the
+// replay starts from) and Znode the znode whose change made it so,
+// relative to the chroot.
 type Since struct {
-	Offset int64     `json:"offset"`
-	Time   time.Time `json:"time"`
-	Record string    `json:"record"`
-	Zxid   int64     `json:"zxid,omitempty"`
-	Znode  string    `json:"znode,omitempty"`
+	Offset       int64     `json:"offset"`
+	RecordOffset int64     `json:"recordOffset"`
+	Time         time.Time `json:"time"`
+	Record       string    `json:"record"`
+	Zxid         int64     `json:"zxid,omitempty"`
+	Znode        string    `json:"znode,omitempty"`
 }
 
 // Change is one replayed record as the Tracker sees it: where it is and
@@ -122,6 +135,19 @@ type Tracker struct {
 	// leaders says whether a partition's leader is a Topic rule's input
 	// (leadersCount): 0 not known, 1 no, 2 yes.
 	leaders int8
+	// fresh are the findings that appeared since the last point, held
+	// since their record's offset until FlushPoint makes it the point at
+	// which their state is first published (Flush, on a ZooKeeper
+	// replay, where each transaction is a point, forgets them).
+	fresh []freshRef
+}
+
+// freshRef is a finding that appeared since the last point: its scope,
+// its key and its record's offset.
+type freshRef struct {
+	sc  scope
+	k   fkey
+	rec int64
 }
 
 // leadersCount says whether a Topic rule reads a partition's leader:
@@ -342,8 +368,9 @@ func (t *Tracker) Observe(img *model.Image, ch Change) {
 		clear(t.byScope)
 		clear(t.pendTopics)
 		t.pendWalk = nil
+		t.fresh = t.fresh[:0]
 	}
-	at := Since{Offset: ch.Offset, Time: ch.Time, Record: ch.Record, Zxid: ch.Zxid, Znode: ch.Znode}
+	at := Since{Offset: ch.Offset, RecordOffset: ch.Offset, Time: ch.Time, Record: ch.Record, Zxid: ch.Zxid, Znode: ch.Znode}
 	in := ch.Inputs
 	// topicChanged: a partition record changed what the topic's Topic
 	// rules read (an ISR change, the usual record, does not).
@@ -481,7 +508,7 @@ func (t *Tracker) evalPartition(tp *model.Topic, p *model.Partition, at Since) {
 		if len(fs) == 0 && !hasCode(have, r.Code) {
 			continue // nothing held, nothing found
 		}
-		have = t.settleIn(have, r.Code, fs, at)
+		have = t.settleIn(sc, have, r.Code, fs, at)
 	}
 	// settleIn edits the list in place: the map needs it again only when
 	// its length changed or an append moved it.
@@ -535,12 +562,13 @@ func (t *Tracker) settle(sc scope, code string, fs []Finding, at Since) {
 	if len(have) == 0 && len(fs) == 0 {
 		return
 	}
-	t.keep(sc, t.settleIn(have, code, fs, at))
+	t.keep(sc, t.settleIn(sc, have, code, fs, at))
 }
 
-// settleIn is settle on have, a scope's findings (its list is reused):
-// it returns them as they now are.
-func (t *Tracker) settleIn(have []held, code string, fs []Finding, at Since) []held {
+// settleIn is settle on have, scope sc's findings (its list is reused):
+// it returns them as they now are. A new finding is fresh until the next
+// point.
+func (t *Tracker) settleIn(sc scope, have []held, code string, fs []Finding, at Since) []held {
 	kept := have[:0]
 	for _, h := range have {
 		if h.code == code && !slices.ContainsFunc(fs, func(f Finding) bool { return f.Entity == h.entity }) {
@@ -555,6 +583,7 @@ func (t *Tracker) settleIn(have []held, code string, fs []Finding, at Since) []h
 			continue // held since before
 		}
 		have = append(have, held{k, at})
+		t.fresh = append(t.fresh, freshRef{sc, k, at.RecordOffset})
 	}
 	return have
 }
@@ -577,12 +606,42 @@ func hasCode(have []held, code string) bool {
 // batch left it: each touched topic's Topic checks, as of the last record
 // that touched it, and the Cluster checks that walk every partition, as
 // of the batch's last partition record. The caller calls it after each
-// batch (metalog's BatchDone); Annotate calls it too.
+// ZooKeeper transaction (each one a point: the findings hold since its
+// zxid).
 func (t *Tracker) Flush() {
 	if t.c == nil {
 		return
 	}
 	t.flush()
+	t.fresh = t.fresh[:0]
+}
+
+// FlushPoint is Flush after a KRaft batch whose records' state is first
+// published at point: the batch's last offset, or the offset before a
+// metadata transaction the batch leaves open (metalog's points). The
+// findings that appeared since the last point, from records at or before
+// it, hold since it (their Since.Offset); one from a record after it (in
+// a transaction still open) waits for a later point.
+func (t *Tracker) FlushPoint(point int64) {
+	if t.c == nil {
+		return
+	}
+	t.flush()
+	kept := t.fresh[:0]
+	for _, f := range t.fresh {
+		if f.rec > point {
+			kept = append(kept, f)
+			continue
+		}
+		// The finding as it holds now (one that cleared since is gone;
+		// one that came back since has a fresh entry of its own, at or
+		// before the point too, as offsets only grow).
+		have := t.byScope[f.sc]
+		if i := slices.IndexFunc(have, func(h held) bool { return h.fkey == f.k }); i >= 0 {
+			have[i].at.Offset = point
+		}
+	}
+	t.fresh = kept
 }
 
 func (t *Tracker) flush() {
@@ -634,7 +693,11 @@ func (t *Tracker) ensureTopics() {
 // Annotate sets the Since of res's findings (a Run on the image the
 // tracker ended on); a finding the tracker did not see appear keeps nil.
 func (t *Tracker) Annotate(res *Result) {
-	t.Flush()
+	// The checks left pending; the findings not yet at a point stay
+	// fresh (a KRaft replay's last batch gave its point already).
+	if t.c != nil {
+		t.flush()
+	}
 	since := make(map[fkey]Since, t.Tracked())
 	for _, have := range t.byScope {
 		for _, h := range have {

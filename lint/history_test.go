@@ -223,3 +223,61 @@ func TestTopicRulesReadOnlyTopicInputs(t *testing.T) {
 		t.Error("leaders do not count with broker 3's own min.insync.replicas")
 	}
 }
+
+// TestFlushPointResolvesSince: a finding holds since the point at which
+// its record's state is first published (FlushPoint), not since the
+// record's offset; one whose record comes after the point given (a
+// record observed while a metadata transaction is open, whose point is
+// before its Begin) waits for a later point, never one before its
+// record; one that cleared and came back in the batch holds since the
+// batch's point, from its last record.
+func TestFlushPointResolvesSince(t *testing.T) {
+	img := healthy()
+	tr, err := NewTracker(Options{Only: []string{CodeBrokerFenced, CodePartitionUnderReplicated}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	since := func(key string) (Since, bool) {
+		res := run(t, img, Options{Only: []string{CodeBrokerFenced, CodePartitionUnderReplicated}})
+		tr.Annotate(res)
+		for _, f := range res.Findings {
+			if f.Code+" "+f.Entity == key && f.Since != nil {
+				return *f.Since, true
+			}
+		}
+		return Since{}, false
+	}
+	// Batch 10-12: orders-1's ISR shrinks at 10.
+	img.Topics["orders"].Partitions[1].ISR = []int32{2, 3}
+	tr.Observe(img, Change{Offset: 10, Record: "PartitionChangeRecord", Topic: "orders", Partition: 1})
+	tr.FlushPoint(12)
+	if s, ok := since("partition-under-replicated partition orders-1"); !ok || s.Offset != 12 || s.RecordOffset != 10 {
+		t.Errorf("orders-1: since %+v, want offset 12, record offset 10", s)
+	}
+	// Broker 2 fenced at 20 while a transaction begun at 15 is open: the
+	// batch's point is 14, before the record: it waits.
+	img.Brokers[2].Fenced = true
+	tr.Observe(img, Change{Offset: 20, Record: "BrokerRegistrationChangeRecord", Inputs: InputBrokers})
+	tr.FlushPoint(14)
+	if s, ok := since("broker-fenced broker 2"); !ok || s.Offset != 20 || s.RecordOffset != 20 {
+		t.Errorf("broker 2 before its point: since %+v, want offset 20 (not yet a point, never 14)", s)
+	}
+	tr.FlushPoint(25)
+	if s, ok := since("broker-fenced broker 2"); !ok || s.Offset != 25 || s.RecordOffset != 20 {
+		t.Errorf("broker 2: since %+v, want offset 25, record offset 20", s)
+	}
+	// Batch 30-33: orders-0 shrinks at 30, recovers at 31, shrinks again
+	// at 32: it holds since 33, from its record at 32.
+	p0 := img.Topics["orders"].Partitions[0]
+	for _, step := range []struct {
+		off int64
+		isr []int32
+	}{{30, []int32{1, 2}}, {31, []int32{1, 2, 3}}, {32, []int32{1, 3}}} {
+		p0.ISR = step.isr
+		tr.Observe(img, Change{Offset: step.off, Record: "PartitionChangeRecord", Topic: "orders", Partition: 0})
+	}
+	tr.FlushPoint(33)
+	if s, ok := since("partition-under-replicated partition orders-0"); !ok || s.Offset != 33 || s.RecordOffset != 32 {
+		t.Errorf("orders-0: since %+v, want offset 33, record offset 32", s)
+	}
+}

@@ -183,6 +183,11 @@ type Options struct {
 	// fixes name a TLS settings file (-zk-tls-config-file); without it
 	// the CLI would speak plain text to the TLS port.
 	ZooKeeperTLS bool
+	// StaticFiles names, by node id, the file each node's static
+	// configs (Image.StaticConfigs) were read from (--config ID=FILE),
+	// for findings about a value in it; a node not listed is said as
+	// "server.properties".
+	StaticFiles map[int32]string
 	// ZooKeeperDigest: the ensemble was read with digest credentials
 	// (--zk-auth, KMETA_ZK_AUTH), as a secured ensemble is (its znodes
 	// deny other clients their writes), so zookeeper-shell fixes log in
@@ -360,7 +365,9 @@ type Context struct {
 	// zkDigest are Options.ZooKeeperTLS and ZooKeeperDigest.
 	zookeeper       string
 	zkTLS, zkDigest bool
-	topics          []*model.Topic
+	// staticFiles is Options.StaticFiles.
+	staticFiles map[int32]string
+	topics      []*model.Topic
 	// brokerIDs are the registered brokers, sorted; racks maps a broker
 	// to its rack ("" none).
 	brokerIDs []int32
@@ -415,7 +422,7 @@ func (c *Context) forgetConfigs() {
 
 func newContext(img *model.Image, opts Options) *Context {
 	c := &Context{Img: img, bootstrap: opts.Bootstrap, commandConfig: opts.CommandConfig, zookeeper: opts.ZooKeeper,
-		zkTLS: opts.ZooKeeperTLS, zkDigest: opts.ZooKeeperDigest, res: model.NewConfigResolver(img)}
+		zkTLS: opts.ZooKeeperTLS, zkDigest: opts.ZooKeeperDigest, staticFiles: opts.StaticFiles, res: model.NewConfigResolver(img)}
 	if c.bootstrap == "" {
 		c.bootstrap = Placeholder
 	}
@@ -557,7 +564,11 @@ func (c *Context) TopicConfig(topic, key string, leader int32) model.EffectiveCo
 // led by leader, as Kafka resolves it (topic; broker dynamic, skipped
 // with ELR on; cluster default; broker static; Kafka's default), and the
 // resolution: where the value comes from, and what the source did not
-// report (then the value is an assumption, and says so).
+// report (then the value is an assumption, and says so). It is 0 when
+// the layer that gives the value sets one Kafka refuses (minISRValue):
+// the value is then not known, the rules judge nothing by it and say so
+// (noteRefused), and a server.properties holding it is
+// static-config-invalid's finding.
 //
 // The result points into a memo (a topic's partitions share a few
 // leaders): do not modify it.
@@ -576,14 +587,9 @@ func (c *Context) MinISR(topic string, leader int32) (int, *model.EffectiveConfi
 		}
 	}
 	r := &minISRResult{e: c.TopicConfig(topic, "min.insync.replicas", leader)}
-	n, err := strconv.Atoi(strings.TrimSpace(r.e.Value))
-	if err != nil {
-		// Kafka refuses such a value; one taken from a damaged view is
-		// not one to judge by.
-		r.e.Known = false
-		n = 1
-	}
-	r.n = n
+	// A value Kafka refuses (not an INT of at least 1) is not one to
+	// judge by: 0, never a default made up in its place.
+	r.n, _ = minISRValue(r.e.Value)
 	if c.memoize {
 		m.byLeader[leader] = r
 	}
@@ -602,6 +608,15 @@ type minISRResult struct {
 	e model.EffectiveConfig
 }
 
+// staticFile names node id's server.properties: the file given for it
+// (Options.StaticFiles), else "server.properties".
+func (c *Context) staticFile(id int32) string {
+	if f := c.staticFiles[id]; f != "" {
+		return "server.properties (" + f + ")"
+	}
+	return "server.properties"
+}
+
 // source says where an effective value comes from, for a finding: its
 // layer, the ELR rule where it applied, and what it assumes.
 func source(e *model.EffectiveConfig) string {
@@ -617,25 +632,53 @@ func source(e *model.EffectiveConfig) string {
 
 // assumes says what a value that is not Known assumes: that the layers
 // the source did not report set nothing, with the flag that supplies a
-// node's static configs where those are missing.
+// node's static configs where those are missing; that the brokers'
+// values differ (the value is the first broker's); that Kafka's default
+// is not known to kmeta. Each gap is said by its reason: a value not
+// Known has at least one (model.ConfigResolver), and "" is never said
+// as a layer.
 func assumes(e *model.EffectiveConfig) string {
-	s := "assumes no override in " + e.Missing()
-	if b := e.StaticGapBrokers(); len(b) > 0 {
-		s += fmt.Sprintf(" (not in this source: pass --config %d=server.properties)", b[0])
-		if len(b) > 1 {
-			s = strings.Replace(s, fmt.Sprintf("pass --config %d=server.properties", b[0]), "pass --config ID=server.properties for brokers "+ids(b), 1)
+	var missing, other []string
+	for _, g := range e.Gaps {
+		one := *e
+		one.Gaps = []model.ConfigGap{g}
+		switch g.Reason {
+		case model.GapNotReported:
+			missing = appendOnce(missing, one.Missing())
+		case model.GapDisagree:
+			other = appendOnce(other, "the brokers apply different values, and this is the first broker's")
+		default:
+			other = appendOnce(other, one.Missing()+" is not known to kmeta")
 		}
 	}
-	return s
+	var parts []string
+	if len(missing) > 0 {
+		s := "assumes no override in " + strings.Join(missing, ", ")
+		if b := e.StaticGapBrokers(); len(b) == 1 {
+			s += fmt.Sprintf(" (not in this source: pass --config %d=server.properties)", b[0])
+		} else if len(b) > 1 {
+			s += " (not in this source: pass --config ID=server.properties for brokers " + ids(b) + ")"
+		}
+		parts = append(parts, s)
+	}
+	parts = append(parts, other...)
+	if len(parts) == 0 {
+		return "not known"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // assumption is what a rule's checks assumed, for its RuleRun: the keys,
-// the brokers whose static or dynamic configs were missing, and any other
-// gap (the cluster default, the topic configs, brokers that disagree).
+// the brokers whose static or dynamic configs were missing, any other
+// layer not reported (the cluster default, the topic configs), what
+// else the values rest on (brokers that disagree, a default kmeta does
+// not know), and the values it could not judge by (noteUnjudged).
 type assumption struct {
 	keys            []string
 	static, dynamic []int32
+	notReported     []string
 	other           []string
+	unjudged        []string
 }
 
 // noteAssumed records that rule code judged with e, a value that is not
@@ -653,24 +696,47 @@ func (c *Context) noteAssumed(code string, e *model.EffectiveConfig) {
 		return
 	}
 	c.noted[k] = true
-	a := c.assumed[code]
-	if a == nil {
-		a = &assumption{}
-		c.assumed[code] = a
-	}
-	a.keys = appendOnce(a.keys, e.Key)
+	a := c.assumption(code)
 	for _, g := range e.Gaps {
+		one := *e
+		one.Gaps = []model.ConfigGap{g}
 		switch {
 		case g.Reason == model.GapNotReported && g.Layer == model.LayerStatic && g.Broker != model.AnyBroker:
 			a.static = appendOnce(a.static, g.Broker)
 		case g.Reason == model.GapNotReported && g.Layer == model.LayerBroker && g.Broker != model.AnyBroker:
 			a.dynamic = appendOnce(a.dynamic, g.Broker)
+		case g.Reason == model.GapNotReported:
+			a.notReported = appendOnce(a.notReported, one.Missing())
+		case g.Reason == model.GapDisagree:
+			a.other = appendOnce(a.other, "the brokers apply different values of "+e.Key+" (judged by the first broker's)")
 		default:
-			one := *e
-			one.Gaps = []model.ConfigGap{g}
-			a.other = appendOnce(a.other, one.Missing())
+			a.other = appendOnce(a.other, one.Missing()+" is not known to kmeta")
 		}
 	}
+	if len(a.static)+len(a.dynamic)+len(a.notReported) > 0 {
+		a.keys = appendOnce(a.keys, e.Key)
+	}
+}
+
+// noteUnjudged records that rule code could not judge by a value: where
+// it is set, and why Kafka refuses it (what, e.g. "sets
+// min.insync.replicas=\"abc\", which Kafka refuses: ...").
+func (c *Context) noteUnjudged(code, what string) {
+	if c.assumed == nil {
+		return
+	}
+	a := c.assumption(code)
+	a.unjudged = appendOnce(a.unjudged, "not judged where "+what)
+}
+
+// assumption is rule code's, made on first use.
+func (c *Context) assumption(code string) *assumption {
+	a := c.assumed[code]
+	if a == nil {
+		a = &assumption{}
+		c.assumed[code] = a
+	}
+	return a
 }
 
 func appendOnce[T comparable](s []T, v T) []T {
@@ -682,12 +748,15 @@ func appendOnce[T comparable](s []T, v T) []T {
 
 // String says the assumption as a rule's run prints it: "assumes no
 // override of min.insync.replicas in the server.properties of brokers
-// 1,2 (not in this source: pass --config ID=server.properties)".
+// 1,2 (not in this source: pass --config ID=server.properties)", then
+// what else it rests on and what it did not judge, joined by "; ".
 func (a *assumption) String() string {
 	slices.Sort(a.keys)
 	slices.Sort(a.static)
 	slices.Sort(a.dynamic)
+	slices.Sort(a.notReported)
 	slices.Sort(a.other)
+	slices.Sort(a.unjudged)
 	var where []string
 	if len(a.dynamic) > 0 {
 		where = append(where, "the dynamic configs of "+brokerList(a.dynamic)+" (not answered)")
@@ -695,12 +764,18 @@ func (a *assumption) String() string {
 	if len(a.static) > 0 {
 		where = append(where, "the server.properties of "+brokerList(a.static))
 	}
-	where = append(where, a.other...)
-	s := fmt.Sprintf("assumes no override of %s in %s", strings.Join(a.keys, ", "), strings.Join(where, ", "))
-	if len(a.static) > 0 {
-		s += " (not in this source: pass --config ID=server.properties for broker(s) " + ids(a.static) + ")"
+	where = append(where, a.notReported...)
+	var parts []string
+	if len(where) > 0 {
+		s := fmt.Sprintf("assumes no override of %s in %s", strings.Join(a.keys, ", "), strings.Join(where, ", "))
+		if len(a.static) > 0 {
+			s += " (not in this source: pass --config ID=server.properties for broker(s) " + ids(a.static) + ")"
+		}
+		parts = append(parts, s)
 	}
-	return s
+	parts = append(parts, a.other...)
+	parts = append(parts, a.unjudged...)
+	return strings.Join(parts, "; ")
 }
 
 // brokerList names brokers: "broker 2", "brokers 1,2,3".

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -653,5 +654,190 @@ func TestAssumptionsSaid(t *testing.T) {
 	res = run(t, img, Options{Only: []string{CodeMinISRNotBelowRF}})
 	if rr := res.Rules[slices.IndexFunc(res.Rules, func(r RuleRun) bool { return r.Code == CodeMinISRNotBelowRF })]; !strings.Contains(rr.Assumes, "the dynamic configs of broker 2 (not answered)") {
 		t.Errorf("broker 2 not answering: %q", rr.Assumes)
+	}
+}
+
+// TestMinISRRefusedValue: a min.insync.replicas Kafka refuses (not an
+// integer of at least 1; its ConfigDefs define it INT, atLeast(1)) is
+// judged by nothing: broker 1's server.properties setting "abc" is
+// static-config-invalid's error (Kafka does not start the node), the
+// min ISR rules judge no partition by it (no default made up in its
+// place: min-isr-one would fire on orders-0, led by broker 1) and say
+// where it is set and why they did not judge; a topic's "0" is not
+// judged either. No text says "assumes no override in " with nothing
+// after it.
+func TestMinISRRefusedValue(t *testing.T) {
+	img := healthy()
+	delete(img.Configs, model.ConfigResource{Type: model.ConfigBroker})
+	img.Features["eligible.leader.replicas.version"] = 0
+	img.SetStaticConfigs(1, map[string]string{"min.insync.replicas": "abc"})
+	img.SetStaticConfigs(2, map[string]string{"min.insync.replicas": "2"})
+	img.SetStaticConfigs(3, map[string]string{"min.insync.replicas": "1"})
+	delete(img.Topics, "__consumer_offsets")
+	// mixed-1, led by broker 3, is min-isr-one's; mixed-0, led by
+	// broker 1, is not judged, so not in that finding either.
+	addTopic(img, "mixed", 2, 1, 2, 3)
+	img.Topics["mixed"].Partitions[1].Leader = 3
+	// A partition without a leader is judged for no broker in
+	// particular: the brokers disagree, and broker 1's (the first) is
+	// refused.
+	img.Topics["orders"].Partitions[2].Leader = model.NoLeader
+	addTopic(img, "zero", 1, 2, 3, 1)
+	img.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "zero"}] = map[string]string{"min.insync.replicas": "0"}
+	only := []string{CodeStaticConfigInvalid, CodeMinISROne, CodeMinISRNotBelowRF, CodePartitionUnderMinISR}
+	res := run(t, img, Options{Only: only, StaticFiles: map[int32]string{1: "/etc/kafka/1.properties"}})
+	if got, want := codes(res), []string{CodeStaticConfigInvalid + " broker 1", CodeMinISROne + " topic mixed"}; !slices.Equal(got, want) {
+		t.Fatalf("findings %v, want %v", got, want)
+	}
+	if got, want := res.Findings[1].Saw, "topic mixed: min.insync.replicas 1 (broker 3 server.properties), replication factor 3 (1 of 2 partitions)"; got != want {
+		t.Errorf("min-isr-one: %q, want %q", got, want)
+	}
+	f := res.Findings[0]
+	if want := `node 1's server.properties (/etc/kafka/1.properties) sets min.insync.replicas="abc"`; f.Saw != want {
+		t.Errorf("saw %q, want %q", f.Saw, want)
+	}
+	if want := "Kafka refuses the value (min.insync.replicas is an integer of at least 1) and the node does not start with it; kmeta judges nothing by it"; f.Why != want {
+		t.Errorf("why %q", f.Why)
+	}
+	if want := "set min.insync.replicas in node 1's server.properties (/etc/kafka/1.properties) to an integer of at least 1 (or remove it: Kafka's default is 1), then start the node"; f.Fix != want || f.Severity != model.SevError {
+		t.Errorf("fix %q, severity %s", f.Fix, f.Severity)
+	}
+	static := `not judged where node 1's server.properties (/etc/kafka/1.properties) sets min.insync.replicas="abc", which Kafka refuses (min.insync.replicas is an integer of at least 1)`
+	topic := `not judged where topic zero's config sets min.insync.replicas="0", which Kafka refuses (min.insync.replicas is an integer of at least 1)`
+	want := map[string]string{
+		CodeStaticConfigInvalid:  "",
+		CodeMinISROne:            static + "; " + topic,
+		CodeMinISRNotBelowRF:     static + "; " + topic,
+		CodePartitionUnderMinISR: static + "; " + topic,
+	}
+	for _, rr := range res.Rules {
+		if w, ok := want[rr.Code]; ok && (rr.Status != StatusRan || rr.Assumes != w) {
+			t.Errorf("%s: %s, assumes %q\nwant %q", rr.Code, rr.Status, rr.Assumes, w)
+		}
+	}
+	// Without the file's name, the finding says server.properties.
+	res = run(t, img, Options{Only: []string{CodeStaticConfigInvalid}})
+	if len(res.Findings) != 1 || res.Findings[0].Saw != `node 1's server.properties sets min.insync.replicas="abc"` {
+		t.Errorf("no file: %+v", res.Findings)
+	}
+	// A source without any server.properties: nothing to judge.
+	img.StaticConfigs = nil
+	res = run(t, img, Options{Only: []string{CodeStaticConfigInvalid}})
+	if rr := res.Rules[slices.IndexFunc(res.Rules, func(r RuleRun) bool { return r.Code == CodeStaticConfigInvalid })]; rr.Status != StatusNotApplicable ||
+		rr.Why != "the source holds no node's server.properties (pass --config ID=server.properties)" {
+		t.Errorf("no files: %+v", rr)
+	}
+}
+
+// TestMinISRValue: Kafka's INT parsing (Integer.parseInt of the trimmed
+// text) and atLeast(1), as Kafka 3.9.2's and 4.4.0's KafkaConfig.fromProps
+// answered for each value.
+func TestMinISRValue(t *testing.T) {
+	for v, want := range map[string]int{"2": 2, " 2 ": 2, "+2": 2, "1": 1, "2147483647": 2147483647,
+		"abc": 0, "0": 0, "-1": 0, "": 0, "1.5": 0, "2147483648": 0} {
+		if n, ok := minISRValue(v); n != want || ok != (want > 0) {
+			t.Errorf("%q: %d %v, want %d", v, n, ok, want)
+		}
+	}
+}
+
+// TestAssumesSaysEachGap: a value the brokers disagree on says so, not
+// "assumes no override in the brokers apply different values".
+func TestAssumesSaysEachGap(t *testing.T) {
+	e := &model.EffectiveConfig{Key: "min.insync.replicas", Value: "2", Layer: model.LayerStatic, Broker: model.AnyBroker,
+		Gaps: []model.ConfigGap{{Layer: model.LayerStatic, Broker: 3, Reason: model.GapNotReported}, {Layer: model.LayerStatic, Broker: model.AnyBroker, Reason: model.GapDisagree}}}
+	if got, want := source(e), "every broker's server.properties; assumes no override in broker 3's server.properties (not in this source: pass --config 3=server.properties); the brokers apply different values, and this is the first broker's"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	e.Gaps = e.Gaps[1:]
+	if got, want := source(e), "every broker's server.properties; the brokers apply different values, and this is the first broker's"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	e.Layer, e.Gaps = model.LayerDefault, []model.ConfigGap{{Layer: model.LayerDefault, Broker: model.AnyBroker, Reason: model.GapUnknownDefault}}
+	if got, want := source(e), "Kafka's default; Kafka's default of min.insync.replicas is not known to kmeta"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	// Not Known without a gap (no resolver answer is): said as such,
+	// never "assumes no override in ".
+	e.Gaps = nil
+	if got, want := source(e), "Kafka's default; not known"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// TestLowRFFixRunsAsPrinted: the reassignment replication-factor-one
+// and -below-3 print names only available brokers
+// (kafka-reassign-partitions --execute refuses any other: "Unknown
+// broker id N"): a replica on an unregistered or fenced broker is
+// replaced by a live one. A partition without a leader on an available
+// broker gets no plan (nothing to copy from: the broker must come
+// back), nor does a topic marked for deletion (Kafka's controller skips
+// its reassignment). Before, the plan kept the dead broker (4) in the
+// list and was printed for both.
+func TestLowRFFixRunsAsPrinted(t *testing.T) {
+	img := healthy()
+	delete(img.Topics, "__consumer_offsets")
+	addTopic(img, "gone", 1, 4, 1) // broker 4 is not registered
+	img.Topics["gone"].Partitions[0].Leader = 1
+	img.Topics["gone"].Partitions[0].ISR = []int32{1}
+	addTopic(img, "fenced", 1, 2, 1)
+	img.Topics["fenced"].Partitions[0].Leader = 1
+	img.Topics["fenced"].Partitions[0].ISR = []int32{1}
+	addTopic(img, "dead", 1, 4)
+	img.Topics["dead"].Partitions[0].Leader = model.NoLeader
+	addTopic(img, "solo", 1, 1)
+	img.Brokers[2].Fenced = true
+	res := run(t, img, Options{Only: []string{CodeReplicationFactorOne, CodeReplicationFactorBelow}})
+	got := map[string][2]string{}
+	for _, f := range res.Findings {
+		got[f.Code+" "+f.Entity] = [2]string{f.Why, f.Fix}
+	}
+	plan := func(topic, replicas string) string {
+		return `echo '{"version":1,"partitions":[{"topic":"` + topic + `","partition":0,"replicas":[` + replicas + `]}]}' > kmeta-reassign-` + topic +
+			`.json && kafka-reassign-partitions --bootstrap-server BOOTSTRAP --reassignment-json-file kmeta-reassign-` + topic + `.json --execute`
+	}
+	one := "every write has one copy: losing that broker's disk loses the partition's data"
+	below := "with one broker down, a second failure loses data or availability; 3 replicas is the usual floor"
+	want := map[string][2]string{
+		"replication-factor-one topic dead": {one + " (no reassignment: dead-0 has no leader on an available broker, its replicas on broker(s) 4, fenced or not registered: a reassignment cannot complete without a leader to copy from; start broker(s) 4 first)", ""},
+		"replication-factor-one topic solo": {one, plan("solo", "1,3")},
+		// Two available brokers (1, 3): a plan of two, on them.
+		"replication-factor-below-3 topic gone":   {below, plan("gone", "1,3")},
+		"replication-factor-below-3 topic fenced": {below, plan("fenced", "1,3")},
+	}
+	if !maps.Equal(got, want) {
+		for k, v := range got {
+			if want[k] != v {
+				t.Errorf("%s:\n got %q\nwant %q", k, v, want[k])
+			}
+		}
+		t.Fatalf("findings %v", slices.Sorted(maps.Keys(got)))
+	}
+	// ZooKeeper: a topic marked for deletion gets no plan.
+	img.ZK = healthyZK()
+	img.ZK.PendingTopicDeletions = []string{"solo"}
+	res = run(t, img, Options{Only: []string{CodeReplicationFactorOne}})
+	i := slices.IndexFunc(res.Findings, func(f Finding) bool { return f.Entity == "topic solo" })
+	if i < 0 || res.Findings[i].Fix != "" ||
+		res.Findings[i].Why != one+" (no reassignment: the topic is marked for deletion (/admin/delete_topics), and Kafka's controller does not reassign a topic being deleted; see topic-deletion-pending)" {
+		t.Errorf("pending deletion: %+v", res.Findings)
+	}
+}
+
+// TestAssumptionSaysDisagreement: a rule's run judged by a value the
+// brokers disagree on says so, not "assumes no override of
+// min.insync.replicas in the brokers apply different values".
+func TestAssumptionSaysDisagreement(t *testing.T) {
+	img := healthy()
+	delete(img.Configs, model.ConfigResource{Type: model.ConfigBroker})
+	img.Features["eligible.leader.replicas.version"] = 0
+	for id, v := range map[int32]string{1: "2", 2: "3", 3: "2"} {
+		img.SetStaticConfigs(id, map[string]string{"min.insync.replicas": v})
+	}
+	img.Topics["orders"].Partitions[0].Leader = model.NoLeader // judged for every broker
+	res := run(t, img, Options{Only: []string{CodeMinISROne}})
+	rr := res.Rules[slices.IndexFunc(res.Rules, func(r RuleRun) bool { return r.Code == CodeMinISROne })]
+	if want := "the brokers apply different values of min.insync.replicas (judged by the first broker's)"; rr.Assumes != want {
+		t.Errorf("assumes %q, want %q", rr.Assumes, want)
 	}
 }

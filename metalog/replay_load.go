@@ -24,9 +24,11 @@ type ImageOptions struct {
 	// Observe, when set, is the replayer's Observe: called after each
 	// record that took effect (see Replayer.Observe). BatchDone, when
 	// set, is called after each batch's records were applied (a tracker
-	// evaluates there what it keeps per batch).
+	// evaluates there what it keeps per batch), with the batch's last
+	// offset (for a snapshot's batches, the offset its records have:
+	// the snapshot's end offset less one), where a replay may stop.
 	Observe   func(img *model.Image, pos Position, rec records.Message)
-	BatchDone func()
+	BatchDone func(end int64)
 	// Before, when set, is the replayer's Before (see Replayer.Before).
 	Before func(r *Replayer, pos Position, rec records.Message)
 	// Oldest replays the longest history the files hold
@@ -410,7 +412,13 @@ func (l *loader) apply1(f DataFile, a *batchAhead, snapshot bool, from int64, sk
 	b.minOffset = from
 	l.apply(f, a, snapshot)
 	if l.opts.BatchDone != nil {
-		l.opts.BatchDone()
+		end := b.LastOffset()
+		if snapshot {
+			// Its records' position (loader.position): the
+			// snapshot's end offset less one.
+			end = l.res.EndOffset - 1
+		}
+		l.opts.BatchDone(end)
 	}
 	if l.opts.AtOffset >= 0 && !snapshot && b.LastOffset() >= l.opts.AtOffset {
 		l.stop = true

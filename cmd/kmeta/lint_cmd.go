@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -36,11 +37,13 @@ func lintCommand(load imageLoader) *cli.Command {
 			"Exit 0 when no finding at or above --fail-on remains, 1 when one does, 2 when the source could not\n" +
 			"be read or no selected rule could run.\n" +
 			"--history (a KRaft log dir, snapshots and segments) replays the log once, re-evaluating after each\n" +
-			"record only the checks whose scope it touched, and gives each finding the offset and batch time\n" +
-			"since which it has held, and the record there (since.offset, since.time, since.record); a finding\n" +
-			"that cleared and came back holds since its last appearance. On one ZooKeeper data dir (zkdata:) it\n" +
-			"replays the snapshot and transaction logs once, from the oldest snapshot the logs go on from,\n" +
-			"decoding after each transaction only the znodes it changed: since.zxid (also since.offset) and\n" +
+			"record only the checks whose scope it touched, and gives each finding the point since which it has\n" +
+			"held (since.offset: the end of the batch that made it so, or the offset before a transaction that\n" +
+			"batch opens, an offset SOURCE@offset=N and image --at-offset accept) and the record that made it so\n" +
+			"(since.recordOffset, since.time: its batch's, since.record); a finding that cleared and came back\n" +
+			"holds since its last appearance. On one ZooKeeper data dir (zkdata:) it replays the snapshot and\n" +
+			"transaction logs once, from the oldest snapshot the logs go on from, decoding after each\n" +
+			"transaction only the znodes it changed: since.zxid (also since.offset and since.recordOffset) and\n" +
 			"since.time are the transaction's, since.record the operation (create, setData, delete, closeSession,\n" +
 			"snapshot) and since.znode the znode that made it so. Other sources are refused (exit 2).\n" + htmlHelp + "\n\n" + sourceHelp,
 		Flags: append(append(sourceFlags(),
@@ -77,10 +80,11 @@ func lintCommand(load imageLoader) *cli.Command {
 			if err != nil {
 				return err
 			}
-			static, err := readStaticConfigs(c)
+			static, files, err := readStaticConfigs(c)
 			if err != nil {
 				return err
 			}
+			opts.StaticFiles = files
 			var tr *lint.Tracker
 			var img *model.Image
 			if c.Bool("history") {
@@ -125,17 +129,25 @@ func lintCommand(load imageLoader) *cli.Command {
 }
 
 // readStaticConfigs reads --config ID=FILE: each node's server.properties,
-// its static configs.
-func readStaticConfigs(c *cli.Context) (map[int32]map[string]string, error) {
+// its static configs, and the file each was read from, as given (a
+// finding about a value names it).
+func readStaticConfigs(c *cli.Context) (map[int32]map[string]string, map[int32]string, error) {
 	nodes, err := readNodeConfigs(c)
 	if err != nil || len(nodes) == 0 {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make(map[int32]map[string]string, len(nodes))
+	files := make(map[int32]string, len(nodes))
 	for id, n := range nodes {
 		out[id] = n.Props
 	}
-	return out, nil
+	for _, kv := range c.StringSlice("config") {
+		idS, path, _ := strings.Cut(kv, "=")
+		if id, err := strconv.ParseInt(strings.TrimSpace(idS), 10, 32); err == nil {
+			files[int32(id)] = path
+		}
+	}
+	return out, files, nil
 }
 
 // applyStatic puts the nodes' static configs into img (a file replaces

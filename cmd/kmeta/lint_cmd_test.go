@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -64,7 +66,7 @@ func TestLintFixtures(t *testing.T) {
 		t.Errorf("table: %d\n%s", r.code, r.stdout)
 	}
 	r = kmeta("lint", "--fail-on", "critical", "--skip", "partition-offline", "--skip", "replicas-all-unavailable", src)
-	if r.code != 0 || !strings.Contains(r.stdout, "of 27 rules ran") {
+	if r.code != 0 || !strings.Contains(r.stdout, "of 28 rules ran") {
 		t.Errorf("--fail-on critical: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r := kmeta("lint", "--rule", "topic-deletion-pending", src); r.code != 0 || !strings.Contains(r.stdout, "1 of 1 rules ran: 1 warning") {
@@ -87,5 +89,54 @@ func TestLintFixtures(t *testing.T) {
 	// A rule that does not apply is no failure.
 	if r := kmeta("lint", "--rule", "quorum-single-voter", src); r.code != 0 || !strings.Contains(r.stdout, "0 of 1 rules ran: clean") {
 		t.Errorf("not applicable only: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+// TestLintRefusedStaticMinISR: --config 1=FILE whose min.insync.replicas
+// is "abc" (Kafka 3.9.2 and 4.4.0 refuse to start the node:
+// ConfigException "Not a number of type INT") is static-config-invalid's
+// error on broker 1, naming the file, the key and the value; the min ISR
+// rules judge no partition by it (before, min-isr-one fired on
+// late.topic_x and user_events by a made-up 1, its source reading
+// "assumes no override in " with nothing after it) and say why.
+func TestLintRefusedStaticMinISR(t *testing.T) {
+	dir := t.TempDir()
+	var args []string
+	for id, v := range map[int]string{1: "abc", 2: "2", 3: "2"} {
+		f := filepath.Join(dir, fmt.Sprintf("%d.properties", id))
+		if err := os.WriteFile(f, []byte(fmt.Sprintf("node.id=%d\nmin.insync.replicas=%s\n", id, v)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--config", fmt.Sprintf("%d=%s", id, f))
+	}
+	file := filepath.Join(dir, "1.properties")
+	r := kmeta(append([]string{"lint", "-o", "json", "--rule", "static-config-invalid", "--rule", "min-isr-one", "--rule", "min-isr-not-below-rf",
+		"kraft:../../testdata/kraft/3.9.2/metadata"}, args...)...)
+	var doc struct {
+		Rules    []struct{ Code, Status, Assumes string }  `json:"rules"`
+		Findings []struct{ Code, Entity, Saw, Fix string } `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || r.code != 1 {
+		t.Fatalf("exit %d, %v\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	var got []string
+	for _, f := range doc.Findings {
+		got = append(got, f.Code+" "+f.Entity+": "+f.Saw)
+	}
+	want := []string{
+		`static-config-invalid broker 1: node 1's server.properties (` + file + `) sets min.insync.replicas="abc"`,
+		"min-isr-not-below-rf topic payments_v2.eu: topic payments_v2.eu: min.insync.replicas 2 (topic config), replication factor 2",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	unjudged := "not judged where node 1's server.properties (" + file + `) sets min.insync.replicas="abc", which Kafka refuses (min.insync.replicas is an integer of at least 1)`
+	for _, rr := range doc.Rules {
+		if rr.Status == "skipped" {
+			continue
+		}
+		if w := map[string]string{"min-isr-one": unjudged, "min-isr-not-below-rf": unjudged}[rr.Code]; rr.Status != "ran" || rr.Assumes != w {
+			t.Errorf("%s: %s, assumes %q, want %q", rr.Code, rr.Status, rr.Assumes, w)
+		}
 	}
 }

@@ -143,14 +143,34 @@ func loadHistory(c *cli.Context, raw string, tr *lint.Tracker, static map[int32]
 	opts := source.Options{ZKStep: func(img *model.Image, s zkread.Step) { withStatic(img); step(img, s) }}
 	if spec.World == model.WorldKRaft {
 		h := newHistoryObserver(tr)
-		opts = source.Options{Observe: func(img *model.Image, pos metalog.Position, rec records.Message) {
-			withStatic(img)
-			h.observe(img, pos, rec)
-		}, BatchDone: tr.Flush}
+		var rp *metalog.Replayer
+		opts = source.Options{
+			Before: func(r *metalog.Replayer, _ metalog.Position, _ records.Message) { rp = r },
+			Observe: func(img *model.Image, pos metalog.Position, rec records.Message) {
+				withStatic(img)
+				h.observe(img, pos, rec)
+			},
+			BatchDone: func(end int64) { tr.FlushPoint(batchPoint(rp, end)) },
+		}
 	}
 	res, err := loadPointWith(c, spec, opts)
 	if err != nil {
 		return nil, err
 	}
 	return res.Image, nil
+}
+
+// batchPoint is where the state a batch ending at end left is first
+// published, as a point kmeta accepts (metalog's points: SOURCE@offset=N,
+// image --at-offset): the batch's end, or, when the batch leaves a
+// metadata transaction open, the offset before its BeginTransactionRecord
+// (Kafka's loader publishes there, and the transaction's records wait for
+// its End). rp is the replay's replayer (nil before any record).
+func batchPoint(rp *metalog.Replayer, end int64) int64 {
+	if rp != nil && rp.InTransaction() {
+		if begin, _, _ := rp.PendingTransaction(); begin.Offset-1 < end {
+			return begin.Offset - 1
+		}
+	}
+	return end
 }

@@ -22,6 +22,9 @@ type jsonRecord struct {
 	Batch  int64
 	Type   string
 	Data   map[string]any
+	// Last is the batch's last offset: the point at which its records'
+	// state is published (no transaction in these logs).
+	Last int64
 }
 
 // str is a string field of the record's data ("" when absent or null).
@@ -49,7 +52,7 @@ func dumpedSegments(t *testing.T, dir string) []jsonRecord {
 		t.Fatalf("log dump: exit %d: %s", r.code, r.stderr)
 	}
 	var recs []jsonRecord
-	var batchTime, batchBase int64
+	var batchTime, batchBase, batchLast int64
 	for _, l := range strings.Split(r.stdout, "\n") {
 		if l == "" {
 			continue
@@ -59,6 +62,7 @@ func dumpedSegments(t *testing.T, dir string) []jsonRecord {
 			File       string         `json:"file"`
 			Offset     int64          `json:"offset"`
 			BaseOffset int64          `json:"baseOffset"`
+			LastOffset int64          `json:"lastOffset"`
 			Timestamp  int64          `json:"timestamp"`
 			Type       string         `json:"type"`
 			Data       map[string]any `json:"data"`
@@ -71,9 +75,9 @@ func dumpedSegments(t *testing.T, dir string) []jsonRecord {
 		}
 		switch v.Kind {
 		case "batch":
-			batchTime, batchBase = v.Timestamp, v.BaseOffset
+			batchTime, batchBase, batchLast = v.Timestamp, v.BaseOffset, v.LastOffset
 		case "record":
-			recs = append(recs, jsonRecord{v.Offset, batchTime, batchBase, v.Type, v.Data})
+			recs = append(recs, jsonRecord{v.Offset, batchTime, batchBase, v.Type, v.Data, batchLast})
 		}
 	}
 	if len(recs) == 0 {
@@ -344,9 +348,9 @@ func TestLintHistoryOnRealKafka(t *testing.T) {
 			t.Errorf("no finding %s", w.key)
 		case f.Since == nil:
 			t.Errorf("%s: no since", w.key)
-		case f.Since.Offset != w.rec.Offset || strings.ToUpper(recordSnake(f.Since.Record)) != w.rec.Type || !f.Since.Time.Equal(bt):
-			t.Errorf("%s: since offset %d (%s, %s); the log dump's record is offset %d (%s, batch time %s)",
-				w.key, f.Since.Offset, f.Since.Record, f.Since.Time, w.rec.Offset, w.rec.Type, bt.UTC())
+		case f.Since.Offset != w.rec.Last || f.Since.RecordOffset != w.rec.Offset || strings.ToUpper(recordSnake(f.Since.Record)) != w.rec.Type || !f.Since.Time.Equal(bt):
+			t.Errorf("%s: since offset %d (%s at offset %d, %s); the log dump's record is offset %d (%s, batch %d-%d, batch time %s)",
+				w.key, f.Since.Offset, f.Since.Record, f.Since.RecordOffset, f.Since.Time, w.rec.Offset, w.rec.Type, w.rec.Batch, w.rec.Last, bt.UTC())
 		case !inKRaftWindow(bt, win):
 			t.Errorf("%s: batch time %s is outside the change's window [%s, %s] (less %s)", w.key, bt.UTC(), win[0].UTC(), win[1].UTC(), batchEarly)
 		default:

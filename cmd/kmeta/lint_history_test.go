@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,11 +22,12 @@ type historyFinding struct {
 	Code   string `json:"code"`
 	Entity string `json:"entity"`
 	Since  *struct {
-		Offset int64     `json:"offset"`
-		Time   time.Time `json:"time"`
-		Record string    `json:"record"`
-		Zxid   int64     `json:"zxid"`
-		Znode  string    `json:"znode"`
+		Offset       int64     `json:"offset"`
+		RecordOffset int64     `json:"recordOffset"`
+		Time         time.Time `json:"time"`
+		Record       string    `json:"record"`
+		Zxid         int64     `json:"zxid"`
+		Znode        string    `json:"znode"`
 	} `json:"since"`
 }
 
@@ -46,15 +50,21 @@ func lintHistory(t *testing.T, src string) map[string]historyFinding {
 	return got
 }
 
-// dumpRecord is a record as kmeta log dump prints it.
+// dumpRecord is a record as kmeta log dump prints it, with its batch's
+// first and last offsets (a segment's; a snapshot's records restart at
+// 0).
 type dumpRecord struct {
-	Offset int64
-	Time   int64
-	Type   string
-	Data   map[string]any
+	Offset     int64
+	Time       int64
+	Type       string
+	Data       map[string]any
+	Base, Last int64
 }
 
-var dumpLine = regexp.MustCompile(`^\| offset: (\d+) CreateTime: (\d+) .* payload: (\{.*\})$`)
+var (
+	dumpLine      = regexp.MustCompile(`^\| offset: (\d+) CreateTime: (\d+) .* payload: (\{.*\})$`)
+	dumpBatchLine = regexp.MustCompile(`^baseOffset: (\d+) lastOffset: (\d+) `)
+)
 
 // dumpedRecords reads src's records back with kmeta log dump (Kafka's
 // DumpLogSegments format), the oracle the history's offsets are checked
@@ -66,7 +76,13 @@ func dumpedRecords(t *testing.T, src string) []dumpRecord {
 		t.Fatalf("log dump: exit %d: %s", code, stderr)
 	}
 	var recs []dumpRecord
+	var base, last int64
 	for _, l := range strings.Split(out, "\n") {
+		if b := dumpBatchLine.FindStringSubmatch(l); b != nil {
+			base, _ = strconv.ParseInt(b[1], 10, 64)
+			last, _ = strconv.ParseInt(b[2], 10, 64)
+			continue
+		}
 		m := dumpLine.FindStringSubmatch(l)
 		if m == nil {
 			continue
@@ -80,7 +96,7 @@ func dumpedRecords(t *testing.T, src string) []dumpRecord {
 		}
 		off, _ := strconv.ParseInt(m[1], 10, 64)
 		ts, _ := strconv.ParseInt(m[2], 10, 64)
-		recs = append(recs, dumpRecord{off, ts, p.Type, p.Data})
+		recs = append(recs, dumpRecord{off, ts, p.Type, p.Data, base, last})
 	}
 	if len(recs) == 0 {
 		t.Fatalf("log dump printed no records:\n%s", out)
@@ -112,6 +128,9 @@ func lastDumped(t *testing.T, recs []dumpRecord, typ string, want map[string]str
 	return *hit
 }
 
+// checkSince: the finding holds since the end of want's batch (the point
+// at which Kafka publishes its state), made so by want, a record of type
+// record.
 func checkSince(t *testing.T, got map[string]historyFinding, key string, want dumpRecord, record string) {
 	t.Helper()
 	f, ok := got[key]
@@ -120,8 +139,8 @@ func checkSince(t *testing.T, got map[string]historyFinding, key string, want du
 		t.Errorf("no finding %s", key)
 	case f.Since == nil:
 		t.Errorf("%s: no since", key)
-	case f.Since.Offset != want.Offset || f.Since.Record != record || !f.Since.Time.Equal(time.UnixMilli(want.Time)):
-		t.Errorf("%s: since %+v, want offset %d, time %s, %s", key, *f.Since, want.Offset, time.UnixMilli(want.Time).UTC(), record)
+	case f.Since.Offset != want.Last || f.Since.RecordOffset != want.Offset || f.Since.Record != record || !f.Since.Time.Equal(time.UnixMilli(want.Time)):
+		t.Errorf("%s: since %+v, want offset %d (its batch's end), record offset %d, time %s, %s", key, *f.Since, want.Last, want.Offset, time.UnixMilli(want.Time).UTC(), record)
 	}
 }
 
@@ -236,6 +255,206 @@ func TestLintHistoryFixture(t *testing.T) {
 		if f.Since == nil {
 			t.Errorf("%s: no since", k)
 		}
+	}
+}
+
+// TestLintHistorySinceInTransactions: a batch that opens a metadata
+// transaction publishes its records before the BeginTransactionRecord
+// just before it (Kafka's loader publishes there; the batch's end is
+// inside the transaction), and a transaction's records are published at
+// the end of the batch that holds its End. since.offset is that point
+// for each, accepted by image --at-offset, with the finding there and
+// not at the point before.
+func TestLintHistorySinceInTransactions(t *testing.T) {
+	dir := t.TempDir()
+	w, err := metalog.CreateSegment(dir, 0, metalog.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	topicID := model.UUID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+	ts := int64(1767225600000)
+	batch := func(recs ...records.Metadata) {
+		t.Helper()
+		var vals [][]byte
+		for _, r := range recs {
+			b, err := records.EncodeMetadata(nil, r, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals = append(vals, b)
+		}
+		ts += 60_000
+		if err := w.AppendData(1, ts, vals); err != nil {
+			t.Fatal(err)
+		}
+	}
+	isr := func(p int32, isr ...int32) *records.PartitionChangeRecord {
+		m := &records.PartitionChangeRecord{}
+		m.SetDefaults()
+		m.TopicId, m.PartitionId, m.Isr = topicID, p, isr
+		return m
+	}
+	var brokers []records.Metadata
+	for id := int32(1); id <= 3; id++ {
+		b := &records.RegisterBrokerRecord{}
+		b.SetDefaults()
+		b.BrokerId, b.BrokerEpoch, b.Fenced = id, 10, false
+		brokers = append(brokers, b)
+	}
+	batch(brokers...) // 0-2
+	parts := []records.Metadata{&records.TopicRecord{Name: "orders", TopicId: topicID}}
+	for p := int32(0); p < 2; p++ {
+		pr := &records.PartitionRecord{}
+		pr.SetDefaults()
+		pr.TopicId, pr.PartitionId, pr.Replicas, pr.Isr, pr.Leader = topicID, p, []int32{1, 2, 3}, []int32{1, 2, 3}, 1
+		parts = append(parts, pr)
+	}
+	batch(parts...)                                                      // 3-5
+	batch(isr(0, 1, 2), &records.BeginTransactionRecord{}, isr(1, 1, 3)) // 6-8: orders-0 at 6, published at 6
+	retention := "1000"
+	batch(&records.EndTransactionRecord{}, &records.ConfigRecord{ResourceType: int8(model.ConfigTopic), ResourceName: "orders", Name: "retention.ms", Value: &retention}) // 9-10
+	batch(isr(0, 1, 2, 3))                                                                                                                                                // 11: a later batch, so 10 is a point
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got := lintHistory(t, "kraft:"+dir)
+	for key, want := range map[string][2]int64{
+		// {since.offset, since.recordOffset}
+		"partition-under-replicated partition orders-1": {10, 8},
+	} {
+		f := got[key]
+		if f.Since == nil || f.Since.Offset != want[0] || f.Since.RecordOffset != want[1] {
+			t.Errorf("%s: since %+v, want offset %d, record offset %d", key, f.Since, want[0], want[1])
+		}
+	}
+	// Text names the point, and the record at its own offset.
+	_, out, _ := runKmeta(t, "lint", "--history", "kraft:"+dir)
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "since ") {
+			lines = append(lines, l)
+		}
+	}
+	if want := []string{
+		"since offset 10 (2026-01-01T00:03:00Z, PartitionChangeRecord at offset 8): partition-under-replicated partition orders-1",
+		"since offset 5 (2026-01-01T00:02:00Z, PartitionRecord): min-isr-one topic orders",
+	}; !slices.Equal(lines, want) {
+		t.Errorf("text:\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	// orders-0 was under-replicated from 6 (published at 6, before the
+	// Begin) until 11: its history at 10 says since 6.
+	early := lintHistory(t, "kraft:"+dir+"@offset=10")
+	if f := early["partition-under-replicated partition orders-0"]; f.Since == nil || f.Since.Offset != 6 || f.Since.RecordOffset != 6 {
+		t.Errorf("orders-0 at 10: since %+v, want offset 6 (before the transaction's Begin at 7), record offset 6", f.Since)
+	}
+	for _, c := range []struct {
+		key           string
+		point, before int64
+	}{
+		{"partition-under-replicated partition orders-0", 6, 5},
+		// A transaction's point before is before its Begin (metalog's
+		// Replayer.PointBefore).
+		{"partition-under-replicated partition orders-1", 10, 6},
+	} {
+		if code, _, stderr := runKmeta(t, "image", "--at-offset", strconv.FormatInt(c.point, 10), dir); code != 0 {
+			t.Errorf("image --at-offset %d: exit %d: %s", c.point, code, stderr)
+		}
+		if _, ok := lintHistory(t, "kraft:"+dir+"@offset="+strconv.FormatInt(c.point, 10))[c.key]; !ok {
+			t.Errorf("%s: not at %d", c.key, c.point)
+		}
+		if _, ok := lintHistory(t, "kraft:"+dir+"@offset="+strconv.FormatInt(c.before, 10))[c.key]; ok {
+			t.Errorf("%s: already at %d", c.key, c.before)
+		}
+	}
+}
+
+// TestLintHistorySinceIsAPoint: on the committed 4.4.0 fixture, each
+// finding's since.offset is a point kmeta accepts (image --at-offset
+// exits 0) whose image holds the finding (lint there reports it): the
+// end of the batch that holds since.recordOffset, as log dump shows the
+// batches. The point before that batch (its first offset less one) does
+// not hold it, where the replay saw it appear (after the snapshot it
+// starts from). Where the record is not its batch's last, the record's
+// own offset, which since.offset was before, is refused: it is inside a
+// batch, a state the cluster never had.
+func TestLintHistorySinceIsAPoint(t *testing.T) {
+	got := lintHistory(t, fixture44)
+	recs := dumpedRecords(t, fixture44)
+	// The replay starts at the newest snapshot, whose records are at its
+	// end offset less one (the point a snapshot is).
+	code, out, _ := runKmeta(t, "log", "dump", fixture44)
+	if code != 0 {
+		t.Fatalf("log dump: exit %d", code)
+	}
+	var start int64 = -1
+	for _, m := range regexp.MustCompile(`(?m)^Snapshot end offset: (\d+),`).FindAllStringSubmatch(out, -1) {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		start = max(start, n-1)
+	}
+	batchOf := func(off int64) (dumpRecord, bool) {
+		for _, r := range recs {
+			if r.Offset == off && r.Base <= off && off <= r.Last && r.Last >= start {
+				return r, true
+			}
+		}
+		return dumpRecord{}, false
+	}
+	at := map[int64]map[string]historyFinding{}
+	findingsAt := func(point int64) map[string]historyFinding {
+		if at[point] == nil {
+			if code, _, stderr := runKmeta(t, "image", "--at-offset", strconv.FormatInt(point, 10), "-o", "json", fixture44); code != 0 {
+				t.Fatalf("image --at-offset %d: exit %d: %s", point, code, stderr)
+			}
+			at[point] = lintHistory(t, fixture44+"@offset="+strconv.FormatInt(point, 10))
+		}
+		return at[point]
+	}
+	checked, before, refused := 0, 0, 0
+	for _, key := range slices.Sorted(maps.Keys(got)) {
+		s := got[key].Since
+		if s == nil {
+			t.Errorf("%s: no since", key)
+			continue
+		}
+		if s.RecordOffset == start {
+			// Held since the snapshot: the replay starts there.
+			if s.Offset != start {
+				t.Errorf("%s: since %+v, want offset %d (the snapshot)", key, *s, start)
+			}
+			continue
+		}
+		b, ok := batchOf(s.RecordOffset)
+		if !ok {
+			t.Errorf("%s: record offset %d is in no batch log dump shows", key, s.RecordOffset)
+			continue
+		}
+		if s.Offset != b.Last {
+			t.Errorf("%s: since offset %d, want %d, the end of the batch %d-%d holding its record", key, s.Offset, b.Last, b.Base, b.Last)
+			continue
+		}
+		if _, ok := findingsAt(s.Offset)[key]; !ok {
+			t.Errorf("%s: not at its since offset %d", key, s.Offset)
+		}
+		checked++
+		if b.Base-1 >= start {
+			if _, ok := findingsAt(b.Base - 1)[key]; ok {
+				t.Errorf("%s: already at %d, the point before its batch %d-%d", key, b.Base-1, b.Base, b.Last)
+			}
+			before++
+		}
+		if s.RecordOffset != s.Offset {
+			code, _, stderr := runKmeta(t, "image", "--at-offset", strconv.FormatInt(s.RecordOffset, 10), fixture44)
+			if code != exitFailure || !strings.Contains(stderr, fmt.Sprintf("offset %d is inside the batch of offsets %d-%d", s.RecordOffset, b.Base, b.Last)) {
+				t.Errorf("%s: image --at-offset %d (its record, inside the batch): exit %d: %s", key, s.RecordOffset, code, stderr)
+			}
+			refused++
+		}
+	}
+	// The fixture's stop fences brokers and takes partitions offline in
+	// batches of several records: most findings are of those.
+	t.Logf("checked %d, before %d, refused %d", checked, before, refused)
+	if checked < 20 || before < 20 || refused < 10 {
+		t.Errorf("checked %d findings at their point, %d at the point before, %d record offsets refused", checked, before, refused)
 	}
 }
 

@@ -191,8 +191,15 @@ func lintSince(fs []lint.Finding) []printer.Section {
 			rows.Rows = append(rows.Rows, []string{f.Code, printer.Clean(f.Entity), fmt.Sprintf("zxid 0x%x", f.Since.Zxid), t, printer.Clean(f.Since.Record + " " + f.Since.Znode)})
 			continue
 		}
-		lines = append(lines, printer.Clean(fmt.Sprintf("since offset %d (%s, %s): %s %s", f.Since.Offset, t, f.Since.Record, f.Code, f.Entity)))
-		rows.Rows = append(rows.Rows, []string{f.Code, printer.Clean(f.Entity), fmt.Sprint(f.Since.Offset), t, f.Since.Record})
+		// The offset is a point (the end of the record's batch, or just
+		// before a transaction): the record, where it is elsewhere in
+		// the batch, is named with its own offset.
+		rec := f.Since.Record
+		if f.Since.RecordOffset != f.Since.Offset {
+			rec += fmt.Sprintf(" at offset %d", f.Since.RecordOffset)
+		}
+		lines = append(lines, printer.Clean(fmt.Sprintf("since offset %d (%s, %s): %s %s", f.Since.Offset, t, rec, f.Code, f.Entity)))
+		rows.Rows = append(rows.Rows, []string{f.Code, printer.Clean(f.Entity), fmt.Sprint(f.Since.Offset), t, rec})
 	}
 	if len(lines) == 0 {
 		return nil

@@ -576,7 +576,7 @@ type Options struct {
 	// took effect (metalog.Replayer.Observe), BatchDone after each batch
 	// (metalog.ImageOptions); other worlds ignore them.
 	Observe   func(img *model.Image, pos metalog.Position, rec records.Message)
-	BatchDone func()
+	BatchDone func(end int64)
 	// Before, on a KRaft log, is called before each record is applied
 	// (metalog.Replayer.Before).
 	Before func(r *metalog.Replayer, pos metalog.Position, rec records.Message)
