@@ -148,10 +148,11 @@ var checks = model.Checks{
 	// Controllers and brokers.
 	{
 		Code: CodeNoControllers, Room: "migrate", Class: ClassPlan, Severity: model.SevError,
-		Title:    "no controllers given",
-		Meaning:  "The plan writes each controller's metadata dir: it needs the quorum's voters.",
-		Fix:      "pass --controllers ID@HOST:PORT,...",
-		Commands: planCommands,
+		Title:   "no controllers given",
+		Meaning: "The plan writes each controller's metadata dir: it needs the quorum's voters.",
+		Fix:     "pass --controllers ID@HOST:PORT,...",
+		// migrate brokers does not need them (Plan.ForBrokers).
+		Commands: []string{"migrate apply", "migrate plan"},
 	},
 	{
 		Code: CodeControllerIDConflict, Room: "migrate", ClassFrom: `"migrate" (migrate plan), "migration" (migrate stage)`, Severity: model.SevError,

@@ -310,6 +310,19 @@ func (p *Plan) Blockers() []model.Finding {
 	return out
 }
 
+// ForBrokers is the plan as migrate brokers judges it. A broker's log
+// dirs take the cluster id, the assignment and the topic ids from the
+// plan, never the quorum (meta.properties v1 of a broker names no voter),
+// so no-controllers, which a plan made with --zk alone holds, is left out:
+// listed, it would read as a blocker the step then ignored. Every other
+// blocker stays one.
+func (p *Plan) ForBrokers() *Plan {
+	q := *p
+	q.Findings = slices.DeleteFunc(slices.Clone(p.Findings), func(f model.Finding) bool { return f.Code == CodeNoControllers })
+	q.Blocked = model.CountSeverity(q.Findings, model.SevError) > 0
+	return &q
+}
+
 // levelName is the catalog's name of a level features names (every such
 // level is in the catalog: TestNamedLevels).
 func levelName(cat *features.Catalog, n int16) string {

@@ -234,16 +234,12 @@ func migrateBrokers(c *cli.Context, w writeOptions) error {
 		return err
 	}
 	// Broker dirs do not depend on the quorum: a plan made with --zk
-	// alone is enough for them.
-	var blockers int
-	for _, f := range p.Blockers() {
-		if f.Code != migrate.CodeNoControllers {
-			blockers++
-		}
-	}
-	if blockers > 0 {
+	// alone is enough for them, and the plan printed on a refusal lists
+	// only what blocks them.
+	p = p.ForBrokers()
+	if p.Blocked {
 		_ = printer.WriteDocument(stdout(c), outputFormat(c), report.Plan(p).Document)
-		return findingsf("refusing to convert broker dirs: the plan has %s", printer.Count(blockers, "blocker"))
+		return findingsf("refusing to convert broker dirs: the plan has %s", printer.Count(len(p.Blockers()), "blocker"))
 	}
 	r, err := migrate.ConvertBrokers(p, o)
 	if r != nil {
