@@ -32,13 +32,36 @@ const onlineHelp = "Phases (Strimzi's names): ZooKeeper → KRaftMigration → K
 	"or --bootstrap-controller HOST:PORT the KRaft side once controllers exist; --config ID=FILE each\n" +
 	"node's server.properties (repeatable). kmeta never restarts a process and never writes to ZooKeeper."
 
-// onlineFlags are the flags migrate stage, status and rollback share.
-func onlineFlags() []cli.Flag {
+// onlineFlags are the flags migrate stage, status and rollback share;
+// --at-offset and --at-zxid only where a point in time is allowed
+// (status: onlineNow).
+func onlineFlags(points bool) []cli.Flag {
+	src := sourceFlags()
+	if !points {
+		src = withoutPointFlags(src)
+	}
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: "zk", Usage: "the ZooKeeper `SOURCE` (zk://HOST:PORT/CHROOT, zkdata:DIR, zkdump:FILE)", Required: true},
 		&cli.StringFlag{Name: "kraft", Usage: "the KRaft `SOURCE`: a controller's metadata log dir (kraft:DIR), or --bootstrap-controller HOST:PORT"},
 		&cli.StringSliceFlag{Name: "config", Usage: "a node's server.properties, `ID=FILE` (repeatable)"},
-	}, sourceFlags()...)
+	}, src...)
+}
+
+// onlineNow says why the command refuses a point in time ("" when it
+// takes one). Stage and rollback act on the cluster as it is: their entry
+// checks, files and gated restarts (roll check and wait, which refuse a
+// point) are about now. Status of a past point is a read, and prints no
+// gate; --watch follows the cluster now, and a past point never moves.
+func onlineNow(c *cli.Context) string {
+	switch {
+	case c.Command.Name == "stage":
+		return "a stage is about the cluster now (its entry checks, files and gated restarts would answer for what the cluster was then)"
+	case c.Command.Name == "rollback":
+		return "a rollback is about the cluster now (its steps and gated restarts would answer for what the cluster was then)"
+	case c.Bool("watch"):
+		return "--watch follows the cluster now (a past point never changes)"
+	}
+	return ""
 }
 
 func onlineCommands() []*cli.Command {
@@ -59,8 +82,9 @@ func onlineCommands() []*cli.Command {
 				"stores, SASL mechanism and JAAS; PLAIN for an inter-broker SCRAM user, since SCRAM cannot\n" +
 				"authenticate controllers), in the controllers' and brokers' files alike; the principals the nodes\n" +
 				"present on it are added to the controllers' super.users, and a combination that cannot elect a\n" +
-				"leader or register a broker is refused. --controller-listener-protocol chooses another protocol.\n\n" + onlineHelp,
-			Flags: append(append(append(onlineFlags(), zkDependentsFlags()...),
+				"leader or register a broker is refused. --controller-listener-protocol chooses another protocol.\n" +
+				"A point in time (SOURCE@offset=N, @zxid=N) is refused: a stage is about the cluster now.\n\n" + onlineHelp,
+			Flags: append(append(append(onlineFlags(false), zkDependentsFlags()...),
 				&cli.StringFlag{Name: "controllers", Usage: "KRaftMigration: the new controllers `ID@HOST:PORT,...` (controller.quorum.voters)"},
 				&cli.StringFlag{Name: "metadata-dir", Usage: "KRaftMigration: each controller's metadata log `DIR` on its host ({id} is replaced by its id)"},
 				&cli.StringFlag{Name: "metadata-version", Usage: "the brokers' `RELEASE` (e.g. 3.9), when no broker file sets inter.broker.protocol.version"},
@@ -84,8 +108,9 @@ func onlineCommands() []*cli.Command {
 				"per line). It exits 0 once --until PHASE is reached, 1 when something goes wrong: a broker out for\n" +
 				"longer than --grace (a restart takes less), ZooKeeper differing from KRaft for longer than\n" +
 				"--max-behind, or --timeout. KRaft brokers are seen through a controller's log dir (--kraft kraft:DIR),\n" +
-				"which also gives the copy's records and the comparison.\n\n" + onlineHelp,
-			Flags: append(append(onlineFlags(), zkDependentsFlags()...),
+				"which also gives the copy's records and the comparison. A point in time (SOURCE@offset=N, @zxid=N)\n" +
+				"reads the status then (it prints no gate); --watch refuses one.\n\n" + onlineHelp,
+			Flags: append(append(onlineFlags(true), zkDependentsFlags()...),
 				&cli.BoolFlag{Name: "watch", Usage: "follow the migration: one line per change, until --until or something goes wrong"},
 				&cli.DurationFlag{Name: "interval", Value: 2 * time.Second, Usage: "--watch: read both sides every `DURATION`"},
 				&cli.StringFlag{Name: "until", Usage: "--watch: exit 0 once the cluster is in `PHASE` (or past it)"},
@@ -102,8 +127,9 @@ func onlineCommands() []*cli.Command {
 				"which file, and the ZooKeeper cleanup (/controller, /migration) as commands of ZooKeeper's own CLI.\n" +
 				"--config are each broker's ZooKeeper-mode files (those stage KRaftMigration read), and the\n" +
 				"controllers' current files (their metadata dirs are cleared). --out DIR gets the files to restore.\n" +
-				"From PreKRaft and KRaft there is no way back: refused, exit 1.\n\n" + onlineHelp,
-			Flags: append(onlineFlags(), rollbackW.flags(writeUsage{Out: "output `DIR` for the files to restore",
+				"From PreKRaft and KRaft there is no way back: refused, exit 1. A point in time (SOURCE@offset=N,\n" +
+				"@zxid=N) is refused: a rollback is about the cluster now.\n\n" + onlineHelp,
+			Flags: append(onlineFlags(false), rollbackW.flags(writeUsage{Out: "output `DIR` for the files to restore",
 				Force: "replace files holding other content", DryRun: "show, write nothing"})...),
 			Action: func(c *cli.Context) error { return migrateRollback(c, rollbackW) },
 		},
@@ -158,6 +184,14 @@ func onlineInputWarn(c *cli.Context, warn func([]model.Finding)) (online.Input, 
 	}
 	if err := source.WithPoints(at, ptrs...); err != nil {
 		return in, usageErrorf(c, "%v", err)
+	}
+	if now := onlineNow(c); now != "" {
+		// Before any read: the same check as roll's gates.
+		for _, sp := range ptrs {
+			if err := refusePoint(c, sp.Raw, *sp, now); err != nil {
+				return in, err
+			}
+		}
 	}
 	in.Nodes, err = readNodeConfigs(c)
 	if err != nil {

@@ -58,8 +58,13 @@ func TestMigrateNeverPrintsSecrets(t *testing.T) {
 		t.Fatalf("plan --write: exit %d\n%s%s", code, out, serr)
 	}
 	stageOut := filepath.Join(work, "stage")
-	// The fixture's data dir when its three brokers were up.
-	zkUp := []string{"--zk", fixtureZK + "@zxid=232"}
+	// The fixture's data dir when its three brokers were up, as a dump
+	// (secrets kept): stage refuses a point in time.
+	up := filepath.Join(work, "up.json")
+	if out, serr, code := kmetaRun(t, "zk", "dump", fixtureZK+"@zxid=232", "--show-secrets", "--out", up); code != exitOK {
+		t.Fatalf("zk dump @zxid=232: exit %d\n%s%s", code, out, serr)
+	}
+	zkUp := []string{"--zk", "zkdump:" + up}
 	stage := append(append([]string{"migrate", "stage", "KRaftMigration", "--controllers", "3000@127.0.0.1:9093",
 		"--metadata-dir", "/var/lib/kafka/ctl-{id}", "--metadata-version", "3.9", "--out", stageOut, "--force"}, zkUp...), configArgs...)
 	commands := map[string][]string{

@@ -48,10 +48,7 @@ func rollCommand() *cli.Command {
 // nodes' server.properties and the quorum's fetch timeout. Not
 // --at-offset and --at-zxid: a roll is about the cluster now (rollSpec).
 func rollFlags() []cli.Flag {
-	flags := slices.DeleteFunc(sourceFlags(), func(f cli.Flag) bool {
-		return hasFlagName([]cli.Flag{f}, []string{"at-offset", "at-zxid"})
-	})
-	return append(flags,
+	return append(withoutPointFlags(sourceFlags()),
 		&cli.StringSliceFlag{Name: "config", Usage: "a broker's server.properties, `ID=FILE` (repeatable): its static configs, which no metadata record holds"},
 		&cli.Int64Flag{Name: "controller-quorum-fetch-timeout-ms", Value: voters.DefaultFetchTimeoutMs,
 			Usage: "the controllers' controller.quorum.fetch.timeout.ms, in `MS`: how far behind the leader a voter may be and count as caught up"},
@@ -160,11 +157,7 @@ func rollSpec(c *cli.Context, raw string) (source.Spec, error) {
 	if err != nil {
 		return spec, usageErrorf(c, "%v", err)
 	}
-	if spec.At.HasOffset || spec.At.HasZxid {
-		return spec, usageErrorf(c, "%s: %s is a point in the past, and a roll is about the cluster now (a check, a wait or a plan on a past state would answer for what the nodes were then): give the source without it",
-			printer.Clean(raw), spec.At)
-	}
-	return spec, nil
+	return spec, refusePoint(c, raw, spec, "a roll is about the cluster now (a check, a wait or a plan on a past state would answer for what the nodes were then)")
 }
 
 // rollRead reads the source once into the judge's input: the image with

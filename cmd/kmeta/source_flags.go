@@ -274,6 +274,26 @@ func pointFlags(c *cli.Context) (source.At, error) {
 	return at, nil
 }
 
+// withoutPointFlags are flags without --at-offset and --at-zxid: those of
+// a command about the cluster now (roll, migrate stage and rollback),
+// which refusePoint also refuses a SOURCE@POINT for.
+func withoutPointFlags(flags []cli.Flag) []cli.Flag {
+	return slices.DeleteFunc(slices.Clone(flags), func(f cli.Flag) bool {
+		return hasFlagName([]cli.Flag{f}, []string{"at-offset", "at-zxid"})
+	})
+}
+
+// refusePoint refuses spec (raw, as given) when it names a point in time,
+// before anything is read: a command about the cluster now would answer,
+// and print gates and steps, for what it was then. now says why, for the
+// command.
+func refusePoint(c *cli.Context, raw string, spec source.Spec, now string) error {
+	if spec.At.HasOffset || spec.At.HasZxid {
+		return usageErrorf(c, "%s: %s is a point in the past, and %s: give the source without it", printer.Clean(raw), spec.At, now)
+	}
+	return nil
+}
+
 // withPointFlags gives spec the point in time of the command's flags.
 func withPointFlags(c *cli.Context, spec source.Spec) (source.Spec, error) {
 	at, err := pointFlags(c)
