@@ -70,9 +70,10 @@ const (
 	digestValue = "the USER:PASSWORD kmeta read ZooKeeper with"
 )
 
-// require is the expansion of the variable name that stops the shell,
-// saying what it is to hold, when it is unset or empty.
-func require(name, value string) string {
+// Require is the expansion of the variable name that stops the shell,
+// saying what it is to hold ("set it to value"), when it is unset or
+// empty: a word to be given in double quotes. value must hold no quote.
+func Require(name, value string) string {
 	return "${" + name + ":?set it to " + value + "}"
 }
 
@@ -98,7 +99,7 @@ func (s ZKShell) Line(command ...string) string {
 	words := []string{s.Name, Quote(s.Connect)}
 	switch {
 	case s.TLSVar:
-		words = append(words, ZKTLSOption, `"`+require(ZKTLSVar, tlsValue)+`"`)
+		words = append(words, ZKTLSOption, `"`+Require(ZKTLSVar, tlsValue)+`"`)
 	case s.TLSFile != "":
 		words = append(words, ZKTLSOption, Quote(s.TLSFile))
 	}
@@ -111,7 +112,7 @@ func (s ZKShell) Line(command ...string) string {
 	if s.JAAS {
 		// What KAFKA_OPTS held already (a Kerberos krb5.conf, say) is
 		// kept.
-		line = `KAFKA_OPTS="$KAFKA_OPTS -Djava.security.auth.login.config=` + require(ZKJAASVar, jaasValue) + `" ` + line
+		line = `KAFKA_OPTS="$KAFKA_OPTS -Djava.security.auth.login.config=` + Require(ZKJAASVar, jaasValue) + `" ` + line
 	}
 	if s.Digest {
 		// The variable is checked before the pipeline: a pipeline's
@@ -131,7 +132,7 @@ func (s ZKShell) Line(command ...string) string {
 // digest credentials kmeta read ZooKeeper with: the shell stops there,
 // saying what to set, when it is unset, before the line's command runs.
 func RequireZKDigest() string {
-	return `: "` + require(ZKDigestVar, digestValue) + `" && `
+	return `: "` + Require(ZKDigestVar, digestValue) + `" && `
 }
 
 // Chain is the lines of commands joined by &&: each stops the chain when

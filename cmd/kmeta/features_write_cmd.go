@@ -18,6 +18,7 @@ import (
 	"github.com/kmeta/kmeta/internal/printer"
 	"github.com/kmeta/kmeta/internal/report"
 	"github.com/kmeta/kmeta/kafkaread"
+	"github.com/kmeta/kmeta/shellword"
 )
 
 // The three commands of kmeta that write to a cluster: features upgrade,
@@ -132,6 +133,7 @@ func featuresChange(c *cli.Context, op string, w writeOptions) error {
 		d.Outcome = report.ChangeRefusedByKmeta
 		return emit(c, report.FeatureChangeReport(d))
 	}
+	d.BrokersRoll = brokersRollLine(c, cfg, d.Verdict)
 
 	updates := make([]kafkaread.FeatureUpdate, 0, len(targets))
 	for _, t := range targets {
@@ -180,6 +182,31 @@ func featuresChange(c *cli.Context, op string, w writeOptions) error {
 		d.Roll, d.BootstrapServers = quorumConfigRoll(c, cl)
 	}
 	return emit(c, report.FeatureChangeReport(d))
+}
+
+// bootstrapServerVar is the variable the brokers' roll line reads their
+// address from, where kmeta has none (through a controller).
+const bootstrapServerVar = "BOOTSTRAP_SERVER"
+
+// brokersRollLine is, when a change needs every node's config rolled
+// (kraft.version 0→1: Verdict.ConfigRoll) and was asked through the
+// controllers, the line that lists the brokers and prints their gated
+// roll through a broker: a controller lists no broker (DescribeCluster
+// answers for controllers only, KIP-919; kafkaread names them a gap), so
+// the roll quorumConfigRoll orders holds the controllers alone. No
+// broker's address is known through a controller either: the line reads
+// it from $BOOTSTRAP_SERVER, and the shell stops, saying what to set,
+// when that is unset. --command-config (the brokers' client settings)
+// and --kafka-timeout go with it as given. "" otherwise.
+func brokersRollLine(c *cli.Context, cfg kafkaread.Config, v features.ChangeVerdict) string {
+	if !cfg.Controllers || len(v.ConfigRoll) == 0 {
+		return ""
+	}
+	line := `kmeta roll plan --bootstrap-server "` + shellword.Require(bootstrapServerVar, "a broker HOST:PORT") + `" --all-brokers`
+	if rest := setFlagWords(c, "command-config", "kafka-timeout"); len(rest) > 0 {
+		line += " " + shellword.Join(rest)
+	}
+	return line
 }
 
 func kafkaAnswers(rs []kafkaread.FeatureResult) []report.KafkaAnswer {

@@ -169,14 +169,18 @@ func TestFeaturesWriteKafka44(t *testing.T) {
 			t.Fatalf("the log dirs' fix with --dry-run: exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 		}
 		// Through a controller the same request validates, the brokers
-		// named as the one gap (a controller does not list them).
+		// named as the one gap (a controller does not list them), and
+		// the brokers' roll the upgrade needs is the line that lists
+		// them through a broker.
 		r = kmetaOf(t, "features", "upgrade", "--bootstrap-controller", c.BootstrapControllers(), "--feature", "kraft.version=1", "--dry-run", "-o", "json")
 		var viaCtl struct {
-			Outcome string   `json:"outcome"`
-			Gaps    []string `json:"gaps"`
+			Outcome     string   `json:"outcome"`
+			Gaps        []string `json:"gaps"`
+			BrokersRoll string   `json:"brokersRoll"`
 		}
 		if err := json.Unmarshal([]byte(r.stdout), &viaCtl); err != nil || r.code != exitOK || viaCtl.Outcome != report.ChangeWouldDo ||
-			!slices.Equal(viaCtl.Gaps, []string{"brokers: not listed through a controller (--bootstrap-controller); Kafka's validation checks their ranges, kmeta's does not: --bootstrap-server reaches both"}) {
+			!slices.Equal(viaCtl.Gaps, []string{"brokers: not listed through a controller (--bootstrap-controller); Kafka's validation checks their ranges, kmeta's does not: --bootstrap-server reaches both"}) ||
+			viaCtl.BrokersRoll != `kmeta roll plan --bootstrap-server "${BOOTSTRAP_SERVER:?set it to a broker HOST:PORT}" --all-brokers` {
 			t.Fatalf("--bootstrap-controller --dry-run: exit %d, %v, %+v\n%s%s", r.code, err, viaCtl, r.stdout, r.stderr)
 		}
 		r = kmetaOf(t, append(strings.Fields(strings.TrimPrefix(liveFix, "kmeta ")), "--yes")...)

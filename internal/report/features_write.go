@@ -67,6 +67,11 @@ type FeatureChange struct {
 	// each node gets (from the voters' endpoints, "" when unknown).
 	Roll             []RollPlanStep `json:"roll,omitempty"`
 	BootstrapServers string         `json:"bootstrapServers,omitempty"`
+	// BrokersRoll, when the change was asked through the controllers,
+	// which list no broker, is the command that lists the brokers and
+	// prints their gated roll through a broker: Roll then holds the
+	// controllers alone.
+	BrokersRoll string `json:"brokersRoll,omitempty"`
 }
 
 // FeatureChangeReport renders a feature change: one line per feature with
@@ -159,14 +164,23 @@ func FeatureChangeReport(d FeatureChange) Report {
 				fmt.Sprintf("        change node %d's file as above and restart it", s.Node),
 				"        "+printer.Clean(s.Wait)+"    # go on only when it exits 0")
 		}
+		if d.BrokersRoll != "" {
+			ls = append(ls, fmt.Sprintf("     %d. %s", len(d.Roll)+1, brokersNotListed), "        "+printer.Clean(d.BrokersRoll))
+		}
 		ls = append(ls, "  3. "+d.Verdict.ConfigRoll[len(d.Verdict.ConfigRoll)-1])
 	} else if d.Written && len(d.Verdict.ConfigRoll) > 0 {
 		ls = append(ls, "now roll the quorum configs, in this order:")
 		for i, s := range d.Verdict.ConfigRoll {
 			ls = append(ls, fmt.Sprintf("  %d. %s", i+1, s))
 		}
+		if d.BrokersRoll != "" {
+			ls = append(ls, "  "+brokersNotListed, "    "+printer.Clean(d.BrokersRoll))
+		}
 	} else if len(d.Verdict.ConfigRoll) > 0 && d.Outcome == ChangeWouldDo {
 		ls = append(ls, "after the upgrade, the quorum configs must be rolled: controller.quorum.bootstrap.servers replaces controller.quorum.voters")
+		if d.BrokersRoll != "" {
+			ls = append(ls, "  "+brokersNotListed, "    "+printer.Clean(d.BrokersRoll))
+		}
 	}
 	ls = append(ls, outcomeLine(d))
 	frows := printer.FindingsRows(fs)
@@ -181,6 +195,11 @@ func FeatureChangeReport(d FeatureChange) Report {
 	}
 	return out
 }
+
+// brokersNotListed heads the brokers' roll line (FeatureChange.BrokersRoll)
+// where a controller could not list them.
+const brokersNotListed = "the brokers: not listed through a controller (--bootstrap-controller), so not in this roll; after the controllers, " +
+	"change each broker's file the same way, one at a time, in the order and between the gates this prints through a broker ($BOOTSTRAP_SERVER):"
 
 func outcomeLine(d FeatureChange) string {
 	switch d.Outcome {
