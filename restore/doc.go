@@ -37,9 +37,12 @@
 //     order (a preferred leader election).
 //   - Secrets a view does not hold: a sensitive config value the point's
 //     view withholds (a redacted dump, a live cluster) or holds encrypted
-//     with password.encoder.secret (ZooKeeper); a sensitive value TARGET
-//     does not report is not compared, and set only where TARGET lacks
-//     the key.
+//     with password.encoder.secret (ZooKeeper) is a step left to the
+//     operator (Unrestorable.ByHand, Plan.ByHand), with no command: kmeta
+//     has no value to put in one, and a placeholder, run as printed,
+//     would become the value. kmeta restore then says the restore is
+//     incomplete (exit 1). A sensitive value TARGET does not report is
+//     not compared, and set only where TARGET lacks the key.
 //
 // Sections either view does not report (model.Image.NotReported: ACLs a
 // principal may not describe, say) are not compared, with a note: an
@@ -59,7 +62,8 @@
 // for configs and client quotas (Kafka has no kafka-client-quotas tool;
 // kafka-configs alters quotas), kafka-acls --add and --remove --force.
 // Sensitive values are printed as their hash unless ShowSecrets, and the
-// command then says that it is not runnable as printed.
+// command is then commented out, not runnable as printed (Held); kmeta
+// restore counts it among what leaves the restore incomplete.
 //
 // A value reaches Kafka as it is: the tools' command lines are not plain
 // key=value lists (commands.go says how each reads them, and

@@ -126,6 +126,24 @@ type Unrestorable struct {
 	// Command is Args as the line to run, set by FixCommands; nil when no
 	// command does Fix.
 	Command *Command `json:"command,omitempty"`
+	// ByHand, when set, is a step the restore is incomplete without and
+	// only the operator can do: a secret the point's view does not hold
+	// in plain (redacted, not reported, encrypted). kmeta has no value
+	// for it, so it prints no command for it: a command with a
+	// placeholder, run as printed, would set the placeholder.
+	ByHand string `json:"byHand,omitempty"`
+}
+
+// ByHand are the differences the restore leaves to the operator and is
+// incomplete without (Unrestorable.ByHand).
+func (p *Plan) ByHand() []Unrestorable {
+	var out []Unrestorable
+	for _, u := range p.NotRestored {
+		if u.ByHand != "" {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // Reassignment is a kafka-reassign-partitions plan: the point's replicas
@@ -211,6 +229,14 @@ func (pl *planner) notRestored(kind model.EntityKind, entity, diff, why, fix str
 	pl.p.NotRestored = append(pl.p.NotRestored, Unrestorable{Kind: kind.String(), Entity: entity, Difference: diff, Why: why, Fix: fix, Args: args})
 }
 
+// secretByHand lists config key k of entity, a secret the point's view
+// does not hold in plain (why), as a step left to the operator; when says
+// when it can be done ("" at once).
+func (pl *planner) secretByHand(entity, k, why, when string) {
+	pl.p.NotRestored = append(pl.p.NotRestored, Unrestorable{Kind: model.EntityConfig.String(), Entity: entity, Difference: "key " + k, Why: why,
+		ByHand: fmt.Sprintf("set %s of %s%s to the value it held at the point: kmeta does not have it, so it prints no command for it", k, entity, when)})
+}
+
 func (pl *planner) topics() {
 	if !pl.reported(model.FieldTopics, "topics") {
 		return
@@ -284,7 +310,7 @@ func (pl *planner) recreate(wt *model.Topic, entity string) {
 	for _, k := range sortedKeys(pl.want.Configs[res]) {
 		v := pl.want.Configs[res][k]
 		if why := pl.unusable(res.Type, k, v); why != "" {
-			pl.notRestored(model.EntityConfig, verify.ConfigEntity(res), "key "+k, why, "set it by hand: kafka-configs --alter --entity-type topics --entity-name "+wt.Name+" --add-config "+k+"=...")
+			pl.secretByHand(verify.ConfigEntity(res), k, why, ", once the topic is created again,")
 			continue
 		}
 		spec.Configs = append(spec.Configs, ConfigValue{Key: k, Value: v})
@@ -377,7 +403,7 @@ func (pl *planner) configs() {
 				continue
 			}
 			if reason := pl.unusable(r.Type, k, v); reason != "" {
-				pl.notRestored(model.EntityConfig, e.Name, "key "+k, reason, "")
+				pl.secretByHand(e.Name, k, reason, "")
 				continue
 			}
 			cv := ConfigValue{Key: k, Value: v}

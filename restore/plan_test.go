@@ -174,3 +174,40 @@ func TestPlanRefusals(t *testing.T) {
 		t.Errorf("an encrypted password is not listed as not restorable: %+v", p.NotRestored)
 	}
 }
+
+// A secret the point's view does not hold in plain is a step by hand,
+// with no command: before, a topic created again listed "set it by hand:
+// kafka-configs ... --add-config KEY=...", a command that, run, sets the
+// placeholder. The plan names every such step (ByHand).
+func TestPlanSecretsByHand(t *testing.T) {
+	want, have := views()
+	want.Configs[model.ConfigResource{Type: model.ConfigTopic, Name: "gone"}]["ssl.key.password"] = model.NotReported
+	want.Configs[model.ConfigResource{Type: model.ConfigBroker}]["ssl.key.password"] = "encryptedPassword:Zm9v,keyLength:128,salt:YmFy,iterations:4096,cipherAlgorithm:AES/CBC/PKCS5Padding,passwordLength:6,keyFactoryAlgorithm:PBKDF2WithHmacSHA512,initializationVector:YWJj"
+	delete(have.Configs[model.ConfigResource{Type: model.ConfigBroker}], "ssl.key.password")
+	p := Make(want, have, Side{Name: "zkdump:point.json"}, Side{Name: "b"}, Options{})
+	var got []string
+	for _, u := range p.ByHand() {
+		got = append(got, u.Entity+" | "+u.Difference+" | "+u.Why+" | "+u.Fix+" | "+u.ByHand)
+	}
+	wantByHand := []string{
+		"config TOPIC gone | key ssl.key.password | a sensitive value zkdump:point.json does not hold (redacted or not reported) |  | " +
+			"set ssl.key.password of config TOPIC gone, once the topic is created again, to the value it held at the point: kmeta does not have it, so it prints no command for it",
+		"config BROKER <default> | key ssl.key.password | ZooKeeper holds it encrypted with password.encoder.secret; written as it is, it would be a wrong password |  | " +
+			"set ssl.key.password of config BROKER <default> to the value it held at the point: kmeta does not have it, so it prints no command for it",
+	}
+	if !slices.Equal(got, wantByHand) {
+		t.Errorf("by hand:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantByHand, "\n"))
+	}
+	// Nothing sets the key: no action, no command.
+	FixCommands(p, CommandOptions{ShowSecrets: true})
+	for _, c := range Commands(p, CommandOptions{ShowSecrets: true}) {
+		if strings.Contains(c.Line, "ssl.key.password") {
+			t.Errorf("a command sets it: %s", c.Line)
+		}
+	}
+	for _, u := range p.NotRestored {
+		if u.Command != nil && strings.Contains(u.Command.Line, "ssl.key.password") {
+			t.Errorf("a fix sets it: %s", u.Command.Line)
+		}
+	}
+}

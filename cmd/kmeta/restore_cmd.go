@@ -39,9 +39,13 @@ const restoreHelp = "Brings TARGET back to what SOURCE held at a point of its hi
 	"--print-bootstrap-server (default TARGET's kafka:// addresses, else \"$BOOTSTRAP_SERVER\").\n\n" +
 	"SOURCE and TARGET must be one cluster (their cluster ids) unless --cluster-id-mismatch-ok.\n" +
 	"--entity KIND[:GLOB] restores only those entities (as kmeta history selects them).\n\n" +
+	"A secret SOURCE holds only redacted, unreported or encrypted is never printed in a command (a\n" +
+	"placeholder, run, would become the value): it is a step TO DO BY HAND. A secret it holds is printed\n" +
+	"as its hash, its command commented out, unless --show-secrets.\n\n" +
 	"Exit 0 when done (read back: nothing left to restore), printed, validated by --dry-run, or nothing to\n" +
-	"do; 1 when kmeta or Kafka refused, it was not confirmed, or the read back still finds changes; 2 when\n" +
-	"it could not run."
+	"do; 1 when kmeta or Kafka refused, it was not confirmed, the read back still finds changes, or the\n" +
+	"restore is INCOMPLETE without what it leaves to the operator (a step TO DO BY HAND, a printed command\n" +
+	"commented out), which the last line names; 2 when it could not run."
 
 func restoreCommand() *cli.Command {
 	flags := []cli.Flag{

@@ -48,6 +48,26 @@ type RestoreDoc struct {
 	Left []restore.Action `json:"left,omitempty"`
 	// ReadBack says whether TARGET was read again after writing.
 	ReadBack bool `json:"readBack"`
+	// Incomplete says what the restore leaves undone until the operator
+	// does it (set by RestoreReport): the plan's steps by hand, and the
+	// printed commands commented out. Empty when nothing is.
+	Incomplete []string `json:"incomplete,omitempty"`
+}
+
+// restoreIncomplete is what d leaves to the operator: each step by hand,
+// then the printed commands commented out, by why.
+func restoreIncomplete(d RestoreDoc) []string {
+	var out []string
+	if n := len(d.Plan.ByHand()); n > 0 {
+		out = append(out, printer.Count(n, "secret")+" to set by hand (TO DO BY HAND under not restored)")
+	}
+	if n := heldCount(d.Commands, restore.HeldSecret); n > 0 {
+		out = append(out, printer.Count(n, "command")+" commented out, holding a secret shown as its hash: --show-secrets prints it runnable")
+	}
+	if n := heldCount(d.Commands, restore.HeldControl); n > 0 {
+		out = append(out, printer.Count(n, "command")+` commented out, holding a control character shown as \xNN: a live KRaft TARGET gets it through Kafka's API`)
+	}
+	return out
 }
 
 // RestorePlanLines are the plan's actions as lines: what each changes,
@@ -153,6 +173,9 @@ func RestoreReport(d RestoreDoc) Report {
 				// On a line of its own, to be pasted as it is.
 				nl = append(nl, "    "+u.Command.Line)
 			}
+			if u.ByHand != "" {
+				nl = append(nl, "    TO DO BY HAND: "+printer.Clean(u.ByHand))
+			}
 		}
 		sections = append(sections, printer.Section{Lines: nl})
 	}
@@ -181,6 +204,9 @@ func RestoreReport(d RestoreDoc) Report {
 	}
 	var verdict string
 	exit := OK
+	if d.Outcome != RestoreRefused {
+		d.Incomplete = restoreIncomplete(d)
+	}
 	switch d.Outcome {
 	case RestoreRefused:
 		verdict, exit = "refused: nothing was sent", Findings
@@ -199,6 +225,11 @@ func RestoreReport(d RestoreDoc) Report {
 		if len(d.Left) > 0 {
 			verdict, exit = fmt.Sprintf("sent; read back, %s still to restore", printer.Count(len(d.Left), "change")), Findings
 		}
+	}
+	if len(d.Incomplete) > 0 {
+		// Run as printed (or sent), the restore leaves these undone: a
+		// script of the commands would otherwise end as if complete.
+		verdict, exit = verdict+"; INCOMPLETE: "+strings.Join(d.Incomplete, "; "), Findings
 	}
 	sections = append(sections, printer.Section{Lines: []string{verdict}})
 	if len(d.Left) > 0 {
@@ -230,4 +261,15 @@ func cleanAll(ls []string) []string {
 // held says whether a command is not runnable for why.
 func held(cs []restore.Command, why string) bool {
 	return slices.ContainsFunc(cs, func(c restore.Command) bool { return c.Held == why })
+}
+
+// heldCount counts the commands not runnable for why.
+func heldCount(cs []restore.Command, why string) int {
+	n := 0
+	for _, c := range cs {
+		if c.Held == why {
+			n++
+		}
+	}
+	return n
 }
