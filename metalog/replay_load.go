@@ -179,7 +179,11 @@ type loader struct {
 	stop        bool
 	// next is the offset after the last batch read in the current file.
 	next int64
-	dec  records.Decoder
+	// snapTime is the lastContainedLogTimestamp of the SnapshotHeader of
+	// the snapshot (or bootstrap file) being replayed: the time of the
+	// state its records hold (Position.Timestamp).
+	snapTime int64
+	dec      records.Decoder
 	// recs, ahead and decs are applyAhead's, reused from batch to batch.
 	recs  []aheadRecord
 	ahead []decoded
@@ -286,6 +290,7 @@ func (l *loader) replayFile(f DataFile, from int64) error {
 	src := l.batches(f, r)
 	defer src.close()
 	snapshot := f.Kind == KindSnapshot || f.Kind == KindBootstrap
+	l.snapTime = 0
 	skipRest := false
 	// below is damage in this file below from, the offset replay starts
 	// at: whether the image rests on it depends on whether replay goes on
@@ -696,6 +701,13 @@ func (l *loader) apply(f DataFile, a *batchAhead, snapshot bool) {
 				l.unknownAt(undecodableControl(rec.Key, k, err), f, b, rec.Offset)
 				continue
 			}
+			if h, ok := ctl.(*records.SnapshotHeaderRecord); ok && snapshot {
+				// Kafka's image loaded from a snapshot is as of this time
+				// (MetadataLoader.loadSnapshot's provenance), as one
+				// loaded from the log is as of its last batch's append
+				// time (MetadataBatchLoader.loadBatch).
+				l.snapTime = h.LastContainedLogTimestamp
+			}
 			l.rp.ApplyControl(pos, ctl)
 			continue
 		}
@@ -859,7 +871,11 @@ func (l *loader) position(f DataFile, b *Batch, snapshot bool, recOffset int64) 
 	if l.opts.AtOffset >= 0 && !snapshot && off > l.opts.AtOffset {
 		return Position{}, false
 	}
-	return Position{Offset: off, Epoch: b.PartitionLeaderEpoch, Timestamp: b.BaseTimestamp, Batch: b.BaseOffset, Snapshot: snapshot}, true
+	ts := b.BaseTimestamp
+	if snapshot {
+		ts = l.snapTime
+	}
+	return Position{Offset: off, Epoch: b.PartitionLeaderEpoch, Timestamp: ts, Batch: b.BaseOffset, Snapshot: snapshot}, true
 }
 
 // decode decodes a data record that is applied before the next is
