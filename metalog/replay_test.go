@@ -315,11 +315,22 @@ func TestBootstrapAlongsideWarning(t *testing.T) {
 			t.Errorf("%s: bootstrap-alongside warning %v: %v", path, found, res.Warnings)
 		}
 	}
-	must(t, os.Remove(filepath.Join(part, SegmentFileName(0))))
+	// The empty segment Kafka creates when it starts, and no record yet:
+	// the image is the bootstrap, said plainly, and not partial.
+	must(t, os.Truncate(filepath.Join(part, SegmentFileName(0)), 0))
 	res, err := LoadImage(root, ImageOptions{AtOffset: -1})
 	must(t, err)
-	if res.Plan.Bootstrap == nil || !hasWarning(res, model.WarnBootstrapAlongside, "bootstrap from it") {
-		t.Fatalf("plan %+v warnings %v", res.Plan, res.Warnings)
+	want := "a node that holds no metadata record yet, only what kafka-storage format wrote; Kafka started on the dir (00000000000000000000.log is empty) but no leader has written to its log yet: the image is the bootstrap in bootstrap.checkpoint, which the first active controller writes into the log; no cluster state is in it yet"
+	if res.Plan.Bootstrap == nil || len(res.Warnings) != 1 || res.Warnings[0].Code != WarnBootstrapOnly || res.Warnings[0].Message != want || res.Image.IsPartial() {
+		t.Fatalf("empty segment: plan %+v warnings %v", res.Plan, res.Warnings)
+	}
+	// No segment at all in the partition dir: a lost log (no-metadata-log),
+	// which the bootstrap does not make a node yet to start.
+	must(t, os.Remove(filepath.Join(part, SegmentFileName(0))))
+	res, err = LoadImage(root, ImageOptions{AtOffset: -1})
+	must(t, err)
+	if res.Plan.Bootstrap == nil || hasWarning(res, WarnBootstrapOnly, "") || !hasWarning(res, KindNoMetadataLog, "holds no segment and no snapshot") || !res.Image.IsPartial() {
+		t.Fatalf("no segment: plan %+v warnings %v", res.Plan, res.Warnings)
 	}
 }
 
@@ -538,6 +549,7 @@ func TestReplayWarnsOfIllegalTopicNames(t *testing.T) {
 	writeLog(t, dir, 1,
 		[]records.Metadata{&records.TopicRecord{Name: "orders.v1-_X", TopicId: model.UUID{1}}, &records.TopicRecord{Name: "x; touch PWNED\x1b[2J", TopicId: model.UUID{2}}},
 		[]records.Metadata{&records.TopicRecord{Name: strings.Repeat("a", 250), TopicId: model.UUID{3}}, &records.TopicRecord{Name: "..", TopicId: model.UUID{4}}},
+		[]records.Metadata{&records.FeatureLevelRecord{Name: "metadata.version", FeatureLevel: 21}},
 	)
 	res, err := LoadImage(dir, ImageOptions{AtOffset: -1})
 	if err != nil {
