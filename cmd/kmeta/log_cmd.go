@@ -52,7 +52,7 @@ const kraftPathHelp = "PATH is a KRaft source: kraft:DIR or a path (a metadata l
 func logDumpCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "dump",
-		Usage:     "print every batch and record (text: the lines kafka-dump-log --cluster-metadata-decoder prints; json: one object per batch and record)",
+		Usage:     "print every batch and record (text: the lines Kafka 4.4's kafka-dump-log --cluster-metadata-decoder prints; json: one object per batch and record)",
 		ArgsUsage: "PATH...",
 		Description: "Exit 0 when everything decoded, 1 when a batch or record could not be read or decoded (a CRC\n" +
 			"failure, bad framing, an undecodable record, a torn tail anywhere but at the end of the active\n" +
