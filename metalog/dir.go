@@ -536,7 +536,9 @@ func (p *ReplayPlan) NeverStarted(d *LogDir) string {
 // either way.
 func (d *LogDir) PlanReplayOldest(end int64) *ReplayPlan {
 	p := d.PlanReplayBefore(end)
-	if p.Truncated || len(d.Segments) == 0 {
+	if p.Truncated || len(d.Segments) == 0 || p.Bootstrap != nil {
+		// A plan with the bootstrap is one of a log without records:
+		// there is no longer history than it.
 		return p
 	}
 	start := d.LogStartOffset()

@@ -151,8 +151,8 @@ func emptySegmentIn(pd string) error {
 	return os.WriteFile(filepath.Join(pd, "00000000000000000000.log"), nil, 0o644)
 }
 
-// A metadata log dir whose log holds no record: the four commands that
-// read it agree. With no bootstrap at all (with or without
+// A metadata log dir whose log holds no record: the commands that read
+// it agree (history replays the longest history, which is the same). With no bootstrap at all (with or without
 // meta.properties) the log is lost: no-metadata-log, and an image that
 // reports no metadata.version (not reported, partial), exit 1 from each.
 // With the bootstrap kafka-storage format writes (3.x: bootstrap.checkpoint;
@@ -173,7 +173,7 @@ func TestEmptyLogVerdicts(t *testing.T) {
 		}
 	}
 	type verdict struct {
-		codes       [4]int // log check, image, lint, quorum survey
+		codes       [5]int // log check, image, lint, quorum survey, history
 		features    string
 		notReported string
 		warnings    string // the image's warning codes
@@ -184,15 +184,15 @@ func TestEmptyLogVerdicts(t *testing.T) {
 		want verdict
 	}{
 		{"an empty segment alone", func(dir string) {}, verdict{
-			[4]int{exitFindings, exitFindings, exitFindings, exitFindings}, "[]",
+			[5]int{exitFindings, exitFindings, exitFindings, exitFindings, exitFindings}, "[]",
 			`["clusterId","features.metadata.version"]`, "metadata-version-missing no-metadata-log"}},
 		{"meta.properties and an empty segment", func(dir string) { copyIn(dir, fixture44, "meta.properties") }, verdict{
-			[4]int{exitFindings, exitFindings, exitFindings, exitFindings}, "[]",
+			[5]int{exitFindings, exitFindings, exitFindings, exitFindings, exitFindings}, "[]",
 			`["features.metadata.version"]`, "metadata-version-missing no-metadata-log"}},
 		{"3.x formatted, started, no record yet", func(dir string) {
 			copyIn(dir, boot39, "meta.properties")
 			copyIn(dir, boot39, "bootstrap.checkpoint")
-		}, verdict{[4]int{exitOK, exitOK, exitOK, exitOK}, `[{"name":"metadata.version","level":21}]`, "null", "bootstrap-only"}},
+		}, verdict{[5]int{exitOK, exitOK, exitOK, exitOK, exitOK}, `[{"name":"metadata.version","level":21}]`, "null", "bootstrap-only"}},
 		{"3.9 formatted --standalone, never started", func(dir string) {
 			copyIn(dir, boot39, "meta.properties")
 			copyIn(dir, boot39, "bootstrap.checkpoint")
@@ -212,7 +212,7 @@ func TestEmptyLogVerdicts(t *testing.T) {
 			if err := metalog.WriteSnapshotFile(snap, nil, metalog.SnapshotOptions{Timestamp: 1, HeaderRecords: voters}); err != nil {
 				t.Fatal(err)
 			}
-		}, verdict{[4]int{exitOK, exitOK, exitFindings, exitOK}, `[{"name":"metadata.version","level":21}]`, "null", "bootstrap-only"}},
+		}, verdict{[5]int{exitOK, exitOK, exitFindings, exitOK, exitOK}, `[{"name":"metadata.version","level":21}]`, "null", "bootstrap-only"}},
 	}
 	for _, c := range cases {
 		dir := t.TempDir()
@@ -221,7 +221,7 @@ func TestEmptyLogVerdicts(t *testing.T) {
 		}
 		c.make(dir)
 		var got verdict
-		for i, cmd := range [][]string{{"log", "check"}, {"image", "-o", "json"}, {"lint"}, {"quorum", "survey"}} {
+		for i, cmd := range [][]string{{"log", "check"}, {"image", "-o", "json"}, {"lint"}, {"quorum", "survey"}, {"history"}} {
 			r := kmeta(append(cmd, dir)...)
 			got.codes[i] = r.code
 			if cmd[0] != "image" {
