@@ -96,8 +96,23 @@ type Report struct {
 	// LastGoodOffset is the highest offset up to which the newest clean
 	// snapshot and the segments after it read cleanly and contiguously;
 	// -1 if none. It is always below LogEndOffset.
-	LastGoodOffset int64  `json:"lastGoodOffset"`
-	Stats          *Stats `json:"stats,omitempty"`
+	LastGoodOffset int64 `json:"lastGoodOffset"`
+	// Stats (CheckOptions.Stats) describe the log: its segments' batches
+	// and records only. A snapshot's or bootstrap file's are no part of
+	// the log (its offsets restart at 0, its epoch is the snapshot's or
+	// 0): SnapshotStats has them, one file each, in reading order.
+	Stats         *Stats      `json:"stats,omitempty"`
+	SnapshotStats []FileStats `json:"snapshotStats,omitempty"`
+}
+
+// FileStats are the statistics of one snapshot or bootstrap file.
+type FileStats struct {
+	Path string   `json:"path"`
+	Kind FileKind `json:"kind"`
+	// Snapshot is the snapshot's id (end offset and epoch) when its name
+	// gives one.
+	Snapshot *SnapshotID `json:"snapshot,omitempty"`
+	Stats    *Stats      `json:"stats"`
 }
 
 // Errors counts error-severity findings.
@@ -196,7 +211,12 @@ type Checker struct {
 	d      *LogDir
 	rep    *Report
 	counts map[[2]string]int
-	stats  *Stats
+	// stats collects the segments' statistics (CheckOptions.Stats);
+	// fstats is the current file's collector: stats for a segment, its
+	// own for a snapshot or bootstrap file, kept in snapStats.
+	stats     *Stats
+	fstats    *Stats
+	snapStats []FileStats
 
 	// Bytes read so far and in all, for Progress.
 	done, total int64
@@ -316,6 +336,13 @@ func (c *Checker) CheckFile(f DataFile) {
 // BeginFile starts the checks of one data file.
 func (c *Checker) BeginFile(f DataFile) {
 	c.f = f
+	if c.stats != nil {
+		c.fstats = c.stats
+		if f.Kind != KindSegment {
+			c.fstats = NewStats()
+			c.snapStats = append(c.snapStats, FileStats{Path: f.Path, Kind: f.Kind, Snapshot: f.Snapshot, Stats: c.fstats})
+		}
+	}
 	c.s = &fileScan{
 		fr:    FileReport{Path: f.Path, Kind: f.Kind, Size: f.Size, FirstOffset: -1, LastOffset: -1, LastGoodOffset: -1},
 		clean: true, first: true, lastPos: -1, segIndex: -1,
@@ -379,8 +406,8 @@ func (c *Checker) Batch(b *Batch, readErr error) bool {
 		s.fr.LastGoodOffset = b.LastOffset()
 		s.fr.ValidBytes = b.Position + b.Size()
 	}
-	if c.stats != nil {
-		c.stats.AddBatch(b)
+	if c.fstats != nil {
+		c.fstats.AddBatch(b)
 	}
 	s.first = false
 	return c.batchErr
@@ -571,6 +598,10 @@ func (c *Checker) Report() *Report {
 	model.SortFindings(rep.Findings)
 	if c.stats != nil {
 		rep.Stats = c.stats.Finish()
+		for _, fs := range c.snapStats {
+			fs.Stats.Finish()
+		}
+		rep.SnapshotStats = c.snapStats
 	}
 	if rep.Files == nil {
 		rep.Files = []FileReport{}
@@ -748,8 +779,8 @@ func (c *Checker) records(f DataFile, b *Batch, s *fileScan) {
 		if c.opts.Strict {
 			c.recordRules(f.Path, b, rec)
 		}
-		if c.stats != nil {
-			c.stats.AddRecord(b, rec)
+		if c.fstats != nil {
+			c.fstats.AddRecord(b, rec)
 		}
 	}
 	if err := it.Err(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -33,13 +34,26 @@ func TestCheckCleanDir(t *testing.T) {
 		t.Fatalf("report %+v", rep)
 	}
 	s := rep.Stats
-	// bootstrap: 3 batches (1 data); snapshots 2x3 batches (3 data);
-	// segments 5 batches (epoch 3 opens with its LeaderChange).
-	if s.Batches != 14 || s.ControlBatches != 7 || s.Records != 1+2+2*5+50 || len(s.ByAPIKey) != 1 || s.ByAPIKey[0].Key != 12 || s.ByAPIKey[0].Records != 56 {
+	// The log: the segments' 5 batches (epoch 3 opens with its
+	// LeaderChange), 49 data records and the LeaderChange.
+	if s.Batches != 5 || s.ControlBatches != 1 || s.Records != 50 || len(s.ByAPIKey) != 1 || s.ByAPIKey[0].Key != 12 || s.ByAPIKey[0].Records != 49 ||
+		s.FirstOffset != 90 || s.LastOffset != 139 {
 		t.Fatalf("stats %+v", s)
 	}
-	if len(s.Epochs) != 4 || s.Epochs[3].Epoch != 3 || s.Epochs[3].FirstOffset != 120 {
+	if want := []EpochStats{{Epoch: 2, Batches: 2, Records: 30, FirstOffset: 90, LastOffset: 119}, {Epoch: 3, Batches: 3, Records: 20, FirstOffset: 120, LastOffset: 139}}; !slices.Equal(s.Epochs, want) {
 		t.Fatalf("epochs %+v", s.Epochs)
+	}
+	// Apart, in reading order: bootstrap.checkpoint (3 batches, 1 data
+	// record) and the two snapshots (3 batches, 3 data records each).
+	var got []string
+	for _, f := range rep.SnapshotStats {
+		got = append(got, fmt.Sprintf("%s %s %d/%d %d %v", filepath.Base(f.Path), f.Kind, f.Stats.Batches, f.Stats.ControlBatches, f.Stats.Records, f.Stats.Epochs))
+	}
+	want := []string{"bootstrap.checkpoint bootstrap 3/2 3 [{0 3 3 0 2}]",
+		"00000000000000000050-0000000001.checkpoint snapshot 3/2 5 [{1 3 5 0 4}]",
+		"00000000000000000100-0000000002.checkpoint snapshot 3/2 5 [{2 3 5 0 4}]"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("snapshot stats %q", got)
 	}
 	// The report is data: it marshals deterministically.
 	a, _ := json.Marshal(rep)

@@ -282,6 +282,21 @@ var checks = model.Checks{
 		Commands: model.CommandList(model.KRaftViewCommands),
 	},
 	{
+		Code: WarnBootstrapOnly, Room: "metalog", Class: FindingClass, Severity: model.SevWarning,
+		Title:    "the node holds no metadata record yet: the image is the bootstrap kafka-storage format wrote",
+		Meaning:  "The dir is what kafka-storage format leaves (3.x: meta.properties and bootstrap.checkpoint; 4.x: the bootstrap snapshot 00000000000000000000-0000000000.checkpoint), perhaps with the empty segment Kafka creates when it starts: no leader has written to the log yet. The image is the bootstrap (metadata.version, SCRAM credentials, a dynamic quorum's voters) that the first active controller writes into the log; no topic, broker or config is in it yet. The dir is sound, so this is no failure.",
+		Commands: model.CommandList(model.KRaftViewCommands),
+	},
+	{
+		Code: WarnNoMetadataVersion, Room: "metalog", Class: FindingClass, Severity: model.SevError,
+		Relaxed:     model.SevWarning,
+		RelaxedWhen: "replay applied records, none of them the level: a log written before Kafka 3.3, which Kafka 3.3 to 3.9 reads as 3.0-IV1 (features check shows it as implied) and 4.x refuses",
+		Title:       "the image holds no metadata.version",
+		Meaning:     "No FeatureLevelRecord for metadata.version was replayed, and none stands in for it: metadata.version is reported as not reported, never as a value. With no record replayed at all the input is partial or damaged (every log Kafka 3.3+ writes starts with the bootstrap records the first active controller writes, and every bootstrap holds the level; a node no leader has written to yet is bootstrap-only instead), and the image rests on partial input (exit 1).",
+		Fix:         "kmeta log check {PATH} says what the dir holds; read another controller's copy (kmeta quorum survey)",
+		Commands:    model.CommandList(model.KRaftViewCommands),
+	},
+	{
 		Code: WarnLogBehindSnapshot, Room: "metalog", Class: FindingClass, Severity: model.SevWarning,
 		Title:    "the snapshot is newer than the whole log: replay restarts the log at the snapshot",
 		Meaning:  "The newest snapshot's epoch and offset are past every segment: Kafka discards the log and restarts it at the snapshot, and so does replay. The image is the snapshot's.",

@@ -7,7 +7,8 @@ import "github.com/kmeta/kmeta/model"
 const (
 	// KindNoMetadataLog: __cluster_metadata-0 is a dangling symlink, a
 	// symlink loop, a plain file, or a dir holding no segment and no
-	// snapshot, or it is absent from a dir kafka-storage format did not
+	// snapshot (or only empty segments and no bootstrap at all, see
+	// LogDir.EmptyLog), or it is absent from a dir kafka-storage format did not
 	// leave so (see noPartitionDir). Read as it is, it is an empty log; it
 	// is damage (or no log at all), never an empty healthy one.
 	KindNoMetadataLog = "no-metadata-log"
@@ -24,7 +25,7 @@ var hostileChecks = model.Checks{
 	{
 		Code: KindNoMetadataLog, Room: "metalog", Class: FindingClass, Severity: model.SevError,
 		Title:    "the metadata partition dir is missing its log",
-		Meaning:  "__cluster_metadata-0 is a dangling symlink, a symlink loop, a plain file, or a dir without a segment or snapshot; or it is absent from a dir that is not what kafka-storage format leaves before the first start (3.x: meta.properties and bootstrap.checkpoint, whose image is the bootstrap; 4.x always writes __cluster_metadata-0), such as one with no bootstrap.checkpoint or with a broker's offset checkpoints: the node's metadata log is not there, whatever meta.properties says. Read as it is it would be an empty, healthy log.",
+		Meaning:  "__cluster_metadata-0 is a dangling symlink, a symlink loop, a plain file, or a dir without a segment or snapshot, or whose segments are empty (Kafka created them when it started) with no snapshot and no bootstrap.checkpoint (kafka-storage format leaves one of the two); or it is absent from a dir that is not what kafka-storage format leaves before the first start (3.x: meta.properties and bootstrap.checkpoint, whose image is the bootstrap; 4.x always writes __cluster_metadata-0), such as one with no bootstrap.checkpoint or with a broker's offset checkpoints: the node's metadata log is not there, whatever meta.properties says. Read as it is it would be an empty, healthy log.",
 		Fix:      "restore __cluster_metadata-0 from the node's backup or another copy of the quorum (kmeta quorum survey), or point kmeta at the dir that holds it",
 		Commands: model.CommandList(logCommands, []string{"quorum rebuild"}),
 	},

@@ -133,6 +133,16 @@ func OpenLogDir(path string) (*LogDir, error) {
 		}
 		return d.Segments[i].Path < d.Segments[j].Path
 	})
+	if d.PartitionDir != "" && len(d.Snapshots) == 0 && d.Bootstrap == nil && d.EmptyLog() {
+		// Only Kafka's log layer creates a segment (on start), and what
+		// it starts from is the bootstrap format left: 4.x's bootstrap
+		// snapshot in this dir, 3.x's bootstrap.checkpoint beside it. A
+		// log with neither, and no record, has lost them: it is no
+		// empty healthy log.
+		d.Problems = append(d.Problems, &FileError{File: d.PartitionDir, Err: fmt.Errorf(
+			"%w: its segments hold no batch (%s) and there is no snapshot and no %s: Kafka created the segment when it started, but kafka-storage format leaves the bootstrap it starts from (4.x: the bootstrap snapshot 00000000000000000000-0000000000.checkpoint in this dir; 3.x: %s beside it) and an elected controller writes records, so the log and its bootstrap are gone",
+			ErrNoLog, emptySegments(d.Segments), BootstrapFileName, BootstrapFileName)})
+	}
 	sort.Slice(d.Snapshots, func(i, j int) bool { return d.Snapshots[i].Snapshot.Less(*d.Snapshots[j].Snapshot) })
 	sort.Strings(d.Ignored)
 	sort.Strings(d.Unknown)
@@ -326,6 +336,31 @@ func (d *LogDir) scanPartition() error {
 	return nil
 }
 
+// EmptyLog reports whether the segments hold no batch at all: at least
+// one segment, starting at offset 0, every one of them zero bytes. That is
+// what Kafka's log layer creates when a node starts (the active segment)
+// before any record reaches it: a controller no leader has written to yet.
+// A log starting above 0 is a coverage hole, not this.
+func (d *LogDir) EmptyLog() bool {
+	if len(d.Segments) == 0 || d.Segments[0].BaseOffset != 0 {
+		return false
+	}
+	for _, s := range d.Segments {
+		if s.Size != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// emptySegments names the empty segments of an EmptyLog.
+func emptySegments(segs []DataFile) string {
+	if len(segs) == 1 {
+		return filepath.Base(segs[0].Path) + " is empty"
+	}
+	return fmt.Sprintf("its %d segments are empty", len(segs))
+}
+
 // LogStartOffset is the base offset of the first segment, or -1 without
 // segments.
 func (d *LogDir) LogStartOffset() int64 {
@@ -361,8 +396,10 @@ type ReplayPlan struct {
 	// Snapshot is the snapshot replay starts from; nil to start at the log
 	// start.
 	Snapshot *DataFile `json:"snapshot,omitempty"`
-	// Bootstrap is set only when there is neither a snapshot nor a
-	// segment: the controller would then apply bootstrap.checkpoint.
+	// Bootstrap is set only when the log holds no record (no segment,
+	// or only empty ones) and no snapshot but the bootstrap snapshot
+	// (end offset 0): the controller would then apply
+	// bootstrap.checkpoint. It is read first.
 	Bootstrap *DataFile `json:"bootstrap,omitempty"`
 	// Segments hold the offsets >= StartOffset.
 	Segments    []DataFile `json:"segments"`
@@ -449,10 +486,46 @@ func (d *LogDir) PlanReplayBefore(end int64) *ReplayPlan {
 		(p.Snapshot == nil || p.Snapshot.Snapshot == nil || p.Snapshot.Snapshot.EndOffset < start) {
 		p.Hole = true
 	}
-	if p.Snapshot == nil && len(d.Segments) == 0 {
+	if p.Snapshot == nil && (len(d.Segments) == 0 || d.EmptyLog()) ||
+		p.Snapshot != nil && p.Snapshot.Snapshot != nil && p.Snapshot.Snapshot.EndOffset == 0 && (len(d.Segments) == 0 || d.EmptyLog()) {
+		// No record yet: the controller that first leads writes the
+		// bootstrap records into the log (3.x's from bootstrap.checkpoint,
+		// with a dynamic quorum's bootstrap snapshot, 3.9's
+		// 00000000000000000000-0000000000.checkpoint, holding only the
+		// voters), so the bootstrap is the image.
 		p.Bootstrap = d.Bootstrap
 	}
 	return p
+}
+
+// NeverStarted says, when the plan's image is only what kafka-storage
+// format wrote, why: no record has reached the log yet ("" otherwise).
+func (p *ReplayPlan) NeverStarted(d *LogDir) string {
+	if slices.ContainsFunc(d.Problems, func(err error) bool { return errors.Is(err, ErrNoLog) }) {
+		// The log is lost, not yet to come.
+		return ""
+	}
+	switch {
+	case p.Truncated || len(d.Segments) > 0 && !d.EmptyLog():
+		return ""
+	case p.Snapshot != nil && (p.Snapshot.Snapshot == nil || p.Snapshot.Snapshot.EndOffset != 0):
+		return ""
+	case p.Snapshot == nil && p.Bootstrap == nil:
+		return ""
+	}
+	what := "kafka-storage format wrote"
+	if len(d.Segments) > 0 {
+		what = "kafka-storage format wrote; Kafka started on the dir (" + emptySegments(d.Segments) + ") but no leader has written to its log yet"
+	}
+	var from []string
+	if p.Snapshot != nil {
+		from = append(from, "the bootstrap snapshot "+filepath.Base(p.Snapshot.Path))
+	}
+	if p.Bootstrap != nil {
+		from = append(from, BootstrapFileName)
+	}
+	return fmt.Sprintf("a node that holds no metadata record yet, only what %s: the image is the bootstrap in %s, which the first active controller writes into the log; no cluster state is in it yet",
+		what, strings.Join(from, " and "))
 }
 
 // PlanReplayOldest is PlanReplayBefore for the longest history the files
@@ -463,7 +536,9 @@ func (d *LogDir) PlanReplayBefore(end int64) *ReplayPlan {
 // either way.
 func (d *LogDir) PlanReplayOldest(end int64) *ReplayPlan {
 	p := d.PlanReplayBefore(end)
-	if p.Truncated || len(d.Segments) == 0 {
+	if p.Truncated || len(d.Segments) == 0 || p.Bootstrap != nil {
+		// A plan with the bootstrap is one of a log without records:
+		// there is no longer history than it.
 		return p
 	}
 	start := d.LogStartOffset()
@@ -505,14 +580,15 @@ func (d *LogDir) PlanReplayOldest(end int64) *ReplayPlan {
 	return p
 }
 
-// Stream returns a stream over the plan: the snapshot (or bootstrap file)
-// whole, then segment batches from StartOffset on.
+// Stream returns a stream over the plan: the bootstrap file and the
+// snapshot whole, then segment batches from StartOffset on.
 func (p *ReplayPlan) Stream(opts StreamOptions) *Stream {
 	var parts []StreamPart
+	if p.Bootstrap != nil {
+		parts = append(parts, StreamPart{File: *p.Bootstrap})
+	}
 	if p.Snapshot != nil {
 		parts = append(parts, StreamPart{File: *p.Snapshot})
-	} else if p.Bootstrap != nil {
-		parts = append(parts, StreamPart{File: *p.Bootstrap})
 	}
 	for _, s := range p.Segments {
 		parts = append(parts, StreamPart{File: s, FromOffset: p.StartOffset})

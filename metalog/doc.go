@@ -119,7 +119,22 @@
 // is the bootstrap), 4.x's writes __cluster_metadata-0 with the bootstrap
 // snapshot, so a dir without both bootstrap.checkpoint and the partition
 // dir, or with a broker's offset checkpoints (Kafka ran there), has lost
-// its log.
+// its log. A log of empty segments (what Kafka's log layer creates when a
+// node starts, before any record reaches it) with no snapshot is a node
+// no leader has written to yet when the bootstrap format wrote is there
+// (bootstrap.checkpoint; 4.x's bootstrap snapshot is a snapshot): the
+// image is then the bootstrap, which the first active controller writes
+// into the log (ActivationRecordsGenerator, "The metadata log appears to
+// be empty"), as it is for 3.9's dynamic quorum whose bootstrap snapshot
+// holds only the voters; replay says so (bootstrap-only, not partial).
+// Without either bootstrap such a log is no-metadata-log too.
+//
+// An image without a FeatureLevelRecord for metadata.version reports the
+// level as not reported (model.FieldMetadataVersion), never as a value:
+// with no record replayed at all the input is partial
+// (metadata-version-missing, an error); with records, it is what a log
+// written before Kafka 3.3 holds, which Kafka 3.x reads at 3.0-IV1, and
+// the finding is a warning.
 //
 // # Directory layout
 //

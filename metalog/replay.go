@@ -18,9 +18,16 @@ var ErrTransaction = errors.New("metalog: metadata transaction out of order")
 
 // Position locates a record for provenance.
 type Position struct {
-	Offset    int64
-	Epoch     int32
-	Timestamp int64 // batch base timestamp, ms
+	Offset int64
+	Epoch  int32
+	// Timestamp (ms) is when the state the record belongs to was
+	// appended: its batch's append time (the base timestamp; KRaft writes
+	// every record at delta 0, so it is the maxTimestamp Kafka's loader
+	// takes), and for a snapshot's records the SnapshotHeader's
+	// lastContainedLogTimestamp, the append time of the last batch the
+	// snapshot holds (0, none, in a bootstrap.checkpoint). The batches of
+	// a snapshot carry the time it was written, which is not the state's.
+	Timestamp int64
 	// Batch is the first offset of the record's batch.
 	Batch int64
 	// Snapshot: the record is one of the snapshot (or bootstrap file)

@@ -51,6 +51,16 @@ const (
 	// registered as a controller; the voters are not taken from it.
 	// Partial (an error).
 	WarnQuorumStateVoters = "quorum-state-voters"
+	// WarnBootstrapOnly: the log holds no record yet and the image is
+	// the bootstrap kafka-storage format wrote. Not partial: the dir is
+	// what Kafka leaves, but no cluster state is in it.
+	WarnBootstrapOnly = "bootstrap-only"
+	// WarnNoMetadataVersion: the image holds no metadata.version. Every
+	// log Kafka 3.3+ writes starts with one (the bootstrap records the
+	// first active controller writes), and every bootstrap holds one
+	// (Kafka's BootstrapMetadata refuses a bootstrap without it): the
+	// input is partial or damaged. Partial (an error).
+	WarnNoMetadataVersion = "metadata-version-missing"
 )
 
 // ImageResult is a replayed image with what replay had to say about it.
@@ -181,7 +191,11 @@ type loader struct {
 	stop        bool
 	// next is the offset after the last batch read in the current file.
 	next int64
-	dec  records.Decoder
+	// snapTime is the lastContainedLogTimestamp of the SnapshotHeader of
+	// the snapshot (or bootstrap file) being replayed: the time of the
+	// state its records hold (Position.Timestamp).
+	snapTime int64
+	dec      records.Decoder
 	// recs, ahead and decs are applyAhead's, reused from batch to batch.
 	recs  []aheadRecord
 	ahead []decoded
@@ -218,13 +232,17 @@ func (l *loader) planWarnings() {
 		l.warn(model.WarnCoverageHole, model.At(dir, -1, d.LogStartOffset()),
 			"the log starts at offset %d and no snapshot reaches it: records below it are missing", d.LogStartOffset())
 	}
-	if d.Bootstrap != nil && d.PartitionDir != "" && (plan.Bootstrap != nil || filepath.Clean(d.Path) == filepath.Clean(d.PartitionDir)) {
-		what := "it is checked, and replayed only when the partition holds neither snapshot nor segment"
-		if plan.Bootstrap != nil {
-			what = "the partition holds neither snapshot nor segment, so the image is what the controller would bootstrap from it"
+	if why := plan.NeverStarted(d); why != "" {
+		// Said plainly: an image of nothing but the bootstrap is no
+		// cluster's state, though the dir is sound.
+		where := dir
+		if d.Root != "" {
+			where = d.Root
 		}
+		l.warn(WarnBootstrapOnly, model.At(where, -1, -1), "%s", why)
+	} else if d.Bootstrap != nil && d.PartitionDir != "" && filepath.Clean(d.Path) == filepath.Clean(d.PartitionDir) {
 		l.warn(model.WarnBootstrapAlongside, model.At(d.Bootstrap.Path, -1, -1),
-			"the parent dir's bootstrap.checkpoint is read along with %s: %s", d.PartitionDir, what)
+			"the parent dir's bootstrap.checkpoint is read along with %s: it is checked, and replayed only when the partition holds no record yet", d.PartitionDir)
 	}
 	// Files OpenLogDir could not use (unparseable meta.properties or
 	// quorum-state, badly named data files) are check errors: the image
@@ -288,6 +306,7 @@ func (l *loader) replayFile(f DataFile, from int64) error {
 	src := l.batches(f, r)
 	defer src.close()
 	snapshot := f.Kind == KindSnapshot || f.Kind == KindBootstrap
+	l.snapTime = 0
 	skipRest := false
 	// below is damage in this file below from, the offset replay starts
 	// at: whether the image rests on it depends on whether replay goes on
@@ -704,6 +723,13 @@ func (l *loader) apply(f DataFile, a *batchAhead, snapshot bool) {
 				l.unknownAt(undecodableControl(rec.Key, k, err), f, b, rec.Offset)
 				continue
 			}
+			if h, ok := ctl.(*records.SnapshotHeaderRecord); ok && snapshot {
+				// Kafka's image loaded from a snapshot is as of this time
+				// (MetadataLoader.loadSnapshot's provenance), as one
+				// loaded from the log is as of its last batch's append
+				// time (MetadataBatchLoader.loadBatch).
+				l.snapTime = h.LastContainedLogTimestamp
+			}
 			l.rp.ApplyControl(pos, ctl)
 			continue
 		}
@@ -867,7 +893,11 @@ func (l *loader) position(f DataFile, b *Batch, snapshot bool, recOffset int64) 
 	if l.opts.AtOffset >= 0 && !snapshot && off > l.opts.AtOffset {
 		return Position{}, false
 	}
-	return Position{Offset: off, Epoch: b.PartitionLeaderEpoch, Timestamp: b.BaseTimestamp, Batch: b.BaseOffset, Snapshot: snapshot}, true
+	ts := b.BaseTimestamp
+	if snapshot {
+		ts = l.snapTime
+	}
+	return Position{Offset: off, Epoch: b.PartitionLeaderEpoch, Timestamp: ts, Batch: b.BaseOffset, Snapshot: snapshot}, true
 }
 
 // decode decodes a data record that is applied before the next is
@@ -941,6 +971,29 @@ func (l *loader) finish(path string) *ImageResult {
 	}
 	if img.ClusterID == "" {
 		img.MarkNotReported(model.FieldClusterID)
+	}
+	if _, ok := img.Features["metadata.version"]; !ok {
+		// No value is taken for it (Kafka 3.x reads a log without one
+		// as 3.0-IV1, 4.x refuses it): the source does not tell it.
+		img.MarkNotReported(model.FieldMetadataVersion)
+		dir := d.PartitionDir
+		if dir == "" {
+			dir = d.Path
+		}
+		if rp.Applied == 0 {
+			l.warn(WarnNoMetadataVersion, model.At(dir, -1, -1),
+				"the image holds no metadata.version (not reported): replay applied no record at all, while every log Kafka 3.3+ writes starts with one and every bootstrap holds one, so the input is partial or damaged")
+		} else {
+			// Records and no level: what a log written before 3.3 holds,
+			// which Kafka 3.3 to 3.9 reads at 3.0-IV1
+			// (ActivationRecordsGenerator: "Treating the log as version
+			// 3.0-IV1"); a 3.3+ log that lost its start is a coverage
+			// hole or an offset gap, reported as such.
+			l.warn(WarnNoMetadataVersion, model.At(dir, -1, -1),
+				"the image holds no metadata.version (not reported): replay applied %d record(s) and no FeatureLevelRecord for it, as a log written before Kafka 3.3 does; Kafka 3.3 to 3.9 reads such a log as 3.0-IV1, Kafka 4.x refuses it", rp.Applied)
+			w := &l.res.Warnings[len(l.res.Warnings)-1]
+			*w = relax(*w)
+		}
 	}
 	img.Provenance.Source = "kraft:" + path
 	if d.QuorumState != nil && img.Quorum != nil && d.QuorumState.LeaderEpoch > img.Quorum.LeaderEpoch {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -314,11 +315,22 @@ func TestBootstrapAlongsideWarning(t *testing.T) {
 			t.Errorf("%s: bootstrap-alongside warning %v: %v", path, found, res.Warnings)
 		}
 	}
-	must(t, os.Remove(filepath.Join(part, SegmentFileName(0))))
+	// The empty segment Kafka creates when it starts, and no record yet:
+	// the image is the bootstrap, said plainly, and not partial.
+	must(t, os.Truncate(filepath.Join(part, SegmentFileName(0)), 0))
 	res, err := LoadImage(root, ImageOptions{AtOffset: -1})
 	must(t, err)
-	if res.Plan.Bootstrap == nil || !hasWarning(res, model.WarnBootstrapAlongside, "bootstrap from it") {
-		t.Fatalf("plan %+v warnings %v", res.Plan, res.Warnings)
+	want := "a node that holds no metadata record yet, only what kafka-storage format wrote; Kafka started on the dir (00000000000000000000.log is empty) but no leader has written to its log yet: the image is the bootstrap in bootstrap.checkpoint, which the first active controller writes into the log; no cluster state is in it yet"
+	if res.Plan.Bootstrap == nil || len(res.Warnings) != 1 || res.Warnings[0].Code != WarnBootstrapOnly || res.Warnings[0].Message != want || res.Image.IsPartial() {
+		t.Fatalf("empty segment: plan %+v warnings %v", res.Plan, res.Warnings)
+	}
+	// No segment at all in the partition dir: a lost log (no-metadata-log),
+	// which the bootstrap does not make a node yet to start.
+	must(t, os.Remove(filepath.Join(part, SegmentFileName(0))))
+	res, err = LoadImage(root, ImageOptions{AtOffset: -1})
+	must(t, err)
+	if res.Plan.Bootstrap == nil || hasWarning(res, WarnBootstrapOnly, "") || !hasWarning(res, KindNoMetadataLog, "holds no segment and no snapshot") || !res.Image.IsPartial() {
+		t.Fatalf("no segment: plan %+v warnings %v", res.Plan, res.Warnings)
 	}
 }
 
@@ -537,6 +549,7 @@ func TestReplayWarnsOfIllegalTopicNames(t *testing.T) {
 	writeLog(t, dir, 1,
 		[]records.Metadata{&records.TopicRecord{Name: "orders.v1-_X", TopicId: model.UUID{1}}, &records.TopicRecord{Name: "x; touch PWNED\x1b[2J", TopicId: model.UUID{2}}},
 		[]records.Metadata{&records.TopicRecord{Name: strings.Repeat("a", 250), TopicId: model.UUID{3}}, &records.TopicRecord{Name: "..", TopicId: model.UUID{4}}},
+		[]records.Metadata{&records.FeatureLevelRecord{Name: "metadata.version", FeatureLevel: 21}},
 	)
 	res, err := LoadImage(dir, ImageOptions{AtOffset: -1})
 	if err != nil {
@@ -825,6 +838,53 @@ func TestPlanTruncatesToSnapshotPastLogEnd(t *testing.T) {
 			if tc.truncated && (len(res.Plan.Segments) != 0 || res.Plan.Snapshot == nil || res.Plan.Snapshot.Path != snap || res.Image.Provenance.Offset != tc.end-1) {
 				t.Fatalf("snapshot %d, oldest %v: plan %+v, image at offset %d", tc.end, oldest, res.Plan, res.Image.Provenance.Offset)
 			}
+		}
+	}
+}
+
+// An image's timestamp is the time of the state it holds, whether the
+// state ends at a snapshot or at a log batch: a snapshot's
+// SnapshotHeader lastContainedLogTimestamp (the append time of the last
+// batch it holds, KafkaRaftClient.createSnapshot from the image's
+// provenance), the append time of the last batch otherwise. Before, an
+// image read from a snapshot took the time its batches were written.
+// Exact values from the committed dumps: the batch ending at offset 98
+// (4.4.0) and 89 (3.9.2), and the header of each snapshot taken there.
+func TestImageTimestampIsTheStatesTime(t *testing.T) {
+	const fixture39 = "../testdata/kraft/3.9.2/metadata"
+	part := func(dir, name string) string { return filepath.Join(dir, MetadataPartitionDir, name) }
+	cases := []struct {
+		name     string
+		path     string
+		opts     ImageOptions
+		snapshot string // the snapshot replay starts from ("" for none)
+		want     int64  // Unix ms; 0 for no timestamp
+	}{
+		{"4.4.0 at 98 from the snapshot", fixture44, ImageOptions{AtOffset: 98}, "00000000000000000099-0000000001.checkpoint", 1796024408385},
+		{"4.4.0 at 98 from the log", fixture44, ImageOptions{AtOffset: 98, Oldest: true}, "00000000000000000000-0000000000.checkpoint", 1796024408385},
+		{"4.4.0 snapshot alone", part(fixture44, "00000000000000000099-0000000001.checkpoint"), ImageOptions{AtOffset: -1}, "00000000000000000099-0000000001.checkpoint", 1796024408385},
+		{"4.4.0 bootstrap snapshot", part(fixture44, "00000000000000000000-0000000000.checkpoint"), ImageOptions{AtOffset: -1}, "00000000000000000000-0000000000.checkpoint", 1796024389502},
+		{"3.9.2 at 89 from the snapshot", fixture39, ImageOptions{AtOffset: 89}, "00000000000000000090-0000000001.checkpoint", 1796024363053},
+		{"3.9.2 at 89 from the log", fixture39, ImageOptions{AtOffset: 89, Oldest: true}, "", 1796024363053},
+		// kafka-storage format 3.9 writes lastContainedLogTimestamp 0:
+		// the bootstrap holds no state of a log, so no time.
+		{"3.9.2 bootstrap.checkpoint", filepath.Join(fixture39, BootstrapFileName), ImageOptions{AtOffset: -1}, "", 0},
+	}
+	for _, c := range cases {
+		res, err := LoadImage(c.path, c.opts)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		from := ""
+		if res.Plan.Snapshot != nil {
+			from = filepath.Base(res.Plan.Snapshot.Path)
+		}
+		var want time.Time
+		if c.want != 0 {
+			want = time.UnixMilli(c.want).UTC()
+		}
+		if got := res.Image.Provenance.Timestamp; from != c.snapshot || !got.Equal(want) {
+			t.Errorf("%s: replay from %q, timestamp %v; want from %q, %v", c.name, from, got, c.snapshot, want)
 		}
 	}
 }

@@ -425,8 +425,12 @@ type ZKState struct {
 type Provenance struct {
 	Source string `json:"source"`
 	// Offset and Epoch of the last record applied (KRaft), -1 when none.
-	Offset    int64     `json:"offset"`
-	Epoch     int32     `json:"epoch"`
+	Offset int64 `json:"offset"`
+	Epoch  int32 `json:"epoch"`
+	// Timestamp is when the state was written: a KRaft image's is the
+	// append time of its last batch, or a snapshot's
+	// lastContainedLogTimestamp (the same time); zero when the source
+	// does not tell.
 	Timestamp time.Time `json:"timestamp,omitzero"`
 	// Zxid is the highest zxid the ZooKeeper read saw.
 	Zxid int64 `json:"zxid,omitempty"`

@@ -96,6 +96,10 @@ const (
 	// does), so a bootstrap file or a log without its meta.properties
 	// cannot tell it.
 	FieldClusterID Field = "clusterId"
+	// The metadata.version: a KRaft source without a FeatureLevelRecord
+	// for it (a partial or damaged log) cannot tell it, and no default
+	// stands in for it.
+	FieldMetadataVersion Field = "features.metadata.version"
 	// A live quorum asked with DescribeQuorum before v2 (Kafka 3.9):
 	// voters without directory ids and endpoints.
 	FieldQuorumVoterDirectoryIDs Field = "quorum.voters.directoryId"

@@ -93,7 +93,7 @@ var docExamples = map[string][]docExample{
 		{What: "turn a feature off", Line: "kmeta features disable --bootstrap-server b1:9092 --feature eligible.leader.replicas.version --dry-run"},
 	},
 	"log dump": {
-		{What: "every record of a segment, as kafka-dump-log --cluster-metadata-decoder prints it", Line: "kmeta log dump " + fxKRaft44 + "/__cluster_metadata-0/00000000000000000086.log", Run: true},
+		{What: "every record of a segment, as Kafka 4.4's kafka-dump-log --cluster-metadata-decoder prints it", Line: "kmeta log dump " + fxKRaft44 + "/__cluster_metadata-0/00000000000000000086.log", Run: true},
 		{What: "only topic records, as JSON lines", Line: "kmeta log dump " + fxKRaft44 + " --type TOPIC_RECORD -o json", Run: true},
 	},
 	"log check": {

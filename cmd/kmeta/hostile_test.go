@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"github.com/kmeta/kmeta/internal/testkit/fstree"
+	"github.com/kmeta/kmeta/metalog"
+	"github.com/kmeta/kmeta/model"
 )
 
 // Issue 29: hostile and damaged input on the newer surfaces. Each test
@@ -134,6 +137,9 @@ func TestHostileNoMetadataLog(t *testing.T) {
 		{"plain file", func(pd string) error { return os.WriteFile(pd, []byte("x\n"), 0o644) }, "not a directory"},
 		{"empty dir", func(pd string) error { return os.Mkdir(pd, 0o755) }, "holds no segment and no snapshot"},
 		{"absent, no bootstrap.checkpoint", func(pd string) error { return nil }, "not a formatted dir Kafka has yet to start on"},
+		// The segment Kafka creates when it starts, empty, and neither
+		// bootstrap format writes: before, a clean empty image, exit 0.
+		{"an empty segment, no bootstrap", emptySegmentIn, "00000000000000000000.log is empty) and there is no snapshot and no bootstrap.checkpoint"},
 	}
 	for _, k := range kinds {
 		dir := t.TempDir()
@@ -154,6 +160,123 @@ func TestHostileNoMetadataLog(t *testing.T) {
 			}
 		}
 	}
+}
+
+// emptySegmentIn makes pd a partition dir holding one empty segment, as
+// Kafka's log layer creates it when a node starts.
+func emptySegmentIn(pd string) error {
+	if err := os.Mkdir(pd, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(pd, "00000000000000000000.log"), nil, 0o644)
+}
+
+// A metadata log dir whose log holds no record: the commands that read
+// it agree (history replays the longest history, which is the same). With no bootstrap at all (with or without
+// meta.properties) the log is lost: no-metadata-log, and an image that
+// reports no metadata.version (not reported, partial), exit 1 from each.
+// With the bootstrap kafka-storage format writes (3.x: bootstrap.checkpoint;
+// 3.9 --standalone: also the bootstrap snapshot holding the voters) it is
+// a node no leader has written to yet: the image is the bootstrap, said
+// plainly (bootstrap-only), exit 0. Before, the first two were clean
+// empty images (exit 0 everywhere), and the 3.9 standalone node's image
+// had no metadata.version (the snapshot of voters alone was replayed).
+func TestEmptyLogVerdicts(t *testing.T) {
+	boot39 := filepath.Join("..", "..", "testdata", "kraft", "bootstrap", "3.9.2", "3.9-IV0", "metadata")
+	copyIn := func(dir, src, name string) {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type verdict struct {
+		codes       [5]int // log check, image, lint, quorum survey, history
+		features    string
+		notReported string
+		warnings    string // the image's warning codes
+	}
+	cases := []struct {
+		name string
+		make func(dir string)
+		want verdict
+	}{
+		{"an empty segment alone", func(dir string) {}, verdict{
+			[5]int{exitFindings, exitFindings, exitFindings, exitFindings, exitFindings}, "[]",
+			`["clusterId","features.metadata.version"]`, "metadata-version-missing no-metadata-log"}},
+		{"meta.properties and an empty segment", func(dir string) { copyIn(dir, fixture44, "meta.properties") }, verdict{
+			[5]int{exitFindings, exitFindings, exitFindings, exitFindings, exitFindings}, "[]",
+			`["features.metadata.version"]`, "metadata-version-missing no-metadata-log"}},
+		{"3.x formatted, started, no record yet", func(dir string) {
+			copyIn(dir, boot39, "meta.properties")
+			copyIn(dir, boot39, "bootstrap.checkpoint")
+		}, verdict{[5]int{exitOK, exitOK, exitOK, exitOK, exitOK}, `[{"name":"metadata.version","level":21}]`, "null", "bootstrap-only"}},
+		{"3.9 formatted --standalone, never started", func(dir string) {
+			copyIn(dir, boot39, "meta.properties")
+			copyIn(dir, boot39, "bootstrap.checkpoint")
+			os.Remove(filepath.Join(dir, "__cluster_metadata-0", "00000000000000000000.log"))
+			mp, err := metalog.ReadMetaProperties(filepath.Join(dir, "meta.properties"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			voters, err := metalog.VotersControlRecords([]model.Voter{{ID: 3000, DirectoryID: mp.DirectoryID,
+				Endpoints: []model.Endpoint{{Name: "CONTROLLER", Host: "127.0.0.1", Port: 9093}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// What 3.9.2's format --standalone writes there: the header
+			// batch with KRaftVersion and Voters, and the footer.
+			snap := filepath.Join(dir, "__cluster_metadata-0", metalog.SnapshotID{}.FileName())
+			if err := metalog.WriteSnapshotFile(snap, nil, metalog.SnapshotOptions{Timestamp: 1, HeaderRecords: voters}); err != nil {
+				t.Fatal(err)
+			}
+		}, verdict{[5]int{exitOK, exitOK, exitFindings, exitOK, exitOK}, `[{"name":"metadata.version","level":21}]`, "null", "bootstrap-only"}},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		if err := emptySegmentIn(filepath.Join(dir, "__cluster_metadata-0")); err != nil {
+			t.Fatal(err)
+		}
+		c.make(dir)
+		var got verdict
+		for i, cmd := range [][]string{{"log", "check"}, {"image", "-o", "json"}, {"lint"}, {"quorum", "survey"}, {"history"}} {
+			r := kmeta(append(cmd, dir)...)
+			got.codes[i] = r.code
+			if cmd[0] != "image" {
+				continue
+			}
+			var img struct {
+				Features    json.RawMessage `json:"features"`
+				NotReported json.RawMessage `json:"notReported"`
+				Warnings    []struct{ Code string }
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &img); err != nil {
+				t.Fatalf("%s: image: %v\n%s%s", c.name, err, r.stdout, r.stderr)
+			}
+			got.features, got.notReported = compactJSON(t, img.Features), "null"
+			if img.NotReported != nil {
+				got.notReported = compactJSON(t, img.NotReported)
+			}
+			var codes []string
+			for _, w := range img.Warnings {
+				codes = append(codes, w.Code)
+			}
+			got.warnings = strings.Join(codes, " ")
+		}
+		if got != c.want {
+			t.Errorf("%s:\n got %+v\nwant %+v", c.name, got, c.want)
+		}
+	}
+}
+
+func compactJSON(t *testing.T, b []byte) string {
+	var out bytes.Buffer
+	if err := json.Compact(&out, b); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
 }
 
 // §3: a FIFO as a segment, quorum-state or meta.properties of a

@@ -52,7 +52,7 @@ const kraftPathHelp = "PATH is a KRaft source: kraft:DIR or a path (a metadata l
 func logDumpCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "dump",
-		Usage:     "print every batch and record (text: the lines kafka-dump-log --cluster-metadata-decoder prints; json: one object per batch and record)",
+		Usage:     "print every batch and record (text: the lines Kafka 4.4's kafka-dump-log --cluster-metadata-decoder prints; json: one object per batch and record)",
 		ArgsUsage: "PATH...",
 		Description: "Exit 0 when everything decoded, 1 when a batch or record could not be read or decoded (a CRC\n" +
 			"failure, bad framing, an undecodable record, a torn tail anywhere but at the end of the active\n" +
@@ -230,9 +230,12 @@ func decodeForCheck(value []byte) error { return records.ValidateMetadata(value)
 func logStatsCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "stats",
-		Usage:     "records and bytes per record type, batches, epochs, time range",
+		Usage:     "the log's records and bytes per record type, batches, epochs, time range; snapshots apart",
 		ArgsUsage: "PATH",
-		Description: "Exit 0 when every file was read to its end (a torn tail of the active segment is what a crash\n" +
+		Description: "The statistics describe the log: its segments. Each snapshot and bootstrap file (whose offsets\n" +
+			"restart at 0 and whose batches carry the snapshot's epoch, 0 in a bootstrap) is counted apart, in a\n" +
+			"table of its own (json: snapshots).\n" +
+			"Exit 0 when every file was read to its end (a torn tail of the active segment is what a crash\n" +
 			"leaves: counted up to the last whole batch), 1 when a batch failed its CRC or reading stopped at damage\n" +
 			"(the statistics are printed, up to there), 2 when the path could not be read.\n" + htmlHelp + "\n\n" + kraftPathHelp,
 		Flags: reportFlags(),

@@ -158,3 +158,55 @@ func TestLogStatsJSONCarriesDamage(t *testing.T) {
 		}
 	}
 }
+
+// log stats describes the log: the committed 4.4.0 fixture's two
+// segments (76 batches, one of them control, 194 records, offsets 0 to
+// 193, all at epoch 1: counted from its committed DumpLogSegments
+// dumps), and each snapshot apart, labelled, with its end offset and
+// epoch. Before, the bootstrap snapshot's and snapshot 99-1's batches
+// were counted as the log's: 82 batches, 262 records, an epoch 0 the log
+// never had and an epoch 1 starting at offset 0 of the snapshot.
+func TestLogStatsIsTheLogs(t *testing.T) {
+	r := kmeta("log", "stats", fixture44)
+	want := strings.ReplaceAll(`log (segments): batches: 76 (1 control), records: 194, bytes: 15334
+offsets: 0..193
+time: 2026-11-30T07:39:56.404Z .. 2026-11-30T07:40:27.079Z
+
+TYPE                                 KEY        RECORDS  BYTES
+REGISTER_BROKER_RECORD               0          5        1375
+TOPIC_RECORD                         2          5        164
+PARTITION_RECORD                     3          14       1318
+CONFIG_RECORD                        4          13       448
+PARTITION_CHANGE_RECORD              5          78       3095
+REMOVE_TOPIC_RECORD                  9          1        20
+DELEGATION_TOKEN_RECORD              10         3        244
+USER_SCRAM_CREDENTIAL_RECORD         11         4        550
+FEATURE_LEVEL_RECORD                 12         9        219
+CLIENT_QUOTA_RECORD                  14         12       591
+PRODUCER_IDS_RECORD                  15         3        72
+BROKER_REGISTRATION_CHANGE_RECORD    17         19       361
+ACCESS_CONTROL_ENTRY_RECORD          18         8        386
+REMOVE_ACCESS_CONTROL_ENTRY_RECORD   19         1        20
+NO_OP_RECORD                         20         11       44
+REMOVE_USER_SCRAM_CREDENTIAL_RECORD  22         1        11
+BEGIN_TRANSACTION_RECORD             23         1        24
+END_TRANSACTION_RECORD               24         1        4
+REMOVE_DELEGATION_TOKEN_RECORD       26         1        27
+REGISTER_CONTROLLER_RECORD           27         1        216
+LEADER_CHANGE                        control 2  1        19
+KRAFT_VERSION                        control 5  1        5
+KRAFT_VOTERS                         control 6  1        55
+
+EPOCH  BATCHES  RECORDS  FIRST OFFSET  LAST OFFSET
+1      76       194      0             193
+
+snapshots and bootstrap files, not part of the log's counts above:
+
+SNAPSHOT FILE                                                                                        KIND                END OFFSET  EPOCH  BATCHES        RECORDS  BYTES
+FX/__cluster_metadata-0/00000000000000000000-0000000000.checkpoint  bootstrap snapshot  0           0      3 (2 control)  7        392
+FX/__cluster_metadata-0/00000000000000000099-0000000001.checkpoint  snapshot            99          1      3 (2 control)  61       4851
+`, "FX", fixture44)
+	if r.code != exitOK || r.stdout != want || r.stderr != "" {
+		t.Errorf("exit %d\n%s\nwant\n%s\nstderr %s", r.code, r.stdout, want, r.stderr)
+	}
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,8 +112,8 @@ func offsetText(o int64) string {
 func LogStats(rep *metalog.Report, unusable int) Report {
 	st := rep.Stats
 	head := []string{
-		fmt.Sprintf("batches: %d (%d control), records: %d, bytes: %d", st.Batches, st.ControlBatches, st.Records, st.Bytes),
-		fmt.Sprintf("offsets: %d..%d", st.FirstOffset, st.LastOffset),
+		fmt.Sprintf("log (segments): batches: %d (%d control), records: %d, bytes: %d", st.Batches, st.ControlBatches, st.Records, st.Bytes),
+		"offsets: " + offsetRange(st),
 	}
 	if st.Records > 0 {
 		head = append(head, fmt.Sprintf("time: %s .. %s", msTime(st.MinTimestamp), msTime(st.MaxTimestamp)))
@@ -128,8 +129,28 @@ func LogStats(rep *metalog.Report, unusable int) Report {
 	for _, e := range st.Epochs {
 		erows.Rows = append(erows.Rows, []string{strconv.Itoa(int(e.Epoch)), strconv.FormatInt(e.Batches, 10), strconv.FormatInt(e.Records, 10), strconv.FormatInt(e.FirstOffset, 10), strconv.FormatInt(e.LastOffset, 10)})
 	}
-	doc := StatsDoc{Stats: st, Partial: unusable > 0, UnusableFiles: unusable}
-	out := Report{Document: printer.Document{JSON: &doc, Sections: []printer.Section{{Lines: head}, {Rows: &rows}, {Rows: &erows}}}}
+	doc := StatsDoc{Stats: st, Snapshots: rep.SnapshotStats, Partial: unusable > 0, UnusableFiles: unusable}
+	if doc.Snapshots == nil {
+		doc.Snapshots = []metalog.FileStats{}
+	}
+	sections := []printer.Section{{Lines: head}, {Rows: &rows}, {Rows: &erows}}
+	if len(rep.SnapshotStats) > 0 {
+		// Apart and labelled: a snapshot's batches restart at offset 0
+		// and carry its epoch (0 in a bootstrap file), so counted with
+		// the log's they would make up offsets and epochs it never had.
+		srows := printer.Rows{Columns: []printer.Column{{Header: "SNAPSHOT FILE", Key: "path", Wrap: true}, {Header: "KIND", Key: "kind"}, {Header: "END OFFSET", Key: "endOffset"}, {Header: "EPOCH", Key: "epoch"},
+			{Header: "BATCHES", Key: "batches"}, {Header: "RECORDS", Key: "records"}, {Header: "BYTES", Key: "bytes"}}}
+		for _, f := range rep.SnapshotStats {
+			end, epoch := "-", "-"
+			if f.Snapshot != nil {
+				end, epoch = strconv.FormatInt(f.Snapshot.EndOffset, 10), strconv.Itoa(int(f.Snapshot.Epoch))
+			}
+			srows.Rows = append(srows.Rows, []string{printer.Clean(f.Path), snapshotKind(f), end, epoch,
+				fmt.Sprintf("%d (%d control)", f.Stats.Batches, f.Stats.ControlBatches), strconv.FormatInt(f.Stats.Records, 10), strconv.FormatInt(f.Stats.Bytes, 10)})
+		}
+		sections = append(sections, printer.Section{Lines: []string{"snapshots and bootstrap files, not part of the log's counts above:"}}, printer.Section{Rows: &srows})
+	}
+	out := Report{Document: printer.Document{JSON: &doc, Sections: sections}}
 	if dmg := rep.Damage(); dmg != nil {
 		doc.Partial, doc.Damage = true, dmg
 		out.Exit, out.Why = Findings, fmt.Sprintf("damaged input (log check fails it), statistics cover what could be read: first %s", dmg)
@@ -150,10 +171,14 @@ func logStatsPage(path string, doc *StatsDoc, r Report) *printer.Page {
 		verdict = "PARTIAL: " + r.Why
 	}
 	facts := [][2]string{{"path", printer.Clean(path)},
-		{"batches", fmt.Sprintf("%d (%d control), %d bytes", st.Batches, st.ControlBatches, st.Bytes)},
-		{"offsets", fmt.Sprintf("%d..%d", st.FirstOffset, st.LastOffset)}}
+		{"log batches (segments)", fmt.Sprintf("%d (%d control), %d bytes", st.Batches, st.ControlBatches, st.Bytes)},
+		{"log offsets", offsetRange(st)}}
 	if st.Records > 0 {
-		facts = append(facts, [2]string{"time", fmt.Sprintf("%s .. %s", msTime(st.MinTimestamp), msTime(st.MaxTimestamp))})
+		facts = append(facts, [2]string{"log time", fmt.Sprintf("%s .. %s", msTime(st.MinTimestamp), msTime(st.MaxTimestamp))})
+	}
+	for _, f := range doc.Snapshots {
+		facts = append(facts, [2]string{snapshotKind(f) + " (not in the log's counts)", fmt.Sprintf("%s: %d batches, %d records, %d bytes",
+			printer.Clean(filepath.Base(f.Path)), f.Stats.Batches, f.Stats.Records, f.Stats.Bytes)})
 	}
 	if doc.UnusableFiles > 0 {
 		facts = append(facts, [2]string{"unusable files", strconv.Itoa(doc.UnusableFiles)})
@@ -165,7 +190,7 @@ func logStatsPage(path string, doc *StatsDoc, r Report) *printer.Page {
 	// One bar per type, data records then control records, as the table
 	// lists them; "_RECORD", which every data type's name ends with, is
 	// left off so that the turned labels stay short.
-	ch := printer.Chart{ID: "records", Title: "Records by type (data, then control)", XLabel: "record type", YLabel: "records",
+	ch := printer.Chart{ID: "records", Title: "Log records by type (segments; data, then control)", XLabel: "record type", YLabel: "records",
 		Series: []printer.Series{{Name: "records"}}}
 	for _, k := range slices.Concat(st.ByAPIKey, st.ByControlType) {
 		ch.Labels = append(ch.Labels, strings.TrimSuffix(k.Name, "_RECORD"))
@@ -181,13 +206,37 @@ func logStatsPage(path string, doc *StatsDoc, r Report) *printer.Page {
 // damaged or partial input, so that a pipeline reading only stdout sees it
 // as well as the exit code says it.
 type StatsDoc struct {
+	// Stats are the log's: its segments only.
 	*metalog.Stats
+	// Snapshots are each snapshot's and bootstrap file's, apart.
+	Snapshots []metalog.FileStats `json:"snapshots"`
 	// Partial: the statistics cover only what could be read.
 	Partial bool `json:"partial"`
 	// Damage is the first damage the checker found (what log check fails).
 	Damage *metalog.Finding `json:"damage"`
 	// UnusableFiles counts files of the source that could not be used.
 	UnusableFiles int `json:"unusableFiles"`
+}
+
+// offsetRange is the log's first and last offset, "none" without a batch.
+func offsetRange(st *metalog.Stats) string {
+	if st.Batches == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%d..%d", st.FirstOffset, st.LastOffset)
+}
+
+// snapshotKind labels a snapshot file of log stats: the bootstrap
+// snapshot (end offset 0, what kafka-storage format writes), a snapshot,
+// or bootstrap.checkpoint.
+func snapshotKind(f metalog.FileStats) string {
+	switch {
+	case f.Kind == metalog.KindBootstrap:
+		return "bootstrap.checkpoint"
+	case f.Snapshot != nil && f.Snapshot.EndOffset == 0:
+		return "bootstrap snapshot"
+	}
+	return "snapshot"
 }
 
 func msTime(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC3339Nano) }
