@@ -1,6 +1,8 @@
 package zkdeps
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -156,6 +158,8 @@ type judge struct {
 	// kafkaZnodes, zkZnodes count the znodes that are Kafka's and
 	// ZooKeeper's own.
 	kafkaZnodes, zkZnodes int
+	// meta counts the cluster's own metadata the tree holds.
+	meta kafkaMeta
 }
 
 func (j *judge) session(id int64) *session {
@@ -231,6 +235,9 @@ func (j *judge) tree() {
 		}
 		if g == "" {
 			j.kafkaZnodes++
+			if under(a, j.in.Chroot) {
+				j.meta.count(rel(a, j.in.Chroot), n.Data)
+			}
 			if owner != 0 && !specialOwner(owner) {
 				s := j.session(owner)
 				s.ephemerals = append(s.ephemerals, a)
@@ -420,4 +427,63 @@ func sortedKeys[V any](m map[int64]V) []int64 {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// kafkaMeta is the cluster's own metadata a tree holds, by kind: what
+// the ensemble is the only record of unless Kafka's migration (or an
+// offline one) copied it to KRaft.
+type kafkaMeta struct {
+	topics, configs, scram, acls, tokens int
+	// migrated: /migration records a finished copy (a KRaft metadata
+	// offset >= 0), at offset.
+	migrated bool
+	offset   int64
+}
+
+// count adds the znode at r (relative to Kafka's chroot) holding data.
+func (m *kafkaMeta) count(r string, data []byte) {
+	segs := strings.Split(strings.TrimPrefix(r, "/"), "/")
+	switch {
+	case r == "/migration":
+		var v struct {
+			Offset *int64 `json:"kraft_metadata_offset"`
+		}
+		if json.Unmarshal(data, &v) == nil && v.Offset != nil && *v.Offset >= 0 {
+			m.migrated, m.offset = true, *v.Offset
+		}
+	case len(segs) == 3 && segs[0] == "brokers" && segs[1] == "topics":
+		m.topics++
+	case len(segs) == 3 && segs[0] == "config" && slices.Contains([]string{"topics", "brokers", "users", "clients", "ips"}, segs[1]),
+		len(segs) == 5 && segs[0] == "config" && segs[1] == "users" && segs[3] == "clients":
+		var v struct {
+			Config map[string]json.RawMessage `json:"config"`
+		}
+		if json.Unmarshal(data, &v) == nil && len(v.Config) > 0 {
+			m.configs++
+			if segs[1] == "users" && len(segs) == 3 && bytes.Contains(data, []byte(`"SCRAM-SHA-`)) {
+				m.scram++
+			}
+		}
+	case len(segs) == 3 && segs[0] == "kafka-acl",
+		len(segs) == 4 && segs[0] == "kafka-acl-extended" && segs[1] == "prefixed":
+		m.acls++
+	case len(segs) == 3 && segs[0] == "delegation_token" && segs[1] == "tokens":
+		m.tokens++
+	}
+}
+
+// String lists what m holds ("" when nothing).
+func (m *kafkaMeta) String() string {
+	var parts []string
+	add := func(n int, one, many string) {
+		if n > 0 {
+			parts = append(parts, plural(n, one, many))
+		}
+	}
+	add(m.topics, "topic", "topics")
+	add(m.configs, "config or quota entity", "config or quota entities")
+	add(m.scram, "user with SCRAM credentials", "users with SCRAM credentials")
+	add(m.acls, "ACL resource", "ACL resources")
+	add(m.tokens, "delegation token", "delegation tokens")
+	return strings.Join(parts, ", ")
 }

@@ -388,3 +388,70 @@ func TestLiveClients(t *testing.T) {
 		t.Errorf("addresses %q", d.Addresses)
 	}
 }
+
+// TestKafkaMetadataNotMigrated: a tree holding the cluster's own metadata
+// (topics, configs and quotas, SCRAM credentials, ACLs, tokens) with no
+// session of the cluster open says it could not check that KRaft holds it, with the
+// command that proves it, unless /migration records Kafka's migration
+// copying it (a KRaft metadata offset >= 0; -1 is a migration that has
+// not copied yet).
+func TestKafkaMetadataNotMigrated(t *testing.T) {
+	base := map[string]node{
+		"/kafka/cluster/id":                            {data: `{"version":"1","id":"abc"}`},
+		"/kafka/brokers/ids":                           {},
+		"/kafka/brokers/topics/orders":                 {data: `{"version":3,"partitions":{"0":[1]}}`},
+		"/kafka/brokers/topics/orders/partitions":      {},
+		"/kafka/config/topics/orders":                  {data: `{"version":1,"config":{"retention.ms":"1"}}`},
+		"/kafka/config/topics/empty":                   {data: `{"version":1,"config":{}}`},
+		"/kafka/config/users/alice":                    {data: `{"version":1,"config":{"SCRAM-SHA-256":"salt=x,stored_key=y,server_key=z,iterations=4096"}}`},
+		"/kafka/config/users/alice/clients/app":        {data: `{"version":1,"config":{"producer_byte_rate":"1024"}}`},
+		"/kafka/config/changes/config_change_0":        {data: `{"version":2,"entity_path":"users/alice"}`},
+		"/kafka/kafka-acl/Topic/orders":                {data: `{"version":1,"acls":[]}`},
+		"/kafka/kafka-acl-extended/prefixed/Topic/ord": {data: `{"version":1,"acls":[]}`},
+		"/kafka/delegation_token/tokens/tok":           {data: `{"version":3}`},
+	}
+	judge := func(migration string, broker bool) *Result {
+		nodes := map[string]node{}
+		for p, n := range base {
+			nodes[p] = n
+		}
+		if broker {
+			nodes["/kafka/brokers/ids/1"] = node{data: `{"version":5,"host":"b1","port":9092,"endpoints":["PLAINTEXT://b1:9092"]}`, owner: 0x1001}
+		}
+		if migration != "" {
+			nodes["/kafka/migration"] = node{data: migration}
+		}
+		return Judge(Input{Source: "zk://zk1:2181/kafka", Access: zkread.AccessDump, Tree: tree(nodes), Chroot: "/kafka"})
+	}
+	what := "1 topic, 3 config or quota entities, 1 user with SCRAM credentials, 2 ACL resources, 1 delegation token"
+	notChecked := "that KRaft holds the cluster's metadata kept here (" + what + "): no /migration records a copy by Kafka's migration " +
+		"(an offline migration, and kmeta migrate stage KRaft's cleanup, leave none), and a ZooKeeper-mode cluster whose brokers are stopped " +
+		"holds no session; prove it before deleting this data: kmeta verify --zk zk://zk1:2181/kafka --kraft kraft:DIR (DIR: a controller's metadata.log.dir)"
+	copied := "the cluster's metadata kept here (" + what + "): /migration records Kafka's migration copying it to KRaft (KRaft metadata offset 42)"
+	for _, c := range []struct {
+		name, migration string
+		copied          bool
+	}{
+		{"no /migration", "", false},
+		{"/migration before the copy", `{"version":0,"kraft_controller_id":3000,"kraft_controller_epoch":1,"kraft_metadata_offset":-1,"kraft_metadata_epoch":-1}`, false},
+		{"/migration after the copy", `{"version":0,"kraft_controller_id":3000,"kraft_controller_epoch":1,"kraft_metadata_offset":42,"kraft_metadata_epoch":1}`, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := judge(c.migration, false)
+			if !r.SafeToStop || len(r.Dependents) != 0 {
+				t.Fatalf("safe %v, dependents %+v", r.SafeToStop, r.Dependents)
+			}
+			// With a broker still registered, zk-kafka-connected says the
+			// cluster uses the ensemble: the line would say it twice.
+			if rb := judge(c.migration, true); rb.SafeToStop || slices.Contains(rb.NotChecked, notChecked) || len(rb.Kafka) != 1 {
+				t.Errorf("with a broker: safe %v, kafka %+v, not checked %q", rb.SafeToStop, rb.Kafka, rb.NotChecked)
+			}
+			if got := slices.Contains(r.NotChecked, notChecked); got == c.copied {
+				t.Errorf("not checked: %q", r.NotChecked)
+			}
+			if got := slices.Contains(r.Checked, copied); got != c.copied {
+				t.Errorf("checked: %q", r.Checked)
+			}
+		})
+	}
+}
