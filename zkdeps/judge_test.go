@@ -455,3 +455,23 @@ func TestKafkaMetadataNotMigrated(t *testing.T) {
 		})
 	}
 }
+
+// TestVerdictAgreement: the verdict's verb agrees with the number of
+// dependents it names.
+func TestVerdictAgreement(t *testing.T) {
+	for _, c := range []struct {
+		nodes map[string]node
+		want  string
+	}{
+		{map[string]node{"/kafka/brokers/topics/t": {`{}`, 0, 1}, "/mystery": {`?`, 0, 2}},
+			"not safe to stop: 1 tree of data that is not Kafka's still uses this ensemble"},
+		{map[string]node{"/kafka/brokers/topics/t": {`{}`, 0, 1}, "/mystery": {`?`, 0, 2}, "/other": {`?`, 0, 3}},
+			"not safe to stop: 2 trees of data that are not Kafka's still use this ensemble"},
+		{map[string]node{"/kafka/brokers/topics/t": {`{}`, 0, 1}, "/mystery": {`?`, 0x44, 2}},
+			"not safe to stop: 1 tree of data that is not Kafka's and 1 session that is not Kafka's still use this ensemble"},
+	} {
+		if r := Judge(Input{Access: zkread.AccessDump, Tree: tree(c.nodes), Chroot: "/kafka"}); r.Verdict != c.want {
+			t.Errorf("verdict %q, want %q", r.Verdict, c.want)
+		}
+	}
+}

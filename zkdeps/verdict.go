@@ -98,7 +98,11 @@ func (j *judge) result() *Result {
 		if sess > 0 {
 			parts = append(parts, plural(sess, "session that is not Kafka's", "sessions that are not Kafka's"))
 		}
-		why = append(why, strings.Join(parts, " and ")+" still use this ensemble")
+		verb := " still use this ensemble"
+		if len(r.Dependents) == 1 {
+			verb = " still uses this ensemble"
+		}
+		why = append(why, strings.Join(parts, " and ")+verb)
 	}
 	switch {
 	case len(connected) > 0 && len(why) == 0:
