@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/shellword"
 	"github.com/kmeta/kmeta/zkread"
 )
 
@@ -129,6 +131,18 @@ type group struct {
 	// kafkaRoot is set when the group holds another Kafka cluster
 	// (brokers/ids or cluster/id below it).
 	kafkaRoot string
+	// offsets: an old consumer group's committed offsets
+	// (offsets/TOPIC/PARTITION holding the offset in decimal).
+	offsets []consumerOffset
+}
+
+// consumerOffset is one partition's offset an old consumer committed to
+// ZooKeeper: the offset of the next message to consume, as Kafka's
+// committed offsets are.
+type consumerOffset struct {
+	topic     string
+	partition int
+	offset    int64
 }
 
 // session is a session being judged.
@@ -254,6 +268,9 @@ func (j *judge) tree() {
 		}
 		gr.znodes++
 		gr.bytes += int64(len(n.Data))
+		if code == CodeOldConsumerOffsets {
+			gr.offset(strings.TrimPrefix(a, g), n.Data)
+		}
 		if n.Stat.Mzxid > gr.last.Mzxid {
 			gr.last = n.Stat
 		}
@@ -375,6 +392,42 @@ func (j *judge) groupOwner(g *group) (string, string) {
 	return ownerOf(name)
 }
 
+// offset records the offset at r (relative to the group's path), when r
+// is offsets/TOPIC/PARTITION and holds one.
+func (g *group) offset(r string, data []byte) {
+	segs := strings.Split(r, "/")
+	if len(segs) != 4 || segs[0] != "" || segs[1] != "offsets" {
+		return
+	}
+	p, err := strconv.Atoi(segs[3])
+	o, err2 := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil || err2 != nil || p < 0 || o < 0 {
+		return
+	}
+	g.offsets = append(g.offsets, consumerOffset{segs[2], p, o})
+}
+
+// resetPlan is the --from-file CSV of kafka-consumer-groups --reset-offsets
+// for one group (topic,partition,offset per line), as printf's words;
+// the placeholder line when none was read.
+func (g *group) resetPlan() string {
+	if len(g.offsets) == 0 {
+		return "TOPIC,PARTITION,OFFSET"
+	}
+	os := slices.Clone(g.offsets)
+	slices.SortFunc(os, func(a, b consumerOffset) int {
+		if c := strings.Compare(a.topic, b.topic); c != 0 {
+			return c
+		}
+		return a.partition - b.partition
+	})
+	words := make([]string, len(os))
+	for i, o := range os {
+		words[i] = shellword.Quote(fmt.Sprintf("%s,%d,%d", o.topic, o.partition, o.offset))
+	}
+	return strings.Join(words, " ")
+}
+
 // dataDependent makes a group's dependent.
 func (j *judge) dataDependent(g *group) Dependent {
 	owner, where := j.groupOwner(g)
@@ -403,7 +456,9 @@ func (j *judge) dataDependent(g *group) Dependent {
 	c := checks.Must(g.code)
 	switch g.code {
 	case CodeOldConsumerOffsets:
-		d.Fix = c.FillFix("GROUP", g.path[strings.LastIndexByte(g.path, '/')+1:], "PATH", g.path)
+		name := g.path[strings.LastIndexByte(g.path, '/')+1:]
+		d.Fix = c.FillFix("GROUP", name, "PATH", g.path, "GROUPWORD", shellword.Quote(name),
+			"FILE", shellword.Quote(name+".offsets.csv"), "CSV", g.resetPlan())
 	default:
 		if owner == "" {
 			owner, where = "the system that wrote it", "its connect string"

@@ -475,3 +475,44 @@ func TestVerdictAgreement(t *testing.T) {
 		}
 	}
 }
+
+// TestOldConsumerResetPlan: the fix of an old consumer group's offsets
+// carries the offsets ZooKeeper holds, as the CSV kafka-consumer-groups
+// --reset-offsets --from-file reads for one group (topic,partition,offset
+// per line, ConsumerGroupCommand's parseResetPlan), sorted by topic and
+// partition, the group's name quoted for the shell; and zk-kafka-connected
+// names the source migrate status reads.
+func TestOldConsumerResetPlan(t *testing.T) {
+	tr := tree(map[string]node{
+		"/kafka/brokers/ids/1":                           {`{}`, 0x11, 1},
+		"/kafka/consumers/legacy group/offsets/orders/1": {`7`, 0, 2},
+		"/kafka/consumers/legacy group/offsets/orders/0": {`42`, 0, 3},
+		"/kafka/consumers/legacy group/offsets/b/10":     {`3`, 0, 4},
+		"/kafka/consumers/legacy group/offsets/b/2":      {`5`, 0, 5},
+		"/kafka/consumers/legacy group/offsets/b/x":      {`5`, 0, 5},
+		"/kafka/consumers/legacy group/owners/orders/0":  {`c1`, 0, 6},
+		"/kafka/consumers/empty/ids/c":                   {`{}`, 0, 7},
+	})
+	r := Judge(Input{Source: "zk://zk1:2181/kafka", Access: zkread.AccessDump, Tree: tr, Chroot: "/kafka"})
+	var got []string
+	for _, f := range r.Findings {
+		got = append(got, f.Code+" "+f.Entity+": "+f.Fix)
+	}
+	want := []string{
+		"zk-old-consumer-offsets /kafka/consumers/empty: move group empty to Kafka-stored offsets: stop its consumers, write the offsets ZooKeeper holds for it " +
+			"(/kafka/consumers/empty/offsets/TOPIC/PARTITION) to Kafka with printf '%s\\n' TOPIC,PARTITION,OFFSET > empty.offsets.csv && " +
+			"kafka-consumer-groups --bootstrap-server BOOTSTRAP --group empty --reset-offsets --from-file empty.offsets.csv --execute, " +
+			"restart them on the Java consumer, then delete /kafka/consumers/empty",
+		"zk-old-consumer-offsets /kafka/consumers/legacy group: move group legacy group to Kafka-stored offsets: stop its consumers, write the offsets ZooKeeper holds for it " +
+			"(/kafka/consumers/legacy group/offsets/TOPIC/PARTITION) to Kafka with printf '%s\\n' b,2,5 b,10,3 orders,0,42 orders,1,7 > 'legacy group.offsets.csv' && " +
+			"kafka-consumer-groups --bootstrap-server BOOTSTRAP --group 'legacy group' --reset-offsets --from-file 'legacy group.offsets.csv' --execute, " +
+			"restart them on the Java consumer, then delete /kafka/consumers/legacy group",
+		"zk-kafka-connected cluster under /kafka: finish the migration first: brokers in KRaft mode (kmeta migrate stage KRaftPostMigration), " +
+			"controllers without the migration flag (kmeta migrate stage PreKRaft); kmeta migrate status --zk zk://zk1:2181/kafka says where the cluster stands",
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("fixes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -68,8 +68,10 @@ func (j *judge) result() *Result {
 		}
 	}
 	if len(connected) > 0 {
-		r.Findings = append(r.Findings, checks.Must(CodeKafkaConnected).Findingf("cluster under "+r.Chroot,
-			"%s of the cluster still open: %s", plural(len(connected), "session", "sessions"), strings.Join(connected, ", ")))
+		c := checks.Must(CodeKafkaConnected)
+		r.Findings = append(r.Findings, c.Finding("cluster under "+r.Chroot,
+			fmt.Sprintf("%s of the cluster still open: %s", plural(len(connected), "session", "sessions"), strings.Join(connected, ", ")),
+			c.FillFix("SOURCE", shellword.Quote(in.Source))))
 	}
 	model.SortFindings(r.Findings)
 	j.coverage(r)
