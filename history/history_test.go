@@ -116,3 +116,53 @@ func TestAppendJSONStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeZooKeeperTransaction: one ZooKeeper transaction that writes an
+// entity's znode twice (Kafka registers a broker with a multi that
+// creates /brokers/ids/N and sets its data: KafkaZkClient's
+// CheckedEphemeral) is one change of it, and a broker or a partition
+// created in ZooKeeper shows only the fields ZooKeeper holds (no
+// fencing, incarnation id, log dirs, directories or ELR: the reader's
+// zeros are not values).
+func TestJudgeZooKeeperTransaction(t *testing.T) {
+	at := func(zxid int64) Point {
+		return Point{World: model.WorldZooKeeper, Offset: -1, Zxid: zxid, Time: time.UnixMilli(1700000000000 + zxid).UTC()}
+	}
+	broker := model.EntityRef{Kind: model.EntityBroker, ID: 1}
+	run := func(j *Judge) {
+		img := model.NewImage()
+		rack := "r1"
+		step(j, img, at(0x1e), []Touch{{Ref: broker, Record: "create", Znode: "/brokers/ids/1"}, {Ref: broker, Record: "setData", Znode: "/brokers/ids/1"}},
+			func() {
+				img.Brokers[1] = &model.Broker{ID: 1, Epoch: 0x1e, Rack: &rack, Endpoints: []model.Endpoint{{Name: "PLAINTEXT", Host: "h1", Port: 9092, SecurityProtocol: 0}}}
+			})
+		// The assignment and a partition's state in one multi: the
+		// partition is one change.
+		step(j, img, at(0x20), []Touch{
+			{Ref: model.EntityRef{Kind: model.EntityTopic, Name: "t"}, Record: "create", Znode: "/brokers/topics/t"},
+			{Ref: model.EntityRef{Kind: model.EntityPartition, Name: "t", ID: model.AllIDs}, Record: "create", Znode: "/brokers/topics/t"},
+			{Ref: model.EntityRef{Kind: model.EntityPartition, Name: "t", ID: 0}, Record: "create", Znode: "/brokers/topics/t/partitions/0/state"},
+		}, func() {
+			img.Topics["t"] = &model.Topic{Name: "t", ID: model.UUID{1}, Partitions: map[int32]*model.Partition{
+				0: {ID: 0, Replicas: []int32{1}, ISR: []int32{1}, Leader: 1, Directories: []model.UUID{{}}}}}
+		})
+		// A reassignment: the directories ZooKeeper does not hold follow
+		// the replicas in the reader's image, and are no change.
+		step(j, img, at(0x21), []Touch{{Ref: model.EntityRef{Kind: model.EntityPartition, Name: "t", ID: 0}, Record: "setData", Znode: "/brokers/topics/t/partitions/0/state"}},
+			func() {
+				p := *img.Topics["t"].Partitions[0]
+				p.Directories = []model.UUID{{}, {}}
+				img.Topics["t"].Partitions[0] = &p
+			})
+	}
+	ts := func(zxid int64) string { return at(zxid).Time.Format(time.RFC3339Nano) }
+	got := lines(t, Options{}, run)
+	want := []string{
+		`{"zxid":30,"time":"` + ts(0x1e) + `","record":"create","znode":"/brokers/ids/1","kind":"broker","entity":"broker 1","action":"created","after":{"endpoints":"[PLAINTEXT://h1:9092(PLAINTEXT)]","epoch":"30","features":"[]","rack":"r1"}}`,
+		`{"zxid":32,"time":"` + ts(0x20) + `","record":"create","znode":"/brokers/topics/t","kind":"topic","entity":"topic t","action":"created","after":{"id":"AQAAAAAAAAAAAAAAAAAAAA","partitions":"1"}}`,
+		`{"zxid":32,"time":"` + ts(0x20) + `","record":"create","znode":"/brokers/topics/t","kind":"partition","entity":"partition t-0","action":"created","after":{"addingReplicas":"[]","isr":"[1]","leader":"1","leaderEpoch":"0","leaderRecoveryState":"0","partitionEpoch":"0","removingReplicas":"[]","replicas":"[1]"}}`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -444,7 +444,7 @@ func TestDiffZooKeeperOnly(t *testing.T) {
 	got := codes(rep)
 	slices.Sort(got)
 	want := []string{
-		"zookeeper/added partition orders-1 stateZnode",
+		"zookeeper/added partition orders-1 stateZnodeMissing",
 		"zookeeper/added topic orders pendingDeletion",
 		"zookeeper/added znode /consumers/h/offsets/orders/0 ",
 		"zookeeper/changed znode /consumers/g/offsets/orders/0 ",
@@ -456,6 +456,29 @@ func TestDiffZooKeeperOnly(t *testing.T) {
 	}
 	if !rep.Differ() {
 		t.Error("ZooKeeper-only changes do not make the views differ")
+	}
+	// The other way round, a partition's state znode written since (the
+	// controller elected its first leader): the message says the missing
+	// state is gone, never that a state znode was removed.
+	back, err := Compare(b, a, Options{Left: Side{World: model.WorldZooKeeper, Name: "before"}, Right: Side{World: model.WorldZooKeeper, Name: "after"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, f := range back.Findings {
+		if f.Entity == "partition orders-1" {
+			l, r := "", ""
+			if f.Left != nil {
+				l = *f.Left
+			}
+			if f.Right != nil {
+				r = *f.Right
+			}
+			msgs = append(msgs, f.Code+" "+f.Field+" "+l+"|"+r+": "+f.Message)
+		}
+	}
+	if want := []string{"removed stateZnodeMissing true|: partition orders-1 stateZnodeMissing is in before, not in after"}; !slices.Equal(msgs, want) {
+		t.Errorf("state znode written since: %q, want %q", msgs, want)
 	}
 	// Across worlds there is no such class: Kafka's migration does not
 	// carry this state, and migrate plan reports it.

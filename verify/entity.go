@@ -51,6 +51,30 @@ type FieldOptions struct {
 	ShowSecrets bool
 }
 
+// HeldByZooKeeper says whether Kafka's ZooKeeper data holds field of an
+// entity of kind. A broker znode (BrokerInfo's JSON) holds endpoints,
+// rack and features, its czxid the epoch; a partition's state znode
+// leader, ISR, leader epoch and recovery state, its version the
+// partition epoch. Fencing, controlled shutdown, incarnation ids, log
+// dirs, replica directories and ELR exist only in KRaft: a ZooKeeper
+// view holds zeros there (directories: MIGRATING, as Kafka's migration
+// writes them), which are not the cluster's values.
+func HeldByZooKeeper(kind model.EntityKind, field string) bool {
+	switch kind {
+	case model.EntityBroker:
+		switch field {
+		case "cordonedLogDirs", "fenced", "inControlledShutdown", "incarnationId", "isMigratingZkBroker", "logDirs":
+			return false
+		}
+	case model.EntityPartition:
+		switch field {
+		case "directories", "elr", "lastKnownElr":
+			return false
+		}
+	}
+	return true
+}
+
 // Entity names, as findings carry them.
 
 // TopicEntity names a topic.

@@ -511,8 +511,13 @@ func zooKeeperOnly(img *model.Image) (facts map[string]map[string]string, raw ma
 	for _, t := range img.ZK.PendingTopicDeletions {
 		set(topicEntity(t), "pendingDeletion", "true")
 	}
+	// A flag named for the state it marks, as pendingDeletion is: the
+	// field present means the state znode is missing, so that a diff
+	// saying it is in one view and not the other reads the right way
+	// round (a state znode Kafka's controller wrote since is not one
+	// that was removed).
 	for _, p := range img.ZK.MissingPartitionStates {
-		set("partition "+p, "stateZnode", "missing")
+		set("partition "+p, "stateZnodeMissing", "true")
 	}
 	for p, rs := range img.ZK.LegacyReassignments {
 		set("partition "+p, "legacyReassignment", render(reflect.ValueOf(rs)))

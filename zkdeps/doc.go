@@ -74,6 +74,13 @@
 // it (or the AdminServer with admin.enableServer); a data dir has no
 // addresses and no history before its oldest snapshot the logs go on
 // from; a dump holds Kafka's chroot only, with no session table.
+// Once no session of the cluster is open, the cluster's own metadata
+// the chroot keeps (topics, configs and quotas, SCRAM credentials,
+// ACLs, tokens) is either a copy KRaft also holds or the only record of
+// a cluster that is merely stopped, and ZooKeeper alone cannot say
+// which: it is listed as not checked, with the kmeta verify command that
+// proves it, unless /migration records Kafka's migration copying it (a
+// KRaft metadata offset >= 0).
 // zk-dependents-not-checked carries the not-checked list where a
 // caller (migrate) shows it as a warning.
 package zkdeps

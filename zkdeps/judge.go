@@ -1,12 +1,16 @@
 package zkdeps
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/shellword"
 	"github.com/kmeta/kmeta/zkread"
 )
 
@@ -127,6 +131,18 @@ type group struct {
 	// kafkaRoot is set when the group holds another Kafka cluster
 	// (brokers/ids or cluster/id below it).
 	kafkaRoot string
+	// offsets: an old consumer group's committed offsets
+	// (offsets/TOPIC/PARTITION holding the offset in decimal).
+	offsets []consumerOffset
+}
+
+// consumerOffset is one partition's offset an old consumer committed to
+// ZooKeeper: the offset of the next message to consume, as Kafka's
+// committed offsets are.
+type consumerOffset struct {
+	topic     string
+	partition int
+	offset    int64
 }
 
 // session is a session being judged.
@@ -156,6 +172,8 @@ type judge struct {
 	// kafkaZnodes, zkZnodes count the znodes that are Kafka's and
 	// ZooKeeper's own.
 	kafkaZnodes, zkZnodes int
+	// meta counts the cluster's own metadata the tree holds.
+	meta kafkaMeta
 }
 
 func (j *judge) session(id int64) *session {
@@ -231,6 +249,9 @@ func (j *judge) tree() {
 		}
 		if g == "" {
 			j.kafkaZnodes++
+			if under(a, j.in.Chroot) {
+				j.meta.count(rel(a, j.in.Chroot), n.Data)
+			}
 			if owner != 0 && !specialOwner(owner) {
 				s := j.session(owner)
 				s.ephemerals = append(s.ephemerals, a)
@@ -247,6 +268,9 @@ func (j *judge) tree() {
 		}
 		gr.znodes++
 		gr.bytes += int64(len(n.Data))
+		if code == CodeOldConsumerOffsets {
+			gr.offset(strings.TrimPrefix(a, g), n.Data)
+		}
 		if n.Stat.Mzxid > gr.last.Mzxid {
 			gr.last = n.Stat
 		}
@@ -368,6 +392,42 @@ func (j *judge) groupOwner(g *group) (string, string) {
 	return ownerOf(name)
 }
 
+// offset records the offset at r (relative to the group's path), when r
+// is offsets/TOPIC/PARTITION and holds one.
+func (g *group) offset(r string, data []byte) {
+	segs := strings.Split(r, "/")
+	if len(segs) != 4 || segs[0] != "" || segs[1] != "offsets" {
+		return
+	}
+	p, err := strconv.Atoi(segs[3])
+	o, err2 := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil || err2 != nil || p < 0 || o < 0 {
+		return
+	}
+	g.offsets = append(g.offsets, consumerOffset{segs[2], p, o})
+}
+
+// resetPlan is the --from-file CSV of kafka-consumer-groups --reset-offsets
+// for one group (topic,partition,offset per line), as printf's words;
+// the placeholder line when none was read.
+func (g *group) resetPlan() string {
+	if len(g.offsets) == 0 {
+		return "TOPIC,PARTITION,OFFSET"
+	}
+	os := slices.Clone(g.offsets)
+	slices.SortFunc(os, func(a, b consumerOffset) int {
+		if c := strings.Compare(a.topic, b.topic); c != 0 {
+			return c
+		}
+		return a.partition - b.partition
+	})
+	words := make([]string, len(os))
+	for i, o := range os {
+		words[i] = shellword.Quote(fmt.Sprintf("%s,%d,%d", o.topic, o.partition, o.offset))
+	}
+	return strings.Join(words, " ")
+}
+
 // dataDependent makes a group's dependent.
 func (j *judge) dataDependent(g *group) Dependent {
 	owner, where := j.groupOwner(g)
@@ -396,7 +456,9 @@ func (j *judge) dataDependent(g *group) Dependent {
 	c := checks.Must(g.code)
 	switch g.code {
 	case CodeOldConsumerOffsets:
-		d.Fix = c.FillFix("GROUP", g.path[strings.LastIndexByte(g.path, '/')+1:], "PATH", g.path)
+		name := g.path[strings.LastIndexByte(g.path, '/')+1:]
+		d.Fix = c.FillFix("GROUP", name, "PATH", g.path, "GROUPWORD", shellword.Quote(name),
+			"FILE", shellword.Quote(name+".offsets.csv"), "CSV", g.resetPlan())
 	default:
 		if owner == "" {
 			owner, where = "the system that wrote it", "its connect string"
@@ -420,4 +482,63 @@ func sortedKeys[V any](m map[int64]V) []int64 {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// kafkaMeta is the cluster's own metadata a tree holds, by kind: what
+// the ensemble is the only record of unless Kafka's migration (or an
+// offline one) copied it to KRaft.
+type kafkaMeta struct {
+	topics, configs, scram, acls, tokens int
+	// migrated: /migration records a finished copy (a KRaft metadata
+	// offset >= 0), at offset.
+	migrated bool
+	offset   int64
+}
+
+// count adds the znode at r (relative to Kafka's chroot) holding data.
+func (m *kafkaMeta) count(r string, data []byte) {
+	segs := strings.Split(strings.TrimPrefix(r, "/"), "/")
+	switch {
+	case r == "/migration":
+		var v struct {
+			Offset *int64 `json:"kraft_metadata_offset"`
+		}
+		if json.Unmarshal(data, &v) == nil && v.Offset != nil && *v.Offset >= 0 {
+			m.migrated, m.offset = true, *v.Offset
+		}
+	case len(segs) == 3 && segs[0] == "brokers" && segs[1] == "topics":
+		m.topics++
+	case len(segs) == 3 && segs[0] == "config" && slices.Contains([]string{"topics", "brokers", "users", "clients", "ips"}, segs[1]),
+		len(segs) == 5 && segs[0] == "config" && segs[1] == "users" && segs[3] == "clients":
+		var v struct {
+			Config map[string]json.RawMessage `json:"config"`
+		}
+		if json.Unmarshal(data, &v) == nil && len(v.Config) > 0 {
+			m.configs++
+			if segs[1] == "users" && len(segs) == 3 && bytes.Contains(data, []byte(`"SCRAM-SHA-`)) {
+				m.scram++
+			}
+		}
+	case len(segs) == 3 && segs[0] == "kafka-acl",
+		len(segs) == 4 && segs[0] == "kafka-acl-extended" && segs[1] == "prefixed":
+		m.acls++
+	case len(segs) == 3 && segs[0] == "delegation_token" && segs[1] == "tokens":
+		m.tokens++
+	}
+}
+
+// String lists what m holds ("" when nothing).
+func (m *kafkaMeta) String() string {
+	var parts []string
+	add := func(n int, one, many string) {
+		if n > 0 {
+			parts = append(parts, plural(n, one, many))
+		}
+	}
+	add(m.topics, "topic", "topics")
+	add(m.configs, "config or quota entity", "config or quota entities")
+	add(m.scram, "user with SCRAM credentials", "users with SCRAM credentials")
+	add(m.acls, "ACL resource", "ACL resources")
+	add(m.tokens, "delegation token", "delegation tokens")
+	return strings.Join(parts, ", ")
 }

@@ -388,3 +388,131 @@ func TestLiveClients(t *testing.T) {
 		t.Errorf("addresses %q", d.Addresses)
 	}
 }
+
+// TestKafkaMetadataNotMigrated: a tree holding the cluster's own metadata
+// (topics, configs and quotas, SCRAM credentials, ACLs, tokens) with no
+// session of the cluster open says it could not check that KRaft holds it, with the
+// command that proves it, unless /migration records Kafka's migration
+// copying it (a KRaft metadata offset >= 0; -1 is a migration that has
+// not copied yet).
+func TestKafkaMetadataNotMigrated(t *testing.T) {
+	base := map[string]node{
+		"/kafka/cluster/id":                            {data: `{"version":"1","id":"abc"}`},
+		"/kafka/brokers/ids":                           {},
+		"/kafka/brokers/topics/orders":                 {data: `{"version":3,"partitions":{"0":[1]}}`},
+		"/kafka/brokers/topics/orders/partitions":      {},
+		"/kafka/config/topics/orders":                  {data: `{"version":1,"config":{"retention.ms":"1"}}`},
+		"/kafka/config/topics/empty":                   {data: `{"version":1,"config":{}}`},
+		"/kafka/config/users/alice":                    {data: `{"version":1,"config":{"SCRAM-SHA-256":"salt=x,stored_key=y,server_key=z,iterations=4096"}}`},
+		"/kafka/config/users/alice/clients/app":        {data: `{"version":1,"config":{"producer_byte_rate":"1024"}}`},
+		"/kafka/config/changes/config_change_0":        {data: `{"version":2,"entity_path":"users/alice"}`},
+		"/kafka/kafka-acl/Topic/orders":                {data: `{"version":1,"acls":[]}`},
+		"/kafka/kafka-acl-extended/prefixed/Topic/ord": {data: `{"version":1,"acls":[]}`},
+		"/kafka/delegation_token/tokens/tok":           {data: `{"version":3}`},
+	}
+	judge := func(migration string, broker bool) *Result {
+		nodes := map[string]node{}
+		for p, n := range base {
+			nodes[p] = n
+		}
+		if broker {
+			nodes["/kafka/brokers/ids/1"] = node{data: `{"version":5,"host":"b1","port":9092,"endpoints":["PLAINTEXT://b1:9092"]}`, owner: 0x1001}
+		}
+		if migration != "" {
+			nodes["/kafka/migration"] = node{data: migration}
+		}
+		return Judge(Input{Source: "zk://zk1:2181/kafka", Access: zkread.AccessDump, Tree: tree(nodes), Chroot: "/kafka"})
+	}
+	what := "1 topic, 3 config or quota entities, 1 user with SCRAM credentials, 2 ACL resources, 1 delegation token"
+	notChecked := "that KRaft holds the cluster's metadata kept here (" + what + "): no /migration records a copy by Kafka's migration " +
+		"(an offline migration, and kmeta migrate stage KRaft's cleanup, leave none), and a ZooKeeper-mode cluster whose brokers are stopped " +
+		"holds no session; prove it before deleting this data: kmeta verify --zk zk://zk1:2181/kafka --kraft kraft:DIR (DIR: a controller's metadata.log.dir)"
+	copied := "the cluster's metadata kept here (" + what + "): /migration records Kafka's migration copying it to KRaft (KRaft metadata offset 42)"
+	for _, c := range []struct {
+		name, migration string
+		copied          bool
+	}{
+		{"no /migration", "", false},
+		{"/migration before the copy", `{"version":0,"kraft_controller_id":3000,"kraft_controller_epoch":1,"kraft_metadata_offset":-1,"kraft_metadata_epoch":-1}`, false},
+		{"/migration after the copy", `{"version":0,"kraft_controller_id":3000,"kraft_controller_epoch":1,"kraft_metadata_offset":42,"kraft_metadata_epoch":1}`, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := judge(c.migration, false)
+			if !r.SafeToStop || len(r.Dependents) != 0 {
+				t.Fatalf("safe %v, dependents %+v", r.SafeToStop, r.Dependents)
+			}
+			// With a broker still registered, zk-kafka-connected says the
+			// cluster uses the ensemble: the line would say it twice.
+			if rb := judge(c.migration, true); rb.SafeToStop || slices.Contains(rb.NotChecked, notChecked) || len(rb.Kafka) != 1 {
+				t.Errorf("with a broker: safe %v, kafka %+v, not checked %q", rb.SafeToStop, rb.Kafka, rb.NotChecked)
+			}
+			if got := slices.Contains(r.NotChecked, notChecked); got == c.copied {
+				t.Errorf("not checked: %q", r.NotChecked)
+			}
+			if got := slices.Contains(r.Checked, copied); got != c.copied {
+				t.Errorf("checked: %q", r.Checked)
+			}
+		})
+	}
+}
+
+// TestVerdictAgreement: the verdict's verb agrees with the number of
+// dependents it names.
+func TestVerdictAgreement(t *testing.T) {
+	for _, c := range []struct {
+		nodes map[string]node
+		want  string
+	}{
+		{map[string]node{"/kafka/brokers/topics/t": {`{}`, 0, 1}, "/mystery": {`?`, 0, 2}},
+			"not safe to stop: 1 tree of data that is not Kafka's still uses this ensemble"},
+		{map[string]node{"/kafka/brokers/topics/t": {`{}`, 0, 1}, "/mystery": {`?`, 0, 2}, "/other": {`?`, 0, 3}},
+			"not safe to stop: 2 trees of data that are not Kafka's still use this ensemble"},
+		{map[string]node{"/kafka/brokers/topics/t": {`{}`, 0, 1}, "/mystery": {`?`, 0x44, 2}},
+			"not safe to stop: 1 tree of data that is not Kafka's and 1 session that is not Kafka's still use this ensemble"},
+	} {
+		if r := Judge(Input{Access: zkread.AccessDump, Tree: tree(c.nodes), Chroot: "/kafka"}); r.Verdict != c.want {
+			t.Errorf("verdict %q, want %q", r.Verdict, c.want)
+		}
+	}
+}
+
+// TestOldConsumerResetPlan: the fix of an old consumer group's offsets
+// carries the offsets ZooKeeper holds, as the CSV kafka-consumer-groups
+// --reset-offsets --from-file reads for one group (topic,partition,offset
+// per line, ConsumerGroupCommand's parseResetPlan), sorted by topic and
+// partition, the group's name quoted for the shell; and zk-kafka-connected
+// names the source migrate status reads.
+func TestOldConsumerResetPlan(t *testing.T) {
+	tr := tree(map[string]node{
+		"/kafka/brokers/ids/1":                           {`{}`, 0x11, 1},
+		"/kafka/consumers/legacy group/offsets/orders/1": {`7`, 0, 2},
+		"/kafka/consumers/legacy group/offsets/orders/0": {`42`, 0, 3},
+		"/kafka/consumers/legacy group/offsets/b/10":     {`3`, 0, 4},
+		"/kafka/consumers/legacy group/offsets/b/2":      {`5`, 0, 5},
+		"/kafka/consumers/legacy group/offsets/b/x":      {`5`, 0, 5},
+		"/kafka/consumers/legacy group/owners/orders/0":  {`c1`, 0, 6},
+		"/kafka/consumers/empty/ids/c":                   {`{}`, 0, 7},
+	})
+	r := Judge(Input{Source: "zk://zk1:2181/kafka", Access: zkread.AccessDump, Tree: tr, Chroot: "/kafka"})
+	var got []string
+	for _, f := range r.Findings {
+		got = append(got, f.Code+" "+f.Entity+": "+f.Fix)
+	}
+	want := []string{
+		"zk-old-consumer-offsets /kafka/consumers/empty: move group empty to Kafka-stored offsets: stop its consumers, write the offsets ZooKeeper holds for it " +
+			"(/kafka/consumers/empty/offsets/TOPIC/PARTITION) to Kafka with printf '%s\\n' TOPIC,PARTITION,OFFSET > empty.offsets.csv && " +
+			"kafka-consumer-groups --bootstrap-server BOOTSTRAP --group empty --reset-offsets --from-file empty.offsets.csv --execute, " +
+			"restart them on the Java consumer, then delete /kafka/consumers/empty",
+		"zk-old-consumer-offsets /kafka/consumers/legacy group: move group legacy group to Kafka-stored offsets: stop its consumers, write the offsets ZooKeeper holds for it " +
+			"(/kafka/consumers/legacy group/offsets/TOPIC/PARTITION) to Kafka with printf '%s\\n' b,2,5 b,10,3 orders,0,42 orders,1,7 > 'legacy group.offsets.csv' && " +
+			"kafka-consumer-groups --bootstrap-server BOOTSTRAP --group 'legacy group' --reset-offsets --from-file 'legacy group.offsets.csv' --execute, " +
+			"restart them on the Java consumer, then delete /kafka/consumers/legacy group",
+		"zk-kafka-connected cluster under /kafka: finish the migration first: brokers in KRaft mode (kmeta migrate stage KRaftPostMigration), " +
+			"controllers without the migration flag (kmeta migrate stage PreKRaft); kmeta migrate status --zk zk://zk1:2181/kafka says where the cluster stands",
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("fixes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

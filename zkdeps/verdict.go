@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/shellword"
 	"github.com/kmeta/kmeta/zkread"
 )
 
@@ -67,8 +68,10 @@ func (j *judge) result() *Result {
 		}
 	}
 	if len(connected) > 0 {
-		r.Findings = append(r.Findings, checks.Must(CodeKafkaConnected).Findingf("cluster under "+r.Chroot,
-			"%s of the cluster still open: %s", plural(len(connected), "session", "sessions"), strings.Join(connected, ", ")))
+		c := checks.Must(CodeKafkaConnected)
+		r.Findings = append(r.Findings, c.Finding("cluster under "+r.Chroot,
+			fmt.Sprintf("%s of the cluster still open: %s", plural(len(connected), "session", "sessions"), strings.Join(connected, ", ")),
+			c.FillFix("SOURCE", shellword.Quote(in.Source))))
 	}
 	model.SortFindings(r.Findings)
 	j.coverage(r)
@@ -97,7 +100,11 @@ func (j *judge) result() *Result {
 		if sess > 0 {
 			parts = append(parts, plural(sess, "session that is not Kafka's", "sessions that are not Kafka's"))
 		}
-		why = append(why, strings.Join(parts, " and ")+" still use this ensemble")
+		verb := " still use this ensemble"
+		if len(r.Dependents) == 1 {
+			verb = " still uses this ensemble"
+		}
+		why = append(why, strings.Join(parts, " and ")+verb)
 	}
 	switch {
 	case len(connected) > 0 && len(why) == 0:
@@ -178,6 +185,21 @@ func (j *judge) coverage(r *Result) {
 		r.NotChecked = append(r.NotChecked, "who wrote Kafka's znodes: a live ensemble keeps no record of which session wrote what, so writes by clients that are no longer connected (a kafka-configs --zookeeper run, an old consumer that stopped) are not seen; read a server's data dir (zkdata:) for its transaction logs")
 		if t.Changed {
 			r.NotChecked = append(r.NotChecked, "a stable view: the tree changed while it was read")
+		}
+	}
+	// Kafka's own metadata: ZooKeeper alone cannot say whether KRaft
+	// holds it, unless Kafka's migration recorded its copy in /migration
+	// (an offline migration writes nothing to ZooKeeper, and kmeta
+	// migrate stage KRaft deletes /migration). While the cluster's
+	// sessions are open, zk-kafka-connected already says it still uses
+	// the ensemble; once none is, the ensemble may be the only record of
+	// a cluster that is merely stopped.
+	kafkaOpen := slices.ContainsFunc(r.Kafka, func(k KafkaSession) bool { return k.Open })
+	if what := j.meta.String(); what != "" && !kafkaOpen {
+		if j.meta.migrated {
+			r.Checked = append(r.Checked, fmt.Sprintf("the cluster's metadata kept here (%s): /migration records Kafka's migration copying it to KRaft (KRaft metadata offset %d)", what, j.meta.offset))
+		} else {
+			r.NotChecked = append(r.NotChecked, fmt.Sprintf("that KRaft holds the cluster's metadata kept here (%s): no /migration records a copy by Kafka's migration (an offline migration, and kmeta migrate stage KRaft's cleanup, leave none), and a ZooKeeper-mode cluster whose brokers are stopped holds no session; prove it before deleting this data: kmeta verify --zk %s --kraft kraft:DIR (DIR: a controller's metadata.log.dir)", what, shellword.Quote(in.Source)))
 		}
 	}
 	if len(in.NoAuth) > 0 {

@@ -44,7 +44,8 @@ const historyHelp = "Replays the source once, from its snapshot on (the snapshot
 	"--field GLOB keeps those fields. --since and --until bound the window: an RFC 3339 time, a duration\n" +
 	"back from now (24h), or an offset (KRaft) or zxid (ZooKeeper, 0x-hex or decimal); both ends included.\n\n" +
 	"Exit 0 when the history was read, 1 when it rests on damaged or partial input (the warnings say\n" +
-	"what), 2 when the source could not be read.\n\n" +
+	"what) or when --since reaches before the snapshot it starts from (\"not covered\": the changes up to\n" +
+	"the snapshot are its state, not listed), 2 when the source could not be read.\n\n" +
 	"SOURCE is kraft:DIR (a metadata log dir, its snapshots and segments) or zkdata:DIR (a ZooKeeper data\n" +
 	"dir, its snapshot and transaction logs); zkdata:A,B,C, several data dirs of one ensemble, reads the\n" +
 	"newest once the others are shown to be prefixes of its history. SOURCE@offset=N or @zxid=N ends the\n" +
@@ -190,7 +191,7 @@ func historyRun(c *cli.Context) error {
 		}
 		return err
 	})
-	sum := report.HistorySummary{Source: spec.String(), World: spec.World, Filters: filters}
+	sum := report.HistorySummary{Source: spec.String(), World: spec.World, Filters: filters, Since: opts.Since}
 	var so source.Options
 	if spec.World == model.WorldKRaft {
 		so = kraftHistory(j, &sum)
@@ -234,7 +235,13 @@ func historyRun(c *cli.Context) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	return partialResult(raw, res.Image)
+	if err := partialResult(raw, res.Image); err != nil {
+		return err
+	}
+	if u := sum.Uncovered(); u != "" {
+		return findingsf("%s: not covered: %s", printer.Clean(raw), u)
+	}
+	return nil
 }
 
 // kraftHistory feeds j from a KRaft log's replay: before each record the
@@ -258,10 +265,15 @@ func kraftHistory(j *history.Judge, sum *report.HistorySummary) source.Options {
 		Oldest: true,
 		Before: func(r *metalog.Replayer, pos metalog.Position, rec records.Message) {
 			if pos.Snapshot {
-				sum.Start, sum.HasStart = pos.Offset, true
+				// A snapshot's records are the state up to it; the
+				// bootstrap snapshot (offset -1) has no log before it.
+				sum.Start, sum.HasStart, sum.Folded = pos.Offset, true, pos.Offset >= 0
 				return
 			}
 			pt := point(r, pos, rec)
+			if sum.AfterStart.IsZero() {
+				sum.AfterStart = pt.Time
+			}
 			cur = pt
 			if !j.InWindow(pt) {
 				j.Before(nil, pt, nil)
@@ -293,6 +305,9 @@ func zkHistory(j *history.Judge, sum *report.HistorySummary) source.Options {
 	}
 	return source.Options{
 		ZKBefore: func(img *model.Image, s zkread.Step) {
+			if sum.AfterStart.IsZero() {
+				sum.AfterStart = s.Time
+			}
 			touches = touches[:0]
 			for _, ch := range s.Changes {
 				for _, ref := range ch.Refs {
@@ -303,7 +318,10 @@ func zkHistory(j *history.Judge, sum *report.HistorySummary) source.Options {
 		},
 		ZKStep: func(img *model.Image, s zkread.Step) {
 			if slices.ContainsFunc(s.Changes, func(ch zkread.Change) bool { return ch.What == zkread.TouchedAll }) {
-				sum.Start, sum.HasStart = s.Zxid, true
+				// The snapshot's tree folds the transactions up to it; a
+				// start at the transaction that created Kafka's chroot
+				// (it has a time) folds nothing of Kafka's.
+				sum.Start, sum.HasStart, sum.Folded = s.Zxid, true, s.Time.IsZero() && s.Zxid > 0
 				return
 			}
 			j.After(img, point(s))

@@ -315,3 +315,86 @@ func TestRestoreRefusesPartialViews(t *testing.T) {
 		t.Errorf("restore of a log onto itself: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestHistoryWindowBeforeItsStart: a window that begins before the
+// snapshot the history starts from (Kafka deleted the segments before
+// it, as log cleaning does) asks for changes the snapshot folds into its
+// state: the history says so and exits 1, by offset and by time, rather
+// than list what follows as if it were all. A window the log covers, or
+// no window, is whole.
+func TestHistoryWindowBeforeItsStart(t *testing.T) {
+	dir := fstree.Copy(t, filepath.Join("..", "..", "testdata", "kraft", "3.9.2", "metadata"))
+	if err := os.Remove(filepath.Join(dir, "__cluster_metadata-0", "00000000000000000000.log")); err != nil {
+		t.Fatal(err)
+	}
+	// The first record after the snapshot at 89 is offset 90, at
+	// 2026-11-30T07:39:23.100Z (dumps/00000000000000000087.log.txt).
+	folded := "the history starts from the snapshot at offset 89: the changes up to it"
+	for _, c := range []struct {
+		since string
+		code  int
+		msg   string
+	}{
+		{"10", exitFindings, "the window starts at offset 10, but " + folded + " are its state, not listed (an older copy of the log holds them)"},
+		{"89", exitFindings, "the window starts at offset 89, but " + folded + " are its state, not listed (an older copy of the log holds them)"},
+		{"2026-11-30T07:39:23Z", exitFindings, "the window starts at 2026-11-30T07:39:23Z, but " + folded + ", which may be later, are its state, not listed (an older copy of the log holds them)"},
+		{"90", exitOK, ""},
+		{"2026-11-30T07:39:23.100Z", exitOK, ""},
+		{"", exitOK, ""},
+	} {
+		args := []string{"history", "kraft:" + dir}
+		if c.since != "" {
+			args = append(args, "--since", c.since)
+		}
+		code, out, stderr := runKmeta(t, args...)
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		last := lines[len(lines)-1]
+		want := ""
+		if c.msg != "" {
+			want = "kmeta: kraft:" + dir + ": not covered: " + c.msg + "\n"
+			if last != "not covered: "+c.msg {
+				t.Errorf("--since %s: last line %q", c.since, last)
+			}
+		} else if strings.HasPrefix(last, "not covered") {
+			t.Errorf("--since %s: %q", c.since, last)
+		}
+		if code != c.code || stderr != want {
+			t.Errorf("--since %q: exit %d, stderr %q; want exit %d, %q", c.since, code, stderr, c.code, want)
+		}
+	}
+}
+
+// TestHistoryWindowBeforeItsStartZooKeeper: the same for a data dir whose
+// older snapshots and logs were purged (autopurge; here snapshot.96, whose
+// next transaction 0x97 was in the purged log.58, cannot start it): a
+// window before its oldest usable snapshot is not covered. The fixture's whole data dir starts at
+// the transaction that created Kafka's chroot, before which Kafka had no
+// change to fold: any window is covered.
+func TestHistoryWindowBeforeItsStartZooKeeper(t *testing.T) {
+	whole := filepath.Join(zkFixture, "datadir")
+	if code, _, stderr := runKmeta(t, "history", "zkdata:"+whole, "--since", "1"); code != exitOK || strings.Contains(stderr, "not covered") {
+		t.Errorf("whole data dir --since 1: exit %d, %s", code, stderr)
+	}
+	dir := t.TempDir()
+	for _, f := range []string{"log.98", "snapshot.e8", "log.ea", "snapshot.10c"} {
+		b, err := os.ReadFile(filepath.Join(whole, "version-2", f))
+		if err == nil {
+			err = os.MkdirAll(filepath.Join(dir, "version-2"), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, "version-2", f), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	msg := "kmeta: zkdata:" + dir + ": not covered: the window starts at zxid 0xe8, but the history starts from the snapshot at zxid 0xe8: " +
+		"the changes up to it are its state, not listed (a data dir whose transaction logs go back further holds them)\n"
+	code, _, stderr := runKmeta(t, "history", "zkdata:"+dir, "--since", "0xe8")
+	if code != exitFindings || !strings.HasSuffix(stderr, msg) {
+		t.Errorf("purged data dir --since 0xe8: exit %d, stderr %q, want it to end with %q", code, stderr, msg)
+	}
+	if code, _, stderr := runKmeta(t, "history", "zkdata:"+dir, "--since", "0xe9"); code != exitOK || strings.Contains(stderr, "not covered") {
+		t.Errorf("purged data dir --since 0xe9: exit %d, %s", code, stderr)
+	}
+}

@@ -803,11 +803,16 @@ func walkAll(t *testing.T, o walkOptions) {
 	}
 	// ZooKeeper let go (issue 34): nothing but Kafka used the ensemble and
 	// Kafka no longer does, so zk dependents says it may stop, listing
-	// what it could not check (cons is not whitelisted here).
+	// what it could not check (cons is not whitelisted here; and, stage
+	// KRaft having deleted /migration, that KRaft holds what ZooKeeper
+	// still keeps, which kmeta verify proves).
 	code, out, stderr = runKmeta(t, "zk", "dependents", "-o", "json", "--zk-admin-port", "0", w.zkSrc)
 	var deps zkdeps.Result
 	if err := json.Unmarshal([]byte(out), &deps); code != exitOK || err != nil || !deps.SafeToStop || len(deps.Dependents) != 0 ||
-		len(deps.Findings) != 0 || len(deps.Kafka) != 0 || len(deps.NotChecked) != 2 || !strings.Contains(deps.NotChecked[0], "4lw.commands.whitelist") {
+		len(deps.Findings) != 0 || len(deps.Kafka) != 0 || len(deps.NotChecked) != 3 || !strings.Contains(deps.NotChecked[0], "4lw.commands.whitelist") ||
+		!strings.HasPrefix(deps.NotChecked[2], "that KRaft holds the cluster's metadata kept here (") ||
+		!strings.Contains(deps.NotChecked[2], ": kmeta verify --zk zk://") ||
+		!strings.HasSuffix(deps.NotChecked[2], " --kraft kraft:DIR (DIR: a controller's metadata.log.dir)") {
 		t.Errorf("zk dependents after the walk: exit %d, %v, %+v\n%s", code, err, deps, stderr)
 	}
 	t.Logf("walk on Kafka %s: setup %s, walk %s", o.version, setup.Round(time.Second), (time.Since(start) - setup).Round(time.Second))

@@ -174,6 +174,37 @@ type HistorySummary struct {
 	Filters []string
 	// Partial: the replay rests on damaged or partial input.
 	Partial bool
+	// Folded: the state the replay starts from (a snapshot, a data dir's
+	// snapshot tree) holds changes it does not show; AfterStart is the
+	// time of the first step after it (zero when none).
+	Folded     bool
+	AfterStart time.Time
+	// Since is the window's start, as given (--since).
+	Since history.Bound
+}
+
+// Uncovered says why the window asked for (Since) begins before the
+// first change the source shows, "" when it does not: the changes up to
+// the starting snapshot are folded into its state, so a history that
+// lists none of them is not "no change" there.
+func (s HistorySummary) Uncovered() string {
+	if !s.Folded || s.Since.IsZero() {
+		return ""
+	}
+	since, where := fmt.Sprintf("offset %d", s.Since.Position), fmt.Sprintf("offset %d", s.Start)
+	more := "an older copy of the log holds them"
+	if s.World == model.WorldZooKeeper {
+		since, where = fmt.Sprintf("zxid %#x", s.Since.Position), fmt.Sprintf("zxid %#x", s.Start)
+		more = "a data dir whose transaction logs go back further holds them"
+	}
+	switch {
+	case s.Since.HasPosition && s.Since.Position <= s.Start:
+		return fmt.Sprintf("the window starts at %s, but the history starts from the snapshot at %s: the changes up to it are its state, not listed (%s)", since, where, more)
+	case !s.Since.HasPosition && (s.AfterStart.IsZero() || s.Since.Time.Before(s.AfterStart)):
+		return fmt.Sprintf("the window starts at %s, but the history starts from the snapshot at %s: the changes up to it, which may be later, are its state, not listed (%s)",
+			s.Since.Time.UTC().Format(time.RFC3339), where, more)
+	}
+	return ""
 }
 
 // Lines are the summary as text.
@@ -207,6 +238,9 @@ func (s HistorySummary) Lines() []string {
 	}
 	if len(s.Filters) > 0 {
 		lines = append(lines, fmt.Sprintf("selected by %s: %d of %d changes", strings.Join(s.Filters, " "), s.Reported, s.Seen))
+	}
+	if u := s.Uncovered(); u != "" {
+		lines = append(lines, "not covered: "+u)
 	}
 	return lines
 }
@@ -403,9 +437,13 @@ func HistoryReport(s HistorySummary, changes []history.Change, tl *HistoryTimeli
 		page.Charts = append(page.Charts, ch)
 	}
 	r := Report{Document: printer.Document{Page: page, Sections: []printer.Section{{Lines: lines}, {Rows: &rows}}}}
-	if s.Partial {
+	switch u := s.Uncovered(); {
+	case s.Partial:
 		r.Exit, page.Status = Findings, printer.StatusFindings
 		r.Why = s.Source + ": the history rests on damaged or partial input (see the warnings)"
+	case u != "":
+		r.Exit, page.Status = Findings, printer.StatusFindings
+		r.Why = printer.Clean(s.Source) + ": not covered: " + u
 	}
 	return r
 }

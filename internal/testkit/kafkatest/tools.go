@@ -17,7 +17,7 @@ import (
 // command-line tools that kmeta's printed commands name (kafka-configs,
 // kafka-topics, kafka-acls, kafka-features, kafka-metadata-quorum,
 // kafka-reassign-partitions, kafka-leader-election,
-// kafka-broker-api-versions, and zookeeper-shell for a release with
+// kafka-broker-api-versions, kafka-consumer-groups, and zookeeper-shell for a release with
 // ZooKeeper), each under its name with and without ".sh", as Kafka's
 // tarball and package managers name them. A test puts bin first on the
 // PATH of the printed lines it runs with sh, so that each runs as an
@@ -36,6 +36,7 @@ func (d *Distribution) WriteTools(t testing.TB, bin string) {
 		"kafka-reassign-partitions": d.Tools.Reassign,
 		"kafka-leader-election":     d.Tools.LeaderElection,
 		"kafka-broker-api-versions": d.Tools.APIVersions,
+		"kafka-consumer-groups":     d.Tools.ConsumerGroups,
 		"zookeeper-shell":           d.Tools.ZooKeeperShell,
 	}
 	for name, class := range tools {

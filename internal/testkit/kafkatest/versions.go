@@ -48,6 +48,9 @@ type Tools struct {
 	LeaderElection string
 	Reassign       string
 	APIVersions    string
+	// ConsumerGroups is kafka-consumer-groups.sh (kafka.admin until 3.6,
+	// then org.apache.kafka.tools.consumer.group).
+	ConsumerGroups string
 	// MetadataShell is kafka-metadata-shell.sh. It is empty when the release
 	// has no kafka-shell artifact on Maven Central (4.4.0 has none).
 	MetadataShell string
@@ -94,6 +97,7 @@ var releases = map[string]release{
 			LeaderElection: "org.apache.kafka.tools.LeaderElectionCommand",
 			Reassign:       "org.apache.kafka.tools.reassign.ReassignPartitionsCommand",
 			APIVersions:    "org.apache.kafka.tools.BrokerApiVersionsCommand",
+			ConsumerGroups: "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
 		},
 		deps: []mavenDep{
 			// 4.x distributions log through Log4j 2; Kafka itself uses the
@@ -117,6 +121,7 @@ var releases = map[string]release{
 			LeaderElection: "org.apache.kafka.tools.LeaderElectionCommand",
 			Reassign:       "org.apache.kafka.tools.reassign.ReassignPartitionsCommand",
 			APIVersions:    "kafka.admin.BrokerApiVersionsCommand",
+			ConsumerGroups: "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
 			MetadataShell:  "org.apache.kafka.shell.MetadataShell",
 			ZooKeeper:      "org.apache.zookeeper.server.ZooKeeperServerMain",
 			ZooKeeperShell: "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka",
@@ -146,6 +151,7 @@ var releases = map[string]release{
 			LeaderElection: "kafka.admin.LeaderElectionCommand",
 			Reassign:       "kafka.admin.ReassignPartitionsCommand",
 			APIVersions:    "kafka.admin.BrokerApiVersionsCommand",
+			ConsumerGroups: "kafka.admin.ConsumerGroupCommand",
 		},
 		deps: []mavenDep{
 			// 2.7 distributions log through slf4j-log4j12 and log4j 1.2.17.
@@ -169,6 +175,7 @@ func old3(version string) release {
 			LeaderElection: "kafka.admin.LeaderElectionCommand",
 			Reassign:       "kafka.admin.ReassignPartitionsCommand",
 			APIVersions:    "kafka.admin.BrokerApiVersionsCommand",
+			ConsumerGroups: "kafka.admin.ConsumerGroupCommand",
 			ZooKeeper:      "org.apache.zookeeper.server.ZooKeeperServerMain",
 			ZooKeeperShell: "org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka",
 		},
