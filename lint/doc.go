@@ -57,9 +57,12 @@
 // sets min.insync.replicas=\"abc\", which Kafka refuses"), and a
 // server.properties holding it is static-config-invalid's error (Kafka
 // validates the file at start and does not start the node; for a key
-// only 3.x defines, where the node is known to run 3.x or earlier). An
-// inter.broker.protocol.version Kafka 3.x refuses says nothing of the
-// node's release.
+// only 3.x defines, where the node is known to run 3.x or earlier). A
+// refused value in a broker's or the cluster's dynamic configs (written
+// around Kafka: its AlterConfigs refuses it) is dropped by the broker
+// that loads it, which applies the layer below; the resolver does not
+// skip to that layer, so the run says so. An inter.broker.protocol.version
+// Kafka 3.x refuses says nothing of the node's release.
 //
 // # Incremental evaluation (Tracker, lint --history)
 //

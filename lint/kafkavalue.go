@@ -190,6 +190,7 @@ func (c *Context) noteRefused(code, topic string, e *model.EffectiveConfig) {
 func (c *Context) refusedWhere(topic string, e *model.EffectiveConfig) string {
 	kv := kafkaValueOf(e.Key)
 	var where []string
+	dynamic := false
 	if e.Broker == model.AnyBroker && (e.Layer == model.LayerBroker || e.Layer == model.LayerStatic) {
 		for _, id := range c.brokerIDs {
 			var one model.EffectiveConfig
@@ -200,13 +201,23 @@ func (c *Context) refusedWhere(topic string, e *model.EffectiveConfig) string {
 			}
 			if refusedValue(&one) && (one.Layer == model.LayerBroker || one.Layer == model.LayerStatic) {
 				where = append(where, c.setsValue(topic, &one))
+				dynamic = dynamic || one.Layer == model.LayerBroker
 			}
 		}
 	}
 	if len(where) == 0 {
 		where = append(where, c.setsValue(topic, e))
+		dynamic = e.Layer == model.LayerBroker || e.Layer == model.LayerClusterDefault
 	}
-	return strings.Join(where, ", ") + ", which " + kv.refuser() + " refuses (" + kv.valid() + ")"
+	s := strings.Join(where, ", ") + ", which " + kv.refuser() + " refuses (" + kv.valid() + ")"
+	if dynamic {
+		// Kafka's AlterConfigs refuses it, so it was written around
+		// Kafka; a broker loading it drops it (DynamicBrokerConfig's
+		// removeInvalidConfigs: "these configs will be ignored") and
+		// applies the layer below, which the resolver does not skip to.
+		s += ", and a broker drops it and applies the layer below, which kmeta does not resolve"
+	}
+	return s
 }
 
 // setsValue says where e, a value of topic's (or a broker config's,

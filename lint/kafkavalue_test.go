@@ -93,12 +93,15 @@ func TestUncleanRefusedValue(t *testing.T) {
 	if rr := ruleRun(t, res, CodeStaticConfigInvalid); rr.Assumes != "" {
 		t.Errorf("static-config-invalid assumes %q", rr.Assumes)
 	}
-	// The cluster default's "maybe" hides every server.properties: not
-	// judged, said once.
+	// The cluster default's "maybe" stands above every server.properties:
+	// not judged, said once, with what a broker does with it (Kafka
+	// 4.4.0's DynamicBrokerConfig drops a dynamic value its ConfigDef
+	// refuses and applies the layer below).
 	delete(img.Configs, model.ConfigResource{Type: model.ConfigTopic, Name: "orders"})
 	img.Configs[model.ConfigResource{Type: model.ConfigBroker}][uncleanKey] = "maybe"
 	res = run(t, img, Options{Only: []string{CodeUncleanElection}})
-	want = `not judged where the cluster default sets unclean.leader.election.enable="maybe", which Kafka refuses (unclean.leader.election.enable is true or false)`
+	want = `not judged where the cluster default sets unclean.leader.election.enable="maybe", which Kafka refuses (unclean.leader.election.enable is true or false), ` +
+		`and a broker drops it and applies the layer below, which kmeta does not resolve`
 	if rr := ruleRun(t, res, CodeUncleanElection); len(res.Findings) != 0 || rr.Assumes != want {
 		t.Errorf("cluster default: %v, assumes %q", codes(res), rr.Assumes)
 	}
@@ -161,6 +164,19 @@ func TestLeaderImbalanceRefusedValue(t *testing.T) {
 	}
 	if rr := ruleRun(t, res, CodeStaticConfigInvalid); rr.Assumes != "" {
 		t.Errorf("ZooKeeper mode assumes %q", rr.Assumes)
+	}
+	// Each broker's dynamic config refused, each differently: every one
+	// is named, with what a broker does with a dynamic value Kafka
+	// refuses.
+	for id, v := range map[string]string{"1": "x", "2": "y", "3": "z"} {
+		img.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: id}] = map[string]string{leaderImbalanceKey: v}
+	}
+	res = run(t, img, Options{Only: []string{CodeLeaderImbalance}})
+	want = `not judged where broker 1's dynamic config sets leader.imbalance.per.broker.percentage="x", broker 2's dynamic config sets leader.imbalance.per.broker.percentage="y", ` +
+		`broker 3's dynamic config sets leader.imbalance.per.broker.percentage="z", which Kafka 3.x refuses (leader.imbalance.per.broker.percentage is an integer; Kafka 4.0 and later do not define it), ` +
+		`and a broker drops it and applies the layer below, which kmeta does not resolve`
+	if rr := ruleRun(t, res, CodeLeaderImbalance); len(res.Findings) != 0 || rr.Assumes != want {
+		t.Errorf("dynamic: %v, assumes %q\nwant %q", codes(res), rr.Assumes, want)
 	}
 }
 
