@@ -32,13 +32,13 @@ type kafkaValue struct {
 }
 
 // valid says what Kafka accepts: "min.insync.replicas is an integer of
-// at least 1".
+// at least 1", "leader.imbalance.per.broker.percentage, a key Kafka 4.0
+// removed, is an integer".
 func (k *kafkaValue) valid() string {
-	s := k.key + " is " + k.want
 	if k.upTo3 {
-		s += "; Kafka 4.0 and later do not define it"
+		return k.key + ", a key Kafka 4.0 removed, is " + k.want
 	}
-	return s
+	return k.key + " is " + k.want
 }
 
 // refuser is who refuses a bad value: "Kafka", "Kafka 3.x".

@@ -135,16 +135,16 @@ func TestLeaderImbalanceRefusedValue(t *testing.T) {
 	}
 	f := res.Findings[0]
 	if f.Saw != `node 1's server.properties sets leader.imbalance.per.broker.percentage="abc"` ||
-		f.Why != "Kafka refuses the value (leader.imbalance.per.broker.percentage is an integer; Kafka 4.0 and later do not define it) and the node does not start with it; kmeta judges nothing by it" ||
+		f.Why != "Kafka refuses the value (leader.imbalance.per.broker.percentage, a key Kafka 4.0 removed, is an integer) and the node does not start with it; kmeta judges nothing by it" ||
 		f.Fix != "set leader.imbalance.per.broker.percentage in node 1's server.properties to an integer (or remove it: Kafka's default is 10), then start the node" {
 		t.Errorf("finding:\n%s\n%s\n%s", f.Saw, f.Why, f.Fix)
 	}
 	want := `not judged where node 1's server.properties sets leader.imbalance.per.broker.percentage="abc", node 2's server.properties sets leader.imbalance.per.broker.percentage="abc", ` +
-		`node 3's server.properties sets leader.imbalance.per.broker.percentage="abc", which Kafka 3.x refuses (leader.imbalance.per.broker.percentage is an integer; Kafka 4.0 and later do not define it)`
+		`node 3's server.properties sets leader.imbalance.per.broker.percentage="abc", which Kafka 3.x refuses (leader.imbalance.per.broker.percentage, a key Kafka 4.0 removed, is an integer)`
 	if rr := ruleRun(t, res, CodeLeaderImbalance); rr.Status != StatusRan || rr.Assumes != want {
 		t.Errorf("imbalance run: %s, assumes %q\nwant %q", rr.Status, rr.Assumes, want)
 	}
-	want = `not judged where node 2's server.properties sets leader.imbalance.per.broker.percentage="abc", which Kafka 3.x refuses (leader.imbalance.per.broker.percentage is an integer; Kafka 4.0 and later do not define it): node 2's release is not known`
+	want = `not judged where node 2's server.properties sets leader.imbalance.per.broker.percentage="abc", which Kafka 3.x refuses (leader.imbalance.per.broker.percentage, a key Kafka 4.0 removed, is an integer): node 2's release is not known`
 	if rr := ruleRun(t, res, CodeStaticConfigInvalid); rr.Assumes != want {
 		t.Errorf("static-config-invalid assumes %q\nwant %q", rr.Assumes, want)
 	}
@@ -158,7 +158,7 @@ func TestLeaderImbalanceRefusedValue(t *testing.T) {
 	}
 	f = res.Findings[0]
 	if f.Saw != `node 1's server.properties sets leader.imbalance.per.broker.percentage="abc", min.insync.replicas="0"` ||
-		f.Why != "Kafka refuses the values (leader.imbalance.per.broker.percentage is an integer; Kafka 4.0 and later do not define it; min.insync.replicas is an integer of at least 1) and the node does not start with them; kmeta judges nothing by them" ||
+		f.Why != "Kafka refuses the values (leader.imbalance.per.broker.percentage, a key Kafka 4.0 removed, is an integer; min.insync.replicas is an integer of at least 1) and the node does not start with them; kmeta judges nothing by them" ||
 		f.Fix != "in node 1's server.properties, set leader.imbalance.per.broker.percentage to an integer (or remove it: Kafka's default is 10) and min.insync.replicas to an integer of at least 1 (or remove it: Kafka's default is 1), then start the node" {
 		t.Errorf("two values:\n%s\n%s\n%s", f.Saw, f.Why, f.Fix)
 	}
@@ -173,7 +173,7 @@ func TestLeaderImbalanceRefusedValue(t *testing.T) {
 	}
 	res = run(t, img, Options{Only: []string{CodeLeaderImbalance}})
 	want = `not judged where broker 1's dynamic config sets leader.imbalance.per.broker.percentage="x", broker 2's dynamic config sets leader.imbalance.per.broker.percentage="y", ` +
-		`broker 3's dynamic config sets leader.imbalance.per.broker.percentage="z", which Kafka 3.x refuses (leader.imbalance.per.broker.percentage is an integer; Kafka 4.0 and later do not define it), ` +
+		`broker 3's dynamic config sets leader.imbalance.per.broker.percentage="z", which Kafka 3.x refuses (leader.imbalance.per.broker.percentage, a key Kafka 4.0 removed, is an integer), ` +
 		`and a broker drops it and applies the layer below, which kmeta does not resolve`
 	if rr := ruleRun(t, res, CodeLeaderImbalance); len(res.Findings) != 0 || rr.Assumes != want {
 		t.Errorf("dynamic: %v, assumes %q\nwant %q", codes(res), rr.Assumes, want)
