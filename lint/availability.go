@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/kmeta/kmeta/model"
 )
@@ -179,11 +180,13 @@ var availabilityRules = []*Rule{
 		// A node's server.properties is validated whole when Kafka
 		// starts (KafkaConfig.fromProps: ConfigDef.parse, ConfigException
 		// "Invalid value abc for configuration min.insync.replicas: Not
-		// a number of type INT", or "Value must be at least 1"), before
-		// any dynamic config could override the value: the node does
-		// not start, whatever the layers above say.
+		// a number of type INT", "Value must be at least 1", "Expected
+		// value to be either true or false"), before any dynamic config
+		// could override the value: the node does not start, whatever
+		// the layers above say. Only the keys lint reads are checked
+		// (kafkaValues).
 		Code: CodeStaticConfigInvalid, Family: Availability, Severity: model.SevError,
-		Title: "a node's server.properties (--config) sets min.insync.replicas to a value Kafka refuses (not an integer of at least 1): the node does not start",
+		Title: "a node's server.properties (--config) sets a config lint reads (" + kafkaValueKeys() + ") to a value Kafka refuses: the node does not start",
 		Applies: func(c *Context) (bool, string) {
 			if len(c.Img.StaticConfigs) == 0 {
 				return false, "the source holds no node's server.properties (pass --config ID=server.properties)"
@@ -194,15 +197,42 @@ var availabilityRules = []*Rule{
 			r := rule(CodeStaticConfigInvalid)
 			var out []Finding
 			for _, id := range sortedKeys(c.Img.StaticConfigs) {
-				v, ok := c.Img.StaticConfigs[id][minISRKey]
-				if _, valid := minISRValue(v); !ok || valid || model.SecretWithheld(v) {
-					continue
-				}
 				file := c.staticFile(id)
-				out = append(out, r.finding(fmt.Sprintf("node %d's %s sets %s=%s", id, file, minISRKey, strconv.Quote(v)),
-					"Kafka refuses the value ("+minISRValid+") and the node does not start with it; kmeta judges nothing by it",
-					fmt.Sprintf("set %s in node %d's %s to an integer of at least 1 (or remove it: Kafka's default is 1), then start the node", minISRKey, id, file),
-					brokerEntity(id)))
+				var sets, valid, fixes []string
+				var one *kafkaValue
+				for _, kv := range kafkaValues {
+					v, ok := c.Img.StaticConfigs[id][kv.key]
+					if !ok || kv.ok(v) || model.SecretWithheld(v) {
+						continue
+					}
+					set := kv.key + "=" + strconv.Quote(v)
+					if rel := c.majorRelease(id); kv.upTo3 && rel != 3 {
+						// A 4.x node ignores the key; where the node's
+						// release is not known, no error is claimed.
+						if rel == 0 {
+							c.noteUnjudged(CodeStaticConfigInvalid, fmt.Sprintf("node %d's %s sets %s, which Kafka 3.x refuses (%s): node %d's release is not known", id, file, set, kv.valid(), id))
+						}
+						continue
+					}
+					sets = append(sets, set)
+					valid = append(valid, kv.valid())
+					fixes = append(fixes, fmt.Sprintf("%s to %s (or remove it: Kafka's default is %s)", kv.key, kv.want, kv.def))
+					one = kv
+				}
+				switch len(sets) {
+				case 0:
+					continue
+				case 1:
+					out = append(out, r.finding(fmt.Sprintf("node %d's %s sets %s", id, file, sets[0]),
+						"Kafka refuses the value ("+valid[0]+") and the node does not start with it; kmeta judges nothing by it",
+						fmt.Sprintf("set %s in node %d's %s to %s (or remove it: Kafka's default is %s), then start the node", one.key, id, file, one.want, one.def),
+						brokerEntity(id)))
+				default:
+					out = append(out, r.finding(fmt.Sprintf("node %d's %s sets %s", id, file, strings.Join(sets, ", ")),
+						"Kafka refuses the values ("+strings.Join(valid, "; ")+") and the node does not start with them; kmeta judges nothing by them",
+						fmt.Sprintf("in node %d's %s, set %s, then start the node", id, file, strings.Join(fixes, " and ")),
+						brokerEntity(id)))
+				}
 			}
 			return out
 		},

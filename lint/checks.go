@@ -53,8 +53,8 @@ var ruleDocs = map[string]ruleDoc{
 		"Every replica of the partition is on a fenced or unregistered broker: no broker can serve it.",
 		"start the broker(s) holding its replicas, then check: kafka-topics --bootstrap-server BOOTSTRAP --describe --unavailable-partitions"},
 	CodeStaticConfigInvalid: {
-		"A node's server.properties sets min.insync.replicas to a value Kafka refuses (its ConfigDef: an INT of at least 1): Kafka validates the file when the node starts and does not start it (ConfigException \"Invalid value ... for configuration min.insync.replicas\"), and kmeta judges no partition by the value.",
-		"set min.insync.replicas in the node's server.properties to an integer of at least 1 (or remove it: Kafka's default is 1), then start the node"},
+		"A node's server.properties sets a config lint reads to a value Kafka refuses (its ConfigDef: min.insync.replicas an INT of at least 1, unclean.leader.election.enable a BOOLEAN, true or false, leader.imbalance.per.broker.percentage an INT in Kafka 3.x, which 4.0 removed): Kafka validates the file when the node starts and does not start it (ConfigException \"Invalid value ... for configuration ...\"), and kmeta judges nothing by the value. A key only Kafka 3.x defines is reported where the node is known to run 3.x or earlier (a ZooKeeper-mode source, or a broker registration supporting no metadata.version above 3.9-IV0); elsewhere the rule's run says it did not judge it.",
+		"set the config in the node's server.properties to a value Kafka accepts (or remove it: Kafka's default stands), then start the node"},
 	CodeBrokerShuttingDown: {
 		"The broker's leaders are moving away and it leaves the ISRs: redundancy drops until it is back.",
 		""},

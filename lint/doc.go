@@ -47,13 +47,22 @@
 // rule's run (RuleRun.Assumes) says it too when the assumption gave no
 // finding. One broker that does not answer stops no rule: the others'
 // configs and the cluster's are judged, and what needs its configs says
-// so. A min.insync.replicas Kafka refuses (its ConfigDefs: an INT of at
-// least 1) is judged by nothing, never replaced by a default: the rules
-// that need it leave the partitions it applies to unjudged and their run
-// says where it is set ("not judged where node 1's server.properties
-// (FILE) sets min.insync.replicas=\"abc\", which Kafka refuses"), and a
+// so. A value Kafka refuses of a config lint reads (kafkaValues:
+// min.insync.replicas, an INT of at least 1; unclean.leader.election.enable,
+// a BOOLEAN, "true" or "false" in any case and nothing else;
+// leader.imbalance.per.broker.percentage, an INT, which only Kafka 3.x
+// defines) is judged by nothing, never replaced by a default: the rules
+// that need it leave what it applies to unjudged and their run says
+// where it is set ("not judged where node 1's server.properties (FILE)
+// sets min.insync.replicas=\"abc\", which Kafka refuses"), and a
 // server.properties holding it is static-config-invalid's error (Kafka
-// validates the file at start and does not start the node).
+// validates the file at start and does not start the node; for a key
+// only 3.x defines, where the node is known to run 3.x or earlier). A
+// refused value in a broker's or the cluster's dynamic configs (written
+// around Kafka: its AlterConfigs refuses it) is dropped by the broker
+// that loads it, which applies the layer below; the resolver does not
+// skip to that layer, so the run says so. An inter.broker.protocol.version
+// Kafka 3.x refuses says nothing of the node's release.
 //
 // # Incremental evaluation (Tracker, lint --history)
 //

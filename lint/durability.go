@@ -103,13 +103,25 @@ var durabilityRules = []*Rule{
 		Needs:  []model.Field{model.FieldTopicConfigs, model.FieldBrokerConfigs},
 		Inputs: InputClusterConfig | InputTopicConfig | InputBrokers,
 		Cluster: func(c *Context) []Finding {
-			const key = "unclean.leader.election.enable"
+			const key = uncleanKey
 			r := rule(CodeUncleanElection)
 			var out []Finding
 			why := "a replica outside the ISR may become leader: writes acknowledged by the ISR are lost"
 			for _, rc := range c.Img.SortedConfigs() {
 				v, ok := c.Img.Configs[rc.Resource][key]
-				if !ok || !strings.EqualFold(strings.TrimSpace(v), "true") {
+				if !ok {
+					continue
+				}
+				if b, valid := kafkaBool(v); !valid {
+					// Neither true nor false: Kafka's BOOLEAN refuses
+					// it, and it is not read as false here.
+					if e, judge := uncleanSet(rc.Resource, v); judge && e.Layer == model.LayerTopic {
+						c.noteRefused(CodeUncleanElection, rc.Resource.Name, &e)
+					} else if judge {
+						c.noteRefused(CodeUncleanElection, "", &e)
+					}
+					continue
+				} else if !b {
 					continue
 				}
 				switch rc.Resource.Type {
@@ -135,8 +147,12 @@ var durabilityRules = []*Rule{
 			// assumes where the source does not hold it.
 			for _, id := range c.brokerIDs {
 				e := c.resolver().BrokerConfig(key, id)
+				if refusedValue(&e) {
+					c.noteRefused(CodeUncleanElection, "", &e)
+					continue
+				}
 				c.noteAssumed(CodeUncleanElection, &e)
-				if e.Layer != model.LayerStatic || !e.Bool() {
+				if b, _ := kafkaBool(e.Value); e.Layer != model.LayerStatic || !b {
 					continue
 				}
 				out = append(out, r.finding(fmt.Sprintf("broker %d's server.properties sets %s=true, which no dynamic config overrides", id, key), why,
@@ -406,71 +422,35 @@ const minISRKey = "min.insync.replicas"
 const minISRValid = "min.insync.replicas is an integer of at least 1"
 
 // minISRValue reads a min.insync.replicas value as Kafka's ConfigDef
-// does (an INT: Integer.parseInt of the text trimmed as Java's
-// String.trim trims, then atLeast(1)); ok is false for a value Kafka
-// refuses.
+// does (an INT, javaParseInt, then atLeast(1)); ok is false for a value
+// Kafka refuses.
 func minISRValue(v string) (n int, ok bool) {
-	i, err := strconv.ParseInt(strings.TrimFunc(v, func(r rune) bool { return r <= ' ' }), 10, 32)
-	if err != nil || i < 1 {
+	i, ok := javaParseInt(v)
+	if !ok || i < 1 {
 		return 0, false
 	}
 	return int(i), true
 }
 
-// noteRefused records that rule code did not judge topic's partitions
-// whose effective min.insync.replicas, e, is a value Kafka refuses:
-// where it is set, and why.
-func (c *Context) noteRefused(code, topic string, e *model.EffectiveConfig) {
-	if c.assumed == nil {
-		return
-	}
-	k := notedKey{code: code, key: "refused " + string(e.Layer) + " " + strconv.Itoa(int(e.Broker)) + " " + topic}
-	if e.Layer != model.LayerTopic {
-		k.key = "refused " + string(e.Layer) + " " + strconv.Itoa(int(e.Broker)) // the same for every topic
-	}
-	if c.noted[k] {
-		return
-	}
-	c.noted[k] = true
-	c.noteUnjudged(code, c.refusedMinISR(topic, e))
-}
-
-// refusedMinISR says where e, an effective min.insync.replicas Kafka
-// refuses, is set: "broker 1 server.properties (FILE) sets
-// min.insync.replicas=\"abc\", which Kafka refuses (...)". A value
-// resolved for no broker in particular (a partition without a leader) is
-// the first broker's where the brokers disagree: each registered broker
-// whose value is refused is named.
-func (c *Context) refusedMinISR(topic string, e *model.EffectiveConfig) string {
-	var where []string
-	if e.Broker == model.AnyBroker && (e.Layer == model.LayerBroker || e.Layer == model.LayerStatic) {
-		for _, id := range c.brokerIDs {
-			one := c.TopicConfig(topic, minISRKey, id)
-			if _, ok := minISRValue(one.Value); !ok && (one.Layer == model.LayerBroker || one.Layer == model.LayerStatic) {
-				where = append(where, c.setsValue(topic, &one))
-			}
+// uncleanSet is unclean.leader.election.enable's value v as a dynamic
+// config resource sets it, for noteRefused: a topic's, a broker's or the
+// cluster default. judge is false for a broker resource not named by a
+// broker id, which no broker applies.
+func uncleanSet(res model.ConfigResource, v string) (e model.EffectiveConfig, judge bool) {
+	e = model.EffectiveConfig{Key: uncleanKey, Name: uncleanKey, Value: v, Known: true, Broker: model.AnyBroker}
+	switch {
+	case res.Type == model.ConfigTopic:
+		e.Layer = model.LayerTopic
+	case res.Type == model.ConfigBroker && res.Name == "":
+		e.Layer = model.LayerClusterDefault
+	case res.Type == model.ConfigBroker:
+		id, err := strconv.ParseInt(res.Name, 10, 32)
+		if err != nil {
+			return e, false
 		}
+		e.Layer, e.Broker = model.LayerBroker, int32(id)
+	default:
+		return e, false
 	}
-	if len(where) == 0 {
-		where = append(where, c.setsValue(topic, e))
-	}
-	return strings.Join(where, ", ") + ", which Kafka refuses (" + minISRValid + ")"
-}
-
-// setsValue says where e, a value of topic's, is set, and what it is:
-// "topic orders's config sets min.insync.replicas=\"0\"", "node 1's
-// server.properties (FILE) sets ...".
-func (c *Context) setsValue(topic string, e *model.EffectiveConfig) string {
-	where := e.Source()
-	switch e.Layer {
-	case model.LayerTopic:
-		where = "topic " + topic + "'s config"
-	case model.LayerClusterDefault:
-		where = "the cluster default"
-	case model.LayerStatic:
-		where = fmt.Sprintf("node %d's %s", e.Broker, c.staticFile(e.Broker))
-	case model.LayerBroker:
-		where = fmt.Sprintf("broker %d's dynamic config", e.Broker)
-	}
-	return fmt.Sprintf("%s sets %s=%s", where, e.Name, strconv.Quote(e.Value))
+	return e, true
 }

@@ -460,8 +460,10 @@ func (c *Context) refreshBrokers() {
 		}
 	}
 	for _, kv := range c.Img.StaticConfigs {
-		if ibp := strings.TrimSpace(kv["inter.broker.protocol.version"]); ibp != "" && !strings.HasPrefix(ibp, "0.") &&
-			!strings.HasPrefix(ibp, "1.") && !strings.HasPrefix(ibp, "2.") && ibp >= "3.7" {
+		// Only a version Kafka 3.x accepts says the node runs 3.7 or
+		// later ("abc" or "3.7-iv0" stops a 3.x node, and a 4.x node
+		// ignores the key).
+		if ibp, ok := kv["inter.broker.protocol.version"]; ok && ibpAtLeast37(ibp) {
 			c.caps37 = true
 		}
 	}

@@ -187,10 +187,16 @@ var placementRules = []*Rule{
 				n, of := notLeading[id], preferred[id]
 				// The controller's threshold: any broker may be it (in
 				// ZooKeeper mode), so the one every broker applies.
-				e := c.resolver().BrokerConfig("leader.imbalance.per.broker.percentage", model.AnyBroker)
+				e := c.resolver().BrokerConfig(leaderImbalanceKey, model.AnyBroker)
+				if refusedValue(&e) {
+					// Not an INT: Kafka 3.x refuses it, and no threshold
+					// is made up in its place.
+					c.noteRefused(CodeLeaderImbalance, "", &e)
+					break
+				}
 				c.noteAssumed(CodeLeaderImbalance, &e)
-				pct, err := e.Int()
-				if err != nil || n*100 <= int(pct)*of {
+				pct, _ := javaParseInt(e.Value)
+				if int64(n)*100 <= int64(pct)*int64(of) {
 					continue
 				}
 				if c.keysOnly {

@@ -140,3 +140,66 @@ func TestLintRefusedStaticMinISR(t *testing.T) {
 		}
 	}
 }
+
+// TestLintRefusedStaticValues: --config files whose
+// unclean.leader.election.enable is "yes" and whose
+// leader.imbalance.per.broker.percentage is "abc" (Kafka 3.9.2 refuses
+// both: "Expected value to be either true or false", "Not a number of
+// type INT"; the fixture's brokers run 3.9) are static-config-invalid's
+// one error on node 1, naming the file, both keys and values;
+// unclean-leader-election-enabled does not read "yes" as false but says
+// it did not judge it, and reports node 2's "true".
+func TestLintRefusedStaticValues(t *testing.T) {
+	dir := t.TempDir()
+	var args []string
+	for id, props := range map[int]string{
+		1: "unclean.leader.election.enable=yes\nleader.imbalance.per.broker.percentage=abc\n",
+		2: "unclean.leader.election.enable=true\nleader.imbalance.per.broker.percentage=abc\n",
+		3: "leader.imbalance.per.broker.percentage=abc\n",
+	} {
+		f := filepath.Join(dir, fmt.Sprintf("%d.properties", id))
+		if err := os.WriteFile(f, []byte(fmt.Sprintf("node.id=%d\n%s", id, props)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--config", fmt.Sprintf("%d=%s", id, f))
+	}
+	file := func(id int) string { return filepath.Join(dir, fmt.Sprintf("%d.properties", id)) }
+	r := kmeta(append([]string{"lint", "-o", "json", "--rule", "static-config-invalid", "--rule", "unclean-leader-election-enabled", "--rule", "preferred-leader-imbalance",
+		"kraft:../../testdata/kraft/3.9.2/metadata"}, args...)...)
+	var doc struct {
+		Rules    []struct{ Code, Status, Assumes string }       `json:"rules"`
+		Findings []struct{ Code, Entity, Saw, Why, Fix string } `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || r.code != 1 {
+		t.Fatalf("exit %d, %v\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	var got []string
+	for _, f := range doc.Findings {
+		got = append(got, f.Code+" "+f.Entity+": "+f.Saw)
+	}
+	want := []string{
+		"static-config-invalid broker 1: node 1's server.properties (" + file(1) + `) sets leader.imbalance.per.broker.percentage="abc", unclean.leader.election.enable="yes"`,
+		"static-config-invalid broker 2: node 2's server.properties (" + file(2) + `) sets leader.imbalance.per.broker.percentage="abc"`,
+		"static-config-invalid broker 3: node 3's server.properties (" + file(3) + `) sets leader.imbalance.per.broker.percentage="abc"`,
+		"unclean-leader-election-enabled broker 2: broker 2's server.properties sets unclean.leader.election.enable=true, which no dynamic config overrides",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if f := doc.Findings[0]; f.Fix != "in node 1's server.properties ("+file(1)+"), set leader.imbalance.per.broker.percentage to an integer (or remove it: Kafka's default is 10) and unclean.leader.election.enable to true or false (or remove it: Kafka's default is false), then start the node" {
+		t.Errorf("fix %q", f.Fix)
+	}
+	wantRuns := map[string]string{
+		"static-config-invalid":           "",
+		"unclean-leader-election-enabled": "not judged where node 1's server.properties (" + file(1) + `) sets unclean.leader.election.enable="yes", which Kafka refuses (unclean.leader.election.enable is true or false)`,
+		// Every preferred leader of the fixture leads: no threshold
+		// is needed, none is left unjudged (TestLeaderImbalanceRefusedValue
+		// has one that is).
+		"preferred-leader-imbalance": "",
+	}
+	for _, rr := range doc.Rules {
+		if w, ok := wantRuns[rr.Code]; ok && (rr.Status != "ran" || rr.Assumes != w) {
+			t.Errorf("%s: %s, assumes %q\nwant %q", rr.Code, rr.Status, rr.Assumes, w)
+		}
+	}
+}
