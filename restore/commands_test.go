@@ -129,3 +129,61 @@ func TestFixCommandsRunAsPrinted(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandsSplitSecrets: a command holding a secret shown as its hash
+// is commented out, but only for that secret: the keys kmeta can print
+// (and the keys to delete) of the same resource are a runnable command
+// of their own, before it, and a topic is created with them. Before, the
+// whole command was commented out and the rest held back with it. With
+// ShowSecrets nothing is held, and one command does it all.
+func TestCommandsSplitSecrets(t *testing.T) {
+	broker := model.ConfigResource{Type: model.ConfigBroker, Name: "1"}
+	p := &Plan{Actions: []Action{
+		{Kind: AlterConfigs, Entity: "config BROKER 1", Config: &ConfigChange{Resource: broker,
+			Set:    []ConfigValue{{Key: "log.cleaner.threads", Value: "2"}, {Key: "ssl.keystore.password", Value: "s3cret"}},
+			Delete: []ConfigValue{{Key: "log.retention.ms"}}}},
+		// Secrets alone: one command, held.
+		{Kind: AlterConfigs, Entity: "config BROKER <default>", Config: &ConfigChange{Resource: model.ConfigResource{Type: model.ConfigBroker},
+			Set: []ConfigValue{{Key: "ssl.key.password", Value: "k3y"}}}},
+		// A key Kafka does not know is sensitive on a topic.
+		{Kind: CreateTopic, Entity: "topic t", Topic: &TopicSpec{Name: "t", Partitions: 1, ReplicationFactor: 1,
+			Configs: []ConfigValue{{Key: "custom.key", Value: "v"}, {Key: "retention.ms", Value: "1000"}}}},
+	}}
+	hash := model.RedactedValue
+	for _, tc := range []struct {
+		show bool
+		want []string
+	}{
+		{false, []string{
+			`config BROKER 1: kafka-configs --bootstrap-server b:9092 --alter --entity-type brokers --entity-name 1 --add-config log.cleaner.threads=2 --delete-config log.retention.ms`,
+			`config BROKER 1: secret # printf '%s\n' 'ssl.keystore.password=` + hash("s3cret") + `' | kafka-configs --bootstrap-server b:9092 --alter --entity-type brokers --entity-name 1 --add-config-file /dev/stdin`,
+			`config BROKER <default>: secret # printf '%s\n' 'ssl.key.password=` + hash("k3y") + `' | kafka-configs --bootstrap-server b:9092 --alter --entity-type brokers --entity-default --add-config-file /dev/stdin`,
+			`topic t: kafka-topics --bootstrap-server b:9092 --create --topic t --partitions 1 --replication-factor 1 --config retention.ms=1000`,
+			`topic t: secret # printf '%s\n' 'custom.key=` + hash("v") + `' | kafka-configs --bootstrap-server b:9092 --alter --entity-type topics --entity-name t --add-config-file /dev/stdin`,
+		}},
+		{true, []string{
+			`config BROKER 1: kafka-configs --bootstrap-server b:9092 --alter --entity-type brokers --entity-name 1 --add-config log.cleaner.threads=2,ssl.keystore.password=s3cret --delete-config log.retention.ms`,
+			`config BROKER <default>: kafka-configs --bootstrap-server b:9092 --alter --entity-type brokers --entity-default --add-config ssl.key.password=k3y`,
+			`topic t: kafka-topics --bootstrap-server b:9092 --create --topic t --partitions 1 --replication-factor 1 --config custom.key=v --config retention.ms=1000`,
+		}},
+	} {
+		var got []string
+		for _, c := range Commands(p, CommandOptions{Bootstrap: "b:9092", ShowSecrets: tc.show}) {
+			l := c.Entity + ": "
+			if c.Held != "" {
+				l += c.Held + " "
+			}
+			got = append(got, l+c.Line)
+			if c.Runnable != (c.Held == "") || c.Runnable == strings.HasPrefix(c.Line, "#") {
+				t.Errorf("runnable %v, held %q: %s", c.Runnable, c.Held, c.Line)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("show secrets %v:\n%s\nwant:\n%s", tc.show, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
+	}
+	// The plan itself is not split: kmeta restore sends each action whole.
+	if len(p.Actions) != 3 || len(p.Actions[0].Config.Set) != 2 || len(p.Actions[2].Topic.Configs) != 2 {
+		t.Errorf("the plan changed: %+v", p.Actions)
+	}
+}
