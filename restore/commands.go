@@ -165,7 +165,14 @@ func FixCommands(p *Plan, o CommandOptions) {
 			sub = len(u.Args)
 		}
 		tool := o.tool(u.Args[0])
-		u.Command = asCommand(shellJoin(slices.Concat(tool[:1], u.Args[1:sub], tool[1:], u.Args[sub:])), u.Entity)
+		line := shellJoin(slices.Concat(tool[:1], u.Args[1:sub], tool[1:], u.Args[sub:]))
+		if u.Stdin != "" {
+			line = u.Stdin + " | " + line
+		}
+		if u.Then != "" {
+			line += " && " + u.Then
+		}
+		u.Command = asCommand(line, u.Entity)
 	}
 }
 
