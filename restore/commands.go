@@ -92,7 +92,12 @@ func Commands(p *Plan, o CommandOptions) []Command {
 // described configs ++ the keys added -- the keys deleted, sent whole
 // with alterConfigs), so the second run keeps what the first wrote. The
 // keys kmeta can print go first, so that a run of the script that stops
-// at the commented-out secret has done them.
+// at the commented-out secret has done them. One case the split cannot
+// help: a broker's kafka-configs up to 3.9 refuses an alter that leaves
+// out a sensitive key the broker holds ("All sensitive broker config
+// entries must be specified for --alter"), so where TARGET's broker
+// holds one the runnable part fails, loudly, changing nothing; with
+// ShowSecrets the one command names the secrets it restores.
 func (o CommandOptions) splitSecrets(a Action) []Action {
 	if o.ShowSecrets {
 		return []Action{a}
