@@ -58,21 +58,91 @@ const (
 // Commands are the plan's actions as Kafka's commands, in order.
 func Commands(p *Plan, o CommandOptions) []Command {
 	out := make([]Command, 0, len(p.Actions))
-	for _, a := range p.Actions {
-		c := o.command(a)
-		c.Entity = a.Entity
-		if !c.Runnable {
-			c.Held = HeldSecret
+	for _, whole := range p.Actions {
+		for _, a := range o.splitSecrets(whole) {
+			c := o.command(a)
+			c.Entity = a.Entity
+			if !c.Runnable {
+				c.Held = HeldSecret
+			}
+			if v, ok := visible(c.Line); !ok {
+				c.Line, c.Runnable, c.Held = v, false, HeldControl
+			}
+			if !c.Runnable {
+				c.Line = "# " + c.Line
+			}
+			out = append(out, c)
 		}
-		if v, ok := visible(c.Line); !ok {
-			c.Line, c.Runnable, c.Held = v, false, HeldControl
-		}
-		if !c.Runnable {
-			c.Line = "# " + c.Line
-		}
-		out = append(out, c)
 	}
 	return out
+}
+
+// splitSecrets is a as the actions its commands print: itself, or, when
+// it sets secrets shown as their hash (no ShowSecrets) beside keys kmeta
+// can print, the action without those secrets, then an AlterConfigs of
+// the secrets alone. The secrets' command is commented out (Held); the
+// rest of the resource is restored by running the others as printed,
+// instead of being held back with them.
+//
+// Two alters end where one would: the plan's keys to set and to delete
+// are disjoint (a key is set to the point's value or deleted as added
+// since, never both), and kafka-configs applies each run's keys alone
+// (ConfigCommand.alterConfig: incrementalAlterConfigs SET and DELETE
+// ops for topics, groups and client metrics; for brokers up to 3.9, the
+// described configs ++ the keys added -- the keys deleted, sent whole
+// with alterConfigs), so the second run keeps what the first wrote. The
+// keys kmeta can print go first, so that a run of the script that stops
+// at the commented-out secret has done them. One case the split cannot
+// help: a broker's kafka-configs up to 3.9 refuses an alter that leaves
+// out a sensitive key the broker holds ("All sensitive broker config
+// entries must be specified for --alter"), so where TARGET's broker
+// holds one the runnable part fails, loudly, changing nothing; with
+// ShowSecrets the one command names the secrets it restores.
+func (o CommandOptions) splitSecrets(a Action) []Action {
+	if o.ShowSecrets {
+		return []Action{a}
+	}
+	var (
+		typ    model.ConfigResourceType
+		values []ConfigValue
+	)
+	switch {
+	case a.Kind == AlterConfigs:
+		typ, values = a.Config.Resource.Type, a.Config.Set
+	case a.Kind == CreateTopic:
+		typ, values = model.ConfigTopic, a.Topic.Configs
+	default:
+		return []Action{a}
+	}
+	var plain, secret []ConfigValue
+	for _, cv := range values {
+		if model.SensitiveConfig(typ, cv.Key) {
+			secret = append(secret, cv)
+		} else {
+			plain = append(plain, cv)
+		}
+	}
+	if len(secret) == 0 {
+		return []Action{a}
+	}
+	secrets := Action{Kind: AlterConfigs, Entity: a.Entity, Why: a.Why}
+	if a.Kind == CreateTopic {
+		// The topic is created with the rest; its secrets are set once
+		// it exists.
+		t := *a.Topic
+		t.Configs = plain
+		a.Topic = &t
+		secrets.Config = &ConfigChange{Resource: model.ConfigResource{Type: model.ConfigTopic, Name: t.Name}, Set: secret}
+		return []Action{a, secrets}
+	}
+	if len(plain) == 0 && len(a.Config.Delete) == 0 {
+		return []Action{a}
+	}
+	rest := *a.Config
+	rest.Set = plain
+	a.Config = &rest
+	secrets.Config = &ConfigChange{Resource: rest.Resource, Set: secret}
+	return []Action{a, secrets}
 }
 
 // ReassignmentFile is the file the reassignment command writes the plan
@@ -100,7 +170,14 @@ func FixCommands(p *Plan, o CommandOptions) {
 			sub = len(u.Args)
 		}
 		tool := o.tool(u.Args[0])
-		u.Command = asCommand(shellJoin(slices.Concat(tool[:1], u.Args[1:sub], tool[1:], u.Args[sub:])), u.Entity)
+		line := shellJoin(slices.Concat(tool[:1], u.Args[1:sub], tool[1:], u.Args[sub:]))
+		if u.Stdin != "" {
+			line = u.Stdin + " | " + line
+		}
+		if u.Then != "" {
+			line += " && " + u.Then
+		}
+		u.Command = asCommand(line, u.Entity)
 	}
 }
 

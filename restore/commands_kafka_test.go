@@ -218,3 +218,57 @@ func readSent(t *testing.T, path string, lineOf []int, n int) []sent {
 	}
 	return out
 }
+
+// TestSCRAMPasswordReadByKafkaTools: the line that sets a new SCRAM
+// password (TestFixCommandsSCRAMPassword), run by sh with the password
+// in KMETA_SCRAM_PASSWORD, gives kafka-configs (2.7.2's, 3.9.2's and
+// 4.4.0's option parser, ToolArgs.java) the credential as
+// MECHANISM=password=PASSWORD through --add-config-file, which
+// ConfigCommand's credential parser ("(?:iterations=(-?[0-9]*),)?password=(.*)",
+// the same in all three) takes whole: ',', '=', '[', ']', '#' and blanks
+// inside it reach Kafka as they are (through --add-config, brackets
+// would be dropped and a ',' would end the value). A backslash is
+// Properties' escape, as the printed fix says.
+func TestSCRAMPasswordReadByKafkaTools(t *testing.T) {
+	kafkatest.SkipIfUnitOnly(t)
+	want, have := model.NewImage(), model.NewImage()
+	want.ClusterID, have.ClusterID = "c1", "c1"
+	want.SCRAM[model.ScramKey{User: "carol", Mechanism: model.ScramSHA512}] = &model.ScramCredential{User: "carol", Mechanism: model.ScramSHA512, Iterations: 4096}
+	p := Make(want, have, Side{Name: "a"}, Side{Name: "b"}, Options{})
+	FixCommands(p, CommandOptions{Bootstrap: "b:9092"})
+	if len(p.NotRestored) != 1 || p.NotRestored[0].Command == nil || !p.NotRestored[0].Command.Runnable {
+		t.Fatalf("not restored: %+v", p.NotRestored)
+	}
+	line := p.NotRestored[0].Command.Line
+	stub := toolstub.New(t, "kafka-configs")
+	passwords := []struct{ given, read string }{
+		{" pa ss,w]rd=[x]#! ", " pa ss,w]rd=[x]#! "},
+		{`a\b`, "ab"},
+	}
+	var files []string
+	for _, pw := range passwords {
+		out, calls, err := stub.Run(t, "", line, "KMETA_SCRAM_PASSWORD="+pw.given)
+		if err != nil || len(calls) != 1 {
+			t.Fatalf("%s: %v %+v\n%s", line, err, calls, out)
+		}
+		files = append(files, calls[0].File)
+	}
+	src, err := filepath.Abs(filepath.Join("testdata", "ToolArgs.java"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{kafkatest.Kafka27, kafkatest.Kafka39, kafkatest.Latest4} {
+		t.Run(v, func(t *testing.T) {
+			d := kafkatest.Dist(t, v)
+			out := filepath.Join(t.TempDir(), "sent")
+			d.MustRun(t, src, append([]string{out}, files...)...)
+			got := readSent(t, out, []int{0, 1}, 2)
+			for i, pw := range passwords {
+				w := map[string]string{"SCRAM-SHA-512": "password=" + pw.read}
+				if len(got[i].refused) > 0 || !maps.Equal(got[i].set, w) || len(got[i].deleted) > 0 {
+					t.Errorf("password %q: Kafka %s's kafka-configs: refused %q, set %q, delete %q; want set %q", pw.given, v, got[i].refused, got[i].set, got[i].deleted, w)
+				}
+			}
+		})
+	}
+}

@@ -129,3 +129,113 @@ func TestFixCommandsRunAsPrinted(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandsSplitSecrets: a command holding a secret shown as its hash
+// is commented out, but only for that secret: the keys kmeta can print
+// (and the keys to delete) of the same resource are a runnable command
+// of their own, before it, and a topic is created with them. Before, the
+// whole command was commented out and the rest held back with it. With
+// ShowSecrets nothing is held, and one command does it all.
+func TestCommandsSplitSecrets(t *testing.T) {
+	broker := model.ConfigResource{Type: model.ConfigBroker, Name: "1"}
+	p := &Plan{Actions: []Action{
+		{Kind: AlterConfigs, Entity: "config BROKER 1", Config: &ConfigChange{Resource: broker,
+			Set:    []ConfigValue{{Key: "log.cleaner.threads", Value: "2"}, {Key: "ssl.keystore.password", Value: "s3cret"}},
+			Delete: []ConfigValue{{Key: "log.retention.ms"}}}},
+		// Secrets alone: one command, held.
+		{Kind: AlterConfigs, Entity: "config BROKER <default>", Config: &ConfigChange{Resource: model.ConfigResource{Type: model.ConfigBroker},
+			Set: []ConfigValue{{Key: "ssl.key.password", Value: "k3y"}}}},
+		// A key Kafka does not know is sensitive on a topic.
+		{Kind: CreateTopic, Entity: "topic t", Topic: &TopicSpec{Name: "t", Partitions: 1, ReplicationFactor: 1,
+			Configs: []ConfigValue{{Key: "custom.key", Value: "v"}, {Key: "retention.ms", Value: "1000"}}}},
+	}}
+	hash := model.RedactedValue
+	for _, tc := range []struct {
+		show bool
+		want []string
+	}{
+		{false, []string{
+			`config BROKER 1: kafka-configs --bootstrap-server b:9092 --alter --entity-type brokers --entity-name 1 --add-config log.cleaner.threads=2 --delete-config log.retention.ms`,
+			`config BROKER 1: secret # printf '%s\n' 'ssl.keystore.password=` + hash("s3cret") + `' | kafka-configs --bootstrap-server b:9092 --alter --entity-type brokers --entity-name 1 --add-config-file /dev/stdin`,
+			`config BROKER <default>: secret # printf '%s\n' 'ssl.key.password=` + hash("k3y") + `' | kafka-configs --bootstrap-server b:9092 --alter --entity-type brokers --entity-default --add-config-file /dev/stdin`,
+			`topic t: kafka-topics --bootstrap-server b:9092 --create --topic t --partitions 1 --replication-factor 1 --config retention.ms=1000`,
+			`topic t: secret # printf '%s\n' 'custom.key=` + hash("v") + `' | kafka-configs --bootstrap-server b:9092 --alter --entity-type topics --entity-name t --add-config-file /dev/stdin`,
+		}},
+		{true, []string{
+			`config BROKER 1: kafka-configs --bootstrap-server b:9092 --alter --entity-type brokers --entity-name 1 --add-config log.cleaner.threads=2,ssl.keystore.password=s3cret --delete-config log.retention.ms`,
+			`config BROKER <default>: kafka-configs --bootstrap-server b:9092 --alter --entity-type brokers --entity-default --add-config ssl.key.password=k3y`,
+			`topic t: kafka-topics --bootstrap-server b:9092 --create --topic t --partitions 1 --replication-factor 1 --config custom.key=v --config retention.ms=1000`,
+		}},
+	} {
+		var got []string
+		for _, c := range Commands(p, CommandOptions{Bootstrap: "b:9092", ShowSecrets: tc.show}) {
+			l := c.Entity + ": "
+			if c.Held != "" {
+				l += c.Held + " "
+			}
+			got = append(got, l+c.Line)
+			if c.Runnable != (c.Held == "") || c.Runnable == strings.HasPrefix(c.Line, "#") {
+				t.Errorf("runnable %v, held %q: %s", c.Runnable, c.Held, c.Line)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("show secrets %v:\n%s\nwant:\n%s", tc.show, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
+	}
+	// The plan itself is not split: kmeta restore sends each action whole.
+	if len(p.Actions) != 3 || len(p.Actions[0].Config.Set) != 2 || len(p.Actions[2].Topic.Configs) != 2 {
+		t.Errorf("the plan changed: %+v", p.Actions)
+	}
+}
+
+// TestFixCommandsSCRAMPassword: a SCRAM credential the restore cannot
+// write back gets a line that sets a new password read from
+// KMETA_SCRAM_PASSWORD, piped to kafka-configs as its --add-config-file
+// (never on a command line: ps, the shell's history). Unset, the shell
+// stops at the line, naming the variable, and nothing runs; before, the
+// line ended "--add-config 'SCRAM-SHA-256=[password=...]'", which, run
+// as printed, set the password to "...". Once used, the variable is
+// unset, so the next user's line stops until it is set again.
+func TestFixCommandsSCRAMPassword(t *testing.T) {
+	want, have := model.NewImage(), model.NewImage()
+	want.ClusterID, have.ClusterID = "c1", "c1"
+	cred := func(user string, it int32) *model.ScramCredential {
+		return &model.ScramCredential{User: user, Mechanism: model.ScramSHA256, Iterations: it, Salt: []byte{1}, StoredKey: []byte{2}, ServerKey: []byte{3}}
+	}
+	want.SCRAM[model.ScramKey{User: "carol o", Mechanism: model.ScramSHA256}] = cred("carol o", 4096)
+	want.SCRAM[model.ScramKey{User: "erin", Mechanism: model.ScramSHA256}] = cred("erin", 4096)
+	have.SCRAM[model.ScramKey{User: "erin", Mechanism: model.ScramSHA256}] = cred("erin", 8192)
+	p := Make(want, have, Side{Name: "a"}, Side{Name: "b"}, Options{})
+	FixCommands(p, CommandOptions{Bootstrap: "b:9092"})
+	fix := "kmeta quorum rebuild at the point rebuilds the whole metadata, credentials included; or set a new password, read from KMETA_SCRAM_PASSWORD " +
+		"(read -rs KMETA_SCRAM_PASSWORD keeps it out of the history; a backslash in it is an escape to the properties file kafka-configs reads)"
+	pipe := `: "${KMETA_SCRAM_PASSWORD:?set it to the new password}" && printf '%s\n' "SCRAM-SHA-256=password=$KMETA_SCRAM_PASSWORD" | kafka-configs --bootstrap-server b:9092 --alter --entity-type users --entity-name `
+	var got []string
+	for _, u := range p.NotRestored {
+		got = append(got, u.Entity+": "+u.Difference+": "+u.Fix+" | "+u.Command.Held+" | "+u.Command.Line)
+	}
+	wantLines := []string{
+		"scram carol o SCRAM-SHA-256: deleted since the point: " + fix + " |  | " + pipe + "'carol o' --add-config-file /dev/stdin && unset KMETA_SCRAM_PASSWORD",
+		"scram erin SCRAM-SHA-256: iterations: 4096 at the point, 8192 now: " + fix + " |  | " + pipe + "erin --add-config-file /dev/stdin && unset KMETA_SCRAM_PASSWORD",
+	}
+	if !slices.Equal(got, wantLines) {
+		t.Fatalf("not restored:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantLines, "\n"))
+	}
+	stub := toolstub.New(t, "kafka-configs")
+	line := p.NotRestored[0].Command.Line
+	// Unset or empty: the shell stops before the tool runs, naming it.
+	for _, env := range [][]string{nil, {"KMETA_SCRAM_PASSWORD="}} {
+		out, calls, err := stub.Run(t, "", line, env...)
+		if err == nil || len(calls) != 0 || !strings.Contains(out, "KMETA_SCRAM_PASSWORD: set it to the new password") {
+			t.Errorf("%q: ran %+v, %v\n%s", env, calls, err, out)
+		}
+	}
+	// Set: the tool gets the password on its stdin alone; the variable
+	// is unset after.
+	out, calls, err := stub.Run(t, "", line+` && echo "left:${KMETA_SCRAM_PASSWORD-unset}"`, "KMETA_SCRAM_PASSWORD=pa ss,w]rd")
+	wantArgs := []string{"--bootstrap-server", "b:9092", "--alter", "--entity-type", "users", "--entity-name", "carol o", "--add-config-file"}
+	if err != nil || len(calls) != 1 || !slices.Equal(calls[0].Args[:len(wantArgs)], wantArgs) || calls[0].Stdin != "SCRAM-SHA-256=password=pa ss,w]rd\n" ||
+		slices.ContainsFunc(calls[0].Args, func(a string) bool { return strings.Contains(a, "pa ss") }) || !strings.Contains(out, "left:unset") {
+		t.Errorf("%v %+v\n%s", err, calls, out)
+	}
+}

@@ -27,7 +27,14 @@
 //
 //   - SCRAM credentials: the log holds salted keys, not the password that
 //     AlterUserScramCredentials needs; `kmeta quorum rebuild` at the point
-//     rebuilds the whole metadata, credentials included.
+//     rebuilds the whole metadata, credentials included. A credential
+//     deleted or changed since gets a line that sets a new password
+//     (Unrestorable.Stdin): read from ScramPasswordVar, which the shell
+//     refuses unset or empty before anything runs, and piped to
+//     kafka-configs --add-config-file /dev/stdin as MECHANISM=password=P
+//     (ConfigCommand takes the rest of the value after "password=" whole),
+//     so that it is neither on a command line (ps) nor in the printed
+//     line (history); the variable is unset once used.
 //   - Delegation tokens, broker registrations (they come from the brokers
 //     themselves), finalized features (kmeta features upgrade/downgrade),
 //     topics created since the point (kmeta never deletes a topic), the
@@ -61,9 +68,12 @@
 // kafka-topics --create (and --alter --partitions), kafka-configs --alter
 // for configs and client quotas (Kafka has no kafka-client-quotas tool;
 // kafka-configs alters quotas), kafka-acls --add and --remove --force.
-// Sensitive values are printed as their hash unless ShowSecrets, and the
-// command is then commented out, not runnable as printed (Held); kmeta
-// restore counts it among what leaves the restore incomplete.
+// Sensitive values are printed as their hash unless ShowSecrets, in a
+// command of their own, commented out, not runnable as printed (Held);
+// kmeta restore counts it among what leaves the restore incomplete. The
+// other keys of the same config (and a topic to create) are a runnable
+// command before it: two kafka-configs runs over disjoint keys end where
+// one would (splitSecrets says why).
 //
 // A value reaches Kafka as it is: the tools' command lines are not plain
 // key=value lists (commands.go says how each reads them, and

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kmeta/kmeta/model"
+	"github.com/kmeta/kmeta/shellword"
 	"github.com/kmeta/kmeta/verify"
 )
 
@@ -123,6 +124,14 @@ type Unrestorable struct {
 	// arguments without the connection, which FixCommands adds as
 	// Commands does to the plan's actions.
 	Args []string `json:"-"`
+	// Stdin, when set, is shell, printed as it is, that the line runs
+	// first and whose output the command reads through a pipe (Args
+	// then name /dev/stdin): a value the
+	// operator gives at run time reaches the tool through the pipe,
+	// never through its command line (ps) or the printed line (history).
+	Stdin string `json:"-"`
+	// Then, when set, runs after the command succeeds (&&), as printed.
+	Then string `json:"-"`
 	// Command is Args as the line to run, set by FixCommands; nil when no
 	// command does Fix.
 	Command *Command `json:"command,omitempty"`
@@ -518,6 +527,10 @@ func (pl *planner) acls() {
 	}
 }
 
+// ScramPasswordVar is the variable a printed line that sets a SCRAM
+// credential reads the new password from.
+const ScramPasswordVar = "KMETA_SCRAM_PASSWORD"
+
 const scramWhy = "the metadata log holds a credential's salted keys, not the password AlterUserScramCredentials needs"
 
 func (pl *planner) scram() {
@@ -542,17 +555,33 @@ func (pl *planner) scram() {
 			continue
 		}
 		mech := model.ScramMechanismName(k.Mechanism)
-		rebuild := "kmeta quorum rebuild at the point rebuilds the whole metadata, credentials included; or set a new password: kafka-configs --alter --entity-type users --entity-name " + k.User + " --add-config '" + mech + "=[password=...]'"
+		// A new password goes through a variable the shell refuses
+		// empty, piped in as kafka-configs' --add-config-file: a
+		// template ("password=...") would, run as printed, become the
+		// password, and a password on the line would be in the shell's
+		// history and in ps. The variable is unset once used: the next
+		// user's line stops until it is set again, for that user.
+		rebuild := func(diff string) {
+			pl.notRestored(model.EntitySCRAM, entity, diff, scramWhy, "kmeta quorum rebuild at the point rebuilds the whole metadata, credentials included; "+
+				"or set a new password, read from "+ScramPasswordVar+" (read -rs "+ScramPasswordVar+" keeps it out of the history; "+
+				"a backslash in it is an escape to the properties file kafka-configs reads)",
+				"kafka-configs", "--alter", "--entity-type", "users", "--entity-name", k.User, "--add-config-file", "/dev/stdin")
+			u := &pl.p.NotRestored[len(pl.p.NotRestored)-1]
+			// Checked before the pipe: a failed expansion on its left
+			// would still run kafka-configs, with an empty file.
+			u.Stdin = `: "` + shellword.Require(ScramPasswordVar, "the new password") + `" && printf '%s\n' "` + mech + "=password=$" + ScramPasswordVar + `"`
+			u.Then = "unset " + ScramPasswordVar
+		}
 		switch {
 		case h == nil:
-			pl.notRestored(model.EntitySCRAM, entity, "deleted since the point", scramWhy, rebuild)
+			rebuild("deleted since the point")
 		case w == nil:
 			pl.notRestored(model.EntitySCRAM, entity, "added since the point", "kmeta restore does not write credentials",
 				"delete it if it should go", "kafka-configs", "--alter", "--entity-type", "users", "--entity-name", k.User, "--delete-config", mech)
 		case w.Iterations != h.Iterations:
-			pl.notRestored(model.EntitySCRAM, entity, fmt.Sprintf("iterations: %d at the point, %d now", w.Iterations, h.Iterations), scramWhy, rebuild)
+			rebuild(fmt.Sprintf("iterations: %d at the point, %d now", w.Iterations, h.Iterations))
 		case secrets && !w.Withheld() && !h.Withheld() && model.ScramFingerprint(w) != model.ScramFingerprint(h):
-			pl.notRestored(model.EntitySCRAM, entity, "changed since the point (another password)", scramWhy, rebuild)
+			rebuild("changed since the point (another password)")
 		}
 	}
 }

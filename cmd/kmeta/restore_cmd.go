@@ -28,7 +28,10 @@ const restoreHelp = "Brings TARGET back to what SOURCE held at a point of its hi
 	"(never deleted), the data of deleted topics. Where a command undoes one, it is printed under it,\n" +
 	"against the addresses the printed commands name: a topic or a SCRAM credential created since (Kafka's\n" +
 	"tools), a feature level (kmeta features, gated and asking first), the point's replica assignments (a\n" +
-	"line that writes kafka-reassign-partitions' plan file and executes it).\n\n" +
+	"line that writes kafka-reassign-partitions' plan file and executes it). A SCRAM credential deleted or\n" +
+	"changed since gets a line that sets a new password read from KMETA_SCRAM_PASSWORD (read -rs keeps it\n" +
+	"out of the history), piped to kafka-configs, never on a command line; the shell stops at the line\n" +
+	"while it is unset, and it is unset once used.\n\n" +
 	"With TARGET kafka://HOST:PORT (or --bootstrap-server), restore names every change, asks Kafka with\n" +
 	"validate-only where Kafka has it (not for ACLs), then, unless --dry-run and after a confirmation\n" +
 	"(--yes skips it; without a terminal, --yes is required), sends CreateTopics, CreatePartitions,\n" +
@@ -41,7 +44,8 @@ const restoreHelp = "Brings TARGET back to what SOURCE held at a point of its hi
 	"--entity KIND[:GLOB] restores only those entities (as kmeta history selects them).\n\n" +
 	"A secret SOURCE holds only redacted, unreported or encrypted is never printed in a command (a\n" +
 	"placeholder, run, would become the value): it is a step TO DO BY HAND. A secret it holds is printed\n" +
-	"as its hash, its command commented out, unless --show-secrets.\n\n" +
+	"as its hash, unless --show-secrets, in a command of its own commented out: the other keys of its\n" +
+	"config are set by a runnable command before it.\n\n" +
 	"Exit 0 when done (read back: nothing left to restore), printed, validated by --dry-run, or nothing to\n" +
 	"do; 1 when kmeta or Kafka refused, it was not confirmed, the read back still finds changes, or the\n" +
 	"restore is INCOMPLETE without what it leaves to the operator (a step TO DO BY HAND, a printed command\n" +

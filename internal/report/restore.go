@@ -147,7 +147,7 @@ func RestoreReport(d RestoreDoc) Report {
 			cl = append(cl, c.Line)
 		}
 		if held(d.Commands, restore.HeldSecret) {
-			cl = append(cl, "# commented out: a command holding a secret kmeta shows as its hash (--show-secrets prints it)")
+			cl = append(cl, "# commented out: a command setting only secrets, which kmeta shows as their hash (--show-secrets prints it); the other keys of their config are in the commands above")
 		}
 		if held(d.Commands, restore.HeldControl) {
 			cl = append(cl, `# commented out: a command holding a control character, shown as \xNN (a live KRaft TARGET gets it through Kafka's API, no shell)`)
