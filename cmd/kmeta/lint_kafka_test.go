@@ -807,11 +807,16 @@ func kraftStatuses(liveCol string, live map[string][2]string) map[string]map[str
 		"topic-deletion-pending":     {"not-applicable", "only ZooKeeper keeps pending deletions"},
 		"zk-stale-notifications":     {"not-applicable", "ZooKeeper only"},
 		"zk-controller-inconsistent": {"not-applicable", "KRaft has no /controller"},
+		"static-config-invalid":      noStaticConfigs,
 	}
 	l := maps.Clone(zkOnly)
 	maps.Copy(l, live)
 	return map[string]map[string][2]string{"kraft:": zkOnly, liveCol: l}
 }
+
+// noStaticConfigs: the labs pass no --config, so no node's
+// server.properties is in any view (the rule's own tests give files).
+var noStaticConfigs = [2]string{"not-applicable", "the source holds no node's server.properties (pass --config ID=server.properties)"}
 
 // kafkaLiveNotReported are the rules kafka:// cannot run on any release:
 // the admin API has no leader recovery state, migration state or
@@ -914,6 +919,7 @@ func TestLintRulesOnKafka39ZooKeeper(t *testing.T) {
 		"quorum-even-voters":           {"not-applicable", "a ZooKeeper source has no controller quorum"},
 		"metadata-version-behind":      {"not-applicable", "ZooKeeper mode has no metadata.version"},
 		"elr-unclean-recovery-pending": {"not-applicable", "ZooKeeper mode has no eligible leader replicas"},
+		"static-config-invalid":        noStaticConfigs,
 	}
 	l.statuses(l.waitAll("first read", func(*lintView, lintDoc) bool { return true }),
 		map[string]map[string][2]string{"zkdata:": zkNA, "zkdump:": zkNA, "zk://": zkNA})
