@@ -807,11 +807,14 @@ func kraftStatuses(liveCol string, live map[string][2]string) map[string]map[str
 		"topic-deletion-pending":     {"not-applicable", "only ZooKeeper keeps pending deletions"},
 		"zk-stale-notifications":     {"not-applicable", "ZooKeeper only"},
 		"zk-controller-inconsistent": {"not-applicable", "KRaft has no /controller"},
-		"static-config-invalid":      noStaticConfigs,
 	}
 	l := maps.Clone(zkOnly)
 	maps.Copy(l, live)
-	return map[string]map[string][2]string{"kraft:": zkOnly, liveCol: l}
+	// kafka:// reads each broker's static configs (DescribeConfigs'
+	// STATIC_BROKER_CONFIG); a log dir holds none.
+	k := maps.Clone(zkOnly)
+	k["static-config-invalid"] = noStaticConfigs
+	return map[string]map[string][2]string{"kraft:": k, liveCol: l}
 }
 
 // noStaticConfigs: the labs pass no --config, so no node's
