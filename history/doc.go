@@ -28,7 +28,20 @@
 // topic and config, its partitions summed up in the topic's count; a
 // ZooKeeper topic znode (the assignment) the topic and every partition;
 // an ACL znode every ACL of its resource (ZooKeeper keeps them in one
-// znode); a user's config znode its quotas and SCRAM credentials.
+// znode); a user's config znode its quotas and SCRAM credentials;
+// /admin/delete_topics/<topic> its topic; the legacy
+// /admin/reassign_partitions every partition.
+//
+// A ZooKeeper change also names what only ZooKeeper holds of a topic or
+// partition, as fields named as diff's zookeeper class names them: a
+// topic's pendingDeletion, a partition's legacyReassignment and
+// stateZnodeMissing. The last marks a partition whose state znode the
+// controller has not yet written (it writes it after the topic znode):
+// its leader, ISR and epochs are then the reader's fill-in, Kafka's
+// migration's (ZkMigrationClient), and the controller's write of the
+// state znode is a change (stateZnodeMissing unset, and the leader and
+// ISR if the controller chose others). A broker without a rack has no
+// rack field, as image prints none, rather than an empty rack.
 //
 // # JSON
 //

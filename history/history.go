@@ -4,6 +4,7 @@ import (
 	"path"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -116,8 +117,10 @@ type pending struct {
 	// never written in place, so a copy of the struct is a snapshot).
 	part    model.Partition
 	hasPart bool
-	fast    bool
-	before  []verify.Entity
+	// zk: the partition's ZooKeeper-only fields before (zkPartition).
+	zk     []verify.Field
+	fast   bool
+	before []verify.Entity
 }
 
 // New starts a judge handing each change to emit; an error from emit
@@ -180,11 +183,12 @@ func (j *Judge) Before(img *model.Image, p Point, touches []Touch) {
 			if tp := img.Topics[t.Ref.Name]; tp != nil {
 				if pt := tp.Partitions[t.Ref.ID]; pt != nil {
 					pd.part, pd.hasPart = *pt, true
+					pd.zk = zkPartition(img, p.World, t.Ref.Name, t.Ref.ID, nil)
 				}
 			}
 			continue
 		}
-		j.pend = append(j.pend, pending{touch: t, before: verify.Entities(img, t.Ref, j.fieldOpts(), nil)})
+		j.pend = append(j.pend, pending{touch: t, before: entities(img, p.World, t.Ref, j.fieldOpts(), nil)})
 	}
 }
 
@@ -210,6 +214,85 @@ func touchedBefore(touches []Touch, i int) bool {
 	return false
 }
 
+// entities are verify.Entities, with what a ZooKeeper view holds beyond
+// them, as kmeta diff of two ZooKeeper views compares it (its zookeeper
+// class): a topic's pending deletion (/admin/delete_topics/<topic>), a
+// partition's missing state znode and legacy reassignment (zkPartition).
+// A broker without a rack has no rack field, as the image prints it
+// ("<none>"), rather than an empty rack, which is a value of its own.
+func entities(img *model.Image, w model.World, ref model.EntityRef, opts verify.FieldOptions, dst []verify.Entity) []verify.Entity {
+	n := len(dst)
+	dst = verify.Entities(img, ref, opts, dst)
+	for i := n; i < len(dst); i++ {
+		e := &dst[i]
+		switch e.Kind {
+		case model.EntityBroker:
+			if b := img.Brokers[ref.ID]; b != nil && b.Rack == nil {
+				e.Fields = slices.DeleteFunc(e.Fields, func(f verify.Field) bool { return f.Name == "rack" })
+			}
+		case model.EntityTopic:
+			if w == model.WorldZooKeeper && img.ZK != nil && slices.Contains(img.ZK.PendingTopicDeletions, e.Key) {
+				e.Fields = append(e.Fields, verify.Field{Name: "pendingDeletion", Value: "true"})
+				sortFields(e.Fields)
+			}
+		case model.EntityPartition:
+			if t := img.Topics[e.Topic]; t != nil && w == model.WorldZooKeeper {
+				if i := strings.LastIndexByte(e.Key, '-'); i > 0 {
+					if id, err := strconv.ParseInt(e.Key[i+1:], 10, 32); err == nil {
+						e.Fields = zkPartition(img, w, e.Topic, int32(id), e.Fields)
+					}
+				}
+			}
+		}
+	}
+	return dst
+}
+
+// zkPartition appends to dst (sorted by name, as dst is) the fields a
+// ZooKeeper view holds of partition topic-id beyond its model fields,
+// named as diff's zookeeper class names them: stateZnodeMissing (the
+// controller has not written its state znode; the reader fills in the
+// leader and ISR as Kafka's migration would) and legacyReassignment
+// (/admin/reassign_partitions).
+func zkPartition(img *model.Image, w model.World, topic string, id int32, dst []verify.Field) []verify.Field {
+	if w != model.WorldZooKeeper || img.ZK == nil || len(img.ZK.MissingPartitionStates) == 0 && len(img.ZK.LegacyReassignments) == 0 {
+		return dst
+	}
+	tp := topic + "-" + strconv.Itoa(int(id))
+	n := len(dst)
+	if _, ok := slices.BinarySearch(img.ZK.MissingPartitionStates, tp); ok {
+		dst = append(dst, verify.Field{Name: "stateZnodeMissing", Value: "true"})
+	}
+	if rs, ok := img.ZK.LegacyReassignments[tp]; ok {
+		dst = append(dst, verify.Field{Name: "legacyReassignment", Value: intList(rs)})
+	}
+	if len(dst) > n {
+		sortFields(dst)
+	}
+	return dst
+}
+
+// intList renders a replica list as diff renders a legacy reassignment:
+// [1,2,3].
+func intList(s []int32) string {
+	b := []byte{'['}
+	for i, n := range s {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(n), 10)
+	}
+	return string(append(b, ']'))
+}
+
+func sortFields(fs []verify.Field) {
+	slices.SortStableFunc(fs, func(a, b verify.Field) int { return strings.Compare(a.Name, b.Name) })
+}
+
+func sortFieldChanges(fs []verify.FieldChange) {
+	slices.SortStableFunc(fs, func(a, b verify.FieldChange) int { return strings.Compare(a.Name, b.Name) })
+}
+
 func (j *Judge) fieldOpts() verify.FieldOptions {
 	return verify.FieldOptions{ShowSecrets: j.opts.ShowSecrets}
 }
@@ -227,7 +310,7 @@ func (j *Judge) After(img *model.Image, p Point) {
 		if pd.fast {
 			j.partition(img, pd)
 		} else {
-			j.ents = verify.Entities(img, pd.touch.Ref, j.fieldOpts(), j.ents[:0])
+			j.ents = entities(img, p.World, pd.touch.Ref, j.fieldOpts(), j.ents[:0])
 			j.entities(pd.before, j.ents)
 		}
 		if j.err != nil {
@@ -249,13 +332,20 @@ func (j *Judge) partition(img *model.Image, pd *pending) {
 		return
 	case after != nil && pd.hasPart:
 		j.out.Fields = verify.PartitionChanges(&pd.part, after, j.out.Fields)
+		if zk := zkPartition(img, j.out.World, ref.Name, ref.ID, nil); len(zk) > 0 || len(pd.zk) > 0 {
+			j.out.Fields = verify.FieldChanges(pd.zk, zk, j.out.Fields)
+			sortFieldChanges(j.out.Fields)
+		}
 		j.out.Action = ActionChanged
 	case after != nil:
 		e := verify.PartitionOf(ref.Name, after)
+		e.Fields = zkPartition(img, j.out.World, ref.Name, ref.ID, e.Fields)
 		j.out.Fields = verify.FieldChanges(nil, e.Fields, j.out.Fields)
 		j.out.Action = ActionCreated
 	default:
 		e := verify.PartitionOf(ref.Name, &pd.part)
+		e.Fields = append(e.Fields, pd.zk...)
+		sortFields(e.Fields)
 		j.out.Fields = verify.FieldChanges(e.Fields, nil, j.out.Fields)
 		j.out.Action = ActionDeleted
 	}

@@ -166,3 +166,35 @@ func TestJudgeZooKeeperTransaction(t *testing.T) {
 		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestJudgeZooKeeperOnlyFields: in a ZooKeeper history, what only
+// ZooKeeper holds of a topic or partition is a field of it, named as
+// diff's zookeeper class names it: a legacy reassignment
+// (/admin/reassign_partitions, which names every topic's partitions),
+// a missing state znode (by the partition's own touch, the fast path),
+// a pending deletion. A KRaft image has none of them.
+func TestJudgeZooKeeperOnlyFields(t *testing.T) {
+	at := func(z int64) Point {
+		return Point{World: model.WorldZooKeeper, Zxid: z, Time: time.UnixMilli(1700000000000 + z).UTC()}
+	}
+	all := Touch{Ref: model.EntityRef{Kind: model.EntityPartition, Name: "orders", ID: model.AllIDs}, Znode: "/admin/reassign_partitions"}
+	state := Touch{Ref: model.EntityRef{Kind: model.EntityPartition, Name: "orders", ID: 0}, Znode: "/brokers/topics/orders/partitions/0/state"}
+	topic := Touch{Ref: model.EntityRef{Kind: model.EntityTopic, Name: "orders"}, Znode: "/admin/delete_topics/orders"}
+	got := lines(t, Options{}, func(j *Judge) {
+		img := model.NewImage()
+		img.ZK = &model.ZKState{MissingPartitionStates: []string{"orders-0"}}
+		img.Topics["orders"] = &model.Topic{Name: "orders", Partitions: map[int32]*model.Partition{
+			0: {ID: 0, Replicas: []int32{1, 2}, ISR: []int32{1, 2}, Leader: 1}}}
+		step(j, img, at(1), []Touch{all}, func() { img.ZK.LegacyReassignments = map[string][]int32{"orders-0": {1, 3}} })
+		step(j, img, at(2), []Touch{state}, func() { img.ZK.MissingPartitionStates = nil })
+		step(j, img, at(3), []Touch{topic}, func() { img.ZK.PendingTopicDeletions = []string{"orders"} })
+	})
+	want := []string{
+		`{"zxid":1,"time":"2023-11-14T22:13:20.001Z","record":"","znode":"/admin/reassign_partitions","kind":"partition","entity":"partition orders-0","action":"changed","before":{},"after":{"legacyReassignment":"[1,3]"}}`,
+		`{"zxid":2,"time":"2023-11-14T22:13:20.002Z","record":"","znode":"/brokers/topics/orders/partitions/0/state","kind":"partition","entity":"partition orders-0","action":"changed","before":{"stateZnodeMissing":"true"},"after":{}}`,
+		`{"zxid":3,"time":"2023-11-14T22:13:20.003Z","record":"","znode":"/admin/delete_topics/orders","kind":"topic","entity":"topic orders","action":"changed","before":{},"after":{"pendingDeletion":"true"}}`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -312,6 +312,21 @@ func (h *history) refs(rel string) []model.EntityRef {
 		if pid, err := strconv.ParseInt(ps, 10, 32); ok && ok2 && err == nil {
 			return one(model.EntityRef{Kind: model.EntityPartition, Name: name, ID: int32(pid)})
 		}
+	case strings.HasPrefix(rel, "/admin/delete_topics/"):
+		// The topic marked for deletion (the image's pending deletions,
+		// a topic's pendingDeletion in diff).
+		if name, ok := under("/admin/delete_topics/"); ok {
+			return one(model.EntityRef{Kind: model.EntityTopic, Name: name})
+		}
+	case rel == "/admin/reassign_partitions":
+		// A legacy reassignment names partitions of any topic, those of
+		// the znode before and after: every topic's partitions (the znode
+		// is written rarely).
+		refs := make([]model.EntityRef, 0, len(h.d.img.Topics))
+		for _, name := range slices.Sorted(maps.Keys(h.d.img.Topics)) {
+			refs = append(refs, model.EntityRef{Kind: model.EntityPartition, Name: name, ID: model.AllIDs})
+		}
+		return refs
 	case strings.HasPrefix(rel, "/config/topics/"):
 		if name, ok := under("/config/topics/"); ok {
 			return one(model.EntityRef{Kind: model.EntityConfig, Config: model.ConfigResource{Type: model.ConfigTopic, Name: name}})
@@ -465,6 +480,7 @@ func (h *history) start(zxid int64, at time.Time, ch Change) {
 	for _, step := range []func() error{d.cluster, d.controller, d.brokers, d.topics, d.configs, d.acls, d.producerIDs, d.tokens, d.feature, d.migration, d.pending} {
 		_ = step() // lenient: nothing stops it
 	}
+	h.sortMissing()
 	h.clean()
 	h.out = Step{Zxid: zxid, Time: at, Changes: []Change{ch}}
 	h.step(d.img, h.out)
@@ -498,13 +514,33 @@ func (h *history) track(rel string, op int32) {
 }
 
 // clean drops what a lenient re-decode left behind that no one reads
-// from a history's image (warnings, the list of missing partition
-// states), so that it does not grow with every transaction.
+// from a history's image (warnings), so that it does not grow with every transaction.
 func (h *history) clean() {
 	h.d.malformed = h.d.malformed[:0]
 	h.d.img.Warnings = h.d.img.Warnings[:0]
 	h.d.img.ZK.Warnings = nil
-	h.d.img.ZK.MissingPartitionStates = nil
+}
+
+// dropMissing removes from the image's missing partition states those of
+// topic (pid -1: every partition of it), before they are re-decoded:
+// the decode adds back those still missing. The list stays sorted, as a
+// decode leaves it, and is part of the image (diff compares it, history
+// reports it as a partition's stateZnodeMissing).
+func (h *history) dropMissing(topic string, pid int32) {
+	z := h.d.img.ZK
+	if len(z.MissingPartitionStates) == 0 {
+		return
+	}
+	z.MissingPartitionStates = slices.DeleteFunc(z.MissingPartitionStates, func(tp string) bool {
+		i := strings.LastIndexByte(tp, '-')
+		return i > 0 && tp[:i] == topic && (pid < 0 || tp[i+1:] == strconv.Itoa(int(pid)))
+	})
+}
+
+// sortMissing sorts the missing partition states after a re-decode added
+// to them.
+func (h *history) sortMissing() {
+	slices.Sort(h.d.img.ZK.MissingPartitionStates)
 }
 
 // apply re-decodes what the znode at rel (relative to the chroot) is
@@ -657,12 +693,14 @@ func (h *history) topic(name string) {
 	path := "/brokers/topics/" + name
 	n := h.t.Get(path)
 	delete(img.Topics, name)
+	h.dropMissing(name, -1)
 	if n == nil {
 		return
 	}
 	if t, err := h.d.topic(name, path, n); err == nil && t != nil {
 		img.Topics[name] = t
 	}
+	h.sortMissing()
 }
 
 // partition re-decodes one partition's state znode (at path); false when
@@ -679,7 +717,9 @@ func (h *history) partition(name string, pid int32, path string) bool {
 	if n != nil {
 		data, version = n.Data, n.Stat.Version
 	}
+	h.dropMissing(name, pid)
 	ok, _ := h.d.partitionState(name, t.Partitions[pid], data, version, n != nil, nil)
+	h.sortMissing()
 	if !ok {
 		delete(t.Partitions, pid) // malformed: left out, as a decode does
 	}

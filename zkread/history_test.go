@@ -26,14 +26,19 @@ type historyView struct {
 	Deletions, Elections      []string
 	Reassignments             map[string][]int32
 	ISRChanges, LogDirChanges int32
+	MissingStates             []string
 }
 
 func viewOf(img *model.Image) historyView {
 	z := img.ZK
+	missing := z.MissingPartitionStates
+	if len(missing) == 0 {
+		missing = nil // none, however the list was emptied
+	}
 	return historyView{img.ClusterID, img.Brokers, img.Topics, img.Configs, img.Features, img.Migration,
 		z.ControllerID, z.KRaftControllerEpoch, z.ControllerEpoch, z.ControllerEpochZkVersion, z.FeatureStatus,
 		z.PendingTopicDeletions, z.PreferredReplicaElections, z.LegacyReassignments,
-		z.Notifications["isr_change"], z.Notifications["log_dir_event"]}
+		z.Notifications["isr_change"], z.Notifications["log_dir_event"], missing}
 }
 
 // TestHistoryMatchesDecodeAtEveryZxid replays the fixture's data dir
@@ -119,6 +124,31 @@ func sameAsDecode(t *testing.T, dir string, img *model.Image, zxid int64, change
 		if !reflect.DeepEqual(gv.Field(i).Interface(), wv.Field(i).Interface()) {
 			t.Errorf("zxid %#x (%+v): %s differs from the decode at that zxid:\nhistory %+v\ndecode  %+v", zxid, changes,
 				gv.Type().Field(i).Name, gv.Field(i).Interface(), wv.Field(i).Interface())
+		}
+	}
+}
+
+// TestHistoryRefsOfAdminZnodes: the admin znodes the image decodes name
+// the entities whose fields they set (what diff's zookeeper class
+// compares): /admin/delete_topics/<t> the topic (pendingDeletion), the
+// legacy /admin/reassign_partitions every partition, since it may name
+// any (legacyReassignment); the preferred election and the notification
+// queues no entity's field.
+func TestHistoryRefsOfAdminZnodes(t *testing.T) {
+	h := newHistory("test", "/", func(*model.Image, Step) {})
+	h.d = newDecoder(&Tree{}, true)
+	h.d.img.Topics["b"] = &model.Topic{Name: "b"}
+	h.d.img.Topics["a"] = &model.Topic{Name: "a"}
+	for rel, want := range map[string][]model.EntityRef{
+		"/admin/delete_topics/doomed": {{Kind: model.EntityTopic, Name: "doomed"}},
+		"/admin/reassign_partitions": {{Kind: model.EntityPartition, Name: "a", ID: model.AllIDs},
+			{Kind: model.EntityPartition, Name: "b", ID: model.AllIDs}},
+		"/admin/delete_topics":                  nil,
+		"/admin/preferred_replica_election":     nil,
+		"/isr_change_notification/isr_change_1": nil,
+	} {
+		if got := h.refs(rel); !reflect.DeepEqual(got, want) {
+			t.Errorf("refs(%s) = %+v, want %+v", rel, got, want)
 		}
 	}
 }

@@ -32,6 +32,10 @@ const historyHelp = "Replays the source once, from its snapshot on (the snapshot
 	"transaction, says its point before (\"offset 1234 (point before: 1231)\"): Kafka publishes an image\n" +
 	"only at a batch's end (or just before a transaction), so SOURCE@offset=N-1 is refused there, and the\n" +
 	"point before is what image, diff and restore take for the state without the change.\n\n" +
+	"A ZooKeeper change also shows what only ZooKeeper holds, as diff's zookeeper class does: a topic's\n" +
+	"pendingDeletion (/admin/delete_topics), a partition's legacyReassignment and stateZnodeMissing (the\n" +
+	"controller has not yet written its state znode: its leader and ISR are the fill-in of Kafka's\n" +
+	"migration, and the controller's write of the znode is a change).\n\n" +
 	"-o json writes one JSON object per change (JSON lines): offset and pointBefore (KRaft) or zxid and\n" +
 	"znode (ZooKeeper), time (RFC 3339), record, kind, entity, action (created, changed, deleted), before\n" +
 	"and after (the fields that changed). text and json stream as the replay goes, so memory is the\n" +

@@ -130,17 +130,20 @@ func netEntities(changes []historyChange, from, to int64) []string {
 			gone[t] = true
 		}
 	}
+	netChanged := func(s *state, f string) bool {
+		v, w := s.first[f], s.last[f]
+		return (v == nil) != (w == nil) || v != nil && *v != *w
+	}
 	var out []string
 	for _, name := range order {
 		s := net[name]
 		changed := s.existed != s.exists
 		if !changed && s.exists {
-			for f, v := range s.first {
+			for f := range s.first {
 				if strings.HasPrefix(name, "topic ") && f == "partitions" {
 					continue // diff names the partitions
 				}
-				w := s.last[f]
-				if (v == nil) != (w == nil) || v != nil && *v != *w {
+				if netChanged(s, f) {
 					changed = true
 				}
 			}
@@ -148,7 +151,12 @@ func netEntities(changes []historyChange, from, to int64) []string {
 		if !changed {
 			continue
 		}
-		if p, ok := strings.CutPrefix(name, "partition "); ok && gone[p[:strings.LastIndexByte(p, '-')]] {
+		// A partition of a topic created or deleted goes with the topic,
+		// except for what only ZooKeeper holds of it (a missing state
+		// znode, a legacy reassignment), which diff's zookeeper class
+		// names by partition.
+		if p, ok := strings.CutPrefix(name, "partition "); ok && gone[p[:strings.LastIndexByte(p, '-')]] &&
+			!netChanged(s, "stateZnodeMissing") && !netChanged(s, "legacyReassignment") {
 			continue
 		}
 		if t, ok := strings.CutPrefix(name, "config TOPIC "); ok && gone[t] {
@@ -171,9 +179,10 @@ func diffEntities(t *testing.T, a, b string) []string {
 	var got []string
 	for _, f := range rep.Findings {
 		// A comparison of two ZooKeeper views also compares the state
-		// only ZooKeeper holds (pending deletions, missing partition
-		// states): history follows entities, not those.
-		if f.Class != "zookeeper" && !slices.Contains(got, f.Entity) {
+		// only ZooKeeper holds (its zookeeper class: pending deletions,
+		// missing partition states, legacy reassignments): history
+		// reports those as fields of the topic or partition too.
+		if !slices.Contains(got, f.Entity) {
 			got = append(got, f.Entity)
 		}
 	}
@@ -273,6 +282,35 @@ func TestHistoryMatchesDiff(t *testing.T) {
 			}
 			t.Logf("zxids %#x→%#x: %d entities changed, as diff says", a, b, len(got))
 		}
+		// Transaction by transaction, from the first change to the end
+		// of the logs: each one's changes are what diff sees between
+		// the zxid before it and its own, and a transaction history
+		// passes over changes nothing diff compares (the controller's
+		// write of a state znode, a topic marked for deletion, are
+		// changes).
+		last := int64(0x10c) // the newest snapshot's zxid: the logs end there
+		var checked int
+		for z := zxids[0]; z <= last; z++ {
+			want := diffEntities(t, fmt.Sprintf("zkdata:%s@zxid=%d", dir, z-1), fmt.Sprintf("zkdata:%s@zxid=%d", dir, z))
+			got := netEntities(changes, z-1, z)
+			if !slices.Equal(got, want) {
+				t.Errorf("zxid %#x:\n history %q\n diff    %q", z, got, want)
+			}
+			if len(want) > 0 {
+				checked++
+			}
+		}
+		// Diff does not compare the quorum (/controller).
+		compared := map[int64]bool{}
+		for _, c := range changes {
+			if c.Kind != "quorum" {
+				compared[*c.Zxid] = true
+			}
+		}
+		if checked != len(compared) {
+			t.Errorf("diff saw changes at %d transactions, history at %d", checked, len(compared))
+		}
+		t.Logf("%d transactions compared with diff one by one, %d with changes", last-zxids[0]+1, checked)
 	})
 }
 
@@ -396,5 +434,42 @@ func TestHistoryWindowBeforeItsStartZooKeeper(t *testing.T) {
 	}
 	if code, _, stderr := runKmeta(t, "history", "zkdata:"+dir, "--since", "0xe9"); code != exitOK || strings.Contains(stderr, "not covered") {
 		t.Errorf("purged data dir --since 0xe9: exit %d, %s", code, stderr)
+	}
+}
+
+// TestHistoryZooKeeperOnlyState: on the ZooKeeper fixture, a topic marked
+// for deletion (/admin/delete_topics/doomed, written by
+// TopicCommand's deleteTopic through AdminZkClient) is a change of the
+// topic, and the controller's creation of a partition's state znode
+// (KafkaController.onNewPartitionCreation, after the topic znode) is a
+// change of the partition: until then the partition has no state znode,
+// and the leader and ISR shown are the reader's fill-in (Kafka's
+// migration's, ZkMigrationClient), which stateZnodeMissing marks, as
+// diff's zookeeper class does. A broker registered without a rack (broker
+// 3, in both worlds) has no rack field, as image prints no rack for it,
+// rather than an empty rack.
+func TestHistoryZooKeeperOnlyState(t *testing.T) {
+	zk := "zkdata:" + filepath.Join(zkFixture, "datadir")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{zk, "--entity", "topic:doomed"}, `2026-11-30T08:04:59.742Z zxid 0xa6 create /brokers/topics/doomed: topic doomed created: id=5oDHTk6JT8i64aXN4HXmIQ, partitions=1
+2026-11-30T08:04:59.742Z zxid 0xa6 create /brokers/topics/doomed: partition doomed-0 created: addingReplicas=[], isr=[3], leader=3, leaderEpoch=0, leaderRecoveryState=0, partitionEpoch=0, removingReplicas=[], replicas=[3], stateZnodeMissing=true
+2026-11-30T08:04:59.750Z zxid 0xa9 create /brokers/topics/doomed/partitions/0/state: partition doomed-0 changed: stateZnodeMissing true → (unset)
+2026-11-30T08:06:19.925Z zxid 0x105 setData /brokers/topics/doomed/partitions/0/state: partition doomed-0 changed: leader 3 → -1, leaderEpoch 0 → 1, partitionEpoch 0 → 1
+2026-11-30T08:06:20.568Z zxid 0x106 create /admin/delete_topics/doomed: topic doomed changed: pendingDeletion (unset) → true
+`},
+		{[]string{zk, "--entity", "broker:3"}, `2026-11-30T08:04:53.577Z zxid 0x74 create /brokers/ids/3: broker 3 created: endpoints=[INTERNAL://127.0.0.1:53747(PLAINTEXT),PLAINTEXT://127.0.0.1:35877(PLAINTEXT),SASL_PLAINTEXT://127.0.0.1:39763(SASL_PLAINTEXT)], epoch=116, features=[]
+2026-11-30T08:06:19.899Z zxid 0x104 closeSession /brokers/ids/3: broker 3 deleted: endpoints=[INTERNAL://127.0.0.1:53747(PLAINTEXT),PLAINTEXT://127.0.0.1:35877(PLAINTEXT),SASL_PLAINTEXT://127.0.0.1:39763(SASL_PLAINTEXT)], epoch=116, features=[]
+`},
+		{[]string{"kraft:" + filepath.Join("..", "..", "testdata", "kraft", "3.9.2", "metadata"), "--entity", "broker:3", "--until", "10"}, `2026-11-30T07:39:13.295Z offset 10 RegisterBrokerRecord: broker 3 created: cordonedLogDirs=[], endpoints=[PLAINTEXT://127.0.0.1:41495(PLAINTEXT),SASL_PLAINTEXT://127.0.0.1:35411(SASL_PLAINTEXT)], epoch=10, features=[kraft.version[0,1],metadata.version[1,21]], fenced=true, inControlledShutdown=false, incarnationId=OzUpsziqTOOn-kBA9kcyPA, isMigratingZkBroker=false, logDirs=[Og25plt3nu0fSd0vZyaceQ]
+`},
+	} {
+		code, out, stderr := runKmeta(t, append([]string{"history"}, c.args...)...)
+		changes, _, _ := strings.Cut(out, "\n\n") // the summary follows a blank line
+		if code != exitOK || changes+"\n" != c.want {
+			t.Errorf("history %v: exit %d\n%s\nwant\n%s\n%s", c.args, code, changes, c.want, stderr)
+		}
 	}
 }
