@@ -51,7 +51,10 @@
 // min.insync.replicas, an INT of at least 1; unclean.leader.election.enable,
 // a BOOLEAN, "true" or "false" in any case and nothing else;
 // leader.imbalance.per.broker.percentage, an INT, which only Kafka 3.x
-// defines) is judged by nothing, never replaced by a default: the rules
+// defines and only a ZooKeeper-mode controller reads, so
+// preferred-leader-imbalance reads it on a ZooKeeper-mode source alone:
+// on KRaft any partition whose in-sync preferred replica does not lead
+// is its finding) is judged by nothing, never replaced by a default: the rules
 // that need it leave what it applies to unjudged and their run says
 // where it is set ("not judged where node 1's server.properties (FILE)
 // sets min.insync.replicas=\"abc\", which Kafka refuses"), and a

@@ -130,7 +130,9 @@ func TestLeaderImbalanceRefusedValue(t *testing.T) {
 	img.Brokers[1].Features[0].Max = 21
 	img.Brokers[2].Features[0].Max = 23
 	res = run(t, img, Options{Only: []string{CodeLeaderImbalance, CodeStaticConfigInvalid}})
-	if got, want := codes(res), []string{CodeStaticConfigInvalid + " broker 1"}; !slices.Equal(got, want) {
+	// A KRaft controller reads no threshold: the refused value leaves
+	// preferred-leader-imbalance's judgement whole.
+	if got, want := codes(res), []string{CodeStaticConfigInvalid + " broker 1", CodeLeaderImbalance + " broker 1"}; !slices.Equal(got, want) {
 		t.Fatalf("findings %v, want %v", got, want)
 	}
 	f := res.Findings[0]
@@ -139,11 +141,10 @@ func TestLeaderImbalanceRefusedValue(t *testing.T) {
 		f.Fix != "set leader.imbalance.per.broker.percentage in node 1's server.properties to an integer (or remove it: Kafka's default is 10), then start the node" {
 		t.Errorf("finding:\n%s\n%s\n%s", f.Saw, f.Why, f.Fix)
 	}
-	want := `not judged where node 1's server.properties sets leader.imbalance.per.broker.percentage="abc", node 2's server.properties sets leader.imbalance.per.broker.percentage="abc", ` +
-		`node 3's server.properties sets leader.imbalance.per.broker.percentage="abc", which Kafka 3.x refuses (leader.imbalance.per.broker.percentage, a key Kafka 4.0 removed, is an integer)`
-	if rr := ruleRun(t, res, CodeLeaderImbalance); rr.Status != StatusRan || rr.Assumes != want {
-		t.Errorf("imbalance run: %s, assumes %q\nwant %q", rr.Status, rr.Assumes, want)
+	if rr := ruleRun(t, res, CodeLeaderImbalance); rr.Status != StatusRan || rr.Assumes != "" {
+		t.Errorf("imbalance run: %s, assumes %q", rr.Status, rr.Assumes)
 	}
+	want := ""
 	want = `not judged where node 2's server.properties sets leader.imbalance.per.broker.percentage="abc", which Kafka 3.x refuses (leader.imbalance.per.broker.percentage, a key Kafka 4.0 removed, is an integer): node 2's release is not known`
 	if rr := ruleRun(t, res, CodeStaticConfigInvalid); rr.Assumes != want {
 		t.Errorf("static-config-invalid assumes %q\nwant %q", rr.Assumes, want)
@@ -167,7 +168,8 @@ func TestLeaderImbalanceRefusedValue(t *testing.T) {
 	}
 	// Each broker's dynamic config refused, each differently: every one
 	// is named, with what a broker does with a dynamic value Kafka
-	// refuses.
+	// refuses. A ZooKeeper-mode controller reads the threshold, so
+	// nothing is judged.
 	for id, v := range map[string]string{"1": "x", "2": "y", "3": "z"} {
 		img.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: id}] = map[string]string{leaderImbalanceKey: v}
 	}
@@ -202,5 +204,65 @@ func TestRefusedIBPSaysNoRelease(t *testing.T) {
 		} else if len(got) == 1 && !strings.HasSuffix(res.Findings[0].Saw, "(brokers on Kafka 3.7 or later cap it at the replication factor, 2, and take these writes)") {
 			t.Errorf("%q: %s", ibp, res.Findings[0].Saw)
 		}
+	}
+}
+
+// TestLeaderImbalanceThresholdIsZooKeeperModes: only a ZooKeeper-mode
+// controller applies leader.imbalance.per.broker.percentage
+// (KafkaController.checkAndTriggerAutoLeaderRebalance); a KRaft
+// controller reads no such key (QuorumController and
+// ReplicationControlManager.maybeBalancePartitionLeaders try a preferred
+// election for every partition not led by its preferred replica), so on
+// a KRaft source any such partition is the finding, with no threshold
+// said to be Kafka's, and a broker override of the key changes nothing.
+// Before, a KRaft source was judged by the key's 10% as if Kafka applied
+// it.
+func TestLeaderImbalanceThresholdIsZooKeeperModes(t *testing.T) {
+	img := healthy()
+	addTopic(img, "wide", 20, 1, 2, 3)
+	// Broker 1 is now the preferred leader of 22 partitions (orders-0,
+	// __consumer_offsets-0 and wide's 20 with it first); 2 led elsewhere
+	// is 9%, under the ZooKeeper-mode default of 10.
+	img.Topics["orders"].Partitions[0].Leader = 2
+	img.Topics["wide"].Partitions[0].Leader = 2
+	res := run(t, img, Options{Only: []string{CodeLeaderImbalance}})
+	if got := codes(res); !slices.Equal(got, []string{CodeLeaderImbalance + " broker 1"}) {
+		t.Fatalf("KRaft: %v", got)
+	}
+	f := res.Findings[0]
+	if f.Saw != "broker 1 is the preferred leader of 22 partitions and leads 2 fewer of them (9%)" ||
+		f.Why != kraftImbalanceWhy ||
+		f.Fix != "kafka-leader-election --bootstrap-server BOOTSTRAP --election-type preferred --all-topic-partitions" {
+		t.Errorf("KRaft finding:\n%s\n%s\n%s", f.Saw, f.Why, f.Fix)
+	}
+	if rr := ruleRun(t, res, CodeLeaderImbalance); rr.Assumes != "" {
+		t.Errorf("KRaft assumes %q", rr.Assumes)
+	}
+	// A broker override of the key is no KRaft controller's threshold.
+	img.Configs[model.ConfigResource{Type: model.ConfigBroker}][leaderImbalanceKey] = "50"
+	if got := codes(run(t, img, Options{Only: []string{CodeLeaderImbalance}})); !slices.Equal(got, []string{CodeLeaderImbalance + " broker 1"}) {
+		t.Errorf("KRaft, cluster default 50: %v", got)
+	}
+	// ZooKeeper mode: the controller's threshold, 50% then the default
+	// 10%, both above broker 1's 9%; a third partition led elsewhere
+	// (13%) is above 10.
+	img.ZK = healthyZK()
+	if got := codes(run(t, img, Options{Only: []string{CodeLeaderImbalance}})); len(got) != 0 {
+		t.Errorf("ZooKeeper mode, 50%%: %v", got)
+	}
+	delete(img.Configs[model.ConfigResource{Type: model.ConfigBroker}], leaderImbalanceKey)
+	if got := codes(run(t, img, Options{Only: []string{CodeLeaderImbalance}})); len(got) != 0 {
+		t.Errorf("ZooKeeper mode, 10%%: %v", got)
+	}
+	img.Topics["wide"].Partitions[3].Leader = 2
+	res = run(t, img, Options{Only: []string{CodeLeaderImbalance}})
+	if got := codes(res); !slices.Equal(got, []string{CodeLeaderImbalance + " broker 1"}) {
+		t.Fatalf("ZooKeeper mode, 13%%: %v", got)
+	}
+	f = res.Findings[0]
+	if f.Saw != "broker 1 is the preferred leader of 22 partitions and leads 3 fewer of them (13%, above leader.imbalance.per.broker.percentage 10, Kafka's default; "+
+		"assumes no override in broker 1's server.properties, broker 2's server.properties, broker 3's server.properties (not in this source: pass --config ID=server.properties for brokers 1,2,3))" ||
+		f.Why != "leaders, and with them produce and fetch load, pile up on fewer brokers" {
+		t.Errorf("ZooKeeper-mode finding:\n%s\n%s", f.Saw, f.Why)
 	}
 }
