@@ -17,28 +17,28 @@ import (
 func TestKafkaValueParsers(t *testing.T) {
 	for v, want := range map[string]int32{"10": 10, " 20 ": 20, "+5": 5, "0": 0, "-1": -1, "1000": 1000, "2147483647": 2147483647, "-2147483648": -2147483648,
 		"\u0662": 2, "\uff12": 2, "1\u0660": 10} {
-		if n, ok := javaParseInt(v); !ok || n != want {
-			t.Errorf("javaParseInt(%q) = %d %v, want %d", v, n, ok, want)
+		if n, ok := model.JavaParseInt(v); !ok || n != want {
+			t.Errorf("model.JavaParseInt(%q) = %d %v, want %d", v, n, ok, want)
 		}
 	}
 	for _, v := range []string{"abc", "1.5", "", " ", "+", "-", "2147483648", "-2147483649", "\u00a02", "1_000", "0x10", "\U0001D7D0", "\U00011C52", "18446744073709551617"} {
-		if n, ok := javaParseInt(v); ok {
-			t.Errorf("javaParseInt(%q) = %d, want refused", v, n)
+		if n, ok := model.JavaParseInt(v); ok {
+			t.Errorf("model.JavaParseInt(%q) = %d, want refused", v, n)
 		}
 	}
 	for v, want := range map[string]int{"\u0662": 2, "\u0660": 0, " 2 ": 2} {
-		if n, ok := minISRValue(v); n != want || ok != (want > 0) {
-			t.Errorf("minISRValue(%q) = %d %v, want %d", v, n, ok, want)
+		if n, ok := model.MinISRValue(v); n != want || ok != (want > 0) {
+			t.Errorf("model.MinISRValue(%q) = %d %v, want %d", v, n, ok, want)
 		}
 	}
 	for v, want := range map[string]bool{"true": true, " TRUE ": true, "False": false, "\tfalse\n": false} {
-		if b, ok := kafkaBool(v); !ok || b != want {
-			t.Errorf("kafkaBool(%q) = %v %v, want %v", v, b, ok, want)
+		if b, ok := model.KafkaBool(v); !ok || b != want {
+			t.Errorf("model.KafkaBool(%q) = %v %v, want %v", v, b, ok, want)
 		}
 	}
 	for _, v := range []string{"yes", "1", "", "t", "on", "true!", "\u00a0true"} {
-		if b, ok := kafkaBool(v); ok {
-			t.Errorf("kafkaBool(%q) = %v, want refused", v, b)
+		if b, ok := model.KafkaBool(v); ok {
+			t.Errorf("model.KafkaBool(%q) = %v, want refused", v, b)
 		}
 	}
 	for v, want := range map[string]bool{"3.7": true, "3.7-IV0": true, "3.7.1": true, " 3.8 ": true, "3.9.2": true, "3.7-IV0.5": true, "3.7.1.2": true, "4.0-IV1": true,

@@ -591,7 +591,7 @@ func (c *Context) MinISR(topic string, leader int32) (int, *model.EffectiveConfi
 	r := &minISRResult{e: c.TopicConfig(topic, "min.insync.replicas", leader)}
 	// A value Kafka refuses (not an INT of at least 1) is not one to
 	// judge by: 0, never a default made up in its place.
-	r.n, _ = minISRValue(r.e.Value)
+	r.n, _ = model.MinISRValue(r.e.Value)
 	if c.memoize {
 		m.byLeader[leader] = r
 	}

@@ -207,7 +207,7 @@ var placementRules = []*Rule{
 						break
 					}
 					c.noteAssumed(CodeLeaderImbalance, &e)
-					pct, _ := javaParseInt(e.Value)
+					pct, _ := model.JavaParseInt(e.Value)
 					if int64(n)*100 <= int64(pct)*int64(of) {
 						continue
 					}
