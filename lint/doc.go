@@ -62,9 +62,14 @@
 // validates the file at start and does not start the node; for a key
 // only 3.x defines, where the node is known to run 3.x or earlier). A
 // refused value in a broker's or the cluster's dynamic configs (written
-// around Kafka: its AlterConfigs refuses it) is dropped by the broker
-// that loads it, which applies the layer below; the resolver does not
-// skip to that layer, so the run says so. An inter.broker.protocol.version
+// around Kafka: its AlterConfigs refuses it), or a dynamic value of a
+// key Kafka does not update dynamically, is dropped by the broker that
+// loads it, which applies the layer below; so does the resolver
+// (model.EffectiveConfig.Skipped), and the rule's run and finding say
+// what was skipped ("broker 1's dynamic config's
+// min.insync.replicas=\"0\" is skipped: ..."). A topic's refused value
+// stays unjudged: Kafka validates a topic config when it is set, so
+// only a damaged source holds one. An inter.broker.protocol.version
 // Kafka 3.x refuses says nothing of the node's release.
 //
 // # Incremental evaluation (Tracker, lint --history)

@@ -114,11 +114,14 @@ var durabilityRules = []*Rule{
 				}
 				if b, valid := model.KafkaBool(v); !valid {
 					// Neither true nor false: Kafka's BOOLEAN refuses
-					// it, and it is not read as false here.
+					// it, and it is not read as false here. A topic's
+					// is not judged (Kafka validates a topic config
+					// when it is set, so only a damaged source holds
+					// one); a broker's or the cluster's a broker drops
+					// and applies the layer below, as the resolver
+					// does, and the brokers' loop below says so.
 					if e, judge := uncleanSet(rc.Resource, v); judge && e.Layer == model.LayerTopic {
 						c.noteRefused(CodeUncleanElection, rc.Resource.Name, &e)
-					} else if judge {
-						c.noteRefused(CodeUncleanElection, "", &e)
 					}
 					continue
 				} else if !b {

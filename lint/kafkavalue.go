@@ -54,6 +54,7 @@ func (c *Context) noteRefused(code, topic string, e *model.EffectiveConfig) {
 	if e.Layer != model.LayerTopic {
 		k.key = "refused " + e.Key + " " + string(e.Layer) + " " + strconv.Itoa(int(e.Broker)) // the same for every topic
 	}
+	c.noteSkipped(code, e)
 	if c.noted[k] {
 		return
 	}
@@ -70,8 +71,7 @@ func (c *Context) noteRefused(code, topic string, e *model.EffectiveConfig) {
 func (c *Context) refusedWhere(topic string, e *model.EffectiveConfig) string {
 	kv := kafkaValueOf(e.Key)
 	var where []string
-	dynamic := false
-	if e.Broker == model.AnyBroker && (e.Layer == model.LayerBroker || e.Layer == model.LayerStatic) {
+	if e.Broker == model.AnyBroker && e.Layer == model.LayerStatic {
 		for _, id := range c.brokerIDs {
 			var one model.EffectiveConfig
 			if topic != "" {
@@ -79,25 +79,18 @@ func (c *Context) refusedWhere(topic string, e *model.EffectiveConfig) string {
 			} else {
 				one = c.resolver().BrokerConfig(e.Key, id)
 			}
-			if refusedValue(&one) && (one.Layer == model.LayerBroker || one.Layer == model.LayerStatic) {
+			if refusedValue(&one) && one.Layer == model.LayerStatic {
 				where = append(where, c.setsValue(topic, &one))
-				dynamic = dynamic || one.Layer == model.LayerBroker
 			}
 		}
 	}
 	if len(where) == 0 {
 		where = append(where, c.setsValue(topic, e))
-		dynamic = e.Layer == model.LayerBroker || e.Layer == model.LayerClusterDefault
 	}
-	s := strings.Join(where, ", ") + ", which " + kv.Refuser() + " refuses (" + kv.Valid() + ")"
-	if dynamic {
-		// Kafka's AlterConfigs refuses it, so it was written around
-		// Kafka; a broker loading it drops it (DynamicBrokerConfig's
-		// removeInvalidConfigs: "these configs will be ignored") and
-		// applies the layer below, which the resolver does not skip to.
-		s += ", and a broker drops it and applies the layer below, which kmeta does not resolve"
-	}
-	return s
+	// A broker's or the cluster's dynamic value Kafka refuses is never
+	// here: a broker drops it and applies the layer below, and so does
+	// the resolver (EffectiveConfig.Skipped).
+	return strings.Join(where, ", ") + ", which " + kv.Refuser() + " refuses (" + kv.Valid() + ")"
 }
 
 // setsValue says where e, a value of topic's (or a broker config's,

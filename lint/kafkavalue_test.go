@@ -93,17 +93,24 @@ func TestUncleanRefusedValue(t *testing.T) {
 	if rr := ruleRun(t, res, CodeStaticConfigInvalid); rr.Assumes != "" {
 		t.Errorf("static-config-invalid assumes %q", rr.Assumes)
 	}
-	// The cluster default's "maybe" stands above every server.properties:
-	// not judged, said once, with what a broker does with it (Kafka
-	// 4.4.0's DynamicBrokerConfig drops a dynamic value its ConfigDef
-	// refuses and applies the layer below).
+	// The cluster default's "maybe" and broker 3's "nope": a broker
+	// drops a dynamic value its ConfigDef refuses and applies the layer
+	// below (DynamicBrokerConfig.removeInvalidConfigs), and so does the
+	// resolver: broker 2's server.properties TRUE is what it applies, a
+	// finding, and the run says what was skipped. Before, the rule
+	// judged nothing and said kmeta did not resolve the layer below.
 	delete(img.Configs, model.ConfigResource{Type: model.ConfigTopic, Name: "orders"})
 	img.Configs[model.ConfigResource{Type: model.ConfigBroker}][uncleanKey] = "maybe"
+	img.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: "3"}] = map[string]string{uncleanKey: "nope"}
 	res = run(t, img, Options{Only: []string{CodeUncleanElection}})
-	want = `not judged where the cluster default sets unclean.leader.election.enable="maybe", which Kafka refuses (unclean.leader.election.enable is true or false), ` +
-		`and a broker drops it and applies the layer below, which kmeta does not resolve`
-	if rr := ruleRun(t, res, CodeUncleanElection); len(res.Findings) != 0 || rr.Assumes != want {
-		t.Errorf("cluster default: %v, assumes %q", codes(res), rr.Assumes)
+	want = `broker 3's dynamic config's unclean.leader.election.enable="nope" is skipped: Kafka refuses it (unclean.leader.election.enable is true or false), and a broker drops it and applies the layer below; ` +
+		`the cluster default's unclean.leader.election.enable="maybe" is skipped: Kafka refuses it (unclean.leader.election.enable is true or false), and a broker drops it and applies the layer below; ` +
+		`not judged where node 1's server.properties sets unclean.leader.election.enable="yes", which Kafka refuses (unclean.leader.election.enable is true or false)`
+	if got := codes(res); !slices.Equal(got, []string{CodeUncleanElection + " broker 2"}) {
+		t.Errorf("dynamic values refused: %v", got)
+	}
+	if rr := ruleRun(t, res, CodeUncleanElection); rr.Assumes != want {
+		t.Errorf("dynamic values refused: assumes %q\nwant %q", rr.Assumes, want)
 	}
 }
 
@@ -166,17 +173,18 @@ func TestLeaderImbalanceRefusedValue(t *testing.T) {
 	if rr := ruleRun(t, res, CodeStaticConfigInvalid); rr.Assumes != "" {
 		t.Errorf("ZooKeeper mode assumes %q", rr.Assumes)
 	}
-	// Each broker's dynamic config refused, each differently: every one
-	// is named, with what a broker does with a dynamic value Kafka
-	// refuses. A ZooKeeper-mode controller reads the threshold, so
-	// nothing is judged.
-	for id, v := range map[string]string{"1": "x", "2": "y", "3": "z"} {
+	// Each broker's dynamic config sets the key, which Kafka does not
+	// update dynamically: a broker drops it whatever its value, so the
+	// servers' "abc" is still what they apply, and the run says both.
+	for id, v := range map[string]string{"1": "x", "2": "y", "3": "50"} {
 		img.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: id}] = map[string]string{leaderImbalanceKey: v}
 	}
 	res = run(t, img, Options{Only: []string{CodeLeaderImbalance}})
-	want = `not judged where broker 1's dynamic config sets leader.imbalance.per.broker.percentage="x", broker 2's dynamic config sets leader.imbalance.per.broker.percentage="y", ` +
-		`broker 3's dynamic config sets leader.imbalance.per.broker.percentage="z", which Kafka 3.x refuses (leader.imbalance.per.broker.percentage, a key Kafka 4.0 removed, is an integer), ` +
-		`and a broker drops it and applies the layer below, which kmeta does not resolve`
+	want = `broker 1's dynamic config's leader.imbalance.per.broker.percentage="x" is skipped: Kafka does not update the key dynamically, and a broker drops it and applies the layer below; ` +
+		`broker 2's dynamic config's leader.imbalance.per.broker.percentage="y" is skipped: Kafka does not update the key dynamically, and a broker drops it and applies the layer below; ` +
+		`broker 3's dynamic config's leader.imbalance.per.broker.percentage="50" is skipped: Kafka does not update the key dynamically, and a broker drops it and applies the layer below; ` +
+		`not judged where node 1's server.properties sets leader.imbalance.per.broker.percentage="abc", node 2's server.properties sets leader.imbalance.per.broker.percentage="abc", ` +
+		`node 3's server.properties sets leader.imbalance.per.broker.percentage="abc", which Kafka 3.x refuses (leader.imbalance.per.broker.percentage, a key Kafka 4.0 removed, is an integer)`
 	if rr := ruleRun(t, res, CodeLeaderImbalance); len(res.Findings) != 0 || rr.Assumes != want {
 		t.Errorf("dynamic: %v, assumes %q\nwant %q", codes(res), rr.Assumes, want)
 	}
@@ -243,14 +251,11 @@ func TestLeaderImbalanceThresholdIsZooKeeperModes(t *testing.T) {
 	if got := codes(run(t, img, Options{Only: []string{CodeLeaderImbalance}})); !slices.Equal(got, []string{CodeLeaderImbalance + " broker 1"}) {
 		t.Errorf("KRaft, cluster default 50: %v", got)
 	}
-	// ZooKeeper mode: the controller's threshold, 50% then the default
-	// 10%, both above broker 1's 9%; a third partition led elsewhere
-	// (13%) is above 10.
+	// ZooKeeper mode: the controller's threshold, the default 10% (the
+	// cluster default's 50 is dropped: the key is not dynamic), above
+	// broker 1's 9%; a third partition led elsewhere (13%) is above 10,
+	// and 50 would not be.
 	img.ZK = healthyZK()
-	if got := codes(run(t, img, Options{Only: []string{CodeLeaderImbalance}})); len(got) != 0 {
-		t.Errorf("ZooKeeper mode, 50%%: %v", got)
-	}
-	delete(img.Configs[model.ConfigResource{Type: model.ConfigBroker}], leaderImbalanceKey)
 	if got := codes(run(t, img, Options{Only: []string{CodeLeaderImbalance}})); len(got) != 0 {
 		t.Errorf("ZooKeeper mode, 10%%: %v", got)
 	}
@@ -261,7 +266,8 @@ func TestLeaderImbalanceThresholdIsZooKeeperModes(t *testing.T) {
 	}
 	f = res.Findings[0]
 	if f.Saw != "broker 1 is the preferred leader of 22 partitions and leads 3 fewer of them (13%, above leader.imbalance.per.broker.percentage 10, Kafka's default; "+
-		"assumes no override in broker 1's server.properties, broker 2's server.properties, broker 3's server.properties (not in this source: pass --config ID=server.properties for brokers 1,2,3))" ||
+		"assumes no override in broker 1's server.properties, broker 2's server.properties, broker 3's server.properties (not in this source: pass --config ID=server.properties for brokers 1,2,3); "+
+		"the cluster default's leader.imbalance.per.broker.percentage=\"50\" is skipped: Kafka does not update the key dynamically, and a broker drops it and applies the layer below)" ||
 		f.Why != "leaders, and with them produce and fetch load, pile up on fewer brokers" {
 		t.Errorf("ZooKeeper-mode finding:\n%s\n%s", f.Saw, f.Why)
 	}
