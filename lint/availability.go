@@ -199,24 +199,24 @@ var availabilityRules = []*Rule{
 			for _, id := range sortedKeys(c.Img.StaticConfigs) {
 				file := c.staticFile(id)
 				var sets, valid, fixes []string
-				var one *kafkaValue
-				for _, kv := range kafkaValues {
-					v, ok := c.Img.StaticConfigs[id][kv.key]
-					if !ok || kv.ok(v) || model.SecretWithheld(v) {
+				var one *model.KafkaValue
+				for _, kv := range model.KafkaValues() {
+					v, ok := c.Img.StaticConfigs[id][kv.Key]
+					if !ok || kv.OK(v) || model.SecretWithheld(v) {
 						continue
 					}
-					set := kv.key + "=" + strconv.Quote(v)
-					if rel := c.majorRelease(id); kv.upTo3 && rel != 3 {
+					set := kv.Key + "=" + strconv.Quote(v)
+					if rel := c.majorRelease(id); kv.UpTo3 && rel != 3 {
 						// A 4.x node ignores the key; where the node's
 						// release is not known, no error is claimed.
 						if rel == 0 {
-							c.noteUnjudged(CodeStaticConfigInvalid, fmt.Sprintf("node %d's %s sets %s, which Kafka 3.x refuses (%s): node %d's release is not known", id, file, set, kv.valid(), id))
+							c.noteUnjudged(CodeStaticConfigInvalid, fmt.Sprintf("node %d's %s sets %s, which Kafka 3.x refuses (%s): node %d's release is not known", id, file, set, kv.Valid(), id))
 						}
 						continue
 					}
 					sets = append(sets, set)
-					valid = append(valid, kv.valid())
-					fixes = append(fixes, fmt.Sprintf("%s to %s (or remove it: Kafka's default is %s)", kv.key, kv.want, kv.def))
+					valid = append(valid, kv.Valid())
+					fixes = append(fixes, fmt.Sprintf("%s to %s (or remove it: Kafka's default is %s)", kv.Key, kv.Want, kv.Default))
 					one = kv
 				}
 				switch len(sets) {
@@ -225,7 +225,7 @@ var availabilityRules = []*Rule{
 				case 1:
 					out = append(out, r.finding(fmt.Sprintf("node %d's %s sets %s", id, file, sets[0]),
 						"Kafka refuses the value ("+valid[0]+") and the node does not start with it; kmeta judges nothing by it",
-						fmt.Sprintf("set %s in node %d's %s to %s (or remove it: Kafka's default is %s), then start the node", one.key, id, file, one.want, one.def),
+						fmt.Sprintf("set %s in node %d's %s to %s (or remove it: Kafka's default is %s), then start the node", one.Key, id, file, one.Want, one.Default),
 						brokerEntity(id)))
 				default:
 					out = append(out, r.finding(fmt.Sprintf("node %d's %s sets %s", id, file, strings.Join(sets, ", ")),

@@ -68,7 +68,7 @@ var ruleDocs = map[string]ruleDoc{
 		"Rack-aware placement cannot place the broker's replicas, and Kafka refuses rack-aware topic creation (kafka-topics --create fails unless --disable-rack-aware).",
 		"set broker.rack in the broker's server.properties and restart it"},
 	CodeLeaderImbalance: {
-		"The broker leads fewer of the partitions it is the preferred leader of than leader.imbalance.per.broker.percentage allows: leaders, and with them produce and fetch load, pile up on fewer brokers.",
+		"The broker does not lead partitions it is the preferred leader of (in ZooKeeper mode, more of them than the controller's leader.imbalance.per.broker.percentage allows; a KRaft controller has no threshold and, with auto.leader.rebalance.enable, moves each such partition back where its preferred replica is in the ISR and unfenced): leaders, and with them produce and fetch load, pile up on fewer brokers.",
 		"kafka-leader-election --bootstrap-server BOOTSTRAP --election-type preferred --all-topic-partitions"},
 	CodeBrokerNoReplicas: {
 		"An available broker adds nothing to durability or capacity until partitions are moved to it (kafka-reassign-partitions --generate proposes a move).",

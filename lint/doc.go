@@ -51,7 +51,10 @@
 // min.insync.replicas, an INT of at least 1; unclean.leader.election.enable,
 // a BOOLEAN, "true" or "false" in any case and nothing else;
 // leader.imbalance.per.broker.percentage, an INT, which only Kafka 3.x
-// defines) is judged by nothing, never replaced by a default: the rules
+// defines and only a ZooKeeper-mode controller reads, so
+// preferred-leader-imbalance reads it on a ZooKeeper-mode source alone:
+// on KRaft any partition whose in-sync preferred replica does not lead
+// is its finding) is judged by nothing, never replaced by a default: the rules
 // that need it leave what it applies to unjudged and their run says
 // where it is set ("not judged where node 1's server.properties (FILE)
 // sets min.insync.replicas=\"abc\", which Kafka refuses"), and a
@@ -59,9 +62,14 @@
 // validates the file at start and does not start the node; for a key
 // only 3.x defines, where the node is known to run 3.x or earlier). A
 // refused value in a broker's or the cluster's dynamic configs (written
-// around Kafka: its AlterConfigs refuses it) is dropped by the broker
-// that loads it, which applies the layer below; the resolver does not
-// skip to that layer, so the run says so. An inter.broker.protocol.version
+// around Kafka: its AlterConfigs refuses it), or a dynamic value of a
+// key Kafka does not update dynamically, is dropped by the broker that
+// loads it, which applies the layer below; so does the resolver
+// (model.EffectiveConfig.Skipped), and the rule's run and finding say
+// what was skipped ("broker 1's dynamic config's
+// min.insync.replicas=\"0\" is skipped: ..."). A topic's refused value
+// stays unjudged: Kafka validates a topic config when it is set, so
+// only a damaged source holds one. An inter.broker.protocol.version
 // Kafka 3.x refuses says nothing of the node's release.
 //
 // # Incremental evaluation (Tracker, lint --history)

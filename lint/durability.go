@@ -112,13 +112,16 @@ var durabilityRules = []*Rule{
 				if !ok {
 					continue
 				}
-				if b, valid := kafkaBool(v); !valid {
+				if b, valid := model.KafkaBool(v); !valid {
 					// Neither true nor false: Kafka's BOOLEAN refuses
-					// it, and it is not read as false here.
+					// it, and it is not read as false here. A topic's
+					// is not judged (Kafka validates a topic config
+					// when it is set, so only a damaged source holds
+					// one); a broker's or the cluster's a broker drops
+					// and applies the layer below, as the resolver
+					// does, and the brokers' loop below says so.
 					if e, judge := uncleanSet(rc.Resource, v); judge && e.Layer == model.LayerTopic {
 						c.noteRefused(CodeUncleanElection, rc.Resource.Name, &e)
-					} else if judge {
-						c.noteRefused(CodeUncleanElection, "", &e)
 					}
 					continue
 				} else if !b {
@@ -152,7 +155,7 @@ var durabilityRules = []*Rule{
 					continue
 				}
 				c.noteAssumed(CodeUncleanElection, &e)
-				if b, _ := kafkaBool(e.Value); e.Layer != model.LayerStatic || !b {
+				if b, _ := model.KafkaBool(e.Value); e.Layer != model.LayerStatic || !b {
 					continue
 				}
 				out = append(out, r.finding(fmt.Sprintf("broker %d's server.properties sets %s=true, which no dynamic config overrides", id, key), why,
@@ -420,17 +423,6 @@ const minISRKey = "min.insync.replicas"
 // broker's dynamic configs, its topic CONFIG for topics) define it as
 // INT with atLeast(1).
 const minISRValid = "min.insync.replicas is an integer of at least 1"
-
-// minISRValue reads a min.insync.replicas value as Kafka's ConfigDef
-// does (an INT, javaParseInt, then atLeast(1)); ok is false for a value
-// Kafka refuses.
-func minISRValue(v string) (n int, ok bool) {
-	i, ok := javaParseInt(v)
-	if !ok || i < 1 {
-		return 0, false
-	}
-	return int(i), true
-}
 
 // uncleanSet is unclean.leader.election.enable's value v as a dynamic
 // config resource sets it, for noteRefused: a topic's, a broker's or the

@@ -2,71 +2,23 @@ package lint
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/kmeta/kmeta/model"
 )
 
-// Kafka's reading of the config values lint judges by. Kafka validates a
-// node's server.properties whole when the node starts (KafkaConfig's
+// Kafka's reading of the config values lint judges by (model.KafkaValues,
+// the table the resolver reads too). Kafka validates a node's
+// server.properties whole when the node starts (KafkaConfig's
 // ConfigDef.parse): a value its ConfigDef refuses stops the node, and no
 // dynamic config can stand in for it. So lint never replaces a refused
 // value by a default or a guess: the rules that need it judge nothing by
 // it and say where it is set (noteRefused), and a server.properties
-// holding one is static-config-invalid's finding.
-
-// kafkaValue is a config lint judges by, as Kafka's ConfigDef reads it.
-type kafkaValue struct {
-	key string
-	// want is what Kafka accepts ("an integer of at least 1"), def its
-	// default, both said in a fix.
-	want, def string
-	ok        func(string) bool
-	// upTo3: only Kafka 3.x and earlier define the key (4.0 removed it,
-	// and a 4.x node ignores it as it ignores any unknown key), so only
-	// those refuse a bad value.
-	upTo3 bool
-}
-
-// valid says what Kafka accepts: "min.insync.replicas is an integer of
-// at least 1", "leader.imbalance.per.broker.percentage, a key Kafka 4.0
-// removed, is an integer".
-func (k *kafkaValue) valid() string {
-	if k.upTo3 {
-		return k.key + ", a key Kafka 4.0 removed, is " + k.want
-	}
-	return k.key + " is " + k.want
-}
-
-// refuser is who refuses a bad value: "Kafka", "Kafka 3.x".
-func (k *kafkaValue) refuser() string {
-	if k.upTo3 {
-		return "Kafka 3.x"
-	}
-	return "Kafka"
-}
-
-// kafkaValues are the configs lint reads, sorted by key. Their types
-// and validators, checked with KafkaConfig.fromProps on Kafka 3.9.2 and
-// 4.4.0 (ConfigException "Invalid value ... for configuration ..."):
-//
-//   - leader.imbalance.per.broker.percentage: INT without validator in
-//     3.x (KafkaConfig / ReplicationConfigs; 0, -1 and 1000 start);
-//     4.0 removed it (KafkaConfig.configDef() has no such key in 4.4.0,
-//     where any value starts);
-//   - min.insync.replicas: INT, atLeast(1) (LogConfig's
-//     SERVER_CONFIG_DEF and topic CONFIG);
-//   - unclean.leader.election.enable: BOOLEAN (ConfigDef.parseType:
-//     "true" or "false" trimmed, any case; "Expected value to be either
-//     true or false").
-var kafkaValues = []*kafkaValue{
-	{key: leaderImbalanceKey, want: "an integer", def: "10", ok: func(v string) bool { _, ok := javaParseInt(v); return ok }, upTo3: true},
-	{key: minISRKey, want: "an integer of at least 1", def: "1", ok: func(v string) bool { _, ok := minISRValue(v); return ok }},
-	{key: uncleanKey, want: "true or false", def: "false", ok: func(v string) bool { _, ok := kafkaBool(v); return ok }},
-}
+// holding one is static-config-invalid's finding. A broker's or the
+// cluster's dynamic value Kafka refuses is no such value: a broker drops
+// it and applies the layer below, and so does model.ConfigResolver,
+// whose resolution says so (EffectiveConfig.Skipped, noteAssumed).
 
 // Keys lint reads.
 const (
@@ -74,93 +26,21 @@ const (
 	uncleanKey         = "unclean.leader.election.enable"
 )
 
-// kafkaValueOf is key's entry in kafkaValues.
-func kafkaValueOf(key string) *kafkaValue {
-	i := slices.IndexFunc(kafkaValues, func(k *kafkaValue) bool { return k.key == key })
-	if i < 0 {
-		panic("lint: no kafkaValues entry for " + key)
+// kafkaValueOf is key's entry in model's table of the configs read
+// Kafka's way (model.KafkaValues).
+func kafkaValueOf(key string) *model.KafkaValue {
+	kv := model.KafkaValueOf(key)
+	if kv == nil {
+		panic("lint: no model.KafkaValues entry for " + key)
 	}
-	return kafkaValues[i]
-}
-
-// javaTrim trims v as Java's String.trim does (every char up to ' '),
-// as ConfigDef.parseType trims a value before parsing it.
-func javaTrim(v string) string { return strings.TrimFunc(v, func(r rune) bool { return r <= ' ' }) }
-
-// javaParseInt reads v as ConfigDef's INT does: Integer.parseInt of the
-// trimmed text, an optional sign then decimal digits, which Java takes
-// from any script (Character.digit: "٢" and "２" are 2, as Kafka 3.9.2
-// reads them) but only in the Basic Multilingual Plane (parseInt reads
-// UTF-16 chars one by one); ok is false where parseInt throws
-// (NumberFormatException: Kafka's "Not a number of type INT").
-func javaParseInt(v string) (int32, bool) {
-	s := javaTrim(v)
-	neg := false
-	if s != "" && (s[0] == '-' || s[0] == '+') {
-		neg, s = s[0] == '-', s[1:]
-	}
-	if s == "" {
-		return 0, false
-	}
-	var n int64
-	for _, r := range s {
-		d := decimalDigit(r)
-		if d < 0 {
-			return 0, false
-		}
-		n = n*10 + int64(d)
-		if n > 1<<31 {
-			return 0, false
-		}
-	}
-	if neg {
-		n = -n
-	}
-	if n > 1<<31-1 || n < -1<<31 {
-		return 0, false
-	}
-	return int32(n), true
-}
-
-// decimalDigit is r's value as Java's Character.digit(r, 10) gives it
-// for a char of the Basic Multilingual Plane, -1 for none. A decimal
-// digit (Unicode Nd) is in a run of tens from its zero, and Nd's ranges
-// are such runs put together.
-func decimalDigit(r rune) int {
-	if r >= '0' && r <= '9' {
-		return int(r - '0')
-	}
-	if r > 0xFFFF || !unicode.IsDigit(r) {
-		// Beyond the BMP, Java reads a surrogate pair, no digit (and
-		// U+11C52 cut to 16 bits would be U+1C52, a digit).
-		return -1
-	}
-	for _, rg := range unicode.Nd.R16 {
-		if uint16(r) >= rg.Lo && uint16(r) <= rg.Hi {
-			return int(uint16(r)-rg.Lo) % 10
-		}
-	}
-	return -1
-}
-
-// kafkaBool reads v as ConfigDef's BOOLEAN does: "true" or "false",
-// trimmed, any case; ok is false for anything else (ConfigException
-// "Expected value to be either true or false").
-func kafkaBool(v string) (b, ok bool) {
-	switch s := javaTrim(v); {
-	case strings.EqualFold(s, "true"):
-		return true, true
-	case strings.EqualFold(s, "false"):
-		return false, true
-	}
-	return false, false
+	return kv
 }
 
 // refusedValue says whether e's value is one Kafka refuses for its key
 // (a key kafkaValues holds); a value the source withheld is not judged
 // here (it is a gap of e's).
 func refusedValue(e *model.EffectiveConfig) bool {
-	return !kafkaValueOf(e.Key).ok(e.Value) && !model.SecretWithheld(e.Value)
+	return !kafkaValueOf(e.Key).OK(e.Value) && !model.SecretWithheld(e.Value)
 }
 
 // noteRefused records that rule code did not judge what depends on e,
@@ -174,6 +54,7 @@ func (c *Context) noteRefused(code, topic string, e *model.EffectiveConfig) {
 	if e.Layer != model.LayerTopic {
 		k.key = "refused " + e.Key + " " + string(e.Layer) + " " + strconv.Itoa(int(e.Broker)) // the same for every topic
 	}
+	c.noteSkipped(code, e)
 	if c.noted[k] {
 		return
 	}
@@ -190,8 +71,7 @@ func (c *Context) noteRefused(code, topic string, e *model.EffectiveConfig) {
 func (c *Context) refusedWhere(topic string, e *model.EffectiveConfig) string {
 	kv := kafkaValueOf(e.Key)
 	var where []string
-	dynamic := false
-	if e.Broker == model.AnyBroker && (e.Layer == model.LayerBroker || e.Layer == model.LayerStatic) {
+	if e.Broker == model.AnyBroker && e.Layer == model.LayerStatic {
 		for _, id := range c.brokerIDs {
 			var one model.EffectiveConfig
 			if topic != "" {
@@ -199,25 +79,18 @@ func (c *Context) refusedWhere(topic string, e *model.EffectiveConfig) string {
 			} else {
 				one = c.resolver().BrokerConfig(e.Key, id)
 			}
-			if refusedValue(&one) && (one.Layer == model.LayerBroker || one.Layer == model.LayerStatic) {
+			if refusedValue(&one) && one.Layer == model.LayerStatic {
 				where = append(where, c.setsValue(topic, &one))
-				dynamic = dynamic || one.Layer == model.LayerBroker
 			}
 		}
 	}
 	if len(where) == 0 {
 		where = append(where, c.setsValue(topic, e))
-		dynamic = e.Layer == model.LayerBroker || e.Layer == model.LayerClusterDefault
 	}
-	s := strings.Join(where, ", ") + ", which " + kv.refuser() + " refuses (" + kv.valid() + ")"
-	if dynamic {
-		// Kafka's AlterConfigs refuses it, so it was written around
-		// Kafka; a broker loading it drops it (DynamicBrokerConfig's
-		// removeInvalidConfigs: "these configs will be ignored") and
-		// applies the layer below, which the resolver does not skip to.
-		s += ", and a broker drops it and applies the layer below, which kmeta does not resolve"
-	}
-	return s
+	// A broker's or the cluster's dynamic value Kafka refuses is never
+	// here: a broker drops it and applies the layer below, and so does
+	// the resolver (EffectiveConfig.Skipped).
+	return strings.Join(where, ", ") + ", which " + kv.Refuser() + " refuses (" + kv.Valid() + ")"
 }
 
 // setsValue says where e, a value of topic's (or a broker config's,
@@ -284,7 +157,7 @@ const (
 // refused, and say nothing of the node's release). 3.9.2 knows 4.0-IV0
 // and 4.0-IV1 too. A 4.x node ignores the key.
 func ibpAtLeast37(v string) bool {
-	s := javaTrim(v)
+	s := model.JavaTrim(v)
 	parts := strings.Split(s, ".")
 	for len(parts) > 0 && parts[len(parts)-1] == "" {
 		parts = parts[:len(parts)-1]
@@ -303,9 +176,10 @@ func ibpAtLeast37(v string) bool {
 
 // kafkaValueKeys are kafkaValues' keys, joined by ", ".
 func kafkaValueKeys() string {
-	keys := make([]string, len(kafkaValues))
-	for i, k := range kafkaValues {
-		keys[i] = k.key
+	kvs := model.KafkaValues()
+	keys := make([]string, len(kvs))
+	for i, k := range kvs {
+		keys[i] = k.Key
 	}
 	return strings.Join(keys, ", ")
 }

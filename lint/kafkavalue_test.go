@@ -17,28 +17,28 @@ import (
 func TestKafkaValueParsers(t *testing.T) {
 	for v, want := range map[string]int32{"10": 10, " 20 ": 20, "+5": 5, "0": 0, "-1": -1, "1000": 1000, "2147483647": 2147483647, "-2147483648": -2147483648,
 		"\u0662": 2, "\uff12": 2, "1\u0660": 10} {
-		if n, ok := javaParseInt(v); !ok || n != want {
-			t.Errorf("javaParseInt(%q) = %d %v, want %d", v, n, ok, want)
+		if n, ok := model.JavaParseInt(v); !ok || n != want {
+			t.Errorf("model.JavaParseInt(%q) = %d %v, want %d", v, n, ok, want)
 		}
 	}
 	for _, v := range []string{"abc", "1.5", "", " ", "+", "-", "2147483648", "-2147483649", "\u00a02", "1_000", "0x10", "\U0001D7D0", "\U00011C52", "18446744073709551617"} {
-		if n, ok := javaParseInt(v); ok {
-			t.Errorf("javaParseInt(%q) = %d, want refused", v, n)
+		if n, ok := model.JavaParseInt(v); ok {
+			t.Errorf("model.JavaParseInt(%q) = %d, want refused", v, n)
 		}
 	}
 	for v, want := range map[string]int{"\u0662": 2, "\u0660": 0, " 2 ": 2} {
-		if n, ok := minISRValue(v); n != want || ok != (want > 0) {
-			t.Errorf("minISRValue(%q) = %d %v, want %d", v, n, ok, want)
+		if n, ok := model.MinISRValue(v); n != want || ok != (want > 0) {
+			t.Errorf("model.MinISRValue(%q) = %d %v, want %d", v, n, ok, want)
 		}
 	}
 	for v, want := range map[string]bool{"true": true, " TRUE ": true, "False": false, "\tfalse\n": false} {
-		if b, ok := kafkaBool(v); !ok || b != want {
-			t.Errorf("kafkaBool(%q) = %v %v, want %v", v, b, ok, want)
+		if b, ok := model.KafkaBool(v); !ok || b != want {
+			t.Errorf("model.KafkaBool(%q) = %v %v, want %v", v, b, ok, want)
 		}
 	}
 	for _, v := range []string{"yes", "1", "", "t", "on", "true!", "\u00a0true"} {
-		if b, ok := kafkaBool(v); ok {
-			t.Errorf("kafkaBool(%q) = %v, want refused", v, b)
+		if b, ok := model.KafkaBool(v); ok {
+			t.Errorf("model.KafkaBool(%q) = %v, want refused", v, b)
 		}
 	}
 	for v, want := range map[string]bool{"3.7": true, "3.7-IV0": true, "3.7.1": true, " 3.8 ": true, "3.9.2": true, "3.7-IV0.5": true, "3.7.1.2": true, "4.0-IV1": true,
@@ -93,17 +93,24 @@ func TestUncleanRefusedValue(t *testing.T) {
 	if rr := ruleRun(t, res, CodeStaticConfigInvalid); rr.Assumes != "" {
 		t.Errorf("static-config-invalid assumes %q", rr.Assumes)
 	}
-	// The cluster default's "maybe" stands above every server.properties:
-	// not judged, said once, with what a broker does with it (Kafka
-	// 4.4.0's DynamicBrokerConfig drops a dynamic value its ConfigDef
-	// refuses and applies the layer below).
+	// The cluster default's "maybe" and broker 3's "nope": a broker
+	// drops a dynamic value its ConfigDef refuses and applies the layer
+	// below (DynamicBrokerConfig.removeInvalidConfigs), and so does the
+	// resolver: broker 2's server.properties TRUE is what it applies, a
+	// finding, and the run says what was skipped. Before, the rule
+	// judged nothing and said kmeta did not resolve the layer below.
 	delete(img.Configs, model.ConfigResource{Type: model.ConfigTopic, Name: "orders"})
 	img.Configs[model.ConfigResource{Type: model.ConfigBroker}][uncleanKey] = "maybe"
+	img.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: "3"}] = map[string]string{uncleanKey: "nope"}
 	res = run(t, img, Options{Only: []string{CodeUncleanElection}})
-	want = `not judged where the cluster default sets unclean.leader.election.enable="maybe", which Kafka refuses (unclean.leader.election.enable is true or false), ` +
-		`and a broker drops it and applies the layer below, which kmeta does not resolve`
-	if rr := ruleRun(t, res, CodeUncleanElection); len(res.Findings) != 0 || rr.Assumes != want {
-		t.Errorf("cluster default: %v, assumes %q", codes(res), rr.Assumes)
+	want = `broker 3's dynamic config's unclean.leader.election.enable="nope" is skipped: Kafka refuses it (unclean.leader.election.enable is true or false), and a broker drops it and applies the layer below; ` +
+		`the cluster default's unclean.leader.election.enable="maybe" is skipped: Kafka refuses it (unclean.leader.election.enable is true or false), and a broker drops it and applies the layer below; ` +
+		`not judged where node 1's server.properties sets unclean.leader.election.enable="yes", which Kafka refuses (unclean.leader.election.enable is true or false)`
+	if got := codes(res); !slices.Equal(got, []string{CodeUncleanElection + " broker 2"}) {
+		t.Errorf("dynamic values refused: %v", got)
+	}
+	if rr := ruleRun(t, res, CodeUncleanElection); rr.Assumes != want {
+		t.Errorf("dynamic values refused: assumes %q\nwant %q", rr.Assumes, want)
 	}
 }
 
@@ -130,7 +137,9 @@ func TestLeaderImbalanceRefusedValue(t *testing.T) {
 	img.Brokers[1].Features[0].Max = 21
 	img.Brokers[2].Features[0].Max = 23
 	res = run(t, img, Options{Only: []string{CodeLeaderImbalance, CodeStaticConfigInvalid}})
-	if got, want := codes(res), []string{CodeStaticConfigInvalid + " broker 1"}; !slices.Equal(got, want) {
+	// A KRaft controller reads no threshold: the refused value leaves
+	// preferred-leader-imbalance's judgement whole.
+	if got, want := codes(res), []string{CodeStaticConfigInvalid + " broker 1", CodeLeaderImbalance + " broker 1"}; !slices.Equal(got, want) {
 		t.Fatalf("findings %v, want %v", got, want)
 	}
 	f := res.Findings[0]
@@ -139,11 +148,10 @@ func TestLeaderImbalanceRefusedValue(t *testing.T) {
 		f.Fix != "set leader.imbalance.per.broker.percentage in node 1's server.properties to an integer (or remove it: Kafka's default is 10), then start the node" {
 		t.Errorf("finding:\n%s\n%s\n%s", f.Saw, f.Why, f.Fix)
 	}
-	want := `not judged where node 1's server.properties sets leader.imbalance.per.broker.percentage="abc", node 2's server.properties sets leader.imbalance.per.broker.percentage="abc", ` +
-		`node 3's server.properties sets leader.imbalance.per.broker.percentage="abc", which Kafka 3.x refuses (leader.imbalance.per.broker.percentage, a key Kafka 4.0 removed, is an integer)`
-	if rr := ruleRun(t, res, CodeLeaderImbalance); rr.Status != StatusRan || rr.Assumes != want {
-		t.Errorf("imbalance run: %s, assumes %q\nwant %q", rr.Status, rr.Assumes, want)
+	if rr := ruleRun(t, res, CodeLeaderImbalance); rr.Status != StatusRan || rr.Assumes != "" {
+		t.Errorf("imbalance run: %s, assumes %q", rr.Status, rr.Assumes)
 	}
+	want := ""
 	want = `not judged where node 2's server.properties sets leader.imbalance.per.broker.percentage="abc", which Kafka 3.x refuses (leader.imbalance.per.broker.percentage, a key Kafka 4.0 removed, is an integer): node 2's release is not known`
 	if rr := ruleRun(t, res, CodeStaticConfigInvalid); rr.Assumes != want {
 		t.Errorf("static-config-invalid assumes %q\nwant %q", rr.Assumes, want)
@@ -165,16 +173,18 @@ func TestLeaderImbalanceRefusedValue(t *testing.T) {
 	if rr := ruleRun(t, res, CodeStaticConfigInvalid); rr.Assumes != "" {
 		t.Errorf("ZooKeeper mode assumes %q", rr.Assumes)
 	}
-	// Each broker's dynamic config refused, each differently: every one
-	// is named, with what a broker does with a dynamic value Kafka
-	// refuses.
-	for id, v := range map[string]string{"1": "x", "2": "y", "3": "z"} {
+	// Each broker's dynamic config sets the key, which Kafka does not
+	// update dynamically: a broker drops it whatever its value, so the
+	// servers' "abc" is still what they apply, and the run says both.
+	for id, v := range map[string]string{"1": "x", "2": "y", "3": "50"} {
 		img.Configs[model.ConfigResource{Type: model.ConfigBroker, Name: id}] = map[string]string{leaderImbalanceKey: v}
 	}
 	res = run(t, img, Options{Only: []string{CodeLeaderImbalance}})
-	want = `not judged where broker 1's dynamic config sets leader.imbalance.per.broker.percentage="x", broker 2's dynamic config sets leader.imbalance.per.broker.percentage="y", ` +
-		`broker 3's dynamic config sets leader.imbalance.per.broker.percentage="z", which Kafka 3.x refuses (leader.imbalance.per.broker.percentage, a key Kafka 4.0 removed, is an integer), ` +
-		`and a broker drops it and applies the layer below, which kmeta does not resolve`
+	want = `broker 1's dynamic config's leader.imbalance.per.broker.percentage="x" is skipped: Kafka does not update the key dynamically, and a broker drops it and applies the layer below; ` +
+		`broker 2's dynamic config's leader.imbalance.per.broker.percentage="y" is skipped: Kafka does not update the key dynamically, and a broker drops it and applies the layer below; ` +
+		`broker 3's dynamic config's leader.imbalance.per.broker.percentage="50" is skipped: Kafka does not update the key dynamically, and a broker drops it and applies the layer below; ` +
+		`not judged where node 1's server.properties sets leader.imbalance.per.broker.percentage="abc", node 2's server.properties sets leader.imbalance.per.broker.percentage="abc", ` +
+		`node 3's server.properties sets leader.imbalance.per.broker.percentage="abc", which Kafka 3.x refuses (leader.imbalance.per.broker.percentage, a key Kafka 4.0 removed, is an integer)`
 	if rr := ruleRun(t, res, CodeLeaderImbalance); len(res.Findings) != 0 || rr.Assumes != want {
 		t.Errorf("dynamic: %v, assumes %q\nwant %q", codes(res), rr.Assumes, want)
 	}
@@ -202,5 +212,63 @@ func TestRefusedIBPSaysNoRelease(t *testing.T) {
 		} else if len(got) == 1 && !strings.HasSuffix(res.Findings[0].Saw, "(brokers on Kafka 3.7 or later cap it at the replication factor, 2, and take these writes)") {
 			t.Errorf("%q: %s", ibp, res.Findings[0].Saw)
 		}
+	}
+}
+
+// TestLeaderImbalanceThresholdIsZooKeeperModes: only a ZooKeeper-mode
+// controller applies leader.imbalance.per.broker.percentage
+// (KafkaController.checkAndTriggerAutoLeaderRebalance); a KRaft
+// controller reads no such key (QuorumController and
+// ReplicationControlManager.maybeBalancePartitionLeaders try a preferred
+// election for every partition not led by its preferred replica), so on
+// a KRaft source any such partition is the finding, with no threshold
+// said to be Kafka's, and a broker override of the key changes nothing.
+// Before, a KRaft source was judged by the key's 10% as if Kafka applied
+// it.
+func TestLeaderImbalanceThresholdIsZooKeeperModes(t *testing.T) {
+	img := healthy()
+	addTopic(img, "wide", 20, 1, 2, 3)
+	// Broker 1 is now the preferred leader of 22 partitions (orders-0,
+	// __consumer_offsets-0 and wide's 20 with it first); 2 led elsewhere
+	// is 9%, under the ZooKeeper-mode default of 10.
+	img.Topics["orders"].Partitions[0].Leader = 2
+	img.Topics["wide"].Partitions[0].Leader = 2
+	res := run(t, img, Options{Only: []string{CodeLeaderImbalance}})
+	if got := codes(res); !slices.Equal(got, []string{CodeLeaderImbalance + " broker 1"}) {
+		t.Fatalf("KRaft: %v", got)
+	}
+	f := res.Findings[0]
+	if f.Saw != "broker 1 is the preferred leader of 22 partitions and leads 2 fewer of them (9%)" ||
+		f.Why != kraftImbalanceWhy ||
+		f.Fix != "kafka-leader-election --bootstrap-server BOOTSTRAP --election-type preferred --all-topic-partitions" {
+		t.Errorf("KRaft finding:\n%s\n%s\n%s", f.Saw, f.Why, f.Fix)
+	}
+	if rr := ruleRun(t, res, CodeLeaderImbalance); rr.Assumes != "" {
+		t.Errorf("KRaft assumes %q", rr.Assumes)
+	}
+	// A broker override of the key is no KRaft controller's threshold.
+	img.Configs[model.ConfigResource{Type: model.ConfigBroker}][leaderImbalanceKey] = "50"
+	if got := codes(run(t, img, Options{Only: []string{CodeLeaderImbalance}})); !slices.Equal(got, []string{CodeLeaderImbalance + " broker 1"}) {
+		t.Errorf("KRaft, cluster default 50: %v", got)
+	}
+	// ZooKeeper mode: the controller's threshold, the default 10% (the
+	// cluster default's 50 is dropped: the key is not dynamic), above
+	// broker 1's 9%; a third partition led elsewhere (13%) is above 10,
+	// and 50 would not be.
+	img.ZK = healthyZK()
+	if got := codes(run(t, img, Options{Only: []string{CodeLeaderImbalance}})); len(got) != 0 {
+		t.Errorf("ZooKeeper mode, 10%%: %v", got)
+	}
+	img.Topics["wide"].Partitions[3].Leader = 2
+	res = run(t, img, Options{Only: []string{CodeLeaderImbalance}})
+	if got := codes(res); !slices.Equal(got, []string{CodeLeaderImbalance + " broker 1"}) {
+		t.Fatalf("ZooKeeper mode, 13%%: %v", got)
+	}
+	f = res.Findings[0]
+	if f.Saw != "broker 1 is the preferred leader of 22 partitions and leads 3 fewer of them (13%, above leader.imbalance.per.broker.percentage 10, Kafka's default; "+
+		"assumes no override in broker 1's server.properties, broker 2's server.properties, broker 3's server.properties (not in this source: pass --config ID=server.properties for brokers 1,2,3); "+
+		"the cluster default's leader.imbalance.per.broker.percentage=\"50\" is skipped: Kafka does not update the key dynamically, and a broker drops it and applies the layer below)" ||
+		f.Why != "leaders, and with them produce and fetch load, pile up on fewer brokers" {
+		t.Errorf("ZooKeeper-mode finding:\n%s\n%s", f.Saw, f.Why)
 	}
 }

@@ -591,7 +591,7 @@ func (c *Context) MinISR(topic string, leader int32) (int, *model.EffectiveConfi
 	r := &minISRResult{e: c.TopicConfig(topic, "min.insync.replicas", leader)}
 	// A value Kafka refuses (not an INT of at least 1) is not one to
 	// judge by: 0, never a default made up in its place.
-	r.n, _ = minISRValue(r.e.Value)
+	r.n, _ = model.MinISRValue(r.e.Value)
 	if c.memoize {
 		m.byLeader[leader] = r
 	}
@@ -628,6 +628,9 @@ func source(e *model.EffectiveConfig) string {
 	}
 	if !e.Known {
 		s += "; " + assumes(e)
+	}
+	for _, sk := range e.Skipped {
+		s += "; " + sk.String()
 	}
 	return s
 }
@@ -687,7 +690,11 @@ type assumption struct {
 // Known, so that the run says what the rule assumed even where the
 // assumption gave no finding.
 func (c *Context) noteAssumed(code string, e *model.EffectiveConfig) {
-	if e.Known || c.assumed == nil {
+	if c.assumed == nil {
+		return
+	}
+	c.noteSkipped(code, e)
+	if e.Known {
 		return
 	}
 	k := notedKey{code: code, key: e.Key}
@@ -717,6 +724,19 @@ func (c *Context) noteAssumed(code string, e *model.EffectiveConfig) {
 	}
 	if len(a.static)+len(a.dynamic)+len(a.notReported) > 0 {
 		a.keys = appendOnce(a.keys, e.Key)
+	}
+}
+
+// noteSkipped records that rule code resolved e as a broker does,
+// without the dynamic values a broker drops (EffectiveConfig.Skipped):
+// the run says which, and why.
+func (c *Context) noteSkipped(code string, e *model.EffectiveConfig) {
+	if len(e.Skipped) == 0 || c.assumed == nil {
+		return
+	}
+	a := c.assumption(code)
+	for _, sk := range e.Skipped {
+		a.other = appendOnce(a.other, sk.String())
 	}
 }
 

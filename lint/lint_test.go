@@ -735,7 +735,7 @@ func TestMinISRRefusedValue(t *testing.T) {
 func TestMinISRValue(t *testing.T) {
 	for v, want := range map[string]int{"2": 2, " 2 ": 2, "+2": 2, "1": 1, "2147483647": 2147483647,
 		"abc": 0, "0": 0, "-1": 0, "": 0, "1.5": 0, "2147483648": 0} {
-		if n, ok := minISRValue(v); n != want || ok != (want > 0) {
+		if n, ok := model.MinISRValue(v); n != want || ok != (want > 0) {
 			t.Errorf("%q: %d %v, want %d", v, n, ok, want)
 		}
 	}

@@ -174,7 +174,7 @@ var placementRules = []*Rule{
 	},
 	{
 		Code: CodeLeaderImbalance, Family: Placement, Severity: model.SevWarning,
-		Title:  "a broker whose partitions are led elsewhere beyond leader.imbalance.per.broker.percentage",
+		Title:  "a broker whose partitions are led elsewhere (beyond leader.imbalance.per.broker.percentage in ZooKeeper mode)",
 		Needs:  []model.Field{model.FieldTopics, model.FieldBrokerConfigs},
 		Inputs: InputClusterConfig | InputPartitions,
 		Cluster: func(c *Context) []Finding {
@@ -182,30 +182,46 @@ var placementRules = []*Rule{
 			// the counts record by record).
 			preferred, notLeading := c.preferred, c.notLeading
 			r := rule(CodeLeaderImbalance)
+			// Only a ZooKeeper-mode controller has a threshold
+			// (KafkaController.checkAndTriggerAutoLeaderRebalance reads
+			// leader.imbalance.per.broker.percentage). A KRaft controller
+			// reads no such setting: with auto.leader.rebalance.enable it
+			// tries a preferred election for every partition whose leader
+			// is not its preferred replica
+			// (ReplicationControlManager.maybeBalancePartitionLeaders), so
+			// any such partition is reported, and no threshold kmeta
+			// chose is presented as Kafka's.
+			zk := c.Img.ZK != nil
 			var out []Finding
 			for _, id := range sortedKeys(notLeading) {
 				n, of := notLeading[id], preferred[id]
-				// The controller's threshold: any broker may be it (in
-				// ZooKeeper mode), so the one every broker applies.
-				e := c.resolver().BrokerConfig(leaderImbalanceKey, model.AnyBroker)
-				if refusedValue(&e) {
-					// Not an INT: Kafka 3.x refuses it, and no threshold
-					// is made up in its place.
-					c.noteRefused(CodeLeaderImbalance, "", &e)
-					break
-				}
-				c.noteAssumed(CodeLeaderImbalance, &e)
-				pct, _ := javaParseInt(e.Value)
-				if int64(n)*100 <= int64(pct)*int64(of) {
-					continue
+				var saw, why string
+				if zk {
+					// The controller's threshold: any broker may be it,
+					// so the one every broker applies.
+					e := c.resolver().BrokerConfig(leaderImbalanceKey, model.AnyBroker)
+					if refusedValue(&e) {
+						// Not an INT: Kafka 3.x refuses it, and no
+						// threshold is made up in its place.
+						c.noteRefused(CodeLeaderImbalance, "", &e)
+						break
+					}
+					c.noteAssumed(CodeLeaderImbalance, &e)
+					pct, _ := model.JavaParseInt(e.Value)
+					if int64(n)*100 <= int64(pct)*int64(of) {
+						continue
+					}
+					saw = fmt.Sprintf("broker %d is the preferred leader of %d partitions and leads %d fewer of them (%d%%, above leader.imbalance.per.broker.percentage %d, %s)", id, of, n, n*100/of, pct, source(&e))
+					why = "leaders, and with them produce and fetch load, pile up on fewer brokers"
+				} else {
+					saw = fmt.Sprintf("broker %d is the preferred leader of %d partitions and leads %d fewer of them (%d%%)", id, of, n, n*100/of)
+					why = kraftImbalanceWhy
 				}
 				if c.keysOnly {
 					out = append(out, r.keys(brokerEntity(id))...)
 					continue
 				}
-				out = append(out, r.finding(fmt.Sprintf("broker %d is the preferred leader of %d partitions and leads %d fewer of them (%d%%, above leader.imbalance.per.broker.percentage %d, %s)", id, of, n, n*100/of, pct, source(&e)),
-					"leaders, and with them produce and fetch load, pile up on fewer brokers",
-					c.electLeaders("preferred", "", 0), brokerEntity(id)))
+				out = append(out, r.finding(saw, why, c.electLeaders("preferred", "", 0), brokerEntity(id)))
 			}
 			return out
 		},
@@ -490,3 +506,22 @@ func (c *Context) rackSafe(reps []int32, i int, id int32) bool {
 	}
 	return true
 }
+
+// kraftImbalanceWhy is what a KRaft controller does with a partition led
+// by another replica while its preferred replica is in the ISR (the
+// partitions counted): it has no threshold (it never reads
+// leader.imbalance.per.broker.percentage, which Kafka 4.0 removed). With
+// the controller's auto.leader.rebalance.enable on (ControllerServer
+// then sets leaderImbalanceCheckIntervalNs), every
+// leader.imbalance.check.interval.seconds while some partition is
+// imbalanced (QuorumController.maybeScheduleNextBalancePartitionLeaders)
+// it elects the preferred replica of each
+// (ReplicationControlManager.maybeBalancePartitionLeaders, a PREFERRED
+// election of PartitionChangeBuilder) where that replica may lead
+// (LeaderAcceptor: ClusterControlManager.isActive, unfenced and not
+// shutting down, with the replica's log directory online).
+const kraftImbalanceWhy = "leaders, and with them produce and fetch load, pile up on fewer brokers; " +
+	"a KRaft controller has no threshold for this (leader.imbalance.per.broker.percentage is read only by a ZooKeeper-mode controller): " +
+	"with its auto.leader.rebalance.enable (default true) it elects the in-sync preferred replica of every such partition each leader.imbalance.check.interval.seconds " +
+	"where that broker is unfenced, not shutting down and its log directory online, " +
+	"so these are led elsewhere only until the next check, while their preferred broker cannot lead, or with auto.leader.rebalance.enable false"

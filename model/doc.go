@@ -24,6 +24,9 @@
 //     static, Kafka's default) with the layer it came from, and says which
 //     layers a source did not report (Image.StaticConfigs,
 //     Image.UnreportedConfigs) rather than fall through them silently.
-//     Judges (lint, roll) read configs through it, never Image.Configs
+//     A dynamic broker or cluster-default value a broker drops when it
+//     loads it (a value KafkaValues' parsers refuse, or a key Kafka does
+//     not update dynamically) is skipped as the broker skips it, and
+//     EffectiveConfig.Skipped says so. Judges (lint, roll) read configs through it, never Image.Configs
 //     directly for a value Kafka applies.
 package model

@@ -28,6 +28,15 @@ import (
 // Kafka removes them when ELR is enabled and refuses new ones, and writes a
 // cluster-level value instead, so layer 2 is skipped for that key.
 //
+// A broker loads its own and the cluster's dynamic configs key by key
+// (DynamicBrokerConfig.fromPersistentProps) and drops a value its
+// ConfigDef refuses or a key it does not update dynamically, then
+// applies the layer below: for the keys of KafkaValues the resolver
+// skips such a value too, and says so in Skipped. A topic's value and a
+// server.properties value are never skipped (Kafka validates a topic
+// config when it is set; a server.properties value it refuses stops the
+// node).
+//
 // A layer the source cannot hold (static configs are in no metadata
 // record: a log dir, a ZooKeeper tree or a dump has none unless the
 // operator passes the nodes' server.properties) or did not answer (a
@@ -76,6 +85,55 @@ type EffectiveConfig struct {
 	ELR bool `json:"elr,omitempty"`
 	// Gaps are the layers above Layer that the source did not report.
 	Gaps []ConfigGap `json:"gaps,omitempty"`
+	// Skipped are values of a broker's or the cluster's dynamic configs
+	// above Layer that a broker drops when it loads them, so that it
+	// applies the layer below: a value Kafka refuses for the key, or a
+	// key Kafka does not update dynamically (KafkaValues;
+	// DynamicBrokerConfig.fromPersistentProps).
+	Skipped []SkippedConfig `json:"skipped,omitempty"`
+}
+
+// SkippedConfig is a dynamic broker or cluster-default value the
+// resolver skipped, as a broker drops it.
+type SkippedConfig struct {
+	Layer ConfigLayer `json:"layer"`
+	// Broker is whose dynamic config it is (LayerBroker), AnyBroker for
+	// the cluster default.
+	Broker int32  `json:"broker"`
+	Name   string `json:"name"`
+	Value  string `json:"value"`
+	// Reason: SkipRefused, SkipNotDynamic.
+	Reason string `json:"reason"`
+}
+
+// The reasons of a SkippedConfig.
+const (
+	// SkipRefused: the broker's ConfigDef refuses the value
+	// (DynamicBrokerConfig.removeInvalidConfigs: "Dynamic broker config
+	// contains invalid values in: ..., these configs will be ignored").
+	// Kafka's AlterConfigs refuses it too, so it was written around
+	// Kafka.
+	SkipRefused = "refused"
+	// SkipNotDynamic: Kafka does not update the key dynamically
+	// (fromPersistentProps' "Non-dynamic configs configured in ZooKeeper
+	// will be ignored").
+	SkipNotDynamic = "not dynamic"
+)
+
+// String says what was skipped and why: "broker 1's dynamic config's
+// min.insync.replicas=\"0\" is skipped: Kafka refuses it
+// (min.insync.replicas is an integer of at least 1), and a broker drops
+// it and applies the layer below".
+func (s SkippedConfig) String() string {
+	where := "the cluster default's "
+	if s.Layer == LayerBroker {
+		where = "broker " + strconv.Itoa(int(s.Broker)) + "'s dynamic config's "
+	}
+	why := "Kafka does not update the key dynamically"
+	if kv := KafkaValueOf(s.Name); kv != nil && s.Reason == SkipRefused {
+		why = kv.Refuser() + " refuses it (" + kv.Valid() + ")"
+	}
+	return where + s.Name + "=" + strconv.Quote(s.Value) + " is skipped: " + why + ", and a broker drops it and applies the layer below"
 }
 
 // ConfigGap is a layer the resolver could not read.
@@ -421,6 +479,7 @@ func (r *ConfigResolver) anyBroker(t ConfigResourceType, key string) EffectiveCo
 	}
 	first := r.below(t, key, ids[0])
 	first.Gaps = slices.Clone(first.Gaps)
+	first.Skipped = slices.Clone(first.Skipped)
 	sameLayer := true
 	for _, id := range ids[1:] {
 		e := r.below(t, key, id)
@@ -430,6 +489,11 @@ func (r *ConfigResolver) anyBroker(t ConfigResourceType, key string) EffectiveCo
 			}
 		}
 		first.Known = first.Known && e.Known
+		for _, sk := range e.Skipped {
+			if !slices.Contains(first.Skipped, sk) {
+				first.Skipped = append(first.Skipped, sk)
+			}
+		}
 		if e.Value != first.Value {
 			first.Known = false
 			if !slices.ContainsFunc(first.Gaps, func(g ConfigGap) bool { return g.Reason == GapDisagree }) {
@@ -487,6 +551,13 @@ func (r *ConfigResolver) forBroker(t ConfigResourceType, key string, broker int3
 					e.Gaps = append(e.Gaps, ConfigGap{Layer: l.layer, Broker: l.who, Reason: GapNotReported})
 					break
 				}
+				if reason := dropped(l.layer, s.Name, v); reason != "" {
+					// A broker drops the key from its dynamic configs
+					// (the synonym alone: another set at the layer still
+					// counts) and applies what is below.
+					e.Skipped = append(e.Skipped, SkippedConfig{Layer: l.layer, Broker: l.who, Name: s.Name, Value: v, Reason: reason})
+					continue
+				}
 				e.Value, e.Layer, e.Name, e.Broker = scaled(v, s.Scale), l.layer, s.Name, l.who
 				e.Known = len(e.Gaps) == 0
 				return e
@@ -501,6 +572,28 @@ func (r *ConfigResolver) forBroker(t ConfigResourceType, key string, broker int3
 	}
 	e.Known = len(e.Gaps) == 0
 	return e
+}
+
+// dropped is why a broker drops name=v from its dynamic configs at
+// layer (SkipRefused, SkipNotDynamic), "" when it applies it: a broker
+// loads its own and the cluster's dynamic configs key by key
+// (DynamicBrokerConfig.fromPersistentProps, Kafka 3.9 and 4.x). Only
+// keys KafkaValues holds are judged; a server.properties value Kafka
+// refuses stops the node instead, and is no layer to skip.
+func dropped(layer ConfigLayer, name, v string) string {
+	if layer != LayerBroker && layer != LayerClusterDefault {
+		return ""
+	}
+	kv := KafkaValueOf(name)
+	switch {
+	case kv == nil:
+		return ""
+	case kv.Static:
+		return SkipNotDynamic
+	case !kv.OK(v):
+		return SkipRefused
+	}
+	return ""
 }
 
 // brokerConfigsKnown says whether the dynamic configs of broker resource

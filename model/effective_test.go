@@ -177,3 +177,85 @@ func TestResolverBrokerKeys(t *testing.T) {
 		t.Errorf("assumed default: %+v (%s)", got, got.Missing())
 	}
 }
+
+// TestResolverSkipsDroppedDynamicValues: a broker loads its own and the
+// cluster's dynamic configs key by key and drops a value its ConfigDef
+// refuses (DynamicBrokerConfig.removeInvalidConfigs, 3.9 and 4.x) or a
+// key Kafka does not update dynamically, then applies the layer below;
+// so does the resolver, and the resolution says what it skipped. A
+// topic's value and a server.properties value are no layer to skip.
+// Before, the refused value was the effective one (lint then judged
+// nothing by it).
+func TestResolverSkipsDroppedDynamicValues(t *testing.T) {
+	img := resolverImage()
+	b1 := ConfigResource{Type: ConfigBroker, Name: "1"}
+	def := ConfigResource{Type: ConfigBroker}
+	img.Configs[b1] = map[string]string{"min.insync.replicas": "0", "unclean.leader.election.enable": "true", "leader.imbalance.per.broker.percentage": "50"}
+	img.Configs[def] = map[string]string{"min.insync.replicas": " abc", "unclean.leader.election.enable": "maybe", "leader.imbalance.per.broker.percentage": "x"}
+	img.SetStaticConfigs(1, map[string]string{"min.insync.replicas": "2", "leader.imbalance.per.broker.percentage": "20"})
+	img.SetStaticConfigs(2, map[string]string{"min.insync.replicas": "2"})
+	r := NewConfigResolver(img)
+	minISR := r.TopicConfig("t", "min.insync.replicas", 1)
+	want := EffectiveConfig{Key: "min.insync.replicas", Value: "2", Known: true, Layer: LayerStatic, Name: "min.insync.replicas", Broker: 1,
+		Skipped: []SkippedConfig{
+			{Layer: LayerBroker, Broker: 1, Name: "min.insync.replicas", Value: "0", Reason: SkipRefused},
+			{Layer: LayerClusterDefault, Broker: AnyBroker, Name: "min.insync.replicas", Value: " abc", Reason: SkipRefused},
+		}}
+	if diff := cmp.Diff(want, minISR); diff != "" {
+		t.Errorf("min.insync.replicas (-want +got):\n%s", diff)
+	}
+	if got, w := minISR.Skipped[0].String(), `broker 1's dynamic config's min.insync.replicas="0" is skipped: Kafka refuses it (min.insync.replicas is an integer of at least 1), and a broker drops it and applies the layer below`; got != w {
+		t.Errorf("String = %q\nwant %q", got, w)
+	}
+	// A valid dynamic value stands; the cluster default's refused one
+	// below it is never reached.
+	if got := r.BrokerConfig("unclean.leader.election.enable", 1); got.Layer != LayerBroker || got.Value != "true" || got.Skipped != nil {
+		t.Errorf("unclean, broker 1: %+v", got)
+	}
+	want = EffectiveConfig{Key: "unclean.leader.election.enable", Value: "false", Known: true, Layer: LayerDefault, Name: "unclean.leader.election.enable", Broker: AnyBroker,
+		Skipped: []SkippedConfig{{Layer: LayerClusterDefault, Broker: AnyBroker, Name: "unclean.leader.election.enable", Value: "maybe", Reason: SkipRefused}}}
+	if diff := cmp.Diff(want, r.BrokerConfig("unclean.leader.election.enable", 2)); diff != "" {
+		t.Errorf("unclean, broker 2 (-want +got):\n%s", diff)
+	}
+	// leader.imbalance.per.broker.percentage is no dynamic config: even
+	// a valid value is dropped.
+	imb := r.BrokerConfig("leader.imbalance.per.broker.percentage", 1)
+	want = EffectiveConfig{Key: "leader.imbalance.per.broker.percentage", Value: "20", Known: true, Layer: LayerStatic, Name: "leader.imbalance.per.broker.percentage", Broker: 1,
+		Skipped: []SkippedConfig{
+			{Layer: LayerBroker, Broker: 1, Name: "leader.imbalance.per.broker.percentage", Value: "50", Reason: SkipNotDynamic},
+			{Layer: LayerClusterDefault, Broker: AnyBroker, Name: "leader.imbalance.per.broker.percentage", Value: "x", Reason: SkipNotDynamic},
+		}}
+	if diff := cmp.Diff(want, imb); diff != "" {
+		t.Errorf("leader imbalance (-want +got):\n%s", diff)
+	}
+	if got, w := imb.Skipped[0].String(), `broker 1's dynamic config's leader.imbalance.per.broker.percentage="50" is skipped: Kafka does not update the key dynamically, and a broker drops it and applies the layer below`; got != w {
+		t.Errorf("String = %q\nwant %q", got, w)
+	}
+	// Asked for any broker: what each skipped, once.
+	img.Configs[ConfigResource{Type: ConfigBroker, Name: "2"}] = map[string]string{"min.insync.replicas": "-1"}
+	r.Forget()
+	anyB := r.TopicConfig("t", "min.insync.replicas", AnyBroker)
+	want = EffectiveConfig{Key: "min.insync.replicas", Value: "2", Known: true, Layer: LayerStatic, Name: "min.insync.replicas", Broker: AnyBroker,
+		Skipped: []SkippedConfig{
+			{Layer: LayerBroker, Broker: 1, Name: "min.insync.replicas", Value: "0", Reason: SkipRefused},
+			{Layer: LayerClusterDefault, Broker: AnyBroker, Name: "min.insync.replicas", Value: " abc", Reason: SkipRefused},
+			{Layer: LayerBroker, Broker: 2, Name: "min.insync.replicas", Value: "-1", Reason: SkipRefused},
+		}}
+	if diff := cmp.Diff(want, anyB); diff != "" {
+		t.Errorf("any broker (-want +got):\n%s", diff)
+	}
+	// A server.properties value Kafka refuses stops the node: no layer
+	// below it applies, and it stays the effective one.
+	img.SetStaticConfigs(2, map[string]string{"min.insync.replicas": "0"})
+	r.Forget()
+	if got := r.TopicConfig("t", "min.insync.replicas", 2); got.Layer != LayerStatic || got.Value != "0" || len(got.Skipped) != 2 {
+		t.Errorf("static: %+v", got)
+	}
+	// A topic's refused value is no dynamic broker value: it stays the
+	// effective one (Kafka validates a topic config when it is set).
+	img.Configs[ConfigResource{Type: ConfigTopic, Name: "t"}] = map[string]string{"min.insync.replicas": "0"}
+	r.Forget()
+	if got := r.TopicConfig("t", "min.insync.replicas", 1); got.Layer != LayerTopic || got.Value != "0" || got.Skipped != nil {
+		t.Errorf("topic: %+v", got)
+	}
+}
