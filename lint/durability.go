@@ -418,12 +418,6 @@ const aboveRF = "min.insync.replicas is above the replication factor: Kafka 3.7 
 // minISRKey is the config the min ISR rules read.
 const minISRKey = "min.insync.replicas"
 
-// minISRValid is what Kafka accepts for min.insync.replicas: its
-// ConfigDefs (LogConfig's SERVER_CONFIG_DEF for server.properties and a
-// broker's dynamic configs, its topic CONFIG for topics) define it as
-// INT with atLeast(1).
-const minISRValid = "min.insync.replicas is an integer of at least 1"
-
 // uncleanSet is unclean.leader.election.enable's value v as a dynamic
 // config resource sets it, for noteRefused: a topic's, a broker's or the
 // cluster default. judge is false for a broker resource not named by a
