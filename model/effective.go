@@ -226,14 +226,6 @@ func (e EffectiveConfig) StaticGapBrokers() []int32 {
 	return out
 }
 
-// Int is Value as an integer.
-func (e EffectiveConfig) Int() (int64, error) {
-	return strconv.ParseInt(strings.TrimSpace(e.Value), 10, 64)
-}
-
-// Bool is Value as Kafka reads a boolean (true, case-insensitive).
-func (e EffectiveConfig) Bool() bool { return strings.EqualFold(strings.TrimSpace(e.Value), "true") }
-
 // ConfigSynonym is a broker config that sets a topic config's value: its
 // name and the factor its value is multiplied by (hours to milliseconds).
 type ConfigSynonym struct {

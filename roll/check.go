@@ -300,15 +300,24 @@ func (v *view) checkBroker(node int32, out *Verdict, missing func(string, string
 				m = res.TopicConfig(t.Name, "min.insync.replicas", lb)
 				mins[lb] = m
 			}
-			mv, err := m.Int()
+			// Read as Kafka reads it (model.MinISRValue): a value it
+			// refuses (not an integer of at least 1) is no number to
+			// judge a stop by.
+			n, valid := model.MinISRValue(m.Value)
+			mv := int64(n)
 			switch {
-			case !m.Known || err != nil:
+			case !m.Known || !valid:
 				why := m.Missing()
-				if err != nil && m.Known {
-					why = fmt.Sprintf("min.insync.replicas %q is not a number", m.Value)
+				if !valid && m.Known {
+					why = fmt.Sprintf("min.insync.replicas %q is a value Kafka refuses (an integer of at least 1)", m.Value)
 				}
 				add(t.Name, CodeCannotTell, p, isr, m, 0, "min.insync.replicas: "+why)
-				v.missingConfig(m, missing)
+				if !m.Known {
+					v.missingConfig(m, missing)
+				} else {
+					missing(fmt.Sprintf("a min.insync.replicas Kafka accepts: %s sets %q, which Kafka refuses (an integer of at least 1)", m.Source(), m.Value),
+						"set an integer of at least 1 there (a broker does not start with the value in its server.properties)")
+				}
 			case int64(len(isr)) < mv:
 				add(t.Name, CodeAlreadyUnder, p, isr, m, mv, "")
 			case in && int64(after) < mv:

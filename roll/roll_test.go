@@ -156,6 +156,20 @@ func TestCheckBroker(t *testing.T) {
 		eq(t, "answer", v.Answer, Safe)
 		eq(t, "findings", codes(v.Findings), []string{"info roll-not-registered broker 1"})
 	})
+	t.Run("a min.insync.replicas Kafka refuses", func(t *testing.T) {
+		// Kafka refuses 0 (an integer of at least 1) and the broker
+		// does not start with it: no number to judge a stop by, where
+		// strconv read 0 and found the stop safe.
+		img := cluster(3, map[string][]part{"orders": full})
+		img.Quorum = &model.Quorum{LeaderID: 3000, Voters: []model.Voter{{ID: 3000}}}
+		static(img, map[string]string{"min.insync.replicas": "0"}, 1, 2, 3)
+		v := Check(Input{Image: img}, 1)
+		eq(t, "answer", v.Answer, Unknown)
+		eq(t, "undecided", blocks(v.Undecided), []string{"roll-cannot-tell orders-0 isr=[1 2 3] min=0()", "roll-cannot-tell orders-1 isr=[2 3 1] min=0()"})
+		eq(t, "missing", v.Missing, []Missing{{`a min.insync.replicas Kafka accepts: broker 2 server.properties sets "0", which Kafka refuses (an integer of at least 1)`,
+			"set an integer of at least 1 there (a broker does not start with the value in its server.properties)"}})
+		eq(t, "findings", codes(v.Findings), []string{"warning roll-cannot-tell broker 1"})
+	})
 	t.Run("controllers do not describe partitions", func(t *testing.T) {
 		img := model.NewImage()
 		img.MarkNotReported(model.FieldBrokers, model.FieldTopics)
