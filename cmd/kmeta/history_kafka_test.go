@@ -115,6 +115,10 @@ var wantChanges = map[string][]string{
 	"delete": {"topic payments_v2.eu deleted", "config TOPIC payments_v2.eu deleted"},
 }
 
+// zkPendingDeletion is the change ZooKeeper's history has besides
+// wantChanges: the topic marked for deletion before it is deleted.
+const zkPendingDeletion = "topic payments_v2.eu changed pendingDeletion:-→true"
+
 // restoreActions is what restore plans to undo historyChanges.
 var restoreActions = []string{
 	"alter-configs config TOPIC orders.v1",
@@ -429,6 +433,9 @@ func TestHistoryRestoreZooKeeper39(t *testing.T) {
 		for _, ws := range wantChanges {
 			want = append(want, ws...)
 		}
+		// ZooKeeper marks the topic for deletion (/admin/delete_topics)
+		// before its controller deletes it; KRaft removes it at once.
+		want = append(want, zkPendingDeletion)
 		sort.Strings(want)
 		stripped := slices.Clone(got)
 		for i, g := range stripped {
@@ -440,16 +447,34 @@ func TestHistoryRestoreZooKeeper39(t *testing.T) {
 		}
 		// Each change's zxid is ZooKeeper's own: the mzxid of the znode
 		// set, or the pzxid of the parent of the znode deleted.
+		var deleted int64 // the topic's deletion
+		for _, c := range changes {
+			if _, k, _ := strings.Cut(changeKey(c), " "); k == "topic payments_v2.eu deleted" {
+				deleted = *c.Zxid
+			}
+		}
 		for _, c := range changes {
 			if c.Kind == "partition" {
 				continue
 			}
 			window := ""
+			_, k, _ := strings.Cut(changeKey(c), " ")
 			for name, ws := range wantChanges {
-				_, k, _ := strings.Cut(changeKey(c), " ")
 				if slices.Contains(ws, k) {
 					window = name
 				}
+			}
+			if k == zkPendingDeletion {
+				// The controller deletes the mark with the topic, and its
+				// stat with it: the mark is after the point, before the
+				// deletion, in the deletion's window.
+				win := h.windows["delete"]
+				ct, err := time.Parse(time.RFC3339Nano, c.Time)
+				if err != nil || *c.Zxid <= before || *c.Zxid >= deleted || ct.Before(win[0]) || ct.After(win[1]) {
+					t.Errorf("%s: zxid %#x at %s (%v), want after the point %#x and before the deletion %#x, in [%s, %s]",
+						changeKey(c), *c.Zxid, c.Time, err, before, deleted, win[0].UTC(), win[1].UTC())
+				}
+				continue
 			}
 			var zxid int64
 			var mtime time.Time // the znode's, to the second: a set's transaction time
