@@ -210,3 +210,21 @@ FX/__cluster_metadata-0/00000000000000000099-0000000001.checkpoint  snapshot    
 		t.Errorf("exit %d\n%s\nwant\n%s\nstderr %s", r.code, r.stdout, want, r.stderr)
 	}
 }
+
+// log stats of a snapshot alone says there is no log in it, once: not a
+// log's empty type and epoch tables above the snapshot's (JSON keeps its
+// zero stats).
+func TestLogStatsOfASnapshotAlone(t *testing.T) {
+	snap := filepath.Join(fixture44, "__cluster_metadata-0", "00000000000000000099-0000000001.checkpoint")
+	r := kmeta("log", "stats", snap)
+	want := strings.ReplaceAll(`log (segments): none in this input
+
+snapshots and bootstrap files:
+
+SNAPSHOT FILE                                                                                        KIND      END OFFSET  EPOCH  BATCHES        RECORDS  BYTES
+FX  snapshot  99          1      3 (2 control)  61       4851
+`, "FX", snap)
+	if r.code != exitOK || r.stdout != want || r.stderr != "" {
+		t.Errorf("exit %d\n%s\nwant\n%s\nstderr %s", r.code, r.stdout, want, r.stderr)
+	}
+}

@@ -134,6 +134,13 @@ func LogStats(rep *metalog.Report, unusable int) Report {
 		doc.Snapshots = []metalog.FileStats{}
 	}
 	sections := []printer.Section{{Lines: head}, {Rows: &rows}, {Rows: &erows}}
+	noLog := !slices.ContainsFunc(rep.Files, func(f metalog.FileReport) bool { return f.Kind == metalog.KindSegment })
+	if noLog {
+		// A snapshot or bootstrap file alone: no log to count, and no
+		// empty tables that read as a log with nothing in it. The JSON
+		// keeps its stats, all zero, for a stable shape.
+		sections = []printer.Section{{Lines: []string{"log (segments): none in this input"}}}
+	}
 	if len(rep.SnapshotStats) > 0 {
 		// Apart and labelled: a snapshot's batches restart at offset 0
 		// and carry its epoch (0 in a bootstrap file), so counted with
@@ -148,7 +155,7 @@ func LogStats(rep *metalog.Report, unusable int) Report {
 			srows.Rows = append(srows.Rows, []string{printer.Clean(f.Path), snapshotKind(f), end, epoch,
 				fmt.Sprintf("%d (%d control)", f.Stats.Batches, f.Stats.ControlBatches), strconv.FormatInt(f.Stats.Records, 10), strconv.FormatInt(f.Stats.Bytes, 10)})
 		}
-		sections = append(sections, printer.Section{Lines: []string{"snapshots and bootstrap files, not part of the log's counts above:"}}, printer.Section{Rows: &srows})
+		sections = append(sections, printer.Section{Lines: []string{snapshotsHeading(noLog)}}, printer.Section{Rows: &srows})
 	}
 	out := Report{Document: printer.Document{JSON: &doc, Sections: sections}}
 	if dmg := rep.Damage(); dmg != nil {
@@ -159,6 +166,15 @@ func LogStats(rep *metalog.Report, unusable int) Report {
 	}
 	out.Page = logStatsPage(rep.Path, &doc, out)
 	return out
+}
+
+// snapshotsHeading heads the snapshot table: apart from the log's counts,
+// when there are any.
+func snapshotsHeading(noLog bool) string {
+	if noLog {
+		return "snapshots and bootstrap files:"
+	}
+	return "snapshots and bootstrap files, not part of the log's counts above:"
 }
 
 // logStatsPage is log stats' page: the counts as facts, a picture of the
