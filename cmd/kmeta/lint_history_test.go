@@ -153,62 +153,17 @@ func checkSince(t *testing.T, got map[string]historyFinding, key string, want du
 // since the record that made it so, not since a later one that kept it,
 // and one that came back since its last appearance.
 func TestLintHistory(t *testing.T) {
-	dir := t.TempDir()
-	w, err := metalog.CreateSegment(dir, 0, metalog.WriteOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	topicID := model.UUID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
-	ts := int64(1767225600000) // 2026-01-01T00:00:00Z
-	batch := func(recs ...records.Metadata) {
-		t.Helper()
-		var vals [][]byte
-		for _, r := range recs {
-			b, err := records.EncodeMetadata(nil, r, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			vals = append(vals, b)
-		}
-		ts += 60_000
-		if err := w.AppendData(1, ts, vals); err != nil {
-			t.Fatal(err)
-		}
-	}
-	isr := func(p int32, isr ...int32) *records.PartitionChangeRecord {
-		m := &records.PartitionChangeRecord{}
-		m.SetDefaults()
-		m.TopicId, m.PartitionId, m.Isr = topicID, p, isr
-		return m
-	}
+	dir, batch, isr, commit := ordersLog(t)
 	config := func(key, value string) *records.ConfigRecord {
 		return &records.ConfigRecord{ResourceType: int8(model.ConfigTopic), ResourceName: "orders", Name: key, Value: &value}
 	}
-	var brokers []records.Metadata
-	for id := int32(1); id <= 3; id++ {
-		b := &records.RegisterBrokerRecord{}
-		b.SetDefaults()
-		b.BrokerId, b.BrokerEpoch, b.Fenced = id, 10, false
-		brokers = append(brokers, b)
-	}
-	batch(brokers...)
-	parts := []records.Metadata{&records.TopicRecord{Name: "orders", TopicId: topicID}}
-	for p := int32(0); p < 2; p++ {
-		pr := &records.PartitionRecord{}
-		pr.SetDefaults()
-		pr.TopicId, pr.PartitionId, pr.Replicas, pr.Isr, pr.Leader = topicID, p, []int32{1, 2, 3}, []int32{1, 2, 3}, 1
-		parts = append(parts, pr)
-	}
-	batch(parts...)
 	batch(isr(0, 1, 2)) // partition 0 under-replicated
 	batch(config("min.insync.replicas", "3"))
 	batch(isr(1, 1, 2))                  // partition 1 under-replicated...
 	batch(isr(0, 2, 1), isr(1, 1, 2, 3)) // ... partition 0 stays so, 1 recovers...
 	batch(config("retention.ms", "1000"))
 	batch(isr(1, 1, 3)) // ... and goes under-replicated again
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	commit()
 
 	recs := dumpedRecords(t, dir)
 	got := lintHistory(t, "kraft:"+dir)
@@ -266,57 +221,12 @@ func TestLintHistoryFixture(t *testing.T) {
 // for each, accepted by image --at-offset, with the finding there and
 // not at the point before.
 func TestLintHistorySinceInTransactions(t *testing.T) {
-	dir := t.TempDir()
-	w, err := metalog.CreateSegment(dir, 0, metalog.WriteOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	topicID := model.UUID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
-	ts := int64(1767225600000)
-	batch := func(recs ...records.Metadata) {
-		t.Helper()
-		var vals [][]byte
-		for _, r := range recs {
-			b, err := records.EncodeMetadata(nil, r, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			vals = append(vals, b)
-		}
-		ts += 60_000
-		if err := w.AppendData(1, ts, vals); err != nil {
-			t.Fatal(err)
-		}
-	}
-	isr := func(p int32, isr ...int32) *records.PartitionChangeRecord {
-		m := &records.PartitionChangeRecord{}
-		m.SetDefaults()
-		m.TopicId, m.PartitionId, m.Isr = topicID, p, isr
-		return m
-	}
-	var brokers []records.Metadata
-	for id := int32(1); id <= 3; id++ {
-		b := &records.RegisterBrokerRecord{}
-		b.SetDefaults()
-		b.BrokerId, b.BrokerEpoch, b.Fenced = id, 10, false
-		brokers = append(brokers, b)
-	}
-	batch(brokers...) // 0-2
-	parts := []records.Metadata{&records.TopicRecord{Name: "orders", TopicId: topicID}}
-	for p := int32(0); p < 2; p++ {
-		pr := &records.PartitionRecord{}
-		pr.SetDefaults()
-		pr.TopicId, pr.PartitionId, pr.Replicas, pr.Isr, pr.Leader = topicID, p, []int32{1, 2, 3}, []int32{1, 2, 3}, 1
-		parts = append(parts, pr)
-	}
-	batch(parts...)                                                      // 3-5
+	dir, batch, isr, commit := ordersLog(t)                              // 0-2 the brokers, 3-5 the topic
 	batch(isr(0, 1, 2), &records.BeginTransactionRecord{}, isr(1, 1, 3)) // 6-8: orders-0 at 6, published at 6
 	retention := "1000"
 	batch(&records.EndTransactionRecord{}, &records.ConfigRecord{ResourceType: int8(model.ConfigTopic), ResourceName: "orders", Name: "retention.ms", Value: &retention}) // 9-10
 	batch(isr(0, 1, 2, 3))                                                                                                                                                // 11: a later batch, so 10 is a point
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	commit()
 	got := lintHistory(t, "kraft:"+dir)
 	for key, want := range map[string][2]int64{
 		// {since.offset, since.recordOffset}
@@ -550,4 +460,64 @@ func TestLintHistoryZooKeeperText(t *testing.T) {
 	if code, out, _ := runKmeta(t, "lint", "--history", "-o", "table", src); code != 1 || !strings.Contains(out, "zxid 0x104") {
 		t.Fatalf("table: exit %d:\n%s", code, out)
 	}
+}
+
+// ordersLog starts a KRaft log in a temporary dir: brokers 1-3
+// registered (offsets 0-2), then topic orders with partitions 0 and 1 on
+// all three, in sync, led by 1 (3-5). batch appends a batch a minute
+// after the one before, isr makes an ISR change of an orders partition,
+// and commit writes the segment.
+func ordersLog(t *testing.T) (dir string, batch func(...records.Metadata), isr func(p int32, isr ...int32) *records.PartitionChangeRecord, commit func()) {
+	t.Helper()
+	dir = t.TempDir()
+	w, err := metalog.CreateSegment(dir, 0, metalog.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	topicID := model.UUID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+	ts := int64(1767225600000) // 2026-01-01T00:00:00Z
+	batch = func(recs ...records.Metadata) {
+		t.Helper()
+		var vals [][]byte
+		for _, r := range recs {
+			b, err := records.EncodeMetadata(nil, r, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals = append(vals, b)
+		}
+		ts += 60_000
+		if err := w.AppendData(1, ts, vals); err != nil {
+			t.Fatal(err)
+		}
+	}
+	isr = func(p int32, isr ...int32) *records.PartitionChangeRecord {
+		m := &records.PartitionChangeRecord{}
+		m.SetDefaults()
+		m.TopicId, m.PartitionId, m.Isr = topicID, p, isr
+		return m
+	}
+	var brokers []records.Metadata
+	for id := int32(1); id <= 3; id++ {
+		b := &records.RegisterBrokerRecord{}
+		b.SetDefaults()
+		b.BrokerId, b.BrokerEpoch, b.Fenced = id, 10, false
+		brokers = append(brokers, b)
+	}
+	batch(brokers...)
+	parts := []records.Metadata{&records.TopicRecord{Name: "orders", TopicId: topicID}}
+	for p := int32(0); p < 2; p++ {
+		pr := &records.PartitionRecord{}
+		pr.SetDefaults()
+		pr.TopicId, pr.PartitionId, pr.Replicas, pr.Isr, pr.Leader = topicID, p, []int32{1, 2, 3}, []int32{1, 2, 3}, 1
+		parts = append(parts, pr)
+	}
+	batch(parts...)
+	commit = func() {
+		t.Helper()
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, batch, isr, commit
 }
